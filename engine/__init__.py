@@ -1,0 +1,23 @@
+"""cardtable's rules engine: deterministic, seeded, standard library only.
+
+>>> import engine
+>>> state = engine.new_match("tablanette", seed=42)
+>>> state.apply(state.legal_actions()[0])
+"""
+
+from . import games as _games  # noqa: F401  (registers every game)
+from .errors import IllegalAction, PositionError
+from .registry import from_position, game_class, game_info, list_games, new_match
+from .state import GameInfo, State
+
+__all__ = [
+    "GameInfo",
+    "IllegalAction",
+    "PositionError",
+    "State",
+    "from_position",
+    "game_class",
+    "game_info",
+    "list_games",
+    "new_match",
+]

@@ -1,0 +1,1 @@
+"""One module per game; importing this package registers them all."""

@@ -1,0 +1,48 @@
+"""The registry of games: every game module registers its State class by id."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .state import GameInfo, State
+
+_GAMES: dict[str, type[State]] = {}
+
+
+def register(cls: type[State]) -> type[State]:
+    """Class decorator: make a game available under ``cls.INFO.id``."""
+    _GAMES[cls.INFO.id] = cls
+    return cls
+
+
+def game_class(game_id: str) -> type[State]:
+    try:
+        return _GAMES[game_id]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown game {game_id!r}; games are {list_games()}") from None
+
+
+def list_games() -> list[str]:
+    return sorted(_GAMES)
+
+
+def game_info(game_id: str) -> GameInfo:
+    return game_class(game_id).INFO
+
+
+def new_match(
+    game_id: str,
+    seed: int | None = None,
+    players: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    first_dealer: int | None = None,
+    deck: list[str] | None = None,
+) -> State:
+    """Start a match: ``new_match("tablanette", seed=42)``; ``deck`` (codes, top first) fixes the first deal."""
+    return game_class(game_id).create(seed=seed, players=players, options=options, first_dealer=first_dealer, deck=deck)
+
+
+def from_position(game_id: str, position: Mapping[str, Any]) -> State:
+    """Rebuild a state from ``state.to_position()`` output (or a hand-written position)."""
+    return game_class(game_id).from_position(position)

@@ -1,0 +1,399 @@
+"""The generic match state: the contract every game implements (see ARCHITECTURE.md, "Engine contract").
+
+A game subclasses :class:`State`, declares itself as data in ``INFO`` and implements a handful of methods:
+``_start_deal`` (deal from a deck order), ``_legal_ids`` (legal actions as ints, in string order), ``_apply``,
+``action_string``, ``_observe``, ``_position_keys`` / ``_load_position``. The base class runs the match: dealer
+rotation, deal results, match scores, the end of the match, legality checks, history, positions and observations.
+
+Actions have two forms: strings at the edges (``"QS:3C,TD"``) and ints in hot loops. An action int is context free:
+``action_string(a)`` depends on nothing but ``a``. ``legal_action_ids()`` lists the same actions, in the same order,
+as ``legal_actions()``.
+"""
+
+from __future__ import annotations
+
+import copy
+import secrets
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .cards import CODES, parse_deck
+from .errors import IllegalAction, PositionError
+from .options import Option, resolve_options
+from .rng import Rng
+
+MAX_DEALS = Option(
+    "max_deals", int, 0, "stop the match after this many deals (0 = play to the game's own end)", minimum=0
+)
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What a game is, as data: its id, names, player counts and options."""
+
+    id: str
+    name: str
+    player_counts: tuple[int, ...]
+    default_players: int
+    options: tuple[Option, ...]
+    summary: str
+    deck_size: int
+    aliases: tuple[str, ...] = field(default=())
+
+    def all_options(self) -> list[Option]:
+        return [*self.options, MAX_DEALS]
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "summary": self.summary,
+            "player_counts": list(self.player_counts),
+            "default_players": self.default_players,
+            "deck_size": self.deck_size,
+            "options": [o.to_dict() for o in self.all_options()],
+        }
+
+
+def _check(condition: bool, message: str) -> None:
+    if not condition:
+        raise PositionError(message)
+
+
+class State(ABC):
+    """A match in progress. Create one with ``engine.new_match`` or ``engine.from_position``."""
+
+    INFO: ClassVar[GameInfo]
+    # Seat -> side; sides pool their points. The default: every seat is its own side.
+    side_of: tuple[int, ...]
+
+    # ---- construction -------------------------------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        seed: int | None = None,
+        players: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        first_dealer: int | None = None,
+        deck: list[str] | None = None,
+    ) -> State:
+        info = cls.INFO
+        options = dict(options or {})
+        players = cls._resolve_players(players, options.pop("num_players", None))
+        if "first_dealer" in options:
+            alias = options.pop("first_dealer")
+            if first_dealer is not None and alias is not None and alias != first_dealer:
+                raise ValueError(f"first_dealer given twice with different values ({first_dealer} and {alias})")
+            first_dealer = first_dealer if first_dealer is not None else alias
+        if seed is None:
+            seed = secrets.randbits(63)
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        self = cls.__new__(cls)
+        self.n = players
+        self.options = resolve_options(info.all_options(), options, players)
+        self._validate_options()
+        self.seed = seed
+        self.rng = Rng(seed)
+        self.side_of = self._sides()
+        self.side_scores = [0] * (max(self.side_of) + 1)
+        self.deal_index = 0
+        self.deal_results: list[dict] = []
+        self.winners: list[int] | None = None
+        self.moves: list[tuple[int, int]] = []
+        self._legal: list[int] | None = None
+        if first_dealer is not None:
+            if not isinstance(first_dealer, int) or isinstance(first_dealer, bool) or not 0 <= first_dealer < players:
+                raise ValueError(f"first_dealer must be a seat 0..{players - 1}, got {first_dealer!r}")
+            self.dealer = first_dealer
+        else:
+            self.dealer = self._draw_first_dealer()
+        self.first_dealer = self.dealer
+        deck_order = parse_deck(deck, self._deck_cards()) if deck is not None else None
+        self._begin_deal(deck_order)
+        return self
+
+    @classmethod
+    def _resolve_players(cls, players: int | None, alias: int | None) -> int:
+        info = cls.INFO
+        if players is not None and alias is not None and players != alias:
+            raise ValueError(f"players given twice with different values ({players} and num_players={alias})")
+        n = players if players is not None else alias if alias is not None else info.default_players
+        if not isinstance(n, int) or isinstance(n, bool) or n not in info.player_counts:
+            allowed = ", ".join(map(str, info.player_counts))
+            raise ValueError(f"{info.id} is played by {allowed} players, not {n!r}")
+        return n
+
+    # ---- what a game implements ---------------------------------------------------------------------------------
+
+    def _validate_options(self) -> None:
+        """Cross-option checks (e.g. partnerships only with 4 players); raise ValueError."""
+
+    def _sides(self) -> tuple[int, ...]:
+        return tuple(range(self.n))
+
+    @abstractmethod
+    def _deck_cards(self) -> list[int]:
+        """The cards of one deal's deck, in canonical order."""
+
+    def _draw_first_dealer(self) -> int:
+        """The game's own rule for drawing the first dealer, using ``self.rng``."""
+        return self.rng.below(self.n)
+
+    @abstractmethod
+    def _start_deal(self, deck: list[int]) -> None:
+        """Deal from ``deck`` (top first) and set ``phase`` and ``current_player``."""
+
+    @abstractmethod
+    def _legal_ids(self) -> list[int]:
+        """The legal actions as ints, listed in the plain string order of their action strings."""
+
+    @abstractmethod
+    def _apply(self, action: int) -> None:
+        """Play a legal action (already checked) for ``current_player``."""
+
+    @abstractmethod
+    def action_string(self, action: int) -> str:
+        """The action string of an action int (a pure function of the int)."""
+
+    def _match_winners(self) -> list[int] | None:
+        """After a deal: the winning sides if the match is over, else None."""
+        return None
+
+    def _observe(self, seat: int, obs: dict) -> None:
+        """Add what ``seat`` may know of the deal to ``obs``."""
+
+    def _position_keys(self) -> dict:
+        """The game's own position keys (hands, table, ...)."""
+        return {}
+
+    def _load_position(self, position: Mapping[str, Any]) -> None:
+        """Set the game's own state from a position; raise PositionError on anything inconsistent."""
+
+    # ---- the match ----------------------------------------------------------------------------------------------
+
+    def _begin_deal(self, deck: list[int] | None) -> None:
+        if deck is None:
+            deck = self._shuffled_deck()
+        self.deal_deck = list(deck)
+        self._legal = None
+        self._start_deal(list(deck))
+
+    def _shuffled_deck(self) -> list[int]:
+        deck = self._deck_cards()
+        self.rng.shuffle(deck)
+        return deck
+
+    def _next_dealer(self) -> int:
+        return (self.dealer + 1) % self.n
+
+    def _deal_over(self, points: list[int], **counters: Any) -> None:
+        """Record a finished deal's points (per side) and either end the match or deal the next one."""
+        for side, p in enumerate(points):
+            self.side_scores[side] += p
+        self.deal_results.append({"deal": self.deal_index, "dealer": self.dealer, "points": list(points), **counters})
+        winners = self._match_winners()
+        limit = self.options["max_deals"]
+        if winners is None and limit and self.deal_index + 1 >= limit:
+            top = max(self.side_scores)
+            winners = [side for side, s in enumerate(self.side_scores) if s == top]
+        if winners is not None:
+            self._finish_match(winners)
+            return
+        self.deal_index += 1
+        self.dealer = self._next_dealer()
+        self._begin_deal(None)
+
+    def _finish_match(self, winning_sides: list[int]) -> None:
+        self.winners = [seat for seat in range(self.n) if self.side_of[seat] in winning_sides]
+        self.current_player = None
+        self.phase = "over"
+        self._legal = None
+
+    # ---- the public contract ------------------------------------------------------------------------------------
+
+    @property
+    def game_id(self) -> str:
+        return self.INFO.id
+
+    @property
+    def players(self) -> int:
+        return self.n
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.current_player is None
+
+    @property
+    def scores(self) -> list[int]:
+        """Match scores per seat; partners share their side's score."""
+        return [self.side_scores[self.side_of[seat]] for seat in range(self.n)]
+
+    @property
+    def history(self) -> list[tuple[int, str]]:
+        return [(seat, self.action_string(a)) for seat, a in self.moves]
+
+    def legal_action_ids(self) -> list[int]:
+        if self._legal is None:
+            self._legal = [] if self.current_player is None else self._legal_ids()
+        return self._legal
+
+    def legal_actions(self) -> list[str]:
+        return [self.action_string(a) for a in self.legal_action_ids()]
+
+    def action_id(self, action: str) -> int:
+        """The int of a legal action string; IllegalAction if it is not legal now."""
+        for a in self.legal_action_ids():
+            if self.action_string(a) == action:
+                return a
+        raise IllegalAction(action, self.legal_actions(), self._where())
+
+    def apply_id(self, action: int) -> None:
+        legal = self._legal if self._legal is not None else self.legal_action_ids()
+        if action not in legal:
+            raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
+        self.moves.append((self.current_player, action))
+        self._legal = None
+        self._apply(action)
+
+    def apply(self, action: str | int) -> None:
+        """Play an action string (or its int); IllegalAction leaves the state unchanged."""
+        if isinstance(action, int) and not isinstance(action, bool):
+            self.apply_id(action)
+        elif isinstance(action, str):
+            self.apply_id(self.action_id(action))
+        else:
+            raise IllegalAction(action, self.legal_actions(), self._where())
+
+    def _describe_id(self, action: int) -> str:
+        try:
+            return self.action_string(action)
+        except (IndexError, KeyError, ValueError, TypeError):
+            return f"action id {action!r}"
+
+    def _where(self) -> str:
+        if self.current_player is None:
+            return f"{self.game_id}: the match is over"
+        return f"{self.game_id} deal {self.deal_index}, {self.phase}, seat {self.current_player} to act"
+
+    def clone(self) -> State:
+        return copy.deepcopy(self)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self._where()} scores={self.scores}>"
+
+    # ---- observations -------------------------------------------------------------------------------------------
+
+    def observation(self, seat: int) -> dict:
+        """A JSON-ready dict of what ``seat`` may know: own hand, public cards, public history, scores."""
+        if not isinstance(seat, int) or not 0 <= seat < self.n:
+            raise ValueError(f"seat must be 0..{self.n - 1}, got {seat!r}")
+        obs = {
+            "game": self.game_id,
+            "seat": seat,
+            "players": self.n,
+            "options": dict(self.options),
+            "deal_index": self.deal_index,
+            "dealer": self.dealer,
+            "phase": self.phase,
+            "current_player": self.current_player,
+            "scores": self.scores,
+            "legal_actions": self.legal_actions() if seat == self.current_player else [],
+            "history": self._public_history(seat),
+        }
+        if self.winners is not None:
+            obs["winners"] = list(self.winners)
+        self._observe(seat, obs)
+        return obs
+
+    def _public_history(self, seat: int) -> list[list]:
+        """The moves ``seat`` may see; a game with secret moves overrides it."""
+        return [[s, self.action_string(a)] for s, a in self.moves]
+
+    # ---- positions ----------------------------------------------------------------------------------------------
+
+    def to_position(self) -> dict:
+        """A JSON document that describes the state completely enough to continue play (like FEN)."""
+        position = {
+            "game": self.game_id,
+            "players": self.n,
+            "options": dict(self.options),
+            "seed": self.seed,
+            "rng": self.rng.state,
+            "first_dealer": self.first_dealer,
+            "dealer": self.dealer,
+            "deal_index": self.deal_index,
+            "phase": self.phase,
+            "current_player": self.current_player,
+            "scores": self.scores,
+            "deal_deck": [CODES[c] for c in self.deal_deck],
+        }
+        if self.winners is not None:
+            position["winners"] = list(self.winners)
+        position.update(self._position_keys())
+        return position
+
+    @classmethod
+    def from_position(cls, position: Mapping[str, Any]) -> State:
+        if not isinstance(position, Mapping):
+            raise PositionError(f"a position is a JSON object, got {type(position).__name__}")
+        try:
+            return cls._from_position(position)
+        except PositionError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            what = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise PositionError(f"bad {cls.INFO.id} position: {what}") from None
+
+    @classmethod
+    def _from_position(cls, p: Mapping[str, Any]) -> State:
+        _check(p["game"] == cls.INFO.id, f"position is for game {p['game']!r}, not {cls.INFO.id!r}")
+        self = cls.__new__(cls)
+        self.n = cls._resolve_players(p["players"], None)
+        self.options = resolve_options(cls.INFO.all_options(), p["options"], self.n)
+        self._validate_options()
+        self.seed = _int(p, "seed")
+        self.rng = Rng(0)
+        self.rng.state = _int(p, "rng")
+        self.side_of = self._sides()
+        self.first_dealer = _seat(p, "first_dealer", self.n)
+        self.dealer = _seat(p, "dealer", self.n)
+        self.deal_index = _int(p, "deal_index")
+        self.deal_results = []
+        self.moves = []
+        self._legal = None
+        self.deal_deck = parse_deck(p["deal_deck"], self._deck_cards())
+        scores = p["scores"]
+        _check(isinstance(scores, list) and len(scores) == self.n, f"scores must list {self.n} integers")
+        self.side_scores = [0] * (max(self.side_of) + 1)
+        for seat, score in enumerate(scores):
+            _check(isinstance(score, int) and not isinstance(score, bool), f"score {score!r} is not an integer")
+            side = self.side_of[seat]
+            _check(seat == self.side_of.index(side) or self.side_scores[side] == score,
+                   f"partners' scores differ: {scores}")
+            self.side_scores[side] = score
+        self.winners = p.get("winners")
+        self.phase = p["phase"]
+        self.current_player = p["current_player"]
+        self._load_position(p)
+        if self.winners is not None:
+            _check(self.current_player is None and self.phase == "over", "a match with winners must be over")
+        elif self.current_player is not None:
+            _seat(p, "current_player", self.n)
+        return self
+
+
+def _int(p: Mapping[str, Any], key: str) -> int:
+    value = p[key]
+    _check(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+           f"{key} must be a non-negative integer, got {value!r}")
+    return value
+
+
+def _seat(p: Mapping[str, Any], key: str, n: int) -> int:
+    value = _int(p, key)
+    _check(value < n, f"{key} must be a seat 0..{n - 1}, got {value}")
+    return value
