@@ -1,0 +1,149 @@
+"""engine.rng against the committed SplitMix64 vectors (tests/vectors/rng.json) and for unbiased bounded draws.
+
+The vectors come from an independent reference implementation (tests/tools/make_rng_vectors.py), so a change in the
+engine's generator fails here, and another language can check its port against the same file.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from engine.cards import card_code, make_deck
+from engine.rng import Rng, derive_seed
+
+VECTORS = json.loads((Path(__file__).parent / "vectors" / "rng.json").read_text())
+STREAMS = VECTORS["streams"]
+SEED_IDS = [f"seed={s['seed']}" for s in STREAMS]
+
+# Published first output of SplitMix64 seeded with 0 (Vigna's reference splitmix64.c).
+PUBLISHED_SEED0_FIRST = 0xE220A8397B1DCDAF
+
+
+class CountingRng(Rng):
+    """An Rng that counts its raw 64-bit draws (to see rejection sampling at work)."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.draws = 0
+
+    def next_u64(self) -> int:
+        self.draws += 1
+        return super().next_u64()
+
+
+def chi_square(counts: Counter, categories: int, total: int) -> float:
+    expected = total / categories
+    return sum((counts[k] - expected) ** 2 / expected for k in range(categories))
+
+
+def test_vectors_file_is_what_the_reference_generator_writes() -> None:
+    path = Path(__file__).parent / "tools" / "make_rng_vectors.py"
+    spec = importlib.util.spec_from_file_location("make_rng_vectors", path)
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    assert generator.render(generator.build_vectors()) == (Path(__file__).parent / "vectors" / "rng.json").read_text()
+
+
+def test_vectors_start_from_the_published_splitmix64_value() -> None:
+    seed0 = next(s for s in STREAMS if s["seed"] == 0)
+    assert seed0["next_u64"][0] == PUBLISHED_SEED0_FIRST
+    assert Rng(0).next_u64() == PUBLISHED_SEED0_FIRST
+
+
+@pytest.mark.parametrize("stream", STREAMS, ids=SEED_IDS)
+def test_next_u64_matches_the_vectors(stream: dict) -> None:
+    rng = Rng(stream["seed"])
+    assert [rng.next_u64() for _ in stream["next_u64"]] == stream["next_u64"]
+
+
+@pytest.mark.parametrize("stream", STREAMS, ids=SEED_IDS)
+def test_below_matches_the_vectors(stream: dict) -> None:
+    rng = Rng(stream["seed"])
+    assert [[n, rng.below(n)] for n, _ in stream["below"]] == stream["below"]
+
+
+@pytest.mark.parametrize("stream", STREAMS, ids=SEED_IDS)
+def test_shuffled_deck_matches_the_vectors(stream: dict) -> None:
+    deck = make_deck()
+    Rng(stream["seed"]).shuffle(deck)
+    assert [card_code(c) for c in deck] == stream["shuffled_deck"]
+
+
+@pytest.mark.parametrize("case", VECTORS["derive_seed"], ids=lambda c: f"{c['seed']}/{c['path']}")
+def test_derive_seed_matches_the_vectors(case: dict) -> None:
+    assert derive_seed(case["seed"], *case["path"]) == case["derived"]
+
+
+def test_the_vectors_exercise_rejection_sampling() -> None:
+    # Bounds such as 3 * 2**62 reject a quarter of the raw draws; the vectors must cover that path.
+    draws = calls = 0
+    for stream in STREAMS:
+        rng = CountingRng(stream["seed"])
+        for n, _ in stream["below"]:
+            rng.below(n)
+            calls += 1
+        draws += rng.draws
+    assert draws > calls
+
+
+def test_seed_is_taken_modulo_2_to_the_64() -> None:
+    assert Rng(2**64 + 5).next_u64() == Rng(5).next_u64()
+
+
+@pytest.mark.parametrize("bad", [1.5, "7", None, True])
+def test_rng_rejects_a_seed_that_is_not_an_integer(bad: object) -> None:
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        Rng(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bound", [0, -3])
+def test_below_rejects_a_bound_that_is_not_positive(bound: int) -> None:
+    with pytest.raises(ValueError, match="positive bound"):
+        Rng(1).below(bound)
+
+
+def test_derive_seed_gives_distinct_streams() -> None:
+    seeds = {derive_seed(7, chunk) for chunk in range(1000)} | {derive_seed(7, 0, seat) for seat in range(1000)}
+    assert len(seeds) == 2000
+    assert derive_seed(7) == 7
+
+
+def test_below_is_unbiased_on_a_small_bound() -> None:
+    # Fixed seed, so the statistic is a fixed number; 20.52 is the 0.1% critical value of chi-square with 5 d.o.f.
+    rng, total = Rng(20240601), 60_000
+    counts = Counter(rng.below(6) for _ in range(total))
+    assert set(counts) == set(range(6))
+    assert chi_square(counts, 6, total) < 20.52
+
+
+def test_below_is_unbiased_on_a_bound_where_plain_modulo_is_not() -> None:
+    # For n = 3 * 2**62, r % n without rejection puts half the mass in the lowest third of [0, n).
+    n, rng, total = 3 * 2**62, Rng(99), 30_000
+    counts = Counter(rng.below(n) * 3 // n for _ in range(total))
+    assert chi_square(counts, 3, total) < 13.82  # 0.1% critical value, 2 d.o.f.
+    biased = Rng(99)
+    modulo_counts = Counter((biased.next_u64() % n) * 3 // n for _ in range(total))
+    assert chi_square(modulo_counts, 3, total) > 1000  # the same statistic does see plain modulo's bias
+
+
+def test_shuffle_is_a_permutation_and_uniform_over_small_lists() -> None:
+    rng, total = Rng(5), 24_000
+    counts = Counter(tuple(_shuffled(rng, [0, 1, 2, 3])) for _ in range(total))
+    assert len(counts) == 24
+    ordered = Counter({i: counts[p] for i, p in enumerate(sorted(counts))})
+    assert chi_square(ordered, 24, total) < 49.73  # 0.1% critical value, 23 d.o.f.
+
+
+def test_choice_draws_with_below() -> None:
+    items = ["a", "b", "c", "d", "e"]
+    assert Rng(11).choice(items) == items[Rng(11).below(5)]
+
+
+def _shuffled(rng: Rng, items: list) -> list:
+    rng.shuffle(items)
+    return items
