@@ -1,0 +1,77 @@
+"""The policy contract and the simplest policy, ``random``.
+
+A policy plays one seat. It sees only that seat's observation (``state.observation(seat)``, which lists the
+``legal_actions``) and draws from its own seeded :class:`engine.rng.Rng`, never from the state's.
+
+Two ways to ask for a move, which give the same choice and leave the policy's RNG in the same state:
+
+- ``policy(observation) -> action string``: the edges (CLI, services, tests);
+- ``policy.choose_id(legal_ids, observe) -> action int``: hot loops. ``legal_ids`` is ``state.legal_action_ids()``
+  (the same actions in the same order as ``legal_actions``); ``observe`` is a zero-argument function returning the
+  seat's observation, called only by policies that need more than the number of legal actions.
+
+>>> from engine.bots import make_policy
+>>> policy = make_policy("random", "tablanette", seat=0, seed=7)
+>>> policy({"legal_actions": ["7H", "QS:3C,TD"]}) in ("7H", "QS:3C,TD")
+True
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+from ..registry import game_class
+from ..rng import Rng, derive_seed
+
+Observe = Callable[[], dict]
+
+
+class Policy(ABC):
+    """A seat's decision maker; subclasses implement :meth:`_choose_index` (called only with two or more choices)."""
+
+    name: ClassVar[str]
+
+    def __init__(self, game_id: str, seat: int, seed: int) -> None:
+        game_class(game_id)  # a clear ValueError for an unknown game
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat < 0:
+            raise ValueError(f"seat must be a non-negative integer, got {seat!r}")
+        self.game_id = game_id
+        self.seat = seat
+        # Each seat gets its own stream, so two bots built from one seed never mirror each other's draws.
+        self.rng = Rng(derive_seed(seed, seat))
+
+    def __call__(self, observation: dict) -> str:
+        legal = observation["legal_actions"]
+        if not legal:
+            raise ValueError(f"seat {self.seat} has no legal action in this observation (is it this seat's turn?)")
+        if len(legal) == 1:
+            return legal[0]
+        return legal[self._choose_index(observation)]
+
+    def choose_id(self, legal_ids: Sequence[int], observe: Observe) -> int:
+        """The hot-loop form of ``__call__``: the same choice, as an action int."""
+        if len(legal_ids) == 1:
+            return legal_ids[0]
+        return legal_ids[self._choose_index(observe())]
+
+    @abstractmethod
+    def _choose_index(self, observation: dict) -> int:
+        """The index of the chosen action in ``observation["legal_actions"]`` (at least two of them)."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r} {self.game_id} seat {self.seat}>"
+
+
+class RandomPolicy(Policy):
+    """Uniform over the legal actions; needs nothing but their number."""
+
+    name = "random"
+
+    def choose_id(self, legal_ids: Sequence[int], observe: Observe) -> int:
+        count = len(legal_ids)
+        return legal_ids[0] if count == 1 else legal_ids[self.rng.below(count)]
+
+    def _choose_index(self, observation: dict) -> int:
+        return self.rng.below(len(observation["legal_actions"]))
