@@ -96,6 +96,7 @@ class State(ABC):
         self.n = players
         self.options = resolve_options(info.all_options(), options, players)
         self._validate_options()
+        self._configure()
         self.seed = seed
         self.rng = Rng(seed)
         self.side_of = self._sides()
@@ -131,6 +132,9 @@ class State(ABC):
 
     def _validate_options(self) -> None:
         """Cross-option checks (e.g. partnerships only with 4 players); raise ValueError."""
+
+    def _configure(self) -> None:
+        """Derive per-match settings from ``self.options`` and ``self.n`` (runs for new matches and positions)."""
 
     def _sides(self) -> tuple[int, ...]:
         return tuple(range(self.n))
@@ -190,11 +194,19 @@ class State(ABC):
     def _next_dealer(self) -> int:
         return (self.dealer + 1) % self.n
 
-    def _deal_over(self, points: list[int], **counters: Any) -> None:
-        """Record a finished deal's points (per side) and either end the match or deal the next one."""
-        for side, p in enumerate(points):
-            self.side_scores[side] += p
+    def _record_deal(self, points: list[int], **counters: Any) -> None:
         self.deal_results.append({"deal": self.deal_index, "dealer": self.dealer, "points": list(points), **counters})
+
+    def _deal_over(self, points: list[int], scored_during_deal: list[int] | None = None, **counters: Any) -> None:
+        """Record a finished deal's points (per side) and either end the match or deal the next one.
+
+        ``points`` is the whole deal's score per side; ``scored_during_deal`` is the part of it already added to the
+        match score as it happened (Tablanette's sweeps).
+        """
+        already = scored_during_deal or [0] * len(points)
+        for side, p in enumerate(points):
+            self.side_scores[side] += p - already[side]
+        self._record_deal(points, **counters)
         winners = self._match_winners()
         limit = self.options["max_deals"]
         if winners is None and limit and self.deal_index + 1 >= limit:
@@ -355,6 +367,7 @@ class State(ABC):
         self.n = cls._resolve_players(p["players"], None)
         self.options = resolve_options(cls.INFO.all_options(), p["options"], self.n)
         self._validate_options()
+        self._configure()
         self.seed = _int(p, "seed")
         self.rng = Rng(0)
         self.rng.state = _int(p, "rng")

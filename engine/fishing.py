@@ -1,0 +1,374 @@
+"""Fishing games (Tablanette, Tablić): capture values, capture sets, and the deal they share.
+
+A capture is a set of table cards taken by a played card P. For a value ``v`` of P (an ace is 1 or 11), a *group*
+is a single table card of P's rank, or 2+ table cards whose values (each ace 1 or 11) add up to ``v``. A capture is
+the union of pairwise-disjoint groups for one ``v``. Tablanette (and Tablić with ``capture_compulsory``) allows only
+maximal unions and forbids trailing a card that can capture; Tablić by default allows any union and any trail.
+
+>>> from engine.cards import parse_card, parse_cards, mask_of, format_cards, cards_in
+>>> rules = CaptureRules(jack_takes_all=True, max_sum_cards=3, compulsory=True)
+>>> table = mask_of(parse_cards(["2C", "3D", "5H", "9S"]))
+>>> sorted(format_cards(cards_in(m)) for m in capture_sets(parse_card("KC"), table, rules))
+['2C,3D,9S', '5H,9S']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import BIT, CODES, RANK, cards_in, format_cards, parse_card, parse_cards
+from .errors import PositionError
+from .state import State
+
+ACE, TEN, JACK, QUEEN, KING = 12, 8, 9, 10, 11
+ACE_VALUES = (1, 11)
+
+# Card points at the end of a deal, the same in both games (tablanette.md §2.2, tablic.md §2.2): 22 in the pack.
+CARD_POINTS: tuple[int, ...] = tuple(
+    2 if CODES[c] == "TD" else 1 if RANK[c] in (TEN, JACK, QUEEN, KING, ACE) or CODES[c] == "2C" else 0
+    for c in range(52)
+)
+MOST_CARDS_BONUS = 3
+
+
+def capture_value(rank: int, jack_value: int | None) -> tuple[int, ...]:
+    """The values a card of ``rank`` may take when capturing: (1, 11) for an ace, () for a valueless jack."""
+    if rank == ACE:
+        return ACE_VALUES
+    if rank == JACK:
+        return () if jack_value is None else (jack_value,)
+    return (rank + 2,) if rank < JACK else (rank + 3,)  # 2..T face value; Q 13, K 14
+
+
+@dataclass(frozen=True)
+class CaptureRules:
+    """How a game captures: ``jack_takes_all`` (Tablanette's special jack), group size limit, compulsory capture."""
+
+    jack_takes_all: bool
+    max_sum_cards: int  # 0 = unlimited
+    compulsory: bool
+
+    @property
+    def jack_value(self) -> int | None:
+        return None if self.jack_takes_all else 12
+
+
+def _sum_groups(v: int, cards: list[int], values: list[int], limit: int) -> list[int]:
+    """Masks of 2..limit cards whose values (aces 1 or 11) can add up to ``v``; ``values`` counts aces as 1."""
+    found: list[int] = []
+    n = len(cards)
+
+    def extend(start: int, mask: int, size: int, low: int, aces: int) -> None:
+        if size >= 2 and (v - low) % 10 == 0 and 0 <= v - low <= 10 * aces:
+            found.append(mask)
+        if size == limit:
+            return
+        for i in range(start, n):
+            total = low + values[i]
+            if total <= v:
+                extend(i + 1, mask | BIT[cards[i]], size + 1, total, aces + (RANK[cards[i]] == ACE))
+
+    extend(0, 0, 0, 0, 0)
+    return found
+
+
+def capture_groups(played: int, v: int, table: list[int], rules: CaptureRules) -> list[int]:
+    """The groups (as masks) that ``played`` valued ``v`` can take from ``table`` (cards open to capture)."""
+    rank = RANK[played]
+    groups = [BIT[c] for c in table if RANK[c] == rank]
+    limit = rules.max_sum_cards or len(table)
+    values = [1 if RANK[c] == ACE else capture_value(RANK[c], rules.jack_value)[0] for c in table]
+    return groups + _sum_groups(v, table, values, limit)
+
+
+def _maximal_unions(groups: list[int]) -> set[int]:
+    """Unions of every maximal set of pairwise-disjoint groups (tablanette.md §5.4)."""
+    unions: set[int] = set()
+
+    def pick(i: int, used: int) -> None:
+        if i == len(groups):
+            if all(g & used for g in groups):
+                unions.add(used)
+            return
+        if not groups[i] & used:
+            pick(i + 1, used | groups[i])
+        pick(i + 1, used)
+
+    pick(0, 0)
+    return unions
+
+
+def _all_unions(groups: list[int]) -> set[int]:
+    """Unions of every non-empty set of pairwise-disjoint groups (tablic.md §5.4)."""
+    reach = {0}
+    for g in groups:
+        reach |= {u | g for u in reach if not u & g}
+    reach.discard(0)
+    return reach
+
+
+def capture_sets(played: int, table_mask: int, rules: CaptureRules) -> set[int]:
+    """Every legal capture of ``played`` on the table, as masks; 0 stands for trailing the card."""
+    if rules.jack_takes_all and RANK[played] == JACK:
+        return {table_mask}  # §5.6: a jack takes the whole table, or trails to an empty one
+    table = [c for c in cards_in(table_mask) if not (rules.jack_takes_all and RANK[c] == JACK)]
+    unions: set[int] = set()
+    for v in capture_value(RANK[played], rules.jack_value):
+        groups = capture_groups(played, v, table, rules)
+        unions |= _maximal_unions(groups) if rules.compulsory else _all_unions(groups)
+    unions.discard(0)
+    if not unions or not rules.compulsory:
+        unions.add(0)
+    return unions
+
+
+def sweep_value(played: int, captured_mask: int, rules: CaptureRules) -> int:
+    """Tablanette's score for a capture that empties the table (tablanette.md §5.7, §9.2).
+
+    The played card's value plus each captured group's value (a rank-matched ace counts 11), maximised over the
+    played card's values for which the captured cards split into groups.
+    """
+    cards = cards_in(captured_mask)
+    best = 0
+    for v in capture_value(RANK[played], rules.jack_value):
+        groups = capture_groups(played, v, cards, rules)
+        worth = {g: (11 if RANK[played] == ACE else v) if g.bit_count() == 1 and RANK[cards_in(g)[0]] == RANK[played]
+                 else v for g in groups}
+        total = _best_partition(captured_mask, groups, worth)
+        if total is not None:
+            best = max(best, v + total)
+    return best
+
+
+def _best_partition(mask: int, groups: list[int], worth: Mapping[int, int]) -> int | None:
+    """The largest total worth of groups that partition ``mask`` exactly, or None if none does."""
+    if not mask:
+        return 0
+    lowest = mask & -mask
+    best = None
+    for g in groups:
+        if g & lowest and g & mask == g:
+            rest = _best_partition(mask & ~g, groups, worth)
+            if rest is not None and (best is None or worth[g] + rest > best):
+                best = worth[g] + rest
+    return best
+
+
+def capture_action(played: int, captured_mask: int) -> int:
+    """The action int of playing ``played`` and capturing ``captured_mask`` (0: trailing it)."""
+    return played | captured_mask << 6
+
+
+def split_action(action: int) -> tuple[int, int]:
+    return action & 63, action >> 6
+
+
+_ACTION_STRINGS: dict[int, str] = {}
+
+
+def capture_action_string(action: int) -> str:
+    """``"QS"`` for a trail, ``"QS:3C,TD"`` for a capture (captured cards in canonical order)."""
+    text = _ACTION_STRINGS.get(action)
+    if text is None:
+        played, captured = split_action(action)
+        text = CODES[played] + (":" + format_cards(cards_in(captured)) if captured else "")
+        _ACTION_STRINGS[action] = text
+    return text
+
+
+def card_points(captured_mask: int) -> int:
+    return sum(CARD_POINTS[c] for c in cards_in(captured_mask))
+
+
+def most_cards_bonus(pile_sizes: list[int]) -> list[int]:
+    """3 points to the side with strictly the most captured cards, none on a tie (§7.2 / §7.1)."""
+    top = max(pile_sizes)
+    if pile_sizes.count(top) > 1:
+        return [0] * len(pile_sizes)
+    return [MOST_CARDS_BONUS if size == top else 0 for size in pile_sizes]
+
+
+class FishingState(State):
+    """The deal of a fishing game: hands, a face-up table, a stock, capture piles, sweeps and the last capture.
+
+    A game subclass sets ``capture_rules`` in ``_configure``, deals the first hands and table in ``_start_deal``,
+    refills empty hands in ``_refill``, and says what a sweep is worth in ``_sweep``.
+    """
+
+    capture_rules: CaptureRules
+    hands: list[int]
+    table: int
+    stock: list[int]
+    captured: list[int]
+    last_capturer: int | None
+    sweeps: list[int]
+    sweep_points: list[int]
+
+    SWEEP_COUNTER = "sweeps"
+
+    def _deck_cards(self) -> list[int]:
+        return list(range(52))
+
+    def _begin_fishing_deal(self) -> None:
+        n_sides = len(self.side_scores)
+        self.hands = [0] * self.n
+        self.table = 0
+        self.stock = []
+        self.captured = [0] * self.n
+        self.last_capturer = None
+        self.sweeps = [0] * n_sides
+        self.sweep_points = [0] * n_sides
+        self.phase = "play"
+        self.current_player = (self.dealer + 1) % self.n
+
+    def _refill(self) -> None:
+        """Deal new hands from the stock when every hand is empty."""
+
+    def _sweep(self, seat: int, played: int, captured: int, last_play: bool) -> int:
+        """Points for a capture that emptied the table (0 when it does not count as a sweep)."""
+        return 0
+
+    def _sweep_scored_at_once(self) -> bool:
+        return False
+
+    # ---- play ---------------------------------------------------------------------------------------------------
+
+    def _legal_ids(self) -> list[int]:
+        rules = self.capture_rules
+        table = self.table
+        actions = [
+            capture_action(played, captured)
+            for played in cards_in(self.hands[self.current_player])
+            for captured in capture_sets(played, table, rules)
+        ]
+        actions.sort(key=capture_action_string)
+        return actions
+
+    def action_string(self, action: int) -> str:
+        return capture_action_string(action)
+
+    def _apply(self, action: int) -> None:
+        seat = self.current_player
+        played, captured = split_action(action)
+        self.hands[seat] &= ~BIT[played]
+        if captured:
+            self.table &= ~captured
+            self.captured[seat] |= captured | BIT[played]
+            self.last_capturer = seat
+            if not self.table:
+                last_play = not self.stock and not any(self.hands)
+                points = self._sweep(seat, played, captured, last_play)
+                if points and self._score_sweep(seat, points):
+                    return
+        else:
+            self.table |= BIT[played]
+        if any(self.hands):
+            self.current_player = (seat + 1) % self.n
+        elif self.stock:
+            self._refill()
+            self.current_player = (self.dealer + 1) % self.n
+        else:
+            self._end_deal()
+
+    def _score_sweep(self, seat: int, points: int) -> bool:
+        """Count a sweep; True when it ended the match on the spot."""
+        side = self.side_of[seat]
+        self.sweeps[side] += 1
+        self.sweep_points[side] += points
+        if not self._sweep_scored_at_once():
+            return False
+        self.side_scores[side] += points
+        if self.side_scores[side] < self.target:
+            return False
+        self._record_deal(list(self.sweep_points), ended_match=True, **{self.SWEEP_COUNTER: list(self.sweeps)})
+        self._finish_match([side])
+        return True
+
+    def _end_deal(self) -> None:
+        if self.last_capturer is not None:
+            self.captured[self.last_capturer] |= self.table  # the remainder goes to the last capturer (§5.9 / §5.6)
+            self.table = 0
+        piles = self.side_piles()
+        sizes = [pile.bit_count() for pile in piles]
+        bonus = most_cards_bonus(sizes)
+        points = [card_points(pile) + bonus[side] + self.sweep_points[side] for side, pile in enumerate(piles)]
+        scored = self.sweep_points if self._sweep_scored_at_once() else None
+        self._deal_over(points, scored, cards=sizes, **{self.SWEEP_COUNTER: list(self.sweeps)})
+
+    def side_piles(self) -> list[int]:
+        piles = [0] * len(self.side_scores)
+        for seat, pile in enumerate(self.captured):
+            piles[self.side_of[seat]] |= pile
+        return piles
+
+    # ---- observation and positions ------------------------------------------------------------------------------
+
+    def _observe(self, seat: int, obs: dict) -> None:
+        obs["hand"] = [CODES[c] for c in cards_in(self.hands[seat])]
+        obs["table"] = [CODES[c] for c in cards_in(self.table)]
+        obs["hand_sizes"] = [h.bit_count() for h in self.hands]
+        obs["stock_size"] = len(self.stock)
+        obs["captured_counts"] = [pile.bit_count() for pile in self.captured]
+        obs["last_capturer"] = self.last_capturer
+        obs[self.SWEEP_COUNTER] = list(self.sweeps)
+        obs["known_cards"] = []
+
+    def _position_keys(self) -> dict:
+        return {
+            "hands": [[CODES[c] for c in cards_in(h)] for h in self.hands],
+            "table": [CODES[c] for c in cards_in(self.table)],
+            "stock": [CODES[c] for c in self.stock],
+            "captured": [[CODES[c] for c in cards_in(pile)] for pile in self.captured],
+            "last_capturer": self.last_capturer,
+            "sweeps": list(self.sweeps),
+            "sweep_points": list(self.sweep_points),
+        }
+
+    def _load_position(self, p: Mapping[str, Any]) -> None:
+        n_sides = len(self.side_scores)
+        self.hands = [_mask(cards) for cards in _list_of(p, "hands", self.n)]
+        self.table = _mask(p["table"])
+        self.stock = parse_cards(p["stock"])
+        self.captured = [_mask(cards) for cards in _list_of(p, "captured", self.n)]
+        self.last_capturer = p["last_capturer"]
+        if self.last_capturer is not None and self.last_capturer not in range(self.n):
+            raise PositionError(f"last_capturer must be a seat or null, got {self.last_capturer!r}")
+        self.sweeps = _counts(p, "sweeps", n_sides)
+        self.sweep_points = _counts(p, "sweep_points", n_sides)
+        every = [*self.hands, self.table, _mask(p["stock"]), *self.captured]
+        held = [c for m in every for c in cards_in(m)]
+        if len(held) != 52 or len(set(held)) != 52 or len(self.stock) != len(set(self.stock)):
+            raise PositionError("hands, table, stock and captured must hold each of the 52 cards exactly once")
+        if self.phase == "over":
+            if self.current_player is not None or self.winners is None:
+                raise PositionError("a finished match has current_player null and winners")
+        elif self.phase != "play" or self.current_player is None or not self.hands[self.current_player]:
+            raise PositionError("in play the current player must be a seat holding cards (phase 'play')")
+
+
+def _mask(codes: Any) -> int:
+    if not isinstance(codes, list):
+        raise PositionError(f"expected a list of card codes, got {codes!r}")
+    cards = [parse_card(code) for code in codes]
+    if len(set(cards)) != len(cards):
+        raise PositionError(f"repeated card in {codes}")
+    mask = 0
+    for c in cards:
+        mask |= BIT[c]
+    return mask
+
+
+def _list_of(p: Mapping[str, Any], key: str, n: int) -> list:
+    value = p[key]
+    if not isinstance(value, list) or len(value) != n:
+        raise PositionError(f"{key} must be a list of {n} card lists (one per seat)")
+    return value
+
+
+def _counts(p: Mapping[str, Any], key: str, n: int) -> list[int]:
+    value = p[key]
+    if not isinstance(value, list) or len(value) != n or not all(type(x) is int and x >= 0 for x in value):
+        raise PositionError(f"{key} must be a list of {n} non-negative integers (one per side)")
+    return list(value)

@@ -1,0 +1,104 @@
+"""Tablanette, as ``shared/rules/tablanette.md`` specifies it (section numbers below refer to that file).
+
+>>> import engine
+>>> state = engine.new_match("tablanette", seed=7, first_dealer=1)
+>>> state.current_player, len(state.observation(0)["hand"]), len(state.observation(0)["table"])
+(0, 6, 4)
+"""
+
+from __future__ import annotations
+
+from ..cards import BIT, RANK
+from ..dealing import deal_round, draw_for_dealer, seats_from
+from ..fishing import ACE, JACK, CaptureRules, FishingState, sweep_value
+from ..options import Option
+from ..registry import register
+from ..state import GameInfo
+
+# §3.1: low draw ranks A < 2 < ... < K; high draw ranks 2 < ... < K < A.
+_LOW_DRAW = tuple(-1 if r == ACE else r for r in range(13))
+
+OPTIONS = (
+    Option("partnerships", bool, False, "4 players only: seats {0,2} vs {1,3} pool captures and points (§1.5)",
+           choices_for=lambda n: (False, True) if n == 4 else (False,)),
+    Option("first_dealer_draw", str, "low", "drawing for the first deal: low card deals with A low (Phillips & "
+           "Westall), or high card deals with A high (Arnold) (§3.1)", choices=("low", "high")),
+    Option("hand_size", int, lambda n: 6 if n == 2 else 4, "cards per hand and per redeal: 6 or 8 with 2 players, "
+           "4 with 3-4 players (§3.4)", choices_for=lambda n: (6, 8) if n == 2 else (4,)),
+    Option("max_sum_cards", int, 3, "most cards in one sum group; 0 = unlimited (§5.3)", minimum=0),
+    Option("jack_mode", str, "special", "special: a jack takes the whole table; value12: the jack is an ordinary "
+           "card worth 12 (§5.6, §8)", choices=("special", "value12")),
+    Option("initial_jack", str, "bottom", "jacks dealt to the table go to the stock bottom; middle: the second and "
+           "later are buried mid-stock (§3.6)", choices=("bottom", "middle")),
+    Option("target", int, None, "game target; null = 251 for 2 players and 4-player partnerships, 151 for 3 or 4 "
+           "individual players (§7.4)", minimum=1, nullable=True),
+    Option("last_play_tablanette", bool, True, "a sweep by the last card of the deal scores as a tablanette (§5.7)"),
+)
+
+
+@register
+class Tablanette(FishingState):
+    INFO = GameInfo(
+        id="tablanette",
+        name="Tablanette",
+        player_counts=(2, 3, 4),
+        default_players=2,
+        options=OPTIONS,
+        summary="Fishing game: capture by rank or by sums, jacks take all, tablanettes score the cards' values.",
+        deck_size=52,
+    )
+    SWEEP_COUNTER = "tablanettes"
+
+    def _configure(self) -> None:
+        o = self.options
+        self.capture_rules = CaptureRules(
+            jack_takes_all=o["jack_mode"] == "special", max_sum_cards=o["max_sum_cards"], compulsory=True
+        )
+        self.target = o["target"] or (251 if self.n == 2 or o["partnerships"] else 151)
+
+    def _sides(self) -> tuple[int, ...]:
+        return (0, 1, 0, 1) if self.options["partnerships"] else tuple(range(self.n))
+
+    def _draw_first_dealer(self) -> int:
+        low = self.options["first_dealer_draw"] == "low"
+        return draw_for_dealer(self.rng, self.n, lambda c: _LOW_DRAW[RANK[c]] if low else RANK[c], lowest_deals=low)
+
+    def _start_deal(self, deck: list[int]) -> None:
+        self._begin_fishing_deal()
+        top = deal_round(deck, 0, self.hands, seats_from(self.dealer + 1, self.n), (1,) * self.options["hand_size"])
+        slots, self.stock = deck[top:top + 4], deck[top + 4:]
+        if self.capture_rules.jack_takes_all:
+            self._replace_table_jacks(slots)
+        for card in slots:
+            self.table |= BIT[card]
+
+    def _replace_table_jacks(self, slots: list[int]) -> None:
+        """§3.6: a jack dealt to the table goes back into the stock and the stock's top card takes its slot."""
+        buried = 0
+        for i in range(len(slots)):
+            while RANK[slots[i]] == JACK:
+                at = len(self.stock) // 2 if buried and self.options["initial_jack"] == "middle" else len(self.stock)
+                self.stock.insert(at, slots[i])
+                buried += 1
+                slots[i] = self.stock.pop(0)
+
+    def _refill(self) -> None:
+        deal_round(self.stock, 0, self.hands, seats_from(self.dealer + 1, self.n), (1,) * self.options["hand_size"])
+        del self.stock[: self.n * self.options["hand_size"]]
+
+    def _sweep_scored_at_once(self) -> bool:
+        return True  # §6.2: tablanette points count at once, and can end the match mid-deal (§7.5)
+
+    def _sweep(self, seat: int, played: int, captured: int, last_play: bool) -> int:
+        if self.capture_rules.jack_takes_all and RANK[played] == JACK:
+            return 0  # §5.6 (a): a jack's sweep is never a tablanette
+        if last_play and not self.options["last_play_tablanette"]:
+            return 0
+        return sweep_value(played, captured, self.capture_rules)
+
+    def _match_winners(self) -> list[int] | None:
+        """§7.6: after a deal, the highest total at or above the target wins; a shared highest total is a draw."""
+        top = max(self.side_scores)
+        if top < self.target:
+            return None
+        return [side for side, score in enumerate(self.side_scores) if score == top]

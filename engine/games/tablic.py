@@ -1,0 +1,102 @@
+"""Tablić, as ``shared/rules/tablic.md`` specifies it (section numbers below refer to that file).
+
+>>> import engine
+>>> state = engine.new_match("tablic", seed=7, first_dealer=0)
+>>> "8C" in state.legal_actions() or state.legal_actions()[0] != ""
+True
+"""
+
+from __future__ import annotations
+
+from ..cards import CODES, RANK
+from ..dealing import deal_round, draw_for_dealer, seats_from
+from ..fishing import ACE, CaptureRules, FishingState, capture_value
+from ..options import Option
+from ..registry import register
+from ..state import GameInfo
+
+OPTIONS = (
+    Option("first_dealer_draw", str, "high", "drawing for the first deal: high card deals (ace 11: 2 < ... < T < A "
+           "< J < Q < K), or low card deals (ace 1) (§3.1)", choices=("high", "low")),
+    Option("cut_mode", str, "cut", "cut: the 4 table cards come from the top before the hands and the bottom card "
+           "is shown to the dealer only; knock: hands first, the bottom card is shown to all (§3.4)",
+           choices=("cut", "knock")),
+    Option("max_sum_cards", int, 0, "most cards in one sum group; 0 = unlimited (§5.3)", minimum=0),
+    Option("capture_compulsory", bool, False, "a trail is illegal when a capture exists and only maximal unions "
+           "are legal, as in Tablanette (§5.4)"),
+    Option("last_play_tabla", bool, False, "a sweep by the last card of the deal also scores its tabla (§5.5)"),
+    Option("target", int, 101, "game target (§7.3)", minimum=1),
+)
+HAND_PACKETS = (3, 3)  # §3.5: two packets of three each round
+
+
+@register
+class Tablic(FishingState):
+    INFO = GameInfo(
+        id="tablic",
+        name="Tablić",
+        player_counts=(2, 4),
+        default_players=2,
+        options=OPTIONS,
+        summary="Fishing game: capture by rank or by sums, jack worth 12, capturing is optional, tablas score 1.",
+        deck_size=52,
+    )
+    SWEEP_COUNTER = "tablas"
+
+    def _configure(self) -> None:
+        o = self.options
+        self.capture_rules = CaptureRules(
+            jack_takes_all=False, max_sum_cards=o["max_sum_cards"], compulsory=o["capture_compulsory"]
+        )
+        self.target = o["target"]
+
+    def _sides(self) -> tuple[int, ...]:
+        return (0, 1, 0, 1) if self.n == 4 else (0, 1)
+
+    def _draw_first_dealer(self) -> int:
+        low = self.options["first_dealer_draw"] == "low"
+        ace = 1 if low else 11
+        return draw_for_dealer(
+            self.rng, self.n, lambda c: ace if RANK[c] == ACE else capture_value(RANK[c], 12)[0], lowest_deals=low
+        )
+
+    def _start_deal(self, deck: list[int]) -> None:
+        self._begin_fishing_deal()
+        order = seats_from(self.dealer + 1, self.n)
+        if self.options["cut_mode"] == "cut":
+            table, top = deck[:4], deal_round(deck, 4, self.hands, order, HAND_PACKETS)
+        else:
+            top = deal_round(deck, 0, self.hands, order, HAND_PACKETS)
+            table, top = deck[top:top + 4], top + 4
+        for card in table:
+            self.table |= 1 << card
+        self.stock = deck[top:]
+
+    def _refill(self) -> None:
+        top = deal_round(self.stock, 0, self.hands, seats_from(self.dealer + 1, self.n), HAND_PACKETS)
+        del self.stock[:top]
+
+    def _sweep(self, seat: int, played: int, captured: int, last_play: bool) -> int:
+        return 0 if last_play and not self.options["last_play_tabla"] else 1  # §5.5
+
+    def _match_winners(self) -> list[int] | None:
+        """§7.3: the higher total wins once a side has reached the target; equal totals play another deal."""
+        top = max(self.side_scores)
+        if top < self.target or self.side_scores.count(top) > 1:
+            return None
+        return [self.side_scores.index(top)]
+
+    @property
+    def bottom_card(self) -> int:
+        """§3.4: the deck's last card, the dealer's last card of the deal, revealed at the start of the deal."""
+        return self.deal_deck[-1]
+
+    def _observe(self, seat: int, obs: dict) -> None:
+        super()._observe(seat, obs)
+        bottom = self.bottom_card
+        shown = self.options["cut_mode"] == "knock" or seat == self.dealer
+        still_hidden = bottom in self.stock or (self.hands[self.dealer] >> bottom) & 1
+        if shown and still_hidden:
+            obs["bottom_card"] = CODES[bottom]
+            if seat != self.dealer or bottom in self.stock:
+                obs["known_cards"] = [CODES[bottom]]
