@@ -14,16 +14,14 @@ Ranking, best first (rules: tablanette.md §2.2, §5.6-5.7; tablic.md §2.2):
 
 from __future__ import annotations
 
+from ..cards import CARD_OF_CODE
+from ..fishing import CARD_POINTS
 from .greedy import register_greedy
-
-# Card points at the end of a deal, the same in both games (tablanette.md §2.2, tablic.md §2.2).
-_RANK_POINTS = {"A": 1, "K": 1, "Q": 1, "J": 1, "T": 1}
-_CARD_POINTS = {"TD": 2, "2C": 1}
 
 
 def card_points(code: str) -> int:
     """``card_points("TD") == 2``, ``card_points("2C") == 1``, ``card_points("9S") == 0``."""
-    return _CARD_POINTS.get(code, _RANK_POINTS.get(code[0], 0))
+    return CARD_POINTS[CARD_OF_CODE[code]]
 
 
 def _jack_sweeps_score(observation: dict) -> bool:
