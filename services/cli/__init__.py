@@ -1,0 +1,1 @@
+"""The ``cardtable`` command line: ``games``, ``play``, ``watch``, ``bench`` (see ``services.cli.main``)."""

@@ -1,0 +1,85 @@
+"""``cardtable bench``: rollouts through the public engine API, to measure the engine's speed.
+
+Each rollout is a single-deal match (``max_deals=1``), so deals/s is deals per second. A rollout uses
+``engine.new_match``, ``legal_action_ids``, ``apply_id`` and the policy's hot-loop path (``choose_id``).
+
+    cardtable bench --game tablanette --players 2 --policy random --seconds 3 --json
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import click
+from rich.console import Console
+
+from engine.bots import make_policies, play_out, policy_names
+from engine.rng import derive_seed
+
+from .matchargs import check_game, option_option, option_pairs_param, players_option, start_match
+
+
+def run_bench(game: str, players: int | None, policy: str, seconds: float, seed: int,
+              options: dict[str, Any]) -> dict[str, Any]:
+    """Play single-deal matches for ``seconds`` (at least one); return the counts and rates."""
+    options = {**options, "max_deals": 1}
+    first = start_match(game, derive_seed(seed, 0), players, options)
+    bots = make_policies([policy] * first.players, game, seed)
+    deals = moves = 0
+    started = time.perf_counter()
+    deadline = started + seconds
+    state = first
+    while True:
+        moves += play_out(state, bots)
+        deals += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            break
+        state = start_match(game, derive_seed(seed, deals), players, options)
+    elapsed = now - started
+    return {
+        "game": game,
+        "players": first.players,
+        "policy": policy,
+        "options": options,
+        "moves_per_s": round(moves / elapsed, 1),
+        "deals_per_s": round(deals / elapsed, 1),
+        "us_per_move": round(elapsed / moves * 1e6, 3) if moves else None,
+        "deals": deals,
+        "moves": moves,
+        "seconds": round(elapsed, 3),
+        "single_deal_matches": True,
+    }
+
+
+@click.command()
+@click.option("--game", required=True, callback=check_game, help="Game id (see `cardtable games`).")
+@players_option
+@click.option("--policy", type=click.Choice(policy_names()), default="random", show_default=True,
+              help="Policy for every seat.")
+@click.option("--seconds", type=click.FloatRange(min=0), default=3.0, show_default=True, help="How long to run.")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Seed of the deal seeds.")
+@option_option
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@click.pass_context
+def bench(ctx: click.Context, game: str, players: int | None, policy: str, seconds: float, seed: int,
+          option_pairs: tuple[str, ...], as_json: bool) -> None:
+    """Measure deals/s, moves/s and microseconds per move of bot rollouts of single deals."""
+    options = option_pairs_param(ctx, game, option_pairs)
+    if options.get("max_deals", 1) != 1:
+        raise click.BadParameter("the bench plays single-deal matches; max_deals is always 1", param_hint="'--option'")
+    try:
+        result = run_bench(game, players, policy, seconds, seed, options)
+    except ValueError as exc:  # e.g. a policy without a heuristic for this game
+        raise click.UsageError(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    Console(highlight=False).print(
+        f"{game}, {result['players']} players, {policy} policy, single-deal matches (max_deals=1): "
+        f"{result['deals']:,} deals, {result['moves']:,} moves in {result['seconds']:.2f} s\n"
+        f"  {result['deals_per_s']:,.1f} deals/s   {result['moves_per_s']:,.0f} moves/s   "
+        f"{result['us_per_move']:.2f} µs/move"
+    )

@@ -1,0 +1,72 @@
+"""``cardtable games``: every game, its player counts and every option with its default, allowed values and doc.
+
+    cardtable games          # readable tables
+    cardtable games --json   # engine.game_info(gid).to_dict() for each game, as a JSON list
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+import engine
+
+
+def _shown_default(value: object, player_counts: list[int]) -> str:
+    """A default; one that depends on the player count is shown for the game's own counts (``2p: 6, 3p: 4``)."""
+    if isinstance(value, dict):
+        return ", ".join(f"{players}p: {value[players]!r}" for players in player_counts if players in value)
+    return repr(value)
+
+
+def games_table(infos: list[dict]) -> Table:
+    table = Table(title="Games", title_justify="left")
+    table.add_column("game", no_wrap=True, style="cyan")
+    table.add_column("name", no_wrap=True)
+    table.add_column("players", no_wrap=True)
+    table.add_column("summary", ratio=1)
+    for info in infos:
+        counts = ", ".join(f"[bold]{n}[/]" if n == info["default_players"] else str(n) for n in info["player_counts"])
+        table.add_row(info["id"], info["name"], counts, info["summary"])
+    return table
+
+
+def _allowed(option: dict) -> str:
+    """``int: 1..inf or null``; just the type when any value of it is allowed."""
+    if option["allowed"].startswith("any "):
+        return option["type"]
+    return f"{option['type']}: {option['allowed']}"
+
+
+def options_table(info: dict) -> Table:
+    table = Table(title=f"{info['id']} options (cardtable play {info['id']} --option NAME=VALUE)", title_justify="left")
+    table.add_column("option", no_wrap=True, style="cyan")
+    table.add_column("default", max_width=16)
+    table.add_column("allowed", max_width=22)
+    table.add_column("doc", ratio=1)
+    for option in info["options"]:
+        default = _shown_default(option["default"], info["player_counts"])
+        table.add_row(option["name"], default, _allowed(option), option["doc"])
+    return table
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+def games(as_json: bool) -> None:
+    """List the games, their player counts and options."""
+    infos = [engine.game_info(game_id).to_dict() for game_id in engine.list_games()]
+    if as_json:
+        click.echo(json.dumps(infos, indent=2))
+        return
+    console = Console(highlight=False)
+    if not infos:
+        console.print("No games are registered.")
+        return
+    console.print(games_table(infos))
+    console.print("Default player count in bold.")
+    for info in infos:
+        console.print()
+        console.print(options_table(info))

@@ -1,0 +1,28 @@
+"""The ``cardtable`` command: one entry point for every part of the platform.
+
+    cardtable games | play GAME | watch GAME | bench --game GAME
+
+Each command lives in its own module and is added below; later parts add theirs the same way
+(``replay`` from ``services.cli.replay``, then ``serve`` and ``simulate``).
+"""
+
+from __future__ import annotations
+
+import click
+
+from .bench import bench
+from .games import games
+from .play import play
+from .watch import watch
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="cardtable")
+def cli() -> None:
+    """cardtable: simulate, serve and replay traditional card games."""
+
+
+cli.add_command(games)
+cli.add_command(play)
+cli.add_command(watch)
+cli.add_command(bench)

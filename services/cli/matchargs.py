@@ -1,0 +1,86 @@
+"""Arguments shared by the commands that start a match: the game, ``--players``, ``--seed`` and ``--option k=v``.
+
+Bad values become click usage errors (exit code 2, one clear line, no traceback).
+
+>>> parse_option_pairs("tablanette", ("target=151", "partnerships=false"))
+{'target': 151, 'partnerships': False}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import click
+
+import engine
+from engine.options import Option
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+_NULL = {"null", "none"}
+
+
+def check_game(ctx: click.Context | None, param: click.Parameter | None, game_id: str) -> str:
+    """A click callback: the game id must be registered."""
+    if game_id not in engine.list_games():
+        raise click.BadParameter(f"unknown game {game_id!r}; games are {', '.join(engine.list_games())}")
+    return game_id
+
+
+def _convert(option: Option, text: str) -> Any:
+    lowered = text.strip().lower()
+    if option.nullable and lowered in _NULL:
+        return None
+    if option.type is bool:
+        if lowered in _TRUE | _FALSE:
+            return lowered in _TRUE
+        raise ValueError(f"option {option.name!r} is true or false, not {text!r}")
+    if option.type is int:
+        try:
+            return int(text)
+        except ValueError:
+            allowed = option.describe_allowed()
+            raise ValueError(f"option {option.name!r} is an integer ({allowed}), not {text!r}") from None
+    return text
+
+
+def parse_option_pairs(game_id: str, pairs: Iterable[str]) -> dict[str, Any]:
+    """``("target=151",)`` -> ``{"target": 151}``, typed by the game's declared options; ValueError when bad."""
+    declared = {o.name: o for o in engine.game_info(game_id).all_options()}
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise ValueError(f"options are written name=value, got {pair!r}")
+        if name not in declared:
+            raise ValueError(f"unknown option {name!r} for {game_id}; its options are {', '.join(sorted(declared))}")
+        options[name] = _convert(declared[name], text)
+    return options
+
+
+def option_pairs_param(ctx: click.Context, game_id: str, pairs: Iterable[str]) -> dict[str, Any]:
+    """:func:`parse_option_pairs` with errors reported against ``--option``."""
+    try:
+        return parse_option_pairs(game_id, pairs)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param_hint="'--option'") from None
+
+
+def start_match(game_id: str, seed: int, players: int | None, options: Mapping[str, Any]) -> engine.State:
+    """``engine.new_match`` with the engine's ValueErrors (player count, option values) as usage errors."""
+    try:
+        return engine.new_match(game_id, seed=seed, players=players, options=options)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+game_argument = click.argument("game", callback=check_game)
+seed_option = click.option("--seed", type=click.IntRange(min=0), default=None,
+                           help="Seed of the match (default: a fresh one, printed so the match can be replayed).")
+players_option = click.option("--players", type=int, default=None, help="Number of seats (default: the game's).")
+option_option = click.option(
+    "--option", "option_pairs", multiple=True, metavar="NAME=VALUE",
+    help="A game option (repeatable); `cardtable games` lists them.",
+)
