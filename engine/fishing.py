@@ -31,6 +31,11 @@ CARD_POINTS: tuple[int, ...] = tuple(
     for c in range(52)
 )
 MOST_CARDS_BONUS = 3
+MAX_VALUE = 14  # the king; no played card is worth more
+JACKS_MASK = sum(1 << c for c in range(52) if RANK[c] == JACK)
+# A card's smallest capture value (ace 1, jack 12 where it has a value); a valueless jack never reaches a sum group.
+LOW_VALUE: tuple[int, ...] = tuple(1 if RANK[c] == ACE else 12 if RANK[c] == JACK else (RANK[c] + 2 if RANK[c] < JACK
+                                   else RANK[c] + 3) for c in range(52))
 
 
 def capture_value(rank: int, jack_value: int | None) -> tuple[int, ...]:
@@ -55,32 +60,50 @@ class CaptureRules:
         return None if self.jack_takes_all else 12
 
 
-def _sum_groups(v: int, cards: list[int], values: list[int], limit: int) -> list[int]:
-    """Masks of 2..limit cards whose values (aces 1 or 11) can add up to ``v``; ``values`` counts aces as 1."""
-    found: list[int] = []
-    n = len(cards)
+class TableGroups:
+    """Every group the table offers, computed once per turn for all the cards a player could play.
 
-    def extend(start: int, mask: int, size: int, low: int, aces: int) -> None:
-        if size >= 2 and (v - low) % 10 == 0 and 0 <= v - low <= 10 * aces:
-            found.append(mask)
-        if size == limit:
-            return
-        for i in range(start, n):
-            total = low + values[i]
-            if total <= v:
-                extend(i + 1, mask | BIT[cards[i]], size + 1, total, aces + (RANK[cards[i]] == ACE))
+    ``by_rank[r]``: single table cards of rank r (rank matches); ``by_sum[v]``: sets of 2+ table cards that can add up
+    to v (each ace 1 or 11), at most ``rules.max_sum_cards`` of them.
+    """
 
-    extend(0, 0, 0, 0, 0)
-    return found
+    __slots__ = ("by_rank", "by_sum", "open_mask")
+
+    def __init__(self, table_mask: int, rules: CaptureRules) -> None:
+        jack_value = rules.jack_value
+        if jack_value is None:
+            table_mask &= ~JACKS_MASK
+        cards = cards_in(table_mask)
+        self.open_mask = table_mask
+        self.by_rank: dict[int, list[int]] = {}
+        for c in cards:
+            self.by_rank.setdefault(RANK[c], []).append(BIT[c])
+        self.by_sum: dict[int, list[int]] = {}
+        lows = [LOW_VALUE[c] for c in cards]
+        limit = rules.max_sum_cards or len(cards)
+        n = len(cards)
+        by_sum = self.by_sum
+
+        def extend(start: int, mask: int, size: int, low: int, aces: int) -> None:
+            if size >= 2:
+                for v in range(low, min(low + 10 * aces, MAX_VALUE) + 1, 10):
+                    by_sum.setdefault(v, []).append(mask)
+            if size == limit:
+                return
+            for i in range(start, n):
+                total = low + lows[i]
+                if total <= MAX_VALUE:
+                    extend(i + 1, mask | BIT[cards[i]], size + 1, total, aces + (RANK[cards[i]] == ACE))
+
+        extend(0, 0, 0, 0, 0)
+
+    def groups(self, played: int, v: int) -> list[int]:
+        return self.by_rank.get(RANK[played], []) + self.by_sum.get(v, [])
 
 
 def capture_groups(played: int, v: int, table: list[int], rules: CaptureRules) -> list[int]:
-    """The groups (as masks) that ``played`` valued ``v`` can take from ``table`` (cards open to capture)."""
-    rank = RANK[played]
-    groups = [BIT[c] for c in table if RANK[c] == rank]
-    limit = rules.max_sum_cards or len(table)
-    values = [1 if RANK[c] == ACE else capture_value(RANK[c], rules.jack_value)[0] for c in table]
-    return groups + _sum_groups(v, table, values, limit)
+    """The groups (as masks) that ``played`` valued ``v`` can take from the ``table`` cards."""
+    return TableGroups(sum(BIT[c] for c in table), rules).groups(played, v)
 
 
 def _maximal_unions(groups: list[int]) -> set[int]:
@@ -109,16 +132,16 @@ def _all_unions(groups: list[int]) -> set[int]:
     return reach
 
 
-def capture_sets(played: int, table_mask: int, rules: CaptureRules) -> set[int]:
+def capture_sets(played: int, table_mask: int, rules: CaptureRules, table: TableGroups | None = None) -> set[int]:
     """Every legal capture of ``played`` on the table, as masks; 0 stands for trailing the card."""
     if rules.jack_takes_all and RANK[played] == JACK:
         return {table_mask}  # §5.6: a jack takes the whole table, or trails to an empty one
-    table = [c for c in cards_in(table_mask) if not (rules.jack_takes_all and RANK[c] == JACK)]
+    table = table or TableGroups(table_mask, rules)
     unions: set[int] = set()
     for v in capture_value(RANK[played], rules.jack_value):
-        groups = capture_groups(played, v, table, rules)
-        unions |= _maximal_unions(groups) if rules.compulsory else _all_unions(groups)
-    unions.discard(0)
+        groups = table.groups(played, v)
+        if groups:
+            unions |= _maximal_unions(groups) if rules.compulsory else _all_unions(groups)
     if not unions or not rules.compulsory:
         unions.add(0)
     return unions
@@ -165,17 +188,22 @@ def split_action(action: int) -> tuple[int, int]:
     return action & 63, action >> 6
 
 
-_ACTION_STRINGS: dict[int, str] = {}
+class _ActionStrings(dict):
+    """Memo of action strings: ``STRINGS[a]`` builds the string of ``a`` once."""
+
+    def __missing__(self, action: int) -> str:
+        played, captured = action & 63, action >> 6
+        text = self[action] = CODES[played] + (":" + format_cards(cards_in(captured)) if captured else "")
+        return text
+
+
+_STRINGS = _ActionStrings()
+_string_of = _STRINGS.__getitem__
 
 
 def capture_action_string(action: int) -> str:
     """``"QS"`` for a trail, ``"QS:3C,TD"`` for a capture (captured cards in canonical order)."""
-    text = _ACTION_STRINGS.get(action)
-    if text is None:
-        played, captured = split_action(action)
-        text = CODES[played] + (":" + format_cards(cards_in(captured)) if captured else "")
-        _ACTION_STRINGS[action] = text
-    return text
+    return _string_of(action)
 
 
 def card_points(captured_mask: int) -> int:
@@ -238,12 +266,13 @@ class FishingState(State):
     def _legal_ids(self) -> list[int]:
         rules = self.capture_rules
         table = self.table
+        groups = TableGroups(table, rules)
         actions = [
-            capture_action(played, captured)
+            played | captured << 6
             for played in cards_in(self.hands[self.current_player])
-            for captured in capture_sets(played, table, rules)
+            for captured in capture_sets(played, table, rules, groups)
         ]
-        actions.sort(key=capture_action_string)
+        actions.sort(key=_string_of)
         return actions
 
     def action_string(self, action: int) -> str:
