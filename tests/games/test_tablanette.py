@@ -1,0 +1,248 @@
+"""Tablanette: every worked example (§10) and every rule of shared/rules/tablanette.md."""
+
+from __future__ import annotations
+
+import pytest
+from fishing_positions import fishing_state
+
+import engine
+from engine.cards import CODES, mask_of, parse_card, parse_cards
+from engine.fishing import CARD_POINTS, CaptureRules, sweep_value
+
+GAME = "tablanette"
+
+
+def legal_for(card: str, table: list[str], **kw) -> list[str]:
+    state = fishing_state(GAME, [[card], ["2H"]], table, current=0, **kw)
+    return [a for a in state.legal_actions() if a.split(":")[0] == card]
+
+
+def deck_with(prefix: list[str]) -> list[str]:
+    return prefix + [c for c in CODES if c not in prefix]
+
+
+def _mask(cards: str) -> int:
+    return mask_of(parse_cards(cards.split()))
+
+
+def _rules(max_sum_cards: int = 3) -> CaptureRules:
+    return CaptureRules(jack_takes_all=True, max_sum_cards=max_sum_cards, compulsory=True)
+
+
+HEARTS = ["2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "QH", "KH", "AH"]
+
+
+# ---- §10 worked examples ----------------------------------------------------------------------------------------
+
+def test_e1_overlapping_groups_give_two_captures():
+    assert legal_for("KC", ["2C", "3D", "5H", "9S"]) == ["KC:2C,3D,9S", "KC:5H,9S"]
+
+
+def test_e2_ace_values_and_tablanette_worth_22():
+    assert legal_for("AC", ["AH", "TS"]) == ["AC:AH", "AC:AH,TS"]
+    state = fishing_state(GAME, [["AC", "2D"], ["3D"]], ["AH", "TS"], current=0)
+    state.apply("AC:AH,TS")
+    assert state.scores == [22, 0]
+    assert state.observation(0)["tablanettes"] == [1, 0]
+
+
+def test_e3_disjoint_groups_must_all_be_taken():
+    assert legal_for("QD", ["2C", "3C", "4D", "8H", "9S"]) == ["QD:2C,3C,4D,8H,9S"]
+    assert sweep_value(parse_card("QD"), _mask("2C 3C 4D 8H 9S"), _rules()) == 39
+
+
+def test_e4_rank_and_sum_together():
+    assert legal_for("QS", ["3D", "TC", "QH"]) == ["QS:TC,3D,QH"]
+    assert sweep_value(parse_card("QS"), _mask("3D TC QH"), _rules()) == 39
+
+
+def test_e5_four_card_sums_need_the_option():
+    assert legal_for("KH", ["2C", "3D", "4H", "5S"]) == ["KH"]
+    assert legal_for("KH", ["2C", "3D", "4H", "5S"], options={"max_sum_cards": 0}) == ["KH:2C,3D,4H,5S"]
+    assert sweep_value(parse_card("KH"), _mask("2C 3D 4H 5S"), _rules(max_sum_cards=0)) == 28
+
+
+def test_e6_phillips_examples():
+    assert legal_for("KS", ["KC", "9D", "4H", "3S"]) == ["KS:KC"]
+    assert legal_for("QD", ["KC", "9D", "4H", "3S"]) == ["QD:9D,4H"]
+    assert legal_for("9S", ["KC", "9D", "4H", "5S"]) == ["9S:9D,4H,5S"]
+
+
+def test_e7_jacks():
+    assert legal_for("5D", ["JD", "5C", "7H"]) == ["5D:5C"]
+    assert legal_for("JS", ["JD", "5C", "7H"]) == ["JS:5C,JD,7H"]
+    assert legal_for("JS", []) == ["JS"]
+    state = fishing_state(GAME, [["JS", "2D"], ["3D"]], ["JD", "5C", "7H"], current=0)
+    state.apply("JS:5C,JD,7H")
+    assert state.scores == [0, 0], "a jack's sweep is never a tablanette"
+
+
+def test_e8_initial_table_jacks_go_to_the_stock_bottom():
+    deck = deck_with(HEARTS + ["JC", "4D", "JH", "9S", "2C", "KD"])
+    position = engine.new_match(GAME, seed=1, first_dealer=0, deck=deck).to_position()
+    assert position["table"] == ["2C", "4D", "KD", "9S"]
+    assert position["stock"][-2:] == ["JC", "JH"]
+    assert len(position["stock"]) == 36
+
+
+def test_e9_end_of_deal_score():
+    zero = [c for c in CODES if CARD_POINTS[parse_card(c)] == 0]
+    seat0_points = ["AC", "AD", "KS", "QH", "JC", "TD", "TH", "2C"]
+    seat1_points = ["AH", "AS", "KC", "KD", "KH", "QC", "QD", "QS", "JD", "JH", "JS", "TC", "TS"]
+    last = zero.pop()
+    pile0 = seat0_points + zero[:18]
+    pile1 = seat1_points + zero[18:30]
+    state = fishing_state(GAME, [[last], []], [], captured=[pile0, pile1], stock=[], current=0, last_capturer=0,
+                          options={"max_deals": 1})
+    state.apply(last)
+    assert state.deal_results[0]["cards"] == [27, 25]
+    assert state.deal_results[0]["points"] == [12, 13]
+    assert state.scores == [12, 13]
+
+
+def test_e10_most_cards_tie_scores_nobody():
+    zero = [c for c in CODES if CARD_POINTS[parse_card(c)] == 0]
+    points = [c for c in CODES if CARD_POINTS[parse_card(c)] > 0]
+    last = zero.pop()
+    pile0 = points[:10] + zero[:15]
+    pile1 = points[10:] + zero[15:]
+    assert len(pile0) == 25 and len(pile1) == 26
+    state = fishing_state(GAME, [[last], []], [], captured=[pile0, pile1], stock=[], current=0, last_capturer=0,
+                          options={"max_deals": 1})
+    state.apply(last)
+    assert state.deal_results[0]["cards"] == [26, 26]
+    assert sum(state.deal_results[0]["points"]) == 22
+
+
+def test_e11_tablanette_reaching_the_target_wins_at_once():
+    state = fishing_state(GAME, [["9C", "2D"], ["3D", "4D"]], ["4H", "5S"], current=0, scores=[230, 100])
+    state.apply("9C:4H,5S")  # 9 + 4 + 5 = 18 -> 248, not yet
+    assert not state.is_terminal and state.scores == [248, 100]
+
+
+def test_e11_mid_deal_win_and_after_deal_outcomes():
+    state = fishing_state(GAME, [["QC", "2D"], ["3D", "4D"]], ["QH"], current=0, scores=[230, 100])
+    state.apply("QC:QH")  # 13 + 13 = 26 -> 256 >= 251
+    assert state.is_terminal and state.winners == [0] and state.scores == [256, 100]
+    assert state.deal_results[-1]["ended_match"] is True
+    with pytest.raises(engine.IllegalAction, match="match is over"):
+        state.apply("2D")
+    # the last deal gives seat 0 12 card points and seat 1 10 (26 cards each, no bonus)
+    for before, winners in (([240, 250], [1]), ([248, 250], [0, 1]), ([245, 230], [0])):
+        end = _last_play_state(scores=before)
+        end.apply(end.legal_actions()[0])
+        assert end.is_terminal and end.winners == winners, before
+    end = _last_play_state(scores=[200, 200])
+    end.apply(end.legal_actions()[0])
+    assert not end.is_terminal and end.deal_index == 1 and end.scores == [212, 210]
+
+
+def _last_play_state(scores: list[int]) -> engine.State:
+    """Seat 0 plays the last card of a deal in which seat 1 holds the 12+ points for the winning total."""
+    zero = [c for c in CODES if CARD_POINTS[parse_card(c)] == 0]
+    points = [c for c in CODES if CARD_POINTS[parse_card(c)] > 0]
+    last = zero.pop()
+    pile0 = points[:11] + zero[:14]
+    pile1 = points[11:] + zero[14:]
+    return fishing_state(GAME, [[last], []], [], captured=[pile0, pile1], stock=[], current=0, last_capturer=0,
+                         scores=[scores[0], scores[1]])
+
+
+# ---- rules, section by section ------------------------------------------------------------------------------------
+
+def test_first_dealer_draw_low_and_high_is_seeded_and_varies():
+    dealers_low = {engine.new_match(GAME, seed=s).dealer for s in range(40)}
+    assert dealers_low == {0, 1}
+    for s in range(20):
+        a = engine.new_match(GAME, seed=s, options={"first_dealer_draw": "high"})
+        b = engine.new_match(GAME, seed=s, options={"first_dealer_draw": "high"})
+        assert a.dealer == b.dealer
+
+
+def test_dealing_singly_from_the_non_dealer_then_table_then_stock():
+    deck = deck_with([])
+    state = engine.new_match(GAME, seed=3, players=3, first_dealer=1, deck=deck)
+    p = state.to_position()
+    # seat 2 (dealer + 1) gets deck[0], deck[3], ...; the dealer (seat 1) gets deck[2], deck[5], ...
+    assert p["hands"][2] == sorted([deck[i] for i in (0, 3, 6, 9)], key=CODES.index)
+    assert p["hands"][0] == sorted([deck[i] for i in (1, 4, 7, 10)], key=CODES.index)
+    assert p["hands"][1] == sorted([deck[i] for i in (2, 5, 8, 11)], key=CODES.index)
+    assert p["table"] == sorted(deck[12:16], key=CODES.index)  # 2C..5C: no jack among them
+    assert p["stock"] == deck[16:]
+    assert state.current_player == 2
+
+
+@pytest.mark.parametrize(("players", "options", "size"), [(2, {}, 6), (2, {"hand_size": 8}, 8), (3, {}, 4),
+                                                          (4, {}, 4), (4, {"partnerships": True}, 4)])
+def test_hand_sizes(players, options, size):
+    state = engine.new_match(GAME, seed=5, players=players, options=options)
+    assert state.observation(0)["hand_sizes"] == [size] * players
+    assert len(state.observation(0)["table"]) == 4
+
+
+def test_bad_options_are_refused_with_what_is_allowed():
+    with pytest.raises(ValueError, match="partnerships"):
+        engine.new_match(GAME, players=2, options={"partnerships": True})
+    with pytest.raises(ValueError, match="hand_size"):
+        engine.new_match(GAME, players=3, options={"hand_size": 8})
+    with pytest.raises(ValueError, match="jack_mode"):
+        engine.new_match(GAME, options={"jack_mode": "wild"})
+
+
+def test_hands_are_redealt_from_the_stock_when_all_are_empty():
+    state = fishing_state(GAME, [["2C"], ["3C"]], ["9H"], dealer=1, current=0,
+                          stock=["4D", "5D", "6D", "7D", "8D", "9D", "TD", "QD", "KD", "AD", "2S", "3S"], rest_to=0)
+    state.apply("2C")
+    state.apply("3C")
+    p = state.to_position()
+    assert p["hands"] == [["4D", "6D", "8D", "TD", "KD", "2S"], ["5D", "7D", "9D", "QD", "AD", "3S"]]
+    assert p["stock"] == [] and state.current_player == 0
+    assert p["table"] == ["2C", "3C", "9H"], "no cards go to the table on a redeal (§3.7)"
+
+
+def test_capture_is_compulsory_and_trail_only_without_capture():
+    state = fishing_state(GAME, [["5C", "8D"], ["2D"]], ["5H", "3S"], current=0)
+    assert state.legal_actions() == ["5C:5H", "8D:5H,3S"]
+    state = fishing_state(GAME, [["6C", "8D"], ["2D"]], ["KH", "QS"], current=0)
+    assert state.legal_actions() == ["6C", "8D"]
+
+
+def test_a_player_may_take_a_smaller_maximal_combination():
+    assert legal_for("AC", ["AH", "TS"]) == ["AC:AH", "AC:AH,TS"]
+
+
+def test_jack_on_the_table_blocks_a_sweep_and_is_only_taken_by_a_jack():
+    state = fishing_state(GAME, [["5D", "2S"], ["3D"]], ["JD", "5C"], current=0)
+    state.apply("5D:5C")
+    assert state.scores == [0, 0] and state.observation(0)["table"] == ["JD"]
+
+
+def test_jack_value12_mode():
+    opts = {"jack_mode": "value12"}
+    assert legal_for("JS", ["JD", "5C", "7H"], options=opts) == ["JS:5C,JD,7H"]
+    assert legal_for("KS", ["JD", "2C"], options=opts) == ["KS:2C,JD"]
+    state = fishing_state(GAME, [["JS", "2S"], ["3D"]], ["5C", "7H"], current=0, options=opts)
+    state.apply("JS:5C,7H")
+    assert state.scores == [24, 0]
+
+
+def test_value12_mode_leaves_initial_table_jacks():
+    deck = deck_with(HEARTS + ["JC", "4D", "JH", "9S"])
+    state = engine.new_match(GAME, seed=1, first_dealer=0, deck=deck, options={"jack_mode": "value12"})
+    assert state.to_position()["table"] == ["JC", "4D", "JH", "9S"]
+
+
+def test_initial_jack_middle_buries_the_second_jack():
+    deck = deck_with(HEARTS + ["JC", "4D", "JH", "9S"])
+    state = engine.new_match(GAME, seed=1, first_dealer=0, deck=deck, options={"initial_jack": "middle"})
+    stock = state.to_position()["stock"]
+    assert stock[-1] == "JC" and stock.index("JH") == 17  # 36-card stock: JH went in at 36 // 2 = 18, then one taken
+
+
+def test_last_play_tablanette_option():
+    for flag, points in ((True, 26), (False, 0)):
+        state = fishing_state(GAME, [["QC"], []], ["QH"], current=0, stock=[], rest_to=1,
+                              options={"last_play_tablanette": flag, "max_deals": 1})
+        state.apply("QC:QH")
+        assert state.deal_results[0]["tablanettes"] == ([1, 0] if flag else [0, 0])
+        assert state.deal_results[0]["points"] == [points + 2, 20 + 3]  # QC, QH; seat 1: the rest and most cards
