@@ -1,0 +1,176 @@
+"""The ``cardtable`` command line, run in-process with click's CliRunner (piped input, exit codes, JSON)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import engine
+from engine.bots import greedy_games
+from services.cli.main import cli
+from services.cli.matchargs import parse_option_pairs
+from services.cli.play import MoveError, resolve_move
+
+SHORT = ["--option", "max_deals=1"]
+
+
+def _clean_exit(result, code: int) -> None:
+    """The command ended with ``code`` through click (no traceback from inside)."""
+    assert result.exit_code == code, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+
+
+# ---- games ------------------------------------------------------------------------------------------------------
+
+def test_games_json_lists_every_game_and_option(cli_runner: CliRunner) -> None:
+    result = cli_runner.invoke(cli, ["games", "--json"])
+    _clean_exit(result, 0)
+    infos = json.loads(result.output)
+    assert [info["id"] for info in infos] == engine.list_games()
+    for info in infos:
+        assert info == json.loads(json.dumps(engine.game_info(info["id"]).to_dict()))
+        assert {"max_deals"} <= {o["name"] for o in info["options"]}
+        assert all({"name", "default", "allowed", "doc"} <= set(o) for o in info["options"])
+
+
+def test_games_table_shows_games_and_options(cli_runner: CliRunner) -> None:
+    result = cli_runner.invoke(cli, ["games"])
+    _clean_exit(result, 0)
+    for game_id in engine.list_games():
+        info = engine.game_info(game_id)
+        assert game_id in result.output
+        assert f"{game_id} options" in result.output
+        for option in info.all_options():
+            assert option.name in result.output
+
+
+# ---- play -------------------------------------------------------------------------------------------------------
+
+def test_play_a_whole_match_through_piped_input_with_a_bad_move(cli_runner: CliRunner) -> None:
+    moves = "ZZ\n99\n" + "1\n" * 60
+    result = cli_runner.invoke(cli, ["play", "tablanette", "--seed", "5", "--opponents", "random", *SHORT],
+                               input=moves)
+    _clean_exit(result, 0)
+    out = result.output
+    assert "'ZZ' is not a legal move here" in out
+    assert "there is no move number 99" in out
+    assert "Your hand" in out and "Table" in out
+    assert "seat 1 plays " in out
+    assert out.count("You play ") == 24  # 2 players: 48 cards played per deal, half by the person (rules §3.4, §3.7)
+    assert "Deal 1 over." in out
+    assert "Match over." in out
+
+
+@pytest.mark.parametrize("game", engine.list_games())
+def test_play_renders_every_game(cli_runner: CliRunner, game: str) -> None:
+    result = cli_runner.invoke(cli, ["play", game, "--seed", "3", "--seat", "1", *SHORT], input="1\n" * 400)
+    _clean_exit(result, 0)
+    assert "Match over." in result.output
+
+
+def test_play_same_seed_same_match(cli_runner: CliRunner) -> None:
+    args = ["play", "tablic", "--seed", "8", *SHORT]
+    first = cli_runner.invoke(cli, args, input="2\n1\n" * 40)
+    second = cli_runner.invoke(cli, args, input="2\n1\n" * 40)
+    _clean_exit(first, 0)
+    assert first.output == second.output
+
+
+def test_play_end_of_input_leaves_cleanly(cli_runner: CliRunner) -> None:
+    result = cli_runner.invoke(cli, ["play", "tablanette", "--seed", "5", *SHORT], input="1\n")
+    _clean_exit(result, 1)
+    assert "No more input: leaving the match unfinished." in result.output
+    assert "--seed 5" in result.output
+
+
+def test_play_quit(cli_runner: CliRunner) -> None:
+    result = cli_runner.invoke(cli, ["play", "tablanette", "--seed", "5"], input="q\n")
+    _clean_exit(result, 0)
+    assert "You left the match." in result.output
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["play", "tablanette", "--option", "foo=1"], "unknown option 'foo' for tablanette"),
+    (["play", "tablanette", "--option", "target=many"], "option 'target' is an integer"),
+    (["play", "tablanette", "--option", "target"], "options are written name=value"),
+    (["play", "tablanette", "--option", "partnerships=maybe"], "option 'partnerships' is true or false"),
+    (["play", "tablanette", "--option", "target=0"], "out of range"),
+    (["play", "tablanette", "--option", "jack_mode=wild"], "is not allowed"),
+    (["play", "tablanette", "--players", "7"], "tablanette is played by 2, 3, 4 players, not 7"),
+    (["play", "tablanette", "--seat", "2"], "tablanette has seats 0..1"),
+    (["play", "snap"], "unknown game 'snap'"),
+    (["bench", "--game", "tablic", "--option", "max_deals=2"], "single-deal matches"),
+    (["watch", "tablic", "--option", "foo=1"], "unknown option 'foo' for tablic"),
+])
+def test_bad_arguments_are_usage_errors(cli_runner: CliRunner, args: list[str], message: str) -> None:
+    result = cli_runner.invoke(cli, args, input="q\n")
+    _clean_exit(result, 2)
+    assert message in result.output
+
+
+def test_greedy_opponents_for_a_game_without_greedy_is_a_usage_error(cli_runner: CliRunner) -> None:
+    others = [g for g in engine.list_games() if g not in greedy_games()]
+    if not others:
+        pytest.skip("every registered game has a greedy heuristic")
+    result = cli_runner.invoke(cli, ["play", others[0], "--opponents", "greedy"], input="q\n")
+    _clean_exit(result, 2)
+    assert "no greedy heuristic" in result.output
+
+
+def test_resolve_move_by_number_text_case_and_card() -> None:
+    legal = ["7H", "KC:2C,3D,9S", "KC:5H,9S", "QS:3C,TD"]
+    assert resolve_move("1", legal) == "7H"
+    assert resolve_move(" qs:3c,td ", legal) == "QS:3C,TD"
+    assert resolve_move("QS", legal) == "QS:3C,TD"  # the card alone, when it has one legal action
+    with pytest.raises(MoveError, match="'KC' can be played in 2 ways; choose one: KC:2C,3D,9S, KC:5H,9S"):
+        resolve_move("KC", legal)
+    with pytest.raises(MoveError, match="no move number 0"):
+        resolve_move("0", legal)
+    with pytest.raises(MoveError, match="'AS' is not a legal move here"):
+        resolve_move("AS", legal)
+
+
+def test_parse_option_pairs_types_values() -> None:
+    assert parse_option_pairs("tablanette", ["target=null", "partnerships=yes", "jack_mode=value12"]) == {
+        "target": None, "partnerships": True, "jack_mode": "value12"}
+
+
+# ---- watch ------------------------------------------------------------------------------------------------------
+
+def test_watch_plays_a_whole_match(cli_runner: CliRunner) -> None:
+    result = cli_runner.invoke(cli, ["watch", "tablanette", "--seed", "7", "--policy", "greedy", "--policy", "random"])
+    _clean_exit(result, 0)
+    assert "seat 0 (greedy)" in result.output and "seat 1 (random)" in result.output
+    assert "Deal 1 over." in result.output
+    assert "Match over." in result.output
+
+
+# ---- bench ------------------------------------------------------------------------------------------------------
+
+def test_bench_json(cli_runner: CliRunner) -> None:
+    result = cli_runner.invoke(cli, ["bench", "--game", "tablanette", "--players", "2", "--seconds", "0.5", "--json"])
+    _clean_exit(result, 0)
+    report = json.loads(result.output)
+    assert report["moves_per_s"] > 0
+    assert report["deals"] >= 1 and report["moves"] >= report["deals"]
+    assert report["options"] == {"max_deals": 1}
+    assert report["seconds"] >= 0.5
+    assert report["moves_per_s"] == pytest.approx(report["moves"] / report["seconds"], rel=0.01)
+    assert report["us_per_move"] == pytest.approx(1e6 / report["moves_per_s"], rel=0.01)
+
+
+def test_bench_text_says_single_deal(cli_runner: CliRunner) -> None:
+    result = cli_runner.invoke(cli, ["bench", "--game", "tablic", "--policy", "greedy", "--seconds", "0.2"])
+    _clean_exit(result, 0)
+    assert "single-deal matches (max_deals=1)" in result.output
+    assert "deals/s" in result.output and "moves/s" in result.output and "µs/move" in result.output
+
+
+def test_help_of_every_command(cli_runner: CliRunner) -> None:
+    for command in ([], ["games"], ["play"], ["watch"], ["bench"]):
+        result = cli_runner.invoke(cli, [*command, "--help"])
+        _clean_exit(result, 0)
+        assert "Usage:" in result.output
