@@ -1,0 +1,276 @@
+"""Trick-taking machinery, written once for every trick game: dealing, card actions, trick winners, legal cards.
+
+A game states its rules as data and calls these small functions:
+
+- :func:`deal_rounds` deals a deck in packets (``3-2-3``, one at a time, or per-seat counts);
+- :class:`CardActions` numbers card plays (and suffixed forms such as ``KH:belote``) and word actions (``pass``,
+  ``bid:80:H``) so that sorting action ids sorts their strings, and turns a hand mask into the sorted id list;
+- :class:`Ranking` holds a game's rank order in plain and trump suits; :func:`beats` and :func:`trick_winner` use it;
+- :class:`FollowRule` states the legal-card rule (must follow, must trump, must overtrump, the partner exception) and
+  :func:`legal_mask` applies it to a hand mask;
+- :func:`draw_in_turn`, :func:`gather_tricks` and :func:`cut` handle stocks drawn after tricks and undealt packs.
+
+Cards are the canonical ints of :mod:`engine.cards`; hands and sets of cards are bit masks.
+
+>>> from engine.cards import cards_in, codes_of, mask_of, parse_card, parse_cards
+>>> rule = FollowRule(must_trump=True, partner_exempts=True, must_overtrump=True)
+>>> hand = mask_of(parse_cards(["9D", "7H", "AH", "KS"]))
+>>> belote = Ranking("ATKQJ987", "J9ATKQ87")
+>>> over = beaters_mask(belote, HEARTS, parse_card("QH"))
+>>> codes_of(cards_in(legal_mask(rule, hand, CLUBS, HEARTS, over, partner_winning=True)))
+['9D', 'AH', 'KS']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .cards import BIT, CODES, RANKS, STRING_RANK, SUIT, SUIT_MASK, SUITS, mask_of
+
+CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
+NO_TRUMP = 4  # the trump index of a deal without trumps: no card is a trump
+
+# Canonical card of each position in the plain string order of the codes ("2C" < "2D" < ... < "TS").
+CARD_AT_STRING_RANK: tuple[int, ...] = tuple(sorted(range(52), key=STRING_RANK.__getitem__))
+
+
+# ---- dealing ----------------------------------------------------------------------------------------------------
+
+
+def deal_rounds(deck: Sequence[int], order: Sequence[int], rounds: Iterable[int | Sequence[int]], start: int = 0,
+                hands: list[list[int]] | None = None) -> tuple[list[list[int]], int]:
+    """Deal ``deck[start:]`` in rounds of packets to the seats of ``order``; return (hands in dealt order, next index).
+
+    A round is a packet size for every seat, or one size per seat of ``order`` (``0`` skips a seat).
+
+    >>> hands, used = deal_rounds(list(range(32)), [1, 2, 3, 0], [3, 2, 3])
+    >>> hands[1][:5], hands[0][:3], used
+    ([0, 1, 2, 12, 13], [9, 10, 11], 32)
+    """
+    if hands is None:
+        hands = [[] for _ in range(max(order) + 1)]
+    i = start
+    for size in rounds:
+        sizes = [size] * len(order) if isinstance(size, int) else size
+        for seat, k in zip(order, sizes, strict=True):
+            hands[seat].extend(deck[i:i + k])
+            i += k
+    return hands, i
+
+
+def draw_in_turn(hands: list[int], stock: Sequence[int], top: int, first: int, n: int) -> int:
+    """After a trick, each seat from ``first`` on (the winner) takes the next stock card into its hand mask.
+
+    Returns the new index of the stock's top card. Stops when the stock runs out.
+    """
+    for k in range(n):
+        if top >= len(stock):
+            break
+        hands[(first + k) % n] |= BIT[stock[top]]
+        top += 1
+    return top
+
+
+def gather_tricks(tricks: Iterable[Sequence[tuple[int, int]]]) -> list[int]:
+    """The played cards picked up as a pack: trick 1 on top, each trick in the order its cards were played."""
+    return [card for trick in tricks for _seat, card in trick]
+
+
+def cut(pack: Sequence[int], position: int) -> list[int]:
+    """Cut a pack: the top ``position`` cards go to the bottom (``P[c:] + P[:c]``).
+
+    >>> cut([1, 2, 3, 4, 5], 2)
+    [3, 4, 5, 1, 2]
+    """
+    return list(pack[position:]) + list(pack[:position])
+
+
+# ---- ranking and trick winners ----------------------------------------------------------------------------------
+
+
+class Ranking:
+    """A game's rank orders, high to low, in a plain suit and in the trump suit, as a power table per trump suit.
+
+    ``power[trump][card]`` orders the cards that can win a trick: trumps above every plain card, and within a suit
+    the game's rank order. A card beats another only if it is of the same suit and more powerful, or a trump.
+
+    >>> from engine.cards import parse_card
+    >>> r = Ranking("AKQJT98765432")
+    >>> r.power[HEARTS][parse_card("2H")] > r.power[HEARTS][parse_card("AS")]
+    True
+    """
+
+    def __init__(self, plain: str, trump: str | None = None) -> None:
+        trump = trump or plain
+        self.plain, self.trump = plain, trump
+        self.power: tuple[tuple[int, ...], ...] = tuple(
+            tuple(self._power(card, t) for card in range(52)) for t in range(5)
+        )
+
+    def _power(self, card: int, trump: int) -> int:
+        rank = RANKS[card % 13]
+        if SUIT[card] == trump:
+            return 100 + len(self.trump) - self.trump.index(rank) if rank in self.trump else 100
+        return len(self.plain) - self.plain.index(rank) if rank in self.plain else 0
+
+
+def beats(card: int, best: int, trump: int, power: Sequence[int]) -> bool:
+    """Whether ``card`` takes the trick from ``best`` (the card winning it so far); ``power = ranking.power[trump]``."""
+    return power[card] > power[best] and (SUIT[card] == SUIT[best] or SUIT[card] == trump)
+
+
+def trick_winner(cards: Sequence[int], trump: int, ranking: Ranking) -> int:
+    """The index in ``cards`` (play order) of the card that wins the trick.
+
+    >>> from engine.cards import parse_cards
+    >>> trick_winner(parse_cards(["TH", "AH", "7C", "8C"]), CLUBS, Ranking("ATKQJ987", "J9ATKQ87"))
+    3
+    """
+    power = ranking.power[trump]
+    best = 0
+    for i in range(1, len(cards)):
+        if beats(cards[i], cards[best], trump, power):
+            best = i
+    return best
+
+
+def beaters_mask(ranking: Ranking, trump: int, best_trump: int | None) -> int:
+    """The trumps that beat ``best_trump`` (every trump when there is no trump in the trick yet)."""
+    if trump == NO_TRUMP:
+        return 0
+    if best_trump is None:
+        return SUIT_MASK[trump]
+    power = ranking.power[trump]
+    return mask_of(c for c in range(13 * trump, 13 * trump + 13) if power[c] > power[best_trump])
+
+
+# ---- the legal-card rule ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FollowRule:
+    """A game's legal-card rule as data. Every rule makes a player follow the led suit when able; on top of that:
+
+    - ``must_trump``: a player void in the led suit must play a trump if he holds one;
+    - ``partner_exempts``: ... except while his partner is winning the trick (then he may discard anything);
+    - ``must_overtrump``: a trump played to a trick that holds a trump (or following a trump lead) must beat the best
+      trump in it when the player can; when he cannot, any trump (undertrumping) is allowed.
+
+    >>> FOLLOW_SUIT.must_trump
+    False
+    """
+
+    must_trump: bool = False
+    partner_exempts: bool = False
+    must_overtrump: bool = False
+
+
+FOLLOW_SUIT = FollowRule()
+
+
+def legal_mask(rule: FollowRule, hand: int, led: int | None, trump: int, over: int, partner_winning: bool) -> int:
+    """The cards of ``hand`` (a mask) that may be played.
+
+    ``led`` is the led suit (None for the leader), ``over`` the trumps that beat the best trump in the trick
+    (:func:`beaters_mask`), ``partner_winning`` whether the player's partner is winning the trick now.
+    """
+    if led is None:
+        return hand
+    same = hand & SUIT_MASK[led]
+    if same:
+        if led == trump and rule.must_overtrump:
+            return (same & over) or same
+        return same
+    if trump == NO_TRUMP:
+        return hand
+    trumps = hand & SUIT_MASK[trump]
+    if not trumps:
+        return hand
+    trumping = ((trumps & over) or trumps) if rule.must_overtrump else trumps
+    if rule.must_trump and not (rule.partner_exempts and partner_winning):
+        return trumping
+    return (hand & ~SUIT_MASK[trump]) | trumping
+
+
+# ---- card actions -----------------------------------------------------------------------------------------------
+
+
+class CardActions:
+    """The action ids of a game: card plays (with optional suffixed forms) and word actions, sortable as ints.
+
+    A card's id is ``STRING_RANK[card] * width + k`` where ``k = 0`` is the plain code (``KH``) and ``k >= 1`` the code
+    with the k-th suffix (``KH:belote``); word actions (``pass``, ``bid:80:H``, ``down:0``) follow, in string order.
+    Since every word starts with a lower-case letter, sorting ids sorts the action strings, so a legal list built
+    from ids is already in the order the rules README asks for.
+
+    >>> from engine.cards import parse_card
+    >>> acts = CardActions(suffixes=("belote",), words=("pass", "bid:80:H"))
+    >>> ids = [acts.word_id("pass"), acts.card_id(parse_card("KH"), 1), acts.word_id("bid:80:H")]
+    >>> [acts.string(a) for a in sorted(ids)]
+    ['KH:belote', 'bid:80:H', 'pass']
+    """
+
+    def __init__(self, suffixes: Sequence[str] = (), words: Iterable[str] = ()) -> None:
+        if list(suffixes) != sorted(suffixes):
+            raise ValueError(f"card suffixes must be listed in string order, got {list(suffixes)}")
+        self.width = 1 + len(suffixes)
+        self.suffixes = ("", *(":" + s for s in suffixes))
+        self.words = tuple(sorted(words))
+        if any(not w[:1].islower() for w in self.words):
+            raise ValueError(f"word actions must start with a lower-case letter: {self.words}")
+        self.first_word = 52 * self.width
+        self.strings: tuple[str, ...] = tuple(
+            CODES[CARD_AT_STRING_RANK[a // self.width]] + self.suffixes[a % self.width] for a in range(self.first_word)
+        ) + self.words
+        self.ids_of_string = {s: a for a, s in enumerate(self.strings)}
+        # card_of[a]: the card an id plays (None for words).
+        self.card_of: tuple[int | None, ...] = tuple(
+            CARD_AT_STRING_RANK[a // self.width] for a in range(self.first_word)
+        ) + (None,) * len(self.words)
+        self.plain_id: tuple[int, ...] = tuple(STRING_RANK[c] * self.width for c in range(52))
+        self._suit_tables = _suit_tables(self.width)
+
+    def card_id(self, card: int, suffix: int = 0) -> int:
+        return STRING_RANK[card] * self.width + suffix
+
+    def word_id(self, word: str) -> int:
+        return self.first_word + self.words.index(word)
+
+    def string(self, action: int) -> str:
+        return self.strings[action]
+
+    def ids(self, mask: int) -> list[int]:
+        """The plain play ids of the cards of ``mask``, sorted (so in string order)."""
+        t = self._suit_tables
+        low, high = t[0][mask & 0x1FFF] + t[1][(mask >> 13) & 0x1FFF], t[2][(mask >> 26) & 0x1FFF] + t[3][mask >> 39]
+        return sorted(low + high)
+
+    def suit_ids(self, mask: int, suit: int) -> list[int]:
+        """Like :meth:`ids` for a mask that holds cards of ``suit`` only (one table look-up)."""
+        return self._suit_tables[suit][mask >> (13 * suit)]
+
+
+_TABLES: dict[int, tuple[tuple[list[int], ...], ...]] = {}
+
+
+def _suit_tables(width: int) -> tuple[tuple[list[int], ...], ...]:
+    """Per suit, for each 13-bit rank mask, the sorted plain ids of those cards (shared by games of one width)."""
+    if width not in _TABLES:
+        tables = []
+        for suit in range(4):
+            ids = [STRING_RANK[13 * suit + r] * width for r in range(13)]
+            table: list[list[int]] = [[]]
+            for m in range(1, 1 << 13):
+                low = (m & -m).bit_length() - 1
+                table.append(sorted([*table[m & (m - 1)], ids[low]]))
+            tables.append(tuple(table))
+        _TABLES[width] = tuple(tables)
+    return _TABLES[width]
+
+
+def suit_of_code(letter: str) -> int:
+    """The suit index of a suit letter (``"H"`` -> 2)."""
+    if letter not in SUITS or len(letter) != 1:
+        raise ValueError(f"not a suit: {letter!r} (one of {SUITS})")
+    return SUITS.index(letter)

@@ -1,0 +1,347 @@
+"""German Whist: every worked example of shared/rules/german_whist.md (E1-E11) and every rule, plus properties."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+from engine.cards import CODES, make_deck
+from engine.rng import Rng
+
+GAME = "german_whist"
+DECK = [CODES[c] for c in make_deck()]
+
+
+def new(seed: int = 1, **options) -> engine.State:
+    first_dealer = options.pop("first_dealer", 0)
+    deck = options.pop("deck", None)
+    return engine.new_match(GAME, seed=seed, options=options, first_dealer=first_dealer, deck=deck)
+
+
+def position(state: engine.State | None = None, **keys) -> engine.State:
+    """A phase-2 state (empty stock) from a fresh match's position with some keys replaced (hands, trick, ...)."""
+    p = (state or new()).to_position()
+    p.update(face_up=None, stock=[], tricks_played=20, won={"phase1": [7, 6], "phase2": [4, 3]})
+    p.update(keys)
+    return engine.from_position(GAME, p)
+
+
+def deck_with(top: dict[int, str]) -> list[str]:
+    """A deck order with the given codes at the given positions and the other cards in canonical order."""
+    rest = [c for c in DECK if c not in top.values()]
+    return [top[i] if i in top else rest.pop(0) for i in range(52)]
+
+
+def play(state: engine.State, *actions: str) -> None:
+    for action in actions:
+        state.apply(action)
+
+
+# ---- worked examples -------------------------------------------------------------------------------------------
+
+
+def test_e1_deal_alternates_from_the_non_dealer_and_turns_up_trump():
+    deck = deck_with({26: "9H"})
+    state = new(deck=deck, first_dealer=0)
+    p = state.to_position()
+    assert sorted(p["hands"][1]) == sorted(deck[0:26:2])
+    assert sorted(p["hands"][0]) == sorted(deck[1:26:2])
+    assert p["face_up"] == "9H" and p["trump"] == "H"
+    assert p["stock"] == deck[27:]
+    assert state.current_player == 1 and state.phase == "play"
+
+
+def test_e2_must_follow_suit():
+    state = position(trump="H", hands=[["3C", "9S", "KS", "4H"], ["QS"]], trick=[], current_player=1)
+    state.apply("QS")
+    assert state.legal_actions() == ["9S", "KS"]
+
+
+def test_e3_void_may_play_anything_trumping_not_compulsory():
+    state = position(trump="H", hands=[["3C", "4H", "AD"], []], trick=[[1, "QS"]], current_player=0)
+    assert state.legal_actions() == ["3C", "4H", "AD"]
+
+
+def _trick_winner(trump: str, lead: str, reply: str) -> int:
+    """Seat 1 leads, seat 0 replies; the seat that leads next (the winner) in phase 2."""
+    state = position(trump=trump, hands=[[reply, "2D"], [lead, "3D"]], trick=[], current_player=1, face_up=None,
+                     stock=[], tricks_played=24, won={"phase1": [6, 7], "phase2": [5, 6]})
+    play(state, lead, reply)
+    return state.current_player
+
+
+@pytest.mark.parametrize(("trump", "lead", "reply", "winner"), [
+    ("H", "7S", "2H", 0),   # E4: a trump wins
+    ("H", "7S", "KD", 1),   # E5: an off-suit plain card never wins
+    ("S", "TS", "JS", 0),   # E6: a higher trump wins
+    ("S", "AH", "2S", 0),   # E6: a trump on a plain lead wins
+    ("S", "AH", "KH", 1),   # 5.4: a lower card of the led suit loses
+])
+def test_e4_to_e6_trick_winner(trump, lead, reply, winner):
+    assert _trick_winner(trump, lead, reply) == winner
+
+
+def test_e7_drawing_winner_takes_face_up_loser_the_next_and_a_new_card_is_turned_up():
+    stock = ["5C", "8H", "2S", "3S"]
+    state = position(trump="D", face_up="QD", stock=stock, hands=[["4C", "6C"], ["AS", "7C"]], trick=[],
+                     current_player=1, tricks_played=11, won={"phase1": [5, 6], "phase2": [0, 0]})
+    play(state, "AS", "4C")  # seat 1 wins
+    p = state.to_position()
+    assert "QD" in p["hands"][1] and "5C" in p["hands"][0]
+    assert p["face_up"] == "8H" and p["stock"] == ["2S", "3S"]
+    assert p["taken_face_up"][-1] == [1, "QD"]
+    assert state.current_player == 1
+    assert state.observation(0)["face_up"] == "8H" and state.observation(1)["taken_face_up"] == [[1, "QD"]]
+
+
+def test_e8_last_stock_trick_then_no_drawing():
+    state = position(trump="C", face_up="AC", stock=["4D"], hands=[["KS", "2H"], ["QS", "3H"]], trick=[],
+                     current_player=0, tricks_played=12, won={"phase1": [6, 6], "phase2": [0, 0]})
+    play(state, "KS", "QS")
+    p = state.to_position()
+    assert sorted(p["hands"][0]) == ["2H", "AC"] and sorted(p["hands"][1]) == ["3H", "4D"]
+    assert p["face_up"] is None and p["stock"] == []
+    assert state.current_player == 0 and p["tricks_played"] == 13
+    play(state, "2H", "3H")  # trick 14: no drawing any more
+    assert [len(h) for h in state.to_position()["hands"]] == [1, 1]
+
+
+def _last_trick(won_phase1, won_phase2, seat0_wins: bool = True, scores=(0, 0), **options) -> engine.State:
+    """A position before trick 26 where seat 0 leads AS; seat 1 answers 2S, so seat 0 wins it (or KS, losing)."""
+    options = {**new().options, **options}
+    reply = "2S" if seat0_wins else "3D"
+    lead = "AS" if seat0_wins else "2D"
+    state = position(options=options, trump="S", face_up=None, stock=[], hands=[[lead], [reply]], trick=[],
+                     current_player=0, tricks_played=25, won={"phase1": won_phase1, "phase2": won_phase2},
+                     scores=list(scores), target=options["target_score"])
+    play(state, lead, reply)
+    return state
+
+
+def test_e9_per_trick_and_difference_scoring():
+    state = _last_trick([7, 6], [7, 5])
+    assert state.deal_results[-1]["counted_tricks"] == [8, 5]
+    assert state.scores == [8, 5] and state.winners == [0] and state.is_terminal
+    state = _last_trick([7, 6], [7, 5], deal_scoring="difference")
+    assert state.scores == [3, 0] and state.winners == [0]
+
+
+def test_e10_all_tricks_counted_can_draw():
+    state = _last_trick([6, 7], [6, 6], score_all_tricks=True)
+    assert state.scores == [13, 13] and state.winners == [0, 1]
+
+
+def test_7_4b_the_raised_target_stands_above_the_lower_score():
+    state = _last_trick([6, 7], [6, 6], scores=(60, 59), target_score=50)
+    assert state.scores == [67, 65] and state.to_position()["target"] == 70 and not state.is_terminal
+
+
+def test_e11_both_reach_the_target_raises_it_by_ten():
+    state = _last_trick([6, 7], [6, 6], scores=(47, 45), target_score=50)
+    assert state.scores == [54, 51]
+    assert not state.is_terminal and state.to_position()["target"] == 60 and state.deal_index == 1
+
+
+# ---- the other rules --------------------------------------------------------------------------------------------
+
+
+def test_7_4b_one_player_reaching_the_target_wins():
+    state = _last_trick([6, 7], [6, 6], scores=(40, 45), target_score=50)
+    assert state.scores == [47, 51] and state.winners == [1]
+
+
+def test_7_4b_nobody_reaching_the_target_deals_again_with_the_other_dealer():
+    state = _last_trick([6, 7], [6, 6], scores=(10, 10), target_score=50)
+    assert not state.is_terminal and state.dealer == 1 and state.current_player == 0
+
+
+def test_3_1_first_dealer_is_drawn_by_the_rng_when_not_given():
+    dealers = {engine.new_match(GAME, seed=s).dealer for s in range(30)}
+    assert dealers == {0, 1}
+    assert engine.new_match(GAME, seed=5).dealer == engine.new_match(GAME, seed=5).dealer
+
+
+def test_5_5_everyone_holds_13_cards_after_each_phase1_trick():
+    state = new(seed=9)
+    rng = Rng(3)
+    while state.to_position()["tricks_played"] < 13:
+        state.apply(rng.choice(state.legal_actions()))
+        p = state.to_position()
+        if not p["trick"]:
+            assert [len(h) for h in p["hands"]] == [13, 13]
+    assert state.to_position()["face_up"] is None
+
+
+def test_7_1_phase2_tricks_are_the_only_ones_counted_by_default():
+    state = new(seed=4)
+    rng = Rng(2)
+    while not state.is_terminal:
+        state.apply(rng.choice(state.legal_actions()))
+    result = state.deal_results[0]
+    assert sum(result["counted_tricks"]) == 13 and sum(result["phase1_tricks"]) == 13
+    assert state.scores == result["counted_tricks"]
+
+
+def test_options_are_validated():
+    with pytest.raises(ValueError, match="deal_scoring"):
+        new(deal_scoring="most")
+    with pytest.raises(ValueError, match="played by 2"):
+        engine.new_match(GAME, seed=1, players=3)
+
+
+def test_illegal_card_is_refused_and_the_state_unchanged():
+    state = position(trump="H", hands=[["3C", "9S", "KS", "4H"], ["QS"]], trick=[], current_player=1)
+    state.apply("QS")
+    before = state.to_position()
+    with pytest.raises(engine.IllegalAction, match="9S, KS"):
+        state.apply("3C")
+    assert state.to_position() == before
+
+
+# ---- face_down_four (8.1) ---------------------------------------------------------------------------------------
+
+
+def test_8_1a_face_down_dealing():
+    deck = deck_with({30: "9H"})
+    state = new(deck=deck, face_down_four=True, first_dealer=0)
+    p = state.to_position()
+    assert sorted(p["hands"][1]) == sorted(deck[0:22:2]) and sorted(p["hands"][0]) == sorted(deck[1:22:2])
+    assert p["face_down"] == [deck[26:30], deck[22:26]]
+    assert p["face_up"] == "9H" and len(p["stock"]) == 21
+
+
+def _down_position(hands, down, trick, current, seen=(False, False)) -> engine.State:
+    options = {**new().options, "face_down_four": True}
+    return position(options=options, trump="H", hands=hands, face_down=down, face_down_seen=list(seen),
+                    trick=trick, current_player=current, face_up=None, stock=[], tricks_played=20,
+                    won={"phase1": [6, 5], "phase2": [5, 4]})
+
+
+def test_8_1c_void_player_may_play_a_face_down_card():
+    state = _down_position([["3C", "4D"], ["2H"]], [["5C", None, "6D", "7D"], [None] * 4], [[1, "QS"]], 0)
+    assert state.legal_actions() == ["3C", "4D", "down:0", "down:2", "down:3"]
+    state.apply("down:2")
+    assert state.to_position()["face_down"][0] == ["5C", None, None, "7D"]
+
+
+def test_8_1c_a_follower_that_can_follow_must_follow_from_hand():
+    state = _down_position([["3S", "4D"], ["2H"]], [["5C", None, "6D", "7D"], [None] * 4], [[1, "QS"]], 0)
+    assert state.legal_actions() == ["3S"]
+
+
+def test_8_1c_a_leader_plays_face_down_only_with_an_empty_hand():
+    state = _down_position([["3C"], ["QS"]], [["5C", None, None, None], [None] * 4], [], 0)
+    assert state.legal_actions() == ["3C"]
+    state = _down_position([[], ["QS"]], [["5C", None, None, "8C"], [None] * 4], [], 0)
+    assert state.legal_actions() == ["down:0", "down:3"]
+
+
+def test_8_1b_face_down_cards_are_seen_by_their_owner_after_a_won_trick():
+    state = _down_position([["AS"], ["QS"]], [["5C", None, None, None], ["6C", None, None, None]], [], 0)
+    assert state.observation(0)["face_down"][0] == ["?", None, None, None]
+    state.apply("AS")
+    state.apply("QS")
+    assert state.observation(0)["face_down"] == [["5C", None, None, None], ["?", None, None, None]]
+    assert state.observation(1)["face_down"][0] == ["?", None, None, None]
+
+
+def test_8_1d_face_down_deal_has_11_phase1_and_15_phase2_tricks():
+    state = new(seed=12, face_down_four=True)
+    rng = Rng(12)
+    while not state.is_terminal:
+        state.apply(rng.choice(state.legal_actions()))
+    result = state.deal_results[0]
+    assert sum(result["phase1_tricks"]) == 11 and sum(result["counted_tricks"]) == 15
+
+
+# ---- properties -------------------------------------------------------------------------------------------------
+
+variants = st.fixed_dictionaries({
+    "score_all_tricks": st.booleans(),
+    "deal_scoring": st.sampled_from(["per_trick", "difference"]),
+    "target_score": st.sampled_from([0, 0, 20]),
+    "face_down_four": st.booleans(),
+}).map(lambda o: {**o, "max_deals": 4 if o["target_score"] else 0})  # bound the long all-tricks matches (7.4b)
+
+
+def _all_cards(p: dict) -> Counter:
+    cards = Counter(c for hand in p["hands"] for c in hand)
+    cards.update(p["stock"])
+    cards.update(c for _s, c in p["trick"])
+    cards.update(c for slots in p["face_down"] for c in slots if c is not None)
+    if p["face_up"]:
+        cards[p["face_up"]] += 1
+    return cards
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32), choices=st.integers(0, 2**32), options=variants)
+def test_random_play_conserves_cards_round_trips_and_ends(seed, choices, options):
+    state = engine.new_match(GAME, seed=seed, options=options)
+    rng = Rng(choices)
+    played: list[str] = []
+    deal = 0
+    for _ in range(5000):
+        if state.is_terminal:
+            break
+        p = state.to_position()
+        assert engine.from_position(GAME, p).to_position() == p
+        if state.deal_index != deal:
+            deal, played = state.deal_index, []
+        in_trick = Counter(c for _s, c in p["trick"])
+        cards = _all_cards(p) + Counter(played) - in_trick
+        assert cards == Counter(DECK), "the 52 cards are conserved within a deal"
+        legal = state.legal_action_ids()
+        assert legal, "a player always has a legal card"
+        action = state.legal_actions()[rng.below(len(legal))]
+        state.apply(action)
+        card = action if not action.startswith("down:") else None
+        if card is None:
+            slot = int(action[5:])
+            card = p["face_down"][p["current_player"]][slot]
+        played.append(card)
+    assert state.is_terminal
+    for result in state.deal_results:
+        total = 26 if options["score_all_tricks"] else (15 if options["face_down_four"] else 13)
+        assert sum(result["counted_tricks"]) == total
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32), options=variants)
+def test_same_seed_same_match(seed, options):
+    def run() -> tuple:
+        state = engine.new_match(GAME, seed=seed, options=options)
+        rng = Rng(seed)
+        while not state.is_terminal:
+            legal = state.legal_action_ids()
+            state.apply_id(legal[rng.below(len(legal))])
+        return state.history, state.scores, state.winners
+
+    assert run() == run()
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_string_and_id_actions_agree(seed):
+    state = engine.new_match(GAME, seed=seed)
+    rng = Rng(seed)
+    while not state.is_terminal:
+        ids = state.legal_action_ids()
+        assert [state.action_string(a) for a in ids] == state.legal_actions() == sorted(state.legal_actions())
+        state.apply_id(ids[rng.below(len(ids))])
+
+
+def test_the_documented_example_position_round_trips():
+    import json
+    import pathlib
+    import re
+
+    doc = pathlib.Path(__file__).parents[2] / "docs" / "positions" / "german_whist.md"
+    example = json.loads(re.search(r"```json\n(.*?)```", doc.read_text(), re.S).group(1))
+    state = engine.from_position(GAME, example)
+    assert state.to_position() == example
+    assert state.legal_actions() == ["5H", "QH"]
