@@ -1,3 +1,4 @@
 """One module per game; importing this package registers them all."""
 
+from . import german_whist  # noqa: F401, I001
 from . import tablanette, tablic  # noqa: F401
