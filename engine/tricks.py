@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .cards import BIT, CODES, RANKS, STRING_RANK, SUIT, SUIT_MASK, SUITS, mask_of
+from .rng import Rng
 
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 NO_TRUMP = 4  # the trump index of a deal without trumps: no card is a trump
@@ -274,3 +275,22 @@ def suit_of_code(letter: str) -> int:
     if letter not in SUITS or len(letter) != 1:
         raise ValueError(f"not a suit: {letter!r} (one of {SUITS})")
     return SUITS.index(letter)
+
+
+def draw_lowest_card(rng: Rng, deck: Sequence[int], seats: Sequence[int], order: str) -> int:
+    """Draw for the dealer: each candidate, in seat order, takes the next card of a fresh shuffle; the lowest card in
+    ``order`` (high to low ranks, suits ignored) wins; tied candidates draw again from a fresh shuffle.
+
+    >>> from engine.rng import Rng
+    >>> draw_lowest_card(Rng(1), list(range(52)), [0, 1, 2, 3], "AKQJT98765432") in range(4)
+    True
+    """
+    candidates = list(seats)
+    while True:
+        pack = list(deck)
+        rng.shuffle(pack)
+        low = {seat: order.index(RANKS[pack[i] % 13]) for i, seat in enumerate(candidates)}
+        lowest = max(low.values())
+        candidates = [seat for seat in candidates if low[seat] == lowest]
+        if len(candidates) == 1:
+            return candidates[0]

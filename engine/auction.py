@@ -1,0 +1,178 @@
+"""Auctions, written once for every trick game: a contract auction with raises and doubles, and turn-up taking rounds.
+
+A game states its bidding as data (:class:`BidLadder`: values, suits, special bids above them, doubles, how many passes
+end it) and keeps one :class:`ContractAuction` per deal; a turn-up game (classic Belote) keeps a :class:`TakeRounds`.
+Both speak action strings (``pass``, ``bid:90:H``, ``bid:capot:S``, ``contre``, ``take``, ``take:S``); a game maps them
+to its action ids once.
+
+>>> ladder = BidLadder(values=tuple(range(80, 170, 10)))
+>>> auction = ContractAuction(ladder, players=4, first=0)
+>>> for word in ["bid:80:H", "contre", "bid:90:H", "pass", "pass", "pass"]:
+...     auction.apply(word)
+>>> auction.over, auction.contract()
+(True, Contract(value=90, suit='H', declarer=2, multiplier=1))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+PASS = "pass"
+
+
+@dataclass(frozen=True)
+class BidLadder:
+    """A contract auction's bids as data.
+
+    ``values`` are the numeric bids (ascending); ``specials`` are named bids above every numeric one (``capot``),
+    ascending; every bid names one of ``suits``. ``doubles`` are the successive doubling words (``contre`` by an
+    opponent of the bidder, then ``surcontre`` by the bidder's side); each multiplies by 2. ``passes_to_end``
+    consecutive passes after a bid or double end the auction; if the first ``players`` actions are all passes the
+    deal is thrown in.
+    """
+
+    values: tuple[int, ...]
+    suits: str = "CDHS"
+    specials: tuple[str, ...] = ("capot",)
+    doubles: tuple[str, ...] = ("contre", "surcontre")
+    passes_to_end: int = 3
+    levels: tuple[int | str, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "levels", (*self.values, *self.specials))
+
+    def bid_word(self, level: int, suit: str) -> str:
+        return f"bid:{self.levels[level]}:{suit}"
+
+    def words(self) -> list[str]:
+        """Every action string this auction can produce."""
+        bids = [self.bid_word(level, s) for level in range(len(self.levels)) for s in self.suits]
+        return [PASS, *bids, *self.doubles]
+
+    def parse_bid(self, word: str) -> tuple[int, str]:
+        """``"bid:90:H"`` -> (level index, suit)."""
+        _, value, suit = word.split(":")
+        level = self.levels.index(int(value) if value.isdigit() else value)
+        return level, suit
+
+
+@dataclass(frozen=True)
+class Contract:
+    """The outcome of a contract auction: the bid (a number or a special word), trump suit, declarer, multiplier."""
+
+    value: int | str
+    suit: str
+    declarer: int
+    multiplier: int
+
+
+class ContractAuction:
+    """A bidding sequence in seat order: passes, ever higher bids, doubles; three passes (by default) end it.
+
+    Partnerships are seats of equal parity when ``partnerships`` (4 players: {0,2} and {1,3}).
+    """
+
+    def __init__(self, ladder: BidLadder, players: int, first: int, partnerships: bool = True) -> None:
+        self.ladder = ladder
+        self.n = players
+        self.partnerships = partnerships
+        self.turn = first
+        self.level: int | None = None  # index of the highest bid in ladder.levels
+        self.suit: str | None = None
+        self.bidder: int | None = None
+        self.doubled = 0  # how many doubles stand on the highest bid
+        self.passes = 0  # consecutive passes
+        self.actions: list[tuple[int, str]] = []
+        self.over = False
+        self.thrown_in = False
+
+    def same_side(self, a: int, b: int) -> bool:
+        return a == b or (self.partnerships and (a - b) % 2 == 0)
+
+    def key(self) -> tuple:
+        """Everything the legal actions depend on (for a game's cache of legal-id lists)."""
+        own = self.bidder is not None and self.same_side(self.bidder, self.turn)
+        return self.level, self.doubled, own
+
+    def legal_words(self) -> list[str]:
+        """The legal actions of the player to bid (rules-file order: pass, bids upward, doubles)."""
+        ladder = self.ladder
+        words = [PASS]
+        start = 0 if self.level is None else self.level + 1
+        words += [ladder.bid_word(level, s) for level in range(start, len(ladder.levels)) for s in ladder.suits]
+        if self.bidder is not None and self.doubled < len(ladder.doubles):
+            # contre by the bidder's opponents, surcontre by the bidder's side, alternately
+            by_own_side = self.doubled % 2 == 1
+            if self.same_side(self.bidder, self.turn) == by_own_side:
+                words.append(ladder.doubles[self.doubled])
+        return words
+
+    def apply(self, word: str) -> None:
+        """Record the action of the player to bid (the caller has checked it is legal)."""
+        seat = self.turn
+        self.actions.append((seat, word))
+        if word == PASS:
+            self.passes += 1
+            if self.bidder is None and self.passes == self.n:
+                self.over = self.thrown_in = True
+            elif self.bidder is not None and self.passes == self.ladder.passes_to_end:
+                self.over = True
+        elif word in self.ladder.doubles:
+            self.doubled += 1
+            self.passes = 0
+        else:
+            self.level, self.suit = self.ladder.parse_bid(word)
+            self.bidder = seat
+            self.doubled = 0  # a new bid cancels the doubles of the previous one
+            self.passes = 0
+        self.turn = (seat + 1) % self.n
+
+    def contract(self) -> Contract | None:
+        if self.bidder is None:
+            return None
+        return Contract(self.ladder.levels[self.level], self.suit, self.bidder, 2 ** self.doubled)
+
+
+class TakeRounds:
+    """Taking a turned-up trump candidate: round 1 ``take`` (its suit) or ``pass``; round 2 ``take:<suit>`` naming
+    another suit or ``pass``; two rounds of passes throw the deal in. The first taker ends it.
+
+    >>> rounds = TakeRounds(players=4, first=1, turn_up_suit="H")
+    >>> for word in ["pass"] * 4 + ["pass", "take:S"]:
+    ...     rounds.apply(word)
+    >>> rounds.taker, rounds.trump, rounds.over
+    (2, 'S', True)
+    """
+
+    def __init__(self, players: int, first: int, turn_up_suit: str, suits: str = "CDHS") -> None:
+        self.n = players
+        self.turn = first
+        self.turn_up_suit = turn_up_suit
+        self.suits = suits
+        self.round = 1
+        self.passes = 0
+        self.actions: list[tuple[int, str]] = []
+        self.taker: int | None = None
+        self.trump: str | None = None
+        self.over = False
+        self.thrown_in = False
+
+    def legal_words(self) -> list[str]:
+        if self.round == 1:
+            return [PASS, "take"]
+        return [PASS, *(f"take:{s}" for s in self.suits if s != self.turn_up_suit)]
+
+    def apply(self, word: str) -> None:
+        seat = self.turn
+        self.actions.append((seat, word))
+        self.turn = (seat + 1) % self.n
+        if word != PASS:
+            self.taker = seat
+            self.trump = self.turn_up_suit if word == "take" else word.split(":")[1]
+            self.over = True
+            return
+        self.passes += 1
+        if self.passes == self.n:
+            if self.round == 2:
+                self.over = self.thrown_in = True
+            self.round, self.passes = 2, 0

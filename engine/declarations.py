@@ -1,0 +1,79 @@
+"""Declarations (melds), written once for every trick game: sequences, four of a kind, belote / rebelote.
+
+A game gives its natural order and values as data; these functions find the combinations in a hand mask and give
+sortable strength keys, so "the single best declaration" is a ``max``.
+
+>>> from engine.cards import mask_of, parse_cards
+>>> hand = mask_of(parse_cards(["QS", "JS", "TS", "9S", "QC", "QD", "QH", "7C"]))
+>>> [(m.kind, m.length, m.top) for m in melds(hand, "AKQJT987", {"Q": 100})]
+[('carre', 4, 'Q'), ('sequence', 4, 'Q')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .cards import BIT, RANKS, SUITS
+
+
+@dataclass(frozen=True)
+class Meld:
+    """A carré (four of a rank) or a sequence (run in one suit of the natural order)."""
+
+    kind: str  # "carre" or "sequence"
+    top: str  # the rank letter of the carré, or of the sequence's highest card
+    length: int  # 4 for a carré, the run length for a sequence
+    suit: str | None  # the sequence's suit; None for a carré
+    value: int
+
+    def code(self) -> str:
+        """A short public description, e.g. ``carre:Q`` or ``sequence:4:QS``."""
+        if self.kind == "carre":
+            return f"carre:{self.top}"
+        return f"sequence:{self.length}:{self.top}{self.suit}"
+
+
+def card(rank: str, suit: int) -> int:
+    return suit * 13 + RANKS.index(rank)
+
+
+def sequences(hand: int, order: str, values: Mapping[int, int], min_length: int = 3) -> list[Meld]:
+    """The maximal runs of at least ``min_length`` cards of one suit in ``order`` (high to low natural order).
+
+    ``values`` maps a run length to its value; a longer run than the table knows takes the longest entry's value.
+    """
+    found = []
+    longest = max(values)
+    for suit in range(4):
+        run: list[str] = []
+        for rank in (*order, None):
+            if rank is not None and hand & BIT[card(rank, suit)]:
+                run.append(rank)
+                continue
+            if len(run) >= min_length:
+                value = values[min(len(run), longest)]
+                found.append(Meld("sequence", run[0], len(run), SUITS[suit], value))
+            run = []
+    return found
+
+
+def carres(hand: int, values: Mapping[str, int]) -> list[Meld]:
+    """The ranks of ``values`` of which the hand holds all four cards."""
+    return [Meld("carre", rank, 4, None, value) for rank, value in values.items()
+            if all(hand & BIT[card(rank, suit)] for suit in range(4))]
+
+
+SEQUENCE_VALUES = {3: 20, 4: 50, 5: 100}
+
+
+def melds(hand: int, order: str, carre_values: Mapping[str, int],
+          sequence_values: Mapping[int, int] = SEQUENCE_VALUES) -> list[Meld]:
+    """All carrés, then all sequences, of a hand."""
+    return carres(hand, carre_values) + sequences(hand, order, sequence_values)
+
+
+def holds_pair(hand: int, first: int, second: int) -> bool:
+    """Whether the hand holds both cards (belote: the K and Q of trump)."""
+    both = BIT[first] | BIT[second]
+    return hand & both == both

@@ -1,0 +1,267 @@
+"""Belote contrée (``belote_contree``), exactly as ``shared/rules/belote_contree.md`` says; section numbers cite it.
+
+Four players in partnerships; an auction of contracts (80 to 160 in tens with a trump suit, or capot), contre and
+surcontre; the belote legal-card rule; belote / rebelote; and no shuffling after the first deal: every later deck is
+the previous deal's tricks (or hands) gathered in order and cut at a seeded position (1.5, 3.4, 3.5), so a match is
+one continuous deck.
+
+>>> import engine
+>>> state = engine.new_match("belote_contree", seed=3, first_dealer=0)
+>>> state.phase in ("redeal", "auction"), len(state.deal_deck)
+(True, 32)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..auction import PASS, BidLadder, Contract, ContractAuction
+from ..cards import SUITS, cards_in, mask_of
+from ..errors import PositionError
+from ..options import Option
+from ..registry import register
+from ..scoring import leaders, sides_at_or_over
+from ..state import GameInfo
+from ..tricks import NO_TRUMP, cut, deal_rounds, gather_tricks
+from .belote_family import BELOTE_POINTS, POINTS, TRICKS, BelotePlay, belote_actions
+
+NUMERIC_BIDS = (160, 170, 180)
+LADDERS = {top: BidLadder(values=tuple(range(80, top + 1, 10))) for top in NUMERIC_BIDS}
+WEAK_HAND = 10  # 3.8: at most 10 plain-valued points
+CUT_LOW, CUT_HIGH = 3, 29  # 3.5: each packet holds at least 3 cards
+PACKETS = (3, 2, 3)  # 3.6
+ACTIONS = belote_actions([*LADDERS[max(NUMERIC_BIDS)].words(), "redeal", "keep"])
+PASS_ID = ACTIONS.word_id(PASS)
+
+OPTIONS = (
+    Option("target_score", int, 3000, "match target when num_deals is null (7.7)", minimum=1),
+    Option("num_deals", int, None, "play exactly this many deals instead of a target (7.7)", minimum=1,
+           nullable=True),
+    Option("weak_hand_redeal", bool, True, "a player with 10 plain-valued points or fewer may ask a redeal (3.8)"),
+    Option("max_numeric_bid", int, 160, "highest numeric bid (4.2)", choices=NUMERIC_BIDS),
+    Option("contre_scoring", str, "fixed160", "fixed160: (160 + bid) x m; multiply: card totals x m (7.2, 8)",
+           choices=("fixed160", "multiply")),
+    Option("shuffle_each_deal", bool, False, "house rule: a fresh seeded shuffle before each deal's cut (3.4)"),
+)
+
+
+def contract_points(contract: Contract, attack: int, cards: list[int], belote: list[int], tricks_won: list[int],
+                    contre_scoring: str = "fixed160") -> tuple[list[int], bool]:
+    """Each side's score for a deal (7.2 - 7.4, option ``contre_scoring``) and whether the contract was made.
+
+    ``cards`` are card points plus the last-trick bonus per side, ``belote`` 20 or 0 per side.
+
+    >>> contract_points(Contract(100, "S", 0, 1), 0, [120, 42], [0, 0], [6, 2])  # 10.12
+    ([220, 42], True)
+    """
+    defence = 1 - attack
+    m = contract.multiplier
+    any_belote = BELOTE_POINTS if any(belote) else 0
+    points = [0, 0]
+    if contract.value == "capot":  # 7.3
+        made = tricks_won[attack] == TRICKS
+        if made:
+            points[attack], points[defence] = 500 * m + belote[attack], belote[defence]
+        else:
+            points[defence] = 410 * m + any_belote
+        return points, made
+    bid = contract.value
+    totals = [cards[side] + belote[side] for side in (0, 1)]
+    made = totals[attack] >= bid  # 7.2, 7.6: equality is enough
+    if not made:
+        points[defence] = (160 + bid) * m + any_belote
+    elif m == 1:
+        points[attack], points[defence] = totals[attack] + bid, totals[defence]
+    elif contre_scoring == "multiply":
+        points[attack] = (cards[attack] + bid) * m + belote[attack]
+        points[defence] = cards[defence] * m + belote[defence]
+    else:
+        points[attack], points[defence] = (160 + bid) * m + belote[attack], belote[defence]
+    return points, made
+
+
+@register
+class BeloteContree(BelotePlay):
+    ACTIONS = ACTIONS
+    INFO = GameInfo(
+        id="belote_contree",
+        name="Belote contrée",
+        player_counts=(4,),
+        default_players=4,
+        options=OPTIONS,
+        summary="Partnership belote with a contract auction (80-160, capot), contre and surcontre; never shuffled.",
+        deck_size=32,
+    )
+    next_pack: list[int] | None = None  # the gathered pack the next deal is cut from (3.4)
+
+    def _sides(self) -> tuple[int, ...]:
+        return (0, 1, 0, 1)
+
+    # ---- the deck: gathered, never shuffled, then cut (3.3 - 3.5, 3.7) -------------------------------------------
+
+    def _begin_deal(self, deck: list[int] | None) -> None:
+        if deck is None:
+            if self.next_pack is None or self.options["shuffle_each_deal"]:
+                pack = self._shuffled_deck()
+            else:
+                pack = self.next_pack
+            deck = cut(pack, CUT_LOW + self.rng.below(CUT_HIGH - CUT_LOW + 1))  # cut by seat (dealer + 3)
+        self.next_pack = None
+        super()._begin_deal(deck)
+
+    def _deal_order(self) -> list[int]:
+        first = (self.dealer + 1) % 4
+        return [first, (first + 1) % 4, (first + 2) % 4, self.dealer]
+
+    def _start_deal(self, deck: list[int]) -> None:
+        order = self._deal_order()
+        hands, _ = deal_rounds(deck, order, PACKETS)  # 3.6
+        self.hands = [mask_of(h) for h in hands]
+        self._reset_play()
+        self.ladder = LADDERS[self.options["max_numeric_bid"]]
+        self.auction = ContractAuction(self.ladder, 4, order[0])
+        self.contract: Contract | None = None
+        self.redeal_queue = [s for s in order if self._weak(s)] if self.options["weak_hand_redeal"] else []
+        self._open_deal()
+
+    def _weak(self, seat: int) -> bool:
+        plain = POINTS[NO_TRUMP]
+        return sum(plain[c] for c in cards_in(self.hands[seat])) <= WEAK_HAND
+
+    def _open_deal(self) -> None:
+        if self.redeal_queue:
+            self.phase, self.current_player = "redeal", self.redeal_queue[0]
+        else:
+            self.phase, self.current_player = "auction", self.auction.turn
+
+    def _hands_pack(self) -> list[int]:
+        """3.4: a deal without play is gathered as the hands from the dealer's left, each in dealt order."""
+        order = self._deal_order()
+        hands, _ = deal_rounds(self.deal_deck, order, PACKETS)
+        return [c for seat in order for c in hands[seat]]
+
+    # ---- actions ------------------------------------------------------------------------------------------------
+
+    def _legal_ids(self) -> list[int]:
+        if self.phase == "play":
+            return self._card_ids()
+        if self.phase == "auction":
+            return _auction_ids(self.ladder, self.auction)
+        return [ACTIONS.word_id("keep"), ACTIONS.word_id("redeal")]
+
+    def action_string(self, action: int) -> str:
+        return ACTIONS.strings[action]
+
+    def _apply(self, action: int) -> None:
+        if self.phase == "play":
+            self._play_card(action)
+        elif self.phase == "auction":
+            self._bid(ACTIONS.strings[action])
+        else:
+            self._answer_redeal(ACTIONS.strings[action])
+
+    def _answer_redeal(self, word: str) -> None:
+        if word == "redeal":  # 3.8: the same dealer deals again from the gathered hands; not a played deal
+            self.next_pack = self._hands_pack()
+            self._begin_deal(None)
+            return
+        self.redeal_queue.pop(0)
+        self._open_deal()
+
+    def _bid(self, word: str) -> None:
+        auction = self.auction
+        auction.apply(word)
+        if not auction.over:
+            self.current_player = auction.turn
+        elif auction.thrown_in:  # 4.8: no score; the next dealer deals the gathered hands
+            self.next_pack = self._hands_pack()
+            self.dealer = self._next_dealer()
+            self._begin_deal(None)
+        else:
+            self.contract = auction.contract()
+            self.trump = SUITS.index(self.contract.suit)
+            self.phase = "play"
+            self.current_player = self._deal_order()[0]  # 5.1
+
+    # ---- scoring and the match (7) ------------------------------------------------------------------------------
+
+    def _score_deal(self) -> None:
+        contract = self.contract
+        attack = self.side_of[contract.declarer]
+        belote = [BELOTE_POINTS if side == self.belote_side() else 0 for side in (0, 1)]
+        points, made = contract_points(contract, attack, self.trick_totals(), belote, self.tricks_won,
+                                       self.options["contre_scoring"])
+        self.next_pack = gather_tricks(self.tricks)  # 3.4
+        self._deal_over(points, contract=_contract_word(contract), declarer=contract.declarer,
+                        multiplier=contract.multiplier, made=made, card_points=self.trick_totals(),
+                        belote=self.belote_seat, capot=TRICKS in self.tricks_won)
+
+    def _match_winners(self) -> list[int] | None:
+        scores = self.side_scores
+        if self.options["num_deals"] is not None:
+            done = self.deal_index + 1 >= self.options["num_deals"]
+        else:
+            done = bool(sides_at_or_over(scores, self.options["target_score"]))
+        top = leaders(scores)
+        return top if done and len(top) == 1 else None  # 7.7: a tie plays on
+
+    # ---- what a seat sees ---------------------------------------------------------------------------------------
+
+    def _observe(self, seat: int, obs: dict) -> None:
+        self._observe_play(seat, obs)
+        obs["auction"] = [[s, w] for s, w in self.auction.actions]
+        obs["contract"] = _contract_dict(self.contract)
+
+    # ---- positions (docs/positions/belote_contree.md) ------------------------------------------------------------
+
+    def _position_keys(self) -> dict:
+        return {
+            **self._play_position(),
+            "redeal_queue": list(self.redeal_queue),
+            "auction": [[s, w] for s, w in self.auction.actions],
+        }
+
+    def _load_position(self, p: Mapping[str, Any]) -> None:
+        self.ladder = LADDERS[self.options["max_numeric_bid"]]
+        order = self._deal_order()
+        self.auction = ContractAuction(self.ladder, 4, order[0])
+        self.contract = None
+        for seat, word in p["auction"]:
+            if seat != self.auction.turn or word not in self.auction.legal_words() or self.auction.over:
+                raise PositionError(f"auction action {[seat, word]} is not legal there")
+            self.auction.apply(word)
+        queue = p["redeal_queue"]
+        if not isinstance(queue, list) or any(s not in range(4) for s in queue):
+            raise PositionError(f"redeal_queue lists seats, got {queue!r}")
+        self.redeal_queue = list(queue)
+        self._load_play(p)
+        if self.auction.over:
+            self.contract = self.auction.contract()
+            if self.contract is None or SUITS[self.trump] != self.contract.suit:
+                raise PositionError("trump must be the contract's suit once the auction is over")
+        elif self.trump != NO_TRUMP:
+            raise PositionError("trump is null until the auction is over")
+
+
+_AUCTION_IDS: dict[tuple, list[int]] = {}
+
+
+def _auction_ids(ladder: BidLadder, auction: ContractAuction) -> list[int]:
+    key = (ladder.values[-1], *auction.key())
+    ids = _AUCTION_IDS.get(key)
+    if ids is None:
+        ids = _AUCTION_IDS[key] = sorted(ACTIONS.word_id(w) for w in auction.legal_words())
+    return ids
+
+
+def _contract_word(contract: Contract) -> str:
+    return f"{contract.value}:{contract.suit}"
+
+
+def _contract_dict(contract: Contract | None) -> dict | None:
+    if contract is None:
+        return None
+    return {"value": contract.value, "suit": contract.suit, "declarer": contract.declarer,
+            "multiplier": contract.multiplier}
+

@@ -1,0 +1,377 @@
+"""Belote contrée: every worked example of shared/rules/belote_contree.md (10.1-10.17), every rule, properties."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+from engine.auction import Contract
+from engine.cards import CODES, make_deck
+from engine.games.belote_contree import contract_points
+from engine.rng import Rng
+from engine.tricks import cut
+
+GAME = "belote_contree"
+DECK = [CODES[c] for c in make_deck("789TJQKA")]
+SEAT_INDICES = {  # 3.6 with dealer 0: deck indices of each seat (dealer+1 first), in dealt order
+    1: [0, 1, 2, 12, 13, 20, 21, 22], 2: [3, 4, 5, 14, 15, 23, 24, 25],
+    3: [6, 7, 8, 16, 17, 26, 27, 28], 0: [9, 10, 11, 18, 19, 29, 30, 31],
+}
+
+
+def codes(cards: list[int]) -> list[str]:
+    return [CODES[c] for c in cards]
+
+
+def new(seed: int = 1, dealer: int = 0, deck: list[str] | None = None, **options) -> engine.State:
+    options.setdefault("weak_hand_redeal", False)
+    return engine.new_match(GAME, seed=seed, options=options, first_dealer=dealer, deck=deck)
+
+
+def in_play(trump: str, declarer: int, hands: dict[int, list[str]], trick: list, current: int, dealer: int = 0,
+            tricks: list | None = None, **options) -> engine.State:
+    """A position in play: a contract of 80 in ``trump`` by ``declarer``, the given hands (others empty) and trick."""
+    p = new(dealer=dealer, **options).to_position()
+    first = (dealer + 1) % 4
+    auction = []
+    for k in range(4):
+        seat = (first + k) % 4
+        if seat == declarer:
+            auction.append([seat, f"bid:80:{trump}"])
+            auction += [[(seat + j) % 4, "pass"] for j in (1, 2, 3)]
+            break
+        auction.append([seat, "pass"])
+    p.update(auction=auction, trump=trump, hands=[hands.get(s, []) for s in range(4)], trick=trick,
+             tricks=tricks or [], current_player=current, phase="play", belote=None, redeal_queue=[])
+    return engine.from_position(GAME, p)
+
+
+def deck_for(hands: dict[int, list[str]]) -> list[str]:
+    """A deck (dealer 0, no cut) that deals the given cards to the given seats; the rest in canonical order."""
+    deck: list[str | None] = [None] * 32
+    for seat, cards in hands.items():
+        for i, card in zip(SEAT_INDICES[seat], cards, strict=False):
+            deck[i] = card
+    rest = [c for c in DECK if c not in deck]
+    return [c if c is not None else rest.pop(0) for c in deck]
+
+
+# ---- legal cards: 10.1 - 10.7 ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("trump", "trick", "seat", "hand", "legal"), [
+    ("S", [[1, "9S"], [2, "7S"]], 3, ["JS", "8S", "AD", "KH"], ["JS"]),                        # 10.1
+    ("S", [[0, "JS"]], 1, ["TD", "7S", "AS"], ["7S", "AS"]),                                     # 10.2
+    ("H", [[0, "KD"]], 1, ["9C", "7D", "AD", "JH"], ["7D", "AD"]),                               # 10.3
+    ("H", [[0, "AD"], [1, "7D"]], 2, ["KC", "8H", "JH", "7S"], ["8H", "JH", "KC", "7S"]),        # 10.4
+    ("H", [[1, "TC"], [2, "QH"], [3, "8C"]], 0, ["9D", "7H", "AH", "KS"], ["9D", "AH", "KS"]),  # 10.5
+    ("H", [[0, "AC"], [1, "9H"]], 2, ["KD", "8H", "QS"], ["8H"]),                                # 10.6
+    ("D", [[0, "7S"]], 1, ["AC", "7D", "JD", "KH"], ["7D", "JD"]),                               # 10.7
+])
+def test_10_1_to_10_7_legal_cards(trump, trick, seat, hand, legal):
+    state = in_play(trump, declarer=(seat + 1) % 4, hands={seat: hand}, trick=trick, current=seat)
+    assert state.legal_actions() == sorted(legal)
+
+
+def test_10_8_trick_winner_and_points():
+    state = in_play("C", declarer=1, hands={2: ["TH", "7D"], 3: ["AH", "8D"], 0: ["7C", "9D"], 1: ["8C", "TD"]},
+                    trick=[], current=2)
+    for card in ["TH", "AH", "7C", "8C"]:
+        state.apply(card)
+    obs = state.observation(0)
+    assert state.current_player == 1 and obs["card_points"] == [0, 21] and obs["tricks_won"] == [0, 1]
+
+
+# ---- the auction: 10.9 - 10.11 and section 4 -------------------------------------------------------------------
+
+
+def bid(state: engine.State, *words: str) -> None:
+    for word in words:
+        state.apply(word)
+
+
+def test_10_9_a_new_bid_cancels_the_contre_and_three_passes_end_the_auction():
+    state = new(dealer=3)
+    bid(state, "bid:80:H", "contre", "bid:90:H", "pass", "pass", "pass")
+    assert state.phase == "play" and state.current_player == 0
+    assert state.observation(0)["contract"] == {"value": 90, "suit": "H", "declarer": 2, "multiplier": 1}
+
+
+def test_10_10_legal_auction_actions_after_a_contre():
+    state = new(dealer=3)
+    bid(state, "bid:80:H", "contre")
+    legal = state.legal_actions()
+    assert "surcontre" in legal and "contre" not in legal and "bid:80:S" not in legal
+    assert {"pass", "bid:90:C", "bid:160:S", "bid:capot:C", "bid:capot:S"} <= set(legal)
+    assert legal == sorted(legal) and len(legal) == 1 + 8 * 4 + 4 + 1
+    state.apply("pass")
+    legal = state.legal_actions()
+    assert "contre" not in legal and "surcontre" not in legal and "bid:90:D" in legal
+
+
+def test_4_surcontre_quadruples_and_capot_cannot_be_overbid():
+    state = new(dealer=3)
+    bid(state, "bid:capot:S", "contre")
+    assert [a for a in state.legal_actions() if a.startswith("bid")] == []
+    bid(state, "surcontre", "pass", "pass", "pass")
+    assert state.observation(0)["contract"]["multiplier"] == 4
+
+
+def test_4_max_numeric_bid_option():
+    assert "bid:180:S" in new(max_numeric_bid=180).legal_actions()
+    assert "bid:170:C" not in new().legal_actions()
+
+
+def test_10_11_all_pass_throws_in_and_the_next_dealer_deals_the_gathered_hands_cut():
+    state = new(dealer=1)
+    deck = state.deal_deck
+    order = [2, 3, 0, 1]
+    dealt = {seat: [deck[i] for i in SEAT_INDICES[(seat - 1) % 4]] for seat in order}  # dealer 1 shifts seats
+    pack = [c for seat in order for c in dealt[seat]]
+    bid(state, "pass", "pass", "pass", "pass")
+    assert state.dealer == 2 and state.deal_index == 0 and state.deal_results == []
+    assert any(state.deal_deck == cut(pack, c) for c in range(3, 30))
+
+
+# ---- scoring: 10.12 - 10.15 and section 7 ----------------------------------------------------------------------
+
+
+def test_10_12_made():
+    assert contract_points(Contract(100, "S", 0, 1), 0, [120, 42], [0, 0], [6, 2]) == ([220, 42], True)
+
+
+def test_10_13_failed_with_belote_goes_to_the_defenders():
+    assert contract_points(Contract(110, "H", 1, 1), 1, [82, 80], [0, 20], [4, 4]) == ([290, 0], False)
+
+
+def test_10_14_contred_made():
+    assert contract_points(Contract(90, "D", 2, 2), 0, [105, 57], [0, 0], [5, 3]) == ([500, 0], True)
+
+
+def test_10_15_capot_failed():
+    assert contract_points(Contract("capot", "C", 1, 1), 1, [20, 142], [0, 20], [1, 7]) == ([430, 0], False)
+
+
+def test_7_3_capot_made_and_7_2_multiply_option():
+    assert contract_points(Contract("capot", "C", 1, 2), 1, [0, 162], [0, 20], [0, 8]) == ([0, 1020], True)
+    points, made = contract_points(Contract(90, "D", 2, 2), 0, [105, 57], [20, 0], [5, 3], "multiply")
+    assert made and points == [(105 + 90) * 2 + 20, 57 * 2]
+    assert contract_points(Contract(90, "D", 2, 4), 0, [80, 82], [0, 0], [4, 4]) == ([0, 1000], False)
+
+
+def test_7_6_equality_makes_the_contract_and_belote_counts():
+    assert contract_points(Contract(80, "S", 0, 1), 0, [61, 101], [20, 0], [3, 5]) == ([161, 101], True)
+
+
+def test_a_whole_deal_scores_162_and_the_last_trick_bonus():
+    state = new(seed=11, num_deals=1)
+    rng = Rng(5)
+    while not state.is_terminal:
+        state.apply(rng.choice(state.legal_actions()))
+    result = state.deal_results[0]
+    assert sum(result["card_points"]) == 162 and state.winners is not None
+
+
+# ---- weak hands: 10.16, 3.8 ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("hand", "asked"), [
+    (["7C", "8C", "9D", "JD", "QH", "7S", "8S", "9S"], True),   # 5 points
+    (["TC", "7D", "8D", "9D", "7H", "8H", "7S", "8S"], True),   # exactly 10
+    (["AC", "7D", "8D", "9D", "7H", "8H", "7S", "8S"], False),  # 11
+])
+def test_10_16_weak_hands_are_asked(hand, asked):
+    state = new(deck=deck_for({1: hand}), weak_hand_redeal=True)
+    assert (state.phase == "redeal" and state.current_player == 1) == asked
+    if asked:
+        assert state.legal_actions() == ["keep", "redeal"]
+        state.apply("keep")
+        assert state.to_position()["redeal_queue"][:1] != [1]
+
+
+def test_3_8_redeal_keeps_the_dealer_and_is_not_a_played_deal():
+    deck = deck_for({1: ["7C", "8C", "9D", "JD", "QH", "7S", "8S", "9S"]})
+    state = new(deck=deck, weak_hand_redeal=True)
+    state.apply("redeal")
+    assert state.dealer == 0 and state.deal_index == 0 and state.deal_results == []
+    assert Counter(codes(state.deal_deck)) == Counter(deck)
+
+
+def test_3_8_no_redeal_without_the_option():
+    deck = deck_for({1: ["7C", "8C", "9D", "JD", "QH", "7S", "8S", "9S"]})
+    assert new(deck=deck).phase == "auction"
+
+
+# ---- the deck: 10.17, 3.1 - 3.7 --------------------------------------------------------------------------------
+
+
+def test_10_17_the_next_deck_is_the_tricks_gathered_and_cut_and_dealt_3_2_3():
+    state = new(seed=21, dealer=3)
+    rng = Rng(4)
+    last = None
+    while state.deal_index == 0:
+        last = state.to_position()
+        state.apply(rng.choice(state.legal_actions()))
+    final_card = [a for _s, a in state.history][-1]
+    tricks = [*last["tricks"], [*last["trick"], [last["current_player"], final_card]]]
+    pack = [card for trick in tricks for _s, card in trick]
+    cuts = [c for c in range(3, 30) if cut(pack, c) == codes(state.deal_deck)]
+    assert len(cuts) == 1 and state.dealer == 0
+    p = state.to_position()
+    deck = codes(state.deal_deck)
+    for seat, indices in SEAT_INDICES.items():
+        assert sorted(p["hands"][seat], key=DECK.index) == sorted((deck[i] for i in indices), key=DECK.index)
+
+
+def test_3_1_first_dealer_drawn_lowest_card_with_the_rng():
+    dealers = [engine.new_match(GAME, seed=s).dealer for s in range(40)]
+    assert set(dealers) == {0, 1, 2, 3}
+    assert dealers == [engine.new_match(GAME, seed=s).dealer for s in range(40)]
+
+
+def test_3_2_dealer_rotates_and_5_1_dealer_left_leads():
+    state = new(seed=2, dealer=2)
+    bid(state, "bid:80:C", "pass", "pass", "pass")
+    assert state.current_player == 3
+    rng = Rng(1)
+    while state.deal_index == 0:
+        state.apply(rng.choice(state.legal_actions()))
+    assert state.dealer == 3
+
+
+def test_3_4_shuffle_each_deal_option_still_deals_every_card():
+    state = new(seed=8, shuffle_each_deal=True, num_deals=2)
+    rng = Rng(8)
+    decks = []
+    while not state.is_terminal:
+        if not decks or decks[-1] is not state.deal_deck:
+            decks.append(state.deal_deck)
+        state.apply(rng.choice(state.legal_actions()))
+    assert all(Counter(d) == Counter(decks[0]) for d in decks)
+
+
+# ---- belote / rebelote: 6 --------------------------------------------------------------------------------------
+
+
+def test_6_belote_offered_with_both_cards_and_rebelote_is_automatic():
+    state = in_play("H", declarer=1, hands={1: ["KH", "QH", "7C"], 2: ["8C", "AC"], 3: ["9C", "TC"], 0: ["JC", "QC"]},
+                    trick=[], current=1)
+    assert state.legal_actions() == ["7C", "KH", "KH:belote", "QH", "QH:belote"]
+    bid(state, "KH:belote", "8C", "9C", "JC")
+    assert state.observation(0)["belote"] == 1
+    state = in_play("H", declarer=1, hands={1: ["KH", "QH", "7C"]}, trick=[[0, "7S"]], current=1)
+    assert state.legal_actions() == ["KH", "KH:belote", "QH", "QH:belote"]
+    state = in_play("H", declarer=1, hands={1: ["KH", "7C"]}, trick=[], current=1)
+    assert state.legal_actions() == ["7C", "KH"]
+
+
+def test_6_3_declared_belote_scores_20_for_a_made_contract():
+    hands = {1: ["QH"], 2: ["7C"], 3: ["8C"], 0: ["9C"]}
+    tricks = []
+    p = in_play("H", declarer=1, hands=hands, trick=[], current=1).to_position()
+    # Seven tricks already played: seat 1 won them all with the other cards.
+    seven = [["AH", "7D", "8D", "9D"], ["KH", "TD", "JD", "QD"], ["JH", "KD", "AD", "7S"], ["9H", "8S", "9S", "TS"],
+             ["TH", "JS", "QS", "KS"], ["8H", "AS", "TC", "JC"], ["7H", "QC", "KC", "AC"]]
+    for cards in seven:
+        tricks.append([[(1 + k) % 4, c] for k, c in enumerate(cards)])
+    p.update(tricks=tricks, belote=1, options={**p["options"], "num_deals": 1})
+    state = engine.from_position(GAME, p)
+    for card in ["QH", "7C", "8C", "9C"]:
+        state.apply(card)
+    assert state.deal_results[0]["made"] and state.deal_results[0]["points"] == [0, 162 + 20 + 80]
+
+
+# ---- the match: 7.7 --------------------------------------------------------------------------------------------
+
+
+def test_7_7_num_deals_and_target():
+    state = new(seed=3, num_deals=2)
+    rng = Rng(3)
+    while not state.is_terminal:
+        state.apply(rng.choice(state.legal_actions()))
+    assert len(state.deal_results) >= 2 and state.scores[0] != state.scores[1]
+    state = new(seed=3, target_score=300)
+    while not state.is_terminal:
+        state.apply(rng.choice(state.legal_actions()))
+    assert max(state.scores) >= 300 and len(state.winners) == 2
+
+
+def test_options_validated():
+    with pytest.raises(ValueError, match="max_numeric_bid"):
+        new(max_numeric_bid=150)
+    with pytest.raises(ValueError):
+        engine.new_match(GAME, seed=1, players=2)
+
+
+def test_the_documented_example_position_round_trips():
+    doc = pathlib.Path(__file__).parents[2] / "docs" / "positions" / "belote_contree.md"
+    example = json.loads(re.search(r"```json\n(.*?)```", doc.read_text(), re.S).group(1))
+    state = engine.from_position(GAME, example)
+    assert state.to_position() == example
+    assert state.legal_actions()
+
+
+# ---- properties ------------------------------------------------------------------------------------------------
+
+variants = st.fixed_dictionaries({
+    "weak_hand_redeal": st.booleans(),
+    "max_numeric_bid": st.sampled_from([160, 170, 180]),
+    "contre_scoring": st.sampled_from(["fixed160", "multiply"]),
+    "num_deals": st.sampled_from([1, 3]),
+})
+
+
+def _hands_pack(deck: list[str], dealer: int) -> list[str]:
+    order = [(dealer + k) % 4 for k in (1, 2, 3, 4)]
+    return [deck[i] for seat in order for i in SEAT_INDICES[(seat - dealer) % 4]]
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32), choices=st.integers(0, 2**32), options=variants)
+def test_one_continuous_deck_positions_round_trip_and_points_total_162(seed, choices, options):
+    state = engine.new_match(GAME, seed=seed, options=options)
+    rng = Rng(choices)
+    full = Counter(DECK)
+    for _ in range(3000):
+        if state.is_terminal:
+            break
+        p = state.to_position()
+        assert engine.from_position(GAME, p).to_position() == p
+        legal = state.legal_actions()
+        assert legal, "the legal-card rule never leaves a player without a move"
+        action = rng.choice(legal)
+        deck_before, dealer_before, results_before = state.deal_deck, state.dealer, len(state.deal_results)
+        state.apply(action)
+        if state.deal_deck is not deck_before and not state.is_terminal:
+            assert Counter(codes(state.deal_deck)) == full, "no card is lost or added across deals"
+            if len(state.deal_results) > results_before:
+                tricks = [*p["tricks"], [*p["trick"], [p["current_player"], action.split(":")[0]]]]
+                pack = [card for trick in tricks for _s, card in trick]
+            else:
+                pack = _hands_pack(codes(deck_before), dealer_before)
+            assert any(cut(pack, c) == codes(state.deal_deck) for c in range(3, 30)), "gathered and cut, never shuffled"
+    assert state.is_terminal
+    for result in state.deal_results:
+        assert sum(result["card_points"]) == 162
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_same_seed_same_match(seed):
+    def run() -> tuple:
+        state = engine.new_match(GAME, seed=seed, options={"num_deals": 2})
+        rng = Rng(seed)
+        while not state.is_terminal:
+            ids = state.legal_action_ids()
+            assert [state.action_string(a) for a in ids] == sorted(state.legal_actions())
+            state.apply_id(ids[rng.below(len(ids))])
+        return state.history, state.scores
+
+    assert run() == run()
