@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..cards import CODES, RANK
 from ..dealing import deal_round, draw_for_dealer, seats_from
+from ..errors import PositionError
 from ..fishing import ACE, CaptureRules, FishingState, capture_value
 from ..options import Option
 from ..registry import register
@@ -85,6 +86,11 @@ class Tablic(FishingState):
         if top < self.target or self.side_scores.count(top) > 1:
             return None
         return [self.side_scores.index(top)]
+
+    def _load_position(self, p) -> None:
+        super()._load_position(p)
+        if self.sweep_points != self.sweeps:
+            raise PositionError("in Tablić each tabla is worth 1: sweep_points must equal sweeps")
 
     @property
     def bottom_card(self) -> int:
