@@ -1,5 +1,6 @@
 """One module per game; importing this package registers them all."""
 
+from . import belote  # noqa: F401, I001
 from . import belote_contree  # noqa: F401, I001
 from . import german_whist  # noqa: F401, I001
 from . import tablanette, tablic  # noqa: F401
