@@ -1,0 +1,181 @@
+"""Shared helpers of the generic engine suites: every registered game and player count, random play, card lookups.
+
+The suites (test_properties.py, test_engine_contract.py, test_positions.py) are written once against the engine
+contract and parametrized over ``engine.list_games()``, so a newly registered game is tested without any change here.
+
+>>> state = start("tablanette", 2, seed=7, options={"max_deals": 1})
+>>> actions = play_randomly(state, Rng(1), max_steps=2000)
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import reject
+from hypothesis import strategies as st
+
+import engine
+from engine.options import Option
+from engine.rng import Rng
+
+GAMES = engine.list_games()
+GAME_CASES = [
+    pytest.param(game, players, id=f"{game}-{players}p")
+    for game in GAMES
+    for players in engine.game_info(game).player_counts
+]
+
+# No deal of any game takes more actions than this; a random playout that does has found a loop.
+MAX_STEPS_PER_DEAL = 2000
+# Position keys that hold cards: the architecture's common position format, plus "tricks" (a deal's finished tricks).
+PER_SEAT_CARD_KEYS = ("hands", "captured")
+SHARED_CARD_KEYS = ("table", "stock", "trick", "tricks")
+# Keys an observation must never carry: they would let a seat rebuild the hidden deal.
+SECRET_KEYS = frozenset({"seed", "rng", "deal_deck"})
+CARD_CODE = re.compile(r"(?<![0-9A-Za-z])[2-9TJQKA][CDHS](?![0-9A-Za-z])")
+
+seeds = st.integers(min_value=0, max_value=2**64 - 1)
+
+
+def start(game: str, players: int, seed: int, options: dict[str, Any] | None = None) -> engine.State:
+    return engine.new_match(game, seed=seed, players=players, options=options)
+
+
+def play_randomly(state: engine.State, rng: Rng, max_steps: int) -> list[str]:
+    """Play random legal actions until the match ends or ``max_steps`` actions were played; the actions played."""
+    played = []
+    while not state.is_terminal and len(played) < max_steps:
+        action = rng.choice(state.legal_actions())
+        state.apply(action)
+        played.append(action)
+    return played
+
+
+def random_steps(state: engine.State, rng: Rng, max_steps: int) -> Iterator[str]:
+    """Like ``play_randomly``, but yield each action before playing it, so a test sees every state on the way
+    (the caller must not apply the action itself)."""
+    for _ in range(max_steps):
+        if state.is_terminal:
+            return
+        action = rng.choice(state.legal_actions())
+        yield action
+        state.apply(action)
+
+
+def variant_options(game: str, players: int) -> st.SearchStrategy[dict[str, Any]]:
+    """Values for a game's choice-like options (bools and options with listed choices); the others keep defaults."""
+    drawn = {}
+    for option in engine.game_info(game).options:
+        allowed = option.allowed(players)
+        if allowed is not None:
+            drawn[option.name] = st.sampled_from(allowed)
+        elif option.type is bool:
+            drawn[option.name] = st.booleans()
+    return st.fixed_dictionaries(drawn)
+
+
+def start_variant(game: str, players: int, seed: int, options: dict[str, Any]) -> engine.State:
+    """A match with drawn option values; a combination a game's cross-option rules refuse is skipped by hypothesis."""
+    try:
+        return start(game, players, seed, options)
+    except ValueError:
+        reject()
+
+
+def target_option(game: str) -> Option | None:
+    """The game's match-target option (``target``, ``target_score``, ...), if it has one."""
+    return next((o for o in engine.game_info(game).options if o.name.startswith("target") and o.type is int), None)
+
+
+def small_target(option: Option, players: int) -> int:
+    """A target a random match reaches within a few deals."""
+    allowed = option.allowed(players)
+    if allowed:
+        return min(v for v in allowed if v is not None)
+    target = max(option.minimum or 1, 10)
+    return target if option.maximum is None else min(target, option.maximum)
+
+
+# ---- cards in positions and observations -----------------------------------------------------------------------
+
+
+def pile_cards(value: Any) -> list[str]:
+    """The card codes of a pile: a list of codes, a comma-separated string, or a trick's [seat, card] pairs."""
+    if isinstance(value, str):
+        return CARD_CODE.findall(value)
+    if isinstance(value, list | tuple):
+        return [code for item in value for code in pile_cards(item)]
+    if isinstance(value, dict):
+        return [code for item in value.values() for code in pile_cards(item)]
+    return []
+
+
+def per_seat(value: Any, players: int) -> list[list[str]]:
+    """A seat -> cards mapping (a list indexed by seat, or an object keyed by seat) as one card list per seat."""
+    if isinstance(value, dict):
+        return [pile_cards(value.get(str(seat), value.get(seat, []))) for seat in range(players)]
+    return [pile_cards(cards) for cards in value]
+
+
+def card_piles(game: str, position: dict) -> dict[str, list[str]]:
+    """Every pile of cards a position holds: the common keys plus the piles a game class lists as
+    ``POSITION_CARD_PILES`` (position keys of its own that hold cards)."""
+    piles: dict[str, list[str]] = {}
+    players = position["players"]
+    for key in PER_SEAT_CARD_KEYS:
+        if key in position:
+            for seat, cards in enumerate(per_seat(position[key], players)):
+                piles[f"{key}[{seat}]"] = cards
+    extra = tuple(getattr(engine.game_class(game), "POSITION_CARD_PILES", ()))
+    for key in (*SHARED_CARD_KEYS, *extra):
+        if key in position:
+            piles[key] = pile_cards(position[key])
+    return piles
+
+
+def conserved_cards(game: str, position: dict) -> Counter:
+    return Counter(code for cards in card_piles(game, position).values() for code in cards)
+
+
+def hidden_from(position: dict, seat: int) -> set[str]:
+    """The cards ``seat`` may not see: other seats' hands and the stock."""
+    hands = per_seat(position.get("hands", []), position["players"])
+    hidden = set(pile_cards(position.get("stock", [])))
+    for other, cards in enumerate(hands):
+        if other != seat:
+            hidden.update(cards)
+    return hidden
+
+
+def codes_in(observation: Any) -> set[str]:
+    """Every card code written anywhere in an observation: in strings, list items and dict keys, at any depth."""
+    found: set[str] = set()
+    stack = [observation]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.update(CARD_CODE.findall(item))
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return found
+
+
+def keys_in(observation: Any) -> set[str]:
+    """Every dict key at any depth."""
+    found: set[str] = set()
+    stack = [observation]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            found.update(str(k) for k in item)
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return found
