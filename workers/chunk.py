@@ -1,0 +1,164 @@
+"""Playing one chunk of a job: the hot loop, and its compact result (integer counters and sums, no per-deal objects).
+
+Everything in a :class:`ChunkResult` but ``seconds`` and ``worker`` is a pure function of the job and the chunk's
+deal numbers, and results add up exactly (integers), so summing chunk results in any grouping gives the same totals.
+
+>>> from workers.spec import JobSpec, validate
+>>> spec = validate(JobSpec(game="german_whist", policies=("random",), count=20, seed=1))
+>>> result = play_chunk(spec, Chunk(0, 0, 20))
+>>> result.units, sum(result.wins) + result.draws
+(20, 20)
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any, Protocol
+
+import engine
+from engine.bots import make_policies, play_out
+from replay.codec import Header, encode
+from replay.record import non_default_options
+
+from .counters import add_deal_counters
+from .plan import Chunk, bot_seed, logged_numbers, match_seed, trace_stride
+from .spec import JobSpec
+
+# How many deals are played between two progress reports (and replay flushes, and cancel checks).
+REPORT_EVERY = 250
+
+
+class ReplaySink(Protocol):
+    """Where a chunk's replays go: ``add`` buffers one, ``flush`` writes the buffer (one pipelined round trip)."""
+
+    def add(self, number: int, data: bytes) -> None: ...
+
+    def flush(self) -> None: ...
+
+
+# Called with the number of deals done so far in the chunk; returning True stops the chunk (the job was cancelled).
+OnProgress = Callable[[int], bool]
+
+
+@dataclass
+class ChunkResult:
+    """What a chunk (or, summed, a whole job) played: per side totals, win counts, histograms and counters."""
+
+    index: int
+    first: int
+    units: int = 0
+    deals: int = 0
+    moves: int = 0
+    replays: int = 0
+    score_sum: list[int] = field(default_factory=list)
+    score_squares: list[int] = field(default_factory=list)
+    wins: list[int] = field(default_factory=list)
+    draws: int = 0
+    histograms: list[Counter] = field(default_factory=list)
+    # Trace point -> [deals played, score sum of each side] over that stretch of deal numbers (see plan.trace_stride).
+    trace: dict[int, list[int]] = field(default_factory=dict)
+    counters: Counter = field(default_factory=Counter)
+    stopped: bool = False
+    seconds: float = 0.0
+    worker: str = ""
+
+    @classmethod
+    def empty(cls, index: int, first: int, sides: int) -> ChunkResult:
+        return cls(index, first, score_sum=[0] * sides, score_squares=[0] * sides, wins=[0] * sides,
+                   histograms=[Counter() for _ in range(sides)])
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (histogram and trace keys become strings); :meth:`from_dict` reads it back."""
+        return {
+            "index": self.index, "first": self.first, "units": self.units, "deals": self.deals, "moves": self.moves,
+            "replays": self.replays, "score_sum": self.score_sum, "score_squares": self.score_squares,
+            "wins": self.wins, "draws": self.draws, "histograms": [dict(h) for h in self.histograms],
+            "trace": self.trace, "counters": dict(self.counters), "stopped": self.stopped,
+            "seconds": self.seconds, "worker": self.worker,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ChunkResult:
+        return cls(
+            index=d["index"], first=d["first"], units=d["units"], deals=d["deals"], moves=d["moves"],
+            replays=d["replays"], score_sum=list(d["score_sum"]), score_squares=list(d["score_squares"]),
+            wins=list(d["wins"]), draws=d["draws"],
+            histograms=[Counter({int(k): v for k, v in h.items()}) for h in d["histograms"]],
+            trace={int(k): list(v) for k, v in d["trace"].items()}, counters=Counter(d["counters"]),
+            stopped=d["stopped"], seconds=d["seconds"], worker=d["worker"],
+        )
+
+
+def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
+               on_progress: OnProgress | None = None) -> ChunkResult:
+    """Play the chunk's deals (or matches) of a validated job; replays of the logged ones go to ``sink``."""
+    started = time.perf_counter()
+    game_class = engine.game_class(spec.game)
+    options = spec.match_options()
+    first_state = game_class.create(seed=match_seed(spec.seed, chunk.first), players=spec.players, options=options)
+    side_of = first_state.side_of
+    result = ChunkResult.empty(chunk.index, chunk.first, max(side_of) + 1)
+    logged = set(logged_numbers(spec.log, spec.count, chunk)) if sink is not None else set()
+    header = Header(game=spec.game, players=spec.players, seed=0, scope=spec.unit,
+                    options=non_default_options(first_state), policies=spec.policies)
+    stride = trace_stride(spec.count)
+    for number in range(chunk.first, chunk.stop):
+        state = first_state if number == chunk.first else game_class.create(
+            seed=match_seed(spec.seed, number), players=spec.players, options=options)
+        bots = make_policies(spec.policies, spec.game, bot_seed(spec.seed, number))
+        if number in logged:
+            digits = _play_recorded(state, bots)
+            sink.add(number, encode(replace(header, seed=state.seed), digits, len(digits)))
+            result.replays += 1
+            result.moves += len(digits)
+        else:
+            result.moves += play_out(state, bots)
+        _count(result, state, side_of, number // stride)
+        done = number - chunk.first + 1
+        if done % REPORT_EVERY == 0 or done == chunk.count:
+            if sink is not None:
+                sink.flush()
+            if on_progress is not None and on_progress(done) and done < chunk.count:
+                result.stopped = True
+                break
+    result.seconds = time.perf_counter() - started
+    result.worker = f"{socket.gethostname()}:{os.getpid()}"
+    return result
+
+
+def _play_recorded(state: engine.State, bots: list) -> list[tuple[int, int]]:
+    """Play to the end, noting each move as (its ordinal in the legal actions, how many there were)."""
+    digits = []
+    observers = [partial(state.observation, seat) for seat in range(state.players)]
+    while (seat := state.current_player) is not None:
+        legal = state.legal_action_ids()
+        action = bots[seat].choose_id(legal, observers[seat])
+        digits.append((legal.index(action), len(legal)))
+        state.apply_id(action)
+    return digits
+
+
+def _count(result: ChunkResult, state: engine.State, side_of: tuple[int, ...], trace_point: int) -> None:
+    result.units += 1
+    result.deals += len(state.deal_results)
+    scores = state.side_scores
+    point = result.trace.setdefault(trace_point, [0] * (len(scores) + 1))
+    point[0] += 1
+    for side, score in enumerate(scores):
+        result.score_sum[side] += score
+        result.score_squares[side] += score * score
+        result.histograms[side][score] += 1
+        point[side + 1] += score
+    winning_sides = {side_of[seat] for seat in state.winners}
+    if len(winning_sides) == 1:
+        result.wins[winning_sides.pop()] += 1
+    else:
+        result.draws += 1
+    for deal_result in state.deal_results:
+        add_deal_counters(result.counters, deal_result)

@@ -1,0 +1,166 @@
+"""A simulation job, as data: which game, which bots in which seats, how many deals or matches, what to log.
+
+A spec is checked once, up front (:func:`validate`), so a bad job fails with one clear message before anything runs;
+the checked spec is what gets stored and planned. It round-trips through JSON (``to_dict`` / ``from_dict``).
+
+>>> spec = validate(JobSpec(game="tablanette", policies=("greedy", "random"), count=1000, seed=7))
+>>> spec.players, spec.log.describe()
+(2, 'none')
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import engine
+from engine.bots import make_policies, policy_names
+
+UNITS = ("deal", "match")
+LOG_MODES = ("none", "all", "sample")
+MAX_COUNT = 1_000_000_000
+MAX_CHUNK_SIZE = 100_000
+MAX_SEED = (1 << 64) - 1
+# Chunks are cheap but not free (one task, one Redis round trip or two): aim for about this many per job.
+TARGET_CHUNKS = 64
+DEFAULT_MAX_CHUNK = 1000
+
+
+class JobSpecError(ValueError):
+    """A job that cannot run, with a message that says what to change."""
+
+
+@dataclass(frozen=True)
+class LogSpec:
+    """Which replays go to the store: ``none``, ``all``, or ``sample`` (``size`` deals spread evenly over the job).
+
+    >>> LogSpec.parse("sample:50")
+    LogSpec(mode='sample', size=50)
+    """
+
+    mode: str = "none"
+    size: int = 0
+
+    @classmethod
+    def parse(cls, text: str) -> LogSpec:
+        """``"all"``, ``"none"`` or ``"sample:K"``; JobSpecError otherwise."""
+        mode, _, size = text.strip().lower().partition(":")
+        if mode == "sample":
+            try:
+                return cls("sample", int(size))
+            except ValueError:
+                raise JobSpecError(f"a sample is written sample:K (K deals), not {text!r}") from None
+        if mode in ("all", "none") and not size:
+            return cls(mode)
+        raise JobSpecError(f"log must be all, none or sample:K, not {text!r}")
+
+    def describe(self) -> str:
+        return f"sample:{self.size}" if self.mode == "sample" else self.mode
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """What to simulate. ``policies`` names one policy per seat (or one for every seat, or one per side);
+    ``count`` is how many ``unit``s to play (single deals, or whole matches); ``chunk_size`` 0 picks one."""
+
+    game: str
+    policies: tuple[str, ...]
+    count: int
+    seed: int
+    unit: str = "deal"
+    players: int | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    log: LogSpec = LogSpec()
+    chunk_size: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["policies"] = list(self.policies)
+        out["options"] = dict(self.options)
+        out["log"] = self.log.describe()
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> JobSpec:
+        """The inverse of :meth:`to_dict` (the result is not validated again)."""
+        return cls(game=d["game"], policies=tuple(d["policies"]), count=d["count"], seed=d["seed"], unit=d["unit"],
+                   players=d["players"], options=dict(d["options"]), log=LogSpec.parse(d["log"]),
+                   chunk_size=d["chunk_size"])
+
+    def match_options(self) -> dict[str, Any]:
+        """The options each match is created with: a deal job plays single-deal matches."""
+        return {**self.options, "max_deals": 1} if self.unit == "deal" else dict(self.options)
+
+
+def validate(spec: JobSpec) -> JobSpec:
+    """The spec with its defaults resolved (players, a policy per seat, chunk size); JobSpecError when it cannot run."""
+    if spec.game not in engine.list_games():
+        raise JobSpecError(f"unknown game {spec.game!r}; games are {', '.join(engine.list_games())}")
+    if spec.unit not in UNITS:
+        raise JobSpecError(f"unit must be one of {', '.join(UNITS)}, not {spec.unit!r}")
+    _check_int("count", spec.count, 1, MAX_COUNT, what=f"the number of {spec.unit}s")
+    _check_int("seed", spec.seed, 0, MAX_SEED)
+    _check_int("chunk_size", spec.chunk_size, 0, MAX_CHUNK_SIZE, what="deals per chunk (0 picks one)")
+    if spec.unit == "deal" and spec.options.get("max_deals", 1) != 1:
+        raise JobSpecError("a deal job plays single deals, so max_deals cannot be set; simulate whole matches "
+                           "(unit 'match') to play several deals per match")
+    probe = _probe_match(spec)
+    policies = _policies_per_seat(spec.policies, probe)
+    try:
+        make_policies(policies, spec.game, 0)
+    except ValueError as exc:
+        raise JobSpecError(str(exc)) from None
+    log = _check_log(spec.log, spec.count)
+    chunk_size = spec.chunk_size or default_chunk_size(spec.count)
+    return replace(spec, players=probe.players, policies=tuple(policies), log=log, chunk_size=chunk_size,
+                   options=dict(spec.options))
+
+
+def default_chunk_size(count: int) -> int:
+    """Enough chunks to keep every worker busy and to retry cheaply, few enough that task overhead stays small."""
+    return max(1, min(DEFAULT_MAX_CHUNK, math.ceil(count / TARGET_CHUNKS)))
+
+
+def _check_int(name: str, value: Any, low: int, high: int, what: str | None = None) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise JobSpecError(f"{name} must be a whole number, not {value!r}")
+    if not low <= value <= high:
+        raise JobSpecError(f"{name} ({what or name}) must be between {low:,} and {high:,}, not {value:,}")
+
+
+def _probe_match(spec: JobSpec) -> engine.State:
+    try:
+        return engine.new_match(spec.game, seed=0, players=spec.players, options=spec.match_options())
+    except ValueError as exc:
+        raise JobSpecError(str(exc)) from None
+
+
+def _policies_per_seat(names: Sequence[str], probe: engine.State) -> list[str]:
+    """One name per seat, from one per seat, one for all seats, or one per side (partners play alike)."""
+    names = [str(name).strip() for name in names]
+    unknown = [name for name in names if name not in policy_names()]
+    if unknown:
+        raise JobSpecError(f"unknown policy {unknown[0]!r}; policies are {', '.join(policy_names())}")
+    seats = probe.players
+    sides = max(probe.side_of) + 1
+    if len(names) == seats:
+        return names
+    if len(names) == 1:
+        return names * seats
+    if len(names) == sides:
+        return [names[probe.side_of[seat]] for seat in range(seats)]
+    per_side = f" or {sides} (one per side)" if sides != seats else ""
+    raise JobSpecError(f"{probe.INFO.name} with {seats} players needs {seats} policies (one per seat){per_side} "
+                       f"or 1 for every seat, got {len(names)}: {','.join(names) or 'none'}")
+
+
+def _check_log(log: LogSpec, count: int) -> LogSpec:
+    if log.mode not in LOG_MODES:
+        raise JobSpecError(f"log must be all, none or sample:K, not {log.mode!r}")
+    if log.mode != "sample":
+        return LogSpec(log.mode)
+    if not 1 <= log.size <= count:
+        raise JobSpecError(f"a sample logs between 1 and {count:,} (the job's size) replays, not {log.size:,}")
+    return log
