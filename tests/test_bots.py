@@ -3,6 +3,8 @@ over random measured with a statistical margin."""
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import math
 from collections import Counter
 
@@ -189,3 +191,10 @@ def test_greedy_beats_random_over_2000_deals(game: str) -> None:
     # And by wins: greedy wins far more than half the deals (a one-sided binomial margin of 3 sd).
     wins = sum(lead > 0 for lead in leads)
     assert wins > n / 2 + 3 * math.sqrt(n) / 2, f"greedy won {wins} of {n}"
+
+
+@pytest.mark.parametrize("module", ["engine.bots", "engine.bots.policy", "engine.bots.greedy", "engine.bots.fishing",
+                                    "engine.bots.rollout"])
+def test_docstring_examples(module: str) -> None:
+    results = doctest.testmod(importlib.import_module(module))
+    assert results.attempted > 0 and results.failed == 0

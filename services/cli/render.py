@@ -4,8 +4,8 @@ An observation holds common keys (scores, dealer, phase, legal actions, ...) and
 ``table``, ``trick``, ``trump``, ...). The common keys go into a header line; every other key becomes a labelled row,
 so a new game renders without changes here.
 
->>> plain(format_value(["QS", "3C"]))
-'QS 3C'
+>>> plain(format_value(["QS", "3C"])), plain(format_value([[1, "8D"], [0, "9D"]], {0: "you"}))
+('QS 3C', 'seat 1 8D, you 9D')
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ def _is_card_list(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(v, str) and v in CARD_OF_CODE for v in value)
 
 
-def format_value(value: Any) -> Text:
-    """Cards as coloured codes, lists joined, mappings as ``key: value``; anything else as its text."""
+def format_value(value: Any, names: Mapping[int, str] | None = None) -> Text:
+    """Cards as coloured codes, lists joined, ``[seat, card]`` entries (a trick) as ``seat 1 8D``, mappings as
+    ``key: value``; anything else as its text."""
     if isinstance(value, str) and value in CARD_OF_CODE:
         return card_text(value)
     if _is_card_list(value):
@@ -49,19 +50,22 @@ def format_value(value: Any) -> Text:
     if isinstance(value, list):
         if not value:
             return Text("-", style="dim")
-        return Text(", ").join(format_value(item) if not isinstance(item, list) else _pair(item) for item in value)
+        return Text(", ").join(_entry(item, names or {}) if isinstance(item, list) else format_value(item, names)
+                               for item in value)
     if isinstance(value, Mapping):
         if not value:
             return Text("-", style="dim")
-        return Text("; ").join(Text(f"{key}: ").append_text(format_value(item)) for key, item in value.items())
+        return Text("; ").join(Text(f"{key}: ").append_text(format_value(item, names)) for key, item in value.items())
     if value is None:
         return Text("-", style="dim")
     return Text(str(value))
 
 
-def _pair(items: list) -> Text:
-    """A small list such as a trick entry ``[seat, card]``: its items separated by spaces."""
-    return Text(" ").join(format_value(item) for item in items)
+def _entry(items: list, names: Mapping[int, str]) -> Text:
+    """A small list inside a list: a trick entry ``[seat, card]`` names its seat; others are space-separated."""
+    if len(items) == 2 and isinstance(items[0], int) and not isinstance(items[0], bool):
+        return Text(f"{seat_label(items[0], names)} ").append_text(format_value(items[1], names))
+    return Text(" ").join(format_value(item, names) for item in items)
 
 
 def label_of(key: str) -> str:
@@ -98,7 +102,7 @@ def observation_table(obs: Mapping[str, Any], names: Mapping[int, str]) -> Table
     for key, value in obs.items():
         if key in COMMON_KEYS:
             continue
-        shown = per_seat(value, names) if _is_per_seat(value, obs["players"]) else format_value(value)
+        shown = per_seat(value, names) if _is_per_seat(value, obs["players"]) else format_value(value, names)
         grid.add_row(label_of(key), shown)
     return grid
 

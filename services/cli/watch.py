@@ -20,13 +20,17 @@ from .play import default_policy, fresh_seed, report_new_deals
 from .render import COMMON_KEYS, action_text, format_value, match_result
 
 
-def card_rows(obs: Mapping) -> Text:
+def card_rows(obs: Mapping, names: Mapping[int, str]) -> Text:
     """The observation's non-empty game-specific card lists (hand, table, trick, ...) on one line."""
-    parts = [Text(f"{key.replace('_', ' ')} ").append_text(format_value(value))
+    parts = [Text(f"{key.replace('_', ' ')} ").append_text(format_value(value, names))
              for key, value in obs.items()
-             if key not in COMMON_KEYS and isinstance(value, list) and value
-             and all(isinstance(v, str) for v in value)]
+             if key not in COMMON_KEYS and isinstance(value, list) and value and _holds_cards(value)]
     return Text(" | ").join(parts)
+
+
+def _holds_cards(value: list) -> bool:
+    """A list of card codes, or of ``[seat, card]`` entries (a trick)."""
+    return all(isinstance(v, str) or (isinstance(v, list) and v and isinstance(v[-1], str)) for v in value)
 
 
 @click.command()
@@ -64,6 +68,6 @@ def watch(ctx: click.Context, game: str, policies: tuple[str, ...], seed: int | 
         obs = state.observation(actor)
         action = bots[actor](obs)
         state.apply(action)
-        console.print(Text.assemble(f"  {names[actor]}: ", card_rows(obs), "  ->  ", action_text(action)))
+        console.print(Text.assemble(f"  {names[actor]}: ", card_rows(obs, names), "  ->  ", action_text(action)))
         shown = report_new_deals(console, state.deal_results, state.scores, shown, names)
     console.print(match_result(state, names))
