@@ -105,7 +105,7 @@ def default_policy(game: str) -> str:
               help="The bots' policy (default: greedy where the game has it, else random).")
 @option_option
 @click.pass_context
-def play(ctx: click.Context, game: str, seat: int, seed: int | None, players: int | None, opponents: str,
+def play(ctx: click.Context, game: str, seat: int, seed: int | None, players: int | None, opponents: str | None,
          option_pairs: tuple[str, ...]) -> None:
     """Play GAME in the terminal against bots (type a move's number or the move; q quits)."""
     options = option_pairs_param(ctx, game, option_pairs)
