@@ -1,0 +1,213 @@
+"""Jobs in Redis: the spec, the state, progress, each chunk's result and the final results.
+
+Everything a job is lives here, so any process that reaches the same Redis (a restarted server, the CLI) can read
+it, and a driver can pick up a job where another one stopped: chunk results are stored once per chunk index
+(``HSETNX``), so a retried or duplicated chunk can never be counted twice.
+
+Keys (``P`` is the prefix, ``ct:sim:`` by default)::
+
+    P seq                   counter of submitted jobs (orders the list)
+    P jobs                  sorted set: job id, scored by its sequence number
+    P job:<id>              hash: spec (JSON), state, times, error, results (JSON), cancel flag
+    P job:<id>:chunks       hash: chunk index -> chunk result (JSON)
+    P job:<id>:progress     hash: chunk index -> deals done in that chunk so far (overwritten by a retry)
+    P job:<id>:workers      hash: chunk index -> the worker playing (or that played) it, "node:pid"
+
+>>> store = JobStore(redis.Redis())  # doctest: +SKIP
+>>> record = store.create(validate(JobSpec("tablic", ("greedy", "random"), 1000, seed=1)))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+
+from .chunk import ChunkResult
+from .plan import job_chunks
+from .spec import JobSpec
+
+DEFAULT_PREFIX = "ct:sim:"
+QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED = "queued", "running", "succeeded", "failed", "cancelled"
+STATES = (QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED)
+FINAL_STATES = frozenset({SUCCEEDED, FAILED, CANCELLED})
+
+
+class JobNotFound(KeyError):
+    """No job has this id."""
+
+    def __str__(self) -> str:
+        return f"no simulation job {self.args[0]!r}"
+
+
+@dataclass
+class JobRecord:
+    """A job as stored: its checked spec, state, times (Unix seconds), progress and, once known, results."""
+
+    job_id: str
+    spec: JobSpec
+    state: str
+    sequence: int
+    created: float
+    started: float | None = None
+    finished: float | None = None
+    error: str = ""
+    cancel_requested: bool = False
+    units_done: int = 0
+    chunks_done: int = 0
+    chunks_total: int = 0
+    results: dict[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def is_final(self) -> bool:
+        return self.state in FINAL_STATES
+
+    @property
+    def replay_collection(self) -> str:
+        """The replay store collection holding this job's logged deals."""
+        return replay_collection(self.job_id)
+
+
+def replay_collection(job_id: str) -> str:
+    return f"sim:{job_id}"
+
+
+class JobStore:
+    """Jobs, their progress and results in one Redis (``redis.Redis`` client, bytes or str replies alike)."""
+
+    def __init__(self, client: redis.Redis, prefix: str = DEFAULT_PREFIX) -> None:
+        self.redis = client
+        self.prefix = prefix
+
+    # ---- keys ---------------------------------------------------------------------------------------------------
+
+    def _job(self, job_id: str) -> str:
+        return f"{self.prefix}job:{job_id}"
+
+    def _chunks(self, job_id: str) -> str:
+        return f"{self.prefix}job:{job_id}:chunks"
+
+    def _progress(self, job_id: str) -> str:
+        return f"{self.prefix}job:{job_id}:progress"
+
+    def _workers(self, job_id: str) -> str:
+        return f"{self.prefix}job:{job_id}:workers"
+
+    # ---- jobs ---------------------------------------------------------------------------------------------------
+
+    def create(self, spec: JobSpec) -> JobRecord:
+        """Store a new job (state ``queued``) from a validated spec."""
+        job_id = f"sim-{secrets.token_hex(6)}"
+        sequence = int(self.redis.incr(f"{self.prefix}seq"))
+        created = time.time()
+        pipe = self.redis.pipeline()
+        pipe.hset(self._job(job_id), mapping={
+            "spec": json.dumps(spec.to_dict()), "state": QUEUED, "sequence": sequence, "created": created,
+            "chunks_total": len(job_chunks(spec)),
+        })
+        pipe.zadd(f"{self.prefix}jobs", {job_id: sequence})
+        pipe.execute()
+        return self.get(job_id)
+
+    def get(self, job_id: str) -> JobRecord:
+        """The job with its current progress; JobNotFound if there is none."""
+        pipe = self.redis.pipeline()
+        pipe.hgetall(self._job(job_id))
+        pipe.hvals(self._progress(job_id))
+        pipe.hlen(self._chunks(job_id))
+        fields, progress, chunks_done = pipe.execute()
+        if not fields:
+            raise JobNotFound(job_id)
+        return _record(job_id, _text(fields), sum(int(v) for v in progress), int(chunks_done))
+
+    def list(self, page_size: int, after: int | None = None) -> tuple[list[JobRecord], int | None]:
+        """Newest first: up to ``page_size`` jobs older than sequence ``after``; and the cursor of the next page."""
+        top = f"({after}" if after is not None else "+inf"
+        ids = self.redis.zrevrangebyscore(f"{self.prefix}jobs", top, "-inf", start=0, num=page_size + 1)
+        ids = [_str(i) for i in ids]
+        records = [self.get(job_id) for job_id in ids[:page_size]]
+        next_cursor = records[-1].sequence if len(ids) > page_size else None
+        return records, next_cursor
+
+    def set_state(self, job_id: str, state: str, **fields: Any) -> None:
+        if state not in STATES:
+            raise ValueError(f"job state must be one of {STATES}, got {state!r}")
+        mapping = {"state": state, **{k: json.dumps(v) if isinstance(v, dict) else v for k, v in fields.items()}}
+        self.redis.hset(self._job(job_id), mapping=mapping)
+
+    def request_cancel(self, job_id: str) -> JobRecord:
+        """Ask the job's driver and tasks to stop; a job that is already over is left as it is."""
+        record = self.get(job_id)
+        if not record.is_final:
+            self.redis.hset(self._job(job_id), "cancel", 1)
+            if record.state == QUEUED:
+                self.set_state(job_id, CANCELLED, finished=time.time())
+        return self.get(job_id)
+
+    def cancel_requested(self, job_id: str) -> bool:
+        return self.redis.hget(self._job(job_id), "cancel") is not None
+
+    # ---- chunks -------------------------------------------------------------------------------------------------
+
+    def save_chunk(self, job_id: str, result: ChunkResult) -> bool:
+        """Store a finished chunk's result once; False (and nothing changes) if that chunk is already stored."""
+        pipe = self.redis.pipeline()
+        pipe.hsetnx(self._chunks(job_id), str(result.index), json.dumps(result.to_dict()))
+        pipe.hset(self._progress(job_id), str(result.index), result.units)
+        return bool(pipe.execute()[0])
+
+    def chunk_results(self, job_id: str) -> dict[int, ChunkResult]:
+        raw = self.redis.hgetall(self._chunks(job_id))
+        return {int(k): ChunkResult.from_dict(json.loads(v)) for k, v in raw.items()}
+
+    def report_progress(self, job_id: str, chunk_index: int, units_done: int) -> bool:
+        """Note how far a running chunk is (one round trip); returns True when the job should stop."""
+        pipe = self.redis.pipeline()
+        pipe.hset(self._progress(job_id), str(chunk_index), units_done)
+        pipe.hexists(self._job(job_id), "cancel")
+        return bool(pipe.execute()[1])
+
+    def note_worker(self, job_id: str, chunk_index: int, worker: str) -> None:
+        self.redis.hset(self._workers(job_id), str(chunk_index), worker)
+
+    def workers(self, job_id: str) -> dict[int, str]:
+        """Chunk index -> the worker that last started it ("node:pid")."""
+        return {int(k): _str(v) for k, v in self.redis.hgetall(self._workers(job_id)).items()}
+
+    def reset_progress(self, job_id: str, chunk_indexes: Iterable[int]) -> None:
+        """Forget the progress of chunks that will be played again (a retry, or a resumed job)."""
+        indexes = [str(i) for i in chunk_indexes]
+        if indexes:
+            self.redis.hdel(self._progress(job_id), *indexes)
+
+    def delete(self, job_id: str) -> None:
+        pipe = self.redis.pipeline()
+        pipe.delete(self._job(job_id), self._chunks(job_id), self._progress(job_id), self._workers(job_id))
+        pipe.zrem(f"{self.prefix}jobs", job_id)
+        pipe.execute()
+
+
+def _str(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _text(fields: dict) -> dict[str, str]:
+    return {_str(k): _str(v) for k, v in fields.items()}
+
+
+def _float(text: str | None) -> float | None:
+    return float(text) if text else None
+
+
+def _record(job_id: str, f: dict[str, str], units_done: int, chunks_done: int) -> JobRecord:
+    return JobRecord(
+        job_id=job_id, spec=JobSpec.from_dict(json.loads(f["spec"])), state=f["state"], sequence=int(f["sequence"]),
+        created=float(f["created"]), started=_float(f.get("started")), finished=_float(f.get("finished")),
+        error=f.get("error", ""), cancel_requested="cancel" in f, units_done=units_done, chunks_done=chunks_done,
+        chunks_total=int(f["chunks_total"]), results=json.loads(f["results"]) if f.get("results") else None,
+    )

@@ -1,0 +1,156 @@
+"""Running a stored job on Ray: one task per chunk, results collected once per chunk, retries, progress, cancel.
+
+The driver keeps a window of chunk tasks in flight. A task that fails or whose worker dies is submitted again (up to
+``MAX_ATTEMPTS`` times); since a chunk replays the same deal numbers from the same seeds and its result is stored
+once by chunk index, a retry neither loses nor double-counts a deal, and its replays overwrite themselves. A driver
+that stops half-way leaves the finished chunks in Redis: running the job again plays only the missing ones.
+
+>>> connect_ray()                                  # doctest: +SKIP
+>>> record = run_job(store, job_id, redis_url)     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import ray
+import redis
+from ray.exceptions import RayError, TaskCancelledError
+
+from .chunk import ChunkResult, play_chunk
+from .cluster import cluster_cpus
+from .jobstore import CANCELLED, FAILED, RUNNING, SUCCEEDED, JobRecord, JobStore, replay_collection
+from .plan import Chunk, job_chunks
+from .replays import replay_sink
+from .spec import JobSpec
+from .stats import side_seats, summarize, total
+
+MAX_ATTEMPTS = 3
+POLL_SECONDS = 0.2
+
+OnUpdate = Callable[[JobRecord], None]
+
+_clients: dict[str, redis.Redis] = {}
+
+
+def redis_client(url: str) -> redis.Redis:
+    """One connection pool per URL and process (a worker process plays many chunks)."""
+    if url not in _clients:
+        _clients[url] = redis.Redis.from_url(url)
+    return _clients[url]
+
+
+@ray.remote(num_cpus=1, max_retries=0)
+def play_chunk_task(spec_dict: dict[str, Any], chunk: Chunk, job_id: str, redis_url: str,
+                    prefix: str) -> ChunkResult:
+    """A Ray task: play one chunk, streaming progress (and replays) to Redis; stops early if the job is cancelled."""
+    import os
+
+    spec = JobSpec.from_dict(spec_dict)
+    client = redis_client(redis_url)
+    store = JobStore(client, prefix)
+    worker = f"{ray.get_runtime_context().get_node_id()[:12]}:{os.getpid()}"
+    store.note_worker(job_id, chunk.index, worker)
+    sink = replay_sink(client, replay_collection(job_id)) if spec.log.mode != "none" else None
+    result = play_chunk(spec, chunk, sink, lambda done: store.report_progress(job_id, chunk.index, done))
+    result.worker = worker
+    return result
+
+
+def run_job(store: JobStore, job_id: str, redis_url: str, max_workers: int = 0,
+            on_update: OnUpdate | None = None) -> JobRecord:
+    """Run (or resume) a stored job on the connected Ray cluster until it succeeds, fails or is cancelled."""
+    return _Driver(store, job_id, redis_url, max_workers, on_update).run()
+
+
+class _Driver:
+    def __init__(self, store: JobStore, job_id: str, redis_url: str, max_workers: int,
+                 on_update: OnUpdate | None) -> None:
+        self.store = store
+        self.job_id = job_id
+        self.redis_url = redis_url
+        self.record = store.get(job_id)
+        self.spec = self.record.spec
+        self.spec_dict = self.spec.to_dict()
+        # An explicit worker count caps the tasks in flight; otherwise keep every CPU busy with one task queued.
+        self.window = max_workers if max_workers > 0 else 2 * cluster_cpus()
+        self.on_update = on_update
+        self.attempts: dict[int, int] = {}
+        self.in_flight: dict[ray.ObjectRef, Chunk] = {}
+
+    def run(self) -> JobRecord:
+        if self.record.is_final:
+            return self.record
+        if self.record.cancel_requested:
+            return self._finish(CANCELLED, {}, time.perf_counter())
+        started = time.perf_counter()
+        self.store.set_state(self.job_id, RUNNING, started=time.time())
+        done = self.store.chunk_results(self.job_id)
+        pending = deque(chunk for chunk in job_chunks(self.spec) if chunk.index not in done)
+        self.store.reset_progress(self.job_id, [chunk.index for chunk in pending])
+        try:
+            while pending or self.in_flight:
+                self._submit(pending)
+                ready, _ = ray.wait(list(self.in_flight), num_returns=1, timeout=POLL_SECONDS)
+                for ref in ready:
+                    failure = self._collect(ref, done, pending)
+                    if failure:
+                        return self._finish(FAILED, done, started, error=failure)
+                if self.store.cancel_requested(self.job_id):
+                    return self._finish(CANCELLED, done, started)
+                self._notify()
+        except BaseException as exc:
+            self._finish(FAILED, done, started, error=f"the driver stopped: {exc!r}")
+            raise
+        return self._finish(SUCCEEDED, done, started)
+
+    def _submit(self, pending: deque[Chunk]) -> None:
+        while pending and len(self.in_flight) < self.window:
+            chunk = pending.popleft()
+            ref = play_chunk_task.remote(self.spec_dict, chunk, self.job_id, self.redis_url, self.store.prefix)
+            self.in_flight[ref] = chunk
+
+    def _collect(self, ref: ray.ObjectRef, done: dict[int, ChunkResult], pending: deque[Chunk]) -> str:
+        """Take one finished task; returns an error message when the job cannot go on."""
+        chunk = self.in_flight.pop(ref)
+        try:
+            result: ChunkResult = ray.get(ref)
+        except TaskCancelledError:
+            return ""
+        except RayError as exc:
+            attempts = self.attempts[chunk.index] = self.attempts.get(chunk.index, 0) + 1
+            if attempts >= MAX_ATTEMPTS:
+                return f"chunk {chunk.index} (deals {chunk.first}..{chunk.stop - 1}) failed {attempts} times: {exc}"
+            self.store.reset_progress(self.job_id, [chunk.index])
+            pending.appendleft(chunk)
+            return ""
+        if result.stopped:  # cancelled half-way: the job is about to end as cancelled
+            return ""
+        if result.units != chunk.count:
+            return f"chunk {chunk.index} played {result.units} deals instead of {chunk.count}"
+        self.store.save_chunk(self.job_id, result)
+        done.setdefault(chunk.index, result)
+        return ""
+
+    def _finish(self, state: str, done: dict[int, ChunkResult], started: float, error: str = "") -> JobRecord:
+        for ref in self.in_flight:
+            ray.cancel(ref, force=True)
+        self.in_flight.clear()
+        fields: dict[str, Any] = {"finished": time.time()}
+        if error:
+            fields["error"] = error
+        if done:
+            job_total = total((done[i] for i in sorted(done)), len(side_seats(self.spec)))
+            if state == SUCCEEDED and job_total.units != self.spec.count:
+                state, fields["error"] = FAILED, f"played {job_total.units} of {self.spec.count} {self.spec.unit}s"
+            fields["results"] = summarize(self.spec, job_total, time.perf_counter() - started)
+        self.store.set_state(self.job_id, state, **fields)
+        self._notify()
+        return self.store.get(self.job_id)
+
+    def _notify(self) -> None:
+        if self.on_update is not None:
+            self.on_update(self.store.get(self.job_id))
