@@ -1,0 +1,88 @@
+"""Translations between the engine's plain Python values and the API's messages (options, game descriptions).
+
+>>> option_value(True).bool_value
+True
+>>> python_value(option_value(None)) is None
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import engine
+from engine.options import Option
+
+from .errors import InvalidArgument
+from .generated.cardtable.v1 import common_pb2, game_service_pb2
+
+OPTION_TYPES = {int: game_service_pb2.OPTION_TYPE_INT, bool: game_service_pb2.OPTION_TYPE_BOOL,
+                str: game_service_pb2.OPTION_TYPE_STRING}
+
+
+def option_value(value: Any) -> common_pb2.OptionValue:
+    """An option's Python value (None, bool, int or str) as an OptionValue."""
+    if value is None:
+        return common_pb2.OptionValue(null_value=0)
+    if isinstance(value, bool):
+        return common_pb2.OptionValue(bool_value=value)
+    if isinstance(value, int):
+        return common_pb2.OptionValue(int_value=value)
+    if isinstance(value, str):
+        return common_pb2.OptionValue(string_value=value)
+    raise TypeError(f"an option value is None, a bool, an int or a str, not {value!r}")
+
+
+def python_value(value: common_pb2.OptionValue) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind is None:
+        raise InvalidArgument("an option value must set one of int_value, bool_value, string_value, null_value")
+    return None if kind == "null_value" else getattr(value, kind)
+
+
+def options_from_request(options: Mapping[str, common_pb2.OptionValue]) -> dict[str, Any]:
+    """The options map of a request as Python values (the engine checks names and values)."""
+    out = {}
+    for name, value in options.items():
+        try:
+            out[name] = python_value(value)
+        except InvalidArgument as exc:
+            raise InvalidArgument(f"option {name!r}: {exc}") from None
+    return out
+
+
+def game_summary(game_id: str) -> game_service_pb2.GameSummary:
+    info = engine.game_info(game_id)
+    return game_service_pb2.GameSummary(game_id=info.id, name=info.name, summary=info.summary,
+                                        player_counts=info.player_counts, default_players=info.default_players)
+
+
+def option_spec(option: Option, players: int) -> game_service_pb2.OptionSpec:
+    spec = game_service_pb2.OptionSpec(
+        name=option.name, type=OPTION_TYPES[option.type], default_value=option_value(option.default_for(players)),
+        choices=[option_value(c) for c in option.allowed(players) or ()], nullable=option.nullable, doc=option.doc,
+        allowed=option.describe_allowed(players))
+    if option.minimum is not None:
+        spec.minimum = option.minimum
+    if option.maximum is not None:
+        spec.maximum = option.maximum
+    return spec
+
+
+def game_info_response(game_id: str, players: int | None) -> game_service_pb2.GetGameInfoResponse:
+    """GetGameInfo's answer: defaults and allowed values for ``players`` (the game's default when None)."""
+    info = engine.game_info(game_id)
+    players = info.default_players if players is None else players
+    if players not in info.player_counts:
+        raise InvalidArgument(f"{game_id} is played by {list(info.player_counts)} players, not {players}")
+    return game_service_pb2.GetGameInfoResponse(
+        game=game_summary(game_id), deck_size=info.deck_size, players=players,
+        options=[option_spec(o, players) for o in info.all_options()])
+
+
+def known_game(game_id: str) -> str:
+    """``game_id`` if the engine has it, else InvalidArgument naming the games."""
+    if game_id not in engine.list_games():
+        raise InvalidArgument(f"unknown game {game_id!r}; games are {engine.list_games()}")
+    return game_id

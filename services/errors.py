@@ -1,0 +1,52 @@
+"""The errors a service call can end with: each carries its gRPC status code and a message for the client.
+
+The game logic raises them; the servicers turn them into statuses (``await context.abort(err.code, err.message)``).
+
+>>> raise NotFound("no match 'x1'")
+Traceback (most recent call last):
+services.errors.NotFound: no match 'x1'
+"""
+
+from __future__ import annotations
+
+import grpc
+
+
+class ServiceError(Exception):
+    """A request that cannot be served as asked; ``code`` is the gRPC status the client gets."""
+
+    code: grpc.StatusCode = grpc.StatusCode.INTERNAL
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+
+class InvalidArgument(ServiceError):
+    """Malformed or illegal input: an unknown game or option, an illegal move (the message names the legal ones)."""
+
+    code = grpc.StatusCode.INVALID_ARGUMENT
+
+
+class NotFound(ServiceError):
+    """No such game, match or replay."""
+
+    code = grpc.StatusCode.NOT_FOUND
+
+
+class PermissionDenied(ServiceError):
+    """A wrong or missing seat token."""
+
+    code = grpc.StatusCode.PERMISSION_DENIED
+
+
+class FailedPrecondition(ServiceError):
+    """The request is well formed but not possible now: not this seat's turn, the match is over."""
+
+    code = grpc.StatusCode.FAILED_PRECONDITION
+
+
+class Aborted(ServiceError):
+    """The match moved on since the caller looked (a stale or retried move): read it again and retry."""
+
+    code = grpc.StatusCode.ABORTED

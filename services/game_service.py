@@ -1,0 +1,187 @@
+"""GameService: the gRPC face of live matches (see protos/cardtable/v1/game_service.proto).
+
+Each call loads the match from Redis, works on it with the engine and writes it back with a compare-and-set on its
+version; nothing is kept in the process between calls, so any number of server processes can share one Redis.
+
+    servicer = GameServicer(GameStore(redis_client), replay_sink)
+    game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import grpc
+
+import engine
+
+from .convert import game_info_response, game_summary, known_game, options_from_request
+from .errors import Aborted, InvalidArgument, NotFound
+from .game_store import GameStore
+from .generated.cardtable.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
+from .matches import BOT, PERSON, LiveMatch, Played, Seat
+from .rpc import streaming, unary
+from .views import move_message, seat_view, view
+
+log = logging.getLogger("cardtable.games")
+
+SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
+WATCH_BLOCK_MS = 5_000
+REPLAY_ID_WAIT_S = 5.0  # how long a watcher waits for the final move's replay id (written right after that move)
+
+# Saves a finished match's replay bytes and returns its replay id.
+ReplaySink = Callable[[bytes], Awaitable[str]]
+
+_SEAT_KINDS = {game_service_pb2.SEAT_KIND_BOT: BOT, game_service_pb2.SEAT_KIND_PERSON: PERSON}
+
+
+class GameServicer(game_service_pb2_grpc.GameServiceServicer):
+    """Lists games, creates matches, shows views, takes moves, streams matches."""
+
+    def __init__(self, store: GameStore, save_replay: ReplaySink | None = None) -> None:
+        self.store = store
+        self.save_replay = save_replay
+
+    @unary
+    async def ListGames(self, request: game_service_pb2.ListGamesRequest,
+                        context: grpc.aio.ServicerContext) -> game_service_pb2.ListGamesResponse:
+        games, next_token = page(engine.list_games(), request.page_size, request.page_token)
+        return game_service_pb2.ListGamesResponse(games=[game_summary(g) for g in games], next_page_token=next_token)
+
+    @unary
+    async def GetGameInfo(self, request: game_service_pb2.GetGameInfoRequest,
+                          context: grpc.aio.ServicerContext) -> game_service_pb2.GetGameInfoResponse:
+        players = request.players if request.HasField("players") else None
+        return game_info_response(known_game(request.game_id), players)
+
+    @unary
+    async def CreateGame(self, request: game_service_pb2.CreateGameRequest,
+                         context: grpc.aio.ServicerContext) -> game_service_pb2.CreateGameResponse:
+        game_id = known_game(request.game_id)
+        seats = [_seat(n, spec) for n, spec in enumerate(request.seats)]
+        seed = request.seed if request.HasField("seed") else secrets.randbits(63)
+        first_dealer = request.first_dealer if request.HasField("first_dealer") else None
+        match_id = secrets.token_hex(8)
+        match, tokens, played = LiveMatch.create(game_id, seats, options_from_request(request.options), seed,
+                                                 first_dealer, match_id)
+        if not await self.store.create(match_id, match.meta, match.state.to_position(), match.moves_since(0)):
+            raise Aborted(f"match id {match_id} is taken; create the match again")
+        log.info("match created", extra={"match_id": match_id, "game": game_id, "seats": [s.policy for s in seats]})
+        await self._finish_if_over(match)
+        return game_service_pb2.CreateGameResponse(
+            match_id=match_id, seed=seed, seat_tokens=[game_service_pb2.SeatToken(seat=s, token=t)
+                                                       for s, t in tokens.items()],
+            moves=[_move(p) for p in played], view=view(match.state, common_pb2.PERSPECTIVE_PUBLIC, 0, match.version))
+
+    @unary
+    async def GetObservation(self, request: game_service_pb2.GetObservationRequest,
+                             context: grpc.aio.ServicerContext) -> game_service_pb2.GetObservationResponse:
+        match = await self._load(request.match_id)
+        match.authorize(request.seat, request.seat_token)
+        return game_service_pb2.GetObservationResponse(view=seat_view(match.state, request.seat, match.version))
+
+    @unary
+    async def Act(self, request: game_service_pb2.ActRequest,
+                  context: grpc.aio.ServicerContext) -> game_service_pb2.ActResponse:
+        match = await self._load(request.match_id)
+        before = match.version
+        played = match.play_person(request.seat, request.seat_token, request.action, request.expected_move_number)
+        if not await self.store.commit(match.match_id, before, match.state.to_position(), match.moves_since(before)):
+            raise Aborted(f"stale move number: match {match.match_id} moved on from move {before} while this move "
+                          "was being played; read the match again")
+        replay_id = await self._finish_if_over(match)
+        return game_service_pb2.ActResponse(moves=[_move(p) for p in played],
+                                            view=seat_view(match.state, request.seat, match.version),
+                                            replay_id=replay_id)
+
+    @streaming
+    async def WatchGame(self, request: game_service_pb2.WatchGameRequest,
+                        context: grpc.aio.ServicerContext) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
+        perspective = request.perspective or common_pb2.PERSPECTIVE_PUBLIC
+        match = await self._load(request.match_id)
+        if perspective == common_pb2.PERSPECTIVE_SEAT:
+            match.authorize(request.seat, request.seat_token)
+        elif perspective != common_pb2.PERSPECTIVE_PUBLIC:
+            raise InvalidArgument("a live match is watched from PERSPECTIVE_PUBLIC or PERSPECTIVE_SEAT; the full view "
+                                  "is for replays (ReplayService.StreamReplay)")
+        state = match.state
+        yield game_service_pb2.WatchGameResponse(
+            kind=game_service_pb2.WATCH_EVENT_KIND_SNAPSHOT, view=view(state, perspective, request.seat, match.version),
+            replay_id=await self._wait_for_replay_id(match) if state.is_terminal else "")
+        version = match.version
+        while not state.is_terminal:
+            for number, (seat, action_id) in await self.store.moves_after(match.match_id, version, WATCH_BLOCK_MS):
+                deal_index = state.deal_index
+                state.apply_id(action_id)
+                version = number
+                replay_id = await self._wait_for_replay_id(match) if state.is_terminal else ""
+                yield game_service_pb2.WatchGameResponse(
+                    kind=game_service_pb2.WATCH_EVENT_KIND_MOVE,
+                    move=move_message(number, seat, state.action_string(action_id), deal_index),
+                    view=view(state, perspective, request.seat, number), replay_id=replay_id)
+
+    # ---- helpers ------------------------------------------------------------------------------------------------
+
+    async def _load(self, match_id: str) -> LiveMatch:
+        if not match_id:
+            raise InvalidArgument("match_id is empty")
+        stored = await self.store.load(match_id)
+        if stored is None:
+            raise NotFound(f"no match {match_id!r}")
+        return LiveMatch.load(stored)
+
+    async def _finish_if_over(self, match: LiveMatch) -> str:
+        """Save the replay of a match that just ended (only the process that played its last move gets here)."""
+        if not match.state.is_terminal or self.save_replay is None:
+            return ""
+        replay_id = await self.save_replay(match.replay_bytes())
+        await self.store.set_replay_id(match.match_id, replay_id)
+        log.info("match over", extra={"match_id": match.match_id, "replay_id": replay_id,
+                                      "scores": match.state.scores, "moves": match.version})
+        return replay_id
+
+    async def _wait_for_replay_id(self, match: LiveMatch) -> str:
+        if self.save_replay is None:
+            return ""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + REPLAY_ID_WAIT_S
+        while not (replay_id := await self.store.replay_id(match.match_id)) and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+        return replay_id
+
+
+def page(items: list, page_size: int, page_token: str, default_size: int = 0) -> tuple[list, str]:
+    """One page of ``items`` and the token of the next (an offset); a page size of 0 means ``default_size`` or all."""
+    try:
+        start = int(page_token) if page_token else 0
+    except ValueError:
+        raise InvalidArgument(f"bad page_token {page_token!r}: pass back a next_page_token") from None
+    if start < 0:
+        raise InvalidArgument(f"bad page_token {page_token!r}: pass back a next_page_token")
+    size = page_size or default_size or len(items)
+    end = start + size
+    return items[start:end], str(end) if end < len(items) else ""
+
+
+def _seat(number: int, spec: game_service_pb2.SeatSpec) -> Seat:
+    kind = _SEAT_KINDS.get(spec.kind)
+    if kind is None:
+        raise InvalidArgument(f"seat {number}: kind must be SEAT_KIND_BOT or SEAT_KIND_PERSON")
+    if kind == PERSON:
+        return Seat(PERSON)
+    if not spec.policy:
+        raise InvalidArgument(f"seat {number} is a bot: name its policy (for example 'random' or 'greedy')")
+    return Seat(BOT, spec.policy)
+
+
+def _move(played: Played) -> common_pb2.Move:
+    return move_message(played.number, played.seat, played.action, played.deal_index)
+
+
+def install(server: grpc.aio.Server, store: GameStore, save_replay: ReplaySink | None) -> str:
+    """Add the GameService to ``server``; returns its full name (for health checks and reflection)."""
+    game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(store, save_replay), server)
+    return SERVICE_NAME

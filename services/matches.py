@@ -1,0 +1,184 @@
+"""Live matches between people and bots: who sits where, seat tokens, and playing a person's move and the bots' replies.
+
+A :class:`LiveMatch` is rebuilt from Redis for every request (the server keeps nothing of its own): the engine state
+comes from the stored position, its history from the move log. Bots choose with an RNG derived from the match seed
+and the move number, so a bot's move does not depend on which server process plays it.
+
+>>> seats = [Seat("person"), Seat("bot", "greedy")]
+>>> match, tokens, moves = LiveMatch.create("tablanette", seats, options={}, seed=7, first_dealer=None)
+>>> played = match.play_person(0, tokens[0], match.state.legal_actions()[0], match.version) if 0 in tokens else []
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import engine
+from engine.bots import make_policy
+from engine.rng import derive_seed
+from engine.state import State
+from replay import Recorder
+
+from .errors import Aborted, FailedPrecondition, InvalidArgument, PermissionDenied
+from .game_store import Move, StoredMatch
+
+BOT, PERSON = "bot", "person"
+HUMAN_POLICY = "human"  # the replay codec's name for a person's seat
+MAX_ACTION_LENGTH = 256  # far above any game's longest action string; longer input is not echoed back
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Who plays a seat: ``Seat("bot", "greedy")`` or ``Seat("person")``."""
+
+    kind: str
+    policy: str = HUMAN_POLICY
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "policy": self.policy}
+
+
+@dataclass
+class Played:
+    """One move just played: its number (from 1), the seat, the action string and the deal it belongs to."""
+
+    number: int
+    seat: int
+    action: str
+    deal_index: int
+
+
+class LiveMatch:
+    """A match's fixed setup (``meta``) and its engine state after ``version`` moves."""
+
+    def __init__(self, match_id: str, meta: dict[str, Any], state: State, version: int, replay_id: str = "") -> None:
+        self.match_id = match_id
+        self.meta = meta
+        self.state = state
+        self.version = version
+        self.replay_id = replay_id
+        self.seats = [Seat(**s) for s in meta["seats"]]
+
+    # ---- creation and loading -----------------------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, game_id: str, seats: Sequence[Seat], options: dict[str, Any], seed: int,
+               first_dealer: int | None, match_id: str = "") -> tuple[LiveMatch, dict[int, str], list[Played]]:
+        """A new match, its seat tokens (person seats only) and the bots' opening moves."""
+        if not seats:
+            raise InvalidArgument("a match needs seats: one SeatSpec per player")
+        for number, seat in enumerate(seats):
+            _check_seat_spec(game_id, number, seat)
+        try:
+            state = engine.new_match(game_id, seed=seed, players=len(seats), options=options,
+                                     first_dealer=first_dealer)
+        except ValueError as exc:
+            raise InvalidArgument(str(exc)) from None
+        tokens = {n: secrets.token_urlsafe(24) for n, seat in enumerate(seats) if seat.kind == PERSON}
+        meta = {
+            "game": game_id, "players": len(seats), "options": options, "seed": seed, "first_dealer": first_dealer,
+            "seats": [s.to_dict() for s in seats],
+            "token_sha256": {str(n): _digest(token) for n, token in tokens.items()},
+        }
+        match = cls(match_id, meta, state, 0)
+        return match, tokens, match.play_bots()
+
+    @classmethod
+    def load(cls, stored: StoredMatch) -> LiveMatch:
+        state = engine.from_position(stored.meta["game"], stored.position)
+        # The position holds no history; the move log does (action ints are context free).
+        state.moves = list(stored.moves)
+        return cls(stored.match_id, stored.meta, state, stored.version, stored.replay_id)
+
+    # ---- access -------------------------------------------------------------------------------------------------
+
+    def check_seat(self, seat: int) -> None:
+        if not 0 <= seat < len(self.seats):
+            raise InvalidArgument(f"seat {seat} does not exist: this match has seats 0..{len(self.seats) - 1}")
+
+    def authorize(self, seat: int, token: str) -> None:
+        """PermissionDenied unless ``token`` is the token of person seat ``seat``."""
+        self.check_seat(seat)
+        if self.seats[seat].kind != PERSON:
+            raise PermissionDenied(f"seat {seat} is played by the bot {self.seats[seat].policy!r}, not by a person")
+        expected = self.meta["token_sha256"][str(seat)]
+        if not token:
+            raise PermissionDenied(f"seat {seat}'s token is missing (seat_token)")
+        if not hmac.compare_digest(_digest(token), expected):
+            raise PermissionDenied(f"wrong token for seat {seat}")
+
+    # ---- play ---------------------------------------------------------------------------------------------------
+
+    def play_person(self, seat: int, token: str, action: str, expected_version: int) -> list[Played]:
+        """Play a person's move and the bots' replies; the state is unchanged if anything is refused."""
+        self.authorize(seat, token)
+        if expected_version != self.version:
+            raise Aborted(f"stale move number: the request expects move {expected_version} but the match is at move "
+                          f"{self.version}; read the match again")
+        state = self.state
+        if state.is_terminal:
+            raise FailedPrecondition(f"match {self.match_id} is over")
+        if state.current_player != seat:
+            raise FailedPrecondition(f"not seat {seat}'s turn: seat {state.current_player} is to act")
+        if len(action) > MAX_ACTION_LENGTH:
+            raise InvalidArgument(f"action is {len(action)} characters long; legal actions: {state.legal_actions()}")
+        try:
+            action_id = state.action_id(action)
+        except engine.IllegalAction as exc:
+            raise InvalidArgument(str(exc)) from None
+        played = [self._apply(action_id)]
+        return played + self.play_bots()
+
+    def play_bots(self) -> list[Played]:
+        """Let bots move while a bot is to act."""
+        played = []
+        state = self.state
+        while not state.is_terminal and self.seats[state.current_player].kind == BOT:
+            seat = state.current_player
+            bot_seed = derive_seed(self.meta["seed"], self.version)
+            bot = make_policy(self.seats[seat].policy, state.game_id, seat, bot_seed)
+            action_id = bot.choose_id(state.legal_action_ids(), lambda seat=seat: state.observation(seat))
+            played.append(self._apply(action_id))
+        return played
+
+    def _apply(self, action_id: int) -> Played:
+        state = self.state
+        seat, deal_index = state.current_player, state.deal_index
+        state.apply_id(action_id)
+        self.version += 1
+        return Played(self.version, seat, state.action_string(action_id), deal_index)
+
+    def moves_since(self, version: int) -> list[Move]:
+        return self.state.moves[version:]
+
+    # ---- the end --------------------------------------------------------------------------------------------------
+
+    def replay_bytes(self) -> bytes:
+        """The whole match as one replay (replays the engine from the start, checking every move)."""
+        meta = self.meta
+        start = engine.new_match(meta["game"], seed=meta["seed"], players=meta["players"], options=meta["options"],
+                                 first_dealer=meta["first_dealer"])
+        recorder = Recorder(start, "match", [seat.policy for seat in self.seats])
+        for _, action_id in self.state.moves:
+            recorder.play(action_id)
+        return recorder.finish()
+
+
+def _check_seat_spec(game_id: str, number: int, seat: Seat) -> None:
+    if seat.kind == PERSON:
+        return
+    if seat.kind != BOT:
+        raise InvalidArgument(f"seat {number}: say whether it is a bot or a person (SeatSpec.kind)")
+    try:
+        make_policy(seat.policy, game_id, number, 0)
+    except ValueError as exc:
+        raise InvalidArgument(f"seat {number}: {exc}") from None
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()

@@ -1,0 +1,72 @@
+"""Views of a match for the API: a seat's observation, the public view every seat shares, or the full position.
+
+The public view is the part of the observation that every seat sees identically, so it never holds a card that
+only some seats know (see ``public_observation``).
+
+>>> import engine
+>>> state = engine.new_match("tablanette", seed=1)
+>>> "hand" in public_observation(state), "table" in public_observation(state)
+(False, True)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engine.state import State
+
+from .generated.cardtable.v1 import common_pb2
+
+# Keys that name the viewer rather than the match.
+_VIEWER_KEYS = frozenset({"seat", "legal_actions"})
+
+
+def public_observation(state: State) -> dict[str, Any]:
+    """The observation keys whose values are the same for every seat."""
+    seen = [state.observation(seat) for seat in range(state.players)]
+    first = seen[0]
+    return {key: value for key, value in first.items()
+            if key not in _VIEWER_KEYS and all(other.get(key) == value for other in seen[1:])}
+
+
+def full_observation(state: State) -> dict[str, Any]:
+    """Everything: the engine's position (hidden cards included) and the history."""
+    return {**state.to_position(), "history": [[seat, action] for seat, action in state.history]}
+
+
+def seat_view(state: State, seat: int, move_number: int) -> common_pb2.View:
+    observation = state.observation(seat)
+    return _view(state, common_pb2.PERSPECTIVE_SEAT, observation, move_number, seat=seat,
+                 legal_actions=observation["legal_actions"])
+
+
+def public_view(state: State, move_number: int) -> common_pb2.View:
+    return _view(state, common_pb2.PERSPECTIVE_PUBLIC, public_observation(state), move_number)
+
+
+def full_view(state: State, move_number: int) -> common_pb2.View:
+    return _view(state, common_pb2.PERSPECTIVE_FULL, full_observation(state), move_number)
+
+
+def view(state: State, perspective: int, seat: int, move_number: int) -> common_pb2.View:
+    """The view of ``state`` from a perspective (``seat`` is used only by PERSPECTIVE_SEAT)."""
+    if perspective == common_pb2.PERSPECTIVE_SEAT:
+        return seat_view(state, seat, move_number)
+    if perspective == common_pb2.PERSPECTIVE_FULL:
+        return full_view(state, move_number)
+    return public_view(state, move_number)
+
+
+def _view(state: State, perspective: int, body: dict, move_number: int, seat: int = 0,
+          legal_actions: list[str] | None = None) -> common_pb2.View:
+    out = common_pb2.View(perspective=perspective, seat=seat, move_number=move_number, deal_index=state.deal_index,
+                          phase=state.phase, scores=state.scores, legal_actions=legal_actions or (),
+                          game_over=state.is_terminal, winners=state.winners or (), json=json.dumps(body))
+    if state.current_player is not None:
+        out.current_player = state.current_player
+    return out
+
+
+def move_message(number: int, seat: int, action: str, deal_index: int) -> common_pb2.Move:
+    return common_pb2.Move(number=number, seat=seat, action=action, deal_index=deal_index)
