@@ -12,6 +12,7 @@ Keys (``P`` is the prefix, ``ct:sim:`` by default)::
     P job:<id>:chunks       hash: chunk index -> chunk result (JSON)
     P job:<id>:progress     hash: chunk index -> deals done in that chunk so far (overwritten by a retry)
     P job:<id>:workers      hash: chunk index -> the worker playing (or that played) it, "node:pid"
+    P job:<id>:driver       string with a time to live: the driver running the job (renewed while it runs)
 
 >>> store = JobStore(redis.Redis())  # doctest: +SKIP
 >>> record = store.create(validate(JobSpec("tablic", ("greedy", "random"), 1000, seed=1)))  # doctest: +SKIP
@@ -36,6 +37,8 @@ DEFAULT_PREFIX = "ct:sim:"
 QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED = "queued", "running", "succeeded", "failed", "cancelled"
 STATES = (QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED)
 FINAL_STATES = frozenset({SUCCEEDED, FAILED, CANCELLED})
+# A driver that has not renewed its claim for this long is presumed gone; another may take the job over.
+DRIVER_LEASE_SECONDS = 15
 
 
 class JobNotFound(KeyError):
@@ -179,6 +182,25 @@ class JobStore:
         """Chunk index -> the worker that last started it ("node:pid")."""
         return {int(k): _str(v) for k, v in self.redis.hgetall(self._workers(job_id)).items()}
 
+    def claim(self, job_id: str, driver: str) -> bool:
+        """Become the job's only driver (True), unless a live driver holds it."""
+        return bool(self.redis.set(f"{self._job(job_id)}:driver", driver, nx=True, ex=DRIVER_LEASE_SECONDS))
+
+    def renew(self, job_id: str, driver: str) -> None:
+        self.redis.set(f"{self._job(job_id)}:driver", driver, ex=DRIVER_LEASE_SECONDS)
+
+    def release(self, job_id: str) -> None:
+        self.redis.delete(f"{self._job(job_id)}:driver")
+
+    def unfinished(self) -> list[str]:
+        """The ids of the jobs that are queued or running (oldest first)."""
+        ids = [_str(i) for i in self.redis.zrange(f"{self.prefix}jobs", 0, -1)]
+        pipe = self.redis.pipeline()
+        for job_id in ids:
+            pipe.hget(self._job(job_id), "state")
+        return [job_id for job_id, state in zip(ids, pipe.execute(), strict=True)
+                if state is not None and _str(state) not in FINAL_STATES]
+
     def reset_progress(self, job_id: str, chunk_indexes: Iterable[int]) -> None:
         """Forget the progress of chunks that will be played again (a retry, or a resumed job)."""
         indexes = [str(i) for i in chunk_indexes]
@@ -187,7 +209,8 @@ class JobStore:
 
     def delete(self, job_id: str) -> None:
         pipe = self.redis.pipeline()
-        pipe.delete(self._job(job_id), self._chunks(job_id), self._progress(job_id), self._workers(job_id))
+        pipe.delete(self._job(job_id), self._chunks(job_id), self._progress(job_id), self._workers(job_id),
+                    f"{self._job(job_id)}:driver")
         pipe.zrem(f"{self.prefix}jobs", job_id)
         pipe.execute()
 

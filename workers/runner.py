@@ -11,6 +11,8 @@ that stops half-way leaves the finished chunks in Redis: running the job again p
 
 from __future__ import annotations
 
+import os
+import socket
 import time
 from collections import deque
 from collections.abc import Callable
@@ -47,8 +49,6 @@ def redis_client(url: str) -> redis.Redis:
 def play_chunk_task(spec_dict: dict[str, Any], chunk: Chunk, job_id: str, redis_url: str,
                     prefix: str) -> ChunkResult:
     """A Ray task: play one chunk, streaming progress (and replays) to Redis; stops early if the job is cancelled."""
-    import os
-
     spec = JobSpec.from_dict(spec_dict)
     client = redis_client(redis_url)
     store = JobStore(client, prefix)
@@ -80,10 +80,18 @@ class _Driver:
         self.on_update = on_update
         self.attempts: dict[int, int] = {}
         self.in_flight: dict[ray.ObjectRef, Chunk] = {}
+        self.driver = f"{socket.gethostname()}:{os.getpid()}:{id(self)}"
 
     def run(self) -> JobRecord:
-        if self.record.is_final:
+        """Run the job unless it is over or another live driver runs it; returns the job as stored."""
+        if self.record.is_final or not self.store.claim(self.job_id, self.driver):
             return self.record
+        try:
+            return self._run()
+        finally:
+            self.store.release(self.job_id)
+
+    def _run(self) -> JobRecord:
         if self.record.cancel_requested:
             return self._finish(CANCELLED, {}, time.perf_counter())
         started = time.perf_counter()
@@ -101,6 +109,7 @@ class _Driver:
                         return self._finish(FAILED, done, started, error=failure)
                 if self.store.cancel_requested(self.job_id):
                     return self._finish(CANCELLED, done, started)
+                self.store.renew(self.job_id, self.driver)
                 self._notify()
         except BaseException as exc:
             self._finish(FAILED, done, started, error=f"the driver stopped: {exc!r}")

@@ -1,0 +1,236 @@
+"""SimulationService: the gRPC face of simulation jobs (see protos/cardtable/v1/simulation_service.proto).
+
+Jobs live in Redis (:mod:`workers.jobstore`); each running job has a driver thread in some server process that keeps
+its Ray tasks going (:mod:`workers.runner`). A driver holds a lease on its job, so when a server stops, the next
+server to start (or any other one) picks up its unfinished jobs and plays only the chunks that are missing.
+
+Ray is joined on the first job: ``RAY_ADDRESS`` names a cluster, otherwise a local Ray starts on this machine's CPUs.
+
+    servicer = SimulationServicer(JobStore(redis.Redis.from_url(url)), url)
+    simulation_service_pb2_grpc.add_SimulationServiceServicer_to_server(servicer, server)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+import redis
+
+from workers.cluster import connect_ray
+from workers.jobstore import FAILED, JobNotFound, JobRecord, JobStore
+from workers.runner import run_job
+from workers.spec import JobSpec, JobSpecError, LogSpec, validate
+from workers.stats import counter_groups
+
+from .convert import option_value, options_from_request
+from .errors import FailedPrecondition, InvalidArgument, NotFound
+from .generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
+from .generated.cardtable.v1 import simulation_service_pb2_grpc
+from .rpc import streaming, unary
+
+log = logging.getLogger("cardtable.simulations")
+
+SERVICE_NAME = sim_pb2.DESCRIPTOR.services_by_name["SimulationService"].full_name
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 1000
+WATCH_INTERVAL_S = 0.25
+
+_UNITS = {sim_pb2.SIMULATION_UNIT_UNSPECIFIED: "deal", sim_pb2.SIMULATION_UNIT_DEAL: "deal",
+          sim_pb2.SIMULATION_UNIT_MATCH: "match"}
+_UNIT_ENUMS = {"deal": sim_pb2.SIMULATION_UNIT_DEAL, "match": sim_pb2.SIMULATION_UNIT_MATCH}
+_LOG_MODES = {sim_pb2.REPLAY_LOGGING_UNSPECIFIED: "none", sim_pb2.REPLAY_LOGGING_NONE: "none",
+              sim_pb2.REPLAY_LOGGING_ALL: "all", sim_pb2.REPLAY_LOGGING_SAMPLE: "sample"}
+_LOG_ENUMS = {"none": sim_pb2.REPLAY_LOGGING_NONE, "all": sim_pb2.REPLAY_LOGGING_ALL,
+              "sample": sim_pb2.REPLAY_LOGGING_SAMPLE}
+_STATES = {"queued": sim_pb2.JOB_STATE_QUEUED, "running": sim_pb2.JOB_STATE_RUNNING,
+           "succeeded": sim_pb2.JOB_STATE_SUCCEEDED, "failed": sim_pb2.JOB_STATE_FAILED,
+           "cancelled": sim_pb2.JOB_STATE_CANCELLED}
+
+
+class JobDrivers:
+    """Driver threads of this process: one per running job, Ray joined once, on the first job."""
+
+    def __init__(self, store: JobStore, redis_url: str, ray_address: str | None = None) -> None:
+        self.store = store
+        self.redis_url = redis_url
+        self.ray_address = ray_address
+        self._ray_lock = threading.Lock()
+        self._ray_ready = False
+
+    def start(self, job_id: str) -> threading.Thread:
+        thread = threading.Thread(target=self._drive, args=(job_id,), name=f"driver-{job_id}", daemon=True)
+        thread.start()
+        return thread
+
+    def resume_unfinished(self) -> list[str]:
+        """Start a driver for every queued or running job (one whose driver is alive keeps it: see the lease)."""
+        job_ids = self.store.unfinished()
+        for job_id in job_ids:
+            self.start(job_id)
+        return job_ids
+
+    def _drive(self, job_id: str) -> None:
+        try:
+            with self._ray_lock:
+                if not self._ray_ready:
+                    log.info("joining Ray", extra={"cluster": connect_ray(self.ray_address)})
+                    self._ray_ready = True
+            record = run_job(self.store, job_id, self.redis_url)
+            log.info("job over", extra={"job_id": job_id, "state": record.state, "units": record.units_done})
+        except Exception:  # noqa: BLE001  (a driver thread has nobody to raise to: the job records the failure)
+            log.exception("job driver failed", extra={"job_id": job_id})
+            self.store.set_state(job_id, FAILED, error="the job's driver failed; the server logged why")
+
+
+class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
+    """Submits, reads, watches, cancels and lists simulation jobs."""
+
+    def __init__(self, store: JobStore, drivers: JobDrivers, watch_interval_s: float = WATCH_INTERVAL_S) -> None:
+        self.store = store
+        self.drivers = drivers
+        self.watch_interval_s = watch_interval_s
+
+    @unary
+    async def SubmitJob(self, request: sim_pb2.SubmitJobRequest,
+                        context: grpc.aio.ServicerContext) -> sim_pb2.SubmitJobResponse:
+        spec = spec_from_proto(request.spec)
+        record = await asyncio.to_thread(self.store.create, spec)
+        self.drivers.start(record.job_id)
+        log.info("job submitted", extra={"job_id": record.job_id, "game": spec.game, "count": spec.count})
+        return sim_pb2.SubmitJobResponse(job=job_message(record))
+
+    @unary
+    async def GetJob(self, request: sim_pb2.GetJobRequest, context: grpc.aio.ServicerContext) -> sim_pb2.GetJobResponse:
+        return sim_pb2.GetJobResponse(job=job_message(await self._get(request.job_id)))
+
+    @streaming
+    async def WatchJob(self, request: sim_pb2.WatchJobRequest,
+                       context: grpc.aio.ServicerContext) -> AsyncIterator[sim_pb2.WatchJobResponse]:
+        last = None
+        while True:
+            record = await self._get(request.job_id)
+            seen = (record.state, record.units_done, record.chunks_done, record.cancel_requested)
+            if seen != last:
+                yield sim_pb2.WatchJobResponse(job=job_message(record))
+                last = seen
+            if record.is_final:
+                return
+            await asyncio.sleep(self.watch_interval_s)
+
+    @unary
+    async def CancelJob(self, request: sim_pb2.CancelJobRequest,
+                        context: grpc.aio.ServicerContext) -> sim_pb2.CancelJobResponse:
+        record = await self._get(request.job_id)
+        if record.is_final:
+            raise FailedPrecondition(f"job {record.job_id} is already over ({record.state}): nothing to cancel")
+        record = await asyncio.to_thread(self.store.request_cancel, record.job_id)
+        log.info("job cancel requested", extra={"job_id": record.job_id})
+        return sim_pb2.CancelJobResponse(job=job_message(record))
+
+    @unary
+    async def ListJobs(self, request: sim_pb2.ListJobsRequest,
+                       context: grpc.aio.ServicerContext) -> sim_pb2.ListJobsResponse:
+        size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        after = _cursor(request.page_token)
+        records, next_cursor = await asyncio.to_thread(self.store.list, size, after)
+        return sim_pb2.ListJobsResponse(jobs=[job_message(r, with_results=False) for r in records],
+                                        next_page_token="" if next_cursor is None else str(next_cursor))
+
+    async def _get(self, job_id: str) -> JobRecord:
+        if not job_id:
+            raise InvalidArgument("job_id is empty")
+        try:
+            return await asyncio.to_thread(self.store.get, job_id)
+        except JobNotFound as exc:
+            raise NotFound(str(exc)) from None
+
+
+def _cursor(token: str) -> int | None:
+    if not token:
+        return None
+    try:
+        return int(token)
+    except ValueError:
+        raise InvalidArgument(f"bad page_token {token!r}: pass back a next_page_token") from None
+
+
+# ---- conversions --------------------------------------------------------------------------------------------------
+
+def spec_from_proto(message: sim_pb2.JobSpec) -> JobSpec:
+    """A checked job spec from a request; InvalidArgument says what is wrong with it."""
+    if message.logging not in _LOG_MODES:
+        raise InvalidArgument(f"unknown logging value {message.logging}")
+    if message.unit not in _UNITS:
+        raise InvalidArgument(f"unknown unit value {message.unit}")
+    mode = _LOG_MODES[message.logging]
+    if mode != "sample" and message.sample_size:
+        raise InvalidArgument("sample_size goes with logging REPLAY_LOGGING_SAMPLE only")
+    if not message.policies:
+        raise InvalidArgument("a job needs at least one policy (one per seat, one per side, or one for all)")
+    spec = JobSpec(
+        game=message.game_id, policies=tuple(p.name for p in message.policies), count=message.count,
+        seed=message.seed if message.HasField("seed") else secrets.randbits(63), unit=_UNITS[message.unit],
+        players=message.players if message.HasField("players") else None,
+        options=options_from_request(message.options), log=LogSpec(mode, message.sample_size),
+        chunk_size=message.chunk_size)
+    try:
+        return validate(spec)
+    except JobSpecError as exc:
+        raise InvalidArgument(str(exc)) from None
+
+
+def spec_message(spec: JobSpec) -> sim_pb2.JobSpec:
+    return sim_pb2.JobSpec(
+        game_id=spec.game, players=spec.players, options={k: option_value(v) for k, v in spec.options.items()},
+        policies=[sim_pb2.PolicySpec(name=name) for name in spec.policies], count=spec.count,
+        unit=_UNIT_ENUMS[spec.unit], seed=spec.seed, logging=_LOG_ENUMS[spec.log.mode], sample_size=spec.log.size,
+        chunk_size=spec.chunk_size)
+
+
+def job_message(record: JobRecord, with_results: bool = True) -> sim_pb2.Job:
+    job = sim_pb2.Job(
+        job_id=record.job_id, spec=spec_message(record.spec), state=_STATES[record.state],
+        progress=sim_pb2.JobProgress(units_done=record.units_done, units_total=record.spec.count,
+                                     chunks_done=record.chunks_done, chunks_total=record.chunks_total),
+        error=record.error, created_unix_ms=_ms(record.created), started_unix_ms=_ms(record.started),
+        finished_unix_ms=_ms(record.finished), replay_collection=record.replay_collection,
+        cancel_requested=record.cancel_requested)
+    if with_results and record.results is not None:
+        job.results.CopyFrom(results_message(record.results))
+    return job
+
+
+def results_message(results: dict[str, Any]) -> sim_pb2.JobResults:
+    sides = [sim_pb2.SideResult(
+        side=s["side"], seats=s["seats"], policies=s["policies"], mean_score=s["mean"],
+        mean_score_ci95_low=s["ci95"][0], mean_score_ci95_high=s["ci95"][1], score_stdev=s["stdev"],
+        wins=s["wins"], win_rate=s["win_rate"], win_rate_ci95_low=s["win_rate_ci95"][0],
+        win_rate_ci95_high=s["win_rate_ci95"][1]) for s in results["sides"]]
+    counters = [sim_pb2.GameCounter(name=name, label=label, value=value)
+                for name, group in counter_groups(results["counters"]).items() for label, value in group.items()]
+    return sim_pb2.JobResults(
+        units=results["units"], deals=results["deals"], moves=results["moves"], replays=results["replays"],
+        sides=sides, draws=results["draws"], counters=counters, seconds=results["seconds"],
+        deals_per_second=results["deals_per_s"], json=json.dumps(results))
+
+
+def _ms(seconds: float | None) -> int:
+    return round(seconds * 1000) if seconds else 0
+
+
+def install(server: grpc.aio.Server, backends: Any) -> str:
+    """Add the SimulationService to ``server`` and resume the jobs left unfinished; returns its full name."""
+    store = JobStore(redis.Redis.from_url(backends.redis_url))
+    drivers = JobDrivers(store, backends.redis_url)
+    simulation_service_pb2_grpc.add_SimulationServiceServicer_to_server(SimulationServicer(store, drivers), server)
+    resumed = drivers.resume_unfinished()
+    if resumed:
+        log.info("resuming jobs", extra={"jobs": resumed})
+    return SERVICE_NAME
