@@ -64,6 +64,7 @@ class JobRecord:
     units_done: int = 0
     chunks_done: int = 0
     chunks_total: int = 0
+    retries: int = 0
     results: dict[str, Any] | None = field(default=None, repr=False)
 
     @property
@@ -201,6 +202,13 @@ class JobStore:
         return [job_id for job_id, state in zip(ids, pipe.execute(), strict=True)
                 if state is not None and _str(state) not in FINAL_STATES]
 
+    def note_retry(self, job_id: str, chunk_index: int) -> None:
+        """Count a chunk played again, and forget its progress so far."""
+        pipe = self.redis.pipeline()
+        pipe.hincrby(self._job(job_id), "retries", 1)
+        pipe.hdel(self._progress(job_id), str(chunk_index))
+        pipe.execute()
+
     def reset_progress(self, job_id: str, chunk_indexes: Iterable[int]) -> None:
         """Forget the progress of chunks that will be played again (a retry, or a resumed job)."""
         indexes = [str(i) for i in chunk_indexes]
@@ -232,5 +240,6 @@ def _record(job_id: str, f: dict[str, str], units_done: int, chunks_done: int) -
         job_id=job_id, spec=JobSpec.from_dict(json.loads(f["spec"])), state=f["state"], sequence=int(f["sequence"]),
         created=float(f["created"]), started=_float(f.get("started")), finished=_float(f.get("finished")),
         error=f.get("error", ""), cancel_requested="cancel" in f, units_done=units_done, chunks_done=chunks_done,
-        chunks_total=int(f["chunks_total"]), results=json.loads(f["results"]) if f.get("results") else None,
+        chunks_total=int(f["chunks_total"]), retries=int(f.get("retries", 0)),
+        results=json.loads(f["results"]) if f.get("results") else None,
     )

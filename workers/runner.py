@@ -133,7 +133,7 @@ class _Driver:
             attempts = self.attempts[chunk.index] = self.attempts.get(chunk.index, 0) + 1
             if attempts >= MAX_ATTEMPTS:
                 return f"chunk {chunk.index} (deals {chunk.first}..{chunk.stop - 1}) failed {attempts} times: {exc}"
-            self.store.reset_progress(self.job_id, [chunk.index])
+            self.store.note_retry(self.job_id, chunk.index)
             pending.appendleft(chunk)
             return ""
         if result.stopped:  # cancelled half-way: the job is about to end as cancelled

