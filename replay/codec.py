@@ -1,0 +1,333 @@
+"""The replay format, version 1: bytes <-> a header and the packed move ordinals.
+
+Layout (all varints are unsigned LEB128, see :mod:`replay.packing`)::
+
+    magic          2 bytes  b"CT"
+    version        varint   1
+    flags          varint   1 scope is the match (else one deal) | 2 options follow | 4 explicit deck |
+                            8 a later deal (deal index, dealer, scores follow) | 16 one policy per seat |
+                            32 the first dealer was given (else the engine drew it)
+    game           varint   index + 1 in GAME_CODES, or 0 and the game id as text (varint length + UTF-8)
+    players        varint
+    seed           varint
+    first dealer   varint   (flag 32)
+    policies       varint   one (or, with flag 16, one per seat): index + 1 in POLICY_CODES, or 0 and text
+    options        (flag 2) varint count, then per option: varint index in the game's declared options
+                   (``engine.game_info(game).all_options()``) and a tagged value: 0 null, 1 false, 2 true,
+                   3 int (zigzag varint), 4 text; only options that differ from the default are written
+    later deal     (flag 8) varint deal index, varint dealer, zigzag varint match score of each seat before the deal
+    move count     varint
+    ordinals       the rest but 4 bytes: one mixed-radix integer (minimal little-endian) whose digits are, least
+                   significant first, the Lehmer code of the deck (flag 4) then each move's ordinal in the legal-
+                   action list (radix: the number of legal actions; a forced move costs nothing)
+    crc            4 bytes  CRC-32 (zlib, little-endian) of everything before it
+
+A deal replay without flags 4 and 8 starts from ``engine.new_match(game, seed, players, options, first_dealer)``,
+so the common case (a fresh match, a seeded shuffle) needs no deck. The radices come from replaying the engine:
+see :mod:`replay.record`, which turns a frame into moves and checks every one.
+
+>>> header = Header(game="tablanette", players=2, seed=7, policies=("random", "random"))
+>>> frame = decode_frame(encode(header, [(1, 3), (0, 1)], move_count=2))
+>>> frame.header == header, frame.move_count, frame.digits.take(3)
+(True, 2, 1)
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import engine
+
+from .errors import ReplayError
+from .packing import ByteReader, ByteWriter, IntDigits, digits_to_int, int_to_bytes
+
+MAGIC = b"CT"
+FORMAT_VERSION = 1
+CRC_BYTES = 4
+
+# Append-only tables: a game or policy keeps its code forever (others are written as text).
+GAME_CODES = ("tablanette", "tablic", "german_whist", "belote_contree", "belote", "trappola", "two_ten_jack",
+              "tres", "botifarra", "thunee", "boonaken")
+POLICY_CODES = ("", "random", "greedy", "pimc", "human")
+
+SCOPE_MATCH = 1
+HAS_OPTIONS = 2
+EXPLICIT_DECK = 4
+LATER_DEAL = 8
+PER_SEAT_POLICIES = 16
+FIRST_DEALER_GIVEN = 32
+KNOWN_FLAGS = 63
+
+SCOPES = ("deal", "match")
+
+_NULL, _FALSE, _TRUE, _INT, _TEXT = range(5)
+
+
+@dataclass(frozen=True)
+class Header:
+    """What a replay starts from.
+
+    ``options`` holds only non-default values; ``first_dealer`` is None when the engine drew it; ``policies`` names
+    each seat's player (``""`` when unknown). A later deal of a match (``deal_index > 0``) also carries its
+    ``dealer``, the match ``scores`` before it and its ``deck``; ``deck`` (card codes, top first) is also set when
+    the first deal's deck did not come from the seeded shuffle.
+    """
+
+    game: str
+    players: int
+    seed: int
+    scope: str = "deal"
+    options: Mapping[str, Any] = field(default_factory=dict)
+    first_dealer: int | None = None
+    policies: tuple[str, ...] = ()
+    deal_index: int = 0
+    dealer: int | None = None
+    scores: tuple[int, ...] | None = None
+    deck: tuple[str, ...] | None = None
+
+    @property
+    def is_later_deal(self) -> bool:
+        return self.deal_index > 0
+
+    def to_dict(self) -> dict:
+        """JSON-ready; :func:`header_from_dict` reads it back."""
+        out: dict[str, Any] = {
+            "game": self.game,
+            "players": self.players,
+            "options": dict(self.options),
+            "seed": self.seed,
+            "first_dealer": self.first_dealer,
+            "policies": list(self.policies),
+            "scope": self.scope,
+            "deal_index": self.deal_index,
+        }
+        if self.is_later_deal:
+            out["dealer"] = self.dealer
+            out["scores_before"] = list(self.scores or ())
+        if self.deck is not None:
+            out["deck"] = list(self.deck)
+        return out
+
+
+def header_from_dict(d: Mapping[str, Any]) -> Header:
+    """The header of an exported JSON replay; ReplayError for a missing or mistyped field."""
+    try:
+        later = d.get("deal_index", 0) > 0
+        return Header(
+            game=d["game"], players=d["players"], seed=d["seed"], scope=d.get("scope", "deal"),
+            options=dict(d.get("options") or {}), first_dealer=d.get("first_dealer"),
+            policies=tuple(d.get("policies") or ("",) * d["players"]), deal_index=d.get("deal_index", 0),
+            dealer=d.get("dealer") if later else None,
+            scores=tuple(d["scores_before"]) if later else None,
+            deck=tuple(d["deck"]) if d.get("deck") is not None else None,
+        )
+    except (KeyError, TypeError, AttributeError) as exc:
+        what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise ReplayError(f"bad replay JSON header: {what}") from None
+
+
+@dataclass
+class Frame:
+    """A checked replay frame: the header (its deck still packed in ``digits``) and the ordinals to take."""
+
+    header: Header
+    explicit_deck: bool
+    move_count: int
+    digits: IntDigits
+
+
+# ---- encoding -----------------------------------------------------------------------------------------------------
+
+def encode(header: Header, digits: Sequence[tuple[int, int]], move_count: int) -> bytes:
+    """The replay bytes of ``header`` and its ``(digit, radix)`` pairs (deck Lehmer code first, then the moves)."""
+    _check_header(header)
+    flags = _flags(header)
+    w = ByteWriter()
+    w.raw(MAGIC)
+    w.varint(FORMAT_VERSION)
+    w.varint(flags)
+    _write_code(w, header.game, GAME_CODES)
+    w.varint(header.players)
+    w.varint(header.seed)
+    if flags & FIRST_DEALER_GIVEN:
+        w.varint(header.first_dealer)
+    for name in header.policies if flags & PER_SEAT_POLICIES else header.policies[:1]:
+        _write_code(w, name, POLICY_CODES)
+    if flags & HAS_OPTIONS:
+        _write_options(w, header)
+    if flags & LATER_DEAL:
+        w.varint(header.deal_index)
+        w.varint(header.dealer)
+        for score in header.scores:
+            w.signed(score)
+    w.varint(move_count)
+    w.raw(int_to_bytes(digits_to_int(digits)))
+    w.raw(zlib.crc32(w.data).to_bytes(CRC_BYTES, "little"))
+    return bytes(w.data)
+
+
+def _check_header(h: Header) -> None:
+    if h.scope not in SCOPES:
+        raise ValueError(f"scope must be one of {SCOPES}, got {h.scope!r}")
+    if len(h.policies) != h.players:
+        raise ValueError(f"policies must name each of the {h.players} seats, got {list(h.policies)}")
+    if not 0 <= h.seed < 1 << 64:
+        raise ValueError(f"seed must fit in 64 bits, got {h.seed}")
+    if h.is_later_deal:
+        if h.scope != "deal" or h.dealer is None or h.scores is None or h.deck is None:
+            raise ValueError("a later deal is replayed on its own: scope 'deal' with its dealer, scores and deck")
+        if len(h.scores) != h.players:
+            raise ValueError(f"scores must list {h.players} seats, got {list(h.scores)}")
+
+
+def _flags(h: Header) -> int:
+    flags = SCOPE_MATCH if h.scope == "match" else 0
+    if h.options:
+        flags |= HAS_OPTIONS
+    if h.deck is not None:
+        flags |= EXPLICIT_DECK
+    if h.is_later_deal:
+        flags |= LATER_DEAL
+    if len(set(h.policies)) > 1:
+        flags |= PER_SEAT_POLICIES
+    if h.first_dealer is not None:
+        flags |= FIRST_DEALER_GIVEN
+    return flags
+
+
+def _write_code(w: ByteWriter, name: str, table: tuple[str, ...]) -> None:
+    if name in table:
+        w.varint(table.index(name) + 1)
+    else:
+        w.varint(0)
+        w.text(name)
+
+
+def _write_options(w: ByteWriter, h: Header) -> None:
+    declared = [o.name for o in engine.game_info(h.game).all_options()]
+    unknown = sorted(set(h.options) - set(declared))
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown} for {h.game}; its options are {declared}")
+    w.varint(len(h.options))
+    for index, name in enumerate(declared):
+        if name in h.options:
+            w.varint(index)
+            _write_value(w, h.options[name])
+
+
+def _write_value(w: ByteWriter, value: Any) -> None:
+    if value is None:
+        w.varint(_NULL)
+    elif isinstance(value, bool):
+        w.varint(_TRUE if value else _FALSE)
+    elif isinstance(value, int):
+        w.varint(_INT)
+        w.signed(value)
+    elif isinstance(value, str):
+        w.varint(_TEXT)
+        w.text(value)
+    else:
+        raise ValueError(f"an option value is null, a bool, an int or a string, got {value!r}")
+
+
+# ---- decoding -----------------------------------------------------------------------------------------------------
+
+def decode_frame(data: bytes) -> Frame:
+    """Check the magic, version and CRC and read the header; the ordinals stay packed for the engine to take."""
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise ReplayError(f"a replay is bytes, got {type(data).__name__}")
+    data = bytes(data)
+    if len(data) < len(MAGIC) + 1 + CRC_BYTES:
+        raise ReplayError(f"truncated replay: {len(data)} bytes is shorter than the smallest replay")
+    if data[:len(MAGIC)] != MAGIC:
+        raise ReplayError(f"not a cardtable replay: it starts with {data[:len(MAGIC)].hex()}, not {MAGIC.hex()}")
+    version = ByteReader(data, len(MAGIC)).varint("the format version")
+    if version != FORMAT_VERSION:
+        raise ReplayError(f"replay format version {version} is not supported (this cardtable reads version "
+                          f"{FORMAT_VERSION})")
+    body_end = len(data) - CRC_BYTES
+    stored = int.from_bytes(data[body_end:], "little")
+    actual = zlib.crc32(data[:body_end])
+    if stored != actual:
+        raise ReplayError(f"corrupt or truncated replay: CRC-32 is {actual:08x} but the record says {stored:08x}")
+    r = ByteReader(data, len(MAGIC), body_end)
+    r.varint("the format version")
+    flags = r.varint("the flags")
+    if flags & ~KNOWN_FLAGS:
+        raise ReplayError(f"corrupt replay: unknown flag bits {flags & ~KNOWN_FLAGS:#x}")
+    game = _read_code(r, GAME_CODES, "game")
+    if game not in engine.list_games():
+        raise ReplayError(f"unknown game {game!r} (this cardtable has {engine.list_games()})")
+    players = r.varint("the player count")
+    if players not in engine.game_info(game).player_counts:
+        raise ReplayError(f"{game} is not played by {players} players")
+    seed = r.varint("the seed")
+    if seed >= 1 << 64:
+        raise ReplayError(f"corrupt replay: seed {seed} does not fit in 64 bits")
+    first_dealer = _read_seat(r, players, "the first dealer") if flags & FIRST_DEALER_GIVEN else None
+    if flags & PER_SEAT_POLICIES:
+        policies = tuple(_read_code(r, POLICY_CODES, f"seat {seat}'s policy") for seat in range(players))
+    else:
+        policies = (_read_code(r, POLICY_CODES, "the policy"),) * players
+    options = _read_options(r, game) if flags & HAS_OPTIONS else {}
+    deal_index, dealer, scores = 0, None, None
+    if flags & LATER_DEAL:
+        if flags & SCOPE_MATCH or not flags & EXPLICIT_DECK:
+            raise ReplayError("corrupt replay: a later deal must be a deal replay with its deck")
+        deal_index = r.varint("the deal index")
+        if deal_index == 0:
+            raise ReplayError("corrupt replay: a later deal has deal index 0")
+        dealer = _read_seat(r, players, "the dealer")
+        scores = tuple(r.signed(f"seat {seat}'s score") for seat in range(players))
+    move_count = r.varint("the move count")
+    header = Header(game=game, players=players, seed=seed, scope=SCOPES[flags & SCOPE_MATCH], options=options,
+                    first_dealer=first_dealer, policies=policies, deal_index=deal_index, dealer=dealer,
+                    scores=scores)
+    return Frame(header, bool(flags & EXPLICIT_DECK), move_count, IntDigits.from_bytes(r.rest()))
+
+
+def _read_code(r: ByteReader, table: tuple[str, ...], field_name: str) -> str:
+    code = r.varint(field_name)
+    if code == 0:
+        return r.text(field_name)
+    if code > len(table):
+        raise ReplayError(f"corrupt replay: {field_name} code {code} is unknown (codes go up to {len(table)})")
+    return table[code - 1]
+
+
+def _read_seat(r: ByteReader, players: int, field_name: str) -> int:
+    seat = r.varint(field_name)
+    if seat >= players:
+        raise ReplayError(f"corrupt replay: {field_name} is seat {seat} of a {players}-player game")
+    return seat
+
+
+def _read_options(r: ByteReader, game: str) -> dict[str, Any]:
+    declared = engine.game_info(game).all_options()
+    count = r.varint("the option count")
+    options: dict[str, Any] = {}
+    last = -1
+    for _ in range(count):
+        index = r.varint("an option index")
+        if not last < index < len(declared):
+            raise ReplayError(f"corrupt replay: option index {index} is out of order or unknown "
+                              f"({game} declares {len(declared)} options)")
+        last = index
+        options[declared[index].name] = _read_value(r, declared[index].name)
+    return options
+
+
+def _read_value(r: ByteReader, name: str) -> Any:
+    tag = r.varint(f"option {name}")
+    if tag == _NULL:
+        return None
+    if tag in (_FALSE, _TRUE):
+        return tag == _TRUE
+    if tag == _INT:
+        return r.signed(f"option {name}")
+    if tag == _TEXT:
+        return r.text(f"option {name}")
+    raise ReplayError(f"corrupt replay: option {name} has unknown value tag {tag}")

@@ -1,0 +1,308 @@
+"""Recording replays from live play, and reconstructing them by replaying the engine move by move.
+
+>>> data = record_deal("tablanette", seed=5, policies=["random", "greedy"])
+>>> replay = decode(data)
+>>> replay.header.policies, len(replay.moves) > 0, encode_replay(replay.header, replay.ordinals) == data
+(('random', 'greedy'), True, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import engine
+from engine.bots import make_policies
+from engine.cards import CODES
+from engine.state import State
+
+from .codec import Header, decode_frame, encode
+from .errors import ReplayError
+from .packing import permutation_digits, take_permutation
+
+_ENGINE_ERRORS = (ValueError, KeyError, IndexError, TypeError)
+
+
+# ---- recording ----------------------------------------------------------------------------------------------------
+
+class Recorder:
+    """Records the moves of a live state, from the start of a deal (``scope="deal"``) or a match (``"match"``).
+
+    >>> state = engine.new_match("tablic", seed=3)
+    >>> recorder = Recorder(state, policies=["human", "random"])
+    >>> while not recorder.done:
+    ...     recorder.play(state.legal_action_ids()[-1])
+    >>> data = recorder.finish()
+    """
+
+    def __init__(self, state: State, scope: str = "deal", policies: Sequence[str] | None = None) -> None:
+        self.state = state
+        self.header = header_at_start(state, scope, policies)
+        self._deal_index = state.deal_index
+        self._digits: list[tuple[int, int]] = []
+        if self.header.deck is not None:
+            self._digits = permutation_digits(state.deal_deck)
+        self._moves = 0
+
+    @property
+    def done(self) -> bool:
+        """The deal (or match) being recorded is over."""
+        return _is_over(self.state, self.header.scope, self._deal_index)
+
+    def record(self, legal_ids: Sequence[int], action_id: int) -> None:
+        """Note a move that the caller is about to apply (``legal_ids`` is ``state.legal_action_ids()``)."""
+        if self.done:
+            raise ValueError(f"the recorded {self.header.scope} is over; start a new Recorder")
+        self._digits.append((legal_ids.index(action_id), len(legal_ids)))
+        self._moves += 1
+
+    def play(self, action_id: int) -> None:
+        """Record and apply one move (an action int)."""
+        legal = self.state.legal_action_ids()
+        if action_id not in legal:
+            self.state.apply_id(action_id)  # raises the engine's IllegalAction, naming the legal actions
+        self.record(legal, action_id)
+        self.state.apply_id(action_id)
+
+    def finish(self) -> bytes:
+        if not self.done:
+            raise ValueError(f"the recorded {self.header.scope} is not over yet ({self.state!r})")
+        return encode(self.header, self._digits, self._moves)
+
+
+def header_at_start(state: State, scope: str = "deal", policies: Sequence[str] | None = None) -> Header:
+    """The header of a replay that starts now, at the start of ``state``'s current deal.
+
+    It is as small as the start allows: a fresh match whose deck came from its seed needs no deck; a first deal
+    with a given deck carries it; a later deal carries its deck, dealer and the match scores before it.
+    """
+    policies = tuple(policies) if policies is not None else ("",) * state.players
+    base = Header(game=state.game_id, players=state.players, seed=state.seed, scope=scope,
+                  options=non_default_options(state), policies=policies)
+    if state.deal_index > 0:
+        if scope != "deal":
+            raise ValueError("a match replay starts at the first deal; record a later deal with scope='deal'")
+        return replace(base, first_dealer=state.first_dealer, deal_index=state.deal_index, dealer=state.dealer,
+                       scores=tuple(state.scores), deck=_codes(state.deal_deck))
+    if state.moves:
+        raise ValueError(f"a replay starts at the start of a deal; this match has {len(state.moves)} moves already")
+    for first_dealer in (None, state.first_dealer):
+        for deck in (None, _codes(state.deal_deck)):
+            candidate = replace(base, first_dealer=first_dealer, deck=deck)
+            if _reproduces(candidate, state):
+                return candidate
+    if scope == "match":
+        raise ValueError("this match cannot be replayed from its seed (was it loaded from a position?); "
+                         "record its deals with scope='deal'")
+    return replace(base, first_dealer=state.first_dealer, deck=_codes(state.deal_deck))
+
+
+def non_default_options(state: State) -> dict[str, Any]:
+    """The options of ``state`` that differ from the game's defaults for its player count."""
+    out = {}
+    for option in state.INFO.all_options():
+        value, default = state.options[option.name], option.default_for(state.players)
+        if type(value) is not type(default) or value != default:
+            out[option.name] = value
+    return out
+
+
+def _reproduces(header: Header, state: State) -> bool:
+    probe = start_state(header)
+    return (probe.first_dealer == state.first_dealer and probe.deal_deck == state.deal_deck
+            and probe.rng.state == state.rng.state)
+
+
+def _codes(deck: Sequence[int]) -> tuple[str, ...]:
+    return tuple(CODES[c] for c in deck)
+
+
+def record_deal(game: str, seed: int, policies: Sequence[str] | None = None, *, players: int | None = None,
+                options: dict[str, Any] | None = None, first_dealer: int | None = None,
+                bot_seed: int | None = None) -> bytes:
+    """Play the first deal of a new match with bots (``policies``: names such as ``"random"``) and record it."""
+    return _record(game, seed, policies, "deal", players, options, first_dealer, bot_seed)
+
+
+def record_match(game: str, seed: int, policies: Sequence[str] | None = None, *, players: int | None = None,
+                 options: dict[str, Any] | None = None, first_dealer: int | None = None,
+                 bot_seed: int | None = None) -> bytes:
+    """Play a whole match with bots and record it as one replay."""
+    return _record(game, seed, policies, "match", players, options, first_dealer, bot_seed)
+
+
+def record_match_deals(game: str, seed: int, policies: Sequence[str] | None = None, *, players: int | None = None,
+                       options: dict[str, Any] | None = None, first_dealer: int | None = None,
+                       bot_seed: int | None = None) -> list[bytes]:
+    """Play a whole match with bots and record each deal as its own replay (each one replays on its own)."""
+    state = engine.new_match(game, seed=seed, players=players, options=options, first_dealer=first_dealer)
+    names, bots = _bots(state, policies, seed if bot_seed is None else bot_seed)
+    replays = []
+    while not state.is_terminal:
+        replays.append(_play(Recorder(state, "deal", names), bots))
+    return replays
+
+
+def _record(game: str, seed: int, policies: Sequence[str] | None, scope: str, players: int | None,
+            options: dict[str, Any] | None, first_dealer: int | None, bot_seed: int | None) -> bytes:
+    state = engine.new_match(game, seed=seed, players=players, options=options, first_dealer=first_dealer)
+    names, bots = _bots(state, policies, seed if bot_seed is None else bot_seed)
+    return _play(Recorder(state, scope, names), bots)
+
+
+def _bots(state: State, policies: Sequence[str] | None, seed: int) -> tuple[list[str], list]:
+    names = list(policies) if policies is not None else ["random"] * state.players
+    return names, make_policies(names, state.game_id, seed)
+
+
+def _play(recorder: Recorder, bots: list) -> bytes:
+    state = recorder.state
+    while not recorder.done:
+        seat = state.current_player
+        legal = state.legal_action_ids()
+        action = bots[seat].choose_id(legal, lambda seat=seat: state.observation(seat))
+        recorder.record(legal, action)
+        state.apply_id(action)
+    return recorder.finish()
+
+
+def encode_replay(header: Header, ordinals: Sequence[int]) -> bytes:
+    """The bytes of a replay given as a header and move ordinals, checked by replaying the engine."""
+    state = start_state(header)
+    digits = permutation_digits([engine.cards.parse_card(c) for c in header.deck]) if header.deck else []
+    start_deal = state.deal_index
+    for number, ordinal in enumerate(ordinals, 1):
+        if _is_over(state, header.scope, start_deal):
+            raise ReplayError(f"the {header.scope} is over after {number - 1} moves but {len(ordinals)} are given",
+                              move=number)
+        legal = state.legal_action_ids()
+        if not 0 <= ordinal < len(legal):
+            raise ReplayError(f"ordinal {ordinal} is out of range: {len(legal)} legal actions", move=number)
+        digits.append((ordinal, len(legal)))
+        state.apply_id(legal[ordinal])
+    if not _is_over(state, header.scope, start_deal):
+        raise ReplayError(f"the {header.scope} is not over after the {len(ordinals)} moves given")
+    return encode(header, digits, len(ordinals))
+
+
+# ---- reconstruction -----------------------------------------------------------------------------------------------
+
+def start_state(header: Header) -> State:
+    """The engine state a replay starts from (ReplayError if the header does not describe a valid start)."""
+    deck = list(header.deck) if header.deck is not None else None
+    try:
+        if not header.is_later_deal:
+            return engine.new_match(header.game, seed=header.seed, players=header.players, options=header.options,
+                                    first_dealer=header.first_dealer, deck=deck)
+        state = engine.new_match(header.game, seed=header.seed, players=header.players, options=header.options,
+                                 first_dealer=header.dealer, deck=deck)
+        position = state.to_position()
+        position.update(deal_index=header.deal_index, scores=list(header.scores))
+        if header.first_dealer is not None:
+            position["first_dealer"] = header.first_dealer
+        return engine.from_position(header.game, position)
+    except _ENGINE_ERRORS as exc:
+        raise ReplayError(f"the header does not start a {header.game} match: {exc}") from None
+
+
+@dataclass
+class Step:
+    """One replayed move: its number (from 1), who played it, its ordinal among ``legal_count`` legal actions."""
+
+    number: int
+    seat: int
+    action: str
+    ordinal: int
+    legal_count: int
+    deal_index: int
+
+
+class Replayer:
+    """Replays a replay's bytes move by move, checking each one; ``state`` is the live engine state.
+
+    >>> replayer = Replayer(record_deal("tablanette", seed=1))
+    >>> first = next(iter(replayer)); first.number
+    1
+    """
+
+    def __init__(self, data: bytes) -> None:
+        frame = decode_frame(data)
+        self.data = bytes(data)
+        self.move_count = frame.move_count
+        self._digits = frame.digits
+        header = frame.header
+        if frame.explicit_deck:
+            deck_cards = _deck_cards(header)
+            header = replace(header, deck=_codes(take_permutation(self._digits, deck_cards)))
+        self.header = header
+        self.state = start_state(header)
+        self.start_deal = self.state.deal_index
+        self.ordinals: list[int] = []
+
+    @property
+    def over(self) -> bool:
+        return _is_over(self.state, self.header.scope, self.start_deal)
+
+    def __iter__(self) -> Iterator[Step]:
+        state = self.state
+        while not self.over:
+            number = len(self.ordinals) + 1
+            if number > self.move_count:
+                raise ReplayError(f"truncated replay: it holds {self.move_count} moves but the {self.header.scope} "
+                                  "is not over", move=number)
+            legal = state.legal_action_ids()
+            if not legal:
+                raise ReplayError(f"the engine offers no legal action to seat {state.current_player}", move=number)
+            ordinal = self._digits.take(len(legal))
+            seat, deal_index = state.current_player, state.deal_index
+            try:
+                state.apply_id(legal[ordinal])
+            except _ENGINE_ERRORS as exc:
+                raise ReplayError(f"the engine rejects ordinal {ordinal}: {exc}", move=number) from None
+            self.ordinals.append(ordinal)
+            yield Step(number, seat, state.action_string(legal[ordinal]), ordinal, len(legal), deal_index)
+        if len(self.ordinals) != self.move_count:
+            raise ReplayError(f"the {self.header.scope} ended after {len(self.ordinals)} moves but the replay holds "
+                              f"{self.move_count}", move=len(self.ordinals) + 1)
+        if not self._digits.exhausted:
+            raise ReplayError("corrupt replay: packed data is left over after the last move",
+                              move=len(self.ordinals))
+
+
+def _deck_cards(header: Header) -> list[int]:
+    first_dealer = header.dealer if header.is_later_deal else header.first_dealer
+    probe = start_state(replace(header, first_dealer=first_dealer, deal_index=0, deck=None))
+    return sorted(probe.deal_deck)
+
+
+def _is_over(state: State, scope: str, start_deal: int) -> bool:
+    return state.is_terminal or (scope == "deal" and state.deal_index != start_deal)
+
+
+@dataclass
+class Replay:
+    """A decoded and fully checked replay."""
+
+    header: Header
+    ordinals: list[int]
+    moves: list[tuple[int, str]]
+    deal_results: list[dict]
+    scores: list[int]
+    final: State
+    data: bytes
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+
+def decode(data: bytes) -> Replay:
+    """Decode replay bytes and replay every move through the engine; ReplayError names what is wrong, and where."""
+    replayer = Replayer(data)
+    moves = [(step.seat, step.action) for step in replayer]
+    state = replayer.state
+    results = [r for r in state.deal_results if r["deal"] >= replayer.start_deal]
+    if replayer.header.scope == "deal":
+        results = results[:1]
+    return Replay(replayer.header, replayer.ordinals, moves, results, state.scores, state, replayer.data)
