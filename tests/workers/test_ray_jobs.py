@@ -1,0 +1,122 @@
+"""Jobs on a real local Ray: identical results whatever the workers and chunks, a killed worker, cancel, resume."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from dataclasses import replace
+
+import pytest
+
+from workers.jobstore import CANCELLED, FAILED, SUCCEEDED, JobStore
+from workers.plan import plan_chunks
+from workers.runner import MAX_ATTEMPTS, run_job
+from workers.spec import JobSpec, validate
+from workers.stats import comparable
+
+pytestmark = pytest.mark.usefixtures("local_ray")
+
+
+def whist(count: int, chunk_size: int = 0, seed: int = 21) -> JobSpec:
+    return validate(JobSpec(game="german_whist", policies=("random",), count=count, seed=seed, chunk_size=chunk_size))
+
+
+def run(store: JobStore, redis_url: str, spec: JobSpec, workers: int = 0):
+    record = store.create(spec)
+    return run_job(store, record.job_id, redis_url, max_workers=workers)
+
+
+def test_one_or_two_workers_and_any_chunk_size_give_identical_results(job_store, redis_url):
+    spec = validate(JobSpec(game="tablanette", policies=("greedy", "random"), count=600, seed=4, chunk_size=600))
+    runs = [run(job_store, redis_url, spec, workers=1)]
+    for chunk_size, workers in ((50, 2), (77, 1), (13, 0)):
+        runs.append(run(job_store, redis_url, replace(spec, chunk_size=chunk_size), workers))
+    assert {r.state for r in runs} == {SUCCEEDED}
+    assert [r.results["units"] for r in runs] == [600] * 4
+    first = comparable(runs[0].results)
+    assert all(comparable(r.results) == first for r in runs[1:])
+    assert runs[0].results["sides"][0]["win_rate"] > 0.6  # greedy beats random: the numbers are real
+
+
+def wait_for(condition, timeout: float = 60.0, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise TimeoutError(f"{what} not met in {timeout} s")
+
+
+def test_a_killed_worker_loses_and_double_counts_nothing(job_store, redis_url):
+    spec = whist(6000, chunk_size=1000)
+    record = job_store.create(spec)
+    outcome = {}
+    driver = threading.Thread(target=lambda: outcome.update(record=run_job(job_store, record.job_id, redis_url)))
+    driver.start()
+    # Kill a worker once it has reported progress inside a chunk, so the chunk dies half-played.
+    victim = wait_for(lambda: _running_worker(job_store, record.job_id), what="a chunk half-played")
+    os.kill(victim, signal.SIGKILL)
+    driver.join(timeout=180)
+    killed = outcome["record"]
+    assert killed.state == SUCCEEDED, killed.error
+    assert killed.retries >= 1
+    assert killed.results["units"] == killed.results["deals"] == 6000
+    undisturbed = run(job_store, redis_url, whist(6000, chunk_size=1500))
+    assert comparable(killed.results) == comparable(undisturbed.results)
+
+
+def _running_worker(store: JobStore, job_id: str) -> int | None:
+    progress = store.redis.hgetall(f"{store.prefix}job:{job_id}:progress")
+    started = {int(k): int(v) for k, v in progress.items() if 0 < int(v) < 1000}
+    workers = store.workers(job_id)
+    for chunk_index in started:
+        if chunk_index in workers:
+            return int(workers[chunk_index].rsplit(":", 1)[1])
+    return None
+
+
+def test_cancel_stops_the_job_and_keeps_what_was_played(job_store, redis_url):
+    record = job_store.create(whist(200_000, chunk_size=2000))
+    outcome = {}
+    driver = threading.Thread(target=lambda: outcome.update(record=run_job(job_store, record.job_id, redis_url)))
+    driver.start()
+    wait_for(lambda: job_store.get(record.job_id).chunks_done >= 1, what="a finished chunk")
+    job_store.request_cancel(record.job_id)
+    driver.join(timeout=60)
+    cancelled = outcome["record"]
+    assert cancelled.state == CANCELLED
+    assert 2000 <= cancelled.results["units"] < 200_000
+    assert cancelled.results["units"] % 2000 == 0  # only whole chunks count
+
+
+def test_a_resumed_job_plays_only_the_missing_chunks(job_store, redis_url):
+    from workers.chunk import play_chunk
+
+    spec = whist(1200, chunk_size=300)
+    record = job_store.create(spec)
+    done_before = play_chunk(spec, plan_chunks(1200, 300)[2])
+    done_before.seconds = 1234.0  # a marker: the stored result must be the one used, not a replay of it
+    job_store.save_chunk(record.job_id, done_before)
+    resumed = run_job(job_store, record.job_id, redis_url)
+    assert resumed.state == SUCCEEDED
+    assert job_store.chunk_results(record.job_id)[2].seconds == 1234.0
+    assert comparable(resumed.results) == comparable(run(job_store, redis_url, spec).results)
+
+
+def test_a_chunk_that_keeps_failing_fails_the_job_with_its_reason(job_store, redis_url):
+    broken = JobSpec(game="tablanette", policies=("random",), count=10, seed=1, players=2, chunk_size=5)
+    record = run(job_store, redis_url, broken)  # one policy for two seats: not validated, so each chunk fails
+    assert record.state == FAILED
+    assert f"failed {MAX_ATTEMPTS} times" in record.error
+    assert "policies" in record.error
+
+
+def test_a_job_driven_elsewhere_is_left_alone(job_store, redis_url):
+    record = job_store.create(whist(100))
+    assert job_store.claim(record.job_id, "another-driver")
+    assert run_job(job_store, record.job_id, redis_url).state == "queued"
+    job_store.release(record.job_id)
+    assert run_job(job_store, record.job_id, redis_url).state == SUCCEEDED
