@@ -1,0 +1,295 @@
+"""Belote (``belote``), the classic turn-up game, exactly as ``shared/rules/belote.md`` says; sections cite it.
+
+Five cards each and a turned-up trump candidate; two rounds of taking (``take`` its suit, then ``take:<suit>``); the
+rest of the deal; declarations (carrés, sequences) on a player's first turn; the belote legal-card rule and belote /
+rebelote; made, dedans and litige; the match to 1000. Options give the 2- and 3-player variants and no-shuffle play.
+
+>>> import engine
+>>> state = engine.new_match("belote", seed=2, first_dealer=0)
+>>> state.phase, state.legal_actions()
+('auction', ['pass', 'take'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..auction import TakeRounds
+from ..cards import BIT, CODES, SUIT, SUITS, mask_of, parse_card
+from ..declarations import Meld, melds
+from ..errors import PositionError
+from ..options import Option
+from ..registry import register
+from ..scoring import highest_once_target_reached
+from ..state import GameInfo
+from ..tricks import cut, deal_rounds, gather_tricks
+from .belote_family import BELOTE_POINTS, NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
+
+CARRE_VALUES = {"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100}  # 6.1
+CAPOT_BONUS = 90  # 7.2: 162 becomes 252
+CUT_LOW, CUT_HIGH = 3, 29
+ACTIONS = belote_actions(["pass", "take", *(f"take:{s}" for s in SUITS), "declare", "nodeclare"])
+
+OPTIONS = (
+    Option("target_score", int, 1000, "match target (1.5, 7.7)", minimum=1),
+    Option("litige", bool, True, "a tie holds the takers' points for the next deal; false: a tie is dedans (7.3)"),
+    Option("no_shuffle", bool, False, "traditional French practice: later decks are the gathered cards, cut (8)"),
+)
+
+
+def meld_key(meld: Meld, trump: int) -> tuple:
+    """6.3: carrés above sequences; carrés by value then natural rank; sequences by length, top card, trump."""
+    strength = len(NATURAL_ORDER) - NATURAL_ORDER.index(meld.top)
+    if meld.kind == "carre":
+        return (1, meld.value, strength)
+    return (0, min(meld.length, 5), strength, SUITS.index(meld.suit) == trump)
+
+
+def two_side_points(attack: int, base: list[int], declarations: list[int], belote: list[int],
+                    litige: bool = True) -> tuple[list[int], str, int]:
+    """7.3 with 2 or 4 players: each side's points, the outcome (made, dedans, litige) and the points held back.
+
+    ``base`` is card points + last trick (+ 90 for a capot) per side; ``declarations`` the scoring declarations.
+
+    >>> two_side_points(0, [100, 62], [20, 0], [20, 0])  # 10.8
+    ([140, 62], 'made', 0)
+    """
+    defence = 1 - attack
+    totals = [base[s] + declarations[s] + belote[s] for s in (0, 1)]
+    points = [0, 0]
+    if totals[attack] > totals[defence]:
+        return totals, "made", 0
+    points[attack] = belote[attack]
+    if totals[attack] == totals[defence] and litige:
+        points[defence] = totals[defence]
+        return points, "litige", totals[attack] - belote[attack]
+    points[defence] = sum(base) + sum(declarations) + belote[defence]  # dedans
+    return points, "dedans", 0
+
+
+def three_player_points(taker: int, totals: list[int], belote: list[int], order: list[int]) -> tuple[list[int], str]:
+    """7.5: the taker must score more than each opponent; else the opponents share his points (odd point to the
+    first of them clockwise from the dealer's left, ``order``)."""
+    if all(totals[taker] > totals[s] for s in range(3) if s != taker):
+        return list(totals), "made"
+    points = [0, 0, 0]
+    points[taker] = belote[taker]
+    share = totals[taker] - belote[taker]
+    for k, seat in enumerate(s for s in order if s != taker):
+        points[seat] = totals[seat] + share // 2 + (share % 2 if k == 0 else 0)
+    return points, "dedans"
+
+
+@register
+class Belote(BelotePlay):
+    ACTIONS = ACTIONS
+    INFO = GameInfo(
+        id="belote",
+        name="Belote",
+        player_counts=(2, 3, 4),
+        default_players=4,
+        options=OPTIONS,
+        summary="Classic belote: take the turned-up trump or name another, declare, play 8 tricks, first to 1000.",
+        deck_size=32,
+    )
+    next_pack: list[int] | None = None  # with no_shuffle: the gathered pack the next deal is cut from
+    pot = 0  # litige points held for the next played deal (7.3)
+
+    def _sides(self) -> tuple[int, ...]:
+        return (0, 1, 0, 1) if self.n == 4 else tuple(range(self.n))
+
+    # ---- the deck (3.3, option no_shuffle) ----------------------------------------------------------------------
+
+    def _begin_deal(self, deck: list[int] | None) -> None:
+        if deck is None and self.options["no_shuffle"] and self.next_pack is not None:
+            deck = cut(self.next_pack, CUT_LOW + self.rng.below(CUT_HIGH - CUT_LOW + 1))
+        self.next_pack = None
+        super()._begin_deal(deck)
+
+    def _order(self) -> list[int]:
+        return [(self.dealer + 1 + k) % self.n for k in range(self.n)]
+
+    def _start_deal(self, deck: list[int]) -> None:
+        order = self._order()
+        hands, used = deal_rounds(deck, order, [3, 2])  # 3.4 / 3.6: 5 cards each
+        self.hands = [mask_of(h) for h in hands]
+        self.turn_up = deck[used]
+        self.stock = deck[used + 1:]
+        self.taken = False
+        self._reset_play()
+        self.rounds = TakeRounds(self.n, order[0], SUITS[SUIT[self.turn_up]])
+        self.declared: list[str | None] = [None] * self.n
+        self.melds: list[list[Meld]] = [[] for _ in range(self.n)]
+        self.declaration_points = [0] * len(self.card_points)
+        self.phase, self.current_player = "auction", order[0]
+
+    def _second_dealing(self, taker: int) -> None:
+        order = self._order()
+        if self.n == 4:  # 3.5: three each, two to the taker, who adds the turn-up card
+            sizes = [2 if seat == taker else 3 for seat in order]
+            hands, _ = deal_rounds(self.stock, order, [sizes])
+            self.hands[taker] |= BIT[self.turn_up]
+            self.stock = []
+        else:  # 3.6: three more to everyone; the turn-up and the rest are set aside
+            hands, used = deal_rounds(self.stock, order, [3])
+            self.stock = self.stock[used:]
+        for seat in order:
+            self.hands[seat] |= mask_of(hands[seat])
+        self.taken = True
+        self.melds = [melds(h, NATURAL_ORDER, CARRE_VALUES) for h in self.hands]
+
+    # ---- actions ------------------------------------------------------------------------------------------------
+
+    def _legal_ids(self) -> list[int]:
+        if self.phase == "play":
+            if self._must_choose_declaration():
+                return [ACTIONS.word_id("declare"), ACTIONS.word_id("nodeclare")]
+            return self._card_ids()
+        return sorted(ACTIONS.word_id(w) for w in self.rounds.legal_words())  # 4.5
+
+    def _must_choose_declaration(self) -> bool:
+        seat = self.current_player
+        return not self.tricks and self.declared[seat] is None and bool(self.melds[seat])  # 5.5, 6.2
+
+    def action_string(self, action: int) -> str:
+        return ACTIONS.strings[action]
+
+    def _apply(self, action: int) -> None:
+        word = ACTIONS.strings[action]
+        if self.phase == "auction":
+            self._take(word)
+        elif word in ("declare", "nodeclare"):
+            self.declared[self.current_player] = word
+        else:
+            self._play_card(action)
+            if len(self.tricks) == 1 and not self.trick and self.phase == "play":
+                self._resolve_declarations()
+
+    def _take(self, word: str) -> None:
+        rounds = self.rounds
+        rounds.apply(word)
+        if not rounds.over:
+            self.current_player = rounds.turn
+        elif rounds.thrown_in:  # 4.3: no score, the next dealer deals
+            self.next_pack = self._hands_pack()
+            self.dealer = self._next_dealer()
+            self._begin_deal(None)
+        else:
+            self.trump = SUITS.index(rounds.trump)
+            self._second_dealing(rounds.taker)
+            self.phase, self.current_player = "play", self._order()[0]  # 5.1
+
+    def _hands_pack(self) -> list[int]:
+        """A thrown-in deal gathered (no_shuffle): the hands from the dealer's left in dealt order, turn-up, stock."""
+        order = self._order()
+        hands, used = deal_rounds(self.deal_deck, order, [3, 2])
+        return [c for seat in order for c in hands[seat]] + self.deal_deck[used:]
+
+    # ---- declarations (6.3) -------------------------------------------------------------------------------------
+
+    def _resolve_declarations(self) -> None:
+        """After trick 1: the side with the single best declared combination scores all its members' declarations."""
+        best = None
+        for position, seat in enumerate(self._order()):
+            if self.declared[seat] != "declare":
+                continue
+            for meld in self.melds[seat]:
+                key = (meld_key(meld, self.trump), -position)  # 6.3.6: equal non-trump runs go to the first in order
+                if best is None or key > best[0]:
+                    best = (key, seat)
+        if best is None:
+            return
+        side = self.side_of[best[1]]
+        for seat in range(self.n):
+            if self.side_of[seat] == side and self.declared[seat] == "declare":
+                self.declaration_points[side] += sum(m.value for m in self.melds[seat])
+
+    # ---- scoring (7) --------------------------------------------------------------------------------------------
+
+    def _score_deal(self) -> None:
+        taker = self.rounds.taker
+        attack = self.side_of[taker]
+        base = self.trick_totals()
+        capot = TRICKS in self.tricks_won
+        if capot:  # 7.2
+            base[self.tricks_won.index(TRICKS)] += CAPOT_BONUS
+        belote = [BELOTE_POINTS if side == self.belote_side() else 0 for side in range(len(base))]
+        totals = [base[s] + self.declaration_points[s] + belote[s] for s in range(len(base))]
+        if self.n == 3:
+            points, outcome = three_player_points(attack, totals, belote, self._order())
+        else:
+            points, outcome, held = two_side_points(attack, base, self.declaration_points, belote,
+                                                    self.options["litige"])
+            self.pot += held
+        if outcome != "litige" and self.pot:  # 7.3: the held points go to the winner of the next played deal
+            winner = attack if outcome == "made" else 1 - attack
+            points[winner] += self.pot
+            self.pot = 0
+        if self.options["no_shuffle"]:
+            self.next_pack = gather_tricks(self.tricks) + ([] if self.n == 4 else [self.turn_up, *self.stock])
+        self._deal_over(points, taker=taker, trump=SUITS[self.trump], outcome=outcome, totals=totals,
+                        card_points=self.trick_totals(), declarations=list(self.declaration_points),
+                        belote=self.belote_seat, capot=capot)
+
+    def _match_winners(self) -> list[int] | None:
+        return highest_once_target_reached(self.side_scores, self.options["target_score"])  # 7.7
+
+    # ---- what a seat sees ---------------------------------------------------------------------------------------
+
+    def _observe(self, seat: int, obs: dict) -> None:
+        self._observe_play(seat, obs)
+        obs["turn_up"] = CODES[self.turn_up]
+        obs["taker"] = self.rounds.taker
+        obs["auction"] = [[s, w] for s, w in self.rounds.actions]
+        obs["declared"] = list(self.declared)
+        obs["pot"] = self.pot
+        if self.tricks:  # declarations are announced and compared by the end of trick 1
+            obs["declarations"] = [[m.code() for m in self.melds[s]] if self.declared[s] == "declare" else []
+                                   for s in range(self.n)]
+            obs["declaration_points"] = list(self.declaration_points)
+
+    # ---- positions (docs/positions/belote.md) -------------------------------------------------------------------
+
+    def _position_keys(self) -> dict:
+        return {
+            **self._play_position(),
+            "turn_up": CODES[self.turn_up],
+            "stock": [CODES[c] for c in self.stock],
+            "auction": [[s, w] for s, w in self.rounds.actions],
+            "declared": list(self.declared),
+            "pot": self.pot,
+        }
+
+    def _load_position(self, p: Mapping[str, Any]) -> None:
+        self.turn_up = parse_card(p["turn_up"])
+        self.stock = [parse_card(c) for c in p["stock"]]
+        order = self._order()
+        self.rounds = TakeRounds(self.n, order[0], SUITS[SUIT[self.turn_up]])
+        for seat, word in p["auction"]:
+            if self.rounds.over or seat != self.rounds.turn or word not in self.rounds.legal_words():
+                raise PositionError(f"auction action {[seat, word]} is not legal there")
+            self.rounds.apply(word)
+        self.taken = self.rounds.over
+        self.pot = p["pot"]
+        if not isinstance(self.pot, int) or self.pot < 0:
+            raise PositionError(f"pot must be a non-negative integer, got {self.pot!r}")
+        declared = p["declared"]
+        if not isinstance(declared, list) or len(declared) != self.n or any(
+                d not in (None, "declare", "nodeclare") for d in declared):
+            raise PositionError(f"declared lists per seat null, 'declare' or 'nodeclare', got {declared!r}")
+        self.declared = list(declared)
+        self._load_play(p)
+        self.declaration_points = [0] * len(self.card_points)
+        # The hands at the start of play are the hands now plus the cards each seat has played.
+        start = list(self.hands)
+        for trick in [*self.tricks, self.trick]:
+            for seat, card in trick:
+                start[seat] |= BIT[card]
+        self.melds = [melds(h, NATURAL_ORDER, CARRE_VALUES) for h in start] if self.taken else [[]] * self.n
+        if self.tricks:
+            self._resolve_declarations()
+        if p["trump"] != self.rounds.trump:
+            raise PositionError("trump must be the taken suit once the auction is over, null before")
+        if self.n == 4 and not self.taken and len(self.stock) != 11:
+            raise PositionError("before the taking, the 4-player stock holds 11 cards")

@@ -1,0 +1,303 @@
+"""Belote: every worked example of shared/rules/belote.md (10.1-10.12), the rules and options, and properties."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+from engine.cards import CODES, make_deck, mask_of, parse_cards
+from engine.declarations import Meld, melds
+from engine.games.belote import CARRE_VALUES, meld_key, three_player_points, two_side_points
+from engine.rng import Rng
+from engine.tricks import HEARTS, cut
+
+GAME = "belote"
+DECK = [CODES[c] for c in make_deck("789TJQKA")]
+
+
+def new(seed: int = 1, dealer: int = 0, players: int = 4, deck: list[str] | None = None, **options) -> engine.State:
+    return engine.new_match(GAME, seed=seed, players=players, options=options, first_dealer=dealer, deck=deck)
+
+
+def in_play(trump: str, hands: dict[int, list[str]], trick: list, current: int, declared=None, players: int = 4,
+            **options) -> engine.State:
+    """A position in play, dealer 0, seat 1 took ``trump`` in round 1 (turn-up the 7 of trump)."""
+    p = new(players=players, **options).to_position()
+    p.update(auction=[[1, "take"]], trump=trump, turn_up="7" + trump, stock=[], phase="play",
+             hands=[hands.get(s, []) for s in range(players)], trick=trick, tricks=[], current_player=current,
+             declared=declared or ["nodeclare"] * players, belote=None)
+    return engine.from_position(GAME, p)
+
+
+def deck_with(cards: dict[int, str]) -> list[str]:
+    rest = [c for c in DECK if c not in cards.values()]
+    return [cards[i] if i in cards else rest.pop(0) for i in range(32)]
+
+
+# ---- 10.1 dealing, 10.2 auction --------------------------------------------------------------------------------
+
+
+def test_10_1_dealing_and_the_second_dealing():
+    deck = deck_with({20: "9H"})
+    state = new(dealer=2, deck=deck)
+    p = state.to_position()
+    assert sorted(p["hands"][3], key=DECK.index) == sorted(deck[0:3] + deck[12:14], key=DECK.index)
+    assert sorted(p["hands"][2], key=DECK.index) == sorted(deck[9:12] + deck[18:20], key=DECK.index)
+    assert p["turn_up"] == "9H" and state.current_player == 3
+    state.apply("pass")
+    state.apply("take")  # seat 0 takes
+    hands = state.to_position()["hands"]
+    expect = {3: deck[0:3] + deck[12:14] + deck[21:24], 0: deck[3:6] + deck[14:16] + deck[24:26] + ["9H"],
+              1: deck[6:9] + deck[16:18] + deck[26:29], 2: deck[9:12] + deck[18:20] + deck[29:32]}
+    for seat, cards in expect.items():
+        assert sorted(hands[seat], key=DECK.index) == sorted(cards, key=DECK.index)
+    assert state.to_position()["trump"] == "H" and state.current_player == 3
+
+
+def test_10_2_second_round_names_another_suit():
+    state = new(dealer=0, deck=deck_with({20: "9H"}))
+    for _ in range(4):
+        assert state.legal_actions() == ["pass", "take"]
+        state.apply("pass")
+    state.apply("pass")
+    assert state.legal_actions() == ["pass", "take:C", "take:D", "take:S"]
+    state.apply("take:S")
+    p = state.to_position()
+    assert p["trump"] == "S" and "9H" in p["hands"][2] and state.current_player == 1
+
+
+def test_4_3_two_rounds_of_passes_throw_in_and_the_deal_passes():
+    state = new(dealer=0)
+    for _ in range(8):
+        state.apply("pass")
+    assert state.dealer == 1 and state.deal_results == [] and state.phase == "auction"
+
+
+# ---- 10.3 - 10.5 legal cards and tricks ------------------------------------------------------------------------
+
+
+def test_10_3_must_overtrump_an_opponent():
+    state = in_play("S", {3: ["7C", "9S", "QS"]}, [[1, "AD"], [2, "8S"]], 3)
+    assert state.legal_actions() == ["9S", "QS"]
+
+
+def test_10_4_trump_led_must_overtrump():
+    state = in_play("C", {2: ["JC", "8C", "AH"]}, [[0, "AC"], [1, "9C"]], 2)
+    assert state.legal_actions() == ["JC"]
+
+
+def test_10_5_trick_winner_and_points():
+    state = in_play("D", {3: ["KS", "8C"], 0: ["AS", "9C"], 1: ["7D", "TC"], 2: ["TS", "JC"]}, [], 3)
+    for card in ["KS", "AS", "7D", "TS"]:
+        state.apply(card)
+    obs = state.observation(0)
+    assert state.current_player == 1 and obs["card_points"] == [0, 25]
+
+
+def test_2_and_3_players_have_no_partner_exception():
+    state = in_play("H", {2: ["KC", "8H"]}, [[0, "AD"], [1, "7D"]], 2, players=3)
+    assert state.legal_actions() == ["8H"]
+
+
+# ---- declarations: 10.6, 10.7, 10.12, section 6 ----------------------------------------------------------------
+
+
+def _first_trick_declarations(trump: str, hands: dict[int, list[str]], declared: list) -> list[int]:
+    state = in_play(trump, hands, [], 1, declared=declared)
+    while state.to_position()["tricks"] == []:
+        state.apply(state.legal_actions()[0])
+    return state.observation(0)["declaration_points"]
+
+
+def _deal_rest(fixed: dict[int, list[str]]) -> dict[int, list[str]]:
+    rest = [c for c in DECK if c not in {x for cards in fixed.values() for x in cards}]
+    hands = dict(fixed)
+    for seat in range(4):
+        if seat not in hands:
+            hands[seat], rest = rest[:8], rest[8:]
+    return hands
+
+
+def test_10_6_the_better_sequence_scores_for_its_side():
+    hands = _deal_rest({1: ["QS", "JS", "TS", "9S", "7C", "8D", "AH", "7H"], 2: ["KC", "QC", "JC", "TC", "9D", "7S",
+                                                                               "8H", "KH"]})
+    assert _first_trick_declarations("H", hands, ["nodeclare", "declare", "declare", "nodeclare"]) == [50, 0]
+
+
+def test_10_7_a_carre_beats_a_sequence():
+    hands = _deal_rest({0: ["QC", "QD", "QH", "QS", "8D", "AD", "8H", "AS"],
+                        3: ["JC", "TC", "9C", "8C", "7C", "7D", "9H", "7S"]})
+    assert _first_trick_declarations("H", hands, ["declare", "nodeclare", "nodeclare", "declare"]) == [100, 0]
+
+
+def test_6_2_a_player_with_a_combination_chooses_on_his_first_turn():
+    hands = _deal_rest({1: ["QS", "JS", "TS", "9S", "7C", "8D", "AH", "7H"]})
+    state = in_play("H", hands, [], 1, declared=[None] * 4)
+    assert state.legal_actions() == ["declare", "nodeclare"]
+    state.apply("declare")
+    assert "declare" not in state.legal_actions()
+
+
+def test_6_1_melds_sequences_and_carres():
+    hand = mask_of(parse_cards(["AH", "KH", "QH", "JH", "TH", "9H", "JC", "JD"]))
+    found = melds(hand, "AKQJT987", CARRE_VALUES)
+    assert [(m.kind, m.length, m.top, m.value) for m in found] == [("sequence", 6, "A", 100)]
+    four_eights = mask_of(parse_cards(["8C", "8D", "8H", "8S"]))
+    assert melds(four_eights, "AKQJT987", CARRE_VALUES) == []
+
+
+def test_10_12_carre_ranking():
+    kings, tens = Meld("carre", "K", 4, None, 100), Meld("carre", "T", 4, None, 100)
+    nines, aces = Meld("carre", "9", 4, None, 150), Meld("carre", "A", 4, None, 100)
+    assert meld_key(kings, HEARTS) > meld_key(tens, HEARTS)
+    assert meld_key(nines, HEARTS) > meld_key(aces, HEARTS)
+
+
+def test_6_3_sequences_compare_by_length_top_then_trump():
+    tierce_h = Meld("sequence", "K", 3, "H", 20)
+    tierce_s = Meld("sequence", "K", 3, "S", 20)
+    cinquante = Meld("sequence", "T", 4, "C", 50)
+    assert meld_key(tierce_h, HEARTS) > meld_key(tierce_s, HEARTS)
+    assert meld_key(cinquante, HEARTS) > meld_key(tierce_h, HEARTS)
+
+
+# ---- scoring: 10.8 - 10.11 and section 7 -----------------------------------------------------------------------
+
+
+def test_10_8_made():
+    assert two_side_points(0, [100, 62], [20, 0], [20, 0]) == ([140, 62], "made", 0)
+
+
+def test_10_9_dedans():
+    assert two_side_points(1, [92, 70], [50, 0], [0, 20]) == ([212, 20], "dedans", 0)
+
+
+def test_10_10_litige_holds_the_takers_points():
+    assert two_side_points(0, [81, 81], [0, 0], [0, 0]) == ([0, 81], "litige", 81)
+    assert two_side_points(0, [81, 81], [0, 0], [0, 0], litige=False) == ([0, 162], "dedans", 0)
+
+
+def test_10_11_capot():
+    assert two_side_points(0, [252, 0], [20, 0], [0, 0]) == ([272, 0], "made", 0)
+
+
+def test_7_5_three_players():
+    assert three_player_points(0, [80, 40, 42], [0, 0, 0], [1, 2, 0]) == ([80, 40, 42], "made")
+    assert three_player_points(0, [61, 61, 50], [20, 0, 0], [1, 2, 0]) == ([20, 61 + 21, 50 + 20], "dedans")
+
+
+def test_7_3_the_pot_goes_to_the_winner_of_the_next_played_deal():
+    state = new(seed=6)
+    p = state.to_position()
+    p["pot"] = 81
+    state = engine.from_position(GAME, p)
+    rng = Rng(9)
+    while not state.deal_results:
+        state.apply(rng.choice(state.legal_actions()))
+    result = state.deal_results[0]
+    if result["outcome"] != "litige":
+        taker_side = result["taker"] % 2
+        winner = taker_side if result["outcome"] == "made" else 1 - taker_side
+        assert result["points"][winner] >= 81 and state.to_position()["pot"] == 0
+
+
+def test_a_whole_deal_totals_162_and_the_match_goes_to_the_target():
+    state = new(seed=5, target_score=300)
+    rng = Rng(5)
+    while not state.is_terminal:
+        state.apply(rng.choice(state.legal_actions()))
+    assert all(sum(r["card_points"]) == 162 for r in state.deal_results)
+    assert max(state.scores) >= 300 and len(state.winners) == 2
+
+
+def test_3_6_two_and_three_player_deals():
+    for players, unused in ((2, 15), (3, 7)):
+        state = new(players=players, seed=3)
+        state.apply("take")
+        p = state.to_position()
+        assert [len(h) for h in p["hands"]] == [8] * players and len(p["stock"]) == unused
+        assert p["turn_up"] not in {c for h in p["hands"] for c in h}
+
+
+def test_no_shuffle_gathers_the_tricks_and_the_unused_cards_then_cuts():
+    state = new(players=2, seed=12, no_shuffle=True)
+    rng = Rng(2)
+    while state.deal_index == 0:
+        last = state.to_position()
+        before = len(state.history)
+        state.apply(rng.choice(state.legal_actions()))
+    final = state.history[before][1].split(":")[0]
+    tricks = [*last["tricks"], [*last["trick"], [last["current_player"], final]]]
+    pack = [c for t in tricks for _s, c in t] + [last["turn_up"], *last["stock"]]
+    deck = [CODES[c] for c in state.deal_deck]
+    assert any(cut(pack, c) == deck for c in range(3, 30))
+
+
+def test_3_1_first_dealer_drawn_and_options_checked():
+    assert {engine.new_match(GAME, seed=s).dealer for s in range(40)} == {0, 1, 2, 3}
+    assert engine.new_match(GAME, seed=1, options={"num_players": 3}).players == 3
+    with pytest.raises(ValueError):
+        engine.new_match(GAME, seed=1, players=5)
+
+
+def test_6_4_belote_scores_even_for_a_failing_side():
+    assert two_side_points(1, [100, 62], [0, 0], [0, 20]) == ([162, 20], "dedans", 0)
+
+
+def test_the_documented_example_position_round_trips():
+    doc = pathlib.Path(__file__).parents[2] / "docs" / "positions" / "belote.md"
+    example = json.loads(re.search(r"```json\n(.*?)```", doc.read_text(), re.S).group(1))
+    state = engine.from_position(GAME, example)
+    assert state.to_position() == example
+    assert state.legal_actions() == ["declare", "nodeclare"]
+
+
+# ---- properties ------------------------------------------------------------------------------------------------
+
+options = st.fixed_dictionaries({
+    "litige": st.booleans(), "no_shuffle": st.booleans(), "target_score": st.sampled_from([200, 400]),
+})
+
+
+@settings(max_examples=15, deadline=None)
+@given(players=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32), choices=st.integers(0, 2**32), opts=options)
+def test_random_play_ends_conserves_cards_and_round_trips(players, seed, choices, opts):
+    state = engine.new_match(GAME, seed=seed, players=players, options=opts)
+    rng = Rng(choices)
+    for _ in range(20000):
+        if state.is_terminal:
+            break
+        p = state.to_position()
+        assert engine.from_position(GAME, p).to_position() == p
+        held = Counter(c for h in p["hands"] for c in h) + Counter(p["stock"])
+        held += Counter(c for t in [*p["tricks"], p["trick"]] for _s, c in t)
+        if p["trump"] is None or players < 4:
+            held[p["turn_up"]] += 1
+        assert held == Counter(DECK), "the 32 cards are conserved"
+        legal = state.legal_actions()
+        assert legal and legal == sorted(legal)
+        state.apply(rng.choice(legal))
+    assert state.is_terminal
+    if players == 4:
+        assert all(sum(r["card_points"]) == 162 for r in state.deal_results)
+
+
+@settings(max_examples=8, deadline=None)
+@given(players=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32))
+def test_same_seed_same_match(players, seed):
+    def run() -> tuple:
+        state = engine.new_match(GAME, seed=seed, players=players, options={"target_score": 300})
+        rng = Rng(seed)
+        while not state.is_terminal:
+            ids = state.legal_action_ids()
+            state.apply_id(ids[rng.below(len(ids))])
+        return state.history, state.scores
+
+    assert run() == run()
