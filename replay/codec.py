@@ -235,8 +235,8 @@ def _write_value(w: ByteWriter, value: Any) -> None:
 
 # ---- decoding -----------------------------------------------------------------------------------------------------
 
-def decode_frame(data: bytes) -> Frame:
-    """Check the magic, version and CRC and read the header; the ordinals stay packed for the engine to take."""
+def check_bytes(data: bytes) -> None:
+    """The cheap checks of a stored replay, without the engine: magic, format version and CRC."""
     if not isinstance(data, bytes | bytearray | memoryview):
         raise ReplayError(f"a replay is bytes, got {type(data).__name__}")
     data = bytes(data)
@@ -253,6 +253,13 @@ def decode_frame(data: bytes) -> Frame:
     actual = zlib.crc32(data[:body_end])
     if stored != actual:
         raise ReplayError(f"corrupt or truncated replay: CRC-32 is {actual:08x} but the record says {stored:08x}")
+
+
+def decode_frame(data: bytes) -> Frame:
+    """Check the magic, version and CRC and read the header; the ordinals stay packed for the engine to take."""
+    check_bytes(data)
+    data = bytes(data)
+    body_end = len(data) - CRC_BYTES
     r = ByteReader(data, len(MAGIC), body_end)
     r.varint("the format version")
     flags = r.varint("the flags")

@@ -1,0 +1,300 @@
+"""The replay store: replays in Redis, grouped by collection, laid out for memory and written in pipelined batches.
+
+Keys (``P`` is the prefix, default ``cardtable:replay``; ``{C}`` the collection in a hash tag, so that a collection
+stays in one Redis Cluster slot):
+
+- ``P:{C}:b:<k>``: a hash holding the replays ``100k .. 100k+99`` of collection C, field ``i mod 100`` -> replay
+  bytes. A bucket of small fields stays a listpack (Redis's compact encoding: a few bytes of overhead per replay
+  instead of a dict entry and two objects).
+- ``P:{C}:meta``: a hash with ``count`` (replays stored) and ``next`` (one past the highest index written).
+- ``P:collections``: the set of collection names.
+
+A replay's id is ``"<collection>/<index>"``; a collection name is letters, digits and ``_.:-``.
+Writes go in one round trip per batch, through a server-side script that sets a bucket's fields and keeps the count
+exact even when an index is written twice (a retried simulation chunk overwrites its own replays).
+
+>>> store = ReplayStore(redis.Redis.from_url("redis://127.0.0.1:6379"))  # doctest: +SKIP
+>>> store.put_many("sim:job1", [(0, data0), (1, data1)]); store.count("sim:job1")  # doctest: +SKIP
+2
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import redis
+
+from .codec import check_bytes
+from .errors import ReplayError
+
+DEFAULT_PREFIX = "cardtable:replay"
+BUCKET = 100
+LIVE_COLLECTION = "live"
+WRITE_BATCH = 5000
+
+_COLLECTION = re.compile(r"[A-Za-z0-9_.:\-]{1,128}")
+
+# KEYS: bucket, meta. ARGV: next (one past the highest index of this bucket write), field, value, field, value...
+# Returns nothing; HSET's count of new fields keeps ``count`` exact when fields are overwritten.
+_PUT_BUCKET = """
+local added = redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('HINCRBY', KEYS[2], 'count', added)
+local top = tonumber(redis.call('HGET', KEYS[2], 'next') or '0')
+if tonumber(ARGV[1]) > top then redis.call('HSET', KEYS[2], 'next', ARGV[1]) end
+return added
+"""
+
+
+class StoreError(ReplayError):
+    """Bad data under a replay store key (a foreign key, a corrupt value)."""
+
+
+def check_collection(name: str) -> str:
+    if not isinstance(name, str) or not _COLLECTION.fullmatch(name):
+        raise ValueError(f"a collection name is 1 to 128 letters, digits or _.:- characters, got {name!r}")
+    return name
+
+
+def parse_id(replay_id: str) -> tuple[str, int]:
+    """``"sim:job1/17"`` -> ``("sim:job1", 17)``; ValueError for anything else."""
+    collection, sep, index = str(replay_id).rpartition("/")
+    if not sep or not index.isdigit() or not _COLLECTION.fullmatch(collection):
+        raise ValueError(f"a replay id is <collection>/<index>, such as 'live/17', got {replay_id!r}")
+    return collection, int(index)
+
+
+def format_id(collection: str, index: int) -> str:
+    return f"{collection}/{index}"
+
+
+@dataclass
+class Page:
+    """Some replays of a collection, by index; ``next_start`` continues the listing (None at the end)."""
+
+    collection: str
+    items: list[tuple[int, bytes]]
+    next_start: int | None
+
+
+class ReplayStore:
+    """Replays in Redis (``redis.Redis`` client; one that decodes replies to str is given a bytes twin).
+
+    >>> store = ReplayStore(client, prefix="test:replay")  # doctest: +SKIP
+    >>> replay_id = store.save(data)                         # doctest: +SKIP
+    >>> store.get(replay_id) == data                         # doctest: +SKIP
+    True
+    """
+
+    def __init__(self, client: redis.Redis, prefix: str = DEFAULT_PREFIX) -> None:
+        self.redis = _bytes_client(client)
+        self.prefix = prefix
+        self._put = self.redis.register_script(_PUT_BUCKET)
+
+    # ---- keys ---------------------------------------------------------------------------------------------------
+
+    def bucket_key(self, collection: str, bucket: int) -> str:
+        return f"{self.prefix}:{{{collection}}}:b:{bucket}"
+
+    def meta_key(self, collection: str) -> str:
+        return f"{self.prefix}:{{{collection}}}:meta"
+
+    @property
+    def collections_key(self) -> str:
+        return f"{self.prefix}:collections"
+
+    # ---- writing ------------------------------------------------------------------------------------------------
+
+    def put_many(self, collection: str, items: Iterable[tuple[int, bytes]], batch: int = WRITE_BATCH) -> int:
+        """Store replays under the given indexes (an index written again is replaced); one round trip per batch.
+
+        Returns how many replays were new. Each value is checked (magic, version, CRC) before anything is sent.
+        """
+        check_collection(collection)
+        added = 0
+        pending: list[tuple[int, bytes]] = []
+        for index, data in items:
+            if not isinstance(index, int) or index < 0:
+                raise ValueError(f"a replay index is a non-negative int, got {index!r}")
+            check_bytes(data)
+            pending.append((index, bytes(data)))
+            if len(pending) >= batch:
+                added += self._write(collection, pending)
+                pending = []
+        if pending:
+            added += self._write(collection, pending)
+        return added
+
+    def add(self, collection: str, replays: Sequence[bytes]) -> list[int]:
+        """Append replays to a collection under fresh indexes; returns the indexes."""
+        check_collection(collection)
+        for data in replays:
+            check_bytes(data)
+        if not replays:
+            return []
+        top = self._hincrby_next(collection, len(replays))
+        indexes = list(range(top - len(replays), top))
+        self.put_many(collection, zip(indexes, replays, strict=True))
+        return indexes
+
+    def save(self, data: bytes, collection: str = LIVE_COLLECTION) -> str:
+        """Append one replay (e.g. a finished live match); returns its id, such as ``"live/17"``."""
+        return format_id(collection, self.add(collection, [data])[0])
+
+    def _hincrby_next(self, collection: str, count: int) -> int:
+        key = self.meta_key(collection)
+        try:
+            return int(self.redis.hincrby(key, "next", count))
+        except redis.ResponseError as exc:
+            raise StoreError(f"cannot allocate replay indexes: {exc}", key=key) from None
+
+    def _write(self, collection: str, items: list[tuple[int, bytes]]) -> int:
+        buckets: dict[int, list] = {}
+        for index, data in items:
+            fields = buckets.setdefault(index // BUCKET, [0])
+            fields[0] = max(fields[0], index + 1)
+            fields += (index % BUCKET, data)
+        meta = self.meta_key(collection)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.sadd(self.collections_key, collection)
+        for bucket, args in buckets.items():
+            self._put(keys=[self.bucket_key(collection, bucket), meta], args=args, client=pipe)
+        results = self._execute(pipe, f"{self.prefix}:{{{collection}}}:*")
+        return sum(int(n) for n in results[1:])
+
+    # ---- reading ------------------------------------------------------------------------------------------------
+
+    def get(self, replay_id: str) -> bytes:
+        """One replay's bytes (checked: magic, version, CRC); KeyError if there is none."""
+        found = self.get_many([replay_id])[0]
+        if found is None:
+            raise KeyError(f"no replay {replay_id!r}")
+        return found
+
+    def get_many(self, replay_ids: Sequence[str]) -> list[bytes | None]:
+        """Several replays in one round trip, in the order asked (None where there is none)."""
+        where = [parse_id(replay_id) for replay_id in replay_ids]
+        pipe = self.redis.pipeline(transaction=False)
+        for collection, index in where:
+            pipe.hget(self.bucket_key(collection, index // BUCKET), index % BUCKET)
+        results = self._execute(pipe, "the requested buckets")
+        return [None if data is None else self._checked(data, collection, index)
+                for (collection, index), data in zip(where, results, strict=True)]
+
+    def page(self, collection: str, start: int = 0, count: int = 1000) -> Page:
+        """The replays with indexes ``start .. start+count-1`` that exist, in one round trip."""
+        check_collection(collection)
+        if start < 0 or count <= 0:
+            raise ValueError(f"start must be >= 0 and count > 0, got start={start}, count={count}")
+        stop = start + count
+        first, last = start // BUCKET, (stop - 1) // BUCKET
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hget(self.meta_key(collection), "next")
+        for bucket in range(first, last + 1):
+            pipe.hgetall(self.bucket_key(collection, bucket))
+        results = self._execute(pipe, f"{self.prefix}:{{{collection}}}:*")
+        top = self._meta_int(results[0], collection, "next")
+        items = []
+        for bucket, fields in zip(range(first, last + 1), results[1:], strict=True):
+            key = self.bucket_key(collection, bucket)
+            for field, data in fields.items():
+                index = bucket * BUCKET + _field_index(field, key)
+                if start <= index < stop:
+                    items.append((index, self._checked(data, collection, index)))
+        items.sort()
+        return Page(collection, items, stop if stop < top else None)
+
+    def iter_collection(self, collection: str, page_size: int = 1000) -> Iterable[tuple[int, bytes]]:
+        """Every replay of a collection, a page (one round trip) at a time."""
+        start: int | None = 0
+        while start is not None:
+            page = self.page(collection, start, page_size)
+            yield from page.items
+            start = page.next_start
+
+    def count(self, collection: str) -> int:
+        check_collection(collection)
+        return self._meta_int(self._safe(self.redis.hget, self.meta_key(collection), "count"), collection, "count")
+
+    def collections(self) -> list[tuple[str, int]]:
+        """Every collection with its replay count, sorted by name."""
+        names = sorted(n.decode() for n in self._safe(self.redis.smembers, self.collections_key))
+        pipe = self.redis.pipeline(transaction=False)
+        for name in names:
+            pipe.hget(self.meta_key(name), "count")
+        counts = self._execute(pipe, "the collections' meta keys")
+        return [(name, self._meta_int(c, name, "count")) for name, c in zip(names, counts, strict=True)]
+
+    def delete_collection(self, collection: str) -> int:
+        """Delete a collection and every replay in it; returns how many replays it held."""
+        held = self.count(collection)
+        top = self._meta_int(self._safe(self.redis.hget, self.meta_key(collection), "next"), collection, "next")
+        buckets = [self.bucket_key(collection, b) for b in range((top + BUCKET - 1) // BUCKET)]
+        pipe = self.redis.pipeline(transaction=False)
+        for start in range(0, len(buckets), 1000):
+            pipe.unlink(*buckets[start:start + 1000])
+        pipe.unlink(self.meta_key(collection))
+        pipe.srem(self.collections_key, collection)
+        self._execute(pipe, f"{self.prefix}:{{{collection}}}:*")
+        return held
+
+    # ---- checks -------------------------------------------------------------------------------------------------
+
+    def _checked(self, data: bytes, collection: str, index: int) -> bytes:
+        try:
+            check_bytes(data)
+        except ReplayError as exc:
+            where = f"{self.bucket_key(collection, index // BUCKET)} field {index % BUCKET}"
+            raise StoreError(f"replay {format_id(collection, index)} is unreadable: {exc.reason}", key=where) from None
+        return data
+
+    def _meta_int(self, value: bytes | None, collection: str, field: str) -> int:
+        if value is None:
+            return 0
+        try:
+            return int(value)
+        except ValueError:
+            raise StoreError(f"the {field} of collection {collection!r} is not an integer: {value!r}",
+                             key=f"{self.meta_key(collection)} field {field}") from None
+
+    def _execute(self, pipe: redis.client.Pipeline, where: str) -> list:
+        commands = [args for args, _options in pipe.command_stack]
+        try:
+            results = pipe.execute(raise_on_error=False)
+        except redis.ResponseError as exc:
+            raise StoreError(f"Redis refused a replay store command: {exc}", key=where) from None
+        for args, result in zip(commands, results, strict=True):
+            if isinstance(result, redis.ResponseError):
+                raise StoreError(f"Redis refused {args[0]}: {result}", key=_key_of(args, where))
+        return results
+
+    def _safe(self, call, key: str, *args):
+        try:
+            return call(key, *args)
+        except redis.ResponseError as exc:
+            raise StoreError(f"Redis refused a replay store command: {exc}", key=key) from None
+
+
+def _key_of(args: tuple, fallback: str) -> str:
+    if args and args[0] in ("EVALSHA", "EVAL") and len(args) > 3:
+        return str(args[3])
+    return str(args[1]) if len(args) > 1 else fallback
+
+
+def _field_index(field: bytes, key: str) -> int:
+    try:
+        index = int(field)
+    except ValueError:
+        index = -1
+    if not 0 <= index < BUCKET:
+        raise StoreError(f"field {field!r} is not a replay slot 0..{BUCKET - 1} (a foreign key?)", key=key)
+    return index
+
+
+def _bytes_client(client: redis.Redis) -> redis.Redis:
+    pool = client.connection_pool
+    if not pool.connection_kwargs.get("decode_responses"):
+        return client
+    kwargs = {**pool.connection_kwargs, "decode_responses": False}
+    return redis.Redis(connection_pool=redis.ConnectionPool(connection_class=pool.connection_class, **kwargs))
