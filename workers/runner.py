@@ -111,6 +111,9 @@ class _Driver:
                     return self._finish(CANCELLED, done, started)
                 self.store.renew(self.job_id, self.driver)
                 self._notify()
+        except KeyboardInterrupt:
+            self._finish(CANCELLED, done, started, error="interrupted")
+            raise
         except BaseException as exc:
             self._finish(FAILED, done, started, error=f"the driver stopped: {exc!r}")
             raise

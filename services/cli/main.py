@@ -13,6 +13,7 @@ import click
 from .bench import bench
 from .games import games
 from .play import play
+from .simulate import simulate
 from .watch import watch
 
 
@@ -26,3 +27,4 @@ cli.add_command(games)
 cli.add_command(play)
 cli.add_command(watch)
 cli.add_command(bench)
+cli.add_command(simulate)

@@ -1,0 +1,152 @@
+"""``cardtable simulate GAME``: bots play each other over many deals on Ray, then a table of results.
+
+    cardtable simulate tablanette --deals 100000 --policies greedy,random --seed 7 --log sample:100
+    cardtable simulate belote --matches 500 --policies random --address ray://10.0.0.5:10001 --json
+    cardtable simulate tablic --deals 20000 --policies greedy,random --plot tablic.png
+
+With no ``--address`` (nor ``RAY_ADDRESS``) a local Ray starts on this machine's CPUs (or ``--workers`` of them).
+The job, its progress and results, and the logged replays go to Redis: ``--redis-url`` or ``REDIS_URL``, else an
+embedded Valkey keeping its data on disk.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+
+from workers.cluster import connect_ray
+from workers.jobstore import SUCCEEDED, JobRecord, JobStore
+from workers.runner import redis_client, run_job
+from workers.spec import JobSpec, JobSpecError, LogSpec, validate
+
+from .matchargs import game_argument, option_option, option_pairs_param, players_option
+from .simulate_report import plot_results, results_table
+
+
+@contextlib.contextmanager
+def redis_url_for(url: str | None) -> Iterator[str]:
+    """``url``, or the URL of an embedded Valkey that runs (its data on disk) until the block ends."""
+    if url:
+        yield url
+        return
+    from services.backends import default_data_dir, start_embedded_valkey
+
+    valkey = start_embedded_valkey(default_data_dir())
+    try:
+        yield valkey.connection_url
+    finally:
+        valkey.stop()
+
+
+def parse_log(ctx: click.Context, param: click.Parameter, text: str) -> LogSpec:
+    try:
+        return LogSpec.parse(text)
+    except JobSpecError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+@click.command()
+@game_argument
+@click.option("--deals", type=int, default=None, help="How many single deals to play.")
+@click.option("--matches", type=int, default=None, help="How many whole matches to play (instead of --deals).")
+@click.option("--policies", required=True, metavar="P1,P2,...",
+              help="Policies by seat (one per seat, one per side, or one for all), e.g. greedy,random.")
+@players_option
+@option_option
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Job seed (default: a fresh one, printed).")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Tasks at a time (default: every CPU of the cluster; a local Ray gets this many CPUs).")
+@click.option("--chunk-size", type=click.IntRange(min=0), default=0, help="Deals per Ray task (0: chosen).")
+@click.option("--log", "log", default="none", callback=parse_log, show_default=True, metavar="all|none|sample:K",
+              help="Which replays to store in Redis.")
+@click.option("--address", default=lambda: os.environ.get("RAY_ADDRESS"),
+              help="Ray cluster to join, e.g. ray://HOST:10001 (default: $RAY_ADDRESS, else a local Ray).")
+@click.option("--redis-url", default=lambda: os.environ.get("REDIS_URL"),
+              help="Redis for the job and its replays (default: $REDIS_URL, else an embedded Valkey).")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (no progress bar).")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Draw the score distribution and the running mean per side into this PNG.")
+@click.pass_context
+def simulate(ctx: click.Context, game: str, deals: int | None, matches: int | None, policies: str,
+             players: int | None, option_pairs: tuple[str, ...], seed: int | None, workers: int | None,
+             chunk_size: int, log: LogSpec, address: str | None, redis_url: str | None, as_json: bool,
+             plot: Path | None) -> None:
+    """Simulate bot policies over many deals (or matches) on Ray and report the statistics."""
+    if (deals is None) == (matches is None):
+        raise click.UsageError("say how many to play: --deals N or --matches N (one of them)")
+    spec = _checked_spec(ctx, game, deals, matches, policies, players, option_pairs, seed, chunk_size, log)
+    console = Console(stderr=as_json, highlight=False)
+    with redis_url_for(redis_url) as url:
+        store = JobStore(redis_client(url))
+        record = store.create(spec)
+        if not as_json:
+            console.print(f"[bold]{record.job_id}[/]: {spec.count:,} {spec.unit}s of {game}, policies "
+                          f"{','.join(spec.policies)}, seed {spec.seed}, log {spec.log.describe()}")
+        cluster = connect_ray(address, cpus=workers)
+        if not as_json:
+            console.print(cluster)
+        record = _run_with_progress(store, record, url, workers or 0, console, show=not as_json)
+    if record.results is None:
+        raise click.ClickException(f"job {record.job_id} {record.state} before any chunk finished {record.error}")
+    if plot is not None:
+        plot_results(record.results, plot)
+    if as_json:
+        click.echo(json.dumps(_json_report(record)))
+    else:
+        console.print(results_table(record.results, record.job_id))
+        if plot is not None:
+            console.print(f"plot written to {plot}")
+    if record.state != SUCCEEDED:
+        raise click.ClickException(f"job {record.job_id} {record.state}: {record.error or 'see above'}")
+
+
+def _checked_spec(ctx: click.Context, game: str, deals: int | None, matches: int | None, policies: str,
+                  players: int | None, option_pairs: tuple[str, ...], seed: int | None, chunk_size: int,
+                  log: LogSpec) -> JobSpec:
+    options = option_pairs_param(ctx, game, option_pairs)
+    spec = JobSpec(game=game, policies=tuple(p for p in policies.split(",") if p.strip()),
+                   count=deals if deals is not None else matches, seed=seed if seed is not None else _fresh_seed(),
+                   unit="deal" if deals is not None else "match", players=players, options=options, log=log,
+                   chunk_size=chunk_size)
+    try:
+        return validate(spec)
+    except JobSpecError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def _fresh_seed() -> int:
+    return secrets.randbits(48)
+
+
+def _run_with_progress(store: JobStore, record: JobRecord, url: str, workers: int, console: Console,
+                       show: bool) -> JobRecord:
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+               TextColumn("{task.fields[rate]}"), TimeRemainingColumn()]
+    with Progress(*columns, console=console, disable=not show, transient=False) as progress:
+        task = progress.add_task(f"{record.spec.unit}s", total=record.spec.count, rate="")
+        started = time.perf_counter()
+
+        def update(current: JobRecord) -> None:
+            elapsed = time.perf_counter() - started
+            rate = f"{current.units_done / elapsed:,.0f}/s" if elapsed > 0.5 else ""
+            progress.update(task, completed=current.units_done, rate=rate)
+
+        try:
+            return run_job(store, record.job_id, url, max_workers=workers, on_update=update)
+        except KeyboardInterrupt:  # the driver has marked the job cancelled, keeping the chunks played
+            raise click.Abort() from None
+
+
+def _json_report(record: JobRecord) -> dict[str, Any]:
+    return {"job_id": record.job_id, "state": record.state, "spec": record.spec.to_dict(),
+            "replay_collection": record.replay_collection, "retries": record.retries, **record.results}
