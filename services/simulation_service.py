@@ -24,7 +24,7 @@ import grpc
 import redis
 
 from workers.cluster import connect_ray
-from workers.jobstore import FAILED, JobNotFound, JobRecord, JobStore
+from workers.jobstore import DEFAULT_PREFIX, FAILED, JobNotFound, JobRecord, JobStore
 from workers.runner import run_job
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 from workers.stats import counter_groups
@@ -225,9 +225,9 @@ def _ms(seconds: float | None) -> int:
     return round(seconds * 1000) if seconds else 0
 
 
-def install(server: grpc.aio.Server, backends: Any) -> str:
+def install(server: grpc.aio.Server, backends: Any, prefix: str = DEFAULT_PREFIX) -> str:
     """Add the SimulationService to ``server`` and resume the jobs left unfinished; returns its full name."""
-    store = JobStore(redis.Redis.from_url(backends.redis_url))
+    store = JobStore(redis.Redis.from_url(backends.redis_url), prefix)
     drivers = JobDrivers(store, backends.redis_url)
     simulation_service_pb2_grpc.add_SimulationServiceServicer_to_server(SimulationServicer(store, drivers), server)
     resumed = drivers.resume_unfinished()

@@ -78,7 +78,8 @@ class JobRecord:
 
 
 def replay_collection(job_id: str) -> str:
-    return f"sim:{job_id}"
+    """Job ids ("sim-1a2b3c4d5e6f") name their replay collections: deal n is replay "<job id>/<n>"."""
+    return job_id
 
 
 class JobStore:

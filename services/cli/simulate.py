@@ -24,6 +24,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
+from replay.embedded import EmbeddedValkey
 from workers.cluster import connect_ray
 from workers.jobstore import SUCCEEDED, JobRecord, JobStore
 from workers.runner import redis_client, run_job
@@ -39,13 +40,8 @@ def redis_url_for(url: str | None) -> Iterator[str]:
     if url:
         yield url
         return
-    from services.backends import default_data_dir, start_embedded_valkey
-
-    valkey = start_embedded_valkey(default_data_dir())
-    try:
-        yield valkey.connection_url
-    finally:
-        valkey.stop()
+    with EmbeddedValkey() as valkey:
+        yield valkey.url
 
 
 def parse_log(ctx: click.Context, param: click.Parameter, text: str) -> LogSpec:

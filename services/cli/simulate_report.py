@@ -44,7 +44,7 @@ def results_table(results: dict[str, Any], job_id: str) -> Group:
     counters = counters_table(results["counters"], results["deals"])
     if counters is not None:
         parts.append(counters)
-    replays = f"{results['replays']:,} replays in collection sim:{job_id}" if results["replays"] else "no replays"
+    replays = f"{results['replays']:,} replays, ids {job_id}/<deal number>" if results["replays"] else "no replays"
     parts.append(Text(f"job {job_id}: {replays}", style="dim"))
     return Group(*parts)
 
