@@ -15,7 +15,8 @@ Layout (all varints are unsigned LEB128, see :mod:`replay.packing`)::
     options        (flag 2) varint count, then per option: varint index in the game's declared options
                    (``engine.game_info(game).all_options()``) and a tagged value: 0 null, 1 false, 2 true,
                    3 int (zigzag varint), 4 text; only options that differ from the default are written
-    later deal     (flag 8) varint deal index, varint dealer, zigzag varint match score of each seat before the deal
+    later deal     (flag 8) varint deal index, varint dealer, zigzag varint match score of each seat before the deal,
+                   8 bytes (little-endian) the engine RNG's state at the deal's start (a redeal may cut with it)
     move count     varint
     ordinals       the rest but 4 bytes: one mixed-radix integer (minimal little-endian) whose digits are, least
                    significant first, the Lehmer code of the deck (flag 4) then each move's ordinal in the legal-
@@ -47,6 +48,7 @@ from .packing import ByteReader, ByteWriter, IntDigits, digits_to_int, int_to_by
 MAGIC = b"CT"
 FORMAT_VERSION = 1
 CRC_BYTES = 4
+RNG_BYTES = 8
 
 # Append-only tables: a game or policy keeps its code forever (others are written as text).
 GAME_CODES = ("tablanette", "tablic", "german_whist", "belote_contree", "belote", "trappola", "two_ten_jack",
@@ -72,8 +74,8 @@ class Header:
 
     ``options`` holds only non-default values; ``first_dealer`` is None when the engine drew it; ``policies`` names
     each seat's player (``""`` when unknown). A later deal of a match (``deal_index > 0``) also carries its
-    ``dealer``, the match ``scores`` before it and its ``deck``; ``deck`` (card codes, top first) is also set when
-    the first deal's deck did not come from the seeded shuffle.
+    ``dealer``, the match ``scores`` before it, its ``deck`` and the engine ``rng`` state at its start; ``deck``
+    (card codes, top first) is also set when the first deal's deck did not come from the seeded shuffle.
     """
 
     game: str
@@ -87,6 +89,7 @@ class Header:
     dealer: int | None = None
     scores: tuple[int, ...] | None = None
     deck: tuple[str, ...] | None = None
+    rng: int | None = None
 
     @property
     def is_later_deal(self) -> bool:
@@ -107,6 +110,7 @@ class Header:
         if self.is_later_deal:
             out["dealer"] = self.dealer
             out["scores_before"] = list(self.scores or ())
+            out["rng"] = self.rng
         if self.deck is not None:
             out["deck"] = list(self.deck)
         return out
@@ -121,7 +125,7 @@ def header_from_dict(d: Mapping[str, Any]) -> Header:
             options=dict(d.get("options") or {}), first_dealer=d.get("first_dealer"),
             policies=tuple(d.get("policies") or ("",) * d["players"]), deal_index=d.get("deal_index", 0),
             dealer=d.get("dealer") if later else None,
-            scores=tuple(d["scores_before"]) if later else None,
+            scores=tuple(d["scores_before"]) if later else None, rng=d["rng"] if later else None,
             deck=tuple(d["deck"]) if d.get("deck") is not None else None,
         )
     except (KeyError, TypeError, AttributeError) as exc:
@@ -163,6 +167,7 @@ def encode(header: Header, digits: Sequence[tuple[int, int]], move_count: int) -
         w.varint(header.dealer)
         for score in header.scores:
             w.signed(score)
+        w.raw(header.rng.to_bytes(RNG_BYTES, "little"))
     w.varint(move_count)
     w.raw(int_to_bytes(digits_to_int(digits)))
     w.raw(zlib.crc32(w.data).to_bytes(CRC_BYTES, "little"))
@@ -177,8 +182,10 @@ def _check_header(h: Header) -> None:
     if not 0 <= h.seed < 1 << 64:
         raise ValueError(f"seed must fit in 64 bits, got {h.seed}")
     if h.is_later_deal:
-        if h.scope != "deal" or h.dealer is None or h.scores is None or h.deck is None:
-            raise ValueError("a later deal is replayed on its own: scope 'deal' with its dealer, scores and deck")
+        if h.scope != "deal" or h.dealer is None or h.scores is None or h.deck is None or h.rng is None:
+            raise ValueError("a later deal is replayed on its own: scope 'deal' with its dealer, scores, deck, rng")
+        if not 0 <= h.rng < 1 << 64:
+            raise ValueError(f"rng must be a 64-bit state, got {h.rng}")
         if len(h.scores) != h.players:
             raise ValueError(f"scores must list {h.players} seats, got {list(h.scores)}")
 
@@ -280,7 +287,7 @@ def decode_frame(data: bytes) -> Frame:
     else:
         policies = (_read_code(r, POLICY_CODES, "the policy"),) * players
     options = _read_options(r, game) if flags & HAS_OPTIONS else {}
-    deal_index, dealer, scores = 0, None, None
+    deal_index, dealer, scores, rng = 0, None, None, None
     if flags & LATER_DEAL:
         if flags & SCOPE_MATCH or not flags & EXPLICIT_DECK:
             raise ReplayError("corrupt replay: a later deal must be a deal replay with its deck")
@@ -289,10 +296,11 @@ def decode_frame(data: bytes) -> Frame:
             raise ReplayError("corrupt replay: a later deal has deal index 0")
         dealer = _read_seat(r, players, "the dealer")
         scores = tuple(r.signed(f"seat {seat}'s score") for seat in range(players))
+        rng = int.from_bytes(r.raw(RNG_BYTES, "the RNG state"), "little")
     move_count = r.varint("the move count")
     header = Header(game=game, players=players, seed=seed, scope=SCOPES[flags & SCOPE_MATCH], options=options,
                     first_dealer=first_dealer, policies=policies, deal_index=deal_index, dealer=dealer,
-                    scores=scores)
+                    scores=scores, rng=rng)
     return Frame(header, bool(flags & EXPLICIT_DECK), move_count, IntDigits.from_bytes(r.rest()))
 
 

@@ -84,7 +84,7 @@ def header_at_start(state: State, scope: str = "deal", policies: Sequence[str] |
         if scope != "deal":
             raise ValueError("a match replay starts at the first deal; record a later deal with scope='deal'")
         return replace(base, first_dealer=state.first_dealer, deal_index=state.deal_index, dealer=state.dealer,
-                       scores=tuple(state.scores), deck=_codes(state.deal_deck))
+                       scores=tuple(state.scores), deck=_codes(state.deal_deck), rng=state.rng.state)
     if state.moves:
         raise ValueError(f"a replay starts at the start of a deal; this match has {len(state.moves)} moves already")
     for first_dealer in (None, state.first_dealer):
@@ -198,7 +198,7 @@ def start_state(header: Header) -> State:
         state = engine.new_match(header.game, seed=header.seed, players=header.players, options=header.options,
                                  first_dealer=header.dealer, deck=deck)
         position = state.to_position()
-        position.update(deal_index=header.deal_index, scores=list(header.scores))
+        position.update(deal_index=header.deal_index, scores=list(header.scores), rng=header.rng)
         if header.first_dealer is not None:
             position["first_dealer"] = header.first_dealer
         return engine.from_position(header.game, position)
