@@ -1,0 +1,149 @@
+"""SimulationService against a real server, Redis and Ray: submit, watch to the end, get, list, cancel, bad jobs,
+and a job that outlives its server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from services.protogen import ensure_generated
+
+ensure_generated()
+
+from services import simulation_service  # noqa: E402
+from services.generated.cardtable.v1 import common_pb2, simulation_service_pb2_grpc  # noqa: E402
+from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2  # noqa: E402
+from services.server import CardtableServer, ServerConfig  # noqa: E402
+from workers.jobstore import JobStore  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("local_ray")
+
+
+class ServerThread:
+    """A server with only the SimulationService (keys under the test's prefix), on its own loop and thread."""
+
+    def __init__(self, redis_url: str, prefix: str) -> None:
+        install = lambda server, backends: simulation_service.install(server, backends, prefix)  # noqa: E731
+        self.server = CardtableServer(ServerConfig(port=0, redis_url=redis_url, services=(install,)))
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+
+    def __enter__(self) -> grpc.Channel:
+        self.thread.start()
+        port = asyncio.run_coroutine_threadsafe(self.server.start(), self.loop).result(timeout=30)
+        self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+        return self.channel
+
+    def __exit__(self, *exc: object) -> None:
+        self.channel.close()
+        asyncio.run_coroutine_threadsafe(self.server.stop(grace=1.0), self.loop).result(timeout=30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture
+def server(redis_url: str, test_prefix: str) -> Iterator[ServerThread]:
+    with ServerThread(redis_url, test_prefix) as channel:
+        yield simulation_service_pb2_grpc.SimulationServiceStub(channel)
+
+
+def job_spec(**changes) -> sim_pb2.JobSpec:
+    policies = [sim_pb2.PolicySpec(name="greedy"), sim_pb2.PolicySpec(name="random")]
+    fields = {"game_id": "tablanette", "policies": policies, "count": 400, "seed": 5, "chunk_size": 50, **changes}
+    return sim_pb2.JobSpec(**fields)
+
+
+def test_submit_watch_get_and_list(server):
+    submitted = server.SubmitJob(sim_pb2.SubmitJobRequest(spec=job_spec())).job
+    assert submitted.job_id.startswith("sim-")
+    assert submitted.spec.players == 2 and submitted.spec.chunk_size == 50
+    updates = [u.job for u in server.WatchJob(sim_pb2.WatchJobRequest(job_id=submitted.job_id), timeout=120)]
+    assert updates[-1].state == sim_pb2.JOB_STATE_SUCCEEDED
+    done = [u.progress.units_done for u in updates]
+    assert done == sorted(done) and done[-1] == 400
+    job = server.GetJob(sim_pb2.GetJobRequest(job_id=submitted.job_id)).job
+    assert job.progress.chunks_done == job.progress.chunks_total == 8
+    results = job.results
+    assert results.units == 400 and len(results.sides) == 2
+    greedy = results.sides[0]
+    assert greedy.policies == ["greedy"]
+    assert greedy.mean_score_ci95_low < greedy.mean_score < greedy.mean_score_ci95_high
+    assert greedy.win_rate > results.sides[1].win_rate
+    assert {c.name for c in results.counters} == {"cards", "tablanettes"}
+    assert json.loads(results.json)["units"] == 400
+    second = server.SubmitJob(sim_pb2.SubmitJobRequest(spec=job_spec(count=10))).job
+    first_page = server.ListJobs(sim_pb2.ListJobsRequest(page_size=1))
+    assert [j.job_id for j in first_page.jobs] == [second.job_id]
+    assert not first_page.jobs[0].HasField("results")
+    rest = server.ListJobs(sim_pb2.ListJobsRequest(page_size=5, page_token=first_page.next_page_token))
+    assert [j.job_id for j in rest.jobs] == [submitted.job_id] and rest.next_page_token == ""
+
+
+def test_cancel_a_running_job(server):
+    job = server.SubmitJob(sim_pb2.SubmitJobRequest(spec=job_spec(
+        game_id="german_whist", policies=[sim_pb2.PolicySpec(name="random")], count=1_000_000, chunk_size=2000))).job
+    watch = server.WatchJob(sim_pb2.WatchJobRequest(job_id=job.job_id), timeout=120)
+    for update in watch:
+        if update.job.progress.units_done > 0:
+            break
+    cancelled = server.CancelJob(sim_pb2.CancelJobRequest(job_id=job.job_id)).job
+    assert cancelled.cancel_requested
+    final = [u.job for u in watch][-1]
+    assert final.state == sim_pb2.JOB_STATE_CANCELLED
+    assert final.results.units < 1_000_000
+    with pytest.raises(grpc.RpcError) as caught:
+        server.CancelJob(sim_pb2.CancelJobRequest(job_id=job.job_id))
+    assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"game_id": "poker"}, "unknown game 'poker'"),
+    ({"policies": [sim_pb2.PolicySpec(name="genius")]}, "unknown policy 'genius'"),
+    ({"policies": []}, "at least one policy"),
+    ({"count": 0}, "count (the number of deals) must be between 1"),
+    ({"count": 10**12}, "must be between 1 and 1,000,000,000"),
+    ({"options": {"target": common_pb2.OptionValue(string_value="high")}}, "target"),
+    ({"logging": sim_pb2.REPLAY_LOGGING_SAMPLE, "sample_size": 0}, "a sample logs between 1"),
+    ({"sample_size": 3}, "sample_size goes with logging REPLAY_LOGGING_SAMPLE"),
+])
+def test_bad_jobs_are_invalid_arguments(server, changes, message):
+    with pytest.raises(grpc.RpcError) as caught:
+        server.SubmitJob(sim_pb2.SubmitJobRequest(spec=job_spec(**changes)))
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert message in caught.value.details()
+
+
+def test_unknown_jobs_and_bad_tokens(server):
+    with pytest.raises(grpc.RpcError) as caught:
+        server.GetJob(sim_pb2.GetJobRequest(job_id="sim-nothere"))
+    assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+    assert "no simulation job 'sim-nothere'" in caught.value.details()
+    with pytest.raises(grpc.RpcError) as caught:
+        server.CancelJob(sim_pb2.CancelJobRequest(job_id="sim-nothere"))
+    assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+    with pytest.raises(grpc.RpcError) as caught:
+        server.ListJobs(sim_pb2.ListJobsRequest(page_token="abc"))
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_a_job_outlives_its_server(redis_url, test_prefix, redis_client):
+    with ServerThread(redis_url, test_prefix) as channel:
+        stub = simulation_service_pb2_grpc.SimulationServiceStub(channel)
+        job = stub.SubmitJob(sim_pb2.SubmitJobRequest(spec=job_spec(count=300))).job
+        finished = [u.job for u in stub.WatchJob(sim_pb2.WatchJobRequest(job_id=job.job_id), timeout=120)][-1]
+    # A job left half-done by a server that went away (its driver's lease expired) is resumed by the next one.
+    store = JobStore(redis_client, test_prefix)
+    unfinished = store.create(store.get(job.job_id).spec)
+    store.save_chunk(unfinished.job_id, store.chunk_results(job.job_id)[0])
+    store.set_state(unfinished.job_id, "running")
+    with ServerThread(redis_url, test_prefix) as channel:
+        stub = simulation_service_pb2_grpc.SimulationServiceStub(channel)
+        assert stub.GetJob(sim_pb2.GetJobRequest(job_id=job.job_id)).job.results.units == 300
+        resumed = [u.job for u in stub.WatchJob(sim_pb2.WatchJobRequest(job_id=unfinished.job_id), timeout=120)][-1]
+    assert resumed.state == sim_pb2.JOB_STATE_SUCCEEDED
+    assert json.loads(resumed.results.json)["sides"] == json.loads(finished.results.json)["sides"]
