@@ -1,7 +1,8 @@
 """GameService: the gRPC face of live matches (see protos/cardtable/v1/game_service.proto).
 
 Each call loads the match from Redis, works on it with the engine and writes it back with a compare-and-set on its
-version; nothing is kept in the process between calls, so any number of server processes can share one Redis.
+version, so any number of server processes can share one Redis. The only thing a process keeps is a cache of the
+matches it saved last (``MatchCache``): a move computed on a cached match is checked by the same compare-and-set.
 
     servicer = GameServicer(GameStore(redis_client), replay_sink)
     game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
@@ -19,10 +20,10 @@ import grpc
 import engine
 
 from .convert import game_info_response, game_summary, known_game, options_from_request
-from .errors import Aborted, InvalidArgument, NotFound
+from .errors import Aborted, InvalidArgument, NotFound, ServiceError
 from .game_store import GameStore
 from .generated.cardtable.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
-from .matches import BOT, PERSON, LiveMatch, Played, Seat
+from .matches import BOT, PERSON, LiveMatch, MatchCache, Played, Seat
 from .rpc import streaming, unary
 from .views import move_message, seat_view, view
 
@@ -41,9 +42,10 @@ _SEAT_KINDS = {game_service_pb2.SEAT_KIND_BOT: BOT, game_service_pb2.SEAT_KIND_P
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     """Lists games, creates matches, shows views, takes moves, streams matches."""
 
-    def __init__(self, store: GameStore, save_replay: ReplaySink | None = None) -> None:
+    def __init__(self, store: GameStore, save_replay: ReplaySink | None = None, cache_size: int = 4096) -> None:
         self.store = store
         self.save_replay = save_replay
+        self.cache = MatchCache(cache_size)
 
     @unary
     async def ListGames(self, request: game_service_pb2.ListGamesRequest,
@@ -67,10 +69,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         match_id = secrets.token_hex(8)
         match, tokens, played = LiveMatch.create(game_id, seats, options_from_request(request.options), seed,
                                                  first_dealer, match_id)
-        if not await self.store.create(match_id, match.meta, match.state.to_position(), match.moves_since(0)):
+        if not await self.store.create(match_id, match.meta, match.state.to_position(), match.new_moves()):
             raise Aborted(f"match id {match_id} is taken; create the match again")
         log.info("match created", extra={"match_id": match_id, "game": game_id, "seats": [s.policy for s in seats]})
+        match.saved()
         await self._finish_if_over(match)
+        if not match.state.is_terminal:
+            self.cache.put(match)
         return game_service_pb2.CreateGameResponse(
             match_id=match_id, seed=seed, seat_tokens=[game_service_pb2.SeatToken(seat=s, token=t)
                                                        for s, t in tokens.items()],
@@ -86,15 +91,27 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     @unary
     async def Act(self, request: game_service_pb2.ActRequest,
                   context: grpc.aio.ServicerContext) -> game_service_pb2.ActResponse:
-        match = await self._load(request.match_id)
-        before = match.version
-        played = match.play_person(request.seat, request.seat_token, request.action, request.expected_move_number)
-        if not await self.store.commit(match.match_id, before, match.state.to_position(), match.moves_since(before)):
+        cached = self.cache.take(request.match_id)
+        fresh = cached is None or cached.version != request.expected_move_number
+        match = await self._load(request.match_id, with_history=False) if fresh else cached
+        try:
+            played = match.play_person(request.seat, request.seat_token, request.action, request.expected_move_number)
+        except ServiceError:
+            if fresh:
+                raise
+            # The cached match may be behind the store: judge the request on the stored match.
+            match = await self._load(request.match_id, with_history=False)
+            played = match.play_person(request.seat, request.seat_token, request.action, request.expected_move_number)
+        before = match.loaded_version
+        if not await self.store.commit(match.match_id, before, match.state.to_position(), match.new_moves()):
             raise Aborted(f"stale move number: match {match.match_id} moved on from move {before} while this move "
                           "was being played; read the match again")
+        match.saved()
         replay_id = await self._finish_if_over(match)
+        if not match.state.is_terminal:
+            self.cache.put(match)
         return game_service_pb2.ActResponse(moves=[_move(p) for p in played],
-                                            view=seat_view(match.state, request.seat, match.version),
+                                            view=seat_view(match.state, request.seat, match.version, history=False),
                                             replay_id=replay_id)
 
     @streaming
@@ -125,10 +142,10 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     # ---- helpers ------------------------------------------------------------------------------------------------
 
-    async def _load(self, match_id: str) -> LiveMatch:
+    async def _load(self, match_id: str, with_history: bool = True) -> LiveMatch:
         if not match_id:
             raise InvalidArgument("match_id is empty")
-        stored = await self.store.load(match_id)
+        stored = await self.store.load(match_id, with_log=with_history)
         if stored is None:
             raise NotFound(f"no match {match_id!r}")
         return LiveMatch.load(stored)
@@ -137,7 +154,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         """Save the replay of a match that just ended (only the process that played its last move gets here)."""
         if not match.state.is_terminal or self.save_replay is None:
             return ""
-        replay_id = await self.save_replay(match.replay_bytes())
+        moves = match.state.moves if match.has_history else await self.store.log(match.match_id)
+        replay_id = await self.save_replay(match.replay_bytes(moves))
         await self.store.set_replay_id(match.match_id, replay_id)
         log.info("match over", extra={"match_id": match.match_id, "replay_id": replay_id,
                                       "scores": match.state.scores, "moves": match.version})

@@ -1,10 +1,11 @@
 """Live matches in Redis: a record (a hash) and a move log (a stream), changed only by compare-and-set scripts.
 
-Keys of match ``m`` (the braces keep both in one Redis Cluster slot)::
+Keys of match ``m`` (the braces keep them in one Redis Cluster slot)::
 
     ct:match:{m}         hash    meta (JSON, fixed at creation), version (moves played), position (JSON, the
                                  engine's position after ``version`` moves), replay_id (once the match is over)
-    ct:match:{m}:moves   stream  one entry per move, id "<move number>-0", field m = "<seat>:<action int>"
+    ct:match:{m}:log     string  the move log: "<seat>,<action int>," per move, in order (read in one piece)
+    ct:match:{m}:moves   stream  the moves as events for watchers: id "<move number>-0", field m = "<seat>,<action>"
 
 Every change goes through one Lua script that checks the version first, so two server processes (or a retried
 request) can never apply two moves on the same version: the loser gets ``False`` and nothing changes.
@@ -24,7 +25,7 @@ import redis.asyncio
 
 KEY_PREFIX = "ct:match:"
 
-# KEYS: record, moves. ARGV: expected version, new position JSON, then the moves "<seat>:<action>".
+# KEYS: record, log, moves. ARGV: expected version, new position JSON, then the moves "<seat>,<action>".
 # An expected version of "" creates the match (ARGV[3] is then its meta) and fails if it exists.
 _COMMIT = """
 local version = redis.call('HGET', KEYS[1], 'version')
@@ -42,10 +43,20 @@ end
 local n = tonumber(version)
 for i = first, #ARGV do
   n = n + 1
-  redis.call('XADD', KEYS[2], n .. '-0', 'm', ARGV[i])
+  redis.call('XADD', KEYS[3], n .. '-0', 'm', ARGV[i])
+  redis.call('APPEND', KEYS[2], ARGV[i] .. ',')
 end
 redis.call('HSET', KEYS[1], 'version', n, 'position', ARGV[2])
 return 1
+"""
+
+# KEYS: record, log. ARGV: "1" to read the log too. One atomic read of everything a request needs.
+_LOAD = """
+local record = redis.call('HMGET', KEYS[1], 'meta', 'version', 'position', 'replay_id')
+if not record[1] then return false end
+local log = ''
+if ARGV[1] == '1' then log = redis.call('GET', KEYS[2]) or '' end
+return {record[1], record[2], record[3], record[4] or '', log}
 """
 
 Move = tuple[int, int]  # (seat, action int)
@@ -53,13 +64,14 @@ Move = tuple[int, int]  # (seat, action int)
 
 @dataclass
 class StoredMatch:
-    """A match as Redis holds it: the meta, the version, the position after ``version`` moves and the move log."""
+    """A match as Redis holds it: the meta, the version, the position after ``version`` moves and the move log
+    (``None`` when it was not asked for)."""
 
     match_id: str
     meta: dict[str, Any]
     version: int
     position: dict[str, Any]
-    moves: list[Move]
+    moves: list[Move] | None
     replay_id: str
 
 
@@ -70,10 +82,11 @@ class GameStore:
         self.client = client
         self.prefix = prefix
         self._commit = client.register_script(_COMMIT)
+        self._load = client.register_script(_LOAD)
 
-    def _keys(self, match_id: str) -> tuple[str, str]:
+    def _keys(self, match_id: str) -> tuple[str, str, str]:
         record = f"{self.prefix}{{{match_id}}}"
-        return record, f"{record}:moves"
+        return record, f"{record}:log", f"{record}:moves"
 
     async def create(self, match_id: str, meta: dict[str, Any], position: dict[str, Any],
                      moves: Sequence[Move]) -> bool:
@@ -87,39 +100,46 @@ class GameStore:
         args = [str(expected_version), json.dumps(position), *(_entry(m) for m in moves)]
         return await self._commit(keys=self._keys(match_id), args=args) == 1
 
-    async def load(self, match_id: str) -> StoredMatch | None:
-        """The match as one consistent snapshot (record and log read in one transaction), or None."""
-        record, log = self._keys(match_id)
-        async with self.client.pipeline(transaction=True) as pipe:
-            pipe.hmget(record, "meta", "version", "position", "replay_id")
-            pipe.xrange(log)
-            (meta, version, position, replay_id), entries = await pipe.execute()
-        if meta is None or version is None:
+    async def load(self, match_id: str, with_log: bool = True) -> StoredMatch | None:
+        """The match as one consistent snapshot (one script reads record and log), or None.
+
+        A move needs no log (its history is in the log already); a view with the history, a watch and a replay do.
+        """
+        record, log, _ = self._keys(match_id)
+        found = await self._load(keys=(record, log), args=["1" if with_log else "0"])
+        if not found:
             return None
+        meta, version, position, replay_id, moves = found
         return StoredMatch(match_id, json.loads(meta), int(version), json.loads(position),
-                           [_parse(fields["m"]) for _, fields in entries], replay_id or "")
+                           parse_moves(moves) if with_log else None, replay_id)
+
+    async def log(self, match_id: str) -> list[Move]:
+        """The whole move log."""
+        _, log, _ = self._keys(match_id)
+        return parse_moves(await self.client.get(log) or "")
 
     async def moves_after(self, match_id: str, version: int, block_ms: int) -> list[tuple[int, Move]]:
         """The moves numbered above ``version`` as (number, move), waiting up to ``block_ms`` for the first one."""
-        _, log = self._keys(match_id)
-        found = await self.client.xread({log: f"{version}-0"}, block=block_ms)
+        *_, events = self._keys(match_id)
+        found = await self.client.xread({events: f"{version}-0"}, block=block_ms)
         if not found:
             return []
-        return [(int(entry_id.split("-")[0]), _parse(fields["m"])) for entry_id, fields in found[0][1]]
+        return [(int(entry_id.split("-")[0]), parse_moves(fields["m"] + ",")[0]) for entry_id, fields in found[0][1]]
 
     async def set_replay_id(self, match_id: str, replay_id: str) -> None:
-        record, _ = self._keys(match_id)
+        record, *_ = self._keys(match_id)
         await self.client.hset(record, "replay_id", replay_id)
 
     async def replay_id(self, match_id: str) -> str:
-        record, _ = self._keys(match_id)
+        record, *_ = self._keys(match_id)
         return await self.client.hget(record, "replay_id") or ""
 
 
 def _entry(move: Move) -> str:
-    return f"{move[0]}:{move[1]}"
+    return f"{move[0]},{move[1]}"
 
 
-def _parse(entry: str) -> Move:
-    seat, action = entry.split(":")
-    return int(seat), int(action)
+def parse_moves(log: str) -> list[Move]:
+    """``"0,17,1,5,"`` -> ``[(0, 17), (1, 5)]`` (parsed as JSON: long logs are read on every request)."""
+    numbers = iter(json.loads(f"[{log[:-1]}]"))
+    return list(zip(numbers, numbers, strict=True))

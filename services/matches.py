@@ -1,8 +1,8 @@
 """Live matches between people and bots: who sits where, seat tokens, and playing a person's move and the bots' replies.
 
 A :class:`LiveMatch` is rebuilt from Redis for every request (the server keeps nothing of its own): the engine state
-comes from the stored position, its history from the move log. Bots choose with an RNG derived from the match seed
-and the move number, so a bot's move does not depend on which server process plays it.
+comes from the stored position, its history (when the request needs it) from the move log. Bots choose with an RNG
+derived from the match seed and the move number, so a bot's move does not depend on which server process plays it.
 
 >>> seats = [Seat("person"), Seat("bot", "greedy")]
 >>> match, tokens, moves = LiveMatch.create("tablanette", seats, options={}, seed=7, first_dealer=None)
@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -56,12 +57,16 @@ class Played:
 class LiveMatch:
     """A match's fixed setup (``meta``) and its engine state after ``version`` moves."""
 
-    def __init__(self, match_id: str, meta: dict[str, Any], state: State, version: int, replay_id: str = "") -> None:
+    def __init__(self, match_id: str, meta: dict[str, Any], state: State, version: int, replay_id: str = "",
+                 has_history: bool = True) -> None:
         self.match_id = match_id
         self.meta = meta
         self.state = state
         self.version = version
+        self.loaded_version = version
         self.replay_id = replay_id
+        # Without its history, state.moves holds only the moves played since loading.
+        self.has_history = has_history
         self.seats = [Seat(**s) for s in meta["seats"]]
 
     # ---- creation and loading -----------------------------------------------------------------------------------
@@ -91,9 +96,10 @@ class LiveMatch:
     @classmethod
     def load(cls, stored: StoredMatch) -> LiveMatch:
         state = engine.from_position(stored.meta["game"], stored.position)
-        # The position holds no history; the move log does (action ints are context free).
-        state.moves = list(stored.moves)
-        return cls(stored.match_id, stored.meta, state, stored.version, stored.replay_id)
+        if stored.moves is not None:
+            # The position holds no history; the move log does (action ints are context free).
+            state.moves = list(stored.moves)
+        return cls(stored.match_id, stored.meta, state, stored.version, stored.replay_id, stored.moves is not None)
 
     # ---- access -------------------------------------------------------------------------------------------------
 
@@ -153,18 +159,27 @@ class LiveMatch:
         self.version += 1
         return Played(self.version, seat, state.action_string(action_id), deal_index)
 
-    def moves_since(self, version: int) -> list[Move]:
-        return self.state.moves[version:]
+    def new_moves(self) -> list[Move]:
+        """The moves played since the match was loaded, created or last saved."""
+        played = self.version - self.loaded_version
+        return self.state.moves[len(self.state.moves) - played:]
+
+    def saved(self) -> None:
+        """Note that the store now holds every move played."""
+        self.loaded_version = self.version
+        if not self.has_history:
+            # Keep "only the moves since loading" true, so observations stay O(1) on a long-lived cached match.
+            self.state.moves.clear()
 
     # ---- the end --------------------------------------------------------------------------------------------------
 
-    def replay_bytes(self) -> bytes:
-        """The whole match as one replay (replays the engine from the start, checking every move)."""
+    def replay_bytes(self, log: Sequence[Move]) -> bytes:
+        """The whole match, whose move log is ``log``, as one replay (replays the engine, checking every move)."""
         meta = self.meta
         start = engine.new_match(meta["game"], seed=meta["seed"], players=meta["players"], options=meta["options"],
                                  first_dealer=meta["first_dealer"])
         recorder = Recorder(start, "match", [seat.policy for seat in self.seats])
-        for _, action_id in self.state.moves:
+        for _, action_id in log:
             recorder.play(action_id)
         return recorder.finish()
 
@@ -182,3 +197,25 @@ def _check_seat_spec(game_id: str, number: int, seat: Seat) -> None:
 
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+class MatchCache:
+    """The matches this process saved last, so that the next move of a match skips reading it back (bounded LRU).
+
+    An entry is never trusted: a move computed on it is saved with the version compare-and-set, which fails if any
+    other process (or request) has moved the match on since. ``take`` removes the entry, so two requests of this
+    process never share one state.
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._matches: OrderedDict[str, LiveMatch] = OrderedDict()
+
+    def take(self, match_id: str) -> LiveMatch | None:
+        return self._matches.pop(match_id, None)
+
+    def put(self, match: LiveMatch) -> None:
+        self._matches[match.match_id] = match
+        self._matches.move_to_end(match.match_id)
+        while len(self._matches) > self.size:
+            self._matches.popitem(last=False)

@@ -35,8 +35,11 @@ def full_observation(state: State) -> dict[str, Any]:
     return {**state.to_position(), "history": [[seat, action] for seat, action in state.history]}
 
 
-def seat_view(state: State, seat: int, move_number: int) -> common_pb2.View:
+def seat_view(state: State, seat: int, move_number: int, history: bool = True) -> common_pb2.View:
+    """``seat``'s observation; ``history=False`` leaves out its "history" key (for a state loaded without it)."""
     observation = state.observation(seat)
+    if not history:
+        del observation["history"]
     return _view(state, common_pb2.PERSPECTIVE_SEAT, observation, move_number, seat=seat,
                  legal_actions=observation["legal_actions"])
 

@@ -13,6 +13,7 @@ import click
 from .bench import bench
 from .games import games
 from .play import play
+from .serve import serve
 from .simulate import simulate
 from .watch import watch
 
@@ -27,4 +28,5 @@ cli.add_command(games)
 cli.add_command(play)
 cli.add_command(watch)
 cli.add_command(bench)
+cli.add_command(serve)
 cli.add_command(simulate)

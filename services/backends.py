@@ -1,0 +1,72 @@
+"""What the servicers work with: the Redis connections, the match store and the replay store.
+
+With no Redis URL the embedded Valkey of :mod:`replay.embedded` is used (started if no other process runs it), so a
+new user needs no setup. Matches go through an asyncio client; the replay store is synchronous, so its calls run in
+worker threads (``await backends.replay(store.get, replay_id)``).
+
+    backends = await open_backends("redis://127.0.0.1:6379")
+    stored = await backends.games.load("a1b2c3")
+    await backends.close()
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import redis
+import redis.asyncio
+
+from replay.embedded import EmbeddedValkey
+from replay.store import ReplayStore
+
+from .game_store import GameStore
+
+T = TypeVar("T")
+
+
+@dataclass
+class Backends:
+    """The shared resources of one server process."""
+
+    redis_url: str
+    redis: redis.asyncio.Redis
+    games: GameStore
+    replays: ReplayStore
+    embedded: EmbeddedValkey | None = None
+
+    async def replay(self, call: Callable[..., T], *args: Any) -> T:
+        """Run a (blocking) replay store call off the event loop."""
+        return await asyncio.to_thread(call, *args)
+
+    async def save_replay(self, data: bytes) -> str:
+        """Store a finished live match's replay in the store's live collection; returns its id."""
+        return await self.replay(self.replays.save, data)
+
+    async def close(self) -> None:
+        await self.redis.aclose()
+        self.replays.redis.close()
+        if self.embedded is not None:
+            await asyncio.to_thread(self.embedded.stop)
+            self.embedded = None
+
+
+async def open_backends(redis_url: str | None, data_dir: Path | None = None) -> Backends:
+    """Connect to ``redis_url`` (or the embedded Valkey, in ``data_dir`` or the user's data folder)."""
+    embedded = None
+    if redis_url is None:
+        embedded = EmbeddedValkey(data_dir)
+        redis_url = await asyncio.to_thread(embedded.start)
+    client = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        await client.ping()
+    except (redis.RedisError, OSError) as exc:
+        await client.aclose()
+        if embedded is not None:
+            await asyncio.to_thread(embedded.stop)
+        raise ConnectionError(f"cannot reach Redis at {redis_url}: {exc}") from None
+    replays = ReplayStore(redis.Redis.from_url(redis_url))
+    return Backends(redis_url, client, GameStore(client), replays, embedded)

