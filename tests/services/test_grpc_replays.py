@@ -1,0 +1,144 @@
+"""ReplayService through generated stubs: a finished live match's replay, listing, streaming, export, bad ids."""
+
+from __future__ import annotations
+
+import json
+import secrets
+
+import grpc
+import pytest
+import redis
+from matchplay import PERSON, bot, create, play_to_end
+
+import replay
+from replay.store import ReplayStore
+from services.generated.cardtable.v1 import common_pb2, replay_service_pb2, replay_service_pb2_grpc
+
+Code = grpc.StatusCode
+
+
+@pytest.fixture(scope="module")
+def replays(channel) -> replay_service_pb2_grpc.ReplayServiceStub:
+    return replay_service_pb2_grpc.ReplayServiceStub(channel)
+
+
+@pytest.fixture(scope="module")
+def finished(games):
+    """A finished one-deal match of a person against a greedy bot: (its moves, its final view, its replay id)."""
+    created, tokens = create(games, [PERSON, bot("greedy")], seed=31)
+    responses = play_to_end(games, created.match_id, tokens)
+    moves = list(created.moves) + [m for r in responses for m in r.moves]
+    assert responses[-1].replay_id.startswith("live/")
+    return moves, responses[-1].view, responses[-1].replay_id
+
+
+@pytest.fixture
+def store(grpc_redis_url):
+    return ReplayStore(redis.Redis.from_url(grpc_redis_url))
+
+
+@pytest.fixture
+def collection(store):
+    """A collection of this test's own, deleted afterwards."""
+    name = f"test-{secrets.token_hex(4)}"
+    yield name
+    store.delete_collection(name)
+
+
+def test_a_finished_match_is_in_the_replay_store(replays, finished):
+    moves, final, replay_id = finished
+    got = replays.GetReplay(replay_service_pb2.GetReplayRequest(replay_id=replay_id))
+    assert list(got.moves) == moves and list(got.scores) == list(final.scores)
+    assert got.replay.game_id == "tablanette" and got.replay.scope == "match" and got.replay.seed == 31
+    assert list(got.replay.policies) == ["human", "greedy"] and got.replay.move_count == len(moves)
+    decoded = replay.decode(got.data)
+    assert [a for _, a in decoded.moves] == [m.action for m in moves] and got.replay.size_bytes == len(got.data)
+
+
+def test_streaming_a_replay_move_by_move_from_each_perspective(replays, finished):
+    moves, final, replay_id = finished
+    full = list(replays.StreamReplay(replay_service_pb2.StreamReplayRequest(replay_id=replay_id)))
+    assert not full[0].HasField("move") and [s.move for s in full[1:]] == moves
+    assert full[-1].view.game_over and list(full[-1].view.scores) == list(final.scores)
+    start = json.loads(full[0].view.json)
+    assert full[0].view.perspective == common_pb2.PERSPECTIVE_FULL and len(start["hands"]) == 2
+    seat = list(replays.StreamReplay(replay_service_pb2.StreamReplayRequest(
+        replay_id=replay_id, perspective=common_pb2.PERSPECTIVE_SEAT, seat=1)))
+    assert all(json.loads(s.view.json)["seat"] == 1 for s in seat) and len(seat) == len(full)
+    public = replays.StreamReplay(replay_service_pb2.StreamReplayRequest(
+        replay_id=replay_id, perspective=common_pb2.PERSPECTIVE_PUBLIC))
+    assert "hand" not in json.loads(next(public).view.json)
+    bad_seat = replay_service_pb2.StreamReplayRequest(replay_id=replay_id, perspective=common_pb2.PERSPECTIVE_SEAT,
+                                                      seat=2)
+    with pytest.raises(grpc.RpcError) as caught:
+        next(replays.StreamReplay(bad_seat))
+    assert caught.value.code() == Code.INVALID_ARGUMENT
+
+
+def test_a_paced_stream_waits_between_moves(replays, store, collection):
+    replay_id = store.save(replay.record_deal("tablanette", seed=2, players=4), collection)
+    request = replay_service_pb2.StreamReplayRequest(replay_id=replay_id, pace_ms=20)
+    call = replays.StreamReplay(request, timeout=0.2)
+    with pytest.raises(grpc.RpcError) as caught:
+        list(call)  # a 4-player deal has 48 moves: about 1 s at 20 ms each
+    assert caught.value.code() == Code.DEADLINE_EXCEEDED
+
+
+def test_export_as_json_and_as_text(replays, finished):
+    moves, _, replay_id = finished
+    exported = replays.ExportReplay(replay_service_pb2.ExportReplayRequest(replay_id=replay_id))
+    assert exported.content_type == "application/json" and exported.format == replay_service_pb2.EXPORT_FORMAT_JSON
+    assert [a for _, a in json.loads(exported.content)["moves"]] == [m.action for m in moves]
+    text = replays.ExportReplay(replay_service_pb2.ExportReplayRequest(
+        replay_id=replay_id, format=replay_service_pb2.EXPORT_FORMAT_TEXT))
+    assert text.content_type == "text/plain" and text.content.startswith('[Game "tablanette"]')
+
+
+def test_listing_a_collection_page_by_page(replays, store, collection):
+    ids = [store.save(replay.record_deal("tablic", seed=s), collection) for s in range(5)]
+    seen, token = [], ""
+    while True:
+        page = replays.ListReplays(replay_service_pb2.ListReplaysRequest(collection=collection, page_size=2,
+                                                                          page_token=token))
+        assert len(page.replays) <= 2
+        seen += page.replays
+        token = page.next_page_token
+        if not token:
+            break
+    assert [r.replay_id for r in seen] == ids
+    assert [r.seed for r in seen] == list(range(5)) and all(r.game_id == "tablic" for r in seen)
+    live = replays.ListReplays(replay_service_pb2.ListReplaysRequest(page_size=1))
+    assert len(live.replays) == 1 and live.replays[0].replay_id.startswith("live/")
+
+
+@pytest.mark.parametrize(("replay_id", "code"), [
+    ("live/999999999", Code.NOT_FOUND),
+    ("no-slash", Code.INVALID_ARGUMENT),
+    ("", Code.INVALID_ARGUMENT),
+    ("bad collection!/3", Code.INVALID_ARGUMENT),
+])
+def test_bad_replay_ids(replays, replay_id, code):
+    for call in (lambda: replays.GetReplay(replay_service_pb2.GetReplayRequest(replay_id=replay_id)),
+                 lambda: next(replays.StreamReplay(replay_service_pb2.StreamReplayRequest(replay_id=replay_id))),
+                 lambda: replays.ExportReplay(replay_service_pb2.ExportReplayRequest(replay_id=replay_id))):
+        with pytest.raises(grpc.RpcError) as caught:
+            call()
+        assert caught.value.code() == code
+
+
+def test_bad_list_requests(replays):
+    for request in [replay_service_pb2.ListReplaysRequest(collection="a b"),
+                    replay_service_pb2.ListReplaysRequest(page_token="x")]:
+        with pytest.raises(grpc.RpcError) as caught:
+            replays.ListReplays(request)
+        assert caught.value.code() == Code.INVALID_ARGUMENT
+
+
+def test_a_corrupt_stored_replay_is_data_loss(replays, store, collection):
+    replay_id = store.save(replay.record_deal("tablanette", seed=4), collection)
+    data = bytearray(store.get(replay_id))
+    data[len(data) // 2] ^= 0xFF
+    store.redis.hset(store.bucket_key(collection, 0), 0, bytes(data))
+    with pytest.raises(grpc.RpcError) as caught:
+        replays.GetReplay(replay_service_pb2.GetReplayRequest(replay_id=replay_id))
+    assert caught.value.code() == Code.DATA_LOSS and replay_id.split("/")[0] in caught.value.details()
