@@ -6,21 +6,37 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
 
+import replay
+from replay.store import ReplayStore
 from workers.jobstore import CANCELLED, FAILED, SUCCEEDED, JobStore
-from workers.plan import plan_chunks
+from workers.plan import match_seed, plan_chunks
 from workers.runner import MAX_ATTEMPTS, run_job
-from workers.spec import JobSpec, validate
+from workers.spec import JobSpec, LogSpec, validate
 from workers.stats import comparable
 
 pytestmark = pytest.mark.usefixtures("local_ray")
+NO_LOG = LogSpec()
 
 
-def whist(count: int, chunk_size: int = 0, seed: int = 21) -> JobSpec:
-    return validate(JobSpec(game="german_whist", policies=("random",), count=count, seed=seed, chunk_size=chunk_size))
+def whist(count: int, chunk_size: int = 0, seed: int = 21, log: LogSpec = NO_LOG) -> JobSpec:
+    return validate(JobSpec(game="german_whist", policies=("random",), count=count, seed=seed, chunk_size=chunk_size,
+                            log=log))
+
+
+@pytest.fixture
+def replays(redis_client) -> Iterator[ReplayStore]:
+    """The replay store the tasks write to; the collections of this test's jobs are deleted afterwards."""
+    store = ReplayStore(redis_client)
+    before = {name for name, _ in store.collections()}
+    yield store
+    for name, _ in store.collections():
+        if name not in before:
+            store.delete_collection(name)
 
 
 def run(store: JobStore, redis_url: str, spec: JobSpec, workers: int = 0):
@@ -50,8 +66,8 @@ def wait_for(condition, timeout: float = 60.0, what: str = "condition"):
     raise TimeoutError(f"{what} not met in {timeout} s")
 
 
-def test_a_killed_worker_loses_and_double_counts_nothing(job_store, redis_url):
-    spec = whist(6000, chunk_size=1000)
+def test_a_killed_worker_loses_and_double_counts_nothing(job_store, redis_url, replays):
+    spec = whist(6000, chunk_size=1000, log=LogSpec("all"))
     record = job_store.create(spec)
     outcome = {}
     driver = threading.Thread(target=lambda: outcome.update(record=run_job(job_store, record.job_id, redis_url)))
@@ -63,8 +79,10 @@ def test_a_killed_worker_loses_and_double_counts_nothing(job_store, redis_url):
     killed = outcome["record"]
     assert killed.state == SUCCEEDED, killed.error
     assert killed.retries >= 1
-    assert killed.results["units"] == killed.results["deals"] == 6000
-    undisturbed = run(job_store, redis_url, whist(6000, chunk_size=1500))
+    assert killed.results["units"] == killed.results["deals"] == killed.results["replays"] == 6000
+    assert replays.count(killed.replay_collection) == 6000
+    assert replay.decode(replays.get(f"{killed.replay_collection}/5999")).header.seed == match_seed(21, 5999)
+    undisturbed = run(job_store, redis_url, whist(6000, chunk_size=1500, log=LogSpec("all")))
     assert comparable(killed.results) == comparable(undisturbed.results)
 
 
@@ -76,6 +94,12 @@ def _running_worker(store: JobStore, job_id: str) -> int | None:
         if chunk_index in workers:
             return int(workers[chunk_index].rsplit(":", 1)[1])
     return None
+
+
+def test_a_sample_of_replays(job_store, redis_url, replays):
+    record = run(job_store, redis_url, whist(1000, chunk_size=64, log=LogSpec("sample", 10)))
+    assert record.results["replays"] == 10
+    assert [index for index, _ in replays.iter_collection(record.replay_collection)] == list(range(0, 1000, 100))
 
 
 def test_cancel_stops_the_job_and_keeps_what_was_played(job_store, redis_url):
