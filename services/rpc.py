@@ -1,4 +1,5 @@
-"""What every servicer method shares: turning a ServiceError into its gRPC status, and never leaking a traceback.
+"""What every call shares: a ServiceError becomes its gRPC status, a traceback never leaks, and a request whose bytes
+do not parse is refused with INVALID_ARGUMENT (``MalformedRequestInterceptor``).
 
     class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         @unary
@@ -10,11 +11,13 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from .errors import ServiceError
 
@@ -53,3 +56,55 @@ def streaming(method: Callable[..., AsyncIterator[Any]]) -> Callable[..., AsyncI
             await _abort_for(exc, method.__name__, context)
 
     return call
+
+
+class _Malformed:
+    """Stands in for a request whose bytes do not parse, so the handler can refuse it with a clear status."""
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+
+
+class MalformedRequestInterceptor(grpc.aio.ServerInterceptor):
+    """Answers a request whose bytes are not a valid message with INVALID_ARGUMENT (gRPC alone answers UNKNOWN and
+    logs a traceback). Applies to the async unary-request handlers, which is every cardtable call."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None or handler.request_deserializer is None or handler.request_streaming:
+            return handler
+        behavior = handler.unary_unary or handler.unary_stream
+        if not (inspect.iscoroutinefunction(behavior) or inspect.isasyncgenfunction(behavior)):
+            return handler
+        parse = handler.request_deserializer
+        method = details.method
+
+        def tolerant_parse(data: bytes) -> Any:
+            try:
+                return parse(data)
+            except DecodeError as exc:
+                return _Malformed(str(exc))
+
+        async def refuse(request: _Malformed, context: grpc.aio.ServicerContext) -> None:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"{method}: malformed request ({request.error})")
+
+        kwargs = {"request_deserializer": tolerant_parse, "response_serializer": handler.response_serializer}
+        if handler.unary_unary:
+            async def unary_call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                if isinstance(request, _Malformed):
+                    return await refuse(request, context)
+                return await behavior(request, context)
+
+            return grpc.unary_unary_rpc_method_handler(unary_call, **kwargs)
+
+        async def stream_call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+            if isinstance(request, _Malformed):
+                await refuse(request, context)
+            async for item in behavior(request, context):
+                yield item
+
+        return grpc.unary_stream_rpc_method_handler(stream_call, **kwargs)

@@ -31,6 +31,7 @@ from grpc_reflection.v1alpha import reflection
 from . import game_service, replay_service
 from .auth import ApiKeyInterceptor
 from .backends import Backends, open_backends
+from .rpc import MalformedRequestInterceptor
 
 log = logging.getLogger("cardtable.server")
 
@@ -80,6 +81,7 @@ class CardtableServer:
         config = self.config
         self.backends = await open_backends(config.redis_url, config.data_dir)
         interceptors = [ApiKeyInterceptor(config.api_key)] if config.api_key else []
+        interceptors.append(MalformedRequestInterceptor())
         server = grpc.aio.server(
             migration_thread_pool=ThreadPoolExecutor(max_workers=8, thread_name_prefix="cardtable-rpc"),
             interceptors=interceptors,
