@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from click.testing import CliRunner
 
@@ -10,3 +12,26 @@ from click.testing import CliRunner
 def cli_runner() -> CliRunner:
     """Runs ``cardtable`` commands in-process: ``cli_runner.invoke(cli, ["games", "--json"])``."""
     return CliRunner()
+
+
+@pytest.fixture(scope="session")
+def grpc_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The Redis of the gRPC tests: REDIS_URL, else 127.0.0.1:6379 if it answers, else an embedded Valkey."""
+    import os
+
+    import redis
+
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        try:
+            redis.Redis(host="127.0.0.1", port=6379, socket_connect_timeout=0.5).ping()
+            url = "redis://127.0.0.1:6379"
+        except (redis.RedisError, OSError):
+            url = None
+    if url is not None:
+        yield url
+        return
+    from replay.embedded import EmbeddedValkey
+
+    with EmbeddedValkey(tmp_path_factory.mktemp("valkey")) as valkey:
+        yield valkey.url

