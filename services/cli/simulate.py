@@ -92,12 +92,13 @@ def simulate(ctx: click.Context, game: str, deals: int | None, matches: int | No
         if not as_json:
             console.print(cluster)
         record = _run_with_progress(store, record, url, workers or 0, console, show=not as_json)
+        played_on = sorted(set(store.workers(record.job_id).values()))
     if record.results is None:
         raise click.ClickException(f"job {record.job_id} {record.state} before any chunk finished {record.error}")
     if plot is not None:
         plot_results(record.results, plot)
     if as_json:
-        click.echo(json.dumps(_json_report(record)))
+        click.echo(json.dumps(_json_report(record, played_on)))
     else:
         console.print(results_table(record.results, record.job_id))
         if plot is not None:
@@ -143,6 +144,8 @@ def _run_with_progress(store: JobStore, record: JobRecord, url: str, workers: in
             raise click.Abort() from None
 
 
-def _json_report(record: JobRecord) -> dict[str, Any]:
+def _json_report(record: JobRecord, played_on: list[str]) -> dict[str, Any]:
+    """The results plus the job's id, spec and replay collection, and the workers ("node:pid") that played it."""
     return {"job_id": record.job_id, "state": record.state, "spec": record.spec.to_dict(),
-            "replay_collection": record.replay_collection, "retries": record.retries, **record.results}
+            "replay_collection": record.replay_collection, "retries": record.retries, "workers": played_on,
+            **record.results}
