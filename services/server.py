@@ -28,7 +28,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
-from . import game_service, replay_service
+from . import game_service, replay_service, simulation_service
 from .auth import ApiKeyInterceptor
 from .backends import Backends, open_backends
 from .rpc import MalformedRequestInterceptor
@@ -44,6 +44,7 @@ ServiceInstaller = Callable[[grpc.aio.Server, Backends], str]
 SERVICES: tuple[ServiceInstaller, ...] = (
     lambda server, b: game_service.install(server, b.games, b.save_replay),
     replay_service.install,
+    simulation_service.install,
 )
 
 
