@@ -23,9 +23,7 @@ from typing import Any
 import grpc
 import redis
 
-from workers.cluster import connect_ray
 from workers.jobstore import DEFAULT_PREFIX, FAILED, JobNotFound, JobRecord, JobStore
-from workers.runner import run_job
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 from workers.stats import counter_groups
 
@@ -77,6 +75,10 @@ class JobDrivers:
         return job_ids
 
     def _drive(self, job_id: str) -> None:
+        # Ray is imported by the first job, not at server start: a server that runs no job never pays for it.
+        from workers.cluster import connect_ray
+        from workers.runner import run_job
+
         try:
             with self._ray_lock:
                 if not self._ray_ready:
