@@ -60,6 +60,7 @@ class ServerConfig:
     tls_key: Path | None = None
     grace_s: float = 5.0
     data_dir: Path | None = None
+    reuse_port: bool = False  # let several worker processes bind the same port (the kernel spreads connections)
     services: tuple[ServiceInstaller, ...] = field(default=SERVICES)
 
     def __post_init__(self) -> None:
@@ -86,7 +87,8 @@ class CardtableServer:
         server = grpc.aio.server(
             migration_thread_pool=ThreadPoolExecutor(max_workers=8, thread_name_prefix="cardtable-rpc"),
             interceptors=interceptors,
-            options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES)])
+            options=[("grpc.so_reuseport", int(config.reuse_port)),
+                     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES)])
         names = [install(server, self.backends) for install in config.services]
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
         for name in ["", *names]:

@@ -55,7 +55,8 @@ def run_bench(game: str, players: int | None, policy: str, seconds: float, seed:
 
 
 @click.command()
-@click.option("--game", required=True, callback=check_game, help="Game id (see `cardtable games`).")
+@click.option("--game", callback=lambda ctx, param, value: value if value is None else check_game(ctx, param, value),
+              help="Game id (see `cardtable games`); required unless --grpc.")
 @players_option
 @click.option("--policy", type=click.Choice(policy_names()), default="random", show_default=True,
               help="Policy for every seat.")
@@ -63,10 +64,18 @@ def run_bench(game: str, players: int | None, policy: str, seconds: float, seed:
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Seed of the deal seeds.")
 @option_option
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@click.option("--grpc", "grpc_load", is_flag=True,
+              help="Load-test the gRPC server instead: a server, a Redis and 16 clients playing whole matches via Act.")
 @click.pass_context
-def bench(ctx: click.Context, game: str, players: int | None, policy: str, seconds: float, seed: int,
-          option_pairs: tuple[str, ...], as_json: bool) -> None:
-    """Measure deals/s, moves/s and microseconds per move of bot rollouts of single deals."""
+def bench(ctx: click.Context, game: str | None, players: int | None, policy: str, seconds: float, seed: int,
+          option_pairs: tuple[str, ...], as_json: bool, grpc_load: bool) -> None:
+    """Measure deals/s, moves/s and microseconds per move of bot rollouts of single deals (or, with --grpc, Act
+    calls/s and latency of the gRPC server)."""
+    if grpc_load:
+        _grpc_bench(seconds, as_json)
+        return
+    if game is None:
+        raise click.UsageError("--game is required (or --grpc)")
     options = option_pairs_param(ctx, game, option_pairs)
     if options.get("max_deals", 1) != 1:
         raise click.BadParameter("the bench plays single-deal matches; max_deals is always 1", param_hint="'--option'")
@@ -82,4 +91,23 @@ def bench(ctx: click.Context, game: str, players: int | None, policy: str, secon
         f"{result['deals']:,} deals, {result['moves']:,} moves in {result['seconds']:.2f} s\n"
         f"  {result['deals_per_s']:,.1f} deals/s   {result['moves_per_s']:,.0f} moves/s   "
         f"{result['us_per_move']:.2f} µs/move"
+    )
+
+
+def _grpc_bench(seconds: float, as_json: bool) -> None:
+    import os
+
+    from services.bench_grpc import run_grpc_bench
+
+    result = run_grpc_bench(seconds=seconds, redis_url=os.environ.get("REDIS_URL"))
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    cpu = result["cpu_us_per_act"]
+    Console(highlight=False).print(
+        f"gRPC Act load: {result['clients']} clients, {result['game']} against a bot, {result['seconds']:.1f} s "
+        f"({result['redis']}): {result['act_calls']:,} Act calls, {result['errors']} errors\n"
+        f"  {result['act_per_s']:,.0f} Act/s   p50 {result['act_p50_ms']:.2f} ms   p99 {result['act_p99_ms']:.2f} ms\n"
+        f"  CPU per Act: server {cpu['server']} µs, clients {cpu['clients']} µs, redis {cpu['redis']} µs "
+        f"({result['cpus']} CPUs, load average {result['load_average_1m']})"
     )

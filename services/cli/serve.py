@@ -5,12 +5,20 @@
 
 It binds 127.0.0.1 unless told otherwise; with no ``--redis-url`` it starts an embedded Valkey. Logs are JSON lines
 on stderr; the "serving" line names the bound port (useful with ``--port 0``).
+
+``--workers N`` runs N server processes on one port (SO_REUSEPORT: the kernel spreads the connections), one per
+core, since one Python process serves on one core; they share nothing but Redis, as any server processes can.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -34,20 +42,67 @@ DEFAULT_PORT = 50051
               help="Seconds running calls get to finish on SIGTERM.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
               show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Server processes sharing the port (one per core serves the most).")
+@click.option("--reuse-port", is_flag=True, hidden=True, help="Bind with SO_REUSEPORT (set for each worker).")
 def serve(host: str, port: int, redis_url: str | None, api_key: str | None, tls_cert: Path | None,
-          tls_key: Path | None, grace: float, log_level: str) -> None:
+          tls_key: Path | None, grace: float, log_level: str, workers: int, reuse_port: bool) -> None:
     """Serve the cardtable gRPC API (health checking and reflection on)."""
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("TLS needs both --tls-cert and --tls-key")
     ensure_generated()
+    if workers > 1:
+        config_args = ["--grace", str(grace), "--log-level", log_level]
+        if tls_cert is not None:
+            config_args += ["--tls-cert", str(tls_cert), "--tls-key", str(tls_key)]
+        _run_workers(workers, config_args, host, port, redis_url, api_key, grace)
+        return
     from services.logs import configure_logging
     from services.server import ServerConfig
     from services.server import serve as run_server
 
     configure_logging(log_level)
     config = ServerConfig(host=host, port=port, redis_url=redis_url, api_key=api_key or None, tls_cert=tls_cert,
-                          tls_key=tls_key, grace_s=grace)
+                          tls_key=tls_key, grace_s=grace, reuse_port=reuse_port)
     try:
         asyncio.run(run_server(config))
     except (ConnectionError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def _run_workers(workers: int, config_args: list[str], host: str, port: int, redis_url: str | None,
+                 api_key: str | None, grace: float) -> None:
+    """Start ``workers`` server processes on one port and stop them all on SIGTERM or SIGINT."""
+    from replay.embedded import EmbeddedValkey
+
+    embedded = None
+    if redis_url is None:  # one embedded Valkey for all the workers, owned by this process
+        embedded = EmbeddedValkey()
+        redis_url = embedded.start()
+    if port == 0:
+        with socket.socket() as probe:
+            probe.bind((host, 0))
+            port = probe.getsockname()[1]
+    cardtable = shutil.which("cardtable", path=str(Path(sys.executable).parent)) or "cardtable"
+    command = [cardtable, "serve", "--host", host, "--port", str(port), "--redis-url", redis_url, "--reuse-port",
+               *config_args]
+    env = {**os.environ, "CARDTABLE_API_KEY": api_key or ""}  # not on the command line, where `ps` shows it
+    children = [subprocess.Popen(command, env=env) for _ in range(workers)]
+
+    def stop(*_: object) -> None:
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        codes = [child.wait() for child in children]
+    finally:
+        stop()
+        for child in children:
+            child.wait(timeout=grace + 10)
+        if embedded is not None:
+            embedded.stop()
+    if any(codes):
+        raise click.ClickException(f"a worker failed (exit codes {codes})")

