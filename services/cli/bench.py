@@ -66,16 +66,23 @@ def run_bench(game: str, players: int | None, policy: str, seconds: float, seed:
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 @click.option("--grpc", "grpc_load", is_flag=True,
               help="Load-test the gRPC server instead: a server, a Redis and 16 clients playing whole matches via Act.")
+@click.option("--simulate", "simulate_job", is_flag=True,
+              help="Time one German Whist job, every replay logged, in one process and on Ray with 2 workers.")
+@click.option("--deals", type=click.IntRange(min=1), default=20_000, show_default=True,
+              help="Deals of the --simulate job.")
 @click.pass_context
 def bench(ctx: click.Context, game: str | None, players: int | None, policy: str, seconds: float, seed: int,
-          option_pairs: tuple[str, ...], as_json: bool, grpc_load: bool) -> None:
+          option_pairs: tuple[str, ...], as_json: bool, grpc_load: bool, simulate_job: bool, deals: int) -> None:
     """Measure deals/s, moves/s and microseconds per move of bot rollouts of single deals (or, with --grpc, Act
     calls/s and latency of the gRPC server)."""
     if grpc_load:
         _grpc_bench(seconds, as_json)
         return
+    if simulate_job:
+        _simulate_bench(deals, as_json)
+        return
     if game is None:
-        raise click.UsageError("--game is required (or --grpc)")
+        raise click.UsageError("--game is required (or --grpc, or --simulate)")
     options = option_pairs_param(ctx, game, option_pairs)
     if options.get("max_deals", 1) != 1:
         raise click.BadParameter("the bench plays single-deal matches; max_deals is always 1", param_hint="'--option'")
@@ -110,4 +117,20 @@ def _grpc_bench(seconds: float, as_json: bool) -> None:
         f"  {result['act_per_s']:,.0f} Act/s   p50 {result['act_p50_ms']:.2f} ms   p99 {result['act_p99_ms']:.2f} ms\n"
         f"  CPU per Act: server {cpu['server']} µs, clients {cpu['clients']} µs, redis {cpu['redis']} µs "
         f"({result['cpus']} CPUs, load average {result['load_average_1m']})"
+    )
+
+
+def _simulate_bench(deals: int, as_json: bool) -> None:
+    from services.bench_simulate import run_simulate_bench
+
+    result = run_simulate_bench(deals)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    Console(highlight=False).print(
+        f"simulation: {result['deals']:,} deals of {result['game']} ({','.join(result['policies'])}), a replay of "
+        f"every deal logged to {result['redis']}, identical results both ways\n"
+        f"  one process, no Ray: {result['single_process_deals_per_s']:,.0f} deals/s\n"
+        f"  Ray, {result['ray_workers']} workers: {result['ray_deals_per_s']:,.0f} deals/s   "
+        f"speed-up {result['speedup']:.2f}x ({result['cpus']} CPUs, load average {result['load_average_1m']})"
     )
