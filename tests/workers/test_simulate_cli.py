@@ -1,0 +1,72 @@
+"""``cardtable simulate`` and ``cardtable bench --simulate``, run in-process on the session's Ray and Redis."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from services.cli.main import cli
+from workers.jobstore import JobStore
+
+pytestmark = pytest.mark.usefixtures("local_ray")
+
+
+@pytest.fixture
+def simulate(cli_runner, redis_url, redis_client):
+    """Runs ``cardtable simulate ...`` against the test Redis and deletes the job it made."""
+    made = []
+
+    def invoke(*args: str):
+        result = cli_runner.invoke(cli, ["simulate", *args, "--redis-url", redis_url])
+        if result.exit_code in (0, 1) and "--json" in args:
+            made.append(json.loads(result.stdout)["job_id"])
+        return result
+
+    yield invoke
+    for job_id in made:
+        JobStore(redis_client).delete(job_id)
+
+
+def test_json_results(simulate):
+    result = simulate("tablanette", "--deals", "300", "--policies", "greedy,random", "--seed", "3", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["state"] == "succeeded" and report["units"] == 300 and report["spec"]["seed"] == 3
+    greedy, rand = report["sides"]
+    assert greedy["policies"] == ["greedy"] and greedy["win_rate"] > rand["win_rate"]
+    assert greedy["ci95"][0] < greedy["mean"] < greedy["ci95"][1]
+    assert report["replays"] == 0 and report["workers"]
+
+
+def test_table_and_plot(simulate, tmp_path):
+    plot = tmp_path / "scores.png"
+    result = simulate("belote", "--matches", "4", "--policies", "random", "--seed", "1", "--plot", str(plot))
+    assert result.exit_code == 0, result.output
+    assert "mean score per match ± 95% CI" in result.output
+    assert "seats 0+2 (random)" in result.output and "outcome" in result.output
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["tablic", "--policies", "random"], "--deals N or --matches N"),
+    (["tablic", "--deals", "5", "--matches", "5", "--policies", "random"], "--deals N or --matches N"),
+    (["tablic", "--deals", "5", "--policies", "random,random,random"], "needs 2 policies"),
+    (["tablic", "--deals", "0", "--policies", "random"], "must be between 1"),
+    (["tablic", "--deals", "5", "--policies", "random", "--log", "sample:x"], "sample:K"),
+    (["tablic", "--deals", "5", "--policies", "random", "--option", "max_deals=2"], "max_deals cannot be set"),
+    (["mahjong", "--deals", "5", "--policies", "random"], "unknown game 'mahjong'"),
+])
+def test_usage_errors(simulate, args, message):
+    result = simulate(*args)
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_bench_simulate(cli_runner, redis_url, monkeypatch):
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    result = cli_runner.invoke(cli, ["bench", "--simulate", "--deals", "400", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["identical_results"] and report["replays_logged"] == [400, 400]
+    assert report["single_process_deals_per_s"] > 0 and report["ray_deals_per_s"] > 0
