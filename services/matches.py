@@ -171,6 +171,11 @@ class LiveMatch:
             # Keep "only the moves since loading" true, so observations stay O(1) on a long-lived cached match.
             self.state.moves.clear()
 
+    def drop_history(self) -> None:
+        """Forget the history (the store keeps it): what a move needs does not grow with the match."""
+        self.has_history = False
+        self.saved()
+
     # ---- the end --------------------------------------------------------------------------------------------------
 
     def replay_bytes(self, log: Sequence[Move]) -> bytes:
@@ -215,6 +220,7 @@ class MatchCache:
         return self._matches.pop(match_id, None)
 
     def put(self, match: LiveMatch) -> None:
+        match.drop_history()
         self._matches[match.match_id] = match
         self._matches.move_to_end(match.match_id)
         while len(self._matches) > self.size:

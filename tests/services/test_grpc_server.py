@@ -159,3 +159,22 @@ def test_sigterm_ends_open_streams_and_stops_gracefully(grpc_redis_url):
     assert ended.wait(10)
     assert [line.get("msg") for line in server.log_lines][-2:] == ["shutting down", "stopped"]
     channel.close()
+
+
+@pytest.mark.parametrize("retry", ["the same move", "an illegal move"])
+def test_a_process_never_moves_on_its_cached_copy_of_a_match(grpc_server, grpc_redis_url, retry):
+    """Process A keeps the match it saved last; after process B moves the match on, a request that A's copy would
+    accept (the same move again) or refuse (an illegal one) is judged on the stored match: ABORTED, nothing played."""
+    with ServerThread(ServerConfig(port=0, redis_url=grpc_redis_url)) as other, \
+            grpc.insecure_channel(grpc_server.target) as channel_a, grpc.insecure_channel(other.target) as channel_b:
+        on_a, on_b = game_service_pb2_grpc.GameServiceStub(channel_a), game_service_pb2_grpc.GameServiceStub(channel_b)
+        created, tokens = create(on_a, [PERSON, PERSON], seed=23)  # A caches the match it just saved
+        seat = observe(on_a, created.match_id, 0, tokens[0]).current_player
+        view = observe(on_a, created.match_id, seat, tokens[seat])
+        moved = act(on_b, created.match_id, seat, tokens[seat], view.legal_actions[0], view.move_number)
+        action = view.legal_actions[0] if retry == "the same move" else "ZZ"
+        with pytest.raises(grpc.RpcError) as caught:
+            act(on_a, created.match_id, seat, tokens[seat], action, view.move_number)
+        assert caught.value.code() == Code.ABORTED
+        after = observe(on_a, created.match_id, seat, tokens[seat])
+        assert after.move_number == moved.view.move_number == view.move_number + 1
