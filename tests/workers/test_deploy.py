@@ -1,0 +1,100 @@
+"""The deployment files parse and agree with each other and with the project: one image (tagged with the project's
+version), the gRPC port, Redis's port, the Ray head's ports, and the Ray and Python versions."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import ray
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+IMAGE = f"cardtable:{PROJECT['version']}"
+GRPC_PORT = 50051
+REDIS_PORT = 6379
+RAY_GCS_PORT = 6379
+RAY_CLIENT_PORT = 10001
+
+
+def load(name: str) -> list[dict]:
+    return [doc for doc in yaml.safe_load_all((DEPLOY / name).read_text()) if doc]
+
+
+def by_kind(docs: list[dict], kind: str) -> list[dict]:
+    return [doc for doc in docs if doc["kind"] == kind]
+
+
+def containers(pod_template: dict) -> list[dict]:
+    return pod_template["spec"]["containers"]
+
+
+def env_of(container: dict) -> dict[str, str]:
+    return {item["name"]: item.get("value") for item in container.get("env", [])}
+
+
+def test_the_dockerfile_builds_the_service_on_the_projects_python_and_port():
+    text = (DEPLOY / "Dockerfile").read_text()
+    python = re.search(r"^FROM python:(\d+\.\d+)", text, re.MULTILINE).group(1)
+    assert PROJECT["requires-python"] == f">={python}"
+    assert re.search(rf"^EXPOSE .*\b{GRPC_PORT}\b", text, re.MULTILINE)
+    assert f'"--port", "{GRPC_PORT}"' in text
+    assert "services.protogen" in text and "USER cardtable" in text
+    pinned = [d for d in PROJECT["dependencies"] if d.startswith("ray==")]
+    assert pinned == [f"ray=={ray.__version__}"]
+
+
+def test_compose_runs_redis_a_ray_head_a_worker_and_the_service_from_one_image():
+    compose = load("compose.yaml")[0]
+    services = compose["services"]
+    assert set(services) == {"redis", "ray-head", "ray-worker", "service"}
+    assert {services[name]["image"] for name in ("ray-head", "ray-worker", "service")} == {IMAGE}
+    assert services["redis"]["image"].startswith("redis:")
+    head = services["ray-head"]["command"]
+    assert f"--port={RAY_GCS_PORT}" in head and f"--ray-client-server-port={RAY_CLIENT_PORT}" in head
+    assert f"--address=ray-head:{RAY_GCS_PORT}" in services["ray-worker"]["command"]
+    service = services["service"]
+    assert service["ports"] == [f"127.0.0.1:{GRPC_PORT}:{GRPC_PORT}"]  # published on the host's loopback only
+    assert service["command"][service["command"].index("--port") + 1] == str(GRPC_PORT)
+    env = service["environment"]
+    assert env["REDIS_URL"] == f"redis://redis:{REDIS_PORT}"
+    assert env["RAY_ADDRESS"] == f"ray://ray-head:{RAY_CLIENT_PORT}"
+    assert all(s["environment"]["RAY_USAGE_STATS_ENABLED"] == "0" for n, s in services.items() if n != "redis")
+
+
+def test_kubernetes_manifests_agree_on_image_ports_and_addresses():
+    redis_docs, ray_docs, service_docs = load("k8s/redis.yaml"), load("k8s/raycluster.yaml"), load("k8s/service.yaml")
+    (cluster,) = by_kind(ray_docs, "RayCluster")
+    assert cluster["apiVersion"] == "ray.io/v1"
+    assert cluster["spec"]["rayVersion"] == ray.__version__
+    head = cluster["spec"]["headGroupSpec"]
+    assert head["rayStartParams"]["port"] == str(RAY_GCS_PORT)
+    head_ports = {p["name"]: p["containerPort"] for p in containers(head["template"])[0]["ports"]}
+    assert head_ports == {"gcs": RAY_GCS_PORT, "client": RAY_CLIENT_PORT}
+    ray_pods = [head["template"], *(group["template"] for group in cluster["spec"]["workerGroupSpecs"])]
+    service_deployment = by_kind(service_docs, "Deployment")[0]
+    images = {c["image"] for pod in [*ray_pods, service_deployment["spec"]["template"]] for c in containers(pod)}
+    assert images == {IMAGE}
+
+    (app,) = containers(service_deployment["spec"]["template"])
+    assert app["ports"] == [{"name": "grpc", "containerPort": GRPC_PORT}]
+    assert app["readinessProbe"]["grpc"]["port"] == GRPC_PORT
+    (grpc_service,) = by_kind(service_docs, "Service")
+    assert grpc_service["spec"]["ports"][0]["port"] == GRPC_PORT
+    assert grpc_service["spec"]["ports"][0]["targetPort"] == "grpc"
+    assert grpc_service["spec"]["selector"] == service_deployment["spec"]["selector"]["matchLabels"]
+
+    (redis_service,) = by_kind(redis_docs, "Service")
+    (redis_deployment,) = by_kind(redis_docs, "Deployment")
+    assert redis_service["spec"]["ports"][0]["port"] == REDIS_PORT
+    assert containers(redis_deployment["spec"]["template"])[0]["ports"][0]["containerPort"] == REDIS_PORT
+    assert redis_service["spec"]["selector"] == redis_deployment["spec"]["selector"]["matchLabels"]
+
+    env = env_of(app)
+    assert env["REDIS_URL"] == f"redis://{redis_service['metadata']['name']}:{REDIS_PORT}"
+    assert env["RAY_ADDRESS"] == f"ray://{cluster['metadata']['name']}-head-svc:{RAY_CLIENT_PORT}"
+    for pod in [*ray_pods, service_deployment["spec"]["template"]]:
+        assert env_of(containers(pod)[0])["RAY_USAGE_STATS_ENABLED"] == "0"
