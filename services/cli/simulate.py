@@ -70,13 +70,15 @@ def parse_log(ctx: click.Context, param: click.Parameter, text: str) -> LogSpec:
 @click.option("--redis-url", default=lambda: os.environ.get("REDIS_URL"),
               help="Redis for the job and its replays (default: $REDIS_URL, else an embedded Valkey).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (no progress bar).")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the results as JSON into this file (the job id included).")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Draw the score distribution and the running mean per side into this PNG.")
 @click.pass_context
 def simulate(ctx: click.Context, game: str, deals: int | None, matches: int | None, policies: str,
              players: int | None, option_pairs: tuple[str, ...], seed: int | None, workers: int | None,
              chunk_size: int, log: LogSpec, address: str | None, redis_url: str | None, as_json: bool,
-             plot: Path | None) -> None:
+             output: Path | None, plot: Path | None) -> None:
     """Simulate bot policies over many deals (or matches) on Ray and report the statistics."""
     if (deals is None) == (matches is None):
         raise click.UsageError("say how many to play: --deals N or --matches N (one of them)")
@@ -97,8 +99,11 @@ def simulate(ctx: click.Context, game: str, deals: int | None, matches: int | No
         raise click.ClickException(f"job {record.job_id} {record.state} before any chunk finished {record.error}")
     if plot is not None:
         plot_results(record.results, plot)
+    report = json.dumps(_json_report(record, played_on))
+    if output is not None:
+        output.write_text(report + "\n")
     if as_json:
-        click.echo(json.dumps(_json_report(record, played_on)))
+        click.echo(report)
     else:
         console.print(results_table(record.results, record.job_id))
         if plot is not None:
