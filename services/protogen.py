@@ -11,6 +11,7 @@ the imports are rewritten so the stubs live under the ``services.generated`` pac
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import sys
@@ -39,25 +40,40 @@ def is_stale() -> bool:
 
 
 def generate() -> list[Path]:
-    """Run protoc on every .proto file; returns the generated Python files."""
+    """Run protoc on every .proto file; returns the generated Python files.
+
+    The stubs are built in a fresh folder and swapped in, so a test run or a server starting at the same moment in
+    another process never imports half-written stubs.
+    """
     from grpc_tools import protoc  # build-time dependency only
 
-    if OUT.exists():
-        shutil.rmtree(OUT)
-    OUT.mkdir(parents=True)
+    building = OUT.with_name(f"{OUT.name}.building-{os.getpid()}")
+    shutil.rmtree(building, ignore_errors=True)
+    building.mkdir(parents=True)
     well_known = resources.files("grpc_tools") / "_proto"
     sources = [str(p.relative_to(PROTO_ROOT)) for p in proto_files()]
-    args = ["protoc", f"-I{PROTO_ROOT}", f"-I{well_known}", f"--python_out={OUT}", f"--pyi_out={OUT}",
-            f"--grpc_python_out={OUT}", *sources]
+    args = ["protoc", f"-I{PROTO_ROOT}", f"-I{well_known}", f"--python_out={building}", f"--pyi_out={building}",
+            f"--grpc_python_out={building}", *sources]
     if protoc.main(args) != 0:
+        shutil.rmtree(building, ignore_errors=True)
         raise RuntimeError(f"protoc failed on {sources}")
-    generated = sorted(OUT.rglob("*.py")) + sorted(OUT.rglob("*.pyi"))
-    for path in generated:
+    for path in [*building.rglob("*.py"), *building.rglob("*.pyi")]:
         path.write_text(_IMPORT.sub(rf"from {PACKAGE}.cardtable.\1 import ", path.read_text()))
-    for folder in [OUT, *(d for d in OUT.rglob("*") if d.is_dir())]:
+    for folder in [building, *(d for d in building.rglob("*") if d.is_dir())]:
         (folder / "__init__.py").touch()
-    STAMP.touch()
-    return generated
+    (building / STAMP.name).touch()
+    retired = OUT.with_name(f"{OUT.name}.old-{os.getpid()}")
+    try:
+        if OUT.exists():
+            OUT.rename(retired)
+        building.rename(OUT)
+    except OSError:
+        if not STAMP.exists():  # not a concurrent build that got there first
+            raise
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+        shutil.rmtree(retired, ignore_errors=True)
+    return sorted(OUT.rglob("*.py")) + sorted(OUT.rglob("*.pyi"))
 
 
 def ensure_generated() -> None:
