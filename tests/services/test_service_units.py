@@ -1,0 +1,66 @@
+"""Small pieces of the services, without a server: views, API keys, paging, the move log, options."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+from services.auth import key_from_metadata
+from services.convert import option_value, options_from_request, python_value
+from services.errors import InvalidArgument
+from services.game_service import page
+from services.game_store import parse_moves
+from services.matches import LiveMatch, Seat
+from services.views import public_observation
+
+
+@pytest.mark.parametrize("game_id", engine.list_games())
+def test_the_public_view_holds_only_what_every_seat_sees(game_id):
+    state = engine.new_match(game_id, seed=5)
+    public = public_observation(state)
+    seen = [state.observation(seat) for seat in range(state.players)]
+    assert "seat" not in public and "legal_actions" not in public
+    assert all(obs[key] == value for obs in seen for key, value in public.items())
+
+
+def test_api_keys_from_metadata():
+    assert key_from_metadata([("x-api-key", "k1")]) == "k1"
+    assert key_from_metadata([("authorization", "Bearer k2 ")]) == "k2"
+    assert key_from_metadata([("authorization", "Basic abc")]) == "" == key_from_metadata(None)
+
+
+def test_pages_and_their_tokens():
+    items = list(range(5))
+    assert page(items, 2, "") == ([0, 1], "2") and page(items, 2, "4") == ([4], "") and page(items, 0, "") == (
+        items, "")
+    for bad in ("-1", "x"):
+        with pytest.raises(InvalidArgument):
+            page(items, 2, bad)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 2**62)), max_size=30))
+def test_the_move_log_round_trips(moves):
+    assert parse_moves("".join(f"{s},{a}," for s, a in moves)) == moves
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=10))
+def test_option_values_round_trip(value):
+    assert python_value(option_value(value)) == value
+    assert options_from_request({"x": option_value(value)}) == {"x": value}
+
+
+def test_a_cached_match_keeps_no_history_but_its_moves_are_saved_once():
+    match, tokens, _ = LiveMatch.create("tablanette", [Seat("person"), Seat("bot", "random")], {}, seed=3,
+                                        first_dealer=None, match_id="m")
+    match.saved()
+    match.drop_history()
+    before = match.version
+    assert match.state.current_player == 0  # the bot has played up to the person's turn
+    match.play_person(0, tokens[0], match.state.legal_actions()[0], before)
+    assert len(match.new_moves()) == match.version - before >= 2  # the person's move and the bot's reply
+    match.saved()
+    assert match.new_moves() == [] and match.state.observation(0)["history"] == []
