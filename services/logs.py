@@ -21,7 +21,8 @@ class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         ts = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z"
         out = {"ts": ts, "level": record.levelname.lower(), "logger": record.name, "msg": record.getMessage()}
-        out.update((k, v) for k, v in vars(record).items() if k not in _STANDARD)
+        # Private attributes (a library's record factory adds some, such as Ray's) are not part of the event.
+        out.update((k, v) for k, v in vars(record).items() if k not in _STANDARD and not k.startswith("_"))
         if record.exc_info:
             out["exc"] = self.formatException(record.exc_info)
         return json.dumps(out, default=str)
