@@ -69,42 +69,55 @@ class MalformedRequestInterceptor(grpc.aio.ServerInterceptor):
     """Answers a request whose bytes are not a valid message with INVALID_ARGUMENT (gRPC alone answers UNKNOWN and
     logs a traceback). Applies to the async unary-request handlers, which is every cardtable call."""
 
+    def __init__(self) -> None:
+        self._wrapped: dict[str, grpc.RpcMethodHandler] = {}  # a method's handler never changes: wrap it once
+
     async def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
         details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler:
+        wrapped = self._wrapped.get(details.method)
+        if wrapped is not None:
+            return wrapped
         handler = await continuation(details)
-        if handler is None or handler.request_deserializer is None or handler.request_streaming:
+        if handler is None:
             return handler
-        behavior = handler.unary_unary or handler.unary_stream
-        if not (inspect.iscoroutinefunction(behavior) or inspect.isasyncgenfunction(behavior)):
-            return handler
-        parse = handler.request_deserializer
-        method = details.method
+        wrapped = self._wrapped[details.method] = _tolerant(handler, details.method)
+        return wrapped
 
-        def tolerant_parse(data: bytes) -> Any:
-            try:
-                return parse(data)
-            except DecodeError as exc:
-                return _Malformed(str(exc))
 
-        async def refuse(request: _Malformed, context: grpc.aio.ServicerContext) -> None:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"{method}: malformed request ({request.error})")
+def _tolerant(handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
+    """``handler``, or a copy whose request parsing failures end the call with INVALID_ARGUMENT."""
+    if handler.request_deserializer is None or handler.request_streaming:
+        return handler
+    behavior = handler.unary_unary or handler.unary_stream
+    if not (inspect.iscoroutinefunction(behavior) or inspect.isasyncgenfunction(behavior)):
+        return handler
+    parse = handler.request_deserializer
 
-        kwargs = {"request_deserializer": tolerant_parse, "response_serializer": handler.response_serializer}
-        if handler.unary_unary:
-            async def unary_call(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                if isinstance(request, _Malformed):
-                    return await refuse(request, context)
-                return await behavior(request, context)
+    def tolerant_parse(data: bytes) -> Any:
+        try:
+            return parse(data)
+        except DecodeError as exc:
+            return _Malformed(str(exc))
 
-            return grpc.unary_unary_rpc_method_handler(unary_call, **kwargs)
+    async def refuse(request: _Malformed, context: grpc.aio.ServicerContext) -> None:
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"{method}: malformed request ({request.error})")
 
-        async def stream_call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+    kwargs = {"request_deserializer": tolerant_parse, "response_serializer": handler.response_serializer}
+    if handler.unary_unary:
+        async def unary_call(request: Any, context: grpc.aio.ServicerContext) -> Any:
             if isinstance(request, _Malformed):
-                await refuse(request, context)
-            async for item in behavior(request, context):
-                yield item
+                return await refuse(request, context)
+            return await behavior(request, context)
 
-        return grpc.unary_stream_rpc_method_handler(stream_call, **kwargs)
+        return grpc.unary_unary_rpc_method_handler(unary_call, **kwargs)
+
+    async def stream_call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        if isinstance(request, _Malformed):
+            await refuse(request, context)
+        async for item in behavior(request, context):
+            yield item
+
+    return grpc.unary_stream_rpc_method_handler(stream_call, **kwargs)
