@@ -39,13 +39,17 @@ def test_json_results(simulate):
     assert report["replays"] == 0 and report["workers"]
 
 
-def test_table_and_plot(simulate, tmp_path):
-    plot = tmp_path / "scores.png"
-    result = simulate("belote", "--matches", "4", "--policies", "random", "--seed", "1", "--plot", str(plot))
+def test_table_plot_and_output_file(simulate, tmp_path, redis_client):
+    plot, output = tmp_path / "scores.png", tmp_path / "results.json"
+    result = simulate("belote", "--matches", "4", "--policies", "random", "--seed", "1", "--plot", str(plot),
+                      "--output", str(output))
     assert result.exit_code == 0, result.output
     assert "mean score per match ± 95% CI" in result.output
     assert "seats 0+2 (random)" in result.output and "outcome" in result.output
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    report = json.loads(output.read_text())
+    JobStore(redis_client).delete(report["job_id"])
+    assert report["job_id"] in result.output and report["units"] == 4 and report["unit"] == "match"
 
 
 @pytest.mark.parametrize(("args", "message"), [
