@@ -118,19 +118,38 @@ class Header:
 
 def header_from_dict(d: Mapping[str, Any]) -> Header:
     """The header of an exported JSON replay; ReplayError for a missing or mistyped field."""
+    if not isinstance(d, Mapping):
+        raise ReplayError("bad replay JSON header: it is not an object")
     try:
-        later = d.get("deal_index", 0) > 0
-        return Header(
-            game=d["game"], players=d["players"], seed=d["seed"], scope=d.get("scope", "deal"),
-            options=dict(d.get("options") or {}), first_dealer=d.get("first_dealer"),
-            policies=tuple(d.get("policies") or ("",) * d["players"]), deal_index=d.get("deal_index", 0),
-            dealer=d.get("dealer") if later else None,
-            scores=tuple(d["scores_before"]) if later else None, rng=d["rng"] if later else None,
-            deck=tuple(d["deck"]) if d.get("deck") is not None else None,
+        players = _json_field(d, "players", int)
+        later = _json_field(d, "deal_index", int, 0) > 0
+        options = _json_field(d, "options", dict, {})
+        policies = _json_field(d, "policies", list, [""] * players)
+        deck = _json_field(d, "deck", list, None)
+        header = Header(
+            game=_json_field(d, "game", str), players=players, seed=_json_field(d, "seed", int),
+            scope=_json_field(d, "scope", str, "deal"), options=options,
+            first_dealer=_json_field(d, "first_dealer", int, None), policies=tuple(policies),
+            deal_index=_json_field(d, "deal_index", int, 0),
+            dealer=_json_field(d, "dealer", int) if later else None,
+            scores=tuple(_json_field(d, "scores_before", list)) if later else None,
+            rng=_json_field(d, "rng", int) if later else None,
+            deck=tuple(deck) if deck is not None else None,
         )
-    except (KeyError, TypeError, AttributeError) as exc:
-        what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
-        raise ReplayError(f"bad replay JSON header: {what}") from None
+    except KeyError as exc:
+        raise ReplayError(f"bad replay JSON header: missing field {exc}") from None
+    if not all(isinstance(k, str) for k in options) or not all(isinstance(p, str) for p in policies):
+        raise ReplayError("bad replay JSON header: option names and policies are strings")
+    return header
+
+
+def _json_field(d: Mapping[str, Any], name: str, kind: type, *default: Any) -> Any:
+    value = d.get(name, *default) if default else d[name]
+    if value is None and default and default[0] is None:
+        return None
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+        raise ReplayError(f"bad replay JSON header: {name} must be {kind.__name__}, got {value!r}")
+    return value
 
 
 @dataclass

@@ -183,7 +183,10 @@ def encode_replay(header: Header, ordinals: Sequence[int]) -> bytes:
         state.apply_id(legal[ordinal])
     if not _is_over(state, header.scope, start_deal):
         raise ReplayError(f"the {header.scope} is not over after the {len(ordinals)} moves given")
-    return encode(header, digits, len(ordinals))
+    try:
+        return encode(header, digits, len(ordinals))
+    except ValueError as exc:
+        raise ReplayError(f"cannot encode this replay: {exc}") from None
 
 
 # ---- reconstruction -----------------------------------------------------------------------------------------------

@@ -1,0 +1,118 @@
+"""The replay store against a real Redis: collections, paging, counts, batches, deletion, and bad data."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+
+import replay
+from replay.store import BUCKET, ReplayStore, StoreError, parse_id
+
+REPLAYS = [replay.record_deal("tablanette", seed=seed) for seed in range(260)]
+
+
+def test_put_many_page_count_get(store: ReplayStore) -> None:
+    assert store.put_many("sim:job1", enumerate(REPLAYS), batch=70) == len(REPLAYS)
+    assert store.count("sim:job1") == len(REPLAYS)
+    first = store.page("sim:job1", 0, 100)
+    assert [i for i, _ in first.items] == list(range(100)) and first.next_start == 100
+    last = store.page("sim:job1", 200, 100)
+    assert [data for _, data in last.items] == REPLAYS[200:] and last.next_start is None
+    assert list(store.iter_collection("sim:job1", page_size=64)) == list(enumerate(REPLAYS))
+    assert store.get("sim:job1/137") == REPLAYS[137]
+    assert replay.decode(store.get("sim:job1/5")).moves == replay.decode(REPLAYS[5]).moves
+
+
+def test_rewriting_an_index_keeps_the_count_exact(store: ReplayStore) -> None:
+    store.put_many("c", [(0, REPLAYS[0]), (1, REPLAYS[1])])
+    assert store.put_many("c", [(1, REPLAYS[2]), (2, REPLAYS[3])]) == 1
+    assert store.count("c") == 3
+    assert store.get("c/1") == REPLAYS[2]
+
+
+def test_get_many_is_one_round_trip_in_order(store: ReplayStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    store.put_many("a", enumerate(REPLAYS[:30]))
+    store.put_many("b", enumerate(REPLAYS[30:60]))
+    calls = []
+    original = redis.client.Pipeline.execute
+
+    def counted(self, *args, **kwargs):
+        calls.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(redis.client.Pipeline, "execute", counted)
+    found = store.get_many(["b/3", "a/29", "a/500", "b/0"])
+    assert found == [REPLAYS[33], REPLAYS[29], None, REPLAYS[30]]
+    page = store.page("a", 0, 1000)
+    assert len(page.items) == 30 and len(calls) == 2
+
+
+def test_add_and_save_allocate_fresh_indexes(store: ReplayStore) -> None:
+    assert store.add("live", REPLAYS[:3]) == [0, 1, 2]
+    replay_id = store.save(REPLAYS[3])
+    assert replay_id == "live/3" and store.get(replay_id) == REPLAYS[3]
+    assert store.collections() == [("live", 4)]
+
+
+def test_missing_replay_and_bad_ids(store: ReplayStore) -> None:
+    with pytest.raises(KeyError, match="no replay 'nothing/1'"):
+        store.get("nothing/1")
+    for bad in ("no-index", "a b/1", "x/-1", "/3"):
+        with pytest.raises(ValueError, match="replay id"):
+            parse_id(bad)
+    with pytest.raises(ValueError, match="collection name"):
+        store.put_many("has space", [(0, REPLAYS[0])])
+
+
+def test_put_rejects_bytes_that_are_not_replays(store: ReplayStore) -> None:
+    with pytest.raises(replay.ReplayError, match="not a cardtable replay"):
+        store.put_many("c", [(0, b"hello world")])
+    assert store.count("c") == 0
+
+
+def test_delete_collection(store: ReplayStore) -> None:
+    store.put_many("gone", enumerate(REPLAYS))
+    store.put_many("kept", enumerate(REPLAYS[:5]))
+    assert store.delete_collection("gone") == len(REPLAYS)
+    assert store.count("gone") == 0 and store.page("gone").items == []
+    assert store.collections() == [("kept", 5)]
+    assert not list(store.redis.scan_iter(match=f"{store.prefix}:{{gone}}*"))
+
+
+def test_corrupt_value_names_the_key(store: ReplayStore) -> None:
+    store.put_many("c", enumerate(REPLAYS[:120]))
+    key = store.bucket_key("c", 1)
+    store.redis.hset(key, "7", REPLAYS[0][:-1] + b"\x00")
+    with pytest.raises(StoreError, match=r"replay c/107 is unreadable: corrupt.*CRC") as err:
+        store.page("c", 100, 50)
+    assert err.value.key == f"{key} field 7"
+    with pytest.raises(StoreError, match=key):
+        store.get("c/107")
+
+
+def test_foreign_keys_are_named(store: ReplayStore) -> None:
+    store.put_many("c", enumerate(REPLAYS[:150]))
+    key = store.bucket_key("c", 1)
+    store.redis.delete(key)
+    store.redis.set(key, "not a hash")
+    with pytest.raises(StoreError, match="WRONGTYPE") as err:
+        store.page("c", 0, 200)
+    assert err.value.key == key
+    store.redis.delete(key)
+    store.redis.hset(key, "junk", REPLAYS[0])
+    with pytest.raises(StoreError, match="'junk'.*not a replay slot"):
+        store.page("c", 100, 10)
+    store.redis.hset(store.meta_key("c"), "count", "many")
+    with pytest.raises(StoreError, match="count of collection 'c' is not an integer"):
+        store.count("c")
+
+
+def test_buckets_use_the_compact_encoding(store: ReplayStore) -> None:
+    store.put_many("c", enumerate(REPLAYS[:BUCKET]))
+    assert store.redis.object("encoding", store.bucket_key("c", 0)) in (b"listpack", b"ziplist")
+
+
+def test_a_client_that_decodes_responses_still_gets_bytes(store: ReplayStore, replay_redis_url: str) -> None:
+    store.put_many("c", [(0, REPLAYS[0])])
+    text_client = redis.Redis.from_url(replay_redis_url, decode_responses=True)
+    assert ReplayStore(text_client, store.prefix).get("c/0") == REPLAYS[0]
