@@ -58,10 +58,19 @@ def wipe(client: redis.Redis, prefix: str) -> None:
         client.delete(*keys[start:start + 500])
 
 
+@pytest.fixture(scope="session")
+def session_prefix(redis_client: redis.Redis) -> Iterator[str]:
+    """The root of this session's keys, wiped once more at the end (a cancelled task may write a last progress
+    report after its test has cleaned up)."""
+    root = f"ct:test:{secrets.token_hex(4)}:"
+    yield root
+    wipe(redis_client, root)
+
+
 @pytest.fixture
-def test_prefix(redis_client: redis.Redis) -> Iterator[str]:
+def test_prefix(redis_client: redis.Redis, session_prefix: str) -> Iterator[str]:
     """A key prefix for this test alone, wiped afterwards."""
-    prefix = f"ct:test:{secrets.token_hex(4)}:"
+    prefix = f"{session_prefix}{secrets.token_hex(4)}:"
     yield prefix
     wipe(redis_client, prefix)
 
