@@ -1,0 +1,51 @@
+"""Writes the version-1 replay fixtures (tests/fixtures/replays/*.ctr, each with a JSON sidecar of what it decodes to).
+
+Run once per format version: ``.venv/bin/python tests/replays/make_fixtures.py``. The files are committed and never
+regenerated for version 1: every later cardtable must still decode them to the same moves and scores.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import engine
+import replay
+from replay.export import export_dict
+
+OUT = Path(__file__).resolve().parents[1] / "fixtures" / "replays"
+
+
+def _given_deck_match() -> bytes:
+    base = engine.new_match("tablic", seed=8)
+    deck = [engine.cards.CODES[c] for c in reversed(base.deal_deck)]
+    state = engine.new_match("tablic", seed=8, deck=deck, first_dealer=1, options={"max_deals": 2})
+    recorder = replay.Recorder(state, "match", ["human", "greedy"])
+    while not recorder.done:
+        recorder.play(state.legal_action_ids()[-1])
+    return recorder.finish()
+
+
+def fixtures() -> dict[str, bytes]:
+    return {
+        "tablanette-2p-deal": replay.record_deal("tablanette", seed=2026, policies=["greedy", "random"]),
+        "tablanette-3p-match": replay.record_match("tablanette", seed=7, players=3,
+                                                   options={"hand_size": 4, "target": 61}),
+        "tablic-4p-deal": replay.record_deal("tablic", seed=1 << 63, players=4, first_dealer=2),
+        "german_whist-deal": replay.record_deal("german_whist", seed=123456789),
+        "belote_contree-deal1": replay.record_match_deals("belote_contree", seed=3)[1],
+        "belote-3p-match": replay.record_match("belote", seed=11, players=3, options={"max_deals": 2}),
+        "tablic-given-deck-match": _given_deck_match(),
+    }
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, data in fixtures().items():
+        (OUT / f"{name}.ctr").write_bytes(data)
+        (OUT / f"{name}.json").write_text(json.dumps(export_dict(data), indent=1) + "\n")
+        print(f"{name}: {len(data)} bytes")
+
+
+if __name__ == "__main__":
+    main()
