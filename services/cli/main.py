@@ -13,6 +13,7 @@ import click
 from .bench import bench
 from .games import games
 from .play import play
+from .replay import replay
 from .serve import serve
 from .simulate import simulate
 from .watch import watch
@@ -30,3 +31,4 @@ cli.add_command(watch)
 cli.add_command(bench)
 cli.add_command(serve)
 cli.add_command(simulate)
+cli.add_command(replay)
