@@ -131,6 +131,7 @@ def _simulate_bench(deals: int, as_json: bool) -> None:
         f"simulation: {result['deals']:,} deals of {result['game']} ({','.join(result['policies'])}), a replay of "
         f"every deal logged to {result['redis']}, identical results both ways\n"
         f"  one process, no Ray: {result['single_process_deals_per_s']:,.0f} deals/s\n"
-        f"  Ray, {result['ray_workers']} workers: {result['ray_deals_per_s']:,.0f} deals/s   "
-        f"speed-up {result['speedup']:.2f}x ({result['cpus']} CPUs, load average {result['load_average_1m']})"
+        f"  Ray, {result['ray_workers']} workers: {result['ray_deals_per_s']:,.0f} deals/s (best of {result['rounds']} "
+        "runs each way)\n"
+        f"  speed-up {result['speedup']:.2f}x ({result['cpus']} CPUs, load average {result['load_average_1m']})"
     )
