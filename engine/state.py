@@ -299,8 +299,11 @@ class State(ABC):
 
     # ---- observations -------------------------------------------------------------------------------------------
 
-    def observation(self, seat: int) -> dict:
-        """A JSON-ready dict of what ``seat`` may know: own hand, public cards, public history, scores."""
+    def observation(self, seat: int, history: bool = True) -> dict:
+        """A JSON-ready dict of what ``seat`` may know: own hand, public cards, public history, scores.
+
+        ``history=False`` leaves the history out, so the cost does not grow with the match (bots, live servers).
+        """
         if not isinstance(seat, int) or not 0 <= seat < self.n:
             raise ValueError(f"seat must be 0..{self.n - 1}, got {seat!r}")
         obs = {
@@ -314,8 +317,9 @@ class State(ABC):
             "current_player": self.current_player,
             "scores": self.scores,
             "legal_actions": self.legal_actions() if seat == self.current_player else [],
-            "history": self._public_history(seat),
         }
+        if history:
+            obs["history"] = self._public_history(seat)
         if self.winners is not None:
             obs["winners"] = list(self.winners)
         self._observe(seat, obs)

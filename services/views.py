@@ -37,9 +37,7 @@ def full_observation(state: State) -> dict[str, Any]:
 
 def seat_view(state: State, seat: int, move_number: int, history: bool = True) -> common_pb2.View:
     """``seat``'s observation; ``history=False`` leaves out its "history" key (for a state loaded without it)."""
-    observation = state.observation(seat)
-    if not history:
-        del observation["history"]
+    observation = state.observation(seat, history=history)
     return _view(state, common_pb2.PERSPECTIVE_SEAT, observation, move_number, seat=seat,
                  legal_actions=observation["legal_actions"])
 

@@ -32,6 +32,8 @@ class Policy(ABC):
     """A seat's decision maker; subclasses implement :meth:`_choose_index` (called only with two or more choices)."""
 
     name: ClassVar[str]
+    # Whether the policy reads the observation's "history"; hot loops leave it out for those that don't.
+    uses_history: ClassVar[bool] = False
 
     def __init__(self, game_id: str, seat: int, seed: int) -> None:
         game_class(game_id)  # a clear ValueError for an unknown game
