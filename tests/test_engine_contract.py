@@ -209,11 +209,11 @@ def test_a_negative_action_id_is_refused_in_time(game: str, players: int, action
     answers = multiprocessing.get_context("fork").Queue()
     child = multiprocessing.get_context("fork").Process(target=_apply_in_child, args=(game, players, action, answers))
     child.start()
-    child.join(10)
+    child.join(5)
     if child.is_alive():
         child.kill()
         child.join()
-        pytest.fail(f"{game}: apply({action}) did not return within 10 s")
+        pytest.fail(f"{game}: apply({action}) did not return within 5 s")
     assert answers.get(timeout=5) == "IllegalAction"
 
 
