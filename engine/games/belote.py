@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..auction import TakeRounds
-from ..cards import BIT, CODES, SUIT, SUITS, mask_of, parse_card
+from ..cards import BIT, CODES, RANKS, SUIT, SUITS, mask_of, parse_card
 from ..declarations import Meld, melds
 from ..errors import PositionError
 from ..options import Option
@@ -36,6 +36,15 @@ OPTIONS = (
     Option("litige", bool, True, "a tie holds the takers' points for the next deal; false: a tie is dedans (7.3)"),
     Option("no_shuffle", bool, False, "traditional French practice: later decks are the gathered cards, cut (8)"),
 )
+
+
+def meld_cards(meld: Meld) -> list[int]:
+    """The cards a declared combination shows."""
+    if meld.kind == "carre":
+        return [suit * 13 + RANKS.index(meld.top) for suit in range(4)]
+    top = NATURAL_ORDER.index(meld.top)
+    suit = SUITS.index(meld.suit)
+    return [suit * 13 + RANKS.index(r) for r in NATURAL_ORDER[top:top + meld.length]]
 
 
 def meld_key(meld: Meld, trump: int) -> tuple:
@@ -84,6 +93,7 @@ def three_player_points(taker: int, totals: list[int], belote: list[int], order:
 @register
 class Belote(BelotePlay):
     ACTIONS = ACTIONS
+    POSITION_CARD_PILES = ("tricks", "turn_up")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="belote",
         name="Belote",
@@ -180,6 +190,9 @@ class Belote(BelotePlay):
             self._second_dealing(rounds.taker)
             self.phase, self.current_player = "play", self._order()[0]  # 5.1
 
+    def _other_cards(self) -> list[int]:
+        return [*self.stock, *([] if self.taken and self.n == 4 else [self.turn_up])]
+
     def _hands_pack(self) -> list[int]:
         """A thrown-in deal gathered (no_shuffle): the hands from the dealer's left in dealt order, turn-up, stock."""
         order = self._order()
@@ -244,17 +257,21 @@ class Belote(BelotePlay):
         obs["auction"] = [[s, w] for s, w in self.rounds.actions]
         obs["declared"] = list(self.declared)
         obs["pot"] = self.pot
+        known = [self.turn_up]  # the turn-up card was public before a taker picked it up
         if self.tricks:  # declarations are announced and compared by the end of trick 1
             obs["declarations"] = [[m.code() for m in self.melds[s]] if self.declared[s] == "declare" else []
                                    for s in range(self.n)]
             obs["declaration_points"] = list(self.declaration_points)
+            known += [c for s in range(self.n) if self.declared[s] == "declare" for m in self.melds[s]
+                      for c in meld_cards(m)]
+        obs["known_cards"] = [CODES[c] for c in known]
 
     # ---- positions (docs/positions/belote.md) -------------------------------------------------------------------
 
     def _position_keys(self) -> dict:
         return {
             **self._play_position(),
-            "turn_up": CODES[self.turn_up],
+            "turn_up": None if self.taken and self.n == 4 else CODES[self.turn_up],
             "stock": [CODES[c] for c in self.stock],
             "auction": [[s, w] for s, w in self.rounds.actions],
             "declared": list(self.declared),
@@ -262,7 +279,7 @@ class Belote(BelotePlay):
         }
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
-        self.turn_up = parse_card(p["turn_up"])
+        self.turn_up = self.deal_deck[5 * self.n]  # 3.4 / 3.6: the card after the first dealing
         self.stock = [parse_card(c) for c in p["stock"]]
         order = self._order()
         self.rounds = TakeRounds(self.n, order[0], SUITS[SUIT[self.turn_up]])
@@ -271,6 +288,9 @@ class Belote(BelotePlay):
                 raise PositionError(f"auction action {[seat, word]} is not legal there")
             self.rounds.apply(word)
         self.taken = self.rounds.over
+        shown = None if self.taken and self.n == 4 else CODES[self.turn_up]
+        if p["turn_up"] != shown:
+            raise PositionError(f"turn_up must be {shown!r} here (deal_deck[{5 * self.n}], null once taken with 4)")
         self.pot = p["pot"]
         if not isinstance(self.pot, int) or self.pot < 0:
             raise PositionError(f"pot must be a non-negative integer, got {self.pot!r}")

@@ -84,6 +84,7 @@ def contract_points(contract: Contract, attack: int, cards: list[int], belote: l
 @register
 class BeloteContree(BelotePlay):
     ACTIONS = ACTIONS
+    POSITION_CARD_PILES = ("tricks",)  # position keys of this game that hold cards
     INFO = GameInfo(
         id="belote_contree",
         name="Belote contrée",

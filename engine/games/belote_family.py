@@ -93,7 +93,7 @@ class BelotePlay(State):
         self.hands[seat] ^= BIT[card]
         self._add_to_trick(seat, card)
 
-    def _add_to_trick(self, seat: int, card: int) -> None:
+    def _add_to_trick(self, seat: int, card: int, score: bool = True) -> None:
         trick = self.trick
         trick.append((seat, card))
         trump = self.trump
@@ -113,7 +113,8 @@ class BelotePlay(State):
         self.current_player = self.best_seat
         if len(self.tricks) == TRICKS:
             self.last_trick_side = side  # 5.4: dix de der
-            self._score_deal()
+            if score:
+                self._score_deal()
 
     @abstractmethod
     def _score_deal(self) -> None:
@@ -158,7 +159,10 @@ class BelotePlay(State):
         if belote is not None and belote not in range(self.n):
             raise PositionError(f"belote must be a seat or null, got {belote!r}")
         self.belote_seat = belote
-        if len(p["tricks"]) >= TRICKS:
+        over = self.phase == "over"
+        if over and p.get("winners") is None:
+            raise PositionError("a match that is over names its winners")
+        if len(p["tricks"]) > TRICKS or (len(p["tricks"]) == TRICKS and not over):
             raise PositionError("a deal in play has fewer than 8 finished tricks")
         played = [*p["tricks"], p["trick"]] if p["trick"] else list(p["tricks"])
         current = self.current_player
@@ -168,16 +172,20 @@ class BelotePlay(State):
             for seat, code in trick:
                 if seat not in range(self.n):
                     raise PositionError(f"not a seat: {seat!r}")
-                self._add_to_trick(seat, parse_card(code))
+                self._add_to_trick(seat, parse_card(code), score=False)
         self.current_player = current
         if self.belote_seat is not None:
             king, queen = KING_QUEEN[self.trump]
             played_cards = {c for trick in played for _s, c in trick}
             self.rebelote = king in played_cards and queen in played_cards
-        self._check_cards(played)
+        self._check_cards([parse_card(c) for hand in hands for c in hand]
+                          + [parse_card(code) for t in played for _s, code in t] + self._other_cards())
 
-    def _check_cards(self, played: list) -> None:
-        cards = [c for h in self.hands for c in cards_in(h)] + [parse_card(code) for t in played for _s, code in t]
+    def _other_cards(self) -> list[int]:
+        """Cards of the position outside the hands and tricks (a turn-up, a stock), for the duplicate check."""
+        return []
+
+    def _check_cards(self, cards: list[int]) -> None:
         if len(cards) != len(set(cards)):
             raise PositionError("a card appears twice in the position")
         if not set(cards) <= set(self._deck_cards()):

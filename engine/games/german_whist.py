@@ -43,7 +43,7 @@ OPTIONS = (
 
 @register
 class GermanWhist(State):
-    POSITION_CARD_PILES = ("face_up", "face_down")  # position keys of this game that hold cards
+    POSITION_CARD_PILES = ("face_up", "face_down", "tricks")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="german_whist",
         name="German Whist",
@@ -75,6 +75,7 @@ class GermanWhist(State):
         self.trump = SUIT[self.stock[0]]
         self.phase1_tricks = len(self.stock) // 2
         self.trick: list[tuple[int, int]] = []
+        self.tricks: list[tuple[tuple[int, int], tuple[int, int]]] = []
         self.tricks_played = 0
         self.won = [[0, 0], [0, 0]]  # won[phase][seat], phase 0 = while the stock lasts
         self.taken_face_up: list[tuple[int, int]] = []
@@ -127,6 +128,7 @@ class GermanWhist(State):
             winner = seat
         else:
             winner = 1 - seat
+        self.tricks.append((trick[0], (seat, card)))
         self._end_trick(winner)
 
     def _end_trick(self, winner: int) -> None:
@@ -186,6 +188,7 @@ class GermanWhist(State):
         obs["tricks_played"] = self.tricks_played
         obs["won"] = {"phase1": list(self.won[0]), "phase2": list(self.won[1])}
         obs["taken_face_up"] = [[s, CODES[c]] for s, c in self.taken_face_up]
+        obs["known_cards"] = [CODES[c] for s, c in self.taken_face_up if s != seat]  # public draws (5.8)
         obs["target"] = self.target
         if self.options["face_down_four"]:
             obs["face_down"] = [
@@ -205,6 +208,7 @@ class GermanWhist(State):
             "face_up": self._face_up_code(),
             "stock": [CODES[c] for c in self.stock[self.stock_top + 1:]],
             "trick": [[s, CODES[c]] for s, c in self.trick],
+            "tricks": [[[s, CODES[c]] for s, c in trick] for trick in self.tricks],
             "tricks_played": self.tricks_played,
             "won": {"phase1": list(self.won[0]), "phase2": list(self.won[1])},
             "taken_face_up": [[s, CODES[c]] for s, c in self.taken_face_up],
@@ -222,17 +226,26 @@ class GermanWhist(State):
             raise PositionError("a stock with cards has its top card face up (face_up may not be null)")
         self.stock_top = 0
         self.trick = [(_seat(s), parse_card(c)) for s, c in p["trick"]]
-        self.tricks_played = int(p["tricks_played"])
-        self.won = [list(p["won"]["phase1"]), list(p["won"]["phase2"])]
+        self.tricks = [tuple((_seat(s), parse_card(c)) for s, c in trick) for trick in p["tricks"]]
+        self.tricks_played = _count(p["tricks_played"], TRICKS_PER_DEAL)
+        self.won = [[_count(x, TRICKS_PER_DEAL) for x in _pair(p["won"], key)] for key in ("phase1", "phase2")]
+        if sum(self.won[0]) + sum(self.won[1]) != self.tricks_played or len(self.tricks) != self.tricks_played:
+            raise PositionError("won, tricks and tricks_played disagree")
+        if any(len(t) != 2 for t in self.tricks):
+            raise PositionError("a finished German Whist trick holds two [seat, card] pairs")
+        if self.phase == "over" and p.get("winners") is None:
+            raise PositionError("a match that is over names its winners")
         self.taken_face_up = [(_seat(s), parse_card(c)) for s, c in p["taken_face_up"]]
         self.down = [[parse_card(c) if c is not None else None for c in slots] for slots in _pair(p, "face_down")]
         self.down_seen = [bool(x) for x in _pair(p, "face_down_seen")]
-        self.target = int(p["target"])
+        self.target = _count(p["target"], None)
         self.phase1_tricks = 11 if self.options["face_down_four"] else 13
-        self._check_cards()
+        self._check_cards(p)
 
-    def _check_cards(self) -> None:
-        held = [*cards_in(self.hands[0]), *cards_in(self.hands[1]), *self.stock, *(c for _s, c in self.trick)]
+    def _check_cards(self, p: Mapping[str, Any]) -> None:
+        hand_lists = _pair(p, "hands")
+        held = [parse_card(c) for hand in hand_lists for c in hand] + [*self.stock, *(c for _s, c in self.trick)]
+        held += [c for trick in self.tricks for _s, c in trick]
         held += [c for slots in self.down for c in slots if c is not None]
         if len(held) != len(set(held)):
             raise PositionError("a card appears twice in the position")
@@ -246,6 +259,12 @@ def _pair(p: Mapping[str, Any], key: str) -> list:
     value = p[key]
     if not isinstance(value, list) or len(value) != 2:
         raise PositionError(f"{key} must list the two seats")
+    return value
+
+
+def _count(value: Any, most: int | None) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0 or (most is not None and value > most):
+        raise PositionError(f"not a count: {value!r}")
     return value
 
 

@@ -30,7 +30,10 @@ def in_play(trump: str, hands: dict[int, list[str]], trick: list, current: int, 
             **options) -> engine.State:
     """A position in play, dealer 0, seat 1 took ``trump`` in round 1 (turn-up the 7 of trump)."""
     p = new(players=players, **options).to_position()
-    p.update(auction=[[1, "take"]], trump=trump, turn_up="7" + trump, stock=[], phase="play",
+    deck, turn_up = p["deal_deck"], "7" + trump
+    i, j = deck.index(turn_up), 5 * players  # the turn-up is the card after the first dealing
+    deck[i], deck[j] = deck[j], deck[i]
+    p.update(auction=[[1, "take"]], trump=trump, turn_up=None if players == 4 else turn_up, stock=[], phase="play",
              hands=[hands.get(s, []) for s in range(players)], trick=trick, tricks=[], current_player=current,
              declared=declared or ["nodeclare"] * players, belote=None)
     return engine.from_position(GAME, p)

@@ -27,6 +27,11 @@ def position(state: engine.State | None = None, **keys) -> engine.State:
     p = (state or new()).to_position()
     p.update(face_up=None, stock=[], tricks_played=20, won={"phase1": [7, 6], "phase2": [4, 3]})
     p.update(keys)
+    if "tricks" not in keys:  # finished tricks made of the cards the test does not place elsewhere
+        placed = {c for hand in p["hands"] for c in hand} | set(p["stock"]) | {c for _s, c in p["trick"]}
+        placed |= {p["face_up"]} | {c for slots in p["face_down"] for c in slots if c}
+        spare = [c for c in DECK if c not in placed]
+        p["tricks"] = [[[0, spare[2 * k]], [1, spare[2 * k + 1]]] for k in range(p["tricks_played"])]
     return engine.from_position(GAME, p)
 
 
