@@ -18,7 +18,6 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import Any, Protocol
 
 import engine
@@ -113,10 +112,10 @@ def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
             seed=match_seed(spec.seed, number), players=spec.players, options=options)
         bots = make_policies(spec.policies, spec.game, bot_seed(spec.seed, number))
         if number in logged:
-            digits = _play_recorded(state, bots)
+            digits: list[tuple[int, int]] = []
+            result.moves += play_out(state, bots, ordinals=digits)
             sink.add(number, encode(replace(header, seed=state.seed), digits, len(digits)))
             result.replays += 1
-            result.moves += len(digits)
         else:
             result.moves += play_out(state, bots)
         _count(result, state, side_of, number // stride)
@@ -130,18 +129,6 @@ def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
     result.seconds = time.perf_counter() - started
     result.worker = f"{socket.gethostname()}:{os.getpid()}"
     return result
-
-
-def _play_recorded(state: engine.State, bots: list) -> list[tuple[int, int]]:
-    """Play to the end, noting each move as (its ordinal in the legal actions, how many there were)."""
-    digits = []
-    observers = [partial(state.observation, seat) for seat in range(state.players)]
-    while (seat := state.current_player) is not None:
-        legal = state.legal_action_ids()
-        action = bots[seat].choose_id(legal, observers[seat])
-        digits.append((legal.index(action), len(legal)))
-        state.apply_id(action)
-    return digits
 
 
 def _count(result: ChunkResult, state: engine.State, side_of: tuple[int, ...], trace_point: int) -> None:

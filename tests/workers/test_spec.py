@@ -50,7 +50,6 @@ def test_round_trip_through_a_dict():
     ({"players": 7}, "not 7"),
     ({"log": LogSpec("sample", 0)}, "a sample logs between 1 and 100"),
     ({"log": LogSpec("sample", 101)}, "a sample logs between 1 and 100"),
-    ({"game": "german_whist", "policies": ("greedy", "random")}, "no greedy heuristic for 'german_whist'"),
 ])
 def test_bad_jobs_say_what_is_wrong(changes, message):
     with pytest.raises(JobSpecError) as caught:
