@@ -30,8 +30,20 @@ $(NODE_STAMP): $(NODE_CLIENT)/package-lock.json
 test: install
 	$(BIN)/pytest
 
+# The main job on embedded defaults: two simulations of a few thousand deals on a local Ray, a sample of their replays
+# in the embedded Valkey, the results, then one logged deal streamed back move by move.
+DEMO_OUT := build/demo
+DEMO_DEALS ?= 3000
+
 demo: install
-	$(BIN)/cardtable watch tablanette --seed 7 --policy greedy --policy random
+	@mkdir -p $(DEMO_OUT)
+	$(BIN)/cardtable simulate tablanette --deals $(DEMO_DEALS) --policies greedy,random --seed 7 --log sample:100 \
+		--output $(DEMO_OUT)/tablanette.json
+	$(BIN)/cardtable simulate belote --deals $(DEMO_DEALS) --policies random --seed 7 --log sample:100 \
+		--output $(DEMO_OUT)/belote.json
+	$(BIN)/cardtable replay stream --delay 0.05 \
+		"$$($(BIN)/python -c 'import json, sys; print(json.load(sys.stdin)["replay_collection"])' \
+		< $(DEMO_OUT)/tablanette.json)/0"
 
 bench: install
 	$(BIN)/cardtable bench --game $(BENCH_GAME) --policy random --seconds $(BENCH_SECONDS)
