@@ -93,7 +93,8 @@ def three_player_points(taker: int, totals: list[int], belote: list[int], order:
 @register
 class Belote(BelotePlay):
     ACTIONS = ACTIONS
-    POSITION_CARD_PILES = ("tricks", "turn_up")  # position keys of this game that hold cards
+    POSITION_CARD_PILES = ("tricks", "turn_up")
+    PHASES = ("auction", "play", "over")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="belote",
         name="Belote",
@@ -311,5 +312,7 @@ class Belote(BelotePlay):
             self._resolve_declarations()
         if p["trump"] != self.rounds.trump:
             raise PositionError("trump must be the taken suit once the auction is over, null before")
+        if self.phase not in ("play" if self.taken else "auction", "over"):
+            raise PositionError(f"phase {self.phase!r} does not fit the taking rounds")
         if self.n == 4 and not self.taken and len(self.stock) != 11:
             raise PositionError("before the taking, the 4-player stock holds 11 cards")

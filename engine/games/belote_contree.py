@@ -84,7 +84,8 @@ def contract_points(contract: Contract, attack: int, cards: list[int], belote: l
 @register
 class BeloteContree(BelotePlay):
     ACTIONS = ACTIONS
-    POSITION_CARD_PILES = ("tricks",)  # position keys of this game that hold cards
+    POSITION_CARD_PILES = ("tricks",)
+    PHASES = ("redeal", "auction", "play", "over")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="belote_contree",
         name="Belote contrée",
@@ -243,6 +244,9 @@ class BeloteContree(BelotePlay):
                 raise PositionError("trump must be the contract's suit once the auction is over")
         elif self.trump != NO_TRUMP:
             raise PositionError("trump is null until the auction is over")
+        expected = "play" if self.auction.over else "redeal" if self.redeal_queue else "auction"
+        if self.phase not in (expected, "over"):
+            raise PositionError(f"phase {self.phase!r} does not fit the auction and redeal queue ({expected!r})")
 
 
 _AUCTION_IDS: dict[tuple, list[int]] = {}

@@ -46,6 +46,7 @@ class BelotePlay(State):
     """The play of a Belote deal: 8 tricks under the belote legal-card rule, with belote / rebelote."""
 
     ACTIONS: ClassVar[CardActions]
+    PHASES: ClassVar[tuple[str, ...]]
 
     def _deck_cards(self) -> list[int]:
         return make_deck(DECK_RANKS)
@@ -160,6 +161,8 @@ class BelotePlay(State):
             raise PositionError(f"belote must be a seat or null, got {belote!r}")
         self.belote_seat = belote
         over = self.phase == "over"
+        if self.phase not in self.PHASES:
+            raise PositionError(f"phase must be one of {self.PHASES}, got {self.phase!r}")
         if over and p.get("winners") is None:
             raise PositionError("a match that is over names its winners")
         if len(p["tricks"]) > TRICKS or (len(p["tricks"]) == TRICKS and not over):

@@ -218,6 +218,8 @@ class GermanWhist(State):
         }
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
+        if self.phase not in ("play", "over"):
+            raise PositionError(f"phase must be 'play' or 'over', got {self.phase!r}")
         self.trump = SUITS.index(p["trump"])
         self.hands = [mask_of(parse_card(c) for c in hand) for hand in _pair(p, "hands")]
         face_up = [] if p["face_up"] is None else [parse_card(p["face_up"])]
