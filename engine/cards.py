@@ -63,6 +63,8 @@ def mask_of(cards: Iterable[int]) -> int:
 
 def cards_in(mask: int) -> list[int]:
     """The cards of a bit mask, in canonical order."""
+    if mask < 0:
+        raise ValueError(f"a card mask is a non-negative int, got {mask}")
     out = []
     while mask:
         low = mask & -mask

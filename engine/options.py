@@ -92,6 +92,8 @@ class Option:
 
 def resolve_options(spec: list[Option], given: Mapping[str, Any] | None, players: int) -> dict[str, Any]:
     """Every option of ``spec`` with its value: the given one (checked) or the default for this player count."""
+    if given is not None and not isinstance(given, Mapping):
+        raise ValueError(f"options must be a mapping of option names to values, got {type(given).__name__}")
     given = dict(given or {})
     known = {o.name for o in spec}
     unknown = sorted(set(given) - known)

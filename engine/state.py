@@ -81,6 +81,8 @@ class State(ABC):
         deck: list[str] | None = None,
     ) -> State:
         info = cls.INFO
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError(f"options must be a mapping of option names to values, got {type(options).__name__}")
         options = dict(options or {})
         players = cls._resolve_players(players, options.pop("num_players", None))
         if "first_dealer" in options:
@@ -369,6 +371,7 @@ class State(ABC):
         _check(p["game"] == cls.INFO.id, f"position is for game {p['game']!r}, not {cls.INFO.id!r}")
         self = cls.__new__(cls)
         self.n = cls._resolve_players(p["players"], None)
+        _check(isinstance(p["options"], Mapping), f"options must be a JSON object, got {p['options']!r}")
         self.options = resolve_options(cls.INFO.all_options(), p["options"], self.n)
         self._validate_options()
         self._configure()
