@@ -63,7 +63,10 @@ class GermanWhist(State):
         non_dealer = 1 - self.dealer
         order = [non_dealer, self.dealer]
         in_hand = 11 if self.options["face_down_four"] else 13
-        hands, used = deal_rounds(deck, order, [1] * in_hand)  # 3.4: one at a time, non-dealer first
+        # 3.4: one at a time, non-dealer first (the same as deal_rounds with packets of 1, as slices)
+        used = 2 * in_hand
+        dealt = {non_dealer: deck[0:used:2], self.dealer: deck[1:used:2]}
+        hands = [dealt[0], dealt[1]]
         self.down: list[list[int | None]] = [[], []]
         if self.options["face_down_four"]:
             downs, used = deal_rounds(deck, order, [SLOTS], start=used)  # 8.1a
