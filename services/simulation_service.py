@@ -80,15 +80,17 @@ class JobDrivers:
         from workers.runner import run_job
 
         try:
+            if self.store.has_driver(job_id):  # a live driver elsewhere runs it: no need to join Ray for nothing
+                return
             with self._ray_lock:
                 if not self._ray_ready:
                     log.info("joining Ray", extra={"cluster": connect_ray(self.ray_address)})
                     self._ray_ready = True
             record = run_job(self.store, job_id, self.redis_url)
             log.info("job over", extra={"job_id": job_id, "state": record.state, "units": record.units_done})
-        except Exception:  # noqa: BLE001  (a driver thread has nobody to raise to: the job records the failure)
+        except Exception as exc:  # noqa: BLE001  (a driver thread has nobody to raise to: the job records it)
             log.exception("job driver failed", extra={"job_id": job_id})
-            self.store.set_state(job_id, FAILED, error="the job's driver failed; the server logged why")
+            self.store.set_state(job_id, FAILED, error=f"the job's driver failed: {exc}")
 
 
 class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):

@@ -188,6 +188,10 @@ class JobStore:
         """Become the job's only driver (True), unless a live driver holds it."""
         return bool(self.redis.set(f"{self._job(job_id)}:driver", driver, nx=True, ex=DRIVER_LEASE_SECONDS))
 
+    def has_driver(self, job_id: str) -> bool:
+        """A live driver holds the job (its claim has not expired)."""
+        return bool(self.redis.exists(f"{self._job(job_id)}:driver"))
+
     def renew(self, job_id: str, driver: str) -> None:
         self.redis.set(f"{self._job(job_id)}:driver", driver, ex=DRIVER_LEASE_SECONDS)
 

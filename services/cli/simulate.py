@@ -6,7 +6,8 @@
 
 With no ``--address`` (nor ``RAY_ADDRESS``) a local Ray starts on this machine's CPUs (or ``--workers`` of them).
 The job, its progress and results, and the logged replays go to Redis: ``--redis-url`` or ``REDIS_URL``, else an
-embedded Valkey keeping its data on disk.
+embedded Valkey keeping its data on disk. Ray tasks write to that Redis themselves, so on a cluster of several
+machines give a URL that every node can reach (the embedded Valkey listens on this machine's loopback only).
 """
 
 from __future__ import annotations

@@ -140,7 +140,9 @@ def test_a_chunk_that_keeps_failing_fails_the_job_with_its_reason(job_store, red
 
 def test_a_job_driven_elsewhere_is_left_alone(job_store, redis_url):
     record = job_store.create(whist(100))
-    assert job_store.claim(record.job_id, "another-driver")
+    assert job_store.claim(record.job_id, "another-driver") and job_store.has_driver(record.job_id)
+    assert not job_store.claim(record.job_id, "a third driver")
     assert run_job(job_store, record.job_id, redis_url).state == "queued"
     job_store.release(record.job_id)
+    assert not job_store.has_driver(record.job_id)
     assert run_job(job_store, record.job_id, redis_url).state == SUCCEEDED
