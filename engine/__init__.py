@@ -6,11 +6,12 @@
 """
 
 from . import games as _games  # noqa: F401  (registers every game)
-from .errors import IllegalAction, PositionError
+from .errors import ActionLimitExceeded, IllegalAction, PositionError
 from .registry import from_position, game_class, game_info, list_games, new_match
 from .state import GameInfo, State
 
 __all__ = [
+    "ActionLimitExceeded",
     "GameInfo",
     "IllegalAction",
     "PositionError",

@@ -14,3 +14,11 @@ class IllegalAction(ValueError):
 
 class PositionError(ValueError):
     """A position (JSON document) that does not describe a valid state of the game."""
+
+
+class ActionLimitExceeded(RuntimeError):
+    """A state with more legal actions than the engine will list (see ``engine.fishing.MAX_CAPTURE_CHOICES``).
+
+    Only Tablić's optional partial captures get there: every union of disjoint groups is its own action, so a table
+    that everyone has trailed onto for many turns offers exponentially many captures.
+    """

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import BIT, CODES, RANK, cards_in, format_cards, parse_card, parse_cards
-from .errors import PositionError
+from .errors import ActionLimitExceeded, PositionError
 from .state import State
 
 ACE, TEN, JACK, QUEEN, KING = 12, 8, 9, 10, 11
@@ -32,6 +32,9 @@ CARD_POINTS: tuple[int, ...] = tuple(
 )
 MOST_CARDS_BONUS = 3
 MAX_VALUE = 14  # the king; no played card is worth more
+# Tablić lets a player take any union of disjoint groups, so a table that grew over many trails offers exponentially
+# many captures (about 8,000 for six cards on an 18-card table). Past this many for one card the engine refuses.
+MAX_CAPTURE_CHOICES = 50_000
 JACKS_MASK = sum(1 << c for c in range(52) if RANK[c] == JACK)
 # A card's smallest capture value (ace 1, jack 12 where it has a value); a valueless jack never reaches a sum group.
 LOW_VALUE: tuple[int, ...] = tuple(1 if RANK[c] == ACE else 12 if RANK[c] == JACK else (RANK[c] + 2 if RANK[c] < JACK
@@ -109,8 +112,12 @@ def capture_groups(played: int, v: int, table: list[int], rules: CaptureRules) -
 def _maximal_unions(groups: list[int]) -> set[int]:
     """Unions of every maximal set of pairwise-disjoint groups (tablanette.md §5.4)."""
     unions: set[int] = set()
+    budget = [MAX_CAPTURE_CHOICES * 20]
 
     def pick(i: int, used: int) -> None:
+        budget[0] -= 1
+        if budget[0] < 0:
+            _too_many(len(groups))
         if i == len(groups):
             if all(g & used for g in groups):
                 unions.add(used)
@@ -128,8 +135,17 @@ def _all_unions(groups: list[int]) -> set[int]:
     reach = {0}
     for g in groups:
         reach |= {u | g for u in reach if not u & g}
+        if len(reach) > MAX_CAPTURE_CHOICES:
+            _too_many(len(groups))
     reach.discard(0)
     return reach
+
+
+def _too_many(group_count: int) -> None:
+    raise ActionLimitExceeded(
+        f"the table offers {group_count} capture groups whose disjoint unions exceed {MAX_CAPTURE_CHOICES:,} "
+        "capture choices for one card; cardtable does not list that many legal actions"
+    )
 
 
 def capture_sets(played: int, table_mask: int, rules: CaptureRules, table: TableGroups | None = None) -> set[int]:

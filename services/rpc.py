@@ -19,6 +19,8 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
+from engine import ActionLimitExceeded
+
 from .errors import ServiceError
 
 log = logging.getLogger("cardtable.rpc")
@@ -27,6 +29,8 @@ log = logging.getLogger("cardtable.rpc")
 async def _abort_for(exc: Exception, method: str, context: grpc.aio.ServicerContext) -> None:
     if isinstance(exc, ServiceError):
         await context.abort(exc.code, exc.message)
+    if isinstance(exc, ActionLimitExceeded):
+        await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
     log.exception("unexpected error", extra={"rpc": method})
     await context.abort(grpc.StatusCode.INTERNAL, f"internal error in {method}; the server logged it")
 
