@@ -21,6 +21,9 @@ from workers.stats import comparable
 
 pytestmark = pytest.mark.usefixtures("local_ray")
 NO_LOG = LogSpec()
+# Big enough that chunks are seen half-played (progress is reported every 250 deals), small enough to stay fast.
+KILL_JOB_DEALS = 20_000
+KILL_CHUNK = 2000
 
 
 def whist(count: int, chunk_size: int = 0, seed: int = 21, log: LogSpec = NO_LOG) -> JobSpec:
@@ -67,7 +70,7 @@ def wait_for(condition, timeout: float = 60.0, what: str = "condition"):
 
 
 def test_a_killed_worker_loses_and_double_counts_nothing(job_store, redis_url, replays):
-    spec = whist(6000, chunk_size=1000, log=LogSpec("all"))
+    spec = whist(KILL_JOB_DEALS, chunk_size=KILL_CHUNK, log=LogSpec("all"))
     record = job_store.create(spec)
     outcome = {}
     driver = threading.Thread(target=lambda: outcome.update(record=run_job(job_store, record.job_id, redis_url)))
@@ -79,16 +82,17 @@ def test_a_killed_worker_loses_and_double_counts_nothing(job_store, redis_url, r
     killed = outcome["record"]
     assert killed.state == SUCCEEDED, killed.error
     assert killed.retries >= 1
-    assert killed.results["units"] == killed.results["deals"] == killed.results["replays"] == 6000
-    assert replays.count(killed.replay_collection) == 6000
-    assert replay.decode(replays.get(f"{killed.replay_collection}/5999")).header.seed == match_seed(21, 5999)
-    undisturbed = run(job_store, redis_url, whist(6000, chunk_size=1500, log=LogSpec("all")))
+    assert killed.results["units"] == killed.results["deals"] == killed.results["replays"] == KILL_JOB_DEALS
+    assert replays.count(killed.replay_collection) == KILL_JOB_DEALS
+    last = KILL_JOB_DEALS - 1
+    assert replay.decode(replays.get(f"{killed.replay_collection}/{last}")).header.seed == match_seed(21, last)
+    undisturbed = run(job_store, redis_url, whist(KILL_JOB_DEALS, chunk_size=3000, log=LogSpec("all")))
     assert comparable(killed.results) == comparable(undisturbed.results)
 
 
 def _running_worker(store: JobStore, job_id: str) -> int | None:
     progress = store.redis.hgetall(f"{store.prefix}job:{job_id}:progress")
-    started = {int(k): int(v) for k, v in progress.items() if 0 < int(v) < 1000}
+    started = {int(k): int(v) for k, v in progress.items() if 0 < int(v) < KILL_CHUNK}
     workers = store.workers(job_id)
     for chunk_index in started:
         if chunk_index in workers:
