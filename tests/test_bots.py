@@ -11,6 +11,7 @@ from collections import Counter
 import pytest
 
 import engine
+from engine.bots import greedy as greedy_module
 from engine.bots import greedy_games, make_policies, make_policy, play_out, policy_names
 from engine.bots.fishing import card_points, rank_fishing_actions
 
@@ -46,12 +47,10 @@ def test_unknown_game_is_refused() -> None:
         make_policy("random", "snap", 0, 1)
 
 
-def test_greedy_without_heuristic_names_the_games_it_plays() -> None:
-    others = [g for g in engine.list_games() if g not in greedy_games()]
-    if not others:
-        pytest.skip("every registered game has a greedy heuristic")
-    with pytest.raises(ValueError, match="no greedy heuristic"):
-        make_policy("greedy", others[0], 0, 1)
+def test_greedy_without_heuristic_names_the_games_it_plays(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(greedy_module._RANKERS, "tablic")
+    with pytest.raises(ValueError, match=r"no greedy heuristic for 'tablic' yet; greedy plays \[.*'tablanette'"):
+        make_policy("greedy", "tablic", 0, 1)
 
 
 def test_fishing_games_have_greedy() -> None:
@@ -171,30 +170,131 @@ def test_ranker_keys_one_per_action() -> None:
     assert rank_fishing_actions(obs) == [(0, False, -1, 0), (1, True, 1, 3), (0, False, -1, 0)]
 
 
+# ---- the trick games' greedy (german_whist.md 5.3-5.5, belote_contree.md / belote.md 4-6) ----------------------
+
+def _whist(legal: list[str], trick: list | None = None, face_up: str | None = "AH") -> dict:
+    return {"game": "german_whist", "legal_actions": legal, "trump": "H", "trick": trick or [], "face_up": face_up}
+
+
+def test_german_whist_fights_for_a_good_face_up_card_and_ducks_a_poor_one() -> None:
+    assert _greedy(_whist(["2C", "AC", "9S"])) == "AC"
+    assert _greedy(_whist(["2C", "AC", "9S"], face_up="3D")) == "2C"
+
+
+def test_german_whist_wins_with_the_cheapest_winner_and_discards_without_wasting_trumps() -> None:
+    assert _greedy(_whist(["QS", "KS", "AS"], trick=[[1, "JS"]])) == "QS"
+    assert _greedy(_whist(["2H", "3C", "9D"], trick=[[1, "JS"]], face_up="3D")) == "3C"
+    assert _greedy(_whist(["3C", "down:0"], trick=[[1, "JS"]])) == "3C"
+
+
+def _belote_play(legal: list[str], hand: list[str], trick: list, seat: int = 0, players: int = 4,
+                 tricks: list | None = None, trump: str = "H") -> dict:
+    return {"game": "belote", "phase": "play", "players": players, "seat": seat, "legal_actions": legal,
+            "hand": hand, "trump": trump, "trick": trick, "tricks": tricks or []}
+
+
+def test_belote_announces_the_belote() -> None:
+    obs = _belote_play(["7C", "KH", "KH:belote"], ["7C", "KH", "QH"], [])
+    assert _greedy(obs) == "KH:belote"
+
+
+def test_belote_gives_points_to_a_winning_partner_and_keeps_trumps() -> None:
+    obs = _belote_play(["AD", "7D", "9D"], ["AD", "7D", "9D"], [[2, "TD"], [3, "8D"]], seat=0)
+    assert _greedy(obs) == "AD"
+
+
+def test_belote_wins_against_an_opponent_with_the_cheapest_winner_or_throws_the_cheapest_card() -> None:
+    assert _greedy(_belote_play(["AD", "TD", "7D"], ["AD", "TD", "7D"], [[3, "KD"]])) == "TD"
+    assert _greedy(_belote_play(["7D", "QD", "8C"], ["7D", "QD", "8C"], [[3, "AD"]], players=2)) == "7D"
+
+
+def test_belote_leads_a_master_card_else_a_cheap_one() -> None:
+    hand = ["TD", "KS", "7S"]
+    assert _greedy(_belote_play(hand, hand, [])) == "7S"  # the ace of diamonds is out: keep the ten
+    played = [[[1, "AD"], [2, "8D"], [3, "9D"], [0, "7D"]]]
+    assert _greedy(_belote_play(hand, hand, [], tricks=played)) == "TD"  # now the ten is master
+
+
+def _taking(legal: list[str], hand: list[str], turn_up: str, players: int) -> dict:
+    return {"game": "belote", "phase": "auction", "players": players, "seat": 0, "legal_actions": legal,
+            "hand": hand, "turn_up": turn_up}
+
+
+def test_belote_takes_a_strong_trump_and_passes_a_weak_one() -> None:
+    assert _greedy(_taking(["pass", "take"], ["JH", "9H", "AH", "7C", "8D"], "TH", 4)) == "take"
+    assert _greedy(_taking(["pass", "take"], ["7C", "8D", "9S", "QC", "KD"], "7H", 4)) == "pass"
+    round2 = ["pass", "take:C", "take:D", "take:S"]
+    assert _greedy(_taking(round2, ["JS", "9S", "AS", "TS", "8D"], "7H", 2)) == "take:S"
+
+
+def _contree(legal: list[str], hand: list[str]) -> dict:
+    return {"game": "belote_contree", "phase": "auction", "players": 4, "seat": 0, "legal_actions": legal,
+            "hand": hand}
+
+
+def test_belote_contree_bids_the_cheapest_contract_in_its_best_suit_or_passes() -> None:
+    legal = ["bid:80:C", "bid:80:D", "bid:80:H", "bid:80:S", "bid:90:S", "bid:capot:S", "contre", "pass"]
+    strong = ["JS", "9S", "AS", "TS", "KS", "AD", "AC", "7H"]
+    assert _greedy(_contree(legal, strong)) == "bid:80:S"
+    weak = ["7S", "8S", "7D", "8D", "7C", "8C", "7H", "9C"]
+    assert _greedy(_contree(legal, weak)) == "pass"
+    assert _greedy({"game": "belote_contree", "phase": "redeal", "legal_actions": ["keep", "redeal"]}) == "redeal"
+
+
 # ---- greedy beats random clearly ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("game", FISHING)
-def test_greedy_beats_random_over_2000_deals(game: str) -> None:
-    """2,000 single deals, seats alternating; the 95% confidence interval of greedy's mean point lead is above 0."""
-    leads = []
-    for deal in range(2000):
-        names = ["greedy", "random"] if deal % 2 == 0 else ["random", "greedy"]
-        state = engine.new_match(game, seed=deal, options={"max_deals": 1})
+def _greedy_against_random(game: str, players: int, deals: int) -> tuple[list[float], int]:
+    """Single deals with greedy's side rotating over the sides: per deal greedy's lead (its score minus the mean of
+    the random seats' scores), and how many deals greedy's side scored strictly the most."""
+    leads, wins = [], 0
+    for deal in range(deals):
+        state = engine.new_match(game, seed=deal, players=players, options={"max_deals": 1})
+        greedy_side = deal % (max(state.side_of) + 1)
+        names = ["greedy" if state.side_of[seat] == greedy_side else "random" for seat in range(players)]
         play_out(state, make_policies(names, game, seed=10_000 + deal))
-        greedy_seat = names.index("greedy")
-        leads.append(state.scores[greedy_seat] - state.scores[1 - greedy_seat])
+        greedy_score = state.scores[names.index("greedy")]
+        others = [score for seat, score in enumerate(state.scores) if names[seat] == "random"]
+        leads.append(greedy_score - sum(others) / len(others))
+        wins += greedy_score > max(others)
+    return leads, wins
+
+
+def _assert_greedy_wins_clearly(leads: list[float], wins: int, sides: int) -> None:
+    """The 95% confidence interval of the mean lead is above 0, and greedy's side scores the most in more deals than
+    its fair share 1/sides by a one-sided binomial margin of 3 standard deviations."""
     n = len(leads)
     mean = sum(leads) / n
     sd = math.sqrt(sum((x - mean) ** 2 for x in leads) / (n - 1))
     low = mean - 1.96 * sd / math.sqrt(n)
     assert low > 0, f"greedy's mean lead {mean:.2f}, 95% CI low {low:.2f}"
-    # And by wins: greedy wins far more than half the deals (a one-sided binomial margin of 3 sd).
-    wins = sum(lead > 0 for lead in leads)
-    assert wins > n / 2 + 3 * math.sqrt(n) / 2, f"greedy won {wins} of {n}"
+    fair = 1 / sides
+    assert wins > n * fair + 3 * math.sqrt(n * fair * (1 - fair)), f"greedy won {wins} of {n}"
+
+
+@pytest.mark.parametrize("game", FISHING)
+def test_greedy_beats_random_over_2000_deals(game: str) -> None:
+    leads, wins = _greedy_against_random(game, 2, 2000)
+    _assert_greedy_wins_clearly(leads, wins, sides=2)
+
+
+@pytest.mark.parametrize(("game", "players", "deals"), [
+    ("german_whist", 2, 1000),
+    ("belote_contree", 4, 300),  # random bids and doubles wildly: greedy wins about 99% of deals
+    ("belote", 2, 1000),         # greedy wins about 68% of deals
+    ("belote", 3, 1000),         # about 49% (a fair share is 33%)
+    ("belote", 4, 1000),         # about 67%
+])
+def test_greedy_beats_random_at_trick_games(game: str, players: int, deals: int) -> None:
+    leads, wins = _greedy_against_random(game, players, deals)
+    _assert_greedy_wins_clearly(leads, wins, sides=2 if game == "belote_contree" else players)
+
+
+def test_trick_games_have_greedy() -> None:
+    assert {"german_whist", "belote_contree", "belote"} <= set(greedy_games())
 
 
 @pytest.mark.parametrize("module", ["engine.bots", "engine.bots.policy", "engine.bots.greedy", "engine.bots.fishing",
-                                    "engine.bots.rollout"])
+                                    "engine.bots.greedy_tricks", "engine.bots.rollout"])
 def test_docstring_examples(module: str) -> None:
     results = doctest.testmod(importlib.import_module(module))
     assert results.attempted > 0 and results.failed == 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from . import fishing as _fishing  # noqa: F401  (registers the fishing games' greedy)
+from . import greedy_tricks as _greedy_tricks  # noqa: F401  (registers the trick games' greedy)
 from .greedy import GreedyPolicy, greedy_games, register_greedy
 from .policy import Policy, RandomPolicy
 from .rollout import play_out

@@ -1,147 +1,182 @@
-"""Greedy heuristics for the trick games: German Whist, Belote contrée and Belote.
+"""Greedy for the trick games (German Whist, Belote contrée, Belote): one sort key per legal action, best highest.
 
-``choose(obs, rng) -> action string`` sees only the observation of the seat to act (``state.observation(seat)``, which
-lists ``legal_actions``) and breaks ties with ``rng`` (an :class:`engine.rng.Rng`). It bids what its hand can make
-and plays sensibly: win a trick cheaply when it is worth it, give points to a winning partner, otherwise throw the
-cheapest card.
+The rankers see only the observation of the seat to act (``state.observation(seat)``, which lists ``legal_actions``);
+:class:`engine.bots.greedy.GreedyPolicy` plays an action with the highest key and breaks ties with its own RNG.
 
->>> from engine.rng import Rng
->>> choose({"game": "german_whist", "legal_actions": ["2C", "AC"], "hand": ["2C", "AC"], "trump": "H",
-...         "trick": [], "face_up": "AH"}, Rng(1))
-'AC'
+- Play: win a trick with the cheapest card that wins it when the trick is worth winning, give points to a partner
+  who is winning it, otherwise throw the cheapest card (german_whist.md 5.3-5.5; belote_contree.md / belote.md 5.2).
+- Bidding and taking: bid or take what the hand can make, counting on a partner only where there is one.
+
+>>> obs = {"game": "german_whist", "legal_actions": ["2C", "AC"], "trump": "H", "trick": [], "face_up": "AH"}
+>>> rank_german_whist(obs)
+[(1, 1), (1, 13)]
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from ..cards import SUIT, SUITS, parse_card
-from ..games.belote_family import POINTS, POWER
-from ..rng import Rng
-from ..tricks import NO_TRUMP, Ranking
+from ..cards import CARD_OF_CODE, SUIT, SUITS, make_deck
+from ..games.belote_family import DECK_RANKS, POINTS, POWER
+from ..tricks import NO_TRUMP, Ranking, beats
+from .greedy import register_greedy
 
 WHIST_POWER = Ranking("AKQJT98765432").power
+# Belote: what a hand is worth for the taker; a partner brings about this many points (4 players only).
+PARTNER_SHARE = 40
+TRUMP_LENGTH_BONUS = 8
+BELOTE_DECK = tuple(make_deck(DECK_RANKS))
 
 
-def choose(obs: dict, rng: Rng) -> str:
-    """The greedy action of the seat whose observation this is."""
-    legal = obs["legal_actions"]
-    if len(legal) == 1:
-        return legal[0]
-    pick = _GAMES[obs["game"]]
-    return pick(obs, legal, rng)
-
-
-def _best(items: list[str], key: Callable[[str], float], rng: Rng) -> str:
-    top = max(key(a) for a in items)
-    best = [a for a in items if key(a) == top]
-    return best[rng.below(len(best))] if len(best) > 1 else best[0]
-
-
-def _winning(trick: list, trump: int, power: tuple[int, ...]) -> tuple[int, int] | None:
-    """(seat, card) now winning the trick."""
-    best = None
-    for seat, code in trick:
-        card = parse_card(code)
-        if best is None or (power[card] > power[best[1]] and (SUIT[card] in (SUIT[best[1]], trump))):
+def _winning(trick: list, trump: int, power: tuple[int, ...]) -> tuple[int, int]:
+    """(seat, card) winning the trick so far (``trick`` lists [seat, code] pairs in play order)."""
+    seat, code = trick[0]
+    best = (seat, CARD_OF_CODE[code])
+    for seat, code in trick[1:]:
+        card = CARD_OF_CODE[code]
+        if beats(card, best[1], trump, power):
             best = (seat, card)
     return best
-
-
-def _beats(card: int, best: int, trump: int, power: tuple[int, ...]) -> bool:
-    return power[card] > power[best] and SUIT[card] in (SUIT[best], trump)
 
 
 # ---- German Whist -----------------------------------------------------------------------------------------------
 
 
-def _german_whist(obs: dict, legal: list[str], rng: Rng) -> str:
+@register_greedy("german_whist")
+def rank_german_whist(obs: dict) -> list[tuple]:
+    """Phase 1: fight for a face-up card worth having (a trump or a ten and up), else duck; phase 2: win cheaply.
+
+    A ``down:<slot>`` card (face_down_four) is unknown, so it ranks below every hand card.
+    """
     trump = SUITS.index(obs["trump"])
     power = WHIST_POWER[trump]
-    cards = [a for a in legal if not a.startswith("down:")]
-    if not cards:
-        return legal[rng.below(len(legal))]
     face_up = obs.get("face_up")
-    worth_winning = face_up is None or SUIT[parse_card(face_up)] == trump or power[parse_card(face_up)] >= 10
-
-    def strength(code: str) -> int:
-        return power[parse_card(code)]
-
-    if not obs["trick"]:
-        if worth_winning:
-            return _best(cards, strength, rng)
-        return _best(cards, lambda a: -strength(a), rng)
-    lead = parse_card(obs["trick"][0][1])
-    winners = [a for a in cards if _beats(parse_card(a), lead, trump, power)]
-    if winners and worth_winning:
-        return _best(winners, lambda a: -strength(a), rng)
-    return _best(cards, lambda a: -strength(a) - (50 if SUIT[parse_card(a)] == trump else 0), rng)
-
-
-# ---- the Belote games -------------------------------------------------------------------------------------------
+    worth_winning = face_up is None or SUIT[CARD_OF_CODE[face_up]] == trump or power[CARD_OF_CODE[face_up]] >= 10
+    trick = obs["trick"]
+    lead = CARD_OF_CODE[trick[0][1]] if trick else None
+    keys = []
+    for action in obs["legal_actions"]:
+        card = CARD_OF_CODE.get(action)
+        if card is None:
+            keys.append((0, 0))
+        elif lead is None:
+            keys.append((1, power[card] if worth_winning else -power[card]))
+        elif worth_winning and beats(card, lead, trump, power):
+            keys.append((2, -power[card]))  # the cheapest winner
+        else:
+            keys.append((1, -power[card] - (50 if SUIT[card] == trump else 0)))  # the cheapest discard, trumps kept
+    return keys
 
 
-def _trump_value(hand: list[int], trump: int) -> int:
-    """A hand's worth with ``trump``: its card points plus a premium for trump length and the J and 9 of trump."""
-    points = POINTS[trump]
-    trumps = [c for c in hand if SUIT[c] == trump]
-    return sum(points[c] for c in hand) + 8 * len(trumps)
+# ---- the Belote games: the play of the tricks ---------------------------------------------------------------------
 
 
-def _play_belote(obs: dict, legal: list[str], rng: Rng) -> str:
-    belote = [a for a in legal if a.endswith(":belote")]
-    if belote:
-        return belote[0]
+def _unseen(obs: dict) -> set[int]:
+    """The deck's cards this seat has not seen: not in its hand, not played in this deal."""
+    seen = {CARD_OF_CODE[code] for code in obs["hand"]}
+    seen.update(CARD_OF_CODE[code] for trick in [*obs["tricks"], obs["trick"]] for _seat, code in trick)
+    return {card for card in BELOTE_DECK if card not in seen}
+
+
+def _lead_key(card: int, trump: int, unseen: set[int]) -> tuple:
+    """Lead a master (no unseen card of its suit beats it), trumps first to draw them, then the richest; otherwise
+    the cheapest card, keeping tens whose ace is still out."""
+    power, points = POWER[trump], POINTS[trump]
+    suit = SUIT[card]
+    master = not any(SUIT[c] == suit and power[c] > power[card] for c in unseen)
+    if master:
+        return (2, SUIT[card] == trump, points[card])
+    return (1, -points[card] - (20 if suit == trump else 0), -power[card])
+
+
+def _rank_belote_play(obs: dict) -> list[tuple]:
+    legal = obs["legal_actions"]
     trump = SUITS.index(obs["trump"]) if obs["trump"] else NO_TRUMP
     power, points = POWER[trump], POINTS[trump]
-    cards = [parse_card(a) for a in legal]
     trick = obs["trick"]
+    if trick:
+        seat, best = _winning(trick, trump, power)
+        partner_winning = obs["players"] == 4 and seat == (obs["seat"] + 2) % 4
+    else:
+        unseen = _unseen(obs)
+    keys = []
+    for action in legal:
+        card = CARD_OF_CODE[action[:2]]
+        announce = action.endswith(":belote")  # 6.1: always announce the belote (20 points)
+        is_trump = SUIT[card] == trump
+        if not trick:
+            keys.append((announce, *_lead_key(card, trump, unseen)))
+        elif partner_winning:
+            keys.append((announce, 1, points[card] - (30 if is_trump else 0)))  # give points, keep trumps
+        elif beats(card, best, trump, power):
+            keys.append((announce, 2, -power[card], -points[card]))  # the cheapest card that wins
+        else:
+            keys.append((announce, 0, -points[card] - (20 if is_trump else 0), -power[card]))
+    return keys
 
-    def code_of(card: int) -> str:
-        return legal[cards.index(card)]
 
-    if not trick:
-        return code_of(max(cards, key=lambda c: (power[c] if power[c] >= 7 else -points[c] - power[c] / 100)))
-    seat, best = _winning(trick, trump, power)
-    partner = obs["players"] == 4 and seat == (obs["seat"] + 2) % 4
-    if partner:
-        return code_of(max(cards, key=lambda c: (points[c] - (30 if SUIT[c] == trump else 0), rng.below(2))))
-    winners = [c for c in cards if _beats(c, best, trump, power)]
-    if winners:
-        return code_of(min(winners, key=lambda c: (power[c], points[c])))
-    return code_of(min(cards, key=lambda c: (points[c] + (20 if SUIT[c] == trump else 0), power[c])))
+def trump_value(hand: list[int], trump: int) -> int:
+    """A hand's worth with ``trump``: its card points plus a premium for each trump held."""
+    points = POINTS[trump]
+    return sum(points[c] for c in hand) + TRUMP_LENGTH_BONUS * sum(SUIT[c] == trump for c in hand)
 
 
-def _belote_contree(obs: dict, legal: list[str], rng: Rng) -> str:
+# ---- Belote contrée: the auction ----------------------------------------------------------------------------------
+
+
+@register_greedy("belote_contree")
+def rank_belote_contree(obs: dict) -> list[tuple]:
+    """Redeal a weak hand (3.8); bid the cheapest contract in the best suit that the pair can make (4.2); play."""
+    legal = obs["legal_actions"]
     phase = obs["phase"]
-    if phase == "redeal":
-        return "redeal"
     if phase == "play":
-        return _play_belote(obs, legal, rng)
-    hand = [parse_card(c) for c in obs["hand"]]
-    suit = max(range(4), key=lambda s: _trump_value(hand, s))
-    # A partner brings about 40 points: bid the highest level the pair can make.
-    reach = (_trump_value(hand, suit) + 40) // 10 * 10
-    bids = [a for a in legal if a.startswith("bid:") and a.endswith(SUITS[suit]) and a.split(":")[1].isdigit()]
-    affordable = [a for a in bids if int(a.split(":")[1]) <= reach]
-    if affordable:
-        return min(affordable, key=lambda a: int(a.split(":")[1]))
-    return "pass"
+        return _rank_belote_play(obs)
+    if phase == "redeal":
+        return [(action == "redeal",) for action in legal]
+    hand = [CARD_OF_CODE[c] for c in obs["hand"]]
+    suit = max(range(4), key=lambda s: trump_value(hand, s))
+    reach = (trump_value(hand, suit) + PARTNER_SHARE) // 10 * 10
+    keys = []
+    for action in legal:
+        parts = action.split(":")
+        if action == "pass":
+            keys.append((1, 0))
+        elif parts[0] == "bid" and parts[1].isdigit() and parts[2] == SUITS[suit] and int(parts[1]) <= reach:
+            keys.append((2, -int(parts[1])))
+        else:
+            keys.append((0, 0))
+    return keys
 
 
-def _belote(obs: dict, legal: list[str], rng: Rng) -> str:
+# ---- Belote: the taking rounds and declarations -------------------------------------------------------------------
+
+
+# Minimum taking value (:func:`taking_value`) per player count, for ``take`` (round 1) and ``take:<suit>`` (round 2).
+# Without a partner the taker gets no turn-up card (3.6) but bold taking pays: rivals who take at random often fail.
+TAKE_AT = {2: (50, 45), 3: (50, 45), 4: (60, 52)}
+
+
+def taking_value(hand: list[int], turn_up: int, suit: int, players: int) -> int:
+    """What the 5-card hand is worth with ``suit`` as trump; with 4 players the taker also gets the turn-up (3.5)."""
+    return trump_value([*hand, turn_up] if players == 4 else hand, suit)
+
+
+@register_greedy("belote")
+def rank_belote(obs: dict) -> list[tuple]:
+    """Declare every combination (6.2); take the turn-up or name a suit when the hand is strong enough (4.1-4.2)."""
+    legal = obs["legal_actions"]
     if "declare" in legal:
-        return "declare"
+        return [(action == "declare",) for action in legal]
     if obs["phase"] == "play":
-        return _play_belote(obs, legal, rng)
-    hand = [parse_card(c) for c in obs["hand"]]
-    turn_up = parse_card(obs["turn_up"])
-    if "take" in legal:
-        return "take" if _trump_value([*hand, turn_up], SUIT[turn_up]) >= 60 else "pass"
-    options = [a for a in legal if a.startswith("take:")]
-    best = max(options, key=lambda a: _trump_value(hand, SUITS.index(a[-1])))
-    return best if _trump_value(hand, SUITS.index(best[-1])) >= 52 else "pass"
-
-
-_GAMES = {"german_whist": _german_whist, "belote_contree": _belote_contree, "belote": _belote}
-GAMES = tuple(sorted(_GAMES))
+        return _rank_belote_play(obs)
+    hand = [CARD_OF_CODE[c] for c in obs["hand"]]
+    turn_up = CARD_OF_CODE[obs["turn_up"]]
+    players = obs["players"]
+    take_at, name_at = TAKE_AT[players]
+    keys = []
+    for action in legal:
+        if action == "pass":
+            keys.append((1, 0))
+            continue
+        suit = SUIT[turn_up] if action == "take" else SUITS.index(action[-1])
+        value = taking_value(hand, turn_up, suit, players)
+        keys.append((2 if value >= (take_at if action == "take" else name_at) else 0, value))
+    return keys
