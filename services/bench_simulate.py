@@ -6,12 +6,17 @@ the single process). Ray's start and the start of its 2 worker processes (a tiny
 are paid once per cluster, not per job. Each way runs ``rounds`` times, alternately, and the best of each counts (a
 shared machine's other load only ever slows a run down). The replays and job records are deleted afterwards.
 
+On a shared machine the ratio also depends on how much of the second core other programs leave: the bench first
+measures it (``machine_parallel_capacity``: the same work in two plain processes at once, over one process; 2.0 on
+an idle 2-core machine), so that a low ratio can be told apart from an overhead of Ray.
+
     cardtable bench --simulate --deals 20000 --json
 """
 
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
 import time
 from collections.abc import Iterator
@@ -22,7 +27,7 @@ from replay.store import ReplayStore
 from workers.chunk import play_chunk
 from workers.cluster import connect_ray
 from workers.jobstore import SUCCEEDED, JobStore, replay_collection
-from workers.plan import job_chunks
+from workers.plan import Chunk, job_chunks
 from workers.replays import replay_sink
 from workers.runner import redis_client, run_job
 from workers.spec import JobSpec, LogSpec, validate
@@ -63,6 +68,23 @@ def run_on_ray(store: JobStore, spec: JobSpec, url: str) -> tuple[str, dict[str,
     return record.job_id, finished.results
 
 
+def _play_probe(count: int) -> float:
+    spec = validate(JobSpec(game="german_whist", policies=("random",), count=count, seed=3))
+    started = time.perf_counter()
+    play_chunk(spec, Chunk(0, 0, count))
+    return time.perf_counter() - started
+
+
+def machine_parallel_capacity(count: int = 3000) -> float:
+    """How many times one process's work two plain processes get done at once (2.0 on an idle 2-core machine)."""
+    alone = _play_probe(count)
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        started = time.perf_counter()
+        pool.map(_play_probe, [count, count])
+        together = time.perf_counter() - started
+    return 2 * alone / together
+
+
 def run_simulate_bench(deals: int = 20_000, redis_url: str | None = None, rounds: int = 2) -> dict[str, Any]:
     """Run both ways and return their figures; raises if any two runs disagree on any result."""
     with _redis_url(redis_url or os.environ.get("REDIS_URL")) as url:
@@ -72,6 +94,7 @@ def run_simulate_bench(deals: int = 20_000, redis_url: str | None = None, rounds
         spec = bench_spec(deals)
         job_ids: list[str] = []
         singles, on_ray, logged = [], [], set()
+        capacity = machine_parallel_capacity()  # before Ray starts threads in this process (the probe forks)
         try:
             cluster = connect_ray(cpus=BENCH_WORKERS)
             job_ids.append(run_on_ray(store, bench_spec(BENCH_WORKERS * 50, seed=2), url)[0])  # warm-up
@@ -95,7 +118,7 @@ def run_simulate_bench(deals: int = 20_000, redis_url: str | None = None, rounds
         "single_process_runs_deals_per_s": [round(r["deals_per_s"], 1) for r in singles],
         "ray_workers": BENCH_WORKERS, "ray_deals_per_s": round(ray_rate, 1),
         "ray_runs_deals_per_s": [round(r["deals_per_s"], 1) for r in on_ray],
-        "speedup": round(ray_rate / single, 3),
+        "speedup": round(ray_rate / single, 3), "machine_parallel_capacity": round(capacity, 2),
         "cpus": os.cpu_count(), "load_average_1m": round(os.getloadavg()[0], 2),
     }
 

@@ -133,5 +133,6 @@ def _simulate_bench(deals: int, as_json: bool) -> None:
         f"  one process, no Ray: {result['single_process_deals_per_s']:,.0f} deals/s\n"
         f"  Ray, {result['ray_workers']} workers: {result['ray_deals_per_s']:,.0f} deals/s (best of {result['rounds']} "
         "runs each way)\n"
-        f"  speed-up {result['speedup']:.2f}x ({result['cpus']} CPUs, load average {result['load_average_1m']})"
+        f"  speed-up {result['speedup']:.2f}x ({result['cpus']} CPUs, load average {result['load_average_1m']}; two "
+        f"plain processes get {result['machine_parallel_capacity']:.2f}x one process's work done on this machine now)"
     )

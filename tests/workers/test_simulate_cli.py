@@ -75,3 +75,4 @@ def test_bench_simulate(cli_runner, redis_url, monkeypatch):
     assert report["identical_results"] and report["replays_logged_per_run"] == [400]
     assert len(report["ray_runs_deals_per_s"]) == len(report["single_process_runs_deals_per_s"]) == 2
     assert report["single_process_deals_per_s"] > 0 and report["ray_deals_per_s"] > 0
+    assert 0 < report["machine_parallel_capacity"] <= 2.5
