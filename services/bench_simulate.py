@@ -75,13 +75,25 @@ def _play_probe(count: int) -> float:
     return time.perf_counter() - started
 
 
+def _probe_after(barrier: Any, results: Any, count: int) -> None:
+    _play_probe(1)  # imports and first-call costs are paid before the start
+    barrier.wait()
+    results.put(_play_probe(count))
+
+
 def machine_parallel_capacity(count: int = 3000) -> float:
     """How many times one process's work two plain processes get done at once (2.0 on an idle 2-core machine)."""
+    _play_probe(1)
     alone = _play_probe(count)
-    with multiprocessing.get_context("fork").Pool(2) as pool:
-        started = time.perf_counter()
-        pool.map(_play_probe, [count, count])
-        together = time.perf_counter() - started
+    # Fresh interpreters (spawn), not forks: this process may already run Ray's threads.
+    context = multiprocessing.get_context("spawn")
+    barrier, results = context.Barrier(2), context.Queue()
+    processes = [context.Process(target=_probe_after, args=(barrier, results, count)) for _ in range(2)]
+    for process in processes:
+        process.start()
+    together = max(results.get(timeout=300) for _ in processes)
+    for process in processes:
+        process.join()
     return 2 * alone / together
 
 
@@ -94,7 +106,7 @@ def run_simulate_bench(deals: int = 20_000, redis_url: str | None = None, rounds
         spec = bench_spec(deals)
         job_ids: list[str] = []
         singles, on_ray, logged = [], [], set()
-        capacity = machine_parallel_capacity()  # before Ray starts threads in this process (the probe forks)
+        capacity = machine_parallel_capacity()
         try:
             cluster = connect_ray(cpus=BENCH_WORKERS)
             job_ids.append(run_on_ray(store, bench_spec(BENCH_WORKERS * 50, seed=2), url)[0])  # warm-up
