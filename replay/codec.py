@@ -49,6 +49,7 @@ MAGIC = b"CT"
 FORMAT_VERSION = 1
 CRC_BYTES = 4
 RNG_BYTES = 8
+MAX_PLAYERS = 16
 
 # Append-only tables: a game or policy keeps its code forever (others are written as text).
 GAME_CODES = ("tablanette", "tablic", "german_whist", "belote_contree", "belote", "trappola", "two_ten_jack",
@@ -122,6 +123,8 @@ def header_from_dict(d: Mapping[str, Any]) -> Header:
         raise ReplayError("bad replay JSON header: it is not an object")
     try:
         players = _json_field(d, "players", int)
+        if not 1 <= players <= MAX_PLAYERS:
+            raise ReplayError(f"bad replay JSON header: players must be 1..{MAX_PLAYERS}, got {players}")
         later = _json_field(d, "deal_index", int, 0) > 0
         options = _json_field(d, "options", dict, {})
         policies = _json_field(d, "policies", list, [""] * players)
@@ -263,6 +266,10 @@ def _write_value(w: ByteWriter, value: Any) -> None:
 
 def check_bytes(data: bytes) -> None:
     """The cheap checks of a stored replay, without the engine: magic, format version and CRC."""
+    if (type(data) is bytes and len(data) > len(MAGIC) + CRC_BYTES and data.startswith(MAGIC)
+            and data[len(MAGIC)] == FORMAT_VERSION
+            and zlib.crc32(memoryview(data)[:-CRC_BYTES]) == int.from_bytes(data[-CRC_BYTES:], "little")):
+        return  # the fast path of a good replay; anything else is looked at closely below
     if not isinstance(data, bytes | bytearray | memoryview):
         raise ReplayError(f"a replay is bytes, got {type(data).__name__}")
     data = bytes(data)

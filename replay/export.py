@@ -20,7 +20,7 @@ from engine.state import State
 
 from .codec import FORMAT_VERSION, Header, header_from_dict
 from .errors import ReplayError
-from .record import Replayer, _is_over, decode, encode_replay, start_state
+from .record import Replayer, _is_over, decode, encode_replay, legal_ids, start_state
 
 JSON_FORMAT = "cardtable-replay"
 
@@ -87,11 +87,12 @@ def _ordinals(header: Header, moves: list) -> list[int]:
         if seat != state.current_player:
             raise ReplayError(f"the record says seat {seat} plays but it is seat {state.current_player}'s turn",
                               move=number)
-        legal = state.legal_actions()
+        ids = legal_ids(state, number)
+        legal = [state.action_string(a) for a in ids]
         if action not in legal:
             raise ReplayError(f"{action!r} is not legal here; legal: {legal}", move=number)
         ordinals.append(legal.index(action))
-        state.apply_id(state.legal_action_ids()[ordinals[-1]])
+        state.apply_id(ids[ordinals[-1]])
     return ordinals
 
 

@@ -15,13 +15,15 @@ from typing import Any
 import engine
 from engine.bots import make_policies
 from engine.cards import CODES
+from engine.errors import ActionLimitExceeded
 from engine.state import State
 
 from .codec import Header, decode_frame, encode
 from .errors import ReplayError
 from .packing import permutation_digits, take_permutation
 
-_ENGINE_ERRORS = (ValueError, KeyError, IndexError, TypeError)
+# What the engine may raise on a forged start or move: bad values, and a position whose legal actions it will not list.
+_ENGINE_ERRORS = (ValueError, KeyError, IndexError, TypeError, ActionLimitExceeded)
 
 
 # ---- recording ----------------------------------------------------------------------------------------------------
@@ -176,7 +178,7 @@ def encode_replay(header: Header, ordinals: Sequence[int]) -> bytes:
         if _is_over(state, header.scope, start_deal):
             raise ReplayError(f"the {header.scope} is over after {number - 1} moves but {len(ordinals)} are given",
                               move=number)
-        legal = state.legal_action_ids()
+        legal = legal_ids(state, number)
         if not 0 <= ordinal < len(legal):
             raise ReplayError(f"ordinal {ordinal} is out of range: {len(legal)} legal actions", move=number)
         digits.append((ordinal, len(legal)))
@@ -207,6 +209,14 @@ def start_state(header: Header) -> State:
         return engine.from_position(header.game, position)
     except _ENGINE_ERRORS as exc:
         raise ReplayError(f"the header does not start a {header.game} match: {exc}") from None
+
+
+def legal_ids(state: State, number: int) -> list[int]:
+    """The legal action ints before move ``number``; ReplayError if the engine cannot list them."""
+    try:
+        return state.legal_action_ids()
+    except _ENGINE_ERRORS as exc:
+        raise ReplayError(f"the engine cannot list the legal actions: {exc}", move=number) from None
 
 
 @dataclass
@@ -254,7 +264,7 @@ class Replayer:
             if number > self.move_count:
                 raise ReplayError(f"truncated replay: it holds {self.move_count} moves but the {self.header.scope} "
                                   "is not over", move=number)
-            legal = state.legal_action_ids()
+            legal = legal_ids(state, number)
             if not legal:
                 raise ReplayError(f"the engine offers no legal action to seat {state.current_player}", move=number)
             ordinal = self._digits.take(len(legal))

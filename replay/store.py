@@ -118,7 +118,7 @@ class ReplayStore:
             if not isinstance(index, int) or index < 0:
                 raise ValueError(f"a replay index is a non-negative int, got {index!r}")
             check_bytes(data)
-            pending.append((index, bytes(data)))
+            pending.append((index, data if type(data) is bytes else bytes(data)))
             if len(pending) >= batch:
                 added += self._write(collection, pending)
                 pending = []
