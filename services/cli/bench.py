@@ -70,9 +70,14 @@ def run_bench(game: str, players: int | None, policy: str, seconds: float, seed:
               help="Time one German Whist job, every replay logged, in one process and on Ray with 2 workers.")
 @click.option("--deals", type=click.IntRange(min=1), default=20_000, show_default=True,
               help="Deals of the --simulate job.")
+@click.option("--replays", "replay_sizes", is_flag=True,
+              help="Replay sizes against the information bound, Redis memory per replay, write and page-read speed.")
+@click.option("--count", type=click.IntRange(min=1), default=100_000, show_default=True,
+              help="Replays stored by --replays.")
 @click.pass_context
 def bench(ctx: click.Context, game: str | None, players: int | None, policy: str, seconds: float, seed: int,
-          option_pairs: tuple[str, ...], as_json: bool, grpc_load: bool, simulate_job: bool, deals: int) -> None:
+          option_pairs: tuple[str, ...], as_json: bool, grpc_load: bool, simulate_job: bool, deals: int,
+          replay_sizes: bool, count: int) -> None:
     """Measure deals/s, moves/s and microseconds per move of bot rollouts of single deals (or, with --grpc, Act
     calls/s and latency of the gRPC server)."""
     if grpc_load:
@@ -81,8 +86,11 @@ def bench(ctx: click.Context, game: str | None, players: int | None, policy: str
     if simulate_job:
         _simulate_bench(deals, as_json)
         return
+    if replay_sizes:
+        _replay_bench(count, as_json)
+        return
     if game is None:
-        raise click.UsageError("--game is required (or --grpc, or --simulate)")
+        raise click.UsageError("--game is required (or --grpc, --simulate or --replays)")
     options = option_pairs_param(ctx, game, option_pairs)
     if options.get("max_deals", 1) != 1:
         raise click.BadParameter("the bench plays single-deal matches; max_deals is always 1", param_hint="'--option'")
@@ -136,3 +144,25 @@ def _simulate_bench(deals: int, as_json: bool) -> None:
         f"  speed-up {result['speedup']:.2f}x ({result['cpus']} CPUs, load average {result['load_average_1m']}; two "
         f"plain processes get {result['machine_parallel_capacity']:.2f}x one process's work done on this machine now)"
     )
+
+
+def _replay_bench(count: int, as_json: bool) -> None:
+    import os
+
+    from replay.bench import replay_benchmark
+
+    result = replay_benchmark(redis_url=os.environ.get("REDIS_URL"), count=count)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    console = Console(highlight=False)
+    for game, size in result["sizes"].items():
+        console.print(
+            f"{game}: {size['deals']:,} random deals, {size['mean_bytes']:.2f} bytes per replay against an "
+            f"information bound of {size['mean_bound_bytes']:.2f}; worst excess {size['max_excess_bytes']} bytes "
+            f"(target {size['target_max_excess_bytes']})"
+        )
+    store = result["store"]
+    console.print(f"store ({store['server']}): " + ", ".join(
+        f"{key.replace('_', ' ')} {value:,}" if isinstance(value, int | float) else f"{key.replace('_', ' ')} {value}"
+        for key, value in store.items() if key != "server"))
