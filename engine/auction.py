@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .errors import PositionError
+
 PASS = "pass"
 
 
@@ -176,3 +178,26 @@ class TakeRounds:
             if self.round == 2:
                 self.over = self.thrown_in = True
             self.round, self.passes = 2, 0
+
+
+def replay_auction(auction: ContractAuction | TakeRounds, actions: object) -> None:
+    """Replay a position's ``[[seat, word], ...]`` on a fresh auction; PositionError for anything the rules forbid,
+    including a thrown-in auction (its deal is dealt again at once, so no position holds it).
+
+    >>> rounds = TakeRounds(players=2, first=1, turn_up_suit="H")
+    >>> replay_auction(rounds, [[1, "pass"], [0, "take"]])
+    >>> rounds.taker
+    0
+    """
+    if not isinstance(actions, list):
+        raise PositionError(f"auction must list [seat, word] pairs, got {actions!r}")
+    for entry in actions:
+        if not isinstance(entry, list) or len(entry) != 2:
+            raise PositionError(f"auction must list [seat, word] pairs, got {entry!r}")
+        seat, word = entry
+        if auction.over or type(seat) is not int or seat != auction.turn or not isinstance(word, str) or \
+                word not in auction.legal_words():
+            raise PositionError(f"auction action {entry!r} is not legal there")
+        auction.apply(word)
+    if auction.thrown_in:
+        raise PositionError("a thrown-in auction is never part of a position: the deal is dealt again")

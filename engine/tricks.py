@@ -23,10 +23,11 @@ Cards are the canonical ints of :mod:`engine.cards`; hands and sets of cards are
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .cards import BIT, CODES, RANKS, STRING_RANK, SUIT, SUIT_MASK, SUITS, mask_of
+from .cards import BIT, CODES, RANKS, STRING_RANK, SUIT, SUIT_MASK, SUITS, mask_of, parse_card
+from .errors import PositionError
 from .rng import Rng
 
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
@@ -294,3 +295,92 @@ def draw_lowest_card(rng: Rng, deck: Sequence[int], seats: Sequence[int], order:
         candidates = [seat for seat in candidates if low[seat] == lowest]
         if len(candidates) == 1:
             return candidates[0]
+
+
+# ---- positions: cards and tricks as the rules allow them --------------------------------------------------------
+
+
+def check_cards_once(piles: Mapping[str, Sequence[int]], deck: Sequence[int]) -> None:
+    """PositionError unless the piles (position key -> cards) hold every card of ``deck`` exactly once.
+
+    >>> check_cards_once({"hands[0]": [0, 1], "stock": [2]}, [0, 1, 2, 3])
+    Traceback (most recent call last):
+    engine.errors.PositionError: the position must hold the 4-card deck once each: missing 5C
+    """
+    where: dict[int, list[str]] = {}
+    for name, cards in piles.items():
+        for card in cards:
+            where.setdefault(card, []).append(name)
+    in_deck = set(deck)
+    problems = []
+    twice = [f"{CODES[c]} ({', '.join(names)})" for c, names in sorted(where.items()) if len(names) > 1]
+    if twice:
+        problems.append("twice: " + "; ".join(twice))
+    foreign = [f"{CODES[c]} ({where[c][0]})" for c in sorted(where) if c not in in_deck]
+    if foreign:
+        problems.append("not in the deck: " + ", ".join(foreign))
+    missing = [CODES[c] for c in sorted(in_deck) if c not in where]
+    if missing:
+        problems.append("missing " + ", ".join(missing))
+    if problems:
+        raise PositionError(f"the position must hold the {len(in_deck)}-card deck once each: {'; '.join(problems)}")
+
+
+def position_cards(value: object, key: str) -> list[int]:
+    """A position's list of card codes as card ints; PositionError naming ``key`` for anything else."""
+    if not isinstance(value, list):
+        raise PositionError(f"{key} must be a list of card codes, got {value!r}")
+    return [parse_card(code) for code in value]
+
+
+def position_trick(value: object, key: str, n: int, most: int | None = None) -> list[tuple[int, int]]:
+    """A trick written as ``[[seat, card], ...]`` (seats 0..n-1, at most ``most`` pairs, default ``n``) as (seat,
+    card int) pairs."""
+    most = n if most is None else most
+    if not isinstance(value, list) or len(value) > most:
+        raise PositionError(f"{key} must list at most {most} [seat, card] pairs, got {value!r}")
+    played = []
+    for pair in value:
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise PositionError(f"{key} holds [seat, card] pairs, got {pair!r}")
+        seat, code = pair
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n:
+            raise PositionError(f"{key}: not a seat 0..{n - 1}: {seat!r}")
+        played.append((seat, parse_card(code)))
+    return played
+
+
+def check_winners(winners: object, side_of: Sequence[int]) -> None:
+    """A finished match's ``winners``: the seats of one or more whole sides, in seat order.
+
+    >>> check_winners([0, 2], (0, 1, 0, 1))
+    """
+    seats = range(len(side_of))
+    if not isinstance(winners, list) or not winners or any(type(s) is not int or s not in seats for s in winners):
+        raise PositionError(f"winners must list the winning seats, got {winners!r}")
+    sides = {side_of[s] for s in winners}
+    if winners != [s for s in seats if side_of[s] in sides]:
+        raise PositionError(f"winners must list every seat of the winning sides in seat order, got {winners!r}")
+
+
+def check_play_order(tricks: Sequence[Sequence[tuple[int, int]]], trick: Sequence[tuple[int, int]], first_leader: int,
+                     n: int, winner: Callable[[list[int]], int]) -> int:
+    """PositionError unless every finished trick holds ``n`` cards played in seat order from its leader, the first
+    led by ``first_leader`` and each next one by the winner of the one before (``winner`` gives the index of the
+    winning card of a trick's cards); returns the seat whose turn it is to play to ``trick`` (the trick in play).
+
+    >>> from engine.cards import parse_card
+    >>> check_play_order([[(1, parse_card("7S")), (0, parse_card("2H"))]], [], 1, 2, lambda cards: 1)
+    0
+    """
+    leader = first_leader
+    for number, played in enumerate([*tricks, trick], start=1):
+        finished = number <= len(tricks)
+        if finished and len(played) != n:
+            raise PositionError(f"finished trick {number} must hold {n} cards, got {len(played)}")
+        seats = [seat for seat, _card in played]
+        if seats != [(leader + k) % n for k in range(len(seats))]:
+            raise PositionError(f"trick {number} must be played in seat order from seat {leader}, got seats {seats}")
+        if finished:
+            leader = seats[winner([card for _seat, card in played])]
+    return (leader + len(trick)) % n

@@ -15,15 +15,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..auction import TakeRounds
-from ..cards import BIT, CODES, RANKS, SUIT, SUITS, mask_of, parse_card
+from ..auction import TakeRounds, replay_auction
+from ..cards import BIT, CODES, RANKS, SUIT, SUITS, mask_of
 from ..declarations import Meld, melds
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..scoring import highest_once_target_reached
 from ..state import GameInfo
-from ..tricks import cut, deal_rounds, gather_tricks
+from ..tricks import cut, deal_rounds, gather_tricks, position_cards
 from .belote_family import BELOTE_POINTS, NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
 
 CARRE_VALUES = {"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100}  # 6.1
@@ -191,14 +191,33 @@ class Belote(BelotePlay):
             self._second_dealing(rounds.taker)
             self.phase, self.current_player = "play", self._order()[0]  # 5.1
 
-    def _other_cards(self) -> list[int]:
-        return [*self.stock, *([] if self.taken and self.n == 4 else [self.turn_up])]
+    def _other_piles(self) -> dict[str, list[int]]:
+        return {"stock": self.stock, "turn_up": [] if self.taken and self.n == 4 else [self.turn_up]}
+
+    def _hand_size_before_play(self) -> int:
+        return 5  # 3.4, 3.6
 
     def _hands_pack(self) -> list[int]:
         """A thrown-in deal gathered (no_shuffle): the hands from the dealer's left in dealt order, turn-up, stock."""
         order = self._order()
         hands, used = deal_rounds(self.deal_deck, order, [3, 2])
         return [c for seat in order for c in hands[seat]] + self.deal_deck[used:]
+
+    def _check_declared(self) -> None:
+        """6.2: a seat with a combination chooses on its first turn in trick 1, before its card; others never do."""
+        played = {seat for trick in [*self.tricks, self.trick] for seat, _c in trick}
+        for seat in range(self.n):
+            choice = self.declared[seat]
+            if not self.melds[seat]:
+                allowed: tuple = (None,)
+            elif seat in played:
+                allowed = ("declare", "nodeclare")
+            elif seat == self.current_player and self.phase == "play":
+                allowed = (None, "declare", "nodeclare")
+            else:
+                allowed = (None,)
+            if choice not in allowed:
+                raise PositionError(f"declared[{seat}] must be one of {list(allowed)} here, got {choice!r}")
 
     # ---- declarations (6.3) -------------------------------------------------------------------------------------
 
@@ -281,26 +300,28 @@ class Belote(BelotePlay):
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
         self.turn_up = self.deal_deck[5 * self.n]  # 3.4 / 3.6: the card after the first dealing
-        self.stock = [parse_card(c) for c in p["stock"]]
+        self.stock = position_cards(p["stock"], "stock")
         order = self._order()
         self.rounds = TakeRounds(self.n, order[0], SUITS[SUIT[self.turn_up]])
-        for seat, word in p["auction"]:
-            if self.rounds.over or seat != self.rounds.turn or word not in self.rounds.legal_words():
-                raise PositionError(f"auction action {[seat, word]} is not legal there")
-            self.rounds.apply(word)
+        replay_auction(self.rounds, p["auction"])
         self.taken = self.rounds.over
         shown = None if self.taken and self.n == 4 else CODES[self.turn_up]
         if p["turn_up"] != shown:
             raise PositionError(f"turn_up must be {shown!r} here (deal_deck[{5 * self.n}], null once taken with 4)")
         self.pot = p["pot"]
-        if not isinstance(self.pot, int) or self.pot < 0:
+        if type(self.pot) is not int or self.pot < 0:
             raise PositionError(f"pot must be a non-negative integer, got {self.pot!r}")
+        if self.pot and (self.n == 3 or not self.options["litige"]):
+            raise PositionError("only a litige holds points in the pot (7.3; never with 3 players)")
         declared = p["declared"]
         if not isinstance(declared, list) or len(declared) != self.n or any(
                 d not in (None, "declare", "nodeclare") for d in declared):
             raise PositionError(f"declared lists per seat null, 'declare' or 'nodeclare', got {declared!r}")
         self.declared = list(declared)
         self._load_play(p)
+        undealt = 5 * self.n + 1 + (3 * self.n if self.taken else 0)  # 3.4 - 3.6
+        if self.stock != ([] if self.taken and self.n == 4 else self.deal_deck[undealt:]):
+            raise PositionError("stock must be the undealt end of deal_deck, in order (empty once taken with 4)")
         self.declaration_points = [0] * len(self.card_points)
         # The hands at the start of play are the hands now plus the cards each seat has played.
         start = list(self.hands)
@@ -308,11 +329,10 @@ class Belote(BelotePlay):
             for seat, card in trick:
                 start[seat] |= BIT[card]
         self.melds = [melds(h, NATURAL_ORDER, CARRE_VALUES) for h in start] if self.taken else [[]] * self.n
+        self._check_declared()
         if self.tricks:
             self._resolve_declarations()
         if p["trump"] != self.rounds.trump:
             raise PositionError("trump must be the taken suit once the auction is over, null before")
         if self.phase not in ("play" if self.taken else "auction", "over"):
             raise PositionError(f"phase {self.phase!r} does not fit the taking rounds")
-        if self.n == 4 and not self.taken and len(self.stock) != 11:
-            raise PositionError("before the taking, the 4-player stock holds 11 cards")

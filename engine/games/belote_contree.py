@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..auction import PASS, BidLadder, Contract, ContractAuction
+from ..auction import PASS, BidLadder, Contract, ContractAuction, replay_auction
 from ..cards import SUITS, cards_in, mask_of
 from ..errors import PositionError
 from ..options import Option
@@ -127,6 +127,9 @@ class BeloteContree(BelotePlay):
         self.redeal_queue = [s for s in order if self._weak(s)] if self.options["weak_hand_redeal"] else []
         self._open_deal()
 
+    def _hand_size_before_play(self) -> int:
+        return TRICKS  # 3.6: all 32 cards are dealt before the auction
+
     def _weak(self, seat: int) -> bool:
         plain = POINTS[NO_TRUMP]
         return sum(plain[c] for c in cards_in(self.hands[seat])) <= WEAK_HAND
@@ -229,15 +232,16 @@ class BeloteContree(BelotePlay):
         order = self._deal_order()
         self.auction = ContractAuction(self.ladder, 4, order[0])
         self.contract = None
-        for seat, word in p["auction"]:
-            if seat != self.auction.turn or word not in self.auction.legal_words() or self.auction.over:
-                raise PositionError(f"auction action {[seat, word]} is not legal there")
-            self.auction.apply(word)
+        replay_auction(self.auction, p["auction"])
         queue = p["redeal_queue"]
-        if not isinstance(queue, list) or any(s not in range(4) for s in queue):
+        if not isinstance(queue, list) or any(type(s) is not int or s not in range(4) for s in queue):
             raise PositionError(f"redeal_queue lists seats, got {queue!r}")
         self.redeal_queue = list(queue)
         self._load_play(p)
+        asked = [s for s in order if self._weak(s)] if self.options["weak_hand_redeal"] else []
+        if queue and (queue != asked[len(asked) - len(queue):] or self.auction.actions):
+            raise PositionError(f"redeal_queue must be the weak hands not yet asked, in order ({asked}), "
+                                "and empty once the auction has begun")
         if self.auction.over:
             self.contract = self.auction.contract()
             if self.contract is None or SUITS[self.trump] != self.contract.suit:

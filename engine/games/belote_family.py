@@ -16,7 +16,22 @@ from ..declarations import holds_pair
 from ..errors import PositionError
 from ..scoring import point_table
 from ..state import State
-from ..tricks import NO_TRUMP, CardActions, FollowRule, Ranking, beaters_mask, draw_lowest_card, legal_mask
+from ..tricks import (
+    NO_TRUMP,
+    CardActions,
+    FollowRule,
+    Ranking,
+    beaters_mask,
+    check_cards_once,
+    check_play_order,
+    check_winners,
+    draw_lowest_card,
+    legal_mask,
+    position_cards,
+    position_trick,
+    suit_of_code,
+    trick_winner,
+)
 
 DECK_RANKS = "789TJQKA"
 NATURAL_ORDER = "AKQJT987"  # for drawing the dealer and for declarations (2.4)
@@ -149,50 +164,82 @@ class BelotePlay(State):
         }
 
     def _load_play(self, p: Mapping[str, Any]) -> None:
-        """Hands, trump and the tricks so far; the trick state is rebuilt by replaying the played cards."""
+        """Hands, trump and the tricks so far, checked against the rules: the 32 cards once each, tricks played in
+        turn (the dealer's left leads the first, 5.1; each winner the next, 5.3), the hand sizes they leave, the seat
+        to act and the belote. The trick state is rebuilt by replaying the played cards."""
         self._reset_play()
+        if self.phase not in self.PHASES:
+            raise PositionError(f"phase must be one of {self.PHASES}, got {self.phase!r}")
+        over = self.phase == "over"
+        if over:
+            check_winners(p.get("winners"), self.side_of)
         hands = p["hands"]
         if not isinstance(hands, list) or len(hands) != self.n:
             raise PositionError(f"hands must list {self.n} seats")
-        self.hands = [mask_of(parse_card(c) for c in hand) for hand in hands]
-        self.trump = NO_TRUMP if p["trump"] is None else SUITS.index(p["trump"])
+        hand_cards = [position_cards(hand, f"hands[{seat}]") for seat, hand in enumerate(hands)]
+        self.hands = [mask_of(cards) for cards in hand_cards]
+        self.trump = NO_TRUMP if p["trump"] is None else suit_of_code(p["trump"])
         belote = p["belote"]
-        if belote is not None and belote not in range(self.n):
+        if belote is not None and (type(belote) is not int or belote not in range(self.n)):
             raise PositionError(f"belote must be a seat or null, got {belote!r}")
         self.belote_seat = belote
-        over = self.phase == "over"
-        if self.phase not in self.PHASES:
-            raise PositionError(f"phase must be one of {self.PHASES}, got {self.phase!r}")
-        if over and p.get("winners") is None:
-            raise PositionError("a match that is over names its winners")
-        if len(p["tricks"]) > TRICKS or (len(p["tricks"]) == TRICKS and not over):
-            raise PositionError("a deal in play has fewer than 8 finished tricks")
-        played = [*p["tricks"], p["trick"]] if p["trick"] else list(p["tricks"])
-        current = self.current_player
-        for trick in played:
-            if not isinstance(trick, list) or not 1 <= len(trick) <= self.n:
-                raise PositionError(f"a trick lists 1 to {self.n} [seat, card] pairs, got {trick!r}")
-            for seat, code in trick:
-                if seat not in range(self.n):
-                    raise PositionError(f"not a seat: {seat!r}")
-                self._add_to_trick(seat, parse_card(code), score=False)
-        self.current_player = current
-        if self.belote_seat is not None:
-            king, queen = KING_QUEEN[self.trump]
-            played_cards = {c for trick in played for _s, c in trick}
-            self.rebelote = king in played_cards and queen in played_cards
-        self._check_cards([parse_card(c) for hand in hands for c in hand]
-                          + [parse_card(code) for t in played for _s, code in t] + self._other_cards())
+        if not isinstance(p["tricks"], list) or len(p["tricks"]) > TRICKS:
+            raise PositionError(f"tricks must list at most {TRICKS} finished tricks")
+        tricks = [position_trick(t, f"tricks[{k}]", self.n) for k, t in enumerate(p["tricks"])]
+        trick = position_trick(p["trick"], "trick", self.n, most=self.n - 1)
+        in_play = self.phase == "play" or over
+        if (tricks or trick) and not in_play:
+            raise PositionError(f"no card is played in phase {self.phase!r}")
+        if over != (len(tricks) == TRICKS):
+            raise PositionError("a deal in play has fewer than 8 finished tricks; a match is over after the 8th")
+        self._check_cards_once(hand_cards, tricks, trick)
+        trump = self.trump
+        to_play = check_play_order(tricks, trick, (self.dealer + 1) % self.n, self.n,
+                                   lambda cards: trick_winner(cards, trump, RANKING))
+        for played in [*tricks, trick]:
+            for seat, card in played:
+                self._add_to_trick(seat, card, score=False)
+        self._check_hand_sizes(tricks, trick)
+        if self.phase == "play" and p["current_player"] != to_play:
+            raise PositionError(f"current_player must be {to_play}, the seat to play to the trick")
+        self._check_belote([c for played in [*tricks, trick] for c in played])
+        self.current_player = p["current_player"]
 
-    def _other_cards(self) -> list[int]:
-        """Cards of the position outside the hands and tricks (a turn-up, a stock), for the duplicate check."""
-        return []
+    def _check_cards_once(self, hands: list[list[int]], tricks: list, trick: list) -> None:
+        piles = {f"hands[{seat}]": cards for seat, cards in enumerate(hands)}
+        piles["tricks"] = [c for played in tricks for _s, c in played]
+        piles["trick"] = [c for _s, c in trick]
+        piles.update(self._other_piles())
+        check_cards_once(piles, self._deck_cards())
 
-    def _check_cards(self, cards: list[int]) -> None:
-        if len(cards) != len(set(cards)):
-            raise PositionError("a card appears twice in the position")
-        if not set(cards) <= set(self._deck_cards()):
-            raise PositionError("a card is not in the 32-card deck")
+    def _check_hand_sizes(self, tricks: list, trick: list) -> None:
+        for seat in range(self.n):
+            if self.phase in ("play", "over"):
+                due = TRICKS - len(tricks) - any(s == seat for s, _c in trick)
+            else:
+                due = self._hand_size_before_play()
+            if self.hands[seat].bit_count() != due:
+                raise PositionError(f"seat {seat} must hold {due} cards here, not {self.hands[seat].bit_count()}")
+
+    def _check_belote(self, played: list[tuple[int, int]]) -> None:
+        """6.4: a belote is announced with the first of the trump king and queen, both held by the announcer."""
+        if self.belote_seat is None:
+            return
+        seat = self.belote_seat
+        pair = KING_QUEEN[self.trump] if self.trump != NO_TRUMP else ()
+        by_seat = {c for s, c in played if s == seat}
+        if not pair or not any(c in by_seat for c in pair) or not all(
+                c in by_seat or self.hands[seat] & BIT[c] for c in pair):
+            raise PositionError(f"belote: seat {seat} must hold the trump king and queen and have played one of them")
+        self.rebelote = all(c in by_seat for c in pair)
+
+    @abstractmethod
+    def _hand_size_before_play(self) -> int:
+        """How many cards each seat holds during the auction."""
+
+    def _other_piles(self) -> dict[str, list[int]]:
+        """Cards of the position outside the hands and tricks (a turn-up, a stock), by position key."""
+        return {}
 
 
 def holds_belote(hand: int, trump: int) -> bool:

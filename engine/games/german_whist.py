@@ -21,7 +21,19 @@ from ..options import Option
 from ..registry import register
 from ..scoring import leaders
 from ..state import GameInfo, State
-from ..tricks import CardActions, Ranking, deal_rounds, draw_in_turn
+from ..tricks import (
+    CardActions,
+    Ranking,
+    check_cards_once,
+    check_play_order,
+    check_winners,
+    deal_rounds,
+    draw_in_turn,
+    position_cards,
+    position_trick,
+    suit_of_code,
+    trick_winner,
+)
 
 RANKING = Ranking("AKQJT98765432")  # 2.1: the same order in trump and plain suits
 POWER = RANKING.power
@@ -221,43 +233,104 @@ class GermanWhist(State):
         }
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
+        """Load and check a position: the 52 cards once each, the tricks in turn, and every count the tricks imply."""
         if self.phase not in ("play", "over"):
             raise PositionError(f"phase must be 'play' or 'over', got {self.phase!r}")
-        self.trump = SUITS.index(p["trump"])
-        self.hands = [mask_of(parse_card(c) for c in hand) for hand in _pair(p, "hands")]
+        if self.phase == "over":
+            check_winners(p.get("winners"), self.side_of)
+        variant = self.options["face_down_four"]
+        self.phase1_tricks = 11 if variant else 13
+        self.trump = suit_of_code(p["trump"])
+        hands = [position_cards(hand, f"hands[{seat}]") for seat, hand in enumerate(_pair(p, "hands"))]
+        self.hands = [mask_of(cards) for cards in hands]
         face_up = [] if p["face_up"] is None else [parse_card(p["face_up"])]
-        self.stock = face_up + [parse_card(c) for c in p["stock"]]
+        self.stock = face_up + position_cards(p["stock"], "stock")
         if self.stock and not face_up:
             raise PositionError("a stock with cards has its top card face up (face_up may not be null)")
         self.stock_top = 0
-        self.trick = [(_seat(s), parse_card(c)) for s, c in p["trick"]]
-        self.tricks = [tuple((_seat(s), parse_card(c)) for s, c in trick) for trick in p["tricks"]]
+        self.trick = position_trick(p["trick"], "trick", 2, most=1)
+        if not isinstance(p["tricks"], list):
+            raise PositionError(f"tricks must be a list of finished tricks, got {p['tricks']!r}")
+        self.tricks = [tuple(position_trick(t, f"tricks[{k}]", 2)) for k, t in enumerate(p["tricks"])]
         self.tricks_played = _count(p["tricks_played"], TRICKS_PER_DEAL)
-        self.won = [[_count(x, TRICKS_PER_DEAL) for x in _pair(p["won"], key)] for key in ("phase1", "phase2")]
-        if sum(self.won[0]) + sum(self.won[1]) != self.tricks_played or len(self.tricks) != self.tricks_played:
-            raise PositionError("won, tricks and tricks_played disagree")
-        if any(len(t) != 2 for t in self.tricks):
-            raise PositionError("a finished German Whist trick holds two [seat, card] pairs")
-        if self.phase == "over" and p.get("winners") is None:
-            raise PositionError("a match that is over names its winners")
-        self.taken_face_up = [(_seat(s), parse_card(c)) for s, c in p["taken_face_up"]]
-        self.down = [[parse_card(c) if c is not None else None for c in slots] for slots in _pair(p, "face_down")]
-        self.down_seen = [bool(x) for x in _pair(p, "face_down_seen")]
-        self.target = _count(p["target"], None)
-        self.phase1_tricks = 11 if self.options["face_down_four"] else 13
-        self._check_cards(p)
+        if len(self.tricks) != self.tricks_played:
+            raise PositionError(f"tricks_played is {self.tricks_played} but tricks lists {len(self.tricks)}")
+        self.down = [self._load_slots(slots, seat) for seat, slots in enumerate(_pair(p, "face_down"))]
+        seen = _pair(p, "face_down_seen")
+        if any(not isinstance(x, bool) for x in seen):
+            raise PositionError(f"face_down_seen must be two booleans, got {seen!r}")
+        self.down_seen = list(seen)
+        self._check_cards(hands)
+        self._check_play(p)
+        self.target = self._load_target(p["target"])
 
-    def _check_cards(self, p: Mapping[str, Any]) -> None:
-        hand_lists = _pair(p, "hands")
-        held = [parse_card(c) for hand in hand_lists for c in hand] + [*self.stock, *(c for _s, c in self.trick)]
-        held += [c for trick in self.tricks for _s, c in trick]
-        held += [c for slots in self.down for c in slots if c is not None]
-        if len(held) != len(set(held)):
-            raise PositionError("a card appears twice in the position")
-        if len(self.trick) > 1:
-            raise PositionError("a German Whist trick holds at most one card before it is resolved")
-        if not self.options["face_down_four"] and any(self.down):
-            raise PositionError("face_down cards are only used with the face_down_four option")
+    def _load_slots(self, slots: Any, seat: int) -> list[int | None]:
+        if not isinstance(slots, list) or len(slots) != (SLOTS if self.options["face_down_four"] else 0):
+            raise PositionError(f"face_down[{seat}] must list {SLOTS} slots with face_down_four, none without it")
+        return [None if c is None else parse_card(c) for c in slots]
+
+    def _check_cards(self, hands: list[list[int]]) -> None:
+        """The 52 cards once each (hands, stock, face-down slots, tricks); the stock is the rest of the dealt deck."""
+        piles = {f"hands[{seat}]": cards for seat, cards in enumerate(hands)}
+        piles["face_up and stock"] = self.stock
+        piles["trick"] = [c for _s, c in self.trick]
+        piles["tricks"] = [c for trick in self.tricks for _s, c in trick]
+        for seat, slots in enumerate(self.down):
+            piles[f"face_down[{seat}]"] = [c for c in slots if c is not None]
+        check_cards_once(piles, self._deck_cards())
+        first_stock = len(self.deal_deck) - 2 * self.phase1_tricks  # 3.5, 8.1a
+        if self.trump != SUIT[self.deal_deck[first_stock]]:
+            raise PositionError(f"trump must be the suit of the first turned-up card, deal_deck[{first_stock}]")
+        if self.stock and self.stock != self.deal_deck[-len(self.stock):]:
+            raise PositionError("face_up and stock must be the undrawn end of deal_deck, in order")
+
+    def _check_play(self, p: Mapping[str, Any]) -> None:
+        """Replay the tricks: their order, who won each (won, taken_face_up, face_down_seen), the stock and hand
+        sizes, and the seat to act."""
+        winners: list[int] = []
+
+        def winner(cards: list[int]) -> int:
+            k = trick_winner(cards, self.trump, RANKING)
+            winners.append(self.tricks[len(winners)][k][0])
+            return k
+
+        to_play = check_play_order(self.tricks, self.trick, 1 - self.dealer, 2, winner)
+        phase1 = self.phase1_tricks
+        self.won = [[part.count(seat) for seat in (0, 1)] for part in (winners[:phase1], winners[phase1:])]
+        won = p["won"]
+        if not isinstance(won, Mapping) or set(won) != {"phase1", "phase2"} or \
+                [[_count(x, TRICKS_PER_DEAL) for x in _pair(won, key)] for key in ("phase1", "phase2")] != self.won:
+            raise PositionError(f"won must count the tricks each seat won per phase: {self.won}, got {won!r}")
+        drawn = min(self.tricks_played, phase1)
+        self.taken_face_up = [(winners[k], self.deal_deck[-2 * (phase1 - k)]) for k in range(drawn)]
+        taken = [[s, CODES[c]] for s, c in self.taken_face_up]
+        if p["taken_face_up"] != taken:
+            raise PositionError(f"taken_face_up must list who took each face-up card: {taken}")
+        if len(self.stock) != 2 * (phase1 - drawn):
+            raise PositionError(f"after {self.tricks_played} tricks the stock holds {2 * (phase1 - drawn)} cards")
+        seen = [self.options["face_down_four"] and seat in winners for seat in (0, 1)]
+        if self.down_seen != seen:
+            raise PositionError(f"face_down_seen must be {seen}: a seat sees its face-down cards once it won a trick")
+        for seat in (0, 1):
+            held = self.hands[seat].bit_count() + sum(c is not None for c in self.down[seat])
+            due = TRICKS_PER_DEAL - self.tricks_played - len(self.stock) // 2 - any(s == seat for s, _c in self.trick)
+            if held != due:
+                raise PositionError(f"seat {seat} must hold {due} cards (hand and face-down) here, not {held}")
+        expected = None if self.phase == "over" else to_play
+        if self.phase == "over" and self.tricks_played != TRICKS_PER_DEAL:
+            raise PositionError("a match is over only after the 26th trick of a deal")
+        if self.phase == "play" and self.tricks_played == TRICKS_PER_DEAL:
+            raise PositionError("after the 26th trick the deal is scored: phase 'play' needs a trick to play")
+        if self.current_player != expected:
+            raise PositionError(f"current_player must be {expected} (the seat to play to the trick)")
+
+    def _load_target(self, value: Any) -> int:
+        """7.4b: the target in force is target_score, raised by 10 for each deal after which both seats reached it."""
+        target = _count(value, None)
+        base = self.options["target_score"]
+        if (base == 0 and target != 0) or target < base or (target - base) % 10:
+            raise PositionError(f"target must be target_score ({base}) raised by tens (0 for a single deal)")
+        return target
 
 
 def _pair(p: Mapping[str, Any], key: str) -> list:
@@ -270,10 +343,4 @@ def _pair(p: Mapping[str, Any], key: str) -> list:
 def _count(value: Any, most: int | None) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0 or (most is not None and value > most):
         raise PositionError(f"not a count: {value!r}")
-    return value
-
-
-def _seat(value: Any) -> int:
-    if value not in (0, 1) or isinstance(value, bool):
-        raise PositionError(f"not a German Whist seat: {value!r}")
     return value

@@ -10,11 +10,13 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from trick_positions import fill_play
 
 import engine
 from engine.cards import CODES, make_deck, mask_of, parse_cards
 from engine.declarations import Meld, melds
 from engine.games.belote import CARRE_VALUES, meld_key, three_player_points, two_side_points
+from engine.games.belote_family import NATURAL_ORDER, RANKING
 from engine.rng import Rng
 from engine.tricks import HEARTS, cut
 
@@ -28,14 +30,21 @@ def new(seed: int = 1, dealer: int = 0, players: int = 4, deck: list[str] | None
 
 def in_play(trump: str, hands: dict[int, list[str]], trick: list, current: int, declared=None, players: int = 4,
             **options) -> engine.State:
-    """A position in play, dealer 0, seat 1 took ``trump`` in round 1 (turn-up the 7 of trump)."""
+    """A position in play, dealer 0, seat 1 took ``trump`` in round 1 (turn-up the 7 of trump); short hands get other
+    cards, the rest of the deck forms finished tricks won by the seat that leads now (none choosing declarations)."""
     p = new(players=players, **options).to_position()
-    deck, turn_up = p["deal_deck"], "7" + trump
-    i, j = deck.index(turn_up), 5 * players  # the turn-up is the card after the first dealing
-    deck[i], deck[j] = deck[j], deck[i]
-    p.update(auction=[[1, "take"]], trump=trump, turn_up=None if players == 4 else turn_up, stock=[], phase="play",
-             hands=[hands.get(s, []) for s in range(players)], trick=trick, tricks=[], current_player=current,
-             declared=declared or ["nodeclare"] * players, belote=None)
+    turn_up = "7" + trump
+    set_aside = [] if players == 4 else [turn_up] + [c for c in reversed(DECK) if c != turn_up][:31 - 8 * players]
+    full, tricks = fill_play(hands, trick, current, players, trump, 1, DECK, RANKING, set_aside)
+    dealt = [c for c in DECK if c not in set_aside and c != turn_up]
+    deck = dealt[:5 * players] + [turn_up] + dealt[5 * players:] + set_aside[1:]
+    played = [[c for t in [*tricks, trick] for s, c in t if s == seat] for seat in range(players)]
+    if declared is None:
+        declared = ["nodeclare" if cards and melds(mask_of(parse_cards(h + cards)), NATURAL_ORDER, CARRE_VALUES)
+                    else None for h, cards in zip(full, played, strict=True)]
+    p.update(auction=[[1, "take"]], trump=trump, turn_up=None if players == 4 else turn_up, deal_deck=deck,
+             stock=set_aside[1:], phase="play", hands=full, trick=trick, tricks=tricks, current_player=current,
+             declared=declared, belote=None)
     return engine.from_position(GAME, p)
 
 
@@ -98,10 +107,11 @@ def test_10_4_trump_led_must_overtrump():
 
 def test_10_5_trick_winner_and_points():
     state = in_play("D", {3: ["KS", "8C"], 0: ["AS", "9C"], 1: ["7D", "TC"], 2: ["TS", "JC"]}, [], 3)
+    before = state.observation(0)["card_points"]
     for card in ["KS", "AS", "7D", "TS"]:
         state.apply(card)
     obs = state.observation(0)
-    assert state.current_player == 1 and obs["card_points"] == [0, 25]
+    assert state.current_player == 1 and obs["card_points"] == [before[0], before[1] + 25]
 
 
 def test_2_and_3_players_have_no_partner_exception():
@@ -113,9 +123,11 @@ def test_2_and_3_players_have_no_partner_exception():
 
 
 def _first_trick_declarations(trump: str, hands: dict[int, list[str]], declared: list) -> list[int]:
-    state = in_play(trump, hands, [], 1, declared=declared)
+    """Play trick 1 from seat 1 (each seat's first legal card), each seat answering its declaration choice as given."""
+    state = in_play(trump, hands, [], 1, declared=[None] * 4)
     while state.to_position()["tricks"] == []:
-        state.apply(state.legal_actions()[0])
+        legal = state.legal_actions()
+        state.apply(declared[state.current_player] if legal == ["declare", "nodeclare"] else legal[0])
     return state.observation(0)["declaration_points"]
 
 

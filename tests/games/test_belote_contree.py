@@ -10,11 +10,13 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from trick_positions import fill_play
 
 import engine
 from engine.auction import Contract
 from engine.cards import CODES, make_deck
 from engine.games.belote_contree import contract_points
+from engine.games.belote_family import RANKING
 from engine.rng import Rng
 from engine.tricks import cut
 
@@ -37,7 +39,8 @@ def new(seed: int = 1, dealer: int = 0, deck: list[str] | None = None, **options
 
 def in_play(trump: str, declarer: int, hands: dict[int, list[str]], trick: list, current: int, dealer: int = 0,
             tricks: list | None = None, **options) -> engine.State:
-    """A position in play: a contract of 80 in ``trump`` by ``declarer``, the given hands (others empty) and trick."""
+    """A position in play: a contract of 80 in ``trump`` by ``declarer``, the given hands and trick; short hands get
+    other cards and the rest of the deck forms finished tricks won by the seat that leads now (or ``tricks``)."""
     p = new(dealer=dealer, **options).to_position()
     first = (dealer + 1) % 4
     auction = []
@@ -48,8 +51,9 @@ def in_play(trump: str, declarer: int, hands: dict[int, list[str]], trick: list,
             auction += [[(seat + j) % 4, "pass"] for j in (1, 2, 3)]
             break
         auction.append([seat, "pass"])
-    p.update(auction=auction, trump=trump, hands=[hands.get(s, []) for s in range(4)], trick=trick,
-             tricks=tricks or [], current_player=current, phase="play", belote=None, redeal_queue=[])
+    full, tricks = fill_play(hands, trick, current, 4, trump, first, DECK, RANKING, tricks=tricks)
+    p.update(auction=auction, trump=trump, hands=full, trick=trick, tricks=tricks, current_player=current,
+             phase="play", belote=None, redeal_queue=[])
     return engine.from_position(GAME, p)
 
 
@@ -83,10 +87,13 @@ def test_10_1_to_10_7_legal_cards(trump, trick, seat, hand, legal):
 def test_10_8_trick_winner_and_points():
     state = in_play("C", declarer=1, hands={2: ["TH", "7D"], 3: ["AH", "8D"], 0: ["7C", "9D"], 1: ["8C", "TD"]},
                     trick=[], current=2)
+    before = state.observation(0)
     for card in ["TH", "AH", "7C", "8C"]:
         state.apply(card)
     obs = state.observation(0)
-    assert state.current_player == 1 and obs["card_points"] == [0, 21] and obs["tricks_won"] == [0, 1]
+    assert state.current_player == 1
+    assert obs["card_points"] == [before["card_points"][0], before["card_points"][1] + 21]
+    assert obs["tricks_won"] == [before["tricks_won"][0], before["tricks_won"][1] + 1]
 
 
 # ---- the auction: 10.9 - 10.11 and section 4 -------------------------------------------------------------------

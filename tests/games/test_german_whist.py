@@ -7,9 +7,11 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from trick_positions import chain_tricks, pad
 
 import engine
-from engine.cards import CODES, make_deck
+from engine.cards import CODES, make_deck, parse_card
+from engine.games.german_whist import RANKING
 from engine.rng import Rng
 
 GAME = "german_whist"
@@ -22,16 +24,50 @@ def new(seed: int = 1, **options) -> engine.State:
     return engine.new_match(GAME, seed=seed, options=options, first_dealer=first_dealer, deck=deck)
 
 
-def position(state: engine.State | None = None, **keys) -> engine.State:
-    """A phase-2 state (empty stock) from a fresh match's position with some keys replaced (hands, trick, ...)."""
+def position(state: engine.State | None = None, *, trump: str, hands: list[list[str]], current_player: int,
+             trick: list | None = None, face_up: str | None = None, stock: list[str] | None = None,
+             won: dict | None = None, face_down: list | None = None, options: dict | None = None,
+             **keys) -> engine.State:
+    """A state with the given hands, trick and stock (phase 2 when the stock is empty): the seat of the trick (or
+    ``current_player``) leads it; hands that are short get other cards (of suits other than the trick's and trump
+    first); the rest of the deck forms the finished tricks, won as ``won`` says (else all by that leader)."""
     p = (state or new()).to_position()
-    p.update(face_up=None, stock=[], tricks_played=20, won={"phase1": [7, 6], "phase2": [4, 3]})
+    options = options or p["options"]
+    phase1 = 11 if options["face_down_four"] else 13
+    trick, face_down = trick or [], face_down or [[], []]
+    undrawn = ([face_up] if face_up else []) + (stock or [])
+    leader = trick[0][0] if trick else current_player
+    if won is None:
+        held = max(len(h) + sum(c is not None for c in d) + any(s == seat for s, _c in trick)
+                   for seat, (h, d) in enumerate(zip(hands, face_down, strict=True)))
+        winners = [leader] * (26 - held - len(undrawn) // 2)
+    else:
+        winners = [[0] * won["phase1"][0] + [1] * won["phase1"][1], [0] * won["phase2"][0] + [1] * won["phase2"][1]]
+        last = winners[1] if winners[1] else winners[0]
+        last.remove(leader)
+        winners = [*winners[0], *winners[1], leader]
+    played = len(winners)
+    placed = [*(c for h in hands for c in h), *(c for _s, c in trick), *undrawn,
+              *(c for d in face_down for c in d if c is not None)]
+    spare = [parse_card(c) for c in DECK if c not in placed]
+    avoid = trump + "".join(c[1] for _s, c in trick)
+    hands = [pad(hand, 26 - played - len(undrawn) // 2 - any(s == seat for s, _c in trick)
+                 - sum(c is not None for c in face_down[seat]), spare, avoid) for seat, hand in enumerate(hands)]
+    tricks = chain_tricks(spare, 1 - p["dealer"], winners, 2, "CDHS".index(trump), RANKING)
+    # deal_deck: its end is the stock as dealt, the first stock card a trump, the undrawn cards last.
+    first_stock = 52 - 2 * phase1
+    drawn_cards = [c for c in DECK if c not in undrawn and c[1] == trump][:1]
+    drawn_cards += [c for c in DECK if c not in undrawn and c not in drawn_cards][:2 * phase1 - len(undrawn) - 1]
+    head = [c for c in DECK if c not in undrawn and c not in drawn_cards]
+    deal_deck = head + drawn_cards + undrawn
+    taken = [[w, deal_deck[first_stock + 2 * k]] for k, w in enumerate(winners[:phase1])]
+    p.update(options=options, trump=trump, hands=hands, trick=trick, current_player=current_player, face_up=face_up,
+             stock=stock or [], deal_deck=deal_deck, tricks=[[[s, CODES[c]] for s, c in t] for t in tricks],
+             tricks_played=played, taken_face_up=taken, face_down=face_down, target=options["target_score"],
+             won={"phase1": [winners[:phase1].count(s) for s in (0, 1)],
+                  "phase2": [winners[phase1:].count(s) for s in (0, 1)]},
+             face_down_seen=[options["face_down_four"] and s in winners for s in (0, 1)])
     p.update(keys)
-    if "tricks" not in keys:  # finished tricks made of the cards the test does not place elsewhere
-        placed = {c for hand in p["hands"] for c in hand} | set(p["stock"]) | {c for _s, c in p["trick"]}
-        placed |= {p["face_up"]} | {c for slots in p["face_down"] for c in slots if c}
-        spare = [c for c in DECK if c not in placed]
-        p["tricks"] = [[[0, spare[2 * k]], [1, spare[2 * k + 1]]] for k in range(p["tricks_played"])]
     return engine.from_position(GAME, p)
 
 
@@ -74,7 +110,7 @@ def test_e3_void_may_play_anything_trumping_not_compulsory():
 def _trick_winner(trump: str, lead: str, reply: str) -> int:
     """Seat 1 leads, seat 0 replies; the seat that leads next (the winner) in phase 2."""
     state = position(trump=trump, hands=[[reply, "2D"], [lead, "3D"]], trick=[], current_player=1, face_up=None,
-                     stock=[], tricks_played=24, won={"phase1": [6, 7], "phase2": [5, 6]})
+                     stock=[], won={"phase1": [6, 7], "phase2": [5, 6]})
     play(state, lead, reply)
     return state.current_player
 
@@ -91,28 +127,30 @@ def test_e4_to_e6_trick_winner(trump, lead, reply, winner):
 
 
 def test_e7_drawing_winner_takes_face_up_loser_the_next_and_a_new_card_is_turned_up():
-    stock = ["5C", "8H", "2S", "3S"]
+    stock = ["5C", "8H", "2S"]
     state = position(trump="D", face_up="QD", stock=stock, hands=[["4C", "6C"], ["AS", "7C"]], trick=[],
-                     current_player=1, tricks_played=11, won={"phase1": [5, 6], "phase2": [0, 0]})
+                     current_player=1, won={"phase1": [5, 6], "phase2": [0, 0]})
     play(state, "AS", "4C")  # seat 1 wins
     p = state.to_position()
     assert "QD" in p["hands"][1] and "5C" in p["hands"][0]
-    assert p["face_up"] == "8H" and p["stock"] == ["2S", "3S"]
+    assert p["face_up"] == "8H" and p["stock"] == ["2S"]
     assert p["taken_face_up"][-1] == [1, "QD"]
     assert state.current_player == 1
-    assert state.observation(0)["face_up"] == "8H" and state.observation(1)["taken_face_up"] == [[1, "QD"]]
+    assert state.observation(0)["face_up"] == "8H" and state.observation(1)["taken_face_up"][-1] == [1, "QD"]
 
 
 def test_e8_last_stock_trick_then_no_drawing():
     state = position(trump="C", face_up="AC", stock=["4D"], hands=[["KS", "2H"], ["QS", "3H"]], trick=[],
-                     current_player=0, tricks_played=12, won={"phase1": [6, 6], "phase2": [0, 0]})
+                     current_player=0, won={"phase1": [6, 6], "phase2": [0, 0]})
+    before = state.to_position()["hands"]
     play(state, "KS", "QS")
     p = state.to_position()
-    assert sorted(p["hands"][0]) == ["2H", "AC"] and sorted(p["hands"][1]) == ["3H", "4D"]
+    assert set(p["hands"][0]) == set(before[0]) - {"KS"} | {"AC"}
+    assert set(p["hands"][1]) == set(before[1]) - {"QS"} | {"4D"}
     assert p["face_up"] is None and p["stock"] == []
     assert state.current_player == 0 and p["tricks_played"] == 13
     play(state, "2H", "3H")  # trick 14: no drawing any more
-    assert [len(h) for h in state.to_position()["hands"]] == [1, 1]
+    assert [len(h) for h in state.to_position()["hands"]] == [12, 12]
 
 
 def _last_trick(won_phase1, won_phase2, seat0_wins: bool = True, scores=(0, 0), **options) -> engine.State:
@@ -121,7 +159,7 @@ def _last_trick(won_phase1, won_phase2, seat0_wins: bool = True, scores=(0, 0), 
     reply = "2S" if seat0_wins else "3D"
     lead = "AS" if seat0_wins else "2D"
     state = position(options=options, trump="S", face_up=None, stock=[], hands=[[lead], [reply]], trick=[],
-                     current_player=0, tricks_played=25, won={"phase1": won_phase1, "phase2": won_phase2},
+                     current_player=0, won={"phase1": won_phase1, "phase2": won_phase2},
                      scores=list(scores), target=options["target_score"])
     play(state, lead, reply)
     return state
@@ -219,11 +257,11 @@ def test_8_1a_face_down_dealing():
     assert p["face_up"] == "9H" and len(p["stock"]) == 21
 
 
-def _down_position(hands, down, trick, current, seen=(False, False)) -> engine.State:
+def _down_position(hands, down, trick, current) -> engine.State:
+    """Phase 2 of a face_down_four deal; the seat that leads now has won every trick so far."""
     options = {**new().options, "face_down_four": True}
-    return position(options=options, trump="H", hands=hands, face_down=down, face_down_seen=list(seen),
-                    trick=trick, current_player=current, face_up=None, stock=[], tricks_played=20,
-                    won={"phase1": [6, 5], "phase2": [5, 4]})
+    return position(options=options, trump="H", hands=hands, face_down=down, trick=trick, current_player=current,
+                    face_up=None, stock=[])
 
 
 def test_8_1c_void_player_may_play_a_face_down_card():
@@ -246,10 +284,11 @@ def test_8_1c_a_leader_plays_face_down_only_with_an_empty_hand():
 
 
 def test_8_1b_face_down_cards_are_seen_by_their_owner_after_a_won_trick():
-    state = _down_position([["AS"], ["QS"]], [["5C", None, None, None], ["6C", None, None, None]], [], 0)
-    assert state.observation(0)["face_down"][0] == ["?", None, None, None]
-    state.apply("AS")
+    state = _down_position([["AS"], ["QS"]], [["5C", None, None, None], ["6C", None, None, None]], [], 1)
+    assert state.observation(0)["face_down"][0] == ["?", None, None, None]  # seat 0 has won no trick yet
+    assert state.observation(1)["face_down"][1] == ["6C", None, None, None]
     state.apply("QS")
+    state.apply("AS")
     assert state.observation(0)["face_down"] == [["5C", None, None, None], ["?", None, None, None]]
     assert state.observation(1)["face_down"][0] == ["?", None, None, None]
 
