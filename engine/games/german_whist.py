@@ -185,10 +185,10 @@ class GermanWhist(State):
             return leaders(self.deal_results[-1]["counted_tricks"])
         reached = [seat for seat in (0, 1) if scores[seat] >= self.target]
         if len(reached) == 2:
-            # 7.4b: both reached it: the target goes up by 10 and play continues. Raised as often as needed for it to
-            # stand above at least one score (engine reading of "this can repeat"), so a new target is never stale.
-            while min(scores) >= self.target:
-                self.target += 10
+            # 7.4b: both reached it: the target goes up by 10 once, and play continues; after each later deal in
+            # which both are at or over it, once again. With score_all_tricks and per_trick scoring both seats often
+            # gain more than 10 a deal, so such a match may never end: max_deals bounds it.
+            self.target += 10
             return None
         return reached or None
 

@@ -178,9 +178,25 @@ def test_e10_all_tricks_counted_can_draw():
     assert state.scores == [13, 13] and state.winners == [0, 1]
 
 
-def test_7_4b_the_raised_target_stands_above_the_lower_score():
+def test_7_4b_the_target_goes_up_by_ten_once_per_deal_even_if_both_stay_over_it():
     state = _last_trick([6, 7], [6, 6], scores=(60, 59), target_score=50)
-    assert state.scores == [67, 65] and state.to_position()["target"] == 70 and not state.is_terminal
+    assert state.scores == [67, 65] and state.to_position()["target"] == 60 and not state.is_terminal
+
+
+def test_7_4b_a_raised_target_is_checked_again_after_the_next_deal():
+    options = {**new().options, "target_score": 50}
+    state = _last_trick([6, 7], [6, 6], scores=(60, 59), target_score=50)
+    p = state.to_position()
+    again = position(engine.from_position(GAME, p), trump="S", face_up=None, stock=[], hands=[["AS"], ["2S"]],
+                     trick=[], current_player=0, won={"phase1": [6, 7], "phase2": [6, 6]}, options=options,
+                     scores=[70, 58], target=60)
+    play(again, "AS", "2S")  # 77 and 64: both over 60 again, so 70
+    assert again.scores == [77, 64] and again.to_position()["target"] == 70 and not again.is_terminal
+    once = position(engine.from_position(GAME, p), trump="S", face_up=None, stock=[], hands=[["AS"], ["2S"]],
+                    trick=[], current_player=0, won={"phase1": [6, 7], "phase2": [6, 6]}, options=options,
+                    scores=[70, 40], target=60)
+    play(once, "AS", "2S")  # 77 and 46: only seat 0 has reached 60
+    assert once.winners == [0]
 
 
 def test_e11_both_reach_the_target_raises_it_by_ten():
