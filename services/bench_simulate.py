@@ -10,7 +10,7 @@ On a shared machine the ratio also depends on how much of the second core other 
 measures it (``machine_parallel_capacity``: the same work in two plain processes at once, over one process; 2.0 on
 an idle 2-core machine), so that a low ratio can be told apart from an overhead of Ray.
 
-    cardtable bench --simulate --deals 20000 --json
+    cardtable bench --simulate --deals 50000 --json
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def machine_parallel_capacity(count: int = 3000) -> float:
     return 2 * alone / together
 
 
-def run_simulate_bench(deals: int = 20_000, redis_url: str | None = None, rounds: int = 2) -> dict[str, Any]:
+def run_simulate_bench(deals: int = 50_000, redis_url: str | None = None, rounds: int = 2) -> dict[str, Any]:
     """Run both ways and return their figures; raises if any two runs disagree on any result."""
     with _redis_url(redis_url or os.environ.get("REDIS_URL")) as url:
         client = redis_client(url)

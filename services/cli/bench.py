@@ -68,7 +68,7 @@ def run_bench(game: str, players: int | None, policy: str, seconds: float, seed:
               help="Load-test the gRPC server instead: a server, a Redis and 16 clients playing whole matches via Act.")
 @click.option("--simulate", "simulate_job", is_flag=True,
               help="Time one German Whist job, every replay logged, in one process and on Ray with 2 workers.")
-@click.option("--deals", type=click.IntRange(min=1), default=20_000, show_default=True,
+@click.option("--deals", type=click.IntRange(min=1), default=50_000, show_default=True,
               help="Deals of the --simulate job.")
 @click.option("--replays", "replay_sizes", is_flag=True,
               help="Replay sizes against the information bound, Redis memory per replay, write and page-read speed.")
