@@ -1,40 +1,72 @@
-"""Dealing helpers shared by every game: drawing for the first dealer, dealing singly or in packets."""
+"""Dealing helpers shared by every game: drawing for the first dealer, dealing singly or in packets.
+
+>>> hands, used = deal_rounds(list(range(32)), seats_from(1, 4), [3, 2, 3])
+>>> hands[1][:5], hands[0][:3], used
+([0, 1, 2, 12, 13], [9, 10, 11], 32)
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from .cards import make_deck
+from .cards import make_deck, mask_of
 from .rng import Rng
 
 
-def draw_for_dealer(rng: Rng, n: int, strength: Callable[[int], int], lowest_deals: bool) -> int:
-    """Each seat in order 0..n-1 draws a card from a shuffled 52-card pack; the lowest (or highest) ``strength`` deals.
+def draw_for_dealer(rng: Rng, n: int, strength: Callable[[int], int], lowest_deals: bool,
+                    pack: Sequence[int] | None = None, fresh_pack_for_ties: bool = False) -> int:
+    """Each seat in order 0..n-1 draws a card from a shuffled pack (52 cards unless ``pack`` is given); the lowest (or
+    highest) ``strength`` deals.
 
-    Seats tied for the deciding place draw again from the rest of the same pack until one is alone.
+    Seats tied for the deciding place draw again, in seat order: from the rest of the same pack, or with
+    ``fresh_pack_for_ties`` from a fresh shuffle of the whole pack.
+
+    >>> from engine.rng import Rng
+    >>> draw_for_dealer(Rng(1), 4, lambda card: card % 13, lowest_deals=True) in range(4)
+    True
     """
-    pack = make_deck()
-    rng.shuffle(pack)
+    cards = make_deck() if pack is None else list(pack)
+    drawn_from = list(cards)
+    rng.shuffle(drawn_from)
     contenders = list(range(n))
     top = 0
     while len(contenders) > 1:
-        drawn = {seat: strength(pack[top + i]) for i, seat in enumerate(contenders)}
+        drawn = {seat: strength(drawn_from[top + i]) for i, seat in enumerate(contenders)}
         top += len(contenders)
         best = min(drawn.values()) if lowest_deals else max(drawn.values())
         contenders = [seat for seat in contenders if drawn[seat] == best]
+        if fresh_pack_for_ties and len(contenders) > 1:
+            drawn_from, top = list(cards), 0
+            rng.shuffle(drawn_from)
     return contenders[0]
 
 
+def deal_rounds(deck: Sequence[int], order: Sequence[int], rounds: Iterable[int | Sequence[int]], start: int = 0,
+                hands: list[list[int]] | None = None) -> tuple[list[list[int]], int]:
+    """Deal ``deck[start:]`` in rounds of packets to the seats of ``order``; return (hands in dealt order, next index).
+
+    A round is a packet size for every seat, or one size per seat of ``order`` (``0`` skips a seat): ``[3, 2, 3]``
+    deals 3-2-3, ``[1] * 6`` six cards singly.
+    """
+    if hands is None:
+        hands = [[] for _ in range(max(order) + 1)]
+    i = start
+    for size in rounds:
+        sizes = [size] * len(order) if isinstance(size, int) else size
+        for seat, k in zip(order, sizes, strict=True):
+            hands[seat].extend(deck[i:i + k])
+            i += k
+    return hands, i
+
+
 def deal_round(deck: list[int], top: int, hands: list[int], order: Sequence[int], packets: Sequence[int]) -> int:
-    """Deal ``deck[top:]`` into hand bit masks: each packet size in turn to every seat of ``order``.
+    """Like :func:`deal_rounds`, into hand bit masks: each packet size in turn to every seat of ``order``.
 
     ``packets=(1,) * 6`` deals six cards singly; ``(3, 3)`` deals two packets of three. Returns the new top.
     """
-    for size in packets:
-        for seat in order:
-            for card in deck[top:top + size]:
-                hands[seat] |= 1 << card
-            top += size
+    dealt, top = deal_rounds(deck, order, packets, start=top)
+    for seat in order:
+        hands[seat] |= mask_of(dealt[seat])
     return top
 
 

@@ -1,8 +1,8 @@
 """Trick-taking machinery, written once for every trick game: dealing, card actions, trick winners, legal cards.
 
-A game states its rules as data and calls these small functions:
+A game states its rules as data and calls these small functions (dealing in packets is
+:func:`engine.dealing.deal_rounds`, shared with the fishing games):
 
-- :func:`deal_rounds` deals a deck in packets (``3-2-3``, one at a time, or per-seat counts);
 - :class:`CardActions` numbers card plays (and suffixed forms such as ``KH:belote``) and word actions (``pass``,
   ``bid:80:H``) so that sorting action ids sorts their strings, and turns a hand mask into the sorted id list;
 - :class:`Ranking` holds a game's rank order in plain and trump suits; :func:`beats` and :func:`trick_winner` use it;
@@ -28,7 +28,6 @@ from dataclasses import dataclass
 
 from .cards import BIT, CODES, RANKS, STRING_RANK, SUIT, SUIT_MASK, SUITS, mask_of, parse_card
 from .errors import PositionError
-from .rng import Rng
 
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 NO_TRUMP = 4  # the trump index of a deal without trumps: no card is a trump
@@ -38,27 +37,6 @@ CARD_AT_STRING_RANK: tuple[int, ...] = tuple(sorted(range(52), key=STRING_RANK._
 
 
 # ---- dealing ----------------------------------------------------------------------------------------------------
-
-
-def deal_rounds(deck: Sequence[int], order: Sequence[int], rounds: Iterable[int | Sequence[int]], start: int = 0,
-                hands: list[list[int]] | None = None) -> tuple[list[list[int]], int]:
-    """Deal ``deck[start:]`` in rounds of packets to the seats of ``order``; return (hands in dealt order, next index).
-
-    A round is a packet size for every seat, or one size per seat of ``order`` (``0`` skips a seat).
-
-    >>> hands, used = deal_rounds(list(range(32)), [1, 2, 3, 0], [3, 2, 3])
-    >>> hands[1][:5], hands[0][:3], used
-    ([0, 1, 2, 12, 13], [9, 10, 11], 32)
-    """
-    if hands is None:
-        hands = [[] for _ in range(max(order) + 1)]
-    i = start
-    for size in rounds:
-        sizes = [size] * len(order) if isinstance(size, int) else size
-        for seat, k in zip(order, sizes, strict=True):
-            hands[seat].extend(deck[i:i + k])
-            i += k
-    return hands, i
 
 
 def draw_in_turn(hands: list[int], stock: Sequence[int], top: int, first: int, n: int) -> int:
@@ -276,25 +254,6 @@ def suit_of_code(letter: str) -> int:
     if letter not in SUITS or len(letter) != 1:
         raise ValueError(f"not a suit: {letter!r} (one of {SUITS})")
     return SUITS.index(letter)
-
-
-def draw_lowest_card(rng: Rng, deck: Sequence[int], seats: Sequence[int], order: str) -> int:
-    """Draw for the dealer: each candidate, in seat order, takes the next card of a fresh shuffle; the lowest card in
-    ``order`` (high to low ranks, suits ignored) wins; tied candidates draw again from a fresh shuffle.
-
-    >>> from engine.rng import Rng
-    >>> draw_lowest_card(Rng(1), list(range(52)), [0, 1, 2, 3], "AKQJT98765432") in range(4)
-    True
-    """
-    candidates = list(seats)
-    while True:
-        pack = list(deck)
-        rng.shuffle(pack)
-        low = {seat: order.index(RANKS[pack[i] % 13]) for i, seat in enumerate(candidates)}
-        lowest = max(low.values())
-        candidates = [seat for seat in candidates if low[seat] == lowest]
-        if len(candidates) == 1:
-            return candidates[0]
 
 
 # ---- positions: cards and tricks as the rules allow them --------------------------------------------------------

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.cards import CODES, SUIT, SUIT_MASK, cards_in, codes_of, mask_of, parse_card, parse_cards
+from engine.dealing import deal_rounds
 from engine.scoring import highest_once_target_reached, point_table
 from engine.tricks import (
     CLUBS,
@@ -25,7 +26,6 @@ from engine.tricks import (
     beaters_mask,
     beats,
     cut,
-    deal_rounds,
     draw_in_turn,
     gather_tricks,
     legal_mask,

@@ -17,18 +17,18 @@ from typing import Any
 
 from ..auction import TakeRounds, replay_auction
 from ..cards import BIT, CODES, RANKS, SUIT, SUITS, mask_of
+from ..dealing import deal_rounds, seats_from
 from ..declarations import Meld, melds
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..scoring import highest_once_target_reached
 from ..state import GameInfo
-from ..tricks import cut, deal_rounds, gather_tricks, position_cards
+from ..tricks import gather_tricks, position_cards
 from .belote_family import BELOTE_POINTS, NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
 
 CARRE_VALUES = {"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100}  # 6.1
 CAPOT_BONUS = 90  # 7.2: 162 becomes 252
-CUT_LOW, CUT_HIGH = 3, 29
 ACTIONS = belote_actions(["pass", "take", *(f"take:{s}" for s in SUITS), "declare", "nodeclare"])
 
 OPTIONS = (
@@ -114,12 +114,12 @@ class Belote(BelotePlay):
 
     def _begin_deal(self, deck: list[int] | None) -> None:
         if deck is None and self.options["no_shuffle"] and self.next_pack is not None:
-            deck = cut(self.next_pack, CUT_LOW + self.rng.below(CUT_HIGH - CUT_LOW + 1))
+            deck = self._cut(self.next_pack)
         self.next_pack = None
         super()._begin_deal(deck)
 
     def _order(self) -> list[int]:
-        return [(self.dealer + 1 + k) % self.n for k in range(self.n)]
+        return seats_from(self.dealer + 1, self.n)
 
     def _start_deal(self, deck: list[int]) -> None:
         order = self._order()
@@ -183,9 +183,7 @@ class Belote(BelotePlay):
         if not rounds.over:
             self.current_player = rounds.turn
         elif rounds.thrown_in:  # 4.3: no score, the next dealer deals
-            self.next_pack = self._hands_pack()
-            self.dealer = self._next_dealer()
-            self._begin_deal(None)
+            self._throw_in()
         else:
             self.trump = SUITS.index(rounds.trump)
             self._second_dealing(rounds.taker)

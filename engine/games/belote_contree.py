@@ -18,18 +18,18 @@ from typing import Any
 
 from ..auction import PASS, BidLadder, Contract, ContractAuction, replay_auction
 from ..cards import SUITS, cards_in, mask_of
+from ..dealing import deal_rounds, seats_from
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..scoring import leaders, sides_at_or_over
 from ..state import GameInfo
-from ..tricks import NO_TRUMP, cut, deal_rounds, gather_tricks
+from ..tricks import NO_TRUMP, gather_tricks
 from .belote_family import BELOTE_POINTS, POINTS, TRICKS, BelotePlay, belote_actions
 
 NUMERIC_BIDS = (160, 170, 180)
 LADDERS = {top: BidLadder(values=tuple(range(80, top + 1, 10))) for top in NUMERIC_BIDS}
 WEAK_HAND = 10  # 3.8: at most 10 plain-valued points
-CUT_LOW, CUT_HIGH = 3, 29  # 3.5: each packet holds at least 3 cards
 PACKETS = (3, 2, 3)  # 3.6
 ACTIONS = belote_actions([*LADDERS[max(NUMERIC_BIDS)].words(), "redeal", "keep"])
 PASS_ID = ACTIONS.word_id(PASS)
@@ -108,13 +108,12 @@ class BeloteContree(BelotePlay):
                 pack = self._shuffled_deck()
             else:
                 pack = self.next_pack
-            deck = cut(pack, CUT_LOW + self.rng.below(CUT_HIGH - CUT_LOW + 1))  # cut by seat (dealer + 3)
+            deck = self._cut(pack)  # 3.5: cut by seat (dealer + 3)
         self.next_pack = None
         super()._begin_deal(deck)
 
     def _deal_order(self) -> list[int]:
-        first = (self.dealer + 1) % 4
-        return [first, (first + 1) % 4, (first + 2) % 4, self.dealer]
+        return seats_from(self.dealer + 1, 4)
 
     def _start_deal(self, deck: list[int]) -> None:
         order = self._deal_order()
@@ -180,9 +179,7 @@ class BeloteContree(BelotePlay):
         if not auction.over:
             self.current_player = auction.turn
         elif auction.thrown_in:  # 4.8: no score; the next dealer deals the gathered hands
-            self.next_pack = self._hands_pack()
-            self.dealer = self._next_dealer()
-            self._begin_deal(None)
+            self._throw_in()
         else:
             self.contract = auction.contract()
             self.trump = SUITS.index(self.contract.suit)

@@ -11,7 +11,8 @@ from abc import abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..cards import BIT, CODES, SUIT, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
+from ..cards import BIT, CODES, RANK_CHAR, SUIT, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
+from ..dealing import draw_for_dealer
 from ..declarations import holds_pair
 from ..errors import PositionError
 from ..scoring import point_table
@@ -25,7 +26,7 @@ from ..tricks import (
     check_cards_once,
     check_play_order,
     check_winners,
-    draw_lowest_card,
+    cut,
     legal_mask,
     position_cards,
     position_trick,
@@ -43,6 +44,7 @@ POINTS = point_table(PLAIN_POINTS, TRUMP_POINTS)  # POINTS[NO_TRUMP] values ever
 LAST_TRICK = 10  # dix de der
 BELOTE_POINTS = 20
 TRICKS = 8
+FEWEST_CUT = 3  # a cut leaves at least 3 cards in each packet (belote_contree.md 3.5, belote.md 8)
 RULE = FollowRule(must_trump=True, partner_exempts=True, must_overtrump=True)
 BELOTE_SUFFIX = 1  # the action id offset of "<card>:belote"
 # BEATERS[trump][card]: the trumps that beat a trump card (all trumps for a plain card).
@@ -67,7 +69,9 @@ class BelotePlay(State):
         return make_deck(DECK_RANKS)
 
     def _draw_first_dealer(self) -> int:
-        return draw_lowest_card(self.rng, self._deck_cards(), range(self.n), NATURAL_ORDER)  # 3.1
+        # 3.1: the lowest card in natural order deals; tied seats draw again from a fresh shuffle
+        return draw_for_dealer(self.rng, self.n, lambda card: -NATURAL_ORDER.index(RANK_CHAR[card]), lowest_deals=True,
+                               pack=self._deck_cards(), fresh_pack_for_ties=True)
 
     def _reset_play(self) -> None:
         self.trump = NO_TRUMP
@@ -131,6 +135,20 @@ class BelotePlay(State):
             self.last_trick_side = side  # 5.4: dix de der
             if score:
                 self._score_deal()
+
+    def _cut(self, pack: list[int]) -> list[int]:
+        """The pack cut at a seeded position, at least FEWEST_CUT cards from either end (3..29 of 32)."""
+        return cut(pack, FEWEST_CUT + self.rng.below(len(pack) - 2 * FEWEST_CUT + 1))
+
+    def _throw_in(self) -> None:
+        """All passed (belote_contree.md 4.8, belote.md 4.3): no score; the next dealer deals the gathered hands."""
+        self.next_pack = self._hands_pack()
+        self.dealer = self._next_dealer()
+        self._begin_deal(None)
+
+    @abstractmethod
+    def _hands_pack(self) -> list[int]:
+        """This deal's cards gathered without play (a thrown-in deal), top first."""
 
     @abstractmethod
     def _score_deal(self) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
+from ..dealing import deal_rounds
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
@@ -27,7 +28,6 @@ from ..tricks import (
     check_cards_once,
     check_play_order,
     check_winners,
-    deal_rounds,
     draw_in_turn,
     position_cards,
     position_trick,

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import pathlib
-import re
 from collections import Counter
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from trick_positions import fill_play
+from trick_positions import documented_example, fill_play
 
 import engine
 from engine.cards import CODES, make_deck, mask_of, parse_cards
@@ -267,10 +264,7 @@ def test_6_4_belote_scores_even_for_a_failing_side():
 
 
 def test_the_documented_example_position_round_trips():
-    doc = pathlib.Path(__file__).parents[2] / "docs" / "positions" / "belote.md"
-    example = json.loads(re.search(r"```json\n(.*?)```", doc.read_text(), re.S).group(1))
-    state = engine.from_position(GAME, example)
-    assert state.to_position() == example
+    state = documented_example(GAME)
     assert state.legal_actions() == ["declare", "nodeclare"]
 
 

