@@ -386,10 +386,7 @@ class FishingState(State):
         held = [c for m in every for c in cards_in(m)]
         if len(held) != 52 or len(set(held)) != 52 or len(self.stock) != len(set(self.stock)):
             raise PositionError("hands, table, stock and captured must hold each of the 52 cards exactly once")
-        if self.phase == "over":
-            if self.current_player is not None or self.winners is None:
-                raise PositionError("a finished match has current_player null and winners")
-        elif self.phase != "play" or self.current_player is None or not self.hands[self.current_player]:
+        if self.phase != "over" and (self.phase != "play" or not self.hands[self.current_player]):
             raise PositionError("in play the current player must be a seat holding cards (phase 'play')")
 
 

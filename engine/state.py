@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import secrets
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -395,14 +395,16 @@ class State(ABC):
             _check(seat == self.side_of.index(side) or self.side_scores[side] == score,
                    f"partners' scores differ: {scores}")
             self.side_scores[side] = score
-        self.winners = p.get("winners")
         self.phase = p["phase"]
         self.current_player = p["current_player"]
-        self._load_position(p)
-        if self.winners is not None:
-            _check(self.current_player is None and self.phase == "over", "a match with winners must be over")
-        elif self.current_player is not None:
+        self.winners = p.get("winners")
+        if self.phase == "over" or self.winners is not None:
+            _check(self.phase == "over" and self.current_player is None,
+                   "a finished match has phase 'over', current_player null and its winners")
+            _check_winners(self.winners, self.side_of)
+        else:
             _seat(p, "current_player", self.n)
+        self._load_position(p)
         return self
 
 
@@ -417,3 +419,13 @@ def _seat(p: Mapping[str, Any], key: str, n: int) -> int:
     value = _int(p, key)
     _check(value < n, f"{key} must be a seat 0..{n - 1}, got {value}")
     return value
+
+
+def _check_winners(winners: object, side_of: Sequence[int]) -> None:
+    """A finished match's ``winners``: every seat of one or more whole sides, in seat order."""
+    seats = range(len(side_of))
+    _check(isinstance(winners, list) and bool(winners) and all(type(s) is int and s in seats for s in winners),
+           f"winners must list the winning seats, got {winners!r}")
+    sides = {side_of[s] for s in winners}
+    _check(winners == [s for s in seats if side_of[s] in sides],
+           f"winners must list every seat of the winning sides in seat order, got {winners!r}")

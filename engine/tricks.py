@@ -309,19 +309,6 @@ def position_trick(value: object, key: str, n: int, most: int | None = None) -> 
     return played
 
 
-def check_winners(winners: object, side_of: Sequence[int]) -> None:
-    """A finished match's ``winners``: the seats of one or more whole sides, in seat order.
-
-    >>> check_winners([0, 2], (0, 1, 0, 1))
-    """
-    seats = range(len(side_of))
-    if not isinstance(winners, list) or not winners or any(type(s) is not int or s not in seats for s in winners):
-        raise PositionError(f"winners must list the winning seats, got {winners!r}")
-    sides = {side_of[s] for s in winners}
-    if winners != [s for s in seats if side_of[s] in sides]:
-        raise PositionError(f"winners must list every seat of the winning sides in seat order, got {winners!r}")
-
-
 def check_play_order(tricks: Sequence[Sequence[tuple[int, int]]], trick: Sequence[tuple[int, int]], first_leader: int,
                      n: int, winner: Callable[[list[int]], int]) -> int:
     """PositionError unless every finished trick holds ``n`` cards played in seat order from its leader, the first

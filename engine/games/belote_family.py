@@ -25,7 +25,6 @@ from ..tricks import (
     beaters_mask,
     check_cards_once,
     check_play_order,
-    check_winners,
     cut,
     legal_mask,
     position_cards,
@@ -189,8 +188,6 @@ class BelotePlay(State):
         if self.phase not in self.PHASES:
             raise PositionError(f"phase must be one of {self.PHASES}, got {self.phase!r}")
         over = self.phase == "over"
-        if over:
-            check_winners(p.get("winners"), self.side_of)
         hands = p["hands"]
         if not isinstance(hands, list) or len(hands) != self.n:
             raise PositionError(f"hands must list {self.n} seats")

@@ -27,7 +27,6 @@ from ..tricks import (
     Ranking,
     check_cards_once,
     check_play_order,
-    check_winners,
     draw_in_turn,
     position_cards,
     position_trick,
@@ -236,8 +235,6 @@ class GermanWhist(State):
         """Load and check a position: the 52 cards once each, the tricks in turn, and every count the tricks imply."""
         if self.phase not in ("play", "over"):
             raise PositionError(f"phase must be 'play' or 'over', got {self.phase!r}")
-        if self.phase == "over":
-            check_winners(p.get("winners"), self.side_of)
         variant = self.options["face_down_four"]
         self.phase1_tricks = 11 if variant else 13
         self.trump = suit_of_code(p["trump"])
