@@ -1,25 +1,33 @@
-"""Game options declared as data and validated in one place.
+"""Options declared as data and validated in one place: a game's options, and a bot policy's parameters.
 
 >>> spec = [Option("target", int, 101, "game target", minimum=1)]
 >>> resolve_options(spec, {"target": 151}, players=2)
 {'target': 151}
+>>> epsilon = Option("epsilon", float, 0.0, "exploration", minimum=0.0, maximum=1.0, noun="parameter")
+>>> epsilon.check(epsilon.from_text("0.25"))
+0.25
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-TYPE_NAMES = {int: "int", bool: "bool", str: "str"}
+TYPE_NAMES = {int: "int", float: "float", bool: "bool", str: "str"}
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+_NULL = {"null", "none"}
 
 
 @dataclass(frozen=True)
 class Option:
-    """One option of a game.
+    """One option of a game (or parameter of a policy: ``noun="parameter"`` names it so in messages).
 
     ``default`` is a value or a function of the player count; ``choices`` lists the allowed values (for some player
-    counts, ``choices_for`` narrows them); ``nullable`` allows ``None``.
+    counts, ``choices_for`` narrows them); ``nullable`` allows ``None``. A ``float`` option also takes an int (as the
+    same float) but never a bool, NaN or an infinity.
     """
 
     name: str
@@ -27,16 +35,17 @@ class Option:
     default: Any
     doc: str
     choices: tuple | None = None
-    minimum: int | None = None
-    maximum: int | None = None
+    minimum: int | float | None = None
+    maximum: int | float | None = None
     nullable: bool = False
     choices_for: Callable[[int], tuple] | None = None
+    noun: str = "option"
 
     def default_for(self, players: int) -> Any:
         return self.default(players) if callable(self.default) else self.default
 
-    def allowed(self, players: int) -> tuple | None:
-        return self.choices_for(players) if self.choices_for else self.choices
+    def allowed(self, players: int | None) -> tuple | None:
+        return self.choices_for(players) if self.choices_for and players is not None else self.choices
 
     def describe_allowed(self, players: int | None = None) -> str:
         choices = self.allowed(players) if players is not None else self.choices
@@ -51,27 +60,61 @@ class Option:
             parts.append("null")
         return " or ".join(parts) or f"any {TYPE_NAMES[self.type]}"
 
-    def check(self, value: Any, players: int) -> Any:
+    def check(self, value: Any, players: int | None = None) -> Any:
+        """``value`` if it is allowed (with ``players`` players, when that matters); a ValueError naming what is."""
+        label = f"{self.noun} {self.name!r}"
         if value is None:
             if self.nullable:
                 return None
-            raise ValueError(f"option {self.name!r} may not be null; allowed: {self.describe_allowed(players)}")
-        # bool is a subclass of int: accept it only where a bool is wanted.
-        if isinstance(value, bool) != (self.type is bool) or not isinstance(value, self.type):
+            raise ValueError(f"{label} may not be null; allowed: {self.describe_allowed(players)}")
+        if not self._has_type(value):
             raise ValueError(
-                f"option {self.name!r} must be a {TYPE_NAMES[self.type]}, got {value!r}"
-                f" (allowed: {self.describe_allowed(players)})"
+                f"{label} must be a {TYPE_NAMES[self.type]}, got {value!r} (allowed: {self.describe_allowed(players)})"
             )
+        if self.type is float:
+            value = float(value)
         choices = self.allowed(players)
         if choices is not None and value not in choices:
+            with_players = f" with {players} players" if players is not None else ""
             raise ValueError(
-                f"option {self.name!r} = {value!r} is not allowed with {players} players;"
-                f" allowed: {self.describe_allowed(players)}"
+                f"{label} = {value!r} is not allowed{with_players}; allowed: {self.describe_allowed(players)}"
             )
         if (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum):
-            allowed = self.describe_allowed(players)
-            raise ValueError(f"option {self.name!r} = {value!r} is out of range; allowed: {allowed}")
+            raise ValueError(f"{label} = {value!r} is out of range; allowed: {self.describe_allowed(players)}")
         return value
+
+    def _has_type(self, value: Any) -> bool:
+        # bool is a subclass of int: accept it only where a bool is wanted.
+        if isinstance(value, bool) != (self.type is bool):
+            return False
+        if self.type is float:
+            return isinstance(value, int | float) and math.isfinite(value)
+        return isinstance(value, self.type)
+
+    def from_text(self, text: str) -> Any:
+        """The value a person wrote (``"151"``, ``"true"``, ``"0.2"``, ``"null"``), typed but not yet checked."""
+        label = f"{self.noun} {self.name!r}"
+        lowered = text.strip().lower()
+        if self.nullable and lowered in _NULL:
+            return None
+        if self.type is bool:
+            if lowered in _TRUE | _FALSE:
+                return lowered in _TRUE
+            raise ValueError(f"{label} is true or false, not {text!r}")
+        if self.type is int:
+            try:
+                return int(text)
+            except ValueError:
+                raise ValueError(f"{label} is an integer ({self.describe_allowed()}), not {text!r}") from None
+        if self.type is float:
+            try:
+                number = float(text)
+            except ValueError:
+                number = math.nan
+            if not math.isfinite(number):
+                raise ValueError(f"{label} is a number ({self.describe_allowed()}), not {text!r}")
+            return number
+        return text
 
     def to_dict(self, players: int | None = None) -> dict:
         return {
@@ -90,8 +133,11 @@ class Option:
         return self.default
 
 
-def resolve_options(spec: list[Option], given: Mapping[str, Any] | None, players: int) -> dict[str, Any]:
-    """Every option of ``spec`` with its value: the given one (checked) or the default for this player count."""
+def resolve_options(spec: list[Option], given: Mapping[str, Any] | None, players: int | None) -> dict[str, Any]:
+    """Every option of ``spec`` with its value: the given one (checked) or the default for this player count.
+
+    ``players`` is None where no player count applies (a policy's parameters): defaults must then be plain values.
+    """
     if given is not None and not isinstance(given, Mapping):
         raise ValueError(f"options must be a mapping of option names to values, got {type(given).__name__}")
     given = dict(given or {})

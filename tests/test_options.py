@@ -103,6 +103,66 @@ def test_to_dict_describes_an_option_for_a_player_count_and_in_general() -> None
     assert TARGET.to_dict()["choices"] is None
 
 
+# ---- float options and text ----------------------------------------------------------------------------------------
+
+EPSILON = Option("epsilon", float, 0.0, "exploration rate", minimum=0.0, maximum=1.0, noun="parameter")
+
+
+@pytest.mark.parametrize(("value", "kept"), [(0.25, 0.25), (0, 0.0), (1, 1.0), (1.0, 1.0)])
+def test_a_float_option_takes_floats_and_ints_as_floats(value: object, kept: float) -> None:
+    checked = resolve_options([EPSILON], {"epsilon": value}, None)["epsilon"]
+    assert checked == kept and type(checked) is float
+
+
+@pytest.mark.parametrize("value", [True, "0.5", float("nan"), float("inf"), [0.5]])
+def test_a_float_option_refuses_bools_text_and_non_finite_numbers(value: object) -> None:
+    with pytest.raises(ValueError, match=r"parameter 'epsilon' must be a float, got .* \(allowed: 0.0..1.0\)"):
+        EPSILON.check(value)
+
+
+@pytest.mark.parametrize("value", [-0.01, 1.5])
+def test_a_float_range_names_the_range_and_the_noun(value: float) -> None:
+    with pytest.raises(ValueError, match=f"^parameter 'epsilon' = {value} is out of range; allowed: 0.0..1.0$"):
+        EPSILON.check(value)
+
+
+def test_without_a_player_count_choices_are_the_declared_ones_and_defaults_plain() -> None:
+    assert resolve_options([MODE, TARGET], None, None) == {"jack_mode": "special", "target": 101}
+    with pytest.raises(ValueError, match="^option 'jack_mode' = 'joker' is not allowed; allowed: one of "):
+        MODE.check("joker")
+
+
+@pytest.mark.parametrize(("option", "text", "value"), [
+    (EPSILON, "0.2", 0.2), (EPSILON, " 1 ", 1.0), (EPSILON, "1e-3", 0.001),
+    (TARGET, "151", 151), (PARTNERS, "Yes", True), (PARTNERS, "off", False),
+    (MODE, "value12", "value12"), (DEALER, "null", None), (DEALER, "2", 2),
+])
+def test_from_text_types_what_a_person_wrote(option: Option, text: str, value: object) -> None:
+    parsed = option.from_text(text)
+    assert parsed == value and type(parsed) is type(value)
+
+
+@pytest.mark.parametrize(("option", "text", "message"), [
+    (EPSILON, "much", "parameter 'epsilon' is a number (0.0..1.0), not 'much'"),
+    (EPSILON, "nan", "parameter 'epsilon' is a number (0.0..1.0), not 'nan'"),
+    (EPSILON, "-inf", "parameter 'epsilon' is a number (0.0..1.0), not '-inf'"),
+    (TARGET, "1.5", "option 'target' is an integer (1..1000), not '1.5'"),
+    (PARTNERS, "maybe", "option 'partnerships' is true or false, not 'maybe'"),
+    (TARGET, "null", "option 'target' is an integer (1..1000), not 'null'"),
+])
+def test_from_text_says_what_it_wanted(option: Option, text: str, message: str) -> None:
+    with pytest.raises(ValueError) as err:
+        option.from_text(text)
+    assert str(err.value) == message
+
+
+def test_a_float_option_is_described_as_data() -> None:
+    assert EPSILON.to_dict() == {
+        "name": "epsilon", "type": "float", "default": 0.0, "allowed": "0.0..1.0", "choices": None,
+        "nullable": False, "doc": "exploration rate",
+    }
+
+
 # ---- every registered game --------------------------------------------------------------------------------------
 
 GAMES = engine.list_games()

@@ -14,11 +14,6 @@ from typing import Any
 import click
 
 import engine
-from engine.options import Option
-
-_TRUE = {"true", "yes", "on", "1"}
-_FALSE = {"false", "no", "off", "0"}
-_NULL = {"null", "none"}
 
 
 def check_game(ctx: click.Context | None, param: click.Parameter | None, game_id: str) -> str:
@@ -26,23 +21,6 @@ def check_game(ctx: click.Context | None, param: click.Parameter | None, game_id
     if game_id not in engine.list_games():
         raise click.BadParameter(f"unknown game {game_id!r}; games are {', '.join(engine.list_games())}")
     return game_id
-
-
-def _convert(option: Option, text: str) -> Any:
-    lowered = text.strip().lower()
-    if option.nullable and lowered in _NULL:
-        return None
-    if option.type is bool:
-        if lowered in _TRUE | _FALSE:
-            return lowered in _TRUE
-        raise ValueError(f"option {option.name!r} is true or false, not {text!r}")
-    if option.type is int:
-        try:
-            return int(text)
-        except ValueError:
-            allowed = option.describe_allowed()
-            raise ValueError(f"option {option.name!r} is an integer ({allowed}), not {text!r}") from None
-    return text
 
 
 def parse_option_pairs(game_id: str, pairs: Iterable[str]) -> dict[str, Any]:
@@ -56,7 +34,7 @@ def parse_option_pairs(game_id: str, pairs: Iterable[str]) -> dict[str, Any]:
             raise ValueError(f"options are written name=value, got {pair!r}")
         if name not in declared:
             raise ValueError(f"unknown option {name!r} for {game_id}; its options are {', '.join(sorted(declared))}")
-        options[name] = _convert(declared[name], text)
+        options[name] = declared[name].from_text(text)
     return options
 
 
