@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
+import redis
 from click.testing import CliRunner
 
 
@@ -15,12 +17,8 @@ def cli_runner() -> CliRunner:
 
 
 @pytest.fixture(scope="session")
-def grpc_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The Redis of the gRPC tests: REDIS_URL, else 127.0.0.1:6379 if it answers, else an embedded Valkey."""
-    import os
-
-    import redis
-
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The suite's real Redis: REDIS_URL if set, else 127.0.0.1:6379 if it answers, else an embedded Valkey."""
     url = os.environ.get("REDIS_URL")
     if not url:
         try:
@@ -35,3 +33,9 @@ def grpc_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     with EmbeddedValkey(tmp_path_factory.mktemp("valkey")) as valkey:
         yield valkey.url
+
+
+@pytest.fixture(scope="session")
+def grpc_redis_url(redis_url: str) -> str:
+    """The Redis of the gRPC tests (the suite's one)."""
+    return redis_url

