@@ -11,9 +11,20 @@ from collections import Counter
 import pytest
 
 import engine
+from engine.bots import (
+    canonical_label,
+    greedy_games,
+    make_policies,
+    make_policy,
+    parse_policy,
+    play_out,
+    policy_infos,
+    policy_label,
+    policy_names,
+)
 from engine.bots import greedy as greedy_module
-from engine.bots import greedy_games, make_policies, make_policy, play_out, policy_names
 from engine.bots.fishing import card_points, rank_fishing_actions
+from engine.rng import Rng, derive_seed
 
 FISHING = ["tablanette", "tablic"]
 
@@ -60,9 +71,9 @@ def test_fishing_games_have_greedy() -> None:
 # ---- the contract: observation only, own RNG, the fast path gives the same play -----------------------------------
 
 @pytest.mark.parametrize("game", engine.list_games())
-@pytest.mark.parametrize("policy", ["random", "greedy"])
+@pytest.mark.parametrize("policy", ["random", "greedy", "greedy:epsilon=0.3"])
 def test_fast_path_plays_exactly_like_the_string_path(game: str, policy: str) -> None:
-    if policy == "greedy" and game not in greedy_games():
+    if policy.startswith("greedy") and game not in greedy_games():
         pytest.skip(f"no greedy for {game}")
     players = engine.game_info(game).default_players
     names = ([policy, "random"] * players)[:players]
@@ -117,6 +128,145 @@ def test_play_out_needs_one_policy_per_seat() -> None:
     state = engine.new_match("tablanette", seed=1, players=3)
     with pytest.raises(ValueError, match="3 seats but 2 policies"):
         play_out(state, make_policies(["random", "random"], "tablanette", 1))
+
+
+# ---- parameters: declared as data, checked, written in labels --------------------------------------------------------
+
+def test_policies_and_their_parameters_are_listed_as_data() -> None:
+    infos = {info["name"]: info for info in policy_infos()}
+    assert sorted(infos) == policy_names()
+    assert infos["random"]["params"] == []
+    assert infos["random"]["games"] == engine.list_games()
+    assert infos["greedy"]["games"] == greedy_games()
+    (epsilon,) = infos["greedy"]["params"]
+    assert epsilon["name"] == "epsilon" and epsilon["type"] == "float" and epsilon["default"] == 0.0
+    assert epsilon["allowed"] == "0.0..1.0" and "random" in epsilon["doc"]
+    assert all(info["doc"] for info in infos.values())
+
+
+def test_a_policy_holds_its_checked_parameters() -> None:
+    assert make_policy("greedy", "tablanette", 0, 1).params == {"epsilon": 0.0}
+    tuned = make_policy("greedy", "tablanette", 0, 1, {"epsilon": 1})
+    assert tuned.params == {"epsilon": 1.0} and type(tuned.params["epsilon"]) is float
+    assert "epsilon=1.0" in repr(tuned)
+    assert make_policy("random", "tablanette", 0, 1, {}).params == {}
+
+
+@pytest.mark.parametrize(("name", "params", "message"), [
+    ("greedy", {"epsilon": 1.5}, "policy 'greedy': parameter 'epsilon' = 1.5 is out of range; allowed: 0.0..1.0"),
+    ("greedy", {"epsilon": -0.1}, "policy 'greedy': parameter 'epsilon' = -0.1 is out of range; allowed: 0.0..1.0"),
+    ("greedy", {"epsilon": "0.2"}, "policy 'greedy': parameter 'epsilon' must be a float, got '0.2'"),
+    ("greedy", {"epsilon": True}, "policy 'greedy': parameter 'epsilon' must be a float, got True"),
+    ("greedy", {"epsilon": None}, "policy 'greedy': parameter 'epsilon' may not be null"),
+    ("greedy", {"eps": 0.1}, "policy 'greedy' has no parameter 'eps'; it takes epsilon"),
+    ("random", {"epsilon": 0.1}, "policy 'random' has no parameter 'epsilon'; it takes none"),
+    ("greedy", [("epsilon", 0.1)], "policy 'greedy' parameters are a mapping of names to values"),
+])
+def test_bad_parameters_say_what_is_allowed(name: str, params: object, message: str) -> None:
+    with pytest.raises(ValueError) as err:
+        make_policy(name, "tablanette", 0, 1, params)
+    assert str(err.value).startswith(message)
+
+
+@pytest.mark.parametrize(("label", "parsed", "canonical"), [
+    ("random", ("random", {}), "random"),
+    ("greedy", ("greedy", {"epsilon": 0.0}), "greedy"),
+    ("greedy:epsilon=0.2", ("greedy", {"epsilon": 0.2}), "greedy:epsilon=0.2"),
+    (" greedy : epsilon = 1 ", ("greedy", {"epsilon": 1.0}), "greedy:epsilon=1.0"),
+    ("greedy:epsilon=0", ("greedy", {"epsilon": 0.0}), "greedy"),
+    ("greedy:epsilon=2.5e-1", ("greedy", {"epsilon": 0.25}), "greedy:epsilon=0.25"),
+])
+def test_labels_name_a_policy_and_its_parameters(label: str, parsed: tuple, canonical: str) -> None:
+    assert parse_policy(label) == parsed
+    assert canonical_label(label) == policy_label(*parsed) == canonical
+    assert parse_policy(canonical) == parsed
+
+
+@pytest.mark.parametrize(("label", "message"), [
+    ("genius", "unknown policy 'genius'"),
+    ("", "a policy label starts with the policy's name"),
+    (":epsilon=0.1", "a policy label starts with the policy's name"),
+    ("greedy:epsilon", "policy parameters are written greedy:param=value, got 'epsilon'"),
+    ("greedy:=0.1", "policy parameters are written greedy:param=value, got '=0.1'"),
+    ("greedy:epsilon=0.1:epsilon=0.2", "policy parameter 'epsilon' is given twice"),
+    ("greedy:epsilon=lots", "policy 'greedy': parameter 'epsilon' is a number (0.0..1.0), not 'lots'"),
+    ("greedy:epsilon=nan", "policy 'greedy': parameter 'epsilon' is a number (0.0..1.0), not 'nan'"),
+    ("greedy:epsilon=2", "policy 'greedy': parameter 'epsilon' = 2.0 is out of range; allowed: 0.0..1.0"),
+    ("random:depth=2", "policy 'random' has no parameter 'depth'; it takes none"),
+])
+def test_bad_labels_say_what_is_wrong(label: str, message: str) -> None:
+    with pytest.raises(ValueError) as err:
+        parse_policy(label)
+    assert message in str(err.value)
+
+
+def test_make_policies_takes_labels() -> None:
+    bots = make_policies(["greedy:epsilon=0.5", "random"], "tablanette", seed=3)
+    assert [bot.params for bot in bots] == [{"epsilon": 0.5}, {}]
+    with pytest.raises(ValueError, match="out of range"):
+        make_policies(["greedy:epsilon=5"], "tablanette", seed=3)
+
+
+# ---- epsilon: greedy with random moves ----------------------------------------------------------------------------
+
+def _play_match(game: str, labels: list[str], seed: int = 4) -> tuple[list, list]:
+    state = engine.new_match(game, seed=seed, options={"max_deals": 1})
+    bots = make_policies(labels, game, seed=seed)
+    play_out(state, bots)
+    return state.history, [bot.rng.state for bot in bots]
+
+
+@pytest.mark.parametrize("game", ["tablanette", "german_whist", "belote"])
+def test_epsilon_zero_plays_exactly_like_plain_greedy(game: str) -> None:
+    players = engine.game_info(game).default_players
+    plain = _play_match(game, ["greedy"] * players)
+    assert _play_match(game, ["greedy:epsilon=0"] * players) == plain
+    assert _play_match(game, ["greedy:epsilon=0.5"] * players) != plain
+
+
+@pytest.mark.parametrize("game", ["tablanette", "tablic", "german_whist", "belote_contree"])
+def test_epsilon_one_plays_exactly_like_random(game: str) -> None:
+    players = engine.game_info(game).default_players
+    assert _play_match(game, ["greedy:epsilon=1"] * players) == _play_match(game, ["random"] * players)
+
+
+def test_epsilon_one_chooses_uniformly_even_where_greedy_has_a_clear_best() -> None:
+    obs = _obs("tablic", ["3C", "9D"], ["3H:3C", "KS", "7H"])
+    assert _greedy(obs) == "3H:3C"
+    policy = make_policy("greedy", "tablic", 0, 3, {"epsilon": 1.0})
+    counts = Counter(policy(obs) for _ in range(3000))
+    assert all(850 < c < 1150 for c in counts.values()) and len(counts) == 3, counts  # each about 1000; sd about 26
+
+
+def test_epsilon_explores_that_often() -> None:
+    obs = _obs("tablic", ["3C", "9D"], ["3H:3C", "KS", "7H", "AD"])
+    policy = make_policy("greedy", "tablic", 0, 8, {"epsilon": 0.4})
+    others = sum(policy(obs) != "3H:3C" for _ in range(4000))
+    # a random move is another action 3/4 of the time: 4000 * 0.4 * 0.75 = 1200 expected, sd about 29
+    assert 1055 < others < 1345, others
+
+
+def test_the_epsilon_coin_is_a_53_bit_draw_then_a_bounded_one() -> None:
+    """The documented draw, so another language can reproduce an epsilon-greedy seat from its seed."""
+    legal = ["3H:3C", "KS", "7H", "AD"]
+    epsilon, seed, seat = 0.3, 21, 1
+    policy = make_policy("greedy", "tablic", seat, seed, {"epsilon": epsilon})
+    rng = Rng(derive_seed(seed, seat))
+    for _ in range(200):
+        explores = rng.next_u64() >> 11 < epsilon * 2**53
+        expected = legal[rng.below(len(legal))] if explores else "3H:3C"
+        assert policy(_obs("tablic", ["3C", "9D"], legal)) == expected
+    assert policy.rng.state == rng.state
+
+
+def test_a_forced_move_tosses_no_coin_and_a_random_move_needs_no_observation() -> None:
+    policy = make_policy("greedy", "tablic", 0, 3, {"epsilon": 0.5})
+    before = policy.rng.state
+    assert policy({"legal_actions": ["7H"]}) == "7H"
+    assert policy.choose_id([42], lambda: pytest.fail("observation not needed")) == 42
+    assert policy.rng.state == before
+    explorer = make_policy("greedy", "tablic", 0, 3, {"epsilon": 1.0})
+    assert explorer.choose_id([5, 6, 7], lambda: pytest.fail("a random move must not look")) in (5, 6, 7)
 
 
 # ---- the greedy ranking (tablanette.md §2.2, §5.6-5.7; tablic.md §2.2) -------------------------------------------
@@ -294,7 +444,8 @@ def test_trick_games_have_greedy() -> None:
 
 
 @pytest.mark.parametrize("module", ["engine.bots", "engine.bots.policy", "engine.bots.greedy", "engine.bots.fishing",
-                                    "engine.bots.greedy_tricks", "engine.bots.rollout"])
+                                    "engine.bots.greedy_tricks", "engine.bots.rollout", "engine.bots.registry",
+                                    "engine.options"])
 def test_docstring_examples(module: str) -> None:
     results = doctest.testmod(importlib.import_module(module))
     assert results.attempted > 0 and results.failed == 0

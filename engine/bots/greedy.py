@@ -4,6 +4,12 @@ A game family contributes a *ranker*: a function of the observation that returns
 (higher is better). The policy plays an action with the highest key and breaks ties with its own RNG. Fishing games
 register theirs in :mod:`engine.bots.fishing`; trick-taking games add their own module the same way.
 
+Its one parameter, ``epsilon``, is the probability of playing a uniformly random legal action instead (an
+epsilon-greedy player). The coin is tossed only when there is a choice: a 53-bit draw ``u`` of the policy's RNG
+(``next_u64() >> 11``) explores when ``u < epsilon * 2**53``, and the random action is then ``rng.below(count)``.
+``epsilon`` 0 and 1 toss no coin, so ``greedy`` with ``epsilon=0`` plays exactly as plain ``greedy`` and with
+``epsilon=1`` exactly as ``random`` from the same seed.
+
 >>> from engine.bots.greedy import greedy_games
 >>> "tablanette" in greedy_games()
 True
@@ -11,9 +17,11 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
-from .policy import Policy
+from ..options import Option
+from .policy import Observe, Policy
 
 Ranker = Callable[[dict], list[tuple]]
 
@@ -36,19 +44,54 @@ def greedy_games() -> list[str]:
     return sorted(_RANKERS)
 
 
+EPSILON = Option("epsilon", float, 0.0, "probability of playing a uniformly random legal move instead of the best",
+                 minimum=0.0, maximum=1.0, noun="parameter")
+# A 53-bit draw u explores when u < epsilon * 2**53 (Python compares the int and the float exactly).
+_UNIT_53 = float(1 << 53)
+
+
 class GreedyPolicy(Policy):
-    """Plays the legal action its game's ranker rates highest; ties go to its RNG."""
+    """Plays the legal action its game's ranker rates highest (ties go to its RNG), or a random one with probability
+    ``epsilon``."""
 
     name = "greedy"
+    param_spec = (EPSILON,)
 
-    def __init__(self, game_id: str, seat: int, seed: int) -> None:
-        super().__init__(game_id, seat, seed)
+    def __init__(self, game_id: str, seat: int, seed: int, params: Mapping[str, Any] | None = None) -> None:
+        super().__init__(game_id, seat, seed, params)
         try:
             self._rank = _RANKERS[game_id]
         except KeyError:
             raise ValueError(f"no greedy heuristic for {game_id!r} yet; greedy plays {greedy_games()}") from None
+        self.epsilon = self.params["epsilon"]
+        self._explore_below = self.epsilon * _UNIT_53
+
+    @classmethod
+    def games(cls) -> list[str]:
+        return greedy_games()
+
+    def _explores(self) -> bool:
+        """Toss the epsilon coin (no draw when epsilon is 0 or 1)."""
+        if self.epsilon == 0.0:
+            return False
+        if self.epsilon == 1.0:
+            return True
+        return self.rng.next_u64() >> 11 < self._explore_below
+
+    def choose_id(self, legal_ids: Sequence[int], observe: Observe) -> int:
+        count = len(legal_ids)
+        if count == 1:
+            return legal_ids[0]
+        if self._explores():  # no observation needed for a random move
+            return legal_ids[self.rng.below(count)]
+        return legal_ids[self._best_index(observe())]
 
     def _choose_index(self, observation: dict) -> int:
+        if self._explores():
+            return self.rng.below(len(observation["legal_actions"]))
+        return self._best_index(observation)
+
+    def _best_index(self, observation: dict) -> int:
         keys = self._rank(observation)
         best = max(keys)
         best_indexes = [i for i, key in enumerate(keys) if key == best]

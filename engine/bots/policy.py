@@ -1,7 +1,9 @@
 """The policy contract and the simplest policy, ``random``.
 
 A policy plays one seat. It sees only that seat's observation (``state.observation(seat)``, which lists the
-``legal_actions``) and draws from its own seeded :class:`engine.rng.Rng`, never from the state's.
+``legal_actions``) and draws from its own seeded :class:`engine.rng.Rng`, never from the state's. It declares its
+parameters as data (``param_spec``: :class:`engine.options.Option` with ``noun="parameter"``); an instance holds their
+values, checked, in ``self.params``.
 
 Two ways to ask for a move, which give the same choice and leave the policy's RNG in the same state:
 
@@ -19,10 +21,11 @@ True
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
-from typing import ClassVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
 
-from ..registry import game_class
+from ..options import Option, resolve_options
+from ..registry import game_class, list_games
 from ..rng import Rng, derive_seed
 
 Observe = Callable[[], dict]
@@ -34,13 +37,15 @@ class Policy(ABC):
     name: ClassVar[str]
     # Whether the policy reads the observation's "history"; hot loops leave it out for those that don't.
     uses_history: ClassVar[bool] = False
+    param_spec: ClassVar[tuple[Option, ...]] = ()
 
-    def __init__(self, game_id: str, seat: int, seed: int) -> None:
+    def __init__(self, game_id: str, seat: int, seed: int, params: Mapping[str, Any] | None = None) -> None:
         game_class(game_id)  # a clear ValueError for an unknown game
         if not isinstance(seat, int) or isinstance(seat, bool) or seat < 0:
             raise ValueError(f"seat must be a non-negative integer, got {seat!r}")
         self.game_id = game_id
         self.seat = seat
+        self.params = self.resolve_params(params)
         # Each seat gets its own stream, so two bots built from one seed never mirror each other's draws.
         self.rng = Rng(derive_seed(seed, seat))
 
@@ -58,16 +63,48 @@ class Policy(ABC):
             return legal_ids[0]
         return legal_ids[self._choose_index(observe())]
 
+    @classmethod
+    def param_option(cls, name: str) -> Option:
+        """The declared parameter called ``name``; a ValueError lists the ones there are."""
+        for param in cls.param_spec:
+            if param.name == name:
+                return param
+        takes = ", ".join(param.name for param in cls.param_spec) or "none"
+        raise ValueError(f"policy {cls.name!r} has no parameter {name!r}; it takes {takes}")
+
+    @classmethod
+    def games(cls) -> list[str]:
+        """The games this policy can play (every registered game, unless a subclass says otherwise)."""
+        return list_games()
+
+    @classmethod
+    def resolve_params(cls, given: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Every parameter with its value (the given one, checked, or its default); a ValueError names what is allowed.
+
+        >>> RandomPolicy.resolve_params({"depth": 2})
+        Traceback (most recent call last):
+        ValueError: policy 'random' has no parameter 'depth'; it takes none
+        """
+        if given is not None and not isinstance(given, Mapping):
+            raise ValueError(f"policy {cls.name!r} parameters are a mapping of names to values, not {given!r}")
+        for name in given or ():
+            cls.param_option(name)
+        try:
+            return resolve_options(list(cls.param_spec), given, None)
+        except ValueError as exc:
+            raise ValueError(f"policy {cls.name!r}: {exc}") from None
+
     @abstractmethod
     def _choose_index(self, observation: dict) -> int:
         """The index of the chosen action in ``observation["legal_actions"]`` (at least two of them)."""
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name!r} {self.game_id} seat {self.seat}>"
+        params = "".join(f" {name}={value!r}" for name, value in self.params.items())
+        return f"<{type(self).__name__} {self.name!r}{params} {self.game_id} seat {self.seat}>"
 
 
 class RandomPolicy(Policy):
-    """Uniform over the legal actions; needs nothing but their number."""
+    """Uniform over the legal actions; needs nothing but their number. No parameters."""
 
     name = "random"
 
