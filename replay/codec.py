@@ -74,9 +74,11 @@ class Header:
     """What a replay starts from.
 
     ``options`` holds only non-default values; ``first_dealer`` is None when the engine drew it; ``policies`` names
-    each seat's player (``""`` when unknown). A later deal of a match (``deal_index > 0``) also carries its
-    ``dealer``, the match ``scores`` before it, its ``deck`` and the engine ``rng`` state at its start; ``deck``
-    (card codes, top first) is also set when the first deal's deck did not come from the seeded shuffle.
+    each seat's player (``""`` when unknown): a policy label, so a bot with parameters is written as text with them
+    (``greedy:epsilon=0.2``; see :mod:`engine.bots.registry`) while a plain name keeps its one-byte code. A later
+    deal of a match (``deal_index > 0``) also carries its ``dealer``, the match ``scores`` before it, its ``deck`` and
+    the engine ``rng`` state at its start; ``deck`` (card codes, top first) is also set when the first deal's deck did
+    not come from the seeded shuffle.
     """
 
     game: str

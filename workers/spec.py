@@ -3,9 +3,12 @@
 A spec is checked once, up front (:func:`validate`), so a bad job fails with one clear message before anything runs;
 the checked spec is what gets stored and planned. It round-trips through JSON (``to_dict`` / ``from_dict``).
 
->>> spec = validate(JobSpec(game="tablanette", policies=("greedy", "random"), count=1000, seed=7))
->>> spec.players, spec.log.describe()
-(2, 'none')
+A seat's policy is a label: its name and any parameters, ``greedy:epsilon=0.2`` (see :mod:`engine.bots.registry`);
+the checked spec holds canonical labels, so the same bots always make the same spec.
+
+>>> spec = validate(JobSpec(game="tablanette", policies=("greedy:epsilon=0.10", "random"), count=1000, seed=7))
+>>> spec.players, spec.policies, spec.log.describe()
+(2, ('greedy:epsilon=0.1', 'random'), 'none')
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import engine
-from engine.bots import make_policies, policy_names
+from engine.bots import canonical_label, make_policies
 
 UNITS = ("deal", "match")
 LOG_MODES = ("none", "all", "sample")
@@ -62,7 +65,7 @@ class LogSpec:
 
 @dataclass(frozen=True)
 class JobSpec:
-    """What to simulate. ``policies`` names one policy per seat (or one for every seat, or one per side);
+    """What to simulate. ``policies`` labels one policy per seat (or one for every seat, or one per side);
     ``count`` is how many ``unit``s to play (single deals, or whole matches); ``chunk_size`` 0 picks one."""
 
     game: str
@@ -137,12 +140,12 @@ def _probe_match(spec: JobSpec) -> engine.State:
         raise JobSpecError(str(exc)) from None
 
 
-def _policies_per_seat(names: Sequence[str], probe: engine.State) -> list[str]:
-    """One name per seat, from one per seat, one for all seats, or one per side (partners play alike)."""
-    names = [str(name).strip() for name in names]
-    unknown = [name for name in names if name not in policy_names()]
-    if unknown:
-        raise JobSpecError(f"unknown policy {unknown[0]!r}; policies are {', '.join(policy_names())}")
+def _policies_per_seat(labels: Sequence[str], probe: engine.State) -> list[str]:
+    """One canonical label per seat, from one per seat, one for all seats, or one per side (partners play alike)."""
+    try:
+        names = [canonical_label(str(label)) for label in labels]  # canonical: the same bots make the same spec
+    except ValueError as exc:
+        raise JobSpecError(str(exc)) from None
     seats = probe.players
     sides = max(probe.side_of) + 1
     if len(names) == seats:

@@ -116,8 +116,10 @@ def make_policy(name: str, game_id: str, seat: int, seed: int, params: Mapping[s
 
 @lru_cache(maxsize=256)
 def _parsed(label: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    """A label's name and its non-default parameters: hot loops build bots from the same few labels every deal."""
     name, params = parse_policy(label)
-    return name, tuple(params.items())
+    defaults = {option.name: option.default for option in policy_class(name).param_spec}
+    return name, tuple((param, value) for param, value in params.items() if value != defaults[param])
 
 
 def make_policies(labels: Sequence[str], game_id: str, seed: int) -> list[Policy]:
@@ -125,7 +127,7 @@ def make_policies(labels: Sequence[str], game_id: str, seed: int) -> list[Policy
     policies = []
     for seat, label in enumerate(labels):
         name, params = _parsed(label) if isinstance(label, str) else parse_policy(label)
-        policies.append(make_policy(name, game_id, seat, seed, dict(params)))
+        policies.append(make_policy(name, game_id, seat, seed, dict(params) if params else None))
     return policies
 
 

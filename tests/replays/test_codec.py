@@ -9,6 +9,7 @@ import pytest
 
 import engine
 import replay
+from engine.bots import make_policies, play_out
 from replay import Header, ReplayError
 from replay.codec import FORMAT_VERSION, MAGIC, decode_frame, encode
 from replay.record import Recorder, header_at_start
@@ -50,6 +51,18 @@ def test_unknown_game_and_policy_names_are_written_as_text() -> None:
     while not recorder.done:
         recorder.play(state.legal_action_ids()[-1])
     assert replay.decode(recorder.finish()).header.policies == ("my-bot v2", "random")
+
+
+def test_policy_parameters_are_recorded_in_the_label_and_plain_names_keep_their_codes() -> None:
+    labels = ["greedy:epsilon=0.3", "random"]
+    data = replay.record_deal("tablanette", seed=6, policies=labels, bot_seed=9)
+    decoded = replay.decode(data)
+    assert decoded.header.policies == tuple(labels)
+    state = engine.new_match("tablanette", seed=6, options={"max_deals": 1})
+    play_out(state, make_policies(labels, "tablanette", 9))
+    assert decoded.moves == state.history
+    plain = replay.record_deal("tablanette", seed=6, policies=["greedy", "random"], bot_seed=9)
+    assert b"greedy" not in plain and b"greedy:epsilon=0.3" in data
 
 
 def test_given_deck_is_carried() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 import engine
 import replay
-from engine.bots import make_policies
+from engine.bots import make_policies, make_policy
 from workers.chunk import ChunkResult, play_chunk
 from workers.plan import bot_seed, match_seed, plan_chunks
 from workers.spec import JobSpec, LogSpec, validate
@@ -49,6 +49,31 @@ def test_results_do_not_depend_on_the_chunk_size(game, policies, unit, count):
     assert one["units"] == count
     for size in (1, 7, count // 3 + 1):
         assert comparable(run(spec, size)) == comparable(one)
+
+
+def test_a_job_with_policy_parameters_plays_them_the_same_in_any_chunks():
+    spec = validate(JobSpec(game="tablanette", policies=("greedy:epsilon=0.3", "greedy"), count=90, seed=6,
+                            log=LogSpec("all")))
+    one_sink, many_sink = ListSink(), ListSink()
+    one, many = run(spec, 90, one_sink), run(spec, 13, many_sink)
+    assert comparable(many) == comparable(one)
+    assert many_sink.replays == one_sink.replays
+    assert [side["policies"] for side in one["sides"]] == [["greedy:epsilon=0.3"], ["greedy"]]
+    state = engine.new_match("tablanette", seed=match_seed(6, 4), options={"max_deals": 1})
+    bots = [make_policy("greedy", "tablanette", 0, bot_seed(6, 4), {"epsilon": 0.3}),
+            make_policy("greedy", "tablanette", 1, bot_seed(6, 4))]
+    engine.bots.play_out(state, bots)
+    decoded = replay.decode(one_sink.replays[4])
+    assert decoded.header.policies == ("greedy:epsilon=0.3", "greedy")
+    assert decoded.moves == state.history and decoded.scores == state.scores
+
+
+def test_epsilon_changes_the_play_and_plain_greedy_is_epsilon_zero():
+    plain = run(validate(JobSpec(game="tablanette", policies=("greedy", "random"), count=60, seed=8)), 60)
+    zero = run(validate(JobSpec(game="tablanette", policies=("greedy:epsilon=0", "random"), count=60, seed=8)), 60)
+    noisy = run(validate(JobSpec(game="tablanette", policies=("greedy:epsilon=0.5", "random"), count=60, seed=8)), 60)
+    assert comparable(zero) == comparable(plain)
+    assert comparable(noisy) != comparable(plain)
 
 
 def test_each_deal_is_the_engine_match_of_its_seed():

@@ -29,6 +29,15 @@ def test_one_policy_per_side_follows_the_partnerships():
     assert partners.policies == ("greedy", "random", "greedy", "random")
 
 
+def test_policy_parameters_are_checked_and_written_canonically():
+    checked = validate(spec(policies=("greedy:epsilon=0.20", "random")))
+    assert checked.policies == ("greedy:epsilon=0.2", "random")
+    assert validate(spec(policies=("greedy:epsilon=0",))).policies == ("greedy", "greedy")
+    assert JobSpec.from_dict(checked.to_dict()) == checked
+    partners = validate(spec(players=4, options={"partnerships": True}, policies=("greedy:epsilon=1", "random")))
+    assert partners.policies == ("greedy:epsilon=1.0", "random") * 2
+
+
 def test_round_trip_through_a_dict():
     checked = validate(spec(log=LogSpec("sample", 2), options={"target": 151}, unit="match", count=3))
     assert JobSpec.from_dict(checked.to_dict()) == checked
@@ -38,6 +47,13 @@ def test_round_trip_through_a_dict():
     ({"game": "poker"}, "unknown game 'poker'"),
     ({"policies": ("greedy", "genius")}, "unknown policy 'genius'"),
     ({"policies": ("random",) * 3}, "needs 2 policies"),
+    ({"policies": ("greedy:epsilon=1.5", "random")}, "policy 'greedy': parameter 'epsilon' = 1.5 is out of range; "
+                                                     "allowed: 0.0..1.0"),
+    ({"policies": ("greedy:epsilon=often",)}, "policy 'greedy': parameter 'epsilon' is a number (0.0..1.0), not "
+                                              "'often'"),
+    ({"policies": ("greedy:eps=0.1",)}, "policy 'greedy' has no parameter 'eps'; it takes epsilon"),
+    ({"policies": ("random:epsilon=0.1",)}, "policy 'random' has no parameter 'epsilon'; it takes none"),
+    ({"policies": ("greedy:epsilon",)}, "policy parameters are written greedy:param=value"),
     ({"count": 0}, "count (the number of deals) must be between 1"),
     ({"count": MAX_COUNT + 1}, "must be between 1"),
     ({"count": 2.5}, "count must be a whole number"),
