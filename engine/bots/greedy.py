@@ -55,6 +55,8 @@ class GreedyPolicy(Policy):
     ``epsilon``."""
 
     name = "greedy"
+    summary = ("Plays the move its game's one-move heuristic rates best (ties broken at random), or, with "
+               "probability epsilon, a uniformly random legal move.")
     param_spec = (EPSILON,)
 
     def __init__(self, game_id: str, seat: int, seed: int, params: Mapping[str, Any] | None = None) -> None:

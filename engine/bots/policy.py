@@ -35,6 +35,7 @@ class Policy(ABC):
     """A seat's decision maker; subclasses implement :meth:`_choose_index` (called only with two or more choices)."""
 
     name: ClassVar[str]
+    summary: ClassVar[str]  # what it plays, in a line for people (``cardtable policies``)
     # Whether the policy reads the observation's "history"; hot loops leave it out for those that don't.
     uses_history: ClassVar[bool] = False
     param_spec: ClassVar[tuple[Option, ...]] = ()
@@ -104,9 +105,10 @@ class Policy(ABC):
 
 
 class RandomPolicy(Policy):
-    """Uniform over the legal actions; needs nothing but their number. No parameters."""
+    """Uniform over the legal actions; needs nothing but their number."""
 
     name = "random"
+    summary = "Plays a uniformly random legal move."
 
     def choose_id(self, legal_ids: Sequence[int], observe: Observe) -> int:
         count = len(legal_ids)

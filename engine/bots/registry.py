@@ -14,7 +14,6 @@ name goes: job specs, results, replay headers.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -133,10 +132,6 @@ def make_policies(labels: Sequence[str], game_id: str, seed: int) -> list[Policy
 
 def policy_infos() -> list[dict[str, Any]]:
     """Each policy as data: its name, what it does, its parameters (as options are described) and its games."""
-    return [{"name": name, "doc": _summary(cls), "params": [option.to_dict() for option in cls.param_spec],
+    return [{"name": name, "doc": cls.summary, "params": [option.to_dict() for option in cls.param_spec],
              "games": cls.games()} for name, cls in sorted(_POLICIES.items())]
 
-
-def _summary(cls: type[Policy]) -> str:
-    """The first paragraph of the class docstring, on one line."""
-    return " ".join((inspect.getdoc(cls) or "").split("\n\n")[0].split())

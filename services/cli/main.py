@@ -1,6 +1,6 @@
 """The ``cardtable`` command: one entry point for every part of the platform.
 
-    cardtable games | play GAME | watch GAME | bench --game GAME
+    cardtable games | policies | play GAME | watch GAME | bench --game GAME | simulate GAME
 
 Each command lives in its own module and is added below; later parts add theirs the same way
 (``replay`` from ``services.cli.replay``, then ``serve`` and ``simulate``).
@@ -13,6 +13,7 @@ import click
 from .bench import bench
 from .games import games
 from .play import play
+from .policies import policies
 from .replay import replay
 from .serve import serve
 from .simulate import simulate
@@ -26,6 +27,7 @@ def cli() -> None:
 
 
 cli.add_command(games)
+cli.add_command(policies)
 cli.add_command(play)
 cli.add_command(watch)
 cli.add_command(bench)

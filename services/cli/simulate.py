@@ -3,6 +3,10 @@
     cardtable simulate tablanette --deals 100000 --policies greedy,random --seed 7 --log sample:100
     cardtable simulate belote --matches 500 --policies random --address ray://10.0.0.5:10001 --json
     cardtable simulate tablic --deals 20000 --policies greedy,random --plot tablic.png
+    cardtable simulate tablanette --deals 50000 --policies greedy:epsilon=0.2,greedy
+
+A policy is written with its parameters as NAME:PARAM=VALUE (more as NAME:P1=V1:P2=V2); ``cardtable policies`` lists
+the policies and their parameters.
 
 With no ``--address`` (nor ``RAY_ADDRESS``) a local Ray starts on this machine's CPUs (or ``--workers`` of them).
 The job, its progress and results, and the logged replays go to Redis: ``--redis-url`` or ``REDIS_URL``, else an
@@ -57,7 +61,9 @@ def parse_log(ctx: click.Context, param: click.Parameter, text: str) -> LogSpec:
 @click.option("--deals", type=int, default=None, help="How many single deals to play.")
 @click.option("--matches", type=int, default=None, help="How many whole matches to play (instead of --deals).")
 @click.option("--policies", required=True, metavar="P1,P2,...",
-              help="Policies by seat (one per seat, one per side, or one for all), e.g. greedy,random.")
+              help="Policies by seat (one per seat, one per side, or one for all), e.g. greedy,random. Give a "
+                   "policy parameters as NAME:PARAM=VALUE[:PARAM=VALUE...], e.g. greedy:epsilon=0.2,random; "
+                   "`cardtable policies` lists them.")
 @players_option
 @option_option
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Job seed (default: a fresh one, printed).")

@@ -39,6 +39,27 @@ def test_json_results(simulate):
     assert report["replays"] == 0 and report["workers"]
 
 
+def test_policy_parameters_on_the_command_line(simulate):
+    result = simulate("tablanette", "--deals", "200", "--policies", "greedy:epsilon=0.50,greedy", "--seed", "3",
+                      "--log", "sample:2", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["spec"]["policies"] == ["greedy:epsilon=0.5", "greedy"]
+    noisy, plain = report["sides"]
+    assert noisy["policies"] == ["greedy:epsilon=0.5"] and plain["policies"] == ["greedy"]
+    assert plain["win_rate"] > noisy["win_rate"]  # half its moves at random: plain greedy does better
+
+
+def test_the_policies_command_lists_policies_and_their_parameters(cli_runner):
+    table = cli_runner.invoke(cli, ["policies"])
+    assert table.exit_code == 0, table.output
+    assert "greedy" in table.output and "epsilon" in table.output and "0.0..1.0" in table.output
+    infos = json.loads(cli_runner.invoke(cli, ["policies", "--json"]).stdout)
+    assert [info["name"] for info in infos] == ["greedy", "random"]
+    assert infos[0]["params"][0]["name"] == "epsilon" and infos[1]["params"] == []
+    assert "NAME:PARAM=VALUE" in cli_runner.invoke(cli, ["simulate", "--help"]).output
+
+
 def test_table_plot_and_output_file(simulate, tmp_path, redis_client):
     plot, output = tmp_path / "scores.png", tmp_path / "results.json"
     result = simulate("belote", "--matches", "4", "--policies", "random", "--seed", "1", "--plot", str(plot),
@@ -60,6 +81,13 @@ def test_table_plot_and_output_file(simulate, tmp_path, redis_client):
     (["tablic", "--deals", "5", "--policies", "random", "--log", "sample:x"], "sample:K"),
     (["tablic", "--deals", "5", "--policies", "random", "--option", "max_deals=2"], "max_deals cannot be set"),
     (["mahjong", "--deals", "5", "--policies", "random"], "unknown game 'mahjong'"),
+    (["tablic", "--deals", "5", "--policies", "greedy:epsilon=2,random"],
+     "policy 'greedy': parameter 'epsilon' = 2.0 is out of range; allowed: 0.0..1.0"),
+    (["tablic", "--deals", "5", "--policies", "greedy:epsilon=lots"], "parameter 'epsilon' is a number"),
+    (["tablic", "--deals", "5", "--policies", "greedy:depth=3"], "policy 'greedy' has no parameter 'depth'; it takes "
+                                                                   "epsilon"),
+    (["tablic", "--deals", "5", "--policies", "random:epsilon=0.1"], "policy 'random' has no parameter 'epsilon'"),
+    (["tablic", "--deals", "5", "--policies", "greedy:epsilon"], "written greedy:param=value"),
 ])
 def test_usage_errors(simulate, args, message):
     result = simulate(*args)
