@@ -23,6 +23,7 @@ from typing import Any
 import grpc
 import redis
 
+from engine.bots import label_parts, parse_params, policy_label
 from workers.jobstore import DEFAULT_PREFIX, FAILED, JobNotFound, JobRecord, JobStore
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 from workers.stats import counter_groups
@@ -179,7 +180,7 @@ def spec_from_proto(message: sim_pb2.JobSpec) -> JobSpec:
     if not message.policies:
         raise InvalidArgument("a job needs at least one policy (one per seat, one per side, or one for all)")
     spec = JobSpec(
-        game=message.game_id, policies=tuple(p.name for p in message.policies), count=message.count,
+        game=message.game_id, policies=tuple(policy_label_of(p) for p in message.policies), count=message.count,
         seed=message.seed if message.HasField("seed") else secrets.randbits(63), unit=_UNITS[message.unit],
         players=message.players if message.HasField("players") else None,
         options=options_from_request(message.options), log=LogSpec(mode, message.sample_size),
@@ -190,10 +191,26 @@ def spec_from_proto(message: sim_pb2.JobSpec) -> JobSpec:
         raise InvalidArgument(str(exc)) from None
 
 
+def policy_label_of(message: sim_pb2.PolicySpec) -> str:
+    """The label of a requested policy (``greedy:epsilon=0.2``), its parameters typed and checked; InvalidArgument
+    names what is allowed."""
+    name = message.name.strip()
+    try:
+        return policy_label(name, parse_params(name, dict(message.params)))
+    except ValueError as exc:
+        raise InvalidArgument(str(exc)) from None
+
+
+def policy_message(label: str) -> sim_pb2.PolicySpec:
+    """A job's policy as the request would give it: the name and the parameters that differ from the defaults."""
+    name, params = label_parts(label)
+    return sim_pb2.PolicySpec(name=name, params=params)
+
+
 def spec_message(spec: JobSpec) -> sim_pb2.JobSpec:
     return sim_pb2.JobSpec(
         game_id=spec.game, players=spec.players, options={k: option_value(v) for k, v in spec.options.items()},
-        policies=[sim_pb2.PolicySpec(name=name) for name in spec.policies], count=spec.count,
+        policies=[policy_message(label) for label in spec.policies], count=spec.count,
         unit=_UNIT_ENUMS[spec.unit], seed=spec.seed, logging=_LOG_ENUMS[spec.log.mode], sample_size=spec.log.size,
         chunk_size=spec.chunk_size)
 

@@ -20,6 +20,7 @@ from services.generated.cardtable.v1 import common_pb2, simulation_service_pb2_g
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2  # noqa: E402
 from services.server import CardtableServer, ServerConfig  # noqa: E402
 from workers.jobstore import JobStore  # noqa: E402
+from workers.stats import comparable  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("local_ray")
 
@@ -84,6 +85,32 @@ def test_submit_watch_get_and_list(server):
     assert [j.job_id for j in rest.jobs] == [submitted.job_id] and rest.next_page_token == ""
 
 
+def test_policy_parameters_are_played_and_given_back(server):
+    noisy = [sim_pb2.PolicySpec(name="greedy", params={"epsilon": "0.50"}), sim_pb2.PolicySpec(name="greedy")]
+    jobs = [server.SubmitJob(sim_pb2.SubmitJobRequest(spec=job_spec(policies=policies, count=200))).job
+            for policies in (noisy, noisy[:1] + [sim_pb2.PolicySpec(name="greedy", params={"epsilon": "0"})])]
+    finished = [[u.job for u in server.WatchJob(sim_pb2.WatchJobRequest(job_id=job.job_id), timeout=120)][-1]
+                for job in jobs]
+    assert [job.state for job in finished] == [sim_pb2.JOB_STATE_SUCCEEDED] * 2
+    job = server.GetJob(sim_pb2.GetJobRequest(job_id=jobs[0].job_id)).job
+    assert [(p.name, dict(p.params)) for p in job.spec.policies] == [("greedy", {"epsilon": "0.5"}), ("greedy", {})]
+    assert [side.policies for side in job.results.sides] == [["greedy:epsilon=0.5"], ["greedy"]]
+    assert job.results.sides[1].win_rate > job.results.sides[0].win_rate
+    same = [comparable(json.loads(server.GetJob(sim_pb2.GetJobRequest(job_id=j.job_id)).job.results.json))
+            for j in jobs]
+    assert same[0] == same[1]  # epsilon=0 is plain greedy: the same spec, the same results
+
+
+def test_spec_messages_round_trip_policy_parameters():
+    request = job_spec(policies=[sim_pb2.PolicySpec(name=" greedy ", params={"epsilon": "1"}),
+                                 sim_pb2.PolicySpec(name="random")])
+    spec = simulation_service.spec_from_proto(request)
+    assert spec.policies == ("greedy:epsilon=1.0", "random")
+    message = simulation_service.spec_message(spec)
+    assert simulation_service.spec_from_proto(message) == spec
+    assert dict(message.policies[0].params) == {"epsilon": "1.0"}
+
+
 def test_cancel_a_running_job(server):
     job = server.SubmitJob(sim_pb2.SubmitJobRequest(spec=job_spec(
         game_id="german_whist", policies=[sim_pb2.PolicySpec(name="random")], count=1_000_000, chunk_size=2000))).job
@@ -105,6 +132,14 @@ def test_cancel_a_running_job(server):
     ({"game_id": "poker"}, "unknown game 'poker'"),
     ({"policies": [sim_pb2.PolicySpec(name="genius")]}, "unknown policy 'genius'"),
     ({"policies": []}, "at least one policy"),
+    ({"policies": [sim_pb2.PolicySpec(name="greedy", params={"epsilon": "1.5"})]},
+     "policy 'greedy': parameter 'epsilon' = 1.5 is out of range; allowed: 0.0..1.0"),
+    ({"policies": [sim_pb2.PolicySpec(name="greedy", params={"epsilon": "often"})]},
+     "policy 'greedy': parameter 'epsilon' is a number (0.0..1.0), not 'often'"),
+    ({"policies": [sim_pb2.PolicySpec(name="greedy", params={"temperature": "2"})]},
+     "policy 'greedy' has no parameter 'temperature'; it takes epsilon"),
+    ({"policies": [sim_pb2.PolicySpec(name="random", params={"epsilon": "0.1"})]},
+     "policy 'random' has no parameter 'epsilon'; it takes none"),
     ({"count": 0}, "count (the number of deals) must be between 1"),
     ({"count": 10**12}, "must be between 1 and 1,000,000,000"),
     ({"options": {"target": common_pb2.OptionValue(string_value="high")}}, "target"),
