@@ -41,6 +41,11 @@ class Option:
     choices_for: Callable[[int], tuple] | None = None
     noun: str = "option"
 
+    @property
+    def title(self) -> str:
+        """How messages name it: ``option 'target'``, ``parameter 'epsilon'``."""
+        return f"{self.noun} {self.name!r}"
+
     def default_for(self, players: int) -> Any:
         return self.default(players) if callable(self.default) else self.default
 
@@ -62,25 +67,23 @@ class Option:
 
     def check(self, value: Any, players: int | None = None) -> Any:
         """``value`` if it is allowed (with ``players`` players, when that matters); a ValueError naming what is."""
-        label = f"{self.noun} {self.name!r}"
         if value is None:
             if self.nullable:
                 return None
-            raise ValueError(f"{label} may not be null; allowed: {self.describe_allowed(players)}")
+            raise ValueError(f"{self.title} may not be null; allowed: {self.describe_allowed(players)}")
         if not self._has_type(value):
-            raise ValueError(
-                f"{label} must be a {TYPE_NAMES[self.type]}, got {value!r} (allowed: {self.describe_allowed(players)})"
-            )
+            allowed = self.describe_allowed(players)
+            raise ValueError(f"{self.title} must be a {TYPE_NAMES[self.type]}, got {value!r} (allowed: {allowed})")
         if self.type is float:
             value = float(value)
         choices = self.allowed(players)
         if choices is not None and value not in choices:
             with_players = f" with {players} players" if players is not None else ""
             raise ValueError(
-                f"{label} = {value!r} is not allowed{with_players}; allowed: {self.describe_allowed(players)}"
+                f"{self.title} = {value!r} is not allowed{with_players}; allowed: {self.describe_allowed(players)}"
             )
         if (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum):
-            raise ValueError(f"{label} = {value!r} is out of range; allowed: {self.describe_allowed(players)}")
+            raise ValueError(f"{self.title} = {value!r} is out of range; allowed: {self.describe_allowed(players)}")
         return value
 
     def _has_type(self, value: Any) -> bool:
@@ -93,26 +96,25 @@ class Option:
 
     def from_text(self, text: str) -> Any:
         """The value a person wrote (``"151"``, ``"true"``, ``"0.2"``, ``"null"``), typed but not yet checked."""
-        label = f"{self.noun} {self.name!r}"
         lowered = text.strip().lower()
         if self.nullable and lowered in _NULL:
             return None
         if self.type is bool:
             if lowered in _TRUE | _FALSE:
                 return lowered in _TRUE
-            raise ValueError(f"{label} is true or false, not {text!r}")
+            raise ValueError(f"{self.title} is true or false, not {text!r}")
         if self.type is int:
             try:
                 return int(text)
             except ValueError:
-                raise ValueError(f"{label} is an integer ({self.describe_allowed()}), not {text!r}") from None
+                raise ValueError(f"{self.title} is an integer ({self.describe_allowed()}), not {text!r}") from None
         if self.type is float:
             try:
                 number = float(text)
             except ValueError:
                 number = math.nan
             if not math.isfinite(number):
-                raise ValueError(f"{label} is a number ({self.describe_allowed()}), not {text!r}")
+                raise ValueError(f"{self.title} is a number ({self.describe_allowed()}), not {text!r}")
             return number
         return text
 

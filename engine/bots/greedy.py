@@ -73,9 +73,7 @@ class GreedyPolicy(Policy):
         return greedy_games()
 
     def _explores(self) -> bool:
-        """Toss the epsilon coin (no draw when epsilon is 0 or 1)."""
-        if self.epsilon == 0.0:
-            return False
+        """Toss the epsilon coin; callers skip it for epsilon 0 (no draw), and epsilon 1 draws nothing either."""
         if self.epsilon == 1.0:
             return True
         return self.rng.next_u64() >> 11 < self._explore_below
@@ -84,12 +82,12 @@ class GreedyPolicy(Policy):
         count = len(legal_ids)
         if count == 1:
             return legal_ids[0]
-        if self._explores():  # no observation needed for a random move
+        if self.epsilon and self._explores():  # no observation needed for a random move
             return legal_ids[self.rng.below(count)]
         return legal_ids[self._best_index(observe())]
 
     def _choose_index(self, observation: dict) -> int:
-        if self._explores():
+        if self.epsilon and self._explores():
             return self.rng.below(len(observation["legal_actions"]))
         return self._best_index(observation)
 

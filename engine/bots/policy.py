@@ -46,7 +46,8 @@ class Policy(ABC):
             raise ValueError(f"seat must be a non-negative integer, got {seat!r}")
         self.game_id = game_id
         self.seat = seat
-        self.params = self.resolve_params(params)
+        # Bots are built for every deal of a job: the defaults need no checking.
+        self.params = self.resolve_params(params) if params else {o.name: o.default for o in self.param_spec}
         # Each seat gets its own stream, so two bots built from one seed never mirror each other's draws.
         self.rng = Rng(derive_seed(seed, seat))
 
