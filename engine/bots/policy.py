@@ -46,8 +46,10 @@ class Policy(ABC):
             raise ValueError(f"seat must be a non-negative integer, got {seat!r}")
         self.game_id = game_id
         self.seat = seat
-        # Bots are built for every deal of a job: the defaults need no checking.
-        self.params = self.resolve_params(params) if params else {o.name: o.default for o in self.param_spec}
+        if params is None:  # bots are built for every deal of a job: the defaults need no checking
+            self.params = {option.name: option.default for option in self.param_spec}
+        else:
+            self.params = self.resolve_params(params)
         # Each seat gets its own stream, so two bots built from one seed never mirror each other's draws.
         self.rng = Rng(derive_seed(seed, seat))
 
