@@ -61,6 +61,9 @@ return {record[1], record[2], record[3], record[4] or '', log}
 
 Move = tuple[int, int]  # (seat, action int)
 
+# Compact, and without escaping to ASCII (the faster C path): a position is written on every move.
+_to_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
 
 @dataclass
 class StoredMatch:
@@ -91,13 +94,13 @@ class GameStore:
     async def create(self, match_id: str, meta: dict[str, Any], position: dict[str, Any],
                      moves: Sequence[Move]) -> bool:
         """Store a new match with the moves already played (bots first to act); False if the id is taken."""
-        args = ["", json.dumps(position), json.dumps(meta), *(_entry(m) for m in moves)]
+        args = ["", _to_json(position), _to_json(meta), *(_entry(m) for m in moves)]
         return await self._commit(keys=self._keys(match_id), args=args) == 1
 
     async def commit(self, match_id: str, expected_version: int, position: dict[str, Any],
                      moves: Sequence[Move]) -> bool:
         """Append ``moves`` and store the position after them, only if the match is still at ``expected_version``."""
-        args = [str(expected_version), json.dumps(position), *(_entry(m) for m in moves)]
+        args = [str(expected_version), _to_json(position), *(_entry(m) for m in moves)]
         return await self._commit(keys=self._keys(match_id), args=args) == 1
 
     async def load(self, match_id: str, with_log: bool = True) -> StoredMatch | None:

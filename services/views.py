@@ -21,6 +21,9 @@ from .generated.cardtable.v1 import common_pb2
 # Keys that name the viewer rather than the match.
 _VIEWER_KEYS = frozenset({"seat", "legal_actions"})
 
+# Compact, and without escaping to ASCII (the faster C path): every view is encoded on every call.
+to_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
 
 def public_observation(state: State) -> dict[str, Any]:
     """The observation keys whose values are the same for every seat."""
@@ -63,7 +66,7 @@ def _view(state: State, perspective: int, body: dict, move_number: int, seat: in
           legal_actions: list[str] | None = None) -> common_pb2.View:
     out = common_pb2.View(perspective=perspective, seat=seat, move_number=move_number, deal_index=state.deal_index,
                           phase=state.phase, scores=state.scores, legal_actions=legal_actions or (),
-                          game_over=state.is_terminal, winners=state.winners or (), json=json.dumps(body))
+                          game_over=state.is_terminal, winners=state.winners or (), json=to_json(body))
     if state.current_player is not None:
         out.current_player = state.current_player
     return out
