@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
 import secrets
+import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 import grpc
 
@@ -21,9 +25,9 @@ import engine
 
 from .convert import game_info_response, game_summary, known_game, options_from_request
 from .errors import Aborted, InvalidArgument, NotFound, ServiceError
-from .game_store import GameStore
+from .game_store import GameStore, Move
 from .generated.cardtable.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
-from .matches import BOT, PERSON, LiveMatch, MatchCache, Played, Seat
+from .matches import BOT, PERSON, LiveMatch, MatchCache, Played, Seat, build_replay
 from .rpc import streaming, unary
 from .views import move_message, seat_view, view
 
@@ -37,6 +41,31 @@ REPLAY_ID_WAIT_S = 5.0  # how long a watcher waits for the final move's replay i
 ReplaySink = Callable[[bytes], Awaitable[str]]
 
 _SEAT_KINDS = {game_service_pb2.SEAT_KIND_BOT: BOT, game_service_pb2.SEAT_KIND_PERSON: PERSON}
+
+_replay_builders: ProcessPoolExecutor | None = None
+
+
+async def _build_replay(match: LiveMatch, moves: list[Move]) -> bytes:
+    """``match``'s replay, built in a worker process: replaying a whole match takes ~10 ms of CPU, which on the event
+    loop (or in a thread, under the GIL) would stall every other match's calls together. One worker per server
+    process, started when the service is installed ("spawn": the server's gRPC threads must not be forked)."""
+    global _replay_builders
+    try:
+        return await asyncio.get_running_loop().run_in_executor(_replay_builder(), build_replay, match.meta, moves)
+    except BrokenProcessPool:  # the worker died (killed, out of memory): build here, start a new one next time
+        _replay_builders = None
+        return match.replay_bytes(moves)
+
+
+def _replay_builder() -> ProcessPoolExecutor:
+    """This process's replay worker, started (in the background) on first call."""
+    global _replay_builders
+    if _replay_builders is None:
+        # The worker ignores SIGINT: a Ctrl-C in the server's terminal stops the server, which then stops its worker.
+        _replay_builders = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                               initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+        _replay_builders.submit(int)  # starts the worker now rather than when the first match ends
+    return _replay_builders
 
 
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
@@ -155,7 +184,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         if not match.state.is_terminal or self.save_replay is None:
             return ""
         moves = match.state.moves if match.has_history else await self.store.log(match.match_id)
-        replay_id = await self.save_replay(match.replay_bytes(moves))
+        replay_id = await self.save_replay(await _build_replay(match, moves))
         await self.store.set_replay_id(match.match_id, replay_id)
         log.info("match over", extra={"match_id": match.match_id, "replay_id": replay_id,
                                       "scores": match.state.scores, "moves": match.version})
@@ -201,5 +230,7 @@ def _move(played: Played) -> common_pb2.Move:
 
 def install(server: grpc.aio.Server, store: GameStore, save_replay: ReplaySink | None) -> str:
     """Add the GameService to ``server``; returns its full name (for health checks and reflection)."""
+    if save_replay is not None:
+        _replay_builder()
     game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(store, save_replay), server)
     return SERVICE_NAME

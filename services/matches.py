@@ -180,13 +180,18 @@ class LiveMatch:
 
     def replay_bytes(self, log: Sequence[Move]) -> bytes:
         """The whole match, whose move log is ``log``, as one replay (replays the engine, checking every move)."""
-        meta = self.meta
-        start = engine.new_match(meta["game"], seed=meta["seed"], players=meta["players"], options=meta["options"],
-                                 first_dealer=meta["first_dealer"])
-        recorder = Recorder(start, "match", [seat.policy for seat in self.seats])
-        for _, action_id in log:
-            recorder.play(action_id)
-        return recorder.finish()
+        return build_replay(self.meta, log)
+
+
+def build_replay(meta: dict[str, Any], log: Sequence[Move]) -> bytes:
+    """The replay of a whole match from its ``meta`` and move log; plain data in and out, so another process can run
+    it: ``build_replay(match.meta, match.state.moves)``."""
+    start = engine.new_match(meta["game"], seed=meta["seed"], players=meta["players"], options=meta["options"],
+                             first_dealer=meta["first_dealer"])
+    recorder = Recorder(start, "match", [seat["policy"] for seat in meta["seats"]])
+    for _, action_id in log:
+        recorder.play(action_id)
+    return recorder.finish()
 
 
 def _check_seat_spec(game_id: str, number: int, seat: Seat) -> None:
