@@ -16,6 +16,7 @@ A new service is one function ``install(server, backends) -> full service name``
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 from collections.abc import Callable
@@ -143,6 +144,9 @@ async def serve(config: ServerConfig, ready: Callable[[int], None] | None = None
         loop.add_signal_handler(sig, stop.set)
     try:
         port = await server.start()
+        # Everything loaded so far (modules, protobuf descriptors, the engine's tables) lives as long as the process:
+        # out of the collector's sight, a full collection takes microseconds instead of stalling every call ~20 ms.
+        gc.freeze()
         if ready is not None:
             ready(port)
         await stop.wait()
