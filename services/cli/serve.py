@@ -12,7 +12,6 @@ core, since one Python process serves on one core; they share nothing but Redis,
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import signal
@@ -58,14 +57,13 @@ def serve(host: str, port: int, redis_url: str | None, api_key: str | None, tls_
         _run_workers(workers, config_args, host, port, redis_url, api_key, grace)
         return
     from services.logs import configure_logging
-    from services.server import ServerConfig
-    from services.server import serve as run_server
+    from services.server import ServerConfig, run
 
     configure_logging(log_level)
     config = ServerConfig(host=host, port=port, redis_url=redis_url, api_key=api_key or None, tls_cert=tls_cert,
                           tls_key=tls_key, grace_s=grace, reuse_port=reuse_port)
     try:
-        asyncio.run(run_server(config))
+        run(config)
     except (ConnectionError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
 
