@@ -15,12 +15,17 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import reject
+from hypothesis import HealthCheck, Phase, reject, settings
 from hypothesis import strategies as st
 
 import engine
 from engine.options import Option
 from engine.rng import Rng
+
+# No shrinking: a failing playout is reported with its seeds at once (shrinking whole matches takes minutes).
+PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
+EXAMPLES = settings(max_examples=20, deadline=None, phases=PHASES, suppress_health_check=[HealthCheck.too_slow])
+FEW_EXAMPLES = settings(max_examples=5, deadline=None, phases=PHASES, suppress_health_check=[HealthCheck.too_slow])
 
 GAMES = engine.list_games()
 GAME_CASES = [

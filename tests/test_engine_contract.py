@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from game_cases import (
+    EXAMPLES,
     GAME_CASES,
     GAMES,
     MAX_STEPS_PER_DEAL,
@@ -25,15 +26,12 @@ from game_cases import (
     seeds,
     start,
 )
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import engine
 from engine.cards import CODES, parse_card
 from engine.rng import Rng
-
-PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
-EXAMPLES = settings(max_examples=20, deadline=None, phases=PHASES, suppress_health_check=[HealthCheck.too_slow])
 
 case = pytest.mark.parametrize(("game", "players"), GAME_CASES)
 each_game = pytest.mark.parametrize("game", GAMES)

@@ -11,6 +11,8 @@ import json
 
 import pytest
 from game_cases import (
+    EXAMPLES,
+    FEW_EXAMPLES,
     GAME_CASES,
     MAX_STEPS_PER_DEAL,
     SECRET_KEYS,
@@ -27,16 +29,11 @@ from game_cases import (
     target_option,
     variant_options,
 )
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import engine
 from engine.rng import Rng
-
-# No shrinking: a failing playout is reported with its seeds at once (shrinking whole matches takes minutes).
-PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
-EXAMPLES = settings(max_examples=20, deadline=None, phases=PHASES, suppress_health_check=[HealthCheck.too_slow])
-FEW_EXAMPLES = settings(max_examples=5, deadline=None, phases=PHASES, suppress_health_check=[HealthCheck.too_slow])
 
 pytestmark = pytest.mark.parametrize(("game", "players"), GAME_CASES)
 
