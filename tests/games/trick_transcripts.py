@@ -1,0 +1,81 @@
+"""Whole-match transcripts of the trick games, pinned as files so that a refactoring of the engine is checked to
+change nothing: the same seed, options and moves give the same history, deal results, scores and positions.
+
+``python tests/games/trick_transcripts.py`` (re)writes tests/fixtures/transcripts/*.json from the current engine;
+run it only when a rules change is meant to change play.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import engine
+from engine.bots import make_policies
+
+OUT = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
+# Positions are pinned at these move numbers (and at the end of the match).
+POSITION_AT = (0, 1, 9, 30, 77, 150)
+
+# name -> (game, players, seed, options, first_dealer, policy: "random" or a list of policy names per seat)
+CASES: dict[str, tuple[str, int, int, dict[str, Any], int | None, Any]] = {
+    "german_whist-single": ("german_whist", 2, 11, {}, None, "random"),
+    "german_whist-target": ("german_whist", 2, 12, {"target_score": 30, "deal_scoring": "difference"}, 0, "random"),
+    "german_whist-face_down": ("german_whist", 2, 13, {"face_down_four": True, "score_all_tricks": True,
+                                                      "target_score": 20}, None, ["greedy", "random"]),
+    "belote_contree-match": ("belote_contree", 4, 24, {"max_deals": 5}, None, "random"),
+    "belote_contree-options": ("belote_contree", 4, 22, {"num_deals": 4, "contre_scoring": "multiply",
+                                                        "max_numeric_bid": 180, "shuffle_each_deal": True}, 1,
+                               ["greedy", "random", "greedy", "random"]),
+    "belote_contree-greedy": ("belote_contree", 4, 23, {"max_deals": 6, "weak_hand_redeal": False}, 2, "greedy"),
+    "belote-4p": ("belote", 4, 31, {"target_score": 400}, None, "random"),
+    "belote-3p": ("belote", 3, 32, {"target_score": 500, "no_shuffle": True}, 0, ["greedy", "random", "greedy"]),
+    "belote-2p": ("belote", 2, 33, {"target_score": 600, "litige": False}, None, "greedy"),
+    "belote-4p-no_shuffle": ("belote", 4, 34, {"max_deals": 5, "no_shuffle": True}, 3,
+                             ["greedy", "greedy", "random", "random"]),
+}
+
+
+def play(game: str, players: int, seed: int, options: dict[str, Any], first_dealer: int | None,
+         policy: Any) -> dict[str, Any]:
+    """Play one match through the string API and record what a refactoring must keep."""
+    state = engine.new_match(game, seed=seed, players=players, options=options, first_dealer=first_dealer)
+    names = [policy] * players if isinstance(policy, str) else policy
+    bots = make_policies(names, game, seed=seed + 1000)
+    positions: dict[str, Any] = {}
+    legal: dict[str, list[str]] = {}
+    observations: dict[str, list[dict]] = {}
+    moves = 0
+    while not state.is_terminal:
+        if moves in POSITION_AT:
+            positions[str(moves)] = state.to_position()
+            legal[str(moves)] = state.legal_actions()
+            observations[str(moves)] = [state.observation(seat, history=False) for seat in range(players)]
+        seat = state.current_player
+        state.apply(bots[seat](state.observation(seat)))
+        moves += 1
+    positions["end"] = state.to_position()
+    return {
+        "case": {"game": game, "players": players, "seed": seed, "options": options, "first_dealer": first_dealer,
+                 "policies": names},
+        "history": [[seat, action] for seat, action in state.history],
+        "deal_results": state.deal_results,
+        "scores": state.scores,
+        "winners": state.winners,
+        "legal_actions": legal,
+        "observations": observations,
+        "positions": positions,
+    }
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, case in CASES.items():
+        record = play(*case)
+        (OUT / f"{name}.json").write_text(json.dumps(record, separators=(",", ":")) + "\n")
+        print(name, len(record["history"]), "moves", record["scores"])
+
+
+if __name__ == "__main__":
+    main()
