@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .clone import LIST, SHARED, Copyable
 from .errors import PositionError
 
 PASS = "pass"
@@ -68,11 +69,13 @@ class Contract:
     multiplier: int
 
 
-class ContractAuction:
+class ContractAuction(Copyable):
     """A bidding sequence in seat order: passes, ever higher bids, doubles; three passes (by default) end it.
 
     Partnerships are seats of equal parity when ``partnerships`` (4 players: {0,2} and {1,3}).
     """
+
+    COPY = {"actions": LIST, "ladder": SHARED}
 
     def __init__(self, ladder: BidLadder, players: int, first: int, partnerships: bool = True) -> None:
         self.ladder = ladder
@@ -135,7 +138,7 @@ class ContractAuction:
         return Contract(self.ladder.levels[self.level], self.suit, self.bidder, 2 ** self.doubled)
 
 
-class TakeRounds:
+class TakeRounds(Copyable):
     """Taking a turned-up trump candidate: round 1 ``take`` (its suit) or ``pass``; round 2 ``take:<suit>`` naming
     another suit or ``pass``; two rounds of passes throw the deal in. The first taker ends it.
 
@@ -145,6 +148,8 @@ class TakeRounds:
     >>> rounds.taker, rounds.trump, rounds.over
     (2, 'S', True)
     """
+
+    COPY = {"actions": LIST}
 
     def __init__(self, players: int, first: int, turn_up_suit: str, suits: str = "CDHS") -> None:
         self.n = players

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import BIT, CODES, RANK, cards_in, format_cards, parse_card, parse_cards
+from .clone import LIST
 from .errors import ActionLimitExceeded, PositionError
 from .state import State
 
@@ -251,6 +252,7 @@ class FishingState(State):
     sweep_points: list[int]
 
     SWEEP_COUNTER = "sweeps"
+    COPY = {"hands": LIST, "stock": LIST, "captured": LIST, "sweeps": LIST, "sweep_points": LIST}
 
     def _deck_cards(self) -> list[int]:
         return list(range(52))

@@ -53,6 +53,12 @@ class Rng:
             raise ValueError(f"seed must be an integer, got {seed!r}")
         self.state = seed & MASK64
 
+    def copy(self) -> Rng:
+        """An independent generator in the same state."""
+        twin = Rng.__new__(Rng)
+        twin.state = self.state
+        return twin
+
     def next_u64(self) -> int:
         self.state = z = (self.state + GOLDEN) & MASK64
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64

@@ -12,7 +12,6 @@ as ``legal_actions()``.
 
 from __future__ import annotations
 
-import copy
 import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from .cards import CODES, parse_deck
+from .clone import LIST, OBJECT, SHARED, Copier, copy_declared
 from .errors import IllegalAction, PositionError
 from .options import Option, resolve_options
 from .rng import Rng
@@ -66,6 +66,13 @@ class State(ABC):
     """A match in progress. Create one with ``engine.new_match`` or ``engine.from_position``."""
 
     INFO: ClassVar[GameInfo]
+    # How clone() copies each attribute (engine/clone.py); every game class declares its own attributes the same way.
+    COPY: ClassVar[Mapping[str, Copier | None]] = {
+        "rng": OBJECT, "side_scores": LIST, "moves": LIST,
+        "deal_results": LIST,  # a finished deal's record is never changed
+        "options": SHARED, "deal_deck": SHARED, "winners": SHARED,
+        "_legal": SHARED,  # legal-id lists are never changed in place (games hand out cached tables)
+    }
     # Seat -> side; sides pool their points. The default: every seat is its own side.
     side_of: tuple[int, ...]
 
@@ -294,7 +301,8 @@ class State(ABC):
         return f"{self.game_id} deal {self.deal_index}, {self.phase}, seat {self.current_player} to act"
 
     def clone(self) -> State:
-        return copy.deepcopy(self)
+        """An independent copy: each mutable attribute copied once (as ``COPY`` declares), the rest shared."""
+        return copy_declared(self)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self._where()} scores={self.scores}>"

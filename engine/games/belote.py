@@ -17,6 +17,7 @@ from typing import Any
 
 from ..auction import TakeRounds, replay_auction
 from ..cards import BIT, CODES, RANKS, SUIT, SUITS, mask_of
+from ..clone import LIST, OBJECT, SHARED
 from ..dealing import deal_rounds, seats_from
 from ..declarations import Meld, melds
 from ..errors import PositionError
@@ -93,6 +94,8 @@ def three_player_points(taker: int, totals: list[int], belote: list[int], order:
 @register
 class Belote(BelotePlay):
     ACTIONS = ACTIONS
+    COPY = {"rounds": OBJECT, "declared": LIST, "declaration_points": LIST,
+            "stock": SHARED, "melds": SHARED}  # both only ever replaced whole
     POSITION_CARD_PILES = ("tricks", "turn_up")
     PHASES = ("auction", "play", "over")  # position keys of this game that hold cards
     INFO = GameInfo(

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..auction import PASS, BidLadder, Contract, ContractAuction, replay_auction
 from ..cards import SUITS, cards_in, mask_of
+from ..clone import LIST, OBJECT
 from ..dealing import deal_rounds, seats_from
 from ..errors import PositionError
 from ..options import Option
@@ -84,6 +85,7 @@ def contract_points(contract: Contract, attack: int, cards: list[int], belote: l
 @register
 class BeloteContree(BelotePlay):
     ACTIONS = ACTIONS
+    COPY = {"auction": OBJECT, "redeal_queue": LIST}
     POSITION_CARD_PILES = ("tricks",)
     PHASES = ("redeal", "auction", "play", "over")  # position keys of this game that hold cards
     INFO = GameInfo(

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..cards import BIT, CODES, RANK_CHAR, SUIT, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
+from ..clone import LIST, SHARED
 from ..dealing import draw_for_dealer
 from ..declarations import holds_pair
 from ..errors import PositionError
@@ -62,6 +63,8 @@ class BelotePlay(State):
     """The play of a Belote deal: 8 tricks under the belote legal-card rule, with belote / rebelote."""
 
     ACTIONS: ClassVar[CardActions]
+    COPY = {"hands": LIST, "trick": LIST, "tricks": LIST, "card_points": LIST, "tricks_won": LIST,
+            "next_pack": SHARED}  # a finished trick is never changed; a gathered pack is only cut into a new list
     PHASES: ClassVar[tuple[str, ...]]
 
     def _deck_cards(self) -> list[int]:

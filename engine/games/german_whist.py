@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
+from ..clone import LIST, ROWS, SHARED
 from ..dealing import deal_rounds
 from ..errors import PositionError
 from ..options import Option
@@ -54,6 +55,8 @@ OPTIONS = (
 
 @register
 class GermanWhist(State):
+    COPY = {"hands": LIST, "down": ROWS, "down_seen": LIST, "trick": LIST, "tricks": LIST, "won": ROWS,
+            "taken_face_up": LIST, "stock": SHARED}  # the stock is read from stock_top on, never changed
     POSITION_CARD_PILES = ("face_up", "face_down", "tricks")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="german_whist",

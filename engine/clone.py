@@ -1,0 +1,90 @@
+"""Cheap explicit copies, declared as data: each class says how each of its attributes is copied.
+
+Search copies a state thousands of times per decision, so ``clone()`` copies each mutable attribute once, the
+cheapest way that keeps the copy independent, and shares everything immutable (tables, rules, frozen records). A
+class declares its attributes in ``COPY`` (name -> how to copy it); :func:`copy_declared` merges the declarations of
+the class and its bases once per class, then copies an object with one dict copy plus one call per mutable attribute.
+
+- :data:`SHARED`: never copied: immutable, or only ever replaced whole (``self.stock = self.stock[3:]``), never
+  changed in place;
+- :data:`LIST`: a list of immutable items (ints, tuples, finished tricks that nobody changes again);
+- :data:`ROWS`: a list of such lists;
+- :data:`DICT`: a dict of immutable values;
+- :data:`OBJECT`: an object with its own ``copy()`` (an :class:`engine.rng.Rng`, a :class:`Copyable`).
+
+An attribute that is not declared must hold an immutable value (None, a number, a string, a tuple, a frozen
+dataclass): ``tests/test_clone.py`` checks that of every game at many points of random matches.
+
+>>> class Pile(Copyable):
+...     COPY = {"cards": LIST, "name": SHARED}
+...     def __init__(self) -> None:
+...         self.cards, self.name = [1, 2], "stock"
+>>> a = Pile(); b = a.copy(); b.cards.append(3)
+>>> a.cards, b.cards, a.name is b.name
+([1, 2], [1, 2, 3], True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, TypeVar
+
+Copier = Callable[[Any], Any]
+
+SHARED: None = None
+
+
+def _rows(value: list[list[Any]]) -> list[list[Any]]:
+    return [row[:] for row in value]
+
+
+def _object(value: Any) -> Any:
+    return value.copy()
+
+
+LIST: Copier = list.copy
+ROWS: Copier = _rows
+DICT: Copier = dict.copy
+OBJECT: Copier = _object
+
+_PLANS: dict[type, tuple[tuple[str, Copier], ...]] = {}
+
+T = TypeVar("T")
+
+
+def declared(cls: type) -> dict[str, Copier | None]:
+    """Every attribute ``cls`` and its bases declare in ``COPY``, with how it is copied (a subclass overrides)."""
+    merged: dict[str, Copier | None] = {}
+    for klass in reversed(cls.__mro__):
+        merged.update(klass.__dict__.get("COPY", {}))
+    return merged
+
+
+def copy_plan(cls: type) -> tuple[tuple[str, Copier], ...]:
+    """The (attribute, copier) pairs of ``cls``'s mutable attributes, computed once per class."""
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = _PLANS[cls] = tuple((name, how) for name, how in declared(cls).items() if how is not None)
+    return plan
+
+
+def copy_declared(obj: T) -> T:
+    """A copy of ``obj``: its attributes shared, then each declared mutable one (when not None) copied once."""
+    cls = type(obj)
+    new = object.__new__(cls)
+    attrs = obj.__dict__.copy()
+    for name, how in _PLANS.get(cls) or copy_plan(cls):
+        value = attrs.get(name)
+        if value is not None:
+            attrs[name] = how(value)
+    new.__dict__ = attrs
+    return new
+
+
+class Copyable:
+    """A class whose ``copy()`` follows its ``COPY`` declarations (see the module docstring)."""
+
+    COPY: ClassVar[Mapping[str, Copier | None]] = {}
+
+    def copy(self: T) -> T:
+        return copy_declared(self)

@@ -1,0 +1,110 @@
+"""Clones are fully independent of their original, for every game and player count, at many points of random matches.
+
+A clone is played out to the end of its match and the original must not have moved (position, history, legal
+actions, observations); the original is played on and an earlier clone must not have moved either. Every attribute
+a game does not declare in ``COPY`` (engine/clone.py) must hold an immutable value, so a new mutable attribute that
+clone() would share is caught even where random play does not happen to expose it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import pytest
+from game_cases import (
+    EXAMPLES,
+    GAME_CASES,
+    MAX_STEPS_PER_DEAL,
+    play_randomly,
+    random_steps,
+    seeds,
+    small_target,
+    start_variant,
+    target_option,
+    variant_options,
+)
+from hypothesis import given
+from hypothesis import strategies as st
+
+import engine
+from engine.clone import Copyable, declared
+from engine.rng import Rng
+
+CHECK_EVERY = 7  # moves between checkpoints (a prime, so checkpoints fall on every kind of move)
+
+
+def snapshot(state: engine.State) -> str:
+    """Everything observable about a state, as one comparable text."""
+    return json.dumps({
+        "position": state.to_position(),
+        "history": state.history,
+        "legal": state.legal_actions(),
+        "legal_ids": list(state.legal_action_ids()),
+        "scores": state.scores,
+        "deal_results": state.deal_results,
+        "observations": [state.observation(seat) for seat in range(state.players)],
+    }, sort_keys=True, default=repr)
+
+
+def immutable(value: Any) -> bool:
+    if value is None or isinstance(value, bool | int | float | str | bytes | frozenset):
+        return True
+    if isinstance(value, tuple):
+        return all(immutable(item) for item in value)
+    params = getattr(value, "__dataclass_params__", None)
+    return dataclasses.is_dataclass(value) and params is not None and params.frozen
+
+
+def undeclared_mutables(obj: Any, where: str) -> list[str]:
+    """Attributes of ``obj`` (and of the Copyable objects it holds) that are mutable but not declared in COPY."""
+    declarations = declared(type(obj))
+    problems = []
+    for name, value in vars(obj).items():
+        if name in declarations:
+            if isinstance(value, Copyable):
+                problems += undeclared_mutables(value, f"{where}.{name}")
+        elif not immutable(value):
+            problems.append(f"{where}.{name} ({type(value).__name__})")
+    return problems
+
+
+def _match_options(game: str, players: int, data: st.DataObject) -> dict[str, Any]:
+    options = data.draw(variant_options(game, players), label="options")
+    target = target_option(game)
+    if target:
+        return {**options, target.name: small_target(target, players), "max_deals": 3}
+    return {**options, "max_deals": 3}
+
+
+@pytest.mark.parametrize(("game", "players"), GAME_CASES)
+@EXAMPLES
+@given(seed=seeds, play_seed=seeds, data=st.data())
+def test_clones_are_independent_of_their_original(
+    game: str, players: int, seed: int, play_seed: int, data: st.DataObject
+) -> None:
+    state = start_variant(game, players, seed, _match_options(game, players, data))
+    clone_rng = Rng(play_seed ^ 0x5EED)
+    earlier: tuple[engine.State, str] | None = None
+    for step, _action in enumerate(random_steps(state, Rng(play_seed), 3 * MAX_STEPS_PER_DEAL)):
+        if step % CHECK_EVERY:
+            continue
+        if earlier is not None:  # the original moved on: an earlier clone did not
+            clone, before = earlier
+            assert snapshot(clone) == before, f"playing the original changed a clone taken {CHECK_EVERY} moves ago"
+        assert not undeclared_mutables(state, type(state).__name__), "mutable attributes missing from COPY"
+        before = snapshot(state)
+        clone = state.clone()
+        assert type(clone) is type(state) and snapshot(clone) == before
+        play_randomly(clone, clone_rng, 3 * MAX_STEPS_PER_DEAL)
+        assert snapshot(state) == before, f"playing a clone out changed its original at step {step}"
+        earlier = (state.clone(), before)
+    clone, before = earlier or (state.clone(), snapshot(state))
+    assert snapshot(clone) == before
+
+
+def test_undeclared_mutable_attributes_are_found() -> None:
+    state = engine.new_match("tablanette", seed=1)
+    state.scratch = [1, 2]  # type: ignore[attr-defined]
+    assert undeclared_mutables(state, "state") == ["state.scratch (list)"]
