@@ -4,19 +4,25 @@ Each rollout is a single-deal match (``max_deals=1``), so deals/s is deals per s
 ``engine.new_match``, ``legal_action_ids``, ``apply_id`` and the policy's hot-loop path (``choose_id``).
 
     cardtable bench --game tablanette --players 2 --policy random --seconds 3 --json
+    cardtable bench --clone --json      # microseconds per mid-deal clone of every game, against the floor
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
 
+import engine
 from engine.bots import make_policies, play_out, policy_names
-from engine.rng import derive_seed
+from engine.rng import Rng, derive_seed
 
 from .matchargs import check_game, option_option, option_pairs_param, players_option, start_match
 
@@ -54,6 +60,66 @@ def run_bench(game: str, players: int | None, policy: str, seconds: float, seed:
     }
 
 
+FLOOR_SCRIPT = Path("shared", "bench", "whist_floor.py")
+CLONE_STATES = 20  # mid-deal states per game, from as many seeds
+CLONES_PER_STATE = 500
+
+
+def find_floor() -> Path | None:
+    """The pure-Python floor (``shared/bench/whist_floor.py``) in the current directory or a parent of it or of
+    this checkout."""
+    for start in (Path.cwd(), Path(__file__).resolve()):
+        for folder in (start, *start.parents):
+            if (folder / FLOOR_SCRIPT).is_file():
+                return folder / FLOOR_SCRIPT
+    return None
+
+
+def floor_moves_per_s(script: Path, seconds: float) -> float:
+    out = subprocess.check_output([sys.executable, str(script), str(seconds)], text=True)
+    return float(json.loads(out)["moves_per_s"])
+
+
+def mid_deal_states(game: str, count: int) -> list[engine.State]:
+    """``count`` single-deal matches, each played at random to the middle of its deal."""
+    states = []
+    for seed in range(count):
+        probe = engine.new_match(game, seed=seed, options={"max_deals": 1})
+        moves = play_out(probe, make_policies(["random"] * probe.players, game, seed))
+        state = engine.new_match(game, seed=seed, options={"max_deals": 1})
+        rng = Rng(seed)
+        for _ in range(moves // 2):
+            state.apply_id(rng.choice(state.legal_action_ids()))
+        states.append(state)
+    return states
+
+
+def us_per_clone(states: list[engine.State], clones_per_state: int) -> float:
+    started = time.perf_counter()
+    for state in states:
+        for _ in range(clones_per_state):
+            state.clone()
+    return (time.perf_counter() - started) / (len(states) * clones_per_state) * 1e6
+
+
+def run_clone_bench(floor: Path, floor_seconds: float = 2.0) -> dict[str, Any]:
+    """Microseconds per clone of a mid-deal state of every game (default player count), and the floor's moves/s
+    measured before and after in the same run; a clone's cost is also given in floor moves."""
+    before = floor_moves_per_s(floor, floor_seconds)
+    timings = {game: us_per_clone(mid_deal_states(game, CLONE_STATES), CLONES_PER_STATE)
+               for game in engine.list_games()}
+    after = floor_moves_per_s(floor, floor_seconds)
+    floor_rate = (before + after) / 2
+    return {
+        "floor_moves_per_s": round(floor_rate),
+        "floor": str(floor),
+        "load_average_1m": round(os.getloadavg()[0], 2),
+        "games": {game: {"players": engine.game_info(game).default_players, "us_per_clone": round(us, 3),
+                         "floor_moves_per_clone": round(us * floor_rate / 1e6, 2)}
+                  for game, us in timings.items()},
+    }
+
+
 @click.command()
 @click.option("--game", callback=lambda ctx, param, value: value if value is None else check_game(ctx, param, value),
               help="Game id (see `cardtable games`); required unless --grpc.")
@@ -74,10 +140,14 @@ def run_bench(game: str, players: int | None, policy: str, seconds: float, seed:
               help="Replay sizes against the information bound, Redis memory per replay, write and page-read speed.")
 @click.option("--count", type=click.IntRange(min=1), default=100_000, show_default=True,
               help="Replays stored by --replays.")
+@click.option("--clone", "clone_cost", is_flag=True,
+              help="Microseconds per clone of a mid-deal state of every game, and the floor's moves/s in the same run.")
+@click.option("--floor", "floor_script", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The floor script of --clone (default: shared/bench/whist_floor.py here or in a parent folder).")
 @click.pass_context
 def bench(ctx: click.Context, game: str | None, players: int | None, policy: str, seconds: float, seed: int,
           option_pairs: tuple[str, ...], as_json: bool, grpc_load: bool, simulate_job: bool, deals: int,
-          replay_sizes: bool, count: int) -> None:
+          replay_sizes: bool, count: int, clone_cost: bool, floor_script: Path | None) -> None:
     """Measure deals/s, moves/s and microseconds per move of bot rollouts of single deals (or, with --grpc, Act
     calls/s and latency of the gRPC server)."""
     if grpc_load:
@@ -89,8 +159,11 @@ def bench(ctx: click.Context, game: str | None, players: int | None, policy: str
     if replay_sizes:
         _replay_bench(count, as_json)
         return
+    if clone_cost:
+        _clone_bench(floor_script, as_json)
+        return
     if game is None:
-        raise click.UsageError("--game is required (or --grpc, --simulate or --replays)")
+        raise click.UsageError("--game is required (or --grpc, --simulate, --replays or --clone)")
     options = option_pairs_param(ctx, game, option_pairs)
     if options.get("max_deals", 1) != 1:
         raise click.BadParameter("the bench plays single-deal matches; max_deals is always 1", param_hint="'--option'")
@@ -166,3 +239,19 @@ def _replay_bench(count: int, as_json: bool) -> None:
     console.print(f"store ({store['server']}): " + ", ".join(
         f"{key.replace('_', ' ')} {value:,}" if isinstance(value, int | float) else f"{key.replace('_', ' ')} {value}"
         for key, value in store.items() if key != "server"))
+
+
+def _clone_bench(floor_script: Path | None, as_json: bool) -> None:
+    floor = floor_script or find_floor()
+    if floor is None:
+        raise click.UsageError(f"no {FLOOR_SCRIPT} in this folder or a parent: give it with --floor")
+    result = run_clone_bench(floor)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    console = Console(highlight=False)
+    console.print(f"floor: {result['floor_moves_per_s']:,} moves/s ({floor}); load average "
+                  f"{result['load_average_1m']}")
+    for game, row in result["games"].items():
+        console.print(f"{game}, {row['players']} players: {row['us_per_clone']:.2f} µs per mid-deal clone = "
+                      f"{row['floor_moves_per_clone']:.2f} floor moves")
