@@ -6,7 +6,15 @@ stays in one Redis Cluster slot):
 - ``P:{C}:b:<k>``: a hash holding the replays ``100k .. 100k+99`` of collection C, field ``i mod 100`` -> replay
   bytes. A bucket of small fields stays a listpack (Redis's compact encoding: a few bytes of overhead per replay
   instead of a dict entry and two objects).
-- ``P:{C}:meta``: a hash with ``count`` (replays stored) and ``next`` (one past the highest index written).
+- ``P:{C}:meta``: a hash with ``count`` (replays stored), ``next`` (one past the highest index written) and
+  ``indexed`` (``P:{C}:buckets`` lists every bucket; collections written before that index existed get it on first
+  read).
+- ``P:{C}:buckets``: a sorted set of the collection's non-empty bucket numbers, so that a sparse collection (a sample
+  of 100 replays over a million deals) pages by replay without visiting ten thousand empty buckets.
+- ``P:{C}:times``: when replays were written, run-length coded: member ``"<index>:<minute>"`` scored by the index
+  says that the replays from that index on were written in that minute (Unix minutes), until the next member. A
+  write adds a member only when its minute differs from the one in force, so its size follows the minutes of
+  activity, not the number of replays.
 - ``P:collections``: the set of collection names.
 
 A replay's id is ``"<collection>/<index>"``; a collection name is letters, digits and ``_.:-``.
@@ -20,7 +28,9 @@ exact even when an index is written twice (a retried simulation chunk overwrites
 
 from __future__ import annotations
 
+import bisect
 import re
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -36,15 +46,37 @@ WRITE_BATCH = 5000
 
 _COLLECTION = re.compile(r"[A-Za-z0-9_.:\-]{1,128}")
 
-# KEYS: bucket, meta. ARGV: next (one past the highest index of this bucket write), field, value, field, value...
-# Returns nothing; HSET's count of new fields keeps ``count`` exact when fields are overwritten.
+# KEYS: bucket, meta, buckets index, times. ARGV: next (one past the highest index of this bucket write), the bucket
+# number, the lowest index written, the minute (Unix minutes), then field, value, field, value...
+# Returns how many fields are new: HSET's count keeps ``count`` exact when fields are overwritten. A collection that
+# has no ``count`` yet is new, so its buckets index is complete from the start.
 _PUT_BUCKET = """
-local added = redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+if redis.call('HEXISTS', KEYS[2], 'count') == 0 then redis.call('HSET', KEYS[2], 'indexed', 1) end
+local added = redis.call('HSET', KEYS[1], unpack(ARGV, 5))
 redis.call('HINCRBY', KEYS[2], 'count', added)
+redis.call('ZADD', KEYS[3], ARGV[2], ARGV[2])
 local top = tonumber(redis.call('HGET', KEYS[2], 'next') or '0')
 if tonumber(ARGV[1]) > top then redis.call('HSET', KEYS[2], 'next', ARGV[1]) end
+local current = redis.call('ZREVRANGEBYSCORE', KEYS[4], ARGV[3], '-inf', 'LIMIT', 0, 1)[1]
+local minute = current and string.match(current, ':(%d+)$')
+if minute ~= ARGV[4] then
+  redis.call('ZREMRANGEBYSCORE', KEYS[4], ARGV[3], ARGV[3])
+  redis.call('ZADD', KEYS[4], ARGV[3], ARGV[3] .. ':' .. ARGV[4])
+end
 return added
 """
+
+# KEYS: bucket, meta, buckets index. ARGV: bucket number, field. Returns 1 if a replay was deleted.
+_DELETE_ONE = """
+local removed = redis.call('HDEL', KEYS[1], ARGV[2])
+if removed == 1 then
+  redis.call('HINCRBY', KEYS[2], 'count', -1)
+  if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('ZREM', KEYS[3], ARGV[1]) end
+end
+return removed
+"""
+# A page visits at most this many buckets per round trip (it starts with as few as the page can need).
+MAX_BUCKETS_PER_TRIP = 256
 
 
 class StoreError(ReplayError):
@@ -91,6 +123,7 @@ class ReplayStore:
         self.redis = _bytes_client(client)
         self.prefix = prefix
         self._put = self.redis.register_script(_PUT_BUCKET)
+        self._delete_one = self.redis.register_script(_DELETE_ONE)
 
     # ---- keys ---------------------------------------------------------------------------------------------------
 
@@ -99,6 +132,12 @@ class ReplayStore:
 
     def meta_key(self, collection: str) -> str:
         return f"{self.prefix}:{{{collection}}}:meta"
+
+    def buckets_key(self, collection: str) -> str:
+        return f"{self.prefix}:{{{collection}}}:buckets"
+
+    def times_key(self, collection: str) -> str:
+        return f"{self.prefix}:{{{collection}}}:times"
 
     @property
     def collections_key(self) -> str:
@@ -150,16 +189,18 @@ class ReplayStore:
             raise StoreError(f"cannot allocate replay indexes: {exc}", key=key) from None
 
     def _write(self, collection: str, items: list[tuple[int, bytes]]) -> int:
+        minute = int(time.time() // 60)
         buckets: dict[int, list] = {}
         for index, data in items:
-            fields = buckets.setdefault(index // BUCKET, [0])
+            fields = buckets.setdefault(index // BUCKET, [0, index // BUCKET, index, minute])
             fields[0] = max(fields[0], index + 1)
+            fields[2] = min(fields[2], index)
             fields += (index % BUCKET, data)
-        meta = self.meta_key(collection)
+        keys = [self.meta_key(collection), self.buckets_key(collection), self.times_key(collection)]
         pipe = self.redis.pipeline(transaction=False)
         pipe.sadd(self.collections_key, collection)
-        for bucket, args in buckets.items():
-            self._put(keys=[self.bucket_key(collection, bucket), meta], args=args, client=pipe)
+        for bucket, args in sorted(buckets.items()):
+            self._put(keys=[self.bucket_key(collection, bucket), *keys], args=args, client=pipe)
         results = self._execute(pipe, f"{self.prefix}:{{{collection}}}:*")
         return sum(int(n) for n in results[1:])
 
@@ -183,27 +224,80 @@ class ReplayStore:
                 for (collection, index), data in zip(where, results, strict=True)]
 
     def page(self, collection: str, start: int = 0, count: int = 1000) -> Page:
-        """The replays with indexes ``start .. start+count-1`` that exist, in one round trip."""
+        """Up to ``count`` replays of a collection, the lowest indexes from ``start`` on; ``next_start`` (one past
+        the last one given) continues the listing when more follow. Empty buckets are never visited, so a sample of
+        100 replays over a million deals pages like 100 replays in a row."""
         check_collection(collection)
         if start < 0 or count <= 0:
             raise ValueError(f"start must be >= 0 and count > 0, got start={start}, count={count}")
-        stop = start + count
-        first, last = start // BUCKET, (stop - 1) // BUCKET
+        found: list[tuple[int, bytes]] = []
+        first = start // BUCKET
+        trip = min(MAX_BUCKETS_PER_TRIP, -(-count // BUCKET) + 1)
+        buckets = self._buckets_from(collection, first, trip)
+        while buckets:
+            pipe = self.redis.pipeline(transaction=False)
+            for bucket in buckets:
+                pipe.hgetall(self.bucket_key(collection, bucket))
+            results = self._execute(pipe, f"{self.prefix}:{{{collection}}}:*")
+            for bucket, fields in zip(buckets, results, strict=True):
+                key = self.bucket_key(collection, bucket)
+                found += [(index, data) for field, data in fields.items()
+                          if (index := bucket * BUCKET + _field_index(field, key)) >= start]
+            if len(found) > count or len(buckets) < trip:
+                break
+            trip = min(MAX_BUCKETS_PER_TRIP, trip * 2)
+            buckets = self._buckets_from(collection, buckets[-1] + 1, trip)
+        found.sort()
+        items = [(index, self._checked(data, collection, index)) for index, data in found[:count]]
+        more = len(found) > count
+        return Page(collection, items, items[-1][0] + 1 if more else None)
+
+    def _buckets_from(self, collection: str, first: int, limit: int) -> list[int]:
+        """Up to ``limit`` non-empty bucket numbers from ``first`` on (the index is built first if it is missing)."""
         pipe = self.redis.pipeline(transaction=False)
-        pipe.hget(self.meta_key(collection), "next")
-        for bucket in range(first, last + 1):
-            pipe.hgetall(self.bucket_key(collection, bucket))
-        results = self._execute(pipe, f"{self.prefix}:{{{collection}}}:*")
-        top = self._meta_int(results[0], collection, "next")
-        items = []
-        for bucket, fields in zip(range(first, last + 1), results[1:], strict=True):
-            key = self.bucket_key(collection, bucket)
-            for field, data in fields.items():
-                index = bucket * BUCKET + _field_index(field, key)
-                if start <= index < stop:
-                    items.append((index, self._checked(data, collection, index)))
-        items.sort()
-        return Page(collection, items, stop if stop < top else None)
+        pipe.hmget(self.meta_key(collection), "indexed", "next")
+        pipe.zrangebyscore(self.buckets_key(collection), first, "+inf", start=0, num=limit)
+        (indexed, top), buckets = self._execute(pipe, f"{self.prefix}:{{{collection}}}:*")
+        if indexed is None and top is not None:
+            self._build_index(collection, self._meta_int(top, collection, "next"))
+            return self._buckets_from(collection, first, limit)
+        return [int(b) for b in buckets]
+
+    def _build_index(self, collection: str, top: int) -> None:
+        """List the non-empty buckets of a collection written before the buckets index existed."""
+        numbers = range((top + BUCKET - 1) // BUCKET)
+        present: list[int] = []
+        for start in range(0, len(numbers), 1000):
+            part = numbers[start:start + 1000]
+            pipe = self.redis.pipeline(transaction=False)
+            for bucket in part:
+                pipe.exists(self.bucket_key(collection, bucket))
+            present += [b for b, exists in zip(part, self._execute(pipe, "the buckets"), strict=True) if exists]
+        pipe = self.redis.pipeline(transaction=False)
+        if present:
+            pipe.zadd(self.buckets_key(collection), {str(b): b for b in present})
+        pipe.hset(self.meta_key(collection), "indexed", 1)
+        self._execute(pipe, self.buckets_key(collection))
+
+    def written(self, collection: str, indexes: Sequence[int]) -> dict[int, float | None]:
+        """When the replays at ``indexes`` were written (Unix seconds, to the minute); None where it is not known
+        (replays written before the store kept the time)."""
+        check_collection(collection)
+        if not indexes:
+            return {}
+        low, high = min(indexes), max(indexes)
+        key = self.times_key(collection)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zrevrangebyscore(key, low, "-inf", start=0, num=1)
+        pipe.zrangebyscore(key, f"({low}", high)
+        before, within = self._execute(pipe, key)
+        runs = sorted(_time_run(member, key) for member in [*before, *within])
+        starts = [index for index, _minute in runs]
+        out: dict[int, float | None] = {}
+        for index in indexes:
+            at = bisect.bisect_right(starts, index) - 1
+            out[index] = runs[at][1] * 60.0 if at >= 0 else None
+        return out
 
     def iter_collection(self, collection: str, page_size: int = 1000) -> Iterable[tuple[int, bytes]]:
         """Every replay of a collection, a page (one round trip) at a time."""
@@ -226,6 +320,24 @@ class ReplayStore:
         counts = self._execute(pipe, "the collections' meta keys")
         return [(name, self._meta_int(c, name, "count")) for name, c in zip(names, counts, strict=True)]
 
+    def delete(self, replay_id: str) -> None:
+        """Delete one replay; KeyError if there is none. The collection stays, even when it is left empty."""
+        collection, index = parse_id(replay_id)
+        bucket = index // BUCKET
+        self._buckets_from(collection, bucket, 1)  # a collection written before the index gets it first
+        keys = [self.bucket_key(collection, bucket), self.meta_key(collection), self.buckets_key(collection)]
+        try:
+            removed = self._delete_one(keys=keys, args=[bucket, index % BUCKET])
+        except redis.ResponseError as exc:
+            raise StoreError(f"Redis refused to delete a replay: {exc}", key=keys[0]) from None
+        if not removed:
+            raise KeyError(f"no replay {replay_id!r}")
+
+    def exists(self, collection: str) -> bool:
+        """The collection is listed (it may be empty once its replays are deleted one by one)."""
+        check_collection(collection)
+        return bool(self._safe(self.redis.sismember, self.collections_key, collection))
+
     def delete_collection(self, collection: str) -> int:
         """Delete a collection and every replay in it; returns how many replays it held."""
         held = self.count(collection)
@@ -234,7 +346,7 @@ class ReplayStore:
         pipe = self.redis.pipeline(transaction=False)
         for start in range(0, len(buckets), 1000):
             pipe.unlink(*buckets[start:start + 1000])
-        pipe.unlink(self.meta_key(collection))
+        pipe.unlink(self.meta_key(collection), self.buckets_key(collection), self.times_key(collection))
         pipe.srem(self.collections_key, collection)
         self._execute(pipe, f"{self.prefix}:{{{collection}}}:*")
         return held
@@ -280,6 +392,15 @@ def _key_of(args: tuple, fallback: str) -> str:
     if args and args[0] in ("EVALSHA", "EVAL") and len(args) > 3:
         return str(args[3])
     return str(args[1]) if len(args) > 1 else fallback
+
+
+def _time_run(member: bytes, key: str) -> tuple[int, int]:
+    """A ``"<index>:<minute>"`` member of the times key as two ints."""
+    try:
+        index, minute = member.split(b":")
+        return int(index), int(minute)
+    except ValueError:
+        raise StoreError(f"member {member!r} is not <index>:<minute>", key=key) from None
 
 
 def _field_index(field: bytes, key: str) -> int:

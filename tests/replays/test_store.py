@@ -44,7 +44,54 @@ def test_get_many_is_one_round_trip_in_order(store: ReplayStore, monkeypatch: py
     found = store.get_many(["b/3", "a/29", "a/500", "b/0"])
     assert found == [REPLAYS[33], REPLAYS[29], None, REPLAYS[30]]
     page = store.page("a", 0, 1000)
-    assert len(page.items) == 30 and len(calls) == 2
+    assert len(page.items) == 30 and len(calls) == 3  # the page: its buckets from the index, then the buckets
+
+
+def test_a_sparse_collection_pages_by_replay(store: ReplayStore) -> None:
+    """A sample of 12 replays over 100,000 deals: a page of 5 holds 5 replays, not the 5 deal numbers from start."""
+    sample = [(index * 8333, REPLAYS[index]) for index in range(12)]
+    store.put_many("sim:sparse", sample, batch=5)
+    first = store.page("sim:sparse", 0, 5)
+    assert [i for i, _ in first.items] == [0, 8333, 16666, 24999, 33332] and first.next_start == 33333
+    second = store.page("sim:sparse", first.next_start, 5)
+    assert [i for i, _ in second.items] == [41665, 49998, 58331, 66664, 74997]
+    last = store.page("sim:sparse", second.next_start, 5)
+    assert [i for i, _ in last.items] == [83330, 91663] and last.next_start is None
+    assert [i for i, _ in store.iter_collection("sim:sparse", page_size=3)] == [i for i, _ in sample]
+
+
+def test_a_collection_written_before_the_index_gets_it_on_first_read(store: ReplayStore) -> None:
+    store.put_many("old", [(index * 250, REPLAYS[index]) for index in range(6)])
+    store.redis.delete(store.buckets_key("old"))
+    store.redis.hdel(store.meta_key("old"), "indexed")
+    assert [i for i, _ in store.page("old", 0, 4).items] == [0, 250, 500, 750]
+    store.add("old", [REPLAYS[7]])  # an append to an old collection keeps the index whole
+    assert [i for i, _ in store.page("old", 1000, 10).items] == [1000, 1250, 1251]
+
+
+def test_written_times_are_kept_per_run_of_replays(store: ReplayStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = [1_800_000_000.0]
+    monkeypatch.setattr("replay.store.time.time", lambda: clock[0])
+    store.put_many("t", enumerate(REPLAYS[:150]))
+    clock[0] += 3600
+    store.add("t", REPLAYS[150:152])
+    times = store.written("t", [0, 99, 149, 150, 151])
+    minute = 1_800_000_000 // 60 * 60
+    assert times == {0: minute, 99: minute, 149: minute, 150: minute + 3600, 151: minute + 3600}
+    assert store.redis.zcard(store.times_key("t")) == 2  # one member per minute of writing, not per replay
+    store.redis.delete(store.times_key("t"))
+    assert store.written("t", [3]) == {3: None}
+
+
+def test_delete_one_replay(store: ReplayStore) -> None:
+    store.put_many("d", [(0, REPLAYS[0]), (150, REPLAYS[1]), (151, REPLAYS[2])])
+    store.delete("d/150")
+    assert store.count("d") == 2 and [i for i, _ in store.page("d").items] == [0, 151]
+    store.delete("d/151")
+    assert not store.redis.exists(store.bucket_key("d", 1)) and store.redis.zcard(store.buckets_key("d")) == 1
+    with pytest.raises(KeyError, match="no replay 'd/151'"):
+        store.delete("d/151")
+    assert store.exists("d") and not store.exists("nothing")
 
 
 def test_add_and_save_allocate_fresh_indexes(store: ReplayStore) -> None:
