@@ -13,7 +13,7 @@ True
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from engine.state import State
@@ -177,8 +177,35 @@ def _trick_size(state: State) -> int:
 
 
 def _result_text(result: Mapping[str, Any]) -> str:
-    extras = ", ".join(f"{k} {_fmt(v)}" for k, v in result.items() if k not in ("deal", "dealer", "points"))
+    extras = ", ".join(result_facts(result))
     return f"points {_fmt(result['points'])}" + (f" ({extras})" if extras else "")
+
+
+# The deal-result facts whose value is a seat (None when no seat holds it: no belote declared).
+SEAT_FACTS = frozenset({"taker", "declarer", "belote", "last_capturer"})
+
+
+def result_facts(result: Mapping[str, Any], seat_name: Callable[[int], str] = lambda seat: f"seat {seat}",
+                 ) -> list[str]:
+    """A deal result's own facts in words, points and deal number left out: a seat is named (``declarer seat 1``),
+    a yes/no fact is its name or ``not`` its name (``made``, ``not capot``), a fact nobody holds is left out
+    (``belote`` None), a list is its values (``card points 136 26``).
+
+    >>> result_facts({"deal": 0, "points": [0, 162], "taker": 1, "belote": None, "capot": False, "made": True})
+    ['taker seat 1', 'not capot', 'made']
+    """
+    facts = []
+    for key, value in result.items():
+        name = key.replace("_", " ")
+        if key in ("deal", "dealer", "points") or value is None:
+            continue
+        if isinstance(value, bool):
+            facts.append(name if value else f"not {name}")
+        elif key in SEAT_FACTS and isinstance(value, int):
+            facts.append(f"{name} {seat_name(value)}")
+        else:
+            facts.append(f"{name} {_fmt(value)}")
+    return facts
 
 
 def _fmt(value: Any) -> str:

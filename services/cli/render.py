@@ -6,6 +6,8 @@ so a new game renders without changes here.
 
 >>> plain(format_value(["QS", "3C"])), plain(format_value([[1, "8D"], [0, "9D"]], {0: "you"}))
 ('QS 3C', 'seat 1 8D, you 9D')
+>>> count_of(1, "replay"), count_of(200, "match"), count_of(12_000, "deal")
+('1 replay', '200 matches', '12,000 deals')
 """
 
 from __future__ import annotations
@@ -30,6 +32,23 @@ RED_SUITS = frozenset("HD")
 
 def plain(text: Text) -> str:
     return text.plain
+
+
+def plural(noun: str) -> str:
+    """``deal`` -> ``deals``, ``match`` -> ``matches``."""
+    return f"{noun}es" if noun.endswith(("s", "x", "ch", "sh")) else f"{noun}s"
+
+
+def count_of(number: int, noun: str) -> str:
+    """A number and its noun, singular or plural: ``1 replay``, ``200 matches``."""
+    return f"{number:,} {noun if number == 1 else plural(noun)}"
+
+
+def aligned(rows: Sequence[Sequence[str]], gap: int = 2) -> str:
+    """Rows of cells as lines with aligned columns (plain text: it reads in a terminal and pipes into ``cut``)."""
+    widths = [max(len(row[col]) for row in rows if col < len(row)) for col in range(max(map(len, rows)))]
+    return "\n".join((" " * gap).join(cell.ljust(widths[col]) for col, cell in enumerate(row)).rstrip()
+                     for row in rows)
 
 
 def card_text(code: str) -> Text:

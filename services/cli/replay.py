@@ -1,11 +1,13 @@
 """``cardtable replay``: list, show, export, import and stream the replays of the replay store.
 
     cardtable replay list                      # the collections and their sizes
-    cardtable replay list sim:job1 --start 1000
-    cardtable replay show sim:job1/17 --hands
+    cardtable replay list sim-1a2b3c4d5e6f     # a page of 50 replays: id, game, date, policies, size
+    cardtable replay show sim-1a2b3c4d5e6f/17 --hands
     cardtable replay export live/3 --format text
-    cardtable replay import deal.json          # or a raw replay file (.ctr)
+    cardtable replay export live/3 --format bin -o deal.ctr
+    cardtable replay import deal.ctr           # or an exported JSON replay
     cardtable replay stream live/3 --delay 0.5
+    cardtable replay delete live/3             # or a whole collection; --yes skips the question
 
 The store is Redis at ``--redis-url`` or ``REDIS_URL``, else the embedded Valkey with its data in the user's data
 folder (``$XDG_DATA_HOME/cardtable``).
@@ -14,18 +16,24 @@ folder (``$XDG_DATA_HOME/cardtable``).
 from __future__ import annotations
 
 import contextlib
+import json
+import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import click
 import redis
 
-from replay import Replayer, ReplayError
+from replay import Replayer, ReplayError, decode
 from replay.codec import MAGIC, decode_frame
 from replay.connect import open_store
 from replay.export import export_json, import_json, text_record
 from replay.store import ReplayStore, format_id
+
+from .render import aligned, count_of
 
 
 @contextlib.contextmanager
@@ -49,37 +57,74 @@ def _store(ctx: click.Context) -> Iterator[ReplayStore]:
               help="The embedded Valkey's data folder (default: $XDG_DATA_HOME/cardtable).")
 @click.pass_context
 def replay(ctx: click.Context, redis_url: str | None, data_dir: Path | None) -> None:
-    """Look back at logged deals: list, show, export, import, stream."""
+    """Look back at logged deals: list, show, stream, export, import, delete."""
     ctx.obj = {"redis_url": redis_url, "data_dir": data_dir}
 
 
 @replay.command("list")
 @click.argument("collection", required=False)
-@click.option("--start", type=click.IntRange(min=0), default=0, help="First replay index of the page.")
-@click.option("--count", type=click.IntRange(min=1, max=10_000), default=50, help="Page size.")
+@click.option("--start", type=click.IntRange(min=0), default=0,
+              help="List from this replay index on (the `more:` line of a page gives the next one).")
+@click.option("--count", type=click.IntRange(min=1, max=10_000), default=50, show_default=True,
+              help="Replays per page.")
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 @click.pass_context
-def list_replays(ctx: click.Context, collection: str | None, start: int, count: int) -> None:
-    """The collections with their sizes, or one page of a COLLECTION's replays."""
+def list_replays(ctx: click.Context, collection: str | None, start: int, count: int, as_json: bool) -> None:
+    """The collections with their sizes, or one page of a COLLECTION's replays (game, date, policies, size)."""
     with _store(ctx) as store:
         if collection is None:
-            names = store.collections()
-            if not names:
-                click.echo("no replays stored yet")
-            for name, size in names:
-                click.echo(f"{name}\t{size} replays")
+            _list_collections(store, as_json)
             return
+        if not store.exists(collection):
+            raise click.ClickException(f"no collection {collection!r}; {_known_collections(store)}")
+        total = store.count(collection)
         page = store.page(collection, start, count)
-        click.echo(f"{collection}: {store.count(collection)} replays")
-        for index, data in page.items:
-            click.echo(f"{format_id(collection, index)}\t{_summary(data)}")
-        if page.next_start is not None:
-            click.echo(f"more: cardtable replay list {collection} --start {page.next_start}")
+        written = store.written(collection, [index for index, _ in page.items])
+        rows = [_row(collection, index, data, written[index]) for index, data in page.items]
+    if as_json:
+        click.echo(json.dumps({"collection": collection, "replays": total, "items": rows,
+                               "next_start": page.next_start}, indent=2))
+        return
+    first = f"; from index {start} on" if start else ""
+    click.echo(f"{collection}: {count_of(total, 'replay')}{first}")
+    click.echo(aligned([["id", "game", "players", "scope", "written", "policies", "bytes"]]
+                       + [_row_cells(row) for row in rows]))
+    if page.next_start is not None:
+        click.echo(f"more: cardtable replay list {collection} --start {page.next_start}")
 
 
-def _summary(data: bytes) -> str:
+def _list_collections(store: ReplayStore, as_json: bool) -> None:
+    names = store.collections()
+    if as_json:
+        click.echo(json.dumps([{"collection": name, "replays": size} for name, size in names], indent=2))
+    elif not names:
+        click.echo("no replays stored yet (cardtable simulate ... --log sample:100 stores some)")
+    else:
+        click.echo(aligned([[name, count_of(size, "replay")] for name, size in names]))
+
+
+def _known_collections(store: ReplayStore) -> str:
+    names = [name for name, _ in store.collections()]
+    return f"the collections are {', '.join(names)}" if names else "no replays are stored yet"
+
+
+def _row(collection: str, index: int, data: bytes, written: float | None) -> dict[str, Any]:
+    """One replay of a listing, as JSON: its id, game, players, what it covers, when it was written, the bytes."""
     header = decode_frame(data).header
-    where = "match" if header.scope == "match" else f"deal {header.deal_index}"
-    return f"{header.game}\t{header.players}p\t{where}\t{len(data)} B\t{','.join(p or '?' for p in header.policies)}"
+    return {
+        "id": format_id(collection, index), "game": header.game, "players": header.players, "scope": header.scope,
+        "deal_index": header.deal_index, "policies": list(header.policies), "bytes": len(data),
+        "written": None if written is None else datetime.fromtimestamp(written, UTC).isoformat().replace("+00:00", "Z"),
+    }
+
+
+def _row_cells(row: dict[str, Any]) -> list[str]:
+    scope = row["scope"] if not row["deal_index"] else f"deal {row['deal_index'] + 1} of a match"
+    written = "-"
+    if row["written"] is not None:
+        written = datetime.fromisoformat(row["written"]).astimezone().strftime("%Y-%m-%d %H:%M")
+    policies = ",".join(p or "?" for p in row["policies"])
+    return [row["id"], row["game"], str(row["players"]), scope, written, policies, str(row["bytes"])]
 
 
 @replay.command()
@@ -94,14 +139,19 @@ def show(ctx: click.Context, replay_id: str, hands: bool) -> None:
 
 @replay.command()
 @click.argument("replay_id")
-@click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="json", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["json", "text", "bin"]), default="json", show_default=True,
+              help="json (imports back to the same bytes), text (a readable record) or bin (the replay's own bytes, "
+                   "which import back as they are).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file instead of the terminal.")
 @click.pass_context
 def export(ctx: click.Context, replay_id: str, fmt: str, output: Path | None) -> None:
-    """A replay as JSON (imports back to the same bytes) or as a readable text record."""
+    """A replay as JSON, as a readable text record, or as its bytes (`replay import` takes JSON and bytes)."""
     with _store(ctx) as store:
         data = store.get(replay_id)
+        if fmt == "bin":
+            _write_bytes(data, output)
+            return
         text = export_json(data) if fmt == "json" else text_record(data)
     if output is None:
         click.echo(text)
@@ -110,17 +160,51 @@ def export(ctx: click.Context, replay_id: str, fmt: str, output: Path | None) ->
         click.echo(f"wrote {output}")
 
 
+def _write_bytes(data: bytes, output: Path | None) -> None:
+    if output is not None:
+        output.write_bytes(data)
+        click.echo(f"wrote {output} ({count_of(len(data), 'byte')})")
+        return
+    if sys.stdout.isatty():
+        raise click.UsageError("a binary replay is not for the terminal: add -o FILE, or redirect the output")
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+
+
 @replay.command("import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--collection", default="imported", show_default=True, help="The collection to add it to.")
 @click.pass_context
 def import_replay(ctx: click.Context, file: Path, collection: str) -> None:
-    """Add an exported JSON replay (or a raw replay file) to the store; prints its id."""
+    """Add a replay to the store, from `replay export --format json` or `--format bin`; prints its new id."""
     raw = file.read_bytes()
     with _store(ctx) as store:
         data = raw if raw.startswith(MAGIC) else import_json(raw.decode("utf-8", errors="replace"))
-        Replayer(data)  # the header must describe a start this engine can play
+        decode(data)  # every move is checked against the engine before anything is stored
         click.echo(store.save(data, collection))
+
+
+@replay.command()
+@click.argument("target", metavar="REPLAY_ID|COLLECTION")
+@click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.pass_context
+def delete(ctx: click.Context, target: str, yes: bool) -> None:
+    """Delete one replay (such as live/3) or a whole collection (such as sim-1a2b3c4d5e6f) and its replays."""
+    with _store(ctx) as store:
+        if "/" in target:
+            store.get(target)  # a missing replay is an error before anything is asked
+            what = f"replay {target}"
+        else:
+            if not store.exists(target):
+                raise click.ClickException(f"no collection {target!r}; {_known_collections(store)}")
+            what = f"collection {target} and its {count_of(store.count(target), 'replay')}"
+        if not yes:
+            click.confirm(f"Delete {what}?", abort=True)
+        if "/" in target:
+            store.delete(target)
+        else:
+            store.delete_collection(target)
+    click.echo(f"deleted {what}")
 
 
 @replay.command()

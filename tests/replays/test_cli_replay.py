@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,8 @@ def run(store: ReplayStore, replay_redis_url: str, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("REDIS_URL", replay_redis_url)
     monkeypatch.setattr("replay.connect.ReplayStore", lambda client, prefix: ReplayStore(client, store.prefix))
 
-    def invoke(*args: str):
-        return CliRunner().invoke(cli, ["replay", *args], catch_exceptions=False)
+    def invoke(*args: str, input: str | None = None):
+        return CliRunner().invoke(cli, ["replay", *args], catch_exceptions=False, input=input)
     return invoke
 
 
@@ -32,9 +33,11 @@ def test_list_show_export_stream(run, store: ReplayStore, tmp_path: Path) -> Non
     data = [replay.record_deal("tablanette", seed=s) for s in range(3)]
     store.put_many("sim:job9", enumerate(data))
     listed = run("list")
-    assert "sim:job9\t3 replays" in listed.output
+    assert re.search(r"^sim:job9 +3 replays$", listed.output, re.M)
     page = run("list", "sim:job9", "--count", "2")
-    assert "sim:job9/1\ttablanette\t2p\tdeal 0" in page.output and "--start 2" in page.output
+    assert re.search(r"^sim:job9/1 +tablanette +2 +deal +\d{4}-\d\d-\d\d \d\d:\d\d +random,random +\d+$",
+                     page.output, re.M), page.output
+    assert "more: cardtable replay list sim:job9 --start 2" in page.output
     shown = run("show", "sim:job9/1", "--hands")
     assert '[Game "tablanette"]' in shown.output and "(hand: " in shown.output
     exported = run("export", "sim:job9/2", "--format", "json", "-o", str(tmp_path / "r.json"))
@@ -67,3 +70,69 @@ def test_errors_are_messages_not_tracebacks(run, store: ReplayStore, tmp_path: P
     store.redis.hset(store.bucket_key("c", 0), "0", b"CT\x01garbage")
     corrupt = run("show", "c/0")
     assert corrupt.exit_code == 1 and store.bucket_key("c", 0) in corrupt.output
+
+
+def test_list_pages_a_sparse_collection_by_replay(run, store: ReplayStore) -> None:
+    """A sample of 100 replays over 100,000 deals (deal n*1000): a page of 50 holds 50 replays."""
+    data = replay.record_deal("tablic", seed=4, policies=["greedy:epsilon=0.3", "random"])
+    store.put_many("sim-sample", [(n * 1000, data) for n in range(100)])
+    first = run("list", "sim-sample")
+    assert len(re.findall(r"^sim-sample/", first.output, re.M)) == 50
+    assert "sim-sample/49000 " in first.output and "sim-sample/50000 " not in first.output
+    assert "greedy:epsilon=0.3,random" in first.output
+    assert "more: cardtable replay list sim-sample --start 49001" in first.output
+    second = run("list", "sim-sample", "--start", "49001", "--json")
+    page = json.loads(second.output)
+    assert [item["id"] for item in page["items"]] == [f"sim-sample/{n * 1000}" for n in range(50, 100)]
+    assert page["replays"] == 100 and page["next_start"] is None
+    item = page["items"][0]
+    assert item["game"] == "tablic" and item["policies"] == ["greedy:epsilon=0.3", "random"]
+    assert item["bytes"] == len(data) and re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:00Z", item["written"])
+
+
+def test_list_of_a_missing_collection_is_an_error(run, store: ReplayStore) -> None:
+    store.put_many("here", [(0, replay.record_deal("tablanette", seed=1))])
+    missing = run("list", "nosuch")
+    assert missing.exit_code == 1
+    assert "no collection 'nosuch'; the collections are here" in missing.output
+    assert re.search(r"^here +1 replay$", run("list").output, re.M)
+    assert json.loads(run("list", "--json").output) == [{"collection": "here", "replays": 1}]
+
+
+def test_show_words_facts_without_python_values(run, store: ReplayStore) -> None:
+    replay_id = store.save(replay.record_match("belote", seed=11, options={"target_score": 300}), "m")
+    shown = run("show", replay_id).output
+    assert "Result: points" in shown and "taker seat " in shown
+    for python in ("None", "False", "True", "[", "]"):
+        assert python not in shown.split("\n\n", 1)[1], python
+
+
+def test_export_bin_imports_back(run, store: ReplayStore, tmp_path: Path) -> None:
+    data = replay.record_deal("belote_contree", seed=6)
+    replay_id = store.save(data, "b")
+    written = run("export", replay_id, "--format", "bin", "-o", str(tmp_path / "deal.ctr"))
+    assert written.exit_code == 0 and (tmp_path / "deal.ctr").read_bytes() == data
+    piped = CliRunner().invoke(cli, ["replay", "export", replay_id, "--format", "bin"])
+    assert piped.stdout_bytes == data
+    imported = run("import", str(tmp_path / "deal.ctr")).output.strip()
+    assert store.get(imported) == data
+
+
+def test_import_refuses_a_damaged_binary(run, store: ReplayStore, tmp_path: Path) -> None:
+    data = replay.record_deal("tablanette", seed=2)
+    (tmp_path / "bad.ctr").write_bytes(data[:-5] + bytes(5))
+    result = run("import", str(tmp_path / "bad.ctr"))
+    assert result.exit_code == 1 and "Error:" in result.output and store.count("imported") == 0
+
+
+def test_delete_a_replay_or_a_collection(run, store: ReplayStore) -> None:
+    store.put_many("gone", enumerate(replay.record_deal("tablanette", seed=s) for s in range(3)))
+    assert "deleted replay gone/1" in run("delete", "gone/1", "--yes").output
+    assert store.count("gone") == 2 and run("show", "gone/1").exit_code == 1
+    kept = run("delete", "gone", input="n\n")
+    assert kept.exit_code == 1 and "Delete collection gone and its 2 replays?" in kept.output
+    assert store.count("gone") == 2
+    deleted = run("delete", "gone", input="y\n")
+    assert deleted.exit_code == 0 and "deleted collection gone and its 2 replays" in deleted.output
+    assert not store.exists("gone") and run("list", "gone").exit_code == 1
+    assert "no replay 'gone/0'" in run("delete", "gone/0", "--yes").output
