@@ -22,6 +22,7 @@ import engine
 from engine.bots import canonical_label, make_policies
 
 UNITS = ("deal", "match")
+UNIT_PLURALS = {"deal": "deals", "match": "matches"}
 LOG_MODES = ("none", "all", "sample")
 MAX_COUNT = 1_000_000_000
 MAX_CHUNK_SIZE = 100_000
@@ -103,7 +104,7 @@ def validate(spec: JobSpec) -> JobSpec:
         raise JobSpecError(f"unknown game {spec.game!r}; games are {', '.join(engine.list_games())}")
     if spec.unit not in UNITS:
         raise JobSpecError(f"unit must be one of {', '.join(UNITS)}, not {spec.unit!r}")
-    _check_int("count", spec.count, 1, MAX_COUNT, what=f"the number of {spec.unit}s")
+    _check_int("count", spec.count, 1, MAX_COUNT, what=f"the number of {UNIT_PLURALS[spec.unit]}")
     _check_int("seed", spec.seed, 0, MAX_SEED)
     _check_int("chunk_size", spec.chunk_size, 0, MAX_CHUNK_SIZE, what="deals per chunk (0 picks one)")
     if spec.unit == "deal" and spec.options.get("max_deals", 1) != 1:
@@ -130,7 +131,8 @@ def _check_int(name: str, value: Any, low: int, high: int, what: str | None = No
     if not isinstance(value, int) or isinstance(value, bool):
         raise JobSpecError(f"{name} must be a whole number, not {value!r}")
     if not low <= value <= high:
-        raise JobSpecError(f"{name} ({what or name}) must be between {low:,} and {high:,}, not {value:,}")
+        named = f"{name} ({what})" if what else name
+        raise JobSpecError(f"{named} must be between {low:,} and {high:,}, not {value:,}")
 
 
 def _probe_match(spec: JobSpec) -> engine.State:

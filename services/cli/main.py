@@ -1,6 +1,6 @@
 """The ``cardtable`` command: one entry point for every part of the platform.
 
-    cardtable games | policies | play GAME | watch GAME | bench --game GAME | simulate GAME
+    cardtable games | policies | play GAME | watch GAME | bench --game GAME | simulate GAME | jobs | replay
 
 Each command lives in its own module and is added below; later parts add theirs the same way
 (``replay`` from ``services.cli.replay``, then ``serve`` and ``simulate``).
@@ -12,6 +12,7 @@ import click
 
 from .bench import bench
 from .games import games
+from .jobs import jobs
 from .play import play
 from .policies import policies
 from .replay import replay
@@ -34,3 +35,4 @@ cli.add_command(bench)
 cli.add_command(serve)
 cli.add_command(simulate)
 cli.add_command(replay)
+cli.add_command(jobs)

@@ -6,8 +6,8 @@ so a new game renders without changes here.
 
 >>> plain(format_value(["QS", "3C"])), plain(format_value([[1, "8D"], [0, "9D"]], {0: "you"}))
 ('QS 3C', 'seat 1 8D, you 9D')
->>> count_of(1, "replay"), count_of(200, "match"), count_of(12_000, "deal")
-('1 replay', '200 matches', '12,000 deals')
+>>> count_of(1, "replay"), count_of(200, "match"), count_of(12_000, "deal"), count_of(0, "retry")
+('1 replay', '200 matches', '12,000 deals', '0 retries')
 """
 
 from __future__ import annotations
@@ -35,8 +35,12 @@ def plain(text: Text) -> str:
 
 
 def plural(noun: str) -> str:
-    """``deal`` -> ``deals``, ``match`` -> ``matches``."""
-    return f"{noun}es" if noun.endswith(("s", "x", "ch", "sh")) else f"{noun}s"
+    """``deal`` -> ``deals``, ``match`` -> ``matches``, ``retry`` -> ``retries``."""
+    if noun.endswith(("s", "x", "ch", "sh")):
+        return f"{noun}es"
+    if noun.endswith("y") and noun[-2:-1] not in tuple("aeiou"):
+        return f"{noun[:-1]}ies"
+    return f"{noun}s"
 
 
 def count_of(number: int, noun: str) -> str:

@@ -36,6 +36,7 @@ from workers.runner import redis_client, run_job
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 
 from .matchargs import game_argument, option_option, option_pairs_param, players_option
+from .render import count_of, plural
 from .simulate_report import plot_results, results_table
 
 
@@ -95,7 +96,7 @@ def simulate(ctx: click.Context, game: str, deals: int | None, matches: int | No
         store = JobStore(redis_client(url))
         record = store.create(spec)
         if not as_json:
-            console.print(f"[bold]{record.job_id}[/]: {spec.count:,} {spec.unit}s of {game}, policies "
+            console.print(f"[bold]{record.job_id}[/]: {count_of(spec.count, spec.unit)} of {game}, policies "
                           f"{','.join(spec.policies)}, seed {spec.seed}, log {spec.log.describe()}")
         cluster = connect_ray(address, cpus=workers)
         if not as_json:
@@ -142,7 +143,7 @@ def _run_with_progress(store: JobStore, record: JobRecord, url: str, workers: in
     columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
                TextColumn("{task.fields[rate]}"), TimeRemainingColumn()]
     with Progress(*columns, console=console, disable=not show, transient=False) as progress:
-        task = progress.add_task(f"{record.spec.unit}s", total=record.spec.count, rate="")
+        task = progress.add_task(plural(record.spec.unit), total=record.spec.count, rate="")
         started = time.perf_counter()
 
         def update(current: JobRecord) -> None:

@@ -15,6 +15,8 @@ from rich.text import Text
 
 from workers.stats import counter_groups
 
+from .render import count_of, plural
+
 # A fact with more distinct values than this (a contract per level and suit, say) shows its most common ones.
 MAX_VALUES_SHOWN = 8
 
@@ -28,7 +30,7 @@ def side_label(side: dict[str, Any]) -> str:
 def results_table(results: dict[str, Any], job_id: str) -> Group:
     """The per-side table (mean score with its 95% CI, win rate with its 95% CI) and the game's counters."""
     unit = results["unit"]
-    played = f"{results['units']:,} {unit}s" + (f" ({results['deals']:,} deals)" if unit != "deal" else "")
+    played = count_of(results["units"], unit) + (f" ({count_of(results['deals'], 'deal')})" if unit != "deal" else "")
     title = (f"{results['game']}: {played}, {results['deals_per_s']:,.0f} deals/s over {results['seconds']:.1f} s")
     sides = Table(title=title, title_justify="left")
     for header in ("side", f"mean score per {unit} ± 95% CI", "win rate [95% CI]"):
@@ -44,7 +46,8 @@ def results_table(results: dict[str, Any], job_id: str) -> Group:
     counters = counters_table(results["counters"], results["deals"])
     if counters is not None:
         parts.append(counters)
-    replays = f"{results['replays']:,} replays, ids {job_id}/<deal number>" if results["replays"] else "no replays"
+    replays = (f"{count_of(results['replays'], 'replay')}: cardtable replay list {job_id}" if results["replays"]
+               else "no replays logged")
     parts.append(Text(f"job {job_id}: {replays}", style="dim"))
     return Group(*parts)
 
@@ -89,15 +92,15 @@ def plot_results(results: dict[str, Any], path: Path) -> None:
         scores = sorted(int(score) for score in histogram)
         distribution.bar(scores, [histogram[str(s)] for s in scores], alpha=0.5, label=side_label(side),
                          width=max(1.0, (scores[-1] - scores[0]) / 80) if scores else 1.0)
-    distribution.set(title=f"score per {results['unit']}", xlabel="score", ylabel=f"{results['unit']}s")
+    distribution.set(title=f"score per {results['unit']}", xlabel="score", ylabel=plural(results["unit"]))
     distribution.legend()
     points = results["running_mean"]
     played = [p[0] for p in points]
     for index, side in enumerate(results["sides"]):
         running.plot(played, [p[index + 1] for p in points], label=side_label(side))
-    running.set(title="running mean score", xlabel=f"{results['unit']}s played", ylabel="mean score")
+    running.set(title="running mean score", xlabel=f"{plural(results['unit'])} played", ylabel="mean score")
     running.legend()
-    figure.suptitle(f"{results['game']}: {results['units']:,} {results['unit']}s")
+    figure.suptitle(f"{results['game']}: {count_of(results['units'], results['unit'])}")
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
