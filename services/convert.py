@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import engine
+from engine.bots import label_parts, parse_params, policy_label, policy_names
 from engine.options import Option
 
-from .errors import InvalidArgument
+from .errors import InvalidArgument, quoted
 from .generated.cardtable.v1 import common_pb2, game_service_pb2
 
 OPTION_TYPES = {int: game_service_pb2.OPTION_TYPE_INT, bool: game_service_pb2.OPTION_TYPE_BOOL,
@@ -41,14 +42,20 @@ def python_value(value: common_pb2.OptionValue) -> Any:
     return None if kind == "null_value" else getattr(value, kind)
 
 
-def options_from_request(options: Mapping[str, common_pb2.OptionValue]) -> dict[str, Any]:
-    """The options map of a request as Python values (the engine checks names and values)."""
+def options_from_request(options: Mapping[str, common_pb2.OptionValue], game_id: str | None = None) -> dict[str, Any]:
+    """The options map of a request as Python values; with ``game_id``, names that the game does not know are refused
+    here (the engine checks the rest)."""
+    if game_id is not None:
+        known = [option.name for option in engine.game_info(game_id).all_options()]
+        for name in options:
+            if name not in known:
+                raise InvalidArgument(f"unknown option {quoted(name)}; {game_id}'s options are {', '.join(known)}")
     out = {}
     for name, value in options.items():
         try:
             out[name] = python_value(value)
         except InvalidArgument as exc:
-            raise InvalidArgument(f"option {name!r}: {exc}") from None
+            raise InvalidArgument(f"option {quoted(name)}: {exc}") from None
     return out
 
 
@@ -81,8 +88,25 @@ def game_info_response(game_id: str, players: int | None) -> game_service_pb2.Ge
         options=[option_spec(o, players) for o in info.all_options()])
 
 
+def policy_label_of(name: str, params: Mapping[str, str]) -> str:
+    """The canonical label of a requested policy, checked up front: ``name`` is a policy's name or a label
+    (``greedy:epsilon=0.3``), ``params`` more parameters' texts (``{"epsilon": "0.3"}``). InvalidArgument names what
+    is allowed (the policies, a policy's parameters, a parameter's values)."""
+    try:
+        policy, texts = label_parts(name)
+        if policy not in policy_names():
+            raise ValueError(f"unknown policy {quoted(policy)}; policies are {', '.join(policy_names())}")
+        both = sorted(set(texts) & set(params))
+        if both:
+            raise ValueError(f"policy {quoted(policy)}: parameter {quoted(both[0])} is given twice, in the label and "
+                             "in params")
+        return policy_label(policy, parse_params(policy, {**texts, **params}))
+    except ValueError as exc:
+        raise InvalidArgument(str(exc)) from None
+
+
 def known_game(game_id: str) -> str:
     """``game_id`` if the engine has it, else InvalidArgument naming the games."""
     if game_id not in engine.list_games():
-        raise InvalidArgument(f"unknown game {game_id!r}; games are {engine.list_games()}")
+        raise InvalidArgument(f"unknown game {quoted(game_id)}; games are {', '.join(engine.list_games())}")
     return game_id

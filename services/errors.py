@@ -1,6 +1,8 @@
 """The errors a service call can end with: each carries its gRPC status code and a message for the client.
 
 The game logic raises them; the servicers turn them into statuses (``await context.abort(err.code, err.message)``).
+A message quotes what the client sent through :func:`quoted`, which keeps it short: a status's details travel in a
+header, and gRPC drops a call whose headers pass 16 KiB ("Stream removed") instead of delivering its status.
 
 >>> raise NotFound("no match 'x1'")
 Traceback (most recent call last):
@@ -9,7 +11,12 @@ services.errors.NotFound: no match 'x1'
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
+
+QUOTE_LIMIT = 64  # characters of a client's text that a message quotes
+MAX_DETAILS = 4096  # characters of a status's details, whatever made them long (a long list of legal actions)
 
 
 class ServiceError(Exception):
@@ -20,6 +27,23 @@ class ServiceError(Exception):
     @property
     def message(self) -> str:
         return str(self)
+
+
+def quoted(value: Any, limit: int = QUOTE_LIMIT) -> str:
+    """``value`` as a message quotes it: its repr, cut to ``limit`` characters with the length of the whole said.
+
+    >>> quoted("live/17"), quoted("x" * 5000, limit=8)
+    ("'live/17'", "'xxxxxxxx'... (5000 characters)")
+    """
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:limit]!r}... ({len(value)} characters)"
+    text = repr(value)
+    return text if len(text) <= limit + 2 else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def bounded(details: str, limit: int = MAX_DETAILS) -> str:
+    """A status's details cut to ``limit`` characters (the last line of defence for :func:`quoted`)."""
+    return details if len(details) <= limit else f"{details[:limit]}... ({len(details)} characters in all)"
 
 
 class InvalidArgument(ServiceError):
@@ -50,3 +74,9 @@ class Aborted(ServiceError):
     """The match moved on since the caller looked (a stale or retried move): read it again and retry."""
 
     code = grpc.StatusCode.ABORTED
+
+
+class ResourceExhausted(ServiceError):
+    """A server limit is reached (too many watchers): try again later or elsewhere."""
+
+    code = grpc.StatusCode.RESOURCE_EXHAUSTED

@@ -23,11 +23,12 @@ import grpc
 
 import engine
 
-from .convert import game_info_response, game_summary, known_game, options_from_request
-from .errors import Aborted, InvalidArgument, NotFound, ServiceError
+from .convert import game_info_response, game_summary, known_game, options_from_request, policy_label_of
+from .errors import Aborted, InvalidArgument, NotFound, ServiceError, quoted
 from .game_store import GameStore, Move
 from .generated.cardtable.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
 from .matches import BOT, PERSON, LiveMatch, MatchCache, Played, Seat, build_replay
+from .paging import page
 from .rpc import streaming, unary
 from .views import move_message, seat_view, view
 
@@ -96,7 +97,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         seed = request.seed if request.HasField("seed") else secrets.randbits(63)
         first_dealer = request.first_dealer if request.HasField("first_dealer") else None
         match_id = secrets.token_hex(8)
-        match, tokens, played = LiveMatch.create(game_id, seats, options_from_request(request.options), seed,
+        match, tokens, played = LiveMatch.create(game_id, seats, options_from_request(request.options, game_id), seed,
                                                  first_dealer, match_id)
         if not await self.store.create(match_id, match.meta, match.state.to_position(), match.new_moves()):
             raise Aborted(f"match id {match_id} is taken; create the match again")
@@ -106,7 +107,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         if not match.state.is_terminal:
             self.cache.put(match)
         return game_service_pb2.CreateGameResponse(
-            match_id=match_id, seed=seed, seat_tokens=[game_service_pb2.SeatToken(seat=s, token=t)
+            match_id=match_id, seat_tokens=[game_service_pb2.SeatToken(seat=s, token=t)
                                                        for s, t in tokens.items()],
             moves=[_move(p) for p in played], view=view(match.state, common_pb2.PERSPECTIVE_PUBLIC, 0, match.version))
 
@@ -176,7 +177,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             raise InvalidArgument("match_id is empty")
         stored = await self.store.load(match_id, with_log=with_history)
         if stored is None:
-            raise NotFound(f"no match {match_id!r}")
+            raise NotFound(f"no match {quoted(match_id)}")
         return LiveMatch.load(stored)
 
     async def _finish_if_over(self, match: LiveMatch) -> str:
@@ -200,19 +201,6 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         return replay_id
 
 
-def page(items: list, page_size: int, page_token: str, default_size: int = 0) -> tuple[list, str]:
-    """One page of ``items`` and the token of the next (an offset); a page size of 0 means ``default_size`` or all."""
-    try:
-        start = int(page_token) if page_token else 0
-    except ValueError:
-        raise InvalidArgument(f"bad page_token {page_token!r}: pass back a next_page_token") from None
-    if start < 0:
-        raise InvalidArgument(f"bad page_token {page_token!r}: pass back a next_page_token")
-    size = page_size or default_size or len(items)
-    end = start + size
-    return items[start:end], str(end) if end < len(items) else ""
-
-
 def _seat(number: int, spec: game_service_pb2.SeatSpec) -> Seat:
     kind = _SEAT_KINDS.get(spec.kind)
     if kind is None:
@@ -221,7 +209,10 @@ def _seat(number: int, spec: game_service_pb2.SeatSpec) -> Seat:
         return Seat(PERSON)
     if not spec.policy:
         raise InvalidArgument(f"seat {number} is a bot: name its policy (for example 'random' or 'greedy')")
-    return Seat(BOT, spec.policy)
+    try:
+        return Seat(BOT, policy_label_of(spec.policy, spec.params))
+    except InvalidArgument as exc:
+        raise InvalidArgument(f"seat {number}: {exc}") from None
 
 
 def _move(played: Played) -> common_pb2.Move:

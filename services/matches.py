@@ -17,15 +17,17 @@ import secrets
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import engine
-from engine.bots import make_policy
+from engine.bots import make_policy, parse_policy
+from engine.bots.policy import Policy
 from engine.rng import derive_seed
 from engine.state import State
 from replay import Recorder
 
-from .errors import Aborted, FailedPrecondition, InvalidArgument, PermissionDenied
+from .errors import Aborted, FailedPrecondition, InvalidArgument, PermissionDenied, quoted
 from .game_store import Move, StoredMatch
 
 BOT, PERSON = "bot", "person"
@@ -111,7 +113,8 @@ class LiveMatch:
         """PermissionDenied unless ``token`` is the token of person seat ``seat``."""
         self.check_seat(seat)
         if self.seats[seat].kind != PERSON:
-            raise PermissionDenied(f"seat {seat} is played by the bot {self.seats[seat].policy!r}, not by a person")
+            raise PermissionDenied(f"seat {seat} is played by the bot {quoted(self.seats[seat].policy)}, not by a "
+                                   "person")
         expected = self.meta["token_sha256"][str(seat)]
         if not token:
             raise PermissionDenied(f"seat {seat}'s token is missing (seat_token)")
@@ -147,7 +150,7 @@ class LiveMatch:
         while not state.is_terminal and self.seats[state.current_player].kind == BOT:
             seat = state.current_player
             bot_seed = derive_seed(self.meta["seed"], self.version)
-            bot = make_policy(self.seats[seat].policy, state.game_id, seat, bot_seed)
+            bot = bot_policy(self.seats[seat].policy, state.game_id, seat, bot_seed)
             action_id = bot.choose_id(state.legal_action_ids(), lambda seat=seat: state.observation(seat))
             played.append(self._apply(action_id))
         return played
@@ -200,9 +203,22 @@ def _check_seat_spec(game_id: str, number: int, seat: Seat) -> None:
     if seat.kind != BOT:
         raise InvalidArgument(f"seat {number}: say whether it is a bot or a person (SeatSpec.kind)")
     try:
-        make_policy(seat.policy, game_id, number, 0)
+        bot_policy(seat.policy, game_id, number, 0)
     except ValueError as exc:
         raise InvalidArgument(f"seat {number}: {exc}") from None
+
+
+def bot_policy(label: str, game_id: str, seat: int, seed: int) -> Policy:
+    """The bot of a seat from its policy label (``greedy:epsilon=0.3``), seeded with ``seed``."""
+    name, params = _parsed_label(label)
+    return make_policy(name, game_id, seat, seed, params)
+
+
+@lru_cache(maxsize=256)
+def _parsed_label(label: str) -> tuple[str, dict[str, Any] | None]:
+    """A label's policy and parameters; None for a plain name (the defaults, which need no checking)."""
+    name, params = parse_policy(label)
+    return name, None if label == name else params
 
 
 def _digest(token: str) -> str:

@@ -21,8 +21,9 @@ from replay.export import export_json, text_record
 from replay.store import LIVE_COLLECTION, check_collection, parse_id
 
 from .backends import Backends
-from .errors import InvalidArgument, NotFound, ServiceError
+from .errors import InvalidArgument, NotFound, ServiceError, quoted
 from .generated.cardtable.v1 import common_pb2, replay_service_pb2, replay_service_pb2_grpc
+from .paging import page_size, start_of, token_of
 from .rpc import streaming, unary
 from .views import move_message, view
 
@@ -62,14 +63,15 @@ class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
         collection = request.collection or LIVE_COLLECTION
         try:
             check_collection(collection)
-        except ValueError as exc:
-            raise InvalidArgument(str(exc)) from None
-        start = _start(request.page_token)
-        size = min(request.page_size or DEFAULT_PAGE, MAX_PAGE)
+        except ValueError:
+            raise InvalidArgument(f"a collection name is 1 to 128 letters, digits or _.:- characters, got "
+                                  f"{quoted(collection)}") from None
+        start = start_of(request.page_token) or 0
+        size = page_size(request.page_size, DEFAULT_PAGE, MAX_PAGE)
         page = await self._store_call(self.backends.replays.page, collection, start, size)
         return replay_service_pb2.ListReplaysResponse(
             replays=[summary(f"{collection}/{index}", data) for index, data in page.items],
-            next_page_token=str(page.next_start) if page.next_start is not None else "")
+            next_page_token=token_of(page.next_start))
 
     @streaming
     async def StreamReplay(self, request: replay_service_pb2.StreamReplayRequest,
@@ -111,12 +113,13 @@ class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
     async def _fetch(self, replay_id: str) -> bytes:
         try:
             parse_id(replay_id)
-        except ValueError as exc:
-            raise InvalidArgument(str(exc)) from None
+        except ValueError:
+            raise InvalidArgument(f"a replay id is <collection>/<index>, such as 'live/17', got {quoted(replay_id)}") \
+                from None
         try:
             return await self._store_call(self.backends.replays.get, replay_id)
         except KeyError:
-            raise NotFound(f"no replay {replay_id!r}") from None
+            raise NotFound(f"no replay {quoted(replay_id)}") from None
 
     async def _store_call(self, call: Callable[..., Any], *args: Any) -> Any:
         try:
@@ -150,14 +153,6 @@ def _steps(replayer: Replayer, replay_id: str) -> Iterator[Any]:
         yield from replayer
     except ReplayError as exc:
         raise DataLoss(f"replay {replay_id} does not decode: {exc}") from None
-
-
-def _start(page_token: str) -> int:
-    if not page_token:
-        return 0
-    if not page_token.isdigit():
-        raise InvalidArgument(f"bad page_token {page_token!r}: pass back a next_page_token")
-    return int(page_token)
 
 
 def install(server: grpc.aio.Server, backends: Backends) -> str:

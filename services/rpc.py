@@ -1,4 +1,5 @@
-"""What every call shares: a ServiceError becomes its gRPC status, a traceback never leaks, and a request whose bytes
+"""What every call shares: a ServiceError becomes its gRPC status, a traceback never leaks, a text in a request is at
+most ``MAX_TEXT`` characters, a status's details stay short (see :mod:`services.errors`), and a request whose bytes
 do not parse is refused with INVALID_ARGUMENT (``MalformedRequestInterceptor``).
 
     class GameServicer(game_service_pb2_grpc.GameServiceServicer):
@@ -17,20 +18,56 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
 
 from engine import ActionLimitExceeded
 
-from .errors import ServiceError
+from .errors import InvalidArgument, ServiceError, bounded
 
 log = logging.getLogger("cardtable.rpc")
+
+# Every text a request carries is an id, a token, a name, an action or a page token: none comes near this.
+MAX_TEXT = 256
+
+
+def check_texts(request: Message, limit: int = MAX_TEXT) -> None:
+    """InvalidArgument naming the first text field of ``request`` (map keys and nested messages included) that is
+    longer than ``limit`` characters; its value is not quoted."""
+    if request.ByteSize() <= limit:  # nearly every request: no text in it can be longer than the whole
+        return
+    found = _long_text(request, limit)
+    if found is not None:
+        field, length = found
+        raise InvalidArgument(f"{field} is {length} characters long; at most {limit} are accepted")
+
+
+def _long_text(message: Message, limit: int, path: str = "") -> tuple[str, int] | None:
+    for field, value in message.ListFields():
+        name = f"{path}{field.name}"
+        items = value.items() if hasattr(value, "items") else None
+        if items is not None:  # a map: its keys are texts too
+            values = []
+            for key, item in items:
+                if isinstance(key, str) and len(key) > limit:
+                    return f"a key of {name}", len(key)
+                values.append(item)
+        elif isinstance(value, (str, Message)):
+            values = [value]
+        else:
+            values = value if hasattr(value, "__len__") and not isinstance(value, bytes) else []
+        for item in values:
+            if isinstance(item, str) and len(item) > limit:
+                return name, len(item)
+            if isinstance(item, Message) and (found := _long_text(item, limit, f"{name}.")) is not None:
+                return found
+    return None
 
 
 async def _abort_for(exc: Exception, method: str, context: grpc.aio.ServicerContext) -> None:
     if isinstance(exc, ServiceError):
-        await context.abort(exc.code, exc.message)
+        await context.abort(exc.code, bounded(exc.message))
     if isinstance(exc, ActionLimitExceeded):
-        await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, bounded(str(exc)))
     log.exception("unexpected error", extra={"rpc": method})
     await context.abort(grpc.StatusCode.INTERNAL, f"internal error in {method}; the server logged it")
 
@@ -39,6 +76,7 @@ def unary(method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]
     @functools.wraps(method)
     async def call(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:
+            check_texts(request)
             return await method(self, request, context)
         except grpc.aio.AbortError:
             raise
@@ -52,6 +90,7 @@ def streaming(method: Callable[..., AsyncIterator[Any]]) -> Callable[..., AsyncI
     @functools.wraps(method)
     async def call(self: Any, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         try:
+            check_texts(request)
             async for item in method(self, request, context):
                 yield item
         except grpc.aio.AbortError:
@@ -117,6 +156,15 @@ def _tolerant(handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHand
             return await behavior(request, context)
 
         return grpc.unary_unary_rpc_method_handler(unary_call, **kwargs)
+
+    if inspect.iscoroutinefunction(behavior):
+        # A streaming handler that writes with context.write (the health service's Watch) is a coroutine.
+        async def writing_call(request: Any, context: grpc.aio.ServicerContext) -> None:
+            if isinstance(request, _Malformed):
+                return await refuse(request, context)
+            return await behavior(request, context)
+
+        return grpc.unary_stream_rpc_method_handler(writing_call, **kwargs)
 
     async def stream_call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         if isinstance(request, _Malformed):

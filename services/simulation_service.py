@@ -23,15 +23,16 @@ from typing import Any
 import grpc
 import redis
 
-from engine.bots import label_parts, parse_params, policy_label
+from engine.bots import label_parts
 from workers.jobstore import DEFAULT_PREFIX, FAILED, JobNotFound, JobRecord, JobStore
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 from workers.stats import counter_groups
 
-from .convert import option_value, options_from_request
+from .convert import option_value, options_from_request, policy_label_of
 from .errors import FailedPrecondition, InvalidArgument, NotFound
 from .generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
 from .generated.cardtable.v1 import simulation_service_pb2_grpc
+from .paging import page_size, start_of, token_of
 from .rpc import streaming, unary
 
 log = logging.getLogger("cardtable.simulations")
@@ -142,11 +143,10 @@ class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
     @unary
     async def ListJobs(self, request: sim_pb2.ListJobsRequest,
                        context: grpc.aio.ServicerContext) -> sim_pb2.ListJobsResponse:
-        size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-        after = _cursor(request.page_token)
-        records, next_cursor = await asyncio.to_thread(self.store.list, size, after)
+        size = page_size(request.page_size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        records, next_cursor = await asyncio.to_thread(self.store.list, size, start_of(request.page_token))
         return sim_pb2.ListJobsResponse(jobs=[job_message(r, with_results=False) for r in records],
-                                        next_page_token="" if next_cursor is None else str(next_cursor))
+                                        next_page_token=token_of(next_cursor))
 
     async def _get(self, job_id: str) -> JobRecord:
         if not job_id:
@@ -155,15 +155,6 @@ class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
             return await asyncio.to_thread(self.store.get, job_id)
         except JobNotFound as exc:
             raise NotFound(str(exc)) from None
-
-
-def _cursor(token: str) -> int | None:
-    if not token:
-        return None
-    try:
-        return int(token)
-    except ValueError:
-        raise InvalidArgument(f"bad page_token {token!r}: pass back a next_page_token") from None
 
 
 # ---- conversions --------------------------------------------------------------------------------------------------
@@ -180,7 +171,8 @@ def spec_from_proto(message: sim_pb2.JobSpec) -> JobSpec:
     if not message.policies:
         raise InvalidArgument("a job needs at least one policy (one per seat, one per side, or one for all)")
     spec = JobSpec(
-        game=message.game_id, policies=tuple(policy_label_of(p) for p in message.policies), count=message.count,
+        game=message.game_id, policies=tuple(policy_label_of(p.name, p.params) for p in message.policies),
+        count=message.count,
         seed=message.seed if message.HasField("seed") else secrets.randbits(63), unit=_UNITS[message.unit],
         players=message.players if message.HasField("players") else None,
         options=options_from_request(message.options), log=LogSpec(mode, message.sample_size),
@@ -188,16 +180,6 @@ def spec_from_proto(message: sim_pb2.JobSpec) -> JobSpec:
     try:
         return validate(spec)
     except JobSpecError as exc:
-        raise InvalidArgument(str(exc)) from None
-
-
-def policy_label_of(message: sim_pb2.PolicySpec) -> str:
-    """The label of a requested policy (``greedy:epsilon=0.2``), its parameters typed and checked; InvalidArgument
-    names what is allowed."""
-    name = message.name.strip()
-    try:
-        return policy_label(name, parse_params(name, dict(message.params)))
-    except ValueError as exc:
         raise InvalidArgument(str(exc)) from None
 
 

@@ -1,7 +1,10 @@
 """``cardtable serve``: run the gRPC server (GameService, ReplayService, health, reflection) until SIGTERM.
 
     cardtable serve --port 50051 --redis-url redis://127.0.0.1:6379
-    cardtable serve --api-key s3cret --tls-cert server.crt --tls-key server.key
+    cardtable serve --api-key-file key.txt --tls-cert server.crt --tls-key server.key
+    CARDTABLE_API_KEY=s3cret cardtable serve
+
+The API key is best given in a file or in $CARDTABLE_API_KEY: on the command line (``--api-key``) ``ps`` shows it.
 
 It binds 127.0.0.1 unless told otherwise; with no ``--redis-url`` it starts an embedded Valkey. Logs are JSON lines
 on stderr; the "serving" line names the bound port (useful with ``--port 0``).
@@ -34,7 +37,10 @@ DEFAULT_PORT = 50051
 @click.option("--redis-url", default=lambda: os.environ.get("REDIS_URL"),
               help="Redis holding matches and replays (default: $REDIS_URL, else an embedded Valkey).")
 @click.option("--api-key", default=lambda: os.environ.get("CARDTABLE_API_KEY"),
-              help="Require this key in every call's 'x-api-key' metadata (default: $CARDTABLE_API_KEY; none).")
+              help="Require this key in every call's 'x-api-key' metadata (default: $CARDTABLE_API_KEY; none). "
+                   "Visible to `ps`: prefer --api-key-file or the environment variable.")
+@click.option("--api-key-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Read the API key from this file (its first line).")
 @click.option("--tls-cert", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="PEM certificate.")
 @click.option("--tls-key", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="PEM private key.")
 @click.option("--grace", type=click.FloatRange(min=0), default=5.0, show_default=True,
@@ -44,11 +50,14 @@ DEFAULT_PORT = 50051
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Server processes sharing the port (one per core serves the most).")
 @click.option("--reuse-port", is_flag=True, hidden=True, help="Bind with SO_REUSEPORT (set for each worker).")
-def serve(host: str, port: int, redis_url: str | None, api_key: str | None, tls_cert: Path | None,
-          tls_key: Path | None, grace: float, log_level: str, workers: int, reuse_port: bool) -> None:
+def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_key_file: Path | None,
+          tls_cert: Path | None, tls_key: Path | None, grace: float, log_level: str, workers: int,
+          reuse_port: bool) -> None:
     """Serve the cardtable gRPC API (health checking and reflection on)."""
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("TLS needs both --tls-cert and --tls-key")
+    if api_key_file is not None:
+        api_key = _read_api_key(api_key_file)
     ensure_generated()
     if workers > 1:
         config_args = ["--grace", str(grace), "--log-level", log_level]
@@ -66,6 +75,14 @@ def serve(host: str, port: int, redis_url: str | None, api_key: str | None, tls_
         run(config)
     except (ConnectionError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def _read_api_key(path: Path) -> str:
+    lines = path.read_text().splitlines()
+    key = lines[0].strip() if lines else ""
+    if not key:
+        raise click.UsageError(f"--api-key-file {path}: the file's first line is empty (it should hold the key)")
+    return key
 
 
 def _run_workers(workers: int, config_args: list[str], host: str, port: int, redis_url: str | None,

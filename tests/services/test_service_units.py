@@ -10,9 +10,9 @@ import engine
 from services.auth import key_from_metadata
 from services.convert import option_value, options_from_request, python_value
 from services.errors import InvalidArgument
-from services.game_service import page
 from services.game_store import parse_moves
 from services.matches import LiveMatch, Seat
+from services.paging import page
 from services.views import public_observation
 
 
