@@ -6,6 +6,7 @@
 """
 
 from . import games as _games  # noqa: F401  (registers every game)
+from .determinize import determinize
 from .errors import ActionLimitExceeded, IllegalAction, PositionError
 from .registry import from_position, game_class, game_info, list_games, new_match
 from .state import GameInfo, State
@@ -16,6 +17,7 @@ __all__ = [
     "IllegalAction",
     "PositionError",
     "State",
+    "determinize",
     "from_position",
     "game_class",
     "game_info",

@@ -20,7 +20,9 @@ from typing import Any
 
 from .cards import BIT, CODES, RANK, cards_in, format_cards, parse_card, parse_cards
 from .clone import LIST
+from .determinize import Slot, redeal, relabel_mask, relabeling
 from .errors import ActionLimitExceeded, PositionError
+from .rng import Rng
 from .state import State
 
 ACE, TEN, JACK, QUEEN, KING = 12, 8, 9, 10, 11
@@ -349,6 +351,23 @@ class FishingState(State):
         for seat, pile in enumerate(self.captured):
             piles[self.side_of[seat]] |= pile
         return piles
+
+    # ---- determinization (engine/determinize.py) ----------------------------------------------------------------
+
+    def _known_places(self, seat: int) -> int:
+        """Cards whose place ``seat`` knows although it does not see them (a mask): none unless a game says so."""
+        return 0
+
+    def _determinize(self, seat: int, rng: Rng) -> None:
+        """Deal the other hands and the stock again from the cards ``seat`` has not seen; the table, the captured
+        piles and the cards of known place stay. Nothing else is hidden: every play and capture is public."""
+        known = self.hands[seat] | self._known_places(seat)
+        slots = [Slot([c for c in cards_in(self.hands[s]) if not BIT[c] & known]) for s in range(self.n) if s != seat]
+        slots.append(Slot([c for c in self.stock if not BIT[c] & known]))
+        new = relabeling(slots, redeal(slots, rng))
+        self.hands = [relabel_mask(hand, new) for hand in self.hands]
+        self.stock = [new[c] for c in self.stock]
+        self.deal_deck = [new[c] for c in self.deal_deck]
 
     # ---- observation and positions ------------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from ..cards import BIT, RANK
+from ..cards import BIT, RANK, mask_of
 from ..dealing import deal_round, draw_for_dealer, seats_from
 from ..fishing import ACE, JACK, CaptureRules, FishingState, sweep_value
 from ..options import Option
@@ -72,15 +72,26 @@ class Tablanette(FishingState):
         for card in slots:
             self.table |= BIT[card]
 
-    def _replace_table_jacks(self, slots: list[int]) -> None:
-        """§3.6: a jack dealt to the table goes back into the stock and the stock's top card takes its slot."""
-        buried = 0
+    def _replace_table_jacks(self, slots: list[int]) -> list[int]:
+        """§3.6: a jack dealt to the table goes back into the stock and the stock's top card takes its slot; returns
+        the jacks put back."""
+        buried: list[int] = []
         for i in range(len(slots)):
             while RANK[slots[i]] == JACK:
                 at = len(self.stock) // 2 if buried and self.options["initial_jack"] == "middle" else len(self.stock)
                 self.stock.insert(at, slots[i])
-                buried += 1
+                buried.append(slots[i])
                 slots[i] = self.stock.pop(0)
+        return buried
+
+    def _known_places(self, seat: int) -> int:
+        """§3.6: everyone saw where the jacks dealt to the table went into the stock, so whose hand they reach."""
+        if not self.capture_rules.jack_takes_all:
+            return 0
+        top = self.n * self.options["hand_size"]
+        probe = self.clone()
+        probe.stock = self.deal_deck[top + 4:]
+        return mask_of(probe._replace_table_jacks(self.deal_deck[top:top + 4]))
 
     def _refill(self) -> None:
         deal_round(self.stock, 0, self.hands, seats_from(self.dealer + 1, self.n), (1,) * self.options["hand_size"])

@@ -97,6 +97,11 @@ class Tablic(FishingState):
         """§3.4: the deck's last card, the dealer's last card of the deal, revealed at the start of the deal."""
         return self.deal_deck[-1]
 
+    def _known_places(self, seat: int) -> int:
+        """§3.4: a seat shown the bottom card knows it is the stock's last card, then the dealer's."""
+        shown = self.options["cut_mode"] == "knock" or seat == self.dealer
+        return 1 << self.bottom_card if shown else 0
+
     def _observe(self, seat: int, obs: dict) -> None:
         super()._observe(seat, obs)
         bottom = self.bottom_card

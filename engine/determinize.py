@@ -1,0 +1,133 @@
+"""Determinization for search: a full state consistent with everything one seat has seen, the rest dealt at random.
+
+``engine.determinize(state, seat, rng)`` copies the state and lets the game re-deal what ``seat`` has not seen (its
+``_determinize`` hook); the match's seed and RNG are redrawn from ``rng`` as well, since no seat knows them. A game
+describes the unseen cards as :class:`Slot` s (another seat's hidden hand, the unseen part of a stock, a face-down
+card) holding the real cards, with the cards each slot may not hold (voids shown by failing to follow suit, cards
+known to be elsewhere), and :func:`redeal` deals them again at random.
+
+:func:`redeal` runs a Markov chain started from the real deal, which is always valid: it swaps two cards of different
+slots (or rotates three) whenever every slot still respects its forbidden cards and its check, so it never rejects
+a whole deal and never loops unboundedly; since every move is as likely as its reverse, the deals it reaches are
+uniform over the valid ones once the chain has mixed (a few dozen sweeps of the cards do; ``SWEEPS``).
+
+>>> from engine.cards import SUIT_MASK, parse_cards
+>>> from engine.rng import Rng
+>>> east = Slot(parse_cards(["2C", "3C", "4H"]), forbidden=SUIT_MASK[3])  # east showed out of spades
+>>> west = Slot(parse_cards(["5S", "6S", "7D"]))
+>>> hands = redeal([east, west], Rng(7))
+>>> sorted(map(len, hands)), any(c // 13 == 3 for c in hands[0])
+([3, 3], False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .cards import BIT, CODES, cards_in
+from .rng import Rng
+
+if TYPE_CHECKING:
+    from .state import State
+
+LOW20 = (1 << 20) - 1  # (an index below 2**20 modulo n < 100 is uniform to one part in 10,000)
+SWEEPS = 12  # proposals per card: the random-transposition walk on n cards mixes in about n log n / 2 moves
+
+
+@dataclass
+class Slot:
+    """Unseen cards in one place: ``cards`` as they really are (a valid start), the ``forbidden`` cards (a mask) and,
+    for facts that are not about single cards (a seat is known to hold a declaration), a ``check`` of the content."""
+
+    cards: list[int]
+    forbidden: int = 0
+    check: Callable[[list[int]], bool] | None = None
+
+
+def redeal(slots: Sequence[Slot], rng: Rng, sweeps: int = SWEEPS) -> list[list[int]]:
+    """New contents for ``slots`` (the same sizes, each list in random order), drawn from ``rng``."""
+    if not any(slot.forbidden or slot.check is not None for slot in slots):
+        return _deal_freely(slots, rng)  # nothing is known of the unseen cards: one shuffle is exactly uniform
+    contents = [list(slot.cards) for slot in slots]
+    for k, slot in enumerate(slots):
+        bad = [CODES[c] for c in slot.cards if BIT[c] & slot.forbidden]
+        if bad or (slot.check is not None and not slot.check(contents[k])):
+            raise ValueError(f"slot {k} does not hold a valid deal to start from (forbidden: {bad})")
+    places = [(k, i) for k, cards in enumerate(contents) for i in range(len(cards))]
+    n = len(places)
+    if len({k for k, _ in places}) > 1:
+        for _ in range(sweeps * n):
+            r = rng.next_u64()  # one draw per proposal: two places (and a third one time in four), 20 bits each
+            chosen = [places[(r & LOW20) % n], places[(r >> 20 & LOW20) % n]]
+            if r >> 62 == 0:
+                chosen.append(places[(r >> 40 & LOW20) % n])
+            if len({k for k, _ in chosen}) == len(chosen):
+                _rotate(contents, slots, chosen)
+    for cards in contents:
+        rng.shuffle(cards)
+    return contents
+
+
+def _deal_freely(slots: Sequence[Slot], rng: Rng) -> list[list[int]]:
+    pool = [card for slot in slots for card in slot.cards]
+    rng.shuffle(pool)
+    contents, top = [], 0
+    for slot in slots:
+        contents.append(pool[top:top + len(slot.cards)])
+        top += len(slot.cards)
+    return contents
+
+
+def _rotate(contents: list[list[int]], slots: Sequence[Slot], places: list[tuple[int, int]]) -> None:
+    """Move each chosen card to the next chosen place (a swap for two), unless a slot would then break its rules."""
+    moved = [contents[k][i] for k, i in places]
+    moved = moved[-1:] + moved[:-1]
+    if any(BIT[card] & slots[k].forbidden for (k, _), card in zip(places, moved, strict=True)):
+        return
+    before = [contents[k][i] for k, i in places]
+    for (k, i), card in zip(places, moved, strict=True):
+        contents[k][i] = card
+    if any(slots[k].check is not None and not slots[k].check(contents[k]) for k, _ in places):
+        for (k, i), card in zip(places, before, strict=True):
+            contents[k][i] = card
+
+
+def relabeling(slots: Sequence[Slot], dealt: Sequence[Sequence[int]]) -> list[int]:
+    """The card each card becomes (``new[card]``, itself when not in a slot) when ``slots`` are dealt ``dealt``."""
+    new = list(range(len(BIT)))
+    for slot, cards in zip(slots, dealt, strict=True):
+        for old, card in zip(slot.cards, cards, strict=True):
+            new[old] = card
+    return new
+
+
+def relabel_mask(mask: int, new: Sequence[int]) -> int:
+    """A card mask with every card replaced by ``new[card]``."""
+    out = 0
+    for card in cards_in(mask):
+        out |= BIT[new[card]]
+    return out
+
+
+def determinize(state: State, seat: int, rng: Rng) -> State:
+    """A copy of ``state`` that ``seat`` cannot tell from it, with every card it has not seen dealt at random.
+
+    >>> import engine
+    >>> from engine.rng import Rng
+    >>> state = engine.new_match("tablanette", seed=3)
+    >>> sample = engine.determinize(state, 0, Rng(1))
+    >>> sample.observation(0) == state.observation(0), sample.to_position() != state.to_position()
+    (True, True)
+    """
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.players:
+        raise ValueError(f"seat must be 0..{state.players - 1}, got {seat!r}")
+    sample = state.clone()
+    if not sample.is_terminal:
+        sample._determinize(seat, rng)
+    # No seat knows the seed or the RNG: the match's later deals are drawn afresh too.
+    sample.seed = rng.next_u64()
+    sample.rng = Rng(rng.next_u64())
+    sample._legal = None
+    return sample

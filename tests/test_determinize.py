@@ -1,0 +1,128 @@
+"""Determinization: ``engine.determinize(state, seat, rng)`` is a state ``seat`` cannot tell from the real one.
+
+For every game and player count, at many points of random matches and for every seat, each sample must: show the
+seat the same observation; round-trip as a position; and be a deal the public history could have come from (dealing
+the sample's deck again and replaying this deal's moves gives the sample, so every play was legal in it: voids,
+known cards and the order of a gathered deck are respected). Over many samples the hidden cards really vary.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import pytest
+from game_cases import (
+    FEW_EXAMPLES,
+    GAME_CASES,
+    MAX_STEPS_PER_DEAL,
+    seeds,
+    start_variant,
+    variant_options,
+)
+from hypothesis import given
+from hypothesis import strategies as st
+
+import engine
+from engine.cards import SUIT_MASK
+from engine.determinize import Slot, redeal
+from engine.rng import Rng
+
+SAMPLES = 4
+CHECK_EVERY = 5
+SECRET = ("seed", "rng")
+
+
+def without_secrets(position: dict) -> dict:
+    return {k: v for k, v in position.items() if k not in SECRET}
+
+
+def replay_dealing(start: engine.State, deck: list[int], moves: list[tuple[int, int]]) -> engine.State:
+    """The state after dealing ``deck`` where ``start``'s dealing began and playing ``moves`` again."""
+    probe = start.clone()
+    probe._start_deal(list(deck))
+    probe.deal_deck = list(deck)
+    probe._legal = None
+    for _seat, action in moves:
+        probe.apply_id(action)
+    return probe
+
+
+def check_samples(state: engine.State, start: engine.State, moves: list[tuple[int, int]], rng: Rng) -> bool:
+    """Check SAMPLES determinizations for every seat; whether the hidden cards differed between samples."""
+    varied = False
+    for seat in range(state.players):
+        seen = state.observation(seat)
+        positions = []
+        for _ in range(SAMPLES):
+            sample = engine.determinize(state, seat, rng)
+            assert sample.observation(seat) == seen, f"seat {seat} can tell a sample from the real state"
+            position = sample.to_position()
+            assert engine.from_position(state.game_id, position).to_position() == position
+            if not state.is_terminal:
+                again = replay_dealing(start, sample.deal_deck, moves)
+                assert without_secrets(again.to_position()) == without_secrets(position), (
+                    "the sample is not a deal the public history could come from"
+                )
+            positions.append(without_secrets(position))
+        varied |= any(p != positions[0] for p in positions)
+    return varied
+
+
+# The trick games' hooks follow in the next commit.
+FISHING_CASES = [case for case in GAME_CASES if case.values[0] in ("tablanette", "tablic")]
+
+
+@pytest.mark.parametrize(("game", "players"), FISHING_CASES)
+@FEW_EXAMPLES
+@given(seed=seeds, play_seed=seeds, data=st.data())
+def test_samples_are_consistent_with_what_the_seat_has_seen(
+    game: str, players: int, seed: int, play_seed: int, data: st.DataObject
+) -> None:
+    options = {**data.draw(variant_options(game, players), label="options"), "max_deals": 2}
+    state = start_variant(game, players, seed, options)
+    rng = Rng(play_seed ^ 0xD1CE)
+    start, moves, deck = state.clone(), [], state.deal_deck
+    assert check_samples(state, start, moves, rng), "at the start of a match the hidden cards must vary"
+    play = Rng(play_seed)
+    for step in range(2 * MAX_STEPS_PER_DEAL):
+        if state.is_terminal:
+            break
+        if step % CHECK_EVERY == 0:
+            check_samples(state, start, moves, rng)
+        seat, action = state.current_player, play.choice(state.legal_action_ids())
+        state.apply_id(action)
+        if state.deal_deck is not deck:  # a new dealing began: samples are checked against it from here
+            start, moves, deck = state.clone(), [], state.deal_deck
+        else:
+            moves.append((seat, action))
+    check_samples(state, start, moves, rng)
+
+
+def test_redeal_respects_forbidden_cards_and_is_uniform() -> None:
+    # Six cards into two hands of three; east may hold no spade (the two spades must be west's).
+    cards = [0, 1, 2, 13, 39, 40]  # 2C 3C 4C 2D 2S 3S
+    east, west = Slot(cards[:3], forbidden=SUIT_MASK[3]), Slot(cards[3:])
+    valid = [set(h) for h in itertools.combinations(cards, 3) if not any(c >= 39 for c in h)]
+    counts: Counter = Counter()
+    rng = Rng(11)
+    runs = 2000
+    for _ in range(runs):
+        dealt = redeal([east, west], rng)
+        assert sorted(dealt[0] + dealt[1]) == sorted(cards)
+        assert not any(c >= 39 for c in dealt[0])
+        counts[frozenset(dealt[0])] += 1
+    assert set(counts) == {frozenset(h) for h in valid}
+    expected = runs / len(valid)
+    assert all(abs(n - expected) < 0.25 * expected for n in counts.values()), counts
+
+
+def test_redeal_refuses_a_start_that_breaks_its_own_rules() -> None:
+    with pytest.raises(ValueError, match="slot 0"):
+        redeal([Slot([39], forbidden=SUIT_MASK[3]), Slot([0])], Rng(1))
+
+
+def test_determinize_checks_the_seat() -> None:
+    state = engine.new_match("tablic", seed=1)
+    with pytest.raises(ValueError, match="seat"):
+        engine.determinize(state, 2, Rng(1))
