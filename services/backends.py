@@ -12,6 +12,8 @@ worker threads (``await backends.replay(store.get, replay_id)``).
 from __future__ import annotations
 
 import asyncio
+import os
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +25,8 @@ import redis.asyncio
 from replay.embedded import EmbeddedValkey
 from replay.store import ReplayStore
 
-from .game_store import GameStore
+from .game_store import GameStore, Retention
+from .watchers import DEFAULT_MAX_WATCHERS, MatchWatchers
 
 T = TypeVar("T")
 
@@ -36,6 +39,8 @@ class Backends:
     redis: redis.asyncio.Redis
     games: GameStore
     replays: ReplayStore
+    watchers: MatchWatchers
+    client_name: str
     embedded: EmbeddedValkey | None = None
 
     async def replay(self, call: Callable[..., T], *args: Any) -> T:
@@ -47,6 +52,7 @@ class Backends:
         return await self.replay(self.replays.save, data)
 
     async def close(self) -> None:
+        await self.watchers.close()
         await self.redis.aclose()
         self.replays.redis.close()
         if self.embedded is not None:
@@ -54,13 +60,17 @@ class Backends:
             self.embedded = None
 
 
-async def open_backends(redis_url: str | None, data_dir: Path | None = None) -> Backends:
-    """Connect to ``redis_url`` (or the embedded Valkey, in ``data_dir`` or the user's data folder)."""
+async def open_backends(redis_url: str | None, data_dir: Path | None = None, retention: Retention | None = None,
+                        max_watchers: int = DEFAULT_MAX_WATCHERS) -> Backends:
+    """Connect to ``redis_url`` (or the embedded Valkey, in ``data_dir`` or the user's data folder); matches expire
+    as ``retention`` says, and at most ``max_watchers`` watch matches at once."""
     embedded = None
     if redis_url is None:
         embedded = EmbeddedValkey(data_dir)
         redis_url = await asyncio.to_thread(embedded.start)
-    client = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
+    # Named, so that CLIENT LIST tells which server process holds which connections.
+    client_name = f"cardtable-server:{os.getpid()}:{secrets.token_hex(3)}"
+    client = redis.asyncio.Redis.from_url(redis_url, decode_responses=True, client_name=client_name)
     try:
         await client.ping()
     except (redis.RedisError, OSError) as exc:
@@ -69,4 +79,5 @@ async def open_backends(redis_url: str | None, data_dir: Path | None = None) -> 
             await asyncio.to_thread(embedded.stop)
         raise ConnectionError(f"cannot reach Redis at {redis_url}: {exc}") from None
     replays = ReplayStore(redis.Redis.from_url(redis_url))
-    return Backends(redis_url, client, GameStore(client), replays, embedded)
+    games = GameStore(client, retention=retention)
+    return Backends(redis_url, client, games, replays, MatchWatchers(games, max_watchers), client_name, embedded)

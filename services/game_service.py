@@ -31,11 +31,11 @@ from .matches import BOT, PERSON, LiveMatch, MatchCache, Played, Seat, build_rep
 from .paging import page
 from .rpc import streaming, unary
 from .views import move_message, seat_view, view
+from .watchers import MatchWatchers
 
 log = logging.getLogger("cardtable.games")
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
-WATCH_BLOCK_MS = 5_000
 REPLAY_ID_WAIT_S = 5.0  # how long a watcher waits for the final move's replay id (written right after that move)
 
 # Saves a finished match's replay bytes and returns its replay id.
@@ -72,10 +72,12 @@ def _replay_builder() -> ProcessPoolExecutor:
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     """Lists games, creates matches, shows views, takes moves, streams matches."""
 
-    def __init__(self, store: GameStore, save_replay: ReplaySink | None = None, cache_size: int = 4096) -> None:
+    def __init__(self, store: GameStore, save_replay: ReplaySink | None = None, cache_size: int = 4096,
+                 watchers: MatchWatchers | None = None) -> None:
         self.store = store
         self.save_replay = save_replay
         self.cache = MatchCache(cache_size)
+        self.watchers = watchers or MatchWatchers(store)
 
     @unary
     async def ListGames(self, request: game_service_pb2.ListGamesRequest,
@@ -99,7 +101,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         match_id = secrets.token_hex(8)
         match, tokens, played = LiveMatch.create(game_id, seats, options_from_request(request.options, game_id), seed,
                                                  first_dealer, match_id)
-        if not await self.store.create(match_id, match.meta, match.state.to_position(), match.new_moves()):
+        if not await self.store.create(match_id, match.meta, match.state.to_position(), match.new_moves(),
+                                       finished=match.state.is_terminal):
             raise Aborted(f"match id {match_id} is taken; create the match again")
         log.info("match created", extra={"match_id": match_id, "game": game_id, "seats": [s.policy for s in seats]})
         match.saved()
@@ -133,7 +136,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             match = await self._load(request.match_id, with_history=False)
             played = match.play_person(request.seat, request.seat_token, request.action, request.expected_move_number)
         before = match.loaded_version
-        if not await self.store.commit(match.match_id, before, match.state.to_position(), match.new_moves()):
+        if not await self.store.commit(match.match_id, before, match.state.to_position(), match.new_moves(),
+                                       finished=match.state.is_terminal):
             raise Aborted(f"stale move number: match {match.match_id} moved on from move {before} while this move "
                           "was being played; read the match again")
         match.saved()
@@ -148,27 +152,31 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def WatchGame(self, request: game_service_pb2.WatchGameRequest,
                         context: grpc.aio.ServicerContext) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
         perspective = request.perspective or common_pb2.PERSPECTIVE_PUBLIC
-        match = await self._load(request.match_id)
-        if perspective == common_pb2.PERSPECTIVE_SEAT:
-            match.authorize(request.seat, request.seat_token)
-        elif perspective != common_pb2.PERSPECTIVE_PUBLIC:
+        if perspective not in (common_pb2.PERSPECTIVE_PUBLIC, common_pb2.PERSPECTIVE_SEAT):
             raise InvalidArgument("a live match is watched from PERSPECTIVE_PUBLIC or PERSPECTIVE_SEAT; the full view "
                                   "is for replays (ReplayService.StreamReplay)")
-        state = match.state
-        yield game_service_pb2.WatchGameResponse(
-            kind=game_service_pb2.WATCH_EVENT_KIND_SNAPSHOT, view=view(state, perspective, request.seat, match.version),
-            replay_id=await self._wait_for_replay_id(match) if state.is_terminal else "")
-        version = match.version
-        while not state.is_terminal:
-            for number, (seat, action_id) in await self.store.moves_after(match.match_id, version, WATCH_BLOCK_MS):
-                deal_index = state.deal_index
-                state.apply_id(action_id)
-                version = number
-                replay_id = await self._wait_for_replay_id(match) if state.is_terminal else ""
-                yield game_service_pb2.WatchGameResponse(
-                    kind=game_service_pb2.WATCH_EVENT_KIND_MOVE,
-                    move=move_message(number, seat, state.action_string(action_id), deal_index),
-                    view=view(state, perspective, request.seat, number), replay_id=replay_id)
+        if not request.match_id:
+            raise InvalidArgument("match_id is empty")
+        async with self.watchers.watch(request.match_id) as feed:  # joined before the snapshot: no move is missed
+            match = await self._load(request.match_id)
+            if perspective == common_pb2.PERSPECTIVE_SEAT:
+                match.authorize(request.seat, request.seat_token)
+            state = match.state
+            yield game_service_pb2.WatchGameResponse(
+                kind=game_service_pb2.WATCH_EVENT_KIND_SNAPSHOT,
+                view=view(state, perspective, request.seat, match.version),
+                replay_id=await self._wait_for_replay_id(match) if state.is_terminal else "")
+            version = match.version
+            while not state.is_terminal:
+                for number, (seat, action_id) in await feed.moves_after(version):
+                    deal_index = state.deal_index
+                    state.apply_id(action_id)
+                    version = number
+                    replay_id = await self._wait_for_replay_id(match) if state.is_terminal else ""
+                    yield game_service_pb2.WatchGameResponse(
+                        kind=game_service_pb2.WATCH_EVENT_KIND_MOVE,
+                        move=move_message(number, seat, state.action_string(action_id), deal_index),
+                        view=view(state, perspective, request.seat, number), replay_id=replay_id)
 
     # ---- helpers ------------------------------------------------------------------------------------------------
 
@@ -219,9 +227,11 @@ def _move(played: Played) -> common_pb2.Move:
     return move_message(played.number, played.seat, played.action, played.deal_index)
 
 
-def install(server: grpc.aio.Server, store: GameStore, save_replay: ReplaySink | None) -> str:
+def install(server: grpc.aio.Server, store: GameStore, save_replay: ReplaySink | None,
+            watchers: MatchWatchers | None = None) -> str:
     """Add the GameService to ``server``; returns its full name (for health checks and reflection)."""
     if save_replay is not None:
         _replay_builder()
-    game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(store, save_replay), server)
+    game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(store, save_replay, watchers=watchers),
+                                                            server)
     return SERVICE_NAME

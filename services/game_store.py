@@ -8,7 +8,10 @@ Keys of match ``m`` (the braces keep them in one Redis Cluster slot)::
     ct:match:{m}:moves   stream  the moves as events for watchers: id "<move number>-0", field m = "<seat>,<action>"
 
 Every change goes through one Lua script that checks the version first, so two server processes (or a retried
-request) can never apply two moves on the same version: the loser gets ``False`` and nothing changes.
+request) can never apply two moves on the same version: the loser gets ``False`` and nothing changes. The script
+also publishes the new move number on the channel named like the moves key (watchers subscribe to it, see
+:mod:`services.watchers`) and sets the keys' expiry (:class:`Retention`): a match in play lives ``abandoned_after``
+past its last move, a finished match ``finished`` past its end (its replay stays in the replay store).
 
 >>> store = GameStore(redis.asyncio.Redis.from_url("redis://127.0.0.1:6379", decode_responses=True))
 >>> stored = await store.load("a1b2c3")   # None when there is no such match
@@ -25,16 +28,18 @@ import redis.asyncio
 
 KEY_PREFIX = "ct:match:"
 
-# KEYS: record, log, moves. ARGV: expected version, new position JSON, then the moves "<seat>,<action>".
-# An expected version of "" creates the match (ARGV[3] is then its meta) and fails if it exists.
+DAY_S = 86_400.0
+
+# KEYS: record, log, moves. ARGV: expected version, expiry in ms (0: none), new position JSON, then the moves
+# "<seat>,<action>". An expected version of "" creates the match (ARGV[4] is then its meta) and fails if it exists.
 _COMMIT = """
 local version = redis.call('HGET', KEYS[1], 'version')
-local first = 3
+local first = 4
 if ARGV[1] == '' then
   if version then return 0 end
   version = '0'
-  redis.call('HSET', KEYS[1], 'meta', ARGV[3])
-  first = 4
+  redis.call('HSET', KEYS[1], 'meta', ARGV[4])
+  first = 5
 elseif not version then
   return -1
 elseif version ~= ARGV[1] then
@@ -46,7 +51,11 @@ for i = first, #ARGV do
   redis.call('XADD', KEYS[3], n .. '-0', 'm', ARGV[i])
   redis.call('APPEND', KEYS[2], ARGV[i] .. ',')
 end
-redis.call('HSET', KEYS[1], 'version', n, 'position', ARGV[2])
+redis.call('HSET', KEYS[1], 'version', n, 'position', ARGV[3])
+for i = 1, 3 do
+  if ARGV[2] == '0' then redis.call('PERSIST', KEYS[i]) else redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+end
+redis.call('PUBLISH', KEYS[3], n)
 return 1
 """
 
@@ -65,6 +74,22 @@ Move = tuple[int, int]  # (seat, action int)
 _to_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
+@dataclass(frozen=True)
+class Retention:
+    """How long Redis keeps a match: ``finished`` seconds after its last move, ``abandoned_after`` seconds after the
+    last move of a match still in play (nobody moved: it is abandoned). 0 keeps it forever."""
+
+    finished: float = 7 * DAY_S
+    abandoned_after: float = 30 * DAY_S
+
+    def __post_init__(self) -> None:
+        if self.finished < 0 or self.abandoned_after < 0:
+            raise ValueError(f"retention times are 0 (forever) or more seconds, got {self}")
+
+    def expiry_ms(self, finished: bool) -> str:
+        return str(round(1000 * (self.finished if finished else self.abandoned_after)))
+
+
 @dataclass
 class StoredMatch:
     """A match as Redis holds it: the meta, the version, the position after ``version`` moves and the move log
@@ -81,9 +106,11 @@ class StoredMatch:
 class GameStore:
     """Reads and writes matches; the only place that knows the Redis layout above."""
 
-    def __init__(self, client: redis.asyncio.Redis, prefix: str = KEY_PREFIX) -> None:
+    def __init__(self, client: redis.asyncio.Redis, prefix: str = KEY_PREFIX,
+                 retention: Retention | None = None) -> None:
         self.client = client
         self.prefix = prefix
+        self.retention = retention or Retention()
         self._commit = client.register_script(_COMMIT)
         self._load = client.register_script(_LOAD)
 
@@ -91,16 +118,20 @@ class GameStore:
         record = f"{self.prefix}{{{match_id}}}"
         return record, f"{record}:log", f"{record}:moves"
 
-    async def create(self, match_id: str, meta: dict[str, Any], position: dict[str, Any],
-                     moves: Sequence[Move]) -> bool:
-        """Store a new match with the moves already played (bots first to act); False if the id is taken."""
-        args = ["", _to_json(position), _to_json(meta), *(_entry(m) for m in moves)]
+    async def create(self, match_id: str, meta: dict[str, Any], position: dict[str, Any], moves: Sequence[Move],
+                     finished: bool = False) -> bool:
+        """Store a new match with the moves already played (bots first to act); False if the id is taken.
+        ``finished``: those moves ended the match (its keys then expire as a finished match's)."""
+        args = ["", self.retention.expiry_ms(finished), _to_json(position), _to_json(meta),
+                *(_entry(m) for m in moves)]
         return await self._commit(keys=self._keys(match_id), args=args) == 1
 
-    async def commit(self, match_id: str, expected_version: int, position: dict[str, Any],
-                     moves: Sequence[Move]) -> bool:
-        """Append ``moves`` and store the position after them, only if the match is still at ``expected_version``."""
-        args = [str(expected_version), _to_json(position), *(_entry(m) for m in moves)]
+    async def commit(self, match_id: str, expected_version: int, position: dict[str, Any], moves: Sequence[Move],
+                     finished: bool = False) -> bool:
+        """Append ``moves`` and store the position after them, only if the match is still at ``expected_version``;
+        ``finished``: these moves ended the match."""
+        args = [str(expected_version), self.retention.expiry_ms(finished), _to_json(position),
+                *(_entry(m) for m in moves)]
         return await self._commit(keys=self._keys(match_id), args=args) == 1
 
     async def load(self, match_id: str, with_log: bool = True) -> StoredMatch | None:
@@ -121,13 +152,20 @@ class GameStore:
         _, log, _ = self._keys(match_id)
         return parse_moves(await self.client.get(log) or "")
 
-    async def moves_after(self, match_id: str, version: int, block_ms: int) -> list[tuple[int, Move]]:
-        """The moves numbered above ``version`` as (number, move), waiting up to ``block_ms`` for the first one."""
+    def channel(self, match_id: str) -> str:
+        """The channel on which every commit to the match publishes its new move number."""
+        return self._keys(match_id)[2]
+
+    async def version(self, match_id: str) -> int:
+        """The number of moves played (0 for no such match)."""
+        record, *_ = self._keys(match_id)
+        return int(await self.client.hget(record, "version") or 0)
+
+    async def moves_after(self, match_id: str, version: int) -> list[tuple[int, Move]]:
+        """The moves numbered above ``version`` as (number, move), in order (without waiting)."""
         *_, events = self._keys(match_id)
-        found = await self.client.xread({events: f"{version}-0"}, block=block_ms)
-        if not found:
-            return []
-        return [(int(entry_id.split("-")[0]), parse_moves(fields["m"] + ",")[0]) for entry_id, fields in found[0][1]]
+        found = await self.client.xrange(events, f"{version + 1}-0")
+        return [(int(entry_id.split("-")[0]), parse_moves(fields["m"] + ",")[0]) for entry_id, fields in found]
 
     async def set_replay_id(self, match_id: str, replay_id: str) -> None:
         record, *_ = self._keys(match_id)

@@ -33,7 +33,9 @@ from grpc_reflection.v1alpha import reflection
 from . import game_service, replay_service, simulation_service
 from .auth import ApiKeyInterceptor
 from .backends import Backends, open_backends
+from .game_store import Retention
 from .rpc import MalformedRequestInterceptor
+from .watchers import DEFAULT_MAX_WATCHERS
 
 log = logging.getLogger("cardtable.server")
 
@@ -44,7 +46,7 @@ MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 ServiceInstaller = Callable[[grpc.aio.Server, Backends], str]
 
 SERVICES: tuple[ServiceInstaller, ...] = (
-    lambda server, b: game_service.install(server, b.games, b.save_replay),
+    lambda server, b: game_service.install(server, b.games, b.save_replay, b.watchers),
     replay_service.install,
     simulation_service.install,
 )
@@ -63,6 +65,8 @@ class ServerConfig:
     grace_s: float = 5.0
     data_dir: Path | None = None
     reuse_port: bool = False  # let several worker processes bind the same port (the kernel spreads connections)
+    retention: Retention = field(default_factory=Retention)  # how long Redis keeps finished and abandoned matches
+    max_watchers: int = DEFAULT_MAX_WATCHERS  # WatchGame streams served at once (RESOURCE_EXHAUSTED beyond)
     services: tuple[ServiceInstaller, ...] = field(default=SERVICES)
 
     def __post_init__(self) -> None:
@@ -83,7 +87,7 @@ class CardtableServer:
     async def start(self) -> int:
         """Connect to Redis, bind, start serving; returns the bound port (useful with ``port=0``)."""
         config = self.config
-        self.backends = await open_backends(config.redis_url, config.data_dir)
+        self.backends = await open_backends(config.redis_url, config.data_dir, config.retention, config.max_watchers)
         interceptors = [ApiKeyInterceptor(config.api_key)] if config.api_key else []
         interceptors.append(MalformedRequestInterceptor())
         server = grpc.aio.server(

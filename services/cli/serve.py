@@ -6,6 +6,10 @@
 
 The API key is best given in a file or in $CARDTABLE_API_KEY: on the command line (``--api-key``) ``ps`` shows it.
 
+Matches live in Redis: a finished match for ``--retention`` (default 7 days; its replay stays in the replay store for
+good), a match in play until nobody has moved for ``--abandon-after`` (default 30 days). Durations are seconds or
+a number with s, m, h or d (``12h``); 0 keeps matches forever.
+
 It binds 127.0.0.1 unless told otherwise; with no ``--redis-url`` it starts an embedded Valkey. Logs are JSON lines
 on stderr; the "serving" line names the bound port (useful with ``--port 0``).
 
@@ -28,6 +32,26 @@ import click
 from services.protogen import ensure_generated
 
 DEFAULT_PORT = 50051
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
+
+
+class Duration(click.ParamType):
+    """Seconds, or a number with a unit: ``90``, ``30m``, ``12h``, ``7d``."""
+
+    name = "duration"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, (int, float)):
+            return float(value)
+        text = str(value).strip().lower()
+        number, unit = (text[:-1], _UNITS[text[-1]]) if text[-1:] in _UNITS else (text, 1)
+        try:
+            seconds = float(number) * unit
+        except ValueError:
+            self.fail(f"{value!r} is not a duration (such as 90, 30m, 12h or 7d)", param, ctx)
+        if not seconds >= 0 or seconds == float("inf"):
+            self.fail(f"{value!r} is not a duration of 0 or more seconds", param, ctx)
+        return seconds
 
 
 @click.command()
@@ -49,10 +73,18 @@ DEFAULT_PORT = 50051
               show_default=True)
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Server processes sharing the port (one per core serves the most).")
+@click.option("--retention", type=Duration(), default="7d", show_default=True, envvar="CARDTABLE_RETENTION",
+              help="How long Redis keeps a finished match (its replay is kept apart); 0: forever. "
+                   "$CARDTABLE_RETENTION sets it too.")
+@click.option("--abandon-after", type=Duration(), default="30d", show_default=True,
+              envvar="CARDTABLE_ABANDON_AFTER",
+              help="Forget a match in play when nobody has moved for this long; 0: never.")
+@click.option("--max-watchers", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="WatchGame streams served at once; more are refused with RESOURCE_EXHAUSTED.")
 @click.option("--reuse-port", is_flag=True, hidden=True, help="Bind with SO_REUSEPORT (set for each worker).")
 def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_key_file: Path | None,
           tls_cert: Path | None, tls_key: Path | None, grace: float, log_level: str, workers: int,
-          reuse_port: bool) -> None:
+          retention: float, abandon_after: float, max_watchers: int, reuse_port: bool) -> None:
     """Serve the cardtable gRPC API (health checking and reflection on)."""
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("TLS needs both --tls-cert and --tls-key")
@@ -60,17 +92,20 @@ def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_
         api_key = _read_api_key(api_key_file)
     ensure_generated()
     if workers > 1:
-        config_args = ["--grace", str(grace), "--log-level", log_level]
+        config_args = ["--grace", str(grace), "--log-level", log_level, "--retention", str(retention),
+                       "--abandon-after", str(abandon_after), "--max-watchers", str(max_watchers)]
         if tls_cert is not None:
             config_args += ["--tls-cert", str(tls_cert), "--tls-key", str(tls_key)]
         _run_workers(workers, config_args, host, port, redis_url, api_key, grace)
         return
+    from services.game_store import Retention
     from services.logs import configure_logging
     from services.server import ServerConfig, run
 
     configure_logging(log_level)
     config = ServerConfig(host=host, port=port, redis_url=redis_url, api_key=api_key or None, tls_cert=tls_cert,
-                          tls_key=tls_key, grace_s=grace, reuse_port=reuse_port)
+                          tls_key=tls_key, grace_s=grace, reuse_port=reuse_port,
+                          retention=Retention(retention, abandon_after), max_watchers=max_watchers)
     try:
         run(config)
     except (ConnectionError, OSError) as exc:
