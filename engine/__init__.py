@@ -8,12 +8,13 @@
 from . import games as _games  # noqa: F401  (registers every game)
 from .determinize import determinize
 from .errors import ActionLimitExceeded, IllegalAction, PositionError
-from .registry import from_position, game_class, game_info, list_games, new_match
-from .state import GameInfo, State
+from .registry import from_position, game_class, game_info, game_length, list_games, new_match
+from .state import GameInfo, GameLength, State
 
 __all__ = [
     "ActionLimitExceeded",
     "GameInfo",
+    "GameLength",
     "IllegalAction",
     "PositionError",
     "State",
@@ -21,6 +22,7 @@ __all__ = [
     "from_position",
     "game_class",
     "game_info",
+    "game_length",
     "list_games",
     "new_match",
 ]

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from .state import GameInfo, State
+from .state import GameInfo, GameLength, State
 
 _GAMES: dict[str, type[State]] = {}
 
 
 def register(cls: type[State]) -> type[State]:
-    """Class decorator: make a game available under ``cls.INFO.id``."""
+    """Class decorator: make a game available under ``cls.INFO.id`` (and note its longest match per player count)."""
+    lengths = {n: cls.game_length(n) for n in cls.INFO.player_counts}
+    cls.INFO = replace(cls.INFO, max_length=lengths)
     _GAMES[cls.INFO.id] = cls
     return cls
 
@@ -29,6 +32,11 @@ def list_games() -> list[str]:
 
 def game_info(game_id: str) -> GameInfo:
     return game_class(game_id).INFO
+
+
+def game_length(game_id: str, players: int | None = None, options: Mapping[str, Any] | None = None) -> GameLength:
+    """The longest match of a game with these players and options: ``game_length("belote", 4).moves``."""
+    return game_class(game_id).game_length(players, options)
 
 
 def new_match(

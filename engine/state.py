@@ -23,10 +23,34 @@ from .clone import LIST, OBJECT, SHARED, Copier, copy_declared
 from .errors import IllegalAction, PositionError
 from .options import Option, resolve_options
 from .rng import Rng
+from .scoring import leaders
 
 MAX_DEALS = Option(
     "max_deals", int, 0, "stop the match after this many deals (0 = play to the game's own end)", minimum=0
 )
+
+
+@dataclass(frozen=True)
+class GameLength:
+    """The most a match can take, like OpenSpiel's ``max_game_length``: ``deals`` dealt (every dealing counts, also
+    one thrown in after an all-pass auction or dealt again on a player's request) of at most ``moves_per_deal`` moves.
+
+    The engine enforces ``deals``: a match whose own end has not come by then ends after that many dealings, won by
+    the side(s) with the highest score, as with ``max_deals``. ``moves_per_deal`` follows from the rules.
+
+    >>> GameLength(deals=3, moves_per_deal=52).moves
+    156
+    """
+
+    deals: int
+    moves_per_deal: int
+
+    @property
+    def moves(self) -> int:
+        return self.deals * self.moves_per_deal
+
+    def to_dict(self) -> dict:
+        return {"deals": self.deals, "moves_per_deal": self.moves_per_deal, "moves": self.moves}
 
 
 @dataclass(frozen=True)
@@ -41,6 +65,8 @@ class GameInfo:
     summary: str
     deck_size: int
     aliases: tuple[str, ...] = field(default=())
+    # The longest match with the default options, per player count (filled in when the game registers).
+    max_length: Mapping[int, GameLength] = field(default_factory=dict)
 
     def all_options(self) -> list[Option]:
         return [*self.options, MAX_DEALS]
@@ -54,7 +80,22 @@ class GameInfo:
             "default_players": self.default_players,
             "deck_size": self.deck_size,
             "options": [o.to_dict() for o in self.all_options()],
+            "max_length": {str(n): length.to_dict() for n, length in self.max_length.items()},
         }
+
+
+# Dealings a match may take beyond its played deals (all-pass throw-ins, weak-hand redeals): 3 per played deal and 10.
+SPARE_DEALINGS_PER_DEAL = 3
+SPARE_DEALINGS = 10
+
+
+def match_length(played: int, moves_per_deal: int, options: Mapping[str, Any], redeals: bool = False) -> GameLength:
+    """The GameLength of a game whose matches play at most ``played`` deals (fewer with ``max_deals``); a game that
+    can deal a deal again without playing it (``redeals``) may also deal spare dealings for those."""
+    if options["max_deals"]:
+        played = min(played, options["max_deals"])
+    spare = played * SPARE_DEALINGS_PER_DEAL + SPARE_DEALINGS if redeals else 0
+    return GameLength(played + spare, moves_per_deal)
 
 
 def _check(condition: bool, message: str) -> None:
@@ -70,7 +111,7 @@ class State(ABC):
     COPY: ClassVar[Mapping[str, Copier | None]] = {
         "rng": OBJECT, "side_scores": LIST, "moves": LIST,
         "deal_results": LIST,  # a finished deal's record is never changed
-        "options": SHARED, "deal_deck": SHARED, "winners": SHARED,
+        "options": SHARED, "deal_deck": SHARED, "winners": SHARED, "length": SHARED,
         "_legal": SHARED,  # legal-id lists are never changed in place (games hand out cached tables)
     }
     # Seat -> side; sides pool their points. The default: every seat is its own side.
@@ -106,6 +147,8 @@ class State(ABC):
         self.options = resolve_options(info.all_options(), options, players)
         self._validate_options()
         self._configure()
+        self.length = cls._length(players, self.options)
+        self.dealings = 0
         self.seed = seed
         self.rng = Rng(seed)
         self.side_of = self._sides()
@@ -125,6 +168,12 @@ class State(ABC):
         deck_order = parse_deck(deck, self._deck_cards()) if deck is not None else None
         self._begin_deal(deck_order)
         return self
+
+    @classmethod
+    def game_length(cls, players: int | None = None, options: Mapping[str, Any] | None = None) -> GameLength:
+        """The longest match with these players and options (the game's defaults where not given)."""
+        n = cls._resolve_players(players, None)
+        return cls._length(n, resolve_options(cls.INFO.all_options(), options, n))
 
     @classmethod
     def _resolve_players(cls, players: int | None, alias: int | None) -> int:
@@ -147,6 +196,11 @@ class State(ABC):
 
     def _sides(self) -> tuple[int, ...]:
         return tuple(range(self.n))
+
+    @classmethod
+    @abstractmethod
+    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
+        """The most dealings a match may take and the most moves one dealing can take (see GameLength)."""
 
     @abstractmethod
     def _deck_cards(self) -> list[int]:
@@ -189,11 +243,19 @@ class State(ABC):
     # ---- the match ----------------------------------------------------------------------------------------------
 
     def _begin_deal(self, deck: list[int] | None) -> None:
+        self.dealings += 1
         if deck is None:
             deck = self._shuffled_deck()
         self.deal_deck = list(deck)
         self._legal = None
         self._start_deal(list(deck))
+        if self.cut_short:
+            self._finish_match(leaders(self.side_scores))
+
+    @property
+    def cut_short(self) -> bool:
+        """The match ended at its GameLength as a deal was dealt again (after a throw-in or redeal): unplayed."""
+        return self.dealings > self.length.deals
 
     def _shuffled_deck(self) -> list[int]:
         deck = self._deck_cards()
@@ -218,9 +280,8 @@ class State(ABC):
         self._record_deal(points, **counters)
         winners = self._match_winners()
         limit = self.options["max_deals"]
-        if winners is None and limit and self.deal_index + 1 >= limit:
-            top = max(self.side_scores)
-            winners = [side for side, s in enumerate(self.side_scores) if s == top]
+        if winners is None and ((limit and self.deal_index + 1 >= limit) or self.dealings >= self.length.deals):
+            winners = leaders(self.side_scores)
         if winners is not None:
             self._finish_match(winners)
             return
@@ -252,6 +313,11 @@ class State(ABC):
     def scores(self) -> list[int]:
         """Match scores per seat; partners share their side's score."""
         return [self.side_scores[self.side_of[seat]] for seat in range(self.n)]
+
+    @property
+    def max_moves_left(self) -> int:
+        """The most moves the match can still take from the start of the current dealing (see GameLength)."""
+        return (self.length.deals - self.dealings + 1) * self.length.moves_per_deal
 
     @property
     def history(self) -> list[tuple[int, str]]:
@@ -359,6 +425,8 @@ class State(ABC):
         }
         if self.winners is not None:
             position["winners"] = list(self.winners)
+        if self.dealings > self.deal_index + 1:  # deals dealt again without play count toward the GameLength
+            position["redealt"] = self.dealings - self.deal_index - 1
         position.update(self._position_keys())
         return position
 
@@ -383,6 +451,7 @@ class State(ABC):
         self.options = resolve_options(cls.INFO.all_options(), p["options"], self.n)
         self._validate_options()
         self._configure()
+        self.length = cls._length(self.n, self.options)
         self.seed = _int(p, "seed")
         self.rng = Rng(0)
         self.rng.state = _int(p, "rng")
@@ -390,6 +459,10 @@ class State(ABC):
         self.first_dealer = _seat(p, "first_dealer", self.n)
         self.dealer = _seat(p, "dealer", self.n)
         self.deal_index = _int(p, "deal_index")
+        self.dealings = self.deal_index + 1 + (_int(p, "redealt") if "redealt" in p else 0)
+        _check(self.dealings <= self.length.deals + 1,
+               f"deal_index + 1 + redealt may be at most {self.length.deals + 1} (the game's longest match and the "
+               f"deal it ended at), got {self.dealings}")
         self.deal_results = []
         self.moves = []
         self._legal = None
@@ -412,8 +485,20 @@ class State(ABC):
             _check_winners(self.winners, self.side_of)
         else:
             _seat(p, "current_player", self.n)
-        self._load_position(p)
+        if self.cut_short:
+            self._load_cut_short(p)
+        else:
+            self._load_position(p)
         return self
+
+    def _load_cut_short(self, p: Mapping[str, Any]) -> None:
+        """A match ended at its GameLength as a deal was dealt: that deal as dealt from ``deal_deck``, unplayed."""
+        _check(self.phase == "over", "a match past its longest length (redealt) is over")
+        self._start_deal(list(self.deal_deck))
+        self._finish_match(leaders(self.side_scores))
+        keys = self._position_keys()
+        _check(keys == {key: p.get(key) for key in keys}, "a match that ended at its longest length holds the deal "
+               "dealt from deal_deck, unplayed")
 
 
 def _int(p: Mapping[str, Any], key: str) -> int:

@@ -250,6 +250,10 @@ class Replayer:
             header = replace(header, deck=_codes(take_permutation(self._digits, deck_cards)))
         self.header = header
         self.state = start_state(header)
+        most = self.state.max_moves_left
+        if self.move_count > most:  # refused before replaying anything: a forged count would replay for ever
+            raise ReplayError(f"corrupt replay: it holds {self.move_count:,} moves, more moves than a {header.game} "
+                              f"{header.scope} can take from its start ({most:,}, engine.game_length)")
         self.start_deal = self.state.deal_index
         self.ordinals: list[int] = []
 

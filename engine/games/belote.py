@@ -24,7 +24,7 @@ from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..scoring import highest_once_target_reached
-from ..state import GameInfo
+from ..state import GameInfo, GameLength, match_length
 from ..tricks import gather_tricks, position_cards
 from .belote_family import BELOTE_POINTS, NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
 
@@ -33,7 +33,7 @@ CAPOT_BONUS = 90  # 7.2: 162 becomes 252
 ACTIONS = belote_actions(["pass", "take", *(f"take:{s}" for s in SUITS), "declare", "nodeclare"])
 
 OPTIONS = (
-    Option("target_score", int, 1000, "match target (1.5, 7.7)", minimum=1),
+    Option("target_score", int, 1000, "match target (1.5, 7.7)", minimum=1, maximum=10_000),
     Option("litige", bool, True, "a tie holds the takers' points for the next deal; false: a tie is dedans (7.3)"),
     Option("no_shuffle", bool, False, "traditional French practice: later decks are the gathered cards, cut (8)"),
 )
@@ -112,6 +112,16 @@ class Belote(BelotePlay):
 
     def _sides(self) -> tuple[int, ...]:
         return (0, 1, 0, 1) if self.n == 4 else tuple(range(self.n))
+
+    @classmethod
+    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
+        # A played deal gives the sides at least 81 points between them (162, or half of it held in a litige), so the
+        # highest side reaches the target within target x sides / 81 deals; 10 more for ties at the top. A deal
+        # thrown in after two rounds of passes (4.3) is a spare dealing. Moves: two rounds of taking, a declaration
+        # choice each, 8 tricks.
+        sides = 2 if n == 4 else n
+        played = -(-options["target_score"] * sides // 81) + 10
+        return match_length(played, 2 * n + n + TRICKS * n, options, redeals=True)
 
     # ---- the deck (3.3, option no_shuffle) ----------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..scoring import leaders, sides_at_or_over
-from ..state import GameInfo
+from ..state import GameInfo, GameLength, match_length
 from ..tricks import NO_TRUMP, gather_tricks
 from .belote_family import BELOTE_POINTS, POINTS, TRICKS, BelotePlay, belote_actions
 
@@ -36,9 +36,9 @@ ACTIONS = belote_actions([*LADDERS[max(NUMERIC_BIDS)].words(), "redeal", "keep"]
 PASS_ID = ACTIONS.word_id(PASS)
 
 OPTIONS = (
-    Option("target_score", int, 3000, "match target when num_deals is null (7.7)", minimum=1),
+    Option("target_score", int, 3000, "match target when num_deals is null (7.7)", minimum=1, maximum=30_000),
     Option("num_deals", int, None, "play exactly this many deals instead of a target (7.7)", minimum=1,
-           nullable=True),
+           maximum=1000, nullable=True),
     Option("weak_hand_redeal", bool, True, "a player with 10 plain-valued points or fewer may ask a redeal (3.8)"),
     Option("max_numeric_bid", int, 160, "highest numeric bid (4.2)", choices=NUMERIC_BIDS),
     Option("contre_scoring", str, "fixed160", "fixed160: (160 + bid) x m; multiply: card totals x m (7.2, 8)",
@@ -101,6 +101,16 @@ class BeloteContree(BelotePlay):
 
     def _sides(self) -> tuple[int, ...]:
         return (0, 1, 0, 1)
+
+    @classmethod
+    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
+        # A played deal gives at least 162 points (7.2 - 7.4), so a side reaches the target within target x 2 / 162
+        # deals; 10 more for ties at the top (7.7). Thrown-in (4.8) and redealt (3.8) deals are spare dealings. Moves:
+        # 4 redeal answers, an auction (at most 3 passes, then per level a bid, contre and surcontre with 2 passes
+        # after each, and 3 final passes) and 32 cards.
+        played = options["num_deals"] or -(-options["target_score"] * 2 // 162) + 10
+        levels = len(LADDERS[options["max_numeric_bid"]].levels)
+        return match_length(played, 4 + 3 + 9 * levels + 3 + TRICKS * 4, options, redeals=True)
 
     # ---- the deck: gathered, never shuffled, then cut (3.3 - 3.5, 3.7) -------------------------------------------
 

@@ -22,7 +22,7 @@ from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..scoring import leaders
-from ..state import GameInfo, State
+from ..state import GameInfo, GameLength, State, match_length
 from ..tricks import (
     CardActions,
     Ranking,
@@ -48,7 +48,7 @@ OPTIONS = (
     Option("deal_scoring", str, "per_trick", "per_trick: 1 point per counted trick; difference: the winner scores "
            "the difference (7.2, 7.3)", choices=("per_trick", "difference")),
     Option("target_score", int, 0, "0 = a single deal; N > 0 = play to N, raised by 10 when both reach it (7.4)",
-           minimum=0),
+           minimum=0, maximum=1000),
     Option("face_down_four", bool, False, "the seed's 11 + 4 face-down cards variant (8.1)"),
 )
 
@@ -70,6 +70,12 @@ class GermanWhist(State):
 
     def _deck_cards(self) -> list[int]:
         return make_deck()
+
+    @classmethod
+    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
+        # Difference scoring may give nobody a point, and 7.4b raises the target: 20 + 4 x target deals at most.
+        target = options["target_score"]
+        return match_length(1 if target == 0 else 20 + 4 * target, 2 * TRICKS_PER_DEAL, options)
 
     # ---- the deal (3) -------------------------------------------------------------------------------------------
 

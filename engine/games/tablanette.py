@@ -8,12 +8,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ..cards import BIT, RANK, mask_of
 from ..dealing import deal_round, draw_for_dealer, seats_from
 from ..fishing import ACE, JACK, CaptureRules, FishingState, sweep_value
 from ..options import Option
 from ..registry import register
-from ..state import GameInfo
+from ..state import GameInfo, GameLength, match_length
 
 # §3.1: low draw ranks A < 2 < ... < K; high draw ranks 2 < ... < K < A.
 _LOW_DRAW = tuple(-1 if r == ACE else r for r in range(13))
@@ -31,9 +34,14 @@ OPTIONS = (
     Option("initial_jack", str, "bottom", "jacks dealt to the table go to the stock bottom; middle: the second and "
            "later are buried mid-stock (§3.6)", choices=("bottom", "middle")),
     Option("target", int, None, "game target; null = 251 for 2 players and 4-player partnerships, 151 for 3 or 4 "
-           "individual players (§7.4)", minimum=1, nullable=True),
+           "individual players (§7.4)", minimum=1, maximum=10_000, nullable=True),
     Option("last_play_tablanette", bool, True, "a sweep by the last card of the deal scores as a tablanette (§5.7)"),
 )
+
+
+def match_target(n: int, options: Mapping[str, Any]) -> int:
+    """§7.4: the target option, or 251 for 2 players and partnerships, 151 for 3 or 4 individual players."""
+    return options["target"] or (251 if n == 2 or options["partnerships"] else 151)
 
 
 @register
@@ -54,10 +62,18 @@ class Tablanette(FishingState):
         self.capture_rules = CaptureRules(
             jack_takes_all=o["jack_mode"] == "special", max_sum_cards=o["max_sum_cards"], compulsory=True
         )
-        self.target = o["target"] or (251 if self.n == 2 or o["partnerships"] else 151)
+        self.target = match_target(self.n, o)
 
     def _sides(self) -> tuple[int, ...]:
         return (0, 1, 0, 1) if self.options["partnerships"] else tuple(range(self.n))
+
+    @classmethod
+    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
+        # Every deal hands out the pack's 22 card points (someone always captures: a 14th trail would match a rank
+        # on the table), so the highest side reaches the target within target x sides / 22 deals (7.6); 48 cards
+        # are played in a deal.
+        sides = 2 if options["partnerships"] else n
+        return match_length(-(-match_target(n, options) * sides // 22), 48, options)
 
     def _draw_first_dealer(self) -> int:
         low = self.options["first_dealer_draw"] == "low"

@@ -8,13 +8,16 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ..cards import CODES, RANK
 from ..dealing import deal_round, draw_for_dealer, seats_from
 from ..errors import PositionError
 from ..fishing import ACE, CaptureRules, FishingState, capture_value
 from ..options import Option
 from ..registry import register
-from ..state import GameInfo
+from ..state import GameInfo, GameLength, match_length
 
 OPTIONS = (
     Option("first_dealer_draw", str, "high", "drawing for the first deal: high card deals (ace 11: 2 < ... < T < A "
@@ -26,7 +29,7 @@ OPTIONS = (
     Option("capture_compulsory", bool, False, "a trail is illegal when a capture exists and only maximal unions "
            "are legal, as in Tablanette (§5.4)"),
     Option("last_play_tabla", bool, False, "a sweep by the last card of the deal also scores its tabla (§5.5)"),
-    Option("target", int, 101, "game target (§7.3)", minimum=1),
+    Option("target", int, 101, "game target (§7.3)", minimum=1, maximum=10_000),
 )
 HAND_PACKETS = (3, 3)  # §3.5: two packets of three each round
 
@@ -43,6 +46,12 @@ class Tablic(FishingState):
         deck_size=52,
     )
     SWEEP_COUNTER = "tablas"
+
+    @classmethod
+    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
+        # Capturing is optional, so a deal may hand out no points, and equal totals play on (7.3): four times the
+        # target x 2 sides / 22 deals in which all 22 card points are taken, and 10 more; 48 cards a deal.
+        return match_length(4 * -(-options["target"] * 2 // 22) + 10, 48, options)
 
     def _configure(self) -> None:
         o = self.options
