@@ -72,8 +72,3 @@ def melds(hand: int, order: str, carre_values: Mapping[str, int],
     """All carrés, then all sequences, of a hand."""
     return carres(hand, carre_values) + sequences(hand, order, sequence_values)
 
-
-def holds_pair(hand: int, first: int, second: int) -> bool:
-    """Whether the hand holds both cards (belote: the K and Q of trump)."""
-    both = BIT[first] | BIT[second]
-    return hand & both == both

@@ -198,11 +198,6 @@ def _best_partition(mask: int, groups: list[int], worth: Mapping[int, int]) -> i
     return best
 
 
-def capture_action(played: int, captured_mask: int) -> int:
-    """The action int of playing ``played`` and capturing ``captured_mask`` (0: trailing it)."""
-    return played | captured_mask << 6
-
-
 def split_action(action: int) -> tuple[int, int]:
     return action & 63, action >> 6
 

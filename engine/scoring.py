@@ -24,11 +24,6 @@ def point_table(plain: Mapping[str, int], trump: Mapping[str, int] | None = None
     )
 
 
-def card_points(cards: Sequence[int], points: Sequence[int]) -> int:
-    """The points of some cards under one trump suit's table row."""
-    return sum(points[c] for c in cards)
-
-
 def sides_at_or_over(scores: Sequence[int], target: int) -> list[int]:
     """The sides whose cumulative score has reached ``target``."""
     return [side for side, s in enumerate(scores) if s >= target]

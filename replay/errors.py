@@ -20,7 +20,3 @@ class ReplayError(ValueError):
         if key is not None:
             text += f" [key {key}]"
         super().__init__(text)
-
-    def at_key(self, key: str) -> ReplayError:
-        """The same error, naming the Redis key it was read from."""
-        return ReplayError(self.reason, move=self.move, key=key)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..auction import PASS, BidLadder, Contract, ContractAuction, replay_auction
+from ..auction import BidLadder, Contract, ContractAuction, replay_auction
 from ..cards import SUITS, cards_in, mask_of
 from ..clone import LIST, OBJECT
 from ..dealing import deal_rounds, seats_from
@@ -33,7 +33,6 @@ LADDERS = {top: BidLadder(values=tuple(range(80, top + 1, 10))) for top in NUMER
 WEAK_HAND = 10  # 3.8: at most 10 plain-valued points
 PACKETS = (3, 2, 3)  # 3.6
 ACTIONS = belote_actions([*LADDERS[max(NUMERIC_BIDS)].words(), "redeal", "keep"])
-PASS_ID = ACTIONS.word_id(PASS)
 
 OPTIONS = (
     Option("target_score", int, 3000, "match target when num_deals is null (7.7)", minimum=1, maximum=30_000),

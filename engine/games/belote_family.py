@@ -14,7 +14,6 @@ from typing import Any, ClassVar
 from ..cards import BIT, CODES, RANK_CHAR, SUIT, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
 from ..clone import LIST, SHARED
 from ..dealing import draw_for_dealer
-from ..declarations import holds_pair
 from ..errors import PositionError
 from ..scoring import point_table
 from ..state import State
@@ -259,6 +258,3 @@ class BelotePlay(State):
         """Cards of the position outside the hands and tricks (a turn-up, a stock), by position key."""
         return {}
 
-
-def holds_belote(hand: int, trump: int) -> bool:
-    return trump != NO_TRUMP and holds_pair(hand, *KING_QUEEN[trump])
