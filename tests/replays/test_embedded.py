@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -52,3 +57,60 @@ def test_default_data_dir_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path:
     assert default_data_dir() == Path.home() / ".local" / "share" / "cardtable"
     monkeypatch.setenv("CARDTABLE_DATA_DIR", str(tmp_path / "x"))
     assert default_data_dir() == tmp_path / "x"
+
+
+# A cardtable process that starts the embedded Valkey on a folder, says its URL, and keeps running until killed.
+OWNER = ("import sys, time; from replay.embedded import EmbeddedValkey; "
+         "print(EmbeddedValkey(sys.argv[1]).start(), flush=True); time.sleep(600)")
+
+
+def _servers_on(folder: Path) -> list[int]:
+    """The pids of the valkey-server processes working in ``folder``."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and Path(os.readlink(proc / "cwd")) == folder.resolve() \
+                    and b"valkey-server" in (proc / "cmdline").read_bytes():
+                pids.append(int(proc.name))
+        except OSError:
+            continue
+    return pids
+
+
+@pytest.fixture
+def orphan(tmp_path: Path) -> Iterator[tuple[str, int]]:
+    """The URL and pid of an embedded Valkey whose owning process was killed with SIGKILL (it keeps running)."""
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    url = owner.stdout.readline().strip()
+    owner.kill()
+    owner.wait()
+    owner.stdout.close()
+    [pid] = _servers_on(tmp_path / "valkey")
+    ReplayStore(redis.Redis.from_url(url)).put_many("before", enumerate(REPLAYS[:5]))
+    yield url, pid
+    for leftover in _servers_on(tmp_path / "valkey"):  # the servers these tests started, whatever happened
+        os.kill(leftover, signal.SIGCONT)
+        os.kill(leftover, signal.SIGKILL)
+
+
+def test_the_server_of_a_killed_owner_is_taken_over_not_doubled(tmp_path: Path, orphan: tuple[str, int]) -> None:
+    url, pid = orphan
+    with EmbeddedValkey(tmp_path) as valkey:
+        assert valkey.url == url and valkey.owner
+        assert _servers_on(tmp_path / "valkey") == [pid]
+        assert ReplayStore(redis.Redis.from_url(valkey.url)).count("before") == 5
+    assert _servers_on(tmp_path / "valkey") == []  # stopped by its new owner, gracefully: its data is all there
+    with EmbeddedValkey(tmp_path) as valkey:
+        assert ReplayStore(redis.Redis.from_url(valkey.url)).get("before/4") == REPLAYS[4]
+
+
+def test_a_server_left_running_that_does_not_answer_is_not_doubled(tmp_path: Path, orphan: tuple[str, int]) -> None:
+    url, pid = orphan
+    os.kill(pid, signal.SIGSTOP)
+    with pytest.raises(ConnectionError, match=rf"valkey-server \(pid {pid}\) still runs on .* but does not answer "
+                                              rf"at {url}; stop it \(kill {pid}\)"):
+        EmbeddedValkey(tmp_path).start()
+    assert _servers_on(tmp_path / "valkey") == [pid]
+    os.kill(pid, signal.SIGCONT)
+    with EmbeddedValkey(tmp_path) as valkey:
+        assert valkey.url == url

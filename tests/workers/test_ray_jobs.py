@@ -147,6 +147,42 @@ def test_a_job_driven_elsewhere_is_left_alone(job_store, redis_url):
     assert job_store.claim(record.job_id, "another-driver") and job_store.has_driver(record.job_id)
     assert not job_store.claim(record.job_id, "a third driver")
     assert run_job(job_store, record.job_id, redis_url).state == "queued"
-    job_store.release(record.job_id)
+    job_store.release(record.job_id, "another-driver")
     assert not job_store.has_driver(record.job_id)
     assert run_job(job_store, record.job_id, redis_url).state == SUCCEEDED
+
+
+def _take_over(store: JobStore, job_id: str, driver: str) -> None:
+    """The job's lease lapses (its driver stalled for longer than the lease) and ``driver`` claims it at once."""
+    store.redis.delete(f"{store.prefix}job:{job_id}:driver")
+    assert store.claim(job_id, driver)
+
+
+def test_a_lease_is_renewed_and_released_only_by_its_driver(job_store):
+    job_id = job_store.create(whist(100)).job_id
+    assert job_store.claim(job_id, "a")
+    job_store.redis.delete(f"{job_store.prefix}job:{job_id}:driver")
+    assert job_store.renew(job_id, "a") and job_store.driver(job_id) == "a"  # lapsed, nobody took over: a goes on
+    _take_over(job_store, job_id, "b")
+    assert not job_store.renew(job_id, "a") and job_store.driver(job_id) == "b"
+    assert not job_store.release(job_id, "a") and job_store.driver(job_id) == "b"
+    assert job_store.renew(job_id, "b") and job_store.release(job_id, "b") and job_store.driver(job_id) is None
+
+
+def test_a_driver_whose_job_was_taken_over_steps_aside(job_store, redis_url):
+    """A running driver stalls past its lease and driver b takes the job over: the first one stops without touching
+    b's lease or the job's state; then b plays the rest, every deal counted once."""
+    spec = whist(KILL_JOB_DEALS, chunk_size=KILL_CHUNK)
+    job_id = job_store.create(spec).job_id
+    outcome = {}
+    first = threading.Thread(target=lambda: outcome.update(record=run_job(job_store, job_id, redis_url)))
+    first.start()
+    while job_store.get(job_id).state != "running":
+        time.sleep(0.05)
+    _take_over(job_store, job_id, "b")
+    first.join(timeout=120)
+    assert not first.is_alive() and not outcome["record"].is_final
+    assert job_store.driver(job_id) == "b" and job_store.get(job_id).state == "running"
+    job_store.release(job_id, "b")  # b, played here by a driver of its own
+    resumed = run_job(job_store, job_id, redis_url)
+    assert resumed.state == SUCCEEDED and resumed.results["units"] == spec.count
