@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import Iterable
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -241,9 +241,9 @@ class JobStore:
         pipe.hdel(self._progress(job_id), str(chunk_index))
         pipe.execute()
 
-    def reset_progress(self, job_id: str, chunk_indexes: Iterable[int]) -> None:
-        """Forget the progress of chunks that will be played again (a retry, or a resumed job)."""
-        indexes = [str(i) for i in chunk_indexes]
+    def reset_progress(self, job_id: str, keep: Container[int]) -> None:
+        """Forget the progress of the chunks not in ``keep``, which will be played again (a resumed job)."""
+        indexes = [index for index in self.redis.hkeys(self._progress(job_id)) if int(index) not in keep]
         if indexes:
             self.redis.hdel(self._progress(job_id), *indexes)
 

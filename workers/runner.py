@@ -15,7 +15,7 @@ import os
 import socket
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Container, Iterable
 from typing import Any
 
 import ray
@@ -66,6 +66,34 @@ def run_job(store: JobStore, job_id: str, redis_url: str, max_workers: int = 0,
     return _Driver(store, job_id, redis_url, max_workers, on_update).run()
 
 
+class _Pending:
+    """The chunks left to submit: retries first, then the plan's chunks that have no result yet, in order, drawn
+    from the plan one at a time (a job of many chunks is never listed up front)."""
+
+    def __init__(self, plan: Iterable[Chunk], done: Container[int]) -> None:
+        self.retries: deque[Chunk] = deque()
+        self.fresh = (chunk for chunk in plan if chunk.index not in done)
+        self.head: Chunk | None = None
+
+    def __bool__(self) -> bool:
+        if self.retries or self.head is not None:
+            return True
+        self.head = next(self.fresh, None)
+        return self.head is not None
+
+    def popleft(self) -> Chunk:
+        if self.retries:
+            return self.retries.popleft()
+        if not self:
+            raise IndexError("no chunk left to play")
+        chunk, self.head = self.head, None
+        return chunk
+
+    def appendleft(self, chunk: Chunk) -> None:
+        """Play ``chunk`` again, next."""
+        self.retries.appendleft(chunk)
+
+
 class _Driver:
     def __init__(self, store: JobStore, job_id: str, redis_url: str, max_workers: int,
                  on_update: OnUpdate | None) -> None:
@@ -97,8 +125,8 @@ class _Driver:
         started = time.perf_counter()
         self.store.set_state(self.job_id, RUNNING, started=time.time())
         done = self.store.chunk_results(self.job_id)
-        pending = deque(chunk for chunk in job_chunks(self.spec) if chunk.index not in done)
-        self.store.reset_progress(self.job_id, [chunk.index for chunk in pending])
+        pending = _Pending(job_chunks(self.spec), done)
+        self.store.reset_progress(self.job_id, keep=done)
         try:
             while pending or self.in_flight:
                 self._submit(pending)
@@ -120,13 +148,13 @@ class _Driver:
             raise
         return self._finish(SUCCEEDED, done, started)
 
-    def _submit(self, pending: deque[Chunk]) -> None:
+    def _submit(self, pending: _Pending) -> None:
         while pending and len(self.in_flight) < self.window:
             chunk = pending.popleft()
             ref = play_chunk_task.remote(self.spec_dict, chunk, self.job_id, self.redis_url, self.store.prefix)
             self.in_flight[ref] = chunk
 
-    def _collect(self, ref: ray.ObjectRef, done: dict[int, ChunkResult], pending: deque[Chunk]) -> str:
+    def _collect(self, ref: ray.ObjectRef, done: dict[int, ChunkResult], pending: _Pending) -> str:
         """Take one finished task; returns an error message when the job cannot go on."""
         chunk = self.in_flight.pop(ref)
         try:

@@ -26,6 +26,9 @@ UNIT_PLURALS = {"deal": "deals", "match": "matches"}
 LOG_MODES = ("none", "all", "sample")
 MAX_COUNT = 1_000_000_000
 MAX_CHUNK_SIZE = 100_000
+# A job's chunks each cost a task and a stored result (the driver reads them all back to add them up): a job of the
+# most deals still fits in this many chunks of the largest size.
+MAX_CHUNKS = 100_000
 MAX_SEED = (1 << 64) - 1
 # Chunks are cheap but not free (one task, one Redis round trip or two): aim for about this many per job.
 TARGET_CHUNKS = 64
@@ -118,13 +121,23 @@ def validate(spec: JobSpec) -> JobSpec:
         raise JobSpecError(str(exc)) from None
     log = _check_log(spec.log, spec.count)
     chunk_size = spec.chunk_size or default_chunk_size(spec.count)
+    _check_chunks(spec.count, chunk_size, UNIT_PLURALS[spec.unit])
     return replace(spec, players=probe.players, policies=tuple(policies), log=log, chunk_size=chunk_size,
                    options=dict(spec.options))
 
 
 def default_chunk_size(count: int) -> int:
-    """Enough chunks to keep every worker busy and to retry cheaply, few enough that task overhead stays small."""
-    return max(1, min(DEFAULT_MAX_CHUNK, math.ceil(count / TARGET_CHUNKS)))
+    """Enough chunks to keep every worker busy and to retry cheaply, few enough that task overhead stays small (and
+    never more than ``MAX_CHUNKS``)."""
+    return max(1, min(DEFAULT_MAX_CHUNK, math.ceil(count / TARGET_CHUNKS)), math.ceil(count / MAX_CHUNKS))
+
+
+def _check_chunks(count: int, chunk_size: int, units: str) -> None:
+    chunks = math.ceil(count / chunk_size)
+    if chunks > MAX_CHUNKS:
+        raise JobSpecError(f"{count:,} {units} in chunks of {chunk_size:,} make {chunks:,} chunks, more than the "
+                           f"{MAX_CHUNKS:,} a job may have: use chunks of at least {math.ceil(count / MAX_CHUNKS):,} "
+                           f"{units} (or 0 to pick a size)")
 
 
 def _check_int(name: str, value: Any, low: int, high: int, what: str | None = None) -> None:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import tracemalloc
+from itertools import islice
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.rng import derive_seed
-from workers.plan import bot_seed, logged_numbers, match_seed, plan_chunks, trace_stride
+from workers.plan import Chunk, bot_seed, logged_numbers, match_seed, plan_chunks, trace_stride
 from workers.spec import LogSpec
 
 
@@ -33,6 +35,32 @@ def test_a_sample_logs_exactly_k_deals_spread_evenly_whatever_the_chunks(total, 
     logged = [n for chunk in plan_chunks(total, size) for n in logged_numbers(log, total, chunk)]
     assert logged == [i * total // k for i in range(k)]
     assert len(set(logged)) == k
+
+
+def test_a_plan_is_made_chunk_by_chunk_not_up_front():
+    """A million one-deal chunks, counted, indexed and walked into, take no memory to speak of (a list of them
+    took 160 MB)."""
+    tracemalloc.start()
+    try:
+        plan = plan_chunks(10**6, 1)
+        assert len(plan) == 10**6
+        assert plan[-1] == Chunk(999_999, 999_999, 1) and plan[500_000] == Chunk(500_000, 500_000, 1)
+        assert list(islice(plan, 2)) == [Chunk(0, 0, 1), Chunk(1, 1, 1)]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100_000
+
+
+def test_a_plan_refuses_indexes_outside_it():
+    plan = plan_chunks(10, 4)
+    assert plan[-3] == plan[0] and plan[2] == Chunk(2, 8, 2)
+    with pytest.raises(IndexError):
+        plan[3]
+    with pytest.raises(IndexError):
+        plan[-4]
+    with pytest.raises(ValueError, match="at least one deal"):
+        plan_chunks(0, 4)
 
 
 def test_all_and_none():

@@ -142,6 +142,7 @@ def test_cancel_a_running_job(server):
      "policy 'random' has no parameter 'epsilon'; it takes none"),
     ({"count": 0}, "count (the number of deals) must be between 1"),
     ({"count": 10**12}, "must be between 1 and 1,000,000,000"),
+    ({"count": 10**9, "chunk_size": 1}, "make 1,000,000,000 chunks, more than the 100,000 a job may have"),
     ({"options": {"target": common_pb2.OptionValue(string_value="high")}}, "target"),
     ({"logging": sim_pb2.REPLAY_LOGGING_SAMPLE, "sample_size": 0}, "a sample logs between 1"),
     ({"sample_size": 3}, "sample_size goes with logging REPLAY_LOGGING_SAMPLE"),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from workers.spec import MAX_COUNT, JobSpec, JobSpecError, LogSpec, default_chunk_size, validate
+from workers.plan import job_chunks
+from workers.spec import MAX_CHUNKS, MAX_COUNT, JobSpec, JobSpecError, LogSpec, default_chunk_size, validate
 
 
 def spec(**changes) -> JobSpec:
@@ -17,6 +18,11 @@ def test_validate_fills_in_players_and_chunk_size():
     assert checked.players == 2
     assert checked.chunk_size == default_chunk_size(10_000) == 157
     assert checked.policies == ("greedy", "random")
+
+
+@pytest.mark.parametrize("count", [MAX_CHUNKS * 1000 + 1, MAX_COUNT])
+def test_the_default_chunk_size_keeps_a_big_job_within_the_chunk_limit(count):
+    assert len(job_chunks(validate(spec(count=count)))) <= MAX_CHUNKS
 
 
 def test_one_policy_plays_every_seat():
@@ -60,6 +66,9 @@ def test_round_trip_through_a_dict():
     ({"seed": -1}, "seed must be between 0"),
     ({"count": 0, "unit": "match"}, "count (the number of matches) must be between 1"),
     ({"chunk_size": 10**9}, "chunk_size"),
+    ({"count": 10**9, "chunk_size": 1}, "1,000,000,000 deals in chunks of 1 make 1,000,000,000 chunks, more than the "
+                                        "100,000 a job may have: use chunks of at least 10,000 deals"),
+    ({"count": MAX_CHUNKS + 1, "chunk_size": 1, "unit": "match"}, "100,001 matches in chunks of 1 make 100,001"),
     ({"unit": "trick"}, "unit must be one of deal, match"),
     ({"options": {"max_deals": 3}}, "max_deals cannot be set"),
     ({"options": {"target": "high"}}, "target"),
