@@ -194,8 +194,12 @@ class State(ABC):
     def _configure(self) -> None:
         """Derive per-match settings from ``self.options`` and ``self.n`` (runs for new matches and positions)."""
 
+    def _partnerships(self) -> bool:
+        """Whether 4 players play in partnerships, seats {0,2} against {1,3} (a game says when)."""
+        return False
+
     def _sides(self) -> tuple[int, ...]:
-        return tuple(range(self.n))
+        return (0, 1, 0, 1) if self.n == 4 and self._partnerships() else tuple(range(self.n))
 
     @classmethod
     @abstractmethod
@@ -264,6 +268,14 @@ class State(ABC):
 
     def _next_dealer(self) -> int:
         return (self.dealer + 1) % self.n
+
+    def seats_from_dealer(self) -> list[int]:
+        """The seats in order of play from the dealer's left (who is dealt to, speaks and leads first)."""
+        return [(self.dealer + k) % self.n for k in range(1, self.n + 1)]
+
+    def partners(self, a: int, b: int) -> bool:
+        """Whether two different seats play on one side."""
+        return a != b and self.side_of[a] == self.side_of[b]
 
     def _record_deal(self, points: list[int], **counters: Any) -> None:
         self.deal_results.append({"deal": self.deal_index, "dealer": self.dealer, "points": list(points), **counters})
@@ -509,9 +521,25 @@ def _int(p: Mapping[str, Any], key: str) -> int:
 
 
 def _seat(p: Mapping[str, Any], key: str, n: int) -> int:
-    value = _int(p, key)
-    _check(value < n, f"{key} must be a seat 0..{n - 1}, got {value}")
+    value = position_seat(p[key], key, n)
+    assert value is not None
     return value
+
+
+def position_seat(value: object, key: str, n: int, nullable: bool = False) -> int | None:
+    """A position's seat (an int 0..n-1, or None when ``nullable``); PositionError naming ``key`` for anything else.
+
+    >>> position_seat(2, "dealer", 4), position_seat(None, "belote", 4, nullable=True)
+    (2, None)
+    >>> position_seat(True, "dealer", 4)
+    Traceback (most recent call last):
+    engine.errors.PositionError: dealer must be a seat 0..3, got True
+    """
+    if value is None and nullable:
+        return None
+    _check(type(value) is int and 0 <= value < n, f"{key} must be a seat 0..{n - 1}{' or null' if nullable else ''}, "
+           f"got {value!r}")
+    return value  # type: ignore[return-value]
 
 
 def _check_winners(winners: object, side_of: Sequence[int]) -> None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from .cards import BIT, CODES, RANKS, STRING_RANK, SUIT, SUIT_MASK, SUITS, mask_of, parse_card
 from .errors import PositionError
+from .state import position_seat
 
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 NO_TRUMP = 4  # the trump index of a deal without trumps: no card is a trump
@@ -303,9 +304,7 @@ def position_trick(value: object, key: str, n: int, most: int | None = None) -> 
         if not isinstance(pair, list) or len(pair) != 2:
             raise PositionError(f"{key} holds [seat, card] pairs, got {pair!r}")
         seat, code = pair
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n:
-            raise PositionError(f"{key}: not a seat 0..{n - 1}: {seat!r}")
-        played.append((seat, parse_card(code)))
+        played.append((position_seat(seat, f"{key}: a trick's seat", n), parse_card(code)))
     return played
 
 

@@ -181,8 +181,9 @@ def test_point_table_and_match_target():
     assert highest_once_target_reached([1000, 1200], 1000) == [1]
 
 
-@pytest.mark.parametrize("module", ["engine.tricks", "engine.auction", "engine.declarations", "engine.scoring",
-                                    "engine.games.german_whist", "engine.games.belote_contree", "engine.games.belote"])
+@pytest.mark.parametrize("module", ["engine.tricks", "engine.trickgame", "engine.state", "engine.auction",
+                                    "engine.declarations", "engine.scoring", "engine.games.german_whist",
+                                    "engine.games.belote_contree", "engine.games.belote"])
 def test_docstring_examples(module: str) -> None:
     results = doctest.testmod(importlib.import_module(module))
     assert results.attempted > 0 and results.failed == 0

@@ -15,11 +15,13 @@ The rankers see only the observation of the seat to act (``state.observation(sea
 from __future__ import annotations
 
 from ..cards import CARD_OF_CODE, SUIT, SUITS, make_deck
-from ..games.belote_family import DECK_RANKS, POINTS, POWER
-from ..tricks import NO_TRUMP, Ranking, beats
+from ..games import belote_family, german_whist
+from ..games.belote_family import DECK_RANKS, POINTS
+from ..tricks import NO_TRUMP, beats
 from .greedy import register_greedy
 
-WHIST_POWER = Ranking("AKQJT98765432").power
+WHIST_POWER = german_whist.RANKING.power
+POWER = belote_family.RANKING.power
 # Belote: what a hand is worth for the taker; a partner brings about this many points (4 players only).
 PARTNER_SHARE = 40
 TRUMP_LENGTH_BONUS = 8

@@ -18,7 +18,7 @@ from typing import Any
 from ..auction import TakeRounds, replay_auction
 from ..cards import BIT, CODES, RANKS, SUIT, SUITS, mask_of
 from ..clone import LIST, OBJECT, SHARED
-from ..dealing import deal_rounds, seats_from
+from ..dealing import deal_rounds
 from ..declarations import Meld, melds
 from ..errors import PositionError
 from ..options import Option
@@ -110,8 +110,8 @@ class Belote(BelotePlay):
     next_pack: list[int] | None = None  # with no_shuffle: the gathered pack the next deal is cut from
     pot = 0  # litige points held for the next played deal (7.3)
 
-    def _sides(self) -> tuple[int, ...]:
-        return (0, 1, 0, 1) if self.n == 4 else tuple(range(self.n))
+    def _partnerships(self) -> bool:
+        return True  # 1.3: with 4 players
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
@@ -131,17 +131,13 @@ class Belote(BelotePlay):
         self.next_pack = None
         super()._begin_deal(deck)
 
-    def _order(self) -> list[int]:
-        return seats_from(self.dealer + 1, self.n)
-
     def _start_deal(self, deck: list[int]) -> None:
-        order = self._order()
+        order = self.seats_from_dealer()
         hands, used = deal_rounds(deck, order, [3, 2])  # 3.4 / 3.6: 5 cards each
-        self.hands = [mask_of(h) for h in hands]
+        self._reset_play([mask_of(h) for h in hands])
         self.turn_up = deck[used]
         self.stock = deck[used + 1:]
         self.taken = False
-        self._reset_play()
         self.rounds = TakeRounds(self.n, order[0], SUITS[SUIT[self.turn_up]])
         self.declared: list[str | None] = [None] * self.n
         self.melds: list[list[Meld]] = [[] for _ in range(self.n)]
@@ -149,7 +145,7 @@ class Belote(BelotePlay):
         self.phase, self.current_player = "auction", order[0]
 
     def _second_dealing(self, taker: int) -> None:
-        order = self._order()
+        order = self.seats_from_dealer()
         if self.n == 4:  # 3.5: three each, two to the taker, who adds the turn-up card
             sizes = [2 if seat == taker else 3 for seat in order]
             hands, _ = deal_rounds(self.stock, order, [sizes])
@@ -200,7 +196,7 @@ class Belote(BelotePlay):
         else:
             self.trump = SUITS.index(rounds.trump)
             self._second_dealing(rounds.taker)
-            self.phase, self.current_player = "play", self._order()[0]  # 5.1
+            self.phase, self.current_player = "play", self.seats_from_dealer()[0]  # 5.1
 
     def _other_piles(self) -> dict[str, list[int]]:
         return {"stock": self.stock, "turn_up": [] if self.taken and self.n == 4 else [self.turn_up]}
@@ -210,7 +206,7 @@ class Belote(BelotePlay):
 
     def _hands_pack(self) -> list[int]:
         """A thrown-in deal gathered (no_shuffle): the hands from the dealer's left in dealt order, turn-up, stock."""
-        order = self._order()
+        order = self.seats_from_dealer()
         hands, used = deal_rounds(self.deal_deck, order, [3, 2])
         return [c for seat in order for c in hands[seat]] + self.deal_deck[used:]
 
@@ -235,7 +231,7 @@ class Belote(BelotePlay):
     def _resolve_declarations(self) -> None:
         """After trick 1: the side with the single best declared combination scores all its members' declarations."""
         best = None
-        for position, seat in enumerate(self._order()):
+        for position, seat in enumerate(self.seats_from_dealer()):
             if self.declared[seat] != "declare":
                 continue
             for meld in self.melds[seat]:
@@ -261,7 +257,7 @@ class Belote(BelotePlay):
         belote = [BELOTE_POINTS if side == self.belote_side() else 0 for side in range(len(base))]
         totals = [base[s] + self.declaration_points[s] + belote[s] for s in range(len(base))]
         if self.n == 3:
-            points, outcome = three_player_points(attack, totals, belote, self._order())
+            points, outcome = three_player_points(attack, totals, belote, self.seats_from_dealer())
         else:
             points, outcome, held = two_side_points(attack, base, self.declaration_points, belote,
                                                     self.options["litige"])
@@ -281,8 +277,8 @@ class Belote(BelotePlay):
 
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 
-    def _observe(self, seat: int, obs: dict) -> None:
-        self._observe_play(seat, obs)
+    def _observe_deal(self, seat: int, obs: dict) -> None:
+        self._observe_play(obs)
         obs["turn_up"] = CODES[self.turn_up]
         obs["taker"] = self.rounds.taker
         obs["auction"] = [[s, w] for s, w in self.rounds.actions]
@@ -299,9 +295,9 @@ class Belote(BelotePlay):
 
     # ---- positions (docs/positions/belote.md) -------------------------------------------------------------------
 
-    def _position_keys(self) -> dict:
+    def _deal_position(self) -> dict:
         return {
-            **self._play_position(),
+            "belote": self.belote_seat,
             "turn_up": None if self.taken and self.n == 4 else CODES[self.turn_up],
             "stock": [CODES[c] for c in self.stock],
             "auction": [[s, w] for s, w in self.rounds.actions],
@@ -312,7 +308,7 @@ class Belote(BelotePlay):
     def _load_position(self, p: Mapping[str, Any]) -> None:
         self.turn_up = self.deal_deck[5 * self.n]  # 3.4 / 3.6: the card after the first dealing
         self.stock = position_cards(p["stock"], "stock")
-        order = self._order()
+        order = self.seats_from_dealer()
         self.rounds = TakeRounds(self.n, order[0], SUITS[SUIT[self.turn_up]])
         replay_auction(self.rounds, p["auction"])
         self.taken = self.rounds.over

@@ -19,12 +19,12 @@ from typing import Any
 from ..auction import BidLadder, Contract, ContractAuction, replay_auction
 from ..cards import SUITS, cards_in, mask_of
 from ..clone import LIST, OBJECT
-from ..dealing import deal_rounds, seats_from
+from ..dealing import deal_rounds
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..scoring import leaders, sides_at_or_over
-from ..state import GameInfo, GameLength, match_length
+from ..state import GameInfo, GameLength, match_length, position_seat
 from ..tricks import NO_TRUMP, gather_tricks
 from .belote_family import BELOTE_POINTS, POINTS, TRICKS, BelotePlay, belote_actions
 
@@ -98,8 +98,8 @@ class BeloteContree(BelotePlay):
     )
     next_pack: list[int] | None = None  # the gathered pack the next deal is cut from (3.4)
 
-    def _sides(self) -> tuple[int, ...]:
-        return (0, 1, 0, 1)
+    def _partnerships(self) -> bool:
+        return True  # 1.2
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
@@ -123,14 +123,10 @@ class BeloteContree(BelotePlay):
         self.next_pack = None
         super()._begin_deal(deck)
 
-    def _deal_order(self) -> list[int]:
-        return seats_from(self.dealer + 1, 4)
-
     def _start_deal(self, deck: list[int]) -> None:
-        order = self._deal_order()
+        order = self.seats_from_dealer()
         hands, _ = deal_rounds(deck, order, PACKETS)  # 3.6
-        self.hands = [mask_of(h) for h in hands]
-        self._reset_play()
+        self._reset_play([mask_of(h) for h in hands])
         self.ladder = LADDERS[self.options["max_numeric_bid"]]
         self.auction = ContractAuction(self.ladder, 4, order[0])
         self.contract: Contract | None = None
@@ -152,7 +148,7 @@ class BeloteContree(BelotePlay):
 
     def _hands_pack(self) -> list[int]:
         """3.4: a deal without play is gathered as the hands from the dealer's left, each in dealt order."""
-        order = self._deal_order()
+        order = self.seats_from_dealer()
         hands, _ = deal_rounds(self.deal_deck, order, PACKETS)
         return [c for seat in order for c in hands[seat]]
 
@@ -195,7 +191,7 @@ class BeloteContree(BelotePlay):
             self.contract = auction.contract()
             self.trump = SUITS.index(self.contract.suit)
             self.phase = "play"
-            self.current_player = self._deal_order()[0]  # 5.1
+            self.current_player = self.seats_from_dealer()[0]  # 5.1
 
     # ---- scoring and the match (7) ------------------------------------------------------------------------------
 
@@ -221,30 +217,30 @@ class BeloteContree(BelotePlay):
 
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 
-    def _observe(self, seat: int, obs: dict) -> None:
-        self._observe_play(seat, obs)
+    def _observe_deal(self, seat: int, obs: dict) -> None:
+        self._observe_play(obs)
         obs["auction"] = [[s, w] for s, w in self.auction.actions]
         obs["contract"] = _contract_dict(self.contract)
 
     # ---- positions (docs/positions/belote_contree.md) ------------------------------------------------------------
 
-    def _position_keys(self) -> dict:
+    def _deal_position(self) -> dict:
         return {
-            **self._play_position(),
+            "belote": self.belote_seat,
             "redeal_queue": list(self.redeal_queue),
             "auction": [[s, w] for s, w in self.auction.actions],
         }
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
         self.ladder = LADDERS[self.options["max_numeric_bid"]]
-        order = self._deal_order()
+        order = self.seats_from_dealer()
         self.auction = ContractAuction(self.ladder, 4, order[0])
         self.contract = None
         replay_auction(self.auction, p["auction"])
         queue = p["redeal_queue"]
-        if not isinstance(queue, list) or any(type(s) is not int or s not in range(4) for s in queue):
+        if not isinstance(queue, list):
             raise PositionError(f"redeal_queue lists seats, got {queue!r}")
-        self.redeal_queue = list(queue)
+        self.redeal_queue = [position_seat(s, "redeal_queue", 4) for s in queue]
         self._load_play(p)
         asked = [s for s in order if self._weak(s)] if self.options["weak_hand_redeal"] else []
         if queue and (queue != asked[len(asked) - len(queue):] or self.auction.actions):

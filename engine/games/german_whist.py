@@ -15,30 +15,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
+from ..cards import CODES, SUIT, SUIT_MASK, make_deck, mask_of, parse_card
 from ..clone import LIST, ROWS, SHARED
 from ..dealing import deal_rounds
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..scoring import leaders
-from ..state import GameInfo, GameLength, State, match_length
-from ..tricks import (
-    CardActions,
-    Ranking,
-    check_cards_once,
-    check_play_order,
-    draw_in_turn,
-    position_cards,
-    position_trick,
-    suit_of_code,
-    trick_winner,
-)
+from ..state import GameInfo, GameLength, match_length
+from ..trickgame import TrickGame, TrickRules, in_trick
+from ..tricks import CardActions, Ranking, position_cards
 
 RANKING = Ranking("AKQJT98765432")  # 2.1: the same order in trump and plain suits
-POWER = RANKING.power
 SLOTS = 4
 TRICKS_PER_DEAL = 26  # each player plays his 13 (or 11 + 4 face-down) cards and 13 (or 11) drawn ones
+# 5.3: follow suit, else play any card; 5.5: after each phase-1 trick the winner draws first
+RULES = TrickRules(RANKING, tricks=TRICKS_PER_DEAL, draw_after_trick=True)
 ACTIONS = CardActions(words=[f"down:{slot}" for slot in range(SLOTS)])
 DOWN_IDS = tuple(ACTIONS.word_id(f"down:{slot}") for slot in range(SLOTS))
 CARD_OF = ACTIONS.card_of
@@ -54,9 +46,11 @@ OPTIONS = (
 
 
 @register
-class GermanWhist(State):
-    COPY = {"hands": LIST, "down": ROWS, "down_seen": LIST, "trick": LIST, "tricks": LIST, "won": ROWS,
-            "taken_face_up": LIST, "stock": SHARED}  # the stock is read from stock_top on, never changed
+class GermanWhist(TrickGame):
+    RULES = RULES
+    ACTIONS = ACTIONS
+    COPY = {"down": ROWS, "down_seen": LIST, "phase1_won": LIST, "taken_face_up": LIST,
+            "stock": SHARED}  # the stock is read from stock_top on, never changed
     POSITION_CARD_PILES = ("face_up", "face_down", "tricks")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="german_whist",
@@ -81,26 +75,20 @@ class GermanWhist(State):
 
     def _start_deal(self, deck: list[int]) -> None:
         non_dealer = 1 - self.dealer
-        order = [non_dealer, self.dealer]
         in_hand = 11 if self.options["face_down_four"] else 13
         # 3.4: one at a time, non-dealer first (the same as deal_rounds with packets of 1, as slices)
         used = 2 * in_hand
         dealt = {non_dealer: deck[0:used:2], self.dealer: deck[1:used:2]}
-        hands = [dealt[0], dealt[1]]
         self.down: list[list[int | None]] = [[], []]
         if self.options["face_down_four"]:
-            downs, used = deal_rounds(deck, order, [SLOTS], start=used)  # 8.1a
+            downs, used = deal_rounds(deck, [non_dealer, self.dealer], [SLOTS], start=used)  # 8.1a
             self.down = [list(downs[0]), list(downs[1])]
         self.down_seen = [False, False]
-        self.hands = [mask_of(hands[0]), mask_of(hands[1])]
         self.stock = deck[used:]  # 3.5: the top stock card is face up and names trump
         self.stock_top = 0
-        self.trump = SUIT[self.stock[0]]
+        self._reset_tricks([mask_of(dealt[0]), mask_of(dealt[1])], SUIT[self.stock[0]])
         self.phase1_tricks = len(self.stock) // 2
-        self.trick: list[tuple[int, int]] = []
-        self.tricks: list[tuple[tuple[int, int], tuple[int, int]]] = []
-        self.tricks_played = 0
-        self.won = [[0, 0], [0, 0]]  # won[phase][seat], phase 0 = while the stock lasts
+        self.phase1_won = [0, 0]  # tricks won while the stock lasts
         self.taken_face_up: list[tuple[int, int]] = []
         if self.deal_index == 0:
             self.target = self.options["target_score"]
@@ -111,19 +99,13 @@ class GermanWhist(State):
 
     def _legal_ids(self) -> list[int]:
         seat = self.current_player
-        hand = self.hands[seat]
-        if self.trick:
-            led = SUIT[self.trick[0][1]]
-            same = hand & SUIT_MASK[led]
-            if same:
-                return ACTIONS.suit_ids(same, led)
-            return ACTIONS.ids(hand) + self._down_ids(seat) if self.down[seat] else ACTIONS.ids(hand)
-        if not hand and self.down[seat]:
-            return self._down_ids(seat)  # 8.1c: a leader plays face down only with an empty hand
-        return ACTIONS.ids(hand)
-
-    def _down_ids(self, seat: int) -> list[int]:
-        return [DOWN_IDS[slot] for slot, card in enumerate(self.down[seat]) if card is not None]
+        ids = self._card_ids()
+        if not self.down[seat] or (self.hands[seat] and not self.trick):
+            return ids
+        if self.trick and self.hands[seat] & SUIT_MASK[SUIT[self.trick[0][1]]]:
+            return ids
+        # 8.1c: face-down cards when void in the led suit, or to lead with an empty hand
+        return ids + [DOWN_IDS[slot] for slot, card in enumerate(self.down[seat]) if card is not None]
 
     def action_string(self, action: int) -> str:
         return ACTIONS.strings[action]
@@ -137,46 +119,26 @@ class GermanWhist(State):
             slot = action - DOWN_IDS[0]
             card = self.down[seat][slot]
             self.down[seat][slot] = None
+            self._add_to_trick(seat, card)
         else:
-            self.hands[seat] ^= BIT[card]
-        trick = self.trick
-        if not trick:
-            trick.append((seat, card))
-            self.current_player = 1 - seat
-            return
-        lead = trick[0][1]
-        power = POWER[self.trump]
-        # 5.4: the reply wins only with a higher card of the led suit or a trump on a plain lead.
-        if power[card] > power[lead] and (SUIT[card] == SUIT[lead] or SUIT[card] == self.trump):
-            winner = seat
-        else:
-            winner = 1 - seat
-        self.tricks.append((trick[0], (seat, card)))
-        self._end_trick(winner)
+            self._play(seat, card)
 
-    def _end_trick(self, winner: int) -> None:
-        in_phase1 = self.tricks_played < self.phase1_tricks
-        self.won[0 if in_phase1 else 1][winner] += 1
-        self.tricks_played += 1
-        self.trick = []
+    def _trick_taken(self, winner: int) -> None:
         if self.down[winner]:
             self.down_seen[winner] = True  # 8.1b
-        if in_phase1:  # 5.5: the winner takes the face-up card, the loser the next; then the next one is turned up
+        if self.stock_top < len(self.stock):  # 5.5: the winner takes the face-up card, the loser the next
+            self.phase1_won[winner] += 1
             self.taken_face_up.append((winner, self.stock[self.stock_top]))
-            self.stock_top = draw_in_turn(self.hands, self.stock, self.stock_top, winner, 2)
-        if self.tricks_played == TRICKS_PER_DEAL:
-            self._score_deal()
-            return
-        self.current_player = winner
 
     # ---- scoring and the match (7) ------------------------------------------------------------------------------
 
+    def won(self) -> list[list[int]]:
+        """The tricks each seat won, per phase: [phase 1 (while the stock lasts), phase 2]."""
+        return [list(self.phase1_won), [self.tricks_won[s] - self.phase1_won[s] for s in (0, 1)]]
+
     def counted_tricks(self) -> list[int]:
         """Each seat's counted tricks so far: phase 2 only, or all tricks with ``score_all_tricks`` (7.1)."""
-        phase2 = self.won[1]
-        if self.options["score_all_tricks"]:
-            return [self.won[0][0] + phase2[0], self.won[0][1] + phase2[1]]
-        return list(phase2)
+        return list(self.tricks_won) if self.options["score_all_tricks"] else self.won()[1]
 
     def _score_deal(self) -> None:
         counted = self.counted_tricks()
@@ -185,7 +147,7 @@ class GermanWhist(State):
             points = [max(diff, 0), max(-diff, 0)]
         else:  # 7.2
             points = counted
-        self._deal_over(points, counted_tricks=counted, phase1_tricks=list(self.won[0]))
+        self._deal_over(points, counted_tricks=counted, phase1_tricks=list(self.phase1_won))
 
     def _match_winners(self) -> list[int] | None:
         scores = self.side_scores
@@ -202,14 +164,11 @@ class GermanWhist(State):
 
     # ---- what a seat sees (5.8) ---------------------------------------------------------------------------------
 
-    def _observe(self, seat: int, obs: dict) -> None:
-        obs["hand"] = codes_of(cards_in(self.hands[seat]))
-        obs["trump"] = SUITS[self.trump]
+    def _observe_deal(self, seat: int, obs: dict) -> None:
         obs["face_up"] = self._face_up_code()
         obs["stock_size"] = len(self.stock) - self.stock_top
-        obs["trick"] = [[s, CODES[c]] for s, c in self.trick]
-        obs["tricks_played"] = self.tricks_played
-        obs["won"] = {"phase1": list(self.won[0]), "phase2": list(self.won[1])}
+        obs["tricks_played"] = len(self.tricks)
+        obs["won"] = self._won_dict()
         obs["taken_face_up"] = [[s, CODES[c]] for s, c in self.taken_face_up]
         obs["known_cards"] = [CODES[c] for s, c in self.taken_face_up if s != seat]  # public draws (5.8)
         obs["target"] = self.target
@@ -222,18 +181,18 @@ class GermanWhist(State):
     def _face_up_code(self) -> str | None:
         return CODES[self.stock[self.stock_top]] if self.stock_top < len(self.stock) else None
 
+    def _won_dict(self) -> dict:
+        won = self.won()
+        return {"phase1": won[0], "phase2": won[1]}
+
     # ---- positions (docs/positions/german_whist.md) -------------------------------------------------------------
 
-    def _position_keys(self) -> dict:
+    def _deal_position(self) -> dict:
         return {
-            "trump": SUITS[self.trump],
-            "hands": [codes_of(cards_in(h)) for h in self.hands],
             "face_up": self._face_up_code(),
             "stock": [CODES[c] for c in self.stock[self.stock_top + 1:]],
-            "trick": [[s, CODES[c]] for s, c in self.trick],
-            "tricks": [[[s, CODES[c]] for s, c in trick] for trick in self.tricks],
-            "tricks_played": self.tricks_played,
-            "won": {"phase1": list(self.won[0]), "phase2": list(self.won[1])},
+            "tricks_played": len(self.tricks),
+            "won": self._won_dict(),
             "taken_face_up": [[s, CODES[c]] for s, c in self.taken_face_up],
             "face_down": [[CODES[c] if c is not None else None for c in slots] for slots in self.down],
             "face_down_seen": list(self.down_seen),
@@ -244,30 +203,24 @@ class GermanWhist(State):
         """Load and check a position: the 52 cards once each, the tricks in turn, and every count the tricks imply."""
         if self.phase not in ("play", "over"):
             raise PositionError(f"phase must be 'play' or 'over', got {self.phase!r}")
-        variant = self.options["face_down_four"]
-        self.phase1_tricks = 11 if variant else 13
-        self.trump = suit_of_code(p["trump"])
-        hands = [position_cards(hand, f"hands[{seat}]") for seat, hand in enumerate(_pair(p, "hands"))]
-        self.hands = [mask_of(cards) for cards in hands]
+        self.phase1_tricks = 11 if self.options["face_down_four"] else 13
         face_up = [] if p["face_up"] is None else [parse_card(p["face_up"])]
         self.stock = face_up + position_cards(p["stock"], "stock")
         if self.stock and not face_up:
             raise PositionError("a stock with cards has its top card face up (face_up may not be null)")
         self.stock_top = 0
-        self.trick = position_trick(p["trick"], "trick", 2, most=1)
-        if not isinstance(p["tricks"], list):
-            raise PositionError(f"tricks must be a list of finished tricks, got {p['tricks']!r}")
-        self.tricks = [tuple(position_trick(t, f"tricks[{k}]", 2)) for k, t in enumerate(p["tricks"])]
-        self.tricks_played = _count(p["tricks_played"], TRICKS_PER_DEAL)
-        if len(self.tricks) != self.tricks_played:
-            raise PositionError(f"tricks_played is {self.tricks_played} but tricks lists {len(self.tricks)}")
         self.down = [self._load_slots(slots, seat) for seat, slots in enumerate(_pair(p, "face_down"))]
         seen = _pair(p, "face_down_seen")
         if any(not isinstance(x, bool) for x in seen):
             raise PositionError(f"face_down_seen must be two booleans, got {seen!r}")
         self.down_seen = list(seen)
-        self._check_cards(hands)
-        self._check_play(p)
+        piles = {"face_up and stock": self.stock}
+        for seat, slots in enumerate(self.down):
+            piles[f"face_down[{seat}]"] = [c for c in slots if c is not None]
+        to_play, winners = self._load_tricks(p, piles)
+        if _count(p["tricks_played"], TRICKS_PER_DEAL) != len(self.tricks):
+            raise PositionError(f"tricks_played is {p['tricks_played']} but tricks lists {len(self.tricks)}")
+        self._check_play(p, to_play, winners)
         self.target = self._load_target(p["target"])
 
     def _load_slots(self, slots: Any, seat: int) -> list[int | None]:
@@ -275,60 +228,45 @@ class GermanWhist(State):
             raise PositionError(f"face_down[{seat}] must list {SLOTS} slots with face_down_four, none without it")
         return [None if c is None else parse_card(c) for c in slots]
 
-    def _check_cards(self, hands: list[list[int]]) -> None:
-        """The 52 cards once each (hands, stock, face-down slots, tricks); the stock is the rest of the dealt deck."""
-        piles = {f"hands[{seat}]": cards for seat, cards in enumerate(hands)}
-        piles["face_up and stock"] = self.stock
-        piles["trick"] = [c for _s, c in self.trick]
-        piles["tricks"] = [c for trick in self.tricks for _s, c in trick]
-        for seat, slots in enumerate(self.down):
-            piles[f"face_down[{seat}]"] = [c for c in slots if c is not None]
-        check_cards_once(piles, self._deck_cards())
+    def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
+        """The trump is the first turned-up card's suit; the stock is the rest of the dealt deck."""
         first_stock = len(self.deal_deck) - 2 * self.phase1_tricks  # 3.5, 8.1a
-        if self.trump != SUIT[self.deal_deck[first_stock]]:
+        if trump != SUIT[self.deal_deck[first_stock]]:
             raise PositionError(f"trump must be the suit of the first turned-up card, deal_deck[{first_stock}]")
         if self.stock and self.stock != self.deal_deck[-len(self.stock):]:
             raise PositionError("face_up and stock must be the undrawn end of deal_deck, in order")
 
-    def _check_play(self, p: Mapping[str, Any]) -> None:
-        """Replay the tricks: their order, who won each (won, taken_face_up, face_down_seen), the stock and hand
-        sizes, and the seat to act."""
-        winners: list[int] = []
-
-        def winner(cards: list[int]) -> int:
-            k = trick_winner(cards, self.trump, RANKING)
-            winners.append(self.tricks[len(winners)][k][0])
-            return k
-
-        to_play = check_play_order(self.tricks, self.trick, 1 - self.dealer, 2, winner)
+    def _check_play(self, p: Mapping[str, Any], to_play: int, winners: list[int]) -> None:
+        """What the tricks imply: who won each (won, taken_face_up, face_down_seen), the stock and hand sizes, and
+        the seat to act."""
         phase1 = self.phase1_tricks
-        self.won = [[part.count(seat) for seat in (0, 1)] for part in (winners[:phase1], winners[phase1:])]
+        self.phase1_won = [winners[:phase1].count(seat) for seat in (0, 1)]
         won = p["won"]
         if not isinstance(won, Mapping) or set(won) != {"phase1", "phase2"} or \
-                [[_count(x, TRICKS_PER_DEAL) for x in _pair(won, key)] for key in ("phase1", "phase2")] != self.won:
-            raise PositionError(f"won must count the tricks each seat won per phase: {self.won}, got {won!r}")
-        drawn = min(self.tricks_played, phase1)
+                [[_count(x, TRICKS_PER_DEAL) for x in _pair(won, key)] for key in ("phase1", "phase2")] != self.won():
+            raise PositionError(f"won must count the tricks each seat won per phase: {self.won()}, got {won!r}")
+        drawn = min(len(self.tricks), phase1)
         self.taken_face_up = [(winners[k], self.deal_deck[-2 * (phase1 - k)]) for k in range(drawn)]
         taken = [[s, CODES[c]] for s, c in self.taken_face_up]
         if p["taken_face_up"] != taken:
             raise PositionError(f"taken_face_up must list who took each face-up card: {taken}")
         if len(self.stock) != 2 * (phase1 - drawn):
-            raise PositionError(f"after {self.tricks_played} tricks the stock holds {2 * (phase1 - drawn)} cards")
+            raise PositionError(f"after {len(self.tricks)} tricks the stock holds {2 * (phase1 - drawn)} cards")
         seen = [self.options["face_down_four"] and seat in winners for seat in (0, 1)]
         if self.down_seen != seen:
             raise PositionError(f"face_down_seen must be {seen}: a seat sees its face-down cards once it won a trick")
         for seat in (0, 1):
             held = self.hands[seat].bit_count() + sum(c is not None for c in self.down[seat])
-            due = TRICKS_PER_DEAL - self.tricks_played - len(self.stock) // 2 - any(s == seat for s, _c in self.trick)
-            if held != due:
-                raise PositionError(f"seat {seat} must hold {due} cards (hand and face-down) here, not {held}")
+            due = TRICKS_PER_DEAL - len(self.tricks) - len(self.stock) // 2 - in_trick(self.trick, seat)
+            self._check_hand_size(seat, due, held, "cards (hand and face-down)")
         expected = None if self.phase == "over" else to_play
-        if self.phase == "over" and self.tricks_played != TRICKS_PER_DEAL:
+        if self.phase == "over" and len(self.tricks) != TRICKS_PER_DEAL:
             raise PositionError("a match is over only after the 26th trick of a deal")
-        if self.phase == "play" and self.tricks_played == TRICKS_PER_DEAL:
+        if self.phase == "play" and len(self.tricks) == TRICKS_PER_DEAL:
             raise PositionError("after the 26th trick the deal is scored: phase 'play' needs a trick to play")
-        if self.current_player != expected:
+        if p["current_player"] != expected:
             raise PositionError(f"current_player must be {expected} (the seat to play to the trick)")
+        self.current_player = expected
 
     def _load_target(self, value: Any) -> int:
         """7.4b: the target in force is target_score, raised by 10 for each deal after which both seats reached it."""

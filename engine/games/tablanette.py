@@ -64,8 +64,8 @@ class Tablanette(FishingState):
         )
         self.target = match_target(self.n, o)
 
-    def _sides(self) -> tuple[int, ...]:
-        return (0, 1, 0, 1) if self.options["partnerships"] else tuple(range(self.n))
+    def _partnerships(self) -> bool:
+        return self.options["partnerships"]
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:

@@ -60,8 +60,8 @@ class Tablic(FishingState):
         )
         self.target = o["target"]
 
-    def _sides(self) -> tuple[int, ...]:
-        return (0, 1, 0, 1) if self.n == 4 else (0, 1)
+    def _partnerships(self) -> bool:
+        return True  # with 4 players
 
     def _draw_first_dealer(self) -> int:
         low = self.options["first_dealer_draw"] == "low"

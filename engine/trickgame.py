@@ -1,0 +1,253 @@
+"""The trick game, written once: a :class:`TrickGame` is a :class:`engine.state.State` configured by a
+:class:`TrickRules` record, as a fishing game is one configured by its capture rules.
+
+The base runs the play of a deal: the trick in play and the finished tricks, who is winning (and the trumps that
+would beat him), the legal cards under the game's :class:`engine.tricks.FollowRule`, the stock drawn after each trick
+(German Whist), the tricks and card points each side won and the last trick's bonus; it writes the hands, trump and
+tricks into observations and positions, and loads them back checked: every card of the deck once, tricks played in
+turn and under the follow rule, the seat to play. A game module deals, runs its own auction, says what happens after
+a trick (``_trick_taken``) and scores the deal (``_score_deal``).
+
+>>> import engine
+>>> state = engine.new_match("german_whist", seed=1, first_dealer=0)
+>>> state.RULES.tricks, state.RULES.follow.must_trump, state.trick, len(state.legal_actions())
+(26, False, [], 13)
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .cards import BIT, CODES, SUIT, SUITS, cards_in, codes_of, mask_of
+from .clone import LIST
+from .errors import PositionError
+from .state import State, position_seat
+from .tricks import (
+    FOLLOW_SUIT,
+    NO_TRUMP,
+    CardActions,
+    FollowRule,
+    Ranking,
+    beaters_mask,
+    check_cards_once,
+    check_play_order,
+    draw_in_turn,
+    legal_mask,
+    position_cards,
+    position_trick,
+    suit_of_code,
+    trick_winner,
+)
+
+
+@dataclass(frozen=True)
+class TrickRules:
+    """A trick game's play as data.
+
+    ``ranking`` orders the cards (plain and trump), ``follow`` is the legal-card rule, ``tricks`` the tricks of a
+    deal; ``points[trump][card]`` is what a won card is worth (None: only tricks count) and ``last_trick`` the bonus
+    of the last trick's winner; with ``draw_after_trick`` each seat takes a stock card after a trick, winner first,
+    while the stock lasts.
+
+    >>> rules = TrickRules(Ranking("AKQJT98765432"), tricks=13)
+    >>> rules.follow.must_trump, rules.points is None
+    (False, True)
+    """
+
+    ranking: Ranking
+    follow: FollowRule = FOLLOW_SUIT
+    tricks: int = 13
+    points: tuple[tuple[int, ...], ...] | None = None
+    last_trick: int = 0
+    draw_after_trick: bool = False
+    # beaters[trump][card]: the trumps that beat ``card`` when it is the best trump of a trick (every trump for a
+    # plain card); the must-overtrump rule reads it.
+    beaters: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "beaters", tuple(
+            tuple(beaters_mask(self.ranking, t, c if SUIT[c] == t else None) for c in range(52)) for t in range(5)))
+
+
+class TrickGame(State):
+    """A deal played in tricks under ``RULES``; card plays are ``ACTIONS`` ids."""
+
+    RULES: ClassVar[TrickRules]
+    ACTIONS: ClassVar[CardActions]
+    COPY = {"hands": LIST, "trick": LIST, "tricks": LIST, "card_points": LIST, "tricks_won": LIST}
+
+    hands: list[int]
+    trump: int
+    stock: list[int]
+    stock_top: int
+
+    # ---- what a game implements ---------------------------------------------------------------------------------
+
+    def _trick_taken(self, winner: int) -> None:
+        """After a trick, before the stock is drawn: the game's own bookkeeping (German Whist's face-up card)."""
+
+    @abstractmethod
+    def _score_deal(self) -> None:
+        """Score the finished deal and call ``_deal_over``."""
+
+    def _first_leader(self) -> int:
+        """The seat that leads the first trick: the dealer's left."""
+        return (self.dealer + 1) % self.n
+
+    def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
+        """Checks of a position's cards against ``deal_deck`` (PositionError), run before the tricks are replayed."""
+
+    def _observe_deal(self, seat: int, obs: dict) -> None:
+        """The game's own observation keys."""
+
+    def _deal_position(self) -> dict:
+        """The game's own position keys."""
+        return {}
+
+    # ---- the trick loop -----------------------------------------------------------------------------------------
+
+    def _reset_tricks(self, hands: list[int], trump: int) -> None:
+        """A deal's play begins: ``hands`` (masks) and ``trump`` (NO_TRUMP until it is named)."""
+        self.hands = hands
+        self.trump = trump
+        self.trick: list[tuple[int, int]] = []
+        self.tricks: list[list[tuple[int, int]]] = []
+        self.best_seat = self.best_card = -1
+        self.over = 0
+        sides = max(self.side_of) + 1
+        self.card_points = [0] * sides
+        self.tricks_won = [0] * sides
+        self.last_trick_side: int | None = None
+
+    def _playable(self, seat: int) -> int:
+        """The cards of ``seat``'s hand (a mask) that the follow rule lets it play now."""
+        hand = self.hands[seat]
+        if not self.trick:
+            return hand
+        partner_winning = self.side_of[self.best_seat] == self.side_of[seat]
+        return legal_mask(self.RULES.follow, hand, SUIT[self.trick[0][1]], self.trump, self.over, partner_winning)
+
+    def _card_ids(self) -> list[int]:
+        return self.ACTIONS.ids(self._playable(self.current_player))
+
+    def _play(self, seat: int, card: int) -> None:
+        """``seat`` plays ``card`` from its hand."""
+        self.hands[seat] ^= BIT[card]
+        self._add_to_trick(seat, card)
+
+    def _add_to_trick(self, seat: int, card: int, loading: bool = False) -> None:
+        trick = self.trick
+        trick.append((seat, card))
+        trump = self.trump
+        power = self.RULES.ranking.power[trump]
+        best = self.best_card
+        if len(trick) == 1 or (power[card] > power[best] and (SUIT[card] == SUIT[best] or SUIT[card] == trump)):
+            self.best_card, self.best_seat = card, seat
+            self.over = self.RULES.beaters[trump][card]
+        if len(trick) < self.n:
+            self.current_player = (seat + 1) % self.n
+            return
+        self._end_trick(loading)
+
+    def _end_trick(self, loading: bool) -> None:
+        rules = self.RULES
+        winner = self.best_seat
+        side = self.side_of[winner]
+        if rules.points is not None:
+            points = rules.points[self.trump]
+            self.card_points[side] += sum(points[c] for _s, c in self.trick)
+        self.tricks_won[side] += 1
+        self.tricks.append(self.trick)
+        self.trick = []
+        self.current_player = winner
+        last = len(self.tricks) == rules.tricks
+        if last:
+            self.last_trick_side = side
+        if loading:
+            return
+        self._trick_taken(winner)
+        if rules.draw_after_trick and self.stock_top < len(self.stock):
+            self.stock_top = draw_in_turn(self.hands, self.stock, self.stock_top, winner, self.n)
+        if last:
+            self._score_deal()
+
+    def trick_totals(self) -> list[int]:
+        """Each side's card points plus the last-trick bonus."""
+        bonus = self.RULES.last_trick
+        return [p + (bonus if side == self.last_trick_side else 0) for side, p in enumerate(self.card_points)]
+
+    # ---- observations and positions -----------------------------------------------------------------------------
+
+    def _trump_code(self) -> str | None:
+        return None if self.trump == NO_TRUMP else SUITS[self.trump]
+
+    def _observe(self, seat: int, obs: dict) -> None:
+        obs["hand"] = codes_of(cards_in(self.hands[seat]))
+        obs["trump"] = self._trump_code()
+        obs["trick"] = [[s, CODES[c]] for s, c in self.trick]
+        self._observe_deal(seat, obs)
+
+    def _position_keys(self) -> dict:
+        return {
+            "trump": self._trump_code(),
+            "hands": [codes_of(cards_in(h)) for h in self.hands],
+            "trick": [[s, CODES[c]] for s, c in self.trick],
+            "tricks": self._tricks_codes(),
+            **self._deal_position(),
+        }
+
+    def _tricks_codes(self) -> list[list[list]]:
+        return [[[s, CODES[c]] for s, c in trick] for trick in self.tricks]
+
+    def _load_tricks(self, p: Mapping[str, Any], piles: Mapping[str, Sequence[int]]) -> tuple[int, list[int]]:
+        """Load ``hands``, ``trump``, ``trick`` and ``tricks`` and check them: with the game's other ``piles`` (key ->
+        cards) they hold the deck once each; the tricks are played in turn, the dealer's left leading the first and
+        each winner the next. The trick state is rebuilt by replaying the played cards. Returns the seat to play and
+        the seat that won each finished trick."""
+        n = self.n
+        hands = p["hands"]
+        if not isinstance(hands, list) or len(hands) != n:
+            raise PositionError(f"hands must list {n} seats")
+        hand_cards = [position_cards(hand, f"hands[{seat}]") for seat, hand in enumerate(hands)]
+        trump = NO_TRUMP if p["trump"] is None else suit_of_code(p["trump"])
+        most = self.RULES.tricks
+        if not isinstance(p["tricks"], list) or len(p["tricks"]) > most:
+            raise PositionError(f"tricks must list at most {most} finished tricks")
+        tricks = [position_trick(t, f"tricks[{k}]", n) for k, t in enumerate(p["tricks"])]
+        trick = position_trick(p["trick"], "trick", n, most=n - 1)
+        every = {f"hands[{seat}]": cards for seat, cards in enumerate(hand_cards)}
+        every["trick"] = [c for _s, c in trick]
+        every["tricks"] = [c for played in tricks for _s, c in played]
+        check_cards_once({**every, **piles}, self._deck_cards())
+        self._check_dealt(trump, hand_cards)
+        self._reset_tricks([mask_of(cards) for cards in hand_cards], trump)
+        winners: list[int] = []
+
+        def winner(cards: list[int]) -> int:
+            k = trick_winner(cards, trump, self.RULES.ranking)
+            winners.append(tricks[len(winners)][k][0])
+            return k
+
+        to_play = check_play_order(tricks, trick, self._first_leader(), n, winner)
+        for played in [*tricks, trick]:
+            for seat, card in played:
+                self._add_to_trick(seat, card, loading=True)
+        return to_play, winners
+
+    def _check_hand_size(self, seat: int, due: int, held: int | None = None, what: str = "cards") -> None:
+        held = self.hands[seat].bit_count() if held is None else held
+        if held != due:
+            raise PositionError(f"seat {seat} must hold {due} {what} here, not {held}")
+
+    def _load_seat(self, value: object, key: str) -> int | None:
+        """A nullable seat of a position (the belote announcer, ...)."""
+        return position_seat(value, key, self.n, nullable=True)
+
+
+def in_trick(trick: Sequence[tuple[int, int]], seat: int) -> bool:
+    """Whether ``seat`` has played to ``trick``."""
+    return any(s == seat for s, _c in trick)
+
