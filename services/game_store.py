@@ -13,8 +13,8 @@ also publishes the new move number on the channel named like the moves key (watc
 :mod:`services.watchers`) and sets the keys' expiry (:class:`Retention`): a match in play lives ``abandoned_after``
 past its last move, a finished match ``finished`` past its end (its replay stays in the replay store).
 
->>> store = GameStore(redis.asyncio.Redis.from_url("redis://127.0.0.1:6379", decode_responses=True))
->>> stored = await store.load("a1b2c3")   # None when there is no such match
+>>> store = GameStore(redis.asyncio.Redis.from_url("redis://127.0.0.1:6379", decode_responses=True))  # doctest: +SKIP
+>>> stored = asyncio.run(store.load("a1b2c3"))  # None when there is no such match  # doctest: +SKIP
 """
 
 from __future__ import annotations

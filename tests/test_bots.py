@@ -3,8 +3,6 @@ over random measured with a statistical margin."""
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import math
 from collections import Counter
 
@@ -441,11 +439,3 @@ def test_greedy_beats_random_at_trick_games(game: str, players: int, deals: int)
 
 def test_trick_games_have_greedy() -> None:
     assert {"german_whist", "belote_contree", "belote"} <= set(greedy_games())
-
-
-@pytest.mark.parametrize("module", ["engine.bots", "engine.bots.policy", "engine.bots.greedy", "engine.bots.fishing",
-                                    "engine.bots.greedy_tricks", "engine.bots.rollout", "engine.bots.registry",
-                                    "engine.options"])
-def test_docstring_examples(module: str) -> None:
-    results = doctest.testmod(importlib.import_module(module))
-    assert results.attempted > 0 and results.failed == 0

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import json
 
 import pytest
@@ -176,10 +174,4 @@ def test_help_of_every_command(cli_runner: CliRunner) -> None:
         result = cli_runner.invoke(cli, [*command, "--help"])
         _clean_exit(result, 0)
         assert "Usage:" in result.output
-
-
-@pytest.mark.parametrize("module", ["services.cli.matchargs", "services.cli.render", "services.cli.play"])
-def test_docstring_examples(module: str) -> None:
-    results = doctest.testmod(importlib.import_module(module))
-    assert results.attempted > 0 and results.failed == 0
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import itertools
 
 import pytest
@@ -179,11 +177,3 @@ def test_point_table_and_match_target():
     assert all(sum(table[t][c] for c in deck) == 152 for t in range(4))
     assert highest_once_target_reached([999, 10], 1000) is None
     assert highest_once_target_reached([1000, 1200], 1000) == [1]
-
-
-@pytest.mark.parametrize("module", ["engine.tricks", "engine.trickgame", "engine.state", "engine.auction",
-                                    "engine.declarations", "engine.scoring", "engine.games.german_whist",
-                                    "engine.games.belote_contree", "engine.games.belote"])
-def test_docstring_examples(module: str) -> None:
-    results = doctest.testmod(importlib.import_module(module))
-    assert results.attempted > 0 and results.failed == 0

@@ -8,11 +8,9 @@ change the derived keys one at a time, for German Whist, Belote contrée and Bel
 from __future__ import annotations
 
 import copy
-import doctest
 from typing import Any
 
 import pytest
-import trick_positions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -194,8 +192,3 @@ def test_belote_contree_redeal_queue_is_the_weak_hands_not_yet_asked() -> None:
     position["phase"] = "redeal"
     position["current_player"] = 3
     _refused("belote_contree", position, match="redeal_queue")
-
-
-def test_the_builders_docstring_examples() -> None:
-    results = doctest.testmod(trick_positions)
-    assert results.attempted > 0 and results.failed == 0

@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-import doctest
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import replay.codec
-import replay.errors
-import replay.export
-import replay.packing
-import replay.record
 from replay import ReplayError
 from replay.packing import (
     ByteReader,
@@ -23,11 +16,6 @@ from replay.packing import (
     permutation_digits,
     take_permutation,
 )
-
-
-@pytest.mark.parametrize("module", [replay.packing, replay.codec, replay.errors, replay.record, replay.export])
-def test_doctests(module) -> None:
-    assert doctest.testmod(module).failed == 0
 
 
 @pytest.mark.parametrize("value, encoded", [(0, "00"), (1, "01"), (127, "7f"), (128, "8001"), (300, "ac02"),

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import tracemalloc
 from itertools import islice
 
@@ -81,10 +79,3 @@ def test_the_trace_keeps_at_most_400_points():
     assert trace_stride(400) == 1
     assert trace_stride(401) == 2
     assert -(-1_000_000 // trace_stride(1_000_000)) <= 400
-
-
-@pytest.mark.parametrize("module", ["workers.spec", "workers.plan", "workers.counters", "workers.chunk",
-                                    "workers.stats", "workers.replays"])
-def test_docstring_examples(module):
-    results = doctest.testmod(importlib.import_module(module))
-    assert results.failed == 0 and results.attempted > 0
