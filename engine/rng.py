@@ -21,10 +21,23 @@ Python's ``random``, so that a client in any language can reproduce a deal from 
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 MASK64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
+# A seed nobody gave is drawn below 2**53: it is exact as a JSON number in every language (a double holds it), so a
+# seed printed by the CLI or read from a job's JSON by a JavaScript client replays the same match.
+FRESH_SEED_BITS = 53
+
+
+def fresh_seed() -> int:
+    """A new random seed for a match or a job whose caller gave none (from the OS, never from a seeded stream).
+
+    >>> 0 <= fresh_seed() < 2**FRESH_SEED_BITS
+    True
+    """
+    return secrets.randbits(FRESH_SEED_BITS)
 
 
 def mix(z: int) -> int:

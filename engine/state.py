@@ -12,7 +12,6 @@ as ``legal_actions()``.
 
 from __future__ import annotations
 
-import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from .cards import CODES, parse_deck
 from .clone import LIST, OBJECT, SHARED, Copier, copy_declared
 from .errors import IllegalAction, PositionError
 from .options import Option, resolve_options
-from .rng import Rng
+from .rng import Rng, fresh_seed
 from .scoring import leaders
 
 MAX_DEALS = Option(
@@ -139,7 +138,7 @@ class State(ABC):
                 raise ValueError(f"first_dealer given twice with different values ({first_dealer} and {alias})")
             first_dealer = first_dealer if first_dealer is not None else alias
         if seed is None:
-            seed = secrets.randbits(63)
+            seed = fresh_seed()
         if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
         self = cls.__new__(cls)

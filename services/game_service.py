@@ -22,6 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 import grpc
 
 import engine
+from engine.rng import fresh_seed
 
 from .convert import game_info_response, game_summary, known_game, options_from_request, policy_label_of
 from .errors import Aborted, InvalidArgument, NotFound, ServiceError, quoted
@@ -96,7 +97,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                          context: grpc.aio.ServicerContext) -> game_service_pb2.CreateGameResponse:
         game_id = known_game(request.game_id)
         seats = [_seat(n, spec) for n, spec in enumerate(request.seats)]
-        seed = request.seed if request.HasField("seed") else secrets.randbits(63)
+        seed = request.seed if request.HasField("seed") else fresh_seed()
         first_dealer = request.first_dealer if request.HasField("first_dealer") else None
         match_id = secrets.token_hex(8)
         match, tokens, played = LiveMatch.create(game_id, seats, options_from_request(request.options, game_id), seed,

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import secrets
 import threading
 from collections.abc import AsyncIterator
 from typing import Any
@@ -24,6 +23,7 @@ import grpc
 import redis
 
 from engine.bots import label_parts
+from engine.rng import fresh_seed
 from workers.jobstore import DEFAULT_PREFIX, FAILED, JobNotFound, JobRecord, JobStore
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 from workers.stats import counter_groups
@@ -173,7 +173,7 @@ def spec_from_proto(message: sim_pb2.JobSpec) -> JobSpec:
     spec = JobSpec(
         game=message.game_id, policies=tuple(policy_label_of(p.name, p.params) for p in message.policies),
         count=message.count,
-        seed=message.seed if message.HasField("seed") else secrets.randbits(63), unit=_UNITS[message.unit],
+        seed=message.seed if message.HasField("seed") else fresh_seed(), unit=_UNITS[message.unit],
         players=message.players if message.HasField("players") else None,
         options=options_from_request(message.options), log=LogSpec(mode, message.sample_size),
         chunk_size=message.chunk_size)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import engine
 from engine.cards import card_code, make_deck
 from engine.rng import Rng, derive_seed
 
@@ -147,3 +148,10 @@ def test_choice_draws_with_below() -> None:
 def _shuffled(rng: Rng, items: list) -> list:
     rng.shuffle(items)
     return items
+
+
+def test_a_seed_nobody_gave_is_exact_as_a_json_number() -> None:
+    """Every fresh seed (a match's, a job's, the CLI's) comes from one place and stays below 2**53."""
+    seeds = [engine.new_match("tablic").seed for _ in range(20)]
+    assert all(0 <= seed < 2**53 for seed in seeds) and len(set(seeds)) == 20
+    assert all(float(seed) == seed for seed in seeds)

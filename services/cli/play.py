@@ -9,7 +9,6 @@ Works with piped input; the end of the input leaves the match cleanly (exit code
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Mapping, Sequence
 
 import click
@@ -18,6 +17,7 @@ from rich.text import Text
 
 from engine import State
 from engine.bots import Policy, greedy_games, make_policy, policy_names
+from engine.rng import fresh_seed
 
 from .matchargs import game_argument, option_option, option_pairs_param, players_option, seed_option, start_match
 from .render import action_text, deal_summary, header_line, match_result, numbered_moves, observation_table
@@ -85,10 +85,6 @@ def report_new_deals(console: Console, deal_results: list[dict], scores: Sequenc
     for result in deal_results[shown:]:
         console.print(deal_summary(result, scores, names))
     return len(deal_results)
-
-
-def fresh_seed() -> int:
-    return secrets.randbits(31)
 
 
 def default_policy(game: str) -> str:

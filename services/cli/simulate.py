@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +28,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
+from engine.rng import fresh_seed
 from replay.embedded import EmbeddedValkey
 from workers.cluster import connect_ray
 from workers.jobstore import SUCCEEDED, JobRecord, JobStore
@@ -125,17 +125,13 @@ def _checked_spec(ctx: click.Context, game: str, deals: int | None, matches: int
                   log: LogSpec) -> JobSpec:
     options = option_pairs_param(ctx, game, option_pairs)
     spec = JobSpec(game=game, policies=tuple(p for p in policies.split(",") if p.strip()),
-                   count=deals if deals is not None else matches, seed=seed if seed is not None else _fresh_seed(),
+                   count=deals if deals is not None else matches, seed=seed if seed is not None else fresh_seed(),
                    unit="deal" if deals is not None else "match", players=players, options=options, log=log,
                    chunk_size=chunk_size)
     try:
         return validate(spec)
     except JobSpecError as exc:
         raise click.UsageError(str(exc)) from None
-
-
-def _fresh_seed() -> int:
-    return secrets.randbits(48)
 
 
 def _run_with_progress(store: JobStore, record: JobRecord, url: str, workers: int, console: Console,

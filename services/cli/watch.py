@@ -14,9 +14,10 @@ from rich.console import Console
 from rich.text import Text
 
 from engine.bots import make_policy, policy_names
+from engine.rng import fresh_seed
 
 from .matchargs import game_argument, option_option, option_pairs_param, players_option, seed_option, start_match
-from .play import default_policy, fresh_seed, report_new_deals
+from .play import default_policy, report_new_deals
 from .render import COMMON_KEYS, action_text, format_value, match_result
 
 
