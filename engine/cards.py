@@ -36,6 +36,11 @@ def parse_card(code: str) -> int:
         raise ValueError(f"not a card code: {code!r} (rank one of {RANKS}, suit one of {SUITS}, e.g. 'TH')") from None
 
 
+def card_of(rank: str, suit: int) -> int:
+    """The card of a rank letter and a suit index (``SUITS``): ``card_of("T", 2) == parse_card("TH")``."""
+    return suit * 13 + RANKS.index(rank)
+
+
 def card_code(card: int) -> str:
     return CODES[card]
 
@@ -78,7 +83,7 @@ def make_deck(ranks: str = RANKS) -> list[int]:
     unknown = set(ranks) - set(RANKS)
     if unknown:
         raise ValueError(f"unknown ranks {sorted(unknown)}; ranks are {RANKS}")
-    return [s * 13 + RANKS.index(r) for s in range(4) for r in RANKS if r in ranks]
+    return [card_of(r, s) for s in range(4) for r in RANKS if r in ranks]
 
 
 def parse_deck(codes: Iterable[str], expected: Iterable[int]) -> list[int]:

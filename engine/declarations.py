@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .cards import BIT, RANKS, SUITS
+from .cards import BIT, SUITS, card_of
 
 
 @dataclass(frozen=True)
@@ -34,10 +34,6 @@ class Meld:
         return f"sequence:{self.length}:{self.top}{self.suit}"
 
 
-def card(rank: str, suit: int) -> int:
-    return suit * 13 + RANKS.index(rank)
-
-
 def sequences(hand: int, order: str, values: Mapping[int, int], min_length: int = 3) -> list[Meld]:
     """The maximal runs of at least ``min_length`` cards of one suit in ``order`` (high to low natural order).
 
@@ -48,7 +44,7 @@ def sequences(hand: int, order: str, values: Mapping[int, int], min_length: int 
     for suit in range(4):
         run: list[str] = []
         for rank in (*order, None):
-            if rank is not None and hand & BIT[card(rank, suit)]:
+            if rank is not None and hand & BIT[card_of(rank, suit)]:
                 run.append(rank)
                 continue
             if len(run) >= min_length:
@@ -61,7 +57,7 @@ def sequences(hand: int, order: str, values: Mapping[int, int], min_length: int 
 def carres(hand: int, values: Mapping[str, int]) -> list[Meld]:
     """The ranks of ``values`` of which the hand holds all four cards."""
     return [Meld("carre", rank, 4, None, value) for rank, value in values.items()
-            if all(hand & BIT[card(rank, suit)] for suit in range(4))]
+            if all(hand & BIT[card_of(rank, suit)] for suit in range(4))]
 
 
 SEQUENCE_VALUES = {3: 20, 4: 50, 5: 100}

@@ -12,10 +12,13 @@ from engine.cards import (
     NUM_CARDS,
     RANK,
     RANK_CHAR,
+    RANKS,
     STRING_RANK,
     SUIT,
     SUIT_MASK,
+    SUITS,
     card_code,
+    card_of,
     cards_in,
     codes_of,
     format_cards,
@@ -141,3 +144,9 @@ def test_parse_deck_names_missing_foreign_and_repeated_cards(codes: list[str], e
 def test_parse_deck_rejects_a_bad_code() -> None:
     with pytest.raises(ValueError, match="not a card code: 'XX'"):
         parse_deck(["XX"], [0])
+
+
+def test_card_of_rank_and_suit_is_the_card_of_its_code() -> None:
+    pairs = [(r, s) for s in range(4) for r in RANKS]
+    assert [card_of(r, s) for r, s in pairs] == [parse_card(r + SUITS[s]) for r, s in pairs]
+    assert make_deck("789TJQKA") == [card_of(r, s) for s in range(4) for r in "789TJQKA"]

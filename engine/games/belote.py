@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..auction import TakeRounds, replay_auction
-from ..cards import BIT, CODES, RANKS, SUIT, SUITS, mask_of
+from ..cards import BIT, CODES, SUIT, SUITS, card_of, mask_of
 from ..clone import LIST, OBJECT, SHARED
 from ..dealing import deal_rounds
 from ..declarations import Meld, melds
@@ -42,10 +42,10 @@ OPTIONS = (
 def meld_cards(meld: Meld) -> list[int]:
     """The cards a declared combination shows."""
     if meld.kind == "carre":
-        return [suit * 13 + RANKS.index(meld.top) for suit in range(4)]
+        return [card_of(meld.top, suit) for suit in range(4)]
     top = NATURAL_ORDER.index(meld.top)
     suit = SUITS.index(meld.suit)
-    return [suit * 13 + RANKS.index(r) for r in NATURAL_ORDER[top:top + meld.length]]
+    return [card_of(r, suit) for r in NATURAL_ORDER[top:top + meld.length]]
 
 
 def meld_key(meld: Meld, trump: int) -> tuple:
