@@ -98,7 +98,7 @@ class Header:
     def is_later_deal(self) -> bool:
         return self.deal_index > 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready; :func:`header_from_dict` reads it back."""
         out: dict[str, Any] = {
             "game": self.game,
@@ -180,13 +180,14 @@ def encode(header: Header, digits: Sequence[tuple[int, int]], move_count: int) -
     _write_code(w, header.game, GAME_CODES)
     w.varint(header.players)
     w.varint(header.seed)
-    if flags & FIRST_DEALER_GIVEN:
+    if header.first_dealer is not None:  # flag FIRST_DEALER_GIVEN
         w.varint(header.first_dealer)
     for name in header.policies if flags & PER_SEAT_POLICIES else header.policies[:1]:
         _write_code(w, name, POLICY_CODES)
     if flags & HAS_OPTIONS:
         _write_options(w, header)
     if flags & LATER_DEAL:
+        assert header.dealer is not None and header.scores is not None and header.rng is not None  # _check_header
         w.varint(header.deal_index)
         w.varint(header.dealer)
         for score in header.scores:

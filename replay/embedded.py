@@ -54,7 +54,7 @@ class EmbeddedValkey:
         self.valkey_dir = self.data_dir / "valkey"
         self.url: str | None = None
         self._server: Any = None
-        self._lock: IO | None = None
+        self._lock: IO[str] | None = None
 
     @property
     def owner(self) -> bool:

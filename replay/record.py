@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import engine
-from engine.bots import make_policies
+from engine.bots import Policy, make_policies, play_out
 from engine.cards import CODES
 from engine.errors import ActionLimitExceeded
 from engine.state import State
@@ -38,9 +38,12 @@ class Recorder:
     >>> data = recorder.finish()
     """
 
-    def __init__(self, state: State, scope: str = "deal", policies: Sequence[str] | None = None) -> None:
+    def __init__(self, state: State, scope: str = "deal", policies: Sequence[str] | None = None, *,
+                 seeded: bool = False) -> None:
+        """``seeded``: the caller knows ``engine.new_match`` started ``state`` from its seed alone (no deck, no first
+        dealer given), so the header needs no probe of how the match can be started again (a hot loop's shortcut)."""
         self.state = state
-        self.header = header_at_start(state, scope, policies)
+        self.header = seeded_header(state, scope, policies) if seeded else header_at_start(state, scope, policies)
         self._deal_index = state.deal_index
         self._digits: list[tuple[int, int]] = []
         if self.header.deck is not None:
@@ -58,6 +61,14 @@ class Recorder:
             raise ValueError(f"the recorded {self.header.scope} is over; start a new Recorder")
         self._digits.append((legal_ids.index(action_id), len(legal_ids)))
         self._moves += 1
+
+    def play_out(self, policies: Sequence[Policy]) -> int:
+        """Let ``policies`` (one per seat) play the recorded deal or match to its end; the number of moves played."""
+        if self.done:
+            raise ValueError(f"the recorded {self.header.scope} is over; start a new Recorder")
+        moves = play_out(self.state, policies, self._digits, deal_only=self.header.scope == "deal")
+        self._moves += moves
+        return moves
 
     def play(self, action_id: int) -> None:
         """Record and apply one move (an action int)."""
@@ -79,9 +90,7 @@ def header_at_start(state: State, scope: str = "deal", policies: Sequence[str] |
     It is as small as the start allows: a fresh match whose deck came from its seed needs no deck; a first deal
     with a given deck carries it; a later deal carries its deck, dealer and the match scores before it.
     """
-    policies = tuple(policies) if policies is not None else ("",) * state.players
-    base = Header(game=state.game_id, players=state.players, seed=state.seed, scope=scope,
-                  options=non_default_options(state), policies=policies)
+    base = seeded_header(state, scope, policies)
     if state.deal_index > 0:
         if scope != "deal":
             raise ValueError("a match replay starts at the first deal; record a later deal with scope='deal'")
@@ -98,6 +107,13 @@ def header_at_start(state: State, scope: str = "deal", policies: Sequence[str] |
         raise ValueError("this match cannot be replayed from its seed (was it loaded from a position?); "
                          "record its deals with scope='deal'")
     return replace(base, first_dealer=state.first_dealer, deck=_codes(state.deal_deck))
+
+
+def seeded_header(state: State, scope: str = "deal", policies: Sequence[str] | None = None) -> Header:
+    """The header of a match that ``engine.new_match`` started from its seed alone (no deck, no first dealer given)."""
+    policies = tuple(policies) if policies is not None else ("",) * state.players
+    return Header(game=state.game_id, players=state.players, seed=state.seed, scope=scope,
+                  options=non_default_options(state), policies=policies)
 
 
 def non_default_options(state: State) -> dict[str, Any]:
@@ -142,7 +158,9 @@ def record_match_deals(game: str, seed: int, policies: Sequence[str] | None = No
     names, bots = _bots(state, policies, seed if bot_seed is None else bot_seed)
     replays = []
     while not state.is_terminal:
-        replays.append(_play(Recorder(state, "deal", names), bots))
+        recorder = Recorder(state, "deal", names)
+        recorder.play_out(bots)
+        replays.append(recorder.finish())
     return replays
 
 
@@ -150,23 +168,14 @@ def _record(game: str, seed: int, policies: Sequence[str] | None, scope: str, pl
             options: dict[str, Any] | None, first_dealer: int | None, bot_seed: int | None) -> bytes:
     state = engine.new_match(game, seed=seed, players=players, options=options, first_dealer=first_dealer)
     names, bots = _bots(state, policies, seed if bot_seed is None else bot_seed)
-    return _play(Recorder(state, scope, names), bots)
+    recorder = Recorder(state, scope, names)
+    recorder.play_out(bots)
+    return recorder.finish()
 
 
-def _bots(state: State, policies: Sequence[str] | None, seed: int) -> tuple[list[str], list]:
+def _bots(state: State, policies: Sequence[str] | None, seed: int) -> tuple[list[str], list[Policy]]:
     names = list(policies) if policies is not None else ["random"] * state.players
     return names, make_policies(names, state.game_id, seed)
-
-
-def _play(recorder: Recorder, bots: list) -> bytes:
-    state = recorder.state
-    while not recorder.done:
-        seat = state.current_player
-        legal = state.legal_action_ids()
-        action = bots[seat].choose_id(legal, lambda seat=seat: state.observation(seat))
-        recorder.record(legal, action)
-        state.apply_id(action)
-    return recorder.finish()
 
 
 def encode_replay(header: Header, ordinals: Sequence[int]) -> bytes:

@@ -31,8 +31,9 @@ from __future__ import annotations
 import bisect
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import redis
 
@@ -190,7 +191,7 @@ class ReplayStore:
 
     def _write(self, collection: str, items: list[tuple[int, bytes]]) -> int:
         minute = int(time.time() // 60)
-        buckets: dict[int, list] = {}
+        buckets: dict[int, list[int | bytes]] = {}
         for index, data in items:
             fields = buckets.setdefault(index // BUCKET, [0, index // BUCKET, index, minute])
             fields[0] = max(fields[0], index + 1)
@@ -370,7 +371,7 @@ class ReplayStore:
             raise StoreError(f"the {field} of collection {collection!r} is not an integer: {value!r}",
                              key=f"{self.meta_key(collection)} field {field}") from None
 
-    def _execute(self, pipe: redis.client.Pipeline, where: str) -> list:
+    def _execute(self, pipe: redis.client.Pipeline, where: str) -> list[Any]:
         commands = [args for args, _options in pipe.command_stack]
         try:
             results = pipe.execute(raise_on_error=False)
@@ -381,14 +382,14 @@ class ReplayStore:
                 raise StoreError(f"Redis refused {args[0]}: {result}", key=_key_of(args, where))
         return results
 
-    def _safe(self, call, key: str, *args):
+    def _safe(self, call: Callable[..., Any], key: str, *args: Any) -> Any:
         try:
             return call(key, *args)
         except redis.ResponseError as exc:
             raise StoreError(f"Redis refused a replay store command: {exc}", key=key) from None
 
 
-def _key_of(args: tuple, fallback: str) -> str:
+def _key_of(args: tuple[Any, ...], fallback: str) -> str:
     if args and args[0] in ("EVALSHA", "EVAL") and len(args) > 3:
         return str(args[3])
     return str(args[1]) if len(args) > 1 else fallback

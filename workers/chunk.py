@@ -17,13 +17,12 @@ import socket
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import engine
 from engine.bots import make_policies, play_out
-from replay.codec import Header, encode
-from replay.record import non_default_options
+from replay.record import Recorder
 
 from .counters import add_deal_counters
 from .plan import Chunk, bot_seed, logged_numbers, match_seed, trace_stride
@@ -104,17 +103,15 @@ def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
     side_of = first_state.side_of
     result = ChunkResult.empty(chunk.index, chunk.first, max(side_of) + 1)
     logged = set(logged_numbers(spec.log, spec.count, chunk)) if sink is not None else set()
-    header = Header(game=spec.game, players=spec.players, seed=0, scope=spec.unit,
-                    options=non_default_options(first_state), policies=spec.policies)
     stride = trace_stride(spec.count)
     for number in range(chunk.first, chunk.stop):
         state = first_state if number == chunk.first else game_class.create(
             seed=match_seed(spec.seed, number), players=spec.players, options=options)
         bots = make_policies(spec.policies, spec.game, bot_seed(spec.seed, number))
-        if number in logged:
-            digits: list[tuple[int, int]] = []
-            result.moves += play_out(state, bots, ordinals=digits)
-            sink.add(number, encode(replace(header, seed=state.seed), digits, len(digits)))
+        if sink is not None and number in logged:
+            recorder = Recorder(state, spec.unit, spec.policies, seeded=True)
+            result.moves += recorder.play_out(bots)
+            sink.add(number, recorder.finish())
             result.replays += 1
         else:
             result.moves += play_out(state, bots)

@@ -1,4 +1,6 @@
-"""Play a match to its end with one policy per seat, through the hot-loop path (action ints).
+"""Bots playing a match: the one loop that lets a policy per seat play, through the hot-loop path (action ints).
+
+Simulations, replay recording, benchmarks and ``cardtable watch`` all play through :func:`play_out`.
 
 >>> import engine
 >>> from engine.bots import make_policies, play_out
@@ -10,32 +12,40 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 
 from ..state import State
 from .policy import Policy
 
+# Called before each move is applied, with the seat to act and the action int it chose.
+OnMove = Callable[[int, int], None]
 
-def play_out(state: State, policies: Sequence[Policy], ordinals: list[tuple[int, int]] | None = None) -> int:
+
+def play_out(state: State, policies: Sequence[Policy], ordinals: list[tuple[int, int]] | None = None, *,
+             deal_only: bool = False, on_move: OnMove | None = None) -> int:
     """Play ``state`` to the end of the match (``policies[seat]`` plays ``seat``); return the number of moves.
 
-    With ``ordinals``, each move is noted there as (its index in the legal actions, how many there were): what a
-    replay stores.
+    With ``deal_only``, stop at the end of the current deal instead. With ``ordinals``, each move is noted there as
+    (its index in the legal actions, how many there were): what a replay stores. ``on_move(seat, action)`` sees each
+    move before it is applied (a display, say).
     """
     if len(policies) != state.players:
         raise ValueError(f"{state.game_id} has {state.players} seats but {len(policies)} policies were given")
     moves = 0
+    start_deal = state.deal_index
     legal_action_ids = state.legal_action_ids
     apply_id = state.apply_id
     observers = [partial(state.observation, seat, history=policy.uses_history) for seat, policy in enumerate(policies)]
     while True:
         seat = state.current_player
-        if seat is None:
+        if seat is None or deal_only and state.deal_index != start_deal:
             return moves
         ids = legal_action_ids()
         action = policies[seat].choose_id(ids, observers[seat])
         if ordinals is not None:
             ordinals.append((ids.index(action), len(ids)))
+        if on_move is not None:
+            on_move(seat, action)
         apply_id(action)
         moves += 1

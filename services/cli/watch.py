@@ -13,7 +13,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from engine.bots import make_policy, policy_names
+from engine.bots import make_policy, play_out, policy_names
 from engine.rng import fresh_seed
 
 from .matchargs import game_argument, option_option, option_pairs_param, players_option, seed_option, start_match
@@ -61,14 +61,16 @@ def watch(ctx: click.Context, game: str, policies: tuple[str, ...], seed: int | 
                   + ", ".join(names.values()))
     shown = 0
     deal = -1
-    while not state.is_terminal:
+
+    def show(actor: int, action_id: int) -> None:
+        nonlocal shown, deal
+        shown = report_new_deals(console, state.deal_results, state.scores, shown, names)
         if state.deal_index != deal:
             deal = state.deal_index
             console.print(Text(f"Deal {deal + 1}, dealer {names[state.dealer]}", style="bold"))
-        actor = state.current_player
-        obs = state.observation(actor)
-        action = bots[actor](obs)
-        state.apply(action)
-        console.print(Text.assemble(f"  {names[actor]}: ", card_rows(obs, names), "  ->  ", action_text(action)))
-        shown = report_new_deals(console, state.deal_results, state.scores, shown, names)
+        rows = card_rows(state.observation(actor), names)
+        console.print(Text.assemble(f"  {names[actor]}: ", rows, "  ->  ", action_text(state.action_string(action_id))))
+
+    play_out(state, bots, on_move=show)
+    report_new_deals(console, state.deal_results, state.scores, shown, names)
     console.print(match_result(state, names))

@@ -12,6 +12,7 @@ import engine
 import replay
 from engine.bots import greedy_games, make_policies
 from replay.export import export_json, import_json, text_record
+from replay.record import Recorder, header_at_start
 
 GAME_SEATS = [(g, n) for g in engine.list_games() for n in engine.game_info(g).player_counts]
 SETTINGS = settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -86,3 +87,20 @@ def test_given_deck_match_round_trip() -> None:
     decoded = replay.decode(data)
     assert list(decoded.header.deck) == deck and decoded.header.first_dealer is None
     assert decoded.scores == state.scores
+
+
+@pytest.mark.parametrize("game", engine.list_games())
+@pytest.mark.parametrize("scope", ["deal", "match"])
+def test_bots_play_and_record_through_one_loop(game: str, scope: str) -> None:
+    """A seeded recorder (the simulations' shortcut) writes the bytes record_deal / record_match write, and a deal's
+    recording stops at the deal's end: the bots' loop is engine.bots.play_out, with deal_only."""
+    options = {"max_deals": 2}
+    state = engine.new_match(game, seed=4, options=options)
+    policies = ["random"] * state.players
+    recorder = Recorder(state, scope, policies, seeded=True)
+    moves = recorder.play_out(make_policies(policies, game, 4))
+    record = replay.record_deal if scope == "deal" else replay.record_match
+    assert recorder.finish() == record(game, seed=4, policies=policies, options=options)
+    assert recorder.header == header_at_start(engine.new_match(game, seed=4, options=options), scope, policies)
+    assert len(state.deal_results) == 1 if scope == "deal" else state.is_terminal
+    assert moves == len(replay.decode(recorder.finish()).moves)
