@@ -1,5 +1,10 @@
 """Options declared as data and validated in one place: a game's options, and a bot policy's parameters.
 
+The value types are decided here, once. A game option holds a bool, an int or a str (or null, where it is nullable):
+exactly what a replay records and what the API's ``OptionValue`` carries, so a game declaring a float option is
+refused when it registers. A policy's parameters may also be floats (``epsilon``): they travel as text, in the
+policy's label (``greedy:epsilon=0.2``), everywhere.
+
 >>> spec = [Option("target", int, 101, "game target", minimum=1)]
 >>> resolve_options(spec, {"target": 151}, players=2)
 {'target': 151}
@@ -11,11 +16,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-TYPE_NAMES = {int: "int", float: "float", bool: "bool", str: "str"}
+TYPE_NAMES = {int: "int", float: "float", bool: "bool", str: "str"}  # every type an Option may have
+GAME_OPTION_TYPES: tuple[type, ...] = (bool, int, str)  # a game option's: what replays and the API carry
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 _NULL = {"null", "none"}
@@ -40,6 +46,11 @@ class Option:
     nullable: bool = False
     choices_for: Callable[[int], tuple] | None = None
     noun: str = "option"
+
+    def __post_init__(self) -> None:
+        if self.type not in TYPE_NAMES:
+            names = ", ".join(TYPE_NAMES.values())
+            raise TypeError(f"{self.title} has type {self.type!r}; an option is one of {names}")
 
     @property
     def title(self) -> str:
@@ -133,6 +144,22 @@ class Option:
         if callable(self.default):
             return {n: self.default(n) for n in range(2, 7)}
         return self.default
+
+
+def check_game_options(game_id: str, options: Iterable[Option]) -> None:
+    """TypeError unless every option of a game holds a type that replays and the API carry, with integer bounds.
+
+    >>> check_game_options("demo", [Option("bonus", float, 0.5, "a float bonus")])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    TypeError: demo: option 'bonus' is a float, but a game option is a bool, an int or a str (replays and the API ...
+    """
+    for option in options:
+        if option.type not in GAME_OPTION_TYPES:
+            raise TypeError(f"{game_id}: {option.title} is a {TYPE_NAMES[option.type]}, but a game option is a bool, "
+                            "an int or a str (replays and the API carry no other)")
+        for bound in (option.minimum, option.maximum):
+            if bound is not None and type(bound) is not int:
+                raise TypeError(f"{game_id}: {option.title} has a bound {bound!r} that is not an int")
 
 
 def resolve_options(spec: list[Option], given: Mapping[str, Any] | None, players: int | None) -> dict[str, Any]:

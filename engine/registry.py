@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from .options import check_game_options
 from .state import GameInfo, GameLength, State
 
 _GAMES: dict[str, type[State]] = {}
@@ -13,6 +14,7 @@ _GAMES: dict[str, type[State]] = {}
 
 def register(cls: type[State]) -> type[State]:
     """Class decorator: make a game available under ``cls.INFO.id`` (and note its longest match per player count)."""
+    check_game_options(cls.INFO.id, cls.INFO.all_options())
     lengths = {n: cls.game_length(n) for n in cls.INFO.player_counts}
     cls.INFO = replace(cls.INFO, max_length=lengths)
     _GAMES[cls.INFO.id] = cls
