@@ -35,6 +35,12 @@ def leaders(scores: Sequence[int]) -> list[int]:
     return [side for side, s in enumerate(scores) if s == top]
 
 
+def single_leader(scores: Sequence[int]) -> list[int] | None:
+    """The side with the highest score, alone; None while the highest scores are tied (play goes on)."""
+    top = leaders(scores)
+    return top if len(top) == 1 else None
+
+
 def highest_once_target_reached(scores: Sequence[int], target: int) -> list[int] | None:
     """The common match end: once some side has reached ``target``, the single highest side wins.
 
@@ -43,7 +49,4 @@ def highest_once_target_reached(scores: Sequence[int], target: int) -> list[int]
     >>> highest_once_target_reached([1010, 990], 1000), highest_once_target_reached([1010, 1010], 1000)
     ([0], None)
     """
-    if not sides_at_or_over(scores, target):
-        return None
-    top = leaders(scores)
-    return top if len(top) == 1 else None
+    return single_leader(scores) if sides_at_or_over(scores, target) else None

@@ -23,7 +23,7 @@ from ..dealing import deal_rounds
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
-from ..scoring import leaders, sides_at_or_over
+from ..scoring import highest_once_target_reached, single_leader
 from ..state import GameInfo, GameLength, match_length, position_seat
 from ..tricks import NO_TRUMP, gather_tricks
 from .belote_family import BELOTE_POINTS, POINTS, TRICKS, BelotePlay, belote_actions
@@ -207,13 +207,9 @@ class BeloteContree(BelotePlay):
                         belote=self.belote_seat, capot=TRICKS in self.tricks_won)
 
     def _match_winners(self) -> list[int] | None:
-        scores = self.side_scores
-        if self.options["num_deals"] is not None:
-            done = self.deal_index + 1 >= self.options["num_deals"]
-        else:
-            done = bool(sides_at_or_over(scores, self.options["target_score"]))
-        top = leaders(scores)
-        return top if done and len(top) == 1 else None  # 7.7: a tie plays on
+        if self.options["num_deals"] is None:  # 7.7: a tie plays on
+            return highest_once_target_reached(self.side_scores, self.options["target_score"])
+        return single_leader(self.side_scores) if self.deal_index + 1 >= self.options["num_deals"] else None
 
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 

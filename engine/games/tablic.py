@@ -17,6 +17,7 @@ from ..errors import PositionError
 from ..fishing import ACE, CaptureRules, FishingState, capture_value
 from ..options import Option
 from ..registry import register
+from ..scoring import highest_once_target_reached
 from ..state import GameInfo, GameLength, match_length
 
 OPTIONS = (
@@ -91,10 +92,7 @@ class Tablic(FishingState):
 
     def _match_winners(self) -> list[int] | None:
         """§7.3: the higher total wins once a side has reached the target; equal totals play another deal."""
-        top = max(self.side_scores)
-        if top < self.target or self.side_scores.count(top) > 1:
-            return None
-        return [self.side_scores.index(top)]
+        return highest_once_target_reached(self.side_scores, self.target)
 
     def _load_position(self, p) -> None:
         super()._load_position(p)
