@@ -325,7 +325,7 @@ def test_a_value_of_the_wrong_type_is_a_position_error(
     # null <-> value is not a type error (e.g. no last capturer yet), so only non-null values are changed.
     path = data.draw(st.sampled_from([p for p in _paths(position) if _value_at(position, p) is not None]), label="path")
     old = _value_at(position, path)
-    value = data.draw(JSON_VALUES.filter(lambda v: _json_type(v) != _json_type(old)), label="value")
+    value = data.draw(JSON_VALUES.filter(lambda v: v is not None and _json_type(v) != _json_type(old)), label="value")
     rebuilt = _load(game, _replace(position, path, value))
     assert rebuilt is None or rebuilt.to_position() == position, (
         f"{path} = {value!r} (was {old!r}) accepted: {_differences(rebuilt.to_position(), position)}"
