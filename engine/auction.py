@@ -94,7 +94,7 @@ class ContractAuction(Copyable):
     def same_side(self, a: int, b: int) -> bool:
         return a == b or (self.partnerships and (a - b) % 2 == 0)
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[int | None, int, bool]:
         """Everything the legal actions depend on (for a game's cache of legal-id lists)."""
         own = self.bidder is not None and self.same_side(self.bidder, self.turn)
         return self.level, self.doubled, own
@@ -135,6 +135,7 @@ class ContractAuction(Copyable):
     def contract(self) -> Contract | None:
         if self.bidder is None:
             return None
+        assert self.level is not None and self.suit is not None  # set with the bidder
         return Contract(self.ladder.levels[self.level], self.suit, self.bidder, 2 ** self.doubled)
 
 

@@ -53,7 +53,7 @@ def redeal(slots: Sequence[Slot], rng: Rng, sweeps: int = SWEEPS) -> list[list[i
     contents = [list(slot.cards) for slot in slots]
     for k, slot in enumerate(slots):
         bad = [CODES[c] for c in slot.cards if BIT[c] & slot.forbidden]
-        if bad or (slot.check is not None and not slot.check(contents[k])):
+        if bad or not _passes_check(slot, contents[k]):
             raise ValueError(f"slot {k} does not hold a valid deal to start from (forbidden: {bad})")
     places = [(k, i) for k, cards in enumerate(contents) for i in range(len(cards))]
     n = len(places)
@@ -80,6 +80,10 @@ def _deal_freely(slots: Sequence[Slot], rng: Rng) -> list[list[int]]:
     return contents
 
 
+def _passes_check(slot: Slot, content: list[int]) -> bool:
+    return slot.check is None or slot.check(content)
+
+
 def _rotate(contents: list[list[int]], slots: Sequence[Slot], places: list[tuple[int, int]]) -> None:
     """Move each chosen card to the next chosen place (a swap for two), unless a slot would then break its rules."""
     moved = [contents[k][i] for k, i in places]
@@ -89,7 +93,7 @@ def _rotate(contents: list[list[int]], slots: Sequence[Slot], places: list[tuple
     before = [contents[k][i] for k, i in places]
     for (k, i), card in zip(places, moved, strict=True):
         contents[k][i] = card
-    if any(slots[k].check is not None and not slots[k].check(contents[k]) for k, _ in places):
+    if not all(_passes_check(slots[k], contents[k]) for k, _ in places):
         for (k, i), card in zip(places, before, strict=True):
             contents[k][i] = card
 

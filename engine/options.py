@@ -40,11 +40,11 @@ class Option:
     type: type
     default: Any
     doc: str
-    choices: tuple | None = None
+    choices: tuple[Any, ...] | None = None
     minimum: int | float | None = None
     maximum: int | float | None = None
     nullable: bool = False
-    choices_for: Callable[[int], tuple] | None = None
+    choices_for: Callable[[int], tuple[Any, ...]] | None = None
     noun: str = "option"
 
     def __post_init__(self) -> None:
@@ -57,10 +57,15 @@ class Option:
         """How messages name it: ``option 'target'``, ``parameter 'epsilon'``."""
         return f"{self.noun} {self.name!r}"
 
-    def default_for(self, players: int) -> Any:
-        return self.default(players) if callable(self.default) else self.default
+    def default_for(self, players: int | None) -> Any:
+        """The default with ``players`` players; None where no player count applies (a plain default only)."""
+        if not callable(self.default):
+            return self.default
+        if players is None:
+            raise ValueError(f"{self.title} has a default that depends on the player count, and none is given")
+        return self.default(players)
 
-    def allowed(self, players: int | None) -> tuple | None:
+    def allowed(self, players: int | None) -> tuple[Any, ...] | None:
         return self.choices_for(players) if self.choices_for and players is not None else self.choices
 
     def describe_allowed(self, players: int | None = None) -> str:
@@ -129,13 +134,13 @@ class Option:
             return number
         return text
 
-    def to_dict(self, players: int | None = None) -> dict:
+    def to_dict(self, players: int | None = None) -> dict[str, Any]:
         return {
             "name": self.name,
             "type": TYPE_NAMES[self.type],
             "default": self.default_for(players) if players is not None else self.default_doc(),
             "allowed": self.describe_allowed(players),
-            "choices": list(self.allowed(players) if players is not None else self.choices or ()) or None,
+            "choices": list((self.allowed(players) if players is not None else self.choices) or ()) or None,
             "nullable": self.nullable,
             "doc": self.doc,
         }

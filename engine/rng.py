@@ -91,7 +91,7 @@ class Rng:
     def choice(self, items: Any) -> Any:
         return items[self.below(len(items))]
 
-    def shuffle(self, items: list) -> None:
+    def shuffle(self, items: list[Any]) -> None:
         """Shuffle a list in place (Fisher-Yates, from the end)."""
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)

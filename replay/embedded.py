@@ -93,9 +93,8 @@ class EmbeddedValkey:
         None when there is none. ConnectionError when one runs but does not answer: a second server would write
         the same append-only file."""
         url = _read(self.valkey_dir / "url")
-        pid = self._serving_pid(url) if url else None
-        if pid is not None:
-            return _LeftRunning(pid), url
+        if url and (serving := self._serving_pid(url)) is not None:
+            return _LeftRunning(serving), url
         pid = _valkey_pid(self.valkey_dir / SERVER_CONFIG["pidfile"])
         if pid is not None:
             raise ConnectionError(f"a valkey-server (pid {pid}) still runs on {self.valkey_dir} but does not answer"

@@ -27,7 +27,7 @@ JSON_FORMAT = "cardtable-replay"
 
 # ---- JSON ---------------------------------------------------------------------------------------------------------
 
-def export_dict(data: bytes) -> dict:
+def export_dict(data: bytes) -> dict[str, Any]:
     """A JSON-ready dict of a replay (checked by replaying the engine)."""
     replay = decode(data)
     out: dict[str, Any] = {
@@ -74,7 +74,7 @@ def import_json(text: str) -> bytes:
     return import_dict(record)
 
 
-def _ordinals(header: Header, moves: list) -> list[int]:
+def _ordinals(header: Header, moves: list[Any]) -> list[int]:
     state = start_state(header)
     start_deal = state.deal_index
     ordinals = []

@@ -212,7 +212,7 @@ def start_state(header: Header) -> State:
         state = engine.new_match(header.game, seed=header.seed, players=header.players, options=header.options,
                                  first_dealer=header.dealer, deck=deck)
         position = state.to_position()
-        position.update(deal_index=header.deal_index, scores=list(header.scores), rng=header.rng)
+        position.update(deal_index=header.deal_index, scores=list(header.scores or ()), rng=header.rng)
         if header.first_dealer is not None:
             position["first_dealer"] = header.first_dealer
         return engine.from_position(header.game, position)
@@ -282,6 +282,7 @@ class Replayer:
                 raise ReplayError(f"the engine offers no legal action to seat {state.current_player}", move=number)
             ordinal = self._digits.take(len(legal))
             seat, deal_index = state.current_player, state.deal_index
+            assert seat is not None  # someone is to act: the deal is not over
             try:
                 state.apply_id(legal[ordinal])
             except _ENGINE_ERRORS as exc:
@@ -313,7 +314,7 @@ class Replay:
     header: Header
     ordinals: list[int]
     moves: list[tuple[int, str]]
-    deal_results: list[dict]
+    deal_results: list[dict[str, Any]]
     scores: list[int]
     final: State
     data: bytes

@@ -21,9 +21,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..options import Option
-from .policy import Observe, Policy
+from .policy import Observation, Observe, Policy
 
-Ranker = Callable[[dict], list[tuple]]
+SortKey = tuple[int, ...]  # compared as tuples: the greatest is the best action (bools count as 0 and 1)
+Ranker = Callable[[Observation], Sequence[SortKey]]
 
 _RANKERS: dict[str, Ranker] = {}
 
@@ -76,7 +77,7 @@ class GreedyPolicy(Policy):
         """Toss the epsilon coin; callers skip it for epsilon 0 (no draw), and epsilon 1 draws nothing either."""
         if self.epsilon == 1.0:
             return True
-        return self.rng.next_u64() >> 11 < self._explore_below
+        return bool(self.rng.next_u64() >> 11 < self._explore_below)
 
     def choose_id(self, legal_ids: Sequence[int], observe: Observe) -> int:
         count = len(legal_ids)
@@ -86,12 +87,12 @@ class GreedyPolicy(Policy):
             return legal_ids[self.rng.below(count)]
         return legal_ids[self._best_index(observe())]
 
-    def _choose_index(self, observation: dict) -> int:
+    def _choose_index(self, observation: Observation) -> int:
         if self.epsilon and self._explores():
             return self.rng.below(len(observation["legal_actions"]))
         return self._best_index(observation)
 
-    def _best_index(self, observation: dict) -> int:
+    def _best_index(self, observation: Observation) -> int:
         keys = self._rank(observation)
         best = max(keys)
         best_indexes = [i for i, key in enumerate(keys) if key == best]

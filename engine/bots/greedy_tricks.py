@@ -14,11 +14,15 @@ The rankers see only the observation of the seat to act (``state.observation(sea
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from ..cards import CARD_OF_CODE, SUIT, SUITS, make_deck
 from ..games import belote_family, german_whist
 from ..games.belote_family import DECK_RANKS, POINTS
 from ..tricks import NO_TRUMP, beats
-from .greedy import register_greedy
+from .greedy import SortKey, register_greedy
+from .policy import Observation
 
 WHIST_POWER = german_whist.RANKING.power
 POWER = belote_family.RANKING.power
@@ -28,7 +32,7 @@ TRUMP_LENGTH_BONUS = 8
 BELOTE_DECK = tuple(make_deck(DECK_RANKS))
 
 
-def _winning(trick: list, trump: int, power: tuple[int, ...]) -> tuple[int, int]:
+def _winning(trick: list[list[Any]], trump: int, power: tuple[int, ...]) -> tuple[int, int]:
     """(seat, card) winning the trick so far (``trick`` lists [seat, code] pairs in play order)."""
     seat, code = trick[0]
     best = (seat, CARD_OF_CODE[code])
@@ -43,7 +47,7 @@ def _winning(trick: list, trump: int, power: tuple[int, ...]) -> tuple[int, int]
 
 
 @register_greedy("german_whist")
-def rank_german_whist(obs: dict) -> list[tuple]:
+def rank_german_whist(obs: Observation) -> Sequence[SortKey]:
     """Phase 1: fight for a face-up card worth having (a trump or a ten and up), else duck; phase 2: win cheaply.
 
     A ``down:<slot>`` card (face_down_four) is unknown, so it ranks below every hand card.
@@ -71,14 +75,14 @@ def rank_german_whist(obs: dict) -> list[tuple]:
 # ---- the Belote games: the play of the tricks ---------------------------------------------------------------------
 
 
-def _unseen(obs: dict) -> set[int]:
+def _unseen(obs: Observation) -> set[int]:
     """The deck's cards this seat has not seen: not in its hand, not played in this deal."""
     seen = {CARD_OF_CODE[code] for code in obs["hand"]}
     seen.update(CARD_OF_CODE[code] for trick in [*obs["tricks"], obs["trick"]] for _seat, code in trick)
     return {card for card in BELOTE_DECK if card not in seen}
 
 
-def _lead_key(card: int, trump: int, unseen: set[int]) -> tuple:
+def _lead_key(card: int, trump: int, unseen: set[int]) -> SortKey:
     """Lead a master (no unseen card of its suit beats it), trumps first to draw them, then the richest; otherwise
     the cheapest card, keeping tens whose ace is still out."""
     power, points = POWER[trump], POINTS[trump]
@@ -89,7 +93,7 @@ def _lead_key(card: int, trump: int, unseen: set[int]) -> tuple:
     return (1, -points[card] - (20 if suit == trump else 0), -power[card])
 
 
-def _rank_belote_play(obs: dict) -> list[tuple]:
+def _rank_belote_play(obs: Observation) -> Sequence[SortKey]:
     legal = obs["legal_actions"]
     trump = SUITS.index(obs["trump"]) if obs["trump"] else NO_TRUMP
     power, points = POWER[trump], POINTS[trump]
@@ -125,7 +129,7 @@ def trump_value(hand: list[int], trump: int) -> int:
 
 
 @register_greedy("belote_contree")
-def rank_belote_contree(obs: dict) -> list[tuple]:
+def rank_belote_contree(obs: Observation) -> Sequence[SortKey]:
     """Redeal a weak hand (3.8); bid the cheapest contract in the best suit that the pair can make (4.2); play."""
     legal = obs["legal_actions"]
     phase = obs["phase"]
@@ -162,7 +166,7 @@ def taking_value(hand: list[int], turn_up: int, suit: int, players: int) -> int:
 
 
 @register_greedy("belote")
-def rank_belote(obs: dict) -> list[tuple]:
+def rank_belote(obs: Observation) -> Sequence[SortKey]:
     """Declare every combination (6.2); take the turn-up or name a suit when the hand is strong enough (4.1-4.2)."""
     legal = obs["legal_actions"]
     if "declare" in legal:

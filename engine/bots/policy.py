@@ -28,7 +28,8 @@ from ..options import Option, resolve_options
 from ..registry import game_class, list_games
 from ..rng import Rng, derive_seed
 
-Observe = Callable[[], dict]
+Observation = dict[str, Any]  # state.observation(seat): JSON-ready
+Observe = Callable[[], Observation]
 
 
 class Policy(ABC):
@@ -53,13 +54,11 @@ class Policy(ABC):
         # Each seat gets its own stream, so two bots built from one seed never mirror each other's draws.
         self.rng = Rng(derive_seed(seed, seat))
 
-    def __call__(self, observation: dict) -> str:
+    def __call__(self, observation: Observation) -> str:
         legal = observation["legal_actions"]
         if not legal:
             raise ValueError(f"seat {self.seat} has no legal action in this observation (is it this seat's turn?)")
-        if len(legal) == 1:
-            return legal[0]
-        return legal[self._choose_index(observation)]
+        return str(legal[0] if len(legal) == 1 else legal[self._choose_index(observation)])
 
     def choose_id(self, legal_ids: Sequence[int], observe: Observe) -> int:
         """The hot-loop form of ``__call__``: the same choice, as an action int."""
@@ -99,7 +98,7 @@ class Policy(ABC):
             raise ValueError(f"policy {cls.name!r}: {exc}") from None
 
     @abstractmethod
-    def _choose_index(self, observation: dict) -> int:
+    def _choose_index(self, observation: Observation) -> int:
         """The index of the chosen action in ``observation["legal_actions"]`` (at least two of them)."""
 
     def __repr__(self) -> str:
@@ -117,5 +116,5 @@ class RandomPolicy(Policy):
         count = len(legal_ids)
         return legal_ids[0] if count == 1 else legal_ids[self.rng.below(count)]
 
-    def _choose_index(self, observation: dict) -> int:
+    def _choose_index(self, observation: Observation) -> int:
         return self.rng.below(len(observation["legal_actions"]))
