@@ -134,6 +134,21 @@ class Option:
             return number
         return text
 
+    def to_text(self, value: Any) -> str:
+        """The text :meth:`from_text` reads back as ``value``: ``"null"``, ``"true"``, ``"151"``, ``"0.25"``.
+
+        >>> epsilon = Option("epsilon", float, 0.0, "exploration", noun="parameter")
+        >>> epsilon.to_text(0.1), epsilon.from_text(epsilon.to_text(0.1)) == 0.1
+        ('0.1', True)
+        """
+        if value is None:
+            return "null"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, float):
+            return repr(value)  # the shortest text that reads back as the same float
+        return str(value)
+
     def to_dict(self, players: int | None = None) -> dict[str, Any]:
         return {
             "name": self.name,

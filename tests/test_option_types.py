@@ -13,7 +13,7 @@ import pytest
 
 import engine
 import replay
-from engine.bots import policy_class, policy_label
+from engine.bots import policy_class, policy_label, policy_names
 from engine.options import GAME_OPTION_TYPES, TYPE_NAMES, Option, check_game_options
 from engine.registry import register
 from replay.codec import Header, decode_frame, encode
@@ -94,3 +94,18 @@ def test_a_policy_parameter_may_be_a_float_it_travels_as_text() -> None:
     epsilon = next(o for o in policy_class("greedy").param_spec if o.name == "epsilon")
     assert epsilon.type is float
     assert policy_label("greedy", {"epsilon": 0.25}) == "greedy:epsilon=0.25"
+
+
+def test_every_option_and_parameter_value_reads_back_from_its_text() -> None:
+    """Option.to_text is the one text form of a value (policy labels, the CLI): from_text reads it back exactly."""
+    options = [(o, n) for g in engine.list_games() for n in engine.game_info(g).player_counts
+               for o in engine.game_info(g).all_options()]
+    options += [(o, None) for p in policy_names() for o in policy_class(p).param_spec]
+    for option, players in options:
+        values = [option.default_for(players), *(option.allowed(players) or ())]
+        values += [v for v in (option.minimum, option.maximum) if v is not None]
+        for value in values:
+            back = option.from_text(option.to_text(value))
+            assert back == value and type(back) is type(value), (option.name, value)
+    epsilon = next(o for o in policy_class("greedy").param_spec if o.name == "epsilon")
+    assert [epsilon.from_text(epsilon.to_text(x)) for x in (0.1, 1 / 3, 0.3)] == [0.1, 1 / 3, 0.3]

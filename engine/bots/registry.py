@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
+from ..options import Option
 from .greedy import GreedyPolicy
 from .policy import Policy, RandomPolicy
 
@@ -85,7 +86,7 @@ def policy_label(name: str, params: Mapping[str, Any] | None = None) -> str:
     for option in cls.param_spec:
         value = values[option.name]
         if value != option.default:
-            parts.append(f"{option.name}={_value_text(value)}")
+            parts.append(f"{option.name}={_value_text(option, value)}")
     return ":".join(parts)
 
 
@@ -94,14 +95,8 @@ def canonical_label(label: str) -> str:
     return policy_label(*parse_policy(label))
 
 
-def _value_text(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value)  # the shortest text that reads back as the same float
-    text = str(value)
+def _value_text(option: Option, value: Any) -> str:
+    text = option.to_text(value)
     if any(sep in text for sep in _SEPARATORS):
         raise ValueError(f"a parameter value in a policy label may not hold {' '.join(_SEPARATORS)}: {text!r}")
     return text
