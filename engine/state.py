@@ -15,7 +15,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, overload
 
 from .cards import CODES, parse_deck
 from .clone import LIST, OBJECT, SHARED, Copier, copy_declared
@@ -48,7 +48,7 @@ class GameLength:
     def moves(self) -> int:
         return self.deals * self.moves_per_deal
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"deals": self.deals, "moves_per_deal": self.moves_per_deal, "moves": self.moves}
 
 
@@ -70,7 +70,7 @@ class GameInfo:
     def all_options(self) -> list[Option]:
         return [*self.options, MAX_DEALS]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "name": self.name,
@@ -115,6 +115,24 @@ class State(ABC):
     }
     # Seat -> side; sides pool their points. The default: every seat is its own side.
     side_of: tuple[int, ...]
+    # What every match holds (set by create and by _load_position; each game adds its own).
+    n: int  # the number of players
+    options: dict[str, Any]
+    length: GameLength
+    dealings: int  # deals dealt, redeals included
+    seed: int
+    rng: Rng
+    side_scores: list[int]
+    deal_index: int
+    deal_results: list[dict[str, Any]]
+    winners: list[int] | None
+    moves: list[tuple[int, int]]  # (seat, action int) since the match began
+    _legal: list[int] | None  # the legal action ids, while they are known
+    first_dealer: int
+    dealer: int
+    deal_deck: list[int]
+    phase: str
+    current_player: int | None
 
     # ---- construction -------------------------------------------------------------------------------------------
 
@@ -153,10 +171,10 @@ class State(ABC):
         self.side_of = self._sides()
         self.side_scores = [0] * (max(self.side_of) + 1)
         self.deal_index = 0
-        self.deal_results: list[dict] = []
-        self.winners: list[int] | None = None
-        self.moves: list[tuple[int, int]] = []
-        self._legal: list[int] | None = None
+        self.deal_results = []
+        self.winners = None
+        self.moves = []
+        self._legal = None
         if first_dealer is not None:
             if not isinstance(first_dealer, int) or isinstance(first_dealer, bool) or not 0 <= first_dealer < players:
                 raise ValueError(f"first_dealer must be a seat 0..{players - 1}, got {first_dealer!r}")
@@ -233,10 +251,10 @@ class State(ABC):
         """After a deal: the winning sides if the match is over, else None."""
         return None
 
-    def _observe(self, seat: int, obs: dict) -> None:
+    def _observe(self, seat: int, obs: dict[str, Any]) -> None:
         """Add what ``seat`` may know of the deal to ``obs``."""
 
-    def _position_keys(self) -> dict:
+    def _position_keys(self) -> dict[str, Any]:
         """The game's own position keys (hands, table, ...)."""
         return {}
 
@@ -353,6 +371,7 @@ class State(ABC):
         legal = self._legal if self._legal is not None else self.legal_action_ids()
         if action not in legal:
             raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
+        assert self.current_player is not None  # a legal action has a seat to play it
         self.moves.append((self.current_player, action))
         self._legal = None
         self._apply(action)
@@ -386,7 +405,7 @@ class State(ABC):
 
     # ---- observations -------------------------------------------------------------------------------------------
 
-    def observation(self, seat: int, history: bool = True) -> dict:
+    def observation(self, seat: int, history: bool = True) -> dict[str, Any]:
         """A JSON-ready dict of what ``seat`` may know: own hand, public cards, public history, scores.
 
         ``history=False`` leaves the history out, so the cost does not grow with the match (bots, live servers).
@@ -412,13 +431,13 @@ class State(ABC):
         self._observe(seat, obs)
         return obs
 
-    def _public_history(self, seat: int) -> list[list]:
+    def _public_history(self, seat: int) -> list[list[Any]]:
         """The moves ``seat`` may see; a game with secret moves overrides it."""
         return [[s, self.action_string(a)] for s, a in self.moves]
 
     # ---- positions ----------------------------------------------------------------------------------------------
 
-    def to_position(self) -> dict:
+    def to_position(self) -> dict[str, Any]:
         """A JSON document that describes the state completely enough to continue play (like FEN)."""
         position = {
             "game": self.game_id,
@@ -516,13 +535,21 @@ def _int(p: Mapping[str, Any], key: str) -> int:
     value = p[key]
     _check(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
            f"{key} must be a non-negative integer, got {value!r}")
-    return value
+    return int(value)
 
 
 def _seat(p: Mapping[str, Any], key: str, n: int) -> int:
     value = position_seat(p[key], key, n)
     assert value is not None
     return value
+
+
+@overload
+def position_seat(value: object, key: str, n: int, nullable: Literal[False] = False) -> int: ...
+
+
+@overload
+def position_seat(value: object, key: str, n: int, nullable: bool) -> int | None: ...
 
 
 def position_seat(value: object, key: str, n: int, nullable: bool = False) -> int | None:
@@ -541,7 +568,7 @@ def position_seat(value: object, key: str, n: int, nullable: bool = False) -> in
     return value  # type: ignore[return-value]
 
 
-def _check_winners(winners: object, side_of: Sequence[int]) -> None:
+def _check_winners(winners: Any, side_of: Sequence[int]) -> None:
     """A finished match's ``winners``: every seat of one or more whole sides, in seat order."""
     seats = range(len(side_of))
     _check(isinstance(winners, list) and bool(winners) and all(type(s) is int and s in seats for s in winners),
