@@ -14,14 +14,15 @@ maximal unions and forbids trailing a card that can capture; Tablić by default 
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import BIT, CODES, RANK, cards_in, format_cards, parse_card, parse_cards
+from .cards import BIT, CARD_OF_CODE, CODES, RANK, cards_in, format_cards, parse_card, parse_cards
 from .clone import LIST
 from .determinize import Slot, redeal, relabel_mask, relabeling
-from .errors import ActionLimitExceeded, PositionError
+from .errors import ActionLimitExceeded, IllegalAction, PositionError
 from .rng import Rng
 from .state import State
 
@@ -34,6 +35,9 @@ CARD_POINTS: tuple[int, ...] = tuple(
     for c in range(52)
 )
 MOST_CARDS_BONUS = 3
+# The most decisions a deal takes: 48 cards played, each table card taken once (52), a ``next`` at most per card
+# taken and a ``done`` per card played.
+DECISIONS_PER_DEAL = 48 + 52 + 52 + 48
 MAX_VALUE = 14  # the king; no played card is worth more
 # Tablić lets a player take any union of disjoint groups, so a table that grew over many trails offers exponentially
 # many captures (about 8,000 for six cards on an 18-card table). Past this many for one card the engine refuses.
@@ -202,12 +206,237 @@ def split_action(action: int) -> tuple[int, int]:
     return action & 63, action >> 6
 
 
+# ---- a turn as a short sequence of decisions ------------------------------------------------------------------------
+#
+# Listing every capture as its own action is exponential in Tablić (tablic.md §5.4 lets a player take any union of
+# disjoint groups), so a turn is decided step by step, and every step has at most a table's worth of choices:
+#
+#   ``7H``      trail 7H (a whole turn);      ``JS:5C,JD,7H`` Tablanette's jack takes the table (a whole turn, §5.6);
+#   ``7H:``     play 7H to capture; then, one table card at a time, the groups (§5.3) it takes:
+#   ``+3C``     take 3C into the group being built (a group's cards go in canonical order; a group that is complete
+#               and cannot grow closes by itself);
+#   ``next``    close the group being built, complete but able to grow (an ace's 1 or 11), and build another one;
+#   ``done``    end the capture (closing a complete group being built), when the rules let the capture stop here.
+#
+# The turn ends by itself when no further group can be taken. The captures reachable this way are exactly the rules'
+# capture sets (any union of disjoint groups for one value of the played card; in Tablanette, and in Tablić with
+# ``capture_compulsory``, only maximal ones), and every step leads to one: no dead ends. ``apply("7H:3C,4D")`` and
+# :meth:`FishingState.action_ids` still take a whole turn in the rules' notation and play its decisions.
+
+BEGIN, TAKE, NEXT, DONE = 1 << 58, 1 << 59, 1 << 60, 1 << 61
+DECISION_BITS = BEGIN | TAKE | NEXT | DONE
+SUM_BITS = (1 << (MAX_VALUE + 1)) - 1  # sums above a king's 14 capture nothing
+# A card's capture values as a bit set (bit v), with the jack worth 12 (Tablanette's special jack never gets here).
+VALUE_BITS: tuple[int, ...] = tuple(sum(1 << v for v in capture_value(RANK[c], 12)) for c in range(52))
+_VALUES_12: tuple[tuple[int, ...], ...] = tuple(capture_value(RANK[c], 12) for c in range(52))
+
+# A turn in progress: the card played, the values it may still take (bits), the cards of the closed groups and the
+# cards of the group being built (masks).
+Turn = tuple[int, int, int, int]
+
+
+def _shifted(sums: int, card: int) -> int:
+    out = 0
+    for v in _VALUES_12[card]:
+        out |= sums << v
+    return out & SUM_BITS
+
+
+def _add_card(reach: list[int], card: int, limit: int) -> list[int]:
+    """``reach[k]``: the sums (bits) of k-card subsets; with no ``limit`` the last entry stands for 2 or more."""
+    new = reach[:]
+    top = len(reach) - 1
+    for k in range(top + 1):
+        if reach[k]:
+            size = k + 1
+            if size > top:
+                if limit:
+                    continue
+                size = top
+            new[size] |= _shifted(reach[k], card)
+    return new
+
+
+def _empty_reach(limit: int) -> list[int]:
+    return [1] + [0] * (limit or 2)
+
+
+def _subset_reach(mask: int, limit: int) -> list[int]:
+    reach = _empty_reach(limit)
+    for card in cards_in(mask):
+        reach = _add_card(reach, card, limit)
+    return reach
+
+
+def _fit(values: int, rank_match: bool, size: int, sums: int, reach: list[int], limit: int) -> tuple[int, int]:
+    """For a group of ``size`` cards whose sums are ``sums``: the values (bits) for which it is a group as it is,
+    and those for which adding cards from ``reach`` makes it one."""
+    if size == 1:
+        complete = values if rank_match else 0
+    elif not limit or size <= limit:
+        complete = sums & values
+    else:
+        complete = 0
+    grown = 0
+    for k in range(1, len(reach)):
+        if reach[k] and not (limit and size + k > limit):
+            rest = sums
+            while rest:
+                low = rest & -rest
+                grown |= reach[k] << (low.bit_length() - 1)
+                rest ^= low
+    return complete, grown & values
+
+
+def _sums_of(mask: int) -> int:
+    sums = 1
+    for card in cards_in(mask):
+        sums = _shifted(sums, card)
+    return sums
+
+
+def group_values(played: int, mask: int, rules: CaptureRules) -> int:
+    """The values (bits) of ``played`` for which some group lies within the table cards ``mask``."""
+    reach = _subset_reach(mask, rules.max_sum_cards)
+    sums = 0
+    for k in range(2, len(reach)):
+        sums |= reach[k]
+    ranked = any(RANK[c] == RANK[played] for c in cards_in(mask))
+    return (VALUE_BITS[played] if ranked else 0) | (sums & VALUE_BITS[played])
+
+
+def _partitions(mask: int, v: int, rank: int, limit: int) -> bool:
+    """Whether the cards of ``mask`` split into disjoint groups for value ``v`` of a played card of ``rank``."""
+    if not mask:
+        return True
+    low = mask & -mask
+    first, rest = low.bit_length() - 1, mask ^ low
+    if RANK[first] == rank and _partitions(rest, v, rank, limit):
+        return True
+    others = cards_in(rest)
+
+    def grow(i: int, chosen: int, sums: int, size: int) -> bool:
+        if size >= 2 and sums >> v & 1 and _partitions(rest & ~chosen, v, rank, limit):
+            return True
+        if limit and size == limit:
+            return False
+        for j in range(i, len(others)):
+            card = others[j]
+            more = _shifted(sums, card)
+            if more and grow(j + 1, chosen | BIT[card], more, size + 1):
+                return True
+        return False
+
+    return grow(0, 0, _shifted(1, first), 1)
+
+
+def turn_values(played: int, taken: int, rules: CaptureRules) -> int:
+    """The values (bits) of ``played`` for which the cards ``taken`` split into groups: an ace's 1 or 11 is decided
+    only by what it takes."""
+    values = VALUE_BITS[played]
+    if values & (values - 1) == 0:
+        return values
+    return sum(1 << v for v in ACE_VALUES if _partitions(taken, v, RANK[played], rules.max_sum_cards))
+
+
+def start_turn(played: int) -> Turn:
+    return (played, VALUE_BITS[played], 0, 0)
+
+
+def turn_options(turn: Turn, table: int, rules: CaptureRules) -> list[int]:
+    """The decisions of a turn in progress on the capturable table cards ``table`` (unsorted)."""
+    played, values, taken, group = turn
+    free = table & ~taken & ~group
+    limit = rules.max_sum_cards
+    top = group.bit_length() - 1
+    size, sums = group.bit_count() + 1, _sums_of(group)
+    reach = _empty_reach(limit)
+    options = []
+    for card in reversed(cards_in(free >> (top + 1) << (top + 1))):
+        one = _shifted(sums, card)
+        complete, grown = _fit(values, size == 1 and RANK[card] == RANK[played], size, one, reach, limit)
+        if complete | grown:
+            options.append(TAKE | card)
+        reach = _add_card(reach, card, limit)
+    if group:
+        complete, grown = _fit(values, size == 2 and RANK[top] == RANK[played], size - 1, sums, reach, limit)
+        if not complete:
+            return options
+        values = turn_values(played, taken | group, rules)
+        left = group_values(played, free, rules)
+    else:
+        left = 0
+        for k in range(2, len(reach)):
+            left |= reach[k]
+        left &= VALUE_BITS[played]
+        if any(RANK[c] == RANK[played] for c in cards_in(free)):
+            left |= VALUE_BITS[played]
+    if group and values & left:
+        options.append(NEXT)
+    if (group or taken) and (not rules.compulsory or values & ~left):
+        options.append(DONE)
+    return options
+
+
+def turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules) -> tuple[Turn, bool]:
+    """The turn after a legal ``decision``, and whether it ended (its capture is then ``turn[2]``)."""
+    played, values, taken, group = turn
+    if decision & (NEXT | DONE):
+        if group:
+            taken |= group
+            values = turn_values(played, taken, rules)
+        return (played, values, taken, 0), bool(decision & DONE)
+    card = decision & 63
+    group |= BIT[card]
+    free = table & ~taken & ~group
+    reach = _subset_reach(free >> (card + 1) << (card + 1), rules.max_sum_cards)
+    rank_match = group == BIT[card] and RANK[card] == RANK[played]
+    complete, grown = _fit(values, rank_match, group.bit_count(), _sums_of(group), reach, rules.max_sum_cards)
+    if not complete or grown:
+        return (played, values, taken, group), False
+    taken |= group
+    values = turn_values(played, taken, rules)
+    return (played, values, taken, 0), not values & group_values(played, free, rules)
+
+
+def _turn_path(turn: Turn, target: int, table: int, rules: CaptureRules) -> list[int] | None:
+    """Decisions that end ``turn`` capturing exactly ``target``, or None: groups are built from the lowest card of
+    ``target`` not yet taken, so only the ways to split ``target`` into groups are tried."""
+    played, values, taken, group = turn
+    left = target & ~taken & ~group
+    options = set(turn_options(turn, table, rules))
+    if group:
+        above = left >> (group.bit_length()) << (group.bit_length())
+        choices = [TAKE | c for c in cards_in(above)] + [NEXT] + ([DONE] if not left else [])
+    elif left:
+        choices = [TAKE | (left & -left).bit_length() - 1]
+    else:
+        choices = [DONE]
+    for decision in choices:
+        if decision not in options:
+            continue
+        after, ended = turn_step(turn, decision, table, rules)
+        if ended:
+            if after[2] == target:
+                return [decision]
+            continue
+        rest = _turn_path(after, target, table, rules)
+        if rest is not None:
+            return [decision, *rest]
+    return None
+
+
 class _ActionStrings(dict):
     """Memo of action strings: ``STRINGS[a]`` builds the string of ``a`` once."""
 
     def __missing__(self, action: int) -> str:
-        played, captured = action & 63, action >> 6
-        text = self[action] = CODES[played] + (":" + format_cards(cards_in(captured)) if captured else "")
+        if action & DECISION_BITS:
+            text = ("next" if action & NEXT else "done" if action & DONE
+                    else "+" + CODES[action & 63] if action & TAKE else CODES[action & 63] + ":")
+        else:
+            played, captured = action & 63, action >> 6
+            text = CODES[played] + (":" + format_cards(cards_in(captured)) if captured else "")
+        self[action] = text
         return text
 
 
@@ -216,8 +445,30 @@ _string_of = _STRINGS.__getitem__
 
 
 def capture_action_string(action: int) -> str:
-    """``"QS"`` for a trail, ``"QS:3C,TD"`` for a capture (captured cards in canonical order)."""
+    """``"QS"`` for a trail, ``"QS:3C,TD"`` for a whole capture (captured cards in canonical order), ``"QS:"``,
+    ``"+3C"``, ``"next"`` and ``"done"`` for the decisions of a capture."""
     return _string_of(action)
+
+
+def join_turns(moves: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Whole turns in the rules' notation from a list of (seat, action) decisions.
+
+    >>> join_turns([(0, "7H"), (1, "KS:"), (1, "+4C"), (1, "+TD"), (1, "next"), (1, "+KH"), (0, "2C")])
+    [(0, '7H'), (1, 'KS:4C,TD,KH'), (0, '2C')]
+    """
+    turns: list[tuple[int, str]] = []
+    taken: list[str] = []
+    for seat, action in moves:
+        if action.endswith(":"):
+            turns.append((seat, action))
+            taken = []
+        elif action.startswith("+"):
+            taken.append(action[1:])
+            played = turns[-1][1].partition(":")[0]
+            turns[-1] = (seat, played + ":" + ",".join(sorted(taken, key=CARD_OF_CODE.__getitem__)))
+        elif action not in ("next", "done"):
+            turns.append((seat, action))
+    return turns
 
 
 def card_points(captured_mask: int) -> int:
@@ -249,6 +500,11 @@ class FishingState(State):
     sweep_points: list[int]
 
     SWEEP_COUNTER = "sweeps"
+
+    @classmethod
+    @abstractmethod
+    def capture_rules_for(cls, options: Mapping[str, Any]) -> CaptureRules:
+        """How the game captures with these (resolved) options."""
     COPY = {"hands": LIST, "stock": LIST, "captured": LIST, "sweeps": LIST, "sweep_points": LIST}
 
     def _deck_cards(self) -> list[int]:
@@ -263,6 +519,7 @@ class FishingState(State):
         self.last_capturer = None
         self.sweeps = [0] * n_sides
         self.sweep_points = [0] * n_sides
+        self.turn: Turn | None = None
         self.phase = "play"
         self.current_player = (self.dealer + 1) % self.n
 
@@ -278,25 +535,105 @@ class FishingState(State):
 
     # ---- play ---------------------------------------------------------------------------------------------------
 
+    def _capturable(self) -> int:
+        """The table cards that a capture may take (§5.6 (c): not Tablanette's special jacks)."""
+        return self.table & ~JACKS_MASK if self.capture_rules.jack_takes_all else self.table
+
     def _legal_ids(self) -> list[int]:
         rules = self.capture_rules
-        table = self.table
-        groups = TableGroups(table, rules)
-        actions = [
-            played | captured << 6
-            for played in cards_in(self.hands[self.current_player])
-            for captured in capture_sets(played, table, rules, groups)
-        ]
+        table = self._capturable()
+        if self.turn is not None:
+            return sorted(turn_options(self.turn, table, rules), key=_string_of)
+        sums = 0
+        reach = _subset_reach(table, rules.max_sum_cards)
+        for k in range(2, len(reach)):
+            sums |= reach[k]
+        ranks = 0
+        for card in cards_in(table):
+            ranks |= 1 << RANK[card]
+        actions = []
+        for played in cards_in(self.hands[self.current_player]):
+            if rules.jack_takes_all and RANK[played] == JACK:
+                actions.append(played | self.table << 6)  # §5.6: takes the whole table, or trails to an empty one
+                continue
+            captures = ranks >> RANK[played] & 1 or VALUE_BITS[played] & sums
+            if captures:
+                actions.append(BEGIN | played)
+            if not captures or not rules.compulsory:
+                actions.append(played)
         actions.sort(key=_string_of)
         return actions
 
     def action_string(self, action: int) -> str:
         return capture_action_string(action)
 
+    def legal_turns(self) -> list[str]:
+        """Every whole turn the player to act may play, in the rules' notation (``"KS:4C,TD"``), in string order.
+
+        Only at the start of a turn. Their number can grow exponentially with the table in Tablić, so past
+        ``MAX_CAPTURE_CHOICES`` for one card this raises ``ActionLimitExceeded``; play goes by the decisions of
+        ``legal_actions()``, which stay few.
+        """
+        return [_string_of(a) for a in self.legal_turn_ids()]
+
+    def legal_turn_ids(self) -> list[int]:
+        if self.turn is not None or self.current_player is None:
+            return []
+        rules = self.capture_rules
+        groups = TableGroups(self.table, rules)
+        actions = [
+            played | captured << 6
+            for played in cards_in(self.hands[self.current_player])
+            for captured in capture_sets(played, self.table, rules, groups)
+        ]
+        actions.sort(key=_string_of)
+        return actions
+
+    def turn_decisions(self, turn_id: int) -> list[int] | None:
+        """The decisions that play the whole turn ``turn_id`` (played card | captured mask << 6) from the start of a
+        turn, or None if that turn is not legal now."""
+        legal = self.legal_action_ids()
+        if turn_id in legal:
+            return [turn_id]
+        played, captured = split_action(turn_id)
+        if not captured or BEGIN | played not in legal or captured & ~self._capturable():
+            return None
+        path = _turn_path(start_turn(played), captured, self._capturable(), self.capture_rules)
+        return None if path is None else [BEGIN | played, *path]
+
+    def action_ids(self, action: str) -> list[int]:
+        """A decision of ``legal_actions()``, or a whole turn in the rules' notation (``"KS:4C,TD"``, cards in any
+        order) at the start of a turn, as the decisions that play it; IllegalAction if neither."""
+        legal = self.legal_action_ids()
+        for a in legal:
+            if _string_of(a) == action:
+                return [a]
+        turn = _parse_turn(action) if self.turn is None and isinstance(action, str) else None
+        path = self.turn_decisions(turn) if turn is not None else None
+        if path is None:
+            raise IllegalAction(action, self.legal_actions(), self._where())
+        return path
+
     def _apply(self, action: int) -> None:
         seat = self.current_player
-        played, captured = split_action(action)
-        self.hands[seat] &= ~BIT[played]
+        if action & DECISION_BITS:
+            if action & BEGIN:
+                self.hands[seat] &= ~BIT[action & 63]
+                self.turn = start_turn(action & 63)
+                self.phase = "capture"
+                return
+            self.turn, ended = turn_step(self.turn, action, self._capturable(), self.capture_rules)
+            if not ended:
+                return
+            played, _, captured, _ = self.turn
+            self.turn = None
+            self.phase = "play"
+        else:
+            played, captured = split_action(action)
+            self.hands[seat] &= ~BIT[played]
+        self._end_turn(seat, played, captured)
+
+    def _end_turn(self, seat: int, played: int, captured: int) -> None:
         if captured:
             self.table &= ~captured
             self.captured[seat] |= captured | BIT[played]
@@ -375,9 +712,19 @@ class FishingState(State):
         obs["last_capturer"] = self.last_capturer
         obs[self.SWEEP_COUNTER] = list(self.sweeps)
         obs["known_cards"] = []
+        obs["turn"] = self._turn_keys()
+
+    def _turn_keys(self) -> dict | None:
+        """The capture being decided (phase ``capture``): the card played, the cards of the groups taken so far and
+        of the group being built; None between turns."""
+        if self.turn is None:
+            return None
+        played, _, taken, group = self.turn
+        return {"card": CODES[played], "taken": [CODES[c] for c in cards_in(taken)],
+                "group": [CODES[c] for c in cards_in(group)]}
 
     def _position_keys(self) -> dict:
-        return {
+        keys = {
             "hands": [[CODES[c] for c in cards_in(h)] for h in self.hands],
             "table": [CODES[c] for c in cards_in(self.table)],
             "stock": [CODES[c] for c in self.stock],
@@ -386,6 +733,9 @@ class FishingState(State):
             "sweeps": list(self.sweeps),
             "sweep_points": list(self.sweep_points),
         }
+        if self.turn is not None:
+            keys["turn"] = self._turn_keys()
+        return keys
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
         n_sides = len(self.side_scores)
@@ -398,12 +748,62 @@ class FishingState(State):
             raise PositionError(f"last_capturer must be a seat or null, got {self.last_capturer!r}")
         self.sweeps = _counts(p, "sweeps", n_sides)
         self.sweep_points = _counts(p, "sweep_points", n_sides)
+        self.turn = self._load_turn(p.get("turn"))
         every = [*self.hands, self.table, _mask(p["stock"]), *self.captured]
+        if self.turn is not None:
+            every.append(BIT[self.turn[0]])
         held = [c for m in every for c in cards_in(m)]
         if len(held) != 52 or len(set(held)) != 52 or len(self.stock) != len(set(self.stock)):
-            raise PositionError("hands, table, stock and captured must hold each of the 52 cards exactly once")
-        if self.phase != "over" and (self.phase != "play" or not self.hands[self.current_player]):
-            raise PositionError("in play the current player must be a seat holding cards (phase 'play')")
+            raise PositionError("hands, table, stock, captured and the turn's card must hold each of the 52 cards "
+                                "exactly once")
+        if self.phase == "play" and not self.hands[self.current_player]:
+            raise PositionError("in play the current player must be a seat holding cards")
+
+    def _load_turn(self, keys: Any) -> Turn | None:
+        """A capture being decided (phase ``capture``): one the engine reaches by its decisions."""
+        if self.phase != "capture":
+            if keys is not None:
+                raise PositionError(f"a turn in progress goes with phase 'capture', not {self.phase!r}")
+            if self.phase not in ("play", "over"):
+                raise PositionError(f"phase must be 'play', 'capture' or 'over', got {self.phase!r}")
+            return None
+        if not isinstance(keys, Mapping) or set(keys) != {"card", "taken", "group"}:
+            raise PositionError("phase 'capture' needs turn: {card, taken, group}")
+        played, taken, group = parse_card(keys["card"]), _mask(keys["taken"]), _mask(keys["group"])
+        rules, table = self.capture_rules, self._capturable()
+        if (taken | group) & ~table or taken & group:
+            raise PositionError("a turn's taken cards and group are distinct capturable table cards")
+        if rules.jack_takes_all and RANK[played] == JACK:
+            raise PositionError("a special jack takes the whole table in one move: it never has a turn in progress")
+        values = VALUE_BITS[played]
+        if values & (values - 1) == 0 and not _partitions(taken, values.bit_length() - 1, RANK[played],
+                                                           rules.max_sum_cards):
+            values = 0
+        turn = (played, turn_values(played, taken, rules) & values, taken, group)
+        free = table & ~taken & ~group
+        top = group.bit_length() - 1
+        reach = _subset_reach(free >> (top + 1) << (top + 1), rules.max_sum_cards)
+        complete, grown = _fit(turn[1], group == BIT[top] and RANK[top] == RANK[played], group.bit_count(),
+                               _sums_of(group), reach, rules.max_sum_cards) if group else (0, 1)
+        ended = not group and taken and not turn[1] & group_values(played, free, rules)
+        if not turn[1] or not (complete | grown) or (complete and not grown) or ended \
+                or not turn_options(turn, table, rules):
+            raise PositionError(f"turn {dict(keys)} is not a capture in progress that the decisions reach")
+        return turn
+
+
+def _parse_turn(action: str) -> int | None:
+    """``"KS:TD,4C"`` as played card | captured mask << 6 (captured cards in any order), or None."""
+    played, colon, taken = action.partition(":")
+    codes = taken.split(",") if taken else []
+    if played not in CARD_OF_CODE or not all(code in CARD_OF_CODE for code in codes) or (colon and not codes):
+        return None
+    captured = 0
+    for code in codes:
+        captured |= BIT[CARD_OF_CODE[code]]
+    if captured.bit_count() != len(codes) or captured & BIT[CARD_OF_CODE[played]]:
+        return None
+    return CARD_OF_CODE[played] | captured << 6
 
 
 def _mask(codes: Any) -> int:

@@ -367,6 +367,11 @@ class State(ABC):
                 return a
         raise IllegalAction(action, self.legal_actions(), self._where())
 
+    def action_ids(self, action: str) -> list[int]:
+        """The ints that play ``action``: one legal action, or (a fishing game's whole turn such as ``"KS:4C,TD"``)
+        the decisions that make it up; IllegalAction if it is not legal now."""
+        return [self.action_id(action)]
+
     def apply_id(self, action: int) -> None:
         legal = self._legal if self._legal is not None else self.legal_action_ids()
         if action not in legal:
@@ -377,11 +382,15 @@ class State(ABC):
         self._apply(action)
 
     def apply(self, action: str | int) -> None:
-        """Play an action string (or its int); IllegalAction leaves the state unchanged."""
+        """Play an action string (or its int); IllegalAction leaves the state unchanged.
+
+        A string may also be a whole move made of several actions (see ``action_ids``).
+        """
         if isinstance(action, int) and not isinstance(action, bool):
             self.apply_id(action)
         elif isinstance(action, str):
-            self.apply_id(self.action_id(action))
+            for action_id in self.action_ids(action):
+                self.apply_id(action_id)
         else:
             raise IllegalAction(action, self.legal_actions(), self._where())
 

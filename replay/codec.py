@@ -1,9 +1,9 @@
-"""The replay format, version 1: bytes <-> a header and the packed move ordinals.
+"""The replay format, version 2: bytes <-> a header and the packed move ordinals.
 
 Layout (all varints are unsigned LEB128, see :mod:`replay.packing`)::
 
     magic          2 bytes  b"CT"
-    version        varint   1
+    version        varint   2 (1 is still read: see below)
     flags          varint   1 scope is the match (else one deal) | 2 options follow | 4 explicit deck |
                             8 a later deal (deal index, dealer, scores follow) | 16 one policy per seat |
                             32 the first dealer was given (else the engine drew it)
@@ -22,6 +22,11 @@ Layout (all varints are unsigned LEB128, see :mod:`replay.packing`)::
                    significant first, the Lehmer code of the deck (flag 4) then each move's ordinal in the legal-
                    action list (radix: the number of legal actions; a forced move costs nothing)
     crc            4 bytes  CRC-32 (zlib, little-endian) of everything before it
+
+Version 2 stores each move as its ordinal in ``legal_action_ids()``; in the fishing games a capture is decided in
+steps (``KS:``, ``+4C``, ``+TD``; see :mod:`engine.fishing`), each step a move. Version 1 is the same layout, but
+a fishing game's move was a whole turn: its ordinal in ``legal_turn_ids()`` (every whole turn, in string order),
+which :mod:`replay.record` replays as the steps that make it up. Version 1 is read, never written.
 
 A deal replay without flags 4 and 8 starts from ``engine.new_match(game, seed, players, options, first_dealer)``,
 so the common case (a fresh match, a seeded shuffle) needs no deck. The radices come from replaying the engine:
@@ -46,7 +51,8 @@ from .errors import ReplayError
 from .packing import ByteReader, ByteWriter, IntDigits, digits_to_int, int_to_bytes
 
 MAGIC = b"CT"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READ_VERSIONS = (1, 2)
 CRC_BYTES = 4
 RNG_BYTES = 8
 MAX_PLAYERS = 16
@@ -165,6 +171,7 @@ class Frame:
     explicit_deck: bool
     move_count: int
     digits: IntDigits
+    version: int = FORMAT_VERSION
 
 
 # ---- encoding -----------------------------------------------------------------------------------------------------
@@ -270,7 +277,7 @@ def _write_value(w: ByteWriter, value: Any) -> None:
 def check_bytes(data: bytes) -> None:
     """The cheap checks of a stored replay, without the engine: magic, format version and CRC."""
     if (type(data) is bytes and len(data) > len(MAGIC) + CRC_BYTES and data.startswith(MAGIC)
-            and data[len(MAGIC)] == FORMAT_VERSION
+            and data[len(MAGIC)] in READ_VERSIONS
             and zlib.crc32(memoryview(data)[:-CRC_BYTES]) == int.from_bytes(data[-CRC_BYTES:], "little")):
         return  # the fast path of a good replay; anything else is looked at closely below
     if not isinstance(data, bytes | bytearray | memoryview):
@@ -281,9 +288,9 @@ def check_bytes(data: bytes) -> None:
     if data[:len(MAGIC)] != MAGIC:
         raise ReplayError(f"not a cardtable replay: it starts with {data[:len(MAGIC)].hex()}, not {MAGIC.hex()}")
     version = ByteReader(data, len(MAGIC)).varint("the format version")
-    if version != FORMAT_VERSION:
-        raise ReplayError(f"replay format version {version} is not supported (this cardtable reads version "
-                          f"{FORMAT_VERSION})")
+    if version not in READ_VERSIONS:
+        raise ReplayError(f"replay format version {version} is not supported (this cardtable reads versions "
+                          f"{', '.join(map(str, READ_VERSIONS))})")
     body_end = len(data) - CRC_BYTES
     stored = int.from_bytes(data[body_end:], "little")
     actual = zlib.crc32(data[:body_end])
@@ -297,7 +304,7 @@ def decode_frame(data: bytes) -> Frame:
     data = bytes(data)
     body_end = len(data) - CRC_BYTES
     r = ByteReader(data, len(MAGIC), body_end)
-    r.varint("the format version")
+    version = r.varint("the format version")
     flags = r.varint("the flags")
     if flags & ~KNOWN_FLAGS:
         raise ReplayError(f"corrupt replay: unknown flag bits {flags & ~KNOWN_FLAGS:#x}")
@@ -330,7 +337,7 @@ def decode_frame(data: bytes) -> Frame:
     header = Header(game=game, players=players, seed=seed, scope=SCOPES[flags & SCOPE_MATCH], options=options,
                     first_dealer=first_dealer, policies=policies, deal_index=deal_index, dealer=dealer,
                     scores=scores, rng=rng)
-    return Frame(header, bool(flags & EXPLICIT_DECK), move_count, IntDigits.from_bytes(r.rest()))
+    return Frame(header, bool(flags & EXPLICIT_DECK), move_count, IntDigits.from_bytes(r.rest()), version)
 
 
 def _read_code(r: ByteReader, table: tuple[str, ...], field_name: str) -> str:

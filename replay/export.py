@@ -16,9 +16,10 @@ import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from engine.errors import IllegalAction
 from engine.state import State
 
-from .codec import FORMAT_VERSION, Header, header_from_dict
+from .codec import READ_VERSIONS, Header, header_from_dict
 from .errors import ReplayError
 from .record import Replayer, _is_over, decode, encode_replay, legal_ids, start_state
 
@@ -32,7 +33,7 @@ def export_dict(data: bytes) -> dict[str, Any]:
     replay = decode(data)
     out: dict[str, Any] = {
         "format": JSON_FORMAT,
-        "version": FORMAT_VERSION,
+        "version": replay.version,
         "header": replay.header.to_dict(),
         "moves": [[seat, action] for seat, action in replay.moves],
         "deal_results": replay.deal_results,
@@ -49,12 +50,16 @@ def export_json(data: bytes, indent: int | None = 2) -> str:
 
 
 def import_dict(record: Mapping[str, Any]) -> bytes:
-    """The replay bytes of an exported dict; ReplayError names the first move that does not replay."""
+    """The replay bytes of an exported dict; ReplayError names the first move that does not replay.
+
+    A move may be a fishing game's whole turn (``KS:4C,TD``, as version 1 exported them): it is written as the
+    decisions that make it up, in the current format version.
+    """
     if not isinstance(record, Mapping) or record.get("format") != JSON_FORMAT:
         raise ReplayError(f"not an exported cardtable replay (its \"format\" is not {JSON_FORMAT!r})")
-    if record.get("version") != FORMAT_VERSION:
+    if record.get("version") not in READ_VERSIONS:
         raise ReplayError(f"exported replay version {record.get('version')!r} is not supported "
-                          f"(this cardtable reads version {FORMAT_VERSION})")
+                          f"(this cardtable reads versions {', '.join(map(str, READ_VERSIONS))})")
     header = header_from_dict(record.get("header") or {})
     moves = record.get("moves")
     if not isinstance(moves, list):
@@ -87,12 +92,16 @@ def _ordinals(header: Header, moves: list[Any]) -> list[int]:
         if seat != state.current_player:
             raise ReplayError(f"the record says seat {seat} plays but it is seat {state.current_player}'s turn",
                               move=number)
-        ids = legal_ids(state, number)
-        legal = [state.action_string(a) for a in ids]
-        if action not in legal:
-            raise ReplayError(f"{action!r} is not legal here; legal: {legal}", move=number)
-        ordinals.append(legal.index(action))
-        state.apply_id(ids[ordinals[-1]])
+        legal_ids(state, number)  # a ReplayError if the engine cannot list them
+        try:
+            actions = state.action_ids(action) if isinstance(action, str) else []
+        except IllegalAction:
+            actions = []
+        if not actions:
+            raise ReplayError(f"{action!r} is not legal here; legal: {state.legal_actions()}", move=number)
+        for action_id in actions:
+            ordinals.append(state.legal_action_ids().index(action_id))
+            state.apply_id(action_id)
     return ordinals
 
 

@@ -18,7 +18,7 @@ from engine.cards import CODES
 from engine.errors import ActionLimitExceeded
 from engine.state import State
 
-from .codec import Header, decode_frame, encode
+from .codec import FORMAT_VERSION, Header, decode_frame, encode
 from .errors import ReplayError
 from .packing import permutation_digits, take_permutation
 
@@ -251,6 +251,7 @@ class Replayer:
     def __init__(self, data: bytes) -> None:
         frame = decode_frame(data)
         self.data = bytes(data)
+        self.version = frame.version
         self.move_count = frame.move_count
         self._digits = frame.digits
         header = frame.header
@@ -264,6 +265,10 @@ class Replayer:
             raise ReplayError(f"corrupt replay: it holds {self.move_count:,} moves, more moves than a {header.game} "
                               f"{header.scope} can take from its start ({most:,}, engine.game_length)")
         self.start_deal = self.state.deal_index
+        # Version 1 stored a fishing game's whole turns (see replay.codec); its moves are whole turns here too.
+        self._whole_turns = self.version == 1 and hasattr(self.state, "legal_turn_ids")
+        self.steps = 0
+        # The moves as this cardtable's ordinals (for a version-1 fishing replay, those of the decisions played).
         self.ordinals: list[int] = []
 
     @property
@@ -273,28 +278,46 @@ class Replayer:
     def __iter__(self) -> Iterator[Step]:
         state = self.state
         while not self.over:
-            number = len(self.ordinals) + 1
+            number = self.steps + 1
             if number > self.move_count:
                 raise ReplayError(f"truncated replay: it holds {self.move_count} moves but the {self.header.scope} "
                                   "is not over", move=number)
-            legal = legal_ids(state, number)
+            legal = self._legal(number)
             if not legal:
                 raise ReplayError(f"the engine offers no legal action to seat {state.current_player}", move=number)
             ordinal = self._digits.take(len(legal))
             seat, deal_index = state.current_player, state.deal_index
             assert seat is not None  # someone is to act: the deal is not over
-            try:
-                state.apply_id(legal[ordinal])
-            except _ENGINE_ERRORS as exc:
-                raise ReplayError(f"the engine rejects ordinal {ordinal}: {exc}", move=number) from None
-            self.ordinals.append(ordinal)
+            for action in self._actions(legal[ordinal], number):
+                self.ordinals.append(state.legal_action_ids().index(action))
+                try:
+                    state.apply_id(action)
+                except _ENGINE_ERRORS as exc:
+                    raise ReplayError(f"the engine rejects ordinal {ordinal}: {exc}", move=number) from None
+            self.steps = number
             yield Step(number, seat, state.action_string(legal[ordinal]), ordinal, len(legal), deal_index)
-        if len(self.ordinals) != self.move_count:
-            raise ReplayError(f"the {self.header.scope} ended after {len(self.ordinals)} moves but the replay holds "
-                              f"{self.move_count}", move=len(self.ordinals) + 1)
+        if self.steps != self.move_count:
+            raise ReplayError(f"the {self.header.scope} ended after {self.steps} moves but the replay holds "
+                              f"{self.move_count}", move=self.steps + 1)
         if not self._digits.exhausted:
-            raise ReplayError("corrupt replay: packed data is left over after the last move",
-                              move=len(self.ordinals))
+            raise ReplayError("corrupt replay: packed data is left over after the last move", move=self.steps)
+
+    def _legal(self, number: int) -> list[int]:
+        if not self._whole_turns:
+            return legal_ids(self.state, number)
+        try:
+            return self.state.legal_turn_ids()  # type: ignore[attr-defined]
+        except _ENGINE_ERRORS as exc:
+            raise ReplayError(f"the engine cannot list the whole turns: {exc}", move=number) from None
+
+    def _actions(self, move: int, number: int) -> list[int]:
+        """The actions that play a stored move: itself, or a version-1 whole turn's decisions."""
+        if not self._whole_turns:
+            return [move]
+        decisions = self.state.turn_decisions(move)  # type: ignore[attr-defined]
+        if decisions is None:
+            raise ReplayError(f"the engine cannot play turn {self.state.action_string(move)}", move=number)
+        return decisions
 
 
 def _deck_cards(header: Header) -> list[int]:
@@ -318,6 +341,7 @@ class Replay:
     scores: list[int]
     final: State
     data: bytes
+    version: int = FORMAT_VERSION
 
     @property
     def size(self) -> int:
@@ -332,4 +356,5 @@ def decode(data: bytes) -> Replay:
     results = [r for r in state.deal_results if r["deal"] >= replayer.start_deal]
     if replayer.header.scope == "deal":
         results = results[:1]
-    return Replay(replayer.header, replayer.ordinals, moves, results, state.scores, state, replayer.data)
+    return Replay(replayer.header, replayer.ordinals, moves, results, state.scores, state, replayer.data,
+                  replayer.version)

@@ -137,10 +137,10 @@ class LiveMatch:
         if len(action) > MAX_ACTION_LENGTH:
             raise InvalidArgument(f"action is {len(action)} characters long; legal actions: {state.legal_actions()}")
         try:
-            action_id = state.action_id(action)
+            action_ids = state.action_ids(action)  # one action, or a fishing game's whole turn as its decisions
         except engine.IllegalAction as exc:
             raise InvalidArgument(str(exc)) from None
-        played = [self._apply(action_id)]
+        played = [self._apply(action_id) for action_id in action_ids]
         return played + self.play_bots()
 
     def play_bots(self) -> list[Played]:

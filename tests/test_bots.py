@@ -314,7 +314,7 @@ def test_greedy_breaks_ties_with_its_rng() -> None:
 
 
 def test_ranker_keys_one_per_action() -> None:
-    obs = _obs("tablic", ["5D", "7H"], ["QC", "QC:5D,7H", "TS"])
+    obs = _obs("tablic", ["5D", "7H"], ["QC", "JC:", "TS"])
     assert rank_fishing_actions(obs) == [(0, False, -1, 0), (1, True, 1, 3), (0, False, -1, 0)]
 
 

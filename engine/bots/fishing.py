@@ -1,22 +1,45 @@
 """Greedy for the fishing games (Tablanette, Tablić): grab sweeps, then points, then cards; trail cheaply.
 
-Ranking, best first (rules: tablanette.md §2.2, §5.6-5.7; tablic.md §2.2):
+Each legal action is rated by the best whole turn it leads to. A capture is decided step by step (``7H:``, then
+``+3C``..., ``next``, ``done``; see :mod:`engine.fishing`), so the turns through a step are found by a search over the
+steps that follow it, bounded to ``SEARCH_NODES`` steps (on a table grown very large it rates by the best turn found
+within that bound). Whole turns (``QC:5D,7H``, a trail ``7H``) are rated directly. Ranking, best first (rules:
+tablanette.md §2.2, §5.6-5.7; tablic.md §2.2):
 
 1. a capture beats a trail (in Tablić trailing is allowed even when a capture exists);
 2. among captures: one that empties the table (a tablanette / tabla) — in Tablanette with special jacks a jack's
    take-all is never a tablanette; then the most card points taken (the played card included); then the most cards;
 3. among trails: the card worth the fewest card points.
 
->>> obs = {"game": "tablic", "options": {}, "table": ["5D", "7H"], "legal_actions": ["QC", "QC:5D,7H", "TS"]}
+>>> obs = {"game": "tablic", "options": {}, "table": ["5D", "7H"], "legal_actions": ["QC", "JC:", "TS"]}
 >>> rank_fishing_actions(obs)
 [(0, False, -1, 0), (1, True, 1, 3), (0, False, -1, 0)]
 """
 
 from __future__ import annotations
 
-from ..cards import CARD_OF_CODE
-from ..fishing import CARD_POINTS
+from collections.abc import Mapping
+from typing import Any
+
+from ..cards import BIT, CARD_OF_CODE, RANK
+from ..fishing import (
+    CARD_POINTS,
+    DONE,
+    JACK,
+    JACKS_MASK,
+    NEXT,
+    TAKE,
+    CaptureRules,
+    Turn,
+    start_turn,
+    turn_options,
+    turn_step,
+    turn_values,
+)
+from ..registry import game_class
 from .greedy import register_greedy
+
+SEARCH_NODES = 400  # steps searched per legal action: enough for every turn on a table of ordinary size
 
 
 def card_points(code: str) -> int:
@@ -24,25 +47,73 @@ def card_points(code: str) -> int:
     return CARD_POINTS[CARD_OF_CODE[code]]
 
 
-def _jack_sweeps_score(observation: dict) -> bool:
-    """Whether emptying the table with a jack counts as a sweep in this game."""
-    if observation["game"] != "tablanette":
-        return True
-    return observation["options"].get("jack_mode", "special") != "special"
+def _rules(observation: dict) -> CaptureRules:
+    cls = game_class(observation["game"])
+    players = observation.get("players", cls.INFO.default_players)
+    options: dict[str, Any] = {o.name: o.default_for(players) for o in cls.INFO.all_options()}
+    options.update(observation.get("options") or {})
+    return cls.capture_rules_for(options)
+
+
+def _mask(codes: list[str]) -> int:
+    mask = 0
+    for code in codes:
+        mask |= BIT[CARD_OF_CODE[code]]
+    return mask
+
+
+class _Rater:
+    """Sort keys of whole turns on one table."""
+
+    def __init__(self, observation: dict) -> None:
+        self.rules = _rules(observation)
+        self.table = _mask(observation["table"])
+        self.capturable = self.table & ~JACKS_MASK if self.rules.jack_takes_all else self.table
+
+    def turn_key(self, played: int, captured: int) -> tuple:
+        if not captured:
+            return (0, False, -CARD_POINTS[played], 0)
+        special_jack = self.rules.jack_takes_all and RANK[played] == JACK
+        sweep = captured == self.table and not special_jack
+        points = CARD_POINTS[played] + sum(CARD_POINTS[c] for c in range(52) if captured >> c & 1)
+        return (1, sweep, points, captured.bit_count() + 1)
+
+    def best_after(self, turn: Turn, decision: int) -> tuple:
+        """The best whole turn that ``decision`` leads to from ``turn`` (within the search bound)."""
+        best: tuple | None = None
+        budget = SEARCH_NODES
+        stack = [(turn, decision)]
+        while stack and budget:
+            budget -= 1
+            now, step = stack.pop()
+            after, ended = turn_step(now, step, self.capturable, self.rules)
+            if ended:
+                key = self.turn_key(after[0], after[2])
+                best = key if best is None or key > best else best
+            else:
+                stack.extend((after, d) for d in turn_options(after, self.capturable, self.rules))
+        assert best is not None  # every step leads to a turn's end within 2 x 52 steps
+        return best
+
+
+def _key(rater: _Rater, action: str, turn: Mapping[str, Any] | None) -> tuple:
+    played, colon, taken = action.partition(":")
+    if action in ("next", "done") or action.startswith("+"):
+        assert turn is not None
+        card = CARD_OF_CODE[turn["card"]]
+        closed = _mask(turn["taken"])
+        now = (card, turn_values(card, closed, rater.rules), closed, _mask(turn["group"]))
+        decision = NEXT if action == "next" else DONE if action == "done" else TAKE | CARD_OF_CODE[action[1:]]
+        return rater.best_after(now, decision)
+    card = CARD_OF_CODE[played]
+    if colon and not taken:
+        begun = start_turn(card)
+        return max(rater.best_after(begun, d) for d in turn_options(begun, rater.capturable, rater.rules))
+    return rater.turn_key(card, _mask(taken.split(",")) if taken else 0)
 
 
 @register_greedy("tablanette", "tablic")
 def rank_fishing_actions(observation: dict) -> list[tuple]:
-    table = frozenset(observation["table"])
-    jack_sweeps = _jack_sweeps_score(observation)
-    keys = []
-    for action in observation["legal_actions"]:
-        played, _, taken = action.partition(":")
-        if not taken:
-            keys.append((0, False, -card_points(played), 0))
-            continue
-        captured = taken.split(",")
-        sweep = frozenset(captured) == table and (jack_sweeps or played[0] != "J")
-        points = card_points(played) + sum(card_points(code) for code in captured)
-        keys.append((1, sweep, points, len(captured) + 1))
-    return keys
+    rater = _Rater(observation)
+    turn = observation.get("turn")
+    return [_key(rater, action, turn) for action in observation["legal_actions"]]

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..cards import BIT, RANK, mask_of
 from ..dealing import deal_round, draw_for_dealer, seats_from
-from ..fishing import ACE, JACK, CaptureRules, FishingState, sweep_value
+from ..fishing import ACE, DECISIONS_PER_DEAL, JACK, CaptureRules, FishingState, sweep_value
 from ..options import Option
 from ..registry import register
 from ..state import GameInfo, GameLength, match_length
@@ -57,12 +57,15 @@ class Tablanette(FishingState):
     )
     SWEEP_COUNTER = "tablanettes"
 
-    def _configure(self) -> None:
-        o = self.options
-        self.capture_rules = CaptureRules(
-            jack_takes_all=o["jack_mode"] == "special", max_sum_cards=o["max_sum_cards"], compulsory=True
+    @classmethod
+    def capture_rules_for(cls, options: Mapping[str, Any]) -> CaptureRules:
+        return CaptureRules(
+            jack_takes_all=options["jack_mode"] == "special", max_sum_cards=options["max_sum_cards"], compulsory=True
         )
-        self.target = match_target(self.n, o)
+
+    def _configure(self) -> None:
+        self.capture_rules = self.capture_rules_for(self.options)
+        self.target = match_target(self.n, self.options)
 
     def _partnerships(self) -> bool:
         return self.options["partnerships"]
@@ -71,9 +74,9 @@ class Tablanette(FishingState):
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
         # Every deal hands out the pack's 22 card points (someone always captures: a 14th trail would match a rank
         # on the table), so the highest side reaches the target within target x sides / 22 deals (7.6); 48 cards
-        # are played in a deal.
+        # are played in a deal, in at most DECISIONS_PER_DEAL decisions.
         sides = 2 if options["partnerships"] else n
-        return match_length(-(-match_target(n, options) * sides // 22), 48, options)
+        return match_length(-(-match_target(n, options) * sides // 22), DECISIONS_PER_DEAL, options)
 
     def _draw_first_dealer(self) -> int:
         low = self.options["first_dealer_draw"] == "low"

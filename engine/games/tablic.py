@@ -14,7 +14,7 @@ from typing import Any
 from ..cards import CODES, RANK
 from ..dealing import deal_round, draw_for_dealer, seats_from
 from ..errors import PositionError
-from ..fishing import ACE, CaptureRules, FishingState, capture_value
+from ..fishing import ACE, DECISIONS_PER_DEAL, CaptureRules, FishingState, capture_value
 from ..options import Option
 from ..registry import register
 from ..scoring import highest_once_target_reached
@@ -51,15 +51,19 @@ class Tablic(FishingState):
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
         # Capturing is optional, so a deal may hand out no points, and equal totals play on (7.3): four times the
-        # target x 2 sides / 22 deals in which all 22 card points are taken, and 10 more; 48 cards a deal.
-        return match_length(4 * -(-options["target"] * 2 // 22) + 10, 48, options)
+        # target x 2 sides / 22 deals in which all 22 card points are taken, and 10 more; 48 cards a deal,
+        # in at most DECISIONS_PER_DEAL decisions.
+        return match_length(4 * -(-options["target"] * 2 // 22) + 10, DECISIONS_PER_DEAL, options)
+
+    @classmethod
+    def capture_rules_for(cls, options: Mapping[str, Any]) -> CaptureRules:
+        return CaptureRules(
+            jack_takes_all=False, max_sum_cards=options["max_sum_cards"], compulsory=options["capture_compulsory"]
+        )
 
     def _configure(self) -> None:
-        o = self.options
-        self.capture_rules = CaptureRules(
-            jack_takes_all=False, max_sum_cards=o["max_sum_cards"], compulsory=o["capture_compulsory"]
-        )
-        self.target = o["target"]
+        self.capture_rules = self.capture_rules_for(self.options)
+        self.target = self.options["target"]
 
     def _partnerships(self) -> bool:
         return True  # with 4 players

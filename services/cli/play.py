@@ -9,14 +9,15 @@ Works with piped input; the end of the input leaves the match cleanly (exit code
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import click
 from rich.console import Console
 from rich.text import Text
 
-from engine import State
+from engine import IllegalAction, State
 from engine.bots import Policy, greedy_games, make_policy, policy_names
+from engine.fishing import join_turns
 from engine.rng import fresh_seed
 
 from .matchargs import game_argument, option_option, option_pairs_param, players_option, seed_option, start_match
@@ -63,7 +64,9 @@ class LeftMatch(Exception):
         self.exit_code = exit_code
 
 
-def ask_move(console: Console, legal: Sequence[str]) -> str:
+def ask_move(console: Console, legal: Sequence[str], whole_move: Callable[[str], bool] | None = None) -> str:
+    """The move the person types; ``whole_move`` also accepts a move made of several listed actions (a fishing
+    game's whole capture, ``KS:TD,4C``, its cards in any order)."""
     while True:
         try:
             text = click.prompt("Your move", default="", show_default=False, prompt_suffix=" > ")
@@ -73,6 +76,8 @@ def ask_move(console: Console, legal: Sequence[str]) -> str:
             raise LeftMatch(0, "You left the match.")
         if not text.strip():
             continue
+        if whole_move is not None and text.strip().upper() not in legal and whole_move(text.strip().upper()):
+            return text.strip().upper()
         try:
             return resolve_move(text, legal)
         except MoveError as exc:
@@ -128,7 +133,7 @@ def play(ctx: click.Context, game: str, seat: int, seed: int | None, players: in
 
 def _play_match(console: Console, state: State, seat: int, bots: Mapping[int, Policy],
                 names: Mapping[int, str]) -> None:
-    shown = 0
+    shown = printed = 0
     while not state.is_terminal:
         actor = state.current_player
         if actor == seat:
@@ -137,12 +142,29 @@ def _play_match(console: Console, state: State, seat: int, bots: Mapping[int, Po
             console.print(header_line(obs, names))
             console.print(observation_table(obs, names))
             console.print(numbered_moves(obs["legal_actions"]))
-            action = ask_move(console, obs["legal_actions"])
-            state.apply(action)
-            console.print("You play ", action_text(action), sep="")
+            state.apply(ask_move(console, obs["legal_actions"], lambda text: _is_legal(state, text)))
         else:
-            action = bots[actor](state.observation(actor))
-            state.apply(action)
-            console.print(f"{names[actor]} plays ", action_text(action), sep="")
+            state.apply(bots[actor](state.observation(actor)))
+        printed = _print_turns(console, state, seat, names, printed)
         shown = report_new_deals(console, state.deal_results, state.scores, shown, names)
+    console.print(match_result(state, names))
+
+
+def _is_legal(state: State, text: str) -> bool:
+    try:
+        state.action_ids(text)
+    except IllegalAction:
+        return False
+    return True
+
+
+def _print_turns(console: Console, state: State, seat: int, names: Mapping[int, str], printed: int) -> int:
+    """Print the turns played since the ``printed`` first moves of the history, once each is whole (a fishing
+    capture is decided in steps: it is shown as the rules write it, ``KS:4C,TD``)."""
+    if state.phase == "capture":
+        return printed
+    history = state.history
+    for actor, turn in join_turns(history[printed:]):
+        console.print("You play " if actor == seat else f"{names[actor]} plays ", action_text(turn), sep="")
+    return len(history)
     console.print(match_result(state, names))

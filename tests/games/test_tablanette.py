@@ -14,7 +14,7 @@ GAME = "tablanette"
 
 def legal_for(card: str, table: list[str], **kw) -> list[str]:
     state = fishing_state(GAME, [[card], ["2H"]], table, current=0, **kw)
-    return [a for a in state.legal_actions() if a.split(":")[0] == card]
+    return [a for a in state.legal_turns() if a.split(":")[0] == card]
 
 
 def deck_with(prefix: list[str]) -> list[str]:
@@ -202,9 +202,16 @@ def test_hands_are_redealt_from_the_stock_when_all_are_empty():
 
 def test_capture_is_compulsory_and_trail_only_without_capture():
     state = fishing_state(GAME, [["5C", "8D"], ["2D"]], ["5H", "3S"], current=0)
-    assert state.legal_actions() == ["5C:5H", "8D:5H,3S"]
+    assert state.legal_turns() == ["5C:5H", "8D:5H,3S"]
+    assert state.legal_actions() == ["5C:", "8D:"], "a capture is played as decisions: the card, then its cards"
+    state.apply("8D:")
+    assert state.legal_actions() == ["+5H"]
+    state.apply("+5H")
+    assert state.legal_actions() == ["+3S"], "the group 5H+3S is being built"
+    state.apply("+3S")
+    assert state.current_player == 1 and state.history[-3:] == [(0, "8D:"), (0, "+5H"), (0, "+3S")]
     state = fishing_state(GAME, [["6C", "8D"], ["2D"]], ["KH", "QS"], current=0)
-    assert state.legal_actions() == ["6C", "8D"]
+    assert state.legal_actions() == state.legal_turns() == ["6C", "8D"]
 
 
 def test_a_player_may_take_a_smaller_maximal_combination():

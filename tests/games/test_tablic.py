@@ -16,7 +16,7 @@ ZERO = [c for c in CODES if CARD_POINTS[parse_card(c)] == 0]
 def legal_for(card: str, table: list[str], **kw) -> list[str]:
     other = next(c for c in ("2S", "3S", "4S") if c != card and c not in table)
     state = fishing_state(GAME, [[card], [other]], table, current=0, **kw)
-    return state.legal_actions()
+    return state.legal_turns()
 
 
 def deck_with(prefix: list[str]) -> list[str]:

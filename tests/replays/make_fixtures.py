@@ -1,7 +1,8 @@
 """Writes the version-1 replay fixtures (tests/fixtures/replays/*.ctr, each with a JSON sidecar of what it decodes to).
 
 Run once per format version: ``.venv/bin/python tests/replays/make_fixtures.py``. The files are committed and never
-regenerated for version 1: every later cardtable must still decode them to the same moves and scores.
+regenerated: every later cardtable must still decode them to the same moves and scores. The committed ones are of
+version 1 (whole fishing turns); the script writes the current version and leaves existing files alone.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ def fixtures() -> dict[str, bytes]:
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for name, data in fixtures().items():
+        if (OUT / f"{name}.ctr").exists():
+            print(f"{name}: kept as committed")
+            continue
         (OUT / f"{name}.ctr").write_bytes(data)
         (OUT / f"{name}.json").write_text(json.dumps(export_dict(data), indent=1) + "\n")
         print(f"{name}: {len(data)} bytes")

@@ -85,7 +85,7 @@ def test_later_deal_header() -> None:
     (lambda d: d[:3], "truncated"),
     (lambda d: d[:-1], "corrupt or truncated replay: CRC"),
     (lambda d: b"XX" + d[2:], "not a cardtable replay"),
-    (lambda d: d[:2] + bytes([2]) + d[3:], "version 2 is not supported"),
+    (lambda d: d[:2] + bytes([3]) + d[3:], "version 3 is not supported"),
     (lambda d: d[:10] + bytes([d[10] ^ 0x10]) + d[11:], "CRC"),
 ])
 def test_bad_bytes(mutate, message: str) -> None:
