@@ -500,6 +500,7 @@ class FishingState(State):
     sweep_points: list[int]
 
     SWEEP_COUNTER = "sweeps"
+    POSITION_CARD_PILES = ("turn_card",)  # the card played to a capture being decided (its other cards are on table)
 
     @classmethod
     @abstractmethod
@@ -733,8 +734,9 @@ class FishingState(State):
             "sweeps": list(self.sweeps),
             "sweep_points": list(self.sweep_points),
         }
-        if self.turn is not None:
-            keys["turn"] = self._turn_keys()
+        turn = self._turn_keys()
+        if turn is not None:
+            keys.update(turn_card=turn["card"], turn_taken=turn["taken"], turn_group=turn["group"])
         return keys
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
@@ -748,7 +750,8 @@ class FishingState(State):
             raise PositionError(f"last_capturer must be a seat or null, got {self.last_capturer!r}")
         self.sweeps = _counts(p, "sweeps", n_sides)
         self.sweep_points = _counts(p, "sweep_points", n_sides)
-        self.turn = self._load_turn(p.get("turn"))
+        turn_keys = ("turn_card", "turn_taken", "turn_group")
+        self.turn = self._load_turn({key[5:]: p[key] for key in turn_keys if key in p} or None)
         every = [*self.hands, self.table, _mask(p["stock"]), *self.captured]
         if self.turn is not None:
             every.append(BIT[self.turn[0]])
@@ -763,12 +766,12 @@ class FishingState(State):
         """A capture being decided (phase ``capture``): one the engine reaches by its decisions."""
         if self.phase != "capture":
             if keys is not None:
-                raise PositionError(f"a turn in progress goes with phase 'capture', not {self.phase!r}")
+                raise PositionError(f"a turn in progress (turn_card...) goes with phase 'capture', not {self.phase!r}")
             if self.phase not in ("play", "over"):
                 raise PositionError(f"phase must be 'play', 'capture' or 'over', got {self.phase!r}")
             return None
         if not isinstance(keys, Mapping) or set(keys) != {"card", "taken", "group"}:
-            raise PositionError("phase 'capture' needs turn: {card, taken, group}")
+            raise PositionError("phase 'capture' needs turn_card, turn_taken and turn_group")
         played, taken, group = parse_card(keys["card"]), _mask(keys["taken"]), _mask(keys["group"])
         rules, table = self.capture_rules, self._capturable()
         if (taken | group) & ~table or taken & group:
@@ -788,7 +791,8 @@ class FishingState(State):
         ended = not group and taken and not turn[1] & group_values(played, free, rules)
         if not turn[1] or not (complete | grown) or (complete and not grown) or ended \
                 or not turn_options(turn, table, rules):
-            raise PositionError(f"turn {dict(keys)} is not a capture in progress that the decisions reach")
+            raise PositionError(f"turn_card {keys['card']}, turn_taken {keys['taken']}, turn_group {keys['group']} is "
+                                "not a capture in progress that the decisions reach")
         return turn
 
 

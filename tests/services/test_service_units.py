@@ -60,7 +60,7 @@ def test_a_cached_match_keeps_no_history_but_its_moves_are_saved_once():
     match.drop_history()
     before = match.version
     assert match.state.current_player == 0  # the bot has played up to the person's turn
-    match.play_person(0, tokens[0], match.state.legal_actions()[0], before)
+    match.play_person(0, tokens[0], match.state.legal_turns()[0], before)  # a whole turn: then the bot replies
     assert len(match.new_moves()) == match.version - before >= 2  # the person's move and the bot's reply
     match.saved()
     assert match.new_moves() == [] and match.state.observation(0)["history"] == []
