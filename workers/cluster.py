@@ -1,36 +1,68 @@
 """Joining Ray: a local Ray on this machine's CPUs, or an existing cluster (``--address`` or ``RAY_ADDRESS``).
 
 An address is either a Ray node's GCS (``HOST:6379``: this machine must be a node of that cluster) or a Ray Client
-address (``ray://HOST:10001``: from anywhere, as the service's pods and containers do).
+address (``ray://HOST:10001``: from anywhere, as the service's pods and containers do). An address that nothing
+answers on is refused at once (:class:`RayUnreachable`) rather than waited for.
 
-A local Ray binds to 127.0.0.1 and sends no usage statistics anywhere.
+A local Ray binds to 127.0.0.1 and sends no usage statistics anywhere. Ray's own log lines (warnings included) are
+shown only with ``verbose``: a person sees cardtable's messages.
 
 >>> connect_ray(cpus=2)  # doctest: +SKIP
-'local Ray, 2 CPUs'
+'Ray: 1 node, 2 CPUs'
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import socket
+from typing import Any
 
 import ray
 
+# How long a cluster address gets to accept a connection before it counts as unreachable.
+REACH_TIMEOUT_S = 5.0
 
-def connect_ray(address: str | None = None, cpus: int | None = None) -> str:
-    """Start or join Ray once per process; returns a line that says which."""
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+
+class RayUnreachable(ConnectionError):
+    """Nothing answers at a Ray cluster's address."""
+
+
+def connect_ray(address: str | None = None, cpus: int | None = None, verbose: bool = False,
+                node_ip: str | None = None) -> str:
+    """Start or join Ray once per process; returns a line that says which. ``node_ip``: this machine's address in
+    the cluster, when Ray would guess wrong (a local head on 127.0.0.1)."""
     if ray.is_initialized():
         return describe_cluster()
     address = address or os.environ.get("RAY_ADDRESS") or None
-    quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
+    if address:
+        check_reachable(address)
+    quiet: dict[str, Any] = {"log_to_driver": verbose, "logging_level": logging.INFO if verbose else logging.ERROR}
+    if node_ip:
+        quiet["_node_ip_address"] = node_ip
     if address and "://" in address:  # Ray Client (ray://HOST:10001): a driver outside the cluster's nodes
-        ray.init(address=address)
+        ray.init(address=address, logging_level=quiet["logging_level"])
     elif address:
         ray.init(address=address, **quiet)
     else:
         ray.init(num_cpus=cpus or os.cpu_count() or 1, include_dashboard=False, _node_ip_address="127.0.0.1", **quiet)
     return describe_cluster()
+
+
+def check_reachable(address: str, timeout: float = REACH_TIMEOUT_S) -> None:
+    """Raise RayUnreachable unless something accepts a connection at ``address`` (``HOST:PORT``, ``ray://HOST:PORT``;
+    ``auto``, this machine's running cluster, is Ray's to find)."""
+    if address == "auto":
+        return
+    host, _, port = address.split("://", 1)[-1].rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout):
+            return
+    except ValueError:
+        raise RayUnreachable(f"{address!r} is not a Ray address (HOST:PORT or ray://HOST:PORT)") from None
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise RayUnreachable(f"cannot reach Ray at {address}: {reason}") from None
 
 
 def cluster_cpus() -> int:

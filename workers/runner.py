@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Container, Iterable
@@ -61,9 +62,10 @@ def play_chunk_task(spec_dict: dict[str, Any], chunk: Chunk, job_id: str, redis_
 
 
 def run_job(store: JobStore, job_id: str, redis_url: str, max_workers: int = 0,
-            on_update: OnUpdate | None = None) -> JobRecord:
-    """Run (or resume) a stored job on the connected Ray cluster until it succeeds, fails or is cancelled."""
-    return _Driver(store, job_id, redis_url, max_workers, on_update).run()
+            on_update: OnUpdate | None = None, leave: threading.Event | None = None) -> JobRecord:
+    """Run (or resume) a stored job on the connected Ray cluster until it succeeds, fails or is cancelled, or until
+    ``leave`` is set (its process stops): then the job is left as it is, for another driver to resume at once."""
+    return _Driver(store, job_id, redis_url, max_workers, on_update, leave).run()
 
 
 class _Pending:
@@ -96,7 +98,7 @@ class _Pending:
 
 class _Driver:
     def __init__(self, store: JobStore, job_id: str, redis_url: str, max_workers: int,
-                 on_update: OnUpdate | None) -> None:
+                 on_update: OnUpdate | None, leave: threading.Event | None = None) -> None:
         self.store = store
         self.job_id = job_id
         self.redis_url = redis_url
@@ -106,6 +108,7 @@ class _Driver:
         # An explicit worker count caps the tasks in flight; otherwise keep every CPU busy with one task queued.
         self.window = max_workers if max_workers > 0 else 2 * cluster_cpus()
         self.on_update = on_update
+        self.leave = leave or threading.Event()
         self.attempts: dict[int, int] = {}
         self.in_flight: dict[ray.ObjectRef, Chunk] = {}
         self.driver = f"{socket.gethostname()}:{os.getpid()}:{id(self)}"
@@ -137,7 +140,7 @@ class _Driver:
                         return self._finish(FAILED, done, started, error=failure)
                 if self.store.cancel_requested(self.job_id):
                     return self._finish(CANCELLED, done, started)
-                if not self.store.renew(self.job_id, self.driver):
+                if self.leave.is_set() or not self.store.renew(self.job_id, self.driver):
                     return self._step_aside()
                 self._notify()
         except KeyboardInterrupt:
@@ -177,8 +180,8 @@ class _Driver:
         return ""
 
     def _step_aside(self) -> JobRecord:
-        """Another driver took the job over (our lease lapsed while we stalled): stop our tasks and leave the job,
-        its state and its lease to that driver."""
+        """Leave the job as it is, to another driver: one that took it over (our lease lapsed while we stalled), or
+        the next one when this process stops. Our tasks stop; the state stays, and so does a lease no longer ours."""
         self._cancel_in_flight()
         return self.store.get(self.job_id)
 

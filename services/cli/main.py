@@ -8,6 +8,9 @@ Each command lives in its own module and is added below; later parts add theirs 
 
 from __future__ import annotations
 
+import os
+import sys
+
 import click
 
 from .bench import bench
@@ -21,7 +24,19 @@ from .simulate import simulate
 from .watch import watch
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Cardtable(click.Group):
+    """The command group: a reader that goes away (``cardtable replay stream X | head``) ends a command quietly."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            # Nothing more can be shown: stdout goes nowhere, so that the final flush at exit fails no more.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            ctx.exit(0)
+
+
+@click.group(cls=_Cardtable, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="cardtable")
 def cli() -> None:
     """cardtable: simulate, serve and replay traditional card games."""

@@ -46,6 +46,8 @@ def _store(ctx: click.Context) -> Iterator[ReplayStore]:
         raise click.ClickException(str(exc)) from None
     except KeyError as exc:
         raise click.ClickException(exc.args[0]) from None
+    except BrokenPipeError:  # the reader went away (`| head`): not a store error; the command group ends quietly
+        raise
     except (ConnectionError, redis.RedisError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
 

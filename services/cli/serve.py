@@ -11,7 +11,9 @@ good), a match in play until nobody has moved for ``--abandon-after`` (default 3
 a number with s, m, h or d (``12h``); 0 keeps matches forever.
 
 It binds 127.0.0.1 unless told otherwise; with no ``--redis-url`` it starts an embedded Valkey. Logs are JSON lines
-on stderr; the "serving" line names the bound port (useful with ``--port 0``).
+on stderr, cardtable's own only (``--verbose`` adds debug lines and Ray's); the "serving" line names the bound port
+(useful with ``--port 0``). Simulation jobs run on the Ray at ``$RAY_ADDRESS``, else on a local Ray started with the
+first job that lives as long as the server: SIGTERM or Ctrl-C stops the server, its Ray and its embedded Valkey.
 
 ``--workers N`` runs N server processes on one port (SO_REUSEPORT: the kernel spreads the connections), one per
 core, since one Python process serves on one core; they share nothing but Redis, as any server processes can.
@@ -71,6 +73,7 @@ class Duration(click.ParamType):
               help="Seconds running calls get to finish on SIGTERM.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
               show_default=True)
+@click.option("--verbose", is_flag=True, help="Log at debug level, Ray's own log lines included.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Server processes sharing the port (one per core serves the most).")
 @click.option("--retention", type=Duration(), default="7d", show_default=True, envvar="CARDTABLE_RETENTION",
@@ -83,9 +86,11 @@ class Duration(click.ParamType):
               help="WatchGame streams served at once; more are refused with RESOURCE_EXHAUSTED.")
 @click.option("--reuse-port", is_flag=True, hidden=True, help="Bind with SO_REUSEPORT (set for each worker).")
 def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_key_file: Path | None,
-          tls_cert: Path | None, tls_key: Path | None, grace: float, log_level: str, workers: int,
+          tls_cert: Path | None, tls_key: Path | None, grace: float, log_level: str, verbose: bool, workers: int,
           retention: float, abandon_after: float, max_watchers: int, reuse_port: bool) -> None:
     """Serve the cardtable gRPC API (health checking and reflection on)."""
+    if verbose:
+        log_level = "debug"
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("TLS needs both --tls-cert and --tls-key")
     if api_key_file is not None:

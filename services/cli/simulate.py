@@ -12,6 +12,10 @@ With no ``--address`` (nor ``RAY_ADDRESS``) a local Ray starts on this machine's
 The job, its progress and results, and the logged replays go to Redis: ``--redis-url`` or ``REDIS_URL``, else an
 embedded Valkey keeping its data on disk. Ray tasks write to that Redis themselves, so on a cluster of several
 machines give a URL that every node can reach (the embedded Valkey listens on this machine's loopback only).
+
+Redis and Ray are reached before the job is stored: an address that does not answer is one line of error (exit 1)
+and leaves no job behind. Ctrl-C cancels the job: it is recorded as cancelled with the deals played so far, one
+line says so, and the command exits with 130. Ray's own log lines are shown with ``--verbose`` only.
 """
 
 from __future__ import annotations
@@ -19,25 +23,28 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
+import redis
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
 from engine.rng import fresh_seed
 from replay.embedded import EmbeddedValkey
-from workers.cluster import connect_ray
-from workers.jobstore import SUCCEEDED, JobRecord, JobStore
-from workers.runner import redis_client, run_job
+from workers.jobstore import CANCELLED, SUCCEEDED, JobRecord, JobStore
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 
 from .matchargs import game_argument, option_option, option_pairs_param, players_option
 from .render import count_of, plural
 from .simulate_report import plot_results, results_table
+
+# How long Redis gets to answer before the command gives up on it.
+REDIS_TIMEOUT_S = 5.0
 
 
 @contextlib.contextmanager
@@ -82,26 +89,32 @@ def parse_log(ctx: click.Context, param: click.Parameter, text: str) -> LogSpec:
               help="Also write the results as JSON into this file (the job id included).")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Draw the score distribution and the running mean per side into this PNG.")
+@click.option("--verbose", is_flag=True, help="Also show Ray's own log lines.")
 @click.pass_context
 def simulate(ctx: click.Context, game: str, deals: int | None, matches: int | None, policies: str,
              players: int | None, option_pairs: tuple[str, ...], seed: int | None, workers: int | None,
              chunk_size: int, log: LogSpec, address: str | None, redis_url: str | None, as_json: bool,
-             output: Path | None, plot: Path | None) -> None:
+             output: Path | None, plot: Path | None, verbose: bool) -> None:
     """Simulate bot policies over many deals (or matches) on Ray and report the statistics."""
     if (deals is None) == (matches is None):
         raise click.UsageError("say how many to play: --deals N or --matches N (one of them)")
     spec = _checked_spec(ctx, game, deals, matches, policies, players, option_pairs, seed, chunk_size, log)
     console = Console(stderr=as_json, highlight=False)
     with redis_url_for(redis_url) as url:
-        store = JobStore(redis_client(url))
-        record = store.create(spec)
-        if not as_json:
-            console.print(f"[bold]{record.job_id}[/]: {count_of(spec.count, spec.unit)} of {game}, policies "
-                          f"{','.join(spec.policies)}, seed {spec.seed}, log {spec.log.describe()}")
-        cluster = connect_ray(address, cpus=workers)
-        if not as_json:
-            console.print(cluster)
-        record = _run_with_progress(store, record, url, workers or 0, console, show=not as_json)
+        store = JobStore(_reachable_redis(url))
+        record = None
+        try:
+            cluster = _join_ray(address, workers, verbose)
+            record = store.create(spec)
+            if not as_json:
+                console.print(f"[bold]{record.job_id}[/]: {count_of(spec.count, spec.unit)} of {game}, policies "
+                              f"{','.join(spec.policies)}, seed {spec.seed}, log {spec.log.describe()}")
+                console.print(cluster)
+            record = _run_with_progress(store, record, url, workers or 0, console, show=not as_json)
+        except KeyboardInterrupt:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the recording short
+            click.echo(_record_interrupted(store, record), err=True)
+            ctx.exit(130)
         played_on = sorted(set(store.workers(record.job_id).values()))
     if record.results is None:
         raise click.ClickException(f"job {record.job_id} {record.state} before any chunk finished {record.error}")
@@ -134,6 +147,39 @@ def _checked_spec(ctx: click.Context, game: str, deals: int | None, matches: int
         raise click.UsageError(str(exc)) from None
 
 
+def _reachable_redis(url: str) -> redis.Redis:
+    """The client for ``url`` once its server answers; a ClickException saying why not otherwise."""
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=REDIS_TIMEOUT_S, socket_timeout=REDIS_TIMEOUT_S).ping()
+    except (redis.RedisError, OSError) as exc:
+        raise click.ClickException(f"cannot reach Redis at {url}: {exc}") from None
+    from workers.runner import redis_client
+
+    return redis_client(url)
+
+
+def _join_ray(address: str | None, workers: int | None, verbose: bool) -> str:
+    # Ray is imported by the commands that use it only (it takes a second), after this process's Ray settings.
+    from workers.cluster import connect_ray
+
+    try:
+        return connect_ray(address, cpus=workers, verbose=verbose)
+    except ConnectionError as exc:  # RayUnreachable, or Ray's own "Failed to connect"
+        raise click.ClickException(str(exc).splitlines()[0]) from None
+
+
+def _record_interrupted(store: JobStore, record: JobRecord | None) -> str:
+    """Record an interrupted job as cancelled (if its driver has not yet); returns the line that says so."""
+    if record is None:
+        return "interrupted: no job was started"
+    job = store.request_cancel(record.job_id)
+    if not job.is_final:
+        store.set_state(job.job_id, CANCELLED, finished=time.time(), error="interrupted")
+        job = store.get(job.job_id)
+    return (f"{job.job_id} {job.state} (interrupted): {count_of(job.units_done, job.spec.unit)} of "
+            f"{job.spec.count:,} played")
+
+
 def _run_with_progress(store: JobStore, record: JobRecord, url: str, workers: int, console: Console,
                        show: bool) -> JobRecord:
     columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
@@ -147,10 +193,9 @@ def _run_with_progress(store: JobStore, record: JobRecord, url: str, workers: in
             rate = f"{current.units_done / elapsed:,.0f}/s" if elapsed > 0.5 else ""
             progress.update(task, completed=current.units_done, rate=rate)
 
-        try:
-            return run_job(store, record.job_id, url, max_workers=workers, on_update=update)
-        except KeyboardInterrupt:  # the driver has marked the job cancelled, keeping the chunks played
-            raise click.Abort() from None
+        from workers.runner import run_job
+
+        return run_job(store, record.job_id, url, max_workers=workers, on_update=update)
 
 
 def _json_report(record: JobRecord, played_on: list[str]) -> dict[str, Any]:

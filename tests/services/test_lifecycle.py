@@ -1,0 +1,215 @@
+"""The platform in real use, through the real command line: a server runs job after job on its local Ray and leaves no
+process behind; Ctrl-C cancels a simulation cleanly; unreachable backends fail at once; nothing but cardtable's own
+messages is printed. Each test has its own data folder, so the embedded Valkey is its own."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+import redis
+from grpc_harness import CARDTABLE, ROOT, ServerProcess
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from replay.embedded import EmbeddedValkey
+from services.generated.cardtable.v1 import game_service_pb2, game_service_pb2_grpc, simulation_service_pb2_grpc
+from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
+from workers.chunk import play_chunk
+from workers.jobstore import JobStore
+from workers.plan import job_chunks
+from workers.spec import JobSpec, validate
+from workers.stats import comparable, summarize, total
+
+# How long a command may take to give up on an address that nothing answers on: a guard against hanging for minutes
+# (as before), generous enough for a loaded machine.
+GIVE_UP_S = 60
+
+
+def process_table() -> dict[int, tuple[str, int, str, str]]:
+    """Every process: pid -> (command name, parent pid, state, start time), from /proc."""
+    table = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text() if entry.name.isdigit() else ""
+        except OSError:  # gone meanwhile
+            continue
+        if stat:
+            name, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
+            table[int(entry.name)] = (name, int(rest[1]), rest[0], rest[19])
+    return table
+
+
+def descendants(pid: int) -> dict[int, tuple[str, int, str, str]]:
+    table = process_table()
+    found, frontier = {}, [pid]
+    while frontier:
+        parent = frontier.pop()
+        children = [child for child, row in table.items() if row[1] == parent]
+        found.update((child, table[child]) for child in children)
+        frontier += children
+    return found
+
+
+def still_running(processes: dict[int, tuple[str, int, str, str]], timeout: float = 60) -> list[str]:
+    """The names of those processes still running (not zombies) after up to ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        table = process_table()
+        alive = [row[0] for pid, row in processes.items()
+                 if pid in table and table[pid][3] == row[3] and table[pid][2] != "Z"]
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.5)
+
+
+def data_dir_env(tmp_path: Path) -> dict[str, str]:
+    return {**os.environ, "CARDTABLE_DATA_DIR": str(tmp_path)}
+
+
+def whist_job(count: int, chunk_size: int = 0) -> sim_pb2.JobSpec:
+    return sim_pb2.JobSpec(game_id="german_whist", policies=[sim_pb2.PolicySpec(name="random")], count=count, seed=5,
+                           chunk_size=chunk_size)
+
+
+def final_job(jobs: simulation_service_pb2_grpc.SimulationServiceStub, job_id: str) -> sim_pb2.Job:
+    return [u.job for u in jobs.WatchJob(sim_pb2.WatchJobRequest(job_id=job_id), timeout=300)][-1]
+
+
+def test_a_server_runs_job_after_job_and_leaves_no_process_behind(tmp_path):
+    with ServerProcess(env=data_dir_env(tmp_path)) as server:
+        channel = grpc.insecure_channel(server.target)
+        jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
+        first = final_job(jobs, jobs.SubmitJob(sim_pb2.SubmitJobRequest(spec=whist_job(3000))).job.job_id)
+
+        # The first job's driver thread has ended: the second job still has a Ray to run on, and can be cancelled.
+        second = jobs.SubmitJob(sim_pb2.SubmitJobRequest(spec=whist_job(10_000_000, chunk_size=2000))).job
+        watch = jobs.WatchJob(sim_pb2.WatchJobRequest(job_id=second.job_id), timeout=300)
+        next(update for update in watch if update.job.progress.units_done > 0)
+        jobs.CancelJob(sim_pb2.CancelJobRequest(job_id=second.job_id))
+        cancelled = [update.job for update in watch][-1]
+        third = final_job(jobs, jobs.SubmitJob(sim_pb2.SubmitJobRequest(spec=whist_job(3000))).job.job_id)
+
+        assert [first.state, cancelled.state, third.state] == [
+            sim_pb2.JOB_STATE_SUCCEEDED, sim_pb2.JOB_STATE_CANCELLED, sim_pb2.JOB_STATE_SUCCEEDED]
+        assert 0 < cancelled.progress.units_done < 10_000_000
+        spec = validate(JobSpec(game="german_whist", policies=("random",), count=3000, seed=5))
+        without_ray = comparable(summarize(spec, total([play_chunk(spec, c) for c in job_chunks(spec)], 2), 1.0))
+        assert comparable(json.loads(first.results.json)) == without_ray == comparable(json.loads(third.results.json))
+
+        health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
+        assert health.status == health_pb2.HealthCheckResponse.SERVING
+        games = game_service_pb2_grpc.GameServiceStub(channel).ListGames(game_service_pb2.ListGamesRequest())
+        assert "german_whist" in [game.game_id for game in games.games]
+        channel.close()
+
+        family = descendants(server.process.pid)
+        assert {"valkey-server", "raylet", "gcs_server"} <= {row[0] for row in family.values()}
+        assert server.terminate(timeout=90) == 0
+    assert still_running(family) == []
+    # Only cardtable's own log lines: no native stack dump on SIGTERM, no gRPC fork notices, no Ray warnings.
+    assert [line for line in server.log_lines if "msg" not in line] == []
+    assert [line["msg"] for line in server.log_lines][-2:] == ["shutting down", "stopped"]
+
+
+def running_job(store: JobStore, process: subprocess.Popen) -> str:
+    """The id of the command's job once it has played some deals."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and process.poll() is None:
+        records, _ = store.list(1)
+        if records and records[0].units_done > 0:
+            return records[0].job_id
+        time.sleep(0.2)
+    raise AssertionError(f"no job got going: {process.poll()=}")
+
+
+def test_ctrl_c_cancels_a_simulation_and_stops_the_embedded_store(tmp_path):
+    command = [CARDTABLE, "simulate", "german_whist", "--deals", "10000000", "--policies", "random", "--seed", "1",
+               "--chunk-size", "2000"]
+    # A session of its own: the SIGINT goes to the command's whole process group, as a terminal's Ctrl-C does.
+    process = subprocess.Popen(command, cwd=ROOT, env=data_dir_env(tmp_path), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        while not (tmp_path / "valkey" / "url").exists() and process.poll() is None:
+            time.sleep(0.1)
+        client = redis.Redis.from_url((tmp_path / "valkey" / "url").read_text())
+        valkey = {pid: row for pid, row in process_table().items() if pid == int(client.info("server")["process_id"])}
+        job_id = running_job(JobStore(client), process)
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130, err
+    assert "Traceback" not in out + err and "Ray" not in err
+    [line] = err.splitlines()
+    assert line.startswith(f"{job_id} cancelled (interrupted): ") and line.endswith(" of 10,000,000 played")
+    assert valkey and still_running(valkey, timeout=0) == []  # the command stopped its store, having recorded the job
+    with EmbeddedValkey(tmp_path) as store:
+        record = JobStore(redis.Redis.from_url(store.url)).get(job_id)
+    assert record.state == "cancelled" and record.error == "interrupted" and 0 < record.units_done < 10_000_000
+
+
+def test_a_stopped_server_leaves_its_job_to_the_next_which_resumes_only_jobs_whose_driver_is_gone(tmp_path):
+    with EmbeddedValkey(tmp_path) as valkey:
+        store = JobStore(redis.Redis.from_url(valkey.url))
+        with ServerProcess(env=data_dir_env(tmp_path)) as first:
+            channel = grpc.insecure_channel(first.target)
+            jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
+            left = jobs.SubmitJob(sim_pb2.SubmitJobRequest(spec=whist_job(20_000, chunk_size=1000))).job.job_id
+            watch = jobs.WatchJob(sim_pb2.WatchJobRequest(job_id=left), timeout=300)
+            next(update for update in watch if update.job.progress.units_done > 0)
+            channel.close()
+            assert first.terminate(timeout=90) == 0
+        # Stopped, the server's driver left the job as it was (not failed) and let go of it.
+        assert store.get(left).state == "running" and not store.has_driver(left)
+        held = store.create(store.get(left).spec)
+        store.set_state(held.job_id, "running")
+        assert store.claim(held.job_id, "another-server:1")  # its driver is alive elsewhere
+        with ServerProcess(env=data_dir_env(tmp_path)) as second:
+            channel = grpc.insecure_channel(second.target)
+            jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
+            resumed = final_job(jobs, left)
+            channel.close()
+            assert second.terminate(timeout=90) == 0
+        assert resumed.state == sim_pb2.JOB_STATE_SUCCEEDED and resumed.results.units == 20_000
+        assert store.get(held.job_id).state == "running"
+        store.release(held.job_id, "another-server:1")
+    named = [line for line in second.log_lines if line.get("msg") == "resuming job"]
+    assert [line["job_id"] for line in named] == [left]
+
+
+@pytest.mark.parametrize(("backend", "message"), [
+    (["--redis-url", "redis://127.0.0.1:1"], "Error: cannot reach Redis at redis://127.0.0.1:1: "),
+    (["--address", "127.0.0.1:1"], "Error: cannot reach Ray at 127.0.0.1:1: Connection refused"),
+])
+def test_an_unreachable_backend_is_one_line_and_leaves_no_job(tmp_path, backend, message):
+    run = subprocess.run([CARDTABLE, "simulate", "german_whist", "--deals", "100", "--policies", "random", *backend],
+                         cwd=ROOT, env=data_dir_env(tmp_path), capture_output=True, text=True, timeout=GIVE_UP_S)
+    assert run.returncode == 1
+    [line] = run.stderr.splitlines()
+    assert line.startswith(message)
+    with EmbeddedValkey(tmp_path) as store:
+        assert JobStore(redis.Redis.from_url(store.url)).list(10) == ([], None)
+
+
+def test_a_reader_that_goes_away_ends_a_stream_quietly(tmp_path):
+    env = data_dir_env(tmp_path)
+    fixture = ROOT / "tests" / "fixtures" / "replays" / "belote-3p-match.ctr"
+    imported = subprocess.run([CARDTABLE, "replay", "import", str(fixture)], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=120)
+    replay_id = imported.stdout.strip()
+    assert imported.returncode == 0 and replay_id, imported.stderr
+    # `cardtable replay stream ID | head -2`: the reader closes the pipe while moves are still coming.
+    stream = subprocess.Popen([CARDTABLE, "replay", "stream", replay_id, "--delay", "0.05"], cwd=ROOT, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert stream.stdout.readline().startswith(f"{replay_id}: belote")
+    assert stream.stdout.readline()
+    stream.stdout.close()
+    assert stream.wait(timeout=120) == 0
+    assert stream.stderr.read() == ""
