@@ -16,6 +16,7 @@ a trick (``_trick_taken``) and scores the deal (``_score_deal``).
 
 from __future__ import annotations
 
+import json
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -78,6 +79,7 @@ class TrickGame(State):
     RULES: ClassVar[TrickRules]
     ACTIONS: ClassVar[CardActions]
     COPY = {"hands": LIST, "trick": LIST, "tricks": LIST, "card_points": LIST, "tricks_won": LIST}
+    _loading = False  # a position's tricks are being replayed: the last one is not scored
 
     hands: list[int]
     trump: int
@@ -99,6 +101,11 @@ class TrickGame(State):
 
     def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
         """Checks of a position's cards against ``deal_deck`` (PositionError), run before the tricks are replayed."""
+
+    @abstractmethod
+    def _deal_again(self, trump: int) -> None:
+        """Set the deal as ``deal_deck`` dealt it, up to the first card played (with ``trump``): the hands and the
+        game's own dealt piles (``_reset_tricks`` included)."""
 
     def _observe_deal(self, seat: int, obs: dict) -> None:
         """The game's own observation keys."""
@@ -131,14 +138,23 @@ class TrickGame(State):
         return legal_mask(self.RULES.follow, hand, SUIT[self.trick[0][1]], self.trump, self.over, partner_winning)
 
     def _card_ids(self) -> list[int]:
+        """The legal card plays of the seat to play (all of them while a game asks for nothing else first)."""
         return self.ACTIONS.ids(self._playable(self.current_player))
+
+    def _card_action(self, seat: int, card: int) -> int | None:
+        """The action that plays ``card`` for ``seat``, None if the seat does not hold it."""
+        return self.ACTIONS.plain_id[card] if self.hands[seat] & BIT[card] else None
+
+    def _play_action(self, action: int) -> None:
+        """Play a card action of ``_card_ids`` for the seat to play."""
+        self._play(self.current_player, self.ACTIONS.card_of[action])
 
     def _play(self, seat: int, card: int) -> None:
         """``seat`` plays ``card`` from its hand."""
         self.hands[seat] ^= BIT[card]
         self._add_to_trick(seat, card)
 
-    def _add_to_trick(self, seat: int, card: int, loading: bool = False) -> None:
+    def _add_to_trick(self, seat: int, card: int) -> None:
         trick = self.trick
         trick.append((seat, card))
         trump = self.trump
@@ -150,9 +166,9 @@ class TrickGame(State):
         if len(trick) < self.n:
             self.current_player = (seat + 1) % self.n
             return
-        self._end_trick(loading)
+        self._end_trick()
 
-    def _end_trick(self, loading: bool) -> None:
+    def _end_trick(self) -> None:
         rules = self.RULES
         winner = self.best_seat
         side = self.side_of[winner]
@@ -163,16 +179,13 @@ class TrickGame(State):
         self.tricks.append(self.trick)
         self.trick = []
         self.current_player = winner
-        last = len(self.tricks) == rules.tricks
-        if last:
-            self.last_trick_side = side
-        if loading:
-            return
         self._trick_taken(winner)
         if rules.draw_after_trick and self.stock_top < len(self.stock):
             self.stock_top = draw_in_turn(self.hands, self.stock, self.stock_top, winner, self.n)
-        if last:
-            self._score_deal()
+        if len(self.tricks) == rules.tricks:
+            self.last_trick_side = side
+            if not self._loading:
+                self._score_deal()
 
     def trick_totals(self) -> list[int]:
         """Each side's card points plus the last-trick bonus."""
@@ -202,16 +215,17 @@ class TrickGame(State):
     def _tricks_codes(self) -> list[list[list]]:
         return [[[s, CODES[c]] for s, c in trick] for trick in self.tricks]
 
-    def _load_tricks(self, p: Mapping[str, Any], piles: Mapping[str, Sequence[int]]) -> tuple[int, list[int]]:
-        """Load ``hands``, ``trump``, ``trick`` and ``tricks`` and check them: with the game's other ``piles`` (key ->
-        cards) they hold the deck once each; the tricks are played in turn, the dealer's left leading the first and
-        each winner the next. The trick state is rebuilt by replaying the played cards. Returns the seat to play and
-        the seat that won each finished trick."""
+    def _load_tricks(self, p: Mapping[str, Any], piles: Mapping[str, Sequence[int]]) -> int:
+        """Load ``hands``, ``trump``, ``trick`` and ``tricks`` and check them against the rules, returning the seat to
+        play: with the game's other ``piles`` (key -> cards) they hold the deck once each; each hand is listed in
+        canonical order; the tricks are played in turn, the dealer's left leading the first and each winner the
+        next; replayed from the hands ``deal_deck`` dealt (``_deal_again``), every card was held by its player and
+        allowed by the follow rule when played, and the hands left are the position's hands."""
         n = self.n
         hands = p["hands"]
         if not isinstance(hands, list) or len(hands) != n:
             raise PositionError(f"hands must list {n} seats")
-        hand_cards = [position_cards(hand, f"hands[{seat}]") for seat, hand in enumerate(hands)]
+        hand_cards = [position_hand(hand, f"hands[{seat}]") for seat, hand in enumerate(hands)]
         trump = NO_TRUMP if p["trump"] is None else suit_of_code(p["trump"])
         most = self.RULES.tricks
         if not isinstance(p["tricks"], list) or len(p["tricks"]) > most:
@@ -223,31 +237,59 @@ class TrickGame(State):
         every["tricks"] = [c for played in tricks for _s, c in played]
         check_cards_once({**every, **piles}, self._deck_cards())
         self._check_dealt(trump, hand_cards)
-        self._reset_tricks([mask_of(cards) for cards in hand_cards], trump)
-        winners: list[int] = []
-
-        def winner(cards: list[int]) -> int:
-            k = trick_winner(cards, trump, self.RULES.ranking)
-            winners.append(tricks[len(winners)][k][0])
-            return k
-
-        to_play = check_play_order(tricks, trick, self._first_leader(), n, winner)
-        for played in [*tricks, trick]:
+        to_play = check_play_order(tricks, trick, self._first_leader(), n,
+                                   lambda cards: trick_winner(cards, trump, self.RULES.ranking))
+        phase = self.phase
+        self._deal_again(trump)
+        self._loading = True
+        for k, played in enumerate([*tricks, trick]):
             for seat, card in played:
-                self._add_to_trick(seat, card, loading=True)
-        return to_play, winners
+                self.current_player = seat
+                self._replay_card(f"tricks[{k}]" if k < len(tricks) else "trick", seat, card)
+        del self._loading
+        self.phase = phase
+        for seat, cards in enumerate(hand_cards):
+            left, given = self.hands[seat], mask_of(cards)
+            if left != given:
+                wrong, missing = codes_of(cards_in(given & ~left)), codes_of(cards_in(left & ~given))
+                raise PositionError(f"hands[{seat}] must hold what deal_deck dealt seat {seat}, less what it played: "
+                                    f"{' '.join(wrong) or 'nothing'} not its, {' '.join(missing) or 'nothing'} missing")
+        return to_play
 
-    def _check_hand_size(self, seat: int, due: int, held: int | None = None, what: str = "cards") -> None:
-        held = self.hands[seat].bit_count() if held is None else held
-        if held != due:
-            raise PositionError(f"seat {seat} must hold {due} {what} here, not {held}")
+    def _replay_card(self, key: str, seat: int, card: int) -> None:
+        """Play a position's card again; PositionError naming it unless the seat held it and the rules allowed it."""
+        action = self._card_action(seat, card)
+        if action is None:
+            raise PositionError(f"{key}: seat {seat} plays {CODES[card]}, which deal_deck did not deal it (or it had "
+                                "played it already)")
+        legal = self._card_ids()
+        if action not in legal:
+            allowed = ", ".join(self.ACTIONS.strings[a] for a in legal)
+            raise PositionError(f"{key}: seat {seat} may not play {CODES[card]} there: the follow rule allows only "
+                                f"{allowed}")
+        self._play_action(action)
 
     def _load_seat(self, value: object, key: str) -> int | None:
         """A nullable seat of a position (the belote announcer, ...)."""
         return position_seat(value, key, self.n, nullable=True)
 
 
-def in_trick(trick: Sequence[tuple[int, int]], seat: int) -> bool:
-    """Whether ``seat`` has played to ``trick``."""
-    return any(s == seat for s, _c in trick)
+def same_json(a: object, b: object) -> bool:
+    """Whether two JSON values are the same (``true`` is not ``1``)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
+
+def position_hand(value: object, key: str) -> list[int]:
+    """A position's hand: card codes in canonical order (as positions write them), else PositionError naming it.
+
+    >>> position_hand(["7C", "2D"], "hands[0]")
+    [5, 13]
+    >>> position_hand(["2D", "7C"], "hands[0]")
+    Traceback (most recent call last):
+    engine.errors.PositionError: hands[0] must list its cards in canonical order: 7C 2D, got 2D 7C
+    """
+    cards = position_cards(value, key)
+    if cards != sorted(cards):
+        raise PositionError(f"{key} must list its cards in canonical order: {' '.join(codes_of(sorted(cards)))}, got "
+                            f"{' '.join(value)}")
+    return cards

@@ -133,16 +133,25 @@ class Belote(BelotePlay):
 
     def _start_deal(self, deck: list[int]) -> None:
         order = self.seats_from_dealer()
-        hands, used = deal_rounds(deck, order, [3, 2])  # 3.4 / 3.6: 5 cards each
-        self._reset_play([mask_of(h) for h in hands])
-        self.turn_up = deck[used]
-        self.stock = deck[used + 1:]
+        self._first_dealing(deck)
         self.taken = False
         self.rounds = TakeRounds(self.n, order[0], SUITS[SUIT[self.turn_up]])
         self.declared: list[str | None] = [None] * self.n
         self.melds: list[list[Meld]] = [[] for _ in range(self.n)]
         self.declaration_points = [0] * len(self.card_points)
         self.phase, self.current_player = "auction", order[0]
+
+    def _first_dealing(self, deck: list[int]) -> None:
+        hands, used = deal_rounds(deck, self.seats_from_dealer(), [3, 2])  # 3.4 / 3.6: 5 cards each
+        self._reset_play([mask_of(h) for h in hands])
+        self.turn_up = deck[used]
+        self.stock = deck[used + 1:]
+
+    def _deal_again(self, trump: int) -> None:
+        self._first_dealing(self.deal_deck)
+        if self.taken:
+            self._second_dealing(self.rounds.taker)
+        self.trump = trump
 
     def _second_dealing(self, taker: int) -> None:
         order = self.seats_from_dealer()
@@ -200,9 +209,6 @@ class Belote(BelotePlay):
 
     def _other_piles(self) -> dict[str, list[int]]:
         return {"stock": self.stock, "turn_up": [] if self.taken and self.n == 4 else [self.turn_up]}
-
-    def _hand_size_before_play(self) -> int:
-        return 5  # 3.4, 3.6
 
     def _hands_pack(self) -> list[int]:
         """A thrown-in deal gathered (no_shuffle): the hands from the dealer's left in dealt order, turn-up, stock."""
@@ -307,9 +313,8 @@ class Belote(BelotePlay):
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
         self.turn_up = self.deal_deck[5 * self.n]  # 3.4 / 3.6: the card after the first dealing
-        self.stock = position_cards(p["stock"], "stock")
-        order = self.seats_from_dealer()
-        self.rounds = TakeRounds(self.n, order[0], SUITS[SUIT[self.turn_up]])
+        stock = position_cards(p["stock"], "stock")
+        self.rounds = TakeRounds(self.n, self.seats_from_dealer()[0], SUITS[SUIT[self.turn_up]])
         replay_auction(self.rounds, p["auction"])
         self.taken = self.rounds.over
         shown = None if self.taken and self.n == 4 else CODES[self.turn_up]
@@ -325,21 +330,17 @@ class Belote(BelotePlay):
                 d not in (None, "declare", "nodeclare") for d in declared):
             raise PositionError(f"declared lists per seat null, 'declare' or 'nodeclare', got {declared!r}")
         self.declared = list(declared)
-        self._load_play(p)
-        undealt = 5 * self.n + 1 + (3 * self.n if self.taken else 0)  # 3.4 - 3.6
-        if self.stock != ([] if self.taken and self.n == 4 else self.deal_deck[undealt:]):
-            raise PositionError("stock must be the undealt end of deal_deck, in order (empty once taken with 4)")
-        self.declaration_points = [0] * len(self.card_points)
-        # The hands at the start of play are the hands now plus the cards each seat has played.
-        start = list(self.hands)
-        for trick in [*self.tricks, self.trick]:
-            for seat, card in trick:
-                start[seat] |= BIT[card]
-        self.melds = [melds(h, NATURAL_ORDER, CARRE_VALUES) for h in start] if self.taken else [[]] * self.n
-        self._check_declared()
-        if self.tricks:
-            self._resolve_declarations()
         if p["trump"] != self.rounds.trump:
             raise PositionError("trump must be the taken suit once the auction is over, null before")
         if self.phase not in ("play" if self.taken else "auction", "over"):
             raise PositionError(f"phase {self.phase!r} does not fit the taking rounds")
+        if self.phase == "auction" and p["current_player"] != self.rounds.turn:
+            raise PositionError(f"current_player must be {self.rounds.turn}, the seat to speak in the taking rounds")
+        self.stock, self.melds = stock, [[] for _ in range(self.n)]
+        self._load_play(p)  # the deal replayed: stock and melds as dealt
+        if self.stock != stock:
+            raise PositionError("stock must be the undealt end of deal_deck, in order (empty once taken with 4)")
+        self.declaration_points = [0] * len(self.card_points)
+        self._check_declared()
+        if self.tricks:
+            self._resolve_declarations()

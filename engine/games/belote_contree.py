@@ -133,8 +133,10 @@ class BeloteContree(BelotePlay):
         self.redeal_queue = [s for s in order if self._weak(s)] if self.options["weak_hand_redeal"] else []
         self._open_deal()
 
-    def _hand_size_before_play(self) -> int:
-        return TRICKS  # 3.6: all 32 cards are dealt before the auction
+    def _deal_again(self, trump: int) -> None:
+        hands, _ = deal_rounds(self.deal_deck, self.seats_from_dealer(), PACKETS)  # 3.6
+        self._reset_play([mask_of(h) for h in hands])
+        self.trump = trump
 
     def _weak(self, seat: int) -> bool:
         plain = POINTS[NO_TRUMP]
@@ -237,20 +239,24 @@ class BeloteContree(BelotePlay):
         if not isinstance(queue, list):
             raise PositionError(f"redeal_queue lists seats, got {queue!r}")
         self.redeal_queue = [position_seat(s, "redeal_queue", 4) for s in queue]
+        if self.auction.over:
+            self.contract = self.auction.contract()
+            if self.contract is None or p["trump"] != self.contract.suit:
+                raise PositionError("trump must be the contract's suit once the auction is over")
+        elif p["trump"] is not None:
+            raise PositionError("trump is null until the auction is over")
+        expected = "play" if self.auction.over else "redeal" if self.redeal_queue else "auction"
+        if self.phase not in (expected, "over"):
+            raise PositionError(f"phase {self.phase!r} does not fit the auction and redeal queue ({expected!r})")
         self._load_play(p)
         asked = [s for s in order if self._weak(s)] if self.options["weak_hand_redeal"] else []
         if queue and (queue != asked[len(asked) - len(queue):] or self.auction.actions):
             raise PositionError(f"redeal_queue must be the weak hands not yet asked, in order ({asked}), "
                                 "and empty once the auction has begun")
-        if self.auction.over:
-            self.contract = self.auction.contract()
-            if self.contract is None or SUITS[self.trump] != self.contract.suit:
-                raise PositionError("trump must be the contract's suit once the auction is over")
-        elif self.trump != NO_TRUMP:
-            raise PositionError("trump is null until the auction is over")
-        expected = "play" if self.auction.over else "redeal" if self.redeal_queue else "auction"
-        if self.phase not in (expected, "over"):
-            raise PositionError(f"phase {self.phase!r} does not fit the auction and redeal queue ({expected!r})")
+        to_speak = {"redeal": self.redeal_queue[:1], "auction": [self.auction.turn]}.get(self.phase)
+        if to_speak and p["current_player"] != to_speak[0]:
+            raise PositionError(f"current_player must be {to_speak[0]}, the seat to answer the redeal question or "
+                                "to speak in the auction")
 
 
 _AUCTION_IDS: dict[tuple, list[int]] = {}

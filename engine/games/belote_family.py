@@ -16,7 +16,7 @@ from ..clone import SHARED
 from ..dealing import draw_for_dealer
 from ..errors import PositionError
 from ..scoring import point_table
-from ..trickgame import TrickGame, TrickRules, in_trick
+from ..trickgame import TrickGame, TrickRules
 from ..tricks import NO_TRUMP, CardActions, FollowRule, Ranking, cut
 
 DECK_RANKS = "789TJQKA"
@@ -108,24 +108,19 @@ class BelotePlay(TrickGame):
         obs["belote"] = self.belote_seat
 
     def _load_play(self, p: Mapping[str, Any]) -> None:
-        """Hands, trump and the tricks so far, checked against the rules: the 32 cards once each, tricks played in
-        turn (the dealer's left leads the first, 5.1; each winner the next, 5.3), the hand sizes they leave, the seat
-        to act and the belote. The trick state is rebuilt by replaying the played cards."""
+        """Hands, trump and the tricks so far, checked by replaying them from the hands deal_deck dealt (the dealer's
+        left leads the first trick, 5.1; each winner the next, 5.3; every card allowed by 5.2), then the seat to act
+        and the belote."""
         if self.phase not in self.PHASES:
             raise PositionError(f"phase must be one of {self.PHASES}, got {self.phase!r}")
-        over = self.phase == "over"
         belote = self._load_seat(p["belote"], "belote")
         if isinstance(p["tricks"], list) and isinstance(p["trick"], list) and (p["tricks"] or p["trick"]) and \
                 self.phase not in ("play", "over"):
             raise PositionError(f"no card is played in phase {self.phase!r}")
-        if isinstance(p["tricks"], list) and over != (len(p["tricks"]) == TRICKS):
+        if isinstance(p["tricks"], list) and (self.phase == "over") != (len(p["tricks"]) == TRICKS):
             raise PositionError("a deal in play has fewer than 8 finished tricks; a match is over after the 8th")
-        to_play, _winners = self._load_tricks(p, self._other_piles())
+        to_play = self._load_tricks(p, self._other_piles())
         self.belote_seat, self.rebelote = belote, False
-        for seat in range(self.n):
-            in_play = self.phase in ("play", "over")
-            due = TRICKS - len(self.tricks) - in_trick(self.trick, seat) if in_play else self._hand_size_before_play()
-            self._check_hand_size(seat, due)
         if self.phase == "play" and p["current_player"] != to_play:
             raise PositionError(f"current_player must be {to_play}, the seat to play to the trick")
         self._check_belote([c for played in [*self.tricks, self.trick] for c in played])
@@ -142,10 +137,6 @@ class BelotePlay(TrickGame):
                 c in by_seat or self.hands[seat] & BIT[c] for c in pair):
             raise PositionError(f"belote: seat {seat} must hold the trump king and queen and have played one of them")
         self.rebelote = all(c in by_seat for c in pair)
-
-    @abstractmethod
-    def _hand_size_before_play(self) -> int:
-        """How many cards each seat holds during the auction."""
 
     def _other_piles(self) -> dict[str, list[int]]:
         """Cards of the position outside the hands and tricks (a turn-up, a stock), by position key."""

@@ -23,7 +23,7 @@ from ..options import Option
 from ..registry import register
 from ..scoring import leaders
 from ..state import GameInfo, GameLength, match_length
-from ..trickgame import TrickGame, TrickRules, in_trick
+from ..trickgame import TrickGame, TrickRules, same_json
 from ..tricks import CardActions, Ranking, position_cards
 
 RANKING = Ranking("AKQJT98765432")  # 2.1: the same order in trump and plain suits
@@ -97,9 +97,9 @@ class GermanWhist(TrickGame):
 
     # ---- legal actions (5.3, 8.1c) ------------------------------------------------------------------------------
 
-    def _legal_ids(self) -> list[int]:
+    def _card_ids(self) -> list[int]:
         seat = self.current_player
-        ids = self._card_ids()
+        ids = super()._card_ids()
         if not self.down[seat] or (self.hands[seat] and not self.trick):
             return ids
         if self.trick and self.hands[seat] & SUIT_MASK[SUIT[self.trick[0][1]]]:
@@ -107,12 +107,20 @@ class GermanWhist(TrickGame):
         # 8.1c: face-down cards when void in the led suit, or to lead with an empty hand
         return ids + [DOWN_IDS[slot] for slot, card in enumerate(self.down[seat]) if card is not None]
 
+    def _legal_ids(self) -> list[int]:
+        return self._card_ids()
+
     def action_string(self, action: int) -> str:
         return ACTIONS.strings[action]
 
     # ---- play (5.4 - 5.6) ---------------------------------------------------------------------------------------
 
-    def _apply(self, action: int) -> None:
+    def _card_action(self, seat: int, card: int) -> int | None:
+        if card in self.down[seat]:
+            return DOWN_IDS[self.down[seat].index(card)]
+        return super()._card_action(seat, card)
+
+    def _play_action(self, action: int) -> None:
         seat = self.current_player
         card = CARD_OF[action]
         if card is None:  # down:<slot>
@@ -122,6 +130,8 @@ class GermanWhist(TrickGame):
             self._add_to_trick(seat, card)
         else:
             self._play(seat, card)
+
+    _apply = _play_action
 
     def _trick_taken(self, winner: int) -> None:
         if self.down[winner]:
@@ -200,28 +210,34 @@ class GermanWhist(TrickGame):
         }
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
-        """Load and check a position: the 52 cards once each, the tricks in turn, and every count the tricks imply."""
+        """Load and check a position: the 52 cards once each, the deal replayed from deal_deck as the tricks say
+        (draws and face-down cards included), and every key the replay implies."""
         if self.phase not in ("play", "over"):
             raise PositionError(f"phase must be 'play' or 'over', got {self.phase!r}")
         self.phase1_tricks = 11 if self.options["face_down_four"] else 13
         face_up = [] if p["face_up"] is None else [parse_card(p["face_up"])]
-        self.stock = face_up + position_cards(p["stock"], "stock")
-        if self.stock and not face_up:
+        stock = face_up + position_cards(p["stock"], "stock")
+        if stock and not face_up:
             raise PositionError("a stock with cards has its top card face up (face_up may not be null)")
-        self.stock_top = 0
-        self.down = [self._load_slots(slots, seat) for seat, slots in enumerate(_pair(p, "face_down"))]
-        seen = _pair(p, "face_down_seen")
-        if any(not isinstance(x, bool) for x in seen):
-            raise PositionError(f"face_down_seen must be two booleans, got {seen!r}")
-        self.down_seen = list(seen)
-        piles = {"face_up and stock": self.stock}
-        for seat, slots in enumerate(self.down):
+        down = [self._load_slots(slots, seat) for seat, slots in enumerate(_pair(p, "face_down"))]
+        piles = {"face_up and stock": stock}
+        for seat, slots in enumerate(down):
             piles[f"face_down[{seat}]"] = [c for c in slots if c is not None]
-        to_play, winners = self._load_tricks(p, piles)
-        if _count(p["tricks_played"], TRICKS_PER_DEAL) != len(self.tricks):
-            raise PositionError(f"tricks_played is {p['tricks_played']} but tricks lists {len(self.tricks)}")
-        self._check_play(p, to_play, winners)
+        self.stock, self.stock_top = stock, 0
+        to_play = self._load_tricks(p, piles)
         self.target = self._load_target(p["target"])
+        keys = self._deal_position()
+        for key, rule in KEY_RULES.items():
+            if not same_json(p[key], keys[key]):
+                raise PositionError(f"{rule}: {keys[key]!r} here, got {p[key]!r}")
+        if self.phase == "over" and len(self.tricks) != TRICKS_PER_DEAL:
+            raise PositionError("a match is over only after the 26th trick of a deal")
+        if self.phase == "play" and len(self.tricks) == TRICKS_PER_DEAL:
+            raise PositionError("after the 26th trick the deal is scored: phase 'play' needs a trick to play")
+        expected = None if self.phase == "over" else to_play
+        if p["current_player"] != expected:
+            raise PositionError(f"current_player must be {expected} (the seat to play to the trick)")
+        self.current_player = expected
 
     def _load_slots(self, slots: Any, seat: int) -> list[int | None]:
         if not isinstance(slots, list) or len(slots) != (SLOTS if self.options["face_down_four"] else 0):
@@ -236,37 +252,8 @@ class GermanWhist(TrickGame):
         if self.stock and self.stock != self.deal_deck[-len(self.stock):]:
             raise PositionError("face_up and stock must be the undrawn end of deal_deck, in order")
 
-    def _check_play(self, p: Mapping[str, Any], to_play: int, winners: list[int]) -> None:
-        """What the tricks imply: who won each (won, taken_face_up, face_down_seen), the stock and hand sizes, and
-        the seat to act."""
-        phase1 = self.phase1_tricks
-        self.phase1_won = [winners[:phase1].count(seat) for seat in (0, 1)]
-        won = p["won"]
-        if not isinstance(won, Mapping) or set(won) != {"phase1", "phase2"} or \
-                [[_count(x, TRICKS_PER_DEAL) for x in _pair(won, key)] for key in ("phase1", "phase2")] != self.won():
-            raise PositionError(f"won must count the tricks each seat won per phase: {self.won()}, got {won!r}")
-        drawn = min(len(self.tricks), phase1)
-        self.taken_face_up = [(winners[k], self.deal_deck[-2 * (phase1 - k)]) for k in range(drawn)]
-        taken = [[s, CODES[c]] for s, c in self.taken_face_up]
-        if p["taken_face_up"] != taken:
-            raise PositionError(f"taken_face_up must list who took each face-up card: {taken}")
-        if len(self.stock) != 2 * (phase1 - drawn):
-            raise PositionError(f"after {len(self.tricks)} tricks the stock holds {2 * (phase1 - drawn)} cards")
-        seen = [self.options["face_down_four"] and seat in winners for seat in (0, 1)]
-        if self.down_seen != seen:
-            raise PositionError(f"face_down_seen must be {seen}: a seat sees its face-down cards once it won a trick")
-        for seat in (0, 1):
-            held = self.hands[seat].bit_count() + sum(c is not None for c in self.down[seat])
-            due = TRICKS_PER_DEAL - len(self.tricks) - len(self.stock) // 2 - in_trick(self.trick, seat)
-            self._check_hand_size(seat, due, held, "cards (hand and face-down)")
-        expected = None if self.phase == "over" else to_play
-        if self.phase == "over" and len(self.tricks) != TRICKS_PER_DEAL:
-            raise PositionError("a match is over only after the 26th trick of a deal")
-        if self.phase == "play" and len(self.tricks) == TRICKS_PER_DEAL:
-            raise PositionError("after the 26th trick the deal is scored: phase 'play' needs a trick to play")
-        if p["current_player"] != expected:
-            raise PositionError(f"current_player must be {expected} (the seat to play to the trick)")
-        self.current_player = expected
+    def _deal_again(self, trump: int) -> None:
+        self._start_deal(list(self.deal_deck))
 
     def _load_target(self, value: Any) -> int:
         """7.4b: the target in force is target_score, raised by 10 for each deal after which both seats reached it."""
@@ -275,6 +262,18 @@ class GermanWhist(TrickGame):
         if (base == 0 and target != 0) or target < base or (target - base) % 10:
             raise PositionError(f"target must be target_score ({base}) raised by tens (0 for a single deal)")
         return target
+
+
+# The keys a replay of the tricks decides, with what each must say.
+KEY_RULES = {
+    "tricks_played": "tricks_played counts the finished tricks",
+    "won": "won must count the tricks each seat won per phase",
+    "taken_face_up": "taken_face_up must list who took each face-up card",
+    "face_up": "face_up is the stock's top card once the tricks have drawn theirs (null when none is left)",
+    "stock": "stock is what the tricks left of the dealt stock",
+    "face_down": "face_down holds the dealt face-down cards not yet played",
+    "face_down_seen": "face_down_seen: a seat sees its face-down cards once it won a trick",
+}
 
 
 def _pair(p: Mapping[str, Any], key: str) -> list:

@@ -7,13 +7,13 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from trick_positions import documented_example, fill_play
+from trick_positions import deck_dealing, documented_example, fill_play, first_accepted, played_by
 
 import engine
 from engine.cards import CODES, make_deck, mask_of, parse_cards
 from engine.declarations import Meld, melds
 from engine.games.belote import CARRE_VALUES, meld_key, three_player_points, two_side_points
-from engine.games.belote_family import NATURAL_ORDER, RANKING
+from engine.games.belote_family import NATURAL_ORDER
 from engine.rng import Rng
 from engine.tricks import HEARTS, cut
 
@@ -28,21 +28,36 @@ def new(seed: int = 1, dealer: int = 0, players: int = 4, deck: list[str] | None
 def in_play(trump: str, hands: dict[int, list[str]], trick: list, current: int, declared=None, players: int = 4,
             **options) -> engine.State:
     """A position in play, dealer 0, seat 1 took ``trump`` in round 1 (turn-up the 7 of trump); short hands get other
-    cards, the rest of the deck forms finished tricks won by the seat that leads now (none choosing declarations)."""
-    p = new(players=players, **options).to_position()
+    cards, the rest of the deck forms finished tricks won by the seat that leads now (none choosing declarations),
+    and deal_deck deals it all."""
+    base = new(players=players, **options).to_position()
     turn_up = "7" + trump
     set_aside = [] if players == 4 else [turn_up] + [c for c in reversed(DECK) if c != turn_up][:31 - 8 * players]
-    full, tricks = fill_play(hands, trick, current, players, trump, 1, DECK, RANKING, set_aside)
-    dealt = [c for c in DECK if c not in set_aside and c != turn_up]
-    deck = dealt[:5 * players] + [turn_up] + dealt[5 * players:] + set_aside[1:]
-    played = [[c for t in [*tricks, trick] for s, c in t if s == seat] for seat in range(players)]
-    if declared is None:
-        declared = ["nodeclare" if cards and melds(mask_of(parse_cards(h + cards)), NATURAL_ORDER, CARRE_VALUES)
-                    else None for h, cards in zip(full, played, strict=True)]
-    p.update(auction=[[1, "take"]], trump=trump, turn_up=None if players == 4 else turn_up, deal_deck=deck,
-             stock=set_aside[1:], phase="play", hands=full, trick=trick, tricks=tricks, current_player=current,
-             declared=declared, belote=None)
-    return engine.from_position(GAME, p)
+
+    def build(rng) -> dict:
+        full, tricks = fill_play(rng, hands, trick, current, players, trump, 1, DECK, set_aside)
+        played = played_by([*tricks, trick], players)
+        start = [h + cards for h, cards in zip(full, played, strict=True)]
+        fixed = {5 * players: turn_up, **dict(zip(range(32 - len(set_aside) + 1, 32), set_aside[1:], strict=True))}
+        deck = deck_dealing(_taken_indices(players), start, 32, fixed)
+        chosen = declared
+        if chosen is None:
+            chosen = ["nodeclare" if cards and melds(mask_of(parse_cards(h)), NATURAL_ORDER, CARRE_VALUES)
+                      else None for h, cards in zip(start, played, strict=True)]
+        p = dict(base)
+        p.update(auction=[[1, "take"]], trump=trump, turn_up=None if players == 4 else turn_up, deal_deck=deck,
+                 stock=set_aside[1:], phase="play", hands=full, trick=trick, tricks=tricks, current_player=current,
+                 declared=chosen, belote=None)
+        return p
+
+    return first_accepted(GAME, build)
+
+
+def _taken_indices(players: int) -> list[list[int]]:
+    """The deck indices each seat holds once seat 1 took the turn-up (dealer 0), from a deal of the canonical deck."""
+    state = new(players=players, deck=DECK)
+    state.apply("take")
+    return [[DECK.index(c) for c in hand] for hand in state.to_position()["hands"]]
 
 
 def deck_with(cards: dict[int, str]) -> list[str]:

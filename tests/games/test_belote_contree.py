@@ -7,13 +7,12 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from trick_positions import documented_example, fill_play
+from trick_positions import dealt_indices, deck_dealing, documented_example, fill_play, first_accepted, played_by
 
 import engine
 from engine.auction import Contract
 from engine.cards import CODES, make_deck
-from engine.games.belote_contree import contract_points
-from engine.games.belote_family import RANKING
+from engine.games.belote_contree import PACKETS, contract_points
 from engine.rng import Rng
 from engine.tricks import cut
 
@@ -37,8 +36,9 @@ def new(seed: int = 1, dealer: int = 0, deck: list[str] | None = None, **options
 def in_play(trump: str, declarer: int, hands: dict[int, list[str]], trick: list, current: int, dealer: int = 0,
             tricks: list | None = None, **options) -> engine.State:
     """A position in play: a contract of 80 in ``trump`` by ``declarer``, the given hands and trick; short hands get
-    other cards and the rest of the deck forms finished tricks won by the seat that leads now (or ``tricks``)."""
-    p = new(dealer=dealer, **options).to_position()
+    other cards and the rest of the deck forms finished tricks won by the seat that leads now (or ``tricks``); deal_deck
+    deals it all."""
+    base = new(dealer=dealer, **options).to_position()
     first = (dealer + 1) % 4
     auction = []
     for k in range(4):
@@ -48,10 +48,17 @@ def in_play(trump: str, declarer: int, hands: dict[int, list[str]], trick: list,
             auction += [[(seat + j) % 4, "pass"] for j in (1, 2, 3)]
             break
         auction.append([seat, "pass"])
-    full, tricks = fill_play(hands, trick, current, 4, trump, first, DECK, RANKING, tricks=tricks)
-    p.update(auction=auction, trump=trump, hands=full, trick=trick, tricks=tricks, current_player=current,
-             phase="play", belote=None, redeal_queue=[])
-    return engine.from_position(GAME, p)
+
+    def build(rng) -> dict:
+        full, finished = fill_play(rng, hands, trick, current, 4, trump, first, DECK, tricks=tricks)
+        start = [h + cards for h, cards in zip(full, played_by([*finished, trick], 4), strict=True)]
+        p = dict(base)
+        p.update(auction=auction, trump=trump, hands=full, trick=trick, tricks=finished, current_player=current,
+                 phase="play", belote=None, redeal_queue=[],
+                 deal_deck=deck_dealing(dealt_indices(4, dealer, PACKETS), start, 32))
+        return p
+
+    return first_accepted(GAME, build)
 
 
 def deck_for(hands: dict[int, list[str]]) -> list[str]:
@@ -278,14 +285,12 @@ def test_6_belote_offered_with_both_cards_and_rebelote_is_automatic():
 
 def test_6_3_declared_belote_scores_20_for_a_made_contract():
     hands = {1: ["QH"], 2: ["7C"], 3: ["8C"], 0: ["9C"]}
-    tricks = []
-    p = in_play("H", declarer=1, hands=hands, trick=[], current=1).to_position()
     # Seven tricks already played: seat 1 won them all with the other cards.
     seven = [["AH", "7D", "8D", "9D"], ["KH", "TD", "JD", "QD"], ["JH", "KD", "AD", "7S"], ["9H", "8S", "9S", "TS"],
              ["TH", "JS", "QS", "KS"], ["8H", "AS", "TC", "JC"], ["7H", "QC", "KC", "AC"]]
-    for cards in seven:
-        tricks.append([[(1 + k) % 4, c] for k, c in enumerate(cards)])
-    p.update(tricks=tricks, belote=1, options={**p["options"], "num_deals": 1})
+    tricks = [[[(1 + k) % 4, c] for k, c in enumerate(cards)] for cards in seven]
+    p = in_play("H", declarer=1, hands=hands, trick=[], current=1, tricks=tricks, num_deals=1).to_position()
+    p.update(belote=1)
     state = engine.from_position(GAME, p)
     for card in ["QH", "7C", "8C", "9C"]:
         state.apply(card)

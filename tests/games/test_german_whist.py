@@ -7,11 +7,11 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from trick_positions import chain_tricks, documented_example, pad
+from trick_positions import documented_example, first_accepted, legal_tricks, pad
 
 import engine
-from engine.cards import CODES, make_deck, parse_card
-from engine.games.german_whist import RANKING
+from engine.cards import CODES, make_deck, mask_of, parse_card
+from engine.games.german_whist import RULES
 from engine.rng import Rng
 
 GAME = "german_whist"
@@ -47,28 +47,48 @@ def position(state: engine.State | None = None, *, trump: str, hands: list[list[
         last.remove(leader)
         winners = [*winners[0], *winners[1], leader]
     played = len(winners)
-    placed = [*(c for h in hands for c in h), *(c for _s, c in trick), *undrawn,
-              *(c for d in face_down for c in d if c is not None)]
-    spare = [parse_card(c) for c in DECK if c not in placed]
-    avoid = trump + "".join(c[1] for _s, c in trick)
-    hands = [pad(hand, 26 - played - len(undrawn) // 2 - any(s == seat for s, _c in trick)
-                 - sum(c is not None for c in face_down[seat]), spare, avoid) for seat, hand in enumerate(hands)]
-    tricks = chain_tricks(spare, 1 - p["dealer"], winners, 2, "CDHS".index(trump), RANKING)
-    # deal_deck: its end is the stock as dealt, the first stock card a trump, the undrawn cards last.
-    first_stock = 52 - 2 * phase1
-    drawn_cards = [c for c in DECK if c not in undrawn and c[1] == trump][:1]
-    drawn_cards += [c for c in DECK if c not in undrawn and c not in drawn_cards][:2 * phase1 - len(undrawn) - 1]
-    head = [c for c in DECK if c not in undrawn and c not in drawn_cards]
-    deal_deck = head + drawn_cards + undrawn
-    taken = [[w, deal_deck[first_stock + 2 * k]] for k, w in enumerate(winners[:phase1])]
-    p.update(options=options, trump=trump, hands=hands, trick=trick, current_player=current_player, face_up=face_up,
-             stock=stock or [], deal_deck=deal_deck, tricks=[[[s, CODES[c]] for s, c in t] for t in tricks],
-             tricks_played=played, taken_face_up=taken, face_down=face_down, target=options["target_score"],
-             won={"phase1": [winners[:phase1].count(s) for s in (0, 1)],
-                  "phase2": [winners[phase1:].count(s) for s in (0, 1)]},
-             face_down_seen=[options["face_down_four"] and s in winners for s in (0, 1)])
-    p.update(keys)
-    return engine.from_position(GAME, p)
+    non_dealer, dealer = 1 - p["dealer"], p["dealer"]
+    in_hand = phase1
+
+    def build(rng) -> dict:
+        placed = [*(c for h in hands for c in h), *(c for _s, c in trick), *undrawn,
+                  *(c for d in face_down for c in d if c is not None)]
+        spare = [parse_card(c) for c in DECK if c not in placed]
+        avoid = trump + "".join(c[1] for _s, c in trick)
+        full = [pad(hand, 26 - played - len(undrawn) // 2 - any(s == seat for s, _c in trick)
+                    - sum(c is not None for c in face_down[seat]), spare, avoid) for seat, hand in enumerate(hands)]
+        final = [mask_of(parse_card(c) for c in [*h, *(c for s, c in trick if s == seat)])
+                 for seat, h in enumerate(full)]
+        tricks = [[[s, CODES[c]] for s, c in t]
+                  for t in legal_tricks(rng, spare, final, non_dealer, winners, "CDHS".index(trump), RULES, (0, 1))]
+        # 5.5: after phase-1 trick k the winner draws stock card 2k, the loser 2k + 1; each a card it holds at the
+        # end or plays later. The first stock card is turned up and names trump.
+        drawn = min(played, phase1)
+        stock_cards: list[str] = [""] * (2 * drawn)
+        taken_by: dict[str, int] = {}
+        for k in sorted(range(drawn), key=lambda k: k != 0):  # the first face-up card (a trump) first
+            for j, seat in enumerate((winners[k], 1 - winners[k])):
+                later = [c for t in [*tricks[k + 1:], trick] for s, c in t if s == seat]
+                free = [c for c in [*full[seat], *later] if c not in taken_by and (k or j or c[1] == trump)]
+                assert free, f"nothing for seat {seat} to draw after trick {k}"
+                stock_cards[2 * k + j] = rng.choice(free)
+                taken_by[stock_cards[2 * k + j]] = seat
+        start = [[c for c in [*full[seat], *(c for t in [*tricks, trick] for s, c in t if s == seat)]
+                  if taken_by.get(c) != seat] for seat in (0, 1)]
+        deck = [start[(non_dealer, dealer)[i % 2]][i // 2] for i in range(2 * in_hand)]
+        deck += [c for seat in (non_dealer, dealer) for c in face_down[seat]] + stock_cards + undrawn
+        q = dict(p)
+        q.update(options=options, trump=trump, hands=full, trick=trick, current_player=current_player,
+                 face_up=face_up, stock=stock or [], deal_deck=deck, tricks=tricks, tricks_played=played,
+                 taken_face_up=[[winners[k], stock_cards[2 * k]] for k in range(len(stock_cards) // 2)],
+                 face_down=face_down, target=options["target_score"],
+                 won={"phase1": [winners[:phase1].count(s) for s in (0, 1)],
+                      "phase2": [winners[phase1:].count(s) for s in (0, 1)]},
+                 face_down_seen=[options["face_down_four"] and s in winners for s in (0, 1)])
+        q.update(keys)
+        return q
+
+    return first_accepted(GAME, build)
 
 
 def deck_with(top: dict[int, str]) -> list[str]:
@@ -273,6 +293,10 @@ def test_8_1a_face_down_dealing():
     assert p["face_up"] == "9H" and len(p["stock"]) == 21
 
 
+# The face-down cards of a seat that led every trick so far: it could play none of them (8.1c), so all are there.
+UNPLAYED = ["JC", "QC", "KC", "AC"]
+
+
 def _down_position(hands, down, trick, current) -> engine.State:
     """Phase 2 of a face_down_four deal; the seat that leads now has won every trick so far."""
     options = {**new().options, "face_down_four": True}
@@ -281,32 +305,32 @@ def _down_position(hands, down, trick, current) -> engine.State:
 
 
 def test_8_1c_void_player_may_play_a_face_down_card():
-    state = _down_position([["3C", "4D"], ["2H"]], [["5C", None, "6D", "7D"], [None] * 4], [[1, "QS"]], 0)
-    assert state.legal_actions() == ["3C", "4D", "down:0", "down:2", "down:3"]
+    state = _down_position([["3C", "4D"], ["2H"]], [["5C", "8D", "6D", "7D"], UNPLAYED], [[1, "QS"]], 0)
+    assert state.legal_actions() == ["3C", "4D", "down:0", "down:1", "down:2", "down:3"]
     state.apply("down:2")
-    assert state.to_position()["face_down"][0] == ["5C", None, None, "7D"]
+    assert state.to_position()["face_down"][0] == ["5C", "8D", None, "7D"]
 
 
 def test_8_1c_a_follower_that_can_follow_must_follow_from_hand():
-    state = _down_position([["3S", "4D"], ["2H"]], [["5C", None, "6D", "7D"], [None] * 4], [[1, "QS"]], 0)
+    state = _down_position([["3S", "4D"], ["2H"]], [["5C", "8D", "6D", "7D"], UNPLAYED], [[1, "QS"]], 0)
     assert state.legal_actions() == ["3S"]
 
 
 def test_8_1c_a_leader_plays_face_down_only_with_an_empty_hand():
-    state = _down_position([["3C"], ["QS"]], [["5C", None, None, None], [None] * 4], [], 0)
+    state = _down_position([["3C"], ["QS"]], [["5C", "8D", "9D", "TD"], UNPLAYED], [], 0)
     assert state.legal_actions() == ["3C"]
-    state = _down_position([[], ["QS"]], [["5C", None, None, "8C"], [None] * 4], [], 0)
-    assert state.legal_actions() == ["down:0", "down:3"]
+    state = _down_position([[], []], [["5C", "8D", "9D", "8C"], UNPLAYED], [], 0)
+    assert state.legal_actions() == ["down:0", "down:1", "down:2", "down:3"]
 
 
 def test_8_1b_face_down_cards_are_seen_by_their_owner_after_a_won_trick():
-    state = _down_position([["AS"], ["QS"]], [["5C", None, None, None], ["6C", None, None, None]], [], 1)
-    assert state.observation(0)["face_down"][0] == ["?", None, None, None]  # seat 0 has won no trick yet
-    assert state.observation(1)["face_down"][1] == ["6C", None, None, None]
+    state = _down_position([["AS"], ["QS"]], [["5C", "8D", "9D", "TD"], UNPLAYED], [], 1)
+    assert state.observation(0)["face_down"][0] == ["?"] * 4  # seat 0 has won no trick yet
+    assert state.observation(1)["face_down"][1] == UNPLAYED
     state.apply("QS")
     state.apply("AS")
-    assert state.observation(0)["face_down"] == [["5C", None, None, None], ["?", None, None, None]]
-    assert state.observation(1)["face_down"][0] == ["?", None, None, None]
+    assert state.observation(0)["face_down"] == [["5C", "8D", "9D", "TD"], ["?"] * 4]
+    assert state.observation(1)["face_down"][0] == ["?"] * 4
 
 
 def test_8_1d_face_down_deal_has_11_phase1_and_15_phase2_tricks():

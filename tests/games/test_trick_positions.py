@@ -32,9 +32,9 @@ def _position(game: str, players: int, seed: int, steps: int, **options: Any) ->
     return state.to_position()
 
 
-def _in_play(game: str, players: int, tricks: int = 2, **options: Any) -> dict:
+def _in_play(game: str, players: int, tricks: int = 2, seed_from: int = 0, **options: Any) -> dict:
     """A position in the play of a deal with at least ``tricks`` finished tricks (the first seed that gives one)."""
-    for seed in range(100):
+    for seed in range(seed_from, seed_from + 100):
         for steps in range(0, 80, 5):
             position = _position(game, players, seed, steps, **options)
             if position["phase"] == "play" and len(position["tricks"]) >= tricks:
@@ -192,3 +192,55 @@ def test_belote_contree_redeal_queue_is_the_weak_hands_not_yet_asked() -> None:
     position["phase"] = "redeal"
     position["current_player"] = 3
     _refused("belote_contree", position, match="redeal_queue")
+
+
+# ---- issue 10: the seat to speak, hands as dealt, the follow rule, canonical hands ----------------------------------
+
+
+@pytest.mark.parametrize("game", ["belote", "belote_contree"])
+def test_the_seat_to_speak_in_the_auction_is_checked(game: str) -> None:
+    position = _position(game, 4, seed=5, steps=1, **({"weak_hand_redeal": False} if game == "belote_contree" else {}))
+    assert position["phase"] == "auction"
+    position["current_player"] = (position["current_player"] + 2) % 4
+    _refused(game, position, match="current_player")
+
+
+def test_the_seat_to_answer_the_redeal_question_is_checked() -> None:
+    position = next(p for p in (_position("belote_contree", 4, seed, 0) for seed in range(200))
+                    if p["phase"] == "redeal")
+    position["current_player"] = (position["current_player"] + 1) % 4
+    _refused("belote_contree", position, match="current_player")
+
+
+@pytest.mark.parametrize(("game", "players"), CASES)
+def test_hands_are_the_ones_deal_deck_dealt(game: str, players: int) -> None:
+    position = _in_play(game, players)
+    hands = position["hands"]
+    a, b = hands[0].pop(0), hands[1].pop(0)
+    hands[0] = sorted([*hands[0], b], key=engine.cards.CODES.index)
+    hands[1] = sorted([*hands[1], a], key=engine.cards.CODES.index)
+    _refused(game, position, match=r"hands\[\d\] must hold what deal_deck dealt")
+
+
+@pytest.mark.parametrize(("game", "players"), CASES)
+def test_a_card_the_follow_rule_forbade_is_named(game: str, players: int) -> None:
+    for seed in range(100):
+        position = _in_play(game, players, tricks=2, seed_from=seed)
+        for trick in position["tricks"]:
+            led = trick[0][1][1]
+            for entry in trick[1:]:
+                seat, card = entry
+                other = next((c for c in position["hands"][seat] if c[1] != led), None)
+                if card[1] == led and other is not None:
+                    entry[1] = other
+                    position["hands"][seat] = sorted([c for c in position["hands"][seat] if c != other] + [card],
+                                                     key=engine.cards.CODES.index)
+                    _refused(game, position, match=f"may not play {other}|plays {other}")
+                    return
+    raise AssertionError("no finished trick to break")
+
+
+def test_a_hand_out_of_canonical_order_is_refused() -> None:
+    position = _in_play("belote_contree", 4)
+    position["hands"][0].reverse()
+    _refused("belote_contree", position, match=r"hands\[0\] must list its cards in canonical order")

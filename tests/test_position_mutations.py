@@ -1,0 +1,118 @@
+"""A position the rules cannot reach is refused (issue 10): valid positions met in random matches of a game, changed
+in one way the rules forbid, must raise ``engine.PositionError``.
+
+Each game lists its mutations in ``MUTATORS``: a mutation takes a valid position (a copy it may change) and a random
+source, and returns the changed position, or None where it does not apply (no finished trick, the match is over).
+The generic ones below suit any game whose position has ``hands`` and ``current_player``; a game adds its own (a
+follow rule broken in a finished trick) and registers its list under its id.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Callable
+
+import pytest
+from game_cases import EXAMPLES, GAME_CASES, seeds, start_variant, variant_options
+from hypothesis import given
+from hypothesis import strategies as st
+
+import engine
+from engine.cards import CODES, SUIT, parse_card
+
+Mutator = Callable[[dict, random.Random], "dict | None"]
+
+
+def _sorted(cards: list[str]) -> list[str]:
+    return sorted(cards, key=CODES.index)
+
+
+def swap_between_hands(p: dict, rng: random.Random) -> dict | None:
+    """One card of a hand exchanged with one card of another hand."""
+    seats = [s for s, hand in enumerate(p["hands"]) if hand]
+    if len(seats) < 2:
+        return None
+    a, b = rng.sample(seats, 2)
+    x, y = rng.choice(p["hands"][a]), rng.choice(p["hands"][b])
+    p["hands"][a] = _sorted([c for c in p["hands"][a] if c != x] + [y])
+    p["hands"][b] = _sorted([c for c in p["hands"][b] if c != y] + [x])
+    return p
+
+
+def change_seat_to_play(p: dict, rng: random.Random) -> dict | None:
+    """Another seat to act."""
+    if p["current_player"] is None:
+        return None
+    p["current_player"] = rng.choice([s for s in range(p["players"]) if s != p["current_player"]])
+    return p
+
+
+def drop_a_card(p: dict, rng: random.Random) -> dict | None:
+    """A card taken out of a hand."""
+    seats = [s for s, hand in enumerate(p["hands"]) if hand]
+    if not seats:
+        return None
+    seat = rng.choice(seats)
+    p["hands"][seat].remove(rng.choice(p["hands"][seat]))
+    return p
+
+
+def break_follow_rule(p: dict, rng: random.Random) -> dict | None:
+    """In a finished trick, a player who followed suit plays instead a card of another suit from its hand (keeping
+    the led card): it could follow suit then, so the rules forbade it."""
+    choices = []
+    for k, trick in enumerate(p["tricks"]):
+        led = SUIT[parse_card(trick[0][1])]
+        for i, (seat, card) in enumerate(trick[1:], start=1):
+            if SUIT[parse_card(card)] == led:
+                choices += [(k, i, seat, other) for other in p["hands"][seat] if SUIT[parse_card(other)] != led]
+    if not choices:
+        return None
+    k, i, seat, other = rng.choice(choices)
+    played = p["tricks"][k][i][1]
+    p["tricks"][k][i][1] = other
+    p["hands"][seat] = _sorted([c for c in p["hands"][seat] if c != other] + [played])
+    return p
+
+
+def unsorted_hand(p: dict, rng: random.Random) -> dict | None:
+    """A hand listed out of canonical order (positions refuse it rather than normalise it: docs/positions.md)."""
+    seats = [s for s, hand in enumerate(p["hands"]) if len(hand) > 1]
+    if not seats:
+        return None
+    seat = rng.choice(seats)
+    p["hands"][seat] = list(reversed(p["hands"][seat]))
+    return p
+
+
+TRICK_MUTATORS: list[Mutator] = [swap_between_hands, change_seat_to_play, drop_a_card, break_follow_rule,
+                                 unsorted_hand]
+MUTATORS: dict[str, list[Mutator]] = {
+    "german_whist": TRICK_MUTATORS,
+    "belote": TRICK_MUTATORS,
+    "belote_contree": TRICK_MUTATORS,
+}
+CASES = [case for case in GAME_CASES if case.values[0] in MUTATORS]
+
+
+@pytest.mark.parametrize(("game", "players"), CASES)
+@EXAMPLES
+@given(seed=seeds, play_seed=seeds, steps=st.integers(0, 120), data=st.data())
+def test_a_mutated_position_is_refused(game: str, players: int, seed: int, play_seed: int, steps: int,
+                                       data: st.DataObject) -> None:
+    options = {**data.draw(variant_options(game, players), label="options"), "max_deals": 2}
+    state = start_variant(game, players, seed, options)
+    rng = random.Random(play_seed)
+    for _ in range(steps):
+        if state.is_terminal:
+            break
+        state.apply_id(rng.choice(state.legal_action_ids()))
+    position = state.to_position()
+    assert engine.from_position(game, position).to_position() == position
+    for mutate in MUTATORS[game]:
+        changed = mutate(copy.deepcopy(position), rng)
+        if changed is None:
+            continue
+        with pytest.raises(engine.PositionError):
+            engine.from_position(game, changed)
