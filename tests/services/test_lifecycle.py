@@ -56,13 +56,17 @@ def descendants(pid: int) -> dict[int, tuple[str, int, str, str]]:
     return found
 
 
+def still_running_pids(processes: dict[int, tuple[str, int, str, str]]) -> list[int]:
+    """Those processes that still run (the same start time: not a new process given the pid; not a zombie)."""
+    table = process_table()
+    return [pid for pid, row in processes.items() if pid in table and table[pid][3] == row[3] and table[pid][2] != "Z"]
+
+
 def still_running(processes: dict[int, tuple[str, int, str, str]], timeout: float = 60) -> list[str]:
-    """The names of those processes still running (not zombies) after up to ``timeout`` seconds."""
+    """The names of those processes still running after up to ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while True:
-        table = process_table()
-        alive = [row[0] for pid, row in processes.items()
-                 if pid in table and table[pid][3] == row[3] and table[pid][2] != "Z"]
+        alive = [processes[pid][0] for pid in still_running_pids(processes)]
         if not alive or time.monotonic() > deadline:
             return alive
         time.sleep(0.5)
@@ -115,6 +119,25 @@ def test_a_server_runs_job_after_job_and_leaves_no_process_behind(tmp_path):
     # Only cardtable's own log lines: no native stack dump on SIGTERM, no gRPC fork notices, no Ray warnings.
     assert [line for line in server.log_lines if "msg" not in line] == []
     assert [line["msg"] for line in server.log_lines][-2:] == ["shutting down", "stopped"]
+
+
+def test_a_killed_server_takes_its_ray_with_it(tmp_path):
+    server = ServerProcess(env=data_dir_env(tmp_path)).start()
+    family = {}
+    try:
+        with grpc.insecure_channel(server.target) as channel:
+            jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
+            job = final_job(jobs, jobs.SubmitJob(sim_pb2.SubmitJobRequest(spec=whist_job(300))).job.job_id)
+        assert job.state == sim_pb2.JOB_STATE_SUCCEEDED
+        family = descendants(server.process.pid)
+        [head] = [pid for pid in family if b"workers.ray_head" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        ray = {head: family[head], **descendants(head)}
+        assert {"raylet", "gcs_server"} <= {row[0] for row in ray.values()}
+        server.kill()
+        assert still_running(ray) == []  # the head saw its standard input close, and stopped Ray
+    finally:
+        for pid in still_running_pids(family):  # the embedded Valkey and the replay builder: not Ray's to stop
+            os.kill(pid, signal.SIGTERM)
 
 
 def running_job(store: JobStore, process: subprocess.Popen) -> str:
