@@ -439,3 +439,13 @@ def test_greedy_beats_random_at_trick_games(game: str, players: int, deals: int)
 
 def test_trick_games_have_greedy() -> None:
     assert {"german_whist", "belote_contree", "belote"} <= set(greedy_games())
+
+
+def test_play_out_shows_each_move_before_it_is_applied_and_can_stop_at_the_deal_end() -> None:
+    state = engine.new_match("german_whist", seed=3, options={"target_score": 20})
+    seen: list[tuple[int, int, int]] = []
+    moves = play_out(state, make_policies(["random", "random"], "german_whist", seed=3), deal_only=True,
+                     on_move=lambda seat, action: seen.append((seat, action, len(state.moves))))
+    assert moves == len(seen) == len(state.moves) > 0 and not state.is_terminal and state.deal_index == 1
+    assert [(seat, action) for seat, action, _ in seen] == state.moves
+    assert [before for *_, before in seen] == list(range(moves))
