@@ -128,8 +128,12 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.players:
         raise ValueError(f"seat must be 0..{state.players - 1}, got {seat!r}")
     sample = state.clone()
+    # The game's hook: it deals again, at random, what ``seat`` has not seen.
+    redeal_unseen: Callable[[int, Rng], None] | None = getattr(sample, "_determinize", None)
+    if redeal_unseen is None:
+        raise ValueError(f"{state.game_id} does not say what a seat has not seen (its state has no _determinize)")
     if not sample.is_terminal:
-        sample._determinize(seat, rng)
+        redeal_unseen(seat, rng)
     # No seat knows the seed or the RNG: the match's later deals are drawn afresh too.
     sample.seed = rng.next_u64()
     sample.rng = Rng(rng.next_u64())
