@@ -426,7 +426,7 @@ def _turn_path(turn: Turn, target: int, table: int, rules: CaptureRules) -> list
     return None
 
 
-class _ActionStrings(dict):
+class _ActionStrings(dict[int, str]):
     """Memo of action strings: ``STRINGS[a]`` builds the string of ``a`` once."""
 
     def __missing__(self, action: int) -> str:
@@ -498,6 +498,7 @@ class FishingState(State):
     last_capturer: int | None
     sweeps: list[int]
     sweep_points: list[int]
+    target: int  # the match target (each game sets it in _configure)
 
     SWEEP_COUNTER = "sweeps"
     POSITION_CARD_PILES = ("turn_card",)  # the card played to a capture being decided (its other cards are on table)
@@ -553,7 +554,9 @@ class FishingState(State):
         for card in cards_in(table):
             ranks |= 1 << RANK[card]
         actions = []
-        for played in cards_in(self.hands[self.current_player]):
+        seat = self.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
+        for played in cards_in(self.hands[seat]):
             if rules.jack_takes_all and RANK[played] == JACK:
                 actions.append(played | self.table << 6)  # §5.6: takes the whole table, or trails to an empty one
                 continue
@@ -617,12 +620,14 @@ class FishingState(State):
 
     def _apply(self, action: int) -> None:
         seat = self.current_player
+        assert seat is not None  # State.apply_id applies only a legal action
         if action & DECISION_BITS:
             if action & BEGIN:
                 self.hands[seat] &= ~BIT[action & 63]
                 self.turn = start_turn(action & 63)
                 self.phase = "capture"
                 return
+            assert self.turn is not None  # a decision after the first is made inside a turn
             self.turn, ended = turn_step(self.turn, action, self._capturable(), self.capture_rules)
             if not ended:
                 return
@@ -704,7 +709,7 @@ class FishingState(State):
 
     # ---- observation and positions ------------------------------------------------------------------------------
 
-    def _observe(self, seat: int, obs: dict) -> None:
+    def _observe(self, seat: int, obs: dict[str, Any]) -> None:
         obs["hand"] = [CODES[c] for c in cards_in(self.hands[seat])]
         obs["table"] = [CODES[c] for c in cards_in(self.table)]
         obs["hand_sizes"] = [h.bit_count() for h in self.hands]
@@ -715,7 +720,7 @@ class FishingState(State):
         obs["known_cards"] = []
         obs["turn"] = self._turn_keys()
 
-    def _turn_keys(self) -> dict | None:
+    def _turn_keys(self) -> dict[str, Any] | None:
         """The capture being decided (phase ``capture``): the card played, the cards of the groups taken so far and
         of the group being built; None between turns."""
         if self.turn is None:
@@ -724,7 +729,7 @@ class FishingState(State):
         return {"card": CODES[played], "taken": [CODES[c] for c in cards_in(taken)],
                 "group": [CODES[c] for c in cards_in(group)]}
 
-    def _position_keys(self) -> dict:
+    def _position_keys(self) -> dict[str, Any]:
         keys = {
             "hands": [[CODES[c] for c in cards_in(h)] for h in self.hands],
             "table": [CODES[c] for c in cards_in(self.table)],
@@ -759,7 +764,7 @@ class FishingState(State):
         if len(held) != 52 or len(set(held)) != 52 or len(self.stock) != len(set(self.stock)):
             raise PositionError("hands, table, stock, captured and the turn's card must hold each of the 52 cards "
                                 "exactly once")
-        if self.phase == "play" and not self.hands[self.current_player]:
+        if self.phase == "play" and (self.current_player is None or not self.hands[self.current_player]):
             raise PositionError("in play the current player must be a seat holding cards")
 
     def _load_turn(self, keys: Any) -> Turn | None:
@@ -822,7 +827,7 @@ def _mask(codes: Any) -> int:
     return mask
 
 
-def _list_of(p: Mapping[str, Any], key: str, n: int) -> list:
+def _list_of(p: Mapping[str, Any], key: str, n: int) -> list[Any]:
     value = p[key]
     if not isinstance(value, list) or len(value) != n:
         raise PositionError(f"{key} must be a list of {n} card lists (one per seat)")

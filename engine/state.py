@@ -15,7 +15,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, overload
+from typing import Any, ClassVar, Literal, Self, overload
 
 from .cards import CODES, parse_deck
 from .clone import LIST, OBJECT, SHARED, Copier, copy_declared
@@ -405,7 +405,7 @@ class State(ABC):
             return f"{self.game_id}: the match is over"
         return f"{self.game_id} deal {self.deal_index}, {self.phase}, seat {self.current_player} to act"
 
-    def clone(self) -> State:
+    def clone(self) -> Self:
         """An independent copy: each mutable attribute copied once (as ``COPY`` declares), the rest shared."""
         return copy_declared(self)
 

@@ -16,6 +16,7 @@ import engine
 from engine.bots import Policy, make_policies, play_out
 from engine.cards import CODES
 from engine.errors import ActionLimitExceeded
+from engine.fishing import FishingState
 from engine.state import State
 
 from .codec import FORMAT_VERSION, Header, decode_frame, encode
@@ -305,8 +306,10 @@ class Replayer:
     def _legal(self, number: int) -> list[int]:
         if not self._whole_turns:
             return legal_ids(self.state, number)
+        state = self.state
+        assert isinstance(state, FishingState)  # only a version-1 fishing replay stores whole turns
         try:
-            return self.state.legal_turn_ids()  # type: ignore[attr-defined]
+            return state.legal_turn_ids()
         except _ENGINE_ERRORS as exc:
             raise ReplayError(f"the engine cannot list the whole turns: {exc}", move=number) from None
 
@@ -314,7 +317,9 @@ class Replayer:
         """The actions that play a stored move: itself, or a version-1 whole turn's decisions."""
         if not self._whole_turns:
             return [move]
-        decisions = self.state.turn_decisions(move)  # type: ignore[attr-defined]
+        state = self.state
+        assert isinstance(state, FishingState)  # only a version-1 fishing replay stores whole turns
+        decisions = state.turn_decisions(move)
         if decisions is None:
             raise ReplayError(f"the engine cannot play turn {self.state.action_string(move)}", move=number)
         return decisions

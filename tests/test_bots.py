@@ -21,7 +21,9 @@ from engine.bots import (
     policy_names,
 )
 from engine.bots import greedy as greedy_module
-from engine.bots.fishing import card_points, rank_fishing_actions
+from engine.bots.fishing import rank_fishing_actions
+from engine.cards import BIT, parse_card
+from engine.fishing import card_points
 from engine.rng import Rng, derive_seed
 
 FISHING = ["tablanette", "tablic"]
@@ -275,7 +277,7 @@ def _greedy(obs: dict) -> str:
 
 def test_card_points() -> None:
     codes = ("AS", "KH", "QD", "JC", "TS", "TD", "2C", "2D", "9H")
-    assert [card_points(c) for c in codes] == [1, 1, 1, 1, 1, 2, 1, 0, 0]
+    assert [card_points(BIT[parse_card(c)]) for c in codes] == [1, 1, 1, 1, 1, 2, 1, 0, 0]
 
 
 def test_sweep_beats_points_and_cards() -> None:

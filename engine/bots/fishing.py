@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..cards import BIT, CARD_OF_CODE, RANK
+from ..cards import BIT, CARD_OF_CODE, RANK, mask_of, parse_cards
 from ..fishing import (
     CARD_POINTS,
     DONE,
@@ -30,25 +30,24 @@ from ..fishing import (
     NEXT,
     TAKE,
     CaptureRules,
+    FishingState,
     Turn,
+    card_points,
     start_turn,
     turn_options,
     turn_step,
     turn_values,
 )
 from ..registry import game_class
-from .greedy import register_greedy
+from .greedy import SortKey, register_greedy
+from .policy import Observation
 
 SEARCH_NODES = 400  # steps searched per legal action: enough for every turn on a table of ordinary size
 
 
-def card_points(code: str) -> int:
-    """``card_points("TD") == 2``, ``card_points("2C") == 1``, ``card_points("9S") == 0``."""
-    return CARD_POINTS[CARD_OF_CODE[code]]
-
-
-def _rules(observation: dict) -> CaptureRules:
+def _rules(observation: Observation) -> CaptureRules:
     cls = game_class(observation["game"])
+    assert issubclass(cls, FishingState)  # this ranker is registered for the fishing games only
     players = observation.get("players", cls.INFO.default_players)
     options: dict[str, Any] = {o.name: o.default_for(players) for o in cls.INFO.all_options()}
     options.update(observation.get("options") or {})
@@ -56,31 +55,28 @@ def _rules(observation: dict) -> CaptureRules:
 
 
 def _mask(codes: list[str]) -> int:
-    mask = 0
-    for code in codes:
-        mask |= BIT[CARD_OF_CODE[code]]
-    return mask
+    return mask_of(parse_cards(codes))
 
 
 class _Rater:
     """Sort keys of whole turns on one table."""
 
-    def __init__(self, observation: dict) -> None:
+    def __init__(self, observation: Observation) -> None:
         self.rules = _rules(observation)
         self.table = _mask(observation["table"])
         self.capturable = self.table & ~JACKS_MASK if self.rules.jack_takes_all else self.table
 
-    def turn_key(self, played: int, captured: int) -> tuple:
+    def turn_key(self, played: int, captured: int) -> SortKey:
         if not captured:
             return (0, False, -CARD_POINTS[played], 0)
         special_jack = self.rules.jack_takes_all and RANK[played] == JACK
         sweep = captured == self.table and not special_jack
-        points = CARD_POINTS[played] + sum(CARD_POINTS[c] for c in range(52) if captured >> c & 1)
+        points = card_points(captured | BIT[played])
         return (1, sweep, points, captured.bit_count() + 1)
 
-    def best_after(self, turn: Turn, decision: int) -> tuple:
+    def best_after(self, turn: Turn, decision: int) -> SortKey:
         """The best whole turn that ``decision`` leads to from ``turn`` (within the search bound)."""
-        best: tuple | None = None
+        best: SortKey | None = None
         budget = SEARCH_NODES
         stack = [(turn, decision)]
         while stack and budget:
@@ -96,7 +92,7 @@ class _Rater:
         return best
 
 
-def _key(rater: _Rater, action: str, turn: Mapping[str, Any] | None) -> tuple:
+def _key(rater: _Rater, action: str, turn: Mapping[str, Any] | None) -> SortKey:
     played, colon, taken = action.partition(":")
     if action in ("next", "done") or action.startswith("+"):
         assert turn is not None
@@ -113,7 +109,7 @@ def _key(rater: _Rater, action: str, turn: Mapping[str, Any] | None) -> tuple:
 
 
 @register_greedy("tablanette", "tablic")
-def rank_fishing_actions(observation: dict) -> list[tuple]:
+def rank_fishing_actions(observation: Observation) -> list[SortKey]:
     rater = _Rater(observation)
     turn = observation.get("turn")
     return [_key(rater, action, turn) for action in observation["legal_actions"]]

@@ -68,7 +68,7 @@ class Tablanette(FishingState):
         self.target = match_target(self.n, self.options)
 
     def _partnerships(self) -> bool:
-        return self.options["partnerships"]
+        return bool(self.options["partnerships"])
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:

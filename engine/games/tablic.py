@@ -98,7 +98,7 @@ class Tablic(FishingState):
         """§7.3: the higher total wins once a side has reached the target; equal totals play another deal."""
         return highest_once_target_reached(self.side_scores, self.target)
 
-    def _load_position(self, p) -> None:
+    def _load_position(self, p: Mapping[str, Any]) -> None:
         super()._load_position(p)
         if self.sweep_points != self.sweeps:
             raise PositionError("in Tablić each tabla is worth 1: sweep_points must equal sweeps")
@@ -113,7 +113,7 @@ class Tablic(FishingState):
         shown = self.options["cut_mode"] == "knock" or seat == self.dealer
         return 1 << self.bottom_card if shown else 0
 
-    def _observe(self, seat: int, obs: dict) -> None:
+    def _observe(self, seat: int, obs: dict[str, Any]) -> None:
         super()._observe(seat, obs)
         bottom = self.bottom_card
         shown = self.options["cut_mode"] == "knock" or seat == self.dealer
