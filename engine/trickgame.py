@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import json
 from abc import abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .cards import BIT, CODES, SUIT, SUITS, cards_in, codes_of, mask_of
+from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of
 from .clone import LIST
+from .determinize import Slot, redeal, relabel_mask, relabeling
 from .errors import PositionError
+from .rng import Rng
 from .state import State, position_seat
 from .tricks import (
     FOLLOW_SUIT,
@@ -71,6 +73,9 @@ class TrickRules:
     def __post_init__(self) -> None:
         object.__setattr__(self, "beaters", tuple(
             tuple(beaters_mask(self.ranking, t, c if SUIT[c] == t else None) for c in range(52)) for t in range(5)))
+
+
+FULL_MASK = (1 << 52) - 1
 
 
 class TrickGame(State):
@@ -268,6 +273,88 @@ class TrickGame(State):
             raise PositionError(f"{key}: seat {seat} may not play {CODES[card]} there: the follow rule allows only "
                                 f"{allowed}")
         self._play_action(action)
+
+    # ---- determinization (engine/determinize.py) ----------------------------------------------------------------
+
+    def _determinize(self, seat: int, rng: Rng) -> None:
+        """Deal again every card ``seat`` has not seen (``_unseen_slots``), so that the whole deal, from
+        ``deal_deck`` on, is one the public play could come from."""
+        slots = self._unseen_slots(seat)
+        self._relabel(relabeling(slots, redeal(slots, rng)))
+
+    def _unseen_slots(self, seat: int) -> list[Slot]:
+        """The other hands' unseen cards, one slot per seat and per trick after which they came into the hand: each
+        lacks the cards its player showed it did not hold from then on (a suit not followed, trumps not played when
+        the rule asked for one); then the game's own hidden places (``_hidden_piles``)."""
+        known = self.hands[seat] | self._known_cards(seat)
+        lacks = self._shown_lacking()
+        slots = []
+        for other in range(self.n):
+            if other == seat:
+                continue
+            entered: dict[int, list[int]] = {}
+            for card in cards_in(self.hands[other] & ~known):
+                entered.setdefault(self._entered(other, card), []).append(card)
+            check = self._hand_check(other, known)
+            for since, cards in sorted(entered.items()):
+                forbidden = 0
+                for k, mask in lacks[other]:
+                    if k >= since:
+                        forbidden |= mask
+                slots.append(Slot(cards, forbidden, check))
+        return slots + [Slot(cards) for cards in self._hidden_piles(seat) if cards]
+
+    def _shown_lacking(self) -> list[list[tuple[int, int]]]:
+        """Per seat, (trick number, cards) for each of its plays this deal that showed it held none of those cards:
+        any card that, held with the one it played, would have made that play illegal."""
+        follow, trump, power = self.RULES.follow, self.trump, self.RULES.ranking.power[self.trump]
+        lacks: list[list[tuple[int, int]]] = [[] for _ in range(self.n)]
+        for k, played in enumerate([*self.tricks, self.trick]):
+            for i, (seat, card) in enumerate(played):
+                if i == 0:
+                    best_seat, best = seat, card
+                    if self._played_blind(seat, card):
+                        lacks[seat].append((k, FULL_MASK))  # a face-down card led: the hand was empty
+                    continue
+                led = SUIT[played[0][1]]
+                if self._played_blind(seat, card):
+                    lacking = SUIT_MASK[led]
+                else:
+                    over, partner = self.RULES.beaters[trump][best], self.side_of[best_seat] == self.side_of[seat]
+                    lacking = 0
+                    for x in range(52):
+                        if not legal_mask(follow, BIT[card] | BIT[x], led, trump, over, partner) & BIT[card]:
+                            lacking |= BIT[x]
+                if lacking:
+                    lacks[seat].append((k, lacking))
+                if power[card] > power[best] and (SUIT[card] == SUIT[best] or SUIT[card] == trump):
+                    best_seat, best = seat, card
+        return lacks
+
+    def _known_cards(self, seat: int) -> int:
+        """Cards in other hands whose place ``seat`` knows (a turn-up taken, a declaration shown): a mask."""
+        return 0
+
+    def _entered(self, seat: int, card: int) -> int:
+        """How many tricks were over when ``card`` came into ``seat``'s hand (0: dealt before the play)."""
+        return 0
+
+    def _played_blind(self, seat: int, card: int) -> bool:
+        """Whether ``seat`` played ``card`` from outside its hand (German Whist's face-down cards)."""
+        return False
+
+    def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
+        """A fact about ``seat``'s whole hand that a new deal of its unseen cards must keep (or None)."""
+        return None
+
+    def _hidden_piles(self, seat: int) -> list[list[int]]:
+        """Unseen cards outside the hands (an undealt stock, face-down cards)."""
+        return []
+
+    def _relabel(self, new: Sequence[int]) -> None:
+        """Put ``new[card]`` wherever the deal holds ``card`` (hands, deal_deck and the game's own piles)."""
+        self.hands = [relabel_mask(hand, new) for hand in self.hands]
+        self.deal_deck = [new[c] for c in self.deal_deck]
 
     def _load_seat(self, value: object, key: str) -> int | None:
         """A nullable seat of a position (the belote announcer, ...)."""

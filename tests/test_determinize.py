@@ -24,9 +24,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import engine
-from engine.cards import SUIT_MASK
+from engine.cards import CODES, SUIT_MASK
 from engine.determinize import Slot, redeal
 from engine.rng import Rng
+from engine.tricks import cut
 
 SAMPLES = 4
 CHECK_EVERY = 5
@@ -69,11 +70,7 @@ def check_samples(state: engine.State, start: engine.State, moves: list[tuple[in
     return varied
 
 
-# The trick games' hooks follow in the next commit.
-FISHING_CASES = [case for case in GAME_CASES if case.values[0] in ("tablanette", "tablic")]
-
-
-@pytest.mark.parametrize(("game", "players"), FISHING_CASES)
+@pytest.mark.parametrize(("game", "players"), GAME_CASES)
 @FEW_EXAMPLES
 @given(seed=seeds, play_seed=seeds, data=st.data())
 def test_samples_are_consistent_with_what_the_seat_has_seen(
@@ -126,3 +123,22 @@ def test_determinize_checks_the_seat() -> None:
     state = engine.new_match("tablic", seed=1)
     with pytest.raises(ValueError, match="seat"):
         engine.determinize(state, 2, Rng(1))
+
+
+def test_a_contree_deal_cut_from_the_gathered_tricks_is_sampled_as_a_cut_of_them() -> None:
+    # 3.4, 3.5: every seat saw the previous deal's tricks, so a sample's deck is that pack cut somewhere.
+    state = engine.new_match("belote_contree", seed=8, options={"weak_hand_redeal": False}, first_dealer=0)
+    play, cards, pack = Rng(8), [], None
+    while not (pack is not None and state.phase == "play" and 0 < len(state.to_position()["tricks"]) < 8):
+        deal = state.deal_index
+        action = play.choice(state.legal_actions())
+        state.apply(action)
+        if not action[0].islower():
+            cards.append(action[:2])
+        if state.deal_index != deal:
+            pack, cards = (cards if len(cards) == 32 else None), []
+    rng = Rng(9)
+    for seat in range(4):
+        for _ in range(5):
+            deck = [CODES[c] for c in engine.determinize(state, seat, rng).deal_deck]
+            assert any(deck == cut(pack, c) for c in range(3, 30))

@@ -12,7 +12,7 @@ rebelote; made, dedans and litige; the match to 1000. Options give the 2- and 3-
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..auction import TakeRounds, replay_auction
@@ -298,6 +298,29 @@ class Belote(BelotePlay):
             known += [c for s in range(self.n) if self.declared[s] == "declare" for m in self.melds[s]
                       for c in meld_cards(m)]
         obs["known_cards"] = [CODES[c] for c in known]
+
+    # ---- determinization: the turn-up and the declarations shown are known; each hand keeps its combinations --------
+
+    def _known_cards(self, seat: int) -> int:
+        known = super()._known_cards(seat) | BIT[self.turn_up]
+        if self.tricks:  # declarations are shown by the end of trick 1
+            known |= mask_of(c for s in range(self.n) if self.declared[s] == "declare" for m in self.melds[s]
+                             for c in meld_cards(m))
+        return known
+
+    def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
+        if not self.taken:
+            return None
+        held = (self.hands[seat] & known) | self._played_mask(seat)
+        combinations = self.melds[seat]
+        return lambda cards: melds(held | mask_of(cards), NATURAL_ORDER, CARRE_VALUES) == combinations
+
+    def _hidden_piles(self, seat: int) -> list[list[int]]:
+        return [self.stock]  # undealt, or set aside with 2 or 3 players: never seen
+
+    def _relabel(self, new: Sequence[int]) -> None:
+        super()._relabel(new)
+        self.stock = [new[c] for c in self.stock]
 
     # ---- positions (docs/positions/belote.md) -------------------------------------------------------------------
 

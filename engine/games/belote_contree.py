@@ -13,7 +13,7 @@ one continuous deck.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..auction import BidLadder, Contract, ContractAuction, replay_auction
@@ -23,10 +23,11 @@ from ..dealing import deal_rounds
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
+from ..rng import Rng
 from ..scoring import highest_once_target_reached, single_leader
 from ..state import GameInfo, GameLength, match_length, position_seat
-from ..tricks import NO_TRUMP, gather_tricks
-from .belote_family import BELOTE_POINTS, POINTS, TRICKS, BelotePlay, belote_actions
+from ..tricks import NO_TRUMP, cut, gather_tricks
+from .belote_family import BELOTE_POINTS, FEWEST_CUT, POINTS, TRICKS, BelotePlay, belote_actions
 
 NUMERIC_BIDS = (160, 170, 180)
 LADDERS = {top: BidLadder(values=tuple(range(80, top + 1, 10))) for top in NUMERIC_BIDS}
@@ -139,8 +140,7 @@ class BeloteContree(BelotePlay):
         self.trump = trump
 
     def _weak(self, seat: int) -> bool:
-        plain = POINTS[NO_TRUMP]
-        return sum(plain[c] for c in cards_in(self.hands[seat])) <= WEAK_HAND
+        return _weak(self.hands[seat])
 
     def _open_deal(self) -> None:
         if self.redeal_queue:
@@ -220,6 +220,64 @@ class BeloteContree(BelotePlay):
         obs["auction"] = [[s, w] for s, w in self.auction.actions]
         obs["contract"] = _contract_dict(self.contract)
 
+    # ---- determinization: a weak hand was asked about a redeal (3.8), so each hand keeps being weak or not ----------
+
+    def _determinize(self, seat: int, rng: Rng) -> None:
+        """3.4, 3.5: a deal cut from the previous deal's tricks gathered in play order comes from a pack every seat
+        has seen; only the cut is unknown. The sample is dealt from a cut that fits everything shown."""
+        pack = self._gathered_pack()
+        if pack is None:
+            super()._determinize(seat, rng)
+            return
+        fits = [deck for deck in (cut(pack, c) for c in range(FEWEST_CUT, len(pack) - FEWEST_CUT + 1))
+                if self._dealt_from(deck, seat) is not None]
+        deck = fits[rng.below(len(fits))]
+        self.hands = self._dealt_from(deck, seat) or self.hands
+        self.deal_deck = deck
+
+    def _gathered_pack(self) -> list[int] | None:
+        """The pack this deal was cut from when the match's moves show it (the previous deal's 32 cards in play
+        order), else None (a first or shuffled deal, a deal after a redeal or a throw-in, a match loaded mid-way)."""
+        if self.options["shuffle_each_deal"]:
+            return None
+        played = [self._played_mask(s) for s in range(4)]
+        asked = [s for s in self.seats_from_dealer() if _weak(self.hands[s] | played[s])]
+        answered = len(asked) - len(self.redeal_queue) if self.options["weak_hand_redeal"] else 0
+        now = answered + len(self.auction.actions) + 4 * len(self.tricks) + len(self.trick)
+        before = self.moves[len(self.moves) - now - TRICKS * 4:len(self.moves) - now]
+        cards = [ACTIONS.card_of[a] for _s, a in before]
+        if len(before) < TRICKS * 4 or None in cards:
+            return None
+        return cards  # type: ignore[return-value]
+
+    def _dealt_from(self, deck: list[int], seat: int) -> list[int] | None:
+        """The hands now if ``deck`` had been dealt, when that fits everything ``seat`` has seen (its own hand, the
+        cards played and who played them, what the plays showed lacking, a belote, weak hands), else None."""
+        where = {card: i for i, card in enumerate(self.deal_deck)}
+        known = self.hands[seat] | self._known_cards(seat)
+        lacks = self._shown_lacking()
+        hands = []
+        for s in range(4):
+            played = self._played_mask(s)
+            dealt = mask_of(deck[where[c]] for c in cards_in(self.hands[s] | played))
+            hand = dealt & ~played
+            forbidden = 0
+            for _k, mask in lacks[s]:
+                forbidden |= mask
+            check = self._hand_check(s, known)
+            if dealt & played != played or hand & known != self.hands[s] & known or hand & forbidden or (
+                    s == seat and hand != self.hands[s]) or (check is not None and not check(cards_in(hand & ~known))):
+                return None
+            hands.append(hand)
+        return hands
+
+    def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
+        if not self.options["weak_hand_redeal"]:
+            return None
+        held = (self.hands[seat] & known) | self._played_mask(seat)
+        weak = _weak(held | self.hands[seat])
+        return lambda cards: _weak(held | mask_of(cards)) == weak
+
     # ---- positions (docs/positions/belote_contree.md) ------------------------------------------------------------
 
     def _deal_position(self) -> dict:
@@ -257,6 +315,12 @@ class BeloteContree(BelotePlay):
         if to_speak and p["current_player"] != to_speak[0]:
             raise PositionError(f"current_player must be {to_speak[0]}, the seat to answer the redeal question or "
                                 "to speak in the auction")
+
+
+def _weak(hand: int) -> bool:
+    """3.8: a hand (a mask) of at most 10 plain-valued points."""
+    plain = POINTS[NO_TRUMP]
+    return sum(plain[c] for c in cards_in(hand)) <= WEAK_HAND
 
 
 _AUCTION_IDS: dict[tuple, list[int]] = {}

@@ -11,7 +11,7 @@ from abc import abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..cards import BIT, RANK_CHAR, SUITS, cards_in, make_deck, parse_card
+from ..cards import BIT, RANK_CHAR, SUITS, cards_in, make_deck, mask_of, parse_card
 from ..clone import SHARED
 from ..dealing import draw_for_dealer
 from ..errors import PositionError
@@ -98,6 +98,15 @@ class BelotePlay(TrickGame):
 
     def belote_side(self) -> int | None:
         return None if self.belote_seat is None else self.side_of[self.belote_seat]
+
+    # ---- determinization ----------------------------------------------------------------------------------------
+
+    def _known_cards(self, seat: int) -> int:
+        """The trump king and queen of an announced belote (6.4: its announcer holds both until played)."""
+        return KQ_MASK[self.trump] if self.belote_seat is not None else 0
+
+    def _played_mask(self, seat: int) -> int:
+        return mask_of(c for played in [*self.tricks, self.trick] for s, c in played if s == seat)
 
     # ---- observations and positions -----------------------------------------------------------------------------
 

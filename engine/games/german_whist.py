@@ -12,7 +12,7 @@ only phase-2 tricks score (7.1). Option ``face_down_four`` plays the seed's 11 +
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..cards import CODES, SUIT, SUIT_MASK, make_deck, mask_of, parse_card
@@ -194,6 +194,34 @@ class GermanWhist(TrickGame):
     def _won_dict(self) -> dict:
         won = self.won()
         return {"phase1": won[0], "phase2": won[1]}
+
+    # ---- determinization: the loser's draws and face-down cards are unseen, the face-up cards taken are not -------
+
+    def _entered(self, seat: int, card: int) -> int:
+        first_stock = len(self.deal_deck) - 2 * self.phase1_tricks
+        index = self.deal_deck.index(card)
+        return 0 if index < first_stock else (index - first_stock) // 2 + 1
+
+    def _played_blind(self, seat: int, card: int) -> bool:
+        if not self.options["face_down_four"]:
+            return False
+        start = 2 * self.phase1_tricks + (SLOTS if seat == self.dealer else 0)  # 8.1a: non-dealer's four first
+        return card in self.deal_deck[start:start + SLOTS]
+
+    def _known_cards(self, seat: int) -> int:
+        return mask_of(c for _s, c in self.taken_face_up)  # 5.8: taken in view of both
+
+    def _hidden_piles(self, seat: int) -> list[list[int]]:
+        piles = [self.stock[self.stock_top + 1:]]
+        for s in (0, 1):
+            if s != seat or not self.down_seen[s]:
+                piles.append([c for c in self.down[s] if c is not None])
+        return piles
+
+    def _relabel(self, new: Sequence[int]) -> None:
+        super()._relabel(new)
+        self.stock = [new[c] for c in self.stock]
+        self.down = [[None if c is None else new[c] for c in slots] for slots in self.down]
 
     # ---- positions (docs/positions/german_whist.md) -------------------------------------------------------------
 
