@@ -17,6 +17,7 @@ from typing import Any
 import engine
 
 from .connect import open_redis
+from .namespace import namespaced
 from .record import Replayer, record_deal
 from .store import ReplayStore
 
@@ -82,7 +83,7 @@ def replay_benchmark(redis_url: str | None = None, count: int = 100_000, sample_
             samples += replays
     with open_redis(redis_url, data_dir) as client:
         server = client.info("server")
-        store = ReplayStore(client, prefix=f"cardtable:bench:{secrets.token_hex(4)}")
+        store = ReplayStore(client, prefix=namespaced(f"cardtable:bench:{secrets.token_hex(4)}"))
         figures = store_figures(store, samples, count)
         figures["server"] = f"{server.get('server_name', 'redis')} {server.get('redis_version')}"
         figures["hash_max_listpack_value"] = client.config_get("hash-max-listpack-value").get(

@@ -14,7 +14,7 @@ from pathlib import Path
 import redis
 
 from .embedded import EmbeddedValkey
-from .store import DEFAULT_PREFIX, ReplayStore
+from .store import ReplayStore
 
 
 @contextmanager
@@ -43,7 +43,7 @@ def open_redis(url: str | None = None, data_dir: Path | None = None) -> Iterator
 
 @contextmanager
 def open_store(url: str | None = None, data_dir: Path | None = None,
-               prefix: str = DEFAULT_PREFIX) -> Iterator[ReplayStore]:
+               prefix: str | None = None) -> Iterator[ReplayStore]:
     """The replay store of :func:`open_redis`."""
     with open_redis(url, data_dir) as client:
         yield ReplayStore(client, prefix)

@@ -1,7 +1,7 @@
 """The replay store: replays in Redis, grouped by collection, laid out for memory and written in pipelined batches.
 
-Keys (``P`` is the prefix, default ``cardtable:replay``; ``{C}`` the collection in a hash tag, so that a collection
-stays in one Redis Cluster slot):
+Keys (``P`` is the prefix, default ``cardtable:replay`` in the key namespace of :mod:`replay.namespace`; ``{C}``
+the collection in a hash tag, so that a collection stays in one Redis Cluster slot):
 
 - ``P:{C}:b:<k>``: a hash holding the replays ``100k .. 100k+99`` of collection C, field ``i mod 100`` -> replay
   bytes. A bucket of small fields stays a listpack (Redis's compact encoding: a few bytes of overhead per replay
@@ -39,6 +39,7 @@ import redis
 
 from .codec import check_bytes
 from .errors import ReplayError
+from .namespace import namespaced
 
 DEFAULT_PREFIX = "cardtable:replay"
 BUCKET = 100
@@ -120,9 +121,9 @@ class ReplayStore:
     True
     """
 
-    def __init__(self, client: redis.Redis, prefix: str = DEFAULT_PREFIX) -> None:
+    def __init__(self, client: redis.Redis, prefix: str | None = None) -> None:
         self.redis = _bytes_client(client)
-        self.prefix = prefix
+        self.prefix = namespaced(DEFAULT_PREFIX) if prefix is None else prefix
         self._put = self.redis.register_script(_PUT_BUCKET)
         self._delete_one = self.redis.register_script(_DELETE_ONE)
 

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from replay.embedded import EmbeddedValkey
+from replay.namespace import namespaced
 from replay.store import ReplayStore
 from workers.chunk import play_chunk
 from workers.cluster import connect_ray
@@ -53,7 +54,7 @@ def bench_spec(deals: int, seed: int = 1) -> JobSpec:
 def run_single_process(store: JobStore, spec: JobSpec) -> tuple[str, dict[str, Any]]:
     """The job's chunks one after another in this process, replays to the store as a Ray task writes them."""
     record = store.create(spec)
-    sink = replay_sink(store.redis, replay_collection(record.job_id))
+    sink = replay_sink(store.redis, replay_collection(record.job_id), store.replay_prefix)
     started = time.perf_counter()
     results = [play_chunk(spec, chunk, sink) for chunk in job_chunks(spec)]
     elapsed = time.perf_counter() - started
@@ -101,8 +102,8 @@ def run_simulate_bench(deals: int = 50_000, redis_url: str | None = None, rounds
     """Run both ways and return their figures; raises if any two runs disagree on any result."""
     with _redis_url(redis_url or os.environ.get("REDIS_URL")) as url:
         client = redis_client(url)
-        store = JobStore(client, BENCH_PREFIX)
-        replays = ReplayStore(client)
+        store = JobStore(client, namespaced(BENCH_PREFIX))
+        replays = ReplayStore(client, store.replay_prefix)
         spec = bench_spec(deals)
         job_ids: list[str] = []
         singles, on_ray, logged = [], [], set()
@@ -136,7 +137,7 @@ def run_simulate_bench(deals: int = 50_000, redis_url: str | None = None, rounds
 
 
 def _clean_up(store: JobStore, job_ids: list[str]) -> None:
-    replays = ReplayStore(store.redis)
+    replays = ReplayStore(store.redis, store.replay_prefix)
     for job_id in job_ids:
         replays.delete_collection(replay_collection(job_id))
         store.delete(job_id)

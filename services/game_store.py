@@ -26,6 +26,8 @@ from typing import Any
 
 import redis.asyncio
 
+from replay.namespace import namespaced
+
 KEY_PREFIX = "ct:match:"
 
 DAY_S = 86_400.0
@@ -106,10 +108,10 @@ class StoredMatch:
 class GameStore:
     """Reads and writes matches; the only place that knows the Redis layout above."""
 
-    def __init__(self, client: redis.asyncio.Redis, prefix: str = KEY_PREFIX,
+    def __init__(self, client: redis.asyncio.Redis, prefix: str | None = None,
                  retention: Retention | None = None) -> None:
         self.client = client
-        self.prefix = prefix
+        self.prefix = namespaced(KEY_PREFIX) if prefix is None else prefix
         self.retention = retention or Retention()
         self._commit = client.register_script(_COMMIT)
         self._load = client.register_script(_LOAD)

@@ -27,7 +27,7 @@ import redis
 
 from engine.bots import label_parts
 from engine.rng import fresh_seed
-from workers.jobstore import DEFAULT_PREFIX, FAILED, JobNotFound, JobRecord, JobStore
+from workers.jobstore import FAILED, JobNotFound, JobRecord, JobStore
 from workers.ray_head import RayHost
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 from workers.stats import counter_groups
@@ -257,9 +257,10 @@ def _ms(seconds: float | None) -> int:
     return round(seconds * 1000) if seconds else 0
 
 
-def install(server: grpc.aio.Server, backends: Any, prefix: str = DEFAULT_PREFIX) -> str:
-    """Add the SimulationService to ``server`` and resume the jobs left unfinished; returns its full name."""
-    store = JobStore(redis.Redis.from_url(backends.redis_url), prefix)
+def install(server: grpc.aio.Server, backends: Any, prefix: str | None = None) -> str:
+    """Add the SimulationService to ``server`` (jobs under ``prefix``, by default the key namespace's; their replays
+    in the server's replay store) and resume the jobs left unfinished; returns its full name."""
+    store = JobStore(redis.Redis.from_url(backends.redis_url), prefix, backends.replays.prefix)
     # Ray's own log lines are shown when cardtable's are at debug level (`cardtable serve --verbose`).
     drivers = JobDrivers(store, backends.redis_url, RayHost(verbose=log.isEnabledFor(logging.DEBUG)))
     simulation_service_pb2_grpc.add_SimulationServiceServicer_to_server(SimulationServicer(store, drivers), server)

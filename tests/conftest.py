@@ -1,13 +1,40 @@
-"""Fixtures shared across the suite (keep this file small: a fixture lives here only when several files use it)."""
+"""Fixtures shared across the suite (keep this file small: a fixture lives here only when several files use it).
+
+Before any test: the run's key namespace is set (tests/keyspace.py), the Hypothesis profile is loaded (fixed examples
+when ``$CI`` is set, tests/game_cases.py), and the session's Ray is started if a collected test needs it."""
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 
+import game_cases  # noqa: F401  (loads the Hypothesis profile before any test module makes its settings)
 import pytest
 import redis
 from click.testing import CliRunner
+from keyspace import NAMESPACE, wipe
+
+from replay.namespace import KEY_PREFIX_ENV
+
+RAY_CPUS = 2
+# The names of this process's threads when the session's Ray started (see pytest_collection_finish).
+RAY_STARTED_AMONG: list[str] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    os.environ[KEY_PREFIX_ENV] = NAMESPACE  # inherited by the servers, commands and Ray workers the tests start
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the session's Ray now, before any test runs, if a collected test needs it. Ray forks its processes
+    with a Python preexec_fn, which can hang while other threads of this process call into gRPC (gRPC then logs
+    "skipping fork() handlers" and the raylet never starts): before the first test, no gRPC thread runs yet."""
+    if any("local_ray" in item.fixturenames for item in session.items):
+        from workers.cluster import connect_ray
+
+        RAY_STARTED_AMONG[:] = [thread.name for thread in threading.enumerate()]
+        connect_ray(cpus=RAY_CPUS)
 
 
 @pytest.fixture
@@ -18,7 +45,8 @@ def cli_runner() -> CliRunner:
 
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The suite's real Redis: REDIS_URL if set, else 127.0.0.1:6379 if it answers, else an embedded Valkey."""
+    """The suite's real Redis: REDIS_URL if set, else 127.0.0.1:6379 if it answers, else an embedded Valkey. Every
+    key of the run's namespace is deleted at the end."""
     url = os.environ.get("REDIS_URL")
     if not url:
         try:
@@ -28,6 +56,8 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             url = None
     if url is not None:
         yield url
+        with redis.Redis.from_url(url) as client:
+            wipe(client, NAMESPACE)
         return
     from replay.embedded import EmbeddedValkey
 
@@ -39,3 +69,17 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def grpc_redis_url(redis_url: str) -> str:
     """The Redis of the gRPC tests (the suite's one)."""
     return redis_url
+
+
+@pytest.fixture(scope="session")
+def local_ray(redis_url: str) -> Iterator[list[str]]:
+    """One local Ray with 2 CPUs shared by every test of the session that needs Ray, started before the first test
+    (see pytest_collection_finish) and stopped before the run's keys are wiped; gives the names of the threads this
+    process ran when it started."""
+    import ray
+
+    from workers.cluster import connect_ray
+
+    connect_ray(cpus=RAY_CPUS)
+    yield RAY_STARTED_AMONG
+    ray.shutdown()

@@ -9,6 +9,7 @@ contract and parametrized over ``engine.list_games()``, so a newly registered ga
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -21,6 +22,16 @@ from hypothesis import strategies as st
 import engine
 from engine.options import Option
 from engine.rng import Rng
+
+# Hypothesis profiles, one per place: "ci" (when $CI is set, as .ci/run does) tries the same examples on every run
+# (derandomized, no example database), so a red build stays red on a rerun and a green one is not luck; "dev" draws
+# new examples each run. Loaded here, before any settings are made from it (tests/conftest.py imports this module
+# first); pytest --hypothesis-profile NAME still overrides it. Both start from Hypothesis's defaults (which, when it
+# sees $CI itself, are already its own "ci" profile).
+settings.register_profile("ci", settings.get_profile("default"), derandomize=True, database=None, print_blob=True)
+settings.register_profile("dev", settings.get_profile("default"), print_blob=True)
+PROFILE = "ci" if os.environ.get("CI", "") not in ("", "0", "false") else "dev"
+settings.load_profile(PROFILE)
 
 # No shrinking: a failing playout is reported with its seeds at once (shrinking whole matches takes minutes).
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate)

@@ -29,6 +29,9 @@ from typing import Any
 
 import redis
 
+from replay.namespace import namespaced
+from replay.store import DEFAULT_PREFIX as REPLAY_PREFIX
+
 from .chunk import ChunkResult
 from .plan import job_chunks
 from .spec import JobSpec
@@ -97,11 +100,13 @@ def replay_collection(job_id: str) -> str:
 
 
 class JobStore:
-    """Jobs, their progress and results in one Redis (``redis.Redis`` client, bytes or str replies alike)."""
+    """Jobs, their progress and results in one Redis (``redis.Redis`` client, bytes or str replies alike); the jobs'
+    replays go to the replay store under ``replay_prefix``. Both prefixes default to the key namespace's."""
 
-    def __init__(self, client: redis.Redis, prefix: str = DEFAULT_PREFIX) -> None:
+    def __init__(self, client: redis.Redis, prefix: str | None = None, replay_prefix: str | None = None) -> None:
         self.redis = client
-        self.prefix = prefix
+        self.prefix = namespaced(DEFAULT_PREFIX) if prefix is None else prefix
+        self.replay_prefix = namespaced(REPLAY_PREFIX) if replay_prefix is None else replay_prefix
         self._renew = client.register_script(_RENEW)
         self._release = client.register_script(_RELEASE)
 

@@ -36,9 +36,10 @@ class ReplayBatch:
             self.items = []
 
 
-def replay_sink(client: redis.Redis, collection: str, batch: int = BATCH) -> ReplayBatch:
-    """A batch writer into ``collection`` of the replay store, whose replay ids are the job's deal numbers."""
+def replay_sink(client: redis.Redis, collection: str, prefix: str | None = None, batch: int = BATCH) -> ReplayBatch:
+    """A batch writer into ``collection`` of the replay store (under ``prefix``), whose replay ids are the job's deal
+    numbers."""
     from replay.store import ReplayStore
 
-    store = ReplayStore(client)
+    store = ReplayStore(client, prefix)
     return ReplayBatch(lambda items: store.put_many(collection, items), batch)

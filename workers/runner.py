@@ -47,15 +47,15 @@ def redis_client(url: str) -> redis.Redis:
 
 
 @ray.remote(num_cpus=1, max_retries=0)
-def play_chunk_task(spec_dict: dict[str, Any], chunk: Chunk, job_id: str, redis_url: str,
-                    prefix: str) -> ChunkResult:
+def play_chunk_task(spec_dict: dict[str, Any], chunk: Chunk, job_id: str, redis_url: str, prefix: str,
+                    replay_prefix: str) -> ChunkResult:
     """A Ray task: play one chunk, streaming progress (and replays) to Redis; stops early if the job is cancelled."""
     spec = JobSpec.from_dict(spec_dict)
     client = redis_client(redis_url)
-    store = JobStore(client, prefix)
+    store = JobStore(client, prefix, replay_prefix)
     worker = f"{ray.get_runtime_context().get_node_id()[:12]}:{os.getpid()}"
     store.note_worker(job_id, chunk.index, worker)
-    sink = replay_sink(client, replay_collection(job_id)) if spec.log.mode != "none" else None
+    sink = replay_sink(client, replay_collection(job_id), replay_prefix) if spec.log.mode != "none" else None
     result = play_chunk(spec, chunk, sink, lambda done: store.report_progress(job_id, chunk.index, done))
     result.worker = worker
     return result
@@ -154,7 +154,8 @@ class _Driver:
     def _submit(self, pending: _Pending) -> None:
         while pending and len(self.in_flight) < self.window:
             chunk = pending.popleft()
-            ref = play_chunk_task.remote(self.spec_dict, chunk, self.job_id, self.redis_url, self.store.prefix)
+            ref = play_chunk_task.remote(self.spec_dict, chunk, self.job_id, self.redis_url, self.store.prefix,
+                                         self.store.replay_prefix)
             self.in_flight[ref] = chunk
 
     def _collect(self, ref: ray.ObjectRef, done: dict[int, ChunkResult], pending: _Pending) -> str:

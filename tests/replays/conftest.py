@@ -8,7 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from keyspace import wipe
 
+from replay.namespace import namespaced
 from replay.store import ReplayStore
 
 
@@ -27,9 +29,8 @@ def replay_redis(replay_redis_url: str) -> Iterator[redis.Redis]:
 
 @pytest.fixture
 def store(replay_redis: redis.Redis) -> Iterator[ReplayStore]:
-    """A replay store under ``cttest:<random>``; every key under it is deleted after the test."""
-    prefix = f"cttest:{secrets.token_hex(6)}"
+    """A replay store under a prefix of its own in the run's namespace; every key under it is deleted after the
+    test."""
+    prefix = namespaced(f"replays:{secrets.token_hex(6)}")
     yield ReplayStore(replay_redis, prefix=prefix)
-    keys = list(replay_redis.scan_iter(match=f"{prefix}:*", count=1000))
-    for start in range(0, len(keys), 500):
-        replay_redis.delete(*keys[start:start + 500])
+    wipe(replay_redis, f"{prefix}:")

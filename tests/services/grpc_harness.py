@@ -20,6 +20,7 @@ from services.server import CardtableServer, ServerConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 CARDTABLE = str(Path(sys.executable).with_name("cardtable"))
+THREAD_NAME = "cardtable-grpc-server"  # a test elsewhere checks that none is left running
 
 
 class ServerThread:
@@ -29,7 +30,7 @@ class ServerThread:
         self.config = config
         self.server = CardtableServer(config)
         self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread = threading.Thread(target=self.loop.run_forever, name=THREAD_NAME, daemon=True)
         self.port = 0
 
     @property

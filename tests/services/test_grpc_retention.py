@@ -11,6 +11,7 @@ import redis
 from grpc_harness import ServerProcess, ServerThread
 from matchplay import PERSON, act, bot, create, observe, play_to_end
 
+from replay.namespace import namespaced
 from services.game_store import KEY_PREFIX, Retention
 from services.generated.cardtable.v1 import game_service_pb2_grpc, replay_service_pb2, replay_service_pb2_grpc
 from services.server import ServerConfig
@@ -97,11 +98,12 @@ def test_a_match_nobody_moves_in_expires_and_each_move_renews_it(server, client)
     ([], {"CARDTABLE_RETENTION": "1d", "CARDTABLE_ABANDON_AFTER": "600"}, 86_400, 600),
 ])
 def test_cardtable_serve_sets_the_retention(grpc_redis_url, client, args, env, finished_s, abandoned_s):
+    prefix = namespaced(KEY_PREFIX)  # the server's, in the namespace it inherits
     with ServerProcess("--redis-url", grpc_redis_url, "--grace", "0.2", *args, env=env) as server, \
             grpc.insecure_channel(server.target) as channel:
         games = game_service_pb2_grpc.GameServiceStub(channel)
         created, tokens = create(games, [PERSON, bot("random")], seed=44)
-        assert _expiring(_ttls_ms(client, KEY_PREFIX, created.match_id), abandoned_s - 60, abandoned_s)
+        assert _expiring(_ttls_ms(client, prefix, created.match_id), abandoned_s - 60, abandoned_s)
         play_to_end(games, created.match_id, tokens)
-        assert _expiring(_ttls_ms(client, KEY_PREFIX, created.match_id), finished_s - 60, finished_s)
-        client.delete(*(f"{KEY_PREFIX}{{{created.match_id}}}{tail}" for tail in ("", ":log", ":moves")))
+        assert _expiring(_ttls_ms(client, prefix, created.match_id), finished_s - 60, finished_s)
+        client.delete(*(f"{prefix}{{{created.match_id}}}{tail}" for tail in ("", ":log", ":moves")))

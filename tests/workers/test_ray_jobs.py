@@ -47,6 +47,14 @@ def run(store: JobStore, redis_url: str, spec: JobSpec, workers: int = 0):
     return run_job(store, record.job_id, redis_url, max_workers=workers)
 
 
+def test_the_sessions_ray_started_while_no_other_thread_ran(local_ray):
+    """Ray forks its processes with a Python preexec_fn, which hung (the raylet never started, "The current node timed
+    out during startup") while a gRPC server thread of the gRPC tests ran: the session's Ray starts before any test,
+    and the gRPC tests' servers stop with their modules."""
+    assert local_ray == [threading.main_thread().name]
+    assert "cardtable-grpc-server" not in [thread.name for thread in threading.enumerate()]  # tests/services' servers
+
+
 def test_one_or_two_workers_and_any_chunk_size_give_identical_results(job_store, redis_url):
     spec = validate(JobSpec(game="tablanette", policies=("greedy", "random"), count=600, seed=4, chunk_size=600))
     runs = [run(job_store, redis_url, spec, workers=1)]
