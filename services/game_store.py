@@ -70,6 +70,13 @@ if ARGV[1] == '1' then log = redis.call('GET', KEYS[2]) or '' end
 return {record[1], record[2], record[3], record[4] or '', log}
 """
 
+# KEYS: record. ARGV: replay id. Only a match still stored gets it: one that expired meanwhile (a short retention, a
+# slow replay build) must not come back as a record that never expires.
+_SET_REPLAY_ID = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('HSET', KEYS[1], 'replay_id', ARGV[1])
+"""
+
 Move = tuple[int, int]  # (seat, action int)
 
 # Compact, and without escaping to ASCII (the faster C path): a position is written on every move.
@@ -115,6 +122,7 @@ class GameStore:
         self.retention = retention or Retention()
         self._commit = client.register_script(_COMMIT)
         self._load = client.register_script(_LOAD)
+        self._set_replay_id = client.register_script(_SET_REPLAY_ID)
 
     def _keys(self, match_id: str) -> tuple[str, str, str]:
         record = f"{self.prefix}{{{match_id}}}"
@@ -170,8 +178,9 @@ class GameStore:
         return [(int(entry_id.split("-")[0]), parse_moves(fields["m"] + ",")[0]) for entry_id, fields in found]
 
     async def set_replay_id(self, match_id: str, replay_id: str) -> None:
+        """Note where a finished match's replay is kept (nothing, if the match has expired meanwhile)."""
         record, *_ = self._keys(match_id)
-        await self.client.hset(record, "replay_id", replay_id)
+        await self._set_replay_id(keys=[record], args=[replay_id])
 
     async def replay_id(self, match_id: str) -> str:
         record, *_ = self._keys(match_id)

@@ -3,16 +3,18 @@ replay store), one in play after the idle time with no move; real Redis TTLs, ma
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import grpc
 import pytest
 import redis
+import redis.asyncio
 from grpc_harness import ServerProcess, ServerThread
 from matchplay import PERSON, act, bot, create, observe, play_to_end
 
 from replay.namespace import namespaced
-from services.game_store import KEY_PREFIX, Retention
+from services.game_store import KEY_PREFIX, GameStore, Retention
 from services.generated.cardtable.v1 import game_service_pb2_grpc, replay_service_pb2, replay_service_pb2_grpc
 from services.server import ServerConfig
 
@@ -75,6 +77,17 @@ def test_a_finished_match_expires_and_its_replay_stays(server, client):
         replays = replay_service_pb2_grpc.ReplayServiceStub(channel)
         kept = replays.GetReplay(replay_service_pb2.GetReplayRequest(replay_id=final.replay_id))
         assert kept.replay.seed == 41 and len(kept.moves) == final.view.move_number
+
+
+def test_the_replay_id_of_a_match_that_expired_meanwhile_stores_nothing(grpc_redis_url, client):
+    """A finished match's replay is built off the event loop; if the match expired by then (a short retention), noting
+    its replay id must not bring it back as a record that never expires."""
+    async def note_replay_of_expired_match() -> None:
+        async with redis.asyncio.Redis.from_url(grpc_redis_url, decode_responses=True) as connection:
+            await GameStore(connection).set_replay_id("expired0match", "live/1")
+
+    asyncio.run(note_replay_of_expired_match())
+    assert _ttls_ms(client, namespaced(KEY_PREFIX), "expired0match") == [-2, -2, -2]
 
 
 def test_a_match_nobody_moves_in_expires_and_each_move_renews_it(server, client):
