@@ -19,12 +19,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import BIT, CARD_OF_CODE, CODES, RANK, cards_in, format_cards, parse_card, parse_cards
+from .cards import BIT, CARD_OF_CODE, CODES, RANK, cards_in, format_cards, mask_of, parse_card
 from .clone import LIST
 from .determinize import Slot, redeal, relabel_mask, relabeling
 from .errors import ActionLimitExceeded, IllegalAction, PositionError
 from .rng import Rng
-from .state import State
+from .state import State, position_seat
+from .tricks import check_cards_once, position_cards
 
 ACE, TEN, JACK, QUEEN, KING = 12, 8, 9, 10, 11
 ACE_VALUES = (1, 11)
@@ -745,27 +746,66 @@ class FishingState(State):
         return keys
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
+        """Load and check a position (docs/positions/<game>.md lists the checks): every card once, set-like lists in
+        canonical order, the hand sizes and the seat to play as the turns go round, the last capturer and the sweeps
+        consistent with the capture piles and the scores."""
         n_sides = len(self.side_scores)
-        self.hands = [_mask(cards) for cards in _list_of(p, "hands", self.n)]
-        self.table = _mask(p["table"])
-        self.stock = parse_cards(p["stock"])
-        self.captured = [_mask(cards) for cards in _list_of(p, "captured", self.n)]
-        self.last_capturer = p["last_capturer"]
-        if self.last_capturer is not None and self.last_capturer not in range(self.n):
-            raise PositionError(f"last_capturer must be a seat or null, got {self.last_capturer!r}")
+        hands = [_canonical(cards, f"hands[{seat}]") for seat, cards in enumerate(_list_of(p, "hands", self.n))]
+        table = _canonical(p["table"], "table")
+        stock = position_cards(p["stock"], "stock")
+        piles_of = enumerate(_list_of(p, "captured", self.n))
+        captured = [_canonical(cards, f"captured[{seat}]") for seat, cards in piles_of]
+        turn_keys = ("turn_card", "turn_taken", "turn_group")
+        turn = {key[5:]: p[key] for key in turn_keys if key in p} or None
+        piles = {f"hands[{s}]": cards_in(h) for s, h in enumerate(hands)}
+        piles.update({"table": cards_in(table), "stock": stock})
+        piles.update({f"captured[{s}]": cards_in(pile) for s, pile in enumerate(captured)})
+        if turn is not None:
+            piles["turn_card"] = [parse_card(turn.get("card"))]
+        check_cards_once(piles, self._deck_cards())
+        self.hands, self.table, self.stock, self.captured = hands, table, stock, captured
+        self.last_capturer = position_seat(p["last_capturer"], "last_capturer", self.n, nullable=True)
         self.sweeps = _counts(p, "sweeps", n_sides)
         self.sweep_points = _counts(p, "sweep_points", n_sides)
-        turn_keys = ("turn_card", "turn_taken", "turn_group")
-        self.turn = self._load_turn({key[5:]: p[key] for key in turn_keys if key in p} or None)
-        every = [*self.hands, self.table, _mask(p["stock"]), *self.captured]
+        self.turn = self._load_turn(turn)
+        self._check_hands()
+        self._check_captures()
+
+    def _check_hands(self) -> None:
+        """A seat holds one card fewer for each turn it has played: the turns go round from the dealer's left
+        (rules §5.1), so the seats before the seat to play in that order hold one card fewer than the others."""
+        if self.phase == "over":
+            return
+        seat, first = self.current_player, (self.dealer + 1) % self.n
+        if seat is None:
+            raise PositionError(f"phase {self.phase!r} needs a seat to act (current_player)")
+        if self.phase == "play" and not self.hands[seat]:
+            raise PositionError(f"seat {seat} is to play but holds no card")
+        base = self.hands[seat].bit_count() + (self.turn is not None)
+        expected = [base - ((s - first) % self.n < (seat - first) % self.n) for s in range(self.n)]
         if self.turn is not None:
-            every.append(BIT[self.turn[0]])
-        held = [c for m in every for c in cards_in(m)]
-        if len(held) != 52 or len(set(held)) != 52 or len(self.stock) != len(set(self.stock)):
-            raise PositionError("hands, table, stock, captured and the turn's card must hold each of the 52 cards "
-                                "exactly once")
-        if self.phase == "play" and (self.current_player is None or not self.hands[self.current_player]):
-            raise PositionError("in play the current player must be a seat holding cards")
+            expected[seat] -= 1
+        sizes = [h.bit_count() for h in self.hands]
+        if sizes != expected:
+            raise PositionError(f"with seat {first} playing first and seat {seat} to play ({self.phase}), the hands "
+                                f"hold {expected} cards, got {sizes}")
+
+    def _check_captures(self) -> None:
+        """The last capturer is a seat whose pile holds cards, set as soon as any pile does; a side with sweeps has
+        their points, and (where sweeps score at once) its score includes them."""
+        piles = [pile for pile in self.captured if pile]
+        if (self.last_capturer is None) != (not piles):
+            raise PositionError("last_capturer is null exactly when no capture pile holds a card")
+        if self.last_capturer is not None and not self.captured[self.last_capturer]:
+            raise PositionError(f"last_capturer seat {self.last_capturer} has an empty capture pile")
+        for side, (count, points) in enumerate(zip(self.sweeps, self.sweep_points, strict=True)):
+            if (count == 0) != (points == 0):
+                raise PositionError(f"side {side}: {self.SWEEP_COUNTER} {count} worth {points} points")
+            if self._sweep_scored_at_once() and self.side_scores[side] < points:
+                raise PositionError(f"side {side}'s score {self.side_scores[side]} leaves out the {points} points of "
+                                    f"its {self.SWEEP_COUNTER} (they count at once)")
+            if not self.side_piles()[side] and count:
+                raise PositionError(f"side {side} has {self.SWEEP_COUNTER} but no captured card")
 
     def _load_turn(self, keys: Any) -> Turn | None:
         """A capture being decided (phase ``capture``): one the engine reaches by its decisions."""
@@ -777,7 +817,8 @@ class FishingState(State):
             return None
         if not isinstance(keys, Mapping) or set(keys) != {"card", "taken", "group"}:
             raise PositionError("phase 'capture' needs turn_card, turn_taken and turn_group")
-        played, taken, group = parse_card(keys["card"]), _mask(keys["taken"]), _mask(keys["group"])
+        played = parse_card(keys["card"])
+        taken, group = _canonical(keys["taken"], "turn_taken"), _canonical(keys["group"], "turn_group")
         rules, table = self.capture_rules, self._capturable()
         if (taken | group) & ~table or taken & group:
             raise PositionError("a turn's taken cards and group are distinct capturable table cards")
@@ -815,16 +856,15 @@ def _parse_turn(action: str) -> int | None:
     return CARD_OF_CODE[played] | captured << 6
 
 
-def _mask(codes: Any) -> int:
-    if not isinstance(codes, list):
-        raise PositionError(f"expected a list of card codes, got {codes!r}")
-    cards = [parse_card(code) for code in codes]
-    if len(set(cards)) != len(cards):
-        raise PositionError(f"repeated card in {codes}")
-    mask = 0
-    for c in cards:
-        mask |= BIT[c]
-    return mask
+def _canonical(codes: Any, key: str) -> int:
+    """A set of cards written in canonical order (a hand, the table, a pile) as a mask; PositionError naming the
+    key and the card otherwise."""
+    cards = position_cards(codes, key)
+    for before, after in zip(cards, cards[1:], strict=False):
+        if before >= after:
+            what = "twice" if before == after else f"before {CODES[after]}: not in canonical order"
+            raise PositionError(f"{key} lists {CODES[before]} {what} (suits C D H S, then ranks 2..A)")
+    return mask_of(cards)
 
 
 def _list_of(p: Mapping[str, Any], key: str, n: int) -> list[Any]:

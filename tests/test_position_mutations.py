@@ -88,10 +88,68 @@ def unsorted_hand(p: dict, rng: random.Random) -> dict | None:
 
 TRICK_MUTATORS: list[Mutator] = [swap_between_hands, change_seat_to_play, drop_a_card, break_follow_rule,
                                  unsorted_hand]
+
+
+# ---- the fishing games (docs/positions/tablanette.md, tablic.md: what is checked) ----------------------------------
+
+def move_a_card_between_hands(p: dict, rng: random.Random) -> dict | None:
+    """A card moved from one hand to another: the hand sizes no longer follow the turns."""
+    seats = [s for s, hand in enumerate(p["hands"]) if hand]
+    if not seats or p["current_player"] is None:
+        return None
+    a = rng.choice(seats)
+    b = rng.choice([s for s in range(p["players"]) if s != a])
+    card = rng.choice(p["hands"][a])
+    p["hands"][a].remove(card)
+    p["hands"][b] = _sorted(p["hands"][b] + [card])
+    return p
+
+
+def false_as_a_seat(p: dict, rng: random.Random) -> dict | None:
+    """``false`` where a seat goes: a bool is not a seat, even where it equals 0."""
+    p["last_capturer"] = False
+    return p
+
+
+def no_last_capturer_with_captures(p: dict, rng: random.Random) -> dict | None:
+    """``last_capturer`` null although a capture pile holds cards."""
+    if not any(p["captured"]):
+        return None
+    p["last_capturer"] = None
+    return p
+
+
+def sweep_points_left_out(p: dict, rng: random.Random) -> dict | None:
+    """Sweeps without their points, or (Tablanette, where they count at once) a score below them."""
+    sides = [side for side, count in enumerate(p["sweeps"]) if count]
+    if not sides:
+        return None
+    side = rng.choice(sides)
+    if p["game"] == "tablanette" and rng.random() < 0.5:
+        p["scores"] = [0 if score >= p["sweep_points"][side] else score for score in p["scores"]]
+        p["scores"] = [min(score, p["sweep_points"][side] - 1) for score in p["scores"]]
+    else:
+        p["sweep_points"][side] = 0
+    return p
+
+
+def unsorted_table(p: dict, rng: random.Random) -> dict | None:
+    """The table listed out of canonical order."""
+    if len(p["table"]) < 2:
+        return None
+    p["table"] = list(reversed(p["table"]))
+    return p
+
+
+FISHING_MUTATORS: list[Mutator] = [change_seat_to_play, drop_a_card, unsorted_hand, move_a_card_between_hands,
+                                   false_as_a_seat, no_last_capturer_with_captures, sweep_points_left_out,
+                                   unsorted_table]
 MUTATORS: dict[str, list[Mutator]] = {
     "german_whist": TRICK_MUTATORS,
     "belote": TRICK_MUTATORS,
     "belote_contree": TRICK_MUTATORS,
+    "tablanette": FISHING_MUTATORS,
+    "tablic": FISHING_MUTATORS,
 }
 CASES = [case for case in GAME_CASES if case.values[0] in MUTATORS]
 

@@ -191,9 +191,10 @@ def test_remainder_goes_to_the_last_capturer_and_is_no_tabla():
 
 
 def test_remainder_belongs_to_nobody_without_any_capture():
-    state = fishing_state(GAME, [["2C"], []], ["9H"], current=0, stock=[], rest_to=1, options={"max_deals": 1})
+    table = [code for code in CODES if code != "2C"]  # everyone trailed: no capture pile holds a card
+    state = fishing_state(GAME, [["2C"], []], table, current=0, stock=[], options={"max_deals": 1})
     state.apply("2C")
-    assert state.deal_results[0]["cards"] == [0, 50]  # 9H and 2C stay with nobody
+    assert state.deal_results[0]["cards"] == [0, 0]  # the 52 cards on the table stay with nobody
 
 
 def test_target_option():
