@@ -144,7 +144,15 @@ class TrickGame(State):
 
     def _card_ids(self) -> list[int]:
         """The legal card plays of the seat to play (all of them while a game asks for nothing else first)."""
-        return self.ACTIONS.ids(self._playable(self.current_player))
+        seat = self.current_player
+        trick = self.trick
+        if not trick:
+            return self.ACTIONS.ids(self.hands[seat])
+        led = SUIT[trick[0][1]]
+        same = self.hands[seat] & SUIT_MASK[led]
+        if same and not (led == self.trump and self.RULES.follow.must_overtrump):
+            return self.ACTIONS.suit_ids(same, led)  # following suit, the rule asks nothing more (a shared list)
+        return self.ACTIONS.ids(self._playable(seat))
 
     def _card_action(self, seat: int, card: int) -> int | None:
         """The action that plays ``card`` for ``seat``, None if the seat does not hold it."""
@@ -162,13 +170,14 @@ class TrickGame(State):
     def _add_to_trick(self, seat: int, card: int) -> None:
         trick = self.trick
         trick.append((seat, card))
+        played = len(trick)
         trump = self.trump
         power = self.RULES.ranking.power[trump]
         best = self.best_card
-        if len(trick) == 1 or (power[card] > power[best] and (SUIT[card] == SUIT[best] or SUIT[card] == trump)):
+        if played == 1 or (power[card] > power[best] and (SUIT[card] == SUIT[best] or SUIT[card] == trump)):
             self.best_card, self.best_seat = card, seat
             self.over = self.RULES.beaters[trump][card]
-        if len(trick) < self.n:
+        if played < self.n:
             self.current_player = (seat + 1) % self.n
             return
         self._end_trick()

@@ -20,6 +20,7 @@ from ..trickgame import TrickGame, TrickRules
 from ..tricks import NO_TRUMP, CardActions, FollowRule, Ranking, cut
 
 DECK_RANKS = "789TJQKA"
+DECK = tuple(make_deck(DECK_RANKS))
 NATURAL_ORDER = "AKQJT987"  # for drawing the dealer and for declarations (2.4)
 RANKING = Ranking("ATKQJ987", "J9ATKQ87")
 PLAIN_POINTS = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2}
@@ -49,7 +50,7 @@ class BelotePlay(TrickGame):
     PHASES: ClassVar[tuple[str, ...]]
 
     def _deck_cards(self) -> list[int]:
-        return make_deck(DECK_RANKS)
+        return list(DECK)
 
     def _draw_first_dealer(self) -> int:
         # 3.1: the lowest card in natural order deals; tied seats draw again from a fresh shuffle

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..cards import CODES, SUIT, SUIT_MASK, make_deck, mask_of, parse_card
+from ..cards import BIT, CODES, SUIT, SUIT_MASK, make_deck, mask_of, parse_card
 from ..clone import LIST, ROWS, SHARED
 from ..dealing import deal_rounds
 from ..errors import PositionError
@@ -28,6 +28,7 @@ from ..tricks import CardActions, Ranking, position_cards
 
 RANKING = Ranking("AKQJT98765432")  # 2.1: the same order in trump and plain suits
 SLOTS = 4
+DECK = tuple(make_deck())
 TRICKS_PER_DEAL = 26  # each player plays his 13 (or 11 + 4 face-down) cards and 13 (or 11) drawn ones
 # 5.3: follow suit, else play any card; 5.5: after each phase-1 trick the winner draws first
 RULES = TrickRules(RANKING, tricks=TRICKS_PER_DEAL, draw_after_trick=True)
@@ -63,7 +64,7 @@ class GermanWhist(TrickGame):
     )
 
     def _deck_cards(self) -> list[int]:
-        return make_deck()
+        return list(DECK)
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
@@ -107,8 +108,7 @@ class GermanWhist(TrickGame):
         # 8.1c: face-down cards when void in the led suit, or to lead with an empty hand
         return ids + [DOWN_IDS[slot] for slot, card in enumerate(self.down[seat]) if card is not None]
 
-    def _legal_ids(self) -> list[int]:
-        return self._card_ids()
+    _legal_ids = _card_ids  # every action plays a card
 
     def action_string(self, action: int) -> str:
         return ACTIONS.strings[action]
@@ -127,9 +127,9 @@ class GermanWhist(TrickGame):
             slot = action - DOWN_IDS[0]
             card = self.down[seat][slot]
             self.down[seat][slot] = None
-            self._add_to_trick(seat, card)
         else:
-            self._play(seat, card)
+            self.hands[seat] ^= BIT[card]
+        self._add_to_trick(seat, card)
 
     _apply = _play_action
 
