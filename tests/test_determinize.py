@@ -125,9 +125,12 @@ def test_determinize_checks_the_seat() -> None:
         engine.determinize(state, 2, Rng(1))
 
 
-def test_a_contree_deal_cut_from_the_gathered_tricks_is_sampled_as_a_cut_of_them() -> None:
-    # 3.4, 3.5: every seat saw the previous deal's tricks, so a sample's deck is that pack cut somewhere.
-    state = engine.new_match("belote_contree", seed=8, options={"weak_hand_redeal": False}, first_dealer=0)
+@pytest.mark.parametrize(("game", "options"), [("belote_contree", {"weak_hand_redeal": False}),
+                                               ("belote", {"no_shuffle": True})])
+def test_a_deal_cut_from_the_gathered_tricks_is_sampled_as_a_cut_of_them(game: str, options: dict) -> None:
+    # belote_contree.md 3.4, 3.5, belote.md 8: every seat saw the previous deal's tricks, so a sample's deck is that
+    # pack cut somewhere.
+    state = engine.new_match(game, seed=8, options=options, first_dealer=0)
     play, cards, pack = Rng(8), [], None
     while not (pack is not None and state.phase == "play" and 0 < len(state.to_position()["tricks"]) < 8):
         deal = state.deal_index
@@ -135,6 +138,8 @@ def test_a_contree_deal_cut_from_the_gathered_tricks_is_sampled_as_a_cut_of_them
         state.apply(action)
         if not action[0].islower():
             cards.append(action[:2])
+        if state.is_terminal:
+            state, cards, pack = engine.new_match(game, seed=play.below(1000), options=options), [], None
         if state.deal_index != deal:
             pack, cards = (cards if len(cards) == 32 else None), []
     rng = Rng(9)

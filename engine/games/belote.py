@@ -315,6 +315,19 @@ class Belote(BelotePlay):
         combinations = self.melds[seat]
         return lambda cards: melds(held | mask_of(cards), NATURAL_ORDER, CARRE_VALUES) == combinations
 
+    def _cut_from_tricks(self) -> bool:
+        return self.options["no_shuffle"] and self.n == 4  # 8: with 2 or 3 players the set-aside cards are unseen
+
+    def _moves_this_dealing(self) -> int:
+        chosen = sum(d is not None for d in self.declared)
+        return len(self.rounds.actions) + chosen + self.n * len(self.tricks) + len(self.trick)
+
+    def _public_places(self) -> list[int]:
+        return [self.turn_up]
+
+    def _relabel_piles(self, new: Mapping[int, int]) -> None:
+        self.stock = [new[c] for c in self.stock]
+
     def _hidden_piles(self, seat: int) -> list[list[int]]:
         return [self.stock]  # undealt, or set aside with 2 or 3 players: never seen
 

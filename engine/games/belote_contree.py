@@ -23,11 +23,10 @@ from ..dealing import deal_rounds
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
-from ..rng import Rng
 from ..scoring import highest_once_target_reached, single_leader
 from ..state import GameInfo, GameLength, match_length, position_seat
-from ..tricks import NO_TRUMP, cut, gather_tricks
-from .belote_family import BELOTE_POINTS, FEWEST_CUT, POINTS, TRICKS, BelotePlay, belote_actions
+from ..tricks import NO_TRUMP, gather_tricks
+from .belote_family import BELOTE_POINTS, POINTS, TRICKS, BelotePlay, belote_actions
 
 NUMERIC_BIDS = (160, 170, 180)
 LADDERS = {top: BidLadder(values=tuple(range(80, top + 1, 10))) for top in NUMERIC_BIDS}
@@ -222,54 +221,14 @@ class BeloteContree(BelotePlay):
 
     # ---- determinization: a weak hand was asked about a redeal (3.8), so each hand keeps being weak or not ----------
 
-    def _determinize(self, seat: int, rng: Rng) -> None:
-        """3.4, 3.5: a deal cut from the previous deal's tricks gathered in play order comes from a pack every seat
-        has seen; only the cut is unknown. The sample is dealt from a cut that fits everything shown."""
-        pack = self._gathered_pack()
-        if pack is None:
-            super()._determinize(seat, rng)
-            return
-        fits = [deck for deck in (cut(pack, c) for c in range(FEWEST_CUT, len(pack) - FEWEST_CUT + 1))
-                if self._dealt_from(deck, seat) is not None]
-        deck = fits[rng.below(len(fits))]
-        self.hands = self._dealt_from(deck, seat) or self.hands
-        self.deal_deck = deck
+    def _cut_from_tricks(self) -> bool:
+        return not self.options["shuffle_each_deal"]  # 3.4
 
-    def _gathered_pack(self) -> list[int] | None:
-        """The pack this deal was cut from when the match's moves show it (the previous deal's 32 cards in play
-        order), else None (a first or shuffled deal, a deal after a redeal or a throw-in, a match loaded mid-way)."""
-        if self.options["shuffle_each_deal"]:
-            return None
+    def _moves_this_dealing(self) -> int:
         played = [self._played_mask(s) for s in range(4)]
         asked = [s for s in self.seats_from_dealer() if _weak(self.hands[s] | played[s])]
         answered = len(asked) - len(self.redeal_queue) if self.options["weak_hand_redeal"] else 0
-        now = answered + len(self.auction.actions) + 4 * len(self.tricks) + len(self.trick)
-        before = self.moves[len(self.moves) - now - TRICKS * 4:len(self.moves) - now]
-        cards = [ACTIONS.card_of[a] for _s, a in before]
-        if len(before) < TRICKS * 4 or None in cards:
-            return None
-        return cards  # type: ignore[return-value]
-
-    def _dealt_from(self, deck: list[int], seat: int) -> list[int] | None:
-        """The hands now if ``deck`` had been dealt, when that fits everything ``seat`` has seen (its own hand, the
-        cards played and who played them, what the plays showed lacking, a belote, weak hands), else None."""
-        where = {card: i for i, card in enumerate(self.deal_deck)}
-        known = self.hands[seat] | self._known_cards(seat)
-        lacks = self._shown_lacking()
-        hands = []
-        for s in range(4):
-            played = self._played_mask(s)
-            dealt = mask_of(deck[where[c]] for c in cards_in(self.hands[s] | played))
-            hand = dealt & ~played
-            forbidden = 0
-            for _k, mask in lacks[s]:
-                forbidden |= mask
-            check = self._hand_check(s, known)
-            if dealt & played != played or hand & known != self.hands[s] & known or hand & forbidden or (
-                    s == seat and hand != self.hands[s]) or (check is not None and not check(cards_in(hand & ~known))):
-                return None
-            hands.append(hand)
-        return hands
+        return answered + len(self.auction.actions) + 4 * len(self.tricks) + len(self.trick)
 
     def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
         if not self.options["weak_hand_redeal"]:

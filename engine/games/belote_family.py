@@ -15,6 +15,7 @@ from ..cards import BIT, RANK_CHAR, SUITS, cards_in, make_deck, mask_of, parse_c
 from ..clone import SHARED
 from ..dealing import draw_for_dealer
 from ..errors import PositionError
+from ..rng import Rng
 from ..scoring import point_table
 from ..trickgame import TrickGame, TrickRules
 from ..tricks import NO_TRUMP, CardActions, FollowRule, Ranking, cut
@@ -105,6 +106,77 @@ class BelotePlay(TrickGame):
     def _known_cards(self, seat: int) -> int:
         """The trump king and queen of an announced belote (6.4: its announcer holds both until played)."""
         return KQ_MASK[self.trump] if self.belote_seat is not None else 0
+
+    def _determinize(self, seat: int, rng: Rng) -> None:
+        """A deal cut from the previous deal's tricks gathered in play order (belote_contree.md 3.4, 3.5; belote.md 8
+        with 4 players) comes from a pack every seat has seen; only the cut is unknown. The sample is then dealt from
+        a cut that fits everything shown."""
+        pack = self._gathered_pack()
+        if pack is None:
+            super()._determinize(seat, rng)
+            return
+        fits = [deck for deck in (cut(pack, c) for c in range(FEWEST_CUT, len(pack) - FEWEST_CUT + 1))
+                if self._dealt_from(deck, seat) is not None]
+        deck = fits[rng.below(len(fits))]
+        where = {card: i for i, card in enumerate(self.deal_deck)}
+        self.hands = self._dealt_from(deck, seat) or self.hands
+        self._relabel_piles({c: deck[i] for c, i in where.items()})
+        self.deal_deck = deck
+
+    def _cut_from_tricks(self) -> bool:
+        """Whether this deal's deck is the previous deal's tricks gathered and cut, when one was played."""
+        return False
+
+    @abstractmethod
+    def _moves_this_dealing(self) -> int:
+        """How many moves this dealing has taken so far."""
+
+    def _gathered_pack(self) -> list[int] | None:
+        """The pack this deal was cut from when the match's moves show it (the previous deal's cards in play order),
+        else None (a first or shuffled deal, a deal after a redeal or a throw-in, a match loaded mid-way)."""
+        if not self._cut_from_tricks():
+            return None
+        cards: list[int] = []
+        for _s, action in reversed(self.moves[:len(self.moves) - self._moves_this_dealing()]):
+            card = self.ACTIONS.card_of[action]
+            if card is None and self.ACTIONS.strings[action] not in ("declare", "nodeclare"):
+                return None
+            if card is not None:
+                cards.append(card)
+            if len(cards) == len(self.deal_deck):
+                return cards[::-1]
+        return None
+
+    def _dealt_from(self, deck: list[int], seat: int) -> list[int] | None:
+        """The hands now if ``deck`` had been dealt, when that fits everything ``seat`` has seen (its own hand, the
+        cards played and who played them, what the plays showed lacking, the cards of known place, each hand's
+        facts), else None."""
+        where = {card: i for i, card in enumerate(self.deal_deck)}
+        if any(deck[where[c]] != c for c in self._public_places()):
+            return None
+        known = self.hands[seat] | self._known_cards(seat)
+        lacks = self._shown_lacking()
+        hands = []
+        for s in range(self.n):
+            played = self._played_mask(s)
+            dealt = mask_of(deck[where[c]] for c in cards_in(self.hands[s] | played))
+            hand = dealt & ~played
+            forbidden = 0
+            for _k, mask in lacks[s]:
+                forbidden |= mask
+            check = self._hand_check(s, known)
+            if dealt & played != played or hand & known != self.hands[s] & known or hand & forbidden or (
+                    s == seat and hand != self.hands[s]) or (check is not None and not check(cards_in(hand & ~known))):
+                return None
+            hands.append(hand)
+        return hands
+
+    def _public_places(self) -> list[int]:
+        """Cards whose deck index every seat saw (a turn-up)."""
+        return []
+
+    def _relabel_piles(self, new: Mapping[int, int]) -> None:
+        """The game's own piles of the deal when each card ``c`` is ``new[c]`` (an undealt stock)."""
 
     def _played_mask(self, seat: int) -> int:
         return mask_of(c for played in [*self.tricks, self.trick] for s, c in played if s == seat)
