@@ -36,7 +36,7 @@ def policy_class(name: str) -> type[Policy]:
     try:
         return _POLICIES[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown policy {name!r}; policies are {policy_names()}") from None
+        raise ValueError(f"unknown policy {name!r}; policies are {', '.join(policy_names())}") from None
 
 
 def label_parts(label: str) -> tuple[str, dict[str, str]]:

@@ -21,10 +21,11 @@ import click
 from rich.console import Console
 
 import engine
-from engine.bots import make_policies, play_out, policy_names
+from engine.bots import make_policies, play_out
 from engine.rng import Rng, derive_seed
 
 from .matchargs import check_game, option_option, option_pairs_param, players_option, start_match
+from .policies import POLICY_LABEL
 
 
 def run_bench(game: str, players: int | None, policy: str, seconds: float, seed: int,
@@ -124,8 +125,8 @@ def run_clone_bench(floor: Path, floor_seconds: float = 2.0) -> dict[str, Any]:
 @click.option("--game", callback=lambda ctx, param, value: value if value is None else check_game(ctx, param, value),
               help="Game id (see `cardtable games`); required unless --grpc.")
 @players_option
-@click.option("--policy", type=click.Choice(policy_names()), default="random", show_default=True,
-              help="Policy for every seat.")
+@click.option("--policy", type=POLICY_LABEL, default="random", show_default=True,
+              help="Policy for every seat, with parameters as NAME:PARAM=VALUE (greedy:epsilon=0.3).")
 @click.option("--seconds", type=click.FloatRange(min=0), default=3.0, show_default=True, help="How long to run.")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Seed of the deal seeds.")
 @option_option

@@ -22,6 +22,12 @@ def _shown_default(value: object, player_counts: list[int]) -> str:
     return repr(value)
 
 
+def player_counts(info: dict) -> str:
+    """``2, 3, 4 (default 2)``: the default said in words, which a pipe or a file keeps (bold type they lose)."""
+    counts = ", ".join(str(n) for n in info["player_counts"])
+    return counts if len(info["player_counts"]) == 1 else f"{counts} (default {info['default_players']})"
+
+
 def games_table(infos: list[dict]) -> Table:
     table = Table(title="Games", title_justify="left")
     table.add_column("game", no_wrap=True, style="cyan")
@@ -29,8 +35,7 @@ def games_table(infos: list[dict]) -> Table:
     table.add_column("players", no_wrap=True)
     table.add_column("summary", ratio=1)
     for info in infos:
-        counts = ", ".join(f"[bold]{n}[/]" if n == info["default_players"] else str(n) for n in info["player_counts"])
-        table.add_row(info["id"], info["name"], counts, info["summary"])
+        table.add_row(info["id"], info["name"], player_counts(info), info["summary"])
     return table
 
 
@@ -66,7 +71,6 @@ def games(as_json: bool) -> None:
         console.print("No games are registered.")
         return
     console.print(games_table(infos))
-    console.print("Default player count in bold.")
     for info in infos:
         console.print()
         console.print(options_table(info))

@@ -1,29 +1,49 @@
 """``cardtable play GAME``: a person plays a match in the terminal against bots.
 
-The person sees their hand, the table (or trick), the scores and the numbered legal moves, and answers with the
-number or the action string; a card alone is enough when it has exactly one legal action (``KC`` for ``KC:5H,9S``).
-Works with piped input; the end of the input leaves the match cleanly (exit code 1).
+The person sees their hand, the table (or trick), the scores and the numbered legal moves (in the order of the hand),
+and answers with the number or the move; a capture's cards may be typed in any order (``AD:4S,7H``), and a card alone
+is enough when it has exactly one legal move (``KC`` for ``KC:5H,9S``). Works with piped input; the end of the input
+leaves the match cleanly (exit code 1), Ctrl-C too (exit code 130). ``--save`` keeps the finished match as a replay.
 
-    cardtable play tablanette --seed 7 --opponents greedy --option max_deals=1
+    cardtable play tablanette --seed 7 --opponents greedy:epsilon=0.3 --option max_deals=1 --save
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 import click
+import redis
 from rich.console import Console
 from rich.text import Text
 
 from engine import IllegalAction, State
-from engine.bots import Policy, greedy_games, make_policy, policy_names
+from engine.bots import Policy, greedy_games, make_policies
 from engine.fishing import join_turns
 from engine.rng import fresh_seed
+from replay import ReplayError
+from replay.connect import open_store
+from replay.record import Recorder
 
 from .matchargs import game_argument, option_option, option_pairs_param, players_option, seed_option, start_match
-from .render import action_text, deal_summary, header_line, match_result, numbered_moves, observation_table
+from .policies import POLICY_LABEL
+from .render import (
+    Seating,
+    action_text,
+    deal_summary,
+    game_rows,
+    hand_order,
+    header_line,
+    match_result,
+    numbered_moves,
+    observation_lines,
+)
 
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
+HUMAN = "human"  # a person's seat in a replay header
+SAVED_COLLECTION = "played"
+INTERRUPTED = 130  # the shell's code for a command ended by Ctrl-C (128 + SIGINT)
 
 
 class MoveError(ValueError):
@@ -31,13 +51,15 @@ class MoveError(ValueError):
 
 
 def resolve_move(text: str, legal: Sequence[str]) -> str:
-    """The legal action meant by ``text``: its number (1-based), the action itself (any case), or a card alone
-    when that card has exactly one legal action.
+    """The legal action meant by ``text``: its number (1-based, in the order of ``legal``), the action itself (any
+    case, a capture's cards in any order), or a card alone when that card has exactly one legal action.
 
     >>> resolve_move("2", ["7H", "QS:3C,TD"]), resolve_move("qs", ["7H", "QS:3C,TD"])
     ('QS:3C,TD', 'QS:3C,TD')
+    >>> resolve_move("qs:td,3c", ["7H", "QS:3C,TD"])
+    'QS:3C,TD'
     """
-    text = text.strip()
+    text = "".join(text.split())
     if text.isdigit():
         number = int(text)
         if 1 <= number <= len(legal):
@@ -45,15 +67,22 @@ def resolve_move(text: str, legal: Sequence[str]) -> str:
         raise MoveError(f"there is no move number {number}; type a number from 1 to {len(legal)}")
     if text in legal:
         return text
-    by_case = [a for a in legal if a.lower() == text.lower()]
-    if len(by_case) == 1:
-        return by_case[0]
+    as_typed = move_key(text)
+    by_key = [a for a in legal if move_key(a) == as_typed]
+    if len(by_key) == 1:
+        return by_key[0]
     with_card = [a for a in legal if a.partition(":")[0].lower() == text.lower()]
     if len(with_card) == 1:
         return with_card[0]
     if with_card:
         raise MoveError(f"{text!r} can be played in {len(with_card)} ways; choose one: {', '.join(with_card)}")
     raise MoveError(f"{text!r} is not a legal move here; type a number from 1 to {len(legal)} or a move as listed")
+
+
+def move_key(action: str) -> tuple[str, tuple[str, ...]]:
+    """What a move is whatever the case and the order of its captured cards: ``ad:4s,7h`` is ``AD:7H,4S``."""
+    card, _, rest = action.upper().partition(":")
+    return card, tuple(sorted(rest.split(","))) if rest else ()
 
 
 class LeftMatch(Exception):
@@ -69,9 +98,12 @@ def ask_move(console: Console, legal: Sequence[str], whole_move: Callable[[str],
     game's whole capture, ``KS:TD,4C``, its cards in any order)."""
     while True:
         try:
-            text = click.prompt("Your move", default="", show_default=False, prompt_suffix=" > ")
-        except click.Abort:
+            text = input("Your move > ")  # not click.prompt, which makes Ctrl-C and the end of input one Abort
+        except EOFError:
             raise LeftMatch(1, "No more input: leaving the match unfinished.") from None
+        except KeyboardInterrupt:
+            console.print()  # ends the prompt's line
+            raise
         if text.strip().lower() in QUIT_WORDS:
             raise LeftMatch(0, "You left the match.")
         if not text.strip():
@@ -84,12 +116,11 @@ def ask_move(console: Console, legal: Sequence[str], whole_move: Callable[[str],
             console.print(Text.assemble(("Not a legal move: ", "yellow"), f"{exc}."))
 
 
-def report_new_deals(console: Console, deal_results: list[dict], scores: Sequence[int], shown: int,
-                     names: Mapping[int, str]) -> int:
+def report_new_deals(console: Console, state: State, shown: int, seating: Seating) -> int:
     """Print the deals that finished since ``shown`` were printed; return how many are printed now."""
-    for result in deal_results[shown:]:
-        console.print(deal_summary(result, scores, names))
-    return len(deal_results)
+    for result in state.deal_results[shown:]:
+        console.print(deal_summary(result, state.scores, seating, console.width))
+    return len(state.deal_results)
 
 
 def default_policy(game: str) -> str:
@@ -97,17 +128,68 @@ def default_policy(game: str) -> str:
     return "greedy" if game in greedy_games() else "random"
 
 
+def seat_bots(labels: Sequence[str], game: str, seed: int, param_hint: str) -> list[Policy]:
+    """A bot per seat from policy labels; a policy that cannot play ``game`` is a usage error."""
+    try:
+        return make_policies(labels, game, seed)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint=param_hint) from None
+
+
+def match_replay(start: State, state: State, policies: Sequence[str]) -> bytes:
+    """The replay of the match that went from ``start`` to the finished ``state`` (every move checked again)."""
+    recorder = Recorder(start, "match", policies)
+    for _, action_id in state.moves:
+        recorder.play(action_id)
+    return recorder.finish()
+
+
+def save_replay(console: Console, start: State, state: State, policies: Sequence[str], redis_url: str | None,
+                collection: str) -> None:
+    """Store the finished match as a replay and print its id and how to see it again."""
+    if not state.is_terminal:
+        console.print("The match is unfinished, so it is not saved.")
+        return
+    data = match_replay(start, state, policies)
+    try:
+        with open_store(redis_url) as store:
+            replay_id = store.save(data, collection)
+    except (ConnectionError, redis.RedisError, ReplayError) as exc:
+        raise click.ClickException(f"the match could not be saved: {exc}") from None
+    console.print(f"Saved as replay {replay_id}: cardtable replay stream {replay_id}")
+
+
+@contextmanager
+def interruptible(console: Console, seed: int) -> Iterator[None]:
+    """Ctrl-C ends the command with one line and exit code 130, not a traceback."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        console.print(f"Interrupted: the match is left unfinished (play it again with --seed {seed}).")
+        raise click.exceptions.Exit(INTERRUPTED) from None
+
+
+save_option = click.option("--save", is_flag=True,
+                           help=f"Save the finished match as a replay (collection {SAVED_COLLECTION!r}) and print its "
+                                "id, for `cardtable replay stream ID`.")
+redis_url_option = click.option("--redis-url", envvar="REDIS_URL", default=None,
+                                help="Where --save stores the replay (default: $REDIS_URL, else the embedded Valkey).")
+
+
 @click.command()
 @game_argument
 @click.option("--seat", type=click.IntRange(min=0), default=0, show_default=True, help="Your seat.")
 @seed_option
 @players_option
-@click.option("--opponents", type=click.Choice(policy_names()), default=None,
-              help="The bots' policy (default: greedy where the game has it, else random).")
+@click.option("--opponents", type=POLICY_LABEL, default=None,
+              help="The bots' policy, with parameters as NAME:PARAM=VALUE (greedy:epsilon=0.3); default: greedy "
+                   "where the game has it, else random. `cardtable policies` lists them.")
 @option_option
+@save_option
+@redis_url_option
 @click.pass_context
 def play(ctx: click.Context, game: str, seat: int, seed: int | None, players: int | None, opponents: str | None,
-         option_pairs: tuple[str, ...]) -> None:
+         option_pairs: tuple[str, ...], save: bool, redis_url: str | None) -> None:
     """Play GAME in the terminal against bots (type a move's number or the move; q quits)."""
     options = option_pairs_param(ctx, game, option_pairs)
     seed = fresh_seed() if seed is None else seed
@@ -116,38 +198,34 @@ def play(ctx: click.Context, game: str, seat: int, seed: int | None, players: in
     if seat >= state.players:
         raise click.BadParameter(f"{game} has seats 0..{state.players - 1} with {state.players} players",
                                  param_hint="'--seat'")
-    try:
-        bots = {s: make_policy(opponents, game, s, seed) for s in range(state.players) if s != seat}
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="'--opponents'") from None
-    names = {s: "you" if s == seat else f"seat {s}" for s in range(state.players)}
+    policies = [HUMAN if s == seat else opponents for s in range(state.players)]
+    bots = seat_bots([opponents] * state.players, game, seed, "'--opponents'")
+    seating = Seating.of(state, {s: "you" if s == seat else f"seat {s}" for s in range(state.players)})
     console = Console(highlight=False)
     console.print(f"[bold]{state.INFO.name}[/], {state.players} players, seed {seed}. You are seat {seat}; "
                   f"opponents: {opponents}. Type a move's number or the move itself; q quits.")
-    try:
-        _play_match(console, state, seat, bots, names)
-    except LeftMatch as left:
-        console.print(f"{left} (replay this match with --seed {seed})")
-        ctx.exit(left.exit_code)
+    start = state.clone()
+    with interruptible(console, seed):
+        try:
+            _play_match(console, state, seat, bots, seating)
+        except LeftMatch as left:
+            console.print(f"{left} (play it again with --seed {seed})")
+            ctx.exit(left.exit_code)
+    if save:
+        save_replay(console, start, state, policies, redis_url, SAVED_COLLECTION)
 
 
-def _play_match(console: Console, state: State, seat: int, bots: Mapping[int, Policy],
-                names: Mapping[int, str]) -> None:
+def _play_match(console: Console, state: State, seat: int, bots: Sequence[Policy], seating: Seating) -> None:
     shown = printed = 0
     while not state.is_terminal:
         actor = state.current_player
         if actor == seat:
-            obs = state.observation(seat)
-            console.print()
-            console.print(header_line(obs, names))
-            console.print(observation_table(obs, names))
-            console.print(numbered_moves(obs["legal_actions"]))
-            state.apply(ask_move(console, obs["legal_actions"], lambda text: _is_legal(state, text)))
+            state.apply(_ask(console, state, seating))
         else:
             state.apply(bots[actor](state.observation(actor)))
-        printed = _print_turns(console, state, seat, names, printed)
-        shown = report_new_deals(console, state.deal_results, state.scores, shown, names)
-    console.print(match_result(state, names))
+        printed = _print_turns(console, state, seat, seating, printed)
+        shown = report_new_deals(console, state, shown, seating)
+    console.print(match_result(state, seating, console.width))
 
 
 def _is_legal(state: State, text: str) -> bool:
@@ -158,13 +236,26 @@ def _is_legal(state: State, text: str) -> bool:
     return True
 
 
-def _print_turns(console: Console, state: State, seat: int, names: Mapping[int, str], printed: int) -> int:
+def _print_turns(console: Console, state: State, seat: int, seating: Seating, printed: int) -> int:
     """Print the turns played since the ``printed`` first moves of the history, once each is whole (a fishing
     capture is decided in steps: it is shown as the rules write it, ``KS:4C,TD``)."""
     if state.phase == "capture":
         return printed
     history = state.history
     for actor, turn in join_turns(history[printed:]):
-        console.print("You play " if actor == seat else f"{names[actor]} plays ", action_text(turn), sep="")
+        console.print("You play " if actor == seat else f"{seating.name(actor)} plays ", action_text(turn), sep="")
     return len(history)
-    console.print(match_result(state, names))
+
+
+def _ask(console: Console, state: State, seating: Seating) -> str:
+    """Show the person what they see and their moves, in the order of their hand; return the move they choose (a
+    listed one, or a whole capture that the listed steps make)."""
+    obs = state.observation(state.current_player)
+    width = console.width
+    moves = hand_order(obs["legal_actions"], obs.get("hand"))
+    console.print()
+    console.print(header_line(obs, seating, width))
+    if game_rows(obs, seating):
+        console.print(observation_lines(obs, seating, width))
+    console.print(numbered_moves(moves, width))
+    return ask_move(console, moves, lambda text: _is_legal(state, text))

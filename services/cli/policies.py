@@ -4,7 +4,11 @@
     cardtable policies --json   # engine.bots.policy_infos(), as a JSON list
 
 A seat is given a policy with parameters as ``NAME:PARAM=VALUE`` (``cardtable simulate tablanette --deals 1000
---policies greedy:epsilon=0.2,random``).
+--policies greedy:epsilon=0.2,random``). Every command that names a policy (``play --opponents``, ``watch --policy``,
+``bench --policy``) reads it with :data:`POLICY_LABEL`, the same parser as ``simulate``'s (:func:`canonical_label`):
+
+>>> POLICY_LABEL.convert("greedy:epsilon=0.30", None, None), POLICY_LABEL.convert("greedy:epsilon=0", None, None)
+('greedy:epsilon=0.3', 'greedy')
 """
 
 from __future__ import annotations
@@ -16,7 +20,26 @@ from rich.console import Console
 from rich.table import Table
 
 import engine
-from engine.bots import policy_infos
+from engine.bots import canonical_label, policy_infos
+
+
+class PolicyLabelType(click.ParamType):
+    """A policy label on the command line (``greedy``, ``greedy:epsilon=0.3``), checked and made canonical; a bad
+    one is a usage error that says what is allowed."""
+
+    name = "policy"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "NAME[:PARAM=VALUE...]"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        try:
+            return canonical_label(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+POLICY_LABEL = PolicyLabelType()
 
 
 def _games(names: list[str]) -> str:
