@@ -18,6 +18,7 @@ import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
 
 import grpc
 
@@ -41,6 +42,8 @@ REPLAY_ID_WAIT_S = 5.0  # how long a watcher waits for the final move's replay i
 
 # Saves a finished match's replay bytes and returns its replay id.
 ReplaySink = Callable[[bytes], Awaitable[str]]
+
+T = TypeVar("T")
 
 _SEAT_KINDS = {game_service_pb2.SEAT_KIND_BOT: BOT, game_service_pb2.SEAT_KIND_PERSON: PERSON}
 
@@ -100,8 +103,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         seed = request.seed if request.HasField("seed") else fresh_seed()
         first_dealer = request.first_dealer if request.HasField("first_dealer") else None
         match_id = secrets.token_hex(8)
-        match, tokens, played = LiveMatch.create(game_id, seats, options_from_request(request.options, game_id), seed,
-                                                 first_dealer, match_id)
+        match, tokens, played = await off_loop(LiveMatch.create, game_id, seats,
+                                               options_from_request(request.options, game_id), seed, first_dealer,
+                                               match_id)
         if not await self.store.create(match_id, match.meta, match.state.to_position(), match.new_moves(),
                                        finished=match.state.is_terminal):
             raise Aborted(f"match id {match_id} is taken; create the match again")
@@ -129,13 +133,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         fresh = cached is None or cached.version != request.expected_move_number
         match = await self._load(request.match_id, with_history=False) if fresh else cached
         try:
-            played = match.play_person(request.seat, request.seat_token, request.action, request.expected_move_number)
+            played = await _play_person(match, request)
         except ServiceError:
             if fresh:
                 raise
             # The cached match may be behind the store: judge the request on the stored match.
             match = await self._load(request.match_id, with_history=False)
-            played = match.play_person(request.seat, request.seat_token, request.action, request.expected_move_number)
+            played = await _play_person(match, request)
         before = match.loaded_version
         if not await self.store.commit(match.match_id, before, match.state.to_position(), match.new_moves(),
                                        finished=match.state.is_terminal):
@@ -208,6 +212,19 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         while not (replay_id := await self.store.replay_id(match.match_id)) and loop.time() < deadline:
             await asyncio.sleep(0.05)
         return replay_id
+
+
+async def off_loop(call: Callable[..., T], *args: Any) -> T:
+    """``call(*args)`` in a worker thread: the bots' moves of one match (a whole match of bots, or a slow policy) must
+    not stall the event loop, which serves every other call of this process meanwhile. The match object is this
+    request's own (taken out of the cache, or loaded), so no other request touches it while the thread runs."""
+    return await asyncio.to_thread(call, *args)
+
+
+async def _play_person(match: LiveMatch, request: game_service_pb2.ActRequest) -> list[Played]:
+    """The person's move and the bots' replies, off the event loop."""
+    return await off_loop(match.play_person, request.seat, request.seat_token, request.action,
+                          request.expected_move_number)
 
 
 def _seat(number: int, spec: game_service_pb2.SeatSpec) -> Seat:

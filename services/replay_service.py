@@ -1,7 +1,9 @@
 """ReplayService: the gRPC face of the replay store (see protos/cardtable/v1/replay_service.proto).
 
 Replays are read from :class:`replay.store.ReplayStore` and replayed through the engine with :mod:`replay`; a replay
-that does not decode is reported as DATA_LOSS with the codec's message (what is wrong, at which move).
+that does not decode is reported as DATA_LOSS with the codec's message (what is wrong, at which move). Decoding,
+replaying and exporting run in worker threads, a stream's moves in batches: a long replay never stalls the event
+loop, which serves every other call meanwhile.
 
     replay_service.install(server, backends)
 """
@@ -9,6 +11,7 @@ that does not decode is reported as DATA_LOSS with the codec's message (what is 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -31,6 +34,7 @@ SERVICE_NAME = replay_service_pb2.DESCRIPTOR.services_by_name["ReplayService"].f
 DEFAULT_PAGE = 50
 MAX_PAGE = 1000
 MAX_PACE_MS = 10_000
+STREAM_BATCH = 64  # moves (and their views) replayed per trip to a worker thread
 
 _CONTENT_TYPES = {replay_service_pb2.EXPORT_FORMAT_JSON: "application/json",
                   replay_service_pb2.EXPORT_FORMAT_TEXT: "text/plain"}
@@ -52,10 +56,7 @@ class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
     async def GetReplay(self, request: replay_service_pb2.GetReplayRequest,
                         context: grpc.aio.ServicerContext) -> replay_service_pb2.GetReplayResponse:
         data = await self._fetch(request.replay_id)
-        replayer = _replayer(data, request.replay_id)
-        moves = [move_message(s.number, s.seat, s.action, s.deal_index) for s in _steps(replayer, request.replay_id)]
-        return replay_service_pb2.GetReplayResponse(replay=summary(request.replay_id, data), moves=moves,
-                                                    scores=replayer.state.scores, data=data)
+        return await asyncio.to_thread(_whole_replay, request.replay_id, data)
 
     @unary
     async def ListReplays(self, request: replay_service_pb2.ListReplaysRequest,
@@ -69,9 +70,9 @@ class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
         start = start_of(request.page_token) or 0
         size = page_size(request.page_size, DEFAULT_PAGE, MAX_PAGE)
         page = await self._store_call(self.backends.replays.page, collection, start, size)
-        return replay_service_pb2.ListReplaysResponse(
-            replays=[summary(f"{collection}/{index}", data) for index, data in page.items],
-            next_page_token=token_of(page.next_start))
+        summaries = await asyncio.to_thread(lambda: [summary(f"{collection}/{index}", data)
+                                                     for index, data in page.items])
+        return replay_service_pb2.ListReplaysResponse(replays=summaries, next_page_token=token_of(page.next_start))
 
     @streaming
     async def StreamReplay(self, request: replay_service_pb2.StreamReplayRequest,
@@ -80,18 +81,17 @@ class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
         if request.pace_ms > MAX_PACE_MS:
             raise InvalidArgument(f"pace_ms is at most {MAX_PACE_MS}, got {request.pace_ms}")
         data = await self._fetch(request.replay_id)
-        replayer = _replayer(data, request.replay_id)
+        replayer = await asyncio.to_thread(_replayer, data, request.replay_id)
         if perspective == common_pb2.PERSPECTIVE_SEAT and not 0 <= request.seat < replayer.header.players:
             raise InvalidArgument(f"seat {request.seat} does not exist: this replay has seats "
                                   f"0..{replayer.header.players - 1}")
-        state = replayer.state
-        yield replay_service_pb2.StreamReplayResponse(view=view(state, perspective, request.seat, 0))
-        for step in _steps(replayer, request.replay_id):
-            if request.pace_ms:
-                await asyncio.sleep(request.pace_ms / 1000)
-            yield replay_service_pb2.StreamReplayResponse(
-                move=move_message(step.number, step.seat, step.action, step.deal_index),
-                view=view(state, perspective, request.seat, step.number))
+        yield replay_service_pb2.StreamReplayResponse(view=view(replayer.state, perspective, request.seat, 0))
+        steps = _steps(replayer, request.replay_id)
+        while batch := await asyncio.to_thread(_stream_batch, steps, replayer.state, perspective, request.seat):
+            for response in batch:
+                if request.pace_ms:
+                    await asyncio.sleep(request.pace_ms / 1000)
+                yield response
 
     @unary
     async def ExportReplay(self, request: replay_service_pb2.ExportReplayRequest,
@@ -102,7 +102,7 @@ class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
         data = await self._fetch(request.replay_id)
         exporter = export_json if export_format == replay_service_pb2.EXPORT_FORMAT_JSON else text_record
         try:
-            content = exporter(data)
+            content = await asyncio.to_thread(exporter, data)
         except ReplayError as exc:
             raise DataLoss(f"replay {request.replay_id} does not decode: {exc}") from None
         return replay_service_pb2.ExportReplayResponse(format=export_format,
@@ -139,6 +139,25 @@ def summary(replay_id: str, data: bytes) -> replay_service_pb2.ReplaySummary:
         replay_id=replay_id, game_id=header.game, players=header.players, seed=header.seed, scope=header.scope,
         policies=header.policies, move_count=frame.move_count, size_bytes=len(data),
         header_json=json.dumps(header.to_dict()))
+
+
+def _whole_replay(replay_id: str, data: bytes) -> replay_service_pb2.GetReplayResponse:
+    """A replay with every move, replayed through the engine (run in a worker thread)."""
+    replayer = _replayer(data, replay_id)
+    moves = [move_message(s.number, s.seat, s.action, s.deal_index) for s in _steps(replayer, replay_id)]
+    return replay_service_pb2.GetReplayResponse(replay=summary(replay_id, data), moves=moves,
+                                                scores=replayer.state.scores, data=data)
+
+
+def _stream_batch(steps: Iterator[Any], state: Any, perspective: int,
+                  seat: int) -> list[replay_service_pb2.StreamReplayResponse]:
+    """The next moves of a stream with the view after each (run in a worker thread); empty at the end."""
+    batch = []
+    for step in itertools.islice(steps, STREAM_BATCH):
+        batch.append(replay_service_pb2.StreamReplayResponse(
+            move=move_message(step.number, step.seat, step.action, step.deal_index),
+            view=view(state, perspective, seat, step.number)))
+    return batch
 
 
 def _replayer(data: bytes, replay_id: str) -> Replayer:
