@@ -3,62 +3,10 @@ its replay; the match and the replay it reports must agree with what the server 
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import signal
-import subprocess
-import sys
-import threading
 from pathlib import Path
 
-import pytest
-import redis
-
-from replay import decode
-from replay.store import ReplayStore
-
 HERE = Path(__file__).resolve().parent
-CARDTABLE = str(Path(sys.executable).with_name("cardtable"))
 
 
-@pytest.fixture(scope="module")
-def node_modules() -> Path:
-    """The client's packages, installed from the committed lock file if `make test` has not done it yet."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.fail("node and npm are needed for the cross-language client test")
-    modules = HERE / "node_modules"
-    if not (modules / "@grpc" / "grpc-js").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=HERE, check=True, capture_output=True)
-    return modules
-
-
-@pytest.fixture
-def server(grpc_redis_url: str):
-    """`cardtable serve` on a free loopback port; yields the port."""
-    process = subprocess.Popen([CARDTABLE, "serve", "--port", "0", "--redis-url", grpc_redis_url],
-                               stderr=subprocess.PIPE, text=True)
-    try:
-        for line in process.stderr:
-            record = json.loads(line)
-            if record.get("msg") == "serving":
-                break
-        else:
-            pytest.fail(f"cardtable serve exited with {process.wait()}")
-        # Keep reading the log so the server never blocks on a full pipe.
-        threading.Thread(target=process.stderr.read, daemon=True).start()
-        yield record["port"]
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=15)
-
-
-def test_the_node_client_plays_a_match_and_streams_its_replay(node_modules, server, grpc_redis_url):
-    run = subprocess.run(["node", str(HERE / "play_tablanette.js"), f"127.0.0.1:{server}", "11"], cwd=HERE,
-                         capture_output=True, text=True, timeout=120, env={**os.environ, "NODE_NO_WARNINGS": "1"})
-    assert run.returncode == 0, run.stderr
-    report = json.loads(run.stdout.strip().splitlines()[-1])
-    assert report["acts"] > 0 and report["streamed_moves"] == report["moves"]
-    stored = decode(ReplayStore(redis.Redis.from_url(grpc_redis_url)).get(report["replay_id"]))
-    assert len(stored.moves) == report["moves"] and stored.scores == report["scores"]
-    assert stored.header.game == "tablanette" and stored.header.policies == ("human", "greedy")
+def test_the_node_client_plays_a_match_and_streams_its_replay(node_modules, play_with_client):
+    play_with_client(HERE / "play_tablanette.js", 11)
