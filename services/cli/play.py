@@ -108,8 +108,9 @@ def ask_move(console: Console, legal: Sequence[str], whole_move: Callable[[str],
             raise LeftMatch(0, "You left the match.")
         if not text.strip():
             continue
-        if whole_move is not None and text.strip().upper() not in legal and whole_move(text.strip().upper()):
-            return text.strip().upper()
+        typed = "".join(text.split()).upper()
+        if whole_move is not None and typed not in legal and whole_move(typed):
+            return typed
         try:
             return resolve_move(text, legal)
         except MoveError as exc:

@@ -94,15 +94,17 @@ class Seating:
     """Each seat's name (``you``, ``seat 1``, ``seat 0 (greedy)``) and side: partners share a side, and a game without
     partnerships has a side per seat."""
 
-    def __init__(self, names: Mapping[int, str], side_of: Sequence[int]) -> None:
+    def __init__(self, names: Mapping[int, str], side_of: Sequence[int],
+                 short_names: Mapping[int, str] | None = None) -> None:
         self.names = dict(names)
+        self.short_names = dict(short_names or names)  # what a side's label calls its seats
         self.side_of = tuple(side_of)
         self.sides = [tuple(s for s, side in enumerate(self.side_of) if side == number)
                       for number in range(max(self.side_of) + 1)]
 
     @classmethod
-    def of(cls, state: State, names: Mapping[int, str]) -> Seating:
-        return cls(names, state.side_of)
+    def of(cls, state: State, names: Mapping[int, str], short_names: Mapping[int, str] | None = None) -> Seating:
+        return cls(names, state.side_of, short_names)
 
     @property
     def partnerships(self) -> bool:
@@ -115,7 +117,7 @@ class Seating:
         """``side A (you + seat 2)``; without partnerships a side is its seat's name."""
         if not self.partnerships:
             return self.name(self.sides[side][0])
-        return f"side {SIDE_LETTERS[side]} ({' + '.join(self.name(s) for s in self.sides[side])})"
+        return f"side {SIDE_LETTERS[side]} ({' + '.join(self.short_names[s] for s in self.sides[side])})"
 
     def per_side(self, values: Sequence[Any]) -> list[Text]:
         """One figure per side, labelled, as atoms: ``side A (you + seat 2) 80,`` ``side B (seat 1 + seat 3) 60``."""

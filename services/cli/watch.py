@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from engine.bots import play_out
+from engine.fishing import join_turns
 from engine.rng import fresh_seed
 
 from .matchargs import game_argument, option_option, option_pairs_param, players_option, seed_option, start_match
@@ -55,31 +56,45 @@ def watch(ctx: click.Context, game: str, policies: tuple[str, ...], seed: int | 
     policies = policies or (default_policy(game),)
     chosen = [policies[seat % len(policies)] for seat in range(state.players)]
     bots = seat_bots(chosen, game, seed, "'--policy'")
-    seating = Seating.of(state, {s: f"seat {s} ({name})" for s, name in enumerate(chosen)})
+    seating = Seating.of(state, {s: f"seat {s} ({name})" for s, name in enumerate(chosen)},
+                         {s: f"seat {s}" for s in range(state.players)})
     console = Console(highlight=False)
     width = console.width
     console.print(f"[bold]{state.INFO.name}[/], {state.players} players, seed {seed}: "
                   + ", ".join(seating.names.values()))
     start = state.clone()
-    shown = 0
+    shown = printed = 0
     deal = -1
+    turn_cards: list[list[Text]] = []  # the actor's cards when each turn not yet printed began
+
+    def print_turns() -> None:
+        """Print the turns played since the last printed one, once each is whole (a fishing capture is decided in
+        steps and shown as the rules write it, ``KS:4C,TD``), then the deals that ended."""
+        nonlocal shown, printed
+        if state.phase == "capture":
+            return
+        for (actor, turn), cards in zip(join_turns(state.history[printed:]), turn_cards, strict=True):
+            move = Text("-> ").append_text(action_text(turn))
+            console.print(flow(labelled(f"  {seating.name(actor)}:", [*cards, move]), width, indent=4))
+            if delay:
+                time.sleep(delay)
+        turn_cards.clear()
+        printed = len(state.history)
+        shown = report_new_deals(console, state, shown, seating)
 
     def show(actor: int, action_id: int) -> None:
-        """Print a move before it is applied: the deals just finished, a new deal's heading, the actor's cards."""
-        nonlocal shown, deal
-        shown = report_new_deals(console, state, shown, seating)
+        """Called before each move: print what is whole, a new deal's heading, and note a new turn's cards."""
+        nonlocal deal
+        print_turns()
         if state.deal_index != deal:
             deal = state.deal_index
             console.print(Text(f"Deal {deal + 1}, dealer {seating.name(state.dealer)}", style="bold"))
-        move = Text("-> ").append_text(action_text(state.action_string(action_id)))
-        items = labelled(f"  {seating.name(actor)}:", [*card_line(state.observation(actor), seating), move])
-        console.print(flow(items, width, indent=4))
-        if delay:
-            time.sleep(delay)
+        if state.phase != "capture":
+            turn_cards.append(card_line(state.observation(actor), seating))
 
     with interruptible(console, seed):
         play_out(state, bots, on_move=show)
-        report_new_deals(console, state, shown, seating)
+        print_turns()
         console.print(match_result(state, seating, width))
     if save:
         save_replay(console, start, state, chosen, redis_url, SAVED_COLLECTION)

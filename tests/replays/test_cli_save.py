@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 import engine
 from engine.bots import make_policies
+from engine.fishing import join_turns
 from replay import decode
 from replay.store import ReplayStore
 from services.cli.main import cli
@@ -46,7 +47,9 @@ def test_a_played_match_is_saved_and_streams_back(invoke, store: ReplayStore) ->
         "tablanette", 5, "match", ("human", "greedy:epsilon=0.3"))
     played = re.findall(r"(?:You play|seat 1 plays) (\S+)", output)
     streamed = invoke("replay", "stream", replay_id)
-    assert [line.rsplit(": ", 1)[1] for line in streamed.splitlines()[1:-1]] == played
+    steps = [(int(line.split(" seat ")[1].split(":")[0]), line.rsplit(": ", 1)[1])
+             for line in streamed.splitlines()[1:-1]]
+    assert [turn for _, turn in join_turns(steps)] == played  # a capture's steps make the turn that was shown
     final = re.search(r"Final scores: you (\d+), seat 1 (\d+)\.", " ".join(output.split()))
     assert streamed.splitlines()[-1] == f"scores: {final[1]} {final[2]}"
 
