@@ -128,7 +128,7 @@ class Seating:
         return self.per_side([per_seat[seats[0]] for seats in self.sides])
 
     def counts_sides(self, value: Any) -> bool:
-        return _is_figures(value) and len(value) == len(self.sides) and self.partnerships
+        return _is_figures(value) and len(value) == len(self.sides)
 
     def counts_seats(self, value: Any) -> bool:
         return _is_figures(value) and len(value) == len(self.side_of)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from client_fixtures import *  # noqa: F403 (the fixtures)
+
 HERE = Path(__file__).resolve().parent
 
 

@@ -8,6 +8,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from client_fixtures import *  # noqa: F403 (the fixtures)
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 TS = HERE / "ts"

@@ -1,5 +1,6 @@
-"""Fixtures of the cross-language client tests: the Node.js packages from the lock file, and a real `cardtable serve`
-on a free loopback port."""
+"""Fixtures of the Node.js client tests (imported by them: a conftest.py here would be collected by --doctest-modules
+before tests/conftest.py under the same module name): the packages from the lock file, a real `cardtable serve` on a
+free loopback port, and a client run checked against the replay the server stored."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ import redis
 
 from replay import decode
 from replay.store import ReplayStore
+
+__all__ = ["node_modules", "play_with_client", "server"]
 
 HERE = Path(__file__).resolve().parent
 CARDTABLE = str(Path(sys.executable).with_name("cardtable"))
