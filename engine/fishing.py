@@ -15,9 +15,8 @@ maximal unions and forbids trailing a card that can capture; Tablić by default 
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from .cards import BIT, CARD_OF_CODE, CODES, RANK, cards_in, format_cards, mask_of, parse_card
 from .clone import LIST
@@ -58,9 +57,11 @@ def capture_value(rank: int, jack_value: int | None) -> tuple[int, ...]:
     return (rank + 2,) if rank < JACK else (rank + 3,)  # 2..T face value; Q 13, K 14
 
 
-@dataclass(frozen=True)
-class CaptureRules:
-    """How a game captures: ``jack_takes_all`` (Tablanette's special jack), group size limit, compulsory capture."""
+class CaptureRules(NamedTuple):
+    """How a game captures: ``jack_takes_all`` (Tablanette's special jack), group size limit, compulsory capture.
+
+    A named tuple: it is part of the keys of the engine's caches of what a table offers, and hashes fast.
+    """
 
     jack_takes_all: bool
     max_sum_cards: int  # 0 = unlimited
@@ -243,18 +244,16 @@ def _shifted(sums: int, card: int) -> int:
     return out & SUM_BITS
 
 
-def _add_card(reach: list[int], card: int, limit: int) -> list[int]:
+def _add_card(reach: Sequence[int], card: int, limit: int) -> list[int]:
     """``reach[k]``: the sums (bits) of k-card subsets; with no ``limit`` the last entry stands for 2 or more."""
-    new = reach[:]
+    new = list(reach)
     top = len(reach) - 1
-    for k in range(top + 1):
-        if reach[k]:
-            size = k + 1
-            if size > top:
-                if limit:
-                    continue
-                size = top
-            new[size] |= _shifted(reach[k], card)
+    for value in _VALUES_12[card]:
+        for k in range(top):
+            if reach[k]:
+                new[k + 1] |= reach[k] << value & SUM_BITS
+        if not limit and reach[top]:
+            new[top] |= reach[top] << value & SUM_BITS
     return new
 
 
@@ -262,14 +261,32 @@ def _empty_reach(limit: int) -> list[int]:
     return [1] + [0] * (limit or 2)
 
 
-def _subset_reach(mask: int, limit: int) -> list[int]:
-    reach = _empty_reach(limit)
-    for card in cards_in(mask):
-        reach = _add_card(reach, card, limit)
-    return reach
+# What a table offers depends on nothing but its cards: searches and rollouts meet the same tables again and again.
+_CACHE_SIZE = 100_000  # entries per cache (a few MB); a full cache starts again empty
+_REACH: dict[tuple[int, int], Sequence[int]] = {}
 
 
-def _fit(values: int, rank_match: bool, size: int, sums: int, reach: list[int], limit: int) -> tuple[int, int]:
+def _remember(cache: dict[Any, Any], key: Any, value: Any) -> Any:
+    if len(cache) >= _CACHE_SIZE:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
+def _subset_reach(mask: int, limit: int) -> Sequence[int]:
+    """The sums of the subsets of ``mask`` by size (see ``_add_card``), built from those of ``mask`` less its lowest
+    card: the cards above a card, and a table that lost its lowest cards, are found on the way."""
+    found = _REACH.get((mask, limit))
+    if found is not None:
+        return found
+    if not mask:
+        return _remember(_REACH, (mask, limit), tuple(_empty_reach(limit)))
+    low = mask & -mask
+    reach = _add_card(_subset_reach(mask ^ low, limit), low.bit_length() - 1, limit)
+    return _remember(_REACH, (mask, limit), tuple(reach))
+
+
+def _fit(values: int, rank_match: bool, size: int, sums: int, reach: Sequence[int], limit: int) -> tuple[int, int]:
     """For a group of ``size`` cards whose sums are ``sums``: the values (bits) for which it is a group as it is,
     and those for which adding cards from ``reach`` makes it one."""
     if size == 1:
@@ -344,21 +361,34 @@ def start_turn(played: int) -> Turn:
     return (played, VALUE_BITS[played], 0, 0)
 
 
+_OPTIONS: dict[tuple[Turn, int, CaptureRules], list[int]] = {}
+_STEPS: dict[tuple[Turn, int, int, CaptureRules], tuple[Turn, bool]] = {}
+
+
 def turn_options(turn: Turn, table: int, rules: CaptureRules) -> list[int]:
-    """The decisions of a turn in progress on the capturable table cards ``table`` (unsorted)."""
+    """The decisions of a turn in progress on the capturable table cards ``table``, in string order (a list shared
+    by every caller: never change it)."""
+    found = _OPTIONS.get((turn, table, rules))
+    if found is None:
+        found = _remember(_OPTIONS, (turn, table, rules), sorted(_turn_options(turn, table, rules), key=_string_of))
+    return found
+
+
+def _turn_options(turn: Turn, table: int, rules: CaptureRules) -> list[int]:
     played, values, taken, group = turn
     free = table & ~taken & ~group
     limit = rules.max_sum_cards
     top = group.bit_length() - 1
     size, sums = group.bit_count() + 1, _sums_of(group)
-    reach = _empty_reach(limit)
+    above_top = free >> (top + 1) << (top + 1)
     options = []
-    for card in reversed(cards_in(free >> (top + 1) << (top + 1))):
+    for card in cards_in(above_top):
+        reach = _subset_reach(above_top >> (card + 1) << (card + 1), limit)
         one = _shifted(sums, card)
         complete, grown = _fit(values, size == 1 and RANK[card] == RANK[played], size, one, reach, limit)
         if complete | grown:
             options.append(TAKE | card)
-        reach = _add_card(reach, card, limit)
+    reach = _subset_reach(above_top, limit)
     if group:
         complete, grown = _fit(values, size == 2 and RANK[top] == RANK[played], size - 1, sums, reach, limit)
         if not complete:
@@ -381,6 +411,13 @@ def turn_options(turn: Turn, table: int, rules: CaptureRules) -> list[int]:
 
 def turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules) -> tuple[Turn, bool]:
     """The turn after a legal ``decision``, and whether it ended (its capture is then ``turn[2]``)."""
+    found = _STEPS.get((turn, decision, table, rules))
+    if found is None:
+        found = _remember(_STEPS, (turn, decision, table, rules), _turn_step(turn, decision, table, rules))
+    return found
+
+
+def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules) -> tuple[Turn, bool]:
     played, values, taken, group = turn
     if decision & (NEXT | DONE):
         if group:
@@ -398,6 +435,43 @@ def turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules) -> tup
     taken |= group
     values = turn_values(played, taken, rules)
     return (played, values, taken, 0), not values & group_values(played, free, rules)
+
+
+_PLAYS: dict[tuple[int, int, int, CaptureRules], list[int]] = {}
+_OFFERS: dict[tuple[int, int], tuple[int, int]] = {}
+
+
+def _table_offers(capturable: int, limit: int) -> tuple[int, int]:
+    """The sums (bits) of the table's sum groups of any size, and the ranks (bits) of its cards."""
+    found = _OFFERS.get((capturable, limit))
+    if found is not None:
+        return found
+    reach = _subset_reach(capturable, limit)
+    sums = 0
+    for k in range(2, len(reach)):
+        sums |= reach[k]
+    ranks = 0
+    for card in cards_in(capturable):
+        ranks |= 1 << RANK[card]
+    return _remember(_OFFERS, (capturable, limit), (sums, ranks))
+
+
+def _play_options(hand: int, capturable: int, table: int, rules: CaptureRules) -> list[int]:
+    """The actions between turns, in string order: each card's trail, start of a capture, or (Tablanette's special
+    jack) taking the whole table."""
+    sums, ranks = _table_offers(capturable, rules.max_sum_cards)
+    actions = []
+    for played in cards_in(hand):
+        if rules.jack_takes_all and RANK[played] == JACK:
+            actions.append(played | table << 6)  # §5.6: takes the whole table, or trails to an empty one
+            continue
+        captures = ranks >> RANK[played] & 1 or VALUE_BITS[played] & sums
+        if captures:
+            actions.append(BEGIN | played)
+        if not captures or not rules.compulsory:
+            actions.append(played)
+    actions.sort(key=_string_of)
+    return actions
 
 
 def _turn_path(turn: Turn, target: int, table: int, rules: CaptureRules) -> list[int] | None:
@@ -546,28 +620,14 @@ class FishingState(State):
         rules = self.capture_rules
         table = self._capturable()
         if self.turn is not None:
-            return sorted(turn_options(self.turn, table, rules), key=_string_of)
-        sums = 0
-        reach = _subset_reach(table, rules.max_sum_cards)
-        for k in range(2, len(reach)):
-            sums |= reach[k]
-        ranks = 0
-        for card in cards_in(table):
-            ranks |= 1 << RANK[card]
-        actions = []
+            return turn_options(self.turn, table, rules)
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
-        for played in cards_in(self.hands[seat]):
-            if rules.jack_takes_all and RANK[played] == JACK:
-                actions.append(played | self.table << 6)  # §5.6: takes the whole table, or trails to an empty one
-                continue
-            captures = ranks >> RANK[played] & 1 or VALUE_BITS[played] & sums
-            if captures:
-                actions.append(BEGIN | played)
-            if not captures or not rules.compulsory:
-                actions.append(played)
-        actions.sort(key=_string_of)
-        return actions
+        key = (self.hands[seat], table, self.table, rules)
+        found = _PLAYS.get(key)
+        if found is None:
+            found = _remember(_PLAYS, key, _play_options(*key))
+        return found
 
     def action_string(self, action: int) -> str:
         return capture_action_string(action)
