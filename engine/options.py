@@ -193,5 +193,6 @@ def resolve_options(spec: list[Option], given: Mapping[str, Any] | None, players
     known = {o.name for o in spec}
     unknown = sorted(set(given) - known)
     if unknown:
-        raise ValueError(f"unknown option(s) {unknown}; this game's options are {sorted(known)}")
+        raise ValueError(f"unknown option(s) {', '.join(map(repr, unknown))}; this game's options are "
+                         f"{', '.join(map(repr, sorted(known)))}")
     return {o.name: (o.check(given[o.name], players) if o.name in given else o.default_for(players)) for o in spec}

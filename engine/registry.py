@@ -25,7 +25,7 @@ def game_class(game_id: str) -> type[State]:
     try:
         return _GAMES[game_id]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown game {game_id!r}; games are {list_games()}") from None
+        raise ValueError(f"unknown game {game_id!r}; games are {', '.join(list_games())}") from None
 
 
 def list_games() -> list[str]:

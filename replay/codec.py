@@ -310,7 +310,7 @@ def decode_frame(data: bytes) -> Frame:
         raise ReplayError(f"corrupt replay: unknown flag bits {flags & ~KNOWN_FLAGS:#x}")
     game = _read_code(r, GAME_CODES, "game")
     if game not in engine.list_games():
-        raise ReplayError(f"unknown game {game!r} (this cardtable has {engine.list_games()})")
+        raise ReplayError(f"unknown game {game!r} (this cardtable has {', '.join(engine.list_games())})")
     players = r.varint("the player count")
     if players not in engine.game_info(game).player_counts:
         raise ReplayError(f"{game} is not played by {players} players")

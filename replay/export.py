@@ -98,7 +98,8 @@ def _ordinals(header: Header, moves: list[Any]) -> list[int]:
         except IllegalAction:
             actions = []
         if not actions:
-            raise ReplayError(f"{action!r} is not legal here; legal: {state.legal_actions()}", move=number)
+            raise ReplayError(f"{action!r} is not legal here; legal: {', '.join(state.legal_actions())}",
+                              move=number)
         for action_id in actions:
             ordinals.append(state.legal_action_ids().index(action_id))
             state.apply_id(action_id)

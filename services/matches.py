@@ -135,7 +135,8 @@ class LiveMatch:
         if state.current_player != seat:
             raise FailedPrecondition(f"not seat {seat}'s turn: seat {state.current_player} is to act")
         if len(action) > MAX_ACTION_LENGTH:
-            raise InvalidArgument(f"action is {len(action)} characters long; legal actions: {state.legal_actions()}")
+            raise InvalidArgument(f"action is {len(action)} characters long; legal actions: "
+                                  f"{', '.join(state.legal_actions())}")
         try:
             action_ids = state.action_ids(action)  # one action, or a fishing game's whole turn as its decisions
         except engine.IllegalAction as exc:

@@ -204,11 +204,6 @@ def labelled(label: str, items: list[Text]) -> list[Text]:
     return [Text(f"{label} ").append_text(items[0]), *items[1:]]
 
 
-def format_value(value: Any, seating: Seating, key: str = "") -> Text:
-    """:func:`atoms` on one line."""
-    return Text(" ").join(atoms(value, seating, key))
-
-
 def label_of(key: str) -> str:
     return LABELS.get(key, key.replace("_", " ").capitalize())
 
