@@ -113,6 +113,9 @@ class State(ABC):
         "options": SHARED, "deal_deck": SHARED, "winners": SHARED, "length": SHARED,
         "_legal": SHARED,  # legal-id lists are never changed in place (games hand out cached tables)
     }
+    # Position keys of what a later deal inherits from the deals before it, besides scores, dealer and RNG: a replay
+    # of that deal alone carries them (replay.record.header_at_start). Each game appends its own.
+    CARRIED: ClassVar[tuple[str, ...]] = ("redealt",)
     # Seat -> side; sides pool their points. The default: every seat is its own side.
     side_of: tuple[int, ...]
     # What every match holds (set by create and by _load_position; each game adds its own).

@@ -6,7 +6,7 @@ Layout (all varints are unsigned LEB128, see :mod:`replay.packing`)::
     version        varint   2 (1 is still read: see below)
     flags          varint   1 scope is the match (else one deal) | 2 options follow | 4 explicit deck |
                             8 a later deal (deal index, dealer, scores follow) | 16 one policy per seat |
-                            32 the first dealer was given (else the engine drew it)
+                            32 the first dealer was given (else the engine drew it) | 64 carried values follow
     game           varint   index + 1 in GAME_CODES, or 0 and the game id as text (varint length + UTF-8)
     players        varint
     seed           varint
@@ -17,6 +17,9 @@ Layout (all varints are unsigned LEB128, see :mod:`replay.packing`)::
                    3 int (zigzag varint), 4 text; only options that differ from the default are written
     later deal     (flag 8) varint deal index, varint dealer, zigzag varint match score of each seat before the deal,
                    8 bytes (little-endian) the engine RNG's state at the deal's start (a redeal may cut with it)
+    carried        (flag 64, with flag 8) varint count, then per value: varint index in the game's ``CARRIED`` keys
+                   (``engine.game_class(game).CARRIED``: what a deal inherits from the deals before it, such as the
+                   deals thrown in so far and Belote's litige pot) and its zigzag varint; only values that are not 0
     move count     varint
     ordinals       the rest but 4 bytes: one mixed-radix integer (minimal little-endian) whose digits are, least
                    significant first, the Lehmer code of the deck (flag 4) then each move's ordinal in the legal-
@@ -68,7 +71,8 @@ EXPLICIT_DECK = 4
 LATER_DEAL = 8
 PER_SEAT_POLICIES = 16
 FIRST_DEALER_GIVEN = 32
-KNOWN_FLAGS = 63
+CARRIED = 64
+KNOWN_FLAGS = 127
 
 SCOPES = ("deal", "match")
 
@@ -83,8 +87,9 @@ class Header:
     each seat's player (``""`` when unknown): a policy label, so a bot with parameters is written as text with them
     (``greedy:epsilon=0.2``; see :mod:`engine.bots.registry`) while a plain name keeps its one-byte code. A later
     deal of a match (``deal_index > 0``) also carries its ``dealer``, the match ``scores`` before it, its ``deck`` and
-    the engine ``rng`` state at its start; ``deck`` (card codes, top first) is also set when the first deal's deck did
-    not come from the seeded shuffle.
+    the engine ``rng`` state at its start and, in ``carried``, what else it inherits from the deals before it
+    (the game's ``CARRIED`` position keys whose value is not 0); ``deck`` (card codes, top first) is also set when
+    the first deal's deck did not come from the seeded shuffle.
     """
 
     game: str
@@ -99,6 +104,7 @@ class Header:
     scores: tuple[int, ...] | None = None
     deck: tuple[str, ...] | None = None
     rng: int | None = None
+    carried: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def is_later_deal(self) -> bool:
@@ -120,6 +126,8 @@ class Header:
             out["dealer"] = self.dealer
             out["scores_before"] = list(self.scores or ())
             out["rng"] = self.rng
+            if self.carried:
+                out["carried"] = dict(self.carried)
         if self.deck is not None:
             out["deck"] = list(self.deck)
         return out
@@ -145,6 +153,7 @@ def header_from_dict(d: Mapping[str, Any]) -> Header:
             dealer=_json_field(d, "dealer", int) if later else None,
             scores=tuple(_json_field(d, "scores_before", list)) if later else None,
             rng=_json_field(d, "rng", int) if later else None,
+            carried=_json_field(d, "carried", dict, {}) if later else {},
             deck=tuple(deck) if deck is not None else None,
         )
     except KeyError as exc:
@@ -200,6 +209,13 @@ def encode(header: Header, digits: Sequence[tuple[int, int]], move_count: int) -
         for score in header.scores:
             w.signed(score)
         w.raw(header.rng.to_bytes(RNG_BYTES, "little"))
+    if flags & CARRIED:
+        keys = engine.game_class(header.game).CARRIED
+        w.varint(len(header.carried))
+        for index, key in enumerate(keys):
+            if key in header.carried:
+                w.varint(index)
+                w.signed(header.carried[key])
     w.varint(move_count)
     w.raw(int_to_bytes(digits_to_int(digits)))
     w.raw(zlib.crc32(w.data).to_bytes(CRC_BYTES, "little"))
@@ -220,6 +236,16 @@ def _check_header(h: Header) -> None:
             raise ValueError(f"rng must be a 64-bit state, got {h.rng}")
         if len(h.scores) != h.players:
             raise ValueError(f"scores must list {h.players} seats, got {list(h.scores)}")
+    if h.carried:
+        keys = engine.game_class(h.game).CARRIED
+        if not h.is_later_deal:
+            raise ValueError("only a later deal carries values from the deals before it")
+        unknown = sorted(set(h.carried) - set(keys))
+        if unknown:
+            raise ValueError(f"{h.game} carries no {', '.join(unknown)} from deal to deal; "
+                             f"it carries {', '.join(keys)}")
+        if not all(type(v) is int and v != 0 for v in h.carried.values()):
+            raise ValueError(f"carried values are integers other than 0, got {dict(h.carried)}")
 
 
 def _flags(h: Header) -> int:
@@ -234,6 +260,8 @@ def _flags(h: Header) -> int:
         flags |= PER_SEAT_POLICIES
     if h.first_dealer is not None:
         flags |= FIRST_DEALER_GIVEN
+    if h.carried:
+        flags |= CARRIED
     return flags
 
 
@@ -333,10 +361,13 @@ def decode_frame(data: bytes) -> Frame:
         dealer = _read_seat(r, players, "the dealer")
         scores = tuple(r.signed(f"seat {seat}'s score") for seat in range(players))
         rng = int.from_bytes(r.raw(RNG_BYTES, "the RNG state"), "little")
+    carried = _read_carried(r, game) if flags & CARRIED else {}
+    if carried and not flags & LATER_DEAL:
+        raise ReplayError("corrupt replay: only a later deal carries values from the deals before it")
     move_count = r.varint("the move count")
     header = Header(game=game, players=players, seed=seed, scope=SCOPES[flags & SCOPE_MATCH], options=options,
                     first_dealer=first_dealer, policies=policies, deal_index=deal_index, dealer=dealer,
-                    scores=scores, rng=rng)
+                    scores=scores, rng=rng, carried=carried)
     return Frame(header, bool(flags & EXPLICIT_DECK), move_count, IntDigits.from_bytes(r.rest()), version)
 
 
@@ -354,6 +385,21 @@ def _read_seat(r: ByteReader, players: int, field_name: str) -> int:
     if seat >= players:
         raise ReplayError(f"corrupt replay: {field_name} is seat {seat} of a {players}-player game")
     return seat
+
+
+def _read_carried(r: ByteReader, game: str) -> dict[str, int]:
+    keys = engine.game_class(game).CARRIED
+    count = r.varint("the carried count")
+    carried: dict[str, int] = {}
+    last = -1
+    for _ in range(count):
+        index = r.varint("a carried index")
+        if not last < index < len(keys):
+            raise ReplayError(f"corrupt replay: carried index {index} is out of order or unknown "
+                              f"({game} carries {len(keys)} values)")
+        last = index
+        carried[keys[index]] = r.signed(f"the carried {keys[index]}")
+    return carried
 
 
 def _read_options(r: ByteReader, game: str) -> dict[str, Any]:

@@ -89,14 +89,17 @@ def header_at_start(state: State, scope: str = "deal", policies: Sequence[str] |
     """The header of a replay that starts now, at the start of ``state``'s current deal.
 
     It is as small as the start allows: a fresh match whose deck came from its seed needs no deck; a first deal
-    with a given deck carries it; a later deal carries its deck, dealer and the match scores before it.
+    with a given deck carries it; a later deal carries its deck, dealer, the match scores before it and what else it
+    inherits from the deals before it (``State.CARRIED``).
     """
     base = seeded_header(state, scope, policies)
     if state.deal_index > 0:
         if scope != "deal":
             raise ValueError("a match replay starts at the first deal; record a later deal with scope='deal'")
+        position = state.to_position()
+        carried = {key: position[key] for key in state.CARRIED if position.get(key)}
         return replace(base, first_dealer=state.first_dealer, deal_index=state.deal_index, dealer=state.dealer,
-                       scores=tuple(state.scores), deck=_codes(state.deal_deck), rng=state.rng.state)
+                       scores=tuple(state.scores), deck=_codes(state.deal_deck), rng=state.rng.state, carried=carried)
     if state.moves:
         raise ValueError(f"a replay starts at the start of a deal; this match has {len(state.moves)} moves already")
     for first_dealer in (None, state.first_dealer):
@@ -213,7 +216,8 @@ def start_state(header: Header) -> State:
         state = engine.new_match(header.game, seed=header.seed, players=header.players, options=header.options,
                                  first_dealer=header.dealer, deck=deck)
         position = state.to_position()
-        position.update(deal_index=header.deal_index, scores=list(header.scores or ()), rng=header.rng)
+        position.update(deal_index=header.deal_index, scores=list(header.scores or ()), rng=header.rng,
+                        **header.carried)
         if header.first_dealer is not None:
             position["first_dealer"] = header.first_dealer
         return engine.from_position(header.game, position)

@@ -97,6 +97,7 @@ class Belote(BelotePlay):
     COPY = {"rounds": OBJECT, "declared": LIST, "declaration_points": LIST,
             "stock": SHARED, "melds": SHARED}  # both only ever replaced whole
     POSITION_CARD_PILES = ("tricks", "turn_up")
+    CARRIED = (*BelotePlay.CARRIED, "pot")
     PHASES = ("auction", "play", "over")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="belote",
