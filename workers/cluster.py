@@ -50,19 +50,44 @@ def connect_ray(address: str | None = None, cpus: int | None = None, verbose: bo
 
 
 def check_reachable(address: str, timeout: float = REACH_TIMEOUT_S) -> None:
-    """Raise RayUnreachable unless something accepts a connection at ``address`` (``HOST:PORT``, ``ray://HOST:PORT``;
-    ``auto``, this machine's running cluster, is Ray's to find)."""
+    """Raise RayUnreachable unless a gRPC server (a GCS, a Ray Client server) answers at ``address`` (``HOST:PORT``,
+    ``ray://HOST:PORT``; ``auto``, this machine's running cluster, is Ray's to find). Ray itself would retry for
+    minutes, printing its warnings, before it gave up on an address where nothing answers, or something else does."""
     if address == "auto":
         return
     host, _, port = address.split("://", 1)[-1].rpartition(":")
     try:
-        with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout):
-            return
+        with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout) as connection:
+            answer = None if _uses_tls() else _http2_greeting(connection)
     except ValueError:
         raise RayUnreachable(f"{address!r} is not a Ray address (HOST:PORT or ray://HOST:PORT)") from None
     except OSError as exc:
         reason = exc.strerror or str(exc) or type(exc).__name__
         raise RayUnreachable(f"cannot reach Ray at {address}: {reason}") from None
+    if answer is not None and answer[3:4] != _SETTINGS:
+        raise RayUnreachable(f"cannot reach Ray at {address}: something else answers there (not a Ray cluster)")
+
+
+# A gRPC server answers an HTTP/2 client's greeting (the preface and a SETTINGS frame) with a SETTINGS frame.
+_SETTINGS = b"\x04"
+_HTTP2_GREETING = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00" + _SETTINGS + b"\x00\x00\x00\x00\x00"
+
+
+def _http2_greeting(connection: socket.socket) -> bytes:
+    """The first frame header (9 bytes, fewer if the server closes first) that answers an HTTP/2 greeting."""
+    connection.sendall(_HTTP2_GREETING)
+    answer = b""
+    while len(answer) < 9:
+        chunk = connection.recv(9 - len(answer))
+        if not chunk:
+            break
+        answer += chunk
+    return answer
+
+
+def _uses_tls() -> bool:
+    """Ray's gRPC is TLS (``RAY_USE_TLS``): the plain greeting would not be understood; the connection suffices."""
+    return os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true")
 
 
 def cluster_cpus() -> int:

@@ -4,12 +4,16 @@ messages is printed. Each test has its own data folder, so the embedded Valkey i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import grpc
 import pytest
@@ -178,6 +182,26 @@ def test_ctrl_c_cancels_a_simulation_and_stops_the_embedded_store(tmp_path):
     assert record.state == "cancelled" and record.error == "interrupted" and 0 < record.units_done < 10_000_000
 
 
+@contextlib.contextmanager
+def live_driver(store: JobStore, job_id: str) -> Iterator[None]:
+    """A driver elsewhere holds the job's lease, renewed as a live driver does, until the block ends."""
+    driver, stop = "another-server:1", threading.Event()
+    assert store.claim(job_id, driver)
+
+    def renew() -> None:
+        while not stop.wait(1.0):
+            store.renew(job_id, driver)
+
+    renewer = threading.Thread(target=renew, daemon=True)
+    renewer.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        renewer.join()
+        store.release(job_id, driver)
+
+
 def test_a_stopped_server_leaves_its_job_to_the_next_which_resumes_only_jobs_whose_driver_is_gone(tmp_path):
     with EmbeddedValkey(tmp_path) as valkey:
         store = JobStore(redis.Redis.from_url(valkey.url))
@@ -193,8 +217,7 @@ def test_a_stopped_server_leaves_its_job_to_the_next_which_resumes_only_jobs_who
         assert store.get(left).state == "running" and not store.has_driver(left)
         held = store.create(store.get(left).spec)
         store.set_state(held.job_id, "running")
-        assert store.claim(held.job_id, "another-server:1")  # its driver is alive elsewhere
-        with ServerProcess(env=data_dir_env(tmp_path)) as second:
+        with live_driver(store, held.job_id), ServerProcess(env=data_dir_env(tmp_path)) as second:
             channel = grpc.insecure_channel(second.target)
             jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
             resumed = final_job(jobs, left)
@@ -202,23 +225,36 @@ def test_a_stopped_server_leaves_its_job_to_the_next_which_resumes_only_jobs_who
             assert second.terminate(timeout=90) == 0
         assert resumed.state == sim_pb2.JOB_STATE_SUCCEEDED and resumed.results.units == 20_000
         assert store.get(held.job_id).state == "running"
-        store.release(held.job_id, "another-server:1")
     named = [line for line in second.log_lines if line.get("msg") == "resuming job"]
     assert [line["job_id"] for line in named] == [left]
+
+
+def simulate_against(tmp_path: Path, *backend: str) -> str:
+    """Run a small simulation against ``backend``, which does not answer: it fails with one line (returned), within
+    seconds rather than minutes, and leaves no job in the store."""
+    run = subprocess.run([CARDTABLE, "simulate", "german_whist", "--deals", "100", "--policies", "random", *backend],
+                         cwd=ROOT, env=data_dir_env(tmp_path), capture_output=True, text=True, timeout=GIVE_UP_S)
+    assert run.returncode == 1
+    [line] = run.stderr.splitlines()
+    with EmbeddedValkey(tmp_path) as store:
+        assert JobStore(redis.Redis.from_url(store.url)).list(10) == ([], None)
+    return line
 
 
 @pytest.mark.parametrize(("backend", "message"), [
     (["--redis-url", "redis://127.0.0.1:1"], "Error: cannot reach Redis at redis://127.0.0.1:1: "),
     (["--address", "127.0.0.1:1"], "Error: cannot reach Ray at 127.0.0.1:1: Connection refused"),
+    (["--address", "ray://127.0.0.1:1"], "Error: cannot reach Ray at ray://127.0.0.1:1: Connection refused"),
 ])
 def test_an_unreachable_backend_is_one_line_and_leaves_no_job(tmp_path, backend, message):
-    run = subprocess.run([CARDTABLE, "simulate", "german_whist", "--deals", "100", "--policies", "random", *backend],
-                         cwd=ROOT, env=data_dir_env(tmp_path), capture_output=True, text=True, timeout=GIVE_UP_S)
-    assert run.returncode == 1
-    [line] = run.stderr.splitlines()
-    assert line.startswith(message)
-    with EmbeddedValkey(tmp_path) as store:
-        assert JobStore(redis.Redis.from_url(store.url)).list(10) == ([], None)
+    assert simulate_against(tmp_path, *backend).startswith(message)
+
+
+def test_an_address_where_something_else_answers_is_no_ray(tmp_path, redis_url):
+    redis_at = urlsplit(redis_url)
+    address = f"{redis_at.hostname}:{redis_at.port}"  # a Redis: Ray's GCS has the same default port, 6379
+    line = simulate_against(tmp_path, "--address", address)
+    assert line == f"Error: cannot reach Ray at {address}: something else answers there (not a Ray cluster)"
 
 
 def test_a_reader_that_goes_away_ends_a_stream_quietly(tmp_path):
