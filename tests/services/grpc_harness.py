@@ -57,6 +57,7 @@ class ServerProcess:
         self.process: subprocess.Popen | None = None
         self.port = 0
         self.log_lines: list[dict] = []
+        self._reader: threading.Thread | None = None
 
     @property
     def target(self) -> str:
@@ -73,6 +74,10 @@ class ServerProcess:
             self._note(line)
             if self.log_lines and self.log_lines[-1].get("msg") == "serving":
                 self.port = self.log_lines[-1]["port"]
+                # The rest is read as it comes (from the same buffered stream: the lines it already holds are not
+                # lost), so the server never blocks on a full pipe.
+                self._reader = threading.Thread(target=self._read_rest, daemon=True)
+                self._reader.start()
                 return self
         raise TimeoutError(f"cardtable serve did not start in {timeout} s: {self.log_lines}")
 
@@ -82,22 +87,28 @@ class ServerProcess:
         except json.JSONDecodeError:
             self.log_lines.append({"text": line.rstrip()})
 
+    def _read_rest(self) -> None:
+        for line in self.process.stderr:
+            self._note(line)
+
     def terminate(self, timeout: float = 15.0) -> int:
         """SIGTERM, then wait; returns the exit code and keeps the remaining log lines."""
         self.process.send_signal(signal.SIGTERM)
-        rest, _ = "", None
         try:
-            _, rest = self.process.communicate(timeout=timeout)
+            self.process.wait(timeout=timeout)
         finally:
             if self.process.poll() is None:
                 self.process.kill()
-        for line in (rest or "").splitlines():
-            self._note(line)
+            self._finish_reading()
         return self.process.returncode
 
     def kill(self) -> None:
         self.process.kill()
-        self.process.wait()
+        self.process.wait()  # its last lines are not waited for: orphans it left may hold the pipe open
+
+    def _finish_reading(self) -> None:
+        if self._reader is not None:
+            self._reader.join(timeout=30)
 
     def __enter__(self) -> ServerProcess:
         return self.start()

@@ -226,7 +226,7 @@ def test_a_stopped_server_leaves_its_job_to_the_next_which_resumes_only_jobs_who
         assert resumed.state == sim_pb2.JOB_STATE_SUCCEEDED and resumed.results.units == 20_000
         assert store.get(held.job_id).state == "running"
     named = [line for line in second.log_lines if line.get("msg") == "resuming job"]
-    assert [line["job_id"] for line in named] == [left]
+    assert [line["job_id"] for line in named] == [left], "\n".join(json.dumps(line) for line in second.log_lines)
 
 
 def simulate_against(tmp_path: Path, *backend: str) -> str:
