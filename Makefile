@@ -50,4 +50,5 @@ bench: install
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(NODE_CLIENT)/node_modules/.bin/buf lint

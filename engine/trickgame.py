@@ -112,10 +112,10 @@ class TrickGame(State):
         """Set the deal as ``deal_deck`` dealt it, up to the first card played (with ``trump``): the hands and the
         game's own dealt piles (``_reset_tricks`` included)."""
 
-    def _observe_deal(self, seat: int, obs: dict) -> None:
+    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         """The game's own observation keys."""
 
-    def _deal_position(self) -> dict:
+    def _deal_position(self) -> dict[str, Any]:
         """The game's own position keys."""
         return {}
 
@@ -145,6 +145,7 @@ class TrickGame(State):
     def _card_ids(self) -> list[int]:
         """The legal card plays of the seat to play (all of them while a game asks for nothing else first)."""
         seat = self.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
         trick = self.trick
         if not trick:
             return self.ACTIONS.ids(self.hands[seat])
@@ -160,7 +161,9 @@ class TrickGame(State):
 
     def _play_action(self, action: int) -> None:
         """Play a card action of ``_card_ids`` for the seat to play."""
-        self._play(self.current_player, self.ACTIONS.card_of[action])
+        seat, card = self.current_player, self.ACTIONS.card_of[action]
+        assert seat is not None and card is not None  # State.apply_id applies only a legal card action
+        self._play(seat, card)
 
     def _play(self, seat: int, card: int) -> None:
         """``seat`` plays ``card`` from its hand."""
@@ -211,13 +214,13 @@ class TrickGame(State):
     def _trump_code(self) -> str | None:
         return None if self.trump == NO_TRUMP else SUITS[self.trump]
 
-    def _observe(self, seat: int, obs: dict) -> None:
+    def _observe(self, seat: int, obs: dict[str, Any]) -> None:
         obs["hand"] = codes_of(cards_in(self.hands[seat]))
         obs["trump"] = self._trump_code()
         obs["trick"] = [[s, CODES[c]] for s, c in self.trick]
         self._observe_deal(seat, obs)
 
-    def _position_keys(self) -> dict:
+    def _position_keys(self) -> dict[str, Any]:
         return {
             "trump": self._trump_code(),
             "hands": [codes_of(cards_in(h)) for h in self.hands],
@@ -226,7 +229,7 @@ class TrickGame(State):
             **self._deal_position(),
         }
 
-    def _tricks_codes(self) -> list[list[list]]:
+    def _tricks_codes(self) -> list[list[list[Any]]]:
         return [[[s, CODES[c]] for s, c in trick] for trick in self.tricks]
 
     def _load_tricks(self, p: Mapping[str, Any], piles: Mapping[str, Sequence[int]]) -> int:
@@ -387,5 +390,5 @@ def position_hand(value: object, key: str) -> list[int]:
     cards = position_cards(value, key)
     if cards != sorted(cards):
         raise PositionError(f"{key} must list its cards in canonical order: {' '.join(codes_of(sorted(cards)))}, got "
-                            f"{' '.join(value)}")
+                            f"{' '.join(CODES[c] for c in cards)}")
     return cards

@@ -43,16 +43,18 @@ def meld_cards(meld: Meld) -> list[int]:
     """The cards a declared combination shows."""
     if meld.kind == "carre":
         return [card_of(meld.top, suit) for suit in range(4)]
+    assert meld.suit is not None  # a sequence is in one suit
     top = NATURAL_ORDER.index(meld.top)
     suit = SUITS.index(meld.suit)
     return [card_of(r, suit) for r in NATURAL_ORDER[top:top + meld.length]]
 
 
-def meld_key(meld: Meld, trump: int) -> tuple:
+def meld_key(meld: Meld, trump: int) -> tuple[int, ...]:
     """6.3: carrés above sequences; carrés by value then natural rank; sequences by length, top card, trump."""
     strength = len(NATURAL_ORDER) - NATURAL_ORDER.index(meld.top)
     if meld.kind == "carre":
         return (1, meld.value, strength)
+    assert meld.suit is not None  # a sequence is in one suit
     return (0, min(meld.length, 5), strength, SUITS.index(meld.suit) == trump)
 
 
@@ -151,6 +153,7 @@ class Belote(BelotePlay):
     def _deal_again(self, trump: int) -> None:
         self._first_dealing(self.deal_deck)
         if self.taken:
+            assert self.rounds.taker is not None  # taken: someone took
             self._second_dealing(self.rounds.taker)
         self.trump = trump
 
@@ -180,6 +183,7 @@ class Belote(BelotePlay):
 
     def _must_choose_declaration(self) -> bool:
         seat = self.current_player
+        assert seat is not None  # asked only while someone is to act
         return not self.tricks and self.declared[seat] is None and bool(self.melds[seat])  # 5.5, 6.2
 
     def action_string(self, action: int) -> str:
@@ -190,6 +194,7 @@ class Belote(BelotePlay):
         if self.phase == "auction":
             self._take(word)
         elif word in ("declare", "nodeclare"):
+            assert self.current_player is not None  # State.apply_id applies only a legal action
             self.declared[self.current_player] = word
         else:
             self._play_card(action)
@@ -204,6 +209,7 @@ class Belote(BelotePlay):
         elif rounds.thrown_in:  # 4.3: no score, the next dealer deals
             self._throw_in()
         else:
+            assert rounds.trump is not None and rounds.taker is not None  # over and not thrown in: taken
             self.trump = SUITS.index(rounds.trump)
             self._second_dealing(rounds.taker)
             self.phase, self.current_player = "play", self.seats_from_dealer()[0]  # 5.1
@@ -223,7 +229,7 @@ class Belote(BelotePlay):
         for seat in range(self.n):
             choice = self.declared[seat]
             if not self.melds[seat]:
-                allowed: tuple = (None,)
+                allowed: tuple[str | None, ...] = (None,)
             elif seat in played:
                 allowed = ("declare", "nodeclare")
             elif seat == self.current_player and self.phase == "play":
@@ -256,6 +262,7 @@ class Belote(BelotePlay):
 
     def _score_deal(self) -> None:
         taker = self.rounds.taker
+        assert taker is not None  # a deal is scored only once someone took
         attack = self.side_of[taker]
         base = self.trick_totals()
         capot = TRICKS in self.tricks_won
@@ -284,7 +291,7 @@ class Belote(BelotePlay):
 
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 
-    def _observe_deal(self, seat: int, obs: dict) -> None:
+    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         self._observe_play(obs)
         obs["turn_up"] = CODES[self.turn_up]
         obs["taker"] = self.rounds.taker
@@ -338,7 +345,7 @@ class Belote(BelotePlay):
 
     # ---- positions (docs/positions/belote.md) -------------------------------------------------------------------
 
-    def _deal_position(self) -> dict:
+    def _deal_position(self) -> dict[str, Any]:
         return {
             "belote": self.belote_seat,
             "turn_up": None if self.taken and self.n == 4 else CODES[self.turn_up],

@@ -67,6 +67,7 @@ def contract_points(contract: Contract, attack: int, cards: list[int], belote: l
             points[defence] = 410 * m + any_belote
         return points, made
     bid = contract.value
+    assert isinstance(bid, int)  # every contract but capot is a number
     totals = [cards[side] + belote[side] for side in (0, 1)]
     made = totals[attack] >= bid  # 7.2, 7.6: equality is enough
     if not made:
@@ -189,8 +190,9 @@ class BeloteContree(BelotePlay):
         elif auction.thrown_in:  # 4.8: no score; the next dealer deals the gathered hands
             self._throw_in()
         else:
-            self.contract = auction.contract()
-            self.trump = SUITS.index(self.contract.suit)
+            self.contract = contract = auction.contract()
+            assert contract is not None  # over and not thrown in: someone bid
+            self.trump = SUITS.index(contract.suit)
             self.phase = "play"
             self.current_player = self.seats_from_dealer()[0]  # 5.1
 
@@ -198,6 +200,7 @@ class BeloteContree(BelotePlay):
 
     def _score_deal(self) -> None:
         contract = self.contract
+        assert contract is not None  # a deal is played and scored only under a contract
         attack = self.side_of[contract.declarer]
         belote = [BELOTE_POINTS if side == self.belote_side() else 0 for side in (0, 1)]
         points, made = contract_points(contract, attack, self.trick_totals(), belote, self.tricks_won,
@@ -214,7 +217,7 @@ class BeloteContree(BelotePlay):
 
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 
-    def _observe_deal(self, seat: int, obs: dict) -> None:
+    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         self._observe_play(obs)
         obs["auction"] = [[s, w] for s, w in self.auction.actions]
         obs["contract"] = _contract_dict(self.contract)
@@ -239,7 +242,7 @@ class BeloteContree(BelotePlay):
 
     # ---- positions (docs/positions/belote_contree.md) ------------------------------------------------------------
 
-    def _deal_position(self) -> dict:
+    def _deal_position(self) -> dict[str, Any]:
         return {
             "belote": self.belote_seat,
             "redeal_queue": list(self.redeal_queue),
@@ -282,7 +285,7 @@ def _weak(hand: int) -> bool:
     return sum(plain[c] for c in cards_in(hand)) <= WEAK_HAND
 
 
-_AUCTION_IDS: dict[tuple, list[int]] = {}
+_AUCTION_IDS: dict[tuple[Any, ...], list[int]] = {}
 
 
 def _auction_ids(ladder: BidLadder, auction: ContractAuction) -> list[int]:
@@ -297,7 +300,7 @@ def _contract_word(contract: Contract) -> str:
     return f"{contract.value}:{contract.suit}"
 
 
-def _contract_dict(contract: Contract | None) -> dict | None:
+def _contract_dict(contract: Contract | None) -> dict[str, Any] | None:
     if contract is None:
         return None
     return {"value": contract.value, "suit": contract.suit, "declarer": contract.declarer,

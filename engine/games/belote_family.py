@@ -48,6 +48,7 @@ class BelotePlay(TrickGame):
 
     RULES = RULES
     COPY = {"next_pack": SHARED}  # a gathered pack is only cut into a new list
+    next_pack: list[int] | None  # the gathered pack the next deal is cut from, when it is not shuffled
     PHASES: ClassVar[tuple[str, ...]]
 
     def _deck_cards(self) -> list[int]:
@@ -68,6 +69,7 @@ class BelotePlay(TrickGame):
     def _card_ids(self) -> list[int]:
         ids = super()._card_ids()
         seat = self.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
         kq = KQ_MASK[self.trump]
         if self.hands[seat] & kq == kq:
             playable = self._playable(seat) & kq
@@ -76,8 +78,8 @@ class BelotePlay(TrickGame):
         return ids
 
     def _play_card(self, action: int) -> None:
-        seat = self.current_player
-        card = self.ACTIONS.card_of[action]
+        seat, card = self.current_player, self.ACTIONS.card_of[action]
+        assert seat is not None and card is not None  # State.apply_id applies only a legal card action
         if action % self.ACTIONS.width == BELOTE_SUFFIX:
             self.belote_seat = seat
         elif self.belote_seat == seat and card in KING_QUEEN[self.trump]:
@@ -183,7 +185,7 @@ class BelotePlay(TrickGame):
 
     # ---- observations and positions -----------------------------------------------------------------------------
 
-    def _observe_play(self, obs: dict) -> None:
+    def _observe_play(self, obs: dict[str, Any]) -> None:
         obs["tricks"] = self._tricks_codes()
         obs["card_points"] = list(self.card_points)
         obs["tricks_won"] = list(self.tricks_won)

@@ -100,6 +100,7 @@ class GermanWhist(TrickGame):
 
     def _card_ids(self) -> list[int]:
         seat = self.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
         ids = super()._card_ids()
         if not self.down[seat] or (self.hands[seat] and not self.trick):
             return ids
@@ -122,10 +123,12 @@ class GermanWhist(TrickGame):
 
     def _play_action(self, action: int) -> None:
         seat = self.current_player
+        assert seat is not None  # State.apply_id applies only a legal action
         card = CARD_OF[action]
         if card is None:  # down:<slot>
             slot = action - DOWN_IDS[0]
             card = self.down[seat][slot]
+            assert card is not None  # a legal down:<slot> names a card still face down
             self.down[seat][slot] = None
         else:
             self.hands[seat] ^= BIT[card]
@@ -174,7 +177,7 @@ class GermanWhist(TrickGame):
 
     # ---- what a seat sees (5.8) ---------------------------------------------------------------------------------
 
-    def _observe_deal(self, seat: int, obs: dict) -> None:
+    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         obs["face_up"] = self._face_up_code()
         obs["stock_size"] = len(self.stock) - self.stock_top
         obs["tricks_played"] = len(self.tricks)
@@ -191,7 +194,7 @@ class GermanWhist(TrickGame):
     def _face_up_code(self) -> str | None:
         return CODES[self.stock[self.stock_top]] if self.stock_top < len(self.stock) else None
 
-    def _won_dict(self) -> dict:
+    def _won_dict(self) -> dict[str, Any]:
         won = self.won()
         return {"phase1": won[0], "phase2": won[1]}
 
@@ -225,7 +228,7 @@ class GermanWhist(TrickGame):
 
     # ---- positions (docs/positions/german_whist.md) -------------------------------------------------------------
 
-    def _deal_position(self) -> dict:
+    def _deal_position(self) -> dict[str, Any]:
         return {
             "face_up": self._face_up_code(),
             "stock": [CODES[c] for c in self.stock[self.stock_top + 1:]],
@@ -304,7 +307,7 @@ KEY_RULES = {
 }
 
 
-def _pair(p: Mapping[str, Any], key: str) -> list:
+def _pair(p: Mapping[str, Any], key: str) -> list[Any]:
     value = p[key]
     if not isinstance(value, list) or len(value) != 2:
         raise PositionError(f"{key} must list the two seats")
