@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from .cards import BIT, CARD_OF_CODE, CODES, RANK, cards_in, format_cards, mask_of, parse_card
 from .clone import LIST
@@ -821,7 +821,7 @@ class FishingState(State):
         piles.update({"table": cards_in(table), "stock": stock})
         piles.update({f"captured[{s}]": cards_in(pile) for s, pile in enumerate(captured)})
         if turn is not None:
-            piles["turn_card"] = [parse_card(turn.get("card"))]
+            piles["turn_card"] = [parse_card(cast(str, turn.get("card")))]  # parse_card refuses a non-code
         check_cards_once(piles, self._deck_cards())
         self.hands, self.table, self.stock, self.captured = hands, table, stock, captured
         self.last_capturer = position_seat(p["last_capturer"], "last_capturer", self.n, nullable=True)
