@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 from .cards import BIT, CARD_OF_CODE, CODES, RANK, cards_in, format_cards, mask_of, parse_card
 from .clone import LIST
@@ -266,7 +266,11 @@ _CACHE_SIZE = 100_000  # entries per cache (a few MB); a full cache starts again
 _REACH: dict[tuple[int, int], Sequence[int]] = {}
 
 
-def _remember(cache: dict[Any, Any], key: Any, value: Any) -> Any:
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _remember(cache: dict[K, V], key: K, value: V) -> V:
     if len(cache) >= _CACHE_SIZE:
         cache.clear()
     cache[key] = value
