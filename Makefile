@@ -11,14 +11,28 @@ BENCH_SECONDS ?= 3
 NODE_CLIENT := tests/clients/node
 NODE_STAMP := $(NODE_CLIENT)/node_modules/.package-lock.json
 STUBS := services/generated/.generated
+DEB_STAMP := $(VENV)/.debian-packages
 
-install: $(STAMP) $(STUBS) $(NODE_STAMP)
+install: $(STAMP) $(STUBS) $(NODE_STAMP) $(DEB_STAMP)
 
 # Reinstall only when the project's dependencies change; the install is editable, so code edits need nothing.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+# Debian packages for the other-language tests (protoc with its Java generator, the Go and gRPC-Java plugins,
+# protobuf-java for javac), installed once where apt-get is; elsewhere those tests say what is missing and skip.
+DEB_PACKAGES := protobuf-compiler libprotobuf-java protoc-gen-go protoc-gen-go-grpc protobuf-compiler-grpc-java-plugin
+$(DEB_STAMP): $(STAMP)
+	@missing=$$(command -v dpkg >/dev/null && for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ] && command -v apt-get >/dev/null; then \
+		sudo=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
+		echo "installing Debian packages:" $$missing; \
+		$$sudo apt-get update -qq && \
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+	touch $@
 
 # The gRPC stubs are built from protos/, never committed; the Node.js client's packages come from its lock file.
 $(STUBS): $(STAMP) $(wildcard protos/cardtable/v1/*.proto) services/protogen.py
