@@ -51,9 +51,11 @@ class ServerThread:
 class ServerProcess:
     """``cardtable serve --port 0`` as a child process; the port comes from its 'serving' log line."""
 
-    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+    def __init__(self, *args: str, env: dict[str, str | None] | None = None) -> None:
+        """``env`` adds to the test's environment; a variable given None is left out."""
         self.args = ["--port", "0", *args]
-        self.env = {**os.environ, **(env or {})}
+        merged = {**os.environ, **(env or {})}
+        self.env = {name: value for name, value in merged.items() if value is not None}
         self.process: subprocess.Popen | None = None
         self.port = 0
         self.log_lines: list[dict] = []

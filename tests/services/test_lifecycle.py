@@ -77,7 +77,15 @@ def still_running(processes: dict[int, tuple[str, int, str, str]], timeout: floa
 
 
 def data_dir_env(tmp_path: Path) -> dict[str, str]:
-    return {**os.environ, "CARDTABLE_DATA_DIR": str(tmp_path)}
+    """The environment of a command on the README's defaults: its own embedded Valkey in ``tmp_path``, whatever Redis
+    the suite itself was given (``REDIS_URL``)."""
+    env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
+    return {**env, "CARDTABLE_DATA_DIR": str(tmp_path)}
+
+
+def server_env(tmp_path: Path) -> dict[str, str | None]:
+    """:func:`data_dir_env` for a :class:`ServerProcess`."""
+    return {"CARDTABLE_DATA_DIR": str(tmp_path), "REDIS_URL": None}
 
 
 def whist_job(count: int, chunk_size: int = 0) -> sim_pb2.JobSpec:
@@ -90,7 +98,7 @@ def final_job(jobs: simulation_service_pb2_grpc.SimulationServiceStub, job_id: s
 
 
 def test_a_server_runs_job_after_job_and_leaves_no_process_behind(tmp_path):
-    with ServerProcess(env=data_dir_env(tmp_path)) as server:
+    with ServerProcess(env=server_env(tmp_path)) as server:
         channel = grpc.insecure_channel(server.target)
         jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
         first = final_job(jobs, jobs.SubmitJob(sim_pb2.SubmitJobRequest(spec=whist_job(3000))).job.job_id)
@@ -126,7 +134,7 @@ def test_a_server_runs_job_after_job_and_leaves_no_process_behind(tmp_path):
 
 
 def test_a_killed_server_takes_its_ray_with_it(tmp_path):
-    server = ServerProcess(env=data_dir_env(tmp_path)).start()
+    server = ServerProcess(env=server_env(tmp_path)).start()
     family = {}
     try:
         with grpc.insecure_channel(server.target) as channel:
@@ -205,7 +213,7 @@ def live_driver(store: JobStore, job_id: str) -> Iterator[None]:
 def test_a_stopped_server_leaves_its_job_to_the_next_which_resumes_only_jobs_whose_driver_is_gone(tmp_path):
     with EmbeddedValkey(tmp_path) as valkey:
         store = JobStore(redis.Redis.from_url(valkey.url))
-        with ServerProcess(env=data_dir_env(tmp_path)) as first:
+        with ServerProcess(env=server_env(tmp_path)) as first:
             channel = grpc.insecure_channel(first.target)
             jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
             left = jobs.SubmitJob(sim_pb2.SubmitJobRequest(spec=whist_job(20_000, chunk_size=1000))).job.job_id
@@ -217,7 +225,7 @@ def test_a_stopped_server_leaves_its_job_to_the_next_which_resumes_only_jobs_who
         assert store.get(left).state == "running" and not store.has_driver(left)
         held = store.create(store.get(left).spec)
         store.set_state(held.job_id, "running")
-        with live_driver(store, held.job_id), ServerProcess(env=data_dir_env(tmp_path)) as second:
+        with live_driver(store, held.job_id), ServerProcess(env=server_env(tmp_path)) as second:
             channel = grpc.insecure_channel(second.target)
             jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
             resumed = final_job(jobs, left)
