@@ -378,34 +378,57 @@ def turn_options(turn: Turn, table: int, rules: CaptureRules) -> list[int]:
     return found
 
 
+_GROUPS: dict[tuple[int, int, int], dict[int, int]] = {}
+
+
+def _turn_groups(table: int, played: int, limit: int) -> dict[int, int]:
+    """Every group (§5.3) that ``played`` can take from the capturable ``table`` cards, as {mask: the values (bits) of
+    ``played`` it is a group for}: computed once per capture, each step of it then only filters them."""
+    key = (table, RANK[played], limit)
+    found = _GROUPS.get(key)
+    if found is not None:
+        return found
+    values, rank = VALUE_BITS[played], RANK[played]
+    within = (2 << (values.bit_length() - 1)) - 1  # a sum past the played card's highest value never comes back
+    cards = cards_in(table)
+    groups = {BIT[c]: values for c in cards if RANK[c] == rank}
+    n = len(cards)
+
+    def extend(start: int, mask: int, size: int, sums: int) -> None:
+        for i in range(start, n):
+            card = cards[i]
+            more = _shifted(sums, card) & within
+            if not more:
+                continue
+            grown = mask | BIT[card]
+            if size and more & values:
+                groups[grown] = more & values
+            if not limit or size + 1 < limit:
+                extend(i + 1, grown, size + 1, more)
+
+    extend(0, 0, 0, 1)
+    return _remember(_GROUPS, key, groups)
+
+
 def _turn_options(turn: Turn, table: int, rules: CaptureRules) -> list[int]:
     played, values, taken, group = turn
     free = table & ~taken & ~group
-    limit = rules.max_sum_cards
-    top = group.bit_length() - 1
-    size, sums = group.bit_count() + 1, _sums_of(group)
-    above_top = free >> (top + 1) << (top + 1)
-    options = []
-    for card in cards_in(above_top):
-        reach = _subset_reach(above_top >> (card + 1) << (card + 1), limit)
-        one = _shifted(sums, card)
-        complete, grown = _fit(values, size == 1 and RANK[card] == RANK[played], size, one, reach, limit)
-        if complete | grown:
-            options.append(TAKE | card)
-    reach = _subset_reach(above_top, limit)
+    groups = _turn_groups(table, played, rules.max_sum_cards)
+    below = (2 << (group.bit_length() - 1)) - 1 if group else 0
+    takes = left = 0
+    for g, bits in groups.items():
+        if g & taken:
+            continue
+        if not g & ~free:
+            left |= bits
+        if bits & values and g & below == group and g != group:
+            rest = g & ~below
+            takes |= rest & -rest
+    options = [TAKE | card for card in cards_in(takes)]
     if group:
-        complete, grown = _fit(values, size == 2 and RANK[top] == RANK[played], size - 1, sums, reach, limit)
-        if not complete:
+        if not groups.get(group, 0) & values:
             return options
         values = turn_values(played, taken | group, rules)
-        left = group_values(played, free, rules)
-    else:
-        left = 0
-        for k in range(2, len(reach)):
-            left |= reach[k]
-        left &= VALUE_BITS[played]
-        if any(RANK[c] == RANK[played] for c in cards_in(free)):
-            left |= VALUE_BITS[played]
     if group and values & left:
         options.append(NEXT)
     if (group or taken) and (not rules.compulsory or values & ~left):
@@ -430,15 +453,20 @@ def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules) -> tu
         return (played, values, taken, 0), bool(decision & DONE)
     card = decision & 63
     group |= BIT[card]
-    free = table & ~taken & ~group
-    reach = _subset_reach(free >> (card + 1) << (card + 1), rules.max_sum_cards)
-    rank_match = group == BIT[card] and RANK[card] == RANK[played]
-    complete, grown = _fit(values, rank_match, group.bit_count(), _sums_of(group), reach, rules.max_sum_cards)
-    if not complete or grown:
+    groups = _turn_groups(table, played, rules.max_sum_cards)
+    below = (2 << card) - 1
+    if not groups.get(group, 0) & values or any(
+        bits & values and not g & taken and g & below == group and g != group for g, bits in groups.items()
+    ):
         return (played, values, taken, group), False
     taken |= group
     values = turn_values(played, taken, rules)
-    return (played, values, taken, 0), not values & group_values(played, free, rules)
+    free = table & ~taken
+    left = 0
+    for g, bits in groups.items():
+        if not g & ~free:
+            left |= bits
+    return (played, values, taken, 0), not values & left
 
 
 _PLAYS: dict[tuple[int, int, int, CaptureRules], list[int]] = {}
