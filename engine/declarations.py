@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 
-from .cards import BIT, SUITS, card_of
+from .cards import BIT, RANKS, SUITS, card_of
 
 
 @dataclass(frozen=True)
@@ -41,23 +42,32 @@ def sequences(hand: int, order: str, values: Mapping[int, int], min_length: int 
     """
     found = []
     longest = max(values)
-    for suit in range(4):
-        run: list[str] = []
-        for rank in (*order, None):
-            if rank is not None and hand & BIT[card_of(rank, suit)]:
-                run.append(rank)
+    for suit, ranks in enumerate(_suit_runs(order)):
+        top, length = "", 0
+        for rank, bit in ranks:
+            if bit & hand:
+                top, length = top or rank, length + 1
                 continue
-            if len(run) >= min_length:
-                value = values[min(len(run), longest)]
-                found.append(Meld("sequence", run[0], len(run), SUITS[suit], value))
-            run = []
+            if length >= min_length:
+                found.append(Meld("sequence", top, length, SUITS[suit], values[min(length, longest)]))
+            top, length = "", 0
     return found
+
+
+@cache
+def _suit_runs(order: str) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """Per suit, each rank of ``order`` with its card's bit, then a closing ``("", 0)`` (ends the last run)."""
+    return tuple(tuple((rank, BIT[card_of(rank, suit)]) for rank in order) + (("", 0),) for suit in range(4))
 
 
 def carres(hand: int, values: Mapping[str, int]) -> list[Meld]:
     """The ranks of ``values`` of which the hand holds all four cards."""
     return [Meld("carre", rank, 4, None, value) for rank, value in values.items()
-            if all(hand & BIT[card_of(rank, suit)] for suit in range(4))]
+            if hand & RANK_MASK[rank] == RANK_MASK[rank]]
+
+
+# The four cards of a rank letter, as a mask.
+RANK_MASK = {rank: sum(BIT[card_of(rank, suit)] for suit in range(4)) for rank in RANKS}
 
 
 SEQUENCE_VALUES = {3: 20, 4: 50, 5: 100}

@@ -93,6 +93,17 @@ class Rng:
 
     def shuffle(self, items: list[Any]) -> None:
         """Shuffle a list in place (Fisher-Yates, from the end)."""
+        state = self.state  # below(i + 1) per step, inlined (a new deal's shuffle is a hot path of rollouts)
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            n = i + 1
+            threshold = ((1 << 64) - n) % n
+            while True:
+                state = z = (state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+                z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+                r = z ^ (z >> 31)
+                if r >= threshold:
+                    break
+            j = r % n
             items[i], items[j] = items[j], items[i]
+        self.state = state

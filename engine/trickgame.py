@@ -175,13 +175,18 @@ class TrickGame(State):
         trick.append((seat, card))
         played = len(trick)
         trump = self.trump
-        power = self.RULES.ranking.power[trump]
-        best = self.best_card
-        if played == 1 or (power[card] > power[best] and (SUIT[card] == SUIT[best] or SUIT[card] == trump)):
+        if played == 1:
             self.best_card, self.best_seat = card, seat
             self.over = self.RULES.beaters[trump][card]
-        if played < self.n:
-            self.current_player = (seat + 1) % self.n
+        else:
+            power = self.RULES.ranking.power[trump]
+            best = self.best_card
+            if power[card] > power[best] and (SUIT[card] == SUIT[best] or SUIT[card] == trump):
+                self.best_card, self.best_seat = card, seat
+                self.over = self.RULES.beaters[trump][card]
+        n = self.n
+        if played < n:
+            self.current_player = seat + 1 if seat + 1 < n else 0
             return
         self._end_trick()
 
@@ -191,7 +196,10 @@ class TrickGame(State):
         side = self.side_of[winner]
         if rules.points is not None:
             points = rules.points[self.trump]
-            self.card_points[side] += sum(points[c] for _s, c in self.trick)
+            total = 0
+            for _s, c in self.trick:
+                total += points[c]
+            self.card_points[side] += total
         self.tricks_won[side] += 1
         self.tricks.append(self.trick)
         self.trick = []

@@ -176,7 +176,7 @@ class Belote(BelotePlay):
 
     def _legal_ids(self) -> list[int]:
         if self.phase == "play":
-            if self._must_choose_declaration():
+            if not self.tricks and self._must_choose_declaration():  # (after the first trick, never: a cheap test)
                 return [ACTIONS.word_id("declare"), ACTIONS.word_id("nodeclare")]
             return self._card_ids()
         return sorted(ACTIONS.word_id(w) for w in self.rounds.legal_words())  # 4.5
