@@ -478,14 +478,36 @@ def _table_offers(capturable: int, limit: int) -> tuple[int, int]:
     found = _OFFERS.get((capturable, limit))
     if found is not None:
         return found
-    reach = _subset_reach(capturable, limit)
-    sums = 0
-    for k in range(2, len(reach)):
-        sums |= reach[k]
-    ranks = 0
-    for card in cards_in(capturable):
+    ranks = one = more = 0  # unlimited groups: the sums of one card, of two or more
+    reach = _empty_reach(limit)  # limited: the sums of k cards, k = 0..limit
+    rest = capturable
+    while rest:
+        low = rest & -rest
+        card = low.bit_length() - 1
+        rest ^= low
         ranks |= 1 << RANK[card]
+        values = _VALUES_12[card]
+        if not limit:
+            before = one | more
+            for value in values:
+                more |= before << value
+                one |= 1 << value
+            more &= SUM_BITS
+            continue
+        old = reach if len(values) == 1 else list(reach)  # in place from the top down, unless an ace adds twice
+        for value in values:
+            for k in range(limit - 1, -1, -1):
+                if old[k]:
+                    reach[k + 1] |= old[k] << value & SUM_BITS
+    sums = more
+    for k in range(2, len(reach) if limit else 0):
+        sums |= reach[k]
     return _remember(_OFFERS, (capturable, limit), (sums, ranks))
+
+
+# The cards in the order of their codes as strings ("2C" < ... < "9S" < "AC" < "JC" < "KC" < "QC" < "TC" ...): a
+# card's actions ("7H", "7H:", "7H:3C,4D") sort together, its trail first.
+_STRING_RANK: tuple[int, ...] = tuple(sorted(CODES[:52]).index(CODES[c]) for c in range(52))
 
 
 def _play_options(hand: int, capturable: int, table: int, rules: CaptureRules) -> list[int]:
@@ -493,16 +515,15 @@ def _play_options(hand: int, capturable: int, table: int, rules: CaptureRules) -
     jack) taking the whole table."""
     sums, ranks = _table_offers(capturable, rules.max_sum_cards)
     actions = []
-    for played in cards_in(hand):
+    for played in sorted(cards_in(hand), key=_STRING_RANK.__getitem__):
         if rules.jack_takes_all and RANK[played] == JACK:
             actions.append(played | table << 6)  # §5.6: takes the whole table, or trails to an empty one
             continue
         captures = ranks >> RANK[played] & 1 or VALUE_BITS[played] & sums
-        if captures:
-            actions.append(BEGIN | played)
         if not captures or not rules.compulsory:
             actions.append(played)
-    actions.sort(key=_string_of)
+        if captures:
+            actions.append(BEGIN | played)
     return actions
 
 
