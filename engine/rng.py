@@ -56,6 +56,11 @@ def derive_seed(seed: int, *path: int) -> int:
     return s
 
 
+# below(n)'s rejection threshold for the small bounds of shuffles and choices, computed once.
+SMALL_BOUNDS = 257
+THRESHOLDS: tuple[int, ...] = (0, *(((1 << 64) - n) % n for n in range(1, SMALL_BOUNDS)))
+
+
 class Rng:
     """SplitMix64 with unbiased bounded integers and Fisher-Yates shuffling."""
 
@@ -82,7 +87,7 @@ class Rng:
         """An unbiased integer in ``[0, n)``."""
         if n <= 0:
             raise ValueError(f"below() needs a positive bound, got {n}")
-        threshold = ((1 << 64) - n) % n
+        threshold = THRESHOLDS[n] if n < SMALL_BOUNDS else ((1 << 64) - n) % n
         while True:
             r = self.next_u64()
             if r >= threshold:
@@ -94,9 +99,11 @@ class Rng:
     def shuffle(self, items: list[Any]) -> None:
         """Shuffle a list in place (Fisher-Yates, from the end)."""
         state = self.state  # below(i + 1) per step, inlined (a new deal's shuffle is a hot path of rollouts)
-        for i in range(len(items) - 1, 0, -1):
+        size = len(items)
+        thresholds = THRESHOLDS if size < SMALL_BOUNDS else [((1 << 64) - n) % n if n else 0 for n in range(size + 1)]
+        for i in range(size - 1, 0, -1):
             n = i + 1
-            threshold = ((1 << 64) - n) % n
+            threshold = thresholds[n]
             while True:
                 state = z = (state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
                 z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..auction import BidLadder, Contract, ContractAuction, replay_auction
-from ..cards import SUITS, cards_in, mask_of
+from ..cards import SUITS, mask_of
 from ..clone import LIST, OBJECT
 from ..dealing import deal_rounds
 from ..errors import PositionError
@@ -281,8 +281,21 @@ class BeloteContree(BelotePlay):
 
 def _weak(hand: int) -> bool:
     """3.8: a hand (a mask) of at most 10 plain-valued points."""
+    s0, s1, s2, s3 = _PLAIN_POINTS
+    return s0[hand & 0x1FFF] + s1[(hand >> 13) & 0x1FFF] + s2[(hand >> 26) & 0x1FFF] + s3[hand >> 39] <= WEAK_HAND
+
+
+def _suit_points(suit: int) -> tuple[int, ...]:
+    """For each 13-bit rank mask of ``suit``, the plain-valued points of those cards."""
     plain = POINTS[NO_TRUMP]
-    return sum(plain[c] for c in cards_in(hand)) <= WEAK_HAND
+    table = [0]
+    for m in range(1, 1 << 13):
+        table.append(table[m & (m - 1)] + plain[13 * suit + (m & -m).bit_length() - 1])
+    return tuple(table)
+
+
+# Per suit, the plain-valued points of each set of its cards (a hand's are four look-ups, see _weak).
+_PLAIN_POINTS = tuple(_suit_points(suit) for suit in range(4))
 
 
 _AUCTION_IDS: dict[tuple[Any, ...], list[int]] = {}
