@@ -470,14 +470,26 @@ def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules) -> tu
 
 
 _PLAYS: dict[tuple[int, int, int, CaptureRules], list[int]] = {}
-_OFFERS: dict[tuple[int, int], tuple[int, int]] = {}
+# A table's offers: the sums (bits) of its sum groups, the ranks (bits) of its cards, and the sums by group size
+# (see ``_add_card``) they come from, to build the table one trail later from.
+_OFFERS: dict[tuple[int, int], tuple[int, int, Sequence[int]]] = {}
 
 
-def _table_offers(capturable: int, limit: int) -> tuple[int, int]:
-    """The sums (bits) of the table's sum groups of any size, and the ranks (bits) of its cards."""
+def _table_offers(capturable: int, limit: int) -> tuple[int, int, Sequence[int]]:
+    """The sums (bits) of the table's sum groups of any size, the ranks (bits) of its cards, and its sums by size."""
     found = _OFFERS.get((capturable, limit))
     if found is not None:
         return found
+    rest = capturable
+    while rest:  # a table that was met one trail ago: add the card trailed
+        low = rest & -rest
+        rest ^= low
+        before = _OFFERS.get((capturable ^ low, limit))
+        if before is not None:
+            card = low.bit_length() - 1
+            reach = _add_card(before[2], card, limit)
+            return _remember(_OFFERS, (capturable, limit),
+                             (_group_sums(reach), before[1] | 1 << RANK[card], tuple(reach)))
     ranks = one = more = 0  # unlimited groups: the sums of one card, of two or more
     reach = _empty_reach(limit)  # limited: the sums of k cards, k = 0..limit
     rest = capturable
@@ -488,9 +500,9 @@ def _table_offers(capturable: int, limit: int) -> tuple[int, int]:
         ranks |= 1 << RANK[card]
         values = _VALUES_12[card]
         if not limit:
-            before = one | more
+            before_card = one | more
             for value in values:
-                more |= before << value
+                more |= before_card << value
                 one |= 1 << value
             more &= SUM_BITS
             continue
@@ -499,10 +511,17 @@ def _table_offers(capturable: int, limit: int) -> tuple[int, int]:
             for k in range(limit - 1, -1, -1):
                 if old[k]:
                     reach[k + 1] |= old[k] << value & SUM_BITS
-    sums = more
-    for k in range(2, len(reach) if limit else 0):
+    if not limit:
+        reach = [1, one, more]
+    return _remember(_OFFERS, (capturable, limit), (_group_sums(reach), ranks, tuple(reach)))
+
+
+def _group_sums(reach: Sequence[int]) -> int:
+    """The sums of groups of two cards or more, from the sums by size."""
+    sums = 0
+    for k in range(2, len(reach)):
         sums |= reach[k]
-    return _remember(_OFFERS, (capturable, limit), (sums, ranks))
+    return sums
 
 
 # The cards in the order of their codes as strings ("2C" < ... < "9S" < "AC" < "JC" < "KC" < "QC" < "TC" ...): a
@@ -513,7 +532,7 @@ _STRING_RANK: tuple[int, ...] = tuple(sorted(CODES[:52]).index(CODES[c]) for c i
 def _play_options(hand: int, capturable: int, table: int, rules: CaptureRules) -> list[int]:
     """The actions between turns, in string order: each card's trail, start of a capture, or (Tablanette's special
     jack) taking the whole table."""
-    sums, ranks = _table_offers(capturable, rules.max_sum_cards)
+    sums, ranks, _ = _table_offers(capturable, rules.max_sum_cards)
     actions = []
     for played in sorted(cards_in(hand), key=_STRING_RANK.__getitem__):
         if rules.jack_takes_all and RANK[played] == JACK:
