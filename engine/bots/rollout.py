@@ -37,6 +37,14 @@ def play_out(state: State, policies: Sequence[Policy], ordinals: list[tuple[int,
     legal_action_ids = state.legal_action_ids
     apply_id = state.apply_id
     observers = [partial(state.observation, seat, history=policy.uses_history) for seat, policy in enumerate(policies)]
+    if ordinals is None and on_move is None and not deal_only:  # a plain rollout: the same loop with less per move
+        choose = [policy.choose_id for policy in policies]
+        while True:
+            seat = state.current_player
+            if seat is None:
+                return moves
+            apply_id(choose[seat](legal_action_ids(), observers[seat]))
+            moves += 1
     while True:
         seat = state.current_player
         if seat is None or deal_only and state.deal_index != start_deal:
