@@ -392,15 +392,21 @@ def _turn_groups(table: int, played: int, limit: int) -> dict[int, int]:
     within = (2 << (values.bit_length() - 1)) - 1  # a sum past the played card's highest value never comes back
     cards = cards_in(table)
     groups = {BIT[c]: values for c in cards if RANK[c] == rank}
+    # lowest values first: once a sum passes the highest value, so does every sum with a later card
+    cards.sort(key=LOW_VALUE.__getitem__)
+    bits = [BIT[c] for c in cards]
+    card_values = [_VALUES_12[c] for c in cards]
     n = len(cards)
 
     def extend(start: int, mask: int, size: int, sums: int) -> None:
         for i in range(start, n):
-            card = cards[i]
-            more = _shifted(sums, card) & within
+            more = 0
+            for value in card_values[i]:
+                more |= sums << value
+            more &= within
             if not more:
-                continue
-            grown = mask | BIT[card]
+                return
+            grown = mask | bits[i]
             if size and more & values:
                 groups[grown] = more & values
             if not limit or size + 1 < limit:
