@@ -44,7 +44,7 @@ see :mod:`replay.record`, which turns a frame into moves and checks every one.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -389,32 +389,28 @@ def _read_seat(r: ByteReader, players: int, field_name: str) -> int:
 
 def _read_carried(r: ByteReader, game: str) -> dict[str, int]:
     keys = engine.game_class(game).CARRIED
-    count = r.varint("the carried count")
-    carried: dict[str, int] = {}
-    last = -1
-    for _ in range(count):
-        index = r.varint("a carried index")
-        if not last < index < len(keys):
-            raise ReplayError(f"corrupt replay: carried index {index} is out of order or unknown "
-                              f"({game} carries {len(keys)} values)")
-        last = index
-        carried[keys[index]] = r.signed(f"the carried {keys[index]}")
-    return carried
+    return _read_indexed(r, game, "carried", keys, lambda key: r.signed(f"the carried {key}"))
 
 
 def _read_options(r: ByteReader, game: str) -> dict[str, Any]:
-    declared = engine.game_info(game).all_options()
-    count = r.varint("the option count")
-    options: dict[str, Any] = {}
+    names = tuple(option.name for option in engine.game_info(game).all_options())
+    return _read_indexed(r, game, "option", names, lambda name: _read_value(r, name))
+
+
+def _read_indexed(r: ByteReader, game: str, what: str, names: tuple[str, ...],
+                  read: Callable[[str], Any]) -> dict[str, Any]:
+    """A count, then that many (index in ``names``, value) pairs, indexes strictly rising."""
+    count = r.varint(f"the {what} count")
+    values: dict[str, Any] = {}
     last = -1
     for _ in range(count):
-        index = r.varint("an option index")
-        if not last < index < len(declared):
-            raise ReplayError(f"corrupt replay: option index {index} is out of order or unknown "
-                              f"({game} declares {len(declared)} options)")
+        index = r.varint(f"a {what} index")
+        if not last < index < len(names):
+            raise ReplayError(f"corrupt replay: {what} index {index} is out of order or unknown "
+                              f"({game} has {len(names)} {what} values)")
         last = index
-        options[declared[index].name] = _read_value(r, declared[index].name)
-    return options
+        values[names[index]] = read(names[index])
+    return values
 
 
 def _read_value(r: ByteReader, name: str) -> Any:
