@@ -21,7 +21,7 @@ from ..dealing import deal_rounds
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
-from ..scoring import leaders
+from ..scoring import leaders, single_leader
 from ..state import GameInfo, GameLength, match_length
 from ..trickgame import TrickGame, TrickRules, same_json
 from ..tricks import CardActions, Ranking, position_cards
@@ -40,7 +40,8 @@ OPTIONS = (
     Option("score_all_tricks", bool, False, "all 26 tricks score (seed variant), else only phase-2 tricks (7.1)"),
     Option("deal_scoring", str, "per_trick", "per_trick: 1 point per counted trick; difference: the winner scores "
            "the difference (7.2, 7.3)", choices=("per_trick", "difference")),
-    Option("target_score", int, 0, "0 = a single deal; N > 0 = play to N, raised by 10 when both reach it (7.4)",
+    Option("target_score", int, 0, "0 = a single deal; N > 0 = play to N, raised by 10 when both reach it (with "
+           "score_all_tricks and per_trick scoring the higher total wins instead) (7.4)",
            minimum=0, maximum=1000),
     Option("face_down_four", bool, False, "the seed's 11 + 4 face-down cards variant (8.1)"),
 )
@@ -168,12 +169,16 @@ class GermanWhist(TrickGame):
             return leaders(self.deal_results[-1]["counted_tricks"])
         reached = [seat for seat in (0, 1) if scores[seat] >= self.target]
         if len(reached) == 2:
-            # 7.4b: both reached it: the target goes up by 10 once, and play continues; after each later deal in
-            # which both are at or over it, once again. With score_all_tricks and per_trick scoring both seats often
-            # gain more than 10 a deal, so such a match may never end: max_deals bounds it.
-            self.target += 10
+            if self._target_fixed():
+                return single_leader(scores)  # 7.4b exception: the higher total wins, a tie plays another deal
+            self.target += 10  # 7.4b: both reached it: raised by 10, checked again after the next deal
             return None
         return reached or None
+
+    def _target_fixed(self) -> bool:
+        """7.4b: with score_all_tricks and per_trick scoring together the target is never raised (both seats gain
+        more than 10 in almost every deal, so raising it could go on forever)."""
+        return bool(self.options["score_all_tricks"]) and self.options["deal_scoring"] == "per_trick"
 
     # ---- what a seat sees (5.8) ---------------------------------------------------------------------------------
 
@@ -287,9 +292,13 @@ class GermanWhist(TrickGame):
         self._start_deal(list(self.deal_deck))
 
     def _load_target(self, value: Any) -> int:
-        """7.4b: the target in force is target_score, raised by 10 for each deal after which both seats reached it."""
+        """7.4b: the target in force is target_score, raised by 10 for each deal after which both seats reached it
+        (never with score_all_tricks and per_trick scoring)."""
         target = _count(value, None)
         base = self.options["target_score"]
+        if self._target_fixed() and target != base:
+            raise PositionError(f"target must be target_score ({base}): with score_all_tricks and per_trick scoring "
+                                "it is never raised (7.4b)")
         if (base == 0 and target != 0) or target < base or (target - base) % 10:
             raise PositionError(f"target must be target_score ({base}) raised by tens (0 for a single deal)")
         return target

@@ -11,6 +11,7 @@ from trick_positions import documented_example, first_accepted, legal_tricks, pa
 
 import engine
 from engine.cards import CODES, make_deck, mask_of, parse_card
+from engine.errors import PositionError
 from engine.games.german_whist import RULES
 from engine.rng import Rng
 
@@ -220,9 +221,31 @@ def test_7_4b_a_raised_target_is_checked_again_after_the_next_deal():
 
 
 def test_e11_both_reach_the_target_raises_it_by_ten():
-    state = _last_trick([6, 7], [6, 6], scores=(47, 45), target_score=50)
-    assert state.scores == [54, 51]
+    state = _last_trick([6, 7], [6, 6], scores=(46, 45), target_score=50)  # 91 points: 7 deals of 13 tricks
+    assert state.scores == [53, 51]
     assert not state.is_terminal and state.to_position()["target"] == 60 and state.deal_index == 1
+
+
+def test_7_4b_with_all_tricks_per_trick_the_higher_total_wins_instead_of_raising_the_target():
+    state = _last_trick([6, 7], [6, 6], scores=(40, 45), target_score=50, score_all_tricks=True)
+    assert state.scores == [53, 58] and state.winners == [1] and state.to_position()["target"] == 50
+    state = _last_trick([6, 7], [6, 6], scores=(55, 52), target_score=50, score_all_tricks=True,
+                        deal_scoring="difference")  # the exception is per_trick only: difference raises the target
+    assert state.scores == [55, 52] and not state.is_terminal and state.to_position()["target"] == 60
+
+
+def test_7_4b_with_all_tricks_per_trick_equal_totals_over_the_target_play_another_deal():
+    state = _last_trick([6, 7], [6, 6], scores=(40, 40), target_score=50, score_all_tricks=True)
+    assert state.scores == [53, 53] and not state.is_terminal and state.deal_index == 1
+    assert state.to_position()["target"] == 50
+
+
+def test_7_4b_a_raised_target_is_refused_where_it_is_never_raised():
+    state = _last_trick([6, 7], [6, 6], scores=(40, 40), target_score=50, score_all_tricks=True)
+    p = state.to_position()
+    p["target"] = 60
+    with pytest.raises(PositionError, match="never raised"):
+        engine.from_position(GAME, p)
 
 
 # ---- the other rules --------------------------------------------------------------------------------------------
