@@ -15,7 +15,7 @@ import pytest
 
 import engine
 from engine.cards import card_code, make_deck
-from engine.rng import Rng, derive_seed
+from engine.rng import Rng, derive_seed, mix, outputs
 
 VECTORS = json.loads((Path(__file__).parent / "vectors" / "rng.json").read_text())
 STREAMS = VECTORS["streams"]
@@ -138,6 +138,43 @@ def test_shuffle_is_a_permutation_and_uniform_over_small_lists() -> None:
     assert len(counts) == 24
     ordered = Counter({i: counts[p] for i, p in enumerate(sorted(counts))})
     assert chi_square(ordered, 24, total) < 49.73  # 0.1% critical value, 23 d.o.f.
+
+
+def _unmix(value: int) -> int:
+    """The z with ``mix(z) == value`` (each step of SplitMix64's output function undone)."""
+    def unshift(z: int, bits: int) -> int:
+        x = z
+        for _ in range(64 // bits + 1):
+            x = z ^ (x >> bits)
+        return x
+    z = unshift(value, 31)
+    z = unshift(z * pow(0x94D049BB133111EB, -1, 2**64) % 2**64, 27)
+    return unshift(z * pow(0xBF58476D1CE4E5B9, -1, 2**64) % 2**64, 30)
+
+
+def _sequential_shuffle(rng: Rng, items: list) -> list:
+    for i in range(len(items) - 1, 0, -1):
+        j = rng.below(i + 1)
+        items[i], items[j] = items[j], items[i]
+    return items
+
+
+@pytest.mark.parametrize(("step", "draw"), [(0, 3), (0, 16), (0, 40), (1, 0), (1, 1), (20, 5), (50, 0)])
+def test_shuffle_takes_the_same_draws_when_one_is_small_or_rejected(step: int, draw: int) -> None:
+    # A state whose draw number ``step`` is ``draw``: below 52, so the batch of draws is not used as it is; below
+    # the threshold of its bound (16 for 52, 1 for 51), so it is rejected and every later step takes the next draw.
+    seed = (_unmix(draw) - (step + 1) * 0x9E3779B97F4A7C15) % 2**64
+    assert mix(seed + (step + 1) * 0x9E3779B97F4A7C15) == draw
+    for size in (52, 32):
+        fast, slow = Rng(seed), CountingRng(seed)
+        assert _shuffled(fast, list(range(size))) == _sequential_shuffle(slow, list(range(size)))
+        assert fast.state == slow.state and slow.draws == size - 1 + (draw < ((2**64 - size + step) % (size - step)))
+
+
+def test_outputs_are_the_next_draws() -> None:
+    for seed in (0, 1, 2**64 - 1, 0x9E3779B97F4A7C15):
+        rng = Rng(seed)
+        assert outputs(seed, 60) == tuple(rng.next_u64() for _ in range(60))
 
 
 def test_choice_draws_with_below() -> None:
