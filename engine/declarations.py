@@ -1,4 +1,5 @@
-"""Declarations (melds), written once for every trick game: sequences, four of a kind, belote / rebelote.
+"""Declarations (melds), written once for every trick game: sequences, four of a kind, belote / rebelote, and sets
+of one rank (three or four of a kind, Trappola).
 
 A game gives its natural order and values as data; these functions find the combinations in a hand mask and give
 sortable strength keys, so "the single best declaration" is a ``max``.
@@ -11,7 +12,7 @@ sortable strength keys, so "the single best declaration" is a ``max``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -78,3 +79,55 @@ def melds(hand: int, order: str, carre_values: Mapping[str, int],
     """All carrés, then all sequences, of a hand."""
     return carres(hand, carre_values) + sequences(hand, order, sequence_values)
 
+
+
+# ---- sets of one rank: three or four cards of a rank held together (Trappola) ----------------------------------
+
+SET_WORDS = {3: "three", 4: "four"}  # a set's size as the rules files write it
+
+
+@dataclass(frozen=True)
+class RankSet:
+    """Three or four cards of one rank, held together (not necessarily in one suit)."""
+
+    rank: str  # the rank letter
+    size: int  # how many cards of the rank the hand holds
+    value: int
+
+    def code(self) -> str:
+        """``three:A``, ``four:2``: the set's size in words and its rank."""
+        return f"{SET_WORDS[self.size]}:{self.rank}"
+
+
+def rank_sets(hand: int, values: Mapping[str, Mapping[int, int]], excluding: str = "") -> list[RankSet]:
+    """The sets the hand holds: each rank of ``values`` (not in ``excluding``) at the number of its cards held, when
+    ``values[rank]`` scores that many (a hand holding all four of a rank holds its four, not a three).
+
+    >>> from engine.cards import mask_of, parse_cards
+    >>> hand = mask_of(parse_cards(["AC", "AD", "AH", "2C", "2D", "2H", "2S", "KC", "KD"]))
+    >>> [s.code() for s in rank_sets(hand, {"A": {3: 12, 4: 24}, "K": {3: 6, 4: 12}, "2": {3: 10, 4: 20}})]
+    ['three:A', 'four:2']
+    """
+    found = []
+    for rank, scores in values.items():
+        size = (hand & RANK_MASK[rank]).bit_count()
+        if size in scores and rank not in excluding:
+            found.append(RankSet(rank, size, scores[size]))
+    return found
+
+
+def hidden_set_ranks(held: Sequence[int], sizes: Sequence[int], ranks: str) -> list[tuple[str, ...]]:
+    """The ranks that sets announced by size only (rank hidden) could have: one distinct rank of ``ranks`` per set,
+    set k's rank held ``sizes[k]`` times in ``held[k]`` (the hand, as a mask, when it was announced).
+
+    >>> from engine.cards import mask_of, parse_cards
+    >>> held = mask_of(parse_cards(["KC", "KD", "KH", "QC", "QD", "QH", "7S"]))
+    >>> hidden_set_ranks([held, held], [3, 3], "KQJ2")
+    [('K', 'Q'), ('Q', 'K')]
+    """
+    fits = [[rank for rank in ranks if (hand & RANK_MASK[rank]).bit_count() == size]
+            for hand, size in zip(held, sizes, strict=True)]
+    found: list[tuple[str, ...]] = [()]
+    for options in fits:
+        found = [(*chosen, rank) for chosen in found for rank in options if rank not in chosen]
+    return found

@@ -150,6 +150,7 @@ MUTATORS: dict[str, list[Mutator]] = {
     "belote_contree": TRICK_MUTATORS,
     "tablanette": FISHING_MUTATORS,
     "tablic": FISHING_MUTATORS,
+    "trappola": TRICK_MUTATORS,
 }
 CASES = [case for case in GAME_CASES if case.values[0] in MUTATORS]
 
