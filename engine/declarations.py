@@ -116,6 +116,18 @@ def rank_sets(hand: int, values: Mapping[str, Mapping[int, int]], excluding: str
     return found
 
 
+def ranks_held_thrice(hand: int) -> int:
+    """The ranks (bit ``r`` for ``RANKS[r]``) of which the hand holds three or four cards: a cheap test before
+    :func:`rank_sets`.
+
+    >>> from engine.cards import mask_of, parse_cards
+    >>> ranks_held_thrice(mask_of(parse_cards(["AC", "AD", "AH", "2C", "2D"]))) == 1 << RANKS.index("A")
+    True
+    """
+    c, d, h, s = hand & 0x1FFF, hand >> 13 & 0x1FFF, hand >> 26 & 0x1FFF, hand >> 39
+    return (c & d & (h | s)) | (h & s & (c | d))
+
+
 def hidden_set_ranks(held: Sequence[int], sizes: Sequence[int], ranks: str) -> list[tuple[str, ...]]:
     """The ranks that sets announced by size only (rank hidden) could have: one distinct rank of ``ranks`` per set,
     set k's rank held ``sizes[k]`` times in ``held[k]`` (the hand, as a mask, when it was announced).

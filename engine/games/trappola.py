@@ -16,10 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..cards import CODES, RANK, cards_in, codes_of, make_deck, mask_of
+from ..cards import BIT, CODES, RANK, RANKS, SUIT, cards_in, codes_of, make_deck, mask_of
 from ..clone import LIST, ROWS, SHARED
-from ..dealing import deal_rounds
-from ..declarations import RANK_MASK, SET_WORDS, hidden_set_ranks, rank_sets
+from ..declarations import RANK_MASK, SET_WORDS, hidden_set_ranks, rank_sets, ranks_held_thrice
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
@@ -27,15 +26,15 @@ from ..rng import Rng
 from ..scoring import highest_once_target_reached, leaders, point_table
 from ..state import GameInfo, GameLength, match_length, position_seat
 from ..trickgame import TrickGame, TrickRules
-from ..tricks import NO_TRUMP, CardActions, Ranking, position_cards, trick_winner
+from ..tricks import NO_TRUMP, CardActions, Ranking, position_cards
 
 DECK = tuple(make_deck("2789TJQKA"))  # 1.3: the 3 to 6 of every suit removed
 RANKING = Ranking("AKQJT9872")  # 2.1: no trumps
 POINTS = point_table({"A": 6, "K": 5, "Q": 4, "J": 3})  # 2.2
 TRICKS = HAND = 9
-PACKETS = [4, 5]  # 3.4: four each, then five, non-dealer first
 RULES = TrickRules(RANKING, tricks=TRICKS, points=POINTS)  # 5.2: follow suit, else anything; 5.3
 SET_VALUES = {"A": {3: 12, 4: 24}, "K": {3: 6, 4: 12}, "Q": {3: 6, 4: 12}, "J": {3: 6, 4: 12}, "2": {3: 10, 4: 20}}
+SET_RANK_BITS = sum(1 << RANKS.index(rank) for rank in SET_VALUES)
 PUBLIC_RANKS = "A"  # 6.4: an ace set is announced with its rank, the others by size only
 TWO_TRICK, LAST_TRICK, RUN_TRICK = 10, 6, 26  # 7.1.3, 7.1.4, 7.1.5
 # 3.5: at most three exchange decisions (two sharing the 18 stock cards, and a keep), 6.3: at most three sets
@@ -49,6 +48,8 @@ KEEP, REDEAL = ACTIONS.word_id("keep"), ACTIONS.word_id("redeal")
 DECLARE_ID = {key: ACTIONS.word_id(word) for key, word in DECLARE_WORDS.items()}
 SET_OF = {action: key for key, action in DECLARE_ID.items()}  # action id -> (rank, size)
 FIRST_WORD = ACTIONS.first_word
+CARD_OF = ACTIONS.card_of
+POWER = RANKING.power[NO_TRUMP]
 
 OPTIONS = (
     Option("target_score", int, 0, "0 = a single deal; T > 0 = deals until a cumulative total reaches T, the higher "
@@ -63,7 +64,7 @@ OPTIONS = (
 class Trappola(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
-    COPY = {"dead": ROWS, "exchanges": LIST, "declared": LIST, "declarations": LIST,
+    COPY = {"dead": ROWS, "exchanges": LIST, "declared": LIST, "declarations": LIST, "may_declare": LIST,
             "stock": SHARED}  # the stock is read from stock_top on, never changed
     POSITION_CARD_PILES = ("dead", "tricks")  # position keys of this game that hold cards
     INFO = GameInfo(
@@ -81,9 +82,14 @@ class Trappola(TrickGame):
     declared: list[str]  # per seat, the ranks it has declared this deal
     declarations: list[tuple[int, str, int, int, int]]  # (seat, rank, size, trick, move index or -1), in order
     deal_first_move: int  # the index in ``moves`` of this deal's first move
+    # Per seat, whether its hand may still hold a set to declare: false once it holds none (hands only shrink).
+    may_declare: list[bool]
 
     def _deck_cards(self) -> list[int]:
         return list(DECK)
+
+    def _configure(self) -> None:
+        self.declaring = self.options["declarations"]
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
@@ -97,9 +103,11 @@ class Trappola(TrickGame):
 
     def _start_deal(self, deck: list[int]) -> None:
         non_dealer = 1 - self.dealer
-        hands, used = deal_rounds(deck, [non_dealer, self.dealer], PACKETS)  # 3.4
-        self._reset_tricks([mask_of(hands[0]), mask_of(hands[1])], NO_TRUMP)
-        self.stock, self.stock_top = deck[used:], 0
+        hands = [0, 0]
+        hands[non_dealer] = mask_of(deck[0:4] + deck[8:13])  # 3.4: four each, then five, the non-dealer first
+        hands[self.dealer] = mask_of(deck[4:8] + deck[13:18])
+        self._reset_tricks(hands, NO_TRUMP)
+        self.stock, self.stock_top = deck[18:], 0
         self.dead = [[], []]
         self.exchanges = []
         self.declared = ["", ""]
@@ -112,6 +120,7 @@ class Trappola(TrickGame):
 
     def _begin_play(self) -> None:
         self.phase, self.current_player = "play", 1 - self.dealer  # 5.1
+        self.may_declare = [self.declaring and bool(ranks_held_thrice(hand) & SET_RANK_BITS) for hand in self.hands]
 
     def stock_left(self) -> int:
         return len(self.stock) - self.stock_top
@@ -138,23 +147,27 @@ class Trappola(TrickGame):
         if self.phase == "exchange":
             return [KEEP, REDEAL]
         ids = self._card_ids()
-        if self.options["declarations"]:
-            seat = self.current_player
-            assert seat is not None  # legal actions are listed only while someone is to act
+        seat = self.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
+        if self.may_declare[seat]:
             sets = rank_sets(self.hands[seat], SET_VALUES, self.declared[seat])
             if sets:
-                ids = ids + sorted(DECLARE_ID[s.rank, s.size] for s in sets)  # words follow the cards
+                return ids + sorted(DECLARE_ID[s.rank, s.size] for s in sets)  # words follow the cards
+            self.may_declare[seat] = False
         return ids
 
     def action_string(self, action: int) -> str:
         return ACTIONS.strings[action]
 
     def _apply(self, action: int) -> None:
-        if action < FIRST_WORD:
-            self._play_action(action)
-            return
         seat = self.current_player
         assert seat is not None  # State.apply_id applies only a legal action
+        if action < FIRST_WORD:
+            card = CARD_OF[action]
+            assert card is not None  # a card action
+            self.hands[seat] ^= BIT[card]  # _play, inlined (the hot path of rollouts)
+            self._add_to_trick(seat, card)
+            return
         if action in (KEEP, REDEAL):
             self._exchange(seat, action)
             return
@@ -167,9 +180,11 @@ class Trappola(TrickGame):
     def trick_winners(self) -> list[tuple[int, bool]]:
         """(winner, won by a 2) of each finished trick."""
         winners = []
-        for played in self.tricks:
-            seat, card = played[trick_winner([c for _s, c in played], NO_TRUMP, RANKING)]
-            winners.append((seat, RANK[card] == 0))
+        for (leader, led), (follower, card) in self.tricks:
+            if SUIT[card] == SUIT[led] and POWER[card] > POWER[led]:  # 5.3
+                winners.append((follower, False))  # (a follower's 2 never wins: it is the lowest card)
+            else:
+                winners.append((leader, RANK[led] == 0))
         return winners
 
     def deal_points(self) -> dict[str, Any]:
@@ -247,6 +262,7 @@ class Trappola(TrickGame):
     def _relabel(self, new: Sequence[int]) -> None:
         super()._relabel(new)
         self.stock = [new[c] for c in self.stock]
+        self.may_declare = [self.declaring, self.declaring]  # the new hands are looked at afresh
 
     def _held_at(self, seat: int, trick: int) -> int:
         """The cards ``seat`` has played from trick ``trick`` on (held when it declared before that trick's card)."""
