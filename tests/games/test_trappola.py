@@ -443,3 +443,36 @@ def test_declarations_are_listed_in_the_order_made() -> None:
     position["declarations"].reverse()
     with pytest.raises(engine.PositionError, match="in the order made"):
         engine.from_position(GAME, position)
+
+
+# ---- greedy (engine/bots/greedy_trappola.py) ------------------------------------------------------------------------
+
+
+def _greedy(**obs) -> str:
+    base = {"game": GAME, "phase": "play", "seat": 0, "trick": [], "tricks": [], "dead": [[], []]}
+    return engine.bots.make_policy("greedy", GAME, 0, 1)({**base, **obs})
+
+
+def test_greedy_declares_first_and_leads_a_two_where_the_opponent_is_void() -> None:
+    hand = ["2C", "9D", "AH", "AD", "AS"]
+    assert _greedy(legal_actions=[*hand, "declare:three:A"], hand=hand) == "declare:three:A"
+    void_in_clubs = [[[0, "KC"], [1, "7D"]]]
+    assert _greedy(legal_actions=hand, hand=hand, tricks=void_in_clubs) == "2C"
+
+
+def test_greedy_leads_a_sure_winner_with_points_else_a_cheap_card() -> None:
+    assert _greedy(legal_actions=["9D", "AH", "KS"], hand=["9D", "AH", "KS"]) == "AH"
+    assert _greedy(legal_actions=["9D", "KS", "2C"], hand=["9D", "KS", "2C"]) == "9D"
+
+
+def test_greedy_wins_a_trick_with_points_cheaply_and_ducks_an_empty_one() -> None:
+    assert _greedy(legal_actions=["7C", "KC", "AC"], hand=["7C", "KC", "AC"], trick=[[1, "JC"]]) == "KC"
+    assert _greedy(legal_actions=["7C", "KC", "AC"], hand=["7C", "KC", "AC"], trick=[[1, "8C"]]) == "7C"
+    assert _greedy(legal_actions=["2S", "9D", "QH"], hand=["2S", "9D", "QH"], trick=[[1, "8C"]]) == "9D"
+
+
+def test_greedy_redeals_a_poor_hand_and_keeps_a_rich_one() -> None:
+    poor = ["7C", "8C", "9C", "TC", "7D", "8D", "9D", "7H", "8H"]
+    rich = ["AC", "AD", "AH", "KC", "KD", "QH", "2S", "JS", "7H"]
+    for hand, choice in ((poor, "redeal"), (rich, "keep")):
+        assert _greedy(phase="exchange", legal_actions=["keep", "redeal"], hand=hand) == choice
