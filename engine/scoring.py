@@ -1,7 +1,8 @@
-"""Scoring machinery shared by trick games: card-point tables, last-trick bonuses and match targets.
+"""Scoring machinery shared by trick games: card-point tables, last-trick bonuses, trick values and match targets.
 
 A game states its card points as data (rank -> points in a plain suit and in the trump suit) and gets one table per
-trump suit; the match end is one of a few standard rules over the sides' cumulative scores.
+trump suit; a game that values whole tricks by the special cards in them (Très) states a :class:`TrickBonus`; the
+match end is one of a few standard rules over the sides' cumulative scores.
 
 >>> table = point_table({"A": 11, "T": 10}, {"J": 20, "9": 14, "A": 11, "T": 10}, )
 >>> from engine.cards import parse_card
@@ -12,8 +13,9 @@ trump suit; the match end is one of a few standard rules over the sides' cumulat
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from .cards import RANKS, SUIT
+from .cards import BIT, RANKS, SUIT
 
 
 def point_table(plain: Mapping[str, int], trump: Mapping[str, int] | None = None) -> tuple[tuple[int, ...], ...]:
@@ -50,3 +52,47 @@ def highest_once_target_reached(scores: Sequence[int], target: int) -> list[int]
     ([0], None)
     """
     return single_leader(scores) if sides_at_or_over(scores, target) else None
+
+
+def ranks_mask(ranks: str) -> int:
+    """The cards of the given ranks in every suit, as a mask (``"234"``: the twelve 2s, 3s and 4s)."""
+    mask = 0
+    for card in range(52):
+        if RANKS[card % 13] in ranks:
+            mask |= BIT[card]
+    return mask
+
+
+@dataclass(frozen=True)
+class TrickBonus:
+    """A won trick's value from the special cards it holds (Très 7.1), only the highest applicable value counting.
+
+    ``special`` is the special cards (a mask); a trick holding k of them earns ``by_count[k]``; a trick made of
+    special cards only earns instead ``by_suits[s]`` when its cards are of s suits and s is listed (as pairs
+    (s, value)). A trick is worth ``trick_point`` or its bonus, the higher (:meth:`value`), or with ``additive``
+    the two added.
+
+    >>> from engine.cards import parse_cards
+    >>> tres = TrickBonus(ranks_mask("234"), by_count=(0, 2, 4, 8), by_suits=((1, 16), (3, 16)))
+    >>> [tres.value(parse_cards(t)) for t in (["AS", "KS", "QS"], ["3S", "4C", "AH"], ["2H", "3D", "4H"])]
+    [1, 4, 8]
+    >>> tres.value(parse_cards(["2H", "2C", "2D"])), tres.value(parse_cards(["3S", "4C", "AH"]), additive=True)
+    (16, 5)
+    """
+
+    special: int
+    by_count: tuple[int, ...]
+    by_suits: tuple[tuple[int, int], ...] = ()
+
+    def bonus(self, cards: Sequence[int]) -> int:
+        special = [c for c in cards if BIT[c] & self.special]
+        if len(special) == len(cards):
+            suits = len({SUIT[c] for c in cards})
+            for count, value in self.by_suits:
+                if count == suits:
+                    return value
+        return self.by_count[len(special)]
+
+    def value(self, cards: Sequence[int], trick_point: int = 1, additive: bool = False) -> int:
+        bonus = self.bonus(cards)
+        return trick_point + bonus if additive else max(trick_point, bonus)

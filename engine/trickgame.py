@@ -53,7 +53,9 @@ class TrickRules:
     ``ranking`` orders the cards (plain and trump), ``follow`` is the legal-card rule, ``tricks`` the tricks of a
     deal; ``points[trump][card]`` is what a won card is worth (None: only tricks count) and ``last_trick`` the bonus
     of the last trick's winner; with ``draw_after_trick`` each seat takes a stock card after a trick, winner first,
-    while the stock lasts.
+    while the stock lasts. ``trick_cards`` is the cards of a trick (0: one from each seat); seats play in turn from
+    the leader, round again when a trick holds more cards than there are seats (Très: leader, follower, leader). With
+    ``lead_passes`` the lead passes to the next seat every trick, whoever wins (Très 5.1); else the winner leads.
 
     >>> rules = TrickRules(Ranking("AKQJT98765432"), tricks=13)
     >>> rules.follow.must_trump, rules.points is None
@@ -66,6 +68,8 @@ class TrickRules:
     points: tuple[tuple[int, ...], ...] | None = None
     last_trick: int = 0
     draw_after_trick: bool = False
+    trick_cards: int = 0
+    lead_passes: bool = False
     # beaters[trump][card]: the trumps that beat ``card`` when it is the best trump of a trick (every trump for a
     # plain card); the must-overtrump rule reads it.
     beaters: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
@@ -90,6 +94,7 @@ class TrickGame(State):
     trump: int
     stock: list[int]
     stock_top: int
+    trick_size: int  # the cards of a trick (TrickRules.trick_cards, or one from each seat)
 
     # ---- what a game implements ---------------------------------------------------------------------------------
 
@@ -125,6 +130,7 @@ class TrickGame(State):
         """A deal's play begins: ``hands`` (masks) and ``trump`` (NO_TRUMP until it is named)."""
         self.hands = hands
         self.trump = trump
+        self.trick_size = self.RULES.trick_cards or self.n
         self.trick: list[tuple[int, int]] = []
         self.tricks: list[list[tuple[int, int]]] = []
         self.best_seat = self.best_card = -1
@@ -184,9 +190,8 @@ class TrickGame(State):
             if power[card] > power[best] and (SUIT[card] == SUIT[best] or SUIT[card] == trump):
                 self.best_card, self.best_seat = card, seat
                 self.over = self.RULES.beaters[trump][card]
-        n = self.n
-        if played < n:
-            self.current_player = seat + 1 if seat + 1 < n else 0
+        if played < self.trick_size:
+            self.current_player = seat + 1 if seat + 1 < self.n else 0
             return
         self._end_trick()
 
@@ -202,8 +207,8 @@ class TrickGame(State):
             self.card_points[side] += total
         self.tricks_won[side] += 1
         self.tricks.append(self.trick)
+        self.current_player = (self.trick[0][0] + 1) % self.n if rules.lead_passes else winner
         self.trick = []
-        self.current_player = winner
         self._trick_taken(winner)
         if rules.draw_after_trick and self.stock_top < len(self.stock):
             self.stock_top = draw_in_turn(self.hands, self.stock, self.stock_top, winner, self.n)
@@ -252,18 +257,19 @@ class TrickGame(State):
             raise PositionError(f"hands must list {n} seats")
         hand_cards = [position_hand(hand, f"hands[{seat}]") for seat, hand in enumerate(hands)]
         trump = NO_TRUMP if p["trump"] is None else suit_of_code(p["trump"])
-        most = self.RULES.tricks
+        most, size = self.RULES.tricks, self.RULES.trick_cards or n
         if not isinstance(p["tricks"], list) or len(p["tricks"]) > most:
             raise PositionError(f"tricks must list at most {most} finished tricks")
-        tricks = [position_trick(t, f"tricks[{k}]", n) for k, t in enumerate(p["tricks"])]
-        trick = position_trick(p["trick"], "trick", n, most=n - 1)
+        tricks = [position_trick(t, f"tricks[{k}]", n, most=size) for k, t in enumerate(p["tricks"])]
+        trick = position_trick(p["trick"], "trick", n, most=size - 1)
         every = {f"hands[{seat}]": cards for seat, cards in enumerate(hand_cards)}
         every["trick"] = [c for _s, c in trick]
         every["tricks"] = [c for played in tricks for _s, c in played]
         check_cards_once({**every, **piles}, self._deck_cards())
         self._check_dealt(trump, hand_cards)
         to_play = check_play_order(tricks, trick, self._first_leader(), n,
-                                   lambda cards: trick_winner(cards, trump, self.RULES.ranking))
+                                   lambda cards: trick_winner(cards, trump, self.RULES.ranking),
+                                   size=size, lead_passes=self.RULES.lead_passes)
         phase = self.phase
         self._deal_again(trump)
         self._loading = True
@@ -327,7 +333,7 @@ class TrickGame(State):
     def _shown_lacking(self) -> list[list[tuple[int, int]]]:
         """Per seat, (trick number, cards) for each of its plays this deal that showed it held none of those cards:
         any card that, held with the one it played, would have made that play illegal."""
-        follow, trump, power = self.RULES.follow, self.trump, self.RULES.ranking.power[self.trump]
+        trump, power = self.trump, self.RULES.ranking.power[self.trump]
         lacks: list[list[tuple[int, int]]] = [[] for _ in range(self.n)]
         for k, played in enumerate([*self.tricks, self.trick]):
             for i, (seat, card) in enumerate(played):
@@ -340,16 +346,23 @@ class TrickGame(State):
                 if self._played_blind(seat, card):
                     lacking = SUIT_MASK[led]
                 else:
-                    over, partner = self.RULES.beaters[trump][best], self.side_of[best_seat] == self.side_of[seat]
-                    lacking = 0
-                    for x in range(52):
-                        if not legal_mask(follow, BIT[card] | BIT[x], led, trump, over, partner) & BIT[card]:
-                            lacking |= BIT[x]
+                    lacking = self._lacking(played[:i], seat, card, best_seat, best)
                 if lacking:
                     lacks[seat].append((k, lacking))
                 if power[card] > power[best] and (SUIT[card] == SUIT[best] or SUIT[card] == trump):
                     best_seat, best = seat, card
         return lacks
+
+    def _lacking(self, before: Sequence[tuple[int, int]], seat: int, card: int, best_seat: int, best: int) -> int:
+        """The cards (a mask) ``seat`` showed it did not hold by playing ``card`` to the trick ``before`` (won so far
+        by ``best``, played by ``best_seat``): any card that, held with it, would have made the play illegal."""
+        follow, trump, led = self.RULES.follow, self.trump, SUIT[before[0][1]]
+        over, partner = self.RULES.beaters[trump][best], self.side_of[best_seat] == self.side_of[seat]
+        lacking = 0
+        for x in range(52):
+            if not legal_mask(follow, BIT[card] | BIT[x], led, trump, over, partner) & BIT[card]:
+                lacking |= BIT[x]
+        return lacking
 
     def _known_cards(self, seat: int) -> int:
         """Cards in other hands whose place ``seat`` knows (a turn-up taken, a declaration shown): a mask."""

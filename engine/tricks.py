@@ -7,7 +7,8 @@ A game states its rules as data and calls these small functions (dealing in pack
   ``bid:80:H``) so that sorting action ids sorts their strings, and turns a hand mask into the sorted id list;
 - :class:`Ranking` holds a game's rank order in plain and trump suits; :func:`beats` and :func:`trick_winner` use it;
 - :class:`FollowRule` states the legal-card rule (must follow, must trump, must overtrump, the partner exception) and
-  :func:`legal_mask` applies it to a hand mask;
+  :func:`legal_mask` applies it to a hand mask; :func:`second_card_mask` is the rule for a seat's second card to a
+  trick that holds more cards than seats (Très);
 - :func:`draw_in_turn`, :func:`gather_tricks` and :func:`cut` handle stocks drawn after tricks and undealt packs.
 
 Cards are the canonical ints of :mod:`engine.cards`; hands and sets of cards are bit masks.
@@ -174,6 +175,23 @@ def legal_mask(rule: FollowRule, hand: int, led: int | None, trump: int, over: i
     return (hand & ~SUIT_MASK[trump]) | trumping
 
 
+def second_card_mask(hand: int, winning: int, opponent_winning: bool) -> int:
+    """The cards of ``hand`` (a mask) a seat may play as its second card to a trick (Très 5.4): while an opponent's
+    card ``winning`` wins the trick, one of that card's suit if it has one; otherwise (void in it, or its own card
+    winning) any card.
+
+    >>> from engine.cards import cards_in, codes_of, mask_of, parse_card, parse_cards
+    >>> hand = mask_of(parse_cards(["3C", "AC", "2H", "QH", "7S"]))
+    >>> codes_of(cards_in(second_card_mask(hand, parse_card("4H"), opponent_winning=True)))
+    ['2H', 'QH']
+    >>> len(cards_in(second_card_mask(hand, parse_card("4D"), opponent_winning=True)))
+    5
+    """
+    if not opponent_winning:
+        return hand
+    return (hand & SUIT_MASK[SUIT[winning]]) or hand
+
+
 # ---- card actions -----------------------------------------------------------------------------------------------
 
 
@@ -309,23 +327,25 @@ def position_trick(value: object, key: str, n: int, most: int | None = None) -> 
 
 
 def check_play_order(tricks: Sequence[Sequence[tuple[int, int]]], trick: Sequence[tuple[int, int]], first_leader: int,
-                     n: int, winner: Callable[[list[int]], int]) -> int:
-    """PositionError unless every finished trick holds ``n`` cards played in seat order from its leader, the first
-    led by ``first_leader`` and each next one by the winner of the one before (``winner`` gives the index of the
-    winning card of a trick's cards); returns the seat whose turn it is to play to ``trick`` (the trick in play).
+                     n: int, winner: Callable[[list[int]], int], size: int | None = None,
+                     lead_passes: bool = False) -> int:
+    """PositionError unless every finished trick holds ``size`` cards (default ``n``) played in seat order from its
+    leader, the first led by ``first_leader`` and each next one by the winner of the one before (``winner`` gives the
+    index of the winning card of a trick's cards), or with ``lead_passes`` by the next seat after its leader; returns
+    the seat whose turn it is to play to ``trick`` (the trick in play).
 
     >>> from engine.cards import parse_card
     >>> check_play_order([[(1, parse_card("7S")), (0, parse_card("2H"))]], [], 1, 2, lambda cards: 1)
     0
     """
-    leader = first_leader
+    leader, size = first_leader, size or n
     for number, played in enumerate([*tricks, trick], start=1):
         finished = number <= len(tricks)
-        if finished and len(played) != n:
-            raise PositionError(f"finished trick {number} must hold {n} cards, got {len(played)}")
+        if finished and len(played) != size:
+            raise PositionError(f"finished trick {number} must hold {size} cards, got {len(played)}")
         seats = [seat for seat, _card in played]
         if seats != [(leader + k) % n for k in range(len(seats))]:
             raise PositionError(f"trick {number} must be played in seat order from seat {leader}, got seats {seats}")
         if finished:
-            leader = seats[winner([card for _seat, card in played])]
+            leader = (leader + 1) % n if lead_passes else seats[winner([card for _seat, card in played])]
     return (leader + len(trick)) % n
