@@ -58,6 +58,18 @@ def drop_a_card(p: dict, rng: random.Random) -> dict | None:
     return p
 
 
+def _play_instead(p: dict, choices: list[tuple[int, int, int, str]], rng: random.Random) -> dict | None:
+    """One of ``choices`` (trick k, card i, its seat, a card of that seat's hand) made: the hand's card is played
+    there instead, the card played goes back to the hand; None when there is no choice."""
+    if not choices:
+        return None
+    k, i, seat, other = rng.choice(choices)
+    played = p["tricks"][k][i][1]
+    p["tricks"][k][i][1] = other
+    p["hands"][seat] = _sorted([c for c in p["hands"][seat] if c != other] + [played])
+    return p
+
+
 def break_follow_rule(p: dict, rng: random.Random) -> dict | None:
     """In a finished trick, a player who followed suit plays instead a card of another suit from its hand (keeping
     the led card): it could follow suit then, so the rules forbade it."""
@@ -67,13 +79,7 @@ def break_follow_rule(p: dict, rng: random.Random) -> dict | None:
         for i, (seat, card) in enumerate(trick[1:], start=1):
             if SUIT[parse_card(card)] == led:
                 choices += [(k, i, seat, other) for other in p["hands"][seat] if SUIT[parse_card(other)] != led]
-    if not choices:
-        return None
-    k, i, seat, other = rng.choice(choices)
-    played = p["tricks"][k][i][1]
-    p["tricks"][k][i][1] = other
-    p["hands"][seat] = _sorted([c for c in p["hands"][seat] if c != other] + [played])
-    return p
+    return _play_instead(p, choices, rng)
 
 
 def unsorted_hand(p: dict, rng: random.Random) -> dict | None:
@@ -88,6 +94,21 @@ def unsorted_hand(p: dict, rng: random.Random) -> dict | None:
 
 TRICK_MUTATORS: list[Mutator] = [swap_between_hands, change_seat_to_play, drop_a_card, break_follow_rule,
                                  unsorted_hand]
+
+
+def break_tres_follow_rule(p: dict, rng: random.Random) -> dict | None:
+    """Très (tres.md 5.3, 5.4), in a finished trick: the follower who followed the led suit, or the leader whose second
+    card followed the suit of the follower's winning card, plays instead a card of another suit from its hand."""
+    trump = p["options"]["trump_suit"]
+    choices = []
+    for k, trick in enumerate(p["tricks"]):
+        (_, c1), (follower, c2), (leader, c3) = trick
+        if c2[1] == c1[1]:
+            choices += [(k, 1, follower, other) for other in p["hands"][follower] if other[1] != c1[1]]
+        power = {c: (c[1] == trump, c[1] == c1[1], "23456789TJQKA".index(c[0])) for c in (c1, c2)}
+        if power[c2] > power[c1] and c3[1] == c2[1]:
+            choices += [(k, 2, leader, other) for other in p["hands"][leader] if other[1] != c2[1]]
+    return _play_instead(p, choices, rng)
 
 
 # ---- the fishing games (docs/positions/tablanette.md, tablic.md: what is checked) ----------------------------------
@@ -151,6 +172,7 @@ MUTATORS: dict[str, list[Mutator]] = {
     "tablanette": FISHING_MUTATORS,
     "tablic": FISHING_MUTATORS,
     "trappola": TRICK_MUTATORS,
+    "tres": [swap_between_hands, change_seat_to_play, drop_a_card, break_tres_follow_rule, unsorted_hand],
 }
 CASES = [case for case in GAME_CASES if case.values[0] in MUTATORS]
 

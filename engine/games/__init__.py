@@ -5,3 +5,4 @@ from . import belote_contree  # noqa: F401, I001
 from . import german_whist  # noqa: F401, I001
 from . import tablanette, tablic  # noqa: F401
 from . import trappola  # noqa: F401, I001
+from . import tres  # noqa: F401, I001

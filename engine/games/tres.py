@@ -1,0 +1,182 @@
+"""Très (``tres``), exactly as ``shared/rules/tres.md`` says; section numbers cite it.
+
+Two players, 51 cards (one five removed), a fixed trump suit. The non-dealer (the first player) gets 26 cards, the
+dealer 25 (3.4). Every trick holds three cards: the leader's, the follower's, the leader's second (1.5, 5.2); the lead
+alternates every trick whoever wins (5.1). A won trick is worth 1, or more for the 2s, 3s and 4s in it (7.1).
+
+>>> import engine
+>>> state = engine.new_match("tres", seed=1, first_dealer=0)
+>>> state.current_player, [len(h) for h in state.to_position()["hands"]]
+(1, [25, 26])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..cards import SUIT, SUIT_MASK, make_deck, mask_of, parse_card
+from ..clone import LIST
+from ..errors import PositionError
+from ..options import Option
+from ..registry import register
+from ..scoring import TrickBonus, highest_once_target_reached, leaders, ranks_mask
+from ..state import GameInfo, GameLength, match_length
+from ..trickgame import TrickGame, TrickRules, same_json
+from ..tricks import CardActions, Ranking, second_card_mask, suit_of_code
+
+RANKING = Ranking("AKQJT98765432")  # 2.1: the same order in every suit, trump included
+TRICKS_PER_DEAL = 17  # 5.1: 26 + 25 = 51 cards in tricks of three
+# 5.1-5.3: three cards a trick (leader, follower, leader), the lead alternating; the follower follows suit if able
+RULES = TrickRules(RANKING, tricks=TRICKS_PER_DEAL, trick_cards=3, lead_passes=True)
+# 7.1: the 2s, 3s and 4s are the low cards; a trick is worth 1, or 2 / 4 / 8 for one / two / three low cards, or 16
+# for three low cards of one suit or of three suits, the highest counting
+BONUS = TrickBonus(ranks_mask("234"), by_count=(0, 2, 4, 8), by_suits=((1, 16), (3, 16)))
+ACTIONS = CardActions()
+FIVES = ("5C", "5D", "5H", "5S")
+# 7.3: every deal scores at least 17 (each trick is worth 1 or more), so after d deals someone holds 17d/2 or more
+POINTS_PER_DEAL = TRICKS_PER_DEAL
+TIED_DEALS = 10  # deals a match to a target may add while the highest totals stay tied (7.3); then a draw
+
+OPTIONS = (
+    Option("trump_suit", str, "H", "the fixed trump suit (2.2, reconstruction R1)", choices=("C", "D", "H", "S")),
+    Option("removed_card", str, "5D", "the five removed to make 51 cards (1.3, reconstruction R1)", choices=FIVES),
+    Option("additive_trick_point", bool, False, "a trick is worth 1 + its bonus instead of the higher of 1 and the "
+           "bonus (7.1, R4)"),
+    Option("num_deals", int, 2, "match length in deals, ignored when target_score > 0 (7.3)", minimum=1, maximum=100),
+    Option("target_score", int, 0, "0 = off; else deals go on until a total reaches it, the higher total winning, "
+           "another deal on a tie (7.3)", minimum=0, maximum=1000),
+)
+
+
+@register
+class Tres(TrickGame):
+    RULES = RULES
+    ACTIONS = ACTIONS
+    COPY = {"points": LIST}
+    INFO = GameInfo(
+        id="tres",
+        name="Très",
+        player_counts=(2,),
+        default_players=2,
+        options=OPTIONS,
+        summary="Two players, three-card tricks with alternating lead: tricks holding 2s, 3s and 4s are worth most.",
+        deck_size=51,
+    )
+
+    def _deck_cards(self) -> list[int]:
+        removed = parse_card(self.options["removed_card"])
+        return [c for c in make_deck() if c != removed]
+
+    @classmethod
+    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
+        target = options["target_score"]
+        deals = options["num_deals"] if target == 0 else -(-2 * target // POINTS_PER_DEAL) + TIED_DEALS
+        return match_length(deals, 3 * TRICKS_PER_DEAL, options)
+
+    # ---- the deal (3) -------------------------------------------------------------------------------------------
+
+    def _start_deal(self, deck: list[int]) -> None:
+        first, second = 1 - self.dealer, self.dealer  # 3.3: the non-dealer is the first player
+        hands = [0, 0]
+        hands[first], hands[second] = mask_of(deck[0::2]), mask_of(deck[1::2])  # 3.4: one at a time, first first
+        self._reset_tricks(hands, suit_of_code(self.options["trump_suit"]))
+        self.points = [0, 0]
+        self.phase = "play"
+        self.current_player = first  # 5.1: the first player leads trick 1
+
+    def _deal_again(self, trump: int) -> None:
+        self._start_deal(list(self.deal_deck))
+
+    # ---- legal cards (5.3, 5.4) ---------------------------------------------------------------------------------
+
+    def _card_ids(self) -> list[int]:
+        if len(self.trick) < 2:
+            return super()._card_ids()  # 5.3: the follower follows suit when he can
+        seat = self.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
+        return ACTIONS.ids(second_card_mask(self.hands[seat], self.best_card, self.best_seat != seat))  # 5.4
+
+    _legal_ids = _card_ids  # every action plays a card
+
+    def action_string(self, action: int) -> str:
+        return ACTIONS.strings[action]
+
+    _apply = TrickGame._play_action
+
+    def _lacking(self, before: Sequence[tuple[int, int]], seat: int, card: int, best_seat: int, best: int) -> int:
+        if len(before) < 2:
+            return super()._lacking(before, seat, card, best_seat, best)
+        # 5.4: the leader's second card shows a void only when it leaves the suit of the follower's winning card
+        if best_seat == seat or SUIT[card] == SUIT[best]:
+            return 0
+        return SUIT_MASK[SUIT[best]]
+
+    # ---- scoring and the match (7) ------------------------------------------------------------------------------
+
+    def _trick_taken(self, winner: int) -> None:
+        cards = [c for _s, c in self.tricks[-1]]
+        self.points[winner] += BONUS.value(cards, additive=self.options["additive_trick_point"])  # 7.1
+
+    def _score_deal(self) -> None:
+        self._deal_over(list(self.points), tricks_won=list(self.tricks_won))  # 7.2
+
+    def _match_winners(self) -> list[int] | None:
+        target = self.options["target_score"]
+        if target:
+            return highest_once_target_reached(self.side_scores, target)
+        if self.deal_index + 1 >= self.options["num_deals"]:
+            return leaders(self.side_scores)  # equal totals: a draw
+        return None
+
+    def _next_dealer(self) -> int:
+        return 1 - self.dealer  # 3.2
+
+    # ---- what a seat sees (5.7) ---------------------------------------------------------------------------------
+
+    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
+        obs.update(self._deal_position())
+        obs["tricks"] = self._tricks_codes()  # 5.6: face down, but every card was seen when played
+        obs["removed_card"] = self.options["removed_card"]
+
+    # ---- positions (docs/positions/tres.md) ---------------------------------------------------------------------
+
+    def _deal_position(self) -> dict[str, Any]:
+        return {
+            "first_player": 1 - self.dealer,
+            "tricks_played": len(self.tricks),
+            "tricks_won": list(self.tricks_won),
+            "points": list(self.points),
+        }
+
+    def _load_position(self, p: Mapping[str, Any]) -> None:
+        """Load and check a position: the 51 cards once each, the deal replayed from deal_deck as the tricks say, and
+        every key the replay implies."""
+        if self.phase not in ("play", "over"):
+            raise PositionError(f"phase must be 'play' or 'over', got {self.phase!r}")
+        trump = self.options["trump_suit"]
+        if p["trump"] != trump:
+            raise PositionError(f"trump must be the trump_suit option, {trump!r}, got {p['trump']!r}")
+        to_play = self._load_tricks(p, {})
+        keys = self._deal_position()
+        for key, rule in KEY_RULES.items():
+            if not same_json(p[key], keys[key]):
+                raise PositionError(f"{rule}: {keys[key]!r} here, got {p[key]!r}")
+        if self.phase == "over" and len(self.tricks) != TRICKS_PER_DEAL:
+            raise PositionError(f"a match is over only after the {TRICKS_PER_DEAL}th trick of a deal")
+        if self.phase == "play" and len(self.tricks) == TRICKS_PER_DEAL:
+            raise PositionError(f"after the {TRICKS_PER_DEAL}th trick the deal is scored: phase 'play' needs a trick "
+                                "to play")
+        expected = None if self.phase == "over" else to_play
+        if p["current_player"] != expected:
+            raise PositionError(f"current_player must be {expected} (the seat to play to the trick)")
+        self.current_player = expected
+
+
+# The keys a replay of the tricks decides, with what each must say.
+KEY_RULES = {
+    "first_player": "first_player is the non-dealer (3.3)",
+    "tricks_played": "tricks_played counts the finished tricks",
+    "tricks_won": "tricks_won must count the tricks each seat won",
+    "points": "points must add up the values of the tricks each seat won (7.1)",
+}

@@ -1,0 +1,410 @@
+"""Très: every worked example of shared/rules/tres.md (E1-E13) and at least one test per rule, by section."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+from engine.cards import CODES, parse_card, parse_cards
+from engine.games.tres import BONUS, RANKING, TRICKS_PER_DEAL
+from engine.rng import Rng
+from engine.scoring import TrickBonus, ranks_mask
+from engine.tricks import suit_of_code, trick_winner
+
+GAME = "tres"
+TRIES = 2000
+
+
+def new(seed: int = 1, first_dealer: int | None = 0, deck: list[str] | None = None, **options) -> engine.State:
+    return engine.new_match(GAME, seed=seed, options=options, first_dealer=first_dealer, deck=deck)
+
+
+def deck_cards(removed: str = "5D") -> list[str]:
+    return [c for c in CODES if c != removed]
+
+
+def played_before(trick: int, first: bool) -> int:
+    """Cards the first (or second) player has played before trick ``trick`` (1-based): 2 in each trick he leads."""
+    return sum((2 if (k % 2 == 1) == first else 1) for k in range(1, trick))
+
+
+def at_trick(number: int, hands: dict[int, Sequence[str]], trick: Sequence[str] = (), dealer: int = 0,
+             avoid: str = "", **options) -> engine.State:
+    """The first deal (dealer ``dealer``) at trick ``number`` with ``trick`` played to it so far: each seat listed
+    in ``hands`` holds exactly those cards, the other seat its own cards plus others (not of the suits in
+    ``avoid``); the earlier tricks are built from the last one back, each card one its player could play holding
+    the cards it plays later (a seeded random search), and the engine plays them all again from the deal."""
+    first = 1 - dealer
+    leader = first if number % 2 == 1 else dealer
+    order = [leader, 1 - leader, leader][:len(trick)]
+    removed = options.get("removed_card", "5D")
+    rng = random.Random(number)
+    for _ in range(TRIES):
+        placed = [c for h in hands.values() for c in h] + list(trick)
+        spare = [c for c in deck_cards(removed) if c not in placed]
+        rng.shuffle(spare)
+        held = {}
+        for seat in (0, 1):
+            in_trick = [c for s, c in zip(order, trick, strict=True) if s == seat]
+            size = (26 if seat == first else 25) - played_before(number, seat == first) - len(in_trick)
+            if seat in hands:
+                assert len(hands[seat]) == size, f"seat {seat} holds {size} cards at trick {number}"
+                held[seat] = list(hands[seat]) + in_trick
+            else:
+                pad = [c for c in spare if c[1] not in avoid][:size]
+                assert len(pad) == size, "not enough cards outside the avoided suits"
+                spare = [c for c in spare if c not in pad]
+                held[seat] = pad + in_trick
+        tricks = _tricks_back(rng, spare, held, number, first)
+        if tricks is None:
+            continue
+        full = {seat: [c for t in tricks for s, c in t if s == seat] + held[seat] for seat in (0, 1)}
+        deck = [full[first if i % 2 == 0 else dealer][i // 2] for i in range(51)]
+        state = new(deck=deck, first_dealer=dealer, **options)
+        for _seat, card in [*(pair for t in tricks for pair in t), *zip(order, trick, strict=True)]:
+            state.apply(card)
+        return state
+    raise AssertionError("no deal found")
+
+
+def _tricks_back(rng: random.Random, spare: list[str], held: dict[int, list[str]], number: int,
+                 first: int) -> list[list[tuple[int, str]]] | None:
+    """Tricks 1 .. number-1 of the ``spare`` cards, built from the last one back (``held``: each seat's cards after
+    them, grown as tricks are added); None at a dead end. Cards of the led suit are preferred: always legal."""
+    tricks: list[list[tuple[int, str]]] = []
+    for t in reversed(range(1, number)):
+        leader = first if t % 2 == 1 else 1 - first
+        c1 = spare[0]
+        same = [c for c in spare[1:] if c[1] == c1[1]]
+        c2 = same[0] if same else spare[1]
+        rest = [c for c in spare if c not in (c1, c2)]
+        same = [c for c in rest if c[1] == c2[1]]
+        c3 = same[0] if same else rest[0]
+        if not _legal_trick(c1, c2, c3, held[leader], held[1 - leader]):
+            return None
+        spare[:] = [c for c in spare if c not in (c1, c2, c3)]
+        rng.shuffle(spare)
+        held[leader] += [c1, c3]
+        held[1 - leader] += [c2]
+        tricks.insert(0, [(leader, c1), (1 - leader, c2), (leader, c3)])
+    return tricks
+
+
+def _legal_trick(c1: str, c2: str, c3: str, leader_later: list[str], follower_later: list[str]) -> bool:
+    """Whether 5.3 and 5.4 allow the trick when the players hold also the cards they play later."""
+    if c2[1] != c1[1] and any(c[1] == c1[1] for c in follower_later):
+        return False
+    follower_winning = trick_winner(parse_cards([c1, c2]), suit_of_code("H"), RANKING) == 1
+    return not (follower_winning and c3[1] != c2[1] and any(c[1] == c2[1] for c in leader_later))
+
+
+def values_of(state: engine.State) -> list[int]:
+    return [BONUS.value([parse_card(c) for _s, c in t], additive=state.options["additive_trick_point"])
+            for t in state.to_position()["tricks"]]
+
+
+def last_trick_of_deal(seed: int, deal: int = 0, scores: Sequence[int] | None = None, **options) -> engine.State:
+    """A random match at the start of the last trick of deal ``deal``, its match scores set to ``scores``."""
+    state = new(seed=seed, **options)
+    rng = Rng(seed)
+    while not (state.deal_index == deal and len(state.to_position()["tricks"]) == TRICKS_PER_DEAL - 1
+               and not state.to_position()["trick"]):
+        state.apply(rng.choice(state.legal_actions()))
+    p = state.to_position()
+    if scores is not None:
+        p["scores"] = list(scores)
+    return engine.from_position(GAME, p)
+
+
+def finish_deal(state: engine.State) -> list[int]:
+    """Play the last trick's first legal cards; the deal's points."""
+    deal = state.deal_index
+    while state.deal_index == deal and not state.is_terminal:
+        state.apply(state.legal_actions()[0])
+    return state.deal_results[-1]["points"]
+
+
+# ---- 1. identity ------------------------------------------------------------------------------------------------
+
+
+def test_1_1_identity_and_1_2_exactly_two_players():
+    info = engine.game_info(GAME)
+    assert info.id == "tres" and info.name == "Très" and info.player_counts == (2,) and info.deck_size == 51
+    for players in (3, 4):
+        with pytest.raises(ValueError, match="played by 2 players"):
+            engine.new_match(GAME, seed=1, players=players)
+
+
+@pytest.mark.parametrize("removed", ["5C", "5D", "5H", "5S"])
+def test_1_3_the_deck_is_51_cards_without_the_removed_five(removed):
+    state = new(removed_card=removed)
+    p = state.to_position()
+    cards = [c for hand in p["hands"] for c in hand]
+    assert len(cards) == len(set(cards)) == 51 and removed not in cards
+    assert sorted(p["deal_deck"], key=CODES.index) == deck_cards(removed)
+
+
+def test_1_5_every_trick_holds_three_cards_leader_follower_leader():
+    state = new(seed=4)
+    leader = state.current_player
+    seats = []
+    for _ in range(3):
+        seats.append(state.current_player)
+        state.apply(state.legal_actions()[0])
+    assert seats == [leader, 1 - leader, leader]
+    p = state.to_position()
+    assert len(p["tricks"]) == 1 and [s for s, _c in p["tricks"][0]] == seats and p["trick"] == []
+
+
+# ---- 2. ranking and trump ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("trump", "cards", "winner"), [
+    ("H", ["AS", "KS", "2S"], 0),    # 2.1: A is high
+    ("H", ["3S", "4S", "2S"], 1),    # 2.1: 2 is low
+    ("H", ["TC", "JC", "AD"], 1),    # an off-suit card never wins
+    ("H", ["AC", "2H", "3H"], 2),    # 2.2: trump beats the led suit, a higher trump beats it
+    ("S", ["AC", "2H", "2S"], 2),    # trump_suit S
+    ("C", ["AS", "KS", "2C"], 2),    # trump_suit C
+])
+def test_2_trick_winner_by_rank_and_trump(trump, cards, winner):
+    assert trick_winner(parse_cards(cards), suit_of_code(trump), RANKING) == winner
+
+
+def test_2_2_trump_is_the_trump_suit_option():
+    assert new().to_position()["trump"] == "H"
+    assert new(trump_suit="C").observation(0)["trump"] == "C"
+
+
+# ---- 3. deal ----------------------------------------------------------------------------------------------------
+
+
+def test_e1_deal_one_at_a_time_first_player_first_and_alternating_lead():
+    deck = deck_cards()
+    random.Random(5).shuffle(deck)
+    state = new(deck=deck, first_dealer=0)
+    p = state.to_position()
+    assert p["hands"][1] == sorted(deck[0::2], key=CODES.index) and len(p["hands"][1]) == 26
+    assert p["hands"][0] == sorted(deck[1::2], key=CODES.index) and len(p["hands"][0]) == 25
+    assert p["first_player"] == 1 and state.current_player == 1
+    leaders = []
+    rng = Rng(2)
+    while state.deal_index == 0:
+        if not state.to_position()["trick"]:
+            leaders.append(state.current_player)
+        state.apply(rng.choice(state.legal_actions()))
+    assert leaders == [1, 0] * 8 + [1]  # seat 1 leads tricks 1, 3, ..., 17
+
+
+def test_3_1_first_dealer_given_or_drawn_with_the_rng():
+    assert {new(seed=s, first_dealer=None).dealer for s in range(40)} == {0, 1}
+    assert new(seed=3, first_dealer=None).dealer == new(seed=3, first_dealer=None).dealer
+    assert engine.new_match(GAME, seed=1, options={"first_dealer": 1}).dealer == 1
+
+
+def test_3_2_the_deal_alternates():
+    state = new(seed=2, first_dealer=1, num_deals=3)
+    rng = Rng(1)
+    dealers = [state.dealer]
+    while not state.is_terminal:
+        deal = state.deal_index
+        state.apply(rng.choice(state.legal_actions()))
+        if state.deal_index != deal:
+            dealers.append(state.dealer)
+            assert state.current_player == 1 - state.dealer  # 3.3: the non-dealer is the first player
+    assert dealers == [1, 0, 1]
+
+
+# ---- 5. play ----------------------------------------------------------------------------------------------------
+
+
+def test_5_1_the_lead_alternates_whoever_wins():
+    state = new(seed=11)
+    rng = Rng(4)
+    for trick in range(1, TRICKS_PER_DEAL + 1):
+        leader = state.current_player
+        assert leader == (1 - state.dealer if trick % 2 else state.dealer)
+        for _ in range(3):
+            state.apply(rng.choice(state.legal_actions()))
+
+
+def test_e2_follower_must_follow_the_led_suit():
+    state = at_trick(15, {0: ["3C", "KC", "2H", "7S"]}, trick=["9C"], dealer=0)
+    assert state.current_player == 0 and state.legal_actions() == ["3C", "KC"]
+
+
+def test_e3_follower_void_plays_anything():
+    state = at_trick(16, {1: ["2H", "7S", "KD"]}, trick=["9C"], dealer=0)
+    assert state.current_player == 1 and state.legal_actions() == ["2H", "7S", "KD"]
+
+
+def test_e4_follower_winning_the_leader_follows_his_suit():
+    state = at_trick(15, {0: ["3C", "AC", "2H", "7S"]}, trick=["9C", "KC"], dealer=1)
+    assert state.current_player == 0 and state.legal_actions() == ["3C", "AC"]
+
+
+def test_e5_follower_trumped_the_leader_must_follow_trumps():
+    state = at_trick(14, {1: ["3C", "AC", "2H", "QH", "7S"]}, trick=["9C", "4H"], dealer=1, avoid="C")
+    assert state.current_player == 1 and state.legal_actions() == ["2H", "QH"]
+
+
+def test_e5b_follower_winning_and_leader_void_in_his_suit_plays_anything():
+    state = at_trick(15, {1: ["3C", "AC", "7S", "8D"]}, trick=["9C", "4H"], dealer=0, avoid="C")
+    assert state.legal_actions() == ["3C", "7S", "8D", "AC"]
+
+
+def test_e6_leader_winning_plays_anything():
+    # E6's leader holds KD, 2H, 7S; a leader never holds 3 cards after his first card (26 - 3k - 1 or 25 - 3k - 2
+    # cards), so he holds one more here: 9D
+    state = at_trick(15, {1: ["KD", "2H", "7S", "9D"]}, trick=["9C", "3C"], dealer=0)
+    assert state.current_player == 1 and state.legal_actions() == ["2H", "7S", "9D", "KD"]
+
+
+def test_e7_the_highest_trump_wins_one_low_card_is_worth_2():
+    state = at_trick(15, {1: ["QH", "2S", "3S", "8S"]}, trick=["9C", "4H"], dealer=0, avoid="C")
+    before = state.to_position()["points"]
+    state.apply("QH")
+    p = state.to_position()
+    assert p["tricks"][-1] == [[1, "9C"], [0, "4H"], [1, "QH"]]
+    assert p["points"] == [before[0], before[1] + 2]
+    assert state.current_player == 0  # 5.1: the other seat leads trick 16, the winner or not
+
+
+def test_e8_the_follower_wins_with_the_highest_card_of_the_led_suit():
+    state = at_trick(15, {1: ["2C", "8D", "9D", "TD"]}, trick=["7S", "KS"], dealer=0)
+    before = state.to_position()["points"]
+    assert state.legal_actions() == ["2C", "8D", "9D", "TD"]  # void in spades
+    state.apply("2C")
+    assert state.to_position()["points"] == [before[0] + 2, before[1]]
+    assert state.current_player == 0  # the follower (seat 0) won and leads trick 16 as 5.1 says anyway
+
+
+def test_5_7_a_seat_sees_its_own_hand_only():
+    state = new(seed=3)
+    p = state.to_position()
+    for seat in (0, 1):
+        obs = state.observation(seat, history=False)
+        assert obs["hand"] == p["hands"][seat]
+        assert not set(p["hands"][1 - seat]) & set(re.findall(r"[2-9TJQKA][CDHS]", json.dumps(obs)))
+
+
+# ---- 7. scoring -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("cards", "value", "additive"), [
+    (["2H", "2C", "2D"], 16, 17),   # E9: three low cards of three suits
+    (["2H", "3H", "4H"], 16, 17),   # E10: 2, 3, 4 of one suit
+    (["2H", "3D", "4H"], 8, 9),     # E11: three low cards of two suits
+    (["AS", "KS", "QS"], 1, 1),     # E12: no low card
+    (["3S", "4C", "AH"], 4, 5),     # E12: two low cards
+    (["9C", "4H", "QH"], 2, 3),     # E7: one low card
+    (["2S", "2H", "3S"], 8, 9),     # three low cards, two suits
+])
+def test_e9_to_e12_trick_values(cards, value, additive):
+    assert BONUS.value(parse_cards(cards)) == value
+    assert BONUS.value(parse_cards(cards), additive=True) == additive
+
+
+def test_7_1_the_low_cards_are_the_twelve_2s_3s_and_4s():
+    low = ranks_mask("234")
+    assert [CODES[c] for c in range(52) if low >> c & 1] == [c for c in CODES if c[0] in "234"]
+    assert TrickBonus(low, by_count=(0, 2, 4, 8)).value(parse_cards(["2H", "2C", "2D"])) == 8  # no suit rule: 8
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32), additive=st.booleans())
+def test_7_2_e13_the_deal_score_adds_the_values_of_the_tricks_won(seed, additive):
+    """E13's rule: each seat scores the sum of the values of the tricks it won (at least 17 in all, 7.1)."""
+    state = new(seed=seed, additive_trick_point=additive)
+    rng = Rng(seed)
+    while len(state.to_position()["tricks"]) < TRICKS_PER_DEAL - 1 or state.to_position()["trick"]:
+        state.apply(rng.choice(state.legal_actions()))
+    p = state.to_position()
+    won = [[], []]
+    for value, trick in zip(values_of(state), p["tricks"], strict=True):
+        cards = parse_cards(c for _s, c in trick)
+        won[trick[trick_winner(cards, suit_of_code("H"), RANKING)][0]].append(value)
+    assert p["points"] == [sum(w) for w in won] and p["tricks_won"] == [len(w) for w in won]
+    assert sum(p["points"]) >= 16
+    points = finish_deal(state)
+    assert points[0] + points[1] >= TRICKS_PER_DEAL and state.scores == points
+
+
+def test_7_3_two_deals_by_default_then_the_higher_total_wins():
+    state = last_trick_of_deal(seed=1, deal=1, scores=[40, 10])
+    points = finish_deal(state)
+    assert state.is_terminal and state.scores == [40 + points[0], 10 + points[1]]
+    assert state.winners == ([0] if state.scores[0] > state.scores[1] else [1] if state.scores[1] > state.scores[0]
+                             else [0, 1])
+    assert len(new().deal_results) == 0 and engine.game_length(GAME, 2).deals == 2
+
+
+def test_7_3_equal_totals_are_a_draw():
+    probe = last_trick_of_deal(seed=2, deal=1, scores=[0, 0])
+    points = finish_deal(probe.clone())
+    state = last_trick_of_deal(seed=2, deal=1, scores=[points[1], points[0]])
+    finish_deal(state)
+    assert state.is_terminal and state.scores[0] == state.scores[1] and state.winners == [0, 1]
+
+
+def test_7_3_num_deals():
+    state = new(seed=3, num_deals=3)
+    rng = Rng(3)
+    while not state.is_terminal:
+        state.apply(rng.choice(state.legal_actions()))
+    assert len(state.deal_results) == 3
+
+
+def test_7_3_target_score_plays_on_until_a_total_reaches_it():
+    state = last_trick_of_deal(seed=4, deal=2, target_score=100, scores=[50, 60])
+    points = finish_deal(state)
+    assert not state.is_terminal and state.deal_index == 3 and max(points) < 40  # num_deals is ignored
+    state = last_trick_of_deal(seed=4, deal=0, target_score=100, scores=[95, 20])
+    finish_deal(state)
+    assert state.is_terminal and state.winners == [0] and state.scores[0] >= 100
+
+
+def test_7_3_target_score_reached_with_equal_totals_plays_another_deal():
+    probe = last_trick_of_deal(seed=5, deal=0, target_score=50, scores=[0, 0])
+    points = finish_deal(probe.clone())
+    state = last_trick_of_deal(seed=5, deal=0, target_score=50, scores=[60 + points[1], 60 + points[0]])
+    finish_deal(state)
+    assert not state.is_terminal and state.deal_index == 1 and state.scores[0] == state.scores[1]
+
+
+# ---- 8. options -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("options", "match"), [
+    ({"trump_suit": "X"}, "trump_suit"),
+    ({"removed_card": "AS"}, "removed_card"),
+    ({"removed_card": "5X"}, "removed_card"),
+    ({"num_deals": 0}, "num_deals"),
+    ({"target_score": -1}, "target_score"),
+    ({"additive_trick_point": 1}, "additive_trick_point"),
+])
+def test_8_options_are_validated(options, match):
+    with pytest.raises(ValueError, match=match):
+        engine.new_match(GAME, seed=1, options=options)
+
+
+def test_8_defaults():
+    assert new().options == {"trump_suit": "H", "removed_card": "5D", "additive_trick_point": False,
+                             "num_deals": 2, "target_score": 0, "max_deals": 0}
+
+
+def test_game_length_bounds_a_match_to_a_target():
+    length = engine.game_length(GAME, 2, {"target_score": 1000})
+    assert length.deals == 118 + 10 and length.moves_per_deal == 51
+    state = new(seed=6, target_score=170)
+    rng = Rng(6)
+    while not state.is_terminal:
+        state.apply(rng.choice(state.legal_actions()))
+    assert max(state.scores) >= 170 and len(state.deal_results) <= engine.game_length(GAME, 2, state.options).deals
