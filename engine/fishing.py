@@ -636,6 +636,13 @@ def most_cards_bonus(pile_sizes: list[int]) -> list[int]:
     return [MOST_CARDS_BONUS if size == top else 0 for size in pile_sizes]
 
 
+class DealtRound(NamedTuple):
+    """A round of hands as ``deal_deck`` dealt it: the cards each seat received (masks) and the stock left after."""
+
+    hands: list[int]
+    stock: list[int]
+
+
 class FishingState(State):
     """The deal of a fishing game: hands, a face-up table, a stock, capture piles, sweeps and the last capture.
 
@@ -886,7 +893,8 @@ class FishingState(State):
     def _load_position(self, p: Mapping[str, Any]) -> None:
         """Load and check a position (docs/positions/<game>.md lists the checks): every card once, set-like lists in
         canonical order, the hand sizes and the seat to play as the turns go round, the last capturer and the sweeps
-        consistent with the capture piles and the scores."""
+        consistent with the capture piles and the scores, the hands, the stock and the piles with the deal that
+        ``deal_deck`` makes."""
         n_sides = len(self.side_scores)
         hands = [_canonical(cards, f"hands[{seat}]") for seat, cards in enumerate(_list_of(p, "hands", self.n))]
         table = _canonical(p["table"], "table")
@@ -908,6 +916,7 @@ class FishingState(State):
         self.turn = self._load_turn(turn)
         self._check_hands()
         self._check_captures()
+        self._check_dealt()
 
     def _check_hands(self) -> None:
         """A seat holds one card fewer for each turn it has played: the turns go round from the dealer's left
@@ -945,6 +954,61 @@ class FishingState(State):
             if not self.side_piles()[side] and count:
                 raise PositionError(f"side {side} has {self.SWEEP_COUNTER} but no captured card")
 
+    def dealt_rounds(self) -> tuple[int, list[DealtRound]]:
+        """``deal_deck`` dealt again as this deal was (rules §3): the table laid out at its start (a mask, after
+        Tablanette's initial jacks went back into the stock) and every round of hands from the first, each with
+        what it dealt every seat (masks) and the stock it left (top first).
+
+        >>> import engine
+        >>> state = engine.new_match("tablanette", seed=42)
+        >>> table, rounds = state.dealt_rounds()
+        >>> len(rounds), [h.bit_count() for h in rounds[0].hands], len(rounds[0].stock), len(rounds[-1].stock)
+        (4, [6, 6], 36, 0)
+        >>> rounds[0].stock == state.stock and table == state.table
+        True
+        """
+        probe = self.clone()
+        probe._start_deal(list(self.deal_deck))
+        rounds = [DealtRound(list(probe.hands), list(probe.stock))]
+        while probe.stock:
+            probe.hands = [0] * self.n
+            probe._refill()
+            rounds.append(DealtRound(list(probe.hands), list(probe.stock)))
+        return probe.table, rounds
+
+    def _check_dealt(self) -> None:
+        """The cards against the deal that ``deal_deck`` makes (``dealt_rounds``): the stock is the undealt rest of
+        the round of hands being played, in order; each hand, and a capture's played card, is part of what that round
+        dealt its seat; and a capture pile holds a card its seat was dealt (every capture takes the card played)."""
+        table, rounds = self.dealt_rounds()
+        now = next((k for k, dealt in enumerate(rounds) if len(dealt.stock) == len(self.stock)), None)
+        if now is None:
+            sizes = ", ".join(str(len(dealt.stock)) for dealt in rounds)
+            raise PositionError(f"the stock holds {len(self.stock)} cards, but the rounds of hands dealt from "
+                                f"deal_deck leave {sizes}")
+        for i, (card, rest) in enumerate(zip(self.stock, rounds[now].stock, strict=True)):
+            if card != rest:
+                raise PositionError(f"stock[{i}] is {CODES[card]} where the deal from deal_deck left {CODES[rest]} "
+                                    f"(round {now + 1} of hands): the stock is the rest of deal_deck, in order")
+        held = list(self.hands)
+        if self.turn is not None:
+            assert self.current_player is not None  # phase 'capture' has a seat to act
+            held[self.current_player] |= BIT[self.turn[0]]
+        for seat, cards in enumerate(held):
+            stray = cards & ~rounds[now].hands[seat]
+            if stray:
+                card = (stray & -stray).bit_length() - 1
+                key = f"hands[{seat}]" if BIT[card] & self.hands[seat] else "turn_card"
+                raise PositionError(f"{key}: seat {seat} holds {CODES[card]}, but {_dealt_where(card, table, rounds)}; "
+                                    f"round {now + 1} of hands is being played")
+        for seat, pile in enumerate(self.captured):
+            played = 0
+            for dealt in rounds[:now + 1]:
+                played |= dealt.hands[seat]
+            if pile and not pile & played & ~held[seat]:
+                raise PositionError(f"captured[{seat}] holds no card that deal_deck dealt seat {seat} and it played: "
+                                    "every capture puts the card played into the pile")
+
     def _load_turn(self, keys: Any) -> Turn | None:
         """A capture being decided (phase ``capture``): one the engine reaches by its decisions."""
         if self.phase != "capture":
@@ -978,6 +1042,17 @@ class FishingState(State):
             raise PositionError(f"turn_card {keys['card']}, turn_taken {keys['taken']}, turn_group {keys['group']} is "
                                 "not a capture in progress that the decisions reach")
         return turn
+
+
+def _dealt_where(card: int, table: int, rounds: list[DealtRound]) -> str:
+    """Where the deal from ``deal_deck`` put ``card``, in words."""
+    if BIT[card] & table:
+        return "deal_deck laid it out on the table"
+    for k, dealt in enumerate(rounds):
+        for seat, hand in enumerate(dealt.hands):
+            if BIT[card] & hand:
+                return f"deal_deck dealt it to seat {seat} in round {k + 1} of hands"
+    return "deal_deck left it in the stock"
 
 
 def _parse_turn(action: str) -> int | None:

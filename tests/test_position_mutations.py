@@ -126,6 +126,27 @@ def move_a_card_between_hands(p: dict, rng: random.Random) -> dict | None:
     return p
 
 
+def swap_stock_cards(p: dict, rng: random.Random) -> dict | None:
+    """Two cards of the stock exchanged: the stock is no longer the rest of ``deal_deck`` in order."""
+    if len(p["stock"]) < 2:
+        return None
+    i, j = rng.sample(range(len(p["stock"])), 2)
+    p["stock"][i], p["stock"][j] = p["stock"][j], p["stock"][i]
+    return p
+
+
+def swap_hand_and_stock(p: dict, rng: random.Random) -> dict | None:
+    """A card of a hand exchanged with a card of the stock."""
+    seats = [s for s, hand in enumerate(p["hands"]) if hand]
+    if not seats or not p["stock"]:
+        return None
+    seat, i = rng.choice(seats), rng.randrange(len(p["stock"]))
+    card = rng.choice(p["hands"][seat])
+    p["hands"][seat] = _sorted([c for c in p["hands"][seat] if c != card] + [p["stock"][i]])
+    p["stock"][i] = card
+    return p
+
+
 def false_as_a_seat(p: dict, rng: random.Random) -> dict | None:
     """``false`` where a seat goes: a bool is not a seat, even where it equals 0."""
     p["last_capturer"] = False
@@ -162,9 +183,9 @@ def unsorted_table(p: dict, rng: random.Random) -> dict | None:
     return p
 
 
-FISHING_MUTATORS: list[Mutator] = [change_seat_to_play, drop_a_card, unsorted_hand, move_a_card_between_hands,
-                                   false_as_a_seat, no_last_capturer_with_captures, sweep_points_left_out,
-                                   unsorted_table]
+FISHING_MUTATORS: list[Mutator] = [swap_between_hands, change_seat_to_play, drop_a_card, unsorted_hand,
+                                   move_a_card_between_hands, swap_stock_cards, swap_hand_and_stock, false_as_a_seat,
+                                   no_last_capturer_with_captures, sweep_points_left_out, unsorted_table]
 MUTATORS: dict[str, list[Mutator]] = {
     "german_whist": TRICK_MUTATORS,
     "belote": TRICK_MUTATORS,

@@ -253,3 +253,61 @@ def test_last_play_tablanette_option():
         state.apply("QC:QH")
         assert state.deal_results[0]["tablanettes"] == ([1, 0] if flag else [0, 0])
         assert state.deal_results[0]["points"] == [points + 2, 20 + 3]  # QC, QH; seat 1: the rest and most cards
+
+
+# ---- positions against deal_deck (docs/positions/tablanette.md) --------------------------------------------------
+
+def _started(**options) -> dict:
+    """A position of a deal dealt from the E8 deck (jacks JC and JH dealt to the table went to the stock bottom)."""
+    deck = deck_with(HEARTS + ["JC", "4D", "JH", "9S", "2C", "KD"])
+    return engine.new_match(GAME, seed=1, first_dealer=0, deck=deck, options=options).to_position()
+
+
+def test_a_position_holds_the_hands_deal_deck_dealt():
+    position = _started()
+    assert engine.from_position(GAME, position).to_position() == position
+    assert position["hands"] == [["3H", "5H", "7H", "9H", "QH", "AH"], ["2H", "4H", "6H", "8H", "TH", "KH"]]
+    position["hands"] = [["2H", "5H", "7H", "9H", "QH", "AH"], ["3H", "4H", "6H", "8H", "TH", "KH"]]  # 2H <-> 3H
+    with pytest.raises(engine.PositionError, match="hands\\[0\\]: seat 0 holds 2H, but deal_deck dealt it to seat 1"):
+        engine.from_position(GAME, position)
+
+
+@pytest.mark.parametrize("initial_jack", ["bottom", "middle"])
+def test_the_stock_is_the_rest_of_the_deal_after_the_initial_jacks(initial_jack):
+    position = _started(initial_jack=initial_jack)
+    assert engine.from_position(GAME, position).to_position() == position
+    stock = position["stock"]
+    at = stock.index("JH")
+    stock[at], stock[at - 1] = stock[at - 1], stock[at]
+    with pytest.raises(engine.PositionError, match=f"stock\\[{at - 1}\\] is JH where the deal from deal_deck left"):
+        engine.from_position(GAME, position)
+    # the layout as dealt, its jacks left on the table (as jack_mode value12 would, §8): not this deal
+    position["table"], position["stock"] = ["JC", "4D", "JH", "9S"], position["deal_deck"][16:]
+    with pytest.raises(engine.PositionError, match="stock\\[0\\] is 2C where the deal from deal_deck left"):
+        engine.from_position(GAME, position)
+    assert engine.from_position(GAME, {**position, "options": {**position["options"], "jack_mode": "value12"}})
+
+
+def test_a_capture_pile_holds_a_card_its_seat_played():
+    position = _started()
+    position["captured"][1], position["table"], position["last_capturer"] = position["table"], [], 1
+    with pytest.raises(engine.PositionError, match="captured\\[1\\] holds no card that deal_deck dealt seat 1"):
+        engine.from_position(GAME, position)
+
+
+def test_a_capture_in_progress_plays_a_card_dealt_to_its_seat():
+    state = fishing_state(GAME, [["5C", "2D"], ["5D", "3S"]], ["5H", "9C"], current=0)
+    state.apply("5C:")
+    position = state.to_position()
+    assert engine.from_position(GAME, position).to_position() == position
+    position["turn_card"], position["hands"][1] = "5D", ["5C", "3S"]
+    with pytest.raises(engine.PositionError, match="turn_card: seat 0 holds 5D, but deal_deck dealt it to seat 1"):
+        engine.from_position(GAME, position)
+
+
+def test_dealt_rounds_deal_deal_deck_again():
+    state = engine.new_match(GAME, seed=1, first_dealer=0, deck=deck_with(HEARTS + ["JC", "4D", "JH", "9S"]))
+    table, rounds = state.dealt_rounds()
+    assert table == state.table and [dealt.stock for dealt in rounds][0] == state.stock
+    assert [len(dealt.stock) for dealt in rounds] == [36, 24, 12, 0]
+    assert rounds[0].hands == state.hands and rounds[-1].stock == []

@@ -201,3 +201,24 @@ def test_target_option():
     with pytest.raises(ValueError, match="target"):
         engine.new_match(GAME, options={"target": 0})
     assert engine.new_match(GAME, options={"target": 51}).target == 51
+
+
+# ---- positions against deal_deck (docs/positions/tablic.md) ------------------------------------------------------
+
+def test_a_position_is_dealt_as_its_cut_mode_deals():
+    position = engine.new_match(GAME, seed=3, first_dealer=0, options={"cut_mode": "knock"}).to_position()
+    assert engine.from_position(GAME, position).to_position() == position
+    position["options"]["cut_mode"] = "cut"  # the table would be the deck's first 4 cards, the hands after them
+    with pytest.raises(engine.PositionError, match="deal_deck"):
+        engine.from_position(GAME, position)
+
+
+def test_hands_and_stock_follow_deal_deck():
+    state = fishing_state(GAME, [["KC", "2D"], ["KD", "3D"], ["KH", "4D"], ["KS", "5D"]], ["9H"], current=1)
+    position = state.to_position()
+    swapped = {**position, "hands": [["2D", "KD"], ["KC", "3D"], *position["hands"][2:]]}
+    with pytest.raises(engine.PositionError, match="hands\\[0\\]: seat 0 holds KD, but deal_deck dealt it to seat 1"):
+        engine.from_position(GAME, swapped)
+    stock = position["stock"]
+    with pytest.raises(engine.PositionError, match="stock\\[0\\] is"):
+        engine.from_position(GAME, {**position, "stock": stock[1:] + stock[:1]})
