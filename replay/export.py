@@ -131,7 +131,7 @@ def text_lines(data: bytes, hands: bool = False) -> Iterator[str]:
         if move.deal_index != deal:
             deal, tricks = move.deal_index, 0
             yield ""
-            yield f"Deal {deal} (dealer seat {before.dealer})"
+            yield f"Deal {deal + 1} (dealer seat {before.dealer})"  # deals counted from 1, as the CLI counts them
             yield from before.deal_start()
         label = f"S{move.seat} {move.action}"
         if hands:
@@ -232,7 +232,7 @@ def _tags(header: Header, size: int, scores: list[int]) -> Iterator[str]:
         ("FirstDealer", "drawn" if header.first_dealer is None else f"seat {header.first_dealer}"),
         ("Policies", ", ".join(p or "?" for p in header.policies)),
         ("Scope", header.scope),
-        ("Deal", header.deal_index),
+        ("Deal", header.deal_index + 1),
         ("Result", "-".join(map(str, scores))),
         ("Bytes", size),
     ]

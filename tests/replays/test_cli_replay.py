@@ -10,9 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 import replay
+from engine.fishing import join_turns
+from replay import Replayer
 from replay.store import ReplayStore
 from services.cli.main import cli
 from services.cli.replay import replay as replay_group
+from services.cli.replay import stream_lines
 
 
 @pytest.fixture
@@ -40,6 +43,7 @@ def test_list_show_export_stream(run, store: ReplayStore, tmp_path: Path) -> Non
     assert "more: cardtable replay list sim:job9 --start 2" in page.output
     shown = run("show", "sim:job9/1", "--hands")
     assert '[Game "tablanette"]' in shown.output and "(hand: " in shown.output
+    assert '[Deal "1"]' in shown.output and "\nDeal 1 (dealer seat " in shown.output, "deals counted from 1"
     exported = run("export", "sim:job9/2", "--format", "json", "-o", str(tmp_path / "r.json"))
     assert exported.exit_code == 0
     assert json.loads((tmp_path / "r.json").read_text())["moves"] == [
@@ -47,7 +51,20 @@ def test_list_show_export_stream(run, store: ReplayStore, tmp_path: Path) -> Non
     text = run("export", "sim:job9/2", "--format", "text")
     assert "Result: points" in text.output
     streamed = run("stream", "sim:job9/0")
-    assert streamed.output.count("seat ") == len(replay.decode(data[0]).moves)
+    assert streamed.output.count(" deal 1 seat ") == len(join_turns(list(replay.decode(data[0]).moves)))
+
+
+def test_stream_prints_a_fishing_capture_as_one_whole_turn() -> None:
+    data = replay.record_match_deals("tablanette", seed=3, options={"max_deals": 2})[1]
+    moves = list(replay.decode(data).moves)
+    lines = list(stream_lines(Replayer(data)))
+    assert [line.split(": ", 1)[1] for line in lines] == [turn for _, turn in join_turns(moves)]
+    assert all(" deal 2 seat " in line for line in lines), "the second deal, counted from 1 as watch and play do"
+    numbers = [line.split(".")[0].strip().split("-") for line in lines]
+    assert [int(n[0]) for n in numbers] == [1] + [int(n[-1]) + 1 for n in numbers[:-1]]
+    assert int(numbers[-1][-1]) == len(moves), "every stored move is in one line"
+    captures = [line for line in lines if re.match(r" *\d+-\d+\. deal 2 seat \d: ..:..", line)]
+    assert captures and all("+" not in line and not line.endswith(":") for line in lines)
 
 
 def test_import_gives_back_the_same_bytes(run, store: ReplayStore, tmp_path: Path) -> None:
