@@ -8,6 +8,7 @@ version 1 (whole fishing turns); the script writes the current version and leave
 from __future__ import annotations
 
 import json
+import zlib
 from pathlib import Path
 
 import engine
@@ -27,6 +28,15 @@ def _given_deck_match() -> bytes:
     return recorder.finish()
 
 
+def _as_version_1(data: bytes) -> bytes:
+    """A replay of a game without fishing turns as version 1 wrote it: the two versions differ only in how a fishing
+    game's moves are stored, so only the version number (one byte after the magic) and the CRC change."""
+    body = bytearray(data[:-4])
+    assert body[2] == replay.FORMAT_VERSION == 2
+    body[2] = 1
+    return bytes(body) + zlib.crc32(body).to_bytes(4, "little")
+
+
 def fixtures() -> dict[str, bytes]:
     return {
         "tablanette-2p-deal": replay.record_deal("tablanette", seed=2026, policies=["greedy", "random"]),
@@ -37,6 +47,9 @@ def fixtures() -> dict[str, bytes]:
         "belote_contree-deal1": replay.record_match_deals("belote_contree", seed=3)[1],
         "belote-3p-match": replay.record_match("belote", seed=11, players=3, options={"max_deals": 2}),
         "tablic-given-deck-match": _given_deck_match(),
+        "trappola-deal": _as_version_1(replay.record_deal("trappola", seed=12, policies=["greedy", "random"])),
+        "trappola-public-ranks-match": _as_version_1(replay.record_match(
+            "trappola", seed=31, options={"target_score": 120, "public_declaration_ranks": True})),
     }
 
 
