@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .cards import BIT, RANKS, SUIT
+from .cards import BIT, RANKS, SUIT, SUIT_MASK
 
 
 def point_table(plain: Mapping[str, int], trump: Mapping[str, int] | None = None) -> tuple[tuple[int, ...], ...]:
@@ -85,13 +85,17 @@ class TrickBonus:
     by_suits: tuple[tuple[int, int], ...] = ()
 
     def bonus(self, cards: Sequence[int]) -> int:
-        special = [c for c in cards if BIT[c] & self.special]
-        if len(special) == len(cards):
-            suits = len({SUIT[c] for c in cards})
-            for count, value in self.by_suits:
-                if count == suits:
+        held = 0
+        for card in cards:
+            held |= BIT[card]
+        special = held & self.special
+        count = special.bit_count()
+        if count == len(cards) and self.by_suits:
+            suits = sum(1 for suit_cards in SUIT_MASK if special & suit_cards)
+            for number, value in self.by_suits:
+                if number == suits:
                     return value
-        return self.by_count[len(special)]
+        return self.by_count[count]
 
     def value(self, cards: Sequence[int], trick_point: int = 1, additive: bool = False) -> int:
         bonus = self.bonus(cards)

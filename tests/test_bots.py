@@ -433,6 +433,7 @@ def test_greedy_beats_random_over_2000_deals(game: str) -> None:
     ("belote", 2, 1000),         # greedy wins about 68% of deals
     ("belote", 3, 1000),         # about 49% (a fair share is 33%)
     ("belote", 4, 1000),         # about 67%
+    ("tres", 2, 1000),           # about 95%
     ("trappola", 2, 1000),       # about 74%
 ])
 def test_greedy_beats_random_at_trick_games(game: str, players: int, deals: int) -> None:

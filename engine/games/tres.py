@@ -34,6 +34,7 @@ RULES = TrickRules(RANKING, tricks=TRICKS_PER_DEAL, trick_cards=3, lead_passes=T
 BONUS = TrickBonus(ranks_mask("234"), by_count=(0, 2, 4, 8), by_suits=((1, 16), (3, 16)))
 ACTIONS = CardActions()
 FIVES = ("5C", "5D", "5H", "5S")
+DECKS = {five: tuple(c for c in make_deck() if c != parse_card(five)) for five in FIVES}  # 1.3: 51 cards
 # 7.3: every deal scores at least 17 (each trick is worth 1 or more), so after d deals someone holds 17d/2 or more
 POINTS_PER_DEAL = TRICKS_PER_DEAL
 TIED_DEALS = 10  # deals a match to a target may add while the highest totals stay tied (7.3); then a draw
@@ -54,6 +55,7 @@ class Tres(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
     COPY = {"points": LIST}
+    additive: bool  # additive_trick_point (7.1)
     INFO = GameInfo(
         id="tres",
         name="Très",
@@ -64,9 +66,11 @@ class Tres(TrickGame):
         deck_size=51,
     )
 
+    def _configure(self) -> None:
+        self.additive = self.options["additive_trick_point"]
+
     def _deck_cards(self) -> list[int]:
-        removed = parse_card(self.options["removed_card"])
-        return [c for c in make_deck() if c != removed]
+        return list(DECKS[self.options["removed_card"]])
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
@@ -115,8 +119,8 @@ class Tres(TrickGame):
     # ---- scoring and the match (7) ------------------------------------------------------------------------------
 
     def _trick_taken(self, winner: int) -> None:
-        cards = [c for _s, c in self.tricks[-1]]
-        self.points[winner] += BONUS.value(cards, additive=self.options["additive_trick_point"])  # 7.1
+        (_s, a), (_t, b), (_u, c) = self.tricks[-1]
+        self.points[winner] += BONUS.value((a, b, c), additive=self.additive)  # 7.1
 
     def _score_deal(self) -> None:
         self._deal_over(list(self.points), tricks_won=list(self.tricks_won))  # 7.2

@@ -408,3 +408,45 @@ def test_game_length_bounds_a_match_to_a_target():
     while not state.is_terminal:
         state.apply(rng.choice(state.legal_actions()))
     assert max(state.scores) >= 170 and len(state.deal_results) <= engine.game_length(GAME, 2, state.options).deals
+
+
+# ---- greedy (engine/bots/greedy_tres.py) ------------------------------------------------------------------------
+
+
+def _obs(hand: list[str], trick: list[list], tricks: list | None = None, **options) -> dict:
+    options = {"trump_suit": "H", "removed_card": "5D", "additive_trick_point": False, **options}
+    return {"game": GAME, "seat": trick[0][0] if len(trick) == 2 else 1 - trick[0][0] if trick else 0,
+            "options": options, "hand": hand, "trick": trick, "tricks": tricks or [], "legal_actions": hand}
+
+
+def _best(obs: dict) -> str:
+    from engine.bots.greedy_tres import rank_tres
+    keys = rank_tres(obs)
+    return obs["legal_actions"][keys.index(max(keys))]
+
+
+def test_greedy_second_card_wins_a_valuable_trick_and_adds_a_low_card_to_a_won_one():
+    assert _best(_obs(["3C", "AC"], [[1, "9C"], [0, "KC"]])) == "AC"       # E4: win it back
+    assert _best(_obs(["2H", "7S", "KD"], [[1, "9C"], [0, "3C"]])) == "2H"  # E6: winning: add a low card (4)
+    assert _best(_obs(["2D", "3D", "4D"], [[1, "9D"], [0, "KD"]])) == "2D"  # lost anyway: the cheapest
+    assert _best(_obs(["2H", "3C", "4H"], [[1, "2C"], [0, "3H"]])) == "4H"  # 8 won with the higher trump
+
+
+def test_greedy_follower_wins_when_the_leader_cannot_take_it_back_or_ducks_cheaply():
+    # seat 0 follows 9C holding KC and 6C; the other hand is what seat 0 has not seen
+    for other, best in ((["2C", "3C"], "KC"), (["AC", "JH"], "6C")):
+        hand = ["6C", "KC"]
+        seen = [c for c in deck_cards() if c not in [*hand, "9C", *other]]
+        tricks = [[[0, seen[i]], [1, seen[i + 1]], [0, seen[i + 2]]] for i in range(0, len(seen) - 2, 3)]
+        obs = _obs(hand + seen[len(tricks) * 3:], [[1, "9C"]], tricks)
+        obs["legal_actions"] = hand
+        assert _best(obs) == best, other
+
+
+def test_greedy_leads_a_card_the_follower_cannot_beat():
+    hand = ["AS", "7S", "2C"]
+    seen = [c for c in deck_cards() if c not in hand + ["KS", "3D", "4D"]]
+    tricks = [[[0, seen[i]], [1, seen[i + 1]], [0, seen[i + 2]]] for i in range(0, len(seen) - 2, 3)]
+    obs = _obs(hand + seen[len(tricks) * 3:], [], tricks)
+    obs["legal_actions"] = hand
+    assert _best(obs) == "AS"
