@@ -34,6 +34,9 @@ CASES: dict[str, tuple[str, int, int, dict[str, Any], int | None, Any]] = {
     "belote-2p": ("belote", 2, 33, {"target_score": 600, "litige": False}, None, "greedy"),
     "belote-4p-no_shuffle": ("belote", 4, 34, {"max_deals": 5, "no_shuffle": True}, 3,
                              ["greedy", "greedy", "random", "random"]),
+    "tres-match": ("tres", 2, 41, {}, None, "random"),
+    "tres-options": ("tres", 2, 42, {"target_score": 90, "additive_trick_point": True, "trump_suit": "C",
+                                     "removed_card": "5H"}, 1, ["greedy", "random"]),
 }
 
 

@@ -50,6 +50,10 @@ def fixtures() -> dict[str, bytes]:
         "trappola-deal": _as_version_1(replay.record_deal("trappola", seed=12, policies=["greedy", "random"])),
         "trappola-public-ranks-match": _as_version_1(replay.record_match(
             "trappola", seed=31, options={"target_score": 120, "public_declaration_ranks": True})),
+        "tres-deal": _as_version_1(replay.record_deal("tres", seed=17, policies=["greedy", "random"])),
+        "tres-options-match": _as_version_1(replay.record_match(
+            "tres", seed=29, policies=["greedy", "greedy"], options={
+                "trump_suit": "S", "removed_card": "5C", "additive_trick_point": True, "target_score": 120})),
     }
 
 
