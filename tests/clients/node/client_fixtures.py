@@ -58,18 +58,20 @@ def server(grpc_redis_url: str):
 
 @pytest.fixture
 def play_with_client(server: int, grpc_redis_url: str):
-    """Runs a client script (``node SCRIPT 127.0.0.1:PORT SEED``) that plays Tablanette against a greedy bot and
-    prints a JSON report; checks the report against the replay the server stored, and returns it."""
+    """Runs a client script (``node SCRIPT 127.0.0.1:PORT SEED [GAME]``) that plays a two-player game (Tablanette by
+    default) against a greedy bot and prints a JSON report; checks the report against the replay the server stored,
+    and returns it."""
 
-    def play(script: Path, seed: int) -> dict:
-        run = subprocess.run(["node", str(script), f"127.0.0.1:{server}", str(seed)], cwd=HERE, capture_output=True,
-                             text=True, timeout=120, env={**os.environ, "NODE_NO_WARNINGS": "1"})
+    def play(script: Path, seed: int, game: str = "tablanette") -> dict:
+        command = ["node", str(script), f"127.0.0.1:{server}", str(seed)] + ([] if game == "tablanette" else [game])
+        run = subprocess.run(command, cwd=HERE, capture_output=True, text=True, timeout=120,
+                             env={**os.environ, "NODE_NO_WARNINGS": "1"})
         assert run.returncode == 0, run.stderr
         report = json.loads(run.stdout.strip().splitlines()[-1])
         assert report["acts"] > 0 and report["streamed_moves"] == report["moves"]
         stored = decode(ReplayStore(redis.Redis.from_url(grpc_redis_url)).get(report["replay_id"]))
         assert len(stored.moves) == report["moves"] and stored.scores == report["scores"]
-        assert stored.header.game == "tablanette" and stored.header.policies == ("human", "greedy")
+        assert stored.header.game == game and stored.header.policies == ("human", "greedy")
         return report
 
     return play

@@ -1,7 +1,8 @@
-// A Node.js client of the cardtable gRPC API: creates a Tablanette match against a bot, plays it to the end with
-// legal moves, then streams its replay. Prints one JSON line with what happened; exits non-zero on any failure.
+// A Node.js client of the cardtable gRPC API: creates a two-player match (Tablanette unless another game id is
+// given) against a bot, plays it to the end with legal moves, then streams its replay. Prints one JSON line with
+// what happened; exits non-zero on any failure.
 //
-//   node play_tablanette.js 127.0.0.1:50051 [seed]
+//   node play_tablanette.js 127.0.0.1:50051 [seed] [game id]
 //
 // The stubs are built at run time from protos/ by @grpc/proto-loader: no generated code is committed.
 "use strict";
@@ -52,6 +53,7 @@ function seededRandom(seed) {
 async function main() {
   const target = process.argv[2] || process.env.CARDTABLE_TARGET || "127.0.0.1:50051";
   const seed = Number(process.argv[3] || 7);
+  const gameId = process.argv[4] || "tablanette";
   const api = loadApi();
   const credentials = grpc.credentials.createInsecure();
   const games = new api.GameService(target, credentials);
@@ -59,7 +61,7 @@ async function main() {
   const random = seededRandom(seed);
 
   const created = await call(games, "CreateGame", {
-    game_id: "tablanette",
+    game_id: gameId,
     seed: String(seed),
     seats: [{ kind: "SEAT_KIND_PERSON" }, { kind: "SEAT_KIND_BOT", policy: "greedy" }],
   });
@@ -98,7 +100,7 @@ async function main() {
   }
 
   console.log(JSON.stringify({
-    match_id: matchId, replay_id: replayId, moves, acts, scores: view.scores.map(Number),
+    game: gameId, match_id: matchId, replay_id: replayId, moves, acts, scores: view.scores.map(Number),
     winners: view.winners, streamed_moves: streamed.length,
   }));
   games.close();

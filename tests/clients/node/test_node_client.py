@@ -1,14 +1,17 @@
-"""The Node.js client (@grpc/grpc-js) plays a Tablanette match against a bot on a real `cardtable serve`, then streams
-its replay; the match and the replay it reports must agree with what the server stored."""
+"""The Node.js client (@grpc/grpc-js) plays a match against a bot on a real `cardtable serve` (Tablanette, and the
+two-player trick game Très), then streams its replay; the match and the replay it reports must agree with what the
+server stored."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from client_fixtures import *  # noqa: F403 (the fixtures)
 
 HERE = Path(__file__).resolve().parent
 
 
-def test_the_node_client_plays_a_match_and_streams_its_replay(node_modules, play_with_client):
-    play_with_client(HERE / "play_tablanette.js", 11)
+@pytest.mark.parametrize("game", ["tablanette", "tres"])
+def test_the_node_client_plays_a_match_and_streams_its_replay(node_modules, play_with_client, game):
+    assert play_with_client(HERE / "play_tablanette.js", 11, game)["game"] == game
