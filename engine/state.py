@@ -447,6 +447,11 @@ class State(ABC):
         """The moves ``seat`` may see; a game with secret moves overrides it."""
         return [[s, self.action_string(a)] for s, a in self.moves]
 
+    def action_seen_by(self, viewer: int | None, actor: int, action: str) -> str:
+        """How ``viewer`` (a seat, or None: anyone) sees ``action``, a move ``actor`` has just played: the action
+        itself, unless the game keeps part of it from the other seats (Trappola's sets declared by their size)."""
+        return action
+
     # ---- positions ----------------------------------------------------------------------------------------------
 
     def to_position(self) -> dict[str, Any]:

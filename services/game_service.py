@@ -149,7 +149,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         replay_id = await self._finish_if_over(match)
         if not match.state.is_terminal:
             self.cache.put(match)
-        return game_service_pb2.ActResponse(moves=[_move(p) for p in played],
+        return game_service_pb2.ActResponse(moves=[_move(p, request.seat) for p in played],
                                             view=seat_view(match.state, request.seat, match.version, history=False),
                                             replay_id=replay_id)
 
@@ -172,15 +172,17 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 view=view(state, perspective, request.seat, match.version),
                 replay_id=await self._wait_for_replay_id(match) if state.is_terminal else "")
             version = match.version
+            viewer = request.seat if perspective == common_pb2.PERSPECTIVE_SEAT else None
             while not state.is_terminal:
                 for number, (seat, action_id) in await feed.moves_after(version):
                     deal_index = state.deal_index
                     state.apply_id(action_id)
                     version = number
                     replay_id = await self._wait_for_replay_id(match) if state.is_terminal else ""
+                    action = state.action_seen_by(viewer, seat, state.action_string(action_id))
                     yield game_service_pb2.WatchGameResponse(
                         kind=game_service_pb2.WATCH_EVENT_KIND_MOVE,
-                        move=move_message(number, seat, state.action_string(action_id), deal_index),
+                        move=move_message(number, seat, action, deal_index),
                         view=view(state, perspective, request.seat, number), replay_id=replay_id)
 
     # ---- helpers ------------------------------------------------------------------------------------------------
@@ -241,8 +243,9 @@ def _seat(number: int, spec: game_service_pb2.SeatSpec) -> Seat:
         raise InvalidArgument(f"seat {number}: {exc}") from None
 
 
-def _move(played: Played) -> common_pb2.Move:
-    return move_message(played.number, played.seat, played.action, played.deal_index)
+def _move(played: Played, viewer: int | None = None) -> common_pb2.Move:
+    """A move as ``viewer`` (the seat that asked, or None: anyone) may see it."""
+    return move_message(played.number, played.seat, played.seen_by(viewer), played.deal_index)
 
 
 def install(server: grpc.aio.Server, store: GameStore, save_replay: ReplaySink | None,

@@ -48,12 +48,18 @@ class Seat:
 
 @dataclass
 class Played:
-    """One move just played: its number (from 1), the seat, the action string and the deal it belongs to."""
+    """One move just played: its number (from 1), the seat, the action string and the deal it belongs to, and the
+    action as the other seats see it (``public``: Trappola's sets declared by their size)."""
 
     number: int
     seat: int
     action: str
     deal_index: int
+    public: str
+
+    def seen_by(self, viewer: int | None) -> str:
+        """The action as ``viewer`` (a seat, or None: anyone) sees it."""
+        return self.action if viewer == self.seat else self.public
 
 
 class LiveMatch:
@@ -161,7 +167,8 @@ class LiveMatch:
         seat, deal_index = state.current_player, state.deal_index
         state.apply_id(action_id)
         self.version += 1
-        return Played(self.version, seat, state.action_string(action_id), deal_index)
+        action = state.action_string(action_id)
+        return Played(self.version, seat, action, deal_index, state.action_seen_by(None, seat, action))
 
     def new_moves(self) -> list[Move]:
         """The moves played since the match was loaded, created or last saved."""

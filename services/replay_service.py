@@ -153,9 +153,13 @@ def _stream_batch(steps: Iterator[Any], state: Any, perspective: int,
                   seat: int) -> list[replay_service_pb2.StreamReplayResponse]:
     """The next moves of a stream with the view after each (run in a worker thread); empty at the end."""
     batch = []
+    viewer = seat if perspective == common_pb2.PERSPECTIVE_SEAT else None
     for step in itertools.islice(steps, STREAM_BATCH):
+        # the full view shows every move whole; a seat or the public sees a move as the rules let it
+        action = step.action if perspective == common_pb2.PERSPECTIVE_FULL else state.action_seen_by(
+            viewer, step.seat, step.action)
         batch.append(replay_service_pb2.StreamReplayResponse(
-            move=move_message(step.number, step.seat, step.action, step.deal_index),
+            move=move_message(step.number, step.seat, action, step.deal_index),
             view=view(state, perspective, seat, step.number)))
     return batch
 

@@ -47,6 +47,7 @@ ACTIONS = CardActions(words=["keep", "redeal", *DECLARE_WORDS.values()])
 KEEP, REDEAL = ACTIONS.word_id("keep"), ACTIONS.word_id("redeal")
 DECLARE_ID = {key: ACTIONS.word_id(word) for key, word in DECLARE_WORDS.items()}
 SET_OF = {action: key for key, action in DECLARE_ID.items()}  # action id -> (rank, size)
+SET_OF_WORD = {word: key for key, word in DECLARE_WORDS.items()}  # action string -> (rank, size)
 FIRST_WORD = ACTIONS.first_word
 CARD_OF = ACTIONS.card_of
 POWER = RANKING.power[NO_TRUMP]
@@ -81,7 +82,6 @@ class Trappola(TrickGame):
     exchanges: list[tuple[int, int]]  # (seat, KEEP or REDEAL) in order
     declared: list[str]  # per seat, the ranks it has declared this deal
     declarations: list[tuple[int, str, int, int, int]]  # (seat, rank, size, trick, move index or -1), in order
-    deal_first_move: int  # the index in ``moves`` of this deal's first move
     # Per seat, whether its hand may still hold a set to declare: false once it holds none (hands only shrink).
     may_declare: list[bool]
 
@@ -112,7 +112,6 @@ class Trappola(TrickGame):
         self.exchanges = []
         self.declared = ["", ""]
         self.declarations = []
-        self.deal_first_move = len(self.moves)
         if self.options["allow_redeal"]:
             self.phase, self.current_player = "exchange", non_dealer  # 3.5.1
         else:
@@ -225,21 +224,28 @@ class Trappola(TrickGame):
         """Whether a set of ``rank`` is announced by its size only (6.4), until the deal is scored."""
         return rank not in PUBLIC_RANKS and not self.options["public_declaration_ranks"]
 
-    def _rank_hidden(self, seat: int, declarer: int, rank: str) -> bool:
-        """Whether ``seat`` may not see the rank of ``declarer``'s set of ``rank`` declared in this deal."""
-        return seat != declarer and self.phase != "over" and self._secret_rank(rank)
-
-    def _declaration_string(self, seat: int, declarer: int, rank: str, size: int) -> str:
-        word = DECLARE_WORDS[rank, size]
-        return word.rsplit(":", 1)[0] if self._rank_hidden(seat, declarer, rank) else word
+    def action_seen_by(self, viewer: int | None, actor: int, action: str) -> str:
+        """6.4: a set of K, Q, J or 2 shows the other seat its size only (``declare:three``) until the deal is
+        scored."""
+        key = SET_OF_WORD.get(action)
+        if key is None or viewer == actor or self.phase == "over" or not self._secret_rank(key[0]):
+            return action
+        return action.rsplit(":", 1)[0]
 
     def _public_history(self, seat: int) -> list[list[Any]]:
-        history = [[s, ACTIONS.strings[a]] for s, a in self.moves]
-        for i in range(self.deal_first_move, len(self.moves)):
-            declarer, action = self.moves[i]
-            if action in SET_OF:
-                history[i][1] = self._declaration_string(seat, declarer, *SET_OF[action])
-        return history
+        start = self._deal_moves_start()
+        return [[s, self.action_seen_by(seat, s, ACTIONS.strings[a]) if i >= start else ACTIONS.strings[a]]
+                for i, (s, a) in enumerate(self.moves)]
+
+    def _deal_moves_start(self) -> int:
+        """The index in ``moves`` of this deal's first move: before the cards played this deal and the exchanges and
+        declarations that came before them, after the previous deal's last card (whatever ``moves`` holds)."""
+        cards = 2 * len(self.tricks) + len(self.trick)
+        start = len(self.moves)
+        while start and (self.moves[start - 1][1] >= FIRST_WORD or cards):
+            cards -= self.moves[start - 1][1] < FIRST_WORD
+            start -= 1
+        return start
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         obs["stock_size"] = self.stock_left()
@@ -248,7 +254,7 @@ class Trappola(TrickGame):
         obs["tricks"] = self._tricks_codes()
         obs["card_points"] = list(self.card_points)
         obs["tricks_won"] = list(self.tricks_won)
-        obs["declarations"] = [[s, self._declaration_string(seat, s, rank, size), k]
+        obs["declarations"] = [[s, self.action_seen_by(seat, s, DECLARE_WORDS[rank, size]), k]
                                for s, rank, size, k, _move in self.declarations]
 
     def _dead_codes(self) -> list[list[list[str]]]:

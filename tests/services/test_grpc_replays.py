@@ -12,7 +12,7 @@ from matchplay import PERSON, bot, create, play_to_end
 
 import replay
 from replay.store import ReplayStore
-from services.generated.cardtable.v1 import common_pb2, replay_service_pb2, replay_service_pb2_grpc
+from services.generated.cardtable.v1 import common_pb2, game_service_pb2, replay_service_pb2, replay_service_pb2_grpc
 
 Code = grpc.StatusCode
 
@@ -142,3 +142,32 @@ def test_a_corrupt_stored_replay_is_data_loss(replays, store, collection):
     with pytest.raises(grpc.RpcError) as caught:
         replays.GetReplay(replay_service_pb2.GetReplayRequest(replay_id=replay_id))
     assert caught.value.code() == Code.DATA_LOSS and replay_id.split("/")[0] in caught.value.details()
+
+
+def test_a_set_declared_by_its_size_shows_its_rank_only_to_its_declarer(games, replays):
+    """Trappola 6.4: the other seat and the public see ``declare:three`` in moves, watches and seat replays."""
+    options = {"allow_redeal": common_pb2.OptionValue(bool_value=False)}
+    created = games.CreateGame(game_service_pb2.CreateGameRequest(
+        game_id="trappola", seats=[PERSON, PERSON], seed=3, first_dealer=1, options=options))
+    tokens = {t.seat: t.token for t in created.seat_tokens}
+    match_id = created.match_id
+    watching = games.WatchGame(game_service_pb2.WatchGameRequest(
+        match_id=match_id, perspective=common_pb2.PERSPECTIVE_SEAT, seat=1, seat_token=tokens[1]))
+    next(watching)  # the snapshot
+    answer = games.Act(game_service_pb2.ActRequest(match_id=match_id, seat=0, seat_token=tokens[0],
+                                                   action="declare:three:K", expected_move_number=0))
+    assert [m.action for m in answer.moves] == ["declare:three:K"]
+    assert next(watching).move.action == "declare:three"
+    view = games.GetObservation(game_service_pb2.GetObservationRequest(match_id=match_id, seat=1,
+                                                                       seat_token=tokens[1])).view
+    assert json.loads(view.json)["history"] == [[0, "declare:three"]]
+    responses = play_to_end(games, match_id, tokens, choose=lambda legal: legal[0])
+    replay_id = responses[-1].replay_id
+
+    def streamed(perspective, seat=0):
+        steps = replays.StreamReplay(replay_service_pb2.StreamReplayRequest(
+            replay_id=replay_id, perspective=perspective, seat=seat))
+        return [s.move.action for s in steps if s.HasField("move")][0]
+
+    assert streamed(common_pb2.PERSPECTIVE_FULL) == streamed(common_pb2.PERSPECTIVE_SEAT, 0) == "declare:three:K"
+    assert streamed(common_pb2.PERSPECTIVE_SEAT, 1) == streamed(common_pb2.PERSPECTIVE_PUBLIC) == "declare:three"
