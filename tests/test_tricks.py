@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from engine.cards import CODES, SUIT, SUIT_MASK, cards_in, codes_of, mask_of, parse_card, parse_cards
 from engine.dealing import deal_rounds
-from engine.scoring import highest_once_target_reached, point_table
+from engine.errors import PositionError
+from engine.scoring import TrickBonus, highest_once_target_reached, point_table, ranks_mask
 from engine.tricks import (
     CLUBS,
     DIAMONDS,
@@ -23,10 +24,12 @@ from engine.tricks import (
     Ranking,
     beaters_mask,
     beats,
+    check_play_order,
     cut,
     draw_in_turn,
     gather_tricks,
     legal_mask,
+    second_card_mask,
     trick_winner,
 )
 
@@ -177,3 +180,37 @@ def test_point_table_and_match_target():
     assert all(sum(table[t][c] for c in deck) == 152 for t in range(4))
     assert highest_once_target_reached([999, 10], 1000) is None
     assert highest_once_target_reached([1000, 1200], 1000) == [1]
+
+
+# ---- tricks of more cards than seats (Très, tres.md 5) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("hand", "winning", "opponent_winning", "expected"), [
+    (["3C", "AC", "2H", "7S"], "KC", True, ["3C", "AC"]),               # tres.md E4: follow the winning card's suit
+    (["3C", "AC", "2H", "QH", "7S"], "4H", True, ["2H", "QH"]),         # E5: it is a trump: follow trumps
+    (["3C", "AC", "7S"], "4H", True, ["3C", "AC", "7S"]),               # void in it: anything
+    (["KD", "2H", "7S"], "9C", False, ["KD", "2H", "7S"]),              # E6: own card winning: anything
+])
+def test_second_card_mask(hand, winning, opponent_winning, expected):
+    mask = second_card_mask(mask_of(parse_cards(hand)), parse_card(winning), opponent_winning)
+    assert codes_of(cards_in(mask)) == sorted(expected, key=parse_card)
+
+
+def test_check_play_order_with_three_card_tricks_and_the_lead_passing():
+    tricks = [[(1, 0), (0, 1), (1, 2)], [(0, 3), (1, 4), (0, 5)]]  # the lead passes, whoever won trick 1
+    assert check_play_order(tricks, [(1, 6)], 1, 2, lambda cards: 1, size=3, lead_passes=True) == 0
+    with pytest.raises(PositionError, match="trick 2 must be played in seat order from seat 0"):
+        check_play_order(tricks[:1] + [[(1, 3), (0, 4), (1, 5)]], [], 1, 2, lambda cards: 2, size=3,
+                         lead_passes=True)
+    with pytest.raises(PositionError, match="finished trick 1 must hold 3 cards"):
+        check_play_order([tricks[0][:2]], [], 1, 2, lambda cards: 0, size=3, lead_passes=True)
+
+
+def test_trick_bonus_by_count_and_by_suits():
+    bonus = TrickBonus(ranks_mask("234"), by_count=(0, 2, 4, 8), by_suits=((1, 16), (3, 16)))
+    assert [bonus.bonus(parse_cards(t)) for t in (["AS", "KS", "QS"], ["2S", "KS", "QS"], ["2S", "3C", "QS"],
+                                                  ["2S", "3C", "4S"], ["2S", "3S", "4S"], ["2S", "3C", "4D"])] == \
+        [0, 2, 4, 8, 16, 16]
+    assert bonus.value(parse_cards(["AS", "KS", "QS"])) == 1
+    assert bonus.value(parse_cards(["AS", "KS", "QS"]), additive=True) == 1
+    assert bonus.value(parse_cards(["2S", "3C", "4D"]), trick_point=2, additive=True) == 18

@@ -450,3 +450,91 @@ def test_greedy_leads_a_card_the_follower_cannot_beat():
     obs = _obs(hand + seen[len(tricks) * 3:], [], tricks)
     obs["legal_actions"] = hand
     assert _best(obs) == "AS"
+
+
+# ---- positions (docs/positions/tres.md) -------------------------------------------------------------------------
+
+
+def _in_play(seed: int = 3, tricks: int = 3, in_trick: int = 1) -> dict:
+    """A position of a random first deal after ``tricks`` tricks and ``in_trick`` cards of the next."""
+    state = new(seed=seed)
+    rng = Rng(seed)
+    for _ in range(3 * tricks + in_trick):
+        state.apply(rng.choice(state.legal_actions()))
+    position = state.to_position()
+    assert engine.from_position(GAME, position).to_position() == position
+    return position
+
+
+def _refused(position: dict, match: str) -> None:
+    with pytest.raises(engine.PositionError, match=match):
+        engine.from_position(GAME, position)
+
+
+@pytest.mark.parametrize(("key", "value", "match"), [
+    ("points", [0, 0], "points must add up"),
+    ("tricks_won", [3, 0], "tricks_won"),
+    ("tricks_played", 2, "tricks_played"),
+    ("first_player", 0, "first_player"),
+    ("trump", "S", "trump must be the trump_suit option"),
+])
+def test_position_keys_the_tricks_imply_are_checked(key, value, match):
+    position = _in_play()
+    if position[key] == value:
+        value = [1, 1] if key == "points" else [0, 3]
+    position[key] = value
+    _refused(position, match)
+
+
+def test_position_cards_once_each_of_the_51():
+    position = _in_play()
+    card = position["hands"][0].pop()
+    _refused(position, f"51-card deck once each: missing {card}")
+    position["hands"][1] = sorted([*position["hands"][1], card], key=CODES.index)
+    _refused(position, "hands")
+    removed = _in_play()
+    removed["hands"][0] = sorted([*removed["hands"][0], "5D"], key=CODES.index)
+    _refused(removed, "not in the deck: 5D")
+
+
+def test_position_tricks_of_three_played_leader_follower_leader_with_the_lead_alternating():
+    position = _in_play(in_trick=2)
+    short = json.loads(json.dumps(position))
+    seat, card = short["tricks"][0].pop()
+    short["hands"][seat] = sorted([*short["hands"][seat], card], key=CODES.index)
+    _refused(short, "finished trick 1 must hold 3 cards")
+    turned = json.loads(json.dumps(position))
+    for pair in turned["tricks"][1]:
+        pair[0] = 1 - pair[0]
+    _refused(turned, "trick 2 must be played in seat order from seat")
+    full = json.loads(json.dumps(position))
+    full["trick"].append([full["trick"][0][0], full["hands"][full["trick"][0][0]].pop()])
+    _refused(full, "trick must list at most 2")
+
+
+def test_position_follow_rules_are_checked_when_the_tricks_are_replayed():
+    for seed in range(50):
+        position = _in_play(seed=seed, tricks=6, in_trick=0)
+        for trick in position["tricks"]:
+            (_l, c1), (follower, c2), _c3 = trick
+            other = next((c for c in position["hands"][follower] if c[1] != c1[1]), None)
+            if c2[1] == c1[1] and other is not None:
+                trick[1][1] = other
+                position["hands"][follower] = sorted([c for c in position["hands"][follower] if c != other] + [c2],
+                                                     key=CODES.index)
+                _refused(position, f"may not play {other}")
+                return
+    raise AssertionError("no trick to break")
+
+
+def test_position_over_only_after_the_last_trick_of_the_match():
+    state = new(seed=8)
+    rng = Rng(8)
+    while not state.is_terminal:
+        state.apply(rng.choice(state.legal_actions()))
+    position = state.to_position()
+    assert position["phase"] == "over" and len(position["tricks"]) == TRICKS_PER_DEAL
+    assert engine.from_position(GAME, position).to_position() == position
+    early = _in_play()
+    early.update(phase="over", current_player=None, winners=[0])
+    _refused(early, "over only after the 17th trick")
