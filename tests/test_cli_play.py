@@ -53,7 +53,7 @@ def _prompts(output: str) -> list[tuple[list[str], list[str]]]:
 
 # ---- play: moves, captures, tricks, sides ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("game", ["tablanette", "tablic", "german_whist", "belote", "tres"])
+@pytest.mark.parametrize("game", ["tablanette", "tablic", "german_whist", "belote", "trappola", "tres"])
 def test_moves_are_numbered_in_the_order_of_the_hand(cli_runner: CliRunner, game: str) -> None:
     output = _ok(cli_runner.invoke(cli, ["play", game, "--seed", "7", *SHORT], input="1\n" * 200))
     asked = [(hand, moves) for hand, moves in _prompts(output) if len(moves) > 1 and ":" not in "".join(hand)]
@@ -103,6 +103,13 @@ def test_no_target_row_without_a_target(cli_runner: CliRunner) -> None:
     output = _ok(cli_runner.invoke(cli, ["play", "german_whist", "--seed", "5", *SHORT], input="1\n" * 60))
     assert "Your hand" in output
     assert "Target" not in output
+
+
+def test_a_set_the_opponent_declares_by_its_size_shows_no_rank(cli_runner: CliRunner) -> None:
+    # trappola.md 6.4: seat 1 (greedy) declares three kings with seed 1; the person sees "declare:three" only
+    output = _ok(cli_runner.invoke(cli, ["play", "trappola", "--seed", "1"], input="1\n" * 60))
+    assert "seat 1 plays declare:three\n" in output and "declare:three, 0" in output
+    assert "seat 1 plays declare:three:" not in output and "Declarations: you 0, seat 1 6." in " ".join(output.split())
 
 
 @pytest.mark.parametrize(("game", "players"), [("tablic", "2"), ("belote_contree", "4"), ("tablanette", "4")])

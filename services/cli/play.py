@@ -242,7 +242,7 @@ def _print_turns(console: Console, state: State, seat: int, seating: Seating, pr
     capture is decided in steps: it is shown as the rules write it, ``KS:4C,TD``)."""
     if state.phase == "capture":
         return printed
-    history = state.history
+    history = [(actor, action) for actor, action in state.observation(seat)["history"]]  # as the person sees it
     for actor, turn in join_turns(history[printed:]):
         console.print("You play " if actor == seat else f"{seating.name(actor)} plays ", action_text(turn), sep="")
     return len(history)
