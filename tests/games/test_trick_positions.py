@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 import engine
 from engine.rng import Rng
 
-CASES = [("german_whist", 2), ("belote_contree", 4), ("belote", 2), ("belote", 3), ("belote", 4)]
+CASES = [("german_whist", 2), ("belote_contree", 4), ("belote", 2), ("belote", 3), ("belote", 4), ("trappola", 2)]
 # Position keys that are plain lists of card codes, per game (a seat's hand is "hands", index seat).
-CARD_LISTS = {"german_whist": ("hands", "stock"), "belote_contree": ("hands",), "belote": ("hands", "stock")}
+CARD_LISTS = {"german_whist": ("hands", "stock"), "belote_contree": ("hands",), "belote": ("hands", "stock"),
+              "trappola": ("hands", "stock")}
 
 
 def _position(game: str, players: int, seed: int, steps: int, **options: Any) -> dict:
@@ -226,11 +227,15 @@ def test_hands_are_the_ones_deal_deck_dealt(game: str, players: int) -> None:
 def test_a_card_the_follow_rule_forbade_is_named(game: str, players: int) -> None:
     for seed in range(100):
         position = _in_play(game, players, tricks=2, seed_from=seed)
-        for trick in position["tricks"]:
+        now = position["trick"] or [[position["current_player"]]]
+        leaders = [t[0][0] for t in position["tricks"][1:]] + [now[0][0]]  # each trick's winner leads the next
+        for trick, winner in zip(position["tricks"], leaders, strict=True):
+            if winner != trick[0][0]:
+                continue  # a trick its leader won: a discard instead of a follower's card leaves the winner and turns
             led = trick[0][1][1]
             for entry in trick[1:]:
                 seat, card = entry
-                other = next((c for c in position["hands"][seat] if c[1] != led), None)
+                other = next((c for c in position["hands"][seat] if c[1] not in (led, position["trump"])), None)
                 if card[1] == led and other is not None:
                     entry[1] = other
                     position["hands"][seat] = sorted([c for c in position["hands"][seat] if c != other] + [card],

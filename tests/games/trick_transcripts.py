@@ -37,6 +37,10 @@ CASES: dict[str, tuple[str, int, int, dict[str, Any], int | None, Any]] = {
     "tres-match": ("tres", 2, 41, {}, None, "random"),
     "tres-options": ("tres", 2, 42, {"target_score": 90, "additive_trick_point": True, "trump_suit": "C",
                                      "removed_card": "5H"}, 1, ["greedy", "random"]),
+    "trappola-single": ("trappola", 2, 51, {}, None, ["greedy", "random"]),
+    "trappola-target": ("trappola", 2, 52, {"target_score": 150, "public_declaration_ranks": True}, 0, "random"),
+    "trappola-options": ("trappola", 2, 53, {"target_score": 100, "allow_redeal": False, "declarations": False}, 1,
+                         "greedy"),
 }
 
 
