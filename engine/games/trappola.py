@@ -210,7 +210,9 @@ class Trappola(TrickGame):
     def _score_deal(self) -> None:
         counters = self.deal_points()
         total = counters.pop("total")
-        self._deal_over(total, difference=total[0] - total[1], **counters)  # 7.2
+        # 7.2: both scores, and the difference: seat 0's score minus seat 1's, then what seat 1 receives (its
+        # negation), a list so that simulations sum it per seat
+        self._deal_over(total, difference=[total[0] - total[1], total[1] - total[0]], **counters)
 
     def _match_winners(self) -> list[int] | None:
         target = self.options["target_score"]

@@ -193,7 +193,7 @@ def test_example_10_a_full_deal() -> None:
     result = state.deal_results[0]
     assert result["card_points"] == [34, 8] and result["two_tricks"] == [2, 0] and result["declarations"] == [12, 0]
     assert result["last_trick"] == [0, 6] and result["final_run"] == 0
-    assert result["points"] == [66, 14] and result["difference"] == 52
+    assert result["points"] == [66, 14] and result["difference"] == [52, -52]
     assert state.is_terminal and state.winners == [0]
 
 
@@ -361,7 +361,8 @@ def test_7_2_the_deal_reports_both_scores_and_the_difference() -> None:
     state = new()
     engine.bots.play_out(state, engine.bots.make_policies(["random", "random"], GAME, seed=8))
     result = state.deal_results[0]
-    assert result["difference"] == result["points"][0] - result["points"][1]
+    first, second = result["points"]
+    assert result["difference"] == [first - second, second - first]
     assert sum(result["card_points"]) + sum(result["last_trick"]) + sum(result["run_points"]) >= 6
 
 
