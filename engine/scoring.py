@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .cards import BIT, RANKS, SUIT, SUIT_MASK
+from .cards import BIT, CODES, RANKS, SUIT, SUIT_MASK, mask_of
 
 
 def point_table(plain: Mapping[str, int], trump: Mapping[str, int] | None = None) -> tuple[tuple[int, ...], ...]:
@@ -100,3 +100,50 @@ class TrickBonus:
     def value(self, cards: Sequence[int], trick_point: int = 1, additive: bool = False) -> int:
         bonus = self.bonus(cards)
         return trick_point + bonus if additive else max(trick_point, bonus)
+
+
+class PlusMinusCards:
+    """Scoring cards worth plus or minus points, and the reversal: a pile that holds every minus card turns the sign
+    of every pile's points (Two-Ten-Jack 7.2; the idea of Hearts' shooting the moon).
+
+    >>> from engine.cards import mask_of, parse_cards
+    >>> cards = PlusMinusCards({"2H": 10, "KH": 5, "AS": -15, "QS": -5})
+    >>> cards.scores([mask_of(parse_cards(["2H"])), mask_of(parse_cards(["AS", "QS", "KH"]))])
+    ([-10, 15], 1)
+    >>> cards.scores([mask_of(parse_cards(["2H", "QS"])), mask_of(parse_cards(["AS", "KH"]))])
+    ([5, -10], None)
+    """
+
+    def __init__(self, points: Mapping[str, int]) -> None:
+        unknown = sorted(set(points) - set(CODES))
+        if unknown:
+            raise ValueError(f"not card codes: {unknown}")
+        self.points: tuple[int, ...] = tuple(points.get(code, 0) for code in CODES)
+        self.minus = mask_of(c for c, p in enumerate(self.points) if p < 0)
+        # by_suit[suit][ranks]: the points of that suit's cards of a 13-bit rank mask
+        self.by_suit = tuple(_suit_sums(self.points[13 * s:13 * s + 13]) for s in range(4))
+
+    def pile_points(self, pile: int) -> int:
+        """The points of the cards of ``pile`` (a mask), signs as printed."""
+        clubs, diamonds, hearts, spades = self.by_suit
+        return (clubs[pile & 0x1FFF] + diamonds[pile >> 13 & 0x1FFF] + hearts[pile >> 26 & 0x1FFF]
+                + spades[pile >> 39 & 0x1FFF])
+
+    def shooter(self, piles: Sequence[int]) -> int | None:
+        """The index of the pile that holds every minus card, if one does."""
+        return next((k for k, pile in enumerate(piles) if pile & self.minus == self.minus), None)
+
+    def scores(self, piles: Sequence[int], reversal: bool = True) -> tuple[list[int], int | None]:
+        """Each pile's points and the pile that reversed the signs (None: no reversal, or ``reversal`` off)."""
+        points = [self.pile_points(pile) for pile in piles]
+        shooter = self.shooter(piles) if reversal else None
+        return ([-p for p in points] if shooter is not None else points), shooter
+
+
+def _suit_sums(values: Sequence[int]) -> tuple[int, ...]:
+    """For each 13-bit mask, the sum of ``values`` at its set bits."""
+    sums = [0]
+    for m in range(1, 1 << 13):
+        low = m & -m
+        sums.append(sums[m ^ low] + values[low.bit_length() - 1])
+    return tuple(sums)

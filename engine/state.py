@@ -66,9 +66,15 @@ class GameInfo:
     aliases: tuple[str, ...] = field(default=())
     # The longest match with the default options, per player count (filled in when the game registers).
     max_length: Mapping[int, GameLength] = field(default_factory=dict)
+    # Player counts whose deck is not ``deck_size`` cards (Two-Ten-Jack removes 52 mod n cards).
+    deck_sizes: Mapping[int, int] = field(default_factory=dict)
 
     def all_options(self) -> list[Option]:
         return [*self.options, MAX_DEALS]
+
+    def deck_size_for(self, players: int) -> int:
+        """The cards of one deal's deck with ``players`` players."""
+        return self.deck_sizes.get(players, self.deck_size)
 
     def to_dict(self) -> dict[str, Any]:
         return {

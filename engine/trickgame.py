@@ -267,8 +267,7 @@ class TrickGame(State):
         every["tricks"] = [c for played in tricks for _s, c in played]
         check_cards_once({**every, **piles}, self._deck_cards())
         self._check_dealt(trump, hand_cards)
-        to_play = check_play_order(tricks, trick, self._first_leader(), n,
-                                   lambda cards: trick_winner(cards, trump, self.RULES.ranking),
+        to_play = check_play_order(tricks, trick, self._first_leader(), n, self._winner_rule(trump),
                                    size=size, lead_passes=self.RULES.lead_passes)
         phase = self.phase
         self._deal_again(trump)
@@ -286,6 +285,10 @@ class TrickGame(State):
                 raise PositionError(f"hands[{seat}] must hold what deal_deck dealt seat {seat}, less what it played: "
                                     f"{' '.join(wrong) or 'nothing'} not its, {' '.join(missing) or 'nothing'} missing")
         return to_play
+
+    def _winner_rule(self, trump: int) -> Callable[[list[int]], int]:
+        """How a position's finished tricks were won, called for each in play order: its winning card's index."""
+        return lambda cards: trick_winner(cards, trump, self.RULES.ranking)
 
     def _replay_card(self, key: str, seat: int, card: int) -> None:
         """Play a position's card again; PositionError naming it unless the seat held it and the rules allowed it."""

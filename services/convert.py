@@ -84,7 +84,7 @@ def game_info_response(game_id: str, players: int | None) -> game_service_pb2.Ge
     if players not in info.player_counts:
         raise InvalidArgument(f"{game_id} is played by {list(info.player_counts)} players, not {players}")
     return game_service_pb2.GetGameInfoResponse(
-        game=game_summary(game_id), deck_size=info.deck_size, players=players,
+        game=game_summary(game_id), deck_size=info.deck_size_for(players), players=players,
         options=[option_spec(o, players) for o in info.all_options()])
 
 

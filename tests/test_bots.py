@@ -435,6 +435,8 @@ def test_greedy_beats_random_over_2000_deals(game: str) -> None:
     ("belote", 4, 1000),         # about 67%
     ("tres", 2, 1000),           # about 95%
     ("trappola", 2, 1000),       # about 74%
+    ("two_ten_jack", 2, 1000),   # about 61%
+    ("two_ten_jack", 3, 600),    # about 50% (a fair share is 33%)
 ])
 def test_greedy_beats_random_at_trick_games(game: str, players: int, deals: int) -> None:
     leads, wins = _greedy_against_random(game, players, deals)
@@ -442,7 +444,7 @@ def test_greedy_beats_random_at_trick_games(game: str, players: int, deals: int)
 
 
 def test_trick_games_have_greedy() -> None:
-    assert {"german_whist", "belote_contree", "belote"} <= set(greedy_games())
+    assert {"german_whist", "belote_contree", "belote", "two_ten_jack"} <= set(greedy_games())
 
 
 def test_play_out_shows_each_move_before_it_is_applied_and_can_stop_at_the_deal_end() -> None:

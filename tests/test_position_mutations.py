@@ -72,11 +72,13 @@ def _play_instead(p: dict, choices: list[tuple[int, int, int, str]], rng: random
 
 def break_follow_rule(p: dict, rng: random.Random) -> dict | None:
     """In a finished trick, a player who followed suit plays instead a card of another suit from its hand (keeping
-    the led card): it could follow suit then, so the rules forbade it."""
+    the led card): it could follow suit then, so the rules forbade it. The led card is the trick's first face-up one
+    (Two-Ten-Jack's first trick may begin with cards played face down, its ``face_down``)."""
     choices = []
     for k, trick in enumerate(p["tricks"]):
-        led = SUIT[parse_card(trick[0][1])]
-        for i, (seat, card) in enumerate(trick[1:], start=1):
+        lead = next(i for i, (_seat, card) in enumerate(trick) if card not in p.get("face_down", ()))
+        led = SUIT[parse_card(trick[lead][1])]
+        for i, (seat, card) in enumerate(trick[lead + 1:], start=lead + 1):
             if SUIT[parse_card(card)] == led:
                 choices += [(k, i, seat, other) for other in p["hands"][seat] if SUIT[parse_card(other)] != led]
     return _play_instead(p, choices, rng)
@@ -194,6 +196,7 @@ MUTATORS: dict[str, list[Mutator]] = {
     "tablic": FISHING_MUTATORS,
     "trappola": TRICK_MUTATORS,
     "tres": [swap_between_hands, change_seat_to_play, drop_a_card, break_tres_follow_rule, unsorted_hand],
+    "two_ten_jack": TRICK_MUTATORS,
 }
 CASES = [case for case in GAME_CASES if case.values[0] in MUTATORS]
 

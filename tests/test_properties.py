@@ -170,7 +170,7 @@ def test_cards_are_conserved(game: str, players: int, seed: int, play_seed: int,
 def _check_conservation(game: str, state: engine.State) -> None:
     position = state.to_position()
     deck = position["deal_deck"]
-    assert len(deck) == len(set(deck)) == engine.game_info(game).deck_size
+    assert len(deck) == len(set(deck)) == engine.game_info(game).deck_size_for(state.players)
     held = conserved_cards(game, position)
     missing = sorted(set(deck) - set(held))
     repeated = sorted(code for code, count in held.items() if count > 1)

@@ -14,6 +14,7 @@ from . import fishing as _fishing  # noqa: F401  (registers the fishing games' g
 from . import greedy_trappola as _greedy_trappola  # noqa: F401  (registers Trappola's greedy)
 from . import greedy_tres as _greedy_tres  # noqa: F401  (registers Très' greedy)
 from . import greedy_tricks as _greedy_tricks  # noqa: F401  (registers the trick games' greedy)
+from . import greedy_two_ten_jack as _greedy_two_ten_jack  # noqa: F401  (registers Two-Ten-Jack's greedy)
 from .greedy import GreedyPolicy, greedy_games, register_greedy
 from .policy import Policy, RandomPolicy
 from .registry import (

@@ -41,6 +41,11 @@ CASES: dict[str, tuple[str, int, int, dict[str, Any], int | None, Any]] = {
     "trappola-target": ("trappola", 2, 52, {"target_score": 150, "public_declaration_ranks": True}, 0, "random"),
     "trappola-options": ("trappola", 2, 53, {"target_score": 100, "allow_redeal": False, "declarations": False}, 1,
                          "greedy"),
+    "two_ten_jack-2p": ("two_ten_jack", 2, 41, {}, None, "random"),
+    "two_ten_jack-5p-options": ("two_ten_jack", 5, 42, {"num_games": 3, "hand_size": 3, "must_trump": True,
+                                                      "same_two": False, "reversal": False, "fixed_trump": "H"}, 4,
+                                ["greedy", "random", "random", "greedy", "random"]),
+    "two_ten_jack-7p": ("two_ten_jack", 7, 43, {"num_games": 2}, 0, "greedy"),
 }
 
 

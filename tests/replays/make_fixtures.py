@@ -54,6 +54,9 @@ def fixtures() -> dict[str, bytes]:
         "tres-options-match": _as_version_1(replay.record_match(
             "tres", seed=29, policies=["greedy", "greedy"], options={
                 "trump_suit": "S", "removed_card": "5C", "additive_trick_point": True, "target_score": 120})),
+        "two_ten_jack-3p-match": _as_version_1(replay.record_match(
+            "two_ten_jack", seed=12, players=3, options={"num_games": 2}, first_dealer=0,
+            policies=["greedy", "random", "greedy"])),
     }
 
 

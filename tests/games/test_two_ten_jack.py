@@ -1,0 +1,330 @@
+"""Two-Ten-Jack: every worked example of shared/rules/two_ten_jack.md (section 10) and every rule, by section."""
+
+from __future__ import annotations
+
+import pytest
+
+import engine
+from engine.bots import make_policy
+from engine.cards import CODES, mask_of, parse_card, parse_cards
+from engine.games.two_ten_jack import CARDS, deck_for
+from engine.rng import Rng
+from engine.tricks import CLUBS, DIAMONDS, HEARTS, SPADES
+
+GAME = "two_ten_jack"
+
+
+def dealt(hands: list[list[str]], stock: list[str] | None = None, **options) -> engine.State:
+    """A match whose first deal gives seat k ``hands[k]`` (seat 0 leads) with ``stock`` on top of the stock; the rest
+    of the deck follows in canonical order."""
+    n, size = len(hands), len(hands[0])
+    deck = [hands[seat][k] for k in range(size) for seat in range(n)]
+    stock = stock or []
+    deck += stock + [CODES[c] for c in deck_for(n) if CODES[c] not in deck and CODES[c] not in stock]
+    return engine.new_match(GAME, seed=1, players=n, first_dealer=n - 1, options={"hand_size": size, **options},
+                            deck=deck)
+
+
+def winner(cards: str, trump: int, first: bool = False, down: str = "", **options) -> str:
+    """The card that wins a trick of ``cards`` (in play order), as the game decides it."""
+    state = engine.new_match(GAME, seed=1, options=options)
+    played = parse_cards(cards.split())
+    hidden = mask_of(parse_cards(down.split()))
+    return CODES[played[state._winner(first, played, trump, hidden)]]
+
+
+def pile(codes: str) -> int:
+    """The mask of space-separated card codes."""
+    return mask_of(parse_cards(codes.split()))
+
+
+def points(codes: str) -> int:
+    return CARDS.pile_points(pile(codes))
+
+
+# ---- 1. identity -----------------------------------------------------------------------------------------------
+
+def test_1_2_two_to_seven_players_two_by_default() -> None:
+    info = engine.game_info(GAME)
+    assert info.player_counts == (2, 3, 4, 5, 6, 7) and info.default_players == 2
+    assert engine.new_match(GAME, seed=1).players == 2
+    with pytest.raises(ValueError, match="2, 3, 4, 5, 6, 7 players"):
+        engine.new_match(GAME, seed=1, players=8)
+
+
+@pytest.mark.parametrize(("players", "removed"), [(2, ""), (3, "3C"), (4, ""), (5, "3C 3D"),
+                                                  (6, "3C 3D 3H 3S"), (7, "3C 3D 3H")])
+def test_1_3_fifty_two_mod_n_threes_are_removed(players: int, removed: str) -> None:
+    deck = engine.new_match(GAME, seed=1, players=players).to_position()["deal_deck"]
+    assert sorted(set(CODES) - set(deck)) == sorted(removed.split())
+    assert len(deck) % players == 0 and engine.game_info(GAME).deck_size_for(players) == len(deck)
+
+
+# ---- 2. ranking and card points --------------------------------------------------------------------------------
+
+def test_2_3_strength_classes_and_examples_1_to_4() -> None:
+    assert winner("7H TC", DIAMONDS) == "7H"  # 10.1: led suit
+    assert winner("AH 3C", CLUBS) == "3C"  # 10.2: trump
+    assert winner("AH AS", HEARTS) == "AS"  # 10.3: almighty, even over trump
+    assert winner("AS QH", DIAMONDS) == "QH"  # 10.4: yoromeki
+    assert winner("QH KH", CLUBS) == "KH"  # QH without AS is an ordinary heart
+    assert winner("5D QH AS 2D", SPADES) == "QH"  # special cards first, in any order
+
+
+def test_2_4_plus_and_minus_cards_make_each_deal_zero_sum() -> None:
+    assert points("2H TH JH QH KH AH") == 45
+    assert points("TC JC QC KC AC TD JD QD KD AD") == 10
+    assert points("QS KS 2S TS JS AS") == -55
+    assert sum(CARDS.points) == 0 and points("3C 9D 5H 9S") == 0
+
+
+# ---- 3. deal ---------------------------------------------------------------------------------------------------
+
+def test_3_1_the_seat_after_the_dealer_leads_the_first_game_and_is_dealt_first() -> None:
+    state = engine.new_match(GAME, seed=3, players=4, first_dealer=2)
+    deck = state.to_position()["deal_deck"]
+    assert state.current_player == 3
+    assert state.to_position()["hands"][3] == sorted(deck[0:16:4], key=CODES.index)
+    drawn = {engine.new_match(GAME, seed=s, players=4).dealer for s in range(40)}
+    assert drawn == {0, 1, 2, 3}  # first_dealer unset: drawn by the seeded RNG
+
+
+@pytest.mark.parametrize(("players", "size"), [(2, 6), (3, 4), (7, 4)])
+def test_3_4_hand_size_six_for_two_players_else_four(players: int, size: int) -> None:
+    state = engine.new_match(GAME, seed=2, players=players)
+    p = state.to_position()
+    assert [len(h) for h in p["hands"]] == [size] * players
+    assert len(p["stock"]) + 1 == len(p["deal_deck"]) - size * players
+
+
+def test_3_5_the_stocks_top_card_names_trump() -> None:
+    state = dealt([["4C"], ["5C"]], ["7H", "8S"])
+    assert state.to_position()["face_up"] == "7H" and state.to_position()["trump"] == "H"
+
+
+def test_3_6_a_void_deal_is_dealt_again_by_the_same_dealer() -> None:
+    state = dealt([["2H", "3H", "4H"], ["2S", "3S", "4S"]])
+    p = state.to_position()
+    assert p["redealt"] == 1 and p["dealer"] == 1 and p["deal_index"] == 0
+    assert any(c[1] in "CD" for hand in p["hands"] for c in hand)
+    assert engine.from_position(GAME, p).to_position() == p
+
+
+def test_3_2_the_winner_of_a_game_leads_the_next_ties_from_the_last_first_leader() -> None:
+    for seed in range(6):
+        state = engine.new_match(GAME, seed=seed, players=3 + seed % 3, options={"num_games": 3})
+        rng, results = Rng(seed), 0
+        while not state.is_terminal:
+            state.apply_id(rng.choice(state.legal_action_ids()))
+            if len(state.deal_results) > results and not state.is_terminal:
+                last = state.deal_results[-1]
+                first, n = (last["dealer"] + 1) % state.players, state.players
+                order = [(first + k) % n for k in range(n)]
+                best = max(last["points"])
+                assert state.current_player == next(s for s in order if last["points"][s] == best)
+                assert state.dealer == (state.current_player - 1) % n
+                results += 1
+
+
+# ---- 5. play ---------------------------------------------------------------------------------------------------
+
+def test_5_2_follow_the_led_suit_else_any_card_and_as_is_a_spade() -> None:
+    state = dealt([["4C", "9C"], ["AS", "6C"]], ["7D"])
+    state.apply("4C")
+    assert state.legal_actions() == ["6C"]
+    state = dealt([["4C", "9C"], ["AS", "6D"]], ["7D"])
+    state.apply("4C")
+    assert state.legal_actions() == ["6D", "AS"]  # no club: anything, no obligation to trump
+
+
+def test_5_3_example_7_the_first_lead_is_a_club_or_a_diamond_else_face_down() -> None:
+    state = dealt([["2H", "5S", "9C", "KD", "QH", "3S"], ["2C", "3C", "4C", "5C", "6C", "7C"]])
+    assert state.legal_actions() == ["9C", "KD"]
+    state = dealt([["2H", "5S", "QH", "3S", "AS", "7H"], ["2C", "3C", "4C", "5C", "6C", "7C"]])
+    assert sorted(state.legal_actions()) == sorted(f"facedown:{c}" for c in ["2H", "7H", "QH", "3S", "5S", "AS"])
+
+
+def test_5_3_example_8_after_a_face_down_card_the_next_seat_leads_and_wins() -> None:
+    state = dealt([["7H", "2H", "3H", "4H", "5S", "6H"], ["4C", "9H", "AS", "KD", "TS", "6S"]])
+    state.apply("facedown:7H")
+    assert state.current_player == 1 and state.legal_actions() == ["4C", "KD"]
+    assert state.observation(1)["trick"] == [[0, "facedown"]]
+    assert state.observation(0)["trick"] == [[0, "facedown:7H"]]
+    assert state.observation(1)["history"] == [[0, "facedown"]]
+    state.apply("KD")
+    assert state.current_player == 1 and state.observation(0)["taken"][1] == ["KD", "7H"]
+    assert state.observation(0)["points"] == [0, 1]
+    assert state.to_position()["face_down"] == ["7H"]
+    assert state.observation(1)["history"] == [[0, "facedown:7H"], [1, "KD"]]  # public once gathered
+
+
+def test_5_3_face_down_cards_never_win_and_three_players_play_one_card_each() -> None:
+    state = dealt([["7H", "2H", "3H", "4H"], ["AS", "9H", "TH", "6S"], ["4C", "3D", "5D", "6D"]])
+    state.apply("facedown:7H")
+    assert state.legal_actions() == [f"facedown:{c}" for c in ["6S", "9H", "AS", "TH"]]
+    state.apply("facedown:AS")  # the almighty face down does not win either
+    assert state.legal_actions() == ["3D", "4C", "5D", "6D"]
+    state.apply("4C")
+    assert state.current_player == 2 and state.observation(2)["taken"][2] == ["4C", "7H", "AS"]
+
+
+def test_5_3_example_9_followers_in_the_first_trick_may_play_hearts_and_spades() -> None:
+    state = dealt([["9C", "2C", "3C", "4C", "5C", "6C"], ["AS", "QH", "4D", "5D", "6H", "TS"]])
+    state.apply("9C")
+    assert state.legal_actions() == ["4D", "5D", "6H", "AS", "QH", "TS"]
+    state.apply("AS")
+    assert state.current_player == 1
+
+
+@pytest.mark.parametrize(("first", "win"), [(False, "2D"), (True, "AD")])
+def test_5_4_example_5_same_two_but_not_in_the_first_trick(first: bool, win: str) -> None:
+    assert winner("AD 2D", SPADES, first=first) == win
+    assert winner("3H TH AH 2H", CLUBS) == "2H"  # the seed's own example, 4 players
+    assert winner("QH 2H", CLUBS) == "2H"  # 9.3: QH without AS does not block same two
+
+
+def test_5_4_example_6_same_two_needs_one_suit_and_no_special_card() -> None:
+    assert winner("2S AS", CLUBS) == "AS"
+    assert winner("AD 2D 3C", CLUBS) == "3C"  # not all of one suit: the trump wins
+
+
+def test_5_4_same_two_in_play_after_the_first_trick() -> None:
+    state = dealt([["4C", "AD"], ["5C", "2D"]], ["8S", "9S"], fixed_trump="S")
+    state.apply("4C")
+    state.apply("5C")  # seat 1 wins the first trick, draws 8S; seat 0 draws 9S
+    state.apply("2D")
+    state.apply("AD")
+    assert state.current_player == 1  # same two
+
+
+def test_5_7_example_10_the_winner_draws_first_then_in_seat_order() -> None:
+    state = dealt([["4C"], ["5C"]], ["8C", "JH"])
+    state.apply("4C")
+    state.apply("5C")
+    hands = state.to_position()["hands"]
+    assert hands == [["JH"], ["8C"]] and state.current_player == 1
+    assert state.observation(0)["known_cards"] == ["8C"]  # drawn from the face-up stock, in view of all
+
+
+def test_5_7_5_8_the_stock_runs_out_then_hands_are_played_out() -> None:
+    state = engine.new_match(GAME, seed=9, players=3, options={"max_deals": 1})
+    rng, sizes = Rng(4), []
+    while not state.is_terminal:
+        p = state.to_position()
+        if not p["trick"]:
+            sizes.append((len(p["stock"]) + (p["face_up"] is not None), [len(h) for h in p["hands"]]))
+        state.apply_id(rng.choice(state.legal_action_ids()))
+    assert all(stock % 3 == 0 for stock, _ in sizes)
+    assert [hands for stock, hands in sizes if stock] == [[4, 4, 4]] * (51 // 3 - 4)
+    assert [hands for stock, hands in sizes if not stock] == [[4, 4, 4], [3, 3, 3], [2, 2, 2], [1, 1, 1]]
+
+
+# ---- 7. scoring ------------------------------------------------------------------------------------------------
+
+def test_7_1_example_11_deal_scores() -> None:
+    zero = pile("3C")
+    first = pile("2H TH QH AC KD 2S QS")
+    second = pile("JH KH AH TC JC QC KC TD JD QD AD TS JS KS AS")
+    assert CARDS.scores([first | zero, second]) == ([12, -12], None)
+
+
+def test_7_2_example_12_reversal() -> None:
+    first = pile("2S TS JS QS KS AS TH KH AC AD")
+    second = mask_of(c for c in range(52) if not first >> c & 1)
+    assert CARDS.scores([first, second]) == ([38, -38], 0)
+    assert CARDS.scores([first, second], reversal=False) == ([-38, 38], None)
+
+
+@pytest.mark.parametrize("reversal", [True, False])
+def test_7_2_a_deal_scored_with_and_without_the_reversal_option(reversal: bool) -> None:
+    state = engine.new_match(GAME, seed=5, players=3, options={"reversal": reversal, "num_games": 2})
+    minus = pile("2S TS JS QS KS AS")
+    state.taken = [minus | mask_of([parse_card("2H")]), mask_of([parse_card("TH")]), 0]
+    state._score_deal()
+    expected = [55 - 10, -10, 0] if reversal else [-55 + 10, 10, 0]
+    assert state.deal_results[-1]["points"] == expected and state.scores == expected
+    assert state.deal_results[-1]["reversal"] == (0 if reversal else None)
+
+
+def test_7_3_a_match_of_num_games_games_the_highest_total_wins() -> None:
+    for games in (1, 5):
+        state = engine.new_match(GAME, seed=games, players=3, options={"num_games": games})
+        rng = Rng(games)
+        while not state.is_terminal:
+            state.apply_id(rng.choice(state.legal_action_ids()))
+        assert len(state.deal_results) == games and sum(state.scores) == 0
+        assert state.winners == [s for s in range(3) if state.scores[s] == max(state.scores)]
+        assert state.scores == [sum(r["points"][s] for r in state.deal_results) for s in range(3)]
+
+
+# ---- 8. options ------------------------------------------------------------------------------------------------
+
+def test_8_must_trump_makes_a_void_player_trump_and_as_counts_as_a_trump() -> None:
+    state = dealt([["4C", "9C"], ["AS", "6D"]], ["7H"], must_trump=True)
+    state.apply("4C")
+    assert state.legal_actions() == ["AS"]  # trump H held: none, but AS counts as a trump
+    state = dealt([["4C", "9C"], ["AS", "6H", "6D"][:2]], ["7H"], must_trump=True)
+    state.apply("4C")
+    assert state.legal_actions() == ["6H", "AS"]
+    state = dealt([["4C", "9C"], ["6D", "7D"]], ["7H"], must_trump=True)
+    state.apply("4C")
+    assert state.legal_actions() == ["6D", "7D"]  # nothing to trump with: any card
+
+
+def test_8_fixed_trump_ignores_the_stock() -> None:
+    state = dealt([["4C"], ["5C"]], ["7H"], fixed_trump="S")
+    assert state.to_position()["trump"] == "S" and state.to_position()["face_up"] == "7H"
+
+
+def test_8_same_two_off() -> None:
+    assert winner("AD 2D", SPADES, same_two=False) == "AD"
+
+
+@pytest.mark.parametrize(("players", "largest"), [(2, 25), (3, 16), (4, 12), (5, 9), (6, 7), (7, 6)])
+def test_8_hand_size_leaves_a_stock_to_name_trump(players: int, largest: int) -> None:
+    engine.new_match(GAME, seed=1, players=players, options={"hand_size": largest})
+    with pytest.raises(ValueError, match="hand_size"):
+        engine.new_match(GAME, seed=1, players=players, options={"hand_size": largest + 1})
+    with pytest.raises(ValueError, match="hand_size"):
+        engine.new_match(GAME, seed=1, players=players, options={"hand_size": 0})
+
+
+def test_8_options_are_validated() -> None:
+    for bad in ({"num_games": 0}, {"fixed_trump": "X"}, {"reversal": 1}, {"must_trump": "yes"}):
+        with pytest.raises(ValueError):
+            engine.new_match(GAME, seed=1, options=bad)
+
+
+# ---- positions -------------------------------------------------------------------------------------------------
+
+def test_a_position_with_a_face_down_card_round_trips_and_is_checked() -> None:
+    state = dealt([["7H", "2H", "3H", "4H", "5S", "6H"], ["4C", "9H", "AS", "KD", "TS", "6S"]])
+    state.apply("facedown:7H")
+    p = state.to_position()
+    assert p["face_down"] == ["7H"] and p["trick"] == [[0, "7H"]]
+    assert engine.from_position(GAME, p).legal_actions() == ["4C", "KD"]
+    with pytest.raises(engine.PositionError, match="may not play 7H"):
+        engine.from_position(GAME, {**p, "face_down": []})  # played face up, it would have to be a club or diamond
+    with pytest.raises(engine.PositionError):
+        engine.from_position(GAME, {**p, "face_down": ["7H", "2H"]})
+    with pytest.raises(engine.PositionError, match="add up to 0"):
+        engine.from_position(GAME, {**p, "scores": [1, 0]})
+
+
+# ---- greedy (engine/bots/greedy_two_ten_jack.py) -----------------------------------------------------------------
+
+def _greedy(legal: list[str], trick: list, trump: str = "C", tricks_played: int = 3, players: int = 2) -> str:
+    obs = {"game": GAME, "players": players, "trump": trump, "trick": trick, "tricks_played": tricks_played,
+           "options": {"same_two": True}, "legal_actions": legal}
+    return make_policy("greedy", GAME, 0, 1)(obs)
+
+
+def test_greedy_takes_plus_points_cheaply_and_dodges_minus_ones() -> None:
+    assert _greedy(["2H", "QH", "AH"], [[1, "JH"]]) == "2H"  # same two takes the JH with the 2H's own 10
+    assert _greedy(["3S", "KS"], [[1, "JS"]]) == "3S"  # under the JS: leave the minus trick
+    assert _greedy(["AS", "4D"], [[1, "QH"]], trump="D") == "AS"  # QH takes AS: dump the almighty's -15 on it
+    assert _greedy(["facedown:AS", "facedown:2H"], [], tricks_played=0) == "facedown:AS"
+
+
+def test_greedy_never_leads_the_almighty() -> None:
+    assert _greedy(["AS", "7C", "KD"], []) == "7C"
