@@ -53,7 +53,7 @@ def _prompts(output: str) -> list[tuple[list[str], list[str]]]:
 
 # ---- play: moves, captures, tricks, sides ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("game", ["tablanette", "tablic", "german_whist", "belote", "trappola", "tres"])
+@pytest.mark.parametrize("game", ["tablanette", "tablic", "german_whist", "belote", "trappola", "tres", "two_ten_jack"])
 def test_moves_are_numbered_in_the_order_of_the_hand(cli_runner: CliRunner, game: str) -> None:
     output = _ok(cli_runner.invoke(cli, ["play", game, "--seed", "7", *SHORT], input="1\n" * 200))
     asked = [(hand, moves) for hand, moves in _prompts(output) if len(moves) > 1 and ":" not in "".join(hand)]

@@ -12,6 +12,6 @@ from client_fixtures import *  # noqa: F403 (the fixtures)
 HERE = Path(__file__).resolve().parent
 
 
-@pytest.mark.parametrize("game", ["tablanette", "trappola", "tres"])
+@pytest.mark.parametrize("game", ["tablanette", "trappola", "tres", "two_ten_jack"])
 def test_the_node_client_plays_a_match_and_streams_its_replay(node_modules, play_with_client, game):
     assert play_with_client(HERE / "play_tablanette.js", 11, game)["game"] == game
