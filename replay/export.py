@@ -21,7 +21,7 @@ from engine.state import State
 
 from .codec import READ_VERSIONS, Header, header_from_dict
 from .errors import ReplayError
-from .record import Replayer, _is_over, decode, encode_replay, legal_ids, start_state
+from .record import Replayer, _is_over, decode, encode_replay, legal_ids, replay_turns, start_state
 
 JSON_FORMAT = "cardtable-replay"
 
@@ -109,7 +109,8 @@ def _ordinals(header: Header, moves: list[Any]) -> list[int]:
 # ---- text ---------------------------------------------------------------------------------------------------------
 
 def text_record(data: bytes, hands: bool = False) -> str:
-    """A readable record of a replay, like a PGN for cards: tag pairs, then each deal move by move (tricks grouped).
+    """A readable record of a replay, like a PGN for cards: tag pairs, then each deal move by move (tricks grouped,
+    a fishing capture decided in steps as one whole turn, ``12-15. S0 KS:4C,TD``; deals counted from 1).
 
     Each deal starts with every seat's hand; with ``hands`` every move also shows the hand it was played from.
     """
@@ -121,7 +122,7 @@ def text_lines(data: bytes, hands: bool = False) -> Iterator[str]:
     yield from _tags(replay.header, replay.size, replay.scores)
     replayer = Replayer(data)
     state = replayer.state
-    moves = iter(replayer)
+    moves = replay_turns(replayer)
     deal = None
     trick: list[str] = []
     tricks = 0
@@ -144,7 +145,7 @@ def text_lines(data: bytes, hands: bool = False) -> Iterator[str]:
                 yield f"  Trick {tricks}: " + ", ".join(trick)
                 trick = []
         else:
-            yield f"  {move.number}. {label}"
+            yield f"  {move.numbers}. {label}"
         if state.deal_index != deal or state.is_terminal:
             if trick:
                 yield "  Unfinished trick: " + ", ".join(trick)

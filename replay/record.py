@@ -16,7 +16,7 @@ import engine
 from engine.bots import Policy, make_policies, play_out
 from engine.cards import CODES
 from engine.errors import ActionLimitExceeded
-from engine.fishing import FishingState
+from engine.fishing import FishingState, join_turns
 from engine.state import State
 
 from .codec import FORMAT_VERSION, Header, decode_frame, encode
@@ -243,6 +243,41 @@ class Step:
     ordinal: int
     legal_count: int
     deal_index: int
+
+
+@dataclass
+class Turn:
+    """One turn of a replay: a move, or the decisions of a fishing capture (``KS:``, ``+4C``, ``+TD``, ``done``) as one
+    whole turn in the rules' notation (``KS:4C,TD``); ``first`` and ``last`` number its moves (from 1)."""
+
+    first: int
+    last: int
+    seat: int
+    action: str
+    deal_index: int
+
+    @property
+    def numbers(self) -> str:
+        """``"12"``, or ``"13-16"`` for a turn of several moves."""
+        return str(self.first) if self.first == self.last else f"{self.first}-{self.last}"
+
+
+def replay_turns(replayer: Replayer) -> Iterator[Turn]:
+    """The moves of ``replayer`` turn by turn, each turn yielded once its last move is replayed.
+
+    >>> turns = replay_turns(Replayer(record_deal("tablanette", seed=1)))
+    >>> [(turn.numbers, turn.seat, turn.action) for turn in [next(turns), next(turns)]]
+    [('1', 1, 'AC'), ('2-5', 0, 'KS:AC,5D,8D')]
+    """
+    state = replayer.state
+    steps: list[Step] = []
+    for step in replayer:
+        steps.append(step)
+        if isinstance(state, FishingState) and state.turn is not None:
+            continue  # a capture is being decided
+        action = step.action if len(steps) == 1 else join_turns([(s.seat, s.action) for s in steps])[0][1]
+        yield Turn(steps[0].number, step.number, step.seat, action, steps[0].deal_index)
+        steps = []
 
 
 class Replayer:

@@ -27,12 +27,11 @@ from typing import Any
 import click
 import redis
 
-from engine.fishing import FishingState, join_turns
 from replay import Replayer, ReplayError, decode
 from replay.codec import MAGIC, decode_frame
 from replay.connect import open_store
 from replay.export import export_json, import_json, text_record
-from replay.record import Step
+from replay.record import replay_turns
 from replay.store import ReplayStore, format_id
 
 from .render import aligned, count_of
@@ -229,25 +228,8 @@ def stream(ctx: click.Context, replay_id: str, delay: float) -> None:
 
 
 def stream_lines(replayer: Replayer) -> Iterator[str]:
-    """A line per move, ``  12. deal 1 seat 0: 7H`` (deals counted from 1, as everywhere in the CLI); a fishing
-    game's capture, stored as its decisions (``KS:``, ``+4C``, ``+TD``, ``done``), is one line once it ends, in the
-    rules' notation of a whole turn and with the numbers of its moves: ``13-16. deal 1 seat 1: KS:4C,TD``."""
-    state = replayer.state
-    turn: list[Step] = []
-    for step in replayer:
-        turn.append(step)
-        if isinstance(state, FishingState) and state.turn is not None:
-            continue  # a capture is being decided: its line comes when it ends
-        yield _move_line(turn)
-        turn = []
-    if turn:
-        yield _move_line(turn)
-
-
-def _move_line(steps: list[Step]) -> str:
-    first, last = steps[0], steps[-1]
-    if first is last:
-        numbers, action = str(first.number), first.action
-    else:
-        numbers, action = f"{first.number}-{last.number}", join_turns([(s.seat, s.action) for s in steps])[0][1]
-    return f"{numbers:>4}. deal {first.deal_index + 1} seat {first.seat}: {action}"
+    """A line per turn, ``  12. deal 1 seat 0: 7H`` (deals counted from 1, as everywhere in the CLI); a fishing
+    game's capture, stored as its decisions, is one line in the rules' notation of a whole turn with the numbers of
+    its moves: ``13-16. deal 1 seat 1: KS:4C,TD``."""
+    for turn in replay_turns(replayer):
+        yield f"{turn.numbers:>4}. deal {turn.deal_index + 1} seat {turn.seat}: {turn.action}"

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 import replay
 from engine.fishing import join_turns
 from replay import Replayer
+from replay.export import text_record
 from replay.store import ReplayStore
 from services.cli.main import cli
 from services.cli.replay import replay as replay_group
@@ -65,6 +66,10 @@ def test_stream_prints_a_fishing_capture_as_one_whole_turn() -> None:
     assert int(numbers[-1][-1]) == len(moves), "every stored move is in one line"
     captures = [line for line in lines if re.match(r" *\d+-\d+\. deal 2 seat \d: ..:..", line)]
     assert captures and all("+" not in line and not line.endswith(":") for line in lines)
+    record = text_record(data)  # replay show and export --format text: the same turns
+    assert re.findall(r"^  (\d+(?:-\d+)?)\. S\d (\S+)$", record, re.M) == [
+        (line.split(".")[0].strip(), line.split(": ", 1)[1]) for line in lines]
+    assert '[Deal "2"]' in record and "\nDeal 2 (dealer seat " in record
 
 
 def test_import_gives_back_the_same_bytes(run, store: ReplayStore, tmp_path: Path) -> None:
