@@ -149,6 +149,18 @@ def swap_hand_and_stock(p: dict, rng: random.Random) -> dict | None:
     return p
 
 
+def swap_turn_card(p: dict, rng: random.Random) -> dict | None:
+    """In a capture being decided, the card played exchanged with a card of another seat's hand."""
+    seats = [s for s, hand in enumerate(p["hands"]) if hand and s != p["current_player"]]
+    if p["phase"] != "capture" or not seats:
+        return None
+    seat = rng.choice(seats)
+    card = rng.choice(p["hands"][seat])
+    p["hands"][seat] = _sorted([c for c in p["hands"][seat] if c != card] + [p["turn_card"]])
+    p["turn_card"] = card
+    return p
+
+
 def false_as_a_seat(p: dict, rng: random.Random) -> dict | None:
     """``false`` where a seat goes: a bool is not a seat, even where it equals 0."""
     p["last_capturer"] = False
@@ -186,8 +198,9 @@ def unsorted_table(p: dict, rng: random.Random) -> dict | None:
 
 
 FISHING_MUTATORS: list[Mutator] = [swap_between_hands, change_seat_to_play, drop_a_card, unsorted_hand,
-                                   move_a_card_between_hands, swap_stock_cards, swap_hand_and_stock, false_as_a_seat,
-                                   no_last_capturer_with_captures, sweep_points_left_out, unsorted_table]
+                                   move_a_card_between_hands, swap_stock_cards, swap_hand_and_stock, swap_turn_card,
+                                   false_as_a_seat, no_last_capturer_with_captures, sweep_points_left_out,
+                                   unsorted_table]
 MUTATORS: dict[str, list[Mutator]] = {
     "german_whist": TRICK_MUTATORS,
     "belote": TRICK_MUTATORS,
