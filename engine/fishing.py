@@ -916,6 +916,7 @@ class FishingState(State):
         self.turn = self._load_turn(turn)
         self._check_hands()
         self._check_captures()
+        self._check_table()
         self._check_dealt()
 
     def _check_hands(self) -> None:
@@ -945,6 +946,10 @@ class FishingState(State):
             raise PositionError("last_capturer is null exactly when no capture pile holds a card")
         if self.last_capturer is not None and not self.captured[self.last_capturer]:
             raise PositionError(f"last_capturer seat {self.last_capturer} has an empty capture pile")
+        for seat, pile in enumerate(self.captured):
+            if pile.bit_count() == 1:
+                raise PositionError(f"captured[{seat}] holds {CODES[pile.bit_length() - 1]} alone: a capture takes the "
+                                    "card played and at least one table card")
         for side, (count, points) in enumerate(zip(self.sweeps, self.sweep_points, strict=True)):
             if (count == 0) != (points == 0):
                 raise PositionError(f"side {side}: {self.SWEEP_COUNTER} {count} worth {points} points")
@@ -975,6 +980,14 @@ class FishingState(State):
             probe._refill()
             rounds.append(DealtRound(list(probe.hands), list(probe.stock)))
         return probe.table, rounds
+
+    def _check_table(self) -> None:
+        """Tablanette's special jacks (§5.6): a jack is trailed only to an empty table, which then empties only when a
+        jack takes it all, so the table holds one jack at most."""
+        jacks = self.table & JACKS_MASK
+        if self.capture_rules.jack_takes_all and jacks & (jacks - 1):
+            raise PositionError(f"the table holds {' '.join(CODES[c] for c in cards_in(jacks))}: a jack is trailed "
+                                "only to an empty table, and a jack played to a table takes every card on it (§5.6)")
 
     def _check_dealt(self) -> None:
         """The cards against the deal that ``deal_deck`` makes (``dealt_rounds``): the stock is the undealt rest of

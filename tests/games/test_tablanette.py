@@ -281,11 +281,20 @@ def test_the_stock_is_the_rest_of_the_deal_after_the_initial_jacks(initial_jack)
     stock[at], stock[at - 1] = stock[at - 1], stock[at]
     with pytest.raises(engine.PositionError, match=f"stock\\[{at - 1}\\] is JH where the deal from deal_deck left"):
         engine.from_position(GAME, position)
-    # the layout as dealt, its jacks left on the table (as jack_mode value12 would, §8): not this deal
-    position["table"], position["stock"] = ["JC", "4D", "JH", "9S"], position["deal_deck"][16:]
+
+
+def test_a_jack_dealt_to_the_table_does_not_stay_there():
+    deck = deck_with(HEARTS + ["JC", "4D", "5D", "9S", "2C"])
+    position = engine.new_match(GAME, seed=1, first_dealer=0, deck=deck).to_position()
+    assert position["table"] == ["2C", "4D", "5D", "9S"] and position["stock"][-1] == "JC"
+    position["table"], position["stock"] = ["JC", "4D", "5D", "9S"], deck[16:]  # the layout as dealt (§3.6 undone)
     with pytest.raises(engine.PositionError, match="stock\\[0\\] is 2C where the deal from deal_deck left"):
         engine.from_position(GAME, position)
     assert engine.from_position(GAME, {**position, "options": {**position["options"], "jack_mode": "value12"}})
+    position = _started()  # the layout as dealt, JC 4D JH 9S, its two jacks left on the table
+    position["table"], position["stock"] = ["JC", "4D", "JH", "9S"], position["deal_deck"][16:]
+    with pytest.raises(engine.PositionError, match="the table holds JC JH: a jack is trailed only to an empty table"):
+        engine.from_position(GAME, position)
 
 
 def test_a_capture_pile_holds_a_card_its_seat_played():

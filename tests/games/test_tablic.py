@@ -222,3 +222,13 @@ def test_hands_and_stock_follow_deal_deck():
     stock = position["stock"]
     with pytest.raises(engine.PositionError, match="stock\\[0\\] is"):
         engine.from_position(GAME, {**position, "stock": stock[1:] + stock[:1]})
+
+
+def test_a_capture_pile_never_holds_one_card():
+    position = fishing_state(GAME, [["KC", "2D"], ["3D"]], ["9H", "5S"], current=0).to_position()
+    pile = position["captured"][1]
+    assert len(pile) > 2 and position["last_capturer"] == 1
+    position["captured"][1] = pile[:1]  # one card left: the rest of it, written on the table
+    position["table"] = sorted(position["table"] + pile[1:], key=CODES.index)
+    with pytest.raises(engine.PositionError, match=f"captured\\[1\\] holds {pile[0]} alone: a capture takes the card"):
+        engine.from_position(GAME, position)
