@@ -18,7 +18,7 @@ from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar, cast
 
-from .cards import BIT, CARD_OF_CODE, CODES, RANK, cards_in, format_cards, mask_of, parse_card
+from .cards import BIT, CARD_OF_CODE, CODES, RANK, STRING_RANK, cards_in, format_cards, mask_of, parse_card
 from .clone import LIST
 from .determinize import Slot, redeal, relabel_mask, relabeling
 from .errors import ActionLimitExceeded, IllegalAction, PositionError
@@ -365,8 +365,15 @@ def start_turn(played: int) -> Turn:
     return (played, VALUE_BITS[played], 0, 0)
 
 
+# The groups a played card can take from a table: (mask, the values (bits) of the played card it is a group for).
+Groups = tuple[tuple[int, int], ...]
+# What a table offers the cards played to it: (the capturable table cards, the sums (bits) of their sum groups, the
+# ranks (bits) of the cards, the sums by group size (see ``_add_card``) to add a trailed card to).
+Offers = tuple[int, int, int, tuple[int, ...]]
+
 _OPTIONS: dict[tuple[Turn, int, CaptureRules], list[int]] = {}
 _STEPS: dict[tuple[Turn, int, int, CaptureRules], tuple[Turn, bool]] = {}
+_GROUPS: dict[tuple[int, int, int], Groups] = {}
 
 
 def turn_options(turn: Turn, table: int, rules: CaptureRules) -> list[int]:
@@ -374,24 +381,36 @@ def turn_options(turn: Turn, table: int, rules: CaptureRules) -> list[int]:
     by every caller: never change it)."""
     found = _OPTIONS.get((turn, table, rules))
     if found is None:
-        found = _remember(_OPTIONS, (turn, table, rules), sorted(_turn_options(turn, table, rules), key=_string_of))
+        groups = _known_groups(table, turn[0], rules.max_sum_cards)
+        found = _remember(_OPTIONS, (turn, table, rules), _turn_options(turn, table, rules, groups))
     return found
 
 
-_GROUPS: dict[tuple[int, int, int], dict[int, int]] = {}
+def turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules) -> tuple[Turn, bool]:
+    """The turn after a legal ``decision``, and whether it ended (its capture is then ``turn[2]``)."""
+    found = _STEPS.get((turn, decision, table, rules))
+    if found is None:
+        groups = _known_groups(table, turn[0], rules.max_sum_cards)
+        found = _remember(_STEPS, (turn, decision, table, rules), _turn_step(turn, decision, table, rules, groups))
+    return found
 
 
-def _turn_groups(table: int, played: int, limit: int) -> dict[int, int]:
-    """Every group (§5.3) that ``played`` can take from the capturable ``table`` cards, as {mask: the values (bits) of
-    ``played`` it is a group for}: computed once per capture, each step of it then only filters them."""
+def _known_groups(table: int, played: int, limit: int) -> Groups:
+    """``turn_groups``, remembered: a search meets the same tables again and again."""
     key = (table, RANK[played], limit)
     found = _GROUPS.get(key)
-    if found is not None:
-        return found
+    if found is None:
+        found = _remember(_GROUPS, key, turn_groups(table, played, limit))
+    return found
+
+
+def turn_groups(table: int, played: int, limit: int) -> Groups:
+    """Every group (§5.3) that ``played`` can take from the capturable ``table`` cards, with the values (bits) of
+    ``played`` it is a group for: found once per capture, each step of it then only filters them."""
     values, rank = VALUE_BITS[played], RANK[played]
     within = (2 << (values.bit_length() - 1)) - 1  # a sum past the played card's highest value never comes back
     cards = cards_in(table)
-    groups = {BIT[c]: values for c in cards if RANK[c] == rank}
+    groups = [(BIT[c], values) for c in cards if RANK[c] == rank]
     # lowest values first: once a sum passes the highest value, so does every sum with a later card
     cards.sort(key=LOW_VALUE.__getitem__)
     bits = [BIT[c] for c in cards]
@@ -408,49 +427,43 @@ def _turn_groups(table: int, played: int, limit: int) -> dict[int, int]:
                 return
             grown = mask | bits[i]
             if size and more & values:
-                groups[grown] = more & values
+                groups.append((grown, more & values))
             if not limit or size + 1 < limit:
                 extend(i + 1, grown, size + 1, more)
 
     extend(0, 0, 0, 1)
-    return _remember(_GROUPS, key, groups)
+    return tuple(groups)
 
 
-def _turn_options(turn: Turn, table: int, rules: CaptureRules) -> list[int]:
+def _turn_options(turn: Turn, table: int, rules: CaptureRules, groups: Groups) -> list[int]:
+    """The decisions of ``turn`` in string order: the cards to take ("+3C"), then ``done``, then ``next``."""
     played, values, taken, group = turn
     free = table & ~taken & ~group
-    groups = _turn_groups(table, played, rules.max_sum_cards)
     below = (2 << (group.bit_length() - 1)) - 1 if group else 0
-    takes = left = 0
-    for g, bits in groups.items():
+    takes = left = complete = 0
+    for g, bits in groups:
         if g & taken:
             continue
         if not g & ~free:
             left |= bits
+        elif g == group:
+            complete = bits
         if bits & values and g & below == group and g != group:
             rest = g & ~below
             takes |= rest & -rest
-    options = [TAKE | card for card in cards_in(takes)]
+    options = [TAKE | card for card in sorted(cards_in(takes), key=STRING_RANK.__getitem__)]
     if group:
-        if not groups.get(group, 0) & values:
+        if not complete & values:
             return options
         values = turn_values(played, taken | group, rules)
-    if group and values & left:
-        options.append(NEXT)
     if (group or taken) and (not rules.compulsory or values & ~left):
         options.append(DONE)
+    if group and values & left:
+        options.append(NEXT)
     return options
 
 
-def turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules) -> tuple[Turn, bool]:
-    """The turn after a legal ``decision``, and whether it ended (its capture is then ``turn[2]``)."""
-    found = _STEPS.get((turn, decision, table, rules))
-    if found is None:
-        found = _remember(_STEPS, (turn, decision, table, rules), _turn_step(turn, decision, table, rules))
-    return found
-
-
-def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules) -> tuple[Turn, bool]:
+def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules, groups: Groups) -> tuple[Turn, bool]:
     played, values, taken, group = turn
     if decision & (NEXT | DONE):
         if group:
@@ -459,67 +472,48 @@ def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules) -> tu
         return (played, values, taken, 0), bool(decision & DONE)
     card = decision & 63
     group |= BIT[card]
-    groups = _turn_groups(table, played, rules.max_sum_cards)
     below = (2 << card) - 1
-    if not groups.get(group, 0) & values or any(
-        bits & values and not g & taken and g & below == group and g != group for g, bits in groups.items()
-    ):
+    free = table & ~taken & ~group  # the table left if the group closes now
+    complete = left = 0
+    for g, bits in groups:
+        if g == group:
+            complete = bits
+        elif not g & ~free:
+            left |= bits
+        elif bits & values and not g & taken and g & below == group:
+            return (played, values, taken, group), False  # the group can still grow
+    if not complete & values:
         return (played, values, taken, group), False
     taken |= group
     values = turn_values(played, taken, rules)
-    free = table & ~taken
-    left = 0
-    for g, bits in groups.items():
-        if not g & ~free:
-            left |= bits
     return (played, values, taken, 0), not values & left
 
 
-_PLAYS: dict[tuple[int, int, int, CaptureRules], list[int]] = {}
-# A table's offers: the sums (bits) of its sum groups, the ranks (bits) of its cards, and the sums by group size
-# (see ``_add_card``) they come from, to build the table one trail later from.
-_OFFERS: dict[tuple[int, int], tuple[int, int, Sequence[int]]] = {}
-
-
-def _table_offers(capturable: int, limit: int) -> tuple[int, int, Sequence[int]]:
-    """The sums (bits) of the table's sum groups of any size, the ranks (bits) of its cards, and its sums by size."""
-    found = _OFFERS.get((capturable, limit))
-    if found is not None:
-        return found
-    rest = capturable
-    while rest:  # a table that was met one trail ago: add the card trailed
-        low = rest & -rest
-        rest ^= low
-        before = _OFFERS.get((capturable ^ low, limit))
-        if before is not None:
-            card = low.bit_length() - 1
-            reach = _add_card(before[2], card, limit)
-            return _remember(_OFFERS, (capturable, limit),
-                             (_group_sums(reach), before[1] | 1 << RANK[card], tuple(reach)))
-    ranks = one = more = 0  # unlimited groups: the sums of one card, of two or more
-    reach = _empty_reach(limit)  # limited: the sums of k cards, k = 0..limit
-    rest = capturable
-    while rest:
-        low = rest & -rest
+def _offers_with(offers: Offers, added: int, limit: int) -> Offers:
+    """What the table of ``offers`` offers with the cards ``added``: each card's values shift the sums by size."""
+    table, _, ranks, before = offers
+    reach = list(before)
+    while added:
+        low = added & -added
+        added ^= low
+        table |= low
         card = low.bit_length() - 1
-        rest ^= low
         ranks |= 1 << RANK[card]
         values = _VALUES_12[card]
-        if not limit:
-            before_card = one | more
-            for value in values:
-                more |= before_card << value
-                one |= 1 << value
-            more &= SUM_BITS
-            continue
         old = reach if len(values) == 1 else list(reach)  # in place from the top down, unless an ace adds twice
         for value in values:
+            if not limit:  # the sums of one card, of two or more
+                reach[2] |= (old[1] | old[2]) << value & SUM_BITS
+                reach[1] |= 1 << value
+                continue
             for k in range(limit - 1, -1, -1):
                 if old[k]:
                     reach[k + 1] |= old[k] << value & SUM_BITS
-    if not limit:
-        reach = [1, one, more]
-    return _remember(_OFFERS, (capturable, limit), (_group_sums(reach), ranks, tuple(reach)))
+    return table, _group_sums(reach), ranks, tuple(reach)
+
+
+def _no_offers(limit: int) -> Offers:
+    return 0, 0, 0, tuple(_empty_reach(limit))
 
 
 def _group_sums(reach: Sequence[int]) -> int:
@@ -530,25 +524,28 @@ def _group_sums(reach: Sequence[int]) -> int:
     return sums
 
 
-# The cards in the order of their codes as strings ("2C" < ... < "9S" < "AC" < "JC" < "KC" < "QC" < "TC" ...): a
-# card's actions ("7H", "7H:", "7H:3C,4D") sort together, its trail first.
-_STRING_RANK: tuple[int, ...] = tuple(sorted(CODES[:52]).index(CODES[c]) for c in range(52))
-
-
-def _play_options(hand: int, capturable: int, table: int, rules: CaptureRules) -> list[int]:
+def _play_options(hand: int, offers: Offers, table: int, rules: CaptureRules) -> list[int]:
     """The actions between turns, in string order: each card's trail, start of a capture, or (Tablanette's special
     jack) taking the whole table."""
-    sums, ranks, _ = _table_offers(capturable, rules.max_sum_cards)
+    _, sums, ranks, _ = offers
+    cards = []
+    while hand:
+        low = hand & -hand
+        hand ^= low
+        cards.append(low.bit_length() - 1)
+    cards.sort(key=STRING_RANK.__getitem__)  # a card's actions ("7H", "7H:") sort together, its trail first
+    jack_takes_all, compulsory = rules.jack_takes_all, rules.compulsory
     actions = []
-    for played in sorted(cards_in(hand), key=_STRING_RANK.__getitem__):
-        if rules.jack_takes_all and RANK[played] == JACK:
+    for played in cards:
+        rank = RANK[played]
+        if jack_takes_all and rank == JACK:
             actions.append(played | table << 6)  # §5.6: takes the whole table, or trails to an empty one
-            continue
-        captures = ranks >> RANK[played] & 1 or VALUE_BITS[played] & sums
-        if not captures or not rules.compulsory:
-            actions.append(played)
-        if captures:
+        elif ranks >> rank & 1 or VALUE_BITS[played] & sums:
+            if not compulsory:
+                actions.append(played)
             actions.append(BEGIN | played)
+        else:
+            actions.append(played)
     return actions
 
 
@@ -703,16 +700,33 @@ class FishingState(State):
 
     def _legal_ids(self) -> list[int]:
         rules = self.capture_rules
-        table = self._capturable()
-        if self.turn is not None:
-            return turn_options(self.turn, table, rules)
+        table = self.table & ~JACKS_MASK if rules.jack_takes_all else self.table
+        turn = self.turn
+        if turn is not None:
+            return _turn_options(turn, table, rules, self._groups_of(table, turn[0]))
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
-        key = (self.hands[seat], table, self.table, rules)
-        found = _PLAYS.get(key)
-        if found is None:
-            found = _remember(_PLAYS, key, _play_options(*key))
-        return found
+        return _play_options(self.hands[seat], self._offers_of(table), self.table, rules)
+
+    # What the table offers, kept with the table it was found for: a trail adds a card to it, anything else finds it
+    # again. Random play seldom meets a table twice, so nothing is remembered beyond the state's own table.
+    _offers: Offers = (-1, 0, 0, ())
+    _groups: tuple[int, int, Groups] = (-1, -1, ())
+
+    def _offers_of(self, capturable: int) -> Offers:
+        offers = self._offers
+        if offers[0] != capturable:
+            base = offers if not offers[0] & ~capturable else _no_offers(self.capture_rules.max_sum_cards)
+            offers = self._offers = _offers_with(base, capturable & ~base[0], self.capture_rules.max_sum_cards)
+        return offers
+
+    def _groups_of(self, capturable: int, played: int) -> Groups:
+        """The groups that ``played`` can take from the table, found when the capture begins."""
+        found = self._groups
+        if found[0] != capturable or found[1] != RANK[played]:
+            found = self._groups = (capturable, RANK[played], turn_groups(capturable, played,
+                                                                           self.capture_rules.max_sum_cards))
+        return found[2]
 
     def action_string(self, action: int) -> str:
         return capture_action_string(action)
@@ -773,8 +787,10 @@ class FishingState(State):
                 self.turn = start_turn(action & 63)
                 self.phase = "capture"
                 return
-            assert self.turn is not None  # a decision after the first is made inside a turn
-            self.turn, ended = turn_step(self.turn, action, self._capturable(), self.capture_rules)
+            turn = self.turn
+            assert turn is not None  # a decision after the first is made inside a turn
+            table = self._capturable()
+            self.turn, ended = _turn_step(turn, action, table, self.capture_rules, self._groups_of(table, turn[0]))
             if not ended:
                 return
             played, _, captured, _ = self.turn
