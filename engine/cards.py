@@ -24,6 +24,7 @@ SUIT: tuple[int, ...] = tuple(c // 13 for c in range(NUM_CARDS))
 RANK_CHAR: tuple[str, ...] = tuple(RANKS[c % 13] for c in range(NUM_CARDS))
 BIT: tuple[int, ...] = tuple(1 << c for c in range(NUM_CARDS))
 SUIT_MASK: tuple[int, ...] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
+RANK_MASK = 1 | 1 << 13 | 1 << 26 | 1 << 39  # the four cards of rank 0; ``ranks * RANK_MASK``: the cards of ranks
 # Position of each card when card codes are sorted as plain strings (legal actions are listed in that order).
 STRING_RANK: tuple[int, ...] = tuple(sorted(CODES).index(CODES[c]) for c in range(NUM_CARDS))
 
@@ -80,10 +81,13 @@ def cards_in(mask: int) -> list[int]:
 
 def make_deck(ranks: str = RANKS) -> list[int]:
     """A one-pack deck of the given ranks in canonical order, e.g. ``make_deck("789TJQKA")`` for 32 cards."""
+    if ranks == RANKS:
+        return list(range(NUM_CARDS))  # card ints are in canonical order
     unknown = set(ranks) - set(RANKS)
     if unknown:
         raise ValueError(f"unknown ranks {sorted(unknown)}; ranks are {RANKS}")
-    return [card_of(r, s) for s in range(4) for r in RANKS if r in ranks]
+    kept = [rank for rank, r in enumerate(RANKS) if r in ranks]
+    return [suit * 13 + rank for suit in range(4) for rank in kept]
 
 
 def parse_deck(codes: Iterable[str], expected: Iterable[int]) -> list[int]:

@@ -18,7 +18,7 @@ from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar, cast
 
-from .cards import BIT, CARD_OF_CODE, CODES, RANK, STRING_RANK, cards_in, format_cards, mask_of, parse_card
+from .cards import BIT, CARD_OF_CODE, CODES, RANK, RANK_MASK, STRING_RANK, cards_in, format_cards, mask_of, parse_card
 from .clone import LIST
 from .determinize import Slot, redeal, relabel_mask, relabeling
 from .errors import ActionLimitExceeded, IllegalAction, PositionError
@@ -231,6 +231,7 @@ SUM_BITS = (1 << (MAX_VALUE + 1)) - 1  # sums above a king's 14 capture nothing
 # A card's capture values as a bit set (bit v), with the jack worth 12 (Tablanette's special jack never gets here).
 VALUE_BITS: tuple[int, ...] = tuple(sum(1 << v for v in capture_value(RANK[c], 12)) for c in range(52))
 _VALUES_12: tuple[tuple[int, ...], ...] = tuple(capture_value(RANK[c], 12) for c in range(52))
+ACE_HIGH: tuple[int, ...] = tuple(ACE_VALUES[1] if RANK[c] == ACE else 0 for c in range(52))  # an ace's second value
 
 # A turn in progress: the card played, the values it may still take (bits), the cards of the closed groups and the
 # cards of the group being built (masks).
@@ -244,26 +245,8 @@ def _shifted(sums: int, card: int) -> int:
     return out & SUM_BITS
 
 
-def _add_card(reach: Sequence[int], card: int, limit: int) -> list[int]:
-    """``reach[k]``: the sums (bits) of k-card subsets; with no ``limit`` the last entry stands for 2 or more."""
-    new = list(reach)
-    top = len(reach) - 1
-    for value in _VALUES_12[card]:
-        for k in range(top):
-            if reach[k]:
-                new[k + 1] |= reach[k] << value & SUM_BITS
-        if not limit and reach[top]:
-            new[top] |= reach[top] << value & SUM_BITS
-    return new
-
-
-def _empty_reach(limit: int) -> list[int]:
-    return [1] + [0] * (limit or 2)
-
-
-# What a table offers depends on nothing but its cards: searches and rollouts meet the same tables again and again.
+# What a table offers depends on nothing but its cards: a search meets the same tables again and again.
 _CACHE_SIZE = 100_000  # entries per cache (a few MB); a full cache starts again empty
-_REACH: dict[tuple[int, int], Sequence[int]] = {}
 
 
 K = TypeVar("K")
@@ -278,16 +261,8 @@ def _remember(cache: dict[K, V], key: K, value: V) -> V:
 
 
 def _subset_reach(mask: int, limit: int) -> Sequence[int]:
-    """The sums of the subsets of ``mask`` by size (see ``_add_card``), built from those of ``mask`` less its lowest
-    card: the cards above a card, and a table that lost its lowest cards, are found on the way."""
-    found = _REACH.get((mask, limit))
-    if found is not None:
-        return found
-    if not mask:
-        return _remember(_REACH, (mask, limit), tuple(_empty_reach(limit)))
-    low = mask & -mask
-    reach = _add_card(_subset_reach(mask ^ low, limit), low.bit_length() - 1, limit)
-    return _remember(_REACH, (mask, limit), tuple(reach))
+    """The sums of the subsets of ``mask`` by size (see ``Offers``)."""
+    return _offers_with(_no_offers(limit), mask, limit)[3]
 
 
 def _fit(values: int, rank_match: bool, size: int, sums: int, reach: Sequence[int], limit: int) -> tuple[int, int]:
@@ -367,8 +342,9 @@ def start_turn(played: int) -> Turn:
 
 # The groups a played card can take from a table: (mask, the values (bits) of the played card it is a group for).
 Groups = tuple[tuple[int, int], ...]
-# What a table offers the cards played to it: (the capturable table cards, the sums (bits) of their sum groups, the
-# ranks (bits) of the cards, the sums by group size (see ``_add_card``) to add a trailed card to).
+# What a table offers the cards played to it: (the capturable table cards, the cards (a mask) that capture something
+# there, the sums (bits) of the table's sum groups, the sums by size of the table's subsets to add a trail to). The
+# sums by size: ``[k]`` the sums (bits) of k cards, k = 0..limit; with no limit, (1, of one card, of two or more).
 Offers = tuple[int, int, int, tuple[int, ...]]
 
 _OPTIONS: dict[tuple[Turn, int, CaptureRules], list[int]] = {}
@@ -404,34 +380,48 @@ def _known_groups(table: int, played: int, limit: int) -> Groups:
     return found
 
 
-def turn_groups(table: int, played: int, limit: int) -> Groups:
+def turn_groups(table: int, played: int, limit: int, sums: int = SUM_BITS) -> Groups:
     """Every group (§5.3) that ``played`` can take from the capturable ``table`` cards, with the values (bits) of
-    ``played`` it is a group for: found once per capture, each step of it then only filters them."""
+    ``played`` it is a group for: found once per capture, each step of it then only filters them. ``sums``: the
+    sums of the table's sum groups if known (none of the played card's values among them: no sum group to look for).
+    """
     values, rank = VALUE_BITS[played], RANK[played]
-    within = (2 << (values.bit_length() - 1)) - 1  # a sum past the played card's highest value never comes back
-    cards = cards_in(table)
-    groups = [(BIT[c], values) for c in cards if RANK[c] == rank]
-    # lowest values first: once a sum passes the highest value, so does every sum with a later card
+    top = values.bit_length() - 1
+    within = (2 << top) - 1  # a sum past the played card's highest value never comes back
+    groups = []
+    cards = []
+    rest = table
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        card = low.bit_length() - 1
+        if RANK[card] == rank:
+            groups.append((low, values))
+        if LOW_VALUE[card] < top:  # another card adds at least 1
+            cards.append(card)
+    if len(cards) < 2 or not sums & values:
+        return tuple(groups)
+    # lowest values first: a subset that a card takes past the highest value is past it with every later card
     cards.sort(key=LOW_VALUE.__getitem__)
-    bits = [BIT[c] for c in cards]
-    card_values = [_VALUES_12[c] for c in cards]
-    n = len(cards)
-
-    def extend(start: int, mask: int, size: int, sums: int) -> None:
-        for i in range(start, n):
-            more = 0
-            for value in card_values[i]:
-                more |= sums << value
-            more &= within
+    last = limit - 1 if limit else len(cards)  # the most cards a subset may hold and still grow
+    growing: list[tuple[int, int, int]] = []  # subsets that may grow: (mask, sums (bits), size)
+    for card in cards:
+        bit, value, ace = BIT[card], LOW_VALUE[card], ACE_HIGH[card]
+        kept: list[tuple[int, int, int]] = []
+        keep = kept.append
+        for subset in growing:
+            mask, reached, size = subset
+            more = (reached << value | reached << ace) & within if ace else reached << value & within
             if not more:
-                return
-            grown = mask | bits[i]
-            if size and more & values:
-                groups.append((grown, more & values))
-            if not limit or size + 1 < limit:
-                extend(i + 1, grown, size + 1, more)
-
-    extend(0, 0, 0, 1)
+                continue
+            keep(subset)
+            if more & values:
+                groups.append((mask | bit, more & values))
+            if size < last:
+                keep((mask | bit, more, size + 1))
+        if last:
+            keep((bit, (1 << value | 1 << ace) & within if ace else 1 << value, 1))
+        growing = kept
     return tuple(groups)
 
 
@@ -491,61 +481,70 @@ def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules, group
 
 def _offers_with(offers: Offers, added: int, limit: int) -> Offers:
     """What the table of ``offers`` offers with the cards ``added``: each card's values shift the sums by size."""
-    table, _, ranks, before = offers
-    reach = list(before)
-    while added:
-        low = added & -added
-        added ^= low
-        table |= low
-        card = low.bit_length() - 1
-        ranks |= 1 << RANK[card]
-        values = _VALUES_12[card]
-        old = reach if len(values) == 1 else list(reach)  # in place from the top down, unless an ace adds twice
-        for value in values:
-            if not limit:  # the sums of one card, of two or more
-                reach[2] |= (old[1] | old[2]) << value & SUM_BITS
-                reach[1] |= 1 << value
-                continue
-            for k in range(limit - 1, -1, -1):
-                if old[k]:
-                    reach[k + 1] |= old[k] << value & SUM_BITS
-    return table, _group_sums(reach), ranks, tuple(reach)
+    table, _, _, before = offers
+    table |= added
+    if not limit:  # the sums of one card, of two or more
+        _, one, more = before
+        while added:
+            low = added & -added
+            added ^= low
+            card = low.bit_length() - 1
+            value, ace = LOW_VALUE[card], ACE_HIGH[card]
+            if ace:
+                more |= ((one | more) << value | (one | more) << ace) & SUM_BITS
+                one |= 1 << value | 1 << ace
+            else:
+                more |= (one | more) << value & SUM_BITS
+                one |= 1 << value
+        sums, reach = more, [1, one, more]
+    else:
+        sizes = list(before)
+        while added:
+            low = added & -added
+            added ^= low
+            card = low.bit_length() - 1
+            value, ace = LOW_VALUE[card], ACE_HIGH[card]
+            for k in range(limit - 1, -1, -1):  # from the top down: sizes[k] is still without the card
+                if sizes[k]:
+                    sizes[k + 1] |= (sizes[k] << value | sizes[k] << ace if ace else sizes[k] << value) & SUM_BITS
+        sums = 0
+        for k in range(2, limit + 1):
+            sums |= sizes[k]
+        reach = sizes
+    # the ranks that capture: those on the table, and those of the values of sums (2..10, then J Q K; an ace 1 or 11)
+    ranks = _ranks_in(table) | sums >> 2 & 0x1FF | sums >> 3 & 0xE00 | ((sums >> 1 | sums >> 11) & 1) << ACE
+    return table, ranks * RANK_MASK, sums, tuple(reach)
+
+
+def _ranks_in(cards: int) -> int:
+    """The ranks (bits) of the cards ``cards``."""
+    return (cards | cards >> 13 | cards >> 26 | cards >> 39) & 0x1FFF
 
 
 def _no_offers(limit: int) -> Offers:
-    return 0, 0, 0, tuple(_empty_reach(limit))
+    return 0, 0, 0, (1,) + (0,) * (limit or 2)
 
 
-def _group_sums(reach: Sequence[int]) -> int:
-    """The sums of groups of two cards or more, from the sums by size."""
-    sums = 0
-    for k in range(2, len(reach)):
-        sums |= reach[k]
-    return sums
-
-
-def _play_options(hand: int, offers: Offers, table: int, rules: CaptureRules) -> list[int]:
-    """The actions between turns, in string order: each card's trail, start of a capture, or (Tablanette's special
-    jack) taking the whole table."""
-    _, sums, ranks, _ = offers
+def _play_options(hand: int, capturing: int, table: int, rules: CaptureRules) -> list[int]:
+    """The actions between turns, in string order: each card's trail, start of a capture (the cards ``capturing``),
+    or (Tablanette's special jack) taking the whole table."""
     cards = []
     while hand:
         low = hand & -hand
         hand ^= low
         cards.append(low.bit_length() - 1)
     cards.sort(key=STRING_RANK.__getitem__)  # a card's actions ("7H", "7H:") sort together, its trail first
-    jack_takes_all, compulsory = rules.jack_takes_all, rules.compulsory
+    if rules.jack_takes_all:
+        takes_all = table << 6  # §5.6: a jack takes the whole table, or trails to an empty one
+        capturing &= ~JACKS_MASK
+        return [BEGIN | c if capturing >> c & 1 else c | takes_all if RANK[c] == JACK else c for c in cards]
+    if rules.compulsory:
+        return [BEGIN | c if capturing >> c & 1 else c for c in cards]
     actions = []
     for played in cards:
-        rank = RANK[played]
-        if jack_takes_all and rank == JACK:
-            actions.append(played | table << 6)  # §5.6: takes the whole table, or trails to an empty one
-        elif ranks >> rank & 1 or VALUE_BITS[played] & sums:
-            if not compulsory:
-                actions.append(played)
+        actions.append(played)
+        if capturing >> played & 1:
             actions.append(BEGIN | played)
-        else:
-            actions.append(played)
     return actions
 
 
@@ -706,26 +705,32 @@ class FishingState(State):
             return _turn_options(turn, table, rules, self._groups_of(table, turn[0]))
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
-        return _play_options(self.hands[seat], self._offers_of(table), self.table, rules)
+        offers = self._offers
+        if offers[0] != table:
+            offers = self._table_offers(table)
+        return _play_options(self.hands[seat], offers[1], self.table, rules)
 
     # What the table offers, kept with the table it was found for: a trail adds a card to it, anything else finds it
     # again. Random play seldom meets a table twice, so nothing is remembered beyond the state's own table.
     _offers: Offers = (-1, 0, 0, ())
     _groups: tuple[int, int, Groups] = (-1, -1, ())
 
-    def _offers_of(self, capturable: int) -> Offers:
+    def _table_offers(self, capturable: int) -> Offers:
+        """What the table offers, from what it offered before a trail added cards to it, or from scratch."""
         offers = self._offers
-        if offers[0] != capturable:
-            base = offers if not offers[0] & ~capturable else _no_offers(self.capture_rules.max_sum_cards)
-            offers = self._offers = _offers_with(base, capturable & ~base[0], self.capture_rules.max_sum_cards)
+        if offers[0] & ~capturable:
+            offers = _no_offers(self.capture_rules.max_sum_cards)
+        self._offers = offers = _offers_with(offers, capturable & ~offers[0], self.capture_rules.max_sum_cards)
         return offers
 
     def _groups_of(self, capturable: int, played: int) -> Groups:
         """The groups that ``played`` can take from the table, found when the capture begins."""
         found = self._groups
         if found[0] != capturable or found[1] != RANK[played]:
-            found = self._groups = (capturable, RANK[played], turn_groups(capturable, played,
-                                                                           self.capture_rules.max_sum_cards))
+            offers = self._offers
+            sums = offers[2] if offers[0] == capturable else SUM_BITS
+            found = self._groups = (capturable, RANK[played],
+                                    turn_groups(capturable, played, self.capture_rules.max_sum_cards, sums))
         return found[2]
 
     def action_string(self, action: int) -> str:
