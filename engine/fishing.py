@@ -261,8 +261,10 @@ def _remember(cache: dict[K, V], key: K, value: V) -> V:
 
 
 def _subset_reach(mask: int, limit: int) -> Sequence[int]:
-    """The sums of the subsets of ``mask`` by size (see ``Offers``)."""
-    return _offers_with(_no_offers(limit), mask, limit)[3]
+    """The sums of the subsets of ``mask`` by size: ``[k]`` the sums (bits) of k cards, k = 0..limit; with no limit,
+    (1, the sums of one card, of two or more)."""
+    reach = _offers_with(_no_offers(limit), mask, limit)[3]
+    return tuple(reach >> LANE * k & SUM_BITS for k in range(limit + 1 if limit else 3))
 
 
 def _fit(values: int, rank_match: bool, size: int, sums: int, reach: Sequence[int], limit: int) -> tuple[int, int]:
@@ -344,8 +346,10 @@ def start_turn(played: int) -> Turn:
 Groups = tuple[tuple[int, int], ...]
 # What a table offers the cards played to it: (the capturable table cards, the cards (a mask) that capture something
 # there, the sums (bits) of the table's sum groups, the sums by size of the table's subsets to add a trail to). The
-# sums by size: ``[k]`` the sums (bits) of k cards, k = 0..limit; with no limit, (1, of one card, of two or more).
-Offers = tuple[int, int, int, tuple[int, ...]]
+# sums by size are lanes of LANE bits: lane k the sums of k cards, k = 0..limit; with no limit, lane 2 those of two
+# cards or more.
+Offers = tuple[int, int, int, int]
+LANE = MAX_VALUE + 1
 
 _OPTIONS: dict[tuple[Turn, int, CaptureRules], list[int]] = {}
 _STEPS: dict[tuple[Turn, int, int, CaptureRules], tuple[Turn, bool]] = {}
@@ -481,39 +485,43 @@ def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules, group
 
 def _offers_with(offers: Offers, added: int, limit: int) -> Offers:
     """What the table of ``offers`` offers with the cards ``added``: each card's values shift the sums by size."""
-    table, _, _, before = offers
+    table, _, _, reach = offers
     table |= added
-    if not limit:  # the sums of one card, of two or more
-        _, one, more = before
-        while added:
-            low = added & -added
-            added ^= low
-            card = low.bit_length() - 1
-            value, ace = LOW_VALUE[card], ACE_HIGH[card]
-            if ace:
-                more |= ((one | more) << value | (one | more) << ace) & SUM_BITS
-                one |= 1 << value | 1 << ace
-            else:
-                more |= (one | more) << value & SUM_BITS
-                one |= 1 << value
-        sums, reach = more, [1, one, more]
-    else:
-        sizes = list(before)
-        while added:
-            low = added & -added
-            added ^= low
-            card = low.bit_length() - 1
-            value, ace = LOW_VALUE[card], ACE_HIGH[card]
-            for k in range(limit - 1, -1, -1):  # from the top down: sizes[k] is still without the card
-                if sizes[k]:
-                    sizes[k + 1] |= (sizes[k] << value | sizes[k] << ace if ace else sizes[k] << value) & SUM_BITS
-        sums = 0
-        for k in range(2, limit + 1):
-            sums |= sizes[k]
-        reach = sizes
+    lanes, fit, again = _lanes(limit)
+    while added:
+        low = added & -added
+        added ^= low
+        card = low.bit_length() - 1
+        value, ace = LOW_VALUE[card], ACE_HIGH[card]
+        grown = (reach & fit[value]) << (LANE + value) | (reach & again[value]) << value
+        if ace:
+            grown |= (reach & fit[ace]) << (LANE + ace) | (reach & again[ace]) << ace
+        reach |= grown & lanes
+    sums = 0
+    rest = reach >> 2 * LANE
+    while rest:  # the sums of two cards or more
+        sums |= rest & SUM_BITS
+        rest >>= LANE
     # the ranks that capture: those on the table, and those of the values of sums (2..10, then J Q K; an ace 1 or 11)
     ranks = _ranks_in(table) | sums >> 2 & 0x1FF | sums >> 3 & 0xE00 | ((sums >> 1 | sums >> 11) & 1) << ACE
-    return table, ranks * RANK_MASK, sums, tuple(reach)
+    return table, ranks * RANK_MASK, sums, reach
+
+
+_LANES: dict[int, tuple[int, tuple[int, ...], tuple[int, ...]]] = {}
+
+
+def _lanes(limit: int) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+    """The lanes of the sums by size for a group size ``limit``: their mask, and for each value v the sums of each
+    lane that stay within a king's 14 with v added, moving to the next lane and (with no limit, from the lane of two
+    cards or more) staying in the same lane."""
+    found = _LANES.get(limit)
+    if found is None:
+        count = limit + 1 if limit else 3
+        lanes = sum(SUM_BITS << LANE * k for k in range(count))
+        fit = tuple(sum(SUM_BITS >> v << LANE * k for k in range(count)) for v in range(LANE))
+        again = tuple(0 if limit else SUM_BITS >> v << LANE * 2 for v in range(LANE))
+        found = _LANES[limit] = (lanes, fit, again)
+    return found
 
 
 def _ranks_in(cards: int) -> int:
@@ -522,29 +530,24 @@ def _ranks_in(cards: int) -> int:
 
 
 def _no_offers(limit: int) -> Offers:
-    return 0, 0, 0, (1,) + (0,) * (limit or 2)
+    return 0, 0, 0, 1  # the empty set's sum 0
 
 
-def _play_options(hand: int, capturing: int, table: int, rules: CaptureRules) -> list[int]:
+def _play_options(order: tuple[int, ...], hand: int, capturing: int, table: int, rules: CaptureRules) -> list[int]:
     """The actions between turns, in string order: each card's trail, start of a capture (the cards ``capturing``),
-    or (Tablanette's special jack) taking the whole table."""
-    cards = []
-    while hand:
-        low = hand & -hand
-        hand ^= low
-        cards.append(low.bit_length() - 1)
-    cards.sort(key=STRING_RANK.__getitem__)  # a card's actions ("7H", "7H:") sort together, its trail first
-    if rules.jack_takes_all:
-        takes_all = table << 6  # §5.6: a jack takes the whole table, or trails to an empty one
-        capturing &= ~JACKS_MASK
-        return [BEGIN | c if capturing >> c & 1 else c | takes_all if RANK[c] == JACK else c for c in cards]
+    or (Tablanette's special jack) taking the whole table; ``order``: cards in string order, those of ``hand`` and
+    maybe more."""
     if rules.compulsory:
-        return [BEGIN | c if capturing >> c & 1 else c for c in cards]
-    actions = []
-    for played in cards:
-        actions.append(played)
-        if capturing >> played & 1:
-            actions.append(BEGIN | played)
+        jacks = JACKS_MASK if rules.jack_takes_all else 0
+        takes_all = table << 6  # §5.6: a jack takes the whole table, or trails to an empty one
+        return [c | takes_all if jacks >> c & 1 else BEGIN | c if capturing >> c & 1 else c
+                for c in order if hand >> c & 1]
+    actions = []  # Tablić: a card that captures may also trail (§5.4); no special jacks
+    for played in order:
+        if hand >> played & 1:
+            actions.append(played)
+            if capturing >> played & 1:
+                actions.append(BEGIN | played)
     return actions
 
 
@@ -708,12 +711,22 @@ class FishingState(State):
         offers = self._offers
         if offers[0] != table:
             offers = self._table_offers(table)
-        return _play_options(self.hands[seat], offers[1], self.table, rules)
+        hand, orders = self.hands[seat], self._hand_orders
+        if len(orders) <= seat or hand & ~orders[seat][0]:
+            orders = self._sort_hands()
+        return _play_options(orders[seat][1], hand, offers[1], self.table, rules)
 
     # What the table offers, kept with the table it was found for: a trail adds a card to it, anything else finds it
     # again. Random play seldom meets a table twice, so nothing is remembered beyond the state's own table.
-    _offers: Offers = (-1, 0, 0, ())
+    _offers: Offers = (-1, 0, 0, 0)
     _groups: tuple[int, int, Groups] = (-1, -1, ())
+    # Each seat's hand as it was last sorted, and its cards in string order: a hand only loses cards until the next.
+    _hand_orders: tuple[tuple[int, tuple[int, ...]], ...] = ()
+
+    def _sort_hands(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        orders = tuple((hand, tuple(sorted(cards_in(hand), key=STRING_RANK.__getitem__))) for hand in self.hands)
+        self._hand_orders = orders
+        return orders
 
     def _table_offers(self, capturable: int) -> Offers:
         """What the table offers, from what it offered before a trail added cards to it, or from scratch."""
