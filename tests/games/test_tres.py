@@ -320,8 +320,8 @@ def test_7_1_the_low_cards_are_the_twelve_2s_3s_and_4s():
 
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**32), additive=st.booleans())
-def test_7_2_e13_the_deal_score_adds_the_values_of_the_tricks_won(seed, additive):
-    """E13's rule: each seat scores the sum of the values of the tricks it won (at least 17 in all, 7.1)."""
+def test_7_2_the_deal_score_adds_the_values_of_the_tricks_won(seed, additive):
+    """Each seat scores the sum of the values of the tricks it won (at least 17 in all, 7.1)."""
     state = new(seed=seed, additive_trick_point=additive)
     rng = Rng(seed)
     while len(state.to_position()["tricks"]) < TRICKS_PER_DEAL - 1 or state.to_position()["trick"]:
@@ -335,6 +335,37 @@ def test_7_2_e13_the_deal_score_adds_the_values_of_the_tricks_won(seed, additive
     assert sum(p["points"]) >= 16
     points = finish_deal(state)
     assert points[0] + points[1] >= TRICKS_PER_DEAL and state.scores == points
+
+
+# E13's deal, dealer 0: seat 1 leads the odd tricks. Each trick is leader, follower, leader.
+E13_TRICKS = [
+    ("2C", "3C", "AC"), ("3H", "2H", "4D"), ("4C", "QC", "KC"), ("3D", "6D", "AD"), ("2D", "7D", "KD"),
+    ("4H", "5H", "AH"), ("2S", "3S", "4S"), ("5C", "6C", "7C"), ("8C", "9C", "TC"), ("8D", "9D", "TD"),
+    ("QD", "JD", "JC"), ("6H", "7H", "8H"), ("9H", "TH", "JH"), ("KH", "QH", "5S"), ("6S", "7S", "8S"),
+    ("9S", "TS", "JS"), ("QS", "KS", "AS"),
+]
+
+
+def test_e13_deal_score_is_the_sum_of_the_won_tricks_values():
+    held: dict[int, list[str]] = {0: [], 1: []}
+    for t, (c1, c2, c3) in enumerate(E13_TRICKS, start=1):
+        leader = 1 if t % 2 else 0
+        held[leader] += [c1, c3]
+        held[1 - leader].append(c2)
+    deck = [held[1 if i % 2 == 0 else 0][i // 2] for i in range(51)]
+    state = new(deck=deck, first_dealer=0)
+    for trick in E13_TRICKS:
+        for card in trick:
+            state.apply(card)
+    won = {0: [], 1: []}
+    for t, trick in enumerate(E13_TRICKS, start=1):
+        leader = 1 if t % 2 else 0
+        winner = [leader, 1 - leader, leader][trick_winner(parse_cards(trick), suit_of_code("H"), RANKING)]
+        won[winner].append(BONUS.value(parse_cards(trick)))
+    assert sorted(won[1]) == sorted([1, 1, 2, 4, 1, 16, 1, 2, 1])
+    assert sorted(won[0]) == sorted([1, 2, 8, 1, 1, 1, 1, 2])
+    assert state.deal_results[0]["points"] == [17, 29] and state.deal_results[0]["tricks_won"] == [8, 9]
+    assert state.scores == [17, 29] and state.deal_index == 1
 
 
 def test_7_3_two_deals_by_default_then_the_higher_total_wins():
