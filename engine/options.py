@@ -149,20 +149,21 @@ class Option:
             return repr(value)  # the shortest text that reads back as the same float
         return str(value)
 
-    def to_dict(self, players: int | None = None) -> dict[str, Any]:
+    def to_dict(self, players: int | None = None, counts: Iterable[int] = range(2, 7)) -> dict[str, Any]:
+        """JSON-ready; without ``players``, a default that depends on the player count is listed for ``counts``."""
         return {
             "name": self.name,
             "type": TYPE_NAMES[self.type],
-            "default": self.default_for(players) if players is not None else self.default_doc(),
+            "default": self.default_for(players) if players is not None else self.default_doc(counts),
             "allowed": self.describe_allowed(players),
             "choices": list((self.allowed(players) if players is not None else self.choices) or ()) or None,
             "nullable": self.nullable,
             "doc": self.doc,
         }
 
-    def default_doc(self) -> Any:
+    def default_doc(self, counts: Iterable[int] = range(2, 7)) -> Any:
         if callable(self.default):
-            return {n: self.default(n) for n in range(2, 7)}
+            return {n: self.default(n) for n in counts}
         return self.default
 
 

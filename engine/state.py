@@ -84,7 +84,7 @@ class GameInfo:
             "player_counts": list(self.player_counts),
             "default_players": self.default_players,
             "deck_size": self.deck_size,
-            "options": [o.to_dict() for o in self.all_options()],
+            "options": [o.to_dict(counts=self.player_counts) for o in self.all_options()],
             "max_length": {str(n): length.to_dict() for n, length in self.max_length.items()},
         }
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
 from ..clone import LIST, SHARED
-from ..determinize import redeal, relabeling
+from ..determinize import Slot, redeal, relabeling
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
@@ -310,9 +310,24 @@ class TwoTenJack(TrickGame):
     def _hidden_piles(self, seat: int) -> list[list[int]]:
         return [self.stock[self.stock_top + 1:]]
 
+    def _unseen_slots(self, seat: int) -> list[Slot]:
+        slots = super()._unseen_slots(seat)
+        if not self.tricks:  # 5.3: the others' face-down cards stay unseen until the first trick is gathered
+            slots += [Slot([c], MINORS) for s, c in self.trick if s != seat and self.down & BIT[c]]
+        return slots
+
     def _relabel(self, new: Sequence[int]) -> None:
         super()._relabel(new)
         self.stock = [new[c] for c in self.stock]
+        if self.tricks or not self.down:
+            return
+        self.trick = [(s, new[c]) for s, c in self.trick]  # a face-down card redealt: its move names the new card
+        self.down = mask_of(new[c] for c in cards_in(self.down))
+        moves = self.moves
+        for k in range(len(moves) - len(self.trick), len(moves)):
+            s, action = moves[k]
+            if action in DOWN_CARD:
+                moves[k] = (s, DOWN_ID[new[DOWN_CARD[action]]])
 
     # ---- positions (docs/positions/two_ten_jack.md) -------------------------------------------------------------
 

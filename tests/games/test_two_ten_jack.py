@@ -289,6 +289,11 @@ def test_8_hand_size_leaves_a_stock_to_name_trump(players: int, largest: int) ->
         engine.new_match(GAME, seed=1, players=players, options={"hand_size": 0})
 
 
+def test_8_hand_size_default_is_listed_for_every_player_count() -> None:
+    (hand_size,) = [o for o in engine.game_info(GAME).to_dict()["options"] if o["name"] == "hand_size"]
+    assert hand_size["default"] == {2: 6, 3: 4, 4: 4, 5: 4, 6: 4, 7: 4}
+
+
 def test_8_options_are_validated() -> None:
     for bad in ({"num_games": 0}, {"fixed_trump": "X"}, {"reversal": 1}, {"must_trump": "yes"}):
         with pytest.raises(ValueError):
@@ -328,3 +333,20 @@ def test_greedy_takes_plus_points_cheaply_and_dodges_minus_ones() -> None:
 
 def test_greedy_never_leads_the_almighty() -> None:
     assert _greedy(["AS", "7C", "KD"], []) == "7C"
+
+
+# ---- determinization -------------------------------------------------------------------------------------------
+
+def test_a_face_down_card_is_unseen_by_the_others_until_the_trick_is_gathered() -> None:
+    state = dealt([["7H", "2H", "3H", "4H", "5S", "6H"], ["4C", "9H", "AS", "KD", "TS", "6S"]])
+    state.apply("facedown:7H")
+    rng, seen = Rng(3), set()
+    for _ in range(40):
+        sample = engine.determinize(state, 1, rng)
+        assert sample.observation(1) == state.observation(1)
+        (down,) = sample.to_position()["face_down"]
+        assert down[1] in "HS" and sample.history == [(0, f"facedown:{down}")]
+        assert sample.to_position()["trick"] == [[0, down]]
+        seen.add(down)
+    assert len(seen) > 5  # any heart or spade seat 1 has not seen
+    assert {engine.determinize(state, 0, rng).to_position()["face_down"][0] for _ in range(10)} == {"7H"}
