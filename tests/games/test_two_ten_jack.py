@@ -126,6 +126,17 @@ def test_3_2_the_winner_of_a_game_leads_the_next_ties_from_the_last_first_leader
                 results += 1
 
 
+# ---- 4. no auction; 6. no declarations ---------------------------------------------------------------------------
+
+def test_4_6_play_begins_at_once_and_a_deal_records_only_its_points_and_reversal() -> None:
+    state = engine.new_match(GAME, seed=8, players=4, options={"max_deals": 1})
+    assert state.phase == "play" and all(a[:2] in CODES or a.startswith("facedown:") for a in state.legal_actions())
+    rng = Rng(8)
+    while not state.is_terminal:
+        state.apply_id(rng.choice(state.legal_action_ids()))
+    assert set(state.deal_results[0]) == {"deal", "dealer", "points", "reversal"}
+
+
 # ---- 5. play ---------------------------------------------------------------------------------------------------
 
 def test_5_2_follow_the_led_suit_else_any_card_and_as_is_a_spade() -> None:
@@ -350,3 +361,13 @@ def test_a_face_down_card_is_unseen_by_the_others_until_the_trick_is_gathered() 
         seen.add(down)
     assert len(seen) > 5  # any heart or spade seat 1 has not seen
     assert {engine.determinize(state, 0, rng).to_position()["face_down"][0] for _ in range(10)} == {"7H"}
+
+
+def test_a_position_checks_the_trump_and_the_first_games_dealer() -> None:
+    p = dealt([["4C", "9C"], ["5C", "6C"]], ["7H", "8S"]).to_position()
+    with pytest.raises(engine.PositionError, match="trump must be H"):
+        engine.from_position(GAME, {**p, "trump": "S"})
+    with pytest.raises(engine.PositionError, match="first game's dealer"):
+        engine.from_position(GAME, {**p, "dealer": 0, "current_player": 1})
+    fixed = dealt([["4C", "9C"], ["5C", "6C"]], ["7H", "8S"], fixed_trump="D").to_position()
+    assert fixed["trump"] == "D" and engine.from_position(GAME, fixed).to_position() == fixed
