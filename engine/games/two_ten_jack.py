@@ -39,6 +39,7 @@ from ..tricks import (
     position_cards,
     special_trick_winner,
     suit_of_code,
+    trick_winner,
 )
 
 RANKING = Ranking("AKQJT98765432")  # 2.1
@@ -111,6 +112,7 @@ class TwoTenJack(TrickGame):
     )
 
     hand_size: int
+    same_two: bool  # option same_two (5.4)
     _down_given = 0  # loading a position: its face_down cards, replayed face down
     down: int  # the cards played face down this deal (5.3)
     led: int | None  # the led suit of the trick in play: its first face-up card's (None before one)
@@ -120,6 +122,7 @@ class TwoTenJack(TrickGame):
 
     def _configure(self) -> None:
         self.hand_size = self.options["hand_size"]
+        self.same_two = self.options["same_two"]
         # A deal plays every card of the deck: its trick count depends on the players (an immutable record).
         self.__dict__["RULES"] = rules_for(len(deck_for(self.n)) // self.n)
         fixed = self.options["fixed_trump"]
@@ -206,16 +209,21 @@ class TwoTenJack(TrickGame):
         trick.append((seat, card))
         if self.led is None and not self.down & BIT[card]:
             self.led = SUIT[card]
-        if len(trick) < self.n:
-            self.current_player = seat + 1 if seat + 1 < self.n else 0
+        n = self.n
+        if len(trick) < n:
+            self.current_player = seat + 1 if seat + 1 < n else 0
             return
-        first = not self.tricks
-        self.best_seat = trick[self._winner(first, [c for _s, c in trick], self.trump, self.down)][0]
+        cards = [c for _s, c in trick]
+        if self.tricks:  # after the first trick: every card face up (the common case, without _winner's calls)
+            best = SPECIALS.winner(cards, self.same_two)
+            self.best_seat = trick[trick_winner(cards, self.trump, RANKING) if best is None else best][0]
+        else:
+            self.best_seat = trick[self._winner(True, cards, self.trump, self.down)][0]
         self._end_trick()
 
     def _winner(self, first: bool, cards: list[int], trump: int, down: int) -> int:
         """5.5: the index of the winning card; the first trick knows no same two, its face-down cards never win."""
-        sweep = self.options["same_two"] and not first
+        sweep = self.same_two and not first
         return special_trick_winner(cards, trump, RANKING, SPECIALS, sweep, down if first else 0)
 
     def _winner_rule(self, trump: int) -> Callable[[list[int]], int]:
