@@ -232,6 +232,8 @@ SUM_BITS = (1 << (MAX_VALUE + 1)) - 1  # sums above a king's 14 capture nothing
 VALUE_BITS: tuple[int, ...] = tuple(sum(1 << v for v in capture_value(RANK[c], 12)) for c in range(52))
 _VALUES_12: tuple[tuple[int, ...], ...] = tuple(capture_value(RANK[c], 12) for c in range(52))
 ACE_HIGH: tuple[int, ...] = tuple(ACE_VALUES[1] if RANK[c] == ACE else 0 for c in range(52))  # an ace's second value
+# The cards worth less than v at their lowest, for each v (an ace 1): those that can be in a sum group for v.
+_VALUED_BELOW: tuple[int, ...] = tuple(sum(BIT[c] for c in range(52) if LOW_VALUE[c] < v) for v in range(MAX_VALUE + 1))
 
 # A turn in progress: the card played, the values it may still take (bits), the cards of the closed groups and the
 # cards of the group being built (masks).
@@ -263,7 +265,7 @@ def _remember(cache: dict[K, V], key: K, value: V) -> V:
 def _subset_reach(mask: int, limit: int) -> Sequence[int]:
     """The sums of the subsets of ``mask`` by size: ``[k]`` the sums (bits) of k cards, k = 0..limit; with no limit,
     (1, the sums of one card, of two or more)."""
-    reach = _offers_with(_no_offers(limit), mask, limit)[3]
+    reach = _offers_with(NO_OFFERS, mask, limit)[3]
     return tuple(reach >> LANE * k & SUM_BITS for k in range(limit + 1 if limit else 3))
 
 
@@ -389,22 +391,19 @@ def turn_groups(table: int, played: int, limit: int, sums: int = SUM_BITS) -> Gr
     ``played`` it is a group for: found once per capture, each step of it then only filters them. ``sums``: the
     sums of the table's sum groups if known (none of the played card's values among them: no sum group to look for).
     """
-    values, rank = VALUE_BITS[played], RANK[played]
+    values = VALUE_BITS[played]
     top = values.bit_length() - 1
     within = (2 << top) - 1  # a sum past the played card's highest value never comes back
     groups = []
-    cards = []
-    rest = table
+    rest = table & RANK_MASK << RANK[played]
     while rest:
         low = rest & -rest
         rest ^= low
-        card = low.bit_length() - 1
-        if RANK[card] == rank:
-            groups.append((low, values))
-        if LOW_VALUE[card] < top:  # another card adds at least 1
-            cards.append(card)
-    if len(cards) < 2 or not sums & values:
+        groups.append((low, values))
+    rest = table & _VALUED_BELOW[top]  # another card adds at least 1
+    if not rest & (rest - 1) or not sums & values:
         return tuple(groups)
+    cards = cards_in(rest)
     # lowest values first: a subset that a card takes past the highest value is past it with every later card
     cards.sort(key=LOW_VALUE.__getitem__)
     last = limit - 1 if limit else len(cards)  # the most cards a subset may hold and still grow
@@ -445,7 +444,10 @@ def _turn_options(turn: Turn, table: int, rules: CaptureRules, groups: Groups) -
         if bits & values and g & below == group and g != group:
             rest = g & ~below
             takes |= rest & -rest
-    options = [TAKE | card for card in sorted(cards_in(takes), key=STRING_RANK.__getitem__)]
+    if takes & (takes - 1):
+        options = [TAKE | card for card in sorted(cards_in(takes), key=STRING_RANK.__getitem__)]
+    else:
+        options = [TAKE | takes.bit_length() - 1] if takes else []
     if group:
         if not complete & values:
             return options
@@ -487,50 +489,49 @@ def _offers_with(offers: Offers, added: int, limit: int) -> Offers:
     """What the table of ``offers`` offers with the cards ``added``: each card's values shift the sums by size."""
     table, _, _, reach = offers
     table |= added
-    lanes, fit, again = _lanes(limit)
+    lanes, fit, again, folds = _LANES.get(limit) or _lanes(limit)
     while added:
         low = added & -added
         added ^= low
         card = low.bit_length() - 1
         value, ace = LOW_VALUE[card], ACE_HIGH[card]
-        grown = (reach & fit[value]) << (LANE + value) | (reach & again[value]) << value
+        grown = (reach & fit[value]) << (LANE + value)
         if ace:
-            grown |= (reach & fit[ace]) << (LANE + ace) | (reach & again[ace]) << ace
+            grown |= (reach & fit[ace]) << (LANE + ace)
+        if again:
+            grown |= (reach & again[value]) << value | ((reach & again[ace]) << ace if ace else 0)
         reach |= grown & lanes
-    sums = 0
-    rest = reach >> 2 * LANE
-    while rest:  # the sums of two cards or more
-        sums |= rest & SUM_BITS
-        rest >>= LANE
+    sums = reach >> 2 * LANE  # the sums of two cards or more
+    for fold in folds:
+        sums |= sums >> fold
+    sums &= SUM_BITS
     # the ranks that capture: those on the table, and those of the values of sums (2..10, then J Q K; an ace 1 or 11)
-    ranks = _ranks_in(table) | sums >> 2 & 0x1FF | sums >> 3 & 0xE00 | ((sums >> 1 | sums >> 11) & 1) << ACE
+    ranks = ((table | table >> 13 | table >> 26 | table >> 39) & 0x1FFF | sums >> 2 & 0x1FF | sums >> 3 & 0xE00
+             | ((sums >> 1 | sums >> 11) & 1) << ACE)
     return table, ranks * RANK_MASK, sums, reach
 
 
-_LANES: dict[int, tuple[int, tuple[int, ...], tuple[int, ...]]] = {}
+_LANES: dict[int, tuple[int, tuple[int, ...], tuple[int, ...] | None, tuple[int, ...]]] = {}
 
 
-def _lanes(limit: int) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
-    """The lanes of the sums by size for a group size ``limit``: their mask, and for each value v the sums of each
-    lane that stay within a king's 14 with v added, moving to the next lane and (with no limit, from the lane of two
-    cards or more) staying in the same lane."""
+def _lanes(limit: int) -> tuple[int, tuple[int, ...], tuple[int, ...] | None, tuple[int, ...]]:
+    """The lanes of the sums by size for a group size ``limit``: their mask; for each value v the sums of each lane
+    that stay within a king's 14 with v added, moving to the next lane, and (with no limit) those of the lane of two
+    cards or more, staying in it; and the shifts that fold the lanes of two cards or more into one."""
     found = _LANES.get(limit)
     if found is None:
         count = limit + 1 if limit else 3
         lanes = sum(SUM_BITS << LANE * k for k in range(count))
         fit = tuple(sum(SUM_BITS >> v << LANE * k for k in range(count)) for v in range(LANE))
-        again = tuple(0 if limit else SUM_BITS >> v << LANE * 2 for v in range(LANE))
-        found = _LANES[limit] = (lanes, fit, again)
+        again = None if limit else tuple(SUM_BITS >> v << LANE * 2 for v in range(LANE))
+        folds: list[int] = []
+        while LANE << len(folds) < LANE * (count - 2):
+            folds.append(LANE << len(folds))
+        found = _LANES[limit] = (lanes, fit, again, tuple(folds))
     return found
 
 
-def _ranks_in(cards: int) -> int:
-    """The ranks (bits) of the cards ``cards``."""
-    return (cards | cards >> 13 | cards >> 26 | cards >> 39) & 0x1FFF
-
-
-def _no_offers(limit: int) -> Offers:
-    return 0, 0, 0, 1  # the empty set's sum 0
+NO_OFFERS: Offers = (0, 0, 0, 1)  # an empty table: the empty set's sum 0
 
 
 def _play_options(order: tuple[int, ...], hand: int, capturing: int, table: int, rules: CaptureRules) -> list[int]:
@@ -538,7 +539,9 @@ def _play_options(order: tuple[int, ...], hand: int, capturing: int, table: int,
     or (Tablanette's special jack) taking the whole table; ``order``: cards in string order, those of ``hand`` and
     maybe more."""
     if rules.compulsory:
-        jacks = JACKS_MASK if rules.jack_takes_all else 0
+        jacks = hand & JACKS_MASK if rules.jack_takes_all else 0
+        if not jacks:
+            return [BEGIN | c if capturing >> c & 1 else c for c in order if hand >> c & 1]
         takes_all = table << 6  # §5.6: a jack takes the whole table, or trails to an empty one
         return [c | takes_all if jacks >> c & 1 else BEGIN | c if capturing >> c & 1 else c
                 for c in order if hand >> c & 1]
@@ -623,8 +626,13 @@ def join_turns(moves: list[tuple[int, str]]) -> list[tuple[int, str]]:
     return turns
 
 
+# The cards worth a point, and the ten of diamonds' second point.
+_POINT_CARDS = sum(BIT[c] for c in range(52) if CARD_POINTS[c])
+_SECOND_POINT = sum(BIT[c] for c in range(52) if CARD_POINTS[c] == 2)
+
+
 def card_points(captured_mask: int) -> int:
-    return sum(CARD_POINTS[c] for c in cards_in(captured_mask))
+    return (captured_mask & _POINT_CARDS).bit_count() + (captured_mask & _SECOND_POINT).bit_count()
 
 
 def most_cards_bonus(pile_sizes: list[int]) -> list[int]:
@@ -709,8 +717,10 @@ class FishingState(State):
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
         offers = self._offers
-        if offers[0] != table:
-            offers = self._table_offers(table)
+        if offers[0] != table:  # a trail added a card to the table offers were found for, or they start again
+            if offers[0] & ~table:
+                offers = NO_OFFERS
+            offers = self._offers = _offers_with(offers, table & ~offers[0], rules.max_sum_cards)
         hand, orders = self.hands[seat], self._hand_orders
         if len(orders) <= seat or hand & ~orders[seat][0]:
             orders = self._sort_hands()
@@ -728,21 +738,13 @@ class FishingState(State):
         self._hand_orders = orders
         return orders
 
-    def _table_offers(self, capturable: int) -> Offers:
-        """What the table offers, from what it offered before a trail added cards to it, or from scratch."""
-        offers = self._offers
-        if offers[0] & ~capturable:
-            offers = _no_offers(self.capture_rules.max_sum_cards)
-        self._offers = offers = _offers_with(offers, capturable & ~offers[0], self.capture_rules.max_sum_cards)
-        return offers
-
     def _groups_of(self, capturable: int, played: int) -> Groups:
         """The groups that ``played`` can take from the table, found when the capture begins."""
         found = self._groups
-        if found[0] != capturable or found[1] != RANK[played]:
+        if found[0] != capturable or found[1] != played:
             offers = self._offers
             sums = offers[2] if offers[0] == capturable else SUM_BITS
-            found = self._groups = (capturable, RANK[played],
+            found = self._groups = (capturable, played,
                                     turn_groups(capturable, played, self.capture_rules.max_sum_cards, sums))
         return found[2]
 
@@ -807,15 +809,16 @@ class FishingState(State):
                 return
             turn = self.turn
             assert turn is not None  # a decision after the first is made inside a turn
-            table = self._capturable()
-            self.turn, ended = _turn_step(turn, action, table, self.capture_rules, self._groups_of(table, turn[0]))
+            rules = self.capture_rules
+            table = self.table & ~JACKS_MASK if rules.jack_takes_all else self.table
+            self.turn, ended = _turn_step(turn, action, table, rules, self._groups_of(table, turn[0]))
             if not ended:
                 return
             played, _, captured, _ = self.turn
             self.turn = None
             self.phase = "play"
         else:
-            played, captured = split_action(action)
+            played, captured = action & 63, action >> 6
             self.hands[seat] &= ~BIT[played]
         self._end_turn(seat, played, captured)
 
