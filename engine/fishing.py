@@ -113,11 +113,6 @@ class TableGroups:
         return self.by_rank.get(RANK[played], []) + self.by_sum.get(v, [])
 
 
-def capture_groups(played: int, v: int, table: list[int], rules: CaptureRules) -> list[int]:
-    """The groups (as masks) that ``played`` valued ``v`` can take from the ``table`` cards."""
-    return TableGroups(sum(BIT[c] for c in table), rules).groups(played, v)
-
-
 def _maximal_unions(groups: list[int]) -> set[int]:
     """Unions of every maximal set of pairwise-disjoint groups (tablanette.md §5.4)."""
     unions: set[int] = set()
@@ -178,10 +173,11 @@ def sweep_value(played: int, captured_mask: int, rules: CaptureRules) -> int:
     The played card's value plus each captured group's value (a rank-matched ace counts 11), maximised over the
     played card's values for which the captured cards split into groups.
     """
-    cards = cards_in(captured_mask)
+    valued = captured_mask & ~JACKS_MASK if rules.jack_takes_all else captured_mask  # §5.6 (c): no special jacks
+    found = turn_groups(valued, played, rules.max_sum_cards)
     best = 0
     for v in capture_value(RANK[played], rules.jack_value):
-        groups = capture_groups(played, v, cards, rules)
+        groups = [g for g, values in found if values >> v & 1]
         worth = {g: (11 if RANK[played] == ACE else v) if g.bit_count() == 1 and RANK[cards_in(g)[0]] == RANK[played]
                  else v for g in groups}
         total = _best_partition(captured_mask, groups, worth)
