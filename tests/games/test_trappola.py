@@ -357,6 +357,24 @@ def test_8_declarations_false_offers_none_and_scores_none() -> None:
 # ---- 7: scoring and the match ---------------------------------------------------------------------------------------
 
 
+def test_7_1_a_deal_score_adds_up_from_its_parts() -> None:
+    for seed in range(60):
+        state = engine.new_match(GAME, seed=seed, options={"public_declaration_ranks": seed % 2 == 0})
+        engine.bots.play_out(state, engine.bots.make_policies(["random", "greedy"], GAME, seed=seed))
+        r = state.deal_results[0]
+        played = [parse_card(c) for t in state.to_position()["tricks"] for _s, c in t]
+        assert sum(r["card_points"]) == sum(POINTS[NO_TRUMP][c] for c in played)  # 7.1.1: the 18 cards played
+        run = r["final_run"]
+        assert sum(r["run_points"]) == 26 * run and sum(r["last_trick"]) == (0 if run else 6)  # 7.1.4, 7.1.5
+        for seat in (0, 1):
+            parts = (r["card_points"][seat] + r["declarations"][seat] + 10 * r["two_tricks"][seat]
+                     + r["last_trick"][seat] + r["run_points"][seat])
+            assert r["points"][seat] == parts
+        winners = state.trick_winners()
+        assert sum(r["two_tricks"]) == sum(two for _s, two in winners[:9 - run])  # 7.1.3: outside the run only
+        assert all(two for _s, two in winners[9 - run:]) and (run == 9 or not winners[8 - run][1])
+
+
 def test_7_2_the_deal_reports_both_scores_and_the_difference() -> None:
     state = new()
     engine.bots.play_out(state, engine.bots.make_policies(["random", "random"], GAME, seed=8))
