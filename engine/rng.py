@@ -92,8 +92,11 @@ class Rng:
         if n <= 0:
             raise ValueError(f"below() needs a positive bound, got {n}")
         threshold = THRESHOLDS[n] if n < SMALL_BOUNDS else ((1 << 64) - n) % n
-        while True:
-            r = self.next_u64()
+        while True:  # next_u64, inlined: a bot's every choice draws here
+            self.state = z = (self.state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+            r = z ^ (z >> 31)
             if r >= threshold:
                 return r % n
 
