@@ -66,37 +66,64 @@ THRESHOLDS: tuple[int, ...] = (0, *(((1 << 64) - n) % n for n in range(1, SMALL_
 
 
 class Rng:
-    """SplitMix64 with unbiased bounded integers and Fisher-Yates shuffling."""
+    """SplitMix64 with unbiased bounded integers and Fisher-Yates shuffling.
 
-    __slots__ = ("state",)
+    Draws come from batches of :func:`outputs` computed ahead (4 draws, then twice as many each time, up to
+    ``MOST_AHEAD``): a bot draws at every move, and a batch costs far less per draw than one draw at a time. The
+    stream is the specified one: ``state`` is the seed advanced by the draws taken, whatever was computed ahead.
+    """
+
+    __slots__ = ("_origin", "_ahead", "_taken")
 
     def __init__(self, seed: int) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ValueError(f"seed must be an integer, got {seed!r}")
         self.state = seed & MASK64
 
+    @property
+    def state(self) -> int:
+        """The generator's state: the last draw taken mixed ``state`` (the seed before any)."""
+        taken = self._taken
+        return self._origin if not taken else (self._origin + taken * GOLDEN) & MASK64
+
+    @state.setter
+    def state(self, value: int) -> None:
+        self._origin = value
+        self._ahead: tuple[int, ...] = ()  # outputs of the draws after _origin, the first _taken of them taken
+        self._taken = 0
+
     def copy(self) -> Rng:
         """An independent generator in the same state."""
         twin = Rng.__new__(Rng)
-        twin.state = self.state
+        twin._origin, twin._ahead, twin._taken = self._origin, self._ahead, self._taken
         return twin
 
     def next_u64(self) -> int:
-        self.state = z = (self.state + GOLDEN) & MASK64
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        return z ^ (z >> 31)
+        taken = self._taken
+        if taken < len(self._ahead):
+            self._taken = taken + 1
+            return self._ahead[taken]
+        return self._compute_ahead()
+
+    def _compute_ahead(self) -> int:
+        """Take the next draw from a new batch computed ahead."""
+        state = self.state
+        self._origin, self._taken = state, 1
+        self._ahead = ahead = outputs(state, min(max(4, 2 * len(self._ahead)), MOST_AHEAD))
+        return ahead[0]
 
     def below(self, n: int) -> int:
         """An unbiased integer in ``[0, n)``."""
         if n <= 0:
             raise ValueError(f"below() needs a positive bound, got {n}")
         threshold = THRESHOLDS[n] if n < SMALL_BOUNDS else ((1 << 64) - n) % n
-        while True:  # next_u64, inlined: a bot's every choice draws here
-            self.state = z = (self.state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
-            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-            r = z ^ (z >> 31)
+        while True:
+            taken = self._taken  # next_u64, inlined: a bot's every choice draws here
+            if taken < len(self._ahead):
+                self._taken = taken + 1
+                r = self._ahead[taken]
+            else:
+                r = self._compute_ahead()
             if r >= threshold:
                 return r % n
 
@@ -109,17 +136,21 @@ class Rng:
         if size < 2:
             return
         if size < SMALL_BOUNDS:
-            draws = outputs(self.state, size - 1)
+            state = self.state
+            draws = outputs(state, size - 1)
             # below(n)'s threshold is under n, so a draw of at least ``size`` is never rejected: when none is smaller
             # (all but about one shuffle in 10**16), step k takes draw k and the shuffle uses size - 1 draws.
             if min(draws) >= size:
                 for i, j in zip(range(size - 1, 0, -1), map(mod, draws, range(size, 1, -1)), strict=True):
                     items[i], items[j] = items[j], items[i]
-                self.state = (self.state + (size - 1) * GOLDEN) & MASK64
+                self.state = (state + (size - 1) * GOLDEN) & MASK64
                 return
         for i in range(size - 1, 0, -1):
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
+
+
+MOST_AHEAD = 64
 
 
 @cache
