@@ -13,7 +13,7 @@ as ``legal_actions()``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Self, overload
 
@@ -23,6 +23,9 @@ from .errors import IllegalAction, PositionError
 from .options import Option, resolve_options
 from .rng import Rng, fresh_seed
 from .scoring import leaders
+
+# Picks a move: (the legal action ids, a function returning the observation of the seat to act) -> an action id.
+Chooser = Callable[[Sequence[int], Callable[[], dict[str, Any]]], int]
 
 MAX_DEALS = Option(
     "max_deals", int, 0, "stop the match after this many deals (0 = play to the game's own end)", minimum=0
@@ -103,6 +106,11 @@ def match_length(played: int, moves_per_deal: int, options: Mapping[str, Any], r
     return GameLength(played + spare, moves_per_deal)
 
 
+# Match settings already resolved (State._match_settings), by game class, player count and given options.
+_SETTINGS: dict[tuple[Any, ...], tuple[dict[str, Any], GameLength]] = {}
+MOST_SETTINGS = 1024
+
+
 def _check(condition: bool, message: str) -> None:
     if not condition:
         raise PositionError(message)
@@ -154,7 +162,6 @@ class State(ABC):
         first_dealer: int | None = None,
         deck: list[str] | None = None,
     ) -> State:
-        info = cls.INFO
         if options is not None and not isinstance(options, Mapping):
             raise ValueError(f"options must be a mapping of option names to values, got {type(options).__name__}")
         options = dict(options or {})
@@ -170,10 +177,8 @@ class State(ABC):
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
         self = cls.__new__(cls)
         self.n = players
-        self.options = resolve_options(info.all_options(), options, players)
-        self._validate_options()
+        self.options, self.length = cls._match_settings(players, options)
         self._configure()
-        self.length = cls._length(players, self.options)
         self.dealings = 0
         self.seed = seed
         self.rng = Rng(seed)
@@ -194,6 +199,27 @@ class State(ABC):
         deck_order = parse_deck(deck, self._deck_cards()) if deck is not None else None
         self._begin_deal(deck_order)
         return self
+
+    @classmethod
+    def _match_settings(cls, players: int, given: dict[str, Any]) -> tuple[dict[str, Any], GameLength]:
+        """The options resolved and checked (``_validate_options`` included) and the GameLength: remembered per game,
+        player count and given options (rollouts start a match with the same ones again and again)."""
+        key: tuple[Any, ...] | None = None
+        known = None
+        try:
+            key = (cls, players, *((k, type(v), v) for k, v in sorted(given.items())))
+            known = _SETTINGS.get(key)
+        except TypeError:  # a value that is no option value (unhashable): resolve_options names it
+            key = None
+        if known is None:
+            self = cls.__new__(cls)
+            self.n = players
+            self.options = resolve_options(cls.INFO.all_options(), given, players)
+            self._validate_options()
+            known = (self.options, cls._length(players, self.options))
+            if key is not None and len(_SETTINGS) < MOST_SETTINGS:
+                _SETTINGS[key] = known
+        return dict(known[0]), known[1]
 
     @classmethod
     def game_length(cls, players: int | None = None, options: Mapping[str, Any] | None = None) -> GameLength:
@@ -389,6 +415,34 @@ class State(ABC):
         self.moves.append((self.current_player, action))
         self._legal = None
         self._apply(action)
+
+    def play_to_end(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> int:
+        """Play the match to its end, ``choose[seat](legal_ids, observe[seat])`` picking each move of ``seat`` (a
+        policy's ``choose_id``); return the number of moves. The engine's own rollout loop (bots' ``play_out``,
+        search rollouts): the same moves as ``legal_action_ids`` and ``apply_id`` one at a time, with less per move
+        (the legal ids are listed once, not cached). A chosen id that is not legal raises IllegalAction before
+        anything changes, as ``apply_id`` does.
+
+        >>> import engine
+        >>> state = engine.new_match("german_whist", seed=1, first_dealer=0)
+        >>> state.play_to_end([lambda ids, observe: ids[0]] * 2, [lambda: {}] * 2), state.is_terminal
+        (52, True)
+        """
+        legal_ids, apply, record = self._legal_ids, self._apply, self.moves.append
+        moves = 0
+        while True:
+            seat = self.current_player
+            if seat is None:
+                self._legal = None
+                return moves
+            self._legal = legal = legal_ids()  # known while the seat chooses (its observation lists them)
+            action = choose[seat](legal, observe[seat])
+            if action not in legal:
+                raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
+            record((seat, action))
+            self._legal = None
+            apply(action)
+            moves += 1
 
     def apply(self, action: str | int) -> None:
         """Play an action string (or its int); IllegalAction leaves the state unchanged.

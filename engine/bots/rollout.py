@@ -28,7 +28,8 @@ def play_out(state: State, policies: Sequence[Policy], ordinals: list[tuple[int,
 
     With ``deal_only``, stop at the end of the current deal instead. With ``ordinals``, each move is noted there as
     (its index in the legal actions, how many there were): what a replay stores. ``on_move(seat, action)`` sees each
-    move before it is applied (a display, say).
+    move before it is applied (a display, say). Without any of these, the engine's own loop plays
+    (:meth:`engine.state.State.play_to_end`: the same moves, less per move).
     """
     if len(policies) != state.players:
         raise ValueError(f"{state.game_id} has {state.players} seats but {len(policies)} policies were given")
@@ -37,14 +38,8 @@ def play_out(state: State, policies: Sequence[Policy], ordinals: list[tuple[int,
     legal_action_ids = state.legal_action_ids
     apply_id = state.apply_id
     observers = [partial(state.observation, seat, history=policy.uses_history) for seat, policy in enumerate(policies)]
-    if ordinals is None and on_move is None and not deal_only:  # a plain rollout: the same loop with less per move
-        choose = [policy.choose_id for policy in policies]
-        while True:
-            seat = state.current_player
-            if seat is None:
-                return moves
-            apply_id(choose[seat](legal_action_ids(), observers[seat]))
-            moves += 1
+    if ordinals is None and on_move is None and not deal_only:  # a plain rollout: the engine's own loop
+        return state.play_to_end([policy.choose_id for policy in policies], observers)
     while True:
         seat = state.current_player
         if seat is None or deal_only and state.deal_index != start_deal:

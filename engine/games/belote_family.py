@@ -67,7 +67,7 @@ class BelotePlay(TrickGame):
     # ---- legal cards (5.2) and belote (6.1 / 6.4) ---------------------------------------------------------------
 
     def _card_ids(self) -> list[int]:
-        ids = super()._card_ids()
+        ids = TrickGame._card_ids(self)  # (not super(): the hot path of rollouts)
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
         kq = KQ_MASK[self.trump]

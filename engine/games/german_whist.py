@@ -100,9 +100,9 @@ class GermanWhist(TrickGame):
     # ---- legal actions (5.3, 8.1c) ------------------------------------------------------------------------------
 
     def _card_ids(self) -> list[int]:
+        ids = TrickGame._card_ids(self)  # (not super(): the hot path of rollouts)
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
-        ids = super()._card_ids()
         if not self.down[seat] or (self.hands[seat] and not self.trick):
             return ids
         if self.trick and self.hands[seat] & SUIT_MASK[SUIT[self.trick[0][1]]]:

@@ -1,7 +1,9 @@
 """``cardtable bench``: rollouts through the public engine API, to measure the engine's speed.
 
 Each rollout is a single-deal match (``max_deals=1``), so deals/s is deals per second. A rollout uses
-``engine.new_match``, ``legal_action_ids``, ``apply_id`` and the policy's hot-loop path (``choose_id``).
+``engine.new_match`` and ``play_out``: the engine's rollout loop (``State.play_to_end``: the legal action ids, the
+policy's hot-loop path ``choose_id``, the chosen id checked and applied), the same moves as ``legal_action_ids`` and
+``apply_id`` one at a time.
 
     cardtable bench --game tablanette --players 2 --policy random --seconds 3 --json
     cardtable bench --clone --json      # microseconds per mid-deal clone of every game, against the floor
