@@ -71,7 +71,9 @@ class Option:
     def describe_allowed(self, players: int | None = None) -> str:
         choices = self.allowed(players) if players is not None else self.choices
         parts = []
-        if choices is not None:
+        if choices is not None and _is_run(choices):
+            parts.append(f"{choices[0]}..{choices[-1]}")  # a long run of ints said as a range
+        elif choices is not None:
             parts.append("one of " + ", ".join(repr(c) for c in choices))
         if self.minimum is not None or self.maximum is not None:
             low = self.minimum if self.minimum is not None else "-inf"
@@ -197,3 +199,14 @@ def resolve_options(spec: list[Option], given: Mapping[str, Any] | None, players
         raise ValueError(f"unknown option(s) {', '.join(map(repr, unknown))}; this game's options are "
                          f"{', '.join(map(repr, sorted(known)))}")
     return {o.name: (o.check(given[o.name], players) if o.name in given else o.default_for(players)) for o in spec}
+
+
+def _is_run(choices: tuple[Any, ...]) -> bool:
+    """Whether ``choices`` are more than three consecutive ints in order (``2, 3, 4, 5`` reads better as ``2..5``).
+
+    >>> _is_run((1, 2, 3, 4)), _is_run((4, 6, 8)), _is_run((True, False))
+    (True, False, False)
+    """
+    if len(choices) <= 3 or not all(type(c) is int for c in choices):
+        return False
+    return list(choices) == list(range(choices[0], choices[0] + len(choices)))

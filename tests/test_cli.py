@@ -45,6 +45,10 @@ def test_games_table_shows_games_and_options(cli_runner: CliRunner) -> None:
         assert f"{game_id} options" in result.output
         for option in info.all_options():
             assert option.name in result.output
+    # values as they are typed after --option NAME= (JSON), never Python's reprs
+    assert "True" not in result.output and "None" not in result.output and "'per_trick'" not in result.output
+    assert "per_trick, difference" in result.output or "per_trick," in result.output
+    assert "2-7 (default 2)" in result.output  # two_ten_jack's player counts, as a range
 
 
 # ---- play -------------------------------------------------------------------------------------------------------

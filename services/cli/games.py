@@ -15,17 +15,35 @@ from rich.table import Table
 import engine
 
 
+def _shown_value(value: object) -> str:
+    """A value as it is typed after ``--option NAME=``: JSON (``true``, ``null``, ``120``), a string bare.
+
+    >>> [_shown_value(v) for v in (True, None, 0.5, "per_trick")]
+    ['true', 'null', '0.5', 'per_trick']
+    """
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 def _shown_default(value: object, player_counts: list[int]) -> str:
     """A default; one that depends on the player count is shown for the game's own counts (``2p: 6, 3p: 4``)."""
     if isinstance(value, dict):
-        return ", ".join(f"{players}p: {value[players]!r}" for players in player_counts if players in value)
-    return repr(value)
+        return ", ".join(f"{players}p: {_shown_value(value[players])}" for players in player_counts if players in value)
+    return _shown_value(value)
 
 
 def player_counts(info: dict) -> str:
-    """``2, 3, 4 (default 2)``: the default said in words, which a pipe or a file keeps (bold type they lose)."""
-    counts = ", ".join(str(n) for n in info["player_counts"])
-    return counts if len(info["player_counts"]) == 1 else f"{counts} (default {info['default_players']})"
+    """``2, 3, 4 (default 2)`` or ``2-7 (default 2)``: the default said in words, which a pipe or a file keeps (bold
+    type they lose).
+
+    >>> player_counts({"player_counts": [2, 3, 4, 5, 6, 7], "default_players": 2})
+    '2-7 (default 2)'
+    """
+    counts = info["player_counts"]
+    if len(counts) > 3 and counts == list(range(counts[0], counts[-1] + 1)):
+        shown = f"{counts[0]}-{counts[-1]}"
+    else:
+        shown = ", ".join(str(n) for n in counts)
+    return shown if len(counts) == 1 else f"{shown} (default {info['default_players']})"
 
 
 def games_table(infos: list[dict]) -> Table:
@@ -40,9 +58,13 @@ def games_table(infos: list[dict]) -> Table:
 
 
 def _allowed(option: dict) -> str:
-    """``int: 1..inf or null``; just the type when any value of it is allowed."""
+    """``int: 1..inf or null``, ``str: one of per_trick, difference``; just the type when any value is allowed."""
     if option["allowed"].startswith("any "):
         return option["type"]
+    choices = option["choices"]
+    if choices and all(isinstance(c, str) for c in choices):
+        words = "one of " + ", ".join(choices) + (" or null" if option["nullable"] else "")
+        return f"{option['type']}: {words}"
     return f"{option['type']}: {option['allowed']}"
 
 
