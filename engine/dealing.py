@@ -64,9 +64,16 @@ def deal_round(deck: list[int], top: int, hands: list[int], order: Sequence[int]
 
     ``packets=(1,) * 6`` deals six cards singly; ``(3, 3)`` deals two packets of three. Returns the new top.
     """
-    dealt, top = deal_rounds(deck, order, packets, start=top)
-    for seat in order:
-        hands[seat] |= mask_of(dealt[seat])
+    n = len(order)
+    if all(size == 1 for size in packets):  # cards singly: seat j of ``order`` gets every n-th card from top + j
+        end = top + n * len(packets)
+        for j, seat in enumerate(order):
+            hands[seat] |= mask_of(deck[top + j:end:n])
+        return end
+    for size in packets:
+        for seat in order:
+            hands[seat] |= mask_of(deck[top:top + size])
+            top += size
     return top
 
 

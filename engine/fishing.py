@@ -528,6 +528,8 @@ def _lanes(limit: int) -> tuple[int, tuple[int, ...], tuple[int, ...] | None, tu
 
 
 NO_OFFERS: Offers = (0, 0, 0, 1)  # an empty table: the empty set's sum 0
+# What each table offers, by its cards | the group size limit << 52.
+_TABLE_OFFERS: dict[int, Offers] = {}
 
 
 def _play_options(order: tuple[int, ...], hand: int, capturing: int, table: int, rules: CaptureRules) -> list[int]:
@@ -713,17 +715,21 @@ class FishingState(State):
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
         offers = self._offers
-        if offers[0] != table:  # a trail added a card to the table offers were found for, or they start again
-            if offers[0] & ~table:
-                offers = NO_OFFERS
-            offers = self._offers = _offers_with(offers, table & ~offers[0], rules.max_sum_cards)
+        if offers[0] != table:
+            key = table | rules.max_sum_cards << 52
+            found = _TABLE_OFFERS.get(key)
+            if found is None:  # a trail added a card to the table offers were found for, or they start again
+                if offers[0] & ~table:
+                    offers = NO_OFFERS
+                found = _remember(_TABLE_OFFERS, key, _offers_with(offers, table & ~offers[0], rules.max_sum_cards))
+            offers = self._offers = found
         hand, orders = self.hands[seat], self._hand_orders
         if len(orders) <= seat or hand & ~orders[seat][0]:
             orders = self._sort_hands()
         return _play_options(orders[seat][1], hand, offers[1], self.table, rules)
 
     # What the table offers, kept with the table it was found for: a trail adds a card to it, anything else finds it
-    # again. Random play seldom meets a table twice, so nothing is remembered beyond the state's own table.
+    # again (or in _TABLE_OFFERS: random play meets most small tables again within a few thousand deals).
     _offers: Offers = (-1, 0, 0, 0)
     _groups: tuple[int, int, Groups] = (-1, -1, ())
     # Each seat's hand as it was last sorted, and its cards in string order: a hand only loses cards until the next.
