@@ -65,7 +65,7 @@ def deal_round(deck: list[int], top: int, hands: list[int], order: Sequence[int]
     ``packets=(1,) * 6`` deals six cards singly; ``(3, 3)`` deals two packets of three. Returns the new top.
     """
     n = len(order)
-    if all(size == 1 for size in packets):  # cards singly: seat j of ``order`` gets every n-th card from top + j
+    if packets.count(1) == len(packets):  # cards singly: seat j of ``order`` gets every n-th card from top + j
         end = top + n * len(packets)
         for j, seat in enumerate(order):
             hands[seat] |= mask_of(deck[top + j:end:n])

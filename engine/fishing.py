@@ -532,26 +532,6 @@ NO_OFFERS: Offers = (0, 0, 0, 1)  # an empty table: the empty set's sum 0
 _TABLE_OFFERS: dict[int, Offers] = {}
 
 
-def _play_options(order: tuple[int, ...], hand: int, capturing: int, table: int, rules: CaptureRules) -> list[int]:
-    """The actions between turns, in string order: each card's trail, start of a capture (the cards ``capturing``),
-    or (Tablanette's special jack) taking the whole table; ``order``: cards in string order, those of ``hand`` and
-    maybe more."""
-    if rules.compulsory:
-        jacks = hand & JACKS_MASK if rules.jack_takes_all else 0
-        if not jacks:
-            return [BEGIN | c if capturing >> c & 1 else c for c in order if hand >> c & 1]
-        takes_all = table << 6  # §5.6: a jack takes the whole table, or trails to an empty one
-        return [c | takes_all if jacks >> c & 1 else BEGIN | c if capturing >> c & 1 else c
-                for c in order if hand >> c & 1]
-    actions = []  # Tablić: a card that captures may also trail (§5.4); no special jacks
-    for played in order:
-        if hand >> played & 1:
-            actions.append(played)
-            if capturing >> played & 1:
-                actions.append(BEGIN | played)
-    return actions
-
-
 def _turn_path(turn: Turn, target: int, table: int, rules: CaptureRules) -> list[int] | None:
     """Decisions that end ``turn`` capturing exactly ``target``, or None: groups are built from the lowest card of
     ``target`` not yet taken, so only the ways to split ``target`` into groups are tried."""
@@ -726,7 +706,23 @@ class FishingState(State):
         hand, orders = self.hands[seat], self._hand_orders
         if len(orders) <= seat or hand & ~orders[seat][0]:
             orders = self._sort_hands()
-        return _play_options(orders[seat][1], hand, offers[1], self.table, rules)
+        # The actions between turns, in string order: each card's trail, start of a capture (the cards that capture
+        # something here), or (Tablanette's special jack) taking the whole table.
+        order, capturing = orders[seat][1], offers[1]
+        if rules.compulsory:
+            jacks = hand & JACKS_MASK if rules.jack_takes_all else 0
+            if not jacks:
+                return [BEGIN | c if capturing >> c & 1 else c for c in order if hand >> c & 1]
+            takes_all = self.table << 6  # §5.6: a jack takes the whole table, or trails to an empty one
+            return [c | takes_all if jacks >> c & 1 else BEGIN | c if capturing >> c & 1 else c
+                    for c in order if hand >> c & 1]
+        actions = []  # Tablić: a card that captures may also trail (§5.4); no special jacks
+        for played in order:
+            if hand >> played & 1:
+                actions.append(played)
+                if capturing >> played & 1:
+                    actions.append(BEGIN | played)
+        return actions
 
     # What the table offers, kept with the table it was found for: a trail adds a card to it, anything else finds it
     # again (or in _TABLE_OFFERS: random play meets most small tables again within a few thousand deals).
