@@ -691,7 +691,9 @@ class FishingState(State):
         table = self.table & ~JACKS_MASK if rules.jack_takes_all else self.table
         turn = self.turn
         if turn is not None:
-            return _turn_options(turn, table, rules, self._groups_of(table, turn[0]))
+            known = self._groups
+            groups = known[2] if known[0] == table and known[1] == turn[0] else self._groups_of(table, turn[0])
+            return _turn_options(turn, table, rules, groups)
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
         offers = self._offers
@@ -732,9 +734,17 @@ class FishingState(State):
     _hand_orders: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
     def _sort_hands(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
-        orders = tuple((hand, tuple(sorted(cards_in(hand), key=STRING_RANK.__getitem__))) for hand in self.hands)
-        self._hand_orders = orders
-        return orders
+        key, orders = STRING_RANK.__getitem__, []
+        for hand in self.hands:
+            cards, rest = [], hand
+            while rest:
+                low = rest & -rest
+                cards.append(low.bit_length() - 1)
+                rest ^= low
+            cards.sort(key=key)
+            orders.append((hand, tuple(cards)))
+        self._hand_orders = found = tuple(orders)
+        return found
 
     def _groups_of(self, capturable: int, played: int) -> Groups:
         """The groups that ``played`` can take from the table, found when the capture begins."""
@@ -801,15 +811,18 @@ class FishingState(State):
         assert seat is not None  # State.apply_id applies only a legal action
         if action & DECISION_BITS:
             if action & BEGIN:
-                self.hands[seat] &= ~BIT[action & 63]
-                self.turn = start_turn(action & 63)
+                played = action & 63
+                self.hands[seat] &= ~BIT[played]
+                self.turn = (played, VALUE_BITS[played], 0, 0)  # start_turn(played)
                 self.phase = "capture"
                 return
             turn = self.turn
             assert turn is not None  # a decision after the first is made inside a turn
             rules = self.capture_rules
             table = self.table & ~JACKS_MASK if rules.jack_takes_all else self.table
-            self.turn, ended = _turn_step(turn, action, table, rules, self._groups_of(table, turn[0]))
+            known = self._groups
+            groups = known[2] if known[0] == table and known[1] == turn[0] else self._groups_of(table, turn[0])
+            self.turn, ended = _turn_step(turn, action, table, rules, groups)
             if not ended:
                 return
             played, _, captured, _ = self.turn
