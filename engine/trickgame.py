@@ -25,9 +25,9 @@ from typing import Any, ClassVar
 from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of
 from .clone import LIST
 from .determinize import Slot, redeal, relabel_mask, relabeling
-from .errors import PositionError
+from .errors import IllegalAction, PositionError
 from .rng import Rng
-from .state import State, position_seat
+from .state import Chooser, State, position_seat
 from .tricks import (
     FOLLOW_SUIT,
     NO_TRUMP,
@@ -108,6 +108,12 @@ class TrickGame(State):
     def _first_leader(self) -> int:
         """The seat that leads the first trick: the dealer's left."""
         return (self.dealer + 1) % self.n
+
+    def _plain_play(self, seat: int) -> bool:
+        """Whether ``seat``, the seat to act, now makes a plain card play: its legal actions are exactly
+        ``TrickGame._card_ids`` and playing one is ``TrickGame._play`` followed by nothing of the game's own (the
+        fused loop of ``play_to_end`` plays it). False by default: a game opts in by answering it exactly."""
+        return False
 
     def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
         """Checks of a position's cards against ``deal_deck`` (PositionError), run before the tricks are replayed."""
@@ -215,6 +221,91 @@ class TrickGame(State):
         if len(self.tricks) == rules.tricks:
             self.last_trick_side = side
             if not self._loading:
+                self._score_deal()
+
+    def play_to_end(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> int:
+        """``State.play_to_end`` with the plain card plays (``_plain_play``) fused: the legal ids listed from the
+        hand masks and the card played with the trick bookkeeping inline, the same moves, scores and RNG draws as
+        ``_legal_ids`` and ``_apply``; any other move takes the generic step.
+
+        >>> import engine
+        >>> state = engine.new_match("german_whist", seed=1, first_dealer=0)
+        >>> state.play_to_end([lambda ids, observe: ids[-1]] * 2, [lambda: {}] * 2), state.is_terminal
+        (52, True)
+        """
+        if type(self)._plain_play is TrickGame._plain_play:
+            return State.play_to_end(self, choose, observe)
+        rules, actions, n, side_of, record = self.RULES, self.ACTIONS, self.n, self.side_of, self.moves.append
+        follow, beaters, power_of, points_of = rules.follow, rules.beaters, rules.ranking.power, rules.points
+        must_overtrump, card_of = follow.must_overtrump, actions.card_of
+        ids_of, suit_ids = actions.ids, actions.suit_ids
+        plain = self._plain_play
+        moves = 0
+        while True:
+            seat = self.current_player
+            if seat is None:
+                self._legal = None
+                return moves
+            if not plain(seat):  # the generic moves, up to the next plain card play
+                moves += self._play_moves(choose, observe, plain)
+                continue
+            hands, trick, trump = self.hands, self.trick, self.trump
+            hand = hands[seat]
+            if not trick:
+                legal = ids_of(hand)
+            else:
+                led = SUIT[trick[0][1]]
+                same = hand & SUIT_MASK[led]
+                if same and not (led == trump and must_overtrump):
+                    legal = suit_ids(same, led)
+                else:
+                    partner = side_of[self.best_seat] == side_of[seat]
+                    legal = ids_of(legal_mask(follow, hand, led, trump, self.over, partner))
+            self._legal = legal
+            action = choose[seat](legal, observe[seat])
+            if action not in legal:
+                raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
+            record((seat, action))
+            self._legal = None
+            moves += 1
+            card = card_of[action]
+            assert card is not None  # a plain play's ids are cards
+            hands[seat] = hand ^ BIT[card]
+            trick.append((seat, card))  # _add_to_trick, inlined
+            if len(trick) == 1:
+                self.best_card, self.best_seat = card, seat
+                self.over = beaters[trump][card]
+            else:
+                power, best = power_of[trump], self.best_card
+                if power[card] > power[best] and (SUIT[card] == SUIT[best] or SUIT[card] == trump):
+                    self.best_card, self.best_seat = card, seat
+                    self.over = beaters[trump][card]
+            if len(trick) < self.trick_size:
+                self.current_player = seat + 1 if seat + 1 < n else 0
+                continue
+            winner = self.best_seat  # _end_trick, inlined
+            side = side_of[winner]
+            if points_of is not None:
+                points = points_of[trump]
+                total = 0
+                for _s, c in trick:
+                    total += points[c]
+                self.card_points[side] += total
+            self.tricks_won[side] += 1
+            self.tricks.append(trick)
+            self.current_player = (trick[0][0] + 1) % n if rules.lead_passes else winner
+            self.trick = []
+            self._trick_taken(winner)
+            if rules.draw_after_trick and self.stock_top < len(self.stock):  # draw_in_turn, inlined
+                stock, top = self.stock, self.stock_top
+                for k in range(n):
+                    if top >= len(stock):
+                        break
+                    hands[(winner + k) % n] |= BIT[stock[top]]
+                    top += 1
+                self.stock_top = top
+            if len(self.tricks) == rules.tricks:
+                self.last_trick_side = side
                 self._score_deal()
 
     def trick_totals(self) -> list[int]:

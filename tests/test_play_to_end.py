@@ -23,7 +23,7 @@ def _generic(state: engine.State, policies: list) -> int:
 @pytest.mark.parametrize(("game", "players"), CASES, ids=[f"{g}-{n}p" for g, n in CASES])
 @pytest.mark.parametrize("policy", ["random", "greedy"])
 def test_the_engine_loop_plays_the_generic_loop_s_moves(game: str, players: int, policy: str) -> None:
-    for seed in range(12):
+    for seed in range(20):
         options = {"max_deals": 1} if seed % 3 else {"max_deals": 2}
         fused = engine.new_match(game, seed=seed, players=players, options=options)
         plain = engine.new_match(game, seed=seed, players=players, options=options)
@@ -31,6 +31,58 @@ def test_the_engine_loop_plays_the_generic_loop_s_moves(game: str, players: int,
         assert moves == _generic(plain, make_policies([policy] * players, game, seed))
         assert fused.moves == plain.moves and fused.scores == plain.scores and fused.winners == plain.winners
         assert fused.to_position() == plain.to_position() and fused.legal_action_ids() == []
+
+
+# the trick games' fused card plays (TrickGame.play_to_end) under the options that change what a plain play is
+OPTION_CASES = [
+    ("german_whist", 2, {"face_down_four": True}),
+    ("german_whist", 2, {"face_down_four": True, "score_all_tricks": True, "deal_scoring": "difference"}),
+    ("german_whist", 2, {"target_score": 5}),
+    ("belote", 2, {"no_shuffle": True, "target_score": 300}),
+    ("belote", 3, {"litige": False, "target_score": 300}),
+    ("belote", 4, {"no_shuffle": True, "litige": False, "target_score": 300}),
+    ("belote_contree", 4, {"num_deals": 4}),
+    ("belote_contree", 4, {"num_deals": 3, "shuffle_each_deal": True, "contre_scoring": "multiply"}),
+]
+
+
+@pytest.mark.parametrize(("game", "players", "options"), OPTION_CASES,
+                         ids=[f"{g}-{n}p-{'-'.join(o)}" for g, n, o in OPTION_CASES])
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_the_fused_trick_plays_match_the_generic_loop_under_options(game: str, players: int, options: dict,
+                                                                     policy: str) -> None:
+    for seed in range(30):
+        fused = engine.new_match(game, seed=seed, players=players, options=options)
+        plain = engine.new_match(game, seed=seed, players=players, options=options)
+        moves = play_out(fused, make_policies([policy] * players, game, seed))
+        assert moves == _generic(plain, make_policies([policy] * players, game, seed))
+        assert fused.moves == plain.moves and fused.scores == plain.scores and fused.winners == plain.winners
+        assert fused.deal_results == plain.deal_results and fused.to_position() == plain.to_position()
+        assert fused.rng.below(1 << 30) == plain.rng.below(1 << 30)  # the same draws taken
+        assert _plain_attributes(fused) == _plain_attributes(plain)  # rebelote, down_seen, ... too
+
+
+def _plain_attributes(state: engine.State) -> dict:
+    """The state's attributes held in plain values (numbers, strings, lists, dicts, tuples, None)."""
+    plain = (int, str, float, list, dict, tuple, type(None))
+    return {key: value for key, value in vars(state).items() if isinstance(value, plain) and key != "_legal"}
+
+
+def test_the_fused_loop_plays_on_from_the_middle_of_a_trick() -> None:
+    for seed in range(20):
+        state = engine.new_match("belote_contree", seed=seed)
+        policies = make_policies(["random"] * 4, "belote_contree", seed)
+        while state.phase != "play" or not state.trick or len(state.tricks) < 2:
+            seat = state.current_player
+            state.apply_id(policies[seat].choose_id(state.legal_action_ids(), lambda: {}))
+        fused, plain, before = state.clone(), state.clone(), state.to_position()
+        with pytest.raises(engine.IllegalAction):  # a fused card play checks the choice first
+            state.play_to_end([lambda ids, observe: max(ids) + 1] * 4, [dict] * 4)
+        assert state.to_position() == before and state.moves == plain.moves
+        play_out(fused, make_policies(["greedy"] * 4, "belote_contree", seed))
+        _generic(plain, make_policies(["greedy"] * 4, "belote_contree", seed))
+        assert fused.moves == plain.moves and fused.deal_results == plain.deal_results
+        assert fused.to_position() == plain.to_position()
 
 
 @pytest.mark.parametrize("game", engine.list_games())

@@ -181,6 +181,10 @@ class Belote(BelotePlay):
             return self._card_ids()
         return sorted(ACTIONS.word_id(w) for w in self.rounds.legal_words())  # 4.5
 
+    def _plain_play(self, seat: int) -> bool:
+        # trick 1 takes the generic step: declarations are chosen in it (6.2) and resolved after it (6.3)
+        return bool(self.tricks) and BelotePlay._plain_play(self, seat)
+
     def _must_choose_declaration(self) -> bool:
         seat = self.current_player
         assert seat is not None  # asked only while someone is to act

@@ -77,6 +77,14 @@ class BelotePlay(TrickGame):
                 ids = sorted(ids + [self.ACTIONS.plain_id[c] + BELOTE_SUFFIX for c in cards_in(playable)])
         return ids
 
+    def _plain_play(self, seat: int) -> bool:
+        """In the play phase, a seat that can announce no belote (6.4: it does not hold both the trump king and
+        queen) and has none to complete (6.2: it announced one and holds the other card) plays a plain card."""
+        if self.phase != "play":
+            return False
+        held = self.hands[seat] & KQ_MASK[self.trump]
+        return held != KQ_MASK[self.trump] and not (held and self.belote_seat == seat)
+
     def _play_card(self, action: int) -> None:
         seat, card = self.current_player, self.ACTIONS.card_of[action]
         assert seat is not None and card is not None  # State.apply_id applies only a legal card action

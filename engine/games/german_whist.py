@@ -112,6 +112,15 @@ class GermanWhist(TrickGame):
 
     _legal_ids = _card_ids  # every action plays a card
 
+    def _plain_play(self, seat: int) -> bool:
+        # no face-down card may be played now (8.1c): no face-down cards, a hand to lead from, or the led suit held
+        trick = self.trick
+        if not self.down[seat]:
+            return True
+        if not trick:
+            return bool(self.hands[seat])
+        return bool(self.hands[seat] & SUIT_MASK[SUIT[trick[0][1]]])
+
     def action_string(self, action: int) -> str:
         return ACTIONS.strings[action]
 
