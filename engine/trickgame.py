@@ -224,9 +224,9 @@ class TrickGame(State):
                 self._score_deal()
 
     def play_to_end(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> int:
-        """``State.play_to_end`` with the plain card plays (``_plain_play``) fused: the legal ids listed from the
-        hand masks and the card played with the trick bookkeeping inline, the same moves, scores and RNG draws as
-        ``_legal_ids`` and ``_apply``; any other move takes the generic step.
+        """``State.play_to_end`` with the plain card plays (``_plain_play``) fused: the legal ids from the base's
+        ``_card_ids`` (no game dispatch) and the card played with the trick bookkeeping inline, the same moves,
+        scores and RNG draws as ``_legal_ids`` and ``_apply``; any other move takes the generic step.
 
         >>> import engine
         >>> state = engine.new_match("german_whist", seed=1, first_dealer=0)
@@ -236,10 +236,8 @@ class TrickGame(State):
         if type(self)._plain_play is TrickGame._plain_play:
             return State.play_to_end(self, choose, observe)
         rules, actions, n, side_of, record = self.RULES, self.ACTIONS, self.n, self.side_of, self.moves.append
-        follow, beaters, power_of, points_of = rules.follow, rules.beaters, rules.ranking.power, rules.points
-        must_overtrump, card_of = follow.must_overtrump, actions.card_of
-        ids_of, suit_ids = actions.ids, actions.suit_ids
-        plain = self._plain_play
+        beaters, power_of, points_of, card_of = rules.beaters, rules.ranking.power, rules.points, actions.card_of
+        plain, card_ids = self._plain_play, TrickGame._card_ids  # the follow rule read in one place, not copied here
         moves = 0
         while True:
             seat = self.current_player
@@ -251,17 +249,7 @@ class TrickGame(State):
                 continue
             hands, trick, trump = self.hands, self.trick, self.trump
             hand = hands[seat]
-            if not trick:
-                legal = ids_of(hand)
-            else:
-                led = SUIT[trick[0][1]]
-                same = hand & SUIT_MASK[led]
-                if same and not (led == trump and must_overtrump):
-                    legal = suit_ids(same, led)
-                else:
-                    partner = side_of[self.best_seat] == side_of[seat]
-                    legal = ids_of(legal_mask(follow, hand, led, trump, self.over, partner))
-            self._legal = legal
+            self._legal = legal = card_ids(self)
             action = choose[seat](legal, observe[seat])
             if action not in legal:
                 raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())

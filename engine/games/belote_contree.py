@@ -86,8 +86,8 @@ def contract_points(contract: Contract, attack: int, cards: list[int], belote: l
 class BeloteContree(BelotePlay):
     ACTIONS = ACTIONS
     COPY = {"auction": OBJECT, "redeal_queue": LIST}
-    POSITION_CARD_PILES = ("tricks",)
-    PHASES = ("redeal", "auction", "play", "over")  # position keys of this game that hold cards
+    POSITION_CARD_PILES = ("tricks",)  # position keys of this game that hold cards
+    PHASES = ("redeal", "auction", "play", "over")
     INFO = GameInfo(
         id="belote_contree",
         name="Belote contrée",
