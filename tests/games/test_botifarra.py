@@ -7,6 +7,7 @@ from trick_positions import documented_example
 
 import engine
 from engine.auction import DoublingRounds, TrumpChoice
+from engine.bots import make_policy
 from engine.cards import CODES, SUIT, mask_of, parse_card, parse_cards
 from engine.games.botifarra import DECK, PAIRINGS, PLAY_RULES, POINTS, RANKING
 from engine.rng import Rng
@@ -515,3 +516,39 @@ def test_every_move_listed_in_string_order() -> None:
     while not state.is_terminal:
         assert state.legal_actions() == sorted(state.legal_actions())
         state.apply_id(rng.choice(state.legal_action_ids()))
+
+
+# ---- greedy -----------------------------------------------------------------------------------------------------
+
+def _greedy(obs: dict) -> str:
+    return make_policy("greedy", GAME, seat=obs["seat"], seed=1)({"game": GAME, **obs})
+
+
+CHOICES = ["delegate", "trump:C", "trump:D", "trump:H", "trump:S", "trump:none"]
+
+
+def test_greedy_names_its_long_suit_botifarra_with_three_manillas_else_delegates() -> None:
+    long = ["2C", "9C", "AC", "KC", "QC", "7C", "3D", "5D", "8H", "2H", "4S", "6S"]
+    assert _greedy({"phase": "choice", "seat": 0, "legal_actions": CHOICES, "hand": long}) == "trump:C"
+    manillas = ["9C", "2C", "9D", "3D", "9H", "4H", "AS", "2S", "5S", "6C", "7D", "8H"]
+    assert _greedy({"phase": "choice", "seat": 0, "legal_actions": CHOICES, "hand": manillas}) == "trump:none"
+    flat = ["2C", "3C", "4C", "2D", "3D", "4D", "2H", "3H", "4H", "2S", "3S", "4S"]
+    assert _greedy({"phase": "choice", "seat": 0, "legal_actions": CHOICES, "hand": flat}) == "delegate"
+    assert _greedy({"phase": "choice", "seat": 2, "legal_actions": CHOICES[1:], "hand": flat}) != "delegate"
+
+
+def test_greedy_doubles_a_strong_trump_hand_only() -> None:
+    strong = ["9H", "AH", "KH", "QH", "2H", "3H", "4C", "5C", "6D", "7D", "8S", "2S"]
+    weak = ["2H", "3H", "4C", "5C", "6D", "7D", "8S", "2S", "JC", "QD", "KS", "AS"]
+    obs = {"phase": "doubling", "seat": 1, "trump": "H", "legal_actions": ["contro", "pass"]}
+    assert _greedy({**obs, "hand": strong}) == "contro" and _greedy({**obs, "hand": weak}) == "pass"
+
+
+def test_greedy_loads_points_on_its_partners_trick_and_wins_cheaply_last() -> None:
+    base = {"phase": "play", "seat": 3, "trump": "H", "partners": [2, 3, 0, 1], "tricks": []}
+    loading = {**base, "trick": [[0, "5S"], [1, "9S"], [2, "3S"]], "hand": ["2S", "QS", "KS"],
+               "legal_actions": ["2S", "KS", "QS"]}
+    assert _greedy(loading) == "KS"
+    winning = {**base, "seat": 0, "trick": [[1, "5S"], [2, "7S"], [3, "8S"]], "hand": ["JS", "AS", "9S"],
+               "legal_actions": ["9S", "AS", "JS"]}
+    assert _greedy(winning) == "JS"
