@@ -552,3 +552,20 @@ def test_greedy_loads_points_on_its_partners_trick_and_wins_cheaply_last() -> No
     winning = {**base, "seat": 0, "trick": [[1, "5S"], [2, "7S"], [3, "8S"]], "hand": ["JS", "AS", "9S"],
                "legal_actions": ["9S", "AS", "JS"]}
     assert _greedy(winning) == "JS"
+
+
+# ---- determinization --------------------------------------------------------------------------------------------
+
+def test_a_sample_keeps_what_the_lowest_card_rule_showed() -> None:
+    # Seat 3 could not win and played 7C (5.5: his lowest club), so he holds no lower club in any sample seat 0
+    # draws; seat 2 won with 9C as second hand, which shows nothing.
+    hands = {1: ["8C", "2C", "4C"], 2: ["9C", "3C", "5C"], 3: ["7C", "AC"], 0: ["6C"]}
+    state = first_trick(hands, avoid={0: "C", 3: "C"}, plays=("8C", "9C", "7C"))
+    low = {"2C", "3C", "4C", "5C", "6C"}
+    held = []
+    for k in range(40):
+        sample = engine.determinize(state, 0, Rng(k))
+        hand = set(sample.to_position()["hands"][3])
+        assert not hand & low
+        held.append(frozenset(sample.to_position()["hands"][1]))
+    assert len(set(held)) > 1  # the other hidden cards do move
