@@ -292,13 +292,17 @@ class MustWinRule:
     def legal(self, hand: int, led: int, trump: int, best: int, partner_winning: bool, second: bool) -> int:
         """The cards of ``hand`` (a mask) that may be played to a trick led in suit ``led`` and won so far by
         ``best``; ``second``: the player is the trick's second."""
-        allowed = (hand & SUIT_MASK[led]) or hand
+        same = hand & SUIT_MASK[led]
+        allowed = same or hand
         beaters = allowed & self.beat[trump][best]
         if beaters and not partner_winning:
             return beaters
         if not self.lowest:
             return allowed
-        low = self.lowest_cards(allowed, trump)
+        if same:  # one suit: its lowest card, one look-up
+            low = (self.low_trump if led == trump else self.low_plain)[same >> (13 * led)] << (13 * led)
+        else:
+            low = self.lowest_cards(hand, trump)
         if partner_winning:
             return beaters | low | (allowed & self.loads)
         return low | (allowed & self.loads) if second else low
