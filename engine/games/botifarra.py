@@ -86,6 +86,8 @@ class Botifarra(TrickGame):
 
     rotation: bool  # option three_game_rotation
     rule: MustWinRule  # option play_rules
+    max_level: int  # option max_double: how many doubling words may be said (4.4)
+    values: tuple[int, ...]  # option double_values: the multiplier per doubling level (7.2)
     teams: tuple[int, ...]  # seat -> team in the game in play (team 0 holds seat 0)
     game: int  # the index of the game in play (0 without three_game_rotation)
     game_points: list[int]  # that game's points per team (without rotation: the match scores)
