@@ -300,12 +300,10 @@ def test_5_6_relaxed_rules_follow_suit_and_win_if_possible_else_anything() -> No
 
 
 def test_5_2_twelve_tricks_of_four_cards_each_seat_in_turn() -> None:
-    state = play_randomly(new(seed=6), 6, lambda s: s.deal_index == 1 or s.is_terminal)
     first = play_randomly(new(seed=6), 6, lambda s: s.phase == "play" and len(s.tricks) == 11 and len(s.trick) == 3)
     tricks = [*first.tricks, [*first.trick, (first.current_player, -1)]]
     assert len(tricks) == 12 and all(len(t) == 4 for t in tricks)
     assert all([s for s, _c in t] == [(t[0][0] + k) % 4 for k in range(4)] for t in tricks)
-    assert state.deal_results[0]["deal"] == 0
 
 
 def test_5_3_and_e10_the_highest_trump_wins_and_the_trick_is_worth_13() -> None:
