@@ -169,6 +169,18 @@ def test_5_3_example_8_after_a_face_down_card_the_next_seat_leads_and_wins() -> 
     assert state.observation(1)["history"] == [[0, "facedown:7H"], [1, "KD"]]  # public once gathered
 
 
+def test_5_3_a_move_played_face_down_shows_the_others_no_card() -> None:
+    # 5.3: the card is face down until the trick is gathered, so the move itself (as a watcher or another seat
+    # receives it when it is played) names no card; its player sees it whole.
+    state = dealt([["7H", "2H", "3H", "4H", "5S", "6H"], ["4C", "9H", "AS", "KD", "TS", "6S"]])
+    state.apply("facedown:7H")
+    assert state.action_seen_by(1, 0, "facedown:7H") == "facedown"
+    assert state.action_seen_by(None, 0, "facedown:7H") == "facedown"
+    assert state.action_seen_by(0, 0, "facedown:7H") == "facedown:7H"
+    state.apply("KD")
+    assert state.action_seen_by(None, 1, "KD") == state.action_seen_by(0, 1, "KD") == "KD"
+
+
 def test_5_3_face_down_cards_never_win_and_three_players_play_one_card_each() -> None:
     state = dealt([["7H", "2H", "3H", "4H"], ["AS", "9H", "TH", "6S"], ["4C", "3D", "5D", "6D"]])
     state.apply("facedown:7H")
