@@ -242,6 +242,90 @@ def test_5_7_5_8_the_stock_runs_out_then_hands_are_played_out() -> None:
     assert [hands for stock, hands in sizes if not stock] == [[4, 4, 4], [3, 3, 3], [2, 2, 2], [1, 1, 1]]
 
 
+def test_5_5_in_the_first_trick_a_face_down_qh_does_not_beat_the_almighty() -> None:
+    state = dealt([["QH", "2H", "3H"], ["4C", "5C", "6C"], ["AS", "7D", "8D"]], fixed_trump="D")
+    state.apply("facedown:QH")
+    state.apply("4C")
+    assert state.legal_actions() == ["7D", "8D", "AS"]  # seat 2 has no club: any card
+    state.apply("AS")
+    assert state.current_player == 2  # AS wins: QH was face down (5.3), so no yoromeki
+    assert winner("4C QH AS", DIAMONDS, first=True) == "QH"  # face up, QH takes AS in the first trick too
+
+
+def test_5_4_same_two_in_the_trump_suit_beats_the_higher_trumps() -> None:
+    assert winner("AC KC 2C", CLUBS) == "2C"
+    assert winner("AC KC 2C", CLUBS, first=True) == "AC"
+
+
+def _rules_text_legal(p: dict) -> list[str]:
+    """5.2, 5.3 and the must_trump option as the rules file writes them."""
+    seat, face_down = p["current_player"], set(p["face_down"])
+    hand = p["hands"][seat]
+    up = [c for _s, c in p["trick"] if c not in face_down]
+    if not up:
+        if p["tricks"]:
+            return sorted(hand)
+        minors = [c for c in hand if c[1] in "CD"]
+        return sorted(minors) if minors else sorted("facedown:" + c for c in hand)
+    same = [c for c in hand if c[1] == up[0][1]]
+    trumps = [c for c in hand if c[1] == p["trump"] or c == "AS"]
+    if same:
+        return sorted(same)
+    return sorted(trumps if p["options"]["must_trump"] and trumps else hand)
+
+
+def _rules_text_winner(trick: list, trump: str, first: bool, face_down: set, same_two: bool) -> int:
+    """5.5 as the rules file writes it: the seat that wins a trick of [seat, card] pairs."""
+    order = "AKQJT98765432"
+    up = [(s, c) for s, c in trick if c not in face_down]
+    cards = [c for _s, c in up]
+    if "AS" in cards:
+        return up[cards.index("QH" if "QH" in cards else "AS")][0]
+    suit = trick[0][1][1]
+    if same_two and not first and all(c[1] == suit for _s, c in trick) and "2" + suit in cards:
+        return up[cards.index("2" + suit)][0]
+    best = [pair for pair in up if pair[1][1] == trump] or [pair for pair in up if pair[1][1] == up[0][1][1]]
+    return min(best, key=lambda pair: order.index(pair[1][0]))[0]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 7])
+@pytest.mark.parametrize("options", [{}, {"must_trump": True, "same_two": False, "reversal": False}])
+def test_5_and_7_random_games_play_win_and_score_as_the_rules_text_says(players: int, options: dict) -> None:
+    for seed in range(3):
+        state = engine.new_match(GAME, seed=seed, players=players, options={"num_games": 2, **options})
+        rng = Rng(seed)
+        while not state.is_terminal:
+            p = state.to_position()
+            assert state.legal_actions() == _rules_text_legal(p), p
+            deals = len(state.deal_results)
+            state.apply_id(rng.choice(state.legal_action_ids()))
+            if len(state.deal_results) > deals:  # 7.1, 7.2: the deal just scored
+                seat, card = state.history[-1]
+                tricks = [*p["tricks"], [*p["trick"], [seat, card]]]
+                assert state.deal_results[-1]["points"] == _rules_text_points(tricks, p, state.options)
+                continue
+            after = state.to_position()
+            if len(after["tricks"]) == len(p["tricks"]) + 1:
+                trick = after["tricks"][-1]
+                first = not p["tricks"]
+                expected = _rules_text_winner(trick, p["trump"], first, set(p["face_down"]) if first else set(),
+                                              state.options["same_two"])
+                assert state.current_player == expected, trick  # 5.1: the winner leads next
+
+
+def _rules_text_points(tricks: list, p: dict, options: dict) -> list[int]:
+    """2.4, 7.1 and 7.2 as the rules file writes them, from a deal's tricks."""
+    values = {"2H": 10, "TH": 10, "JH": 10, "QH": 5, "KH": 5, "AH": 5, "QS": -5, "KS": -5, "2S": -10, "TS": -10,
+              "JS": -10, "AS": -15, **{r + s: 1 for r in "TJQKA" for s in "CD"}}
+    taken: list[set[str]] = [set() for _ in p["hands"]]
+    for number, trick in enumerate(tricks):
+        down = set(p["face_down"]) if number == 0 else set()
+        taken[_rules_text_winner(trick, p["trump"], number == 0, down, options["same_two"])] |= {c for _s, c in trick}
+    points = [sum(values.get(c, 0) for c in pile) for pile in taken]
+    minus = {"2S", "TS", "JS", "QS", "KS", "AS"}
+    return [-x for x in points] if options["reversal"] and any(minus <= pile for pile in taken) else points
+
+
 # ---- 7. scoring ------------------------------------------------------------------------------------------------
 
 def test_7_1_example_11_deal_scores() -> None:
