@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from rules_text import play_checked
 from trick_positions import documented_example
 
 import engine
@@ -458,18 +459,8 @@ def _rules_text_score(tricks: list, declarations: list, leader: int) -> list[int
 @pytest.mark.parametrize("options", [{}, {"target_score": 120}, {"allow_redeal": False, "declarations": False}])
 def test_5_6_7_every_move_and_deal_score_of_random_matches_is_the_rules_texts(options: dict) -> None:
     for seed in range(8):
-        state = engine.new_match(GAME, seed=seed, options=options)
-        rng = Rng(seed)
-        while not state.is_terminal:
-            p = state.to_position()
-            assert state.legal_actions() == _rules_text_legal(p), p
-            deals = len(state.deal_results)
-            state.apply_id(rng.choice(state.legal_action_ids()))
-            if len(state.deal_results) > deals:
-                last = state.history[-1]
-                tricks = [*p["tricks"], [*p["trick"], list(last)]]
-                assert state.deal_results[-1]["points"] == _rules_text_score(tricks, p["declarations"],
-                                                                             1 - p["dealer"])
+        play_checked(engine.new_match(GAME, seed=seed, options=options), seed, _rules_text_legal,
+                     lambda tricks, p: _rules_text_score(tricks, p["declarations"], 1 - p["dealer"]))
 
 
 def test_7_2_the_deal_reports_both_scores_and_the_difference() -> None:

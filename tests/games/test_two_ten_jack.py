@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from rules_text import play_checked
 
 import engine
 from engine.bots import make_policy
@@ -291,26 +292,17 @@ def _rules_text_winner(trick: list, trump: str, first: bool, face_down: set, sam
 @pytest.mark.parametrize("players", [2, 3, 4, 7])
 @pytest.mark.parametrize("options", [{}, {"must_trump": True, "same_two": False, "reversal": False}])
 def test_5_and_7_random_games_play_win_and_score_as_the_rules_text_says(players: int, options: dict) -> None:
+    def winner_leads(p: dict, state: engine.State) -> None:  # 5.1: the winner of a trick leads the next
+        after = state.to_position()
+        if len(after["tricks"]) > len(p["tricks"]):
+            first, trick = not p["tricks"], after["tricks"][-1]
+            down = set(p["face_down"]) if first else set()
+            assert state.current_player == _rules_text_winner(trick, p["trump"], first, down, state.options["same_two"])
+
     for seed in range(3):
         state = engine.new_match(GAME, seed=seed, players=players, options={"num_games": 2, **options})
-        rng = Rng(seed)
-        while not state.is_terminal:
-            p = state.to_position()
-            assert state.legal_actions() == _rules_text_legal(p), p
-            deals = len(state.deal_results)
-            state.apply_id(rng.choice(state.legal_action_ids()))
-            if len(state.deal_results) > deals:  # 7.1, 7.2: the deal just scored
-                seat, card = state.history[-1]
-                tricks = [*p["tricks"], [*p["trick"], [seat, card]]]
-                assert state.deal_results[-1]["points"] == _rules_text_points(tricks, p, state.options)
-                continue
-            after = state.to_position()
-            if len(after["tricks"]) == len(p["tricks"]) + 1:
-                trick = after["tricks"][-1]
-                first = not p["tricks"]
-                expected = _rules_text_winner(trick, p["trump"], first, set(p["face_down"]) if first else set(),
-                                              state.options["same_two"])
-                assert state.current_player == expected, trick  # 5.1: the winner leads next
+        play_checked(state, seed, _rules_text_legal, lambda tricks, p: _rules_text_points(tricks, p, p["options"]),
+                     winner_leads)
 
 
 def _rules_text_points(tricks: list, p: dict, options: dict) -> list[int]:
