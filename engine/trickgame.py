@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of
-from .clone import LIST
+from .clone import LIST, SHARED
 from .determinize import Slot, redeal, relabel_mask, relabeling
 from .errors import IllegalAction, PositionError
 from .rng import Rng
@@ -87,13 +87,20 @@ class TrickGame(State):
 
     RULES: ClassVar[TrickRules]
     ACTIONS: ClassVar[CardActions]
-    COPY = {"hands": LIST, "trick": LIST, "tricks": LIST, "card_points": LIST, "tricks_won": LIST}
+    DECK: ClassVar[tuple[int, ...]]  # the deck in canonical order (a game whose deck depends on the match overrides
+    # _deck_cards instead)
+    # The stock, when the game deals one (``stock`` from ``stock_top`` on): how many of its top cards every seat sees
+    # (1: a face-up card, German Whist's and Two-Ten-Jack's; 0: an unseen stock), None without a stock. The base then
+    # hides the rest of it in determinization, relabels it and writes its position and observation keys.
+    STOCK_SHOWN: ClassVar[int | None] = None
+    COPY = {"hands": LIST, "trick": LIST, "tricks": LIST, "card_points": LIST, "tricks_won": LIST,
+            "stock": SHARED}  # a stock is read from stock_top on or replaced whole, never changed in place
     _loading = False  # a position's tricks are being replayed: the last one is not scored
 
     hands: list[int]
     trump: int
     stock: list[int]
-    stock_top: int
+    stock_top: int = 0  # a stock that is only ever replaced whole (Belote's) is read from its first card
     trick_size: int  # the cards of a trick (TrickRules.trick_cards, or one from each seat)
 
     # ---- what a game implements ---------------------------------------------------------------------------------
@@ -118,10 +125,17 @@ class TrickGame(State):
     def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
         """Checks of a position's cards against ``deal_deck`` (PositionError), run before the tricks are replayed."""
 
-    @abstractmethod
     def _deal_again(self, trump: int) -> None:
         """Set the deal as ``deal_deck`` dealt it, up to the first card played (with ``trump``): the hands and the
-        game's own dealt piles (``_reset_tricks`` included)."""
+        game's own dealt piles (``_reset_tricks`` included). By default the deal is dealt again; a game whose trump
+        or hands come from an auction or other choices before the play replays those too."""
+        self._start_deal(list(self.deal_deck))
+
+    def _deck_cards(self) -> list[int]:
+        return list(self.DECK)
+
+    def action_string(self, action: int) -> str:
+        return self.ACTIONS.strings[action]
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         """The game's own observation keys."""
@@ -463,13 +477,18 @@ class TrickGame(State):
         return None
 
     def _hidden_piles(self, seat: int) -> list[list[int]]:
-        """Unseen cards outside the hands (an undealt stock, face-down cards)."""
-        return []
+        """Unseen cards outside the hands (an undealt stock, face-down cards): by default the stock under the cards
+        everyone sees (``STOCK_SHOWN``)."""
+        if self.STOCK_SHOWN is None:
+            return []
+        return [self.stock[self.stock_top + self.STOCK_SHOWN:]]
 
     def _relabel(self, new: Sequence[int]) -> None:
-        """Put ``new[card]`` wherever the deal holds ``card`` (hands, deal_deck and the game's own piles)."""
+        """Put ``new[card]`` wherever the deal holds ``card`` (hands, deal_deck, the stock and the game's own piles)."""
         self.hands = [relabel_mask(hand, new) for hand in self.hands]
         self.deal_deck = [new[c] for c in self.deal_deck]
+        if self.STOCK_SHOWN is not None:
+            self.stock = [new[c] for c in self.stock]
 
     def _load_seat(self, value: object, key: str) -> int | None:
         """A nullable seat of a position (the belote announcer, ...)."""

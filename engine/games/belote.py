@@ -12,7 +12,7 @@ rebelote; made, dedans and litige; the match to 1000. Options give the 2- and 3-
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..auction import TakeRounds, replay_auction
@@ -96,8 +96,9 @@ def three_player_points(taker: int, totals: list[int], belote: list[int], order:
 @register
 class Belote(BelotePlay):
     ACTIONS = ACTIONS
+    STOCK_SHOWN = 0  # the stock is undealt, or set aside with 2 or 3 players: never seen
     COPY = {"rounds": OBJECT, "declared": LIST, "declaration_points": LIST,
-            "stock": SHARED, "melds": SHARED}  # both only ever replaced whole
+            "melds": SHARED}  # only ever replaced whole
     POSITION_CARD_PILES = ("tricks", "turn_up")
     CARRIED = (*BelotePlay.CARRIED, "pot")
     PHASES = ("auction", "play", "over")  # position keys of this game that hold cards
@@ -189,9 +190,6 @@ class Belote(BelotePlay):
         seat = self.current_player
         assert seat is not None  # asked only while someone is to act
         return not self.tricks and self.declared[seat] is None and bool(self.melds[seat])  # 5.5, 6.2
-
-    def action_string(self, action: int) -> str:
-        return ACTIONS.strings[action]
 
     def _apply(self, action: int) -> None:
         word = ACTIONS.strings[action]
@@ -336,16 +334,6 @@ class Belote(BelotePlay):
 
     def _public_places(self) -> list[int]:
         return [self.turn_up]
-
-    def _relabel_piles(self, new: Mapping[int, int]) -> None:
-        self.stock = [new[c] for c in self.stock]
-
-    def _hidden_piles(self, seat: int) -> list[list[int]]:
-        return [self.stock]  # undealt, or set aside with 2 or 3 players: never seen
-
-    def _relabel(self, new: Sequence[int]) -> None:
-        super()._relabel(new)
-        self.stock = [new[c] for c in self.stock]
 
     # ---- positions (docs/positions/belote.md) -------------------------------------------------------------------
 

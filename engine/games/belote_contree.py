@@ -163,9 +163,6 @@ class BeloteContree(BelotePlay):
             return _auction_ids(self.ladder, self.auction)
         return [ACTIONS.word_id("keep"), ACTIONS.word_id("redeal")]
 
-    def action_string(self, action: int) -> str:
-        return ACTIONS.strings[action]
-
     def _apply(self, action: int) -> None:
         if self.phase == "play":
             self._play_card(action)

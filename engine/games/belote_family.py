@@ -47,12 +47,10 @@ class BelotePlay(TrickGame):
     """The play of a Belote deal: 8 tricks under the belote legal-card rule, with belote / rebelote."""
 
     RULES = RULES
+    DECK = DECK
     COPY = {"next_pack": SHARED}  # a gathered pack is only cut into a new list
     next_pack: list[int] | None  # the gathered pack the next deal is cut from, when it is not shuffled
     PHASES: ClassVar[tuple[str, ...]]
-
-    def _deck_cards(self) -> list[int]:
-        return list(DECK)
 
     def _draw_first_dealer(self) -> int:
         # 3.1: the lowest card in natural order deals; tied seats draw again from a fresh shuffle
@@ -129,10 +127,13 @@ class BelotePlay(TrickGame):
         fits = [deck for deck in (cut(pack, c) for c in range(FEWEST_CUT, len(pack) - FEWEST_CUT + 1))
                 if self._dealt_from(deck, seat) is not None]
         deck = fits[rng.below(len(fits))]
-        where = {card: i for i, card in enumerate(self.deal_deck)}
-        self.hands = self._dealt_from(deck, seat) or self.hands
-        self._relabel_piles({c: deck[i] for c, i in where.items()})
-        self.deal_deck = deck
+        hands = self._dealt_from(deck, seat)
+        assert hands is not None  # a cut that fits
+        new = list(range(52))  # each card of the deck the card the cut puts in its place (the stock's, deal_deck)
+        for i, card in enumerate(self.deal_deck):
+            new[card] = deck[i]
+        self._relabel(new)
+        self.hands = hands  # (a seat's played cards may trade places among themselves: not a relabeling)
 
     def _cut_from_tricks(self) -> bool:
         """Whether this deal's deck is the previous deal's tricks gathered and cut, when one was played."""
@@ -185,9 +186,6 @@ class BelotePlay(TrickGame):
     def _public_places(self) -> list[int]:
         """Cards whose deck index every seat saw (a turn-up)."""
         return []
-
-    def _relabel_piles(self, new: Mapping[int, int]) -> None:
-        """The game's own piles of the deal when each card ``c`` is ``new[c]`` (an undealt stock)."""
 
     def _played_mask(self, seat: int) -> int:
         return mask_of(c for played in [*self.tricks, self.trick] for s, c in played if s == seat)

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..cards import BIT, CODES, SUIT, SUIT_MASK, make_deck, mask_of, parse_card
-from ..clone import LIST, ROWS, SHARED
+from ..clone import LIST, ROWS
 from ..dealing import deal_rounds
 from ..errors import PositionError
 from ..options import Option
@@ -51,8 +51,9 @@ OPTIONS = (
 class GermanWhist(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
-    COPY = {"down": ROWS, "down_seen": LIST, "phase1_won": LIST, "taken_face_up": LIST,
-            "stock": SHARED}  # the stock is read from stock_top on, never changed
+    DECK = DECK
+    STOCK_SHOWN = 1  # 3.5: the top stock card is face up
+    COPY = {"down": ROWS, "down_seen": LIST, "phase1_won": LIST, "taken_face_up": LIST}
     POSITION_CARD_PILES = ("face_up", "face_down", "tricks")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="german_whist",
@@ -63,9 +64,6 @@ class GermanWhist(TrickGame):
         summary="Two-player whist: win the turned-up stock card in 13 tricks, then the 13 tricks that score.",
         deck_size=52,
     )
-
-    def _deck_cards(self) -> list[int]:
-        return list(DECK)
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
@@ -120,9 +118,6 @@ class GermanWhist(TrickGame):
         if not trick:
             return bool(self.hands[seat])
         return bool(self.hands[seat] & SUIT_MASK[SUIT[trick[0][1]]])
-
-    def action_string(self, action: int) -> str:
-        return ACTIONS.strings[action]
 
     # ---- play (5.4 - 5.6) ---------------------------------------------------------------------------------------
 
@@ -229,7 +224,7 @@ class GermanWhist(TrickGame):
         return mask_of(c for _s, c in self.taken_face_up)  # 5.8: taken in view of both
 
     def _hidden_piles(self, seat: int) -> list[list[int]]:
-        piles = [self.stock[self.stock_top + 1:]]
+        piles = super()._hidden_piles(seat)
         for s in (0, 1):
             if s != seat or not self.down_seen[s]:
                 piles.append([c for c in self.down[s] if c is not None])
@@ -237,7 +232,6 @@ class GermanWhist(TrickGame):
 
     def _relabel(self, new: Sequence[int]) -> None:
         super()._relabel(new)
-        self.stock = [new[c] for c in self.stock]
         self.down = [[None if c is None else new[c] for c in slots] for slots in self.down]
 
     # ---- positions (docs/positions/german_whist.md) -------------------------------------------------------------
@@ -296,9 +290,6 @@ class GermanWhist(TrickGame):
             raise PositionError(f"trump must be the suit of the first turned-up card, deal_deck[{first_stock}]")
         if self.stock and self.stock != self.deal_deck[-len(self.stock):]:
             raise PositionError("face_up and stock must be the undrawn end of deal_deck, in order")
-
-    def _deal_again(self, trump: int) -> None:
-        self._start_deal(list(self.deal_deck))
 
     def _load_target(self, value: Any) -> int:
         """7.4b: the target in force is target_score, raised by 10 for each deal after which both seats reached it

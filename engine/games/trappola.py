@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..cards import BIT, CODES, RANK, RANKS, SUIT, cards_in, codes_of, make_deck, mask_of
-from ..clone import LIST, ROWS, SHARED
+from ..clone import LIST, ROWS
 from ..declarations import RANK_MASK, SET_WORDS, hidden_set_ranks, rank_sets, ranks_held_thrice
 from ..errors import PositionError
 from ..options import Option
@@ -65,8 +65,9 @@ OPTIONS = (
 class Trappola(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
-    COPY = {"dead": ROWS, "exchanges": LIST, "declared": LIST, "declarations": LIST, "may_declare": LIST,
-            "stock": SHARED}  # the stock is read from stock_top on, never changed
+    DECK = DECK
+    STOCK_SHOWN = 0  # 3.5: the stock is face down
+    COPY = {"dead": ROWS, "exchanges": LIST, "declared": LIST, "declarations": LIST, "may_declare": LIST}
     POSITION_CARD_PILES = ("dead", "tricks")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="trappola",
@@ -84,9 +85,6 @@ class Trappola(TrickGame):
     declarations: list[tuple[int, str, int, int, int]]  # (seat, rank, size, trick, move index or -1), in order
     # Per seat, whether its hand may still hold a set to declare: false once it holds none (hands only shrink).
     may_declare: list[bool]
-
-    def _deck_cards(self) -> list[int]:
-        return list(DECK)
 
     def _configure(self) -> None:
         self.declaring = self.options["declarations"]
@@ -154,9 +152,6 @@ class Trappola(TrickGame):
                 return ids + sorted(DECLARE_ID[s.rank, s.size] for s in sets)  # words follow the cards
             self.may_declare[seat] = False
         return ids
-
-    def action_string(self, action: int) -> str:
-        return ACTIONS.strings[action]
 
     def _apply(self, action: int) -> None:
         seat = self.current_player
@@ -264,12 +259,8 @@ class Trappola(TrickGame):
 
     # ---- determinization: the unused stock is unseen; a declared set stays in its declarer's hand ---------------
 
-    def _hidden_piles(self, seat: int) -> list[list[int]]:
-        return [self.stock[self.stock_top:]]
-
     def _relabel(self, new: Sequence[int]) -> None:
         super()._relabel(new)
-        self.stock = [new[c] for c in self.stock]
         self.may_declare = [self.declaring, self.declaring]  # the new hands are looked at afresh
 
     def _held_at(self, seat: int, trick: int) -> int:

@@ -89,9 +89,6 @@ class Tres(TrickGame):
         self.phase = "play"
         self.current_player = first  # 5.1: the first player leads trick 1
 
-    def _deal_again(self, trump: int) -> None:
-        self._start_deal(list(self.deal_deck))
-
     # ---- legal cards (5.3, 5.4) ---------------------------------------------------------------------------------
 
     def _card_ids(self) -> list[int]:
@@ -102,9 +99,6 @@ class Tres(TrickGame):
         return ACTIONS.ids(second_card_mask(self.hands[seat], self.best_card, self.best_seat != seat))  # 5.4
 
     _legal_ids = _card_ids  # every action plays a card
-
-    def action_string(self, action: int) -> str:
-        return ACTIONS.strings[action]
 
     _apply = TrickGame._play_action
 

@@ -21,7 +21,7 @@ from functools import cache
 from typing import Any
 
 from ..cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
-from ..clone import LIST, SHARED
+from ..clone import LIST
 from ..determinize import Slot, redeal, relabeling
 from ..errors import PositionError
 from ..options import Option
@@ -96,7 +96,8 @@ OPTIONS = (
 class TwoTenJack(TrickGame):
     RULES = rules_for(26)  # per match: rules_for(deck size // players), set by _configure
     ACTIONS = ACTIONS
-    COPY = {"taken": LIST, "stock": SHARED}  # the stock is read from stock_top on, never changed
+    STOCK_SHOWN = 1  # 3.5: the stock is face up, its top card seen by all
+    COPY = {"taken": LIST}
     POSITION_CARD_PILES = ("face_up", "tricks")
     INFO = GameInfo(
         id="two_ten_jack",
@@ -187,9 +188,6 @@ class TwoTenJack(TrickGame):
         return ACTIONS.ids(hand)
 
     _legal_ids = _card_ids  # every action plays a card
-
-    def action_string(self, action: int) -> str:
-        return ACTIONS.strings[action]
 
     # ---- play (5.3 - 5.7) ---------------------------------------------------------------------------------------
 
@@ -315,9 +313,6 @@ class TwoTenJack(TrickGame):
     def _known_cards(self, seat: int) -> int:
         return self.drawn
 
-    def _hidden_piles(self, seat: int) -> list[list[int]]:
-        return [self.stock[self.stock_top + 1:]]
-
     def _unseen_slots(self, seat: int) -> list[Slot]:
         slots = super()._unseen_slots(seat)
         if not self.tricks:  # 5.3: the others' face-down cards stay unseen until the first trick is gathered
@@ -326,7 +321,6 @@ class TwoTenJack(TrickGame):
 
     def _relabel(self, new: Sequence[int]) -> None:
         super()._relabel(new)
-        self.stock = [new[c] for c in self.stock]
         if self.tricks or not self.down:
             return
         self.trick = [(s, new[c]) for s, c in self.trick]  # a face-down card redealt: its move names the new card
@@ -380,9 +374,6 @@ class TwoTenJack(TrickGame):
             raise PositionError(f"trump must be {SUITS[want]}: fixed_trump, else the suit of deal_deck[{dealt}]")
         if not mask_of(self.deal_deck[:dealt]) & MINORS:
             raise PositionError("deal_deck deals only hearts and spades: a void deal is dealt again (3.6)")
-
-    def _deal_again(self, trump: int) -> None:
-        self._start_deal(list(self.deal_deck))
 
     def _card_action(self, seat: int, card: int) -> int | None:
         if self.hands[seat] & BIT[card] & self._down_given:
