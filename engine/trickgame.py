@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of
+from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
 from .clone import LIST, SHARED
 from .determinize import Slot, redeal, relabel_mask, relabeling
 from .errors import IllegalAction, PositionError
@@ -93,6 +93,13 @@ class TrickGame(State):
     # (1: a face-up card, German Whist's and Two-Ten-Jack's; 0: an unseen stock), None without a stock. The base then
     # hides the rest of it in determinization, relabels it and writes its position and observation keys.
     STOCK_SHOWN: ClassVar[int | None] = None
+    # The facts of the play (PLAY_FACTS) the base writes into every seat's observation and into positions (position
+    # keys are checked against the replayed deal), and the game's own position keys that the replay decides, each
+    # with the rule it states (``_check_deal``).
+    OBSERVED: ClassVar[tuple[str, ...]] = ()
+    POSITIONED: ClassVar[tuple[str, ...]] = ()
+    KEY_RULES: ClassVar[Mapping[str, str]] = {}
+    PHASES: ClassVar[tuple[str, ...]] = ("play", "over")  # the phases a position may be in
     COPY = {"hands": LIST, "trick": LIST, "tricks": LIST, "card_points": LIST, "tricks_won": LIST,
             "stock": SHARED}  # a stock is read from stock_top on or replaced whole, never changed in place
     _loading = False  # a position's tricks are being replayed: the last one is not scored
@@ -324,6 +331,8 @@ class TrickGame(State):
         obs["hand"] = codes_of(cards_in(self.hands[seat]))
         obs["trump"] = self._trump_code()
         obs["trick"] = [[s, CODES[c]] for s, c in self.trick]
+        for key in self.OBSERVED:
+            obs[key] = PLAY_FACTS[key][0](self)
         self._observe_deal(seat, obs)
 
     def _position_keys(self) -> dict[str, Any]:
@@ -332,11 +341,61 @@ class TrickGame(State):
             "hands": [codes_of(cards_in(h)) for h in self.hands],
             "trick": [[s, CODES[c]] for s, c in self.trick],
             "tricks": self._tricks_codes(),
+            **{key: PLAY_FACTS[key][0](self) for key in self.POSITIONED},
             **self._deal_position(),
         }
 
     def _tricks_codes(self) -> list[list[list[Any]]]:
         return [[[s, CODES[c]] for s, c in trick] for trick in self.tricks]
+
+    def _face_up_code(self) -> str | None:
+        """The stock's face-up top card (STOCK_SHOWN), None once the stock is drawn."""
+        return CODES[self.stock[self.stock_top]] if self.stock_top < len(self.stock) else None
+
+    def _stock_codes(self) -> list[str]:
+        """The stock under the cards everyone sees, top first."""
+        return [CODES[c] for c in self.stock[self.stock_top + (self.STOCK_SHOWN or 0):]]
+
+    def _load_deal(self, p: Mapping[str, Any], piles: Mapping[str, Sequence[int]] | None = None) -> int:
+        """Load a position's play, returning the seat to play (``_load_tricks``): its phase one of ``PHASES``, its
+        stock (``face_up`` and ``stock`` when STOCK_SHOWN) and the game's other ``piles`` with the hands and tricks
+        the deck once each, the tricks replayed from deal_deck. The game's own keys the replay decides are checked
+        after it (``_check_deal``)."""
+        if self.phase not in self.PHASES:
+            *others, last = (repr(phase) for phase in self.PHASES)
+            raise PositionError(f"phase must be {', '.join(others)} or {last}, got {self.phase!r}")
+        return self._load_tricks(p, {**self._position_stock(p), **(piles or {})})
+
+    def _position_stock(self, p: Mapping[str, Any]) -> dict[str, list[int]]:
+        """A position's stock, set as the stock (the replay deals it again) and returned as its card pile."""
+        if self.STOCK_SHOWN is None:
+            return {}
+        cards = position_cards(p["stock"], "stock")
+        if self.STOCK_SHOWN:
+            face_up = [] if p["face_up"] is None else [parse_card(p["face_up"])]
+            if cards and not face_up:
+                raise PositionError("a stock with cards has its top card face up (face_up may not be null)")
+            cards = face_up + cards
+        self.stock, self.stock_top = cards, 0
+        return {"face_up and stock" if self.STOCK_SHOWN else "stock": cards}
+
+    def _check_deal(self, p: Mapping[str, Any], to_play: int) -> None:
+        """After the replay (``_load_deal``): the keys it decides (POSITIONED, KEY_RULES) say what it says, the deal
+        is over (phase 'over') exactly after its last trick, and in phase 'play' the seat to play is ``to_play``."""
+        keys = self._position_keys()
+        rules = {**{key: PLAY_FACTS[key][1] for key in self.POSITIONED}, **self.KEY_RULES}
+        for key, rule in rules.items():
+            if not same_json(p[key], keys[key]):
+                raise PositionError(f"{rule}: {keys[key]!r} here, got {p[key]!r}")
+        tricks, last = self.RULES.tricks, _ordinal(self.RULES.tricks)
+        if self.phase == "over" and len(self.tricks) != tricks:
+            raise PositionError(f"a match is over only after the {last} trick of a deal")
+        if self.phase != "over" and len(self.tricks) == tricks:
+            raise PositionError(f"after the {last} trick the deal is scored: phase {self.phase!r} needs a trick to "
+                                "play")
+        if self.phase == "play" and p["current_player"] != to_play:
+            raise PositionError(f"current_player must be {to_play}, the seat to play to the trick")
+        self.current_player = p["current_player"]
 
     def _load_tricks(self, p: Mapping[str, Any], piles: Mapping[str, Sequence[int]]) -> int:
         """Load ``hands``, ``trump``, ``trick`` and ``tricks`` and check them against the rules, returning the seat to
@@ -493,6 +552,25 @@ class TrickGame(State):
     def _load_seat(self, value: object, key: str) -> int | None:
         """A nullable seat of a position (the belote announcer, ...)."""
         return position_seat(value, key, self.n, nullable=True)
+
+
+# The base's facts of the play, by key, for a game's OBSERVED and POSITIONED: how each is written, and the rule a
+# position's value follows (checked against the replayed deal).
+PLAY_FACTS: dict[str, tuple[Callable[[TrickGame], Any], str]] = {
+    "tricks": (TrickGame._tricks_codes, "tricks lists the finished tricks"),
+    "tricks_played": (lambda game: len(game.tricks), "tricks_played counts the finished tricks"),
+    "tricks_won": (lambda game: list(game.tricks_won), "tricks_won must count the tricks each seat won"),
+    "card_points": (lambda game: list(game.card_points), "card_points must add up the cards each side won"),
+    "face_up": (TrickGame._face_up_code,
+                "face_up is the stock's top card once the tricks have drawn theirs (null when none is left)"),
+    "stock": (TrickGame._stock_codes, "stock is what the deal has not dealt or drawn of deal_deck, in order"),
+    "stock_size": (lambda game: len(game.stock) - game.stock_top, "stock_size counts the stock's cards"),
+}
+
+
+def _ordinal(n: int) -> str:
+    """``_ordinal(26) == "26th"``, ``_ordinal(1) == "1st"``."""
+    return f"{n}{'th' if n % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def same_json(a: object, b: object) -> bool:

@@ -25,7 +25,7 @@ from ..options import Option
 from ..registry import register
 from ..scoring import highest_once_target_reached
 from ..state import GameInfo, GameLength, match_length
-from ..tricks import gather_tricks, position_cards
+from ..tricks import gather_tricks
 from .belote_family import BELOTE_POINTS, NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
 
 CARRE_VALUES = {"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100}  # 6.1
@@ -97,11 +97,12 @@ def three_player_points(taker: int, totals: list[int], belote: list[int], order:
 class Belote(BelotePlay):
     ACTIONS = ACTIONS
     STOCK_SHOWN = 0  # the stock is undealt, or set aside with 2 or 3 players: never seen
+    POSITIONED = ("stock",)
     COPY = {"rounds": OBJECT, "declared": LIST, "declaration_points": LIST,
             "melds": SHARED}  # only ever replaced whole
-    POSITION_CARD_PILES = ("tricks", "turn_up")
+    POSITION_CARD_PILES = ("tricks", "turn_up")  # position keys of this game that hold cards
     CARRIED = (*BelotePlay.CARRIED, "pot")
-    PHASES = ("auction", "play", "over")  # position keys of this game that hold cards
+    PHASES = ("auction", "play", "over")
     INFO = GameInfo(
         id="belote",
         name="Belote",
@@ -217,7 +218,7 @@ class Belote(BelotePlay):
             self.phase, self.current_player = "play", self.seats_from_dealer()[0]  # 5.1
 
     def _other_piles(self) -> dict[str, list[int]]:
-        return {"stock": self.stock, "turn_up": [] if self.taken and self.n == 4 else [self.turn_up]}
+        return {"turn_up": [] if self.taken and self.n == 4 else [self.turn_up]}
 
     def _hands_pack(self) -> list[int]:
         """A thrown-in deal gathered (no_shuffle): the hands from the dealer's left in dealt order, turn-up, stock."""
@@ -294,7 +295,7 @@ class Belote(BelotePlay):
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        self._observe_play(obs)
+        obs["belote"] = self.belote_seat
         obs["turn_up"] = CODES[self.turn_up]
         obs["taker"] = self.rounds.taker
         obs["auction"] = [[s, w] for s, w in self.rounds.actions]
@@ -341,7 +342,6 @@ class Belote(BelotePlay):
         return {
             "belote": self.belote_seat,
             "turn_up": None if self.taken and self.n == 4 else CODES[self.turn_up],
-            "stock": [CODES[c] for c in self.stock],
             "auction": [[s, w] for s, w in self.rounds.actions],
             "declared": list(self.declared),
             "pot": self.pot,
@@ -349,7 +349,6 @@ class Belote(BelotePlay):
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
         self.turn_up = self.deal_deck[5 * self.n]  # 3.4 / 3.6: the card after the first dealing
-        stock = position_cards(p["stock"], "stock")
         self.rounds = TakeRounds(self.n, self.seats_from_dealer()[0], SUITS[SUIT[self.turn_up]])
         replay_auction(self.rounds, p["auction"])
         self.taken = self.rounds.over
@@ -372,10 +371,8 @@ class Belote(BelotePlay):
             raise PositionError(f"phase {self.phase!r} does not fit the taking rounds")
         if self.phase == "auction" and p["current_player"] != self.rounds.turn:
             raise PositionError(f"current_player must be {self.rounds.turn}, the seat to speak in the taking rounds")
-        self.stock, self.melds = stock, [[] for _ in range(self.n)]
+        self.melds = [[] for _ in range(self.n)]
         self._load_play(p)  # the deal replayed: stock and melds as dealt
-        if self.stock != stock:
-            raise PositionError("stock must be the undealt end of deal_deck, in order (empty once taken with 4)")
         self.declaration_points = [0] * len(self.card_points)
         self._check_declared()
         if self.tricks:

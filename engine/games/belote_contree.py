@@ -215,7 +215,7 @@ class BeloteContree(BelotePlay):
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        self._observe_play(obs)
+        obs["belote"] = self.belote_seat
         obs["auction"] = [[s, w] for s, w in self.auction.actions]
         obs["contract"] = _contract_dict(self.contract)
 

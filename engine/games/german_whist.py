@@ -23,8 +23,8 @@ from ..options import Option
 from ..registry import register
 from ..scoring import leaders, single_leader
 from ..state import GameInfo, GameLength, match_length
-from ..trickgame import TrickGame, TrickRules, same_json
-from ..tricks import CardActions, Ranking, position_cards
+from ..trickgame import TrickGame, TrickRules
+from ..tricks import CardActions, Ranking
 
 RANKING = Ranking("AKQJT98765432")  # 2.1: the same order in trump and plain suits
 SLOTS = 4
@@ -53,6 +53,14 @@ class GermanWhist(TrickGame):
     ACTIONS = ACTIONS
     DECK = DECK
     STOCK_SHOWN = 1  # 3.5: the top stock card is face up
+    OBSERVED = ("face_up", "stock_size", "tricks_played")
+    POSITIONED = ("face_up", "stock", "tricks_played")
+    KEY_RULES = {  # the keys a replay of the tricks decides, with what each must say
+        "won": "won must count the tricks each seat won per phase",
+        "taken_face_up": "taken_face_up must list who took each face-up card",
+        "face_down": "face_down holds the dealt face-down cards not yet played",
+        "face_down_seen": "face_down_seen: a seat sees its face-down cards once it won a trick",
+    }
     COPY = {"down": ROWS, "down_seen": LIST, "phase1_won": LIST, "taken_face_up": LIST}
     POSITION_CARD_PILES = ("face_up", "face_down", "tricks")  # position keys of this game that hold cards
     INFO = GameInfo(
@@ -187,9 +195,6 @@ class GermanWhist(TrickGame):
     # ---- what a seat sees (5.8) ---------------------------------------------------------------------------------
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs["face_up"] = self._face_up_code()
-        obs["stock_size"] = len(self.stock) - self.stock_top
-        obs["tricks_played"] = len(self.tricks)
         obs["won"] = self._won_dict()
         obs["taken_face_up"] = [[s, CODES[c]] for s, c in self.taken_face_up]
         obs["known_cards"] = [CODES[c] for s, c in self.taken_face_up if s != seat]  # public draws (5.8)
@@ -199,9 +204,6 @@ class GermanWhist(TrickGame):
                 [CODES[c] if c is not None and s == seat and self.down_seen[s] else ("?" if c is not None else None)
                  for c in self.down[s]] for s in (0, 1)
             ]
-
-    def _face_up_code(self) -> str | None:
-        return CODES[self.stock[self.stock_top]] if self.stock_top < len(self.stock) else None
 
     def _won_dict(self) -> dict[str, Any]:
         won = self.won()
@@ -238,9 +240,6 @@ class GermanWhist(TrickGame):
 
     def _deal_position(self) -> dict[str, Any]:
         return {
-            "face_up": self._face_up_code(),
-            "stock": [CODES[c] for c in self.stock[self.stock_top + 1:]],
-            "tricks_played": len(self.tricks),
             "won": self._won_dict(),
             "taken_face_up": [[s, CODES[c]] for s, c in self.taken_face_up],
             "face_down": [[CODES[c] if c is not None else None for c in slots] for slots in self.down],
@@ -251,32 +250,12 @@ class GermanWhist(TrickGame):
     def _load_position(self, p: Mapping[str, Any]) -> None:
         """Load and check a position: the 52 cards once each, the deal replayed from deal_deck as the tricks say
         (draws and face-down cards included), and every key the replay implies."""
-        if self.phase not in ("play", "over"):
-            raise PositionError(f"phase must be 'play' or 'over', got {self.phase!r}")
         self.phase1_tricks = 11 if self.options["face_down_four"] else 13
-        face_up = [] if p["face_up"] is None else [parse_card(p["face_up"])]
-        stock = face_up + position_cards(p["stock"], "stock")
-        if stock and not face_up:
-            raise PositionError("a stock with cards has its top card face up (face_up may not be null)")
         down = [self._load_slots(slots, seat) for seat, slots in enumerate(_pair(p, "face_down"))]
-        piles = {"face_up and stock": stock}
-        for seat, slots in enumerate(down):
-            piles[f"face_down[{seat}]"] = [c for c in slots if c is not None]
-        self.stock, self.stock_top = stock, 0
-        to_play = self._load_tricks(p, piles)
+        to_play = self._load_deal(p, {f"face_down[{seat}]": [c for c in slots if c is not None]
+                                      for seat, slots in enumerate(down)})
         self.target = self._load_target(p["target"])
-        keys = self._deal_position()
-        for key, rule in KEY_RULES.items():
-            if not same_json(p[key], keys[key]):
-                raise PositionError(f"{rule}: {keys[key]!r} here, got {p[key]!r}")
-        if self.phase == "over" and len(self.tricks) != TRICKS_PER_DEAL:
-            raise PositionError("a match is over only after the 26th trick of a deal")
-        if self.phase == "play" and len(self.tricks) == TRICKS_PER_DEAL:
-            raise PositionError("after the 26th trick the deal is scored: phase 'play' needs a trick to play")
-        expected = None if self.phase == "over" else to_play
-        if p["current_player"] != expected:
-            raise PositionError(f"current_player must be {expected} (the seat to play to the trick)")
-        self.current_player = expected
+        self._check_deal(p, to_play)
 
     def _load_slots(self, slots: Any, seat: int) -> list[int | None]:
         if not isinstance(slots, list) or len(slots) != (SLOTS if self.options["face_down_four"] else 0):
@@ -303,17 +282,6 @@ class GermanWhist(TrickGame):
             raise PositionError(f"target must be target_score ({base}) raised by tens (0 for a single deal)")
         return target
 
-
-# The keys a replay of the tricks decides, with what each must say.
-KEY_RULES = {
-    "tricks_played": "tricks_played counts the finished tricks",
-    "won": "won must count the tricks each seat won per phase",
-    "taken_face_up": "taken_face_up must list who took each face-up card",
-    "face_up": "face_up is the stock's top card once the tricks have drawn theirs (null when none is left)",
-    "stock": "stock is what the tricks left of the dealt stock",
-    "face_down": "face_down holds the dealt face-down cards not yet played",
-    "face_down_seen": "face_down_seen: a seat sees its face-down cards once it won a trick",
-}
 
 
 def _pair(p: Mapping[str, Any], key: str) -> list[Any]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..cards import BIT, CODES, RANK, RANKS, SUIT, cards_in, codes_of, make_deck, mask_of
+from ..cards import BIT, RANK, RANKS, SUIT, cards_in, codes_of, make_deck, mask_of
 from ..clone import LIST, ROWS
 from ..declarations import RANK_MASK, SET_WORDS, hidden_set_ranks, rank_sets, ranks_held_thrice
 from ..errors import PositionError
@@ -67,6 +67,9 @@ class Trappola(TrickGame):
     ACTIONS = ACTIONS
     DECK = DECK
     STOCK_SHOWN = 0  # 3.5: the stock is face down
+    OBSERVED = ("stock_size", "tricks", "card_points", "tricks_won")
+    POSITIONED = ("stock",)
+    PHASES = ("exchange", "play", "over")
     COPY = {"dead": ROWS, "exchanges": LIST, "declared": LIST, "declarations": LIST, "may_declare": LIST}
     POSITION_CARD_PILES = ("dead", "tricks")  # position keys of this game that hold cards
     INFO = GameInfo(
@@ -245,12 +248,8 @@ class Trappola(TrickGame):
         return start
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs["stock_size"] = self.stock_left()
         obs["exchanges"] = [[s, ACTIONS.strings[a]] for s, a in self.exchanges]
         obs["dead"] = self._dead_codes()
-        obs["tricks"] = self._tricks_codes()
-        obs["card_points"] = list(self.card_points)
-        obs["tricks_won"] = list(self.tricks_won)
         obs["declarations"] = [[s, self.action_seen_by(seat, s, DECLARE_WORDS[rank, size]), k]
                                for s, rank, size, k, _move in self.declarations]
 
@@ -311,7 +310,6 @@ class Trappola(TrickGame):
 
     def _deal_position(self) -> dict[str, Any]:
         return {
-            "stock": [CODES[c] for c in self.stock[self.stock_top:]],
             "dead": self._dead_codes(),
             "exchanges": [[s, ACTIONS.strings[a]] for s, a in self.exchanges],
             "declarations": [[s, DECLARE_WORDS[rank, size], k] for s, rank, size, k, _move in self.declarations],
@@ -320,23 +318,13 @@ class Trappola(TrickGame):
     def _load_position(self, p: Mapping[str, Any]) -> None:
         """Load and check a position: the 36 cards once each, the exchanges and the tricks replayed from deal_deck,
         each declaration one its player could make when it says, and the seat to act."""
-        phase = self.phase
-        if phase not in ("exchange", "play", "over"):
-            raise PositionError(f"phase must be 'exchange', 'play' or 'over', got {phase!r}")
         self._given_exchanges = _exchanges(p["exchanges"])
-        stock = position_cards(p["stock"], "stock")
         dead = _dead(p["dead"])
-        piles = {"stock": stock, **{f"dead[{s}]": [c for hand in dead[s] for c in hand] for s in (0, 1)}}
-        to_play = self._load_tricks(p, piles)
-        self.phase = phase
-        if self.stock[self.stock_top:] != stock:
-            raise PositionError("stock must be the end of deal_deck that no deal or exchange took, in order")
+        to_play = self._load_deal(p, {f"dead[{s}]": [c for hand in dead[s] for c in hand] for s in (0, 1)})
         if self.dead != dead:
             raise PositionError(f"dead must list the hands the exchanges laid down: {self._dead_codes()}")
-        expected = self._seat_to_act(to_play)
-        if p["current_player"] != expected:
-            raise PositionError(f"current_player must be {expected} here")
-        self.current_player = expected
+        self._check_exchanging(p)
+        self._check_deal(p, to_play)
         self._load_declarations(p["declarations"])
         del self._given_exchanges, self._exchanging
 
@@ -349,17 +337,16 @@ class Trappola(TrickGame):
             self._exchange(seat, action)
         self._exchanging = self.current_player if self.phase == "exchange" else None
 
-    def _seat_to_act(self, to_play: int) -> int | None:
-        """The seat the replayed deal gives the turn: the exchanging seat, the seat to play, or None once over."""
-        if self._exchanging is not None:
-            if self.phase != "exchange" or self.tricks or self.trick:
-                raise PositionError("phase must be 'exchange' and no card played while a seat may still exchange")
-            return self._exchanging
-        if self.phase == "exchange":
-            raise PositionError("the exchanges are over: phase must be 'play' or 'over'")
-        if (self.phase == "over") != (len(self.tricks) == TRICKS):
-            raise PositionError("a deal in play has fewer than 9 finished tricks; a match is over after the 9th")
-        return None if self.phase == "over" else to_play
+    def _check_exchanging(self, p: Mapping[str, Any]) -> None:
+        """The replayed exchanges give the turn to a seat that may still exchange (3.5), or none in play."""
+        if self._exchanging is None:
+            if self.phase == "exchange":
+                raise PositionError("the exchanges are over: phase must be 'play' or 'over'")
+            return
+        if self.phase != "exchange" or self.tricks or self.trick:
+            raise PositionError("phase must be 'exchange' and no card played while a seat may still exchange")
+        if p["current_player"] != self._exchanging:
+            raise PositionError(f"current_player must be {self._exchanging}, the seat to exchange")
 
     def _load_declarations(self, value: Any) -> None:
         """6.3: each ``[seat, action, trick]`` made on the seat's turn in that trick, before its card, holding

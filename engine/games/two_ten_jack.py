@@ -29,14 +29,13 @@ from ..registry import register
 from ..rng import Rng
 from ..scoring import PlusMinusCards, leaders
 from ..state import GameInfo, GameLength, match_length
-from ..trickgame import TrickGame, TrickRules, position_hand, same_json
+from ..trickgame import TrickGame, TrickRules, position_hand
 from ..tricks import (
     CLUBS,
     DIAMONDS,
     CardActions,
     Ranking,
     SpecialCards,
-    position_cards,
     special_trick_winner,
     suit_of_code,
     trick_winner,
@@ -97,6 +96,9 @@ class TwoTenJack(TrickGame):
     RULES = rules_for(26)  # per match: rules_for(deck size // players), set by _configure
     ACTIONS = ACTIONS
     STOCK_SHOWN = 1  # 3.5: the stock is face up, its top card seen by all
+    OBSERVED = ("face_up", "stock_size", "tricks_played")
+    POSITIONED = ("face_up", "stock")
+    KEY_RULES = {"face_down": "face_down lists the cards played face down in the first trick"}
     COPY = {"taken": LIST}
     POSITION_CARD_PILES = ("face_up", "tricks")
     INFO = GameInfo(
@@ -258,9 +260,6 @@ class TwoTenJack(TrickGame):
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         obs["trick"] = [[s, self._shown(s, seat, c)] for s, c in self.trick]
-        obs["face_up"] = self._face_up_code()
-        obs["stock_size"] = len(self.stock) - self.stock_top
-        obs["tricks_played"] = len(self.tricks)
         obs["taken"] = [codes_of(cards_in(pile)) for pile in self.taken]
         obs["points"] = [CARDS.pile_points(pile) for pile in self.taken]
         others = 0
@@ -276,9 +275,6 @@ class TwoTenJack(TrickGame):
                 if entry[0] != seat and entry[1].startswith(FACEDOWN):
                     entry[1] = "facedown"
         return history
-
-    def _face_up_code(self) -> str | None:
-        return CODES[self.stock[self.stock_top]] if self.stock_top < len(self.stock) else None
 
     # ---- determinization: the hands' dealt cards and the stock under its top card are unseen --------------------
 
@@ -334,37 +330,19 @@ class TwoTenJack(TrickGame):
     # ---- positions (docs/positions/two_ten_jack.md) -------------------------------------------------------------
 
     def _deal_position(self) -> dict[str, Any]:
-        return {
-            "face_up": self._face_up_code(),
-            "stock": [CODES[c] for c in self.stock[self.stock_top + 1:]],
-            "face_down": codes_of(cards_in(self.down)),
-        }
+        return {"face_down": codes_of(cards_in(self.down))}
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
         """Load and check a position: the deck once each, the deal replayed from deal_deck as the tricks say (draws
         and face-down cards included), the stock left and the scores a sum of zero-sum games."""
-        if self.phase not in ("play", "over"):
-            raise PositionError(f"phase must be 'play' or 'over', got {self.phase!r}")
         if sum(self.side_scores):
             raise PositionError(f"scores must add up to 0 (every game is zero-sum, 2.4), got {self.side_scores}")
         if self.deal_index == 0 and self.dealer != self.first_dealer:
             raise PositionError("the first game's dealer is first_dealer")
-        face_up = [] if p["face_up"] is None else [parse_card(p["face_up"])]
-        stock = face_up + position_cards(p["stock"], "stock")
         self._down_given = mask_of(position_hand(p["face_down"], "face_down"))
-        to_play = self._load_tricks(p, {"face_up and stock": stock})
+        to_play = self._load_deal(p)
         del self._down_given
-        keys = self._deal_position()
-        for key, rule in KEY_RULES.items():
-            if not same_json(p[key], keys[key]):
-                raise PositionError(f"{rule}: {keys[key]!r} here, got {p[key]!r}")
-        over = len(self.tricks) == self.RULES.tricks
-        if (self.phase == "over") != over:
-            raise PositionError("a match is over after the last trick of its last game, and only then")
-        expected = None if over else to_play
-        if p["current_player"] != expected:
-            raise PositionError(f"current_player must be {expected} (the seat to play to the trick)")
-        self.current_player = expected
+        self._check_deal(p, to_play)
 
     def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
         """3.5: trump is the suit of the stock's first card (or fixed_trump); 3.6: not a void deal."""
@@ -380,10 +358,3 @@ class TwoTenJack(TrickGame):
             return DOWN_ID[card]
         return super()._card_action(seat, card)
 
-
-# The keys a replay of the tricks decides, with what each must say.
-KEY_RULES = {
-    "face_up": "face_up is the stock's top card once the tricks have drawn theirs (null when none is left)",
-    "stock": "stock is what the tricks left of the dealt stock under its top card",
-    "face_down": "face_down lists the cards played face down in the first trick",
-}
