@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Literal, Self, overload
 
 from .cards import CODES, parse_deck
 from .clone import LIST, OBJECT, SHARED, Copier, copy_declared
+from .dealing import seats_from
 from .errors import IllegalAction, PositionError
 from .options import Option, resolve_options
 from .rng import Rng, fresh_seed
@@ -323,7 +324,7 @@ class State(ABC):
 
     def seats_from_dealer(self) -> list[int]:
         """The seats in order of play from the dealer's left (who is dealt to, speaks and leads first)."""
-        return [(self.dealer + k) % self.n for k in range(1, self.n + 1)]
+        return seats_from(self.dealer + 1, self.n)
 
     def partners(self, a: int, b: int) -> bool:
         """Whether two different seats play on one side."""

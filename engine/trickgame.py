@@ -524,8 +524,13 @@ class TrickGame(State):
         return 0
 
     def _entered(self, seat: int, card: int) -> int:
-        """How many tricks were over when ``card`` came into ``seat``'s hand (0: dealt before the play)."""
-        return 0
+        """How many tricks were over when ``card`` came into ``seat``'s hand (0: dealt before the play): with
+        ``draw_after_trick``, a stock card (the stock is the end of deal_deck) drawn after trick k entered at k + 1."""
+        if not self.RULES.draw_after_trick:
+            return 0
+        first = len(self.deal_deck) - len(self.stock)
+        index = self.deal_deck.index(card)
+        return 0 if index < first else (index - first) // self.n + 1
 
     def _played_blind(self, seat: int, card: int) -> bool:
         """Whether ``seat`` played ``card`` from outside its hand (German Whist's face-down cards)."""

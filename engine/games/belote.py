@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..auction import TakeRounds, replay_auction
-from ..cards import BIT, CODES, SUIT, SUITS, card_of, mask_of
+from ..cards import BIT, CODES, SUIT, SUITS, mask_of
 from ..clone import LIST, OBJECT, SHARED
 from ..dealing import deal_rounds
 from ..declarations import Meld, melds
@@ -37,16 +37,6 @@ OPTIONS = (
     Option("litige", bool, True, "a tie holds the takers' points for the next deal; false: a tie is dedans (7.3)"),
     Option("no_shuffle", bool, False, "traditional French practice: later decks are the gathered cards, cut (8)"),
 )
-
-
-def meld_cards(meld: Meld) -> list[int]:
-    """The cards a declared combination shows."""
-    if meld.kind == "carre":
-        return [card_of(meld.top, suit) for suit in range(4)]
-    assert meld.suit is not None  # a sequence is in one suit
-    top = NATURAL_ORDER.index(meld.top)
-    suit = SUITS.index(meld.suit)
-    return [card_of(r, suit) for r in NATURAL_ORDER[top:top + meld.length]]
 
 
 def meld_key(meld: Meld, trump: int) -> tuple[int, ...]:
@@ -307,7 +297,7 @@ class Belote(BelotePlay):
                                    for s in range(self.n)]
             obs["declaration_points"] = list(self.declaration_points)
             known += [c for s in range(self.n) if self.declared[s] == "declare" for m in self.melds[s]
-                      for c in meld_cards(m)]
+                      for c in m.cards(NATURAL_ORDER)]
         obs["known_cards"] = [CODES[c] for c in known]
 
     # ---- determinization: the turn-up and the declarations shown are known; each hand keeps its combinations --------
@@ -316,7 +306,7 @@ class Belote(BelotePlay):
         known = super()._known_cards(seat) | BIT[self.turn_up]
         if self.tricks:  # declarations are shown by the end of trick 1
             known |= mask_of(c for s in range(self.n) if self.declared[s] == "declare" for m in self.melds[s]
-                             for c in meld_cards(m))
+                             for c in m.cards(NATURAL_ORDER))
         return known
 
     def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:

@@ -23,7 +23,7 @@ from ..dealing import deal_rounds
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
-from ..scoring import highest_once_target_reached, single_leader
+from ..scoring import PileValues, highest_once_target_reached, single_leader
 from ..state import GameInfo, GameLength, match_length, position_seat
 from ..tricks import NO_TRUMP, gather_tricks
 from .belote_family import BELOTE_POINTS, POINTS, TRICKS, BelotePlay, belote_actions
@@ -31,6 +31,7 @@ from .belote_family import BELOTE_POINTS, POINTS, TRICKS, BelotePlay, belote_act
 NUMERIC_BIDS = (160, 170, 180)
 LADDERS = {top: BidLadder(values=tuple(range(80, top + 1, 10))) for top in NUMERIC_BIDS}
 WEAK_HAND = 10  # 3.8: at most 10 plain-valued points
+PLAIN_POINTS = PileValues(POINTS[NO_TRUMP])  # 3.8: every card valued as a plain card
 PACKETS = (3, 2, 3)  # 3.6
 ACTIONS = belote_actions([*LADDERS[max(NUMERIC_BIDS)].words(), "redeal", "keep"])
 
@@ -203,7 +204,7 @@ class BeloteContree(BelotePlay):
         points, made = contract_points(contract, attack, self.trick_totals(), belote, self.tricks_won,
                                        self.options["contre_scoring"])
         self.next_pack = gather_tricks(self.tricks)  # 3.4
-        self._deal_over(points, contract=_contract_word(contract), declarer=contract.declarer,
+        self._deal_over(points, contract=contract.word(), declarer=contract.declarer,
                         multiplier=contract.multiplier, made=made, card_points=self.trick_totals(),
                         belote=self.belote_seat, capot=TRICKS in self.tricks_won)
 
@@ -217,7 +218,7 @@ class BeloteContree(BelotePlay):
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         obs["belote"] = self.belote_seat
         obs["auction"] = [[s, w] for s, w in self.auction.actions]
-        obs["contract"] = _contract_dict(self.contract)
+        obs["contract"] = None if self.contract is None else self.contract.to_dict()
 
     # ---- determinization: a weak hand was asked about a redeal (3.8), so each hand keeps being weak or not ----------
 
@@ -278,21 +279,7 @@ class BeloteContree(BelotePlay):
 
 def _weak(hand: int) -> bool:
     """3.8: a hand (a mask) of at most 10 plain-valued points."""
-    s0, s1, s2, s3 = _PLAIN_POINTS
-    return s0[hand & 0x1FFF] + s1[(hand >> 13) & 0x1FFF] + s2[(hand >> 26) & 0x1FFF] + s3[hand >> 39] <= WEAK_HAND
-
-
-def _suit_points(suit: int) -> tuple[int, ...]:
-    """For each 13-bit rank mask of ``suit``, the plain-valued points of those cards."""
-    plain = POINTS[NO_TRUMP]
-    table = [0]
-    for m in range(1, 1 << 13):
-        table.append(table[m & (m - 1)] + plain[13 * suit + (m & -m).bit_length() - 1])
-    return tuple(table)
-
-
-# Per suit, the plain-valued points of each set of its cards (a hand's are four look-ups, see _weak).
-_PLAIN_POINTS = tuple(_suit_points(suit) for suit in range(4))
+    return PLAIN_POINTS.pile_points(hand) <= WEAK_HAND
 
 
 _AUCTION_IDS: dict[tuple[Any, ...], list[int]] = {}
@@ -305,14 +292,4 @@ def _auction_ids(ladder: BidLadder, auction: ContractAuction) -> list[int]:
         ids = _AUCTION_IDS[key] = sorted(ACTIONS.word_id(w) for w in auction.legal_words())
     return ids
 
-
-def _contract_word(contract: Contract) -> str:
-    return f"{contract.value}:{contract.suit}"
-
-
-def _contract_dict(contract: Contract | None) -> dict[str, Any] | None:
-    if contract is None:
-        return None
-    return {"value": contract.value, "suit": contract.suit, "declarer": contract.declarer,
-            "multiplier": contract.multiplier}
 

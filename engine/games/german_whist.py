@@ -211,11 +211,6 @@ class GermanWhist(TrickGame):
 
     # ---- determinization: the loser's draws and face-down cards are unseen, the face-up cards taken are not -------
 
-    def _entered(self, seat: int, card: int) -> int:
-        first_stock = len(self.deal_deck) - 2 * self.phase1_tricks
-        index = self.deal_deck.index(card)
-        return 0 if index < first_stock else (index - first_stock) // 2 + 1
-
     def _played_blind(self, seat: int, card: int) -> bool:
         if not self.options["face_down_four"]:
             return False
