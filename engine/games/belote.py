@@ -24,7 +24,7 @@ from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..scoring import highest_once_target_reached
-from ..state import GameInfo, GameLength, match_length
+from ..state import GameInfo, GameLength, match_length, position_count, position_list
 from ..tricks import gather_tricks
 from .belote_family import BELOTE_POINTS, NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
 
@@ -345,14 +345,11 @@ class Belote(BelotePlay):
         shown = None if self.taken and self.n == 4 else CODES[self.turn_up]
         if p["turn_up"] != shown:
             raise PositionError(f"turn_up must be {shown!r} here (deal_deck[{5 * self.n}], null once taken with 4)")
-        self.pot = p["pot"]
-        if type(self.pot) is not int or self.pot < 0:
-            raise PositionError(f"pot must be a non-negative integer, got {self.pot!r}")
+        self.pot = position_count(p["pot"], "pot")
         if self.pot and (self.n == 3 or not self.options["litige"]):
             raise PositionError("only a litige holds points in the pot (7.3; never with 3 players)")
-        declared = p["declared"]
-        if not isinstance(declared, list) or len(declared) != self.n or any(
-                d not in (None, "declare", "nodeclare") for d in declared):
+        declared = position_list(p["declared"], "declared", self.n)
+        if any(d not in (None, "declare", "nodeclare") for d in declared):
             raise PositionError(f"declared lists per seat null, 'declare' or 'nodeclare', got {declared!r}")
         self.declared = list(declared)
         if p["trump"] != self.rounds.trump:

@@ -24,7 +24,7 @@ from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..scoring import PileValues, highest_once_target_reached, single_leader
-from ..state import GameInfo, GameLength, match_length, position_seat
+from ..state import GameInfo, GameLength, match_length, position_list, position_seat
 from ..tricks import NO_TRUMP, gather_tricks
 from .belote_family import BELOTE_POINTS, POINTS, TRICKS, BelotePlay, belote_actions
 
@@ -253,9 +253,7 @@ class BeloteContree(BelotePlay):
         self.auction = ContractAuction(self.ladder, 4, order[0])
         self.contract = None
         replay_auction(self.auction, p["auction"])
-        queue = p["redeal_queue"]
-        if not isinstance(queue, list):
-            raise PositionError(f"redeal_queue lists seats, got {queue!r}")
+        queue = position_list(p["redeal_queue"], "redeal_queue")
         self.redeal_queue = [position_seat(s, "redeal_queue", 4) for s in queue]
         if self.auction.over:
             self.contract = self.auction.contract()

@@ -22,7 +22,7 @@ from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..scoring import leaders, single_leader
-from ..state import GameInfo, GameLength, match_length
+from ..state import GameInfo, GameLength, match_length, position_count, position_list
 from ..trickgame import TrickGame, TrickRules
 from ..tricks import CardActions, Ranking
 
@@ -246,16 +246,13 @@ class GermanWhist(TrickGame):
         """Load and check a position: the 52 cards once each, the deal replayed from deal_deck as the tricks say
         (draws and face-down cards included), and every key the replay implies."""
         self.phase1_tricks = 11 if self.options["face_down_four"] else 13
-        down = [self._load_slots(slots, seat) for seat, slots in enumerate(_pair(p, "face_down"))]
-        to_play = self._load_deal(p, {f"face_down[{seat}]": [c for c in slots if c is not None]
-                                      for seat, slots in enumerate(down)})
+        slots = SLOTS if self.options["face_down_four"] else 0  # 8.1a
+        down = [position_list(cards, f"face_down[{seat}]", slots)
+                for seat, cards in enumerate(position_list(p["face_down"], "face_down", 2))]
+        to_play = self._load_deal(p, {f"face_down[{seat}]": [parse_card(c) for c in cards if c is not None]
+                                      for seat, cards in enumerate(down)})
         self.target = self._load_target(p["target"])
         self._check_deal(p, to_play)
-
-    def _load_slots(self, slots: Any, seat: int) -> list[int | None]:
-        if not isinstance(slots, list) or len(slots) != (SLOTS if self.options["face_down_four"] else 0):
-            raise PositionError(f"face_down[{seat}] must list {SLOTS} slots with face_down_four, none without it")
-        return [None if c is None else parse_card(c) for c in slots]
 
     def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
         """The trump is the first turned-up card's suit; the stock is the rest of the dealt deck."""
@@ -268,7 +265,7 @@ class GermanWhist(TrickGame):
     def _load_target(self, value: Any) -> int:
         """7.4b: the target in force is target_score, raised by 10 for each deal after which both seats reached it
         (never with score_all_tricks and per_trick scoring)."""
-        target = _count(value, None)
+        target = position_count(value, "target")
         base = self.options["target_score"]
         if self._target_fixed() and target != base:
             raise PositionError(f"target must be target_score ({base}): with score_all_tricks and per_trick scoring "
@@ -276,17 +273,3 @@ class GermanWhist(TrickGame):
         if (base == 0 and target != 0) or target < base or (target - base) % 10:
             raise PositionError(f"target must be target_score ({base}) raised by tens (0 for a single deal)")
         return target
-
-
-
-def _pair(p: Mapping[str, Any], key: str) -> list[Any]:
-    value = p[key]
-    if not isinstance(value, list) or len(value) != 2:
-        raise PositionError(f"{key} must list the two seats")
-    return value
-
-
-def _count(value: Any, most: int | None) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0 or (most is not None and value > most):
-        raise PositionError(f"not a count: {value!r}")
-    return value

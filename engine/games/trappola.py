@@ -24,7 +24,7 @@ from ..options import Option
 from ..registry import register
 from ..rng import Rng
 from ..scoring import highest_once_target_reached, leaders, point_table
-from ..state import GameInfo, GameLength, match_length, position_seat
+from ..state import GameInfo, GameLength, match_length, position_list, position_moves, position_seat
 from ..trickgame import TrickGame, TrickRules
 from ..tricks import NO_TRUMP, CardActions, Ranking, position_cards
 
@@ -318,8 +318,10 @@ class Trappola(TrickGame):
     def _load_position(self, p: Mapping[str, Any]) -> None:
         """Load and check a position: the 36 cards once each, the exchanges and the tricks replayed from deal_deck,
         each declaration one its player could make when it says, and the seat to act."""
-        self._given_exchanges = _exchanges(p["exchanges"])
-        dead = _dead(p["dead"])
+        self._given_exchanges = [(seat, ACTIONS.word_id(word))
+                                 for seat, word in position_moves(p["exchanges"], "exchanges", 2, ("keep", "redeal"))]
+        dead = [[position_cards(hand, f"dead[{seat}]") for hand in position_list(hands, f"dead[{seat}]")]
+                for seat, hands in enumerate(position_list(p["dead"], "dead", 2))]
         to_play = self._load_deal(p, {f"dead[{s}]": [c for hand in dead[s] for c in hand] for s in (0, 1)})
         if self.dead != dead:
             raise PositionError(f"dead must list the hands the exchanges laid down: {self._dead_codes()}")
@@ -382,21 +384,4 @@ class Trappola(TrickGame):
             if s == seat:
                 return place
         return len(played) if k == len(self.tricks) and seat == self.current_player else None
-
-
-def _exchanges(value: Any) -> list[tuple[int, int]]:
-    if not isinstance(value, list):
-        raise PositionError(f"exchanges must list [seat, 'keep' or 'redeal'] pairs, got {value!r}")
-    pairs = []
-    for item in value:
-        if not isinstance(item, list) or len(item) != 2 or item[1] not in ("keep", "redeal"):
-            raise PositionError(f"exchanges holds [seat, 'keep' or 'redeal'] pairs, got {item!r}")
-        pairs.append((position_seat(item[0], "exchanges: a seat", 2), ACTIONS.word_id(item[1])))
-    return pairs
-
-
-def _dead(value: Any) -> list[list[list[int]]]:
-    if not isinstance(value, list) or len(value) != 2 or not all(isinstance(hands, list) for hands in value):
-        raise PositionError(f"dead must list the exchanged hands of the two seats, got {value!r}")
-    return [[position_cards(hand, f"dead[{seat}]") for hand in hands] for seat, hands in enumerate(value)]
 
