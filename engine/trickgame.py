@@ -144,6 +144,16 @@ class TrickGame(State):
     def action_string(self, action: int) -> str:
         return self.ACTIONS.strings[action]
 
+    def _dealt_trump(self) -> tuple[int, str] | None:
+        """The trump a position's deal must have (NO_TRUMP: none yet), with the rule that says so, or None to accept
+        any: checked when a position is loaded."""
+        return None
+
+    def _seat_to_speak(self) -> int | None:
+        """Outside the play (an auction, a redeal question, an exchange): the seat the loaded deal gives the turn, or
+        None to leave it unchecked."""
+        return None
+
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         """The game's own observation keys."""
 
@@ -377,7 +387,10 @@ class TrickGame(State):
                 raise PositionError("a stock with cards has its top card face up (face_up may not be null)")
             cards = face_up + cards
         self.stock, self.stock_top = cards, 0
-        return {"face_up and stock" if self.STOCK_SHOWN else "stock": cards}
+        return {self._stock_key(): cards}
+
+    def _stock_key(self) -> str:
+        return "face_up and stock" if self.STOCK_SHOWN else "stock"
 
     def _check_deal(self, p: Mapping[str, Any], to_play: int) -> None:
         """After the replay (``_load_deal``): the keys it decides (POSITIONED, KEY_RULES) say what it says, the deal
@@ -395,6 +408,9 @@ class TrickGame(State):
                                 "play")
         if self.phase == "play" and p["current_player"] != to_play:
             raise PositionError(f"current_player must be {to_play}, the seat to play to the trick")
+        speaker = None if self.phase in ("play", "over") else self._seat_to_speak()
+        if speaker is not None and p["current_player"] != speaker:
+            raise PositionError(f"current_player must be {speaker}, the seat to act in phase {self.phase!r}")
         self.current_player = p["current_player"]
 
     def _load_tricks(self, p: Mapping[str, Any], piles: Mapping[str, Sequence[int]]) -> int:
@@ -409,6 +425,9 @@ class TrickGame(State):
             raise PositionError(f"hands must list {n} seats")
         hand_cards = [position_hand(hand, f"hands[{seat}]") for seat, hand in enumerate(hands)]
         trump = NO_TRUMP if p["trump"] is None else suit_of_code(p["trump"])
+        dealt = self._dealt_trump()
+        if dealt is not None and trump != dealt[0]:
+            raise PositionError(f"{dealt[1]}, got {p['trump']!r}")
         most, size = self.RULES.tricks, self.RULES.trick_cards or n
         if not isinstance(p["tricks"], list) or len(p["tricks"]) > most:
             raise PositionError(f"tricks must list at most {most} finished tricks")
@@ -418,6 +437,8 @@ class TrickGame(State):
         every["trick"] = [c for _s, c in trick]
         every["tricks"] = [c for played in tricks for _s, c in played]
         check_cards_once({**every, **piles}, self._deck_cards())
+        if self.STOCK_SHOWN is not None and self.stock and self.stock != self.deal_deck[-len(self.stock):]:
+            raise PositionError(f"{self._stock_key()} must be the undrawn end of deal_deck, in order")
         self._check_dealt(trump, hand_cards)
         to_play = check_play_order(tricks, trick, self._first_leader(), n, self._winner_rule(trump),
                                    size=size, lead_passes=self.RULES.lead_passes)

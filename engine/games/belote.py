@@ -25,7 +25,7 @@ from ..options import Option
 from ..registry import register
 from ..scoring import highest_once_target_reached
 from ..state import GameInfo, GameLength, match_length, position_count, position_list
-from ..tricks import gather_tricks
+from ..tricks import NO_TRUMP, gather_tricks
 from .belote_family import BELOTE_POINTS, NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
 
 CARRE_VALUES = {"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100}  # 6.1
@@ -337,6 +337,13 @@ class Belote(BelotePlay):
             "pot": self.pot,
         }
 
+    def _dealt_trump(self) -> tuple[int, str]:
+        trump = NO_TRUMP if self.rounds.trump is None else SUITS.index(self.rounds.trump)
+        return trump, "trump must be the taken suit once the auction is over, null before"
+
+    def _seat_to_speak(self) -> int | None:
+        return self.rounds.turn
+
     def _load_position(self, p: Mapping[str, Any]) -> None:
         self.turn_up = self.deal_deck[5 * self.n]  # 3.4 / 3.6: the card after the first dealing
         self.rounds = TakeRounds(self.n, self.seats_from_dealer()[0], SUITS[SUIT[self.turn_up]])
@@ -352,12 +359,8 @@ class Belote(BelotePlay):
         if any(d not in (None, "declare", "nodeclare") for d in declared):
             raise PositionError(f"declared lists per seat null, 'declare' or 'nodeclare', got {declared!r}")
         self.declared = list(declared)
-        if p["trump"] != self.rounds.trump:
-            raise PositionError("trump must be the taken suit once the auction is over, null before")
         if self.phase not in ("play" if self.taken else "auction", "over"):
             raise PositionError(f"phase {self.phase!r} does not fit the taking rounds")
-        if self.phase == "auction" and p["current_player"] != self.rounds.turn:
-            raise PositionError(f"current_player must be {self.rounds.turn}, the seat to speak in the taking rounds")
         self.melds = [[] for _ in range(self.n)]
         self._load_play(p)  # the deal replayed: stock and melds as dealt
         self.declaration_points = [0] * len(self.card_points)

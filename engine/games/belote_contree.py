@@ -251,16 +251,10 @@ class BeloteContree(BelotePlay):
         self.ladder = LADDERS[self.options["max_numeric_bid"]]
         order = self.seats_from_dealer()
         self.auction = ContractAuction(self.ladder, 4, order[0])
-        self.contract = None
         replay_auction(self.auction, p["auction"])
         queue = position_list(p["redeal_queue"], "redeal_queue")
         self.redeal_queue = [position_seat(s, "redeal_queue", 4) for s in queue]
-        if self.auction.over:
-            self.contract = self.auction.contract()
-            if self.contract is None or p["trump"] != self.contract.suit:
-                raise PositionError("trump must be the contract's suit once the auction is over")
-        elif p["trump"] is not None:
-            raise PositionError("trump is null until the auction is over")
+        self.contract = self.auction.contract() if self.auction.over else None
         expected = "play" if self.auction.over else "redeal" if self.redeal_queue else "auction"
         if self.phase not in (expected, "over"):
             raise PositionError(f"phase {self.phase!r} does not fit the auction and redeal queue ({expected!r})")
@@ -269,10 +263,13 @@ class BeloteContree(BelotePlay):
         if queue and (queue != asked[len(asked) - len(queue):] or self.auction.actions):
             raise PositionError(f"redeal_queue must be the weak hands not yet asked, in order ({asked}), "
                                 "and empty once the auction has begun")
-        to_speak = {"redeal": self.redeal_queue[:1], "auction": [self.auction.turn]}.get(self.phase)
-        if to_speak and p["current_player"] != to_speak[0]:
-            raise PositionError(f"current_player must be {to_speak[0]}, the seat to answer the redeal question or "
-                                "to speak in the auction")
+
+    def _dealt_trump(self) -> tuple[int, str]:
+        trump = NO_TRUMP if self.contract is None else SUITS.index(self.contract.suit)
+        return trump, "trump must be the contract's suit once the auction is over, null before"
+
+    def _seat_to_speak(self) -> int | None:
+        return self.redeal_queue[0] if self.phase == "redeal" else self.auction.turn  # 3.8, 4
 
 
 def _weak(hand: int) -> bool:

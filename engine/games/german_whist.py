@@ -254,13 +254,9 @@ class GermanWhist(TrickGame):
         self.target = self._load_target(p["target"])
         self._check_deal(p, to_play)
 
-    def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
-        """The trump is the first turned-up card's suit; the stock is the rest of the dealt deck."""
-        first_stock = len(self.deal_deck) - 2 * self.phase1_tricks  # 3.5, 8.1a
-        if trump != SUIT[self.deal_deck[first_stock]]:
-            raise PositionError(f"trump must be the suit of the first turned-up card, deal_deck[{first_stock}]")
-        if self.stock and self.stock != self.deal_deck[-len(self.stock):]:
-            raise PositionError("face_up and stock must be the undrawn end of deal_deck, in order")
+    def _dealt_trump(self) -> tuple[int, str]:
+        first = len(self.deal_deck) - 2 * self.phase1_tricks  # 3.5, 8.1a: the first turned-up card
+        return SUIT[self.deal_deck[first]], f"trump must be the suit of the first turned-up card, deal_deck[{first}]"
 
     def _load_target(self, value: Any) -> int:
         """7.4b: the target in force is target_score, raised by 10 for each deal after which both seats reached it

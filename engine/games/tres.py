@@ -17,7 +17,6 @@ from typing import Any
 
 from ..cards import SUIT, SUIT_MASK, make_deck, mask_of, parse_card
 from ..clone import LIST
-from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..scoring import TrickBonus, highest_once_target_reached, leaders, ranks_mask
@@ -153,7 +152,8 @@ class Tres(TrickGame):
     def _load_position(self, p: Mapping[str, Any]) -> None:
         """Load and check a position: the 51 cards once each, the deal replayed from deal_deck as the tricks say, and
         every key the replay implies."""
-        trump = self.options["trump_suit"]
-        if p["trump"] != trump:
-            raise PositionError(f"trump must be the trump_suit option, {trump!r}, got {p['trump']!r}")
         self._check_deal(p, self._load_deal(p))
+
+    def _dealt_trump(self) -> tuple[int, str]:
+        trump = self.options["trump_suit"]  # 2.2
+        return suit_of_code(trump), f"trump must be the trump_suit option, {trump!r}"

@@ -344,13 +344,14 @@ class TwoTenJack(TrickGame):
         del self._down_given
         self._check_deal(p, to_play)
 
-    def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
-        """3.5: trump is the suit of the stock's first card (or fixed_trump); 3.6: not a void deal."""
-        dealt = self.n * self.hand_size
+    def _dealt_trump(self) -> tuple[int, str]:
+        dealt = self.n * self.hand_size  # 3.5: the suit of the stock's first card, or fixed_trump
         want = SUIT[self.deal_deck[dealt]] if self.fixed_trump is None else self.fixed_trump
-        if trump != want:
-            raise PositionError(f"trump must be {SUITS[want]}: fixed_trump, else the suit of deal_deck[{dealt}]")
-        if not mask_of(self.deal_deck[:dealt]) & MINORS:
+        return want, f"trump must be {SUITS[want]}: fixed_trump, else the suit of deal_deck[{dealt}]"
+
+    def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
+        """3.6: not a void deal."""
+        if not mask_of(self.deal_deck[:self.n * self.hand_size]) & MINORS:
             raise PositionError("deal_deck deals only hearts and spades: a void deal is dealt again (3.6)")
 
     def _card_action(self, seat: int, card: int) -> int | None:
