@@ -561,6 +561,18 @@ class TrickGame(State):
         """A fact about ``seat``'s whole hand that a new deal of its unseen cards must keep (or None)."""
         return None
 
+    def _played_since(self, seat: int, trick: int = 0) -> int:
+        """The cards (a mask) ``seat`` has played from trick ``trick`` on, the trick in play included: with its hand,
+        what it held when that trick began (from 0: its dealt hand)."""
+        return mask_of(c for played in [*self.tricks[trick:], self.trick] for s, c in played if s == seat)
+
+    def _dealt_hand_keeps(self, seat: int, known: int, fact: Callable[[int], object]) -> Callable[[list[int]], bool]:
+        """A ``_hand_check`` that keeps ``fact`` of ``seat``'s dealt hand (a mask -> a value): its known cards and the
+        cards it played, with the unseen cards a sample deals it (Belote's combinations, contrée's weak hand)."""
+        held = (self.hands[seat] & known) | self._played_since(seat)
+        dealt = fact(self.hands[seat] | self._played_since(seat))
+        return lambda cards: fact(held | mask_of(cards)) == dealt
+
     def _hidden_piles(self, seat: int) -> list[list[int]]:
         """Unseen cards outside the hands (an undealt stock, face-down cards): by default the stock under the cards
         everyone sees (``STOCK_SHOWN``)."""

@@ -312,9 +312,7 @@ class Belote(BelotePlay):
     def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
         if not self.taken:
             return None
-        held = (self.hands[seat] & known) | self._played_mask(seat)
-        combinations = self.melds[seat]
-        return lambda cards: melds(held | mask_of(cards), NATURAL_ORDER, CARRE_VALUES) == combinations
+        return self._dealt_hand_keeps(seat, known, lambda hand: melds(hand, NATURAL_ORDER, CARRE_VALUES))  # 6.1
 
     def _cut_from_tricks(self) -> bool:
         return self.options["no_shuffle"] and self.n == 4  # 8: with 2 or 3 players the set-aside cards are unseen

@@ -226,7 +226,7 @@ class BeloteContree(BelotePlay):
         return not self.options["shuffle_each_deal"]  # 3.4
 
     def _moves_this_dealing(self) -> int:
-        played = [self._played_mask(s) for s in range(4)]
+        played = [self._played_since(s) for s in range(4)]
         asked = [s for s in self.seats_from_dealer() if _weak(self.hands[s] | played[s])]
         answered = len(asked) - len(self.redeal_queue) if self.options["weak_hand_redeal"] else 0
         return answered + len(self.auction.actions) + 4 * len(self.tricks) + len(self.trick)
@@ -234,9 +234,7 @@ class BeloteContree(BelotePlay):
     def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
         if not self.options["weak_hand_redeal"]:
             return None
-        held = (self.hands[seat] & known) | self._played_mask(seat)
-        weak = _weak(held | self.hands[seat])
-        return lambda cards: _weak(held | mask_of(cards)) == weak
+        return self._dealt_hand_keeps(seat, known, _weak)  # 3.8: a weak hand was asked about a redeal
 
     # ---- positions (docs/positions/belote_contree.md) ------------------------------------------------------------
 

@@ -170,7 +170,7 @@ class BelotePlay(TrickGame):
         lacks = self._shown_lacking()
         hands = []
         for s in range(self.n):
-            played = self._played_mask(s)
+            played = self._played_since(s)
             dealt = mask_of(deck[where[c]] for c in cards_in(self.hands[s] | played))
             hand = dealt & ~played
             forbidden = 0
@@ -186,9 +186,6 @@ class BelotePlay(TrickGame):
     def _public_places(self) -> list[int]:
         """Cards whose deck index every seat saw (a turn-up)."""
         return []
-
-    def _played_mask(self, seat: int) -> int:
-        return mask_of(c for played in [*self.tricks, self.trick] for s, c in played if s == seat)
 
     # ---- observations and positions -----------------------------------------------------------------------------
 

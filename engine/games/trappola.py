@@ -262,10 +262,6 @@ class Trappola(TrickGame):
         super()._relabel(new)
         self.may_declare = [self.declaring, self.declaring]  # the new hands are looked at afresh
 
-    def _held_at(self, seat: int, trick: int) -> int:
-        """The cards ``seat`` has played from trick ``trick`` on (held when it declared before that trick's card)."""
-        return mask_of(c for played in [*self.tricks[trick:], self.trick] for s, c in played if s == seat)
-
     def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
         """6.3: each set ``seat`` declared was held then, at its size; sets of hidden rank have some distinct ranks."""
         if not self.declarations:
@@ -275,7 +271,7 @@ class Trappola(TrickGame):
         hidden: list[tuple[int, int, str]] = []
         for s, rank, size, k, _move in self.declarations:
             if s == seat:
-                (hidden if self._secret_rank(rank) else shown).append((self._held_at(seat, k), size, rank))
+                (hidden if self._secret_rank(rank) else shown).append((self._played_since(seat, k), size, rank))
         hidden_ranks = "".join(r for r in SET_VALUES if self._secret_rank(r))
 
         def check(cards: list[int]) -> bool:
@@ -295,7 +291,7 @@ class Trappola(TrickGame):
         if not mine:
             return
         hand = self.hands[other]
-        held = [hand | self._held_at(other, self.declarations[i][3]) for i in mine]
+        held = [hand | self._played_since(other, self.declarations[i][3]) for i in mine]
         fits = hidden_set_ranks(held, [self.declarations[i][2] for i in mine],
                                 "".join(r for r in SET_VALUES if self._secret_rank(r)))
         ranks = fits[rng.below(len(fits))]
@@ -370,7 +366,7 @@ class Trappola(TrickGame):
                 raise PositionError(f"{key}: seat {seat} is not to play in trick {k} there (6.3: on its own turn, in "
                                     "the order made)")
             last = (k, order)
-            if ((self.hands[seat] | self._held_at(seat, k)) & RANK_MASK[rank]).bit_count() != size:
+            if ((self.hands[seat] | self._played_since(seat, k)) & RANK_MASK[rank]).bit_count() != size:
                 raise PositionError(f"{key}: seat {seat} did not hold {item[1]} in trick {k}")
             if rank in self.declared[seat]:
                 raise PositionError(f"{key}: seat {seat} declares rank {rank} twice")
