@@ -8,6 +8,14 @@ tricks into observations and positions, and loads them back checked: every card 
 turn and under the follow rule, the seat to play. A game module deals, runs its own auction, says what happens after
 a trick (``_trick_taken``) and scores the deal (``_score_deal``).
 
+A game declares the rest as data: ``RULES`` (a :class:`TrickRules`), ``ACTIONS``, ``DECK``, ``STOCK_SHOWN`` (a stock,
+and how many of its top cards everyone sees), ``OBSERVED`` / ``POSITIONED`` (which of the base's ``PLAY_FACTS`` its
+observations and positions show), ``KEY_RULES`` (its own position keys that the replayed deal decides) and ``PHASES``.
+Its ``_load_position`` loads its own keys, then ``_load_deal`` and ``_check_deal``; ``_dealt_trump`` and
+``_seat_to_speak`` say what a position's trump and seat to act must be. Determinization deals the unseen cards again
+under the voids the play showed; a game adds what else a seat knows (``_known_cards``, ``_hand_check``,
+``_hidden_piles``).
+
 >>> import engine
 >>> state = engine.new_match("german_whist", seed=1, first_dealer=0)
 >>> state.RULES.tricks, state.RULES.follow.must_trump, state.trick, len(state.legal_actions())

@@ -291,23 +291,23 @@ class Belote(BelotePlay):
         obs["auction"] = [[s, w] for s, w in self.rounds.actions]
         obs["declared"] = list(self.declared)
         obs["pot"] = self.pot
-        known = [self.turn_up]  # the turn-up card was public before a taker picked it up
         if self.tricks:  # declarations are announced and compared by the end of trick 1
             obs["declarations"] = [[m.code() for m in self.melds[s]] if self.declared[s] == "declare" else []
                                    for s in range(self.n)]
             obs["declaration_points"] = list(self.declaration_points)
-            known += [c for s in range(self.n) if self.declared[s] == "declare" for m in self.melds[s]
-                      for c in m.cards(NATURAL_ORDER)]
-        obs["known_cards"] = [CODES[c] for c in known]
+        obs["known_cards"] = [CODES[c] for c in [self.turn_up, *self._shown_meld_cards()]]
+
+    def _shown_meld_cards(self) -> list[int]:
+        """The cards of the declared combinations, shown by the end of trick 1 (6.3)."""
+        if not self.tricks:
+            return []
+        return [c for s in range(self.n) if self.declared[s] == "declare" for m in self.melds[s]
+                for c in m.cards(NATURAL_ORDER)]
 
     # ---- determinization: the turn-up and the declarations shown are known; each hand keeps its combinations --------
 
     def _known_cards(self, seat: int) -> int:
-        known = super()._known_cards(seat) | BIT[self.turn_up]
-        if self.tricks:  # declarations are shown by the end of trick 1
-            known |= mask_of(c for s in range(self.n) if self.declared[s] == "declare" for m in self.melds[s]
-                             for c in m.cards(NATURAL_ORDER))
-        return known
+        return super()._known_cards(seat) | BIT[self.turn_up] | mask_of(self._shown_meld_cards())
 
     def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
         if not self.taken:
