@@ -22,9 +22,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # Debian packages for the other-language tests (protoc with its Java generator, the Go and gRPC-Java plugins,
-# protobuf-java for javac), installed once where apt-get is; elsewhere those tests say what is missing and skip.
-DEB_PACKAGES := protobuf-compiler libprotobuf-java protoc-gen-go protoc-gen-go-grpc protobuf-compiler-grpc-java-plugin
-$(DEB_STAMP): $(STAMP)
+# protobuf-java for javac) and for the browser tests (Chromium, driven by Playwright: tests/web), installed once where
+# apt-get is; elsewhere those tests say what is missing and skip.
+DEB_PACKAGES := protobuf-compiler libprotobuf-java protoc-gen-go protoc-gen-go-grpc protobuf-compiler-grpc-java-plugin \
+	chromium
+$(DEB_STAMP): $(STAMP) Makefile
 	@missing=$$(command -v dpkg >/dev/null && for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ] && command -v apt-get >/dev/null; then \
 		sudo=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \

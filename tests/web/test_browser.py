@@ -1,0 +1,193 @@
+"""The page in a real browser (headless Chromium): watch a replay to its end, play live games against the bots by
+clicking legal moves, have an illegal click refused, reload in the middle of a game. Each test saves a screenshot
+under build/web/."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+import redis
+import redis.asyncio
+from web_harness import WebServer, screenshot
+
+import engine
+import replay
+from replay.store import ReplayStore
+from services.game_store import GameStore
+
+MAX_CLICKS = 2000  # far above the moves a person makes in any of these matches
+
+
+def live(page: Any) -> Any:
+    return page.locator("[data-testid=live]")
+
+
+def move_number(page: Any) -> int:
+    return int(live(page).get_attribute("data-move"))
+
+
+def start_game(page: Any, game: str, options: dict[str, str] | None = None, seed: int = 1) -> str:
+    """Fill in the new-game form and start; returns the match id (from the page's address)."""
+    page.goto("/#/play")
+    page.select_option("select[aria-label=game]", game)
+    for name, value in (options or {}).items():
+        page.locator(f"[data-option={name}]").fill(value)
+    page.fill("input[aria-label=seed]", str(seed))
+    page.click("[data-testid=start]")
+    live(page).wait_for()
+    return page.url.rsplit("/", 1)[1]
+
+
+def click_legal(page: Any) -> None:
+    """Click the first legal move (a card, a button or a capture's choice) and wait for the match to move on."""
+    before = live(page).get_attribute("data-move")
+    legal = page.locator("[data-action], .seat.me button.card[data-choices]").first
+    legal.click()
+    chooser = page.locator("[data-testid=chooser] [data-action]")
+    if chooser.count():
+        chooser.first.click()
+    page.wait_for_function("before => document.querySelector('[data-testid=live]').dataset.move !== before", arg=before)
+
+
+def play_to_the_end(page: Any) -> None:
+    for _ in range(MAX_CLICKS):
+        if live(page).get_attribute("data-over") == "true":
+            return
+        click_legal(page)
+    raise AssertionError(f"the match was not over after {MAX_CLICKS} clicks")
+
+
+def finished_replay(web_server: WebServer, page: Any) -> replay.Replay:
+    """The replay the page links to once the match is over, decoded from the store."""
+    link = page.locator("[data-testid=over] a[href^='#/replay/']")
+    replay_id = link.get_attribute("href").removeprefix("#/replay/")
+    with redis.Redis.from_url(web_server.redis_url) as client:
+        return replay.decode(ReplayStore(client).get(replay_id))
+
+
+def shown_scores(page: Any, where: str) -> list[int]:
+    return json.loads(page.locator(f"{where} [data-testid=scores]").get_attribute("data-scores"))
+
+
+def test_replay_viewer_steps_to_the_final_score(page: Any, web_server: WebServer) -> None:
+    replay_id = f"{web_server.collection}/0"
+    expected = replay.decode(web_server.replays[replay_id])
+    page.goto(f"/#/replay/{replay_id}")
+    page.locator("[aria-label=moves] li[data-index]").first.wait_for()
+    turns = page.locator("[aria-label=moves] li[data-index]").count()
+    assert turns == len(expected.moves)  # Belote contrée: one turn per move
+    for _ in range(turns):
+        page.keyboard.press("ArrowRight")
+    assert shown_scores(page, "[data-testid=final]") == expected.scores
+    assert page.get_by_test_id("position").inner_text().startswith(f"move {len(expected.moves)} of ")
+    # every move in the rules' notation, in order
+    actions = page.locator("[aria-label=moves] li[data-index] .action").all_inner_texts()
+    assert actions == [action for _, action in expected.moves]
+    screenshot(page, "replay-viewer-end")
+
+
+def test_replay_viewer_jumps_by_the_move_list_and_keeps_a_permalink(page: Any, web_server: WebServer) -> None:
+    replay_id = f"{web_server.collection}/1"  # Tablanette: a capture's decisions are one turn
+    page.goto(f"/#/replay/{replay_id}")
+    item = page.locator("[aria-label=moves] li[data-index]").nth(9)
+    target = item.get_attribute("data-move")
+    item.click()
+    assert "current" in item.get_attribute("class")
+    permalink = page.get_by_test_id("permalink").get_attribute("href")
+    assert permalink == f"#/replay/{replay_id}?move={target}"
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowRight")
+    assert "current" in item.get_attribute("class")
+    # the permalink opens the viewer at that move, from one seat's view: the other hand is face down
+    page.goto(f"/{permalink}&seat=0")
+    page.reload()
+    assert "current" in page.locator(f"[aria-label=moves] li[data-move='{target}']").get_attribute("class")
+    assert page.locator(".seat[data-seat='1'] .card.back").count() > 0
+    assert page.locator(".seat[data-seat='1'] .card:not(.back)").count() == 0
+    assert page.locator(".seat[data-seat='0'] .card:not(.back)").count() > 0
+    screenshot(page, "replay-viewer-seat-view")
+
+
+def test_replay_list_pages_to_a_replay(page: Any, web_server: WebServer) -> None:
+    page.goto(f"/#/?collection={web_server.collection}")
+    rows = page.locator("tr[data-replay]")
+    rows.first.wait_for()
+    assert rows.count() == len(web_server.replays)
+    rows.nth(3).click()
+    page.get_by_test_id("permalink").wait_for()
+    assert page.url.endswith(f"#/replay/{web_server.collection}/3?move=0")
+
+
+def test_play_a_whole_tablanette_match(page: Any, web_server: WebServer) -> None:
+    start_game(page, "tablanette", seed=4)
+    play_to_the_end(page)
+    finished = finished_replay(web_server, page)
+    assert finished.final.is_terminal
+    assert shown_scores(page, "[data-testid=over]") == finished.scores
+    screenshot(page, "live-tablanette-over")
+
+
+def test_play_a_belote_contree_deal(page: Any, web_server: WebServer) -> None:
+    start_game(page, "belote_contree", options={"num_deals": "1"}, seed=9)
+    play_to_the_end(page)
+    finished = finished_replay(web_server, page)
+    assert len(finished.deal_results) == 1
+    assert shown_scores(page, "[data-testid=over]") == finished.scores
+    screenshot(page, "live-belote-contree-over")
+
+
+def engine_refusal(web_server: WebServer, match_id: str, action: str) -> str:
+    """The engine's message for ``action`` in the stored match (what the page must show)."""
+
+    async def stored() -> dict[str, Any]:
+        client = redis.asyncio.Redis.from_url(web_server.redis_url, decode_responses=True)
+        try:
+            found = await GameStore(client).load(match_id, with_log=False)
+        finally:
+            await client.aclose()
+        assert found is not None
+        return found.position
+
+    with ThreadPoolExecutor(1) as thread:  # Playwright's loop runs in this thread
+        position = thread.submit(asyncio.run, stored()).result()
+    state = engine.from_position("belote_contree", position)
+    with pytest.raises(engine.IllegalAction) as refused:
+        state.action_ids(action)
+    return str(refused.value)
+
+
+def test_an_illegal_click_is_refused_with_the_engines_message(page: Any, web_server: WebServer) -> None:
+    match_id = start_game(page, "belote_contree", seed=3)  # the person's first move is a bid: no card is legal yet
+    before = move_number(page)
+    hand = page.locator(".seat.me button.card")
+    card = hand.first.get_attribute("data-card")
+    assert hand.first.get_attribute("data-action") is None
+    hand.first.click()
+    message = page.get_by_test_id("error")
+    message.wait_for()
+    assert message.inner_text() == f"INVALID_ARGUMENT: {engine_refusal(web_server, match_id, card)}"
+    assert move_number(page) == before  # nothing changed
+    assert page.locator(".seat.me button.card").count() == 8
+    screenshot(page, "live-illegal-click")
+    click_legal(page)  # and the match goes on
+    assert move_number(page) > before
+
+
+def test_reload_keeps_the_game(page: Any, web_server: WebServer) -> None:
+    match_id = start_game(page, "german_whist", seed=2)
+    for _ in range(3):
+        click_legal(page)
+    before = move_number(page)
+    hand = page.locator(".seat.me .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
+    page.reload()
+    live(page).wait_for()
+    assert page.url.endswith(f"#/play/{match_id}")
+    assert move_number(page) == before
+    assert page.locator(".seat.me .card").evaluate_all("cards => cards.map(c => c.dataset.card)") == hand
+    screenshot(page, "live-after-reload")
+    click_legal(page)
+    assert move_number(page) > before
