@@ -62,3 +62,9 @@ def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_ke
                     access_log=log_level == "debug")
     except (ConnectionError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
+
+
+if __name__ == "__main__":  # `python -m services.cli.web REPLAY_ID` prints the replay's address (make demo)
+    import sys
+
+    click.echo(page_url("127.0.0.1", DEFAULT_PORT, sys.argv[1] if len(sys.argv) > 1 else None))

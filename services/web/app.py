@@ -18,7 +18,7 @@ import hmac
 import io
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from engine import ActionLimitExceeded
 from engine.bots import policy_names
 from engine.rng import fresh_seed
 from workers.jobstore import JobRecord, JobStore
+from workers.stats import counter_groups
 
 from ..auth import API_KEY_HEADER, key_from_metadata
 from ..backends import Backends, open_backends
@@ -84,6 +85,8 @@ def api(handler: Callable[[Request], Awaitable[Any]]) -> Handler:
             return error_response(exc.code, exc.message)
         except ActionLimitExceeded as exc:
             return error_response(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            return error_response(grpc.StatusCode.UNAVAILABLE, f"cannot reach Redis: {exc}")
         except Exception:  # noqa: BLE001  (a traceback never leaks: the log has it)
             log.exception("unexpected error", extra={"path": request.url.path})
             return error_response(grpc.StatusCode.INTERNAL, f"internal error in {request.url.path}; the server "
@@ -200,18 +203,27 @@ def job_summary(record: JobRecord, with_results: bool = True) -> dict[str, Any]:
            "units_done": record.units_done, "units_total": record.spec.count, "chunks_done": record.chunks_done,
            "chunks_total": record.chunks_total, "error": record.error, "created": record.created,
            "started": record.started, "finished": record.finished, "replay_collection": record.replay_collection,
+           "logged": record.spec.log.mode != "none",
            "cancel_requested": record.cancel_requested}
     if with_results:
         out["results"] = record.results
+        out["counters"] = None if record.results is None else {
+            name: dict(group) for name, group in counter_groups(record.results["counters"]).items()}
     return out
 
 
 # ---- the app --------------------------------------------------------------------------------------------------------
 
-class WebApi:
-    """The endpoints, over one process's backends (opened when the app starts)."""
+# What each move of a replay lost against the best play (move number -> loss), for the moves it analyses.
+MoveLosses = Callable[[bytes], Mapping[int, float]]
 
-    def __init__(self) -> None:
+
+class WebApi:
+    """The endpoints, over one process's backends (opened when the app starts); ``move_losses``, when given, marks
+    the moves of every replay shown with their loss."""
+
+    def __init__(self, move_losses: MoveLosses | None = None) -> None:
+        self.move_losses = move_losses
         self.backends: Backends | None = None
         self.games: LiveGames | None = None
         self.replays: Replays | None = None
@@ -290,7 +302,8 @@ class WebApi:
             raise InvalidArgument(f"perspective is 'full' or 'seat', got {quoted(perspective)}")
         seat = query_int(request, "seat", 0) if perspective == "seat" else None
         data = await self.replays.fetch(replay_id)
-        shown = await asyncio.to_thread(replay_frames, data, replay_id, seat)
+        losses = None if self.move_losses is None else await asyncio.to_thread(self.move_losses, data)
+        shown = await asyncio.to_thread(replay_frames, data, replay_id, seat, losses)
         return {"replay": replay_summary(replay_id, data), "perspective": perspective, "seat": seat, **shown}
 
     # ---- jobs ----
@@ -393,10 +406,10 @@ async def index(request: Request) -> Response:
 
 
 def create_app(redis_url: str | None, api_key: str | None = None, data_dir: Path | None = None,
-               backends: Backends | None = None) -> Starlette:
+               backends: Backends | None = None, move_losses: MoveLosses | None = None) -> Starlette:
     """The web app over Redis at ``redis_url`` (None: the embedded Valkey, in ``data_dir``), or over ``backends``
-    already open (which the caller then closes)."""
-    web = WebApi()
+    already open (which the caller then closes); ``move_losses`` analyses a replay's moves for the viewer."""
+    web = WebApi(move_losses)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

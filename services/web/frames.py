@@ -12,6 +12,7 @@ seat (its own observation: its hand, the public cards, the others' hand sizes). 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from engine.state import State
@@ -43,8 +44,13 @@ def frame(state: State, seat: int | None, move_number: int) -> dict[str, Any]:
     return shown
 
 
-def replay_frames(data: bytes, replay_id: str, seat: int | None) -> dict[str, Any]:
-    """Every turn of a replay and the frame before the first and after each (run it in a worker thread)."""
+def replay_frames(data: bytes, replay_id: str, seat: int | None,
+                  losses: Mapping[int, float] | None = None) -> dict[str, Any]:
+    """Every turn of a replay and the frame before the first and after each (run it in a worker thread).
+
+    ``losses`` (move number -> what the move lost against the best play, from an analysis of the deal) marks each
+    turn it covers with its ``loss``: the viewer shows it beside the move.
+    """
     replayer = open_replayer(data, replay_id)
     state = replayer.state
     if seat is not None and not 0 <= seat < state.players:
@@ -53,9 +59,13 @@ def replay_frames(data: bytes, replay_id: str, seat: int | None) -> dict[str, An
     turns = []
     try:
         for turn in replay_turns(replayer):
-            turns.append({"first": turn.first, "last": turn.last, "seat": turn.seat, "deal_index": turn.deal_index,
+            shown_turn = {"first": turn.first, "last": turn.last, "seat": turn.seat, "deal_index": turn.deal_index,
                           "action": turn.action if seat is None else state.action_seen_by(seat, turn.seat,
-                                                                                          turn.action)})
+                                                                                          turn.action)}
+            lost = [losses[n] for n in range(turn.first, turn.last + 1) if n in losses] if losses else []
+            if lost:
+                shown_turn["loss"] = sum(lost)
+            turns.append(shown_turn)
             shown = frame(state, seat, turn.last)
             if state.deal_index != turn.deal_index or state.is_terminal:  # this turn ended a deal: show its result
                 shown["deal_result"] = state.deal_results[-1]

@@ -218,6 +218,20 @@ def test_a_replay_is_the_engines_record_turn_by_turn(client: TestClient, web_ser
         "replay": shown["replay"], "perspective": "seat", "seat": 1}))
 
 
+def test_an_analysis_marks_each_move_with_its_loss(web_server: WebServer) -> None:
+    replay_id = f"{web_server.collection}/1"  # Tablanette: a turn of several moves adds up their losses
+
+    def losses(data: bytes) -> dict[int, float]:
+        assert data == web_server.replays[replay_id]
+        return {number: number % 3 for number in range(1, 11)}
+
+    with TestClient(create_app(web_server.redis_url, move_losses=losses)) as analysed:
+        turns = analysed.get(f"/api/replays/{replay_id}").json()["turns"]
+    for turn in turns:
+        covered = [n % 3 for n in range(turn["first"], turn["last"] + 1) if n <= 10]
+        assert turn.get("loss") == (sum(covered) if covered else None)
+
+
 @pytest.mark.parametrize(("path", "code", "fragment"), [
     ("/api/replays/nocollection", "INVALID_ARGUMENT", "a replay id is <collection>/<index>"),
     ("/api/replays/webtest-none/0", "NOT_FOUND", "no replay 'webtest-none/0'"),

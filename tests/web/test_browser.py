@@ -6,18 +6,25 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 import redis
 import redis.asyncio
+from playwright.sync_api import expect
 from web_harness import WebServer, screenshot
 
 import engine
 import replay
 from replay.store import ReplayStore
 from services.game_store import GameStore
+from workers.chunk import play_chunk
+from workers.jobstore import RUNNING, SUCCEEDED, JobStore
+from workers.plan import job_chunks
+from workers.spec import JobSpec, validate
+from workers.stats import side_seats, summarize, total
 
 MAX_CLICKS = 2000  # far above the moves a person makes in any of these matches
 
@@ -191,3 +198,37 @@ def test_reload_keeps_the_game(page: Any, web_server: WebServer) -> None:
     screenshot(page, "live-after-reload")
     click_legal(page)
     assert move_number(page) > before
+
+
+def test_a_job_shows_its_progress_live_then_its_results_and_plot(page: Any, web_server: WebServer) -> None:
+    """A job played here chunk by chunk, as its driver would: the list follows it without a reload."""
+    spec = validate(JobSpec("tablic", ("greedy", "random"), 40, seed=1, chunk_size=20))
+    with redis.Redis.from_url(web_server.redis_url) as client:
+        store = JobStore(client)
+        record = store.create(spec)
+        page.goto("/#/jobs")
+        row = page.locator(f"tr[data-job='{record.job_id}']")
+        expect(row).to_contain_text("queued")
+        expect(row).to_contain_text("0/40")
+        chunks = list(job_chunks(spec))
+        store.set_state(record.job_id, RUNNING, started=time.time())
+        done = [play_chunk(spec, chunks[0])]
+        store.save_chunk(record.job_id, done[0])
+        expect(row).to_contain_text("running")
+        expect(row).to_contain_text("20/40")
+        done += [play_chunk(spec, chunk) for chunk in chunks[1:]]
+        for result in done[1:]:
+            store.save_chunk(record.job_id, result)
+        results = summarize(spec, total(done, len(side_seats(spec))), 1.0)
+        store.set_state(record.job_id, SUCCEEDED, finished=time.time(), results=results)
+        expect(row).to_contain_text("succeeded")
+        expect(row).to_contain_text("40/40")
+    row.click()
+    table = page.get_by_test_id("results")
+    for side in results["sides"]:
+        expect(table).to_contain_text(f"{side['mean']:.2f}")
+        expect(table).to_contain_text(f"{side['win_rate']:.3f}")
+    plot = page.locator("img.plot")
+    page.wait_for_function("() => document.querySelector('img.plot').naturalWidth > 0")
+    assert plot.bounding_box()["width"] > 100
+    screenshot(page, "jobs-results")

@@ -89,6 +89,9 @@ document.getElementById("api-key-form").addEventListener("submit", (event) => {
   route();
 });
 
+/* A wide table scrolls sideways on a narrow screen instead of widening the page. */
+function scrolling(table) { return h("div", { class: "scroll" }, table); }
+
 function showError(error, where = main) {
   const box = h("div", { class: "error", role: "alert", "data-testid": "error" },
                 error.code ? `${error.code}: ${error.message}` : String(error.message || error));
@@ -131,9 +134,9 @@ async function showReplayPage(list, collection, token) {
         "Next page") : null;
   const first = token ? h("button", { type: "button", onclick: () => showReplayPage(list, collection, "") },
                           "First page") : null;
-  fill(list, h("table", { class: "list" },
+  fill(list, scrolling(h("table", { class: "list" },
     h("thead", {}, h("tr", {}, ["replay", "game", "players", "scope", "moves", "policies", "seed"].map(
-      (t) => h("th", { text: t })))), h("tbody", {}, rows)), h("div", { class: "row" }, first, more));
+      (t) => h("th", { text: t })))), h("tbody", {}, rows))), h("div", { class: "row" }, first, more));
 }
 
 // ---- the replay viewer --------------------------------------------------------------------------------------------
@@ -254,8 +257,9 @@ function showJobs() {
   const body = h("tbody");
   fill(main, h("h1", { text: "Simulation jobs" }), h("p", { class: "muted",
     text: "Submit jobs with `cardtable simulate` or the SimulationService; progress updates live." }),
-    h("table", { class: "list" }, h("thead", {}, h("tr", {}, ["job", "game", "policies", "state", "progress"].map(
-      (t) => h("th", { text: t })))), body));
+    scrolling(h("table", { class: "list" }, h("thead", {}, h("tr", {}, ["job", "game", "policies", "state",
+                                                                         "progress"].map((t) => h("th", { text: t })))),
+                body)));
   const stopStream = streamEvents("/api/events/jobs", (name, jobs) => {
     fill(body, ...jobs.map((job) => h("tr", { class: "clickable", dataset: { job: job.job_id },
                                                         onclick: () => { location.hash = `#/jobs/${job.job_id}`; } },
@@ -275,20 +279,27 @@ async function showJob(jobId) {
     h("p", {}, `${job.spec.game} \u00b7 ${job.spec.count} ${job.spec.unit}s \u00b7 seed ${job.spec.seed} \u00b7 `
       + `policies ${job.spec.policies.join(", ")} \u00b7 ${job.state}`), progressEl(job)];
   if (job.error) parts.push(h("div", { class: "error", text: job.error }));
-  if (job.replay_collection) {
+  if (job.logged) {
     parts.push(h("p", {}, h("a", { href: `#/?collection=${job.replay_collection}` }, "logged deals")));
   }
   if (results) {
-    parts.push(h("h2", { text: "Results" }), h("table", { class: "list", "data-testid": "results" },
+    parts.push(h("h2", { text: "Results" }), scrolling(h("table", { class: "list", "data-testid": "results" },
       h("thead", {}, h("tr", {}, ["side", "seats", "policies", "mean score", "95% CI", "wins", "win rate", "95% CI"]
         .map((t) => h("th", { text: t })))),
       h("tbody", {}, results.sides.map((s) => h("tr", {}, h("td", { text: String(s.side) }),
         h("td", { text: s.seats.join(", ") }), h("td", { text: s.policies.join(", ") }), h("td", { text: fixed(s.mean) }),
         h("td", { text: `${fixed(s.ci95[0])} \u2013 ${fixed(s.ci95[1])}` }), h("td", { text: String(s.wins) }),
         h("td", { text: fixed(s.win_rate, 3) }),
-        h("td", { text: `${fixed(s.win_rate_ci95[0], 3)} \u2013 ${fixed(s.win_rate_ci95[1], 3)}` }))))),
-      h("p", { class: "muted" }, `${results.units} ${results.unit}s, ${results.deals} deals, draws ${results.draws}, `
-        + `${fixed(results.deals_per_s, 0)} deals/s`));
+        h("td", { text: `${fixed(s.win_rate_ci95[0], 3)} \u2013 ${fixed(s.win_rate_ci95[1], 3)}` })))))),
+      h("p", { class: "muted" }, `${results.units} ${results.unit}s, ${results.moves} moves, draws ${results.draws}, `
+        + `${fixed(results.seconds, 1)} s, ${fixed(results.deals_per_s, 0)} deals/s`));
+    const counters = Object.entries(job.counters || {});
+    if (counters.length) {
+      parts.push(h("h2", { text: "Game counters" }), h("table", { class: "list", "data-testid": "counters" },
+        h("tbody", {}, counters.map(([name, group]) => h("tr", {}, h("th", { text: name.replaceAll("_", " ") }),
+          h("td", { text: Object.entries(group).map(([label, value]) => (label === "" ? String(value)
+                                                                              : `[${label}] ${value}`)).join(", ") }))))));
+    }
     const plot = h("img", { class: "plot", alt: `plot of job ${job.job_id}'s results` });
     parts.push(h("h2", { text: "Plot" }), plot);
     fetch(`/api/jobs/${encodeURIComponent(jobId)}/plot.svg`, { headers: apiHeaders() })
