@@ -92,30 +92,19 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         if perspective not in (common_pb2.PERSPECTIVE_PUBLIC, common_pb2.PERSPECTIVE_SEAT):
             raise InvalidArgument("a live match is watched from PERSPECTIVE_PUBLIC or PERSPECTIVE_SEAT; the full view "
                                   "is for replays (ReplayService.StreamReplay)")
-        if not request.match_id:
-            raise InvalidArgument("match_id is empty")
-        async with self.watchers.watch(request.match_id) as feed:  # joined before the snapshot: no move is missed
-            match = await self.games.load(request.match_id)
-            if perspective == common_pb2.PERSPECTIVE_SEAT:
-                match.authorize(request.seat, request.seat_token)
-            state = match.state
+        seat = request.seat if perspective == common_pb2.PERSPECTIVE_SEAT else None
+        async for watched in self.games.watch(self.watchers, request.match_id, seat, request.seat_token):
+            state, move = watched.state, watched.move
+            shown = view(state, perspective, request.seat, watched.number)
+            if move is None:
+                yield game_service_pb2.WatchGameResponse(kind=game_service_pb2.WATCH_EVENT_KIND_SNAPSHOT, view=shown,
+                                                         replay_id=watched.replay_id)
+                continue
             yield game_service_pb2.WatchGameResponse(
-                kind=game_service_pb2.WATCH_EVENT_KIND_SNAPSHOT,
-                view=view(state, perspective, request.seat, match.version),
-                replay_id=await self.games.replay_id_of(match) if state.is_terminal else "")
-            version = match.version
-            viewer = request.seat if perspective == common_pb2.PERSPECTIVE_SEAT else None
-            while not state.is_terminal:
-                for number, (seat, action_id) in await feed.moves_after(version):
-                    deal_index = state.deal_index
-                    state.apply_id(action_id)
-                    version = number
-                    replay_id = await self.games.replay_id_of(match) if state.is_terminal else ""
-                    action = state.action_seen_by(viewer, seat, state.action_string(action_id))
-                    yield game_service_pb2.WatchGameResponse(
-                        kind=game_service_pb2.WATCH_EVENT_KIND_MOVE,
-                        move=move_message(number, seat, action, deal_index),
-                        view=view(state, perspective, request.seat, number), replay_id=replay_id)
+                kind=game_service_pb2.WATCH_EVENT_KIND_MOVE,
+                move=move_message(move.number, move.seat, move.seen_by(seat), move.deal_index), view=shown,
+                replay_id=watched.replay_id)
+
 
 def _seat(number: int, spec: game_service_pb2.SeatSpec) -> Seat:
     kind = _SEAT_KINDS.get(spec.kind)

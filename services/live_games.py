@@ -17,15 +17,18 @@ import logging
 import multiprocessing
 import secrets
 import signal
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from engine.state import State
+
 from .errors import Aborted, InvalidArgument, NotFound, ServiceError, quoted
 from .game_store import GameStore, Move
 from .matches import LiveMatch, MatchCache, Played, Seat, build_replay
+from .watchers import MatchWatchers
 
 log = logging.getLogger("cardtable.games")
 
@@ -46,6 +49,18 @@ class Created:
     match: LiveMatch
     tokens: dict[int, str]
     played: list[Played]
+
+
+@dataclass
+class Watched:
+    """What a watcher gets: the match's state after ``number`` moves and, but for the first event (the snapshot), the
+    move that led there; ``replay_id`` once the match is over. The state is the watch's own and moves on after the
+    next event is asked for: read it before."""
+
+    state: State
+    number: int
+    move: Played | None
+    replay_id: str
 
 
 @dataclass
@@ -115,6 +130,30 @@ class LiveGames:
         if not match.state.is_terminal:
             self.cache.put(match)
         return Acted(match, played, replay_id)
+
+    async def watch(self, watchers: MatchWatchers, match_id: str, seat: int | None = None,
+                    token: str = "") -> AsyncIterator[Watched]:
+        """The match as it is, then each move as it is played until the match is over; a seat's watch needs its
+        token (``seat`` None: the public watch). The watch joins the match's feed before reading the snapshot, so
+        no move falls between the two."""
+        if not match_id:
+            raise InvalidArgument("match_id is empty")
+        async with watchers.watch(match_id) as feed:
+            match = await self.load(match_id)
+            if seat is not None:
+                match.authorize(seat, token)
+            state = match.state
+            yield Watched(state, match.version, None, await self.replay_id_of(match) if state.is_terminal else "")
+            version = match.version
+            while not state.is_terminal:
+                for number, (actor, action_id) in await feed.moves_after(version):
+                    deal_index = state.deal_index
+                    state.apply_id(action_id)
+                    version = number
+                    action = state.action_string(action_id)
+                    played = Played(number, actor, action, deal_index, state.action_seen_by(None, actor, action))
+                    yield Watched(state, number, played,
+                                  await self.replay_id_of(match) if state.is_terminal else "")
 
     async def replay_id_of(self, match: LiveMatch) -> str:
         """A finished match's replay id, waiting a little for the process that played its last move to save it."""

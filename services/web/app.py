@@ -36,6 +36,7 @@ import engine
 from engine import ActionLimitExceeded
 from engine.bots import policy_names
 from engine.rng import fresh_seed
+from engine.state import State
 from workers.jobstore import JobRecord, JobStore
 from workers.stats import counter_groups
 
@@ -48,6 +49,7 @@ from ..matches import BOT, PERSON, LiveMatch, Played, Seat
 from ..replays import Replays, read_header
 from ..rpc import MAX_TEXT
 from ..simulation_service import list_jobs, load_job
+from ..views import public_observation
 from .frames import replay_frames
 
 log = logging.getLogger("cardtable.web")
@@ -66,6 +68,11 @@ HTTP_STATUS = {
     grpc.StatusCode.ALREADY_EXISTS: 409, grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
     grpc.StatusCode.DATA_LOSS: 500, grpc.StatusCode.INTERNAL: 500, grpc.StatusCode.UNAVAILABLE: 503,
 }
+
+
+def sse(event: str, data: Any) -> str:
+    """One server-sent event."""
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n"
 
 
 def error_response(code: grpc.StatusCode, message: str) -> JSONResponse:
@@ -170,22 +177,32 @@ def seat_token(request: Request) -> str:
 
 # ---- answers --------------------------------------------------------------------------------------------------------
 
-def match_view(match: LiveMatch, seat: int, history: bool = True) -> dict[str, Any]:
-    """What the person at ``seat`` sees of a live match."""
-    state = match.state
-    observation = state.observation(seat, history=history and match.has_history)
+def match_view(match: LiveMatch, seat: int | None, history: bool = True) -> dict[str, Any]:
+    """What the person at ``seat`` (None: anyone) sees of a live match."""
+    return state_view(match.state, match, seat, match.version, match.replay_id, history and match.has_history)
+
+
+def state_view(state: State, match: LiveMatch, seat: int | None, move_number: int, replay_id: str,
+               history: bool = False) -> dict[str, Any]:
+    """``state`` of ``match`` after ``move_number`` moves, as ``seat`` (None: anyone) sees it."""
+    if seat is None:
+        observation = public_observation(state, history=history)
+        legal: list[str] = []
+    else:
+        observation = state.observation(seat, history=history)
+        legal = observation.pop("legal_actions")
     return {
-        "match_id": match.match_id, "seat": seat, "move_number": match.version, "game": state.game_id,
+        "match_id": match.match_id, "seat": seat, "move_number": move_number, "game": state.game_id,
         "players": state.players, "seats": [s.to_dict() for s in match.seats],
-        "current_player": state.current_player, "legal_actions": observation.pop("legal_actions"),
+        "current_player": state.current_player, "legal_actions": legal,
         "game_over": state.is_terminal, "winners": None if state.winners is None else list(state.winners),
-        "scores": state.scores, "replay_id": match.replay_id,
+        "scores": state.scores, "replay_id": replay_id,
         "hand_counts": [len(cards) for cards in state.to_position().get("hands") or []],
         "observation": observation,
     }
 
 
-def played_moves(played: list[Played], viewer: int) -> list[dict[str, Any]]:
+def played_moves(played: list[Played], viewer: int | None) -> list[dict[str, Any]]:
     return [{"number": p.number, "seat": p.seat, "action": p.seen_by(viewer), "deal_index": p.deal_index}
             for p in played]
 
@@ -251,6 +268,7 @@ class WebApi:
             Route("/api/matches", api(self.create_match), methods=["POST"]),
             Route("/api/matches/{match_id}", api(self.get_match)),
             Route("/api/matches/{match_id}/act", api(self.act), methods=["POST"]),
+            Route("/api/matches/{match_id}/events", api(self.match_events)),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
 
@@ -336,7 +354,7 @@ class WebApi:
                 records, _ = await list_jobs(jobs, "", 0)
                 page = [job_summary(r, with_results=False) for r in records]
                 if page != last:
-                    yield f"event: jobs\ndata: {json.dumps(page)}\n\n"
+                    yield sse("jobs", page)
                     last = page
                 await asyncio.sleep(JOB_EVENTS_INTERVAL_S)
 
@@ -391,6 +409,33 @@ class WebApi:
                                      body["expected_move_number"])
         acted.match.replay_id = acted.replay_id
         return {"moves": played_moves(acted.played, seat), "view": match_view(acted.match, seat, history=False)}
+
+
+    async def match_events(self, request: Request) -> StreamingResponse:
+        """Server-sent events of a live match: a "snapshot" event, then a "move" event per move, until it is over;
+        from a seat (``?seat=N`` with its token) or, without a seat, as anyone sees it."""
+        assert self.games is not None and self.backends is not None
+        games, watchers = self.games, self.backends.watchers
+        match_id = request.path_params["match_id"]
+        seat = query_int(request, "seat")
+        token = seat_token(request) if seat is not None else ""
+        match = await games.load(match_id, with_history=False)  # refuse a bad request before the stream starts
+        if seat is not None:
+            match.authorize(seat, token)
+
+        async def events() -> AsyncIterator[str]:
+            try:
+                async for watched in games.watch(watchers, match_id, seat, token):
+                    move = watched.move
+                    shown = state_view(watched.state, match, seat, watched.number, watched.replay_id)
+                    if move is None:
+                        yield sse("snapshot", {"view": shown})
+                    else:
+                        yield sse("move", {"move": played_moves([move], seat)[0], "view": shown})
+            except ServiceError as exc:  # the stream has begun: the refusal (too many watchers) is its last event
+                yield sse("error", {"error": {"code": exc.code.name, "message": exc.message}})
+
+        return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
 
 def _plot_svg(results: dict[str, Any]) -> bytes:

@@ -292,3 +292,38 @@ def test_the_api_key_is_required_when_set(web_server: WebServer) -> None:
         refused(keyed.post("/api/matches", json={"game": "tablanette"}), "UNAUTHENTICATED")
         assert keyed.get("/api/games", headers={"x-api-key": "s3cret"}).status_code == 200
         assert keyed.get("/api/games", headers={"authorization": "Bearer s3cret"}).status_code == 200
+
+
+def events_of(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(event name, data) of a server-sent event stream's lines."""
+    name = ""
+    for line in lines:
+        if line.startswith("event: "):
+            name = line.removeprefix("event: ")
+        elif line.startswith("data: "):
+            yield name, json.loads(line.removeprefix("data: "))
+
+
+def test_a_match_is_watched_move_by_move(client: TestClient) -> None:
+    created = new_match(client, game="tablanette", seed=12)
+    view = created["view"]
+    with client.stream("GET", f"/api/matches/{view['match_id']}/events") as stream:
+        events = events_of(stream.iter_lines())
+        name, snapshot = next(events)
+        assert name == "snapshot" and snapshot["view"]["move_number"] == view["move_number"]
+        assert "hand" not in snapshot["view"]["observation"]  # anyone's view: no hand
+        acted = act(client, created, view["legal_actions"][0]).json()
+        for played in acted["moves"]:
+            name, event = next(events)
+            assert name == "move" and event["move"]["number"] == played["number"]
+            assert event["view"]["move_number"] == played["number"]
+        assert event["view"]["scores"] == acted["view"]["scores"]
+    with client.stream("GET", f"/api/matches/{view['match_id']}/events?seat=0",
+                       headers={"x-seat-token": created["token"]}) as stream:
+        name, snapshot = next(events_of(stream.iter_lines()))
+        assert snapshot["view"]["observation"]["hand"] == acted["view"]["observation"]["hand"]
+    refused(client.get(f"/api/matches/{view['match_id']}/events?seat=0", headers={"x-seat-token": "nope"}),
+            "PERMISSION_DENIED", "wrong token")
+    refused(client.get(f"/api/matches/{view['match_id']}/events?seat=1", headers={"x-seat-token": "nope"}),
+            "PERMISSION_DENIED", "played by the bot")
+    refused(client.get("/api/matches/nosuchmatch/events"), "NOT_FOUND", "no match 'nosuchmatch'")

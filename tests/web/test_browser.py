@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -232,3 +233,28 @@ def test_a_job_shows_its_progress_live_then_its_results_and_plot(page: Any, web_
     page.wait_for_function("() => document.querySelector('img.plot').naturalWidth > 0")
     assert plot.bounding_box()["width"] > 100
     screenshot(page, "jobs-results")
+
+
+def post(url: str, body: dict[str, Any], token: str = "") -> dict[str, Any]:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                     headers={"content-type": "application/json", "x-seat-token": token})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        answer: dict[str, Any] = json.loads(response.read())
+    return answer
+
+
+def test_a_spectator_follows_a_live_match(page: Any, web_server: WebServer) -> None:
+    created = post(f"{web_server.url}/api/matches", {"game": "german_whist", "seed": 6})
+    view, token = created["view"], created["token"]
+    page.goto(f"/#/watch/{view['match_id']}")
+    board = page.locator("[data-testid=watch] > [data-move]")
+    expect(board).to_have_attribute("data-move", str(view["move_number"]))
+    for _ in range(3):
+        acted = post(f"{web_server.url}/api/matches/{view['match_id']}/act",
+                     {"seat": 0, "action": view["legal_actions"][0], "expected_move_number": view["move_number"]},
+                     token)
+        view = acted["view"]
+        expect(board).to_have_attribute("data-move", str(view["move_number"]))  # pushed, not reloaded
+    expect(page.locator("[aria-label=moves] li")).to_have_count(view["move_number"] - created["view"]["move_number"])
+    assert page.locator(".seat .card:not(.back)").count() == 0  # nobody's hand is shown to a spectator
+    screenshot(page, "live-spectator")

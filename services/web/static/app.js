@@ -3,6 +3,7 @@
  *   #/replay/<id>?move=N&seat=S  the replay viewer at move N (seat S's view; none: every hand)
  *   #/jobs, #/jobs/<job id>    simulation jobs (live progress over server-sent events), a job's results and plot
  *   #/play, #/play/<match id>  a new live game against the bots, a live game (its seat token kept in localStorage)
+ *   #/watch/<match id>         a live match as anyone sees it, move by move (server-sent events)
  */
 (() => {
 "use strict";
@@ -44,12 +45,17 @@ async function api(path, opts = {}) {
 }
 
 /* Server-sent events read with fetch (EventSource cannot send the API key header); calls onEvent(name, data). */
-function streamEvents(path, onEvent) {
+function streamEvents(path, onEvent, onError = (error) => showError(error)) {
   const controller = new AbortController();
   (async () => {
     try {
       const response = await fetch(path, { headers: apiHeaders(), signal: controller.signal });
-      if (response.status === 401) { askForKey("the API key is missing or wrong"); return; }
+      if (!response.ok) {
+        const body = await response.json().catch(() => ({ error: { code: String(response.status), message: "" } }));
+        if (response.status === 401) askForKey(body.error.message);
+        onError(body.error);
+        return;
+      }
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
       let buffer = "";
@@ -472,9 +478,38 @@ async function showMatch(matchId) {
   }
 
   fill(main, h("h1", { text: `${view.game} \u2014 live match ${matchId}` }),
+    h("p", { class: "muted" }, "Spectators follow it at ", h("a", { href: `#/watch/${matchId}` }, `#/watch/${matchId}`)),
     h("div", { class: "grid2" }, h("div", {}, message, board),
       h("div", { class: "panel" }, h("h2", { text: "Moves" }), logList)));
   draw();
+}
+
+/* A live match as anyone sees it (no hand but the backs), following its moves over server-sent events. */
+function showWatch(matchId) {
+  const board = h("div", { "data-testid": "watch" });
+  const logList = h("ol", { class: "log", "aria-label": "moves" });
+  const message = h("div");
+  fill(main, h("h1", { text: `Watching match ${matchId}` }),
+    h("div", { class: "grid2" }, h("div", {}, message, board),
+      h("div", { class: "panel" }, h("h2", { text: "Moves" }), logList)));
+  const draw = (view) => {
+    const names = view.seats.map((s, n) => `Seat ${n} (${s.kind === "bot" ? s.policy : "person"})`);
+    const shown = { ...view.observation, hands: {}, hand_counts: view.hand_counts, move_number: view.move_number };
+    fill(board, h("div", { dataset: { move: String(view.move_number), over: String(view.game_over) } },
+      renderTable(shown, { players: view.players, seatNames: names, me: null })),
+      view.game_over ? h("div", { class: "panel" }, h("h2", { text: "Game over" }),
+        scoresEl(view.scores, { final: true, seatNames: names }),
+        view.replay_id ? h("p", {}, h("a", { href: `#/replay/${view.replay_id}` }, `replay ${view.replay_id}`))
+                       : null) : null);
+  };
+  leaveView = streamEvents(`/api/matches/${encodeURIComponent(matchId)}/events`, (name, data) => {
+    if (name === "error") { showError(data.error, message); return; }
+    if (name === "move") {
+      logList.append(h("li", { value: String(data.move.number) }, `S${data.move.seat}: ${actionText(data.move.action)}`));
+      logList.scrollTop = logList.scrollHeight;
+    }
+    draw(data.view);
+  }, (error) => showError(error, message));
 }
 
 // ---- routing --------------------------------------------------------------------------------------------------------
@@ -494,6 +529,7 @@ async function route() {
     else if (section === "jobs") showJobs();
     else if (section === "play" && rest.length) await showMatch(rest.join("/"));
     else if (section === "play") await showNewGame(params);
+    else if (section === "watch" && rest.length) showWatch(rest.join("/"));
     else await showReplays(params);
   } catch (error) {
     showError(error);

@@ -72,8 +72,8 @@ function seatName(seat, names) { return names && names[seat] ? names[seat] : `Se
 const DRAWN = new Set(["game", "seat", "players", "options", "deal_index", "dealer", "phase", "current_player",
   "scores", "history", "hands", "hand", "hand_counts", "move_number", "trick", "tricks", "table", "trump", "turn_up",
   "face_up", "auction", "captured", "captured_counts", "tricks_won", "card_points", "winners", "legal_actions",
-  "known_cards", "hand_sizes", "turn", "taken", "points", "won", "tablanettes", "tablas", "dead", "declared",
-  "declarations", "exchanges", "contract", "taken_face_up", "deal_result"]);
+  "known_cards", "hand_sizes", "turn", "taken", "points", "tablanettes", "tablas", "dead", "declared",
+  "declarations", "exchanges", "contract", "deal_result"]);
 
 /* Per-seat numbers (one value per seat) shown in each seat's box. */
 const PER_SEAT = [["captured_counts", "captured"], ["tricks_won", "tricks"], ["card_points", "card points"],
