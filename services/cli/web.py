@@ -19,6 +19,7 @@ import click
 from .serve import _read_api_key
 
 DEFAULT_PORT = 8080
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
 def page_url(host: str, port: int, replay_id: str | None = None) -> str:
@@ -29,6 +30,16 @@ def page_url(host: str, port: int, replay_id: str | None = None) -> str:
     """
     base = f"http://{host}:{port}/"
     return base if replay_id is None else f"{base}#/replay/{replay_id}"
+
+
+def allowed_hosts(host: str) -> list[str] | None:
+    """The host names a server bound to ``host`` answers: on loopback only its own names (no page elsewhere can
+    rebind its name to 127.0.0.1 and read the API); elsewhere any, as the address may have many names.
+
+    >>> allowed_hosts("127.0.0.1"), allowed_hosts("0.0.0.0")
+    (['127.0.0.1', 'localhost', '[::1]'], None)
+    """
+    return [*LOOPBACK_NAMES] if host in LOOPBACK_NAMES or host == "::1" else None
 
 
 @click.command()
@@ -58,8 +69,8 @@ def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_ke
     configure_logging(log_level)
     click.echo(f"cardtable web: {page_url(host, port)}", err=True)
     try:
-        uvicorn.run(create_app(redis_url, api_key or None), host=host, port=port, log_level=log_level,
-                    access_log=log_level == "debug")
+        uvicorn.run(create_app(redis_url, api_key or None, allowed_hosts=allowed_hosts(host)), host=host, port=port,
+                    log_level=log_level, access_log=log_level == "debug")
     except (ConnectionError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
 

@@ -18,7 +18,7 @@ import hmac
 import io
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ import grpc
 import redis
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -451,9 +452,12 @@ async def index(request: Request) -> Response:
 
 
 def create_app(redis_url: str | None, api_key: str | None = None, data_dir: Path | None = None,
-               backends: Backends | None = None, move_losses: MoveLosses | None = None) -> Starlette:
+               backends: Backends | None = None, move_losses: MoveLosses | None = None,
+               allowed_hosts: Sequence[str] | None = None) -> Starlette:
     """The web app over Redis at ``redis_url`` (None: the embedded Valkey, in ``data_dir``), or over ``backends``
-    already open (which the caller then closes); ``move_losses`` analyses a replay's moves for the viewer."""
+    already open (which the caller then closes); ``move_losses`` analyses a replay's moves for the viewer. With
+    ``allowed_hosts``, a request naming any other host (its Host header) is refused: a page elsewhere that points its
+    own host name at 127.0.0.1 (DNS rebinding) cannot read a loopback server's API."""
     web = WebApi(move_losses)
 
     @contextlib.asynccontextmanager
@@ -469,5 +473,7 @@ def create_app(redis_url: str | None, api_key: str | None = None, data_dir: Path
             if own:
                 await opened.close()
 
-    middleware = [Middleware(ApiKeyMiddleware, api_key=api_key)] if api_key else []
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))] if allowed_hosts else []
+    if api_key:
+        middleware.append(Middleware(ApiKeyMiddleware, api_key=api_key))
     return Starlette(routes=web.routes(), middleware=middleware, lifespan=lifespan)

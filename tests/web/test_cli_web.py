@@ -58,6 +58,13 @@ def test_web_binds_loopback_by_default_and_takes_the_api_key_from_the_environmen
         assert status == 401 and body["error"]["code"] == "UNAUTHENTICATED"
         status, games = get(f"{base}/api/games", key="s3cret")
         assert status == 200 and "tablanette" in [g["id"] for g in games]
+        assert get(f"http://localhost:{port}/api/games", key="s3cret")[0] == 200
+        rebound = urllib.request.Request(f"{base}/api/games", headers={"x-api-key": "s3cret", "host": "evil.example"})
+        try:
+            urllib.request.urlopen(rebound, timeout=10)
+            raise AssertionError("a request for another host name was served")
+        except urllib.error.HTTPError as refused:
+            assert refused.code == 400
     finally:
         server.terminate()
         server.wait(timeout=30)
