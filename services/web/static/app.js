@@ -210,7 +210,7 @@ async function showViewer(replayId, params) {
     fill(final, atEnd ? h("div", {}, h("h2", { text: "Final score" }),
         scoresEl(data.scores, { final: true, seatNames: names }),
         data.winners ? h("p", { text: `won by ${data.winners.map((s) => seatName(s, names)).join(", ")}` }) : null)
-      : h("p", { class: "muted", text: `${lastIndex - index} turns to go` }));
+      : h("p", { class: "muted", text: `${lastIndex - index} turn${lastIndex - index === 1 ? "" : "s"} to go` }));
   }
   function go(to) {
     index = Math.max(0, Math.min(lastIndex, to));

@@ -60,6 +60,21 @@ function actionText(action) {
   return String(action).replace(CARD_IN_TEXT, (_, r, s) => rankText(r) + SUITS[s]);
 }
 
+/* A value of the engine's observation as short text: [[seat, card], ...] as "S1 4♠, S0 7♥", a list joined,
+ * an object as "key value, ...". */
+function factText(value) {
+  if (Array.isArray(value)) {
+    if (value.every((v) => Array.isArray(v) && v.length === 2 && Number.isInteger(v[0]))) {
+      return value.map(([seat, what]) => `S${seat} ${factText(what)}`).join(", ");
+    }
+    return value.map(factText).join(" \u00b7 ");
+  }
+  if (value && typeof value === "object") {
+    return Object.entries(value).map(([k, v]) => `${k.replaceAll("_", " ")} ${factText(v)}`).join(", ");
+  }
+  return actionText(value === null ? "none" : String(value));
+}
+
 function cardRow(cards, opts = {}) {
   return h("div", { class: "cards" + (opts.overlap ? " overlap" : "") },
            (cards || []).map((c) => cardEl(c, { small: opts.small, legal: opts.legal && opts.legal(c),
@@ -99,7 +114,7 @@ function renderSeat(seat, shown, ctx) {
     const team = teamOf(seat, players, values.length);
     stats.push(`${label} ${values[team]}`);
   }
-  if (shown.captured && shown.captured[String(seat)] !== undefined) {
+  if (!shown.captured_counts && shown.captured && shown.captured[String(seat)] !== undefined) {
     stats.push(`captured ${shown.captured[String(seat)].length} cards`);
   }
   if (Array.isArray(shown.taken) && Array.isArray(shown.taken[seat])) stats.push(`taken ${shown.taken[seat].length}`);
@@ -140,21 +155,20 @@ function renderCenter(shown, ctx) {
   const facts = [];
   const fact = (name, value) => facts.push(h("dt", { text: name }), h("dd", {}, value));
   if (shown.trump) fact("trump", typeof shown.trump === "string" ? `${SUITS[shown.trump] || ""} ${shown.trump}`
-                                                                    : JSON.stringify(shown.trump));
-  if (shown.contract) fact("contract", actionText(JSON.stringify(shown.contract)));
+                                                                    : factText(shown.trump));
+  if (shown.contract) fact("contract", factText(shown.contract));
   if (shown.stock_size !== undefined) fact("stock", String(shown.stock_size));
   if (shown.pot) fact("pot", String(shown.pot));
   for (const [key, value] of Object.entries(shown)) {
     if (DRAWN.has(key) || value === null || value === undefined || key === "stock_size" || key === "pot") continue;
     if (typeof value === "object" && JSON.stringify(value).length > 160) continue;
-    fact(key.replaceAll("_", " "), actionText(typeof value === "object" ? JSON.stringify(value) : String(value)));
+    fact(key.replaceAll("_", " "), factText(value));
   }
   const side = [];
   if (facts.length) side.push(h("dl", { class: "facts" }, facts));
   const listed = (label, items) => items && items.length ? h("div", {}, h("div", { class: "label", text: label }),
     h("div", { class: "auction", dataset: { list: label } }, items.map((item) => h("span", {},
-      Array.isArray(item) ? `${seatName(item[0], ctx.seatNames)}: ${actionText(item.slice(1).join(" "))}`
-                          : actionText(JSON.stringify(item)))))) : null;
+      Array.isArray(item) ? `${seatName(item[0], ctx.seatNames)}: ${factText(item.slice(1))}` : factText(item))))) : null;
   side.push(listed("auction", shown.auction));
   side.push(listed("exchanges", shown.exchanges));
   side.push(listed("declarations", shown.declarations));
@@ -197,8 +211,7 @@ function dealResultEl(result) {
   const facts = [];
   for (const [key, value] of Object.entries(result)) {
     if (key === "deal" || value === null || value === undefined) continue;
-    facts.push(h("dt", { text: key.replaceAll("_", " ") }),
-               h("dd", { text: actionText(Array.isArray(value) ? value.join(" \u00b7 ") : String(value)) }));
+    facts.push(h("dt", { text: key.replaceAll("_", " ") }), h("dd", { text: factText(value) }));
   }
   return h("div", { class: "deal-result", "data-testid": "deal-result" },
            h("div", { class: "label", text: `deal ${result.deal + 1} is over` }), h("dl", { class: "facts" }, facts));
