@@ -120,6 +120,18 @@ def test_a_whole_match_ends_in_a_replay(client: TestClient, web_server: WebServe
     assert finished.scores == view["scores"]
 
 
+@pytest.mark.parametrize(("game", "players"), [(game, players) for game in engine.list_games()
+                                                for players in engine.game_info(game).player_counts])
+def test_every_game_and_player_count_is_played_live(client: TestClient, game: str, players: int) -> None:
+    created = new_match(client, game=game, players=players, seat=players - 1, seed=3)
+    view = created["view"]
+    assert view["players"] == players and view["seat"] == players - 1 and not view["game_over"]
+    assert view["current_player"] == players - 1  # the bots have played up to the person's turn
+    acted = act(client, created, view["legal_actions"][-1])
+    assert acted.status_code == 200, acted.text
+    assert acted.json()["moves"][0]["seat"] == players - 1
+
+
 def test_an_illegal_move_is_refused_with_the_engines_message_and_changes_nothing(client: TestClient) -> None:
     created = new_match(client, game="belote_contree", seed=3)
     before = observe(client, created)
@@ -191,7 +203,7 @@ def test_collections_and_pages_of_replays(client: TestClient, web_server: WebSer
     assert names[web_server.collection] == len(web_server.replays)
     first = client.get(f"/api/replays?collection={web_server.collection}&page_size=3").json()
     assert [r["replay_id"] for r in first["replays"]] == list(web_server.replays)[:3]
-    rest = client.get(f"/api/replays?collection={web_server.collection}&page_size=3"
+    rest = client.get(f"/api/replays?collection={web_server.collection}&page_size=1000"
                       f"&page_token={first['next_page_token']}").json()
     assert [r["replay_id"] for r in rest["replays"]] == list(web_server.replays)[3:]
     assert rest["next_page_token"] == ""

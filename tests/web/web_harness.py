@@ -13,6 +13,7 @@ from typing import Any
 
 import uvicorn
 
+import engine
 import replay
 
 CHROMIUM = os.environ.get("CARDTABLE_CHROMIUM", "/usr/bin/chromium")
@@ -52,11 +53,13 @@ def serve_in_thread(app: Any) -> tuple[_Uvicorn, threading.Thread, int]:
 
 
 def seeded_replays() -> list[bytes]:
-    """A deal of each kind the viewer draws: a fishing game, an auction game, a plain trick game, a whole match."""
+    """A deal of each kind the viewer draws (a fishing game, an auction game, a plain trick game, a whole match),
+    then one deal of every game."""
     return [replay.record_deal("belote_contree", seed=11, policies=["greedy"] * 4),
             replay.record_deal("tablanette", seed=5, policies=["greedy", "random"]),
             replay.record_deal("german_whist", seed=3),
-            replay.record_match("tablic", seed=2, policies=["greedy", "greedy"])]
+            replay.record_match("tablic", seed=2, policies=["greedy", "greedy"]),
+            *(replay.record_deal(game, seed=7) for game in engine.list_games())]
 
 
 def screenshot(page: Any, name: str) -> Path:
