@@ -98,6 +98,17 @@ def test_replay_viewer_steps_to_the_final_score(page: Any, web_server: WebServer
     screenshot(page, "replay-viewer-end")
 
 
+def test_replay_viewer_plays_at_a_pace(page: Any, web_server: WebServer) -> None:
+    replay_id = f"{web_server.collection}/2"  # German Whist: 26 tricks of two cards
+    expected = replay.decode(web_server.replays[replay_id])
+    page.goto(f"/#/replay/{replay_id}")
+    page.select_option("select[aria-label=pace]", "80")
+    page.get_by_role("button", name="play").click()
+    expect(page.get_by_test_id("final").get_by_test_id("scores")).to_have_attribute(
+        "data-scores", json.dumps(expected.scores, separators=(",", ":")), timeout=30_000)
+    assert page.get_by_test_id("position").inner_text().startswith(f"move {len(expected.moves)} of ")
+
+
 def test_the_viewer_shows_a_deal_of_every_game_to_its_score(page: Any, web_server: WebServer) -> None:
     for replay_id, data in list(web_server.replays.items())[4:]:
         expected = replay.decode(data)
