@@ -1,4 +1,5 @@
-"""The web app: one page, its assets and a small HTTP/JSON API, plus server-sent events for live job progress.
+"""The web app: one page, its assets and a small HTTP/JSON API, plus server-sent events (a live match's moves, the
+jobs' progress); the endpoints are listed in docs/web.md.
 
 Everything goes through the code the gRPC services use (:mod:`services.live_games`, :mod:`services.replays`, the
 job store's readers in :mod:`services.simulation_service`); this module only translates. A refused request gets the
@@ -253,6 +254,10 @@ class WebApi:
         self.replays = Replays(backends)
         self.jobs = JobStore(redis.Redis.from_url(backends.redis_url), replay_prefix=backends.replays.prefix)
 
+    def close(self) -> None:
+        if self.jobs is not None:
+            self.jobs.redis.close()
+
     def routes(self) -> list[Route | Mount]:
         return [
             Route("/", index),
@@ -470,6 +475,7 @@ def create_app(redis_url: str | None, api_key: str | None = None, data_dir: Path
         try:
             yield
         finally:
+            web.close()
             if own:
                 await opened.close()
 
