@@ -413,8 +413,14 @@ class WebApi:
         seat = body.get("seat", 0)
         acted = await self.games.act(request.path_params["match_id"], seat, seat_token(request), body["action"],
                                      body["expected_move_number"])
-        acted.match.replay_id = acted.replay_id
-        return {"moves": played_moves(acted.played, seat), "view": match_view(acted.match, seat, history=False)}
+        match = acted.match
+        match.replay_id = acted.replay_id
+        state = match.state
+        # the deals these moves ended (the view already shows the next deal): their results, for the page to show
+        first_deal = acted.played[0].deal_index
+        ended = [r for r in state.deal_results if r["deal"] >= first_deal]
+        return {"moves": played_moves(acted.played, seat), "view": match_view(match, seat, history=False),
+                "deal_results": ended}
 
 
     async def match_events(self, request: Request) -> StreamingResponse:

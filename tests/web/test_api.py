@@ -113,11 +113,14 @@ def test_a_whole_match_ends_in_a_replay(client: TestClient, web_server: WebServe
         response = act(client, created, view["legal_actions"][0])
         assert response.status_code == 200, response.text
         created = {**created, "view": response.json()["view"]}
+        ended = response.json()["deal_results"]
+        assert ended == [] or created["view"]["game_over"]  # one deal: only the last move ends one
     view = observe(client, created)
     assert view["game_over"] and view["replay_id"].startswith("live/")
     with redis.Redis.from_url(web_server.redis_url) as raw:
         finished = replay.decode(ReplayStore(raw).get(view["replay_id"]))
     assert finished.scores == view["scores"]
+    assert ended == finished.deal_results  # the last move's answer says how the deal ended
 
 
 @pytest.mark.parametrize(("game", "players"), [(game, players) for game in engine.list_games()

@@ -61,11 +61,14 @@ def click_legal(page: Any) -> None:
     page.wait_for_function("before => document.querySelector('[data-testid=live]').dataset.move !== before", arg=before)
 
 
-def play_to_the_end(page: Any) -> None:
+def play_to_the_end(page: Any) -> int:
+    """Click legal moves until the match is over; returns how many deal results the page showed on the way."""
+    deals_shown = 0
     for _ in range(MAX_CLICKS):
         if live(page).get_attribute("data-over") == "true":
-            return
+            return deals_shown
         click_legal(page)
+        deals_shown += page.get_by_test_id("deal-result").count()
     raise AssertionError(f"the match was not over after {MAX_CLICKS} clicks")
 
 
@@ -161,16 +164,17 @@ def test_replay_list_pages_to_a_replay(page: Any, web_server: WebServer) -> None
 
 def test_play_a_whole_tablanette_match(page: Any, web_server: WebServer) -> None:
     start_game(page, "tablanette", seed=4)
-    play_to_the_end(page)
+    deals_shown = play_to_the_end(page)
     finished = finished_replay(web_server, page)
     assert finished.final.is_terminal
+    assert deals_shown == len(finished.deal_results) > 1  # each deal's result, shown once as it ended
     assert shown_scores(page, "[data-testid=over]") == finished.scores
     screenshot(page, "live-tablanette-over")
 
 
 def test_play_a_belote_contree_deal(page: Any, web_server: WebServer) -> None:
     start_game(page, "belote_contree", options={"num_deals": "1"}, seed=9)
-    play_to_the_end(page)
+    assert play_to_the_end(page) == 1
     finished = finished_replay(web_server, page)
     assert len(finished.deal_results) == 1
     assert shown_scores(page, "[data-testid=over]") == finished.scores

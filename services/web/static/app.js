@@ -8,7 +8,7 @@
 (() => {
 "use strict";
 
-const { h, fill, actionText, renderTable, scoresEl, isCard, seatName } = window.cardtable;
+const { h, fill, dealResultEl, actionText, renderTable, scoresEl, isCard, seatName } = window.cardtable;
 const main = document.getElementById("main");
 const KEY_STORE = "cardtable.apiKey";
 const MATCH_STORE = "cardtable.match.";
@@ -407,11 +407,12 @@ async function showMatch(matchId) {
   }
   const headers = { "x-seat-token": stored.token };
   let view = (await api(`/api/matches/${matchId}?seat=${stored.seat}`, { headers })).view;
-  const log = (view.observation.history || []).slice(-40).map(([s, a]) => [s, a]);
+  const log = (view.observation.history || []).map(([s, a], i) => [i + 1, s, a]);  // [move number, seat, action]
   const message = h("div", { "data-testid": "message" });
   const board = h("div");
   const logList = h("ol", { class: "log", "aria-label": "recent moves" });
   let busy = false;
+  let lastDeal = null;  // the result of a deal the last moves ended, shown until the next move
 
   async function play(action) {
     if (busy) return;
@@ -420,7 +421,8 @@ async function showMatch(matchId) {
       const acted = await api(`/api/matches/${matchId}/act`, { method: "POST", headers,
         body: { seat: stored.seat, action, expected_move_number: view.move_number } });
       view = acted.view;
-      for (const move of acted.moves) log.push([move.seat, move.action]);
+      for (const move of acted.moves) log.push([move.number, move.seat, move.action]);
+      lastDeal = acted.deal_results.length ? acted.deal_results[acted.deal_results.length - 1] : null;
       fill(message);
     } catch (error) {
       showError(error, message);
@@ -469,11 +471,11 @@ async function showMatch(matchId) {
         h("p", {}, h("a", { href: `#/play?game=${view.game}` }, "play again")))
       : h("p", { "data-testid": "turn" }, view.current_player === view.seat ? "Your move: the highlighted cards and "
           + "buttons are legal." : `Waiting for seat ${view.current_player}.`);
-    fill(board, h("div", { dataset: { testid: "live", move: String(view.move_number),
-                                                over: String(view.game_over) } }, table),
-                          chooser, actions, turn);
-    fill(logList, ...log.slice(-40).map(([s, a]) => h("li", {}, `${s === view.seat ? "you" : "S" + s}: `
-                                                                    + actionText(a))));
+    fill(board, lastDeal ? dealResultEl(lastDeal) : null,
+         h("div", { dataset: { testid: "live", move: String(view.move_number), over: String(view.game_over) } }, table),
+         chooser, actions, turn);
+    fill(logList, ...log.slice(-40).map(([number, s, a]) => h("li", { value: String(number) },
+                                                               `${s === view.seat ? "you" : "S" + s}: ${actionText(a)}`)));
     logList.scrollTop = logList.scrollHeight;
   }
 

@@ -217,5 +217,5 @@ function dealResultEl(result) {
            h("div", { class: "label", text: `deal ${result.deal + 1} is over` }), h("dl", { class: "facts" }, facts));
 }
 
-window.cardtable = { h, fill, cardEl, actionText, renderTable, scoresEl, isCard, seatName };
+window.cardtable = { h, fill, dealResultEl, cardEl, actionText, renderTable, scoresEl, isCard, seatName };
 })();
