@@ -195,7 +195,8 @@ async function showViewer(replayId, params) {
     const shown = data.frames[index];
     const atEnd = index === lastIndex;
     const me = seatParam === null ? null : Number(seatParam);
-    fill(table, renderTable(shown, { players: replay.players, seatNames: names, me }));
+    const last = index ? data.turns[index - 1].action.slice(0, 2) : null;
+    fill(table, renderTable(shown, { players: replay.players, seatNames: names, me, lastCard: last }));
     const move = index ? data.turns[index - 1].last : 0;
     position.textContent = `move ${move} of ${replay.move_count}` + (index ? ` \u2014 last: S${data.turns[index - 1].seat} `
       + actionText(data.turns[index - 1].action) : "");

@@ -2,6 +2,7 @@
  *
  *   renderTable(shown, {players, seatNames, me, legal, onCard}) -> element
  *
+ * `ctx.lastCard` (the card of the last move) is outlined where it lies.
  * `shown` is a frame of the viewer (services/web/frames.py) or a live observation: the engine's keys (trick, table,
  * trump, auction, contract, declarations, captures...) plus `hands` (seat -> cards) and `hand_counts`.
  */
@@ -45,7 +46,8 @@ function cardEl(code, opts = {}) {
   if (!isCard(code)) return h("span", { class: "card back" + small, "aria-label": "hidden card" });
   const [, rank, suit] = CARD_RE.exec(code);
   const red = suit === "H" || suit === "D" ? " red" : "";
-  const cls = "card" + red + small + (opts.legal ? " legal" : "") + (opts.trump ? " trump" : "");
+  const cls = "card" + red + small + (opts.legal ? " legal" : "") + (opts.trump ? " trump" : "")
+    + (opts.chosen ? " chosen" : "");
   const label = `${rankText(rank)}${SUITS[suit]}`;
   const body = [h("span", { class: "r", text: rankText(rank) }), h("span", { class: "s", text: SUITS[suit] })];
   if (opts.onClick) {
@@ -78,7 +80,8 @@ function factText(value) {
 function cardRow(cards, opts = {}) {
   return h("div", { class: "cards" + (opts.overlap ? " overlap" : "") },
            (cards || []).map((c) => cardEl(c, { small: opts.small, legal: opts.legal && opts.legal(c),
-                                                 onClick: opts.onClick, trump: opts.trump && opts.trump(c) })));
+                                                 onClick: opts.onClick, trump: opts.trump && opts.trump(c),
+                                                 chosen: opts.chosen === c })));
 }
 
 function seatName(seat, names) { return names && names[seat] ? names[seat] : `Seat ${seat}`; }
@@ -134,12 +137,12 @@ function renderCenter(shown, ctx) {
   if (Array.isArray(shown.trick)) {
     piles.push(h("div", { class: "pile", dataset: { pile: "trick" } }, h("div", { class: "label", text: "trick" }),
       h("div", { class: "cards" }, shown.trick.map(([seat, card]) =>
-        h("div", { class: "played" }, cardEl(card), seatName(seat, ctx.seatNames))))));
+        h("div", { class: "played" }, cardEl(card, { chosen: card === ctx.lastCard }), seatName(seat, ctx.seatNames))))));
   }
   if (Array.isArray(shown.table)) {
     const legal = ctx.legalTable;
     piles.push(h("div", { class: "pile", dataset: { pile: "table" } }, h("div", { class: "label", text: "table" }),
-      cardRow(shown.table, { legal, onClick: ctx.onTableCard })));
+      cardRow(shown.table, { legal, onClick: ctx.onTableCard, chosen: ctx.lastCard })));
   }
   if (shown.turn && typeof shown.turn === "object") {
     piles.push(h("div", { class: "pile" }, h("div", { class: "label", text: "capturing with" }),
@@ -176,7 +179,8 @@ function renderCenter(shown, ctx) {
     const last = shown.tricks[shown.tricks.length - 1];
     side.push(h("div", {}, h("div", { class: "label", text: `last trick (${shown.tricks.length} played)` }),
       h("div", { class: "cards" }, last.map(([seat, card]) =>
-        h("div", { class: "played" }, cardEl(card, { small: true }), seatName(seat, ctx.seatNames))))));
+        h("div", { class: "played" }, cardEl(card, { small: true, chosen: card === ctx.lastCard }),
+          seatName(seat, ctx.seatNames))))));
   }
   return h("div", { class: "center" }, piles, h("div", { class: "pile" }, side));
 }
