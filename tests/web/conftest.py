@@ -1,6 +1,6 @@
 """Fixtures of the web tests: the web app on a free loopback port (over the suite's Redis and the run's key
-namespace), replays seeded into a collection of its own, and one headless Chromium for the whole session (Debian's,
-driven by Playwright; the tests skip when it is not installed)."""
+namespace), replays seeded into a collection of its own, and one headless Chromium for the browser tests (Debian's,
+driven by Playwright; they skip when it is not installed)."""
 
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ from services.cli.web import allowed_hosts  # noqa: E402
 from services.web.app import create_app  # noqa: E402
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def web_server(redis_url: str) -> Iterator[WebServer]:
+    """The web app on a free port while a module's tests run (no server thread is left for the tests after)."""
     client = redis.Redis.from_url(redis_url)
     store = ReplayStore(client)
     collection = f"webtest-{secrets.token_hex(4)}"
@@ -40,8 +41,10 @@ def web_server(redis_url: str) -> Iterator[WebServer]:
         client.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """One Chromium for the browser tests (all in one module). Not session scope: while Playwright's sync API is
+    open, this thread has a running event loop, and a later test's asyncio.run would fail."""
     if not shutil.which(CHROMIUM):
         pytest.skip(f"no Chromium at {CHROMIUM}: `make install` installs Debian's chromium package")
     from playwright.sync_api import sync_playwright
