@@ -23,8 +23,9 @@ from ..errors import DataLoss, InvalidArgument
 from ..replays import open_replayer
 from ..views import public_observation
 
-# Position keys that the full view shows beside the public observation: they hold what only some seats know.
-_HIDDEN_KEYS = ("captured",)
+# Position keys that the full view shows beside the public observation: what only some seats know (the fishing
+# games' captured cards, Tablić's bottom card) and the tricks played, where the observation does not list them.
+_HIDDEN_KEYS = ("captured", "bottom_card", "tricks")
 
 
 def frame(state: State, seat: int | None, move_number: int) -> dict[str, Any]:
@@ -34,7 +35,7 @@ def frame(state: State, seat: int | None, move_number: int) -> dict[str, Any]:
     if seat is None:
         shown = public_observation(state, history=False)
         shown["hands"] = {str(s): cards for s, cards in enumerate(hands)}
-        shown.update({key: position[key] for key in _HIDDEN_KEYS if key in position})
+        shown.update({key: position[key] for key in _HIDDEN_KEYS if key in position and key not in shown})
     else:
         shown = state.observation(seat, history=False)
         shown.pop("legal_actions", None)

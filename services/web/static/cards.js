@@ -91,7 +91,7 @@ const DRAWN = new Set(["game", "seat", "players", "options", "deal_index", "deal
   "scores", "history", "hands", "hand", "hand_counts", "move_number", "trick", "tricks", "table", "trump", "turn_up",
   "face_up", "auction", "captured", "captured_counts", "tricks_won", "card_points", "winners", "legal_actions",
   "known_cards", "hand_sizes", "turn", "taken", "points", "tablanettes", "tablas", "dead", "declared",
-  "declarations", "exchanges", "contract", "deal_result"]);
+  "declarations", "exchanges", "contract", "deal_result", "bottom_card"]);
 
 /* Per-seat numbers (one value per seat) shown in each seat's box. */
 const PER_SEAT = [["captured_counts", "captured"], ["tricks_won", "tricks"], ["card_points", "card points"],
@@ -149,7 +149,7 @@ function renderCenter(shown, ctx) {
       cardRow([shown.turn.card]), h("div", { class: "label", text: "taken so far" }),
       cardRow(shown.turn.taken || [], { small: true })));
   }
-  for (const key of ["turn_up", "face_up"]) {
+  for (const key of ["turn_up", "face_up", "bottom_card"]) {
     if (isCard(shown[key])) {
       piles.push(h("div", { class: "pile" }, h("div", { class: "label", text: key.replace("_", " ") }),
                    cardRow([shown[key]])));
