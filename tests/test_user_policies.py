@@ -161,7 +161,8 @@ def test_an_entry_point_names_a_policy_and_the_policies_command_lists_it(cli_run
     listed = json.loads(cli_runner.invoke(cli, ["policies", "--json"]).stdout)
     assert [info["name"] for info in listed] == sorted(infos)
     table = cli_runner.invoke(cli, ["policies"])
-    assert table.exit_code == 0 and "cautious" in table.output and "fancybots" in table.output
+    assert table.exit_code == 0 and "cautious" in table.output and "(fancybots)" in table.output
+    assert "built in" in table.output
     with pytest.raises(ValueError, match="policy 'broken'"):
         make_policy("broken", "tablanette", 0, 1)
 
