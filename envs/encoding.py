@@ -1,0 +1,152 @@
+"""The numeric face of a match for learning agents: a fixed action space per game, and one observation encoding for
+every game (documented in docs/environments.md).
+
+**Actions.** Each game has a fixed number of action indexes (:class:`ActionCodec`): a trick game's action ids are its
+``CardActions`` table (card plays, suffixed plays such as ``KH:belote``, then its words), used as they are; a fishing
+game's steps (docs/fishing_moves.md) are ``52 * k + card`` for k = 0 trail, 1 a jack that takes the whole table,
+2 begin a capture with the card, 3 take the card, then ``next`` and ``done``.
+
+**Observation.** A float32 vector computed from ``state.observation(seat)`` and the deal's public moves only, so it
+holds nothing the seat may not know. Seats are relative to the observer (0 itself, 1 the next seat in seat order, ...).
+Card planes are 52 entries each, card ``suit * 13 + rank`` (suits C D H S, ranks 2..A), 1 where the card is:
+
+====================  ==========================================================================================
+plane                 cards
+====================  ==========================================================================================
+0 hand                the observer's hand
+1 .. n trick          the card seat k played to the trick in progress
+n+1 table             the table (fishing games)
+n+2 face up           single face-up cards the observation shows: ``face_up``, ``turn_up``, ``bottom_card``,
+                      ``removed_card``
+n+3 known             ``known_cards``: cards known to be in another seat's hand (taken face up, declared, ...)
+n+4 played            every card in this deal's public moves so far (played, trailed or captured, as seen)
+====================  ==========================================================================================
+
+then ``trump`` one-hot (C, D, H, S, none), ``phase`` one-hot (:data:`PHASES`, then any other), the match score of
+each seat (raw points), the dealer one-hot, 1 if the observer is to act, the stock size, the deal index.
+
+>>> import engine
+>>> state = engine.new_match("german_whist", seed=1)
+>>> encoder = ObservationEncoder(2)
+>>> vector = encoder.encode(state.observation(0, history=True), 0, 0)
+>>> vector.shape, int(vector[:52].sum())
+((383,), 13)
+>>> ActionCodec.for_game("tablanette").size, ActionCodec.for_game("german_whist").size
+(210, 56)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+import engine
+from engine.cards import CARD_OF_CODE, NUM_CARDS, SUITS
+from engine.fishing import BEGIN, DONE, NEXT, TAKE, FishingState
+
+PHASES = ("auction", "exchange", "declare", "play", "capture", "over")
+FACE_UP_KEYS = ("face_up", "turn_up", "bottom_card", "removed_card")
+CARD_MASK = (1 << 6) - 1
+
+
+class ActionCodec:
+    """A game's actions as indexes ``0 .. size - 1`` and back: ``index(action_id)``, and the legal ids by index."""
+
+    def __init__(self, game_id: str, size: int, fishing: bool) -> None:
+        self.game_id = game_id
+        self.size = size
+        self.fishing = fishing
+
+    @classmethod
+    def for_game(cls, game_id: str) -> ActionCodec:
+        """The codec of a game; a ValueError for a game whose actions have no fixed table."""
+        game = engine.game_class(game_id)
+        if issubclass(game, FishingState):
+            return cls(game_id, 4 * NUM_CARDS + 2, True)
+        actions = getattr(game, "ACTIONS", None)
+        if actions is None:
+            raise ValueError(f"{game_id} has no fixed action table (a CardActions ACTIONS, or fishing steps)")
+        return cls(game_id, len(actions.strings), False)
+
+    def index(self, action: int) -> int:
+        if not self.fishing:
+            return action
+        if action & DONE:
+            return 4 * NUM_CARDS + 1
+        if action & NEXT:
+            return 4 * NUM_CARDS
+        card = action & CARD_MASK
+        if action & TAKE:
+            return 3 * NUM_CARDS + card
+        if action & BEGIN:
+            return 2 * NUM_CARDS + card
+        return (NUM_CARDS if action >> 6 else 0) + card  # a jack taking the table, or a trail
+
+    def legal_by_index(self, legal_ids: Sequence[int]) -> dict[int, int]:
+        """Index -> action id for the legal ids (one id per index: a state never offers two)."""
+        if not self.fishing:
+            return {action: action for action in legal_ids}
+        return {self.index(action): action for action in legal_ids}
+
+
+def card_tokens(action: str) -> list[int]:
+    """The cards an action string names (``"KS:4C,TD"`` -> KS, 4C, TD; ``"+3C"`` -> 3C; ``"bid:80:H"`` -> none)."""
+    cards = []
+    for part in action.replace(",", ":").split(":"):
+        code = part[1:] if part.startswith("+") else part
+        card = CARD_OF_CODE.get(code)
+        if card is not None:
+            cards.append(card)
+    return cards
+
+
+class ObservationEncoder:
+    """The observation vector of one seat of an ``players``-player game (see the module's table)."""
+
+    def __init__(self, players: int) -> None:
+        self.players = players
+        self.planes = players + 5
+        self.scalars = len(SUITS) + 1 + len(PHASES) + 1 + 2 * players + 3
+        self.size = self.planes * NUM_CARDS + self.scalars
+
+    def encode(self, observation: Mapping[str, Any], seat: int, deal_start: int) -> np.ndarray:
+        """The vector of ``observation`` (``state.observation(seat, history=True)``); ``deal_start``: the number of
+        moves of the match before this deal (the history's entries from there on are this deal's moves)."""
+        n = self.players
+        vector = np.zeros(self.size, dtype=np.float32)
+        planes = vector[: self.planes * NUM_CARDS].reshape(self.planes, NUM_CARDS)
+        _mark(planes[0], observation.get("hand", ()))
+        for other, code in observation.get("trick", ()):
+            _mark(planes[1 + (other - seat) % n], (code,))
+        _mark(planes[n + 1], observation.get("table", ()))
+        _mark(planes[n + 2], [observation.get(key) for key in FACE_UP_KEYS])
+        _mark(planes[n + 3], observation.get("known_cards", ()))
+        played = planes[n + 4]
+        for _, action in observation.get("history", ())[deal_start:]:
+            played[card_tokens(action)] = 1.0
+        at = self.planes * NUM_CARDS
+        trump = observation.get("trump")
+        vector[at + (SUITS.index(trump) if isinstance(trump, str) and trump in SUITS else len(SUITS))] = 1.0
+        at += len(SUITS) + 1
+        phase = observation.get("phase")
+        vector[at + (PHASES.index(phase) if phase in PHASES else len(PHASES))] = 1.0
+        at += len(PHASES) + 1
+        scores = observation["scores"]
+        for k in range(n):
+            vector[at + k] = scores[(seat + k) % n]
+        at += n
+        vector[at + (observation["dealer"] - seat) % n] = 1.0
+        at += n
+        vector[at] = 1.0 if observation.get("current_player") == seat else 0.0
+        vector[at + 1] = observation.get("stock_size") or 0
+        vector[at + 2] = observation["deal_index"]
+        return vector
+
+
+def _mark(plane: np.ndarray, codes: Any) -> None:
+    for code in codes:
+        card = CARD_OF_CODE.get(code) if isinstance(code, str) else None
+        if card is not None:
+            plane[card] = 1.0
