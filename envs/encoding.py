@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 import engine
-from engine.cards import CARD_OF_CODE, NUM_CARDS, SUITS
+from engine.cards import CARD_OF_CODE, CODES, NUM_CARDS, SUITS
 from engine.fishing import BEGIN, DONE, NEXT, TAKE, FishingState
 
 PHASES = ("auction", "exchange", "declare", "play", "capture", "over")
@@ -83,6 +83,18 @@ class ActionCodec:
         if action & BEGIN:
             return 2 * NUM_CARDS + card
         return (NUM_CARDS if action >> 6 else 0) + card  # a jack taking the table, or a trail
+
+    def index_string(self, index: int) -> str:
+        """The action an index stands for, in the rules' notation (``"KS:"``, ``"+4C"``; a jack taking the whole
+        table is ``"JS:*"``, whatever the table holds)."""
+        if not 0 <= index < self.size:
+            raise ValueError(f"{self.game_id}'s action indexes are 0..{self.size - 1}, not {index}")
+        if not self.fishing:
+            return str(engine.game_class(self.game_id).ACTIONS.strings[index])  # type: ignore[attr-defined]
+        if index >= 4 * NUM_CARDS:
+            return "next" if index == 4 * NUM_CARDS else "done"
+        kind, card = divmod(index, NUM_CARDS)
+        return ("{}", "{}:*", "{}:", "+{}")[kind].format(CODES[card])
 
     def legal_by_index(self, legal_ids: Sequence[int]) -> dict[int, int]:
         """Index -> action id for the legal ids (one id per index: a state never offers two)."""
