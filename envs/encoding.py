@@ -45,10 +45,12 @@ import numpy as np
 import engine
 from engine.cards import CARD_OF_CODE, CODES, NUM_CARDS, SUITS
 from engine.fishing import BEGIN, DONE, NEXT, TAKE, FishingState
+from engine.trickgame import TrickGame
 
 PHASES = ("auction", "exchange", "declare", "play", "capture", "over")
 FACE_UP_KEYS = ("face_up", "turn_up", "bottom_card", "removed_card")
 CARD_MASK = (1 << 6) - 1
+FACE_DOWN_GAMES = ("two_ten_jack",)  # a first trick played partly face down: its stored cards are not all shown
 
 
 class ActionCodec:
@@ -155,6 +157,97 @@ class ObservationEncoder:
         vector[at + 1] = observation.get("stock_size") or 0
         vector[at + 2] = observation["deal_index"]
         return vector
+
+
+class TrickEncoder:
+    """:class:`ObservationEncoder`'s vector for a trick game, read from the state's own hands and trick (masks)
+    instead of building the observation dict at every move: several times faster, and the same vector (the tests
+    compare the two at every move of every trick game). What changes only between tricks or phases (the face-up
+    and known cards, the stock) comes from the game's own observation keys once per trick and seat.
+    ``played`` is the mask of the cards named by the deal's public moves, kept by the caller (:meth:`played_card`);
+    :meth:`new_match` starts over for another match.
+
+    Used for the trick games that show every trick card as it is stored (all but those that play face down:
+    :func:`trick_encoder` says which)."""
+
+    def __init__(self, players: int, game: type[engine.State]) -> None:
+        self.reference = ObservationEncoder(players)
+        self.players = players
+        self.card_of = game.ACTIONS.card_of  # type: ignore[attr-defined]
+        self._slow: dict[tuple[Any, ...], tuple[list[int], np.ndarray]] = {}
+        n = players
+        self._scores_at = self.reference.planes * NUM_CARDS + len(SUITS) + 1 + len(PHASES) + 1
+        self._to_act_at = self._scores_at + 2 * n
+        self._plane_entries = self.reference.planes * NUM_CARDS
+
+    def new_match(self) -> None:
+        """Forget the last match's slow parts (their keys repeat from one match to the next)."""
+        self._slow.clear()
+
+    def played_card(self, action: int) -> int:
+        """The card (a one-bit mask) a move of ``action`` shows to every seat, 0 for a word (``pass``)."""
+        card = self.card_of[action]
+        return 0 if card is None else 1 << card
+
+    def encode(self, state: Any, seat: int, played: int) -> np.ndarray:
+        n = self.players
+        # What the slow part depends on: the stock shrinks with every trick of a game with a stock, the first trick
+        # ends declarations; past that, only the phase and the deal change it.
+        key = (seat, state.deal_index, state.dealings, state.phase, bool(state.tricks),
+               len(getattr(state, "stock", ())) - getattr(state, "stock_top", 0))
+        slow = self._slow.get(key)
+        if slow is None:
+            if len(self._slow) > 64:
+                self._slow.clear()
+            slow = self._slow[key] = self._slow_part(state, seat)
+        face_up, known, template = slow
+        masks = [state.hands[seat], *[0] * n, 0, face_up, known, played]
+        for other, card in state.trick:
+            masks[1 + (other - seat) % n] |= 1 << card
+        vector = template.copy()
+        bits = np.unpackbits(np.frombuffer(b"".join([m.to_bytes(8, "little") for m in masks]), np.uint8),
+                             bitorder="little")
+        vector[: self._plane_entries].reshape(self.reference.planes, NUM_CARDS)[:] = bits.reshape(-1, 64)[:, :NUM_CARDS]
+        scores = state.scores
+        for k in range(n):
+            vector[self._scores_at + k] = scores[(seat + k) % n]
+        vector[self._to_act_at] = 1.0 if state.current_player == seat else 0.0
+        return vector
+
+    def _slow_part(self, state: Any, seat: int) -> tuple[int, int, np.ndarray]:
+        """The face-up and known cards (masks) and the vector's other slow entries, from the game's own
+        observation keys (``_observe_deal``: what it adds to the trick, the hands and trump)."""
+        n, view = self.players, {}
+        state._observe_deal(seat, view)
+        face_up = _mask_of([view.get(key) for key in FACE_UP_KEYS])
+        known = _mask_of(view.get("known_cards", ()))
+        template = np.zeros(self.reference.size, dtype=np.float32)
+        at = self.reference.planes * NUM_CARDS
+        template[at + state.trump] = 1.0  # suits 0..3, and NO_TRUMP (4) is the "none" entry
+        at += len(SUITS) + 1
+        template[at + (PHASES.index(state.phase) if state.phase in PHASES else len(PHASES))] = 1.0
+        at = self._scores_at + n
+        template[at + (state.dealer - seat) % n] = 1.0
+        template[self._to_act_at + 1] = view.get("stock_size") or 0
+        template[self._to_act_at + 2] = state.deal_index
+        return face_up, known, template
+
+
+def trick_encoder(game_id: str, players: int) -> TrickEncoder | None:
+    """The fast encoder of a trick game whose stored trick is what every seat sees, or None (use the reference)."""
+    game = engine.game_class(game_id)
+    if not issubclass(game, TrickGame) or game_id in FACE_DOWN_GAMES:
+        return None
+    return TrickEncoder(players, game)
+
+
+def _mask_of(codes: Any) -> int:
+    mask = 0
+    for code in codes:
+        card = CARD_OF_CODE.get(code) if isinstance(code, str) else None
+        if card is not None:
+            mask |= 1 << card
+    return mask
 
 
 def _mark(plane: np.ndarray, codes: Any) -> None:

@@ -13,7 +13,7 @@ last seed started. ``render()`` returns the table as text (``render_mode="ansi"`
 >>> env.agent_selection in env.possible_agents, int(env.action_space("player_0").n)
 (True, 56)
 >>> observation, reward, terminated, truncated, info = env.last()
->>> observation["observation"].shape, int(observation["action_mask"].sum()) == len(info["legal_actions"])
+>>> observation["observation"].shape, int(observation["action_mask"].sum()) == len(env.state.legal_actions())
 ((383,), True)
 """
 
@@ -29,7 +29,7 @@ from pettingzoo import AECEnv
 import engine
 from engine.rng import Rng, fresh_seed
 
-from .encoding import ActionCodec, ObservationEncoder
+from .encoding import ActionCodec, ObservationEncoder, trick_encoder
 from .text import render_text
 
 RENDER_MODES = ("ansi", "human")
@@ -52,7 +52,10 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self.render_mode = render_mode
         self.codec = ActionCodec.for_game(game)
         self.encoder = ObservationEncoder(self.n)
+        self.fast = trick_encoder(game, self.n)  # the same vector, faster, where the game allows
         self.possible_agents = [f"player_{seat}" for seat in range(self.n)]
+        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self._no_rewards = dict.fromkeys(self.possible_agents, 0)
         self.metadata = {**self.metadata, "name": f"cardtable_{game}_{self.n}p_v0"}
         observation = spaces.Box(low=-np.inf, high=np.inf, shape=(self.encoder.size,), dtype=np.float32)
         mask = spaces.Box(low=0, high=1, shape=(self.codec.size,), dtype=np.int8)
@@ -79,12 +82,15 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
             self._seeds = self._seeds or Rng(fresh_seed())
             match_seed = self._seeds.next_u64()
         self.state = engine.new_match(self.game, seed=match_seed, players=self.n, options=self.game_options)
+        if self.fast is not None:
+            self.fast.new_match()
         self.agents = list(self.possible_agents)
         self.rewards = {agent: 0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0 for agent in self.agents}
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
         self._deal_start = 0
+        self._played = 0
         self._deal_index = 0
         self._scores_at_deal_start = list(self.state.scores)
         self._legal: dict[int, int] = {}
@@ -95,9 +101,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         state = self.state
         assert state is not None and state.current_player is not None  # only while the match goes on
         self.agent_selection = self.possible_agents[state.current_player]
-        legal = state.legal_action_ids()
-        self._legal = self.codec.legal_by_index(legal)
-        self.infos[self.agent_selection] = {"legal_actions": state.legal_actions()}
+        self._legal = self.codec.legal_by_index(state.legal_action_ids())
 
     def step(self, action: int | None) -> None:
         if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
@@ -109,12 +113,16 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
             action_id = self._legal[int(action)]  # type: ignore[arg-type]
         except (KeyError, TypeError, ValueError):
             raise engine.IllegalAction(f"action index {action!r}", state.legal_actions(), state._where()) from None
-        agent = self.agent_selection
-        self._cumulative_rewards[agent] = 0
+        self._cumulative_rewards[self.agent_selection] = 0
         state.apply_id(action_id)
-        self.rewards = {name: 0 for name in self.agents}
-        if state.is_terminal or state.deal_index != self._deal_index:
-            self._deal_over()
+        if self.fast is not None:
+            self._played |= self.fast.played_card(action_id)
+        if state.deal_index == self._deal_index and not state.is_terminal:  # the usual move: no reward, next seat
+            self.rewards = self._no_rewards
+            self._select()
+            return
+        self.rewards = dict(self._no_rewards)
+        self._deal_over()
         if state.is_terminal:
             self.terminations = {name: True for name in self.agents}
         else:
@@ -131,16 +139,24 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self._scores_at_deal_start = list(scores)
         self._deal_index = state.deal_index
         self._deal_start = len(state.moves)
+        self._played = 0
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         state = self.state
         assert state is not None  # reset() comes first
-        seat = self.possible_agents.index(agent)
-        observation = state.observation(seat, history=True)
+        seat = self._seat_of[agent]
         mask = np.zeros(self.codec.size, dtype=np.int8)
         if agent == self.agent_selection and not state.is_terminal:
             mask[list(self._legal)] = 1
-        return {"observation": self.encoder.encode(observation, seat, self._deal_start), "action_mask": mask}
+        return {"observation": self.encode(seat), "action_mask": mask}
+
+    def encode(self, seat: int) -> np.ndarray:
+        """The observation vector of ``seat`` now (:mod:`envs.encoding`)."""
+        state = self.state
+        assert state is not None  # reset() comes first
+        if self.fast is not None and not state.is_terminal:
+            return self.fast.encode(state, seat, self._played)
+        return self.encoder.encode(state.observation(seat, history=True), seat, self._deal_start)
 
     # ---- people -----------------------------------------------------------------------------------------------
 

@@ -58,7 +58,8 @@ def test_the_mask_and_the_encoding_say_what_the_seat_may_know(game: str, players
         seat = state.current_player
         legal = state.legal_action_ids()
         assert sorted(np.flatnonzero(observation["action_mask"])) == sorted(codec.index(a) for a in legal)
-        assert info["legal_actions"] == state.legal_actions()
+        assert {codec.index_string(i) for i in np.flatnonzero(observation["action_mask"])} == set(
+            codec.index_string(codec.index(a)) for a in legal)
         vector, view = observation["observation"], state.observation(seat)
         hand = {CARD_OF_CODE[c] for c in view.get("hand", ())}
         assert set(np.flatnonzero(vector[:52])) == hand
@@ -139,3 +140,19 @@ def test_every_legal_action_has_its_own_index(game: str) -> None:
             assert len(indexes) == len(legal) and all(0 <= i < codec.size for i in indexes)
             assert sorted(indexes.values()) == sorted(legal)
             state.apply_id(rng.choice(legal))
+
+
+@pytest.mark.parametrize(("game", "players", "options"), [(*case, {}) for case in CASES] + [
+    ("german_whist", 2, {"face_down_four": True}), ("trappola", 2, {"public_declaration_ranks": True})])
+def test_the_fast_encoding_is_the_observations_at_every_move(game: str, players: int, options: dict) -> None:
+    env = CardtableEnv(game, players, options={**options, "max_deals": 2})
+    if env.fast is None:
+        pytest.skip(f"{game} is encoded from its observation at every move")
+
+    def check(env: CardtableEnv, observation: dict, info: dict) -> None:
+        for seat in range(players):
+            view = env.state.observation(seat, history=True)
+            np.testing.assert_array_equal(env.encode(seat), env.encoder.encode(view, seat, env._deal_start))
+
+    for seed in range(2):
+        _play(env, seed, check)
