@@ -161,11 +161,12 @@ class ObservationEncoder:
 
 class TrickEncoder:
     """:class:`ObservationEncoder`'s vector for a trick game, read from the state's own hands and trick (masks)
-    instead of building the observation dict at every move: several times faster, and the same vector (the tests
-    compare the two at every move of every trick game). What changes only between tricks or phases (the face-up
-    and known cards, the stock) comes from the game's own observation keys once per trick and seat.
-    ``played`` is the mask of the cards named by the deal's public moves, kept by the caller (:meth:`played_card`);
-    :meth:`new_match` starts over for another match.
+    instead of building the observation dict at every move: the same vector (the tests compare the two at every move
+    of every trick game it serves), several times faster. Each seat keeps its last vector and the card masks it
+    shows, and a move rewrites only the entries that changed (a card or two). What changes only between tricks or
+    phases (the face-up and known cards, trump, the stock) comes from the game's own observation keys once per trick
+    and seat. ``played`` is the mask of the cards named by the deal's public moves, kept by the caller
+    (:meth:`played_card`); :meth:`new_match` starts over for another match.
 
     Used for the trick games that show every trick card as it is stored (all but those that play face down:
     :func:`trick_encoder` says which)."""
@@ -174,15 +175,20 @@ class TrickEncoder:
         self.reference = ObservationEncoder(players)
         self.players = players
         self.card_of = game.ACTIONS.card_of  # type: ignore[attr-defined]
-        self._slow: dict[tuple[Any, ...], tuple[list[int], np.ndarray]] = {}
         n = players
         self._scores_at = self.reference.planes * NUM_CARDS + len(SUITS) + 1 + len(PHASES) + 1
         self._to_act_at = self._scores_at + 2 * n
         self._plane_entries = self.reference.planes * NUM_CARDS
+        self.new_match()
 
     def new_match(self) -> None:
-        """Forget the last match's slow parts (their keys repeat from one match to the next)."""
-        self._slow.clear()
+        """Start every seat's vector afresh (a new match)."""
+        n, planes = self.players, self.reference.planes
+        self._vectors = [np.zeros(self.reference.size, dtype=np.float32) for _ in range(n)]
+        self._masks = [[0] * planes for _ in range(n)]
+        self._keys: list[tuple[Any, ...] | None] = [None] * n
+        self._slow_masks = [(0, 0)] * n
+        self._scores: list[list[int] | None] = [None] * n
 
     def played_card(self, action: int) -> int:
         """The card (a one-bit mask) a move of ``action`` shows to every seat, 0 for a word (``pass``)."""
@@ -191,46 +197,47 @@ class TrickEncoder:
 
     def encode(self, state: Any, seat: int, played: int) -> np.ndarray:
         n = self.players
+        vector = self._vectors[seat]
         # What the slow part depends on: the stock shrinks with every trick of a game with a stock, the first trick
         # ends declarations; past that, only the phase and the deal change it.
-        key = (seat, state.deal_index, state.dealings, state.phase, bool(state.tricks),
+        key = (state.deal_index, state.dealings, state.phase, bool(state.tricks),
                len(getattr(state, "stock", ())) - getattr(state, "stock_top", 0))
-        slow = self._slow.get(key)
-        if slow is None:
-            if len(self._slow) > 64:
-                self._slow.clear()
-            slow = self._slow[key] = self._slow_part(state, seat)
-        face_up, known, template = slow
+        if key != self._keys[seat]:
+            self._keys[seat], self._slow_masks[seat] = key, self._slow_part(state, seat, vector)
+        face_up, known = self._slow_masks[seat]
         masks = [state.hands[seat], *[0] * n, 0, face_up, known, played]
         for other, card in state.trick:
             masks[1 + (other - seat) % n] |= 1 << card
-        vector = template.copy()
-        bits = np.unpackbits(np.frombuffer(b"".join([m.to_bytes(8, "little") for m in masks]), np.uint8),
-                             bitorder="little")
-        vector[: self._plane_entries].reshape(self.reference.planes, NUM_CARDS)[:] = bits.reshape(-1, 64)[:, :NUM_CARDS]
+        shown = self._masks[seat]
+        for plane, mask in enumerate(masks):
+            changed = mask ^ shown[plane]
+            if changed:
+                _write_bits(vector, plane * NUM_CARDS, changed, mask)
+                shown[plane] = mask
         scores = state.scores
-        for k in range(n):
-            vector[self._scores_at + k] = scores[(seat + k) % n]
+        if scores != self._scores[seat]:
+            for k in range(n):
+                vector[self._scores_at + k] = scores[(seat + k) % n]
+            self._scores[seat] = list(scores)
         vector[self._to_act_at] = 1.0 if state.current_player == seat else 0.0
-        return vector
+        return vector.copy()
 
-    def _slow_part(self, state: Any, seat: int) -> tuple[int, int, np.ndarray]:
-        """The face-up and known cards (masks) and the vector's other slow entries, from the game's own
-        observation keys (``_observe_deal``: what it adds to the trick, the hands and trump)."""
+    def _slow_part(self, state: Any, seat: int, vector: np.ndarray) -> tuple[int, int]:
+        """Write the entries that change only between tricks or phases (trump, phase, dealer, stock, deal) into
+        ``vector``; return the face-up and known cards (masks), from the game's own observation keys
+        (``_observe_deal``: what it adds to the hands, the trick and trump)."""
         n, view = self.players, {}
         state._observe_deal(seat, view)
-        face_up = _mask_of([view.get(key) for key in FACE_UP_KEYS])
-        known = _mask_of(view.get("known_cards", ()))
-        template = np.zeros(self.reference.size, dtype=np.float32)
-        at = self.reference.planes * NUM_CARDS
-        template[at + state.trump] = 1.0  # suits 0..3, and NO_TRUMP (4) is the "none" entry
-        at += len(SUITS) + 1
-        template[at + (PHASES.index(state.phase) if state.phase in PHASES else len(PHASES))] = 1.0
+        at = self._plane_entries
+        vector[at: self._scores_at] = 0.0
+        vector[at + state.trump] = 1.0  # suits 0..3, and NO_TRUMP (4) is the "none" entry
+        vector[at + len(SUITS) + 1 + (PHASES.index(state.phase) if state.phase in PHASES else len(PHASES))] = 1.0
         at = self._scores_at + n
-        template[at + (state.dealer - seat) % n] = 1.0
-        template[self._to_act_at + 1] = view.get("stock_size") or 0
-        template[self._to_act_at + 2] = state.deal_index
-        return face_up, known, template
+        vector[at: at + n] = 0.0
+        vector[at + (state.dealer - seat) % n] = 1.0
+        vector[self._to_act_at + 1] = view.get("stock_size") or 0
+        vector[self._to_act_at + 2] = state.deal_index
+        return _mask_of([view.get(key) for key in FACE_UP_KEYS]), _mask_of(view.get("known_cards", ()))
 
 
 def trick_encoder(game_id: str, players: int) -> TrickEncoder | None:
@@ -239,6 +246,14 @@ def trick_encoder(game_id: str, players: int) -> TrickEncoder | None:
     if not issubclass(game, TrickGame) or game_id in FACE_DOWN_GAMES:
         return None
     return TrickEncoder(players, game)
+
+
+def _write_bits(vector: np.ndarray, at: int, changed: int, mask: int) -> None:
+    """Set ``vector[at + card]`` to the card's bit in ``mask`` for each card of ``changed``."""
+    while changed:
+        low = changed & -changed
+        vector[at + low.bit_length() - 1] = 1.0 if mask & low else 0.0
+        changed ^= low
 
 
 def _mask_of(codes: Any) -> int:
