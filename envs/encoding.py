@@ -37,6 +37,7 @@ each seat (raw points), the dealer one-hot, 1 if the observer is to act, the sto
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -184,7 +185,8 @@ class TrickEncoder:
     def new_match(self) -> None:
         """Start every seat's vector afresh (a new match)."""
         n, planes = self.players, self.reference.planes
-        self._vectors = [np.zeros(self.reference.size, dtype=np.float32) for _ in range(n)]
+        # Python float32 arrays: writing single entries costs a fraction of numpy's; one copy per move makes the array.
+        self._vectors = [array("f", bytes(4 * self.reference.size)) for _ in range(n)]
         self._masks = [[0] * planes for _ in range(n)]
         self._keys: list[tuple[Any, ...] | None] = [None] * n
         self._slow_masks = [(0, 0)] * n
@@ -220,20 +222,20 @@ class TrickEncoder:
                 vector[self._scores_at + k] = scores[(seat + k) % n]
             self._scores[seat] = list(scores)
         vector[self._to_act_at] = 1.0 if state.current_player == seat else 0.0
-        return vector.copy()
+        return np.frombuffer(vector, dtype=np.float32).copy()
 
-    def _slow_part(self, state: Any, seat: int, vector: np.ndarray) -> tuple[int, int]:
+    def _slow_part(self, state: Any, seat: int, vector: array[float]) -> tuple[int, int]:
         """Write the entries that change only between tricks or phases (trump, phase, dealer, stock, deal) into
         ``vector``; return the face-up and known cards (masks), from the game's own observation keys
         (``_observe_deal``: what it adds to the hands, the trick and trump)."""
         n, view = self.players, {}
         state._observe_deal(seat, view)
         at = self._plane_entries
-        vector[at: self._scores_at] = 0.0
+        vector[at: self._scores_at] = array("f", bytes(4 * (self._scores_at - at)))
         vector[at + state.trump] = 1.0  # suits 0..3, and NO_TRUMP (4) is the "none" entry
         vector[at + len(SUITS) + 1 + (PHASES.index(state.phase) if state.phase in PHASES else len(PHASES))] = 1.0
         at = self._scores_at + n
-        vector[at: at + n] = 0.0
+        vector[at: at + n] = array("f", bytes(4 * n))
         vector[at + (state.dealer - seat) % n] = 1.0
         vector[self._to_act_at + 1] = view.get("stock_size") or 0
         vector[self._to_act_at + 2] = state.deal_index
@@ -248,7 +250,7 @@ def trick_encoder(game_id: str, players: int) -> TrickEncoder | None:
     return TrickEncoder(players, game)
 
 
-def _write_bits(vector: np.ndarray, at: int, changed: int, mask: int) -> None:
+def _write_bits(vector: array[float], at: int, changed: int, mask: int) -> None:
     """Set ``vector[at + card]`` to the card's bit in ``mask`` for each card of ``changed``."""
     while changed:
         low = changed & -changed

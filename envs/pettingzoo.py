@@ -145,10 +145,11 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         state = self.state
         assert state is not None  # reset() comes first
         seat = self._seat_of[agent]
-        mask = np.zeros(self.codec.size, dtype=np.int8)
+        mask = bytearray(self.codec.size)
         if agent == self.agent_selection and not state.is_terminal:
-            mask[list(self._legal)] = 1
-        return {"observation": self.encode(seat), "action_mask": mask}
+            for index in self._legal:
+                mask[index] = 1
+        return {"observation": self.encode(seat), "action_mask": np.frombuffer(mask, dtype=np.int8)}
 
     def encode(self, seat: int) -> np.ndarray:
         """The observation vector of ``seat`` now (:mod:`envs.encoding`)."""
