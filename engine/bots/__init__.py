@@ -17,7 +17,8 @@ from . import greedy_tres as _greedy_tres  # noqa: F401  (registers Très' greed
 from . import greedy_tricks as _greedy_tricks  # noqa: F401  (registers the trick games' greedy)
 from . import greedy_two_ten_jack as _greedy_two_ten_jack  # noqa: F401  (registers Two-Ten-Jack's greedy)
 from .greedy import GreedyPolicy, greedy_games, register_greedy
-from .policy import Policy, RandomPolicy
+from .plugins import ENTRY_POINT_GROUP, load_policy, policy_sources
+from .policy import IllegalPolicyAction, Policy, RandomPolicy
 from .registry import (
     canonical_label,
     label_parts,
@@ -33,12 +34,15 @@ from .registry import (
 from .rollout import play_out
 
 __all__ = [
+    "ENTRY_POINT_GROUP",
     "GreedyPolicy",
+    "IllegalPolicyAction",
     "Policy",
     "RandomPolicy",
     "canonical_label",
     "greedy_games",
     "label_parts",
+    "load_policy",
     "make_policies",
     "make_policy",
     "parse_params",
@@ -48,5 +52,6 @@ __all__ = [
     "policy_infos",
     "policy_label",
     "policy_names",
+    "policy_sources",
     "register_greedy",
 ]

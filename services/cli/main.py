@@ -41,6 +41,10 @@ class _Cardtable(click.Group):
 @click.version_option(package_name="cardtable")
 def cli() -> None:
     """cardtable: simulate, serve and replay traditional card games."""
+    # Policies of one's own are named by import path (mybots.cautious:Cautious) from the current folder, as
+    # `python -m` finds modules; after the installed packages, so that nothing installed is shadowed.
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
 
 
 cli.add_command(games)
