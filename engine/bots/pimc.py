@@ -1,0 +1,95 @@
+"""``pimc``: determinized (perfect-information) Monte Carlo.
+
+For each decision the policy samples ``samples`` worlds the seat cannot tell from the real one (its SeatView, so
+``engine.determinize``), evaluates every legal action in each and plays the best mean (the first listed among equals).
+An action is evaluated by ``rollouts`` play-outs to the end of the deal by the ``rollout`` policy on every seat, each
+scored by the deal's margin for the seat's side (:func:`engine.bots.search.deal_margin`). In a trick game's card play
+with at most ``dd_cards`` cards left to play (0: never), the exact double-dummy value of each card takes over
+(:mod:`engine.search.double_dummy`: tricks or card points with best play by everyone); there an action that plays the
+same card with an announcement (belote) is worth half a point more, as announcing costs nothing. ``budget`` bounds a
+decision's work (0: none): once the play-out moves and double-dummy nodes of the samples so far reach it, no more
+samples are drawn (always at least one), so the decision stays a function of the seed.
+
+>>> import engine
+>>> from engine.bots import make_policies, play_out
+>>> state = engine.new_match("german_whist", seed=4, first_dealer=0)
+>>> bots = make_policies(["pimc:samples=2:dd_cards=6", "greedy"], "german_whist", seed=1)
+>>> play_out(state, bots) > 0 and state.is_terminal
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..options import Option
+from ..search.double_dummy import DoubleDummy, cards_left, unsolvable
+from ..state import State
+from ..trickgame import TrickGame
+from .search import SearchPolicy, deal_margin, play_deal, rollout_option
+from .view import SeatView
+
+ANNOUNCING = 0.5  # what playing a card with its announcement adds to the card's double-dummy value
+
+
+class PimcPolicy(SearchPolicy):
+    """Samples worlds, evaluates each legal action in each (play-outs, or double dummy near a trick game's end)."""
+
+    name = "pimc"
+    summary = ("Determinized Monte Carlo: samples the unseen cards, scores each legal move by play-outs (or an exact "
+               "double-dummy search once few cards are left in a trick game) and plays the best mean.")
+    param_spec = (
+        Option("samples", int, 16, "worlds sampled per decision", minimum=1, maximum=10_000, noun="parameter"),
+        Option("rollouts", int, 1, "play-outs per legal move and world", minimum=1, maximum=1000, noun="parameter"),
+        Option("dd_cards", int, 16, "cards left to play at which the double-dummy search takes over (0: never)",
+               minimum=0, maximum=52, noun="parameter"),
+        Option("budget", int, 0, "play-out moves and search nodes per decision after which no more worlds are "
+               "sampled (0: no bound)", minimum=0, noun="parameter"),
+        rollout_option("greedy"),
+    )
+
+    def _search(self, legal_ids: Sequence[int], view: SeatView) -> int:
+        totals = [0.0] * len(legal_ids)
+        budget, spent = self.params["budget"], 0
+        for _ in range(self.params["samples"]):
+            world = view.sample(self.rng)
+            values, cost = self._evaluate(world, legal_ids)
+            for i, value in enumerate(values):
+                totals[i] += value
+            spent += cost
+            if budget and spent >= budget:
+                break
+        best = max(totals)
+        return legal_ids[totals.index(best)]
+
+    def _evaluate(self, world: State, legal_ids: Sequence[int]) -> tuple[list[float], int]:
+        """Each legal action's value in ``world`` and the work it took (moves or nodes)."""
+        if self._double_dummy(world):
+            return self._solved(world, legal_ids)
+        side = world.side_of[self.seat]
+        bots = self.rollout_bots(world.players)
+        rollouts = self.params["rollouts"]
+        values, moves = [], 0
+        for action in legal_ids:
+            total = 0.0
+            for _ in range(rollouts):
+                line = world.clone()
+                before = len(line.deal_results)
+                line.apply_id(action)
+                moves += 1 + play_deal(line, bots)
+                total += deal_margin(line, side, before)
+            values.append(total / rollouts)
+        return values, moves
+
+    def _double_dummy(self, world: State) -> bool:
+        limit = self.params["dd_cards"]
+        return bool(limit) and isinstance(world, TrickGame) and world.phase == "play" and \
+            cards_left(world) <= limit and unsolvable(world) is None
+
+    @staticmethod
+    def _solved(world: State, legal_ids: Sequence[int]) -> tuple[list[float], int]:
+        assert isinstance(world, TrickGame)
+        solver = DoubleDummy(world)
+        values = solver.action_values()
+        width = world.ACTIONS.width
+        return [values[a] + (ANNOUNCING if a % width else 0.0) for a in legal_ids], solver.nodes
