@@ -103,3 +103,31 @@ def test_a_budget_bounds_the_samples() -> None:
     """With a budget of one move, pimc decides on its first sample: as pimc with one sample does."""
     state = _positions("german_whist")[0]
     assert _decide("pimc:samples=50:budget=1", state) == _decide("pimc:samples=1", state)
+
+
+# ---- named with parameters everywhere a policy is named ------------------------------------------------------------
+
+def test_job_specs_take_search_policies_with_parameters() -> None:
+    from workers.spec import JobSpec, validate
+    spec = validate(JobSpec(game="german_whist", policies=("pimc:samples=4:dd_cards=10", "ismcts:iters=400"), count=4,
+                            seed=1))
+    assert spec.policies == ("pimc:samples=4:dd_cards=10", "ismcts")
+
+
+def test_grpc_policy_specs_name_search_policies_with_parameters() -> None:
+    from services.convert import policy_label_of
+    from services.errors import InvalidArgument
+    assert policy_label_of("pimc", {"samples": "8", "rollout": "random"}) == "pimc:samples=8:rollout=random"
+    assert policy_label_of("ismcts:iters=50", {}) == "ismcts:iters=50"
+    with pytest.raises(InvalidArgument, match="iters"):
+        policy_label_of("ismcts", {"iters": "lots"})
+
+
+def test_replay_headers_keep_search_policy_labels() -> None:
+    from replay.record import decode, record_deal
+    labels = ["pimc:samples=2:dd_cards=6", "ismcts:iters=10"]
+    replay = decode(record_deal("german_whist", 3, labels))
+    assert list(replay.header.policies) == labels
+    state = engine.new_match("german_whist", seed=3)
+    play_out(state, make_policies(labels, "german_whist", 3))
+    assert [move for move in state.history] == [(s, a) for s, a in replay.moves]

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from ..options import Option
 from ..state import State
-from .search import SearchPolicy, play_deal, rollout_option
+from .search import SearchPolicy, last_deal, play_deal, rollout_option
 from .view import SeatView
 
 Key = int | tuple[int, str]  # a move as the observer sees it: the action id, or (seat, the action as shown)
@@ -59,7 +59,7 @@ class IsmctsPolicy(SearchPolicy):
         world = view.sample(self.rng)
         keys = self._key_function(world)
         for k in range(self.params["iters"]):
-            self._iterate(root, world if k == 0 else view.sample(self.rng), keys)
+            self._iterate(root, last_deal(world if k == 0 else view.sample(self.rng)), keys)
         best, best_visits = legal_ids[0], -1
         for action in legal_ids:
             child = root.children.get(keys(self.seat, action))

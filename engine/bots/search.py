@@ -37,11 +37,18 @@ def deal_margin(state: State, side: int, results_before: int) -> float:
     return float(points[side] - sum(others) / len(others))
 
 
+def last_deal(world: State) -> State:
+    """``world`` (a sample, the searcher's own) made to end its match with the current deal, so that play-outs of
+    it take the engine's fused loop (``State.play_to_end``) and stop where the deal is scored."""
+    world.options = {**world.options, "max_deals": world.deal_index + 1}
+    return world
+
+
 def play_deal(state: State, bots: Sequence[Policy]) -> int:
-    """Play ``state`` to the end of its current deal with ``bots``; the moves played."""
+    """Play ``state`` (a :func:`last_deal`) to its end with ``bots``; the moves played."""
     if state.is_terminal:
         return 0
-    return play_out(state, bots, deal_only=True)
+    return play_out(state, bots)
 
 
 class SearchPolicy(Policy):
