@@ -121,7 +121,7 @@ def standings(spec: TournamentSpec, scores: Mapping[tuple[Pairing, int], Sequenc
     for pairing in pairings(len(spec.policies)):
         margins_of[pairing] = margins = duplicate_margins(scores[pairing, 0], scores[pairing, 1])
         a, b = (spec.policies[i] for i in pairing)
-        rows.append({"a": a, "b": b, "deals": len(margins), **_margin_stats(margins)})
+        rows.append({"a": a, "b": b, "deals": len(margins), **margin_stats(margins)})
     for k in range(spec.deals):
         for pairing, margins in margins_of.items():
             a, b = (spec.policies[i] for i in pairing)
@@ -133,7 +133,7 @@ def standings(spec: TournamentSpec, scores: Mapping[tuple[Pairing, int], Sequenc
     return {"spec": spec.to_dict(), "pairings": rows, "ratings": table}
 
 
-def _margin_stats(margins: Sequence[float]) -> dict[str, Any]:
+def margin_stats(margins: Sequence[float]) -> dict[str, Any]:
     n = len(margins)
     mean = sum(margins) / n if n else 0.0
     var = sum((m - mean) ** 2 for m in margins) / (n - 1) if n > 1 else 0.0

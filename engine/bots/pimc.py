@@ -28,7 +28,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..options import Option
-from ..rng import derive_seed
 from ..search.double_dummy import DoubleDummy, cards_left, unsolvable
 from ..state import State
 from ..trickgame import TrickGame
@@ -64,7 +63,9 @@ class PimcPolicy(SearchPolicy):
         self._bidder: Policy | None = None
         if self.params["bids"] == "rollout":
             from .registry import make_policy  # (the registry imports this module)
-            self._bidder = make_policy(self.params["rollout"], game_id, seat, derive_seed(seed, seat, 2))
+            # seeded as that policy would be in this seat: it bids exactly as it would (duplicate deals then see
+            # the same auctions, whichever of the two sits here)
+            self._bidder = make_policy(self.params["rollout"], game_id, seat, seed)
 
     def choose_id(self, legal_ids: Sequence[int], observe: Observe) -> int:
         if self._bidder is not None and len(legal_ids) > 1 and observe()["phase"] not in PLAY_PHASES:
