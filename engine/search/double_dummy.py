@@ -32,7 +32,7 @@ from collections.abc import Callable
 from ..cards import BIT, SUIT, SUIT_MASK, cards_in
 from ..state import State
 from ..trickgame import TrickGame
-from ..tricks import legal_mask
+from ..tricks import legal_mask, trick_winner
 
 INFINITY = 1 << 30
 # TT entry: (lower bound, upper bound, best card)
@@ -313,6 +313,22 @@ class DoubleDummy:
             keyed.remove(first)
             keyed.insert(0, first)
         return keyed
+
+
+def taken(state: State, side: int) -> int:
+    """What ``side`` has taken so far this deal, as the solver counts it (counted tricks, or card points with the last
+    trick's bonus once it is played): added to a solver's value, the side's total for the deal."""
+    assert isinstance(state, TrickGame)
+    if state.RULES.points is not None:
+        return state.trick_totals()[side]
+    counts: Callable[[int], bool] | None = getattr(state, "_trick_counts", None)
+    ranking, trump = state.RULES.ranking, state.trump
+    won = 0
+    for k, trick in enumerate(state.tricks):
+        if counts is None or counts(k):
+            winner = trick[trick_winner([c for _s, c in trick], trump, ranking)][0]
+            won += state.side_of[winner] == side
+    return won
 
 
 def solve(state: State, side: int | None = None) -> int:
