@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -148,32 +149,41 @@ def margin_stats(margins: Sequence[float]) -> dict[str, Any]:
 OnJob = Callable[[int, int, JobRecord], None]  # (job number, jobs in all, the job's record as it runs)
 
 
+def new_tournament(store: JobStore, spec: TournamentSpec) -> dict[str, Any]:
+    """Store a new tournament (running, no jobs yet); its record."""
+    tournament_id = f"tournament-{store.redis.incr(store.prefix + 'tournaments:next')}"
+    record: dict[str, Any] = {"tournament_id": tournament_id, "state": "running", "spec": spec.to_dict(), "jobs": []}
+    save_tournament(store, record)
+    return record
+
+
 def run_tournament(store: JobStore, spec: TournamentSpec, redis_url: str, max_workers: int = 0,
-                   on_update: OnJob | None = None) -> dict[str, Any]:
+                   on_update: OnJob | None = None, record: dict[str, Any] | None = None,
+                   leave: threading.Event | None = None) -> dict[str, Any]:
     """Play a checked tournament on the connected Ray cluster: its jobs one after the other, each over every worker
-    (stored, retried and cancelled as any job), then the standings, stored in Redis with the jobs' ids."""
+    (stored, retried and cancelled as any job), then the standings, stored in Redis with the jobs' ids. ``record``
+    is one :func:`new_tournament` stored (else a new one); ``leave`` stops it, as it stops a job's driver."""
     from .runner import run_job
     from .stats import total
 
     jobs = tournament_jobs(spec)
-    tournament_id = f"tournament-{store.redis.incr(store.prefix + 'tournaments:next')}"
-    record: dict[str, Any] = {"tournament_id": tournament_id, "state": "running", "spec": spec.to_dict(), "jobs": []}
-    _save(store, tournament_id, record)
+    record = record if record is not None else new_tournament(store, spec)
     scores = {}
     for number, (pairing, arrangement, job) in enumerate(jobs):
         created = store.create(validate(job))
         record["jobs"].append(created.job_id)
-        _save(store, tournament_id, record)
+        save_tournament(store, record)
         report = None if on_update is None else _reporter(on_update, number, len(jobs))
-        done = run_job(store, created.job_id, redis_url, max_workers=max_workers, on_update=report)
+        done = run_job(store, created.job_id, redis_url, max_workers=max_workers, on_update=report, leave=leave)
         if done.state != SUCCEEDED:
-            record.update(state=done.state, error=f"job {done.job_id} {done.state}: {done.error}")
-            _save(store, tournament_id, record)
+            record.update(state=done.state if done.is_final else "failed",
+                          error=f"job {done.job_id} {done.state}: {done.error or 'stopped with its driver'}")
+            save_tournament(store, record)
             return record
         results = store.chunk_results(created.job_id)
         scores[pairing, arrangement] = total((results[i] for i in sorted(results)), 2).unit_scores
     record.update(state="succeeded", finished=time.time(), **standings(spec, scores))
-    _save(store, tournament_id, record)
+    save_tournament(store, record)
     return record
 
 
@@ -181,8 +191,8 @@ def _reporter(on_update: OnJob, number: int, jobs: int) -> Callable[[JobRecord],
     return lambda record: on_update(number, jobs, record)
 
 
-def _save(store: JobStore, tournament_id: str, record: Mapping[str, Any]) -> None:
-    store.redis.set(f"{store.prefix}tournament:{tournament_id}", json.dumps(record))
+def save_tournament(store: JobStore, record: Mapping[str, Any]) -> None:
+    store.redis.set(f"{store.prefix}tournament:{record['tournament_id']}", json.dumps(record))
 
 
 def load_tournament(store: JobStore, tournament_id: str) -> dict[str, Any] | None:
