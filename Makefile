@@ -18,7 +18,7 @@ install: $(STAMP) $(STUBS) $(NODE_STAMP) $(DEB_STAMP)
 # Reinstall only when the project's dependencies change; the install is editable, so code edits need nothing.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,pettingzoo,openspiel]'
 	touch $(STAMP)
 
 # Debian packages for the other-language tests (protoc with its Java generator, the Go and gRPC-Java plugins,

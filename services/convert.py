@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import engine
-from engine.bots import label_parts, parse_params, policy_label, policy_names
+from engine.bots import label_parts, parse_params, policy_class, policy_label
 from engine.options import Option
 
 from .errors import InvalidArgument, quoted
@@ -95,12 +95,12 @@ def game_info_response(game_id: str, players: int | None) -> game_service_pb2.Ge
 
 def policy_label_of(name: str, params: Mapping[str, str]) -> str:
     """The canonical label of a requested policy, checked up front: ``name`` is a policy's name or a label
-    (``greedy:epsilon=0.3``), ``params`` more parameters' texts (``{"epsilon": "0.3"}``). InvalidArgument names what
-    is allowed (the policies, a policy's parameters, a parameter's values)."""
+    (``greedy:epsilon=0.3``), ``params`` more parameters' texts (``{"epsilon": "0.3"}``). A policy of one's own is
+    named by its import path (``mybots.cautious:Cautious``) when the server can import it, or by the name its package
+    registers. InvalidArgument names what is allowed (the policies, a policy's parameters, a parameter's values)."""
     try:
         policy, texts = label_parts(name)
-        if policy not in policy_names():
-            raise ValueError(f"unknown policy {quoted(policy)}; policies are {', '.join(policy_names())}")
+        policy_class(policy)
         both = sorted(set(texts) & set(params))
         if both:
             raise ValueError(f"policy {quoted(policy)}: parameter {quoted(both[0])} is given twice, in the label and "
