@@ -492,9 +492,10 @@ class Thunee(TrickGame):
         return sum(value for seat, _cards, value, _k in self.jodis if self.side_of[seat] == side)
 
     def counting_total(self) -> int:
-        """7.2: S = P + L + C + Jc - Jt of the counting team."""
+        """7.2: S = P + L + C + Jc - Jt of the counting team (L once the last trick is played)."""
         counting = self._counting()
-        last = LAST_TRICK if self.side_of[self.leader] == counting else 0
+        done = len(self.tricks) == self.RULES.tricks
+        last = LAST_TRICK if done and self.side_of[self.leader] == counting else 0
         return self.card_points[counting] + last + self.call + self._jodi_of(counting) - self._jodi_of(1 - counting)
 
     def kanak_made(self) -> bool:
