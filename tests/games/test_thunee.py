@@ -473,7 +473,8 @@ def test_8_2_3_mooney_balls(partner_won: bool | None, balls: list[int]) -> None:
     assert state.deal_result()[0] == balls
 
 
-@pytest.mark.parametrize(("contract", "option", "stake"), [("thunee", "thunee_balls", 4), ("royals", "royals_balls", 8)])
+@pytest.mark.parametrize(("contract", "option", "stake"),
+                         [("thunee", "thunee_balls", 4), ("royals", "royals_balls", 8)])
 def test_6_4_3_and_6_5_2_a_lone_call_made(contract: str, option: str, stake: int) -> None:
     state = to_play()
     assert state.options[option] == stake
