@@ -46,6 +46,13 @@ CASES: dict[str, tuple[str, int, int, dict[str, Any], int | None, Any]] = {
                                                       "same_two": False, "reversal": False, "fixed_trump": "H"}, 4,
                                 ["greedy", "random", "random", "greedy", "random"]),
     "two_ten_jack-7p": ("two_ten_jack", 7, 43, {"num_games": 2}, 0, "greedy"),
+    "thunee-4p": ("thunee", 4, 61, {"target_balls": 4}, None, "greedy"),
+    "thunee-4p-options": ("thunee", 4, 62, {"target_balls": 5, "call_jump": True, "last_card_trump": True,
+                                            "royals": False, "thunee_balls": 3, "redeal_max_points": 20}, 1,
+                          ["greedy", "random", "greedy", "random"]),
+    "thunee-6p": ("thunee", 6, 63, {"target_balls": 8, "royals_balls": 6}, None,
+                  ["greedy", "random", "random", "greedy", "greedy", "random"]),
+    "thunee-6p-options": ("thunee", 6, 64, {"max_deals": 6, "six_trip": False, "six_mooney": False}, 0, "greedy"),
 }
 
 
