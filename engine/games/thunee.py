@@ -468,7 +468,7 @@ class Thunee(TrickGame):
                 balls[counting] = 2 if self.call else 1  # 7.3
             else:
                 balls[1 - counting] = 1
-            facts["counting_total"] = total
+            facts["counting"] = counting
         facts.update(made=made, card_points=list(self.card_points), last_trick=last_side,
                      jodi=[self._jodi_of(side) for side in (0, 1)])
         return balls, facts

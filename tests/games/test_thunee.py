@@ -334,7 +334,7 @@ def test_7_2_a_played_deal_is_scored_from_its_tricks() -> None:
         last = 10 if result["last_trick"] == counting else 0
         total = result["card_points"][counting] + last + result["call"] + result["jodi"][counting] - \
             result["jodi"][1 - counting]
-        assert result["counting_total"] == total and sum(result["card_points"]) == 304
+        assert result["counting"] == counting and sum(result["card_points"]) == 304
         assert result["made"] == (total >= 105)
         winner, balls = (counting, 2 if result["call"] else 1) if total >= 105 else (1 - counting, 1)
         assert result["points"][winner] == balls and result["points"][1 - winner] == 0
