@@ -98,7 +98,8 @@ def hand_points(hand: int) -> int:
 class Thunee(TrickGame):
     RULES = rules_for("normal", 6)  # per deal: rules_for(contract's ranking, 24 // players)
     ACTIONS = ACTIONS
-    COPY = {"queue": LIST, "auction": OBJECT, "jodis": LIST, "stock": SHARED}  # the stock is only replaced whole
+    # (the stock is only ever replaced whole)
+    COPY = {"queue": LIST, "auction": OBJECT, "jodis": LIST, "log": LIST, "stock": SHARED}
     POSITION_CARD_PILES = ("trump_card",)
     PHASES = ("redeal", "trip", "calling", "trump", "special", "play", "jodi", "double", "over")
     INFO = GameInfo(
@@ -115,7 +116,7 @@ class Thunee(TrickGame):
 
     # What a deal holds besides the trick base's hands and tricks.
     stock: list[int]  # the cards of the second round while undealt (3.6)
-    deal_start: int  # the index in ``moves`` of this dealing's first move
+    log: list[tuple[int, int]]  # this dealing's moves, (seat, action), in order
     queue: list[int]  # seats still to answer the question of the phase (redeal, special call, jodi)
     auction: RaiseForRight | None  # the calling (4), None before it
     trumper: int | None  # the trumper, or while calling the holder of the right (4.1); None in a trip
@@ -171,7 +172,7 @@ class Thunee(TrickGame):
         self._reset_tricks(hands, NO_TRUMP)
         self.__dict__["RULES"] = rules_for("normal", len(DECK) // n)
         self.stock = deck[dealt:]
-        self.deal_start = len(self.moves)
+        self.log = []
         self.auction = None
         self.trumper, self.call, self.trump_card, self.by_last, self.shown = first, 0, None, False, 0
         self.contract, self.caller, self.doubler, self.kanak, self.voided = "normal", None, None, None, False
@@ -276,6 +277,7 @@ class Thunee(TrickGame):
     def _apply(self, action: int) -> None:
         seat = self.current_player
         assert seat is not None  # State.apply_id applies only a legal action
+        self.log.append((seat, action))
         if action < FIRST_WORD:
             self._play_card(seat, action)
             return
@@ -627,7 +629,7 @@ class Thunee(TrickGame):
 
     def _redeal_eligibility(self) -> dict[int, bool]:
         """Per seat whose first round every seat can tell: whether it was asked about a redeal (3.4)."""
-        asked = {s for s, a in self.moves[self.deal_start:] if a == KEEP}
+        asked = {s for s, a in self.log if a == KEEP}
         order = self.seats_from_dealer()
         if self.phase == "redeal":
             assert self.current_player is not None
@@ -639,8 +641,8 @@ class Thunee(TrickGame):
         """This dealing dealt from ``deck`` and its moves (their cards renamed by ``new``) played again, or None if
         one of them is not legal there or the deal is dealt again on the way."""
         sample = self.clone()
-        moves = self.moves[self.deal_start:]
-        sample.moves = self.moves[:self.deal_start]
+        moves = self.log
+        sample.moves = self.moves[:max(0, len(self.moves) - len(moves))]
         sample.deal_deck = deck
         sample._legal = None
         sample._start_deal(list(deck))
@@ -674,7 +676,7 @@ class Thunee(TrickGame):
             "trump_by_last": self.by_last,
             "to_ask": list(self.queue),
             **self._deal_keys(),
-            "deal_actions": [[s, ACTIONS.strings[a]] for s, a in self.moves[self.deal_start:]],
+            "deal_actions": [[s, ACTIONS.strings[a]] for s, a in self.log],
         }
 
     def to_position(self) -> dict[str, Any]:
