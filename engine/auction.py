@@ -235,7 +235,7 @@ class RaiseForRight(Copyable):
             self.passes += 1
             self.over = self.passes == self.passes_to_end
         else:
-            self.holder, self.call, self.passes = seat, int(word.split(":")[1]), 0
+            self.holder, self.call, self.passes = seat, int(word[len("call:"):]), 0
             self.over = self.call == self.calls[-1]
         self.turn = self._next_speaker(seat)
 

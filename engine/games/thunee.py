@@ -28,8 +28,8 @@ from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..rng import Rng
-from ..scoring import point_table, sides_at_or_over
-from ..state import GameInfo, GameLength, match_length, position_seat
+from ..scoring import PlusMinusCards, point_table, sides_at_or_over
+from ..state import Chooser, GameInfo, GameLength, match_length, position_seat
 from ..trickgame import TrickGame, TrickRules, same_json
 from ..tricks import NO_TRUMP, CardActions, Ranking, cut, tiered_ranking
 
@@ -59,7 +59,7 @@ WORDS = ["redeal", "keep", PASS, *(f"call:{c}" for c in CALLS), *(f"trump:{CODES
          *SOLO, "trip", *JODI_WORDS.values(), "double", "kanak"]
 ACTIONS = CardActions(words=WORDS)
 WORD = {word: ACTIONS.word_id(word) for word in WORDS}
-PASS_ID, KEEP, REDEAL, LAST_ID = WORD[PASS], WORD["keep"], WORD["redeal"], WORD["trump:last"]
+PASS_ID, KEEP, REDEAL, LAST_ID, KANAK = WORD[PASS], WORD["keep"], WORD["redeal"], WORD["trump:last"], WORD["kanak"]
 TRUMP_ID = {card: WORD[f"trump:{CODES[card]}"] for card in DECK}
 TRUMP_CARD = {action: card for card, action in TRUMP_ID.items()}
 JODI_ID = {cards: WORD[word] for cards, word in JODI_WORDS.items()}
@@ -89,9 +89,27 @@ def rules_for(ranking: str, tricks: int) -> TrickRules:
     return TrickRules(RANKINGS[ranking], tricks=tricks, points=POINTS, last_trick=LAST_TRICK)
 
 
+HAND_POINTS = PlusMinusCards({CODES[c]: CARD_POINTS[c] for c in DECK})  # all plus: a hand's points in 4 look-ups
+
+
 def hand_points(hand: int) -> int:
     """The card points of a hand (a mask), 2.1."""
-    return sum(CARD_POINTS[c] for c in cards_in(hand))
+    return HAND_POINTS.pile_points(hand)
+
+
+@cache
+def special_ids(royals: bool, mooney: bool) -> list[int]:
+    """6.4.1: pass, thunee, royals (option ``royals``) and mooney (a six-player hand of one suit with its jack,
+    8.2.3), as sorted ids."""
+    words = [PASS_ID, WORD["thunee"], *([WORD["royals"]] if royals else []), *([WORD["mooney"]] if mooney else [])]
+    return sorted(words)
+
+
+@cache
+def calling_ids(call: int, jump: bool) -> list[int]:
+    """4.2: pass and the calls above ``call`` (the next only, or with ``call_jump`` every one), as sorted ids."""
+    higher = [c for c in CALLS if c > call]
+    return sorted([PASS_ID, *(CALL_ID[f"call:{c}"] for c in (higher if jump else higher[:1]))])
 
 
 @register
@@ -99,7 +117,7 @@ class Thunee(TrickGame):
     RULES = rules_for("normal", 6)  # per deal: rules_for(contract's ranking, 24 // players)
     ACTIONS = ACTIONS
     # (the stock is only ever replaced whole)
-    COPY = {"queue": LIST, "auction": OBJECT, "jodis": LIST, "log": LIST, "stock": SHARED}
+    COPY = {"queue": LIST, "auction": OBJECT, "jodis": LIST, "calls": LIST, "stock": SHARED}
     POSITION_CARD_PILES = ("trump_card",)
     PHASES = ("redeal", "trip", "calling", "trump", "special", "play", "jodi", "double", "over")
     INFO = GameInfo(
@@ -116,7 +134,9 @@ class Thunee(TrickGame):
 
     # What a deal holds besides the trick base's hands and tricks.
     stock: list[int]  # the cards of the second round while undealt (3.6)
-    log: list[tuple[int, int]]  # this dealing's moves, (seat, action), in order
+    # This dealing's moves that play no card, (cards played before it, seat, action) in order; its card plays are its
+    # tricks (``deal_moves``). Kept apart from ``moves``, which a service may clear.
+    calls: list[tuple[int, int, int]]
     queue: list[int]  # seats still to answer the question of the phase (redeal, special call, jodi)
     auction: RaiseForRight | None  # the calling (4), None before it
     trumper: int | None  # the trumper, or while calling the holder of the right (4.1); None in a trip
@@ -132,6 +152,7 @@ class Thunee(TrickGame):
     doubler: int | None  # 6.2
     kanak: int | None  # 6.3
     voided: bool  # 5.9: the deal was void
+    _fused_rules: TrickRules | None = None  # the rules play_to_end's fused card plays read (see play_to_end)
     _replaying = False  # a position's deal_actions are being replayed: a deal's end is noted, not scored
     _replay_over = False
 
@@ -154,10 +175,18 @@ class Thunee(TrickGame):
     # ---- the deal (3) -------------------------------------------------------------------------------------------
 
     def _draw_first_dealer(self) -> int:
-        """3.1: cards turned up to seats 0, 1, ... from a shuffled pack; the first black jack deals."""
+        """3.1: cards turned up to seats 0, 1, ... from a shuffled pack; the first black jack deals. The pack is
+        shuffled as it is turned up: Rng.shuffle's Fisher-Yates steps from the end, each card put in place turned up
+        (the same cards as a whole shuffle turned up from its end, without shuffling the rest)."""
         pack = list(DECK)
-        self.rng.shuffle(pack)
-        return next(k for k, card in enumerate(pack) if card in BLACK_JACKS) % self.n
+        turned = 0
+        while True:
+            place = len(pack) - 1 - turned
+            other = self.rng.below(place + 1)
+            pack[place], pack[other] = pack[other], pack[place]
+            if pack[place] in BLACK_JACKS:
+                return turned % self.n
+            turned += 1
 
     def _shuffled_deck(self) -> list[int]:
         deck = super()._shuffled_deck()
@@ -167,12 +196,12 @@ class Thunee(TrickGame):
         n, first = self.n, (self.dealer + 1) % self.n
         dealt = FIRST_ROUND[n]
         hands = [0] * n
-        for k in range(dealt):  # 3.3: deck card k to seat dealer + 1 + k
-            hands[(first + k) % n] |= BIT[deck[k]]
+        for j in range(n):  # 3.3: deck card k to seat dealer + 1 + k
+            hands[(first + j) % n] = mask_of(deck[j:dealt:n])
         self._reset_tricks(hands, NO_TRUMP)
         self.__dict__["RULES"] = rules_for("normal", len(DECK) // n)
         self.stock = deck[dealt:]
-        self.log = []
+        self.calls = []
         self.auction = None
         self.trumper, self.call, self.trump_card, self.by_last, self.shown = first, 0, None, False, 0
         self.contract, self.caller, self.doubler, self.kanak, self.voided = "normal", None, None, None, False
@@ -219,36 +248,41 @@ class Thunee(TrickGame):
             return
         self._deal_over([0, 0], contract="void", call=self.call)
 
+    def deal_moves(self) -> list[tuple[int, int]]:
+        """This dealing's moves, (seat, action) in order: its calls among its cards played."""
+        cards = [(s, ACTIONS.plain_id[c]) for trick in [*self.tricks, self.trick] for s, c in trick]
+        moves: list[tuple[int, int]] = []
+        done = 0
+        for before, seat, action in self.calls:
+            moves += cards[done:before]
+            moves.append((seat, action))
+            done = before
+        return moves + cards[done:]
+
     # ---- legal actions --------------------------------------------------------------------------------------------
 
     def _legal_ids(self) -> list[int]:
         phase, seat = self.phase, self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
+        if phase == "calling":
+            auction = self.auction
+            assert auction is not None
+            return calling_ids(auction.call, auction.jump)
         if phase == "play":
             ids = self._card_ids()
-            return ids + [WORD["kanak"]] if self._may_kanak() else ids
-        if phase == "calling":
-            assert self.auction is not None
-            return sorted(WORD[w] for w in self.auction.legal_words())
+            return ids + [KANAK] if self._may_kanak() else ids
         if phase == "jodi":
             return sorted([PASS_ID, *(JODI_ID[m.cards] for m in self._jodis_open(seat))])
         if phase == "trump":
             ids = [TRUMP_ID[c] for c in cards_in(self.hands[seat])]
             return sorted(ids + [LAST_ID] if self.options["last_card_trump"] else ids)
         if phase == "special":
-            return sorted(WORD[w] for w in self._special_words(seat))
+            return special_ids(self.options["royals"], self.n == 6 and self.options["six_mooney"] and
+                               self._mooney_suit(seat) is not None)
         if phase == "redeal":
             return [KEEP, REDEAL]
         return sorted([PASS_ID, WORD["double" if phase == "double" else "trip"]])
 
-    def _special_words(self, seat: int) -> list[str]:
-        """6.4.1: thunee, royals (option), and with six players mooney for a hand of one suit with its jack."""
-        words = [PASS, "thunee"]
-        if self.options["royals"]:
-            words.append("royals")
-        if self.n == 6 and self.options["six_mooney"] and self._mooney_suit(seat) is not None:
-            words.append("mooney")
-        return words
 
     def _held(self, seat: int) -> int:
         """The seat's cards, the trumper's face-down trump card counted (3.6)."""
@@ -267,6 +301,18 @@ class Thunee(TrickGame):
         played = next(c for s, c in self.tricks[-1] if s == seat)
         return marriages(self.hands[seat] | BIT[played], self.trump, JODI, self.used)
 
+    def play_to_end(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> int:
+        """``TrickGame.play_to_end``, whose fused card plays read the rules of the deal it starts in: they are used
+        only while a deal has those rules (``_plain_play``), since royals and trip deals have their own."""
+        self._fused_rules = self.RULES
+        return super().play_to_end(choose, observe)
+
+    def _plain_play(self, seat: int) -> bool:
+        """A card play after the first of the deal (that one turns the trump card up, 5.3; a lone caller's names
+        trump, 6.4.2) and outside the last trick's kanak (6.3), under the rules the fused loop read."""
+        return self.phase == "play" and self.RULES is self._fused_rules and bool(self.tricks or self.trick) and \
+            not self._may_kanak()
+
     def _may_kanak(self) -> bool:
         """6.3.1: in the last trick, before a card, once a deal, not after a double nor in a lone call."""
         return (len(self.tricks) == self.RULES.tricks - 1 and self.contract == "normal" and self.kanak is None
@@ -277,17 +323,17 @@ class Thunee(TrickGame):
     def _apply(self, action: int) -> None:
         seat = self.current_player
         assert seat is not None  # State.apply_id applies only a legal action
-        self.log.append((seat, action))
         if action < FIRST_WORD:
             self._play_card(seat, action)
             return
+        self.calls.append((self.n * len(self.tricks) + len(self.trick), seat, action))
         phase = self.phase
-        if phase == "redeal":
+        if phase == "calling":
+            self._speak(ACTIONS.strings[action])
+        elif phase == "redeal":
             self._answer_redeal(action)
         elif phase == "trip":
             self._answer_trip(seat, action)
-        elif phase == "calling":
-            self._speak(ACTIONS.strings[action])
         elif phase == "trump":
             self._choose_trump(seat, action)
         elif phase == "special":
@@ -629,7 +675,7 @@ class Thunee(TrickGame):
 
     def _redeal_eligibility(self) -> dict[int, bool]:
         """Per seat whose first round every seat can tell: whether it was asked about a redeal (3.4)."""
-        asked = {s for s, a in self.log if a == KEEP}
+        asked = {s for s, a in self.deal_moves() if a == KEEP}
         order = self.seats_from_dealer()
         if self.phase == "redeal":
             assert self.current_player is not None
@@ -641,7 +687,7 @@ class Thunee(TrickGame):
         """This dealing dealt from ``deck`` and its moves (their cards renamed by ``new``) played again, or None if
         one of them is not legal there or the deal is dealt again on the way."""
         sample = self.clone()
-        moves = self.log
+        moves = self.deal_moves()
         sample.moves = self.moves[:max(0, len(self.moves) - len(moves))]
         sample.deal_deck = deck
         sample._legal = None
@@ -676,7 +722,7 @@ class Thunee(TrickGame):
             "trump_by_last": self.by_last,
             "to_ask": list(self.queue),
             **self._deal_keys(),
-            "deal_actions": [[s, ACTIONS.strings[a]] for s, a in self.log],
+            "deal_actions": [[s, ACTIONS.strings[a]] for s, a in self.deal_moves()],
         }
 
     def to_position(self) -> dict[str, Any]:
