@@ -48,6 +48,7 @@ JODI = {"KQ": (20, 40), "JKQ": (30, 50)}  # 6.1.1: (plain, trump)
 JODI_AFTER = (1, 3)  # 6.1.2: after tricks 1 and 3
 BLACK_JACKS = (parse_card("JC"), parse_card("JS"))  # 3.1
 FIRST_ROUND = {4: 16, 6: 18}  # 3.3, 8.2.1: cards dealt before the calling
+SIDES = {n: tuple(seat % 2 for seat in range(n)) for n in FIRST_ROUND}  # 1.2: team of seat s is s mod 2
 SOLO = ("thunee", "royals", "mooney")  # a lone caller must win every trick (6.4, 6.5, 8.2.3)
 DOUBLE_BALLS, KANAK_BALLS, FAILED_BALLS = 2, 3, 4  # 6.2.2, 6.3.3 (failure: 4 to the other team either way)
 MOONEY_BALLS, MOONEY_LOST_TO_OPPONENT = 4, 8  # 8.2.3
@@ -90,6 +91,9 @@ def rules_for(ranking: str, tricks: int) -> TrickRules:
 
 
 HAND_POINTS = PlusMinusCards({CODES[c]: CARD_POINTS[c] for c in DECK})  # all plus: a hand's points in 4 look-ups
+
+
+NORMAL_RULES = {n: rules_for("normal", len(DECK) // n) for n in FIRST_ROUND}
 
 
 def hand_points(hand: int) -> int:
@@ -157,7 +161,7 @@ class Thunee(TrickGame):
     _replay_over = False
 
     def _sides(self) -> tuple[int, ...]:
-        return tuple(seat % 2 for seat in range(self.n))  # 1.2: team of seat s is s mod 2
+        return SIDES[self.n]
 
     def _deck_cards(self) -> list[int]:
         return list(DECK)
@@ -175,18 +179,10 @@ class Thunee(TrickGame):
     # ---- the deal (3) -------------------------------------------------------------------------------------------
 
     def _draw_first_dealer(self) -> int:
-        """3.1: cards turned up to seats 0, 1, ... from a shuffled pack; the first black jack deals. The pack is
-        shuffled as it is turned up: Rng.shuffle's Fisher-Yates steps from the end, each card put in place turned up
-        (the same cards as a whole shuffle turned up from its end, without shuffling the rest)."""
+        """3.1: cards turned up to seats 0, 1, ... from a shuffled pack (top first); the first black jack deals."""
         pack = list(DECK)
-        turned = 0
-        while True:
-            place = len(pack) - 1 - turned
-            other = self.rng.below(place + 1)
-            pack[place], pack[other] = pack[other], pack[place]
-            if pack[place] in BLACK_JACKS:
-                return turned % self.n
-            turned += 1
+        self.rng.shuffle(pack)
+        return next(k for k, card in enumerate(pack) if card in BLACK_JACKS) % self.n
 
     def _shuffled_deck(self) -> list[int]:
         deck = super()._shuffled_deck()
@@ -199,15 +195,15 @@ class Thunee(TrickGame):
         for j in range(n):  # 3.3: deck card k to seat dealer + 1 + k
             hands[(first + j) % n] = mask_of(deck[j:dealt:n])
         self._reset_tricks(hands, NO_TRUMP)
-        self.__dict__["RULES"] = rules_for("normal", len(DECK) // n)
+        self.__dict__["RULES"] = NORMAL_RULES[n]
         self.stock = deck[dealt:]
         self.calls = []
         self.auction = None
         self.trumper, self.call, self.trump_card, self.by_last, self.shown = first, 0, None, False, 0
         self.contract, self.caller, self.doubler, self.kanak, self.voided = "normal", None, None, None, False
         self.jodis, self.used, self.leader = [], 0, first
-        limit = self.options["redeal_max_points"]
-        self.queue = [s for s in self.seats_from_dealer() if hand_points(hands[s]) <= limit]  # 3.4
+        limit, points = self.options["redeal_max_points"], HAND_POINTS.pile_points
+        self.queue = [s for s in self.seats_from_dealer() if points(hands[s]) <= limit]  # 3.4
         if self.queue:
             self.phase, self.current_player = "redeal", self.queue[0]
         else:
@@ -422,7 +418,10 @@ class Thunee(TrickGame):
 
     def _void(self, holders: int) -> bool:
         """5.9: whether the team other than ``holders`` holds no trump (the deal is void)."""
-        return not any(self.hands[s] & SUIT_MASK[self.trump] for s in range(self.n) if self.side_of[s] != holders)
+        held = 0
+        for seat in range(1 - holders, self.n, 2):  # the other team's seats (1.2: team of seat s is s mod 2)
+            held |= self.hands[seat]
+        return not held & SUIT_MASK[self.trump]
 
     def _answer_jodi(self, seat: int, action: int) -> None:
         if action != PASS_ID:  # 6.1.3: any number of jodi, then pass
