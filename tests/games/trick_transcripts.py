@@ -53,6 +53,12 @@ CASES: dict[str, tuple[str, int, int, dict[str, Any], int | None, Any]] = {
     "thunee-6p": ("thunee", 6, 63, {"target_balls": 8, "royals_balls": 6}, None,
                   ["greedy", "random", "random", "greedy", "greedy", "random"]),
     "thunee-6p-options": ("thunee", 6, 64, {"max_deals": 6, "six_trip": False, "six_mooney": False}, 0, "greedy"),
+    "botifarra-match": ("botifarra", 4, 61, {}, None, "random"),
+    "botifarra-options": ("botifarra", 4, 62, {"target_score": 60, "max_double": "recontro", "double_values": "2-3-4",
+                                               "botifarra_multiplier": 3, "play_rules": "relaxed"}, 1,
+                          ["greedy", "random", "greedy", "random"]),
+    "botifarra-rotation": ("botifarra", 4, 63, {"three_game_rotation": True, "target_score": 40, "max_double": "none"},
+                           2, "greedy"),
 }
 
 

@@ -61,6 +61,13 @@ def fixtures() -> dict[str, bytes]:
         "thunee-6p-match": _as_version_1(replay.record_match(
             "thunee", seed=43, players=6, options={"target_balls": 6, "call_jump": True}, first_dealer=5,
             policies=["greedy", "random", "greedy", "greedy", "random", "random"])),
+        "botifarra-deal": _as_version_1(replay.record_deal("botifarra", seed=13,
+                                                           policies=["greedy", "random", "greedy", "random"])),
+        "botifarra-options-match": _as_version_1(replay.record_match(
+            "botifarra", seed=14, options={"target_score": 50, "max_double": "contro", "botifarra_multiplier": 3})),
+        "botifarra-rotation-deal4": _as_version_1(replay.record_match_deals(
+            "botifarra", seed=5, policies=["greedy", "random", "random", "greedy"],
+            options={"three_game_rotation": True, "target_score": 30})[4]),
     }
 
 
