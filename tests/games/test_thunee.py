@@ -297,7 +297,10 @@ def test_6_1_no_jodi_window_for_the_losing_team_nor_after_trick_2() -> None:
     state = to_play()
     act(state, (2, "JS"), (3, "AC"), (0, "AS"), (1, "9H"))  # seat 1 trumps: team {1,3} won
     assert (state.phase, state.current_player) == ("jodi", 1)
-    act(state, (1, "pass"), (3, "pass"))
+    act(state, (1, "pass"))
+    assert state.legal_actions() == ["jodi:JD,QD,KD", "jodi:QD,KD", "pass"]  # 6.1.2: the partner may call too
+    act(state, (3, "jodi:QD,KD"), (3, "pass"))
+    assert state.jodis[-1][2] == 20 and state.counting_total() == 0 - 20  # a plain jodi of the trumping team
     assert state.phase == "play" and state.current_player == 1
     act(state, (1, "AH"), (2, "JH"), (3, "9D"), (0, "9S"))  # trick 2 to seat 2: no window
     assert (state.phase, state.current_player) == ("play", 2)
@@ -445,7 +448,11 @@ def test_8_2_3_mooney() -> None:
     assert state.legal_actions() == ["mooney", "pass", "royals", "thunee"]
     act(state, (3, "mooney"))
     assert state.to_position()["trump"] == "S" and state.current_player == 3
-    assert new(hands, redeal_max_points=0, six_trip=False, six_mooney=False).options["six_mooney"] is False
+    act(state, (3, "JS"))  # the caller leads; his opponents hold spades (KS): not void
+    assert state.phase == "play" and state.current_player == 4
+    off = new(hands, redeal_max_points=0, six_trip=False, six_mooney=False)
+    act(off, (2, "pass"), (4, "pass"), (0, "pass"), (1, "trump:9C"), (1, "pass"), (2, "pass"))
+    assert off.legal_actions() == ["pass", "royals", "thunee"]  # option six_mooney off
 
 
 # ---- 7.4 and positions --------------------------------------------------------------------------------------------
