@@ -102,6 +102,12 @@ def hand_points(hand: int) -> int:
 
 
 @cache
+def worth_more(points: int) -> int:
+    """The cards (a mask) worth more than ``points`` card points."""
+    return mask_of(c for c in DECK if CARD_POINTS[c] > points)
+
+
+@cache
 def special_ids(royals: bool, mooney: bool) -> list[int]:
     """6.4.1: pass, thunee, royals (option ``royals``) and mooney (a six-player hand of one suit with its jack,
     8.2.3), as sorted ids."""
@@ -203,7 +209,8 @@ class Thunee(TrickGame):
         self.contract, self.caller, self.doubler, self.kanak, self.voided = "normal", None, None, None, False
         self.jodis, self.used, self.leader = [], 0, first
         limit, points = self.options["redeal_max_points"], HAND_POINTS.pile_points
-        self.queue = [s for s in self.seats_from_dealer() if points(hands[s]) <= limit]  # 3.4
+        over = worth_more(limit)  # a hand holding one of these holds more than the limit
+        self.queue = [s for s in self.seats_from_dealer() if not hands[s] & over and points(hands[s]) <= limit]  # 3.4
         if self.queue:
             self.phase, self.current_player = "redeal", self.queue[0]
         else:
@@ -225,9 +232,10 @@ class Thunee(TrickGame):
 
     def _deal_second_round(self) -> None:
         """3.6: the rest of the deck one card at a time in the same order."""
-        first, dealt = (self.dealer + 1) % self.n, FIRST_ROUND[self.n]
-        for k, card in enumerate(self.stock, start=dealt):
-            self.hands[(first + k) % self.n] |= BIT[card]
+        n, stock = self.n, self.stock
+        first = self.dealer + 1 + FIRST_ROUND[n]  # deck card k to seat dealer + 1 + k
+        for j in range(n):
+            self.hands[(first + j) % n] |= mask_of(stock[j::n])
         self.stock = []
 
     def _dealt_again_now(self) -> None:
