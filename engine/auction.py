@@ -306,7 +306,7 @@ class RaiseForRight(Copyable):
     (True, 3, 20)
     """
 
-    COPY = {"actions": LIST, "calls": SHARED, "sides": SHARED}
+    COPY = {"calls": SHARED, "sides": SHARED}  # the rest are ints and bools
 
     def __init__(self, calls: tuple[int, ...], sides: tuple[int, ...], holder: int, passes_to_end: int,
                  jump: bool = False) -> None:
@@ -316,7 +316,6 @@ class RaiseForRight(Copyable):
         self.call = 0
         self.passes = 0
         self.passes_to_end = passes_to_end
-        self.actions: list[tuple[int, str]] = []
         self.over = False
         self.turn = self._next_speaker(holder)
 
@@ -335,7 +334,6 @@ class RaiseForRight(Copyable):
     def apply(self, word: str) -> None:
         """Record the action of the seat to speak (the caller has checked it is legal)."""
         seat = self.turn
-        self.actions.append((seat, word))
         if word == PASS:
             self.passes += 1
             self.over = self.passes == self.passes_to_end

@@ -314,8 +314,9 @@ class Thunee(TrickGame):
     def _plain_play(self, seat: int) -> bool:
         """A card play after the first of the deal (that one turns the trump card up, 5.3; a lone caller's names
         trump, 6.4.2) and outside the last trick's kanak (6.3), under the rules the fused loop read."""
-        return self.phase == "play" and self.RULES is self._fused_rules and bool(self.tricks or self.trick) and \
-            not self._may_kanak()
+        if self.phase != "play" or self.RULES is not self._fused_rules:
+            return False
+        return bool(self.tricks or self.trick) and not self._may_kanak()
 
     def _may_kanak(self) -> bool:
         """6.3.1: in the last trick, before a card, once a deal, not after a double nor in a lone call."""
