@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 
 import pytest
+from rules_text import play_checked
 
 import engine
 from engine.auction import RaiseForRight
@@ -524,3 +525,136 @@ def test_9_every_action_string() -> None:
     assert {f"call:{c}" for c in (*range(10, 101, 10), 104)} <= words
     assert {w for w in words if w.startswith("jodi:")} == {f"jodi:{j}" for s in "CDHS"
                                                            for j in (f"Q{s},K{s}", f"J{s},Q{s},K{s}")}
+
+
+# ---- the rules text restated: every legal list and every deal's balls of random matches ---------------------------
+
+ORDER = {"normal": "J9ATKQ", "royals": "QKTA9J"}  # 2.1, 2.4: high to low
+TRIP_TIERS = {"9": 3, "A": 3, "T": 3, "J": 2, "K": 1, "Q": 0}  # 8.2.2: tricks 1..3 of a trip
+CARD_VALUE = {"J": 30, "9": 20, "A": 11, "T": 10, "K": 3, "Q": 2}  # 2.1
+
+
+def _strength(card: str, contract: str, number: int, tricks: int) -> int:
+    if contract == "trip" and number < tricks:
+        return TRIP_TIERS[card[0]]
+    order = ORDER["royals" if contract == "royals" else "normal"]
+    return len(order) - order.index(card[0])
+
+
+def _winner(trick: list, trump: str | None, contract: str, number: int, tricks: int) -> int:
+    """5.6: the highest trump, else the highest card of the led suit; equal trip cards: the first played."""
+    best_seat, best = trick[0]
+    for seat, card in trick[1:]:
+        same = card[1] == best[1] and _strength(card, contract, number, tricks) > _strength(best, contract, number,
+                                                                                              tricks)
+        if same or (card[1] == trump and best[1] != trump):
+            best_seat, best = seat, card
+    return best_seat
+
+
+def _jodi_value(word: str, trump: str | None) -> int:
+    cards = word.split(":")[1].split(",")
+    return (30 if len(cards) == 3 else 20) + (20 if cards[0][1] == trump else 0)  # 6.1.1
+
+
+def _rules_text_legal(p: dict) -> list[str]:
+    phase, seat, options = p["phase"], p["current_player"], p["options"]
+    hand = p["hands"][seat]
+    if phase == "redeal":
+        return ["keep", "redeal"]
+    if phase == "trip":
+        return ["pass", "trip"]
+    if phase == "calling":  # 4.2
+        higher = [c for c in (*range(10, 101, 10), 104) if c > p["call"]]
+        return sorted(["pass", *(f"call:{c}" for c in (higher if options["call_jump"] else higher[:1]))])
+    if phase == "trump":  # 4.5
+        return sorted([f"trump:{c}" for c in hand] + (["trump:last"] if options["last_card_trump"] else []))
+    if phase == "special":  # 6.4.1, 8.2.3
+        held = hand + ([p["trump_card"]] if seat == p["trumper"] and p["trump_card"] else [])
+        mooney = p["players"] == 6 and options["six_mooney"] and len({c[1] for c in held}) == 1 and \
+            "J" + held[0][1] in held
+        return sorted(["pass", "thunee", *(["royals"] if options["royals"] else []), *(["mooney"] if mooney else [])])
+    if phase == "jodi":  # 6.1.4
+        available = hand + [c for s, c in p["tricks"][-1] if s == seat]
+        used = {c for _s, word, _k in p["jodi"] for c in word.split(":")[1].split(",")}
+        words = [f"jodi:{','.join(r + s for r in ranks)}" for s in "CDHS" for ranks in ("QK", "JQK")
+                 if all(r + s in available and r + s not in used for r in ranks)]
+        return sorted(["pass", *words])
+    if phase == "double":
+        return ["double", "pass"]
+    trick = p["trick"]  # 5.5
+    same = [c for c in hand if trick and c[1] == trick[0][1][1]]
+    cards = same or hand
+    last = len(p["tricks"]) == 24 // p["players"] - 1
+    kanak = last and p["contract"] == "normal" and p["double"] is None and p["kanak"] is None  # 6.3.1
+    return sorted(cards + (["kanak"] if kanak else []))
+
+
+def _rules_text_balls(tricks: list, p: dict) -> list[int]:
+    contract, n, options = p["contract"], p["players"], p["options"]
+    tricks = [t for t in tricks if t]
+    balls = [0, 0]
+    if p["phase"] == "special" or (contract in ("thunee", "royals", "mooney") and len(tricks[0]) == 1):
+        return balls  # 5.9: a void deal
+    trump = p["trump"] if contract != "thunee" and contract != "royals" else tricks[0][0][1][1]
+    count = 24 // n
+    winners = [_winner(t, trump, contract, k + 1, count) for k, t in enumerate(tricks)]
+    last = winners[-1]
+    if contract in ("thunee", "royals", "mooney"):  # 6.4.3, 6.5.2, 8.2.3
+        caller = p["caller"]
+        side = caller % 2
+        stake = {"thunee": options["thunee_balls"], "royals": options["royals_balls"], "mooney": 4}[contract]
+        if len(tricks) == count and all(w == caller for w in winners):
+            balls[side] = stake
+        else:
+            balls[1 - side] = 8 if contract == "mooney" and last % 2 != side else stake
+        return balls
+    if contract == "trip":  # 8.2.2
+        side = p["caller"] % 2
+        balls[side if last == p["caller"] else 1 - side] = 3 if last == p["caller"] else 6
+        return balls
+    jodi = [sum(_jodi_value(w, trump) for s, w, _k in p["jodi"] if s % 2 == side) for side in (0, 1)]
+    won = [sum(CARD_VALUE[c[0]] for t, w in zip(tricks, winners, strict=True) if w % 2 == side for _s, c in t)
+           for side in (0, 1)]
+    if p["double"] is not None:  # 6.2.2
+        side = p["double"] % 2
+        balls[side if last == p["double"] else 1 - side] = 2 if last == p["double"] else 4
+        return balls
+    if p["kanak"] is not None:  # 6.3.2
+        side, opp = p["kanak"] % 2, 1 - p["kanak"] % 2
+        counting = 1 - p["trumper"] % 2
+        before = sum(CARD_VALUE[c[0]] for t, w in zip(tricks[:-1], winners, strict=False) if w % 2 == opp
+                     for _s, c in t)
+        x = before - jodi[side] - 10 + (p["call"] if opp == counting else -p["call"])
+        made = last == p["kanak"] and any(w % 2 == opp for w in winners) and x < 0
+        balls[side if made else opp] = 3 if made else 4
+        return balls
+    counting = 1 - p["trumper"] % 2  # 7.2, 7.3
+    total = won[counting] + (10 if last % 2 == counting else 0) + p["call"] + jodi[counting] - jodi[1 - counting]
+    if total >= 105:
+        balls[counting] = 2 if p["call"] else 1
+    else:
+        balls[1 - counting] = 1
+    return balls
+
+
+LONE_CALLS = frozenset({"thunee", "royals", "mooney", "trip"})
+
+
+@pytest.mark.parametrize(("players", "options", "avoid"), [
+    (4, {}, frozenset()),
+    (4, {}, LONE_CALLS),
+    (4, {"target_balls": 12}, LONE_CALLS | {"kanak"}),  # normal deals, scored by 7.2
+    (4, {"royals": False, "call_jump": True, "last_card_trump": True, "thunee_balls": 2, "redeal_max_points": 20},
+     LONE_CALLS),
+    (6, {}, frozenset()),
+    (6, {}, LONE_CALLS),
+    (6, {"call_jump": True}, LONE_CALLS | {"kanak"}),
+    (6, {"six_trip": False, "royals_balls": 5, "call_jump": True}, frozenset({"thunee", "royals"})),
+])
+def test_random_matches_list_and_score_as_the_rules_text_says(players: int, options: dict,
+                                                                avoid: frozenset[str]) -> None:
+    for seed in range(10):
+        state = engine.new_match(GAME, seed=seed, players=players, options={"target_balls": 6, **options})
+        play_checked(state, seed, _rules_text_legal, _rules_text_balls, avoid=avoid)
+        assert state.is_terminal
