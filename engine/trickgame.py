@@ -577,8 +577,8 @@ class TrickGame(State):
     def _dealt_hand_keeps(self, seat: int, known: int, fact: Callable[[int], object]) -> Callable[[list[int]], bool]:
         """A ``_hand_check`` that keeps ``fact`` of ``seat``'s dealt hand (a mask -> a value): its known cards and the
         cards it played, with the unseen cards a sample deals it (Belote's combinations, contrée's weak hand)."""
-        held = (self.hands[seat] & known) | self._played_since(seat)
-        dealt = fact(self.hands[seat] | self._played_since(seat))
+        played = self._played_since(seat)
+        held, dealt = (self.hands[seat] & known) | played, fact(self.hands[seat] | played)
         return lambda cards: fact(held | mask_of(cards)) == dealt
 
     def _hidden_piles(self, seat: int) -> list[list[int]]:

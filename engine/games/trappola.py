@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..cards import BIT, RANK, RANKS, SUIT, cards_in, codes_of, make_deck, mask_of
+from ..cards import BIT, RANK, RANKS, cards_in, codes_of, make_deck, mask_of
 from ..clone import LIST, ROWS
 from ..declarations import RANK_MASK, SET_WORDS, hidden_set_ranks, rank_sets, ranks_held_thrice
 from ..errors import PositionError
@@ -26,7 +26,7 @@ from ..rng import Rng
 from ..scoring import highest_once_target_reached, leaders, point_table
 from ..state import GameInfo, GameLength, match_length, position_list, position_moves, position_seat
 from ..trickgame import TrickGame, TrickRules
-from ..tricks import NO_TRUMP, CardActions, Ranking, position_cards
+from ..tricks import NO_TRUMP, CardActions, Ranking, position_cards, trick_winner
 
 DECK = tuple(make_deck("2789TJQKA"))  # 1.3: the 3 to 6 of every suit removed
 RANKING = Ranking("AKQJT9872")  # 2.1: no trumps
@@ -50,7 +50,6 @@ SET_OF = {action: key for key, action in DECLARE_ID.items()}  # action id -> (ra
 SET_OF_WORD = {word: key for key, word in DECLARE_WORDS.items()}  # action string -> (rank, size)
 FIRST_WORD = ACTIONS.first_word
 CARD_OF = ACTIONS.card_of
-POWER = RANKING.power[NO_TRUMP]
 
 OPTIONS = (
     Option("target_score", int, 0, "0 = a single deal; T > 0 = deals until a cumulative total reaches T, the higher "
@@ -176,13 +175,8 @@ class Trappola(TrickGame):
 
     def trick_winners(self) -> list[tuple[int, bool]]:
         """(winner, won by a 2) of each finished trick."""
-        winners = []
-        for (leader, led), (follower, card) in self.tricks:
-            if SUIT[card] == SUIT[led] and POWER[card] > POWER[led]:  # 5.3
-                winners.append((follower, False))  # (a follower's 2 never wins: it is the lowest card)
-            else:
-                winners.append((leader, RANK[led] == 0))
-        return winners
+        winners = [trick[trick_winner([c for _s, c in trick], NO_TRUMP, RANKING)] for trick in self.tricks]  # 5.3
+        return [(seat, RANK[card] == 0) for seat, card in winners]  # (a 2 is the lowest card: it wins only led)
 
     def deal_points(self) -> dict[str, Any]:
         """7.1 for the finished tricks: per seat card points, declarations, tricks won by a 2 outside the final run,
