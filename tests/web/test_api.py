@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 import redis
 from starlette.testclient import TestClient
-from web_harness import WebServer
+from web_harness import ANALYSIS_NODES, WebServer
 
 import engine
 import replay
+from replay.analysis import analyze
 from replay.store import ReplayStore
 from services.web.app import HTTP_STATUS, create_app
 from services.web.frames import replay_frames
@@ -25,7 +26,7 @@ STATUS = {code.name: status for code, status in HTTP_STATUS.items()}
 
 @pytest.fixture(scope="module")
 def client(web_server: WebServer) -> Iterator[TestClient]:
-    with TestClient(create_app(web_server.redis_url)) as test_client:
+    with TestClient(create_app(web_server.redis_url, analysis_nodes=ANALYSIS_NODES)) as test_client:
         yield test_client
 
 
@@ -233,18 +234,48 @@ def test_a_replay_is_the_engines_record_turn_by_turn(client: TestClient, web_ser
         "replay": shown["replay"], "perspective": "seat", "seat": 1}))
 
 
-def test_an_analysis_marks_each_move_with_its_loss(web_server: WebServer) -> None:
-    replay_id = f"{web_server.collection}/1"  # Tablanette: a turn of several moves adds up their losses
+def test_a_trick_games_replay_is_analysed_apart_and_once(web_server: WebServer,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The viewer's analysis is replay.analysis' report with the server's node budget, asked for after the replay
+    (which does not wait for it), computed once per replay and from_trick."""
+    import services.replays
 
-    def losses(data: bytes) -> dict[int, float]:
-        assert data == web_server.replays[replay_id]
-        return {number: number % 3 for number in range(1, 11)}
+    runs: list[tuple[int, int]] = []
 
-    with TestClient(create_app(web_server.redis_url, move_losses=losses)) as analysed:
-        turns = analysed.get(f"/api/replays/{replay_id}").json()["turns"]
-    for turn in turns:
-        covered = [n % 3 for n in range(turn["first"], turn["last"] + 1) if n <= 10]
-        assert turn.get("loss") == (sum(covered) if covered else None)
+    def counted(data: bytes, from_trick: int, max_nodes: int) -> dict[str, Any]:
+        runs.append((from_trick, max_nodes))
+        return analyze(data, from_trick, max_nodes)
+
+    monkeypatch.setattr(services.replays, "analyze", counted)
+    replay_id = f"{web_server.collection}/2"  # German Whist
+    data = web_server.replays[replay_id]
+    with TestClient(create_app(web_server.redis_url, analysis_nodes=ANALYSIS_NODES)) as analysed:
+        shown = analysed.get(f"/api/replays/{replay_id}").json()
+        assert shown["analysable"] and runs == []  # the replay comes without its analysis
+        report = analysed.get(f"/api/replays/{replay_id}/analysis").json()
+        assert report == {"replay_id": replay_id, **json.loads(json.dumps(analyze(data, 1, ANALYSIS_NODES)))}
+        assert analysed.get(f"/api/replays/{replay_id}/analysis").json() == report
+        assert runs == [(1, ANALYSIS_NODES)]  # kept: the second request did not search again
+        later = analysed.get(f"/api/replays/{replay_id}/analysis?from_trick=24").json()
+        assert runs == [(1, ANALYSIS_NODES), (24, ANALYSIS_NODES)]
+    assert report["turning_points"] and report["exact_from_move"] > 1  # something to show, and a part not analysed
+    assert {m["status"] for m in report["moves"]} == {"exact", "too large"}
+    assert {m["status"] for m in later["moves"]} == {"exact", "before from_trick"}
+    moves = {m["move"]: m for m in report["moves"]}
+    assert set(moves) == {t["first"] for t in shown["turns"]}  # every card played, by its move number
+    worst = moves[report["turning_points"][0]]
+    assert worst["loss"] == worst["best"] - worst["value"] > 0
+
+
+def test_only_a_trick_games_replay_has_an_analysis(client: TestClient, web_server: WebServer) -> None:
+    replay_id = f"{web_server.collection}/1"  # Tablanette: a fishing game
+    assert client.get(f"/api/replays/{replay_id}").json()["analysable"] is False
+    refused(client.get(f"/api/replays/{replay_id}/analysis"), "INVALID_ARGUMENT", "tablanette is not a trick game")
+    belote = f"{web_server.collection}/0"
+    assert client.get(f"/api/replays/{belote}").json()["analysable"] is True
+    refused(client.get(f"/api/replays/{belote}/analysis?from_trick=0"), "INVALID_ARGUMENT",
+            "from_trick is a whole number from 1")
+    refused(client.get(f"/api/replays/{web_server.collection}/999/analysis"), "NOT_FOUND", "no replay")
 
 
 @pytest.mark.parametrize(("path", "code", "fragment"), [
@@ -269,11 +300,12 @@ def test_a_corrupt_stored_replay_is_data_loss(client: TestClient, web_server: We
     collection = f"{web_server.collection}-corrupt"
     with redis.Redis.from_url(web_server.redis_url) as raw:
         store = ReplayStore(raw)
-        replay_id = store.save(replay.record_deal("tablanette", seed=4), collection)
+        replay_id = store.save(replay.record_deal("german_whist", seed=4), collection)
         data = bytearray(store.get(replay_id))
         data[len(data) // 2] ^= 0xFF
         raw.hset(store.bucket_key(collection, 0), 0, bytes(data))
     refused(client.get(f"/api/replays/{replay_id}"), "DATA_LOSS", replay_id.split("/")[0])
+    refused(client.get(f"/api/replays/{replay_id}/analysis"), "DATA_LOSS", replay_id.split("/")[0])
 
 
 # ---- jobs ---------------------------------------------------------------------------------------------------------
