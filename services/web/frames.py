@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.search.double_dummy import unsolvable
 from engine.state import State
-from engine.trickgame import TrickGame
 from replay import ReplayError
 from replay.record import replay_turns
 
@@ -47,10 +47,11 @@ def frame(state: State, seat: int | None, move_number: int) -> dict[str, Any]:
 
 def replay_frames(data: bytes, replay_id: str, seat: int | None) -> dict[str, Any]:
     """Every turn of a replay and the frame before the first and after each (run it in a worker thread), and whether
-    the game has the move-by-move analysis (``analysable``: a trick game; the page then asks for it)."""
+    the replay has the move-by-move analysis (``analysable``: a card played in a position the double-dummy solver
+    takes, as in most trick games; the page then asks for it)."""
     replayer = open_replayer(data, replay_id)
     state = replayer.state
-    analysable = isinstance(state, TrickGame)
+    analysable = unsolvable(state) is None
     if seat is not None and not 0 <= seat < state.players:
         raise InvalidArgument(f"seat {seat} does not exist: this replay has seats 0..{state.players - 1}")
     frames = [frame(state, seat, 0)]
@@ -65,6 +66,7 @@ def replay_frames(data: bytes, replay_id: str, seat: int | None) -> dict[str, An
             if state.deal_index != turn.deal_index or state.is_terminal:  # this turn ended a deal: show its result
                 shown["deal_result"] = state.deal_results[-1]
             frames.append(shown)
+            analysable = analysable or unsolvable(state) is None
     except ReplayError as exc:
         raise DataLoss(f"replay {replay_id} does not decode: {exc}") from None
     return {"turns": turns, "frames": frames, "scores": state.scores, "analysable": analysable,

@@ -14,6 +14,7 @@ from web_harness import ANALYSIS_NODES, WebServer
 
 import engine
 import replay
+from engine.trickgame import TrickGame
 from replay.analysis import analyze
 from replay.store import ReplayStore
 from services.web.app import HTTP_STATUS, create_app
@@ -276,6 +277,19 @@ def test_only_a_trick_games_replay_has_an_analysis(client: TestClient, web_serve
     refused(client.get(f"/api/replays/{belote}/analysis?from_trick=0"), "INVALID_ARGUMENT",
             "from_trick is a whole number from 1")
     refused(client.get(f"/api/replays/{web_server.collection}/999/analysis"), "NOT_FOUND", "no replay")
+
+
+def test_a_replay_is_analysable_where_the_analysis_has_cards(client: TestClient, web_server: WebServer) -> None:
+    """The page asks for the analysis of a replay only where it has something: the fishing games and the trick
+    games whose tricks the double-dummy solver does not take (their own trick rules) have none."""
+    games = {}
+    for replay_id, data in list(web_server.replays.items())[4:]:  # a deal of every game
+        game = replay.decode(data).header.game
+        games[game] = client.get(f"/api/replays/{replay_id}").json()["analysable"]
+        trick_game = isinstance(engine.new_match(game, seed=1), TrickGame)
+        assert games[game] == (trick_game and bool(analyze(data, max_nodes=1)["moves"])), game
+    assert games["german_whist"] and games["belote_contree"] and not games["tablanette"]
+    assert not all(games.values())
 
 
 @pytest.mark.parametrize(("path", "code", "fragment"), [
