@@ -4,13 +4,16 @@ status of the gRPC code, nothing changed), the API key, the page's assets, and t
 from __future__ import annotations
 
 import json
+import threading
+import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 import redis
 from starlette.testclient import TestClient
-from web_harness import ANALYSIS_NODES, WebServer
+from web_harness import ANALYSIS_NODES, WebServer, serve_in_thread
 
 import engine
 import replay
@@ -40,6 +43,11 @@ def refused(response: Any, code: str, *fragments: str) -> str:
     for fragment in fragments:
         assert fragment in error["message"]
     return error["message"]
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return json.loads(response.read())
 
 
 def new_match(client: TestClient, **body: Any) -> dict[str, Any]:
@@ -266,6 +274,43 @@ def test_a_trick_games_replay_is_analysed_apart_and_once(web_server: WebServer,
     assert set(moves) == {t["first"] for t in shown["turns"]}  # every card played, by its move number
     worst = moves[report["turning_points"][0]]
     assert worst["loss"] == worst["best"] - worst["value"] > 0
+
+
+def test_an_analysis_under_way_holds_up_nothing_else(web_server: WebServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a search runs (held here until the other requests are answered), the server answers the replay and
+    other calls; a second request for the same replay waits for the same search."""
+    import services.replays
+
+    started, release = threading.Event(), threading.Event()
+    runs = []
+
+    def held(data: bytes, from_trick: int, max_nodes: int) -> dict[str, Any]:
+        runs.append(from_trick)
+        started.set()
+        assert release.wait(30)
+        return analyze(data, from_trick, max_nodes)
+
+    monkeypatch.setattr(services.replays, "analyze", held)
+    replay_id = f"{web_server.collection}/0"  # Belote contrée
+    server, thread, port = serve_in_thread(create_app(web_server.redis_url, analysis_nodes=ANALYSIS_NODES))
+    base = f"http://127.0.0.1:{port}"
+    try:
+        with ThreadPoolExecutor(2) as requests:
+            first = requests.submit(get_json, f"{base}/api/replays/{replay_id}/analysis")
+            assert started.wait(30)
+            second = requests.submit(get_json, f"{base}/api/replays/{replay_id}/analysis")
+            assert get_json(f"{base}/api/replays/{replay_id}")["analysable"]  # not held up by the search
+            assert [g["id"] for g in get_json(f"{base}/api/games")] == engine.list_games()
+            assert not first.done()
+            release.set()
+            assert first.result(30) == second.result(30)
+    finally:
+        release.set()
+        server.should_exit = True
+        thread.join(timeout=15)
+    assert runs == [1]
+    data = web_server.replays[replay_id]
+    assert first.result()["moves"] == json.loads(json.dumps(analyze(data, 1, ANALYSIS_NODES)["moves"]))
 
 
 def test_only_a_trick_games_replay_has_an_analysis(client: TestClient, web_server: WebServer) -> None:
