@@ -184,6 +184,8 @@ def test_the_viewer_marks_each_cards_loss_from_the_analysis(page: Any, web_serve
     assert "current" in item.get_attribute("class")
     expect(page.get_by_test_id("move-analysis")).to_contain_text(
         f"S{worst['seat']} {worst['card']}: {worst['value']} of the best {worst['best']}")
+    trick_word = "trick" if worst["loss"] == 1 else "tricks"
+    assert page.get_by_test_id("verdict").inner_text() == f"lost {worst['loss']} {trick_word}"
     screenshot(page, "replay-viewer-analysis")
 
 

@@ -165,6 +165,7 @@ async function showViewer(replayId, params) {
   const table = h("div");
   const moves = h("ol", { class: "movelist", "aria-label": "moves" });
   const position = h("span", { class: "muted", "data-testid": "position" });
+  const verdict = h("span", { class: "verdict", "data-testid": "verdict" });  // the last card's loss, once analysed
   const permalink = h("a", { "data-testid": "permalink" }, "permalink");
   const playButton = h("button", { type: "button", "aria-label": "play", onclick: () => togglePlay() }, "\u25b6 play");
   const pace = h("select", { "aria-label": "pace" }, [["2000", "slow"], ["800", "normal"], ["300", "fast"],
@@ -189,6 +190,7 @@ async function showViewer(replayId, params) {
   });
   const analysis = data.analysable ? h("div", { class: "panel", "data-testid": "analysis" }) : null;
   let analysed = null;  // the analysis' rows of each turn (by index), once it has come
+  let unitOf = null;  // its unit for n ("1 trick", "2 tricks")
 
   function draw() {
     const shown = data.frames[index];
@@ -228,6 +230,7 @@ async function showViewer(replayId, params) {
     const byMove = new Map(report.moves.map((m) => [m.move, m]));
     const turning = new Set(report.turning_points);
     const unit = report.unit;
+    unitOf = (n) => (n === 1 ? unit.replace(/s$/, "") : unit);
     analysed = data.turns.map((turn) => {
       const rows = [];
       for (let n = turn.first; n <= turn.last; n++) if (byMove.has(n)) rows.push(byMove.get(n));
@@ -273,6 +276,9 @@ async function showViewer(replayId, params) {
   function showMoveAnalysis() {
     const out = analysis.querySelector("[data-testid=move-analysis]");
     const rows = index ? analysed[index - 1].filter((m) => m.status === "exact") : [];
+    const loss = rows.reduce((sum, m) => sum + m.loss, 0);
+    verdict.className = "verdict" + (loss === 0 ? " zero" : "");
+    verdict.textContent = !rows.length ? "" : loss === 0 ? "best card" : `lost ${loss} ${unitOf(loss)}`;
     fill(out, rows.map((m) => h("span", {}, `S${m.seat} ${m.card}: ${m.value} of the best ${m.best}; each card `,
       Object.entries(m.values).map(([card, value]) => h("span", { class: value === m.best ? "best" : "",
                                                                   text: ` ${card}=${value}` })))));
@@ -309,7 +315,7 @@ async function showViewer(replayId, params) {
       + `${replay.move_count} moves \u00b7 ${replay.size_bytes} bytes \u00b7 policies ${replay.policies.join(", ")}`),
     h("div", { class: "controls" }, button("|\u25c0", "first", () => 0), button("\u25c0", "back", () => index - 1),
       button("\u25b6", "forward", () => index + 1), button("\u25b6|", "last", () => lastIndex), playButton, pace,
-      perspective, permalink, position),
+      perspective, permalink, position, verdict),
     h("div", { class: "grid2" }, h("div", {}, table, final),
       h("div", {}, h("div", { class: "panel" }, h("h2", { text: "Moves" }), moves,
         h("p", { class: "muted", text: "\u2190 \u2192 step, Home/End jump, space plays" })), analysis)));
