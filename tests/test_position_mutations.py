@@ -211,6 +211,7 @@ MUTATORS: dict[str, list[Mutator]] = {
     "trappola": TRICK_MUTATORS,
     "tres": [swap_between_hands, change_seat_to_play, drop_a_card, break_tres_follow_rule, unsorted_hand],
     "two_ten_jack": TRICK_MUTATORS,
+    "thunee": TRICK_MUTATORS,
 }
 CASES = [case for case in GAME_CASES if case.values[0] in MUTATORS]
 

@@ -57,6 +57,10 @@ def fixtures() -> dict[str, bytes]:
         "two_ten_jack-3p-match": _as_version_1(replay.record_match(
             "two_ten_jack", seed=12, players=3, options={"num_games": 2}, first_dealer=0,
             policies=["greedy", "random", "greedy"])),
+        "thunee-deal": _as_version_1(replay.record_deal("thunee", seed=41, policies=["greedy", "random"] * 2)),
+        "thunee-6p-match": _as_version_1(replay.record_match(
+            "thunee", seed=43, players=6, options={"target_balls": 6, "call_jump": True}, first_dealer=5,
+            policies=["greedy", "random", "greedy", "greedy", "random", "random"])),
         "botifarra-deal": _as_version_1(replay.record_deal("botifarra", seed=13,
                                                            policies=["greedy", "random", "greedy", "random"])),
         "botifarra-options-match": _as_version_1(replay.record_match(
