@@ -19,13 +19,13 @@ from typing import Any
 import grpc
 
 from replay import ReplayError
-from replay.analysis import BEFORE, EXACT, MAX_NODES, TOO_LARGE, analyze
+from replay.analysis import BEFORE, EXACT, MAX_NODES, TOO_LARGE
 from replay.export import export_json, text_record
 
 from .backends import Backends
 from .errors import DataLoss, InvalidArgument
 from .generated.cardtable.v1 import common_pb2, replay_service_pb2, replay_service_pb2_grpc
-from .replays import Replays, open_replayer, read_header, replay_steps
+from .replays import Replays, analysis_of, open_replayer, read_header, replay_steps
 from .rpc import streaming, unary
 from .views import move_message, view
 
@@ -98,12 +98,7 @@ class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
         if max_nodes > MOST_NODES:
             raise InvalidArgument(f"max_nodes is at most {MOST_NODES:,}, got {max_nodes:,}")
         data = await self.replays.fetch(request.replay_id)
-        try:
-            report = await asyncio.to_thread(analyze, data, request.from_trick or 1, max_nodes)
-        except ReplayError as exc:
-            raise DataLoss(f"replay {request.replay_id} does not decode: {exc}") from None
-        except ValueError as exc:
-            raise InvalidArgument(str(exc)) from None
+        report = await asyncio.to_thread(analysis_of, data, request.replay_id, request.from_trick or 1, max_nodes)
         return analysis_message(request.replay_id, report)
 
 

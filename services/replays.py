@@ -8,6 +8,7 @@ answers. The store is synchronous, so its calls run in worker threads.
     replays = Replays(backends)
     data = await replays.fetch("live/17")
     steps = replay_steps(open_replayer(data, "live/17"), "live/17")
+    report = analysis_of(data, "live/17", from_trick=1, max_nodes=50_000)  # in a worker thread
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replay import Replayer, ReplayError
+from replay.analysis import analyze
 from replay.codec import Header, decode_frame
 from replay.record import Step
 from replay.store import LIVE_COLLECTION, check_collection, parse_id
@@ -116,3 +118,14 @@ def replay_steps(replayer: Replayer, replay_id: str) -> Iterator[Step]:
         yield from replayer
     except ReplayError as exc:
         raise DataLoss(f"replay {replay_id} does not decode: {exc}") from None
+
+
+def analysis_of(data: bytes, replay_id: str, from_trick: int, max_nodes: int) -> dict[str, Any]:
+    """:func:`replay.analysis.analyze`'s report of a replay (run it in a worker thread); DataLoss if its bytes do not
+    decode, InvalidArgument for a game without the analysis (not a trick game) or a bad ``from_trick``."""
+    try:
+        return analyze(data, from_trick, max_nodes)
+    except ReplayError as exc:
+        raise DataLoss(f"replay {replay_id} does not decode: {exc}") from None
+    except ValueError as exc:
+        raise InvalidArgument(str(exc)) from None

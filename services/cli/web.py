@@ -3,6 +3,7 @@
     cardtable web                                  # http://127.0.0.1:8080/ over the embedded Valkey
     cardtable web --port 8000 --redis-url redis://127.0.0.1:6379
     CARDTABLE_API_KEY=s3cret cardtable web         # every /api/ call then needs the key, as `cardtable serve`'s do
+    cardtable web --analysis-nodes 200000          # a deeper (slower) analysis of the trick games' replays
 
 It binds 127.0.0.1 unless told otherwise, and reads the same Redis (matches, replays, jobs) as ``cardtable serve``:
 a match started on the page is a gRPC match too, and a job submitted over gRPC shows its progress on the page. Every
@@ -15,6 +16,8 @@ import os
 from pathlib import Path
 
 import click
+
+from services.web.analysis import NODES as ANALYSIS_NODES
 
 from .serve import _read_api_key
 
@@ -51,10 +54,13 @@ def allowed_hosts(host: str) -> list[str] | None:
               help="Require this key in every API call's 'x-api-key' header (default: $CARDTABLE_API_KEY; none).")
 @click.option("--api-key-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Read the API key from this file (its first line).")
+@click.option("--analysis-nodes", type=click.IntRange(min=1), default=ANALYSIS_NODES, show_default=True,
+              help="The replay analysis' double-dummy budget per position (as `cardtable replay analyze "
+                   "--max-nodes`): the viewer's analysis is exact from the first trick it settles within it.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
               show_default=True)
 def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_key_file: Path | None,
-        log_level: str) -> None:
+        analysis_nodes: int, log_level: str) -> None:
     """Serve the web page: replay viewer, simulation jobs and a live table against the bots."""
     import uvicorn
 
@@ -69,8 +75,8 @@ def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_ke
     configure_logging(log_level)
     click.echo(f"cardtable web: {page_url(host, port)}", err=True)
     try:
-        uvicorn.run(create_app(redis_url, api_key or None, allowed_hosts=allowed_hosts(host)), host=host, port=port,
-                    log_level=log_level, access_log=log_level == "debug")
+        app = create_app(redis_url, api_key or None, analysis_nodes=analysis_nodes, allowed_hosts=allowed_hosts(host))
+        uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug")
     except (ConnectionError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
 

@@ -19,7 +19,7 @@ import hmac
 import io
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,7 @@ from ..replays import Replays, read_header
 from ..rpc import MAX_TEXT
 from ..simulation_service import list_jobs, load_job
 from ..views import public_observation
+from .analysis import NODES, Analyses
 from .frames import replay_frames
 
 log = logging.getLogger("cardtable.web")
@@ -233,16 +234,12 @@ def job_summary(record: JobRecord, with_results: bool = True) -> dict[str, Any]:
 
 # ---- the app --------------------------------------------------------------------------------------------------------
 
-# What each move of a replay lost against the best play (move number -> loss), for the moves it analyses.
-MoveLosses = Callable[[bytes], Mapping[int, float]]
-
-
 class WebApi:
-    """The endpoints, over one process's backends (opened when the app starts); ``move_losses``, when given, marks
-    the moves of every replay shown with their loss."""
+    """The endpoints, over one process's backends (opened when the app starts); the trick games' replays are
+    analysed with a budget of ``analysis_nodes`` double-dummy nodes per position."""
 
-    def __init__(self, move_losses: MoveLosses | None = None) -> None:
-        self.move_losses = move_losses
+    def __init__(self, analysis_nodes: int = NODES) -> None:
+        self.analyses = Analyses(analysis_nodes)
         self.backends: Backends | None = None
         self.games: LiveGames | None = None
         self.replays: Replays | None = None
@@ -257,6 +254,7 @@ class WebApi:
     def close(self) -> None:
         if self.jobs is not None:
             self.jobs.redis.close()
+        self.analyses.close()
 
     def routes(self) -> list[Route | Mount]:
         return [
@@ -266,6 +264,7 @@ class WebApi:
             Route("/api/policies", api(self.list_policies)),
             Route("/api/collections", api(self.list_collections)),
             Route("/api/replays", api(self.list_replays)),
+            Route("/api/replays/{replay_id:path}/analysis", api(self.get_analysis)),
             Route("/api/replays/{replay_id:path}", api(self.get_replay)),
             Route("/api/jobs", api(self.list_jobs)),
             Route("/api/jobs/{job_id}/plot.svg", api(self.job_plot)),
@@ -326,9 +325,17 @@ class WebApi:
             raise InvalidArgument(f"perspective is 'full' or 'seat', got {quoted(perspective)}")
         seat = query_int(request, "seat", 0) if perspective == "seat" else None
         data = await self.replays.fetch(replay_id)
-        losses = None if self.move_losses is None else await asyncio.to_thread(self.move_losses, data)
-        shown = await asyncio.to_thread(replay_frames, data, replay_id, seat, losses)
+        shown = await asyncio.to_thread(replay_frames, data, replay_id, seat)
         return {"replay": replay_summary(replay_id, data), "perspective": perspective, "seat": seat, **shown}
+
+    async def get_analysis(self, request: Request) -> dict[str, Any]:
+        """The move-by-move analysis of a trick game's replay (``cardtable replay analyze``'s report), from trick
+        ``from_trick`` (default 1) on, with the server's node budget; kept for the next request."""
+        assert self.replays is not None
+        replay_id = request.path_params["replay_id"]
+        from_trick = query_int(request, "from_trick", 1, low=1, high=1000) or 1
+        data = await self.replays.fetch(replay_id)
+        return await self.analyses.report(replay_id, data, from_trick)
 
     # ---- jobs ----
 
@@ -463,13 +470,14 @@ async def index(request: Request) -> Response:
 
 
 def create_app(redis_url: str | None, api_key: str | None = None, data_dir: Path | None = None,
-               backends: Backends | None = None, move_losses: MoveLosses | None = None,
+               backends: Backends | None = None, analysis_nodes: int = NODES,
                allowed_hosts: Sequence[str] | None = None) -> Starlette:
     """The web app over Redis at ``redis_url`` (None: the embedded Valkey, in ``data_dir``), or over ``backends``
-    already open (which the caller then closes); ``move_losses`` analyses a replay's moves for the viewer. With
+    already open (which the caller then closes); ``analysis_nodes`` is the replay analysis' double-dummy budget per
+    position (its search is exact where it settles a position within it). With
     ``allowed_hosts``, a request naming any other host (its Host header) is refused: a page elsewhere that points its
     own host name at 127.0.0.1 (DNS rebinding) cannot read a loopback server's API."""
-    web = WebApi(move_losses)
+    web = WebApi(analysis_nodes)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -12,9 +12,9 @@ seat (its own observation: its hand, the public cards, the others' hand sizes). 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
+from engine.search.double_dummy import unsolvable
 from engine.state import State
 from replay import ReplayError
 from replay.record import replay_turns
@@ -45,15 +45,13 @@ def frame(state: State, seat: int | None, move_number: int) -> dict[str, Any]:
     return shown
 
 
-def replay_frames(data: bytes, replay_id: str, seat: int | None,
-                  losses: Mapping[int, float] | None = None) -> dict[str, Any]:
-    """Every turn of a replay and the frame before the first and after each (run it in a worker thread).
-
-    ``losses`` (move number -> what the move lost against the best play, from an analysis of the deal) marks each
-    turn it covers with its ``loss``: the viewer shows it beside the move.
-    """
+def replay_frames(data: bytes, replay_id: str, seat: int | None) -> dict[str, Any]:
+    """Every turn of a replay and the frame before the first and after each (run it in a worker thread), and whether
+    the replay has the move-by-move analysis (``analysable``: a card played in a position the double-dummy solver
+    takes, as in most trick games; the page then asks for it)."""
     replayer = open_replayer(data, replay_id)
     state = replayer.state
+    analysable = unsolvable(state) is None
     if seat is not None and not 0 <= seat < state.players:
         raise InvalidArgument(f"seat {seat} does not exist: this replay has seats 0..{state.players - 1}")
     frames = [frame(state, seat, 0)]
@@ -63,16 +61,14 @@ def replay_frames(data: bytes, replay_id: str, seat: int | None,
             shown_turn = {"first": turn.first, "last": turn.last, "seat": turn.seat, "deal_index": turn.deal_index,
                           "action": turn.action if seat is None else state.action_seen_by(seat, turn.seat,
                                                                                           turn.action)}
-            lost = [losses[n] for n in range(turn.first, turn.last + 1) if n in losses] if losses else []
-            if lost:
-                shown_turn["loss"] = sum(lost)
             turns.append(shown_turn)
             shown = frame(state, seat, turn.last)
             if state.deal_index != turn.deal_index or state.is_terminal:  # this turn ended a deal: show its result
                 shown["deal_result"] = state.deal_results[-1]
             frames.append(shown)
+            analysable = analysable or unsolvable(state) is None
     except ReplayError as exc:
         raise DataLoss(f"replay {replay_id} does not decode: {exc}") from None
-    return {"turns": turns, "frames": frames, "scores": state.scores,
+    return {"turns": turns, "frames": frames, "scores": state.scores, "analysable": analysable,
             "winners": None if state.winners is None else list(state.winners),
             "deal_results": [r for r in state.deal_results if r["deal"] >= replayer.start_deal]}

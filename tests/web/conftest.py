@@ -17,7 +17,14 @@ from services.protogen import ensure_generated
 
 ensure_generated()  # the web app reads jobs through the simulation service's helpers, which import the stubs
 
-from web_harness import CHROMIUM, CHROMIUM_ARGS, WebServer, seeded_replays, serve_in_thread  # noqa: E402
+from web_harness import (  # noqa: E402
+    ANALYSIS_NODES,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    WebServer,
+    seeded_replays,
+    serve_in_thread,
+)
 
 from services.cli.web import allowed_hosts  # noqa: E402
 from services.web.app import create_app  # noqa: E402
@@ -31,7 +38,8 @@ def web_server(redis_url: str) -> Iterator[WebServer]:
     collection = f"webtest-{secrets.token_hex(4)}"
     data = seeded_replays()
     indexes = store.add(collection, data)
-    server, thread, port = serve_in_thread(create_app(redis_url, allowed_hosts=allowed_hosts("127.0.0.1")))
+    server, thread, port = serve_in_thread(create_app(redis_url, analysis_nodes=ANALYSIS_NODES,
+                                                              allowed_hosts=allowed_hosts("127.0.0.1")))
     try:
         yield WebServer(f"http://127.0.0.1:{port}", redis_url, collection,
                         {f"{collection}/{i}": d for i, d in zip(indexes, data, strict=True)})

@@ -4,16 +4,21 @@ status of the gRPC code, nothing changed), the API key, the page's assets, and t
 from __future__ import annotations
 
 import json
+import threading
+import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 import redis
 from starlette.testclient import TestClient
-from web_harness import WebServer
+from web_harness import ANALYSIS_NODES, WebServer, serve_in_thread
 
 import engine
 import replay
+from engine.trickgame import TrickGame
+from replay.analysis import analyze
 from replay.store import ReplayStore
 from services.web.app import HTTP_STATUS, create_app
 from services.web.frames import replay_frames
@@ -25,7 +30,7 @@ STATUS = {code.name: status for code, status in HTTP_STATUS.items()}
 
 @pytest.fixture(scope="module")
 def client(web_server: WebServer) -> Iterator[TestClient]:
-    with TestClient(create_app(web_server.redis_url)) as test_client:
+    with TestClient(create_app(web_server.redis_url, analysis_nodes=ANALYSIS_NODES)) as test_client:
         yield test_client
 
 
@@ -38,6 +43,11 @@ def refused(response: Any, code: str, *fragments: str) -> str:
     for fragment in fragments:
         assert fragment in error["message"]
     return error["message"]
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return json.loads(response.read())
 
 
 def new_match(client: TestClient, **body: Any) -> dict[str, Any]:
@@ -233,18 +243,98 @@ def test_a_replay_is_the_engines_record_turn_by_turn(client: TestClient, web_ser
         "replay": shown["replay"], "perspective": "seat", "seat": 1}))
 
 
-def test_an_analysis_marks_each_move_with_its_loss(web_server: WebServer) -> None:
-    replay_id = f"{web_server.collection}/1"  # Tablanette: a turn of several moves adds up their losses
+def test_a_trick_games_replay_is_analysed_apart_and_once(web_server: WebServer,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The viewer's analysis is replay.analysis' report with the server's node budget, asked for after the replay
+    (which does not wait for it), computed once per replay and from_trick."""
+    import services.replays
 
-    def losses(data: bytes) -> dict[int, float]:
-        assert data == web_server.replays[replay_id]
-        return {number: number % 3 for number in range(1, 11)}
+    runs: list[tuple[int, int]] = []
 
-    with TestClient(create_app(web_server.redis_url, move_losses=losses)) as analysed:
-        turns = analysed.get(f"/api/replays/{replay_id}").json()["turns"]
-    for turn in turns:
-        covered = [n % 3 for n in range(turn["first"], turn["last"] + 1) if n <= 10]
-        assert turn.get("loss") == (sum(covered) if covered else None)
+    def counted(data: bytes, from_trick: int, max_nodes: int) -> dict[str, Any]:
+        runs.append((from_trick, max_nodes))
+        return analyze(data, from_trick, max_nodes)
+
+    monkeypatch.setattr(services.replays, "analyze", counted)
+    replay_id = f"{web_server.collection}/2"  # German Whist
+    data = web_server.replays[replay_id]
+    with TestClient(create_app(web_server.redis_url, analysis_nodes=ANALYSIS_NODES)) as analysed:
+        shown = analysed.get(f"/api/replays/{replay_id}").json()
+        assert shown["analysable"] and runs == []  # the replay comes without its analysis
+        report = analysed.get(f"/api/replays/{replay_id}/analysis").json()
+        assert report == {"replay_id": replay_id, **json.loads(json.dumps(analyze(data, 1, ANALYSIS_NODES)))}
+        assert analysed.get(f"/api/replays/{replay_id}/analysis").json() == report
+        assert runs == [(1, ANALYSIS_NODES)]  # kept: the second request did not search again
+        later = analysed.get(f"/api/replays/{replay_id}/analysis?from_trick=24").json()
+        assert runs == [(1, ANALYSIS_NODES), (24, ANALYSIS_NODES)]
+    assert report["turning_points"] and report["exact_from_move"] > 1  # something to show, and a part not analysed
+    assert {m["status"] for m in report["moves"]} == {"exact", "too large"}
+    assert {m["status"] for m in later["moves"]} == {"exact", "before from_trick"}
+    moves = {m["move"]: m for m in report["moves"]}
+    assert set(moves) == {t["first"] for t in shown["turns"]}  # every card played, by its move number
+    worst = moves[report["turning_points"][0]]
+    assert worst["loss"] == worst["best"] - worst["value"] > 0
+
+
+def test_an_analysis_under_way_holds_up_nothing_else(web_server: WebServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a search runs (held here until the other requests are answered), the server answers the replay and
+    other calls; a second request for the same replay waits for the same search."""
+    import services.replays
+
+    started, release = threading.Event(), threading.Event()
+    runs = []
+
+    def held(data: bytes, from_trick: int, max_nodes: int) -> dict[str, Any]:
+        runs.append(from_trick)
+        started.set()
+        assert release.wait(30)
+        return analyze(data, from_trick, max_nodes)
+
+    monkeypatch.setattr(services.replays, "analyze", held)
+    replay_id = f"{web_server.collection}/0"  # Belote contrée
+    server, thread, port = serve_in_thread(create_app(web_server.redis_url, analysis_nodes=ANALYSIS_NODES))
+    base = f"http://127.0.0.1:{port}"
+    try:
+        with ThreadPoolExecutor(2) as requests:
+            first = requests.submit(get_json, f"{base}/api/replays/{replay_id}/analysis")
+            assert started.wait(30)
+            second = requests.submit(get_json, f"{base}/api/replays/{replay_id}/analysis")
+            assert get_json(f"{base}/api/replays/{replay_id}")["analysable"]  # not held up by the search
+            assert [g["id"] for g in get_json(f"{base}/api/games")] == engine.list_games()
+            assert not first.done()
+            release.set()
+            assert first.result(30) == second.result(30)
+    finally:
+        release.set()
+        server.should_exit = True
+        thread.join(timeout=15)
+    assert runs == [1]
+    data = web_server.replays[replay_id]
+    assert first.result()["moves"] == json.loads(json.dumps(analyze(data, 1, ANALYSIS_NODES)["moves"]))
+
+
+def test_only_a_trick_games_replay_has_an_analysis(client: TestClient, web_server: WebServer) -> None:
+    replay_id = f"{web_server.collection}/1"  # Tablanette: a fishing game
+    assert client.get(f"/api/replays/{replay_id}").json()["analysable"] is False
+    refused(client.get(f"/api/replays/{replay_id}/analysis"), "INVALID_ARGUMENT", "tablanette is not a trick game")
+    belote = f"{web_server.collection}/0"
+    assert client.get(f"/api/replays/{belote}").json()["analysable"] is True
+    refused(client.get(f"/api/replays/{belote}/analysis?from_trick=0"), "INVALID_ARGUMENT",
+            "from_trick is a whole number from 1")
+    refused(client.get(f"/api/replays/{web_server.collection}/999/analysis"), "NOT_FOUND", "no replay")
+
+
+def test_a_replay_is_analysable_where_the_analysis_has_cards(client: TestClient, web_server: WebServer) -> None:
+    """The page asks for the analysis of a replay only where it has something: the fishing games and the trick
+    games whose tricks the double-dummy solver does not take (their own trick rules) have none."""
+    games = {}
+    for replay_id, data in list(web_server.replays.items())[4:]:  # a deal of every game
+        game = replay.decode(data).header.game
+        games[game] = client.get(f"/api/replays/{replay_id}").json()["analysable"]
+        trick_game = isinstance(engine.new_match(game, seed=1), TrickGame)
+        assert games[game] == (trick_game and bool(analyze(data, max_nodes=1)["moves"])), game
+    assert games["german_whist"] and games["belote_contree"] and not games["tablanette"]
+    assert not all(games.values())
 
 
 @pytest.mark.parametrize(("path", "code", "fragment"), [
@@ -269,11 +359,12 @@ def test_a_corrupt_stored_replay_is_data_loss(client: TestClient, web_server: We
     collection = f"{web_server.collection}-corrupt"
     with redis.Redis.from_url(web_server.redis_url) as raw:
         store = ReplayStore(raw)
-        replay_id = store.save(replay.record_deal("tablanette", seed=4), collection)
+        replay_id = store.save(replay.record_deal("german_whist", seed=4), collection)
         data = bytearray(store.get(replay_id))
         data[len(data) // 2] ^= 0xFF
         raw.hset(store.bucket_key(collection, 0), 0, bytes(data))
     refused(client.get(f"/api/replays/{replay_id}"), "DATA_LOSS", replay_id.split("/")[0])
+    refused(client.get(f"/api/replays/{replay_id}/analysis"), "DATA_LOSS", replay_id.split("/")[0])
 
 
 # ---- jobs ---------------------------------------------------------------------------------------------------------

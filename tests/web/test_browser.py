@@ -15,10 +15,11 @@ import pytest
 import redis
 import redis.asyncio
 from playwright.sync_api import expect
-from web_harness import WebServer, screenshot, serve_in_thread
+from web_harness import ANALYSIS_NODES, WebServer, screenshot, serve_in_thread
 
 import engine
 import replay
+from replay.analysis import analyze
 from replay.store import ReplayStore
 from services.cli.web import allowed_hosts
 from services.game_store import GameStore
@@ -147,6 +148,69 @@ def test_replay_viewer_jumps_by_the_move_list_and_keeps_a_permalink(page: Any, w
     assert page.locator(".seat[data-seat='1'] .card:not(.back)").count() == 0
     assert page.locator(".seat[data-seat='0'] .card:not(.back)").count() > 0
     screenshot(page, "replay-viewer-seat-view")
+
+
+def check_marks(page: Any, report: dict[str, Any]) -> None:
+    """The move list marks each card the analysis lists, and no other move, with its loss ("best" for none) or as
+    not analysed; the turning points, and only they, are marked so."""
+    losses = page.locator("[aria-label=moves] li[data-index] .loss")
+    expect(losses).to_have_count(len(report["moves"]))  # every card played: a figure, or "not analysed"
+    for m in report["moves"]:
+        mark = page.locator(f"[aria-label=moves] li[data-move='{m['move']}'] .loss")
+        if m["status"] == "exact":
+            assert mark.get_attribute("data-loss") == str(m["loss"]), m
+            assert mark.inner_text() == ("best" if m["loss"] == 0 else f"\u2212{m['loss']}"), m
+            turning = page.locator(f"[aria-label=moves] li.turning[data-move='{m['move']}']").count() == 1
+            assert turning == (m["loss"] > 0), m
+        else:
+            assert mark.get_attribute("data-loss") is None and "not analysed" in mark.get_attribute("title"), m
+    assert page.locator("[aria-label=moves] li.turning").count() == len(report["turning_points"])
+
+
+def test_the_viewer_marks_each_cards_loss_from_the_analysis(page: Any, web_server: WebServer) -> None:
+    """German Whist: the replay shows at once, its analysis follows; the marked losses are the analysis' figures,
+    the turning points are marked, the cards before the exact part say they were not analysed."""
+    replay_id = f"{web_server.collection}/2"
+    report = analyze(web_server.replays[replay_id], max_nodes=ANALYSIS_NODES)
+    page.goto(f"/#/replay/{replay_id}")
+    check_marks(page, report)
+    worst = next(m for m in report["moves"] if m["move"] == report["turning_points"][0])
+    item = page.locator(f"[aria-label=moves] li[data-move='{worst['move']}']")
+    assert item.locator(".loss").inner_text() == f"\u2212{worst['loss']}"
+    assert "turning" in item.get_attribute("class")
+    points = page.get_by_test_id("turning-points").locator("a")
+    assert points.count() == len(report["turning_points"])
+    points.first.click()  # jumps to the costliest card, whose values show
+    assert "current" in item.get_attribute("class")
+    expect(page.get_by_test_id("move-analysis")).to_contain_text(
+        f"S{worst['seat']} {worst['card']}: {worst['value']} of the best {worst['best']}")
+    trick_word = "trick" if worst["loss"] == 1 else "tricks"
+    assert page.get_by_test_id("verdict").inner_text() == f"lost {worst['loss']} {trick_word}"
+    screenshot(page, "replay-viewer-analysis")
+
+
+def test_a_belote_contree_deal_is_analysed_after_its_auction(page: Any, web_server: WebServer) -> None:
+    replay_id = f"{web_server.collection}/0"
+    report = analyze(web_server.replays[replay_id], max_nodes=ANALYSIS_NODES)
+    page.goto(f"/#/replay/{replay_id}")
+    check_marks(page, report)
+    first_card = report["moves"][0]["move"]
+    assert first_card > 1  # the bids before it carry no mark
+    bids = page.locator("[aria-label=moves] li[data-index]").evaluate_all(
+        f"items => items.filter(li => Number(li.dataset.move) < {first_card} && li.querySelector('.loss')).length")
+    assert bids == 0
+    expect(page.get_by_test_id("analysis")).to_contain_text(f"Exact from move {report['exact_from_move']}")
+    assert "card points" in page.get_by_test_id("analysis").inner_text()
+
+
+def test_a_fishing_game_shows_no_analysis_and_no_error(page: Any, web_server: WebServer) -> None:
+    page.goto(f"/#/replay/{web_server.collection}/1")  # Tablanette
+    page.locator("[aria-label=moves] li[data-index]").first.wait_for()
+    page.keyboard.press("End")
+    expect(page.get_by_test_id("final")).to_contain_text("Final score")
+    assert page.get_by_test_id("analysis").count() == 0
+    assert page.locator("[aria-label=moves] .loss").count() == 0
+    assert page.get_by_test_id("error").count() == 0
 
 
 def test_replay_list_pages_to_a_replay(page: Any, web_server: WebServer) -> None:

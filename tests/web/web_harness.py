@@ -21,6 +21,7 @@ CHROMIUM = os.environ.get("CARDTABLE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 SHOTS = Path(__file__).resolve().parents[2] / "build" / "web"
+ANALYSIS_NODES = 10_000  # the test servers' analysis budget: a fraction of a second per replay
 
 
 @dataclass

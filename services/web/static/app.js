@@ -165,6 +165,7 @@ async function showViewer(replayId, params) {
   const table = h("div");
   const moves = h("ol", { class: "movelist", "aria-label": "moves" });
   const position = h("span", { class: "muted", "data-testid": "position" });
+  const verdict = h("span", { class: "verdict", "data-testid": "verdict" });  // the last card's loss, once analysed
   const permalink = h("a", { "data-testid": "permalink" }, "permalink");
   const playButton = h("button", { type: "button", "aria-label": "play", onclick: () => togglePlay() }, "\u25b6 play");
   const pace = h("select", { "aria-label": "pace" }, [["2000", "slow"], ["800", "normal"], ["300", "fast"],
@@ -183,13 +184,13 @@ async function showViewer(replayId, params) {
       currentDeal = turn.deal_index;
       moves.append(h("li", { class: "deal", text: `deal ${currentDeal + 1}` }));
     }
-    const loss = turn.loss === undefined || turn.loss === null ? null
-      : h("span", { class: "loss" + (turn.loss === 0 ? " zero" : ""), title: "loss against the best play",
-                    text: turn.loss === 0 ? "best" : `\u2212${turn.loss}` });
     moves.append(h("li", { dataset: { index: String(i + 1), move: String(turn.last) }, onclick: () => go(i + 1) },
       h("span", { class: "num", text: turn.first === turn.last ? `${turn.last}.` : `${turn.first}-${turn.last}.` }),
-      h("span", { text: `S${turn.seat}` }), h("span", { class: "action", text: turn.action }), loss));
+      h("span", { text: `S${turn.seat}` }), h("span", { class: "action", text: turn.action })));
   });
+  const analysis = data.analysable ? h("div", { class: "panel", "data-testid": "analysis" }) : null;
+  let analysed = null;  // the analysis' rows of each turn (by index), once it has come
+  let unitOf = null;  // its unit for n ("1 trick", "2 tricks")
 
   function draw() {
     const shown = data.frames[index];
@@ -208,10 +209,79 @@ async function showViewer(replayId, params) {
       li.classList.toggle("current", current);
       if (current) li.scrollIntoView({ block: "nearest" });
     }
+    if (analysed) showMoveAnalysis();
     fill(final, atEnd ? h("div", {}, h("h2", { text: "Final score" }),
         scoresEl(data.scores, { final: true, seatNames: names }),
         data.winners ? h("p", { text: `won by ${data.winners.map((s) => seatName(s, names)).join(", ")}` }) : null)
       : h("p", { class: "muted", text: `${lastIndex - index} turn${lastIndex - index === 1 ? "" : "s"} to go` }));
+  }
+  /* The analysis (fetched once the replay shows): each card's loss beside it in the move list ("best" when it lost
+   * nothing, "\u2013" when it was not analysed), the turning points marked and listed, the current card's values. */
+  async function loadAnalysis() {
+    fill(analysis, h("h2", { text: "Analysis" }), h("p", { class: "muted", text: "analysing the deal\u2026" }));
+    let report;
+    try {
+      report = await api(`/api/replays/${replayId}/analysis`);
+    } catch (error) {
+      fill(analysis, h("h2", { text: "Analysis" }), h("p", { class: "muted", "data-testid": "analysis-error",
+                                                             text: `no analysis: ${error.message}` }));
+      return;
+    }
+    const byMove = new Map(report.moves.map((m) => [m.move, m]));
+    const turning = new Set(report.turning_points);
+    const unit = report.unit;
+    unitOf = (n) => (n === 1 ? unit.replace(/s$/, "") : unit);
+    analysed = data.turns.map((turn) => {
+      const rows = [];
+      for (let n = turn.first; n <= turn.last; n++) if (byMove.has(n)) rows.push(byMove.get(n));
+      return rows;
+    });
+    analysed.forEach((rows, i) => {
+      if (!rows.length) return;  // no card played (a bid, a declaration): nothing to analyse
+      const li = moves.querySelector(`li[data-index="${i + 1}"]`);
+      const exact = rows.filter((m) => m.status === "exact");
+      if (exact.length) {
+        const loss = exact.reduce((sum, m) => sum + m.loss, 0);
+        li.append(h("span", { class: "loss" + (loss === 0 ? " zero" : ""), dataset: { loss: String(loss) },
+                              title: loss === 0 ? "the best card (double dummy)"
+                                : `lost ${loss} ${unit} against the best card (double dummy)`,
+                              text: loss === 0 ? "best" : `\u2212${loss}` }));
+      } else {
+        li.append(h("span", { class: "loss none", dataset: { status: rows[0].status },
+                              title: `not analysed: ${rows[0].status === "too large"
+                                ? "too large for an exact search within the server's budget"
+                                : "before the analysis' first trick"}`, text: "\u2013" }));
+      }
+      if (rows.some((m) => turning.has(m.move))) li.classList.add("turning");
+    });
+    const turnOf = (move) => data.turns.findIndex((t) => t.first <= move && move <= t.last);
+    const points = report.turning_points.map((move) => {
+      const m = byMove.get(move);
+      const at = turnOf(move);
+      return h("li", {}, h("a", { href: "#", dataset: { move: String(move) },
+                                  onclick: (event) => { event.preventDefault(); stop(); go(at + 1); } },
+        `move ${move}: S${m.seat} ${m.card}, \u2212${m.loss}`));
+    });
+    const first = report.exact_from_move;
+    fill(analysis, h("h2", { text: "Analysis" }),
+      h("p", { class: "muted", text: `Double dummy: the ${unit} each card would have kept for the player's side with `
+        + `best play by everyone. ` + (first === null ? "No position was small enough for an exact search."
+          : `Exact from move ${first}; the cards before it were not analysed (\u2013).`) }),
+      h("h3", { text: "Turning points" }),
+      points.length ? h("ol", { class: "turning-points", "data-testid": "turning-points" }, points)
+        : h("p", { class: "muted", text: first === null ? "none found" : "none: every analysed card was the best" }),
+      h("p", { "data-testid": "move-analysis" }));
+    showMoveAnalysis();
+  }
+  function showMoveAnalysis() {
+    const out = analysis.querySelector("[data-testid=move-analysis]");
+    const rows = index ? analysed[index - 1].filter((m) => m.status === "exact") : [];
+    const loss = rows.reduce((sum, m) => sum + m.loss, 0);
+    verdict.className = "verdict" + (loss === 0 ? " zero" : "");
+    verdict.textContent = !rows.length ? "" : loss === 0 ? "best card" : `lost ${loss} ${unitOf(loss)}`;
+    fill(out, rows.map((m) => h("span", {}, `S${m.seat} ${m.card}: ${m.value} of the best ${m.best}; each card `,
+      Object.entries(m.values).map(([card, value]) => h("span", { class: value === m.best ? "best" : "",
+                                                                  text: ` ${card}=${value}` })))));
   }
   function go(to) {
     index = Math.max(0, Math.min(lastIndex, to));
@@ -245,11 +315,12 @@ async function showViewer(replayId, params) {
       + `${replay.move_count} moves \u00b7 ${replay.size_bytes} bytes \u00b7 policies ${replay.policies.join(", ")}`),
     h("div", { class: "controls" }, button("|\u25c0", "first", () => 0), button("\u25c0", "back", () => index - 1),
       button("\u25b6", "forward", () => index + 1), button("\u25b6|", "last", () => lastIndex), playButton, pace,
-      perspective, permalink, position),
+      perspective, permalink, position, verdict),
     h("div", { class: "grid2" }, h("div", {}, table, final),
-      h("div", { class: "panel" }, h("h2", { text: "Moves" }), moves,
-        h("p", { class: "muted", text: "\u2190 \u2192 step, Home/End jump, space plays" }))));
+      h("div", {}, h("div", { class: "panel" }, h("h2", { text: "Moves" }), moves,
+        h("p", { class: "muted", text: "\u2190 \u2192 step, Home/End jump, space plays" })), analysis)));
   draw();
+  if (analysis) loadAnalysis();
 }
 
 // ---- jobs -----------------------------------------------------------------------------------------------------------
