@@ -8,7 +8,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import engine
@@ -46,10 +46,7 @@ def options_from_request(options: Mapping[str, common_pb2.OptionValue], game_id:
     """The options map of a request as Python values; with ``game_id``, names that the game does not know are refused
     here (the engine checks the rest)."""
     if game_id is not None:
-        known = [option.name for option in engine.game_info(game_id).all_options()]
-        for name in options:
-            if name not in known:
-                raise InvalidArgument(f"unknown option {quoted(name)}; {game_id}'s options are {', '.join(known)}")
+        check_option_names(game_id, options)
     out = {}
     for name, value in options.items():
         try:
@@ -57,6 +54,14 @@ def options_from_request(options: Mapping[str, common_pb2.OptionValue], game_id:
         except InvalidArgument as exc:
             raise InvalidArgument(f"option {quoted(name)}: {exc}") from None
     return out
+
+
+def check_option_names(game_id: str, names: Iterable[str]) -> None:
+    """InvalidArgument for the first of ``names`` that is not an option of ``game_id`` (the engine checks values)."""
+    known = [option.name for option in engine.game_info(game_id).all_options()]
+    for name in names:
+        if name not in known:
+            raise InvalidArgument(f"unknown option {quoted(name)}; {game_id}'s options are {', '.join(known)}")
 
 
 def game_summary(game_id: str) -> game_service_pb2.GameSummary:

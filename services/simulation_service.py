@@ -172,18 +172,30 @@ class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
     @unary
     async def ListJobs(self, request: sim_pb2.ListJobsRequest,
                        context: grpc.aio.ServicerContext) -> sim_pb2.ListJobsResponse:
-        size = page_size(request.page_size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-        records, next_cursor = await asyncio.to_thread(self.store.list, size, start_of(request.page_token))
+        records, next_token = await list_jobs(self.store, request.page_token, request.page_size)
         return sim_pb2.ListJobsResponse(jobs=[job_message(r, with_results=False) for r in records],
-                                        next_page_token=token_of(next_cursor))
+                                        next_page_token=next_token)
 
     async def _get(self, job_id: str) -> JobRecord:
-        if not job_id:
-            raise InvalidArgument("job_id is empty")
-        try:
-            return await asyncio.to_thread(self.store.get, job_id)
-        except JobNotFound as exc:
-            raise NotFound(str(exc)) from None
+        return await load_job(self.store, job_id)
+
+
+async def load_job(store: JobStore, job_id: str) -> JobRecord:
+    """The job ``job_id`` with its progress (read in a worker thread); NotFound if there is none. Shared with the
+    web app, like :func:`list_jobs`."""
+    if not job_id:
+        raise InvalidArgument("job_id is empty")
+    try:
+        return await asyncio.to_thread(store.get, job_id)
+    except JobNotFound as exc:
+        raise NotFound(str(exc)) from None
+
+
+async def list_jobs(store: JobStore, page_token: str, size: int) -> tuple[list[JobRecord], str]:
+    """A page of jobs, newest first, and the next page's token ("": none); ``size`` 0 is the default page size."""
+    records, next_cursor = await asyncio.to_thread(store.list, page_size(size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
+                                                   start_of(page_token))
+    return records, token_of(next_cursor)
 
 
 # ---- conversions --------------------------------------------------------------------------------------------------

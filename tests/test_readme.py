@@ -20,6 +20,7 @@ SKIPPED = {  # the start of a command -> why it is not run here
     "make demo": "the demo itself: a few minutes of simulation (`make demo` is run by hand)",
     "make test": "the suite itself",
     ".venv/bin/cardtable serve": "runs until stopped; tests/services and tests/clients run real servers",
+    ".venv/bin/cardtable web": "runs until stopped; tests/web serves the page and drives it in a real browser",
     "node tests/clients/node": "tests/clients/node/test_node_client.py runs it against a real server",
     "mkdir -p gen/": "tests/clients/test_codegen.py runs the code generation commands as written",
     "npm exec --prefix tests/clients/node -- buf generate": "tests/clients/test_codegen.py runs it as written",

@@ -1,6 +1,6 @@
 """The ``cardtable`` command: one entry point for every part of the platform.
 
-    cardtable games | policies | play GAME | watch GAME | bench --game GAME | simulate GAME | jobs | replay
+    cardtable games | policies | play GAME | watch GAME | bench --game GAME | simulate GAME | jobs | replay | web
 
 Each command lives in its own module and is added below; later parts add theirs the same way
 (``replay`` from ``services.cli.replay``, then ``serve`` and ``simulate``).
@@ -22,6 +22,7 @@ from .replay import replay
 from .serve import serve
 from .simulate import simulate
 from .watch import watch
+from .web import web
 
 
 class _Cardtable(click.Group):
@@ -55,3 +56,4 @@ cli.add_command(serve)
 cli.add_command(simulate)
 cli.add_command(replay)
 cli.add_command(jobs)
+cli.add_command(web)

@@ -46,6 +46,12 @@ CASES: dict[str, tuple[str, int, int, dict[str, Any], int | None, Any]] = {
                                                       "same_two": False, "reversal": False, "fixed_trump": "H"}, 4,
                                 ["greedy", "random", "random", "greedy", "random"]),
     "two_ten_jack-7p": ("two_ten_jack", 7, 43, {"num_games": 2}, 0, "greedy"),
+    "botifarra-match": ("botifarra", 4, 61, {}, None, "random"),
+    "botifarra-options": ("botifarra", 4, 62, {"target_score": 60, "max_double": "recontro", "double_values": "2-3-4",
+                                               "botifarra_multiplier": 3, "play_rules": "relaxed"}, 1,
+                          ["greedy", "random", "greedy", "random"]),
+    "botifarra-rotation": ("botifarra", 4, 63, {"three_game_rotation": True, "target_score": 40, "max_double": "none"},
+                           2, "greedy"),
 }
 
 

@@ -57,6 +57,13 @@ def fixtures() -> dict[str, bytes]:
         "two_ten_jack-3p-match": _as_version_1(replay.record_match(
             "two_ten_jack", seed=12, players=3, options={"num_games": 2}, first_dealer=0,
             policies=["greedy", "random", "greedy"])),
+        "botifarra-deal": _as_version_1(replay.record_deal("botifarra", seed=13,
+                                                           policies=["greedy", "random", "greedy", "random"])),
+        "botifarra-options-match": _as_version_1(replay.record_match(
+            "botifarra", seed=14, options={"target_score": 50, "max_double": "contro", "botifarra_multiplier": 3})),
+        "botifarra-rotation-deal4": _as_version_1(replay.record_match_deals(
+            "botifarra", seed=5, policies=["greedy", "random", "random", "greedy"],
+            options={"three_game_rotation": True, "target_score": 30})[4]),
     }
 
 
