@@ -19,6 +19,7 @@ from typing import Any
 import grpc
 
 from replay import ReplayError
+from replay.analysis import BEFORE, EXACT, MAX_NODES, TOO_LARGE, analyze
 from replay.export import export_json, text_record
 
 from .backends import Backends
@@ -30,6 +31,7 @@ from .views import move_message, view
 
 SERVICE_NAME = replay_service_pb2.DESCRIPTOR.services_by_name["ReplayService"].full_name
 MAX_PACE_MS = 10_000
+MOST_NODES = 10_000_000  # an Analyze call's node budget per position, at most
 STREAM_BATCH = 64  # moves (and their views) replayed per trip to a worker thread
 
 _CONTENT_TYPES = {replay_service_pb2.EXPORT_FORMAT_JSON: "application/json",
@@ -89,6 +91,22 @@ class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
         return replay_service_pb2.ExportReplayResponse(format=export_format,
                                                        content_type=_CONTENT_TYPES[export_format], content=content)
 
+    @unary
+    async def Analyze(self, request: replay_service_pb2.AnalyzeRequest,
+                      context: grpc.aio.ServicerContext) -> replay_service_pb2.AnalyzeResponse:
+        max_nodes = request.max_nodes or MAX_NODES
+        if max_nodes > MOST_NODES:
+            raise InvalidArgument(f"max_nodes is at most {MOST_NODES:,}, got {max_nodes:,}")
+        data = await self.replays.fetch(request.replay_id)
+        try:
+            report = await asyncio.to_thread(analyze, data, request.from_trick or 1, max_nodes)
+        except ReplayError as exc:
+            raise DataLoss(f"replay {request.replay_id} does not decode: {exc}") from None
+        except ValueError as exc:
+            raise InvalidArgument(str(exc)) from None
+        return analysis_message(request.replay_id, report)
+
+
 def summary(replay_id: str, data: bytes) -> replay_service_pb2.ReplaySummary:
     """What a replay's header says (read without replaying the moves)."""
     found = read_header(replay_id, data)
@@ -97,6 +115,22 @@ def summary(replay_id: str, data: bytes) -> replay_service_pb2.ReplaySummary:
         replay_id=replay_id, game_id=header.game, players=header.players, seed=header.seed, scope=header.scope,
         policies=header.policies, move_count=found.move_count, size_bytes=found.size_bytes,
         header_json=json.dumps(header.to_dict()))
+
+
+_STATUSES = {EXACT: replay_service_pb2.ANALYSIS_STATUS_EXACT, TOO_LARGE: replay_service_pb2.ANALYSIS_STATUS_TOO_LARGE,
+             BEFORE: replay_service_pb2.ANALYSIS_STATUS_BEFORE_FROM_TRICK}
+
+
+def analysis_message(replay_id: str, report: dict[str, Any]) -> replay_service_pb2.AnalyzeResponse:
+    """:func:`replay.analysis.analyze`'s report as the proto message."""
+    moves = [replay_service_pb2.AnalyzedMove(
+        move=m["move"], deal_index=m["deal"], trick=m["trick"], seat=m["seat"], card=m["card"],
+        status=_STATUSES[m["status"]], values=[replay_service_pb2.CardValue(card=c, value=v)
+                                               for c, v in m.get("values", {}).items()],
+        value=m.get("value", 0), best=m.get("best", 0), loss=m.get("loss", 0)) for m in report["moves"]]
+    return replay_service_pb2.AnalyzeResponse(
+        replay_id=replay_id, game_id=report["game"], unit=report["unit"],
+        exact_from_move=report["exact_from_move"] or 0, turning_points=report["turning_points"], moves=moves)
 
 
 def _whole_replay(replay_id: str, data: bytes) -> replay_service_pb2.GetReplayResponse:

@@ -26,6 +26,8 @@ SKIPPED = {  # the start of a command -> why it is not run here
     "npm exec --prefix tests/clients/node -- buf generate": "tests/clients/test_codegen.py runs it as written",
     ".venv/bin/cardtable bench": "measures speed for seconds; tests/test_cli.py and tests/test_bench_clone.py run it",
     "python ../shared/bench/ratio.py": "a benchmark outside this repository",
+    ".venv/bin/cardtable tournament": "minutes of searching bots; tests/workers/test_tournament.py and "
+                                      "tests/services/test_grpc_tournament.py run tournaments",
 }
 RUN = ("JOB=", ".venv/bin/cardtable games", ".venv/bin/cardtable play", ".venv/bin/cardtable watch",
        ".venv/bin/cardtable simulate", ".venv/bin/cardtable replay")

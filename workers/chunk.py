@@ -95,6 +95,8 @@ class ChunkResult:
     # Trace point -> [deals played, score sum of each side] over that stretch of deal numbers (see plan.trace_stride).
     trace: dict[int, list[int]] = field(default_factory=dict)
     counters: Counter = field(default_factory=Counter)
+    # Each unit's score per side, in unit order, when the job keeps them (JobSpec.unit_scores: tournaments pair them).
+    unit_scores: list[list[int]] = field(default_factory=list)
     stopped: bool = False
     seconds: float = 0.0
     worker: str = ""
@@ -110,7 +112,8 @@ class ChunkResult:
             "index": self.index, "first": self.first, "units": self.units, "deals": self.deals, "moves": self.moves,
             "replays": self.replays, "score_sum": self.score_sum, "score_squares": self.score_squares,
             "wins": self.wins, "draws": self.draws, "histograms": [dict(h) for h in self.histograms],
-            "trace": self.trace, "counters": dict(self.counters), "stopped": self.stopped,
+            "trace": self.trace, "counters": dict(self.counters), "unit_scores": self.unit_scores,
+            "stopped": self.stopped,
             "seconds": self.seconds, "worker": self.worker,
         }
 
@@ -122,6 +125,7 @@ class ChunkResult:
             wins=list(d["wins"]), draws=d["draws"],
             histograms=[Counter({int(k): v for k, v in h.items()}) for h in d["histograms"]],
             trace={int(k): list(v) for k, v in d["trace"].items()}, counters=Counter(d["counters"]),
+            unit_scores=[list(scores) for scores in d.get("unit_scores", [])],
             stopped=d["stopped"], seconds=d["seconds"], worker=d["worker"],
         )
 
@@ -155,6 +159,8 @@ def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
         except Exception as exc:  # a policy's bug, or an engine's: either way, say where to look
             raise deal_failure(spec, number, state, exc) from exc
         _count(result, state, side_of, number // stride)
+        if spec.unit_scores:
+            result.unit_scores.append(list(state.side_scores))
         done = number - chunk.first + 1
         if done % REPORT_EVERY == 0 or done == chunk.count:
             if sink is not None:

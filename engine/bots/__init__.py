@@ -1,4 +1,5 @@
-"""Bot policies: ``random`` and ``greedy`` (per game family, with an ``epsilon``), built by name or label.
+"""Bot policies: ``random``, ``greedy`` (per game family, with an ``epsilon``) and the searching ``pimc`` and
+``ismcts``, built by name or label.
 
 A label names a policy and its parameters (``greedy:epsilon=0.2``); see :mod:`engine.bots.registry`.
 
@@ -32,6 +33,7 @@ from .registry import (
     policy_names,
 )
 from .rollout import play_out
+from .view import SeatView, seat_observer
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -39,6 +41,7 @@ __all__ = [
     "IllegalPolicyAction",
     "Policy",
     "RandomPolicy",
+    "SeatView",
     "canonical_label",
     "greedy_games",
     "label_parts",
@@ -54,4 +57,5 @@ __all__ = [
     "policy_names",
     "policy_sources",
     "register_greedy",
+    "seat_observer",
 ]

@@ -62,6 +62,8 @@ class Policy(ABC):
     summary: ClassVar[str]  # what it plays, in a line for people (``cardtable policies``)
     # Whether the policy reads the observation's "history"; hot loops leave it out for those that don't.
     uses_history: ClassVar[bool] = False
+    # Whether the policy searches samples of the hidden cards: its ``observe`` is then an engine.bots.view.SeatView.
+    searches: ClassVar[bool] = False
     param_spec: ClassVar[tuple[Option, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -24,10 +24,12 @@ from typing import Any
 
 from ..options import Option
 from .greedy import GreedyPolicy
+from .ismcts import IsmctsPolicy
+from .pimc import PimcPolicy
 from .plugins import entry_point_names, entry_point_policy, entry_point_value, is_import_path, load_policy
 from .policy import Policy, RandomPolicy
 
-_POLICIES: dict[str, type[Policy]] = {cls.name: cls for cls in (RandomPolicy, GreedyPolicy)}
+_POLICIES: dict[str, type[Policy]] = {cls.name: cls for cls in (RandomPolicy, GreedyPolicy, PimcPolicy, IsmctsPolicy)}
 # Characters that separate a label's parts, so a text value may not hold them.
 _SEPARATORS = (":", "=", ",")
 

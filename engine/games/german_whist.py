@@ -166,6 +166,11 @@ class GermanWhist(TrickGame):
         """Each seat's counted tricks so far: phase 2 only, or all tricks with ``score_all_tricks`` (7.1)."""
         return list(self.tricks_won) if self.options["score_all_tricks"] else self.won()[1]
 
+    def _trick_counts(self, index: int) -> bool:
+        """Whether the deal's trick ``index`` (from 0) scores (7.1): a phase-2 trick, or any with score_all_tricks
+        (the double-dummy search reads it)."""
+        return bool(self.options["score_all_tricks"]) or index >= self.phase1_tricks
+
     def _score_deal(self) -> None:
         counted = self.counted_tricks()
         if self.options["deal_scoring"] == "difference":  # 7.3

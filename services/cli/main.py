@@ -1,6 +1,7 @@
 """The ``cardtable`` command: one entry point for every part of the platform.
 
-    cardtable games | policies | play GAME | watch GAME | bench --game GAME | simulate GAME | jobs | replay | web
+    cardtable games | policies | play GAME | watch GAME | bench --game GAME | simulate GAME | tournament GAME | jobs |
+    replay | web
 
 Each command lives in its own module and is added below; later parts add theirs the same way
 (``replay`` from ``services.cli.replay``, then ``serve`` and ``simulate``).
@@ -21,6 +22,7 @@ from .policies import policies
 from .replay import replay
 from .serve import serve
 from .simulate import simulate
+from .tournament import tournament
 from .watch import watch
 from .web import web
 
@@ -54,6 +56,7 @@ cli.add_command(watch)
 cli.add_command(bench)
 cli.add_command(serve)
 cli.add_command(simulate)
+cli.add_command(tournament)
 cli.add_command(replay)
 cli.add_command(jobs)
 cli.add_command(web)

@@ -59,6 +59,15 @@ def redis_url_for(url: str | None) -> Iterator[str]:
         yield valkey.url
 
 
+# Where a job runs and where it is stored: the options of every command that runs jobs on Ray.
+address_option = click.option(
+    "--address", default=lambda: os.environ.get("RAY_ADDRESS"),
+    help="Ray cluster to join, e.g. ray://HOST:10001 (default: $RAY_ADDRESS, else a local Ray).")
+redis_url_option = click.option(
+    "--redis-url", default=lambda: os.environ.get("REDIS_URL"),
+    help="Redis for the jobs, their results and replays (default: $REDIS_URL, else an embedded Valkey).")
+
+
 def parse_log(ctx: click.Context, param: click.Parameter, text: str) -> LogSpec:
     try:
         return LogSpec.parse(text)
@@ -82,10 +91,8 @@ def parse_log(ctx: click.Context, param: click.Parameter, text: str) -> LogSpec:
 @click.option("--chunk-size", type=click.IntRange(min=0), default=0, help="Deals per Ray task (0: chosen).")
 @click.option("--log", "log", default="none", callback=parse_log, show_default=True, metavar="all|none|sample:K",
               help="Which replays to store in Redis.")
-@click.option("--address", default=lambda: os.environ.get("RAY_ADDRESS"),
-              help="Ray cluster to join, e.g. ray://HOST:10001 (default: $RAY_ADDRESS, else a local Ray).")
-@click.option("--redis-url", default=lambda: os.environ.get("REDIS_URL"),
-              help="Redis for the job and its replays (default: $REDIS_URL, else an embedded Valkey).")
+@address_option
+@redis_url_option
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (no progress bar).")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the results as JSON into this file (the job id included).")
