@@ -165,8 +165,8 @@ class TrickEncoder:
     instead of building the observation dict at every move: the same vector (the tests compare the two at every move
     of every trick game it serves), several times faster. Each seat keeps its last vector and the card masks it
     shows, and a move rewrites only the entries that changed (a card or two). What changes only between tricks or
-    phases (the face-up and known cards, trump, the stock) comes from the game's own observation keys once per trick
-    and seat. ``played`` is the mask of the cards named by the deal's public moves, kept by the caller
+    phases (the face-up and known cards, trump, the stock) comes from ``state.observation(seat)`` once per trick and
+    seat. ``played`` is the mask of the cards named by the deal's public moves, kept by the caller
     (:meth:`played_card`); :meth:`new_match` starts over for another match.
 
     Used for the trick games that show every trick card as it is stored (all but those that play face down:
@@ -226,10 +226,8 @@ class TrickEncoder:
 
     def _slow_part(self, state: Any, seat: int, vector: array[float]) -> tuple[int, int]:
         """Write the entries that change only between tricks or phases (trump, phase, dealer, stock, deal) into
-        ``vector``; return the face-up and known cards (masks), from the game's own observation keys
-        (``_observe_deal``: what it adds to the hands, the trick and trump)."""
-        n, view = self.players, {}
-        state._observe_deal(seat, view)
+        ``vector``; return the face-up and known cards (masks), from the seat's observation."""
+        n, view = self.players, state.observation(seat, history=False)
         at = self._plane_entries
         vector[at: self._scores_at] = array("f", bytes(4 * (self._scores_at - at)))
         vector[at + state.trump] = 1.0  # suits 0..3, and NO_TRUMP (4) is the "none" entry

@@ -47,3 +47,12 @@ def test_a_failing_policy_fails_its_chunks_only_and_the_job_says_where(job_store
     kept = job_store.chunk_results(record.job_id)
     assert sorted(kept) == [i for i in range(12) if i not in failing]  # every other chunk played and was kept
     assert record.results["units"] == 5 * len(kept) and record.retries == 0  # a policy's failure is not retried
+
+
+def test_a_tournament_rates_the_example_policy_against_ours(cli_runner, redis_url):
+    result = cli_runner.invoke(cli, ["tournament", "tablanette", "--policies", "mybots.cautious:Cautious,random",
+                                     "--deals", "60", "--seed", "3", "--redis-url", redis_url, "--json"])
+    assert result.exit_code == 0, result.output
+    standings = json.loads(result.stdout)
+    assert standings["state"] == "succeeded"
+    assert "mybots.cautious:Cautious" in json.dumps(standings["pairings"])
