@@ -22,8 +22,10 @@ Position = dict[str, Any]
 
 def play_checked(state: engine.State, seed: int, legal: Callable[[Position], list[str]],
                  score: Callable[[list[list[Any]], Position], list[int]] | None = None,
-                 after: Callable[[Position, engine.State], None] | None = None) -> None:
-    """Play random legal moves (drawn with ``Rng(seed)``) to the match end. Before each move the legal actions must
+                 after: Callable[[Position, engine.State], None] | None = None,
+                 choose: Callable[[engine.State, Rng], int] | None = None) -> None:
+    """Play random legal moves (drawn with ``Rng(seed)``, or by ``choose(state, rng)`` as an action id, to steer the
+    play towards the cases a rule needs) to the match end. Before each move the legal actions must
     be ``legal(position)``; after a move that ends a deal, that deal's points must be ``score(tricks, position)``
     (its tricks in play order as ``[[seat, action], ...]``, the position before its last card); ``after(position,
     state)`` checks anything else after every other move."""
@@ -32,7 +34,7 @@ def play_checked(state: engine.State, seed: int, legal: Callable[[Position], lis
         before = state.to_position()
         assert state.legal_actions() == legal(before), before
         deals = len(state.deal_results)
-        state.apply_id(rng.choice(state.legal_action_ids()))
+        state.apply_id(choose(state, rng) if choose is not None else rng.choice(state.legal_action_ids()))
         if len(state.deal_results) > deals:
             if score is not None:
                 seat, action = state.history[-1]

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from belote_text import PLAIN_POINTS, leader, legal_cards, trick_points, with_belote
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rules_text import play_checked
 from trick_positions import dealt_indices, deck_dealing, documented_example, fill_play, first_accepted, played_by
 
 import engine
@@ -381,3 +383,142 @@ def test_same_seed_same_match(seed):
         return state.history, state.scores
 
     assert run() == run()
+
+
+# ---- the rules text restated: every move, deal score and match end of random matches ----------------------------
+
+def _rules_text_auction(p: dict) -> list[str]:
+    """4.9, with the multiplier of 4.3, 4.4 and 4.6: a bid resets it, contre doubles, surcontre doubles again."""
+    seat, top, multiplier = p["current_player"], None, 1
+    for bidder, action in p["auction"]:
+        if action.startswith("bid:"):
+            top, multiplier = (bidder, action.split(":")[1]), 1
+        elif action != "pass":
+            multiplier *= 2
+    actions = ["pass"]
+    if top is None or top[1] != "capot":
+        actions += [f"bid:{v}:{s}" for v in range(80, p["options"]["max_numeric_bid"] + 1, 10)
+                    if top is None or v > int(top[1]) for s in "CDHS"]
+        actions += [f"bid:capot:{s}" for s in "CDHS"]
+    if top is not None and top[0] % 2 != seat % 2 and multiplier == 1:
+        actions.append("contre")
+    if top is not None and top[0] % 2 == seat % 2 and multiplier == 2:
+        actions.append("surcontre")
+    return sorted(actions)
+
+
+def _weak(hand: list[str]) -> bool:
+    """3.8: 10 points or fewer with every card valued as a plain card."""
+    return sum(PLAIN_POINTS[c[0]] for c in hand) <= 10
+
+
+def _contract(auction: list) -> tuple[int, str, int]:
+    """4.7: the last bid, its bidder and its multiplier."""
+    declarer, value, multiplier = -1, "", 1
+    for seat, action in auction:
+        if action.startswith("bid:"):
+            declarer, value, multiplier = seat, action.split(":")[1], 1
+        elif action != "pass":
+            multiplier *= 2
+    return declarer, value, multiplier
+
+
+def _rules_text_points(tricks: list, p: dict, history: list) -> list[int]:
+    """7.1 - 7.4 and the contre_scoring option (8); ``history`` ends with the deal's auction and card plays."""
+    declarer, value, m = _contract(p["auction"])
+    cards, won, der = trick_points(tricks, p["trump"], 2)
+    bel = [0, 0]
+    for seat, action in history[-len(p["auction"]) - 32:]:
+        if action.endswith(":belote"):  # 6.1, 6.3
+            bel[seat % 2] = 20
+    a, d = declarer % 2, 1 - declarer % 2
+    total = [cards[x] + der[x] + bel[x] for x in (0, 1)]
+    out = [0, 0]
+    if value == "capot":
+        if won[a] == 8:
+            out[a], out[d] = 500 * m + bel[a], bel[d]
+        else:
+            out[d] = 410 * m + sum(bel)
+        return out
+    b = int(value)
+    made = total[a] >= b
+    if not made:
+        out[d] = (160 + b) * m + sum(bel)
+    elif m == 1:
+        out[a], out[d] = total[a] + b, total[d]
+    elif p["options"]["contre_scoring"] == "multiply":
+        out[a], out[d] = (total[a] - bel[a] + b) * m + bel[a], (total[d] - bel[d]) * m + bel[d]
+    else:
+        out[a], out[d] = (160 + b) * m + bel[a], bel[d]
+    return out
+
+
+def _rules_text_legal(p: dict, asked: dict) -> list[str]:
+    """Every decision point; ``asked`` keeps, per dealt deck, the seats asked about a redeal (3.8)."""
+    seat = p["current_player"]
+    hand = p["hands"][seat]
+    order = [(p["dealer"] + k) % 4 for k in (1, 2, 3, 4)]
+    weak = [s for s in order if _weak(p["hands"][s])] if p["options"]["weak_hand_redeal"] else []
+    deal = asked.setdefault(tuple(p["deal_deck"]), [])
+    if p["phase"] == "redeal":  # 3.8: only the eligible seats are asked, in order from the dealer's left
+        assert weak[len(deal)] == seat and p["redeal_queue"] == weak[len(deal):], (weak, deal)
+        deal.append(seat)
+        return ["keep", "redeal"]
+    if p["phase"] == "auction":  # 4.1: the dealer's left speaks first, then clockwise
+        assert deal == weak, (weak, deal)
+        assert seat == (p["dealer"] + 1 + len(p["auction"])) % 4
+        return _rules_text_auction(p)
+    assert seat == (leader(p["tricks"], p["dealer"], p["trump"], 4) + len(p["trick"])) % 4  # 5.1
+    assert _contract(p["auction"])[1] != "" and sum(1 for _s, a in p["auction"][-3:] if a == "pass") == 3  # 4.7
+    return with_belote(legal_cards(hand, p["trick"], p["trump"], seat, 4), hand, p["trump"])
+
+
+def _rules_text_dealer(before: dict, state: engine.State) -> None:
+    """3.2: a played or thrown-in deal passes the deal on, a weak-hand redeal keeps it (3.8, 4.8)."""
+    if state.is_terminal or state.to_position()["deal_deck"] == before["deal_deck"]:
+        return
+    redeal = before["phase"] == "redeal"
+    assert state.dealer == (before["dealer"] + (0 if redeal else 1)) % 4, before
+
+
+def _bidding(state: engine.State, rng: Rng) -> int:
+    """Random play that mostly passes or bids low, so numeric contracts, contres and every outcome occur."""
+    ids = state.legal_action_ids()
+    if state.phase != "auction":
+        return rng.choice(ids)
+    named = {state.action_string(a): a for a in ids}
+    bids = sorted((a for a in named if a.startswith("bid:") and "capot" not in a), key=lambda a: int(a.split(":")[1]))
+    roll = rng.below(12)
+    if roll < 6 or roll == 10 and not ({"contre", "surcontre"} & set(named)):
+        return named["pass"]
+    if roll < 10 and bids:
+        return named[rng.choice(bids[:8])]
+    if roll == 10:
+        return named[next(w for w in ("contre", "surcontre") if w in named)]
+    return rng.choice(ids)
+
+
+@pytest.mark.parametrize("options", [
+    {"num_deals": 3},
+    {"num_deals": 3, "weak_hand_redeal": False, "max_numeric_bid": 180, "contre_scoring": "multiply"},
+    {"target_score": 1500, "max_numeric_bid": 170, "shuffle_each_deal": True},
+])
+def test_4_5_6_7_random_matches_bid_play_and_score_as_the_rules_text_says(options: dict) -> None:
+    for seed in range(20):
+        _check_match(seed, options)
+
+
+def _check_match(seed: int, options: dict) -> None:
+    state = engine.new_match(GAME, seed=seed, options=options)
+    asked: dict = {}
+    play_checked(state, seed, lambda p: _rules_text_legal(p, asked),
+                 lambda tricks, p: _rules_text_points(tricks, p, state.history), _rules_text_dealer, _bidding)
+    totals = [0, 0]  # 7.7: the match ends after the first deal that meets its end
+    for k, result in enumerate(state.deal_results):
+        totals = [t + x for t, x in zip(totals, result["points"], strict=True)]
+        if "num_deals" in options:
+            over = k + 1 >= options["num_deals"] and totals[0] != totals[1]
+        else:
+            over = max(totals) >= options["target_score"] and totals[0] != totals[1]
+        assert over == (k == len(state.deal_results) - 1), (k, totals)
+    assert state.scores == [totals[0], totals[1], totals[0], totals[1]]
