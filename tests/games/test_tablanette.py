@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from fishing_positions import fishing_state
+from fishing_text import Dealt, Rules, deal_hands, play_turns_checked, sweep_worth
 
 import engine
 from engine.cards import CODES, mask_of, parse_card, parse_cards
@@ -320,3 +321,58 @@ def test_dealt_rounds_deal_deal_deck_again():
     assert table == state.table and [dealt.stock for dealt in rounds][0] == state.stock
     assert [len(dealt.stock) for dealt in rounds] == [36, 24, 12, 0]
     assert rounds[0].hands == state.hands and rounds[-1].stock == []
+
+
+# ---- the rules text restated: every turn, step, sweep, deal score and match end of random matches ---------------
+
+@pytest.mark.parametrize(("players", "options"), [
+    (2, {}), (2, {"hand_size": 8, "max_sum_cards": 0, "last_play_tablanette": False, "target": 120}),
+    (2, {"jack_mode": "value12", "first_dealer_draw": "high", "target": 120}),
+    (2, {"initial_jack": "middle", "max_sum_cards": 2, "target": 120}),
+    (3, {}), (3, {"jack_mode": "value12", "max_sum_cards": 0}),
+    (4, {}), (4, {"partnerships": True, "target": 151}), (4, {"partnerships": True, "jack_mode": "value12"}),
+])
+def test_5_and_7_random_matches_capture_sweep_and_score_as_the_rules_text_says(players: int, options: dict):
+    for seed in range(4):
+        _check_match(seed, players, options)
+
+
+def _rules_text_dealt(p: dict) -> Dealt:
+    """3.5 - 3.7: h cards singly from the dealer's left, 4 to the table, jacks there replaced from the stock (the
+    first to the bottom, later ones to the middle with initial_jack = "middle"), then h more each while cards last."""
+    n, o, deck = p["players"], p["options"], p["deal_deck"]
+    order = [(p["dealer"] + 1 + k) % n for k in range(n)]
+    first, start = deal_hands(deck, 0, order, [1] * o["hand_size"])
+    table, stock = deck[start:start + 4], deck[start + 4:]
+    buried = 0
+    for slot in range(4):
+        while o["jack_mode"] == "special" and table[slot][0] == "J":
+            if o["initial_jack"] == "middle" and buried:
+                stock.insert(len(stock) // 2, table[slot])
+            else:
+                stock.append(table[slot])
+            buried += 1
+            table[slot] = stock.pop(0)
+    rounds, k = [first], 0
+    while k < len(stock):
+        hands, k = deal_hands(stock, k, order, [1] * o["hand_size"])
+        rounds.append(hands)
+    return Dealt(rounds, table, stock)
+
+
+def _check_match(seed: int, players: int, options: dict) -> None:
+    state = engine.new_match(GAME, seed=seed, players=players, options=options)
+    o = state.to_position()["options"]
+    rules = Rules(jack_takes_all=o["jack_mode"] == "special", max_sum_cards=o["max_sum_cards"], compulsory=True)
+    target = o["target"] or (251 if players == 2 or o["partnerships"] else 151)  # 7.4
+    assert state.target == target
+
+    def sweep(played: str, captured: frozenset, table: list, last_play: bool) -> int:
+        """5.6a, 5.7: a jack that takes all is never a tablanette; 8: last_play_tablanette."""
+        if rules.jack_takes_all and played[0] == "J" or last_play and not o["last_play_tablanette"]:
+            return 0
+        return sweep_worth(played, captured, table, rules)
+
+    play_turns_checked(state, seed, rules, sweep, lambda totals: max(totals) >= target, _rules_text_dealt)
+    top = max(state.scores)  # 7.6: the highest total wins, a shared top is a draw among those tied
+    assert state.winners == [s for s in range(players) if state.scores[s] == top]
