@@ -479,3 +479,27 @@ def _check_match(seed: int, players: int, options: dict) -> None:
         over = max(totals) >= options["target_score"] and totals.count(max(totals)) == 1
         assert over == (k == len(state.deal_results) - 1), (k, totals)
     assert state.scores == [totals[s % teams] for s in range(players)]
+    assert state.winners == [s for s in range(players) if totals[s % teams] == max(totals)]
+
+
+# ---- pointed cases of the rules text ------------------------------------------------------------------------------
+
+# Seat 1 takes the turn-up 7 of trump (in_play), so it holds 7H and 7D here; no hand holds another combination.
+TIERCE_C = ["KC", "QC", "JC", "7D", "9D", "8S", "TS", "7H"]  # a tierce to the K of clubs
+TIERCE_D = ["KD", "QD", "JD", "7C", "9C", "7S", "9S", "AS"]  # a tierce to the K of diamonds
+TIERCE_C3 = ["KC", "QC", "JC", "8D", "9D", "8S", "TS", "AH"]
+NONE_1 = ["7H", "9H", "KH", "8C", "TC", "7D", "TD", "QS"]
+
+
+@pytest.mark.parametrize(("hands", "declared", "points"), [
+    ({1: TIERCE_C, 2: TIERCE_D}, ["nodeclare", "declare", "declare", "nodeclare"], [0, 20]),  # seat 1 comes first
+    ({1: NONE_1, 2: TIERCE_D, 3: TIERCE_C3}, ["nodeclare", "nodeclare", "declare", "declare"], [20, 0]),  # 2, then 3
+    ({1: TIERCE_C, 2: TIERCE_D}, ["nodeclare", "nodeclare", "declare", "nodeclare"], [20, 0]),  # 6.2: not declared
+])
+def test_6_3_6_equal_plain_sequences_go_to_the_first_seat_from_the_dealers_left(hands, declared, points):
+    assert _first_trick_declarations("H", _deal_rest(hands), declared) == points
+
+
+def test_6_3_5_a_trump_sequence_beats_an_equal_plain_one_whoever_comes_first():
+    hands = _deal_rest({1: TIERCE_C, 2: TIERCE_D})
+    assert _first_trick_declarations("D", hands, ["nodeclare", "declare", "declare", "nodeclare"]) == [20, 0]

@@ -522,3 +522,35 @@ def _check_match(seed: int, options: dict) -> None:
             over = max(totals) >= options["target_score"] and totals[0] != totals[1]
         assert over == (k == len(state.deal_results) - 1), (k, totals)
     assert state.scores == [totals[0], totals[1], totals[0], totals[1]]
+    assert state.winners == [s for s in range(4) if totals[s % 2] == max(totals)]
+
+
+# ---- pointed cases of the rules text ------------------------------------------------------------------------------
+
+def test_4_5_a_seat_that_passed_may_contre_later_and_4_7_three_passes_after_it_end_the_auction():
+    state = new(dealer=0)
+    bid(state, "pass", "bid:80:H", "pass", "pass")
+    assert "contre" in state.legal_actions() and state.current_player == 1
+    bid(state, "contre", "pass", "pass")
+    assert state.phase == "auction"  # two passes after the contre
+    state.apply("pass")
+    assert state.phase == "play" and state.observation(0)["contract"] == {
+        "value": 80, "suit": "H", "declarer": 2, "multiplier": 2}
+
+
+def test_4_6_the_contring_side_may_make_the_new_bid_and_it_may_be_contred_again():
+    state = new(dealer=0)
+    bid(state, "bid:80:H", "contre", "pass")
+    assert state.current_player == 0 and "bid:90:S" in state.legal_actions()  # the partner of seat 2, who contred
+    bid(state, "bid:90:S")
+    legal = state.legal_actions()
+    assert "contre" in legal and "surcontre" not in legal  # seat 1: an opponent's new bid, multiplier back to 1
+
+
+def test_7_4_a_numeric_contract_winning_every_trick_has_no_capot_bonus():
+    assert contract_points(Contract(80, "S", 0, 1), 0, [162, 0], [0, 0], [8, 0]) == ([242, 0], True)
+
+
+def test_7_2_a_failed_contred_contract_under_multiply_gives_the_defenders_the_fixed_score():
+    points, made = contract_points(Contract(100, "D", 2, 2), 0, [90, 72], [0, 20], [4, 4], "multiply")
+    assert not made and points == [0, (160 + 100) * 2 + 20]

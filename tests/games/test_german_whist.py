@@ -546,3 +546,4 @@ def _check_match(seed: int, options: dict) -> None:
         assert over == (k == len(state.deal_results) - 1), (k, totals, target)
     assert dealers == [(dealers[0] + k) % 2 for k in range(len(dealers))]
     assert state.scores == totals
+    assert state.winners == [s for s in (0, 1) if totals[s] == max(totals)]  # 7.4a: a tied single deal is a draw

@@ -376,3 +376,15 @@ def _check_match(seed: int, players: int, options: dict) -> None:
     play_turns_checked(state, seed, rules, sweep, lambda totals: max(totals) >= target, _rules_text_dealt)
     top = max(state.scores)  # 7.6: the highest total wins, a shared top is a draw among those tied
     assert state.winners == [s for s in range(players) if state.scores[s] == top]
+
+
+# ---- pointed cases of the rules text ------------------------------------------------------------------------------
+
+def test_9_5_a_jack_taking_a_table_of_jacks_is_no_tablanette_and_5_6b_a_jack_trails_to_an_empty_table():
+    state = fishing_state(GAME, [["JS", "2S"], ["JC", "3D"]], ["JD"], current=0)
+    assert state.legal_turns() == ["2S", "JS:JD"]  # 5.6c: only a jack takes a jack
+    state.apply("JS:JD")
+    assert state.scores == [0, 0] and state.to_position()["sweeps"] == [0, 0]
+    assert state.legal_turns() == ["3D", "JC"]  # 5.6b: a jack trails to the empty table
+    state.apply("JC")
+    assert state.to_position()["table"] == ["JC"]
