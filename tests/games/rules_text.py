@@ -42,3 +42,30 @@ def play_checked(state: engine.State, seed: int, legal: Callable[[Position], lis
                 assert state.deal_results[-1]["points"] == score(tricks, before), tricks
         elif after is not None:
             after(before, state)
+
+
+def fresh_deck(ranks: str) -> list[str]:
+    """A pack in canonical order (suit-major C < D < H < S, then rank) before its first shuffle.
+
+    >>> fresh_deck("A")
+    ['AC', 'AD', 'AH', 'AS']
+    """
+    return [r + s for s in "CDHS" for r in ranks]
+
+
+def drawn_dealer(rng: Rng, seats: int, pack: list[str], strength: Callable[[str], int], lowest: bool,
+                 fresh_for_ties: bool) -> int:
+    """The rules texts' first-dealer draw: each seat in order takes the next card of the shuffled ``pack``; the lowest
+    (or highest) ``strength`` deals; the seats tied for it draw again, in order, from the rest of the pack or, with
+    ``fresh_for_ties``, from a fresh shuffle of the whole pack."""
+    cards, top, seats_left = list(pack), 0, list(range(seats))
+    rng.shuffle(cards)
+    while len(seats_left) > 1:
+        drawn = [strength(cards[top + k]) for k in range(len(seats_left))]
+        top += len(seats_left)
+        best = min(drawn) if lowest else max(drawn)
+        seats_left = [s for s, d in zip(seats_left, drawn, strict=True) if d == best]
+        if fresh_for_ties and len(seats_left) > 1:
+            cards, top = list(pack), 0
+            rng.shuffle(cards)
+    return seats_left[0]

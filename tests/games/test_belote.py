@@ -8,7 +8,7 @@ import pytest
 from belote_text import hands_played, leader, legal_cards, trick_points, with_belote
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rules_text import play_checked
+from rules_text import drawn_dealer, fresh_deck, play_checked
 from trick_positions import deck_dealing, documented_example, fill_play, first_accepted, played_by
 
 import engine
@@ -503,3 +503,14 @@ def test_6_3_6_equal_plain_sequences_go_to_the_first_seat_from_the_dealers_left(
 def test_6_3_5_a_trump_sequence_beats_an_equal_plain_one_whoever_comes_first():
     hands = _deal_rest({1: TIERCE_C, 2: TIERCE_D})
     assert _first_trick_declarations("D", hands, ["nodeclare", "declare", "declare", "nodeclare"]) == [20, 0]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_3_1_3_3_the_rng_draws_the_dealer_then_shuffles_the_deck(players: int) -> None:
+    for seed in range(20):
+        rng = Rng(seed)
+        dealer = drawn_dealer(rng, players, DECK, lambda c: "789TJQKA".index(c[0]), lowest=True, fresh_for_ties=True)
+        pack = fresh_deck("789TJQKA")
+        rng.shuffle(pack)
+        state = engine.new_match(GAME, seed=seed, players=players)
+        assert state.first_dealer == dealer and state.to_position()["deal_deck"] == pack

@@ -8,7 +8,7 @@ import pytest
 from belote_text import PLAIN_POINTS, leader, legal_cards, trick_points, with_belote
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rules_text import play_checked
+from rules_text import drawn_dealer, fresh_deck, play_checked
 from trick_positions import dealt_indices, deck_dealing, documented_example, fill_play, first_accepted, played_by
 
 import engine
@@ -554,3 +554,14 @@ def test_7_4_a_numeric_contract_winning_every_trick_has_no_capot_bonus():
 def test_7_2_a_failed_contred_contract_under_multiply_gives_the_defenders_the_fixed_score():
     points, made = contract_points(Contract(100, "D", 2, 2), 0, [90, 72], [0, 20], [4, 4], "multiply")
     assert not made and points == [0, (160 + 100) * 2 + 20]
+
+
+def test_3_1_3_3_3_5_3_7_the_rng_draws_the_dealer_shuffles_once_then_cuts_3_to_29() -> None:
+    for seed in range(30):
+        rng = Rng(seed)
+        dealer = drawn_dealer(rng, 4, DECK, lambda c: "789TJQKA".index(c[0]), lowest=True, fresh_for_ties=True)
+        pack = fresh_deck("789TJQKA")
+        rng.shuffle(pack)
+        c = 3 + rng.below(27)
+        state = engine.new_match(GAME, seed=seed)
+        assert state.first_dealer == dealer and state.to_position()["deal_deck"] == pack[c:] + pack[:c]

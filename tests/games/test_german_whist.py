@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rules_text import play_checked
+from rules_text import fresh_deck, play_checked
 from trick_positions import documented_example, first_accepted, legal_tricks, pad
 
 import engine
@@ -547,3 +547,13 @@ def _check_match(seed: int, options: dict) -> None:
     assert dealers == [(dealers[0] + k) % 2 for k in range(len(dealers))]
     assert state.scores == totals
     assert state.winners == [s for s in (0, 1) if totals[s] == max(totals)]  # 7.4a: a tied single deal is a draw
+
+
+def test_3_1_3_3_the_rng_picks_the_dealer_then_shuffles_the_deck() -> None:
+    for seed in range(20):
+        rng = Rng(seed)
+        dealer = rng.below(2)
+        pack = fresh_deck("23456789TJQKA")
+        rng.shuffle(pack)
+        state = engine.new_match(GAME, seed=seed)
+        assert state.first_dealer == dealer and state.to_position()["deal_deck"] == pack
