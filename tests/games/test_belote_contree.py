@@ -565,3 +565,30 @@ def test_3_1_3_3_3_5_3_7_the_rng_draws_the_dealer_shuffles_once_then_cuts_3_to_2
         c = 3 + rng.below(27)
         state = engine.new_match(GAME, seed=seed)
         assert state.first_dealer == dealer and state.to_position()["deal_deck"] == pack[c:] + pack[:c]
+
+
+@pytest.mark.parametrize("options", [{"num_deals": 4}, {"num_deals": 4, "shuffle_each_deal": True}])
+def test_3_4_3_5_3_7_every_later_deck_is_the_gathered_pack_cut_by_the_matchs_rng(options: dict) -> None:
+    """Played deals gather their tricks, thrown-in and redealt ones their hands (3.4); each is cut at 3 + below(27)
+    from the match's stream after the first deal's draws (3.5, 3.7), after a fresh shuffle with shuffle_each_deal."""
+    for seed in range(8):
+        rng = Rng(seed)
+        drawn_dealer(rng, 4, DECK, lambda c: "789TJQKA".index(c[0]), lowest=True, fresh_for_ties=True)
+        rng.shuffle(fresh_deck("789TJQKA"))
+        rng.below(27)
+        state, choices = engine.new_match(GAME, seed=seed, options=options), Rng(seed + 7)
+        while not state.is_terminal:
+            before = state.to_position()
+            state.apply_id(_bidding(state, choices))
+            if state.is_terminal or state.to_position()["deal_deck"] == before["deal_deck"]:
+                continue
+            if before["phase"] == "play":
+                pack = [a.split(":")[0] for trick in [*before["tricks"], before["trick"]] for _s, a in trick]
+                pack.append(state.history[-1][1].split(":")[0])
+            else:
+                pack = _hands_pack(before["deal_deck"], before["dealer"])
+            if options.get("shuffle_each_deal"):
+                pack = fresh_deck("789TJQKA")
+                rng.shuffle(pack)
+            c = 3 + rng.below(27)
+            assert state.to_position()["deal_deck"] == pack[c:] + pack[:c]
