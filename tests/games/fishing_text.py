@@ -155,15 +155,37 @@ class Dealt(NamedTuple):
     stock: list[str]
 
 
+def step_turns(state: engine.State) -> set[str]:
+    """Every whole turn the step actions reach from a turn's start, each step tried on a clone: a capture's steps
+    (``+X``, ``next``, ``done``, docs/fishing_moves.md) must always lead on to the end of the turn."""
+    start = len(state.history)
+    reached: set[str] = set()
+
+    def explore(node: engine.State) -> None:
+        actions = node.legal_action_ids()
+        assert actions, node.to_position()  # no dead end
+        for action in actions:
+            after = node.clone()
+            after.apply_id(action)
+            if after.is_terminal or after.to_position().get("turn_card") is None:
+                reached.add(turn_taken(after.history, start))
+            else:
+                explore(after)
+    explore(state)
+    return reached
+
+
 def play_turns_checked(state: engine.State, seed: int, rules: Rules,
                        sweep_points: Callable[[str, frozenset[str], list[str], bool], int],
-                       match_over: Callable[[list[int]], bool], dealt: Callable[[dict], Dealt]) -> None:
+                       match_over: Callable[[list[int]], bool], dealt: Callable[[dict], Dealt],
+                       explore_tables: int = 0) -> None:
     """Play random whole turns (by their strings) or random step actions to the match end. At each turn: the
     whole-turn listing is ``legal_turns`` of the hand and table, the seat to play is the dealer's left at a deal's
     start and the next seat after each turn, and a turn played by steps is one of them; at a deal's end its points
     are the restated captures' card points, most cards and ``sweep_points(played, captured, table, last_play)`` per
     sweep. ``match_over(totals)`` says whether the match ends after a deal with those totals; ``dealt(position)``
-    gives the hands, table and stock each deal's deck must deal."""
+    gives the hands, table and stock each deal's deck must deal. On a table of at most ``explore_tables`` cards
+    every step is tried: the steps reach exactly the whole turns."""
     rng = Rng(seed)
     n = state.players
     sides = 2 if n == 4 and state.to_position()["options"].get("partnerships", True) else n
@@ -183,6 +205,8 @@ def play_turns_checked(state: engine.State, seed: int, rules: Rules,
         assert seat == (seat_next if seat_next is not None else (p["dealer"] + 1) % n), p
         turns = legal_turns(p["hands"][seat], p["table"], rules)
         assert state.legal_turns() == turns, p
+        if len(p["table"]) <= explore_tables:
+            assert sorted(step_turns(state)) == turns, p
         start, deals = len(state.history), len(state.deal_results)
         if rng.below(2):
             state.apply(rng.choice(turns))

@@ -362,7 +362,7 @@ def _rules_text_dealt(p: dict) -> Dealt:
     return Dealt(rounds, table, stock)
 
 
-def _check_match(seed: int, players: int, options: dict) -> None:
+def _check_match(seed: int, players: int, options: dict, explore_tables: int = 0) -> None:
     state = engine.new_match(GAME, seed=seed, players=players, options=options)
     o = state.to_position()["options"]
     rules = Rules(jack_takes_all=o["jack_mode"] == "special", max_sum_cards=o["max_sum_cards"], compulsory=True)
@@ -375,7 +375,8 @@ def _check_match(seed: int, players: int, options: dict) -> None:
             return 0
         return sweep_worth(played, captured, table, rules)
 
-    play_turns_checked(state, seed, rules, sweep, lambda totals: max(totals) >= target, _rules_text_dealt)
+    play_turns_checked(state, seed, rules, sweep, lambda totals: max(totals) >= target, _rules_text_dealt,
+                       explore_tables)
     top = max(state.scores)  # 7.6: the highest total wins, a shared top is a draw among those tied
     assert state.winners == [s for s in range(players) if state.scores[s] == top]
 
@@ -404,3 +405,11 @@ def test_3_1_3_3_the_rng_draws_the_dealer_from_one_pack_then_shuffles_the_deck(p
         rng.shuffle(pack)
         state = engine.new_match(GAME, seed=seed, players=players, options={"first_dealer_draw": draw})
         assert state.first_dealer == dealer and state.to_position()["deal_deck"] == pack
+
+
+@pytest.mark.parametrize(("players", "options"), [(2, {}), (2, {"max_sum_cards": 0}), (4, {})])
+def test_5_4_the_steps_of_a_capture_reach_exactly_its_capture_sets(players: int, options: dict) -> None:
+    """docs/fishing_moves.md: every step tried on tables of up to 7 cards, no dead end, no other turn."""
+    for seed in range(2):
+        _check_match(seed, players, options, explore_tables=7)
+

@@ -261,7 +261,7 @@ def _rules_text_dealt(p: dict) -> Dealt:
     return Dealt(rounds, deck[table_at:table_at + 4], rest[6 * n:])
 
 
-def _check_match(seed: int, players: int, options: dict) -> None:
+def _check_match(seed: int, players: int, options: dict, explore_tables: int = 0) -> None:
     state = engine.new_match(GAME, seed=seed, players=players, options=options)
     o = state.to_position()["options"]
     rules = Rules(jack_takes_all=False, max_sum_cards=o["max_sum_cards"], compulsory=o["capture_compulsory"])
@@ -273,7 +273,7 @@ def _check_match(seed: int, players: int, options: dict) -> None:
     def over(totals: list[int]) -> bool:  # 7.3: a side at the target, and the totals differ
         return max(totals) >= o["target"] and totals[0] != totals[1]
 
-    play_turns_checked(state, seed, rules, tabla, over, _rules_text_dealt)
+    play_turns_checked(state, seed, rules, tabla, over, _rules_text_dealt, explore_tables)
     winner = max(range(2), key=lambda side: state.scores[side])
     assert state.winners == [s for s in range(players) if s % 2 == winner]
 
@@ -290,3 +290,11 @@ def test_3_1_3_3_the_rng_draws_the_dealer_from_one_pack_then_shuffles_the_deck(p
         rng.shuffle(pack)
         state = engine.new_match(GAME, seed=seed, players=players, options={"first_dealer_draw": draw})
         assert state.first_dealer == dealer and state.to_position()["deal_deck"] == pack
+
+
+@pytest.mark.parametrize(("players", "options"), [(2, {}), (2, {"capture_compulsory": True}), (4, {})])
+def test_5_4_the_steps_of_a_capture_reach_exactly_its_capture_sets(players: int, options: dict) -> None:
+    """docs/fishing_moves.md: every step tried on tables of up to 7 cards, no dead end, no other turn."""
+    for seed in range(2):
+        _check_match(seed, players, options, explore_tables=7)
+
