@@ -10,6 +10,7 @@ test_belote.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 TRUMP_ORDER = "78QKTA9J"  # low -> high (2.1)
@@ -95,3 +96,18 @@ def trick_points(tricks: list[list[list[Any]]], trump: str, teams: int) -> tuple
 def leader(tricks: list[list[list[Any]]], dealer: int, trump: str, players: int) -> int:
     """5.1: the dealer's left leads the first trick, the winner of each trick leads the next."""
     return trick_winner(tricks[-1], trump) if tricks else (dealer + 1) % players
+
+
+class DealerRotation:
+    """Called with the position before every move: whenever a new deal is dealt, its dealer must be the previous
+    deal's next seat (belote_contree.md 3.2, belote.md 3.2), or the same seat where ``keeps(previous position)``."""
+
+    def __init__(self, keeps: Callable[[dict[str, Any]], bool] = lambda p: False) -> None:
+        self.keeps, self.previous = keeps, None
+
+    def __call__(self, p: dict[str, Any]) -> None:
+        before, self.previous = self.previous, p
+        if before is None or before["deal_deck"] == p["deal_deck"]:
+            return
+        step = 0 if self.keeps(before) else 1
+        assert p["dealer"] == (before["dealer"] + step) % p["players"], (before, p)

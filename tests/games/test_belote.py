@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from belote_text import hands_played, leader, legal_cards, trick_points, with_belote
+from belote_text import DealerRotation, hands_played, leader, legal_cards, trick_points, with_belote
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rules_text import drawn_dealer, fresh_deck, play_checked
@@ -443,13 +443,6 @@ class _Deals:
         return out
 
 
-def _rules_text_dealer(before: dict, state: engine.State) -> None:
-    """3.2: a deal thrown in after two rounds of passes passes the deal on too."""
-    if not state.is_terminal and before["phase"] == "auction" and state.to_position()["auction"] == []:
-        assert len(before["auction"]) == 2 * before["players"] - 1
-        assert state.dealer == (before["dealer"] + 1) % before["players"]
-
-
 def _taking(state: engine.State, rng: Rng) -> int:
     """Random play that passes more often in the auction, so second rounds and throw-ins occur."""
     ids = state.legal_action_ids()
@@ -470,8 +463,13 @@ def test_4_to_7_random_matches_take_declare_play_and_score_as_the_rules_text_say
 
 def _check_match(seed: int, players: int, options: dict) -> None:
     state = engine.new_match(GAME, seed=seed, players=players, options=options)
-    deals = _Deals(state)
-    play_checked(state, seed, _rules_text_legal, deals.points, _rules_text_dealer, _taking)
+    deals, rotation = _Deals(state), DealerRotation()  # 3.2: after every deal, thrown in or played
+
+    def legal(p: dict) -> list[str]:
+        rotation(p)
+        return _rules_text_legal(p)
+
+    play_checked(state, seed, legal, deals.points, choose=_taking)
     teams = 2 if players == 4 else players
     totals = [0] * teams
     for k, result in enumerate(state.deal_results):  # 7.7: the first deal after which one side leads at the target

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from belote_text import PLAIN_POINTS, leader, legal_cards, trick_points, with_belote
+from belote_text import PLAIN_POINTS, DealerRotation, leader, legal_cards, trick_points, with_belote
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rules_text import drawn_dealer, fresh_deck, play_checked
@@ -473,14 +473,6 @@ def _rules_text_legal(p: dict, asked: dict) -> list[str]:
     return with_belote(legal_cards(hand, p["trick"], p["trump"], seat, 4), hand, p["trump"])
 
 
-def _rules_text_dealer(before: dict, state: engine.State) -> None:
-    """3.2: a played or thrown-in deal passes the deal on, a weak-hand redeal keeps it (3.8, 4.8)."""
-    if state.is_terminal or state.to_position()["deal_deck"] == before["deal_deck"]:
-        return
-    redeal = before["phase"] == "redeal"
-    assert state.dealer == (before["dealer"] + (0 if redeal else 1)) % 4, before
-
-
 def _bidding(state: engine.State, rng: Rng) -> int:
     """Random play that mostly passes or bids low, so numeric contracts, contres and every outcome occur."""
     ids = state.legal_action_ids()
@@ -511,8 +503,13 @@ def test_4_5_6_7_random_matches_bid_play_and_score_as_the_rules_text_says(option
 def _check_match(seed: int, options: dict) -> None:
     state = engine.new_match(GAME, seed=seed, options=options)
     asked: dict = {}
-    play_checked(state, seed, lambda p: _rules_text_legal(p, asked),
-                 lambda tricks, p: _rules_text_points(tricks, p, state.history), _rules_text_dealer, _bidding)
+    rotation = DealerRotation(keeps=lambda p: p["phase"] == "redeal")  # 3.2, 3.8, 4.8
+
+    def legal(p: dict) -> list[str]:
+        rotation(p)
+        return _rules_text_legal(p, asked)
+
+    play_checked(state, seed, legal, lambda tricks, p: _rules_text_points(tricks, p, state.history), choose=_bidding)
     totals = [0, 0]  # 7.7: the match ends after the first deal that meets its end
     for k, result in enumerate(state.deal_results):
         totals = [t + x for t, x in zip(totals, result["points"], strict=True)]
