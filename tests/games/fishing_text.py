@@ -130,7 +130,8 @@ class Deal:
 
     def __init__(self, sides: int) -> None:
         self.piles: list[set[str]] = [set() for _ in range(sides)]
-        self.sweeps = [0] * sides
+        self.sweeps = [0] * sides  # points
+        self.swept = [0] * sides  # how many
         self.last: int | None = None
 
 
@@ -226,11 +227,13 @@ def play_turns_checked(state: engine.State, seed: int, rules: Rules,
             deal.last = side
             if not table and (worth := sweep_points(played, captured, p["table"], last_play)):
                 deal.sweeps[side] += worth
+                deal.swept[side] += 1
         seat_next = (seat + 1) % n
         if len(state.deal_results) == deals:
             continue
         result = state.deal_results[-1]
         if result.get("ended_match"):  # tablanette.md 7.5: a sweep reached the target during the deal
+            assert state.game_id == "tablanette", "tablic.md 7.2: every deal is played to the end"
             assert deal.sweeps == result["points"] and totals[side] + deal.sweeps[side] >= state.target
             return
         assert last_play and not rounds, p
@@ -239,6 +242,8 @@ def play_turns_checked(state: engine.State, seed: int, rules: Rules,
         bonus = most_cards([len(pile) for pile in deal.piles])
         points = [card_points(pile) + bonus[s] + deal.sweeps[s] for s, pile in enumerate(deal.piles)]
         assert result["points"] == points, (result, points)
+        assert result["cards"] == [len(pile) for pile in deal.piles]  # the counters: cards, sweeps that scored
+        assert result.get("tablanettes", result.get("tablas")) == deal.swept, (result, deal.swept)
         totals = [t + x for t, x in zip(totals, points, strict=True)]
         assert match_over(totals) == state.is_terminal, totals
         assert state.is_terminal or state.dealer == (p["dealer"] + 1) % n
