@@ -228,6 +228,8 @@ def play_turns_checked(state: engine.State, seed: int, rules: Rules,
             if not table and (worth := sweep_points(played, captured, p["table"], last_play)):
                 deal.sweeps[side] += worth
                 deal.swept[side] += 1
+                if state.game_id == "tablanette" and totals[side] + deal.sweeps[side] >= state.target:
+                    assert state.is_terminal, p  # tablanette.md 7.5: it wins at once
         seat_next = (seat + 1) % n
         if len(state.deal_results) == deals:
             continue
