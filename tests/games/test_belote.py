@@ -384,6 +384,8 @@ def _rules_text_legal(p: dict) -> list[str]:
             return ["pass", "take"]
         return ["pass", *(f"take:{s}" for s in "CDHS" if s != p["turn_up"][1])]
     assert seat == (leader(p["tricks"], p["dealer"], p["trump"], n) + len(p["trick"])) % n  # 5.1
+    take = p["auction"][-1][1]  # 4.1, 4.2: the turn-up's suit, or the suit named in round 2
+    assert p["trump"] == (p["deal_deck"][5 * n][1] if take == "take" else take[-1]) and take.startswith("take")
     assert len(hand) == 8 - len(p["tricks"]) - (1 if p["trick"] and any(s == seat for s, _a in p["trick"]) else 0)
     if not p["tricks"] and p["declared"][seat] is None and _combinations(hand, p["trump"]):  # 5.5, 6.2
         return ["declare", "nodeclare"]

@@ -470,6 +470,7 @@ def _rules_text_legal(p: dict, asked: dict) -> list[str]:
         return _rules_text_auction(p)
     assert seat == (leader(p["tricks"], p["dealer"], p["trump"], 4) + len(p["trick"])) % 4  # 5.1
     assert _contract(p["auction"])[1] != "" and sum(1 for _s, a in p["auction"][-3:] if a == "pass") == 3  # 4.7
+    assert p["trump"] == next(a for _s, a in reversed(p["auction"]) if a.startswith("bid:"))[-1]  # 4.2: it names trump
     return with_belote(legal_cards(hand, p["trick"], p["trump"], seat, 4), hand, p["trump"])
 
 
