@@ -508,8 +508,9 @@ def _rules_text_points(tricks: list, p: dict) -> list[int]:
 
 @pytest.mark.parametrize("options", [
     {}, {"face_down_four": True}, {"score_all_tricks": True, "deal_scoring": "difference", "target_score": 20},
-    {"target_score": 30}, {"score_all_tricks": True, "target_score": 60}, {"deal_scoring": "difference",
-                                                                          "face_down_four": True, "target_score": 15},
+    {"target_score": 30}, {"score_all_tricks": True, "target_score": 60},
+    {"deal_scoring": "difference", "face_down_four": True, "target_score": 15},
+    {"face_down_four": True, "score_all_tricks": True, "target_score": 40},
 ])
 def test_5_and_7_random_matches_play_draw_and_score_as_the_rules_text_says(options: dict) -> None:
     for seed in range(10):

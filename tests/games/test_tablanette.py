@@ -333,6 +333,8 @@ def test_dealt_rounds_deal_deal_deck_again():
     (2, {"initial_jack": "middle", "max_sum_cards": 2, "target": 120}),
     (3, {}), (3, {"jack_mode": "value12", "max_sum_cards": 0}),
     (4, {}), (4, {"partnerships": True, "target": 151}), (4, {"partnerships": True, "jack_mode": "value12"}),
+    (3, {"initial_jack": "middle", "last_play_tablanette": False, "first_dealer_draw": "high"}),
+    (4, {"partnerships": True, "initial_jack": "middle", "last_play_tablanette": False, "max_sum_cards": 0}),
 ])
 def test_5_and_7_random_matches_capture_sweep_and_score_as_the_rules_text_says(players: int, options: dict):
     for seed in range(4):

@@ -243,6 +243,7 @@ def test_a_capture_pile_never_holds_one_card():
     (2, {}), (2, {"capture_compulsory": True, "last_play_tabla": True, "target": 61}),
     (2, {"max_sum_cards": 3, "cut_mode": "knock", "first_dealer_draw": "low", "target": 61}),
     (4, {}), (4, {"capture_compulsory": True, "max_sum_cards": 2, "target": 61}),
+    (4, {"cut_mode": "knock", "last_play_tabla": True, "first_dealer_draw": "low", "target": 61}),
 ])
 def test_5_and_7_random_matches_capture_sweep_and_score_as_the_rules_text_says(players: int, options: dict):
     for seed in range(4):
