@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from belote_text import DealerRotation, hands_played, leader, legal_cards, trick_points, with_belote
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rules_text import drawn_dealer, fresh_deck, play_checked
 from trick_positions import deck_dealing, documented_example, fill_play, first_accepted, played_by
 
 import engine
@@ -325,3 +327,190 @@ def test_same_seed_same_match(players, seed):
         return state.history, state.scores
 
     assert run() == run()
+
+
+# ---- the rules text restated: every move, deal score and match end of random matches ----------------------------
+
+NATURAL = "789TJQKA"  # low -> high (2.4)
+CARRE_POINTS = {"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100}  # 6.1
+
+
+def _combinations(hand: list[str], trump: str) -> list[tuple]:
+    """6.1: carrés of 9 and higher and each suit's maximal runs of three or more, as comparison keys (6.3) led by
+    their value: a carré (1, value, rank), a sequence (0, length up to 5, top card, in trump) and its points."""
+    found = [(1, CARRE_POINTS[r], NATURAL.index(r), CARRE_POINTS[r]) for r in CARRE_POINTS
+             if sum(1 for c in hand if c[0] == r) == 4]
+    for suit in "CDHS":
+        ranks = sorted(NATURAL.index(c[0]) for c in hand if c[1] == suit)
+        runs: list[list[int]] = []
+        for r in ranks:
+            if runs and runs[-1][-1] == r - 1:
+                runs[-1].append(r)
+            else:
+                runs.append([r])
+        for run in runs:
+            if len(run) >= 3:
+                length = min(len(run), 5)
+                found.append((0, length, run[-1], suit == trump, {3: 20, 4: 50, 5: 100}[length]))
+    return found
+
+
+def _declarations(hands: list[list[str]], declared: list, trump: str, dealer: int, teams: int) -> list[int]:
+    """6.3: the side of the single best declared combination scores every combination its members declared; equal
+    non-trump sequences go to the first seat clockwise from the dealer's left."""
+    n = len(hands)
+    best = None
+    for k in range(n):
+        seat = (dealer + 1 + k) % n
+        if declared[seat] != "declare":
+            continue
+        for combo in _combinations(hands[seat], trump):
+            if best is None or combo[:-1] > best[0][:-1]:
+                best = (combo, seat)
+    out = [0] * teams
+    if best is not None:
+        side = best[1] % teams
+        out[side] = sum(combo[-1] for seat in range(n) if seat % teams == side and declared[seat] == "declare"
+                        for combo in _combinations(hands[seat], trump))
+    return out
+
+
+def _rules_text_legal(p: dict) -> list[str]:
+    n, seat = p["players"], p["current_player"]
+    hand = p["hands"][seat]
+    if p["phase"] == "auction":  # 4.1, 4.2, 4.5: two rounds from the dealer's left
+        assert seat == (p["dealer"] + 1 + len(p["auction"])) % n
+        if len(p["auction"]) < n:
+            return ["pass", "take"]
+        return ["pass", *(f"take:{s}" for s in "CDHS" if s != p["turn_up"][1])]
+    assert seat == (leader(p["tricks"], p["dealer"], p["trump"], n) + len(p["trick"])) % n  # 5.1
+    take = p["auction"][-1][1]  # 4.1, 4.2: the turn-up's suit, or the suit named in round 2
+    assert p["trump"] == (p["deal_deck"][5 * n][1] if take == "take" else take[-1]) and take.startswith("take")
+    assert len(hand) == 8 - len(p["tricks"]) - (1 if p["trick"] and any(s == seat for s, _a in p["trick"]) else 0)
+    if not p["tricks"] and p["declared"][seat] is None and _combinations(hand, p["trump"]):  # 5.5, 6.2
+        return ["declare", "nodeclare"]
+    return with_belote(legal_cards(hand, p["trick"], p["trump"], seat, n), hand, p["trump"])
+
+
+class _Deals:
+    """7.1 - 7.5 deal by deal, with the litige pot (7.3) carried from deal to deal."""
+
+    def __init__(self, state: engine.State) -> None:
+        self.state, self.pot = state, 0
+
+    def points(self, tricks: list, p: dict) -> list[int]:
+        n, trump = p["players"], p["trump"]
+        teams = 2 if n == 4 else n
+        taker = p["auction"][-1][0]
+        a = taker % teams
+        cards, won, der = trick_points(tricks, trump, teams)
+        hands = hands_played(tricks, n)
+        decl = _declarations(hands, p["declared"], trump, p["dealer"], teams)
+        bel = [0] * teams
+        for seat, action in self.state.history[-len(p["auction"]) - 8 * n - sum(1 for d in p["declared"] if d):]:
+            if action.endswith(":belote"):  # 6.4
+                bel[seat % teams] = 20
+        trick_total = [cards[x] + der[x] + (90 if won[x] == 8 else 0) for x in range(teams)]  # 7.2
+        total = [trick_total[x] + decl[x] + bel[x] for x in range(teams)]
+        if n == 3:
+            return self._three(total, bel, a, p["dealer"])
+        d = 1 - a
+        pool = sum(trick_total)
+        out = [0, 0]
+        if total[a] > total[d]:
+            out = total
+            winner = a
+        elif total[a] < total[d] or not p["options"]["litige"]:
+            out[a], out[d] = bel[a], pool + sum(decl) + bel[d]
+            winner = d
+        else:  # litige: the takers' points wait for the next played deal
+            out[a], out[d] = bel[a], total[d]
+            self.pot += total[a] - bel[a]
+            return out
+        out[winner] += self.pot
+        self.pot = 0
+        return out
+
+    @staticmethod
+    def _three(total: list[int], bel: list[int], taker: int, dealer: int) -> list[int]:
+        """7.5: the taker must beat each opponent, else they share his points, the odd one to the first clockwise."""
+        if all(total[taker] > total[x] for x in range(3) if x != taker):
+            return total
+        out = [0, 0, 0]
+        out[taker] = bel[taker]
+        rest = total[taker] - bel[taker]
+        others = [s for s in ((dealer + 1 + k) % 3 for k in range(3)) if s != taker]
+        for k, seat in enumerate(others):
+            out[seat] = total[seat] + rest // 2 + (rest % 2 if k == 0 else 0)
+        return out
+
+
+def _taking(state: engine.State, rng: Rng) -> int:
+    """Random play that passes more often in the auction, so second rounds and throw-ins occur."""
+    ids = state.legal_action_ids()
+    if state.phase == "auction" and rng.below(3):
+        return next(a for a in ids if state.action_string(a) == "pass")
+    return rng.choice(ids)
+
+
+@pytest.mark.parametrize(("players", "options"), [
+    (4, {"target_score": 1000}), (4, {"target_score": 600, "litige": False, "no_shuffle": True}),
+    (3, {"target_score": 700}), (3, {"target_score": 500, "no_shuffle": True}),
+    (2, {"target_score": 700}), (2, {"target_score": 500, "litige": False, "no_shuffle": True}),
+])
+def test_4_to_7_random_matches_take_declare_play_and_score_as_the_rules_text_says(players: int, options: dict):
+    for seed in range(10):
+        _check_match(seed, players, options)
+
+
+def _check_match(seed: int, players: int, options: dict) -> None:
+    state = engine.new_match(GAME, seed=seed, players=players, options=options)
+    deals, rotation = _Deals(state), DealerRotation()  # 3.2: after every deal, thrown in or played
+
+    def legal(p: dict) -> list[str]:
+        rotation(p)
+        return _rules_text_legal(p)
+
+    play_checked(state, seed, legal, deals.points, choose=_taking)
+    teams = 2 if players == 4 else players
+    totals = [0] * teams
+    for k, result in enumerate(state.deal_results):  # 7.7: the first deal after which one side leads at the target
+        totals = [t + x for t, x in zip(totals, result["points"], strict=True)]
+        over = max(totals) >= options["target_score"] and totals.count(max(totals)) == 1
+        assert over == (k == len(state.deal_results) - 1), (k, totals)
+    assert state.scores == [totals[s % teams] for s in range(players)]
+    assert state.winners == [s for s in range(players) if totals[s % teams] == max(totals)]
+
+
+# ---- pointed cases of the rules text ------------------------------------------------------------------------------
+
+# Seat 1 takes the turn-up 7 of trump (in_play), so it holds 7H and 7D here; no hand holds another combination.
+TIERCE_C = ["KC", "QC", "JC", "7D", "9D", "8S", "TS", "7H"]  # a tierce to the K of clubs
+TIERCE_D = ["KD", "QD", "JD", "7C", "9C", "7S", "9S", "AS"]  # a tierce to the K of diamonds
+TIERCE_C3 = ["KC", "QC", "JC", "8D", "9D", "8S", "TS", "AH"]
+NONE_1 = ["7H", "9H", "KH", "8C", "TC", "7D", "TD", "QS"]
+
+
+@pytest.mark.parametrize(("hands", "declared", "points"), [
+    ({1: TIERCE_C, 2: TIERCE_D}, ["nodeclare", "declare", "declare", "nodeclare"], [0, 20]),  # seat 1 comes first
+    ({1: NONE_1, 2: TIERCE_D, 3: TIERCE_C3}, ["nodeclare", "nodeclare", "declare", "declare"], [20, 0]),  # 2, then 3
+    ({1: TIERCE_C, 2: TIERCE_D}, ["nodeclare", "nodeclare", "declare", "nodeclare"], [20, 0]),  # 6.2: not declared
+])
+def test_6_3_6_equal_plain_sequences_go_to_the_first_seat_from_the_dealers_left(hands, declared, points):
+    assert _first_trick_declarations("H", _deal_rest(hands), declared) == points
+
+
+def test_6_3_5_a_trump_sequence_beats_an_equal_plain_one_whoever_comes_first():
+    hands = _deal_rest({1: TIERCE_C, 2: TIERCE_D})
+    assert _first_trick_declarations("D", hands, ["nodeclare", "declare", "declare", "nodeclare"]) == [20, 0]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_3_1_3_3_the_rng_draws_the_dealer_then_shuffles_the_deck(players: int) -> None:
+    for seed in range(20):
+        rng = Rng(seed)
+        dealer = drawn_dealer(rng, players, DECK, lambda c: "789TJQKA".index(c[0]), lowest=True, fresh_for_ties=True)
+        pack = fresh_deck("789TJQKA")
+        rng.shuffle(pack)
+        state = engine.new_match(GAME, seed=seed, players=players)
+        assert state.first_dealer == dealer and state.to_position()["deal_deck"] == pack

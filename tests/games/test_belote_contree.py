@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from belote_text import PLAIN_POINTS, DealerRotation, leader, legal_cards, trick_points, with_belote
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rules_text import drawn_dealer, fresh_deck, play_checked
 from trick_positions import dealt_indices, deck_dealing, documented_example, fill_play, first_accepted, played_by
 
 import engine
@@ -381,3 +383,210 @@ def test_same_seed_same_match(seed):
         return state.history, state.scores
 
     assert run() == run()
+
+
+# ---- the rules text restated: every move, deal score and match end of random matches ----------------------------
+
+def _rules_text_auction(p: dict) -> list[str]:
+    """4.9, with the multiplier of 4.3, 4.4 and 4.6: a bid resets it, contre doubles, surcontre doubles again."""
+    seat, top, multiplier = p["current_player"], None, 1
+    for bidder, action in p["auction"]:
+        if action.startswith("bid:"):
+            top, multiplier = (bidder, action.split(":")[1]), 1
+        elif action != "pass":
+            multiplier *= 2
+    actions = ["pass"]
+    if top is None or top[1] != "capot":
+        actions += [f"bid:{v}:{s}" for v in range(80, p["options"]["max_numeric_bid"] + 1, 10)
+                    if top is None or v > int(top[1]) for s in "CDHS"]
+        actions += [f"bid:capot:{s}" for s in "CDHS"]
+    if top is not None and top[0] % 2 != seat % 2 and multiplier == 1:
+        actions.append("contre")
+    if top is not None and top[0] % 2 == seat % 2 and multiplier == 2:
+        actions.append("surcontre")
+    return sorted(actions)
+
+
+def _weak(hand: list[str]) -> bool:
+    """3.8: 10 points or fewer with every card valued as a plain card."""
+    return sum(PLAIN_POINTS[c[0]] for c in hand) <= 10
+
+
+def _contract(auction: list) -> tuple[int, str, int]:
+    """4.7: the last bid, its bidder and its multiplier."""
+    declarer, value, multiplier = -1, "", 1
+    for seat, action in auction:
+        if action.startswith("bid:"):
+            declarer, value, multiplier = seat, action.split(":")[1], 1
+        elif action != "pass":
+            multiplier *= 2
+    return declarer, value, multiplier
+
+
+def _rules_text_points(tricks: list, p: dict, history: list) -> list[int]:
+    """7.1 - 7.4 and the contre_scoring option (8); ``history`` ends with the deal's auction and card plays."""
+    declarer, value, m = _contract(p["auction"])
+    cards, won, der = trick_points(tricks, p["trump"], 2)
+    bel = [0, 0]
+    for seat, action in history[-len(p["auction"]) - 32:]:
+        if action.endswith(":belote"):  # 6.1, 6.3
+            bel[seat % 2] = 20
+    a, d = declarer % 2, 1 - declarer % 2
+    total = [cards[x] + der[x] + bel[x] for x in (0, 1)]
+    out = [0, 0]
+    if value == "capot":
+        if won[a] == 8:
+            out[a], out[d] = 500 * m + bel[a], bel[d]
+        else:
+            out[d] = 410 * m + sum(bel)
+        return out
+    b = int(value)
+    made = total[a] >= b
+    if not made:
+        out[d] = (160 + b) * m + sum(bel)
+    elif m == 1:
+        out[a], out[d] = total[a] + b, total[d]
+    elif p["options"]["contre_scoring"] == "multiply":
+        out[a], out[d] = (total[a] - bel[a] + b) * m + bel[a], (total[d] - bel[d]) * m + bel[d]
+    else:
+        out[a], out[d] = (160 + b) * m + bel[a], bel[d]
+    return out
+
+
+def _rules_text_legal(p: dict, asked: dict) -> list[str]:
+    """Every decision point; ``asked`` keeps, per dealt deck, the seats asked about a redeal (3.8)."""
+    seat = p["current_player"]
+    hand = p["hands"][seat]
+    order = [(p["dealer"] + k) % 4 for k in (1, 2, 3, 4)]
+    weak = [s for s in order if _weak(p["hands"][s])] if p["options"]["weak_hand_redeal"] else []
+    deal = asked.setdefault(tuple(p["deal_deck"]), [])
+    if p["phase"] == "redeal":  # 3.8: only the eligible seats are asked, in order from the dealer's left
+        assert weak[len(deal)] == seat and p["redeal_queue"] == weak[len(deal):], (weak, deal)
+        deal.append(seat)
+        return ["keep", "redeal"]
+    if p["phase"] == "auction":  # 4.1: the dealer's left speaks first, then clockwise
+        assert deal == weak, (weak, deal)
+        assert seat == (p["dealer"] + 1 + len(p["auction"])) % 4
+        return _rules_text_auction(p)
+    assert seat == (leader(p["tricks"], p["dealer"], p["trump"], 4) + len(p["trick"])) % 4  # 5.1
+    assert _contract(p["auction"])[1] != "" and sum(1 for _s, a in p["auction"][-3:] if a == "pass") == 3  # 4.7
+    assert p["trump"] == next(a for _s, a in reversed(p["auction"]) if a.startswith("bid:"))[-1]  # 4.2: it names trump
+    return with_belote(legal_cards(hand, p["trick"], p["trump"], seat, 4), hand, p["trump"])
+
+
+def _bidding(state: engine.State, rng: Rng) -> int:
+    """Random play that mostly passes or bids low, so numeric contracts, contres and every outcome occur."""
+    ids = state.legal_action_ids()
+    if state.phase != "auction":
+        return rng.choice(ids)
+    named = {state.action_string(a): a for a in ids}
+    bids = sorted((a for a in named if a.startswith("bid:") and "capot" not in a), key=lambda a: int(a.split(":")[1]))
+    roll = rng.below(12)
+    if roll < 6 or roll == 10 and not ({"contre", "surcontre"} & set(named)):
+        return named["pass"]
+    if roll < 10 and bids:
+        return named[rng.choice(bids[:8])]
+    if roll == 10:
+        return named[next(w for w in ("contre", "surcontre") if w in named)]
+    return rng.choice(ids)
+
+
+@pytest.mark.parametrize("options", [
+    {"num_deals": 3},
+    {"num_deals": 3, "weak_hand_redeal": False, "max_numeric_bid": 180, "contre_scoring": "multiply"},
+    {"target_score": 1500, "max_numeric_bid": 170, "shuffle_each_deal": True},
+])
+def test_4_5_6_7_random_matches_bid_play_and_score_as_the_rules_text_says(options: dict) -> None:
+    for seed in range(20):
+        _check_match(seed, options)
+
+
+def _check_match(seed: int, options: dict) -> None:
+    state = engine.new_match(GAME, seed=seed, options=options)
+    asked: dict = {}
+    rotation = DealerRotation(keeps=lambda p: p["phase"] == "redeal")  # 3.2, 3.8, 4.8
+
+    def legal(p: dict) -> list[str]:
+        rotation(p)
+        return _rules_text_legal(p, asked)
+
+    play_checked(state, seed, legal, lambda tricks, p: _rules_text_points(tricks, p, state.history), choose=_bidding)
+    totals = [0, 0]  # 7.7: the match ends after the first deal that meets its end
+    for k, result in enumerate(state.deal_results):
+        totals = [t + x for t, x in zip(totals, result["points"], strict=True)]
+        if "num_deals" in options:
+            over = k + 1 >= options["num_deals"] and totals[0] != totals[1]
+        else:
+            over = max(totals) >= options["target_score"] and totals[0] != totals[1]
+        assert over == (k == len(state.deal_results) - 1), (k, totals)
+    assert state.scores == [totals[0], totals[1], totals[0], totals[1]]
+    assert state.winners == [s for s in range(4) if totals[s % 2] == max(totals)]
+
+
+# ---- pointed cases of the rules text ------------------------------------------------------------------------------
+
+def test_4_5_a_seat_that_passed_may_contre_later_and_4_7_three_passes_after_it_end_the_auction():
+    state = new(dealer=0)
+    bid(state, "pass", "bid:80:H", "pass", "pass")
+    assert "contre" in state.legal_actions() and state.current_player == 1
+    bid(state, "contre", "pass", "pass")
+    assert state.phase == "auction"  # two passes after the contre
+    state.apply("pass")
+    assert state.phase == "play" and state.observation(0)["contract"] == {
+        "value": 80, "suit": "H", "declarer": 2, "multiplier": 2}
+
+
+def test_4_6_the_contring_side_may_make_the_new_bid_and_it_may_be_contred_again():
+    state = new(dealer=0)
+    bid(state, "bid:80:H", "contre", "pass")
+    assert state.current_player == 0 and "bid:90:S" in state.legal_actions()  # the partner of seat 2, who contred
+    bid(state, "bid:90:S")
+    legal = state.legal_actions()
+    assert "contre" in legal and "surcontre" not in legal  # seat 1: an opponent's new bid, multiplier back to 1
+
+
+def test_7_4_a_numeric_contract_winning_every_trick_has_no_capot_bonus():
+    assert contract_points(Contract(80, "S", 0, 1), 0, [162, 0], [0, 0], [8, 0]) == ([242, 0], True)
+
+
+def test_7_2_a_failed_contred_contract_under_multiply_gives_the_defenders_the_fixed_score():
+    points, made = contract_points(Contract(100, "D", 2, 2), 0, [90, 72], [0, 20], [4, 4], "multiply")
+    assert not made and points == [0, (160 + 100) * 2 + 20]
+
+
+def test_3_1_3_3_3_5_3_7_the_rng_draws_the_dealer_shuffles_once_then_cuts_3_to_29() -> None:
+    for seed in range(30):
+        rng = Rng(seed)
+        dealer = drawn_dealer(rng, 4, DECK, lambda c: "789TJQKA".index(c[0]), lowest=True, fresh_for_ties=True)
+        pack = fresh_deck("789TJQKA")
+        rng.shuffle(pack)
+        c = 3 + rng.below(27)
+        state = engine.new_match(GAME, seed=seed)
+        assert state.first_dealer == dealer and state.to_position()["deal_deck"] == pack[c:] + pack[:c]
+
+
+@pytest.mark.parametrize("options", [{"num_deals": 4}, {"num_deals": 4, "shuffle_each_deal": True}])
+def test_3_4_3_5_3_7_every_later_deck_is_the_gathered_pack_cut_by_the_matchs_rng(options: dict) -> None:
+    """Played deals gather their tricks, thrown-in and redealt ones their hands (3.4); each is cut at 3 + below(27)
+    from the match's stream after the first deal's draws (3.5, 3.7), after a fresh shuffle with shuffle_each_deal."""
+    for seed in range(8):
+        rng = Rng(seed)
+        drawn_dealer(rng, 4, DECK, lambda c: "789TJQKA".index(c[0]), lowest=True, fresh_for_ties=True)
+        rng.shuffle(fresh_deck("789TJQKA"))
+        rng.below(27)
+        state, choices = engine.new_match(GAME, seed=seed, options=options), Rng(seed + 7)
+        while not state.is_terminal:
+            before = state.to_position()
+            state.apply_id(_bidding(state, choices))
+            if state.is_terminal or state.to_position()["deal_deck"] == before["deal_deck"]:
+                continue
+            if before["phase"] == "play":
+                pack = [a.split(":")[0] for trick in [*before["tricks"], before["trick"]] for _s, a in trick]
+                pack.append(state.history[-1][1].split(":")[0])
+            else:
+                pack = _hands_pack(before["deal_deck"], before["dealer"])
+            if options.get("shuffle_each_deal"):
+                pack = fresh_deck("789TJQKA")
+                rng.shuffle(pack)
+            c = 3 + rng.below(27)
+            assert state.to_position()["deal_deck"] == pack[c:] + pack[:c]

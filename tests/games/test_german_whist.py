@@ -7,6 +7,7 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rules_text import fresh_deck, play_checked
 from trick_positions import documented_example, first_accepted, legal_tricks, pad
 
 import engine
@@ -445,3 +446,115 @@ def test_string_and_id_actions_agree(seed):
 def test_the_documented_example_position_round_trips():
     state = documented_example(GAME)
     assert state.legal_actions() == ["5H", "QH"]
+
+
+# ---- the rules text restated: every move, draw, deal score and match end of random matches ----------------------
+
+ORDER = "23456789TJQKA"  # low -> high (2.1)
+
+
+def _card(p: dict, seat: int, action: str) -> str:
+    """A face-down slot played (8.1c) counts as its real card."""
+    return p["face_down"][seat][int(action[5:])] if action.startswith("down:") else action
+
+
+def _rules_text_winner(p: dict, trick: list) -> int:
+    """5.4: the highest trump, else the higher card of the led suit."""
+    cards = [(seat, _card(p, seat, a)) for seat, a in trick]
+    led = cards[0][1][1]
+
+    def strength(code: str) -> int:
+        return (200 if code[1] == p["trump"] else 100 if code[1] == led else 0) + ORDER.index(code[0])
+    return max(cards, key=lambda sc: strength(sc[1]))[0]
+
+
+def _rules_text_legal(p: dict) -> list[str]:
+    seat, trick = p["current_player"], p["trick"]
+    leader = _rules_text_winner(p, p["tricks"][-1]) if p["tricks"] else 1 - p["dealer"]  # 5.1
+    assert seat == (leader + len(trick)) % 2
+    hand = p["hands"][seat]
+    down = [f"down:{k}" for k, c in enumerate(p["face_down"][seat]) if c is not None]  # 8.1c: slots keep numbers
+    if not trick:  # 5.2; a face-down card only from an empty hand
+        return sorted(hand) if hand else down
+    led = _card(p, trick[0][0], trick[0][1])[1]
+    same = [c for c in hand if c[1] == led]  # 5.3
+    return sorted(same) if same else sorted(hand + down)
+
+
+def _rules_text_draw(before: dict, state: engine.State) -> None:
+    """5.5: after a phase-1 trick the winner takes the face-up card, the loser the next, and the next is turned up."""
+    after = state.to_position()
+    if len(after["tricks"]) == len(before["tricks"]) or not before["stock"] and before["face_up"] is None:
+        return
+    trick = after["tricks"][-1]
+    winner = _rules_text_winner(before, trick)
+    assert before["face_up"] in after["hands"][winner] and before["stock"][0] in after["hands"][1 - winner]
+    assert after["face_up"] == (before["stock"][1] if len(before["stock"]) > 1 else None)
+    assert after["stock"] == before["stock"][2:] and after["current_player"] == winner
+
+
+def _rules_text_points(tricks: list, p: dict) -> list[int]:
+    """7.1 - 7.3 and 8.1d: phase 1 is 13 tricks (11 with face_down_four); only phase 2 counts unless all do."""
+    options = p["options"]
+    phase1 = 11 if options["face_down_four"] else 13
+    won = [0, 0]
+    for k, trick in enumerate(tricks):
+        if options["score_all_tricks"] or k >= phase1:
+            won[_rules_text_winner(p, trick)] += 1
+    if options["deal_scoring"] == "per_trick":
+        return won
+    return [max(0, won[s] - won[1 - s]) for s in (0, 1)]
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"face_down_four": True}, {"score_all_tricks": True, "deal_scoring": "difference", "target_score": 20},
+    {"target_score": 30}, {"score_all_tricks": True, "target_score": 60},
+    {"deal_scoring": "difference", "face_down_four": True, "target_score": 15},
+    {"face_down_four": True, "score_all_tricks": True, "target_score": 40},
+])
+def test_5_and_7_random_matches_play_draw_and_score_as_the_rules_text_says(options: dict) -> None:
+    for seed in range(10):
+        _check_match(seed, options)
+
+
+def _check_match(seed: int, options: dict) -> None:
+    state = engine.new_match(GAME, seed=seed, options=options)
+    face_down: list = []
+
+    def legal(p: dict) -> list[str]:
+        if not p["tricks"] and not p["trick"]:  # a deal's start: 3.5, 4.1 the face-up stock card names trump
+            face_down[:] = [list(slots) for slots in p["face_down"]]
+            assert p["trump"] == p["face_up"][1]
+        return _rules_text_legal(p)
+
+    def score(tricks: list, p: dict) -> list[int]:
+        return _rules_text_points(tricks, {**p, "face_down": face_down})
+
+    play_checked(state, seed, legal, score, _rules_text_draw)
+    target, totals, dealers = options.get("target_score", 0), [0, 0], []
+    for k, result in enumerate(state.deal_results):  # 3.2, 7.4
+        dealers.append(result["dealer"])
+        totals = [t + x for t, x in zip(totals, result["points"], strict=True)]
+        if target == 0:
+            over = True
+        elif min(totals) >= target and options.get("score_all_tricks") and options.get("deal_scoring",
+                                                                                        "per_trick") == "per_trick":
+            over = totals[0] != totals[1]
+        elif min(totals) >= target:
+            over, target = False, target + 10
+        else:
+            over = max(totals) >= target
+        assert over == (k == len(state.deal_results) - 1), (k, totals, target)
+    assert dealers == [(dealers[0] + k) % 2 for k in range(len(dealers))]
+    assert state.scores == totals
+    assert state.winners == [s for s in (0, 1) if totals[s] == max(totals)]  # 7.4a: a tied single deal is a draw
+
+
+def test_3_1_3_3_the_rng_picks_the_dealer_then_shuffles_the_deck() -> None:
+    for seed in range(20):
+        rng = Rng(seed)
+        dealer = rng.below(2)
+        pack = fresh_deck("23456789TJQKA")
+        rng.shuffle(pack)
+        state = engine.new_match(GAME, seed=seed)
+        assert state.first_dealer == dealer and state.to_position()["deal_deck"] == pack

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import pytest
 from fishing_positions import fishing_state
+from fishing_text import Dealt, Rules, deal_hands, play_turns_checked, sweep_worth
+from rules_text import drawn_dealer, fresh_deck
 
 import engine
 from engine.cards import CODES, mask_of, parse_card, parse_cards
 from engine.fishing import CARD_POINTS, CaptureRules, sweep_value
+from engine.rng import Rng
 
 GAME = "tablanette"
 
@@ -320,3 +323,95 @@ def test_dealt_rounds_deal_deal_deck_again():
     assert table == state.table and [dealt.stock for dealt in rounds][0] == state.stock
     assert [len(dealt.stock) for dealt in rounds] == [36, 24, 12, 0]
     assert rounds[0].hands == state.hands and rounds[-1].stock == []
+
+
+# ---- the rules text restated: every turn, step, sweep, deal score and match end of random matches ---------------
+
+@pytest.mark.parametrize(("players", "options"), [
+    (2, {}), (2, {"hand_size": 8, "max_sum_cards": 0, "last_play_tablanette": False, "target": 120}),
+    (2, {"jack_mode": "value12", "first_dealer_draw": "high", "target": 120}),
+    (2, {"initial_jack": "middle", "max_sum_cards": 2, "target": 120}),
+    (3, {}), (3, {"jack_mode": "value12", "max_sum_cards": 0}),
+    (4, {}), (4, {"partnerships": True, "target": 151}), (4, {"partnerships": True, "jack_mode": "value12"}),
+    (3, {"initial_jack": "middle", "last_play_tablanette": False, "first_dealer_draw": "high"}),
+    (4, {"partnerships": True, "initial_jack": "middle", "last_play_tablanette": False, "max_sum_cards": 0}),
+])
+def test_5_and_7_random_matches_capture_sweep_and_score_as_the_rules_text_says(players: int, options: dict):
+    for seed in range(4):
+        _check_match(seed, players, options)
+
+
+def _rules_text_dealt(p: dict) -> Dealt:
+    """3.5 - 3.7: h cards singly from the dealer's left, 4 to the table, jacks there replaced from the stock (the
+    first to the bottom, later ones to the middle with initial_jack = "middle"), then h more each while cards last."""
+    n, o, deck = p["players"], p["options"], p["deal_deck"]
+    order = [(p["dealer"] + 1 + k) % n for k in range(n)]
+    first, start = deal_hands(deck, 0, order, [1] * o["hand_size"])
+    table, stock = deck[start:start + 4], deck[start + 4:]
+    buried = 0
+    for slot in range(4):
+        while o["jack_mode"] == "special" and table[slot][0] == "J":
+            if o["initial_jack"] == "middle" and buried:
+                stock.insert(len(stock) // 2, table[slot])
+            else:
+                stock.append(table[slot])
+            buried += 1
+            table[slot] = stock.pop(0)
+    rounds, k = [first], 0
+    while k < len(stock):
+        hands, k = deal_hands(stock, k, order, [1] * o["hand_size"])
+        rounds.append(hands)
+    return Dealt(rounds, table, stock)
+
+
+def _check_match(seed: int, players: int, options: dict, explore_tables: int = 0) -> None:
+    state = engine.new_match(GAME, seed=seed, players=players, options=options)
+    o = state.to_position()["options"]
+    rules = Rules(jack_takes_all=o["jack_mode"] == "special", max_sum_cards=o["max_sum_cards"], compulsory=True)
+    target = o["target"] or (251 if players == 2 or o["partnerships"] else 151)  # 7.4
+    assert state.target == target
+
+    def sweep(played: str, captured: frozenset, table: list, last_play: bool) -> int:
+        """5.6a, 5.7: a jack that takes all is never a tablanette; 8: last_play_tablanette."""
+        if rules.jack_takes_all and played[0] == "J" or last_play and not o["last_play_tablanette"]:
+            return 0
+        return sweep_worth(played, captured, table, rules)
+
+    play_turns_checked(state, seed, rules, sweep, lambda totals: max(totals) >= target, _rules_text_dealt,
+                       explore_tables)
+    top = max(state.scores)  # 7.6: the highest total wins, a shared top is a draw among those tied
+    assert state.winners == [s for s in range(players) if state.scores[s] == top]
+
+
+# ---- pointed cases of the rules text ------------------------------------------------------------------------------
+
+def test_9_5_a_jack_taking_a_table_of_jacks_is_no_tablanette_and_5_6b_a_jack_trails_to_an_empty_table():
+    state = fishing_state(GAME, [["JS", "2S"], ["JC", "3D"]], ["JD"], current=0)
+    assert state.legal_turns() == ["2S", "JS:JD"]  # 5.6c: only a jack takes a jack
+    state.apply("JS:JD")
+    assert state.scores == [0, 0] and state.to_position()["sweeps"] == [0, 0]
+    assert state.legal_turns() == ["3D", "JC"]  # 5.6b: a jack trails to the empty table
+    state.apply("JC")
+    assert state.to_position()["table"] == ["JC"]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("draw", ["low", "high"])
+def test_3_1_3_3_the_rng_draws_the_dealer_from_one_pack_then_shuffles_the_deck(players: int, draw: str) -> None:
+    ranks = "A23456789TJQK" if draw == "low" else "23456789TJQKA"  # 3.1: the ace low, or high
+    for seed in range(15):
+        rng = Rng(seed)
+        dealer = drawn_dealer(rng, players, fresh_deck("23456789TJQKA"), lambda c: ranks.index(c[0]),
+                              lowest=draw == "low", fresh_for_ties=False)
+        pack = fresh_deck("23456789TJQKA")
+        rng.shuffle(pack)
+        state = engine.new_match(GAME, seed=seed, players=players, options={"first_dealer_draw": draw})
+        assert state.first_dealer == dealer and state.to_position()["deal_deck"] == pack
+
+
+@pytest.mark.parametrize(("players", "options"), [(2, {}), (2, {"max_sum_cards": 0}), (4, {})])
+def test_5_4_the_steps_of_a_capture_reach_exactly_its_capture_sets(players: int, options: dict) -> None:
+    """docs/fishing_moves.md: every step tried on tables of up to 7 cards, no dead end, no other turn."""
+    for seed in range(2):
+        _check_match(seed, players, options, explore_tables=7)
+

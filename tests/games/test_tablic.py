@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import pytest
 from fishing_positions import fishing_state
+from fishing_text import Dealt, Rules, deal_hands, play_turns_checked
+from rules_text import drawn_dealer, fresh_deck
 
 import engine
 from engine.cards import CODES, parse_card
 from engine.fishing import CARD_POINTS
+from engine.rng import Rng
 
 GAME = "tablic"
 ZERO = [c for c in CODES if CARD_POINTS[parse_card(c)] == 0]
@@ -232,3 +235,67 @@ def test_a_capture_pile_never_holds_one_card():
     position["table"] = sorted(position["table"] + pile[1:], key=CODES.index)
     with pytest.raises(engine.PositionError, match=f"captured\\[1\\] holds {pile[0]} alone: a capture takes the card"):
         engine.from_position(GAME, position)
+
+
+# ---- the rules text restated: every turn, step, tabla, deal score and match end of random matches --------------
+
+@pytest.mark.parametrize(("players", "options"), [
+    (2, {}), (2, {"capture_compulsory": True, "last_play_tabla": True, "target": 61}),
+    (2, {"max_sum_cards": 3, "cut_mode": "knock", "first_dealer_draw": "low", "target": 61}),
+    (4, {}), (4, {"capture_compulsory": True, "max_sum_cards": 2, "target": 61}),
+    (4, {"cut_mode": "knock", "last_play_tabla": True, "first_dealer_draw": "low", "target": 61}),
+])
+def test_5_and_7_random_matches_capture_sweep_and_score_as_the_rules_text_says(players: int, options: dict):
+    for seed in range(4):
+        _check_match(seed, players, options)
+
+
+def _rules_text_dealt(p: dict) -> Dealt:
+    """3.4, 3.5: four cards to the table before the hands ("cut") or after the first hands ("knock"); hands of two
+    packets of three from the dealer's left, dealt again while cards last; the deck's last card ends at the dealer."""
+    n, deck = p["players"], p["deal_deck"]
+    order = [(p["dealer"] + 1 + k) % n for k in range(n)]
+    table_at = 0 if p["options"]["cut_mode"] == "cut" else 6 * n
+    rest = deck[:table_at] + deck[table_at + 4:]
+    rounds = [deal_hands(rest, k, order, [3, 3])[0] for k in range(0, len(rest), 6 * n)]
+    assert deck[-1] in rounds[-1][p["dealer"]]
+    return Dealt(rounds, deck[table_at:table_at + 4], rest[6 * n:])
+
+
+def _check_match(seed: int, players: int, options: dict, explore_tables: int = 0) -> None:
+    state = engine.new_match(GAME, seed=seed, players=players, options=options)
+    o = state.to_position()["options"]
+    rules = Rules(jack_takes_all=False, max_sum_cards=o["max_sum_cards"], compulsory=o["capture_compulsory"])
+
+    def tabla(played: str, captured: frozenset, table: list, last_play: bool) -> int:
+        """5.5: one point, none with the deal's last card unless last_play_tabla."""
+        return 0 if last_play and not o["last_play_tabla"] else 1
+
+    def over(totals: list[int]) -> bool:  # 7.3: a side at the target, and the totals differ
+        return max(totals) >= o["target"] and totals[0] != totals[1]
+
+    play_turns_checked(state, seed, rules, tabla, over, _rules_text_dealt, explore_tables)
+    winner = max(range(2), key=lambda side: state.scores[side])
+    assert state.winners == [s for s in range(players) if s % 2 == winner]
+
+
+@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize("draw", ["low", "high"])
+def test_3_1_3_3_the_rng_draws_the_dealer_from_one_pack_then_shuffles_the_deck(players: int, draw: str) -> None:
+    ranks = "A23456789TJQK" if draw == "low" else "23456789TAJQK"  # 3.1: the ace 1, or 11 (between T and J)
+    for seed in range(15):
+        rng = Rng(seed)
+        dealer = drawn_dealer(rng, players, fresh_deck("23456789TJQKA"), lambda c: ranks.index(c[0]),
+                              lowest=draw == "low", fresh_for_ties=False)
+        pack = fresh_deck("23456789TJQKA")
+        rng.shuffle(pack)
+        state = engine.new_match(GAME, seed=seed, players=players, options={"first_dealer_draw": draw})
+        assert state.first_dealer == dealer and state.to_position()["deal_deck"] == pack
+
+
+@pytest.mark.parametrize(("players", "options"), [(2, {}), (2, {"capture_compulsory": True}), (4, {})])
+def test_5_4_the_steps_of_a_capture_reach_exactly_its_capture_sets(players: int, options: dict) -> None:
+    """docs/fishing_moves.md: every step tried on tables of up to 7 cards, no dead end, no other turn."""
+    for seed in range(2):
+        _check_match(seed, players, options, explore_tables=7)
+
