@@ -186,7 +186,97 @@ class TakeRounds(Copyable):
             self.round, self.passes = 2, 0
 
 
-def replay_auction(auction: ContractAuction | TakeRounds, actions: object) -> None:
+@dataclass(frozen=True)
+class OutbidLadder:
+    """An outbidding auction's bids as data, weakest first (Boonaken 5.1): a bid must be stronger than the highest
+    so far, except that a ``joinable`` bid that is highest may be made again by another player, who then holds it too
+    (a co-declarer); once ``join_closes`` players (0: no limit) hold a joinable bid, the others may only join or pass.
+
+    >>> ladder = OutbidLadder(("bid:70", "bid:misere", "bid:75"), joinable=frozenset({"bid:misere"}), join_closes=2)
+    >>> ladder.strength["bid:75"] > ladder.strength["bid:misere"]
+    True
+    """
+
+    bids: tuple[str, ...]
+    joinable: frozenset[str] = frozenset()
+    join_closes: int = 0
+    strength: dict[str, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "strength", {bid: level for level, bid in enumerate(self.bids)})
+
+
+class OutbidAuction(Copyable):
+    """Bidding in turn among ``seats`` (turn order from the first to speak): each speaker passes, and is out of the
+    bidding for the deal, or bids (:class:`OutbidLadder`). The players who hold the highest bid (its bidder, or every
+    player holding a joined bid) do not speak while they hold it; the bidding ends when every player still in holds
+    it, or, when nobody bid, after everybody passed (``thrown_in``).
+
+    >>> ladder = OutbidLadder(("bid:70", "bid:misere", "bid:75"), joinable=frozenset({"bid:misere"}), join_closes=2)
+    >>> auction = OutbidAuction(ladder, seats=[0, 1, 2, 3])  # Boonaken 12.10, dealer 3
+    >>> for word in ["bid:70", "bid:misere", "bid:misere", "pass"]:
+    ...     auction.apply(word)
+    >>> auction.turn, auction.legal_words()
+    (0, ['pass', 'bid:misere'])
+    >>> auction.apply("pass")
+    >>> auction.over, auction.highest, auction.holders
+    (True, 'bid:misere', [1, 2])
+    """
+
+    COPY = {"actions": LIST, "passed": LIST, "holders": LIST, "ladder": SHARED, "seats": SHARED}
+
+    def __init__(self, ladder: OutbidLadder, seats: list[int]) -> None:
+        self.ladder = ladder
+        self.seats = seats
+        self.turn = seats[0]
+        self.level = -1  # the strength of the highest bid, -1 before any
+        self.holders: list[int] = []  # the seats holding the highest bid, in the order they bid it
+        self.passed: list[int] = []
+        self.actions: list[tuple[int, str]] = []
+        self.over = False
+        self.thrown_in = False
+
+    @property
+    def highest(self) -> str | None:
+        return None if self.level < 0 else self.ladder.bids[self.level]
+
+    def key(self) -> tuple[int, int]:
+        """Everything the legal actions depend on (for a game's cache of legal-id lists)."""
+        return self.level, len(self.holders)
+
+    def legal_words(self) -> list[str]:
+        """The legal actions of the player to speak: pass, the stronger bids upward, joining the highest bid."""
+        ladder, highest = self.ladder, self.highest
+        joinable = highest in ladder.joinable
+        if joinable and 0 < ladder.join_closes <= len(self.holders):
+            return [PASS, highest]  # type: ignore[list-item]  # joinable: not None
+        return [PASS, *ladder.bids[self.level + 1:], *([highest] if joinable else [])]  # type: ignore[list-item]
+
+    def apply(self, word: str) -> None:
+        """Record the action of the player to speak (the caller has checked it is legal)."""
+        seat = self.turn
+        self.actions.append((seat, word))
+        if word == PASS:
+            self.passed.append(seat)
+        elif word == self.highest:
+            self.holders.append(seat)
+        else:
+            self.level = self.ladder.strength[word]
+            self.holders = [seat]
+        waiting = [s for s in self._after(seat) if s not in self.passed and s not in self.holders]
+        if waiting:
+            self.turn = waiting[0]
+        else:
+            self.over = True
+            self.thrown_in = not self.holders
+
+    def _after(self, seat: int) -> list[int]:
+        """The seats in turn order after ``seat``, round to it."""
+        i = self.seats.index(seat)
+        return self.seats[i + 1:] + self.seats[:i + 1]
+
+
+def replay_auction(auction: ContractAuction | TakeRounds | OutbidAuction, actions: object) -> None:
     """Replay a position's ``[[seat, word], ...]`` on a fresh auction; PositionError for anything the rules forbid,
     including a thrown-in auction (its deal is dealt again at once, so no position holds it).
 

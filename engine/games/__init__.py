@@ -7,3 +7,4 @@ from . import tablanette, tablic  # noqa: F401
 from . import trappola  # noqa: F401, I001
 from . import tres  # noqa: F401, I001
 from . import two_ten_jack  # noqa: F401, I001
+from . import boonaken  # noqa: F401, I001

@@ -1,0 +1,553 @@
+"""Boonaken (``boonaken``), exactly as ``shared/rules/boonaken.md`` says; section numbers cite it.
+
+Three to five players, each for himself, 32 cards, six each and a centre of two or four (4.2). An outbidding auction
+of numeric bids, misère (joinable: co-declarers), zwabber and boonaak (5); the declarer takes the centre and
+discards as many (6), names trump and declares roem (7.2, 7.3); six tricks under the Jass-family follow rule (7.5);
+a ``+`` or ``-`` mark for each declarer (8.1) until somebody holds two ``+`` or two ``-`` (8.2), or, with
+``elimination``, until a loser (8.3).
+
+>>> import engine
+>>> state = engine.new_match("boonaken", seed=1, first_dealer=3)
+>>> state.phase, state.current_player, state.legal_actions()[:3], state.legal_actions()[-1]
+('bidding', 0, ['bid:100', 'bid:105', 'bid:110'], 'pass')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from functools import cache
+from itertools import combinations
+from typing import Any
+
+from ..auction import PASS, OutbidAuction, OutbidLadder, replay_auction
+from ..cards import BIT, SUITS, cards_in, codes_of, format_cards, make_deck, mask_of, parse_card
+from ..clone import LIST, OBJECT, SHARED
+from ..dealing import deal_round
+from ..declarations import carres, sequences
+from ..determinize import relabel_mask
+from ..errors import PositionError
+from ..options import Option
+from ..registry import register
+from ..scoring import leaders, point_table
+from ..state import GameInfo, GameLength, match_length, position_seat
+from ..trickgame import TrickGame, TrickRules, position_hand
+from ..tricks import NO_TRUMP, CardActions, FollowRule, Ranking, suit_of_code
+
+DECK = tuple(make_deck("789TJQKA"))  # 1.3
+NATURAL_ORDER = "AKQJT987"  # 3.1: sequences, also in trumps
+RANKING = Ranking("AKQJT987", "J9AKQT87")  # 2: plain and trump orders
+POINTS = point_table({"A": 11, "K": 3, "Q": 2, "J": 1, "T": 10},  # 2: 141 in all; POINTS[NO_TRUMP]: plain values
+                     {"J": 20, "9": 14, "A": 11, "K": 3, "Q": 2, "T": 10})
+HAND = TRICKS = 6  # 4.3, 7.4
+# 7.5: follow suit (or trump instead); a trump lead asks for a trump, except from a hand whose only trump is the J
+RULES = TrickRules(RANKING, FollowRule(trump_with_suit=True, free_trump="J"), tricks=TRICKS, points=POINTS)
+CARRE_VALUES = {"J": 200, "A": 100, "K": 100, "Q": 100}  # 3.2
+STUK = 20  # 3.3
+STUK_MASK = tuple(BIT[parse_card("K" + s)] | BIT[parse_card("Q" + s)] for s in SUITS)
+MISERE, ZWABBER, BOONAAK = "bid:misere", "bid:zwabber", "bid:boonaak"
+MOST_BID = 500  # the largest min_bid / max_bid option value
+MOST_SIX = 500  # the largest six_sequence_value option value
+MOST_ROEM = max(240, MOST_SIX + 20)  # 5.1: the most roem a hand holds under any options
+
+NUMERIC_WORDS = {f"bid:{value}": value for value in range(1, MOST_BID + 1)}
+BOONAAK_WORDS = {f"{BOONAAK}:{r}": r for r in range(20, MOST_ROEM + 1, 10)}
+ROEM_WORDS = {r: f"roem:{r}" for r in range(0, MOST_ROEM + 1, 10)}
+TRUMP_WORDS = tuple(f"trump:{s}" for s in SUITS)
+# 6.1: a discard of 2 or 4 cards, written in canonical order; one action per set of cards
+DISCARD_WORDS = {mask_of(cards): "discard:" + format_cards(cards)
+                 for size in (2, 4) for cards in combinations(DECK, size)}
+ACTIONS = CardActions(words=[PASS, *NUMERIC_WORDS, MISERE, ZWABBER, BOONAAK, *BOONAAK_WORDS, *ROEM_WORDS.values(),
+                             *TRUMP_WORDS, *DISCARD_WORDS.values()])
+WORD_ID = ACTIONS.ids_of_string
+DISCARD_ID = {mask: WORD_ID[word] for mask, word in DISCARD_WORDS.items()}
+DISCARD_OF = {action: mask for mask, action in DISCARD_ID.items()}
+TRUMP_IDS = sorted(WORD_ID[word] for word in TRUMP_WORDS)
+TRUMP_OF = {WORD_ID[word]: suit for suit, word in enumerate(TRUMP_WORDS)}
+ROEM_OF = {WORD_ID[word]: r for r, word in ROEM_WORDS.items()}
+FIRST_WORD = ACTIONS.first_word
+PHASES = ("bidding", "exchange", "trump", "roem", "play", "over")
+
+OPTIONS = (
+    Option("min_bid", int, 70, "lowest numeric bid (5.1)", minimum=1, maximum=MOST_BID),
+    Option("max_bid", int, 380, "highest numeric bid offered (5.1)", minimum=1, maximum=MOST_BID),
+    Option("bid_step", int, 5, "numeric bids are multiples of this (5.1)", minimum=1, maximum=100),
+    Option("elimination", bool, False, "winners drop out, play until a loser (8.3)"),
+    Option("plus_to_win", int, 2, "+ marks that win (8.2)", minimum=1, maximum=9),
+    Option("minus_to_lose", int, 2, "- marks that lose (8.2)", minimum=1, maximum=9),
+    Option("six_sequence_value", int, 200, "value of a 6-card sequence (3.1; bonaken.nl uses 100)", minimum=0,
+           maximum=MOST_SIX),
+)
+
+
+def roem_of(hand: int, trump: int, six_sequence_value: int = 200) -> int:
+    """3.4: a hand's roem with ``trump``: each maximal run of 3 or more once by its length, the four of a kinds and
+    the stuk (the trump king and queen).
+
+    >>> from engine.cards import parse_cards
+    >>> roem_of(mask_of(parse_cards(["QS", "JS", "TS", "QC", "QD", "QH"])), suit_of_code("S"))  # 12.8
+    120
+    """
+    runs = sequences(hand, NATURAL_ORDER, {3: 20, 4: 50, 5: 100, 6: six_sequence_value})
+    total = sum(m.value for m in runs) + sum(m.value for m in carres(hand, CARRE_VALUES))
+    return total + (STUK if trump != NO_TRUMP and hand & STUK_MASK[trump] == STUK_MASK[trump] else 0)
+
+
+def most_roem(six_sequence_value: int) -> int:
+    """5.1: the most roem a 6-card hand can hold (four jacks with a trump K-Q-J, or a trump six-run with the stuk)."""
+    return max(240, six_sequence_value + 20)
+
+
+@cache
+def bid_ladder(min_bid: int, max_bid: int, step: int, six_sequence_value: int) -> OutbidLadder:
+    """5.1: every bid, weakest first: the numeric bids with misère (72.5) and zwabber (102.5) among them, then
+    boonaak and boonaak with roem, by roem."""
+    numeric = [(2 * v, w) for w, v in NUMERIC_WORDS.items() if min_bid <= v <= max_bid and v % step == 0]
+    ordered = sorted([*numeric, (145, MISERE), (205, ZWABBER)])
+    boonaak = [w for w, r in BOONAAK_WORDS.items() if r <= most_roem(six_sequence_value)]
+    return OutbidLadder((*(w for _s, w in ordered), BOONAAK, *boonaak), joinable=frozenset({MISERE}), join_closes=2)
+
+
+_BID_IDS: dict[tuple[Any, ...], list[int]] = {}
+
+
+def _bid_ids(ladder: OutbidLadder, auction: OutbidAuction) -> list[int]:
+    key = (ladder, *auction.key())
+    ids = _BID_IDS.get(key)
+    if ids is None:
+        ids = _BID_IDS[key] = sorted(WORD_ID[w] for w in auction.legal_words())
+    return ids
+
+
+def _discard_ids(pool: int, size: int) -> list[int]:
+    """6.1: every set of ``size`` cards of ``pool`` as a discard action, in string order."""
+    return sorted(DISCARD_ID[mask_of(cards)] for cards in combinations(cards_in(pool), size))
+
+
+def _contract(word: str) -> str:
+    """A bid's contract name: ``85``, ``misere``, ``zwabber``, ``boonaak``, ``boonaak:40``."""
+    return word.split(":", 1)[1]
+
+
+@register
+class Boonaken(TrickGame):
+    RULES = RULES
+    ACTIONS = ACTIONS
+    COPY = {"auction": OBJECT, "minus": LIST, "exchanges": LIST, "ladder": SHARED}
+    POSITION_CARD_PILES = ("tricks", "centre", "discards", "set_aside")  # position keys of this game that hold cards
+    CARRIED = (*TrickGame.CARRIED, "minus_marks")
+    INFO = GameInfo(
+        id="boonaken",
+        name="Boonaken",
+        player_counts=(3, 4, 5),
+        default_players=4,
+        options=OPTIONS,
+        summary="Dutch Jass-family game, each for himself: bid points, misère, zwabber or boonaak; two marks decide.",
+        deck_size=len(DECK),
+    )
+
+    minus: list[int]  # per seat, its - marks (its + marks are its score)
+    active: tuple[int, ...]  # the seats at the table this deal, in seat order (8.3)
+    after: tuple[int, ...]  # per seat, the next seat at the table clockwise
+    auction: OutbidAuction
+    ladder: OutbidLadder
+    contract: str | None  # the winning bid's word, once the bidding is over
+    declarers: tuple[int, ...]  # 5.5: the declarer, or the misère bidders in the order they bid
+    exchanges: list[tuple[int, int, int]]  # 6: (seat, discarded cards, move index or -1) in order
+    centre: int  # the cards in the centre now: as dealt, then each misère declarer's discards (6.2)
+    dealt_centre: int  # 4.2: the centre as dealt
+    face_up: int  # 4.2: the centre cards dealt face up (public)
+    discards: int  # 6.1: the last declarer's discards, once every exchange is made
+    set_aside: int  # 4.2: the cards not dealt
+    roem: int | None  # 7.3: the declared roem (numeric bids)
+    actual_roem: int | None  # 3.5: the declarer's roem with the trump he named (trump contracts)
+
+    def _deck_cards(self) -> list[int]:
+        return list(DECK)
+
+    def _validate_options(self) -> None:
+        o = self.options
+        low, high, step = o["min_bid"], o["max_bid"], o["bid_step"]
+        if not any(v % step == 0 for v in range(low, high + 1)):
+            raise ValueError(f"no numeric bid: no multiple of bid_step {step} lies in min_bid..max_bid "
+                             f"({low}..{high})")
+
+    def _configure(self) -> None:
+        o = self.options
+        self.minus = [0] * self.n
+        self.ladder = bid_ladder(o["min_bid"], o["max_bid"], o["bid_step"], o["six_sequence_value"])
+        self.six = o["six_sequence_value"]
+
+    @classmethod
+    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
+        # Every played deal gives its declarer(s) a mark; a seat holds at most plus_to_win + marks and fewer than
+        # minus_to_lose - marks before the deal that ends the match. Thrown-in deals (5.4) are spare dealings. Moves:
+        # the bidding (each bid raises the highest bid or joins misère, and each seat passes once), an exchange per
+        # declarer, trump and roem, and the cards.
+        played = n * (options["plus_to_win"] + options["minus_to_lose"] - 1) + 1
+        ladder = bid_ladder(options["min_bid"], options["max_bid"], options["bid_step"],
+                            options["six_sequence_value"])
+        return match_length(played, len(ladder.bids) + 2 * n + n + 2 + TRICKS * n, options, redeals=True)
+
+    # ---- the table and the deal (4, 8.3) ------------------------------------------------------------------------
+
+    def _staying(self) -> list[int]:
+        """8.3: the seats still at the table (with ``elimination`` a winner leaves)."""
+        if not self.options["elimination"]:
+            return list(range(self.n))
+        return [s for s in range(self.n) if self.side_scores[s] < self.options["plus_to_win"]]
+
+    def _seat_order(self) -> list[int]:
+        """Set the seats at the table this deal (``active``, ``after``); they in turn from the dealer's left."""
+        self.active = tuple(self._staying())
+        self.after = tuple(next((s + k) % self.n for k in range(1, self.n + 1) if (s + k) % self.n in self.active)
+                           for s in range(self.n))
+        return [s for s in self.seats_from_dealer() if s in self.active]
+
+    def _next_dealer(self) -> int:
+        """4.1, 8.3: the next seat at the table clockwise."""
+        staying = self._staying()
+        return next((self.dealer + k) % self.n for k in range(1, self.n + 1) if (self.dealer + k) % self.n in staying)
+
+    def _start_deal(self, deck: list[int]) -> None:
+        order = self._seat_order()
+        hands = [0] * self.n
+        top = deal_round(deck, 0, hands, order, (3,))  # 4.2: 3 to each
+        if len(order) == 5:
+            face_up, face_down = deck[top:top + 2], []
+            top = deal_round(deck, top + 2, hands, order, (3,))
+        else:
+            face_down = deck[top:top + 2]
+            top = deal_round(deck, top + 2, hands, order, (3,))
+            face_up = deck[top:top + 2]
+            top += 2
+        self._reset_tricks(hands, NO_TRUMP)
+        self.trick_size = len(order)
+        self.face_up = mask_of(face_up)
+        self.centre = self.dealt_centre = self.face_up | mask_of(face_down)
+        self.set_aside = mask_of(deck[top:])
+        self.discards = 0
+        self.auction = OutbidAuction(self.ladder, order)
+        self.contract, self.declarers = None, ()
+        self.exchanges = []
+        self.roem = self.actual_roem = None
+        self.phase, self.current_player = "bidding", order[0]
+
+    def _first_leader(self) -> int:
+        """7.1: the declarer (the first misère bidder) leads."""
+        return self.declarers[0] if self.declarers else self.after[self.dealer]
+
+    def _playing_seats(self) -> list[int] | None:
+        return list(self.active) if len(self.active) < self.n else None
+
+    def _add_to_trick(self, seat: int, card: int) -> None:
+        TrickGame._add_to_trick(self, seat, card)
+        if self.trick and self.trick_size < self.n:
+            self.current_player = self.after[seat]  # 8.3: absent seats do not play
+
+    # ---- actions ------------------------------------------------------------------------------------------------
+
+    def _legal_ids(self) -> list[int]:
+        phase, seat = self.phase, self.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
+        if phase == "play":
+            return self._card_ids()
+        if phase == "bidding":
+            return _bid_ids(self.ladder, self.auction)
+        if phase == "exchange":
+            return _discard_ids(self.hands[seat] | self.centre, self.centre.bit_count())
+        if phase == "trump":
+            return TRUMP_IDS
+        assert self.actual_roem is not None  # set with the trump
+        return sorted(WORD_ID[ROEM_WORDS[r]] for r in range(0, self.actual_roem + 1, 10))  # 7.3
+
+    def _card_ids(self) -> list[int]:
+        seat = self.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
+        return ACTIONS.ids(self._playable(seat))  # 7.5 (trumping while able to follow is not the base's fast path)
+
+    def action_string(self, action: int) -> str:
+        return ACTIONS.strings[action]
+
+    def _apply(self, action: int) -> None:
+        seat = self.current_player
+        assert seat is not None  # State.apply_id applies only a legal action
+        if action < FIRST_WORD:
+            self._play_action(action)
+        elif self.phase == "bidding":
+            self._bid(ACTIONS.strings[action])
+        elif self.phase == "exchange":
+            self._exchange(seat, DISCARD_OF[action], len(self.moves) - 1)
+        elif self.phase == "trump":
+            self._name_trump(seat, TRUMP_OF[action])
+        else:
+            self.roem = ROEM_OF[action]
+            self.phase = "play"
+
+    def _bid(self, word: str) -> None:
+        auction = self.auction
+        auction.apply(word)
+        if not auction.over:
+            self.current_player = auction.turn
+        elif auction.thrown_in:  # 5.4: no score; the next dealer deals
+            self.dealer = self._next_dealer()
+            self._begin_deal(None)
+        else:
+            self.contract, self.declarers = auction.highest, tuple(auction.holders)
+            self.phase, self.current_player = "exchange", self.declarers[0]
+
+    def _exchange(self, seat: int, discard: int, move: int) -> None:
+        """6.1, 6.2: the declarer takes the centre and discards as many; the next misère declarer takes those."""
+        self.hands[seat] = (self.hands[seat] | self.centre) & ~discard
+        self.centre = discard
+        self.exchanges.append((seat, discard, move))
+        if len(self.exchanges) < len(self.declarers):
+            self.current_player = self.declarers[len(self.exchanges)]
+            return
+        self.discards, self.centre = discard, 0
+        self.current_player = self.declarers[0]
+        self.phase = "play" if self.contract in (MISERE, ZWABBER) else "trump"  # 7.2: no trump in those
+
+    def _name_trump(self, seat: int, suit: int) -> None:
+        self.trump = suit
+        self.actual_roem = roem_of(self.hands[seat], suit, self.six)  # 3.5: the 6-card hand, with this trump
+        self.phase = "roem" if self.contract in NUMERIC_WORDS else "play"  # 7.3: numeric bids declare roem
+
+    # ---- scoring and the match (7.7, 8) -------------------------------------------------------------------------
+
+    def made(self, seat: int) -> bool:
+        """7.7: whether declarer ``seat`` made the contract (after the 6 tricks)."""
+        contract = self.contract
+        assert contract is not None  # a deal is scored only under a contract
+        if contract in NUMERIC_WORDS:
+            return self.card_points[seat] + (self.roem or 0) >= NUMERIC_WORDS[contract]
+        if contract == MISERE:
+            return self.tricks_won[seat] == 0
+        everything = self.tricks_won[seat] == TRICKS
+        return everything and (self.actual_roem or 0) >= BOONAAK_WORDS.get(contract, 0)
+
+    def _score_deal(self) -> None:
+        assert self.contract is not None  # a deal is scored only under a contract
+        made = [seat for seat in self.declarers if self.made(seat)]
+        plus = [int(seat in made) for seat in range(self.n)]
+        minus = [int(seat in self.declarers and seat not in made) for seat in range(self.n)]
+        for seat, mark in enumerate(minus):
+            self.minus[seat] += mark
+        self._deal_over(plus, contract=_contract(self.contract), declarer=self.declarers[0],
+                        made=len(made) == len(self.declarers), plus=plus, minus=minus,
+                        card_points=list(self.card_points), roem=self.roem, tricks_won=list(self.tricks_won))
+
+    def _match_winners(self) -> list[int] | None:
+        """8.2, 8.3: a loser ends the match (the others win); else two + marks win (without elimination), or leave
+        the table, the last seat left losing."""
+        losers = [s for s in range(self.n) if self.minus[s] >= self.options["minus_to_lose"]]
+        if not self.options["elimination"]:
+            winners = [s for s in range(self.n) if self.side_scores[s] >= self.options["plus_to_win"]]
+            if winners:
+                return winners
+        else:
+            staying = self._staying()
+            if not losers and len(staying) > 1:
+                return None
+            losers = losers or staying
+        if not losers:
+            return None
+        others = [s for s in range(self.n) if s not in losers]
+        return others or leaders(self.side_scores)  # (every seat losing at once: the most + marks win)
+
+    # ---- what a seat sees ---------------------------------------------------------------------------------------
+
+    def action_seen_by(self, viewer: int | None, actor: int, action: str) -> str:
+        """6.1: a discard is face down: the other seats see that it was made, not its cards."""
+        if viewer != actor and action.startswith("discard:"):
+            return "discard"
+        return action
+
+    def _public_history(self, seat: int) -> list[list[Any]]:
+        return [[s, self.action_seen_by(seat, s, ACTIONS.strings[a])] for s, a in self.moves]
+
+    def _seen(self, seat: int) -> int:
+        """The cards ``seat`` has seen outside its hand and the tricks: the centre face-up cards, the centre cards
+        it took and those it discarded (6), and the centre it is choosing a discard from."""
+        seen = self.face_up
+        taken = self.dealt_centre
+        for s, discard, _move in self.exchanges:
+            if s == seat:
+                seen |= taken | discard
+            taken = discard
+        if self.phase == "exchange" and self.current_player == seat:
+            seen |= self.centre
+        return seen
+
+    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
+        seen = self._seen(seat)
+        obs["face_up"] = codes_of(cards_in(self.face_up))
+        obs["centre"] = codes_of(cards_in(self.centre & seen))
+        obs["centre_size"] = self.centre.bit_count()
+        obs["discards"] = codes_of(cards_in(self.discards & seen))
+        obs["discards_size"] = self.discards.bit_count()
+        obs["known_cards"] = codes_of(cards_in(seen))
+        obs["auction"] = [[s, w] for s, w in self.auction.actions]
+        obs["contract"] = None if self.contract is None else _contract(self.contract)
+        obs["declarers"] = list(self.declarers)
+        obs["exchanges"] = [[s, self.action_seen_by(seat, s, DISCARD_WORDS[d])] for s, d, _m in self.exchanges]
+        obs["roem"] = self.roem
+        obs["tricks"] = self._tricks_codes()
+        obs["card_points"] = list(self.card_points)
+        obs["tricks_won"] = list(self.tricks_won)
+        obs["minus_marks"] = list(self.minus)
+        obs["active"] = list(self.active)
+
+    # ---- determinization ----------------------------------------------------------------------------------------
+
+    def _known_cards(self, seat: int) -> int:
+        # (a face-up card the declarer took is taken to be where it is, in his hand or among his discards)
+        return self._seen(seat)
+
+    def _hidden_piles(self, seat: int) -> list[list[int]]:
+        seen = self._seen(seat)
+        return [cards_in(pile & ~seen) for pile in (self.set_aside, self.centre, self.discards)]
+
+    def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
+        """7.3: a declared roem was held (never overstated) by the declarer's 6 cards."""
+        if not self.roem or seat != self.declarers[0]:
+            return None
+        held = (self.hands[seat] & known) | self._played_by(seat)
+        trump, declared, six = self.trump, self.roem, self.six
+        return lambda cards: roem_of(held | mask_of(cards), trump, six) >= declared
+
+    def _played_by(self, seat: int) -> int:
+        return mask_of(c for played in [*self.tricks, self.trick] for s, c in played if s == seat)
+
+    def _relabel(self, new: Sequence[int]) -> None:
+        super()._relabel(new)
+        self.centre, self.discards = relabel_mask(self.centre, new), relabel_mask(self.discards, new)
+        self.set_aside, self.dealt_centre = relabel_mask(self.set_aside, new), relabel_mask(self.dealt_centre, new)
+        exchanges = []
+        for seat, discard, move in self.exchanges:
+            discard = relabel_mask(discard, new)
+            exchanges.append((seat, discard, move))
+            if move >= 0:
+                self.moves[move] = (seat, DISCARD_ID[discard])
+        self.exchanges = exchanges
+        if self.actual_roem is not None:
+            declarer = self.declarers[0]
+            self.actual_roem = roem_of(self.hands[declarer] | self._played_by(declarer), self.trump, self.six)
+
+    # ---- positions (docs/positions/boonaken.md) -----------------------------------------------------------------
+
+    def _deal_position(self) -> dict[str, Any]:
+        return {
+            "auction": [[s, w] for s, w in self.auction.actions],
+            "exchanges": [[s, DISCARD_WORDS[d]] for s, d, _m in self.exchanges],
+            "roem": self.roem,
+            "centre": codes_of(cards_in(self.centre)),
+            "discards": codes_of(cards_in(self.discards)),
+            "set_aside": codes_of(cards_in(self.set_aside)),
+            "minus_marks": pack_marks(self.minus),
+        }
+
+    def _load_position(self, p: Mapping[str, Any]) -> None:
+        """Load and check a position: the marks, then the deal replayed from deal_deck (the auction, the exchanges,
+        trump, roem and the tricks, each legal when made) to the position's hands and piles and seat to act."""
+        if self.phase not in PHASES:
+            raise PositionError(f"phase must be one of {PHASES}, got {self.phase!r}")
+        self.minus = unpack_marks(p["minus_marks"], self.n)
+        self._check_marks()
+        scratch = OutbidAuction(self.ladder, self._seat_order())
+        replay_auction(scratch, p["auction"])
+        self.declarers = tuple(scratch.holders) if scratch.over else ()
+        self._given = (p["auction"], _exchanges(p["exchanges"]), p["trump"], p["roem"])
+        piles = {key: position_hand(p[key], key) for key in ("centre", "discards", "set_aside")}
+        to_play = self._load_tricks(p, piles)
+        del self._given
+        for key, cards in piles.items():
+            if mask_of(cards) != getattr(self, key):
+                raise PositionError(f"{key} must be {' '.join(codes_of(cards_in(getattr(self, key)))) or 'empty'}: "
+                                    "what deal_deck dealt there, after the exchanges")
+        phase = self._phase_now()
+        del self._loaded_phase
+        if self.phase != phase:
+            raise PositionError(f"phase must be {phase!r} here")
+        expected = None if phase == "over" else to_play if phase == "play" else self.current_player
+        if p["current_player"] != expected:
+            raise PositionError(f"current_player must be {expected} here")
+        self.current_player = expected
+
+    def _load_cut_short(self, p: Mapping[str, Any]) -> None:
+        self.minus = unpack_marks(p["minus_marks"], self.n)
+        super()._load_cut_short(p)
+
+    def _check_marks(self) -> None:
+        """8: the marks a match can hold at this point (its end not yet reached while it goes on)."""
+        plus, minus, over = self.side_scores, self.minus, self.phase == "over"
+        most_plus = self.options["plus_to_win"] - (0 if over or self.options["elimination"] else 1)
+        most_minus = self.options["minus_to_lose"] - (0 if over else 1)
+        if any(not 0 <= p <= most_plus for p in plus) or any(m > most_minus for m in minus):
+            raise PositionError(f"scores (+ marks) must be 0..{most_plus} and - marks at most {most_minus} here")
+        marks = sum(plus) + sum(minus)
+        deals = self.deal_index + (1 if over else 0)
+        if marks > self.n * deals or (not over and marks < self.deal_index):
+            raise PositionError(f"{self.deal_index} deals played give their declarers one mark each: {marks} marks "
+                                "cannot come from them")
+        if not over and len(self._staying()) < 2:
+            raise PositionError("a match goes on with two seats or more at the table (8.3)")
+
+    def _deal_again(self, trump: int) -> None:
+        """The deal from deal_deck, its auction, exchanges, trump and roem made again, each checked legal."""
+        auction, exchanges, trump_code, roem = self._given
+        self._start_deal(list(self.deal_deck))
+        for number, (seat, word) in enumerate(auction):
+            self._replay(f"auction[{number}]", seat, WORD_ID[word])
+        for number, (seat, word) in enumerate(exchanges):
+            self._replay(f"exchanges[{number}]", seat, WORD_ID.get(word, -1))
+        if self.phase == "exchange" and (trump_code is not None or roem is not None):
+            raise PositionError("trump and roem are null until the exchanges are made")
+        if trump_code is not None:
+            if self.phase != "trump":
+                raise PositionError(f"no trump is named in a {_contract(self.contract or PASS)} contract (7.2)")
+            self._replay("trump", self.current_player, WORD_ID[f"trump:{SUITS[suit_of_code(trump_code)]}"])
+        if roem is not None:
+            if self.phase != "roem" or type(roem) is not int or roem not in ROEM_WORDS:
+                raise PositionError("roem is declared (a multiple of 10) after trump in a numeric contract, else null")
+            self._replay("roem", self.current_player, WORD_ID[ROEM_WORDS[roem]])
+        self._loaded_phase = self.phase
+
+    def _replay(self, key: str, seat: Any, action: int) -> None:
+        if seat != self.current_player or self.phase in ("play", "over") or action not in self._legal_ids():
+            raise PositionError(f"{key}: not legal there (seat {self.current_player} acts in phase {self.phase!r})")
+        self._apply(action)
+
+    def _phase_now(self) -> str:
+        """The phase the replayed deal is in."""
+        if (self.tricks or self.trick) and self._loaded_phase != "play":
+            raise PositionError(f"no card is played before trump and roem are settled (phase {self._loaded_phase!r})")
+        return "over" if len(self.tricks) == TRICKS else self._loaded_phase
+
+
+def pack_marks(marks: Sequence[int]) -> int:
+    """The - marks of every seat as one integer, seat s's count its decimal digit s (the ones are seat 0's): a
+    position key that replays of later deals carry (State.CARRIED holds integers).
+
+    >>> pack_marks([1, 0, 2]), unpack_marks(201, 3)
+    (201, [1, 0, 2])
+    """
+    return sum(m * 10 ** seat for seat, m in enumerate(marks))
+
+
+def unpack_marks(value: object, n: int) -> list[int]:
+    """:func:`pack_marks` read back; PositionError for anything that is not a packed count of ``n`` seats."""
+    if type(value) is not int or not 0 <= value < 10 ** n:
+        raise PositionError(f"minus_marks must be an integer of at most {n} decimal digits, got {value!r}")
+    return [value // 10 ** seat % 10 for seat in range(n)]
+
+
+def _exchanges(value: Any) -> list[tuple[int, str]]:
+    if not isinstance(value, list):
+        raise PositionError(f"exchanges must list [seat, 'discard:<cards>'] pairs, got {value!r}")
+    pairs = []
+    for item in value:
+        if not isinstance(item, list) or len(item) != 2 or not isinstance(item[1], str):
+            raise PositionError(f"exchanges holds [seat, 'discard:<cards>'] pairs, got {item!r}")
+        pairs.append((position_seat(item[0], "exchanges: a seat", 5), item[1]))
+    return pairs
+
