@@ -11,6 +11,7 @@ A label names a policy and its parameters (``greedy:epsilon=0.2``); see :mod:`en
 from __future__ import annotations
 
 from . import fishing as _fishing  # noqa: F401  (registers the fishing games' greedy)
+from . import greedy_boonaken as _greedy_boonaken  # noqa: F401  (registers Boonaken's greedy)
 from . import greedy_trappola as _greedy_trappola  # noqa: F401  (registers Trappola's greedy)
 from . import greedy_tres as _greedy_tres  # noqa: F401  (registers Très' greedy)
 from . import greedy_tricks as _greedy_tricks  # noqa: F401  (registers the trick games' greedy)

@@ -145,7 +145,7 @@ class Boonaken(TrickGame):
         deck_size=len(DECK),
     )
 
-    minus: list[int]  # per seat, its - marks (its + marks are its score)
+    minus: list[int]  # per seat, its - marks (its score is its + marks less its - marks)
     active: tuple[int, ...]  # the seats at the table this deal, in seat order (8.3)
     after: tuple[int, ...]  # per seat, the next seat at the table clockwise
     auction: OutbidAuction
@@ -194,7 +194,11 @@ class Boonaken(TrickGame):
         """8.3: the seats still at the table (with ``elimination`` a winner leaves)."""
         if not self.options["elimination"]:
             return list(range(self.n))
-        return [s for s in range(self.n) if self.side_scores[s] < self.options["plus_to_win"]]
+        return [s for s in range(self.n) if self.plus(s) < self.options["plus_to_win"]]
+
+    def plus(self, seat: int) -> int:
+        """The ``+`` marks of ``seat`` (8.1): its score (net marks) and its ``-`` marks."""
+        return self.side_scores[seat] + self.minus[seat]
 
     def _seat_order(self) -> list[int]:
         """Set the seats at the table this deal (``active``, ``after``); they in turn from the dealer's left."""
@@ -332,7 +336,8 @@ class Boonaken(TrickGame):
         minus = [int(seat in self.declarers and seat not in made) for seat in range(self.n)]
         for seat, mark in enumerate(minus):
             self.minus[seat] += mark
-        self._deal_over(plus, contract=_contract(self.contract), declarer=self.declarers[0],
+        net = [p - m for p, m in zip(plus, minus, strict=True)]
+        self._deal_over(net, contract=_contract(self.contract), declarer=self.declarers[0],
                         made=len(made) == len(self.declarers), plus=plus, minus=minus,
                         card_points=list(self.card_points), roem=self.roem, tricks_won=list(self.tricks_won))
 
@@ -341,7 +346,7 @@ class Boonaken(TrickGame):
         the table, the last seat left losing."""
         losers = [s for s in range(self.n) if self.minus[s] >= self.options["minus_to_lose"]]
         if not self.options["elimination"]:
-            winners = [s for s in range(self.n) if self.side_scores[s] >= self.options["plus_to_win"]]
+            winners = [s for s in range(self.n) if self.plus(s) >= self.options["plus_to_win"]]
             if winners:
                 return winners
         else:
@@ -352,7 +357,7 @@ class Boonaken(TrickGame):
         if not losers:
             return None
         others = [s for s in range(self.n) if s not in losers]
-        return others or leaders(self.side_scores)  # (every seat losing at once: the most + marks win)
+        return others or leaders(self.side_scores)  # (every seat losing at once: the best net marks win)
 
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 
@@ -479,11 +484,12 @@ class Boonaken(TrickGame):
 
     def _check_marks(self) -> None:
         """8: the marks a match can hold at this point (its end not yet reached while it goes on)."""
-        plus, minus, over = self.side_scores, self.minus, self.phase == "over"
+        plus, minus, over = [self.plus(s) for s in range(self.n)], self.minus, self.phase == "over"
         most_plus = self.options["plus_to_win"] - (0 if over or self.options["elimination"] else 1)
         most_minus = self.options["minus_to_lose"] - (0 if over else 1)
         if any(not 0 <= p <= most_plus for p in plus) or any(m > most_minus for m in minus):
-            raise PositionError(f"scores (+ marks) must be 0..{most_plus} and - marks at most {most_minus} here")
+            raise PositionError(f"+ marks (scores plus minus_marks) must be 0..{most_plus} and - marks 0..{most_minus} "
+                                "here")
         marks = sum(plus) + sum(minus)
         deals = self.deal_index + (1 if over else 0)
         if marks > self.n * deals or (not over and marks < self.deal_index):

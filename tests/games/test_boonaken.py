@@ -65,7 +65,7 @@ def table(n: int, plus: list[int], minus: list[int], deck: list[str] | None = No
     """A match whose seats hold these marks, at the start of a deal by ``dealer`` from ``deck`` (as a position
     would hold it: loaded back from its own position)."""
     state = engine.new_match(GAME, seed=3, players=n, options=options, first_dealer=dealer)
-    state.side_scores, state.minus = list(plus), list(minus)
+    state.side_scores, state.minus = [p - m for p, m in zip(plus, minus, strict=True)], list(minus)
     state.deal_index, state.dealings = sum(plus) + sum(minus), 0
     state._begin_deal(engine.cards.parse_deck(deck, DECK) if deck else None)
     p = state.to_position()
@@ -449,7 +449,7 @@ def test_7_7_numeric_failure_is_a_minus() -> None:
     state = play(new(deck=deck_for(4, 3)), "bid:380", "pass", "pass", "pass")
     play(state, state.legal_actions()[0], "trump:C", "roem:0")
     play_cards(state)
-    assert state.deal_results[0]["minus"] == [1, 0, 0, 0] and state.scores == [0, 0, 0, 0]
+    assert state.deal_results[0]["minus"] == [1, 0, 0, 0] and state.scores == [-1, 0, 0, 0]  # 8.1: net marks
     assert state.to_position()["minus_marks"] == 1
 
 
