@@ -263,17 +263,15 @@ class OutbidAuction(Copyable):
         else:
             self.level = self.ladder.strength[word]
             self.holders = [seat]
-        waiting = [s for s in self._after(seat) if s not in self.passed and s not in self.holders]
-        if waiting:
-            self.turn = waiting[0]
-        else:
-            self.over = True
-            self.thrown_in = not self.holders
-
-    def _after(self, seat: int) -> list[int]:
-        """The seats in turn order after ``seat``, round to it."""
-        i = self.seats.index(seat)
-        return self.seats[i + 1:] + self.seats[:i + 1]
+        seats, passed, holders = self.seats, self.passed, self.holders
+        i = seats.index(seat)
+        for k in range(1, len(seats) + 1):  # the next seat in turn that is still in and does not hold the bid
+            s = seats[(i + k) % len(seats)]
+            if s not in passed and s not in holders:
+                self.turn = s
+                return
+        self.over = True
+        self.thrown_in = not holders
 
 
 def replay_auction(auction: ContractAuction | TakeRounds | OutbidAuction, actions: object) -> None:

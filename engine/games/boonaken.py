@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from itertools import combinations
+from math import comb
 from typing import Any
 
 from ..auction import PASS, OutbidAuction, OutbidLadder, replay_auction
@@ -65,6 +66,7 @@ TRUMP_IDS = sorted(WORD_ID[word] for word in TRUMP_WORDS)
 TRUMP_OF = {WORD_ID[word]: suit for suit, word in enumerate(TRUMP_WORDS)}
 ROEM_OF = {WORD_ID[word]: r for r, word in ROEM_WORDS.items()}
 FIRST_WORD = ACTIONS.first_word
+CARD_OF = ACTIONS.card_of
 PHASES = ("bidding", "exchange", "trump", "roem", "play", "over")
 
 OPTIONS = (
@@ -118,9 +120,32 @@ def _bid_ids(ladder: OutbidLadder, auction: OutbidAuction) -> list[int]:
     return ids
 
 
+# A set of cards of the deck by its rank in the combinatorial number system: the cards' deck indexes p1 < p2 < ...
+# give C(p1, 1) + C(p2, 2) + ...; RANK_PART[k][card] is C(deck index of card, k + 1). (Card masks make poor dict
+# keys here: the sets share their low bits.)
+DECK_INDEX = {card: i for i, card in enumerate(DECK)}
+RANK_PART = tuple({card: comb(i, k + 1) for card, i in DECK_INDEX.items()} for k in range(4))
+DISCARD_BY_RANK = {size: [0] * comb(len(DECK), size) for size in (2, 4)}
+for _mask, _action in DISCARD_ID.items():
+    _cards = cards_in(_mask)
+    DISCARD_BY_RANK[len(_cards)][sum(RANK_PART[k][c] for k, c in enumerate(_cards))] = _action
+
+
 def _discard_ids(pool: int, size: int) -> list[int]:
     """6.1: every set of ``size`` cards of ``pool`` as a discard action, in string order."""
-    return sorted(DISCARD_ID[mask_of(cards)] for cards in combinations(cards_in(pool), size))
+    first, second, third, fourth = RANK_PART
+    cards = cards_in(pool)
+    by_rank = DISCARD_BY_RANK[size]
+    if size == 2:
+        return sorted([by_rank[first[a] + second[b]] for a, b in combinations(cards, 2)])
+    return sorted([by_rank[first[a] + second[b] + third[c] + fourth[d]] for a, b, c, d in combinations(cards, 4)])
+
+
+@cache
+def _turns(n: int, active: tuple[int, ...], dealer: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Per seat the next seat at the table clockwise, and the seats at the table from the dealer's left."""
+    after = tuple(next((s + k) % n for k in range(1, n + 1) if (s + k) % n in active) for s in range(n))
+    return after, tuple(s for s in ((dealer + k) % n for k in range(1, n + 1)) if s in active)
 
 
 def _contract(word: str) -> str:
@@ -202,10 +227,9 @@ class Boonaken(TrickGame):
 
     def _seat_order(self) -> list[int]:
         """Set the seats at the table this deal (``active``, ``after``); they in turn from the dealer's left."""
-        self.active = tuple(self._staying())
-        self.after = tuple(next((s + k) % self.n for k in range(1, self.n + 1) if (s + k) % self.n in self.active)
-                           for s in range(self.n))
-        return [s for s in self.seats_from_dealer() if s in self.active]
+        self.active = active = tuple(self._staying())
+        self.after, order = _turns(self.n, active, self.dealer)
+        return list(order)
 
     def _next_dealer(self) -> int:
         """4.1, 8.3: the next seat at the table clockwise."""
@@ -243,7 +267,10 @@ class Boonaken(TrickGame):
     def _playing_seats(self) -> list[int] | None:
         return list(self.active) if len(self.active) < self.n else None
 
-    def _add_to_trick(self, seat: int, card: int) -> None:
+    def _play_action(self, action: int) -> None:
+        seat, card = self.current_player, CARD_OF[action]
+        assert seat is not None and card is not None  # State.apply_id applies only a legal card action
+        self.hands[seat] ^= BIT[card]
         TrickGame._add_to_trick(self, seat, card)
         if self.trick and self.trick_size < self.n:
             self.current_player = self.after[seat]  # 8.3: absent seats do not play
