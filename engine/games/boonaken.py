@@ -184,6 +184,7 @@ class Boonaken(TrickGame):
     discards: int  # 6.1: the last declarer's discards, once every exchange is made
     set_aside: int  # 4.2: the cards not dealt
     roem: int | None  # 7.3: the declared roem (numeric bids)
+    _dealt_table: tuple[int, ...] = ()  # a finished match's position being loaded: the seats its last deal dealt to
     actual_roem: int | None  # 3.5: the declarer's roem with the trump he named (trump contracts)
 
     def _deck_cards(self) -> list[int]:
@@ -227,7 +228,7 @@ class Boonaken(TrickGame):
 
     def _seat_order(self) -> list[int]:
         """Set the seats at the table this deal (``active``, ``after``); they in turn from the dealer's left."""
-        self.active = active = tuple(self._staying())
+        self.active = active = self._dealt_table or tuple(self._staying())
         self.after, order = _turns(self.n, active, self.dealer)
         return list(order)
 
@@ -485,6 +486,8 @@ class Boonaken(TrickGame):
             raise PositionError(f"phase must be one of {PHASES}, got {self.phase!r}")
         self.minus = unpack_marks(p["minus_marks"], self.n)
         self._check_marks()
+        if self.phase == "over":  # the last deal was dealt to the seats that played its tricks (8.3)
+            self._dealt_table = _seats_in(p["tricks"], self.n)
         scratch = OutbidAuction(self.ladder, self._seat_order())
         replay_auction(scratch, p["auction"])
         self.declarers = tuple(scratch.holders) if scratch.over else ()
@@ -500,6 +503,8 @@ class Boonaken(TrickGame):
         del self._loaded_phase
         if self.phase != phase:
             raise PositionError(f"phase must be {phase!r} here")
+        if phase == "over":
+            self._check_last_table()
         expected = None if phase == "over" else to_play if phase == "play" else self.current_player
         if p["current_player"] != expected:
             raise PositionError(f"current_player must be {expected} here")
@@ -508,6 +513,19 @@ class Boonaken(TrickGame):
     def _load_cut_short(self, p: Mapping[str, Any]) -> None:
         self.minus = unpack_marks(p["minus_marks"], self.n)
         super()._load_cut_short(p)
+
+    def _check_last_table(self) -> None:
+        """A finished match's last deal was dealt to the seats at the table before it: those its marks leave."""
+        del self._dealt_table
+        made = [s for s in self.declarers if self.made(s)]
+        before_plus = [self.plus(s) - (s in made) for s in range(self.n)]
+        before_minus = [self.minus[s] - (s in self.declarers and s not in made) for s in range(self.n)]
+        staying = [s for s in range(self.n) if not self.options["elimination"] or
+                   before_plus[s] < self.options["plus_to_win"]]
+        if list(self.active) != staying or min(before_plus + before_minus) < 0 or \
+                max(before_minus) >= self.options["minus_to_lose"]:
+            raise PositionError(f"the last deal's tricks are played by seats {list(self.active)}, but the marks say "
+                                f"seats {staying} were at the table before it")
 
     def _check_marks(self) -> None:
         """8: the marks a match can hold at this point (its end not yet reached while it goes on)."""
@@ -572,6 +590,14 @@ def unpack_marks(value: object, n: int) -> list[int]:
     if type(value) is not int or not 0 <= value < 10 ** n:
         raise PositionError(f"minus_marks must be an integer of at most {n} decimal digits, got {value!r}")
     return [value // 10 ** seat % 10 for seat in range(n)]
+
+
+def _seats_in(tricks: Any, n: int) -> tuple[int, ...]:
+    """The seats that played a position's first trick (the tricks themselves are checked later)."""
+    if not isinstance(tricks, list) or not tricks or not isinstance(tricks[0], list):
+        return ()
+    return tuple(sorted({pair[0] for pair in tricks[0]
+                         if isinstance(pair, list) and pair and type(pair[0]) is int and 0 <= pair[0] < n}))
 
 
 def _exchanges(value: Any) -> list[tuple[int, str]]:

@@ -46,6 +46,11 @@ CASES: dict[str, tuple[str, int, int, dict[str, Any], int | None, Any]] = {
                                                       "same_two": False, "reversal": False, "fixed_trump": "H"}, 4,
                                 ["greedy", "random", "random", "greedy", "random"]),
     "two_ten_jack-7p": ("two_ten_jack", 7, 43, {"num_games": 2}, 0, "greedy"),
+    "boonaken-4p": ("boonaken", 4, 61, {}, None, "random"),
+    "boonaken-3p-plus": ("boonaken", 3, 64, {"plus_to_win": 1}, 0, ["greedy", "random", "greedy"]),
+    "boonaken-4p-elimination": ("boonaken", 4, 62, {"elimination": True, "minus_to_lose": 3}, 0, "greedy"),
+    "boonaken-5p-options": ("boonaken", 5, 63, {"min_bid": 60, "max_bid": 200, "bid_step": 10, "minus_to_lose": 3,
+                                                "six_sequence_value": 100}, 2, "greedy"),
 }
 
 
