@@ -428,7 +428,7 @@ class Boonaken(TrickGame):
         obs["card_points"] = list(self.card_points)
         obs["tricks_won"] = list(self.tricks_won)
         obs["minus_marks"] = list(self.minus)
-        obs["active"] = list(self.active)
+        obs["left_table"] = [s for s in range(self.n) if s not in self.active]  # 8.3: winners who left
 
     # ---- determinization ----------------------------------------------------------------------------------------
 

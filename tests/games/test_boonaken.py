@@ -545,7 +545,7 @@ def test_8_3_elimination_a_winner_leaves_and_the_others_go_on() -> None:
     p = state.to_position()
     assert state.dealer == 0 and state.current_player == 2  # the rotation and the bidding skip seat 1
     assert p["hands"][1] == [] and len(p["set_aside"]) == 32 - 6 * 3 - 4  # three at the table: dealt as for 3
-    assert state.observation(0)["active"] == [0, 2, 3]
+    assert state.observation(0)["left_table"] == [1]
     assert engine.from_position(GAME, p).to_position() == p
     play(state, "bid:70", "pass", "pass")
     play(state, state.legal_actions()[0], "trump:C", "roem:0")
