@@ -21,7 +21,7 @@ from math import comb
 from typing import Any
 
 from ..auction import PASS, OutbidAuction, OutbidLadder, replay_auction
-from ..cards import BIT, SUITS, cards_in, codes_of, format_cards, make_deck, mask_of, parse_card
+from ..cards import BIT, CODES, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
 from ..clone import LIST, OBJECT, SHARED
 from ..dealing import deal_round
 from ..declarations import carres, sequences
@@ -55,8 +55,24 @@ BOONAAK_WORDS = {f"{BOONAAK}:{r}": r for r in range(20, MOST_ROEM + 1, 10)}
 ROEM_WORDS = {r: f"roem:{r}" for r in range(0, MOST_ROEM + 1, 10)}
 TRUMP_WORDS = tuple(f"trump:{s}" for s in SUITS)
 # 6.1: a discard of 2 or 4 cards, written in canonical order; one action per set of cards
-DISCARD_WORDS = {mask_of(cards): "discard:" + format_cards(cards)
-                 for size in (2, 4) for cards in combinations(DECK, size)}
+
+
+def _discard_words() -> tuple[dict[int, str], dict[int, list[str]]]:
+    """6.1: every discard of 2 or 4 cards: its word by its cards (a mask), and the words by the rank of the set of
+    cards in the combinatorial number system (the cards' deck indexes p1 < p2 < ... give C(p1, 1) + C(p2, 2) + ...;
+    card masks make poor dict keys for listing them: the sets share their low bits)."""
+    codes, bits = [CODES[c] for c in DECK], [BIT[c] for c in DECK]
+    c1, c2, c3, c4 = ([comb(i, k) for i in range(len(DECK))] for k in (1, 2, 3, 4))
+    words, by_rank = {}, {2: [""] * comb(len(DECK), 2), 4: [""] * comb(len(DECK), 4)}
+    for a, b in combinations(range(len(DECK)), 2):
+        words[bits[a] | bits[b]] = by_rank[2][c1[a] + c2[b]] = f"discard:{codes[a]},{codes[b]}"
+    for a, b, c, d in combinations(range(len(DECK)), 4):
+        words[bits[a] | bits[b] | bits[c] | bits[d]] = by_rank[4][c1[a] + c2[b] + c3[c] + c4[d]] = \
+            f"discard:{codes[a]},{codes[b]},{codes[c]},{codes[d]}"
+    return words, by_rank
+
+
+DISCARD_WORDS, _DISCARDS_BY_RANK = _discard_words()
 ACTIONS = CardActions(words=[PASS, *NUMERIC_WORDS, MISERE, ZWABBER, BOONAAK, *BOONAAK_WORDS, *ROEM_WORDS.values(),
                              *TRUMP_WORDS, *DISCARD_WORDS.values()])
 WORD_ID = ACTIONS.ids_of_string
@@ -120,15 +136,9 @@ def _bid_ids(ladder: OutbidLadder, auction: OutbidAuction) -> list[int]:
     return ids
 
 
-# A set of cards of the deck by its rank in the combinatorial number system: the cards' deck indexes p1 < p2 < ...
-# give C(p1, 1) + C(p2, 2) + ...; RANK_PART[k][card] is C(deck index of card, k + 1). (Card masks make poor dict
-# keys here: the sets share their low bits.)
-DECK_INDEX = {card: i for i, card in enumerate(DECK)}
-RANK_PART = tuple({card: comb(i, k + 1) for card, i in DECK_INDEX.items()} for k in range(4))
-DISCARD_BY_RANK = {size: [0] * comb(len(DECK), size) for size in (2, 4)}
-for _mask, _action in DISCARD_ID.items():
-    _cards = cards_in(_mask)
-    DISCARD_BY_RANK[len(_cards)][sum(RANK_PART[k][c] for k, c in enumerate(_cards))] = _action
+# RANK_PART[k][card]: C(deck index of card, k + 1), the card's part of a discard's rank (_discard_words)
+RANK_PART = tuple({card: comb(i, k + 1) for i, card in enumerate(DECK)} for k in range(4))
+DISCARD_BY_RANK = {size: [WORD_ID[word] for word in words] for size, words in _DISCARDS_BY_RANK.items()}
 
 
 def _discard_ids(pool: int, size: int) -> list[int]:
