@@ -489,6 +489,17 @@ class Boonaken(TrickGame):
             "minus_marks": pack_marks(self.minus),
         }
 
+    @classmethod
+    def deal_start_position(cls, position: dict[str, Any]) -> dict[str, Any]:
+        """8.3: a later deal is dealt to the seats its scores and ``minus_marks`` leave at the table."""
+        state = cls.create(seed=position["seed"], players=position["players"], options=position["options"],
+                           first_dealer=position["dealer"], deck=position["deal_deck"])
+        assert isinstance(state, Boonaken)  # (create makes one of its own class)
+        state.side_scores = list(position["scores"])
+        state.minus = unpack_marks(position["minus_marks"], state.n)
+        state._start_deal(list(state.deal_deck))
+        return {**position, **state._position_keys(), "current_player": state.current_player}
+
     def _load_position(self, p: Mapping[str, Any]) -> None:
         """Load and check a position: the marks, then the deal replayed from deal_deck (the auction, the exchanges,
         trump, roem and the tricks, each legal when made) to the position's hands and piles and seat to act."""
