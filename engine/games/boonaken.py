@@ -21,7 +21,7 @@ from math import comb
 from typing import Any
 
 from ..auction import PASS, OutbidAuction, OutbidLadder, replay_auction
-from ..cards import BIT, CODES, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
+from ..cards import BIT, CODES, SUIT, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
 from ..clone import LIST, OBJECT, SHARED
 from ..dealing import deal_round
 from ..declarations import carres, sequences
@@ -32,7 +32,7 @@ from ..registry import register
 from ..scoring import leaders, point_table
 from ..state import GameInfo, GameLength, match_length, position_seat
 from ..trickgame import TrickGame, TrickRules, position_hand
-from ..tricks import NO_TRUMP, CardActions, FollowRule, Ranking, suit_of_code
+from ..tricks import NO_TRUMP, CardActions, FollowRule, Ranking, legal_mask, suit_of_code
 
 DECK = tuple(make_deck("789TJQKA"))  # 1.3
 NATURAL_ORDER = "AKQJT987"  # 3.1: sequences, also in trumps
@@ -41,7 +41,8 @@ POINTS = point_table({"A": 11, "K": 3, "Q": 2, "J": 1, "T": 10},  # 2: 141 in al
                      {"J": 20, "9": 14, "A": 11, "K": 3, "Q": 2, "T": 10})
 HAND = TRICKS = 6  # 4.3, 7.4
 # 7.5: follow suit (or trump instead); a trump lead asks for a trump, except from a hand whose only trump is the J
-RULES = TrickRules(RANKING, FollowRule(trump_with_suit=True, free_trump="J"), tricks=TRICKS, points=POINTS)
+FOLLOW = FollowRule(trump_with_suit=True, free_trump="J")
+RULES = TrickRules(RANKING, FOLLOW, tricks=TRICKS, points=POINTS)
 CARRE_VALUES = {"J": 200, "A": 100, "K": 100, "Q": 100}  # 3.2
 STUK = 20  # 3.3
 STUK_MASK = tuple(BIT[parse_card("K" + s)] | BIT[parse_card("Q" + s)] for s in SUITS)
@@ -305,17 +306,22 @@ class Boonaken(TrickGame):
     def _card_ids(self) -> list[int]:
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
-        return ACTIONS.ids(self._playable(seat))  # 7.5 (trumping while able to follow is not the base's fast path)
+        hand, trick = self.hands[seat], self.trick
+        if not trick:
+            return ACTIONS.ids(hand)
+        # 7.5 (trumping while able to follow is not the base's fast path); every seat plays for himself
+        return ACTIONS.ids(legal_mask(FOLLOW, hand, SUIT[trick[0][1]], self.trump, self.over, False))
 
     def action_string(self, action: int) -> str:
         return ACTIONS.strings[action]
 
     def _apply(self, action: int) -> None:
-        seat = self.current_player
-        assert seat is not None  # State.apply_id applies only a legal action
         if action < FIRST_WORD:
             self._play_action(action)
-        elif self.phase == "bidding":
+            return
+        seat = self.current_player
+        assert seat is not None  # State.apply_id applies only a legal action
+        if self.phase == "bidding":
             self._bid(ACTIONS.strings[action])
         elif self.phase == "exchange":
             self._exchange(seat, DISCARD_OF[action], len(self.moves) - 1)
