@@ -106,9 +106,12 @@ def roem_of(hand: int, trump: int, six_sequence_value: int = 200) -> int:
     >>> roem_of(mask_of(parse_cards(["QS", "JS", "TS", "QC", "QD", "QH"])), suit_of_code("S"))  # 12.8
     120
     """
+    stuk = STUK if trump != NO_TRUMP and hand & STUK_MASK[trump] == STUK_MASK[trump] else 0
+    c, d, h, s = hand & 0x1FFF, hand >> 13 & 0x1FFF, hand >> 26 & 0x1FFF, hand >> 39
+    if not (c & c >> 1 & c >> 2 or d & d >> 1 & d >> 2 or h & h >> 1 & h >> 2 or s & s >> 1 & s >> 2 or c & d & h & s):
+        return stuk  # no three ranks in a row in any suit, no rank four times: no sequence or four of a kind
     runs = sequences(hand, NATURAL_ORDER, {3: 20, 4: 50, 5: 100, 6: six_sequence_value})
-    total = sum(m.value for m in runs) + sum(m.value for m in carres(hand, CARRE_VALUES))
-    return total + (STUK if trump != NO_TRUMP and hand & STUK_MASK[trump] == STUK_MASK[trump] else 0)
+    return sum(m.value for m in runs) + sum(m.value for m in carres(hand, CARRE_VALUES)) + stuk
 
 
 def most_roem(six_sequence_value: int) -> int:
@@ -138,18 +141,21 @@ def _bid_ids(ladder: OutbidLadder, auction: OutbidAuction) -> list[int]:
 
 
 # RANK_PART[k][card]: C(deck index of card, k + 1), the card's part of a discard's rank (_discard_words)
-RANK_PART = tuple({card: comb(i, k + 1) for i, card in enumerate(DECK)} for k in range(4))
+RANK_PART = tuple(tuple(comb(DECK.index(c), k + 1) if c in DECK else 0 for c in range(52)) for k in range(4))
 DISCARD_BY_RANK = {size: [WORD_ID[word] for word in words] for size, words in _DISCARDS_BY_RANK.items()}
+# The places of a pool of 8 or 10 cards (6 in hand and the centre's 2 or 4) that a discard of 2 or 4 takes.
+PLACES = {size: tuple(combinations(range(HAND + size), size)) for size in (2, 4)}
 
 
 def _discard_ids(pool: int, size: int) -> list[int]:
-    """6.1: every set of ``size`` cards of ``pool`` as a discard action, in string order."""
-    first, second, third, fourth = RANK_PART
+    """6.1: every set of ``size`` cards of ``pool`` (a hand and the centre) as a discard action, in string order."""
     cards = cards_in(pool)
     by_rank = DISCARD_BY_RANK[size]
     if size == 2:
-        return sorted([by_rank[first[a] + second[b]] for a, b in combinations(cards, 2)])
-    return sorted([by_rank[first[a] + second[b] + third[c] + fourth[d]] for a, b, c, d in combinations(cards, 4)])
+        first, second = ([part[c] for c in cards] for part in RANK_PART[:2])
+        return sorted([by_rank[first[a] + second[b]] for a, b in PLACES[2]])
+    first, second, third, fourth = ([part[c] for c in cards] for part in RANK_PART)
+    return sorted([by_rank[first[a] + second[b] + third[c] + fourth[d]] for a, b, c, d in PLACES[4]])
 
 
 @cache
@@ -397,7 +403,9 @@ class Boonaken(TrickGame):
             staying = self._staying()
             if not losers and len(staying) > 1:
                 return None
-            losers = losers or staying
+            losers = losers or staying  # the last seat at the table loses
+            if not losers:
+                return list(range(self.n))  # (every seat left as a winner)
         if not losers:
             return None
         others = [s for s in range(self.n) if s not in losers]
