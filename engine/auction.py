@@ -1,4 +1,5 @@
-"""Auctions, written once for every trick game: a contract auction with raises and doubles, and turn-up taking rounds.
+"""Auctions, written once for every trick game: a contract auction with raises and doubles, turn-up taking rounds, a
+trump named by one player or his partner, and doubling in rounds between the sides.
 
 A game states its bidding as data (:class:`BidLadder`: values, suits, special bids above them, doubles, how many passes
 end it) and keeps one :class:`ContractAuction` per deal; a turn-up game (classic Belote) keeps a :class:`TakeRounds`.
@@ -186,6 +187,110 @@ class TakeRounds(Copyable):
             self.round, self.passes = 2, 0
 
 
+DELEGATE = "delegate"
+NO_TRUMP_WORD = "none"
+
+
+class TrumpChoice(Copyable):
+    """A trump named by one player, who may first hand the choice to his partner (Botifarra 4.1, 4.2): ``trump:<suit>``,
+    ``trump:none`` (no trump, where ``no_trump`` allows it) or, once, ``delegate``; the partner must then name one.
+    The player who names it is the ``maker``.
+
+    >>> choice = TrumpChoice(chooser=0, partner=2)
+    >>> choice.legal_words()[-2:], choice.apply("delegate"), choice.legal_words()[-1]
+    (['trump:none', 'delegate'], None, 'trump:none')
+    >>> choice.apply("trump:none")
+    >>> choice.maker, choice.trump, choice.over
+    (2, 'none', True)
+    """
+
+    COPY = {"actions": LIST}
+
+    def __init__(self, chooser: int, partner: int, suits: str = "CDHS", no_trump: bool = True,
+                 delegate: bool = True) -> None:
+        self.turn = chooser
+        self.partner = partner
+        self.words = tuple(f"trump:{s}" for s in suits) + ((f"trump:{NO_TRUMP_WORD}",) if no_trump else ())
+        self.may_delegate = delegate
+        self.actions: list[tuple[int, str]] = []
+        self.maker: int | None = None
+        self.trump: str | None = None  # a suit letter or NO_TRUMP_WORD
+        self.over = False
+        self.thrown_in = False  # a trump is always named
+
+    @property
+    def delegated(self) -> bool:
+        """Whether the chooser handed the choice to his partner."""
+        return bool(self.actions) and self.actions[0][1] == DELEGATE
+
+    def legal_words(self) -> list[str]:
+        if self.may_delegate and not self.actions:
+            return [*self.words, DELEGATE]
+        return list(self.words)
+
+    def apply(self, word: str) -> None:
+        """Record the word of the player to choose (the caller has checked it is legal)."""
+        seat = self.turn
+        self.actions.append((seat, word))
+        if word == DELEGATE:
+            self.turn = self.partner
+            return
+        self.maker, self.trump, self.over = seat, word.split(":", 1)[1], True
+
+
+class DoublingRounds(Copyable):
+    """A contract doubled in rounds (Botifarra 4.4): the opponents of the last speaker (at first the ``maker``), in
+    play order from the seat after him, are asked in turn to say the next word of ``words`` or ``pass``; the first
+    who says it becomes the last speaker, so the other side is asked next; it is over when all those asked pass or
+    the last word is said. ``level`` is how many words were said (0: the contract stands undoubled).
+
+    >>> rounds = DoublingRounds(("contro", "recontro", "santvicenc"), maker=0, sides=(0, 1, 0, 1))
+    >>> for word in ["pass", "contro", "pass", "recontro", "pass", "santvicenc"]:
+    ...     rounds.apply(word)
+    >>> rounds.level, rounds.last, rounds.over, [seat for seat, _word in rounds.actions]
+    (3, 1, True, [1, 3, 0, 2, 3, 1])
+    """
+
+    COPY = {"actions": LIST}
+
+    def __init__(self, words: tuple[str, ...], maker: int, sides: tuple[int, ...]) -> None:
+        self.words = words
+        self.sides = sides
+        self.level = 0
+        self.last = maker
+        self.actions: list[tuple[int, str]] = []
+        self.over = not words
+        self.thrown_in = False  # a contract is played, doubled or not
+        self._ask(maker)
+
+    def _ask(self, last: int) -> None:
+        n = len(self.sides)
+        self.asked = tuple(s for s in ((last + k) % n for k in range(1, n)) if self.sides[s] != self.sides[last])
+        self.passes = 0
+        self.turn = self.asked[0]
+
+    def legal_words(self) -> list[str]:
+        return [self.words[self.level], PASS]
+
+    def apply(self, word: str) -> None:
+        """Record the word of the player asked (the caller has checked it is legal)."""
+        seat = self.turn
+        self.actions.append((seat, word))
+        if word == PASS:
+            self.passes += 1
+            if self.passes == len(self.asked):
+                self.over = True
+            else:
+                self.turn = self.asked[self.passes]
+            return
+        self.level += 1
+        self.last = seat
+        if self.level == len(self.words):
+            self.over = True
+        else:
+            self._ask(seat)
+
+
 @dataclass(frozen=True)
 class OutbidLadder:
     """An outbidding auction's bids as data, weakest first (Boonaken 5.1): a bid must be stronger than the highest
@@ -274,7 +379,8 @@ class OutbidAuction(Copyable):
         self.thrown_in = not holders
 
 
-def replay_auction(auction: ContractAuction | TakeRounds | OutbidAuction, actions: object) -> None:
+def replay_auction(auction: ContractAuction | TakeRounds | TrumpChoice | DoublingRounds | OutbidAuction,
+                   actions: object) -> None:
     """Replay a position's ``[[seat, word], ...]`` on a fresh auction; PositionError for anything the rules forbid,
     including a thrown-in auction (its deal is dealt again at once, so no position holds it).
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from .cards import make_deck, mask_of
+from .cards import SUIT, make_deck, mask_of
 from .rng import Rng
 
 
@@ -39,6 +39,19 @@ def draw_for_dealer(rng: Rng, n: int, strength: Callable[[int], int], lowest_dea
             drawn_from, top = list(cards), 0
             rng.shuffle(drawn_from)
     return contenders[0]
+
+
+def draw_by_suit(rng: Rng, pack: Sequence[int]) -> int:
+    """The first dealer by a turned card (Botifarra 3.1): a fresh shuffle of ``pack``; the suit of its top card (C 0,
+    D 1, H 2, S 3) is the seat that deals.
+
+    >>> from engine.rng import Rng
+    >>> draw_by_suit(Rng(1), make_deck()) in range(4)
+    True
+    """
+    cards = list(pack)
+    rng.shuffle(cards)
+    return SUIT[cards[0]]
 
 
 def deal_rounds(deck: Sequence[int], order: Sequence[int], rounds: Iterable[int | Sequence[int]], start: int = 0,

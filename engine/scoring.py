@@ -54,6 +54,16 @@ def highest_once_target_reached(scores: Sequence[int], target: int) -> list[int]
     return single_leader(scores) if sides_at_or_over(scores, target) else None
 
 
+def over_half(points: Sequence[int], half: int, multiplier: int = 1) -> list[int]:
+    """Each side's score when only a side holding more than ``half`` of a deal's points scores, its excess times
+    ``multiplier`` (Botifarra 7.2); at exactly half nobody scores.
+
+    >>> over_half([45, 27], 36), over_half([45, 27], 36, 8), over_half([36, 36], 36)
+    ([9, 0], [72, 0], [0, 0])
+    """
+    return [(p - half) * multiplier if p > half else 0 for p in points]
+
+
 def ranks_mask(ranks: str) -> int:
     """The cards of the given ranks in every suit, as a mask (``"234"``: the twelve 2s, 3s and 4s)."""
     mask = 0

@@ -437,6 +437,7 @@ def test_greedy_beats_random_over_2000_deals(game: str) -> None:
     ("trappola", 2, 1000),       # about 74%
     ("two_ten_jack", 2, 1000),   # about 61%
     ("two_ten_jack", 3, 600),    # about 50% (a fair share is 33%)
+    ("botifarra", 4, 600),       # about 66% (partners score together: the random side about 33%)
 ])
 def test_greedy_beats_random_at_trick_games(game: str, players: int, deals: int) -> None:
     leads, wins = _greedy_against_random(game, players, deals)

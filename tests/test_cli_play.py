@@ -65,6 +65,10 @@ def test_moves_are_numbered_in_the_order_of_the_hand(cli_runner: CliRunner, game
     assert any(sorted(moves) != moves for _, moves in card_moves)  # not the engine's byte order by chance
 
 
+def test_botifarra_moves_are_numbered_in_the_order_of_the_hand(cli_runner: CliRunner) -> None:
+    test_moves_are_numbered_in_the_order_of_the_hand(cli_runner, "botifarra")  # four seats, the calls first
+
+
 def test_the_number_typed_is_the_number_shown() -> None:
     from services.cli.render import hand_order
     moves = hand_order(["3C", "9D:7H", "AD", "9D"], ["AD", "9D", "3C"])

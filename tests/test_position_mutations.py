@@ -219,6 +219,7 @@ MUTATORS: dict[str, list[Mutator]] = {
     "german_whist": TRICK_MUTATORS,
     "belote": TRICK_MUTATORS,
     "belote_contree": TRICK_MUTATORS,
+    "botifarra": TRICK_MUTATORS,
     "tablanette": FISHING_MUTATORS,
     "tablic": FISHING_MUTATORS,
     "trappola": TRICK_MUTATORS,

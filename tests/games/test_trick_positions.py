@@ -21,6 +21,8 @@ CASES = [("german_whist", 2), ("belote_contree", 4), ("belote", 2), ("belote", 3
 # Position keys that are plain lists of card codes, per game (a seat's hand is "hands", index seat).
 CARD_LISTS = {"german_whist": ("hands", "stock"), "belote_contree": ("hands",), "belote": ("hands", "stock"),
               "trappola": ("hands", "stock")}
+CASES.append(("botifarra", 4))
+CARD_LISTS["botifarra"] = ("hands",)
 
 
 def _position(game: str, players: int, seed: int, steps: int, **options: Any) -> dict:

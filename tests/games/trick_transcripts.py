@@ -51,6 +51,12 @@ CASES: dict[str, tuple[str, int, int, dict[str, Any], int | None, Any]] = {
     "boonaken-4p-elimination": ("boonaken", 4, 62, {"elimination": True, "minus_to_lose": 3}, 0, "greedy"),
     "boonaken-5p-options": ("boonaken", 5, 63, {"min_bid": 60, "max_bid": 200, "bid_step": 10, "minus_to_lose": 3,
                                                 "six_sequence_value": 100}, 2, "greedy"),
+    "botifarra-match": ("botifarra", 4, 61, {}, None, "random"),
+    "botifarra-options": ("botifarra", 4, 62, {"target_score": 60, "max_double": "recontro", "double_values": "2-3-4",
+                                               "botifarra_multiplier": 3, "play_rules": "relaxed"}, 1,
+                          ["greedy", "random", "greedy", "random"]),
+    "botifarra-rotation": ("botifarra", 4, 63, {"three_game_rotation": True, "target_score": 40, "max_double": "none"},
+                           2, "greedy"),
 }
 
 

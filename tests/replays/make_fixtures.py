@@ -61,6 +61,13 @@ def fixtures() -> dict[str, bytes]:
         "boonaken-5p-elimination-match": _as_version_1(replay.record_match(
             "boonaken", seed=42, players=5, options={"elimination": True, "minus_to_lose": 3}, first_dealer=1,
             policies=["greedy"] * 5)),
+        "botifarra-deal": _as_version_1(replay.record_deal("botifarra", seed=13,
+                                                           policies=["greedy", "random", "greedy", "random"])),
+        "botifarra-options-match": _as_version_1(replay.record_match(
+            "botifarra", seed=14, options={"target_score": 50, "max_double": "contro", "botifarra_multiplier": 3})),
+        "botifarra-rotation-deal4": _as_version_1(replay.record_match_deals(
+            "botifarra", seed=5, policies=["greedy", "random", "random", "greedy"],
+            options={"three_game_rotation": True, "target_score": 30})[4]),
     }
 
 

@@ -247,3 +247,18 @@ def test_watching_needs_the_seats_token_for_its_view(games):
     assert error_of(lambda r: next(games.WatchGame(r)), request).code() == Code.INVALID_ARGUMENT
     request = game_service_pb2.WatchGameRequest(match_id="missing")
     assert error_of(lambda r: next(games.WatchGame(r)), request).code() == Code.NOT_FOUND
+
+
+def test_a_botifarra_match_with_two_partners_against_bots_plays_like_the_engine(games):
+    # Botifarra (issue 13): persons at seats 0 and 2 (partners) name trump, double and play through Act.
+    created, tokens = create(games, [PERSON, bot("greedy"), PERSON, bot("random")], game_id="botifarra", seed=13)
+    mine = json.loads(observe(games, created.match_id, 2, tokens[2]).json)
+    assert len(mine["hand"]) == 12 and mine["partners"][2] == 0 and "hands" not in mine
+    responses = play_to_end(games, created.match_id, tokens, choose=lambda legal: legal[0])
+    moves = list(created.moves) + [m for r in responses for m in r.moves]
+    state = engine.new_match("botifarra", seed=13, options={"max_deals": 1})
+    for move in moves:
+        assert state.current_player == move.seat
+        state.apply(move.action)
+    assert state.is_terminal and list(responses[-1].view.scores) == state.scores
+    assert any(m.action.startswith("trump:") or m.action == "delegate" for m in moves)

@@ -52,8 +52,10 @@ def test_many_watchers_share_one_subscription_and_ordinary_calls_go_on(server, g
             next(_watch(games, matches[0][0].match_id))
         assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and str(LIMIT) in caught.value.details()
 
+        # The snapshots' reads may open a few pooled connections at once on a loaded machine (12 were seen), but the
+        # count must not grow with the watchers: one connection per watcher would be 150.
         connections = _connections(server, grpc_redis_url)
-        assert len(connections) <= 10, [c["cmd"] for c in connections]
+        assert len(connections) <= LIMIT // 5, [c["cmd"] for c in connections]
         assert not [c for c in connections if c["cmd"] in ("xread", "blpop")], "a watcher holds a connection"
 
         def ordinary(n: int) -> int:

@@ -1,0 +1,356 @@
+"""Botifarra (``botifarra``), exactly as ``shared/rules/botifarra.md`` says; section numbers cite it.
+
+Four players in partnerships, the Spanish 48-card pack (no tens), the manilla (9) highest in every suit (2.1). The
+dealer names trump or botifarra (no trump), or hands the choice to his partner (4.1, 4.2); the other side may
+contro, the makers recontro, the other side sant vicenç (4.4). Twelve tricks under the Manille rule: win the trick
+if you can, else play your lowest card (5.5); the side over 36 of the 72 points scores the excess, multiplied (7.2).
+A game is played to ``target_score``; with ``three_game_rotation`` three games, partners changing (8).
+
+>>> import engine
+>>> state = engine.new_match("botifarra", seed=1, first_dealer=0)
+>>> state.phase, state.current_player, state.legal_actions()[-2:]
+('choice', 0, ['trump:S', 'trump:none'])
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..auction import DELEGATE, NO_TRUMP_WORD, PASS, DoublingRounds, TrumpChoice, replay_auction
+from ..cards import BIT, SUIT, SUIT_MASK, SUITS, make_deck
+from ..clone import LIST, OBJECT
+from ..dealing import deal_round, draw_by_suit
+from ..errors import PositionError
+from ..options import Option
+from ..registry import register
+from ..scoring import highest_once_target_reached, leaders, over_half, point_table
+from ..state import GameInfo, GameLength, match_length
+from ..trickgame import TrickGame, TrickRules
+from ..tricks import NO_TRUMP, CardActions, MustWinRule, Ranking
+
+DECK = tuple(make_deck("23456789JQKA"))  # 1.3: the four tens removed
+RANKING = Ranking("9AKQJ8765432")  # 2.1: the same order in every suit, trump included
+POINTS = point_table({"9": 5, "A": 4, "K": 3, "Q": 2, "J": 1})  # 2.2
+POINT_CARDS = sum(BIT[c] for c in DECK if POINTS[NO_TRUMP][c])  # 2.5
+TRICKS = 12
+HALF = 36  # 2.3: 60 card points and 12 trick points
+RULES = TrickRules(RANKING, tricks=TRICKS, points=POINTS)  # 5.3 (the legal cards: PLAY_RULES)
+PLAY_RULES = {"seed": MustWinRule(RANKING, lowest=True, loads=POINT_CARDS),  # 5.5
+              "relaxed": MustWinRule(RANKING, lowest=False)}  # 5.6
+DOUBLE_WORDS = ("contro", "recontro", "santvicenc")  # 4.4
+MAX_LEVEL = {"none": 0, "contro": 1, "recontro": 2, "santvicenc": 3}  # option max_double
+DOUBLE_VALUES = {"2-4-8": (1, 2, 4, 8), "2-3-4": (1, 2, 3, 4)}  # option double_values: per level said
+# 8 three_game_rotation: each game's teams (seat -> team; team 0 holds seat 0): {0,2}/{1,3}, {0,1}/{2,3}, {0,3}/{1,2}
+PAIRINGS = ((0, 1, 0, 1), (0, 0, 1, 1), (0, 1, 1, 0))
+TRUMP_WORDS = (*(f"trump:{s}" for s in SUITS), f"trump:{NO_TRUMP_WORD}")
+ACTIONS = CardActions(words=[*TRUMP_WORDS, DELEGATE, PASS, *DOUBLE_WORDS])
+FIRST_WORD = ACTIONS.first_word
+CARD_OF = ACTIONS.card_of
+PASS_ID = ACTIONS.word_id(PASS)
+CHOICE_IDS = {delegated: sorted(ACTIONS.word_id(w) for w in (*TRUMP_WORDS, *(() if delegated else (DELEGATE,))))
+              for delegated in (False, True)}  # 4.1, 4.2: the partner cannot delegate again
+DOUBLE_IDS = tuple(sorted((ACTIONS.word_id(w), PASS_ID)) for w in DOUBLE_WORDS)  # 4.4: the next word or pass
+TIED_DEALS = 10  # 36-36 deals score nothing (7.2): deals a game may add for them
+PHASES = ("choice", "doubling", "play", "over")
+
+OPTIONS = (
+    Option("target_score", int, 101, "game target (7.4)", minimum=1, maximum=1000),
+    Option("max_double", str, "santvicenc", "highest doubling word allowed (4.4)", choices=tuple(MAX_LEVEL)),
+    Option("double_values", str, "2-4-8", "multipliers for contro / recontro / santvicenc (7.2)",
+           choices=tuple(DOUBLE_VALUES)),
+    Option("botifarra_multiplier", int, 2, "multiplier of a no-trump deal (7.2)", minimum=1, maximum=16),
+    Option("play_rules", str, "seed", "seed: the legal-card rule 5.5; relaxed: 5.6", choices=tuple(PLAY_RULES)),
+    Option("three_game_rotation", bool, False, "three games, partners changing so that each player partners each "
+           "other once; a player's result is the games his team won (8)"),
+)
+
+
+@register
+class Botifarra(TrickGame):
+    RULES = RULES
+    ACTIONS = ACTIONS
+    COPY = {"choice": OBJECT, "doubling": OBJECT, "game_points": LIST}
+    CARRIED = (*TrickGame.CARRIED, "game_index", "game_points_0", "game_points_1")
+    INFO = GameInfo(
+        id="botifarra",
+        name="Botifarra",
+        player_counts=(4,),
+        default_players=4,
+        options=OPTIONS,
+        summary="Catalan partnership game: the dealer names trump or botifarra (no trump), contro and recontro "
+                "double it, the manilla (9) ranks highest; win the trick if you can, else play low.",
+        deck_size=len(DECK),
+    )
+
+    rotation: bool  # option three_game_rotation
+    rule: MustWinRule  # option play_rules
+    max_level: int  # option max_double: how many doubling words may be said (4.4)
+    values: tuple[int, ...]  # option double_values: the multiplier per doubling level (7.2)
+    teams: tuple[int, ...]  # seat -> team in the game in play (team 0 holds seat 0)
+    game: int  # the index of the game in play (0 without three_game_rotation)
+    game_points: list[int]  # that game's points per team (without rotation: the match scores)
+    choice: TrumpChoice
+    doubling: DoublingRounds | None  # None until trump is named, and with max_double none
+
+    def _configure(self) -> None:
+        self.rotation = self.options["three_game_rotation"]
+        self.rule = PLAY_RULES[self.options["play_rules"]]
+        self.max_level = MAX_LEVEL[self.options["max_double"]]
+        self.values = DOUBLE_VALUES[self.options["double_values"]]
+        self.teams, self.game, self.game_points = PAIRINGS[0], 0, [0, 0]
+
+    def _partnerships(self) -> bool:
+        # 1.2: fixed partnerships; with three_game_rotation each player keeps his own result (the games he won)
+        return not self.rotation
+
+    def _deck_cards(self) -> list[int]:
+        return list(DECK)
+
+    @classmethod
+    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
+        # Only one team scores a deal, at least 1 point unless 36-36 (7.2): a game is over within 2 x (target - 1) + 1
+        # scoring deals, TIED_DEALS more for ties. Moves: the choice and its delegation, two answers per doubling
+        # word, 48 cards.
+        games = 3 if options["three_game_rotation"] else 1
+        deals = games * (2 * options["target_score"] - 1 + TIED_DEALS)
+        return match_length(deals, 2 + 2 * MAX_LEVEL[options["max_double"]] + len(DECK), options)
+
+    def _draw_first_dealer(self) -> int:
+        return draw_by_suit(self.rng, DECK)  # 3.1
+
+    # ---- the deal (3) and the trump choice (4) ------------------------------------------------------------------
+
+    def _start_deal(self, deck: list[int]) -> None:
+        if self.rotation and max(self.game_points) >= self.options["target_score"]:  # 8: the next game begins
+            self.game += 1
+            self.teams, self.game_points = PAIRINGS[self.game], [0, 0]
+        self._deal_hands(deck)
+        self.choice = TrumpChoice(self.dealer, self.partner_of(self.dealer))
+        self.doubling = None
+        self.phase, self.current_player = "choice", self.dealer  # 4.1
+
+    def _deal_hands(self, deck: list[int]) -> None:
+        hands = [0] * 4
+        deal_round(deck, 0, hands, self.seats_from_dealer(), (4, 4, 4))  # 3.4: three rounds of 4, the right first
+        self._reset_tricks(hands, NO_TRUMP)
+
+    def _deal_again(self, trump: int) -> None:
+        self._deal_hands(self.deal_deck)
+        self.trump = trump
+
+    def partner_of(self, seat: int) -> int:
+        """The seat's partner in the game in play (1.2; 8 with three_game_rotation)."""
+        teams = self.teams
+        return next(s for s in range(4) if s != seat and teams[s] == teams[seat])
+
+    @property
+    def maker(self) -> int | None:
+        """The seat that named trump (4.3), None before."""
+        return self.choice.maker
+
+    @property
+    def level(self) -> int:
+        """The doubling words said (4.4): 0 none, 1 contro, 2 recontro, 3 santvicenc."""
+        return 0 if self.doubling is None else self.doubling.level
+
+    @property
+    def multiplier(self) -> int:
+        """7.2: botifarra_multiplier for no trump, times the doubling's value."""
+        base = self.options["botifarra_multiplier"] if self.choice.trump == NO_TRUMP_WORD else 1
+        return base * self.values[self.level]
+
+    def _choose(self, word: str) -> None:
+        choice = self.choice
+        choice.apply(word)
+        if not choice.over:
+            self.current_player = choice.turn  # 4.2: the partner names it
+            return
+        assert choice.trump is not None and choice.maker is not None  # named once over
+        self.trump = NO_TRUMP if choice.trump == NO_TRUMP_WORD else SUITS.index(choice.trump)
+        if self.max_level:
+            self.doubling = DoublingRounds(DOUBLE_WORDS[:self.max_level], choice.maker, self.teams)
+            self.phase, self.current_player = "doubling", self.doubling.turn
+        else:
+            self._begin_play()
+
+    def _double(self, word: str) -> None:
+        doubling = self.doubling
+        assert doubling is not None  # the doubling phase has its rounds
+        doubling.apply(word)
+        if doubling.over:
+            self._begin_play()
+        else:
+            self.current_player = doubling.turn
+
+    def _begin_play(self) -> None:
+        self.phase, self.current_player = "play", self._first_leader()  # 5.1: the dealer's right leads
+
+    # ---- legal actions and play (5) -----------------------------------------------------------------------------
+
+    def _legal_ids(self) -> list[int]:
+        if self.phase == "play":
+            return self._card_ids()
+        if self.phase == "choice":
+            return CHOICE_IDS[self.choice.delegated]
+        return DOUBLE_IDS[self.level]
+
+    def _card_ids(self) -> list[int]:
+        seat = self.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
+        cards = self._playable(seat)
+        if self.trick:
+            led = SUIT[self.trick[0][1]]
+            if not cards & ~SUIT_MASK[led]:
+                return ACTIONS.suit_ids(cards, led)  # following suit: a shared list, no sorting
+        return ACTIONS.ids(cards)
+
+    def _playable(self, seat: int) -> int:
+        """5.4 - 5.6: the cards ``seat`` may play now."""
+        hand, trick = self.hands[seat], self.trick
+        if not trick:
+            return hand
+        partner_winning = self.teams[self.best_seat] == self.teams[seat]
+        return self.rule.legal(hand, SUIT[trick[0][1]], self.trump, self.best_card, partner_winning, len(trick) == 1)
+
+    def _lacking(self, before: Sequence[tuple[int, int]], seat: int, card: int, best_seat: int, best: int) -> int:
+        """Any card that, held with ``card``, would have made its play illegal: a card of the led suit, one that
+        wins the trick, or a lower one of its suit where the lowest was due (5.5)."""
+        led, partner, second = SUIT[before[0][1]], self.teams[best_seat] == self.teams[seat], len(before) == 1
+        legal, lacking = self.rule.legal, 0
+        for x in DECK:
+            if not legal(BIT[card] | BIT[x], led, self.trump, best, partner, second) & BIT[card]:
+                lacking |= BIT[x]
+        return lacking
+
+    def action_string(self, action: int) -> str:
+        return ACTIONS.strings[action]
+
+    def _apply(self, action: int) -> None:
+        if action < FIRST_WORD:
+            seat, card = self.current_player, CARD_OF[action]
+            assert seat is not None and card is not None  # State.apply_id applies only a legal action
+            self.hands[seat] ^= BIT[card]  # _play, inlined (the hot path of rollouts)
+            self._add_to_trick(seat, card)
+        elif self.phase == "choice":
+            self._choose(ACTIONS.strings[action])
+        else:
+            self._double(ACTIONS.strings[action])
+
+    # ---- scoring and the match (7, 8) ---------------------------------------------------------------------------
+
+    def deal_points(self) -> list[int]:
+        """7.1: each team's card points and tricks so far (they add up to 72 after the 12th trick)."""
+        points = [0, 0]
+        for side, (cards, tricks) in enumerate(zip(self.card_points, self.tricks_won, strict=True)):
+            points[self.teams[self.side_of.index(side)]] += cards + tricks
+        return points
+
+    def _score_deal(self) -> None:
+        points = self.deal_points()
+        score = over_half(points, HALF, self.multiplier)  # 7.2, 7.3
+        assert self.maker is not None and self.choice.trump is not None  # a deal is played under a named trump
+        counters: dict[str, Any] = {
+            "trump": self.choice.trump, "maker": self.maker, "delegated": self.choice.delegated,
+            "doubling": DOUBLE_WORDS[self.level - 1] if self.level else "none", "multiplier": self.multiplier,
+            "deal_points": points, "made": points[self.teams[self.maker]] > HALF,
+        }
+        for team in (0, 1):
+            self.game_points[team] += score[team]
+        if not self.rotation:
+            self._deal_over(score, **counters)
+            return
+        won = [team for team in (0, 1) if self.game_points[team] >= self.options["target_score"]]
+        games_won = [1 if won and self.teams[seat] == won[0] else 0 for seat in range(4)]  # 8: a game for each
+        self._deal_over(games_won, game_index=self.game, deal_score=score, **counters)
+
+    def _match_winners(self) -> list[int] | None:
+        if self.rotation:  # 8: after three games, the players who won the most of them
+            return leaders(self.side_scores) if sum(self.side_scores) == 2 * len(PAIRINGS) else None
+        return highest_once_target_reached(self.side_scores, self.options["target_score"])  # 7.4
+
+    # ---- what a seat sees ---------------------------------------------------------------------------------------
+
+    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
+        obs["choice"] = [[s, w] for s, w in self.choice.actions]
+        obs["doubling"] = [] if self.doubling is None else [[s, w] for s, w in self.doubling.actions]
+        obs["maker"] = self.maker
+        obs["multiplier"] = self.multiplier
+        obs["tricks"] = self._tricks_codes()  # every card was seen as it was played (5.7)
+        obs["deal_points"] = self.deal_points()
+        obs["game_index"] = self.game
+        obs["game_points"] = list(self.game_points)
+        obs["partners"] = [self.partner_of(s) for s in range(4)]
+
+    # ---- positions (docs/positions/botifarra.md) ----------------------------------------------------------------
+
+    def _deal_position(self) -> dict[str, Any]:
+        return {
+            "choice": [[s, w] for s, w in self.choice.actions],
+            "doubling": [] if self.doubling is None else [[s, w] for s, w in self.doubling.actions],
+            "game_index": self.game,
+            "game_points_0": self.game_points[0],
+            "game_points_1": self.game_points[1],
+        }
+
+    def _load_position(self, p: Mapping[str, Any]) -> None:
+        """Load and check a position: the game in play and its points against the scores, the calls replayed, the
+        48 cards once each and the deal replayed from deal_deck as the tricks say, the seat to act."""
+        if self.phase not in PHASES:
+            raise PositionError(f"phase must be one of {PHASES}, got {self.phase!r}")
+        if self.dealer != (self.first_dealer + self.deal_index) % 4:
+            raise PositionError("dealer must be first_dealer + deal_index (mod 4): the deal passes to the right (3.2)")
+        self._load_game(p)
+        self.choice = TrumpChoice(self.dealer, self.partner_of(self.dealer))
+        replay_auction(self.choice, p["choice"])
+        self.doubling = None
+        if self.choice.maker is not None and self.max_level:
+            self.doubling = DoublingRounds(DOUBLE_WORDS[:self.max_level], self.choice.maker, self.teams)
+            replay_auction(self.doubling, p["doubling"])
+        elif p["doubling"] != []:
+            raise PositionError("doubling is [] until trump is named, and always with max_double 'none'")
+        expected = "choice" if not self.choice.over else "doubling" if self.doubling and not self.doubling.over \
+            else "play"
+        trump = None if self.choice.trump in (None, NO_TRUMP_WORD) else self.choice.trump
+        if p["trump"] != trump:
+            raise PositionError(f"trump must be {trump!r}, the suit named (null before and for botifarra)")
+        if self.phase not in (expected, "over") or (self.phase == "over" and expected != "play"):
+            raise PositionError(f"phase {self.phase!r} does not fit the trump choice and doubling ({expected!r})")
+        if expected != "play" and (p["tricks"] or p["trick"]):
+            raise PositionError("no card is played before trump is named and the doubling is over")
+        to_play = self._load_tricks(p, {})
+        if (self.phase == "over") != (len(self.tricks) == TRICKS):
+            raise PositionError(f"a deal in play has fewer than {TRICKS} finished tricks; a match is over after the "
+                                f"{TRICKS}th")
+        turn = {"choice": self.choice.turn, "doubling": self.doubling.turn if self.doubling else None,
+                "play": to_play, "over": None}[self.phase]
+        if p["current_player"] != turn:
+            raise PositionError(f"current_player must be {turn} (the seat to name trump, to answer the doubling or "
+                                "to play)")
+        self.current_player = turn
+
+    def _load_game(self, p: Mapping[str, Any]) -> None:
+        """The game in play, its points so far and the match scores, which must fit each other (7.4, 8)."""
+        game, points = p["game_index"], [p["game_points_0"], p["game_points_1"]]
+        if any(type(v) is not int or v < 0 for v in (game, *points)):
+            raise PositionError(f"game_index, game_points_0 and game_points_1 are non-negative integers, got {game!r}, "
+                                f"{points}")
+        target, over = self.options["target_score"], self.phase == "over"
+        if not over and max(points) >= target:
+            raise PositionError(f"a game ends as soon as a team has {target} points: game points {points}")
+        if not self.rotation:
+            if game != 0 or points != self.side_scores:
+                raise PositionError("without three_game_rotation the match is one game: game_index is 0 and the game "
+                                    "points are the scores")
+            self.game_points = points
+            return
+        if game >= len(PAIRINGS) or game > self.deal_index:
+            raise PositionError(f"game_index is the index of the game in play, 0..2, at most deal_index, got {game}")
+        self.game, self.teams, self.game_points = game, PAIRINGS[game], points
+        finished = game + (1 if max(points) >= target else 0)
+        results = [[sum(1 for k, team in enumerate(won) if PAIRINGS[k][seat] == team) for seat in range(4)]
+                   for won in itertools.product((0, 1), repeat=finished)]
+        if self.side_scores not in results:
+            raise PositionError(f"scores must count the games each player's team won of the {finished} finished "
+                                f"(8), got {self.side_scores}")
