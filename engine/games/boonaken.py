@@ -29,6 +29,7 @@ from ..determinize import relabel_mask
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
+from ..rng import Rng
 from ..scoring import leaders, point_table
 from ..state import GameInfo, GameLength, match_length, position_seat
 from ..trickgame import TrickGame, TrickRules, position_hand
@@ -85,6 +86,7 @@ ROEM_OF = {WORD_ID[word]: r for r, word in ROEM_WORDS.items()}
 FIRST_WORD = ACTIONS.first_word
 CARD_OF = ACTIONS.card_of
 PHASES = ("bidding", "exchange", "trump", "roem", "play", "over")
+SWAPS = 4  # determinization: swaps proposed per card between the declarer's hand and his discards
 
 OPTIONS = (
     Option("min_bid", int, 70, "lowest numeric bid (5.1)", minimum=1, maximum=MOST_BID),
@@ -435,12 +437,24 @@ class Boonaken(TrickGame):
             seen |= self.centre
         return seen
 
+    def _discarded_last(self, seat: int) -> bool:
+        """Whether ``seat`` made the last exchange (6.1: only he knows the discards lying face down)."""
+        return bool(self.exchanges) and self.exchanges[-1][0] == seat
+
+    def _visible_centre(self, seat: int) -> int:
+        """The centre cards ``seat`` sees (4.2, 6): the face-up ones as dealt, every one to the declarer choosing his
+        discard and to the declarer whose discards they are; none of a discard to the others (not even which of
+        the face-up cards it holds)."""
+        if (self.phase == "exchange" and self.current_player == seat) or self._discarded_last(seat):
+            return self.centre
+        return 0 if self.exchanges else self.face_up
+
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         seen = self._seen(seat)
         obs["face_up"] = codes_of(cards_in(self.face_up))
-        obs["centre"] = codes_of(cards_in(self.centre & seen))
+        obs["centre"] = codes_of(cards_in(self._visible_centre(seat)))
         obs["centre_size"] = self.centre.bit_count()
-        obs["discards"] = codes_of(cards_in(self.discards & seen))
+        obs["discards"] = codes_of(cards_in(self.discards if self._discarded_last(seat) else 0))
         obs["discards_size"] = self.discards.bit_count()
         obs["known_cards"] = codes_of(cards_in(seen))
         obs["auction"] = [[s, w] for s, w in self.auction.actions]
@@ -457,8 +471,38 @@ class Boonaken(TrickGame):
     # ---- determinization ----------------------------------------------------------------------------------------
 
     def _known_cards(self, seat: int) -> int:
-        # (a face-up card the declarer took is taken to be where it is, in his hand or among his discards)
+        # A face-up card the declarer took is in his hand or among his discards: _redraw_discard moves it.
         return self._seen(seat)
+
+    def _determinize(self, seat: int, rng: Rng) -> None:
+        super()._determinize(seat, rng)
+        if len(self.exchanges) == 1 and self.exchanges[0][0] != seat and self.phase != "exchange":
+            self._redraw_discard(rng)
+
+    def _redraw_discard(self, rng: Rng) -> None:
+        """6.1: which of his cards a sole declarer discarded is unseen (the centre's face-up cards among them): swap
+        cards between his hand and his discards at random, each swap kept when the hand still fits what its play
+        showed (voids, 3.4's declared roem), so the deal and every other seat's view stay as they were."""
+        declarer, move = self.declarers[0], self.exchanges[0][2]
+        forbidden = 0
+        for _k, mask in self._shown_lacking()[declarer]:
+            forbidden |= mask
+        check = self._hand_check(declarer, 0)
+        hand, pile = self.hands[declarer], self.discards
+        if not hand:
+            return
+        for _ in range(SWAPS * (hand | pile).bit_count()):
+            held, laid = cards_in(hand), cards_in(pile)
+            x, y = BIT[held[rng.below(len(held))]], BIT[laid[rng.below(len(laid))]]
+            swapped = hand ^ x ^ y
+            if not y & forbidden and (check is None or check(cards_in(swapped))):
+                hand, pile = swapped, pile ^ x ^ y
+        self.hands[declarer], self.discards = hand, pile
+        self.exchanges[0] = (declarer, pile, move)
+        if move >= 0:
+            self.moves[move] = (declarer, DISCARD_ID[pile])
+        if self.actual_roem is not None:
+            self.actual_roem = roem_of(hand | self._played_by(declarer), self.trump, self.six)
 
     def _hidden_piles(self, seat: int) -> list[list[int]]:
         seen = self._seen(seat)

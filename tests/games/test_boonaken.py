@@ -354,6 +354,8 @@ def test_6_1_the_discard_is_face_down() -> None:
     assert state.observation(1)["history"][-1] == [0, "discard"]
     assert state.observation(0)["history"][-1] == [0, discard]
     assert state.observation(1)["discards"] == [] and state.observation(1)["discards_size"] == 4
+    assert state.observation(0)["discards"] == discard[8:].split(",")
+    assert set(state.observation(1)["known_cards"]) == set(state.observation(1)["face_up"])  # not where they went
     assert state.action_seen_by(1, 0, discard) == "discard" and state.action_seen_by(0, 0, discard) == discard
 
 
@@ -364,7 +366,8 @@ def test_6_2_misere_declarers_exchange_in_bidding_order() -> None:
     play(state, first)
     assert state.current_player == 2 and state.to_position()["centre"] == first[8:].split(",")
     assert state.observation(2)["centre"] == first[8:].split(",")  # he takes the previous declarer's discards
-    assert state.observation(3)["centre"] == [c for c in first[8:].split(",") if c in state.observation(3)["face_up"]]
+    assert state.observation(1)["centre"] == first[8:].split(",")  # his own discards
+    assert state.observation(3)["centre"] == [] and state.observation(3)["centre_size"] == 4  # face down
     second = state.legal_actions()[-1]
     play(state, second)
     assert state.phase == "play" and state.current_player == 1  # 7.1: the first misère bidder leads
@@ -641,3 +644,17 @@ def test_a_position_that_does_not_follow_from_its_deal_is_refused(key: str, valu
     assert engine.from_position(GAME, p).to_position() == p
     with pytest.raises(engine.PositionError):
         engine.from_position(GAME, {**copy.deepcopy(p), key: value})
+
+
+def test_6_1_samples_for_another_seat_vary_which_face_up_cards_were_discarded() -> None:
+    state = new(deck=deck_for(4, 3, {0: TRUMPS}, **CENTRE))
+    play(state, "bid:70", "pass", "pass", "pass", "discard:9C,9D,8S,9S", "trump:H", "roem:0")
+    seen = state.observation(1)
+    places = set()
+    for k in range(40):
+        sample = engine.determinize(state, 1, Rng(k))
+        assert sample.observation(1) == seen
+        p = sample.to_position()
+        places.add(tuple(c for c in ("8S", "9S") if c in p["discards"]))
+        assert engine.from_position(GAME, p).to_position() == p
+    assert len(places) > 1  # the face-up 8S and 9S are sometimes kept, sometimes discarded
