@@ -14,6 +14,7 @@ a ``+`` or ``-`` mark for each declarer (8.1) until somebody holds two ``+`` or 
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from itertools import combinations
@@ -144,7 +145,8 @@ def _bid_ids(ladder: OutbidLadder, auction: OutbidAuction) -> list[int]:
 
 # RANK_PART[k][card]: C(deck index of card, k + 1), the card's part of a discard's rank (_discard_words)
 RANK_PART = tuple(tuple(comb(DECK.index(c), k + 1) if c in DECK else 0 for c in range(52)) for k in range(4))
-DISCARD_BY_RANK = {size: [WORD_ID[word] for word in words] for size, words in _DISCARDS_BY_RANK.items()}
+DISCARD_BY_RANK = {size: array("i", [WORD_ID[word] for word in words])  # (contiguous: read at random)
+                   for size, words in _DISCARDS_BY_RANK.items()}
 # The places of a pool of 8 or 10 cards (6 in hand and the centre's 2 or 4) that a discard of 2 or 4 takes.
 PLACES = {size: tuple(combinations(range(HAND + size), size)) for size in (2, 4)}
 
