@@ -205,8 +205,9 @@ class Boonaken(TrickGame):
     discards: int  # 6.1: the last declarer's discards, once every exchange is made
     set_aside: int  # 4.2: the cards not dealt
     roem: int | None  # 7.3: the declared roem (numeric bids)
-    _dealt_table: tuple[int, ...] = ()  # a finished match's position being loaded: the seats its last deal dealt to
     actual_roem: int | None  # 3.5: the declarer's roem with the trump he named (trump contracts)
+    six: int  # 3.1: the six_sequence_value option
+    _dealt_table: tuple[int, ...] = ()  # a finished match's position being loaded: the seats its last deal dealt to
 
     def _deck_cards(self) -> list[int]:
         return list(DECK)
@@ -248,7 +249,8 @@ class Boonaken(TrickGame):
         return self.side_scores[seat] + self.minus[seat]
 
     def _seat_order(self) -> list[int]:
-        """Set the seats at the table this deal (``active``, ``after``); they in turn from the dealer's left."""
+        """Set the seats at the table this deal (``active``, ``after``) and return them in turn from the dealer's
+        left."""
         self.active = active = self._dealt_table or tuple(self._staying())
         self.after, order = _turns(self.n, active, self.dealer)
         return list(order)
