@@ -658,3 +658,28 @@ def test_6_1_samples_for_another_seat_vary_which_face_up_cards_were_discarded() 
         places.add(tuple(c for c in ("8S", "9S") if c in p["discards"]))
         assert engine.from_position(GAME, p).to_position() == p
     assert len(places) > 1  # the face-up 8S and 9S are sometimes kept, sometimes discarded
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_5_4_a_table_that_always_passes_ends_at_the_declared_length(n: int) -> None:
+    state = engine.new_match(GAME, seed=9, players=n, options={"elimination": n == 5})
+    length = engine.game_length(GAME, n, {"elimination": n == 5})
+    moves = 0
+    while not state.is_terminal:
+        assert moves <= length.moves
+        play(state, "pass")
+        moves += 1
+    assert state.deal_index == 0 and state.scores == [0] * n and state.winners == list(range(n))
+    p = state.to_position()
+    assert p["redealt"] == length.deals and p["phase"] == "over"
+    assert engine.from_position(GAME, p).to_position() == p
+
+
+def test_8_3_a_finished_match_s_last_deal_is_checked_against_the_marks() -> None:
+    state = table(4, [0, 1, 0, 0], [0, 0, 0, 0], deck_for(4, 3, LOW_HIGH, **CENTRE), dealer=3, elimination=True,
+                  plus_to_win=2, max_deals=1)
+    misere_deal(state, 1)
+    p = state.to_position()
+    assert state.is_terminal and engine.from_position(GAME, p).to_position() == p
+    with pytest.raises(engine.PositionError, match="at the table"):  # seat 2 had left: it played no last deal
+        engine.from_position(GAME, {**p, "scores": [0, 2, 2, 0]})
