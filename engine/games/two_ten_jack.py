@@ -271,6 +271,13 @@ class TwoTenJack(TrickGame):
                 others |= hand
         obs["known_cards"] = codes_of(cards_in(self.drawn & others))  # drawn from the face-up stock (3.5)
 
+    def action_seen_by(self, viewer: int | None, actor: int, action: str) -> str:
+        """5.3: a card played face down shows the others no card when it is played (it is gathered face down; the
+        history shows it once the first trick is over)."""
+        if viewer != actor and action.startswith(FACEDOWN):
+            return "facedown"
+        return action
+
     def _public_history(self, seat: int) -> list[list[Any]]:
         history = super()._public_history(seat)
         if not self.tricks and self.down:  # the first trick is in play: its last moves, some of them face down

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from rules_text import play_checked
 from trick_positions import documented_example
 
 import engine
@@ -297,6 +298,87 @@ def test_5_6_relaxed_rules_follow_suit_and_win_if_possible_else_anything() -> No
     assert legal("2S 6S 9S QS 4D", "AS 3S", HEARTS, "relaxed") == ["2S", "6S", "9S", "QS"]  # partner winning
     state = first_trick({1: ["AC"], 2: ["2C", "7C", "JC", "QC"]}, {2: "C"}, plays=("AC",), play_rules="relaxed")
     assert state.legal_actions() == ["2C", "7C", "JC", "QC"]
+
+
+def test_5_5_a_void_player_must_overtrump_an_opponents_trump_when_he_can() -> None:
+    # Seat 2, void in spades, must trump the 4S (every trump wins it); seat 3, void too, must beat that 5H: 8H only.
+    state = first_trick({1: ["4S"], 2: ["5H", "3C", "KD"], 3: ["2H", "8H", "3D", "AC"]}, avoid={2: "SH", 3: "SH"},
+                        plays=("4S",))
+    assert state.legal_actions() == ["5H"]
+    state.apply("5H")
+    assert state.current_player == 3 and state.legal_actions() == ["8H"]
+
+
+def test_5_5_partner_winning_a_void_player_may_trump_or_play_a_lowest_or_a_point_card_of_any_suit() -> None:
+    # Seat 0's partner (seat 2) wins with the manilla of spades; seat 0 has no spade: beaters (every trump), the
+    # lowest card of each suit, and every point card are legal; 7C, 4C, 5D and 8D (neither) are not.
+    hand = ["3C", "4C", "7C", "KC", "2D", "5D", "8D", "JD", "AD", "6H", "QH", "9H"]
+    state = first_trick({1: ["4S"], 2: ["9S"], 3: ["5S"], 0: hand}, avoid={3: "S"}, plays=("4S", "9S", "5S"))
+    assert state.current_player == 0
+    assert state.legal_actions() == ["2D", "3C", "6H", "9H", "AD", "JD", "KC", "QH"]
+
+
+def test_5_5_a_fourth_hand_that_cannot_win_plays_its_lowest_card_not_a_point_card() -> None:
+    state = first_trick({1: ["9C"], 2: ["2C"], 3: ["3C"], 0: ["4C", "7C", "KC", "AC"]}, avoid={0: "C"},
+                        plays=("9C", "2C", "3C"))
+    assert state.current_player == 0 and state.legal_actions() == ["4C"]
+
+
+def test_5_5_a_void_second_hand_that_can_trump_must_trump() -> None:
+    state = first_trick({1: ["AS"], 2: ["2H", "JH", "KC", "3D"]}, avoid={2: "SH"}, plays=("AS",))
+    assert state.legal_actions() == ["2H", "JH"]
+
+
+def test_5_6_relaxed_rules_a_void_player_trumps_when_that_wins_else_plays_anything() -> None:
+    hands = {1: ["4S"], 2: ["9H", "3C"], 3: ["2H", "8H", "3D", "AC"]}
+    state = first_trick(hands, avoid={2: "SH", 3: "SH"}, plays=("4S",), play_rules="relaxed")
+    assert state.legal_actions() == ["9H"]  # seat 2: trumping wins the trick
+    state.apply("9H")
+    assert len(state.legal_actions()) == 12  # seat 3 cannot beat the manilla: any card
+    state = first_trick({1: ["4S"], 2: ["9S"], 3: ["5S"], 0: ["2H", "3C"]}, avoid={0: "S", 3: "S"},
+                        plays=("4S", "9S", "5S"),
+                        play_rules="relaxed")
+    assert len(state.legal_actions()) == 12  # seat 0's partner wins: any card, trump or not
+
+
+def _rules_text_legal(hand: list[str], trick: list[list], trump: str | None, seat: int, relaxed: bool) -> list[str]:
+    """5.4 - 5.6 as the rules file writes them, on card codes (partners {0,2} and {1,3})."""
+    order = "9AKQJ8765432"
+
+    def power(card: str, led: str) -> int:
+        return 200 - order.index(card[0]) if card[1] == trump else 100 - order.index(card[0]) if card[1] == led else 0
+
+    if not trick:
+        return sorted(hand)
+    led = trick[0][1][1]
+    best = max(trick, key=lambda pair: power(pair[1], led))
+    partner_winning = best[0] == (seat + 2) % 4
+    allowed = [c for c in hand if c[1] == led] or hand
+    beaters = {c for c in allowed if power(c, led) > power(best[1], led)}
+    if relaxed:
+        return sorted(beaters if beaters and not partner_winning else allowed)
+    lowest = {c for c in allowed if all(order.index(c[0]) >= order.index(x[0]) for x in hand if x[1] == c[1])}
+    points = {c for c in allowed if c[0] in "9AKQJ"}
+    if partner_winning:
+        return sorted(beaters | lowest | points)
+    if beaters:
+        return sorted(beaters)
+    return sorted(lowest | points if len(trick) == 1 else lowest)
+
+
+@pytest.mark.parametrize("play_rules", ["seed", "relaxed"])
+def test_4_and_5_every_move_of_random_deals_is_the_rules_texts(play_rules: str) -> None:
+    def legal_actions(p: dict) -> list[str]:
+        if p["phase"] == "choice":  # 4.1, 4.2: the dealer may delegate, his partner may not
+            words = [f"trump:{s}" for s in ("C", "D", "H", "S", "none")]
+            return sorted(words if p["choice"] else [*words, "delegate"])
+        if p["phase"] == "doubling":  # 4.4: the next word or pass
+            return sorted([DOUBLE[sum(1 for _s, word in p["doubling"] if word != "pass")], "pass"])
+        seat = p["current_player"]
+        return _rules_text_legal(p["hands"][seat], p["trick"], p["trump"], seat, play_rules == "relaxed")
+
+    for seed in range(6):
+        play_checked(new(seed=seed, max_deals=2, play_rules=play_rules), seed, legal_actions)
 
 
 def test_5_2_twelve_tricks_of_four_cards_each_seat_in_turn() -> None:

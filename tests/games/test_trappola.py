@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from rules_text import play_checked
 from trick_positions import documented_example
 
 import engine
@@ -266,6 +267,28 @@ def test_3_5_each_exchange_takes_the_next_nine_stock_cards_and_lays_the_hand_dea
     assert state.phase == "play" and state.stock_left() == 0  # 3.5.3: no decision with an empty stock
 
 
+def test_3_5_2_after_a_keep_the_dealer_may_exchange_twice_then_the_play_begins() -> None:
+    state = new(keep=False)
+    deck = list(state.deal_deck)
+    play(state, "keep")
+    assert state.current_player == 1 and state.legal_actions() == ["keep", "redeal"]
+    play(state, "redeal")
+    assert state.current_player == 1 and state.legal_actions() == ["keep", "redeal"]
+    play(state, "redeal")
+    p = state.to_position()
+    assert state.phase == "play" and state.current_player == 0 and p["stock"] == []  # 3.5.3: nothing left to ask
+    assert p["dead"] == [[], [sorted_codes(deck[i] for i in DEALER_CARDS), sorted_codes(deck[18:27])]]
+    assert p["hands"] == [sorted_codes(deck[i] for i in NON_DEALER_CARDS), sorted_codes(deck[27:36])]
+
+
+def test_3_5_exchanges_come_before_any_declaration_which_the_new_hand_decides() -> None:
+    state = new((["AC", "AD", "AH"], []), stock=["KC", "KD", "KH"], keep=False)
+    assert state.legal_actions() == ["keep", "redeal"]  # no declaration while exchanging (6.3: on a turn to play)
+    play(state, "redeal", "keep", "keep")
+    assert {"KC", "KD", "KH"} <= set(hand(state, 0)) and state.dead[0][0][-3:] == parse_cards(["AC", "AD", "AH"])
+    assert [a for a in state.legal_actions() if a.startswith("declare")] == ["declare:three:K"]
+
+
 def test_3_5_the_unused_stock_stays_hidden_and_never_scores() -> None:
     state = new(keep=False)
     play(state, "keep", "keep")
@@ -373,6 +396,71 @@ def test_7_1_a_deal_score_adds_up_from_its_parts() -> None:
         winners = state.trick_winners()
         assert sum(r["two_tricks"]) == sum(two for _s, two in winners[:9 - run])  # 7.1.3: outside the run only
         assert all(two for _s, two in winners[9 - run:]) and (run == 9 or not winners[8 - run][1])
+
+
+def test_7_1_5_a_final_run_of_three_twos_scores_78_and_no_last_trick() -> None:
+    state = new((["AC", "KC", "QC", "JC", "AD", "KD", "2C", "2D", "2H"],
+                 ["7C", "8C", "9C", "TC", "7D", "8D", "7S", "8S", "9S"]))
+    play(state, "AC", "7C", "KC", "8C", "QC", "9C", "JC", "TC", "AD", "7D", "KD", "8D")
+    play(state, "2C", "7S", "2D", "8S", "2H", "9S")  # seat 1 holds spades only: each 2 wins its trick
+    result = state.deal_results[0]
+    assert result["final_run"] == 3 and result["run_points"] == [78, 0] and result["last_trick"] == [0, 0]
+    assert result["two_tricks"] == [0, 0] and result["card_points"] == [6 + 5 + 4 + 3 + 6 + 5, 0]
+    assert result["points"] == [29 + 78, 0]
+
+
+_TRAPPOLA_ORDER = "AKQJT9872"
+_TRAPPOLA_POINTS = {"A": 6, "K": 5, "Q": 4, "J": 3}
+_TRAPPOLA_SETS = {"A": (12, 24), "K": (6, 12), "Q": (6, 12), "J": (6, 12), "2": (10, 20)}
+
+
+def _rules_text_legal(p: dict) -> list[str]:
+    """3.5 and 5.2, 6.3 as the rules file writes them: keep or redeal; the cards that follow suit (else any) and the
+    sets held, each rank not yet declared."""
+    if p["phase"] == "exchange":
+        return ["keep", "redeal"]
+    seat = p["current_player"]
+    held = p["hands"][seat]
+    led = p["trick"][0][1][1] if p["trick"] else None
+    cards = [c for c in held if c[1] == led] or held
+    declared = [action.rsplit(":", 1)[1] for s, action, _trick in p["declarations"] if s == seat]
+    sets = []
+    for rank in _TRAPPOLA_SETS:
+        count = sum(1 for c in held if c[0] == rank)
+        if count >= 3 and rank not in declared and p["options"]["declarations"]:
+            sets.append(f"declare:{'four' if count == 4 else 'three'}:{rank}")
+    return sorted(cards + sets)
+
+
+def _rules_text_score(tricks: list, declarations: list, leader: int) -> list[int]:
+    """7.1 as the rules file writes it, from the nine tricks in play order and the declarations."""
+    won = []  # (winner, won by a 2)
+    score = [0, 0]
+    for (first, led), (second, card) in tricks:
+        assert first == leader
+        if card[1] == led[1] and _TRAPPOLA_ORDER.index(card[0]) < _TRAPPOLA_ORDER.index(led[0]):
+            won.append((second, False))
+        else:
+            won.append((first, led[0] == "2"))
+        leader = won[-1][0]
+        score[leader] += _TRAPPOLA_POINTS.get(led[0], 0) + _TRAPPOLA_POINTS.get(card[0], 0)
+    run = 0
+    while run < 9 and won[8 - run][1]:
+        run += 1
+    for seat, by_two in won[:9 - run]:
+        score[seat] += 10 * by_two
+    score[won[-1][0]] += 26 * run if run else 6
+    for seat, action, _trick in declarations:
+        _, size, rank = action.split(":")
+        score[seat] += _TRAPPOLA_SETS[rank][size == "four"]
+    return score
+
+
+@pytest.mark.parametrize("options", [{}, {"target_score": 120}, {"allow_redeal": False, "declarations": False}])
+def test_5_6_7_every_move_and_deal_score_of_random_matches_is_the_rules_texts(options: dict) -> None:
+    for seed in range(8):
+        play_checked(engine.new_match(GAME, seed=seed, options=options), seed, _rules_text_legal,
+                     lambda tricks, p: _rules_text_score(tricks, p["declarations"], 1 - p["dealer"]))
 
 
 def test_7_2_the_deal_reports_both_scores_and_the_difference() -> None:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rules_text import play_checked
 
 import engine
 from engine.cards import CODES, parse_card, parse_cards
@@ -293,6 +294,49 @@ def test_5_7_a_seat_sees_its_own_hand_only():
         obs = state.observation(seat, history=False)
         assert obs["hand"] == p["hands"][seat]
         assert not set(p["hands"][1 - seat]) & set(re.findall(r"[2-9TJQKA][CDHS]", json.dumps(obs)))
+
+
+def _tres_beats(card: str, best: str, trump: str) -> bool:
+    """5.4, 5.5: a higher card of the best card's suit, or a trump over a plain card."""
+    order = "AKQJT98765432"
+    if card[1] == best[1]:
+        return order.index(card[0]) < order.index(best[0])
+    return card[1] == trump
+
+
+def _rules_text_legal(p: dict) -> list[str]:
+    """5.2 - 5.4 as the rules file writes them."""
+    hand, trick = p["hands"][p["current_player"]], [c for _s, c in p["trick"]]
+    if not trick:
+        return sorted(hand)
+    if len(trick) == 1:
+        return sorted([c for c in hand if c[1] == trick[0][1]] or hand)
+    if _tres_beats(trick[1], trick[0], p["trump"]):  # the follower is winning: follow his suit if able
+        return sorted([c for c in hand if c[1] == trick[1][1]] or hand)
+    return sorted(hand)
+
+
+def _rules_text_points(tricks: list, p: dict) -> list[int]:
+    """5.1, 5.5 and 7.1 - 7.2 as the rules file writes them: the lead alternates from the first player."""
+    points = [0, 0]
+    for number, trick in enumerate(tricks):
+        leader = 1 - p["dealer"] if number % 2 == 0 else p["dealer"]
+        assert [s for s, _c in trick] == [leader, 1 - leader, leader]
+        best = 0
+        for k in (1, 2):
+            if _tres_beats(trick[k][1], trick[best][1], p["trump"]):
+                best = k
+        low = [c for _s, c in trick if c[0] in "234"]
+        bonus = [0, 2, 4, 16 if len({c[1] for c in low}) in (1, 3) else 8][len(low)]
+        points[trick[best][0]] += 1 + bonus if p["options"]["additive_trick_point"] else max(1, bonus)
+    return points
+
+
+@pytest.mark.parametrize("options", [{}, {"trump_suit": "C", "removed_card": "5S", "additive_trick_point": True},
+                                     {"target_score": 60}])
+def test_5_and_7_random_matches_play_and_score_as_the_rules_text_says(options: dict) -> None:
+    for seed in range(5):
+        play_checked(new(seed=seed, first_dealer=seed % 2, **options), seed, _rules_text_legal, _rules_text_points)
 
 
 # ---- 7. scoring -------------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from rules_text import play_checked
 
 import engine
 from engine.bots import make_policy
@@ -169,6 +170,18 @@ def test_5_3_example_8_after_a_face_down_card_the_next_seat_leads_and_wins() -> 
     assert state.observation(1)["history"] == [[0, "facedown:7H"], [1, "KD"]]  # public once gathered
 
 
+def test_5_3_a_move_played_face_down_shows_the_others_no_card() -> None:
+    # 5.3: the card is face down until the trick is gathered, so the move itself (as a watcher or another seat
+    # receives it when it is played) names no card; its player sees it whole.
+    state = dealt([["7H", "2H", "3H", "4H", "5S", "6H"], ["4C", "9H", "AS", "KD", "TS", "6S"]])
+    state.apply("facedown:7H")
+    assert state.action_seen_by(1, 0, "facedown:7H") == "facedown"
+    assert state.action_seen_by(None, 0, "facedown:7H") == "facedown"
+    assert state.action_seen_by(0, 0, "facedown:7H") == "facedown:7H"
+    state.apply("KD")
+    assert state.action_seen_by(None, 1, "KD") == state.action_seen_by(0, 1, "KD") == "KD"
+
+
 def test_5_3_face_down_cards_never_win_and_three_players_play_one_card_each() -> None:
     state = dealt([["7H", "2H", "3H", "4H"], ["AS", "9H", "TH", "6S"], ["4C", "3D", "5D", "6D"]])
     state.apply("facedown:7H")
@@ -228,6 +241,81 @@ def test_5_7_5_8_the_stock_runs_out_then_hands_are_played_out() -> None:
     assert all(stock % 3 == 0 for stock, _ in sizes)
     assert [hands for stock, hands in sizes if stock] == [[4, 4, 4]] * (51 // 3 - 4)
     assert [hands for stock, hands in sizes if not stock] == [[4, 4, 4], [3, 3, 3], [2, 2, 2], [1, 1, 1]]
+
+
+def test_5_5_in_the_first_trick_a_face_down_qh_does_not_beat_the_almighty() -> None:
+    state = dealt([["QH", "2H", "3H"], ["4C", "5C", "6C"], ["AS", "7D", "8D"]], fixed_trump="D")
+    state.apply("facedown:QH")
+    state.apply("4C")
+    assert state.legal_actions() == ["7D", "8D", "AS"]  # seat 2 has no club: any card
+    state.apply("AS")
+    assert state.current_player == 2  # AS wins: QH was face down (5.3), so no yoromeki
+    assert winner("4C QH AS", DIAMONDS, first=True) == "QH"  # face up, QH takes AS in the first trick too
+
+
+def test_5_4_same_two_in_the_trump_suit_beats_the_higher_trumps() -> None:
+    assert winner("AC KC 2C", CLUBS) == "2C"
+    assert winner("AC KC 2C", CLUBS, first=True) == "AC"
+
+
+def _rules_text_legal(p: dict) -> list[str]:
+    """5.2, 5.3 and the must_trump option as the rules file writes them."""
+    seat, face_down = p["current_player"], set(p["face_down"])
+    hand = p["hands"][seat]
+    up = [c for _s, c in p["trick"] if c not in face_down]
+    if not up:
+        if p["tricks"]:
+            return sorted(hand)
+        minors = [c for c in hand if c[1] in "CD"]
+        return sorted(minors) if minors else sorted("facedown:" + c for c in hand)
+    same = [c for c in hand if c[1] == up[0][1]]
+    trumps = [c for c in hand if c[1] == p["trump"] or c == "AS"]
+    if same:
+        return sorted(same)
+    return sorted(trumps if p["options"]["must_trump"] and trumps else hand)
+
+
+def _rules_text_winner(trick: list, trump: str, first: bool, face_down: set, same_two: bool) -> int:
+    """5.5 as the rules file writes it: the seat that wins a trick of [seat, card] pairs."""
+    order = "AKQJT98765432"
+    up = [(s, c) for s, c in trick if c not in face_down]
+    cards = [c for _s, c in up]
+    if "AS" in cards:
+        return up[cards.index("QH" if "QH" in cards else "AS")][0]
+    suit = trick[0][1][1]
+    if same_two and not first and all(c[1] == suit for _s, c in trick) and "2" + suit in cards:
+        return up[cards.index("2" + suit)][0]
+    best = [pair for pair in up if pair[1][1] == trump] or [pair for pair in up if pair[1][1] == up[0][1][1]]
+    return min(best, key=lambda pair: order.index(pair[1][0]))[0]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 7])
+@pytest.mark.parametrize("options", [{}, {"must_trump": True, "same_two": False, "reversal": False}])
+def test_5_and_7_random_games_play_win_and_score_as_the_rules_text_says(players: int, options: dict) -> None:
+    def winner_leads(p: dict, state: engine.State) -> None:  # 5.1: the winner of a trick leads the next
+        after = state.to_position()
+        if len(after["tricks"]) > len(p["tricks"]):
+            first, trick = not p["tricks"], after["tricks"][-1]
+            down = set(p["face_down"]) if first else set()
+            assert state.current_player == _rules_text_winner(trick, p["trump"], first, down, state.options["same_two"])
+
+    for seed in range(3):
+        state = engine.new_match(GAME, seed=seed, players=players, options={"num_games": 2, **options})
+        play_checked(state, seed, _rules_text_legal, lambda tricks, p: _rules_text_points(tricks, p, p["options"]),
+                     winner_leads)
+
+
+def _rules_text_points(tricks: list, p: dict, options: dict) -> list[int]:
+    """2.4, 7.1 and 7.2 as the rules file writes them, from a deal's tricks."""
+    values = {"2H": 10, "TH": 10, "JH": 10, "QH": 5, "KH": 5, "AH": 5, "QS": -5, "KS": -5, "2S": -10, "TS": -10,
+              "JS": -10, "AS": -15, **{r + s: 1 for r in "TJQKA" for s in "CD"}}
+    taken: list[set[str]] = [set() for _ in p["hands"]]
+    for number, trick in enumerate(tricks):
+        down = set(p["face_down"]) if number == 0 else set()
+        taken[_rules_text_winner(trick, p["trump"], number == 0, down, options["same_two"])] |= {c for _s, c in trick}
+    points = [sum(values.get(c, 0) for c in pile) for pile in taken]
+    minus = {"2S", "TS", "JS", "QS", "KS", "AS"}
+    return [-x for x in points] if options["reversal"] and any(minus <= pile for pile in taken) else points
 
 
 # ---- 7. scoring ------------------------------------------------------------------------------------------------
