@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from itertools import combinations
 
 import pytest
+from rules_text import play_checked
 
 import engine
 from engine.cards import SUIT, cards_in, codes_of, mask_of, parse_card, parse_cards
@@ -683,3 +685,156 @@ def test_8_3_a_finished_match_s_last_deal_is_checked_against_the_marks() -> None
     assert state.is_terminal and engine.from_position(GAME, p).to_position() == p
     with pytest.raises(engine.PositionError, match="at the table"):  # seat 2 had left: it played no last deal
         engine.from_position(GAME, {**p, "scores": [0, 2, 2, 0]})
+
+
+# ---- the rules text, restated: every move of random matches ----------------------------------------------------
+
+PLAIN_TEXT, TRUMP_TEXT = "AKQJT987", "J9AKQT87"  # 2: high to low
+PLAIN_POINTS_TEXT = {"A": 11, "K": 3, "Q": 2, "J": 1, "T": 10}
+TRUMP_POINTS_TEXT = {"J": 20, "9": 14, "A": 11, "K": 3, "Q": 2, "T": 10}
+
+
+def _strength(word: str) -> float:
+    """5.1: a bid's strength."""
+    value = word.split(":", 1)[1]
+    special = {"misere": 72.5, "zwabber": 102.5, "boonaak": 10_000}
+    if value in special:
+        return special[value]
+    if value.startswith("boonaak:"):
+        return 10_000 + int(value.split(":")[1])
+    return int(value)
+
+
+def _text_bids(p: dict) -> list[str]:
+    """5.3, as the rules file writes it."""
+    o = p["options"]
+    highest, misere_bidders, boonaak_r = None, [], None
+    for seat, word in p["auction"]:
+        if word == "pass":
+            continue
+        if word == "bid:misere" and highest == "bid:misere":
+            misere_bidders.append(seat)
+            continue
+        highest, misere_bidders = word, [seat] if word == "bid:misere" else []
+        if word.startswith("bid:boonaak"):
+            boonaak_r = int(word.split(":")[2]) if word.count(":") == 2 else 0
+    hb = 0 if highest is None else _strength(highest)
+    if len(misere_bidders) >= 2:
+        return sorted(["pass", "bid:misere"])
+    legal = ["pass"]
+    if boonaak_r is None:
+        legal += [f"bid:{n}" for n in range(o["min_bid"], o["max_bid"] + 1) if n % o["bid_step"] == 0 and n > hb]
+        legal += ["bid:misere"] if hb <= 72.5 else []
+        legal += ["bid:zwabber"] if hb < 102.5 else []
+        legal += ["bid:boonaak"]
+    most = max(240, o["six_sequence_value"] + 20)
+    legal += [f"bid:boonaak:{r}" for r in range(20, most + 1, 10) if boonaak_r is None or r > boonaak_r]
+    return sorted(legal)
+
+
+def _text_roem(cards: list[str], trump: str, six: int) -> int:
+    """3: runs in A K Q J T 9 8 7 of one suit, four of a kind, the stuk."""
+    total = 0
+    for suit in "CDHS":
+        run = 0
+        for rank in PLAIN_TEXT + " ":
+            if rank + suit in cards:
+                run += 1
+                continue
+            total += {3: 20, 4: 50, 5: 100, 6: six}.get(run, 0)
+            run = 0
+    total += sum(value for rank, value in {"J": 200, "A": 100, "K": 100, "Q": 100}.items()
+                 if all(rank + s in cards for s in "CDHS"))
+    return total + (20 if "K" + trump in cards and "Q" + trump in cards else 0)
+
+
+def _text_cards(hand: list[str], trick: list[list], trump: str | None) -> list[str]:
+    """7.5, the rules file's legal(hand, trick, trump)."""
+    if not trick:
+        return hand
+    led = trick[0][1][1]
+    same = [c for c in hand if c[1] == led]
+    if trump is None:
+        return same or hand
+    trumps = [c for c in hand if c[1] == trump]
+    if led == trump:
+        if not trumps or trumps == ["J" + trump]:
+            return hand
+        return trumps
+    return same + trumps if same else hand
+
+
+def _text_legal(p: dict) -> list[str]:
+    seat = p["current_player"]
+    hand = p["hands"][seat]
+    if p["phase"] == "bidding":
+        return _text_bids(p)
+    if p["phase"] == "exchange":
+        pool = sorted(hand + p["centre"], key=engine.cards.CODES.index)
+        return sorted("discard:" + ",".join(c) for c in combinations(pool, len(p["centre"])))
+    if p["phase"] == "trump":
+        return ["trump:C", "trump:D", "trump:H", "trump:S"]
+    if p["phase"] == "roem":
+        held = _text_roem(hand, p["trump"], p["options"]["six_sequence_value"])
+        return sorted(f"roem:{r}" for r in range(0, held + 1, 10))
+    return sorted(_text_cards(hand, p["trick"], p["trump"]))
+
+
+def _text_winner(trick: list[list], trump: str | None) -> int:
+    """7.6: the highest trump if any, else the highest card of the led suit."""
+    def power(card: str) -> int:
+        if card[1] == trump:
+            return 100 - TRUMP_TEXT.index(card[0])
+        return 50 - PLAIN_TEXT.index(card[0]) if card[1] == trick[0][1][1] else -1
+    return max(trick, key=lambda played: power(played[1]))[0]
+
+
+def _text_marks(tricks: list[list[list]], p: dict) -> list[int]:
+    """7.7, 8.1: each declarer's mark (+1 or -1), from the tricks played."""
+    trump, n = p["trump"], p["players"]
+    bids = [w for _s, w in p["auction"] if w != "pass"]
+    contract = bids[-1]
+    declarers = [s for s, w in p["auction"] if w == contract] if contract == "bid:misere" else \
+        [next(s for s, w in reversed(p["auction"]) if w == contract)]
+    won = [0] * n
+    points = [0] * n
+    for trick in tricks:
+        winner = _text_winner(trick, trump)
+        won[winner] += 1
+        points[winner] += sum((TRUMP_POINTS_TEXT if c[1] == trump else PLAIN_POINTS_TEXT).get(c[0], 0)
+                              for _s, c in trick)
+    marks = [0] * n
+    for d in declarers:
+        value = contract.split(":", 1)[1]
+        if value.isdigit():
+            made = points[d] + (p["roem"] or 0) >= int(value)
+        elif value == "misere":
+            made = won[d] == 0
+        else:
+            held = p["hands"][d] + [c for trick in tricks for s, c in trick if s == d and [s, c] not in p["trick"]]
+            held = sorted(set(held) | {c for s, c in p["trick"] if s == d})
+            roem_needed = int(value.split(":")[1]) if value.count(":") else 0
+            made = won[d] == 6 and _text_roem(held, trump, p["options"]["six_sequence_value"]) >= roem_needed
+        marks[d] = 1 if made else -1
+    return marks
+
+
+def _varied_bids(legal: list[str], rng: Rng) -> str:
+    """A random move, but a bidder passes half the time and otherwise bids misère, a low numeric bid, zwabber or
+    boonaak as often as anything (uniform bids would nearly always end in a boonaak with roem: most bids are)."""
+    if not all(a == "pass" or a.startswith("bid:") for a in legal):
+        return rng.choice(legal)
+    numeric = sorted((a for a in legal if a[4:].isdigit()), key=lambda a: int(a[4:]))
+    wanted = [["pass"]] * 4 + [["bid:misere"], numeric[:1], ["bid:zwabber", "bid:boonaak"], legal]
+    fits = [a for a in wanted[rng.below(len(wanted))] if a in legal]
+    return fits[0] if fits else rng.choice(legal)
+
+
+@pytest.mark.parametrize("options", [{}, {"elimination": True, "plus_to_win": 1}, {"min_bid": 300, "max_bid": 300},
+                                     {"six_sequence_value": 100, "bid_step": 10, "minus_to_lose": 3}])
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_5_to_8_random_matches_play_and_score_as_the_rules_text_says(options: dict, n: int) -> None:
+    for seed in range(4):
+        play_checked(engine.new_match(GAME, seed=seed, players=n, options=options), seed, _text_legal, _text_marks)
+        play_checked(engine.new_match(GAME, seed=seed, players=n, options=options), seed, _text_legal, _text_marks,
+                     choose=_varied_bids)
