@@ -480,14 +480,16 @@ class Boonaken(TrickGame):
 
     def _determinize(self, seat: int, rng: Rng) -> None:
         super()._determinize(seat, rng)
-        if len(self.exchanges) == 1 and self.exchanges[0][0] != seat and self.phase != "exchange":
+        if self.exchanges and self.exchanges[-1][0] != seat and self.phase != "exchange":
             self._redraw_discard(rng)
 
     def _redraw_discard(self, rng: Rng) -> None:
-        """6.1: which of his cards a sole declarer discarded is unseen (the centre's face-up cards among them): swap
-        cards between his hand and his discards at random, each swap kept when the hand still fits what its play
-        showed (voids, 3.4's declared roem), so the deal and every other seat's view stay as they were."""
-        declarer, move = self.declarers[0], self.exchanges[0][2]
+        """6.1: which of his cards the last declarer to exchange discarded is unseen by the others (the centre's
+        face-up cards among them, and with several misère declarers the discards he took): swap cards between his
+        hand and his discards at random, each swap kept when the hand still fits what its play showed (voids, 3.4's
+        declared roem), so the deal and every other seat's view stay as they were. (Where an earlier misère
+        declarer's discards went is kept as it is.)"""
+        declarer, _discard, move = self.exchanges[-1]
         forbidden = 0
         for _k, mask in self._shown_lacking()[declarer]:
             forbidden |= mask
@@ -502,10 +504,10 @@ class Boonaken(TrickGame):
             if not y & forbidden and (check is None or check(cards_in(swapped))):
                 hand, pile = swapped, pile ^ x ^ y
         self.hands[declarer], self.discards = hand, pile
-        self.exchanges[0] = (declarer, pile, move)
+        self.exchanges[-1] = (declarer, pile, move)
         if move >= 0:
             self.moves[move] = (declarer, DISCARD_ID[pile])
-        if self.actual_roem is not None:
+        if self.actual_roem is not None:  # (a trump contract: one declarer)
             self.actual_roem = roem_of(hand | self._played_by(declarer), self.trump, self.six)
 
     def _hidden_piles(self, seat: int) -> list[list[int]]:

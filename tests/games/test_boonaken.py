@@ -838,3 +838,26 @@ def test_5_to_8_random_matches_play_and_score_as_the_rules_text_says(options: di
         play_checked(engine.new_match(GAME, seed=seed, players=n, options=options), seed, _text_legal, _text_marks)
         play_checked(engine.new_match(GAME, seed=seed, players=n, options=options), seed, _text_legal, _text_marks,
                      choose=_varied_bids)
+
+
+def test_6_2_samples_of_a_misere_chain_fit_what_each_seat_saw() -> None:
+    state = new(deck=deck_for(4, 3, LOW_HIGH, **CENTRE))
+    start = state.clone()
+    play(state, "pass", "bid:misere", "bid:misere", "pass")
+    for choice in (3, 5, 0):  # two discards, then the lead
+        play(state, state.legal_actions()[choice])
+    for seat in range(4):
+        seen, discards = state.observation(seat), set()
+        for k in range(12):
+            sample = engine.determinize(state, seat, Rng(k))
+            assert sample.observation(seat) == seen
+            again = start.clone()  # the sample's deck dealt again and its moves played: the sample itself
+            again._start_deal(list(sample.deal_deck))
+            again.deal_deck, again._legal = list(sample.deal_deck), None
+            for _seat, action in sample.moves:
+                again.apply_id(action)
+            p, q = again.to_position(), sample.to_position()
+            assert {k: v for k, v in p.items() if k not in ("seed", "rng")} == \
+                {k: v for k, v in q.items() if k not in ("seed", "rng")}
+            discards.add(tuple(q["discards"]))
+        assert (len(discards) > 1) == (seat != 2)  # only seat 2, the last to exchange, knows its discards
