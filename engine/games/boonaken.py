@@ -640,7 +640,8 @@ class Boonaken(TrickGame):
             raise PositionError("trump and roem are null until the exchanges are made")
         if trump_code is not None:
             if self.phase != "trump":
-                raise PositionError(f"no trump is named in a {_contract(self.contract or PASS)} contract (7.2)")
+                raise PositionError("trump is named only in a numeric or boonaak contract, once its exchange is made "
+                                    "(7.2)")
             self._replay("trump", self.current_player, WORD_ID[f"trump:{SUITS[suit_of_code(trump_code)]}"])
         if roem is not None:
             if self.phase != "roem" or type(roem) is not int or roem not in ROEM_WORDS:

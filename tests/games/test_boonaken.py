@@ -861,3 +861,12 @@ def test_6_2_samples_of_a_misere_chain_fit_what_each_seat_saw() -> None:
                 {k: v for k, v in q.items() if k not in ("seed", "rng")}
             discards.add(tuple(q["discards"]))
         assert (len(discards) > 1) == (seat != 2)  # only seat 2, the last to exchange, knows its discards
+
+
+@pytest.mark.parametrize("actions", [["pass", "bid:misere", "pass", "pass"], ["bid:70"]])
+def test_7_2_a_position_naming_trump_out_of_place_is_refused(actions: list[str]) -> None:
+    state = play(new(deck=deck_for(4, 3)), *actions)
+    if state.phase == "exchange":
+        play(state, state.legal_actions()[0])  # misère: no trump
+    with pytest.raises(engine.PositionError, match="trump is named only"):
+        engine.from_position(GAME, {**state.to_position(), "trump": "H"})
