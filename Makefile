@@ -18,13 +18,15 @@ install: $(STAMP) $(STUBS) $(NODE_STAMP) $(DEB_STAMP)
 # Reinstall only when the project's dependencies change; the install is editable, so code edits need nothing.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,pettingzoo,openspiel]'
 	touch $(STAMP)
 
 # Debian packages for the other-language tests (protoc with its Java generator, the Go and gRPC-Java plugins,
-# protobuf-java for javac), installed once where apt-get is; elsewhere those tests say what is missing and skip.
-DEB_PACKAGES := protobuf-compiler libprotobuf-java protoc-gen-go protoc-gen-go-grpc protobuf-compiler-grpc-java-plugin
-$(DEB_STAMP): $(STAMP)
+# protobuf-java for javac) and for the browser tests (Chromium, driven by Playwright: tests/web), installed once where
+# apt-get is; elsewhere those tests say what is missing and skip.
+DEB_PACKAGES := protobuf-compiler libprotobuf-java protoc-gen-go protoc-gen-go-grpc protobuf-compiler-grpc-java-plugin \
+	chromium
+$(DEB_STAMP): $(STAMP) Makefile
 	@missing=$$(command -v dpkg >/dev/null && for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ] && command -v apt-get >/dev/null; then \
 		sudo=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
@@ -45,9 +47,12 @@ test: install
 	$(BIN)/pytest
 
 # The main job on embedded defaults: two simulations of a few thousand deals on a local Ray, a sample of their replays
-# in the embedded Valkey, the results, then one logged deal streamed back move by move.
+# in the embedded Valkey, the results, then one logged deal streamed back move by move, and its address in the web
+# viewer with the command that serves it.
 DEMO_OUT := build/demo
 DEMO_DEALS ?= 3000
+DEMO_FIRST_REPLAY = $$($(BIN)/python -c 'import json, sys; print(json.load(sys.stdin)["replay_collection"])' \
+	< $(DEMO_OUT)/tablanette.json)/0
 
 demo: install
 	@mkdir -p $(DEMO_OUT)
@@ -55,9 +60,10 @@ demo: install
 		--output $(DEMO_OUT)/tablanette.json
 	$(BIN)/cardtable simulate belote --deals $(DEMO_DEALS) --policies random --seed 7 --log sample:100 \
 		--output $(DEMO_OUT)/belote.json
-	$(BIN)/cardtable replay stream --delay 0.05 \
-		"$$($(BIN)/python -c 'import json, sys; print(json.load(sys.stdin)["replay_collection"])' \
-		< $(DEMO_OUT)/tablanette.json)/0"
+	$(BIN)/cardtable replay stream --delay 0.05 "$(DEMO_FIRST_REPLAY)"
+	@echo
+	@echo "The demo's first replay in the viewer: $$($(BIN)/python -m services.cli.web "$(DEMO_FIRST_REPLAY)")"
+	@echo "served by: $(BIN)/cardtable web"
 
 bench: install
 	$(BIN)/cardtable bench --game $(BENCH_GAME) --policy random --seconds $(BENCH_SECONDS)

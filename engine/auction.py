@@ -17,6 +17,7 @@ to its action ids once.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .clone import LIST, SHARED, Copyable
 from .errors import PositionError
@@ -68,6 +69,13 @@ class Contract:
     suit: str
     declarer: int
     multiplier: int
+
+    def word(self) -> str:
+        """The contract as deal results write it: ``"100:S"``, ``"capot:H"``."""
+        return f"{self.value}:{self.suit}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "suit": self.suit, "declarer": self.declarer, "multiplier": self.multiplier}
 
 
 class ContractAuction(Copyable):

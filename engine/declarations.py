@@ -35,6 +35,19 @@ class Meld:
             return f"carre:{self.top}"
         return f"sequence:{self.length}:{self.top}{self.suit}"
 
+    def cards(self, order: str) -> list[int]:
+        """The cards the combination shows; a sequence runs down ``order`` (high to low) from its top card.
+
+        >>> from engine.cards import CODES
+        >>> [CODES[c] for c in Meld("sequence", "Q", 3, "S", 20).cards("AKQJT987")]
+        ['QS', 'JS', 'TS']
+        """
+        if self.kind == "carre":
+            return [card_of(self.top, suit) for suit in range(4)]
+        assert self.suit is not None  # a sequence is in one suit
+        top = order.index(self.top)
+        return [card_of(rank, SUITS.index(self.suit)) for rank in order[top:top + self.length]]
+
 
 def sequences(hand: int, order: str, values: Mapping[int, int], min_length: int = 3) -> list[Meld]:
     """The maximal runs of at least ``min_length`` cards of one suit in ``order`` (high to low natural order).

@@ -47,14 +47,19 @@ class Slot:
 
 
 def redeal(slots: Sequence[Slot], rng: Rng, sweeps: int = SWEEPS) -> list[list[int]]:
-    """New contents for ``slots`` (the same sizes, each list in random order), drawn from ``rng``."""
+    """New contents for ``slots`` (the same sizes, each list in random order), drawn from ``rng``.
+
+    The result depends on what is known of the slots (their sizes, forbidden cards and checks, and the unseen cards
+    taken together), not on where the unseen cards really are: the chain starts from a deal made from that alone
+    (:func:`known_start`), so a search that samples the hidden cards cannot read them through the samples.
+    """
     if not any(slot.forbidden or slot.check is not None for slot in slots):
         return _deal_freely(slots, rng)  # nothing is known of the unseen cards: one shuffle is exactly uniform
-    contents = [list(slot.cards) for slot in slots]
     for k, slot in enumerate(slots):
         bad = [CODES[c] for c in slot.cards if BIT[c] & slot.forbidden]
-        if bad or not _passes_check(slot, contents[k]):
+        if bad or not _passes_check(slot, slot.cards):
             raise ValueError(f"slot {k} does not hold a valid deal to start from (forbidden: {bad})")
+    contents = known_start(slots) or [list(slot.cards) for slot in slots]
     places = [(k, i) for k, cards in enumerate(contents) for i in range(len(cards))]
     n = len(places)
     if len({k for k, _ in places}) > 1:
@@ -70,8 +75,60 @@ def redeal(slots: Sequence[Slot], rng: Rng, sweeps: int = SWEEPS) -> list[list[i
     return contents
 
 
+START_TRIES = 64  # shuffles of the known cards tried for a start that passes the slots' checks
+
+
+def known_start(slots: Sequence[Slot]) -> list[list[int]] | None:
+    """A valid deal of the slots' cards made only from what is known of them: the cards in canonical order, each
+    placed in the first slot with room that may hold it (moving cards placed before along augmenting paths when none
+    has), then, if that deal fails a slot's check, the same from shuffles of a fixed stream. None if no try gives a
+    valid deal (the caller then starts from the real one).
+
+    >>> from engine.cards import SUIT_MASK
+    >>> known_start([Slot([0, 13], forbidden=SUIT_MASK[0]), Slot([1, 14])])
+    [[13, 14], [0, 1]]
+    """
+    pool = sorted(card for slot in slots for card in slot.cards)
+    tries = Rng(len(pool))
+    for attempt in range(START_TRIES if any(slot.check is not None for slot in slots) else 1):
+        if attempt:
+            tries.shuffle(pool)
+        contents = _place(pool, slots)
+        if contents is not None and all(_passes_check(slot, cards) for slot, cards in zip(slots, contents,
+                                                                                           strict=True)):
+            return contents
+    return None
+
+
+def _place(pool: Sequence[int], slots: Sequence[Slot]) -> list[list[int]] | None:
+    """The cards of ``pool`` in order into slots of the same sizes, none in a slot that forbids it (a bipartite
+    matching with capacities, grown by augmenting paths); None when there is none."""
+    contents: list[list[int]] = [[] for _ in slots]
+
+    def seat(card: int, visited: set[int]) -> bool:
+        for k, slot in enumerate(slots):
+            if k in visited or BIT[card] & slot.forbidden:
+                continue
+            visited.add(k)
+            if len(contents[k]) < len(slot.cards):
+                contents[k].append(card)
+                return True
+            held = contents[k]
+            for i, other in enumerate(held):
+                held[i] = card  # in the place of a card that can move to another slot
+                if seat(other, visited):
+                    return True
+                held[i] = other
+        return False
+
+    for card in pool:
+        if not seat(card, set()):
+            return None
+    return contents
+
+
 def _deal_freely(slots: Sequence[Slot], rng: Rng) -> list[list[int]]:
-    pool = [card for slot in slots for card in slot.cards]
+    pool = sorted(card for slot in slots for card in slot.cards)  # known cards, not where they are
     rng.shuffle(pool)
     contents, top = [], 0
     for slot in slots:

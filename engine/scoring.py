@@ -112,7 +112,27 @@ class TrickBonus:
         return trick_point + bonus if additive else max(trick_point, bonus)
 
 
-class PlusMinusCards:
+class PileValues:
+    """Card values summed over a pile (a mask) in four table look-ups, one per suit: ``points[card]`` for each card.
+
+    >>> from engine.cards import mask_of, parse_cards
+    >>> PileValues(point_table({"A": 11, "T": 10})[4]).pile_points(mask_of(parse_cards(["AS", "TH", "9C"])))
+    21
+    """
+
+    def __init__(self, points: Sequence[int]) -> None:
+        self.points: tuple[int, ...] = tuple(points)
+        # by_suit[suit][ranks]: the points of that suit's cards of a 13-bit rank mask
+        self.by_suit = tuple(_suit_sums(self.points[13 * s:13 * s + 13]) for s in range(4))
+
+    def pile_points(self, pile: int) -> int:
+        """The points of the cards of ``pile`` (a mask), signs as given."""
+        clubs, diamonds, hearts, spades = self.by_suit
+        return (clubs[pile & 0x1FFF] + diamonds[pile >> 13 & 0x1FFF] + hearts[pile >> 26 & 0x1FFF]
+                + spades[pile >> 39 & 0x1FFF])
+
+
+class PlusMinusCards(PileValues):
     """Scoring cards worth plus or minus points, and the reversal: a pile that holds every minus card turns the sign
     of every pile's points (Two-Ten-Jack 7.2; the idea of Hearts' shooting the moon).
 
@@ -128,16 +148,8 @@ class PlusMinusCards:
         unknown = sorted(set(points) - set(CODES))
         if unknown:
             raise ValueError(f"not card codes: {unknown}")
-        self.points: tuple[int, ...] = tuple(points.get(code, 0) for code in CODES)
+        super().__init__([points.get(code, 0) for code in CODES])
         self.minus = mask_of(c for c, p in enumerate(self.points) if p < 0)
-        # by_suit[suit][ranks]: the points of that suit's cards of a 13-bit rank mask
-        self.by_suit = tuple(_suit_sums(self.points[13 * s:13 * s + 13]) for s in range(4))
-
-    def pile_points(self, pile: int) -> int:
-        """The points of the cards of ``pile`` (a mask), signs as printed."""
-        clubs, diamonds, hearts, spades = self.by_suit
-        return (clubs[pile & 0x1FFF] + diamonds[pile >> 13 & 0x1FFF] + hearts[pile >> 26 & 0x1FFF]
-                + spades[pile >> 39 & 0x1FFF])
 
     def shooter(self, piles: Sequence[int]) -> int | None:
         """The index of the pile that holds every minus card, if one does."""

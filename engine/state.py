@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Literal, Self, overload
 
 from .cards import CODES, parse_deck
 from .clone import LIST, OBJECT, SHARED, Copier, copy_declared
+from .dealing import seats_from
 from .errors import IllegalAction, PositionError
 from .options import Option, resolve_options
 from .rng import Rng, fresh_seed
@@ -323,7 +324,7 @@ class State(ABC):
 
     def seats_from_dealer(self) -> list[int]:
         """The seats in order of play from the dealer's left (who is dealt to, speaks and leads first)."""
-        return [(self.dealer + k) % self.n for k in range(1, self.n + 1)]
+        return seats_from(self.dealer + 1, self.n)
 
     def partners(self, a: int, b: int) -> bool:
         """Whether two different seats play on one side."""
@@ -622,10 +623,48 @@ class State(ABC):
 
 
 def _int(p: Mapping[str, Any], key: str) -> int:
-    value = p[key]
-    _check(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
-           f"{key} must be a non-negative integer, got {value!r}")
-    return int(value)
+    return position_count(p[key], key)
+
+
+def position_count(value: object, key: str) -> int:
+    """A position's non-negative integer, else PositionError naming ``key``.
+
+    >>> position_count(3, "pot")
+    3
+    >>> position_count(-1, "pot")
+    Traceback (most recent call last):
+    engine.errors.PositionError: pot must be a non-negative integer, got -1
+    """
+    _check(type(value) is int and value >= 0, f"{key} must be a non-negative integer, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def position_list(value: object, key: str, length: int | None = None) -> list[Any]:
+    """A position's list (of ``length`` items when given: one per seat, ...), else PositionError naming ``key``.
+
+    >>> position_list([None, None], "declared", 2)
+    [None, None]
+    >>> position_list([None], "declared", 2)
+    Traceback (most recent call last):
+    engine.errors.PositionError: declared must be a list of 2 items, got [None]
+    """
+    _check(isinstance(value, list) and (length is None or len(value) == length),
+           f"{key} must be a list{'' if length is None else f' of {length} items'}, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def position_moves(value: object, key: str, n: int, words: Sequence[str]) -> list[tuple[int, str]]:
+    """A position's ``[[seat, word], ...]`` (each word one of ``words``) as pairs, else PositionError naming ``key``.
+
+    >>> position_moves([[0, "keep"]], "exchanges", 2, ("keep", "redeal"))
+    [(0, 'keep')]
+    """
+    pairs = []
+    for item in position_list(value, key):
+        _check(isinstance(item, list) and len(item) == 2 and item[1] in words,
+               f"{key} holds [seat, word] pairs, each word one of {list(words)}, got {item!r}")
+        pairs.append((position_seat(item[0], f"{key}: a seat", n), item[1]))
+    return pairs
 
 
 def _seat(p: Mapping[str, Any], key: str, n: int) -> int:

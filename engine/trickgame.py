@@ -8,6 +8,14 @@ tricks into observations and positions, and loads them back checked: every card 
 turn and under the follow rule, the seat to play. A game module deals, runs its own auction, says what happens after
 a trick (``_trick_taken``) and scores the deal (``_score_deal``).
 
+A game declares the rest as data: ``RULES`` (a :class:`TrickRules`), ``ACTIONS``, ``DECK``, ``STOCK_SHOWN`` (a stock,
+and how many of its top cards everyone sees), ``OBSERVED`` / ``POSITIONED`` (which of the base's ``PLAY_FACTS`` its
+observations and positions show), ``KEY_RULES`` (its own position keys that the replayed deal decides) and ``PHASES``.
+Its ``_load_position`` loads its own keys, then ``_load_deal`` and ``_check_deal``; ``_dealt_trump`` and
+``_seat_to_speak`` say what a position's trump and seat to act must be. Determinization deals the unseen cards again
+under the voids the play showed; a game adds what else a seat knows (``_known_cards``, ``_hand_check``,
+``_hidden_piles``).
+
 >>> import engine
 >>> state = engine.new_match("german_whist", seed=1, first_dealer=0)
 >>> state.RULES.tricks, state.RULES.follow.must_trump, state.trick, len(state.legal_actions())
@@ -22,8 +30,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of
-from .clone import LIST
+from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
+from .clone import LIST, SHARED
 from .determinize import Slot, redeal, relabel_mask, relabeling
 from .errors import IllegalAction, PositionError
 from .rng import Rng
@@ -87,13 +95,27 @@ class TrickGame(State):
 
     RULES: ClassVar[TrickRules]
     ACTIONS: ClassVar[CardActions]
-    COPY = {"hands": LIST, "trick": LIST, "tricks": LIST, "card_points": LIST, "tricks_won": LIST}
+    DECK: ClassVar[tuple[int, ...]]  # the deck in canonical order (a game whose deck depends on the match overrides
+    # _deck_cards instead)
+    # The stock, when the game deals one (``stock`` from ``stock_top`` on): how many of its top cards every seat sees
+    # (1: a face-up card, German Whist's and Two-Ten-Jack's; 0: an unseen stock), None without a stock. The base then
+    # hides the rest of it in determinization, relabels it and writes its position and observation keys.
+    STOCK_SHOWN: ClassVar[int | None] = None
+    # The facts of the play (PLAY_FACTS) the base writes into every seat's observation and into positions (position
+    # keys are checked against the replayed deal), and the game's own position keys that the replay decides, each
+    # with the rule it states (``_check_deal``).
+    OBSERVED: ClassVar[tuple[str, ...]] = ()
+    POSITIONED: ClassVar[tuple[str, ...]] = ()
+    KEY_RULES: ClassVar[Mapping[str, str]] = {}
+    PHASES: ClassVar[tuple[str, ...]] = ("play", "over")  # the phases a position may be in
+    COPY = {"hands": LIST, "trick": LIST, "tricks": LIST, "card_points": LIST, "tricks_won": LIST,
+            "stock": SHARED}  # a stock is read from stock_top on or replaced whole, never changed in place
     _loading = False  # a position's tricks are being replayed: the last one is not scored
 
     hands: list[int]
     trump: int
     stock: list[int]
-    stock_top: int
+    stock_top: int = 0  # a stock that is only ever replaced whole (Belote's) is read from its first card
     trick_size: int  # the cards of a trick (TrickRules.trick_cards, or one from each seat)
 
     # ---- what a game implements ---------------------------------------------------------------------------------
@@ -123,10 +145,27 @@ class TrickGame(State):
     def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
         """Checks of a position's cards against ``deal_deck`` (PositionError), run before the tricks are replayed."""
 
-    @abstractmethod
     def _deal_again(self, trump: int) -> None:
         """Set the deal as ``deal_deck`` dealt it, up to the first card played (with ``trump``): the hands and the
-        game's own dealt piles (``_reset_tricks`` included)."""
+        game's own dealt piles (``_reset_tricks`` included). By default the deal is dealt again; a game whose trump
+        or hands come from an auction or other choices before the play replays those too."""
+        self._start_deal(list(self.deal_deck))
+
+    def _deck_cards(self) -> list[int]:
+        return list(self.DECK)
+
+    def action_string(self, action: int) -> str:
+        return self.ACTIONS.strings[action]
+
+    def _dealt_trump(self) -> tuple[int, str] | None:
+        """The trump a position's deal must have (NO_TRUMP: none yet), with the rule that says so, or None to accept
+        any: checked when a position is loaded."""
+        return None
+
+    def _seat_to_speak(self) -> int | None:
+        """Outside the play (an auction, a redeal question, an exchange): the seat the loaded deal gives the turn, or
+        None to leave it unchecked."""
+        return None
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         """The game's own observation keys."""
@@ -315,6 +354,8 @@ class TrickGame(State):
         obs["hand"] = codes_of(cards_in(self.hands[seat]))
         obs["trump"] = self._trump_code()
         obs["trick"] = [[s, CODES[c]] for s, c in self.trick]
+        for key in self.OBSERVED:
+            obs[key] = PLAY_FACTS[key][0](self)
         self._observe_deal(seat, obs)
 
     def _position_keys(self) -> dict[str, Any]:
@@ -323,11 +364,67 @@ class TrickGame(State):
             "hands": [codes_of(cards_in(h)) for h in self.hands],
             "trick": [[s, CODES[c]] for s, c in self.trick],
             "tricks": self._tricks_codes(),
+            **{key: PLAY_FACTS[key][0](self) for key in self.POSITIONED},
             **self._deal_position(),
         }
 
     def _tricks_codes(self) -> list[list[list[Any]]]:
         return [[[s, CODES[c]] for s, c in trick] for trick in self.tricks]
+
+    def _face_up_code(self) -> str | None:
+        """The stock's face-up top card (STOCK_SHOWN), None once the stock is drawn."""
+        return CODES[self.stock[self.stock_top]] if self.stock_top < len(self.stock) else None
+
+    def _stock_codes(self) -> list[str]:
+        """The stock under the cards everyone sees, top first."""
+        return [CODES[c] for c in self.stock[self.stock_top + (self.STOCK_SHOWN or 0):]]
+
+    def _load_deal(self, p: Mapping[str, Any], piles: Mapping[str, Sequence[int]] | None = None) -> int:
+        """Load a position's play, returning the seat to play (``_load_tricks``): its phase one of ``PHASES``, its
+        stock (``face_up`` and ``stock`` when STOCK_SHOWN) and the game's other ``piles`` with the hands and tricks
+        the deck once each, the tricks replayed from deal_deck. The game's own keys the replay decides are checked
+        after it (``_check_deal``)."""
+        if self.phase not in self.PHASES:
+            *others, last = (repr(phase) for phase in self.PHASES)
+            raise PositionError(f"phase must be {', '.join(others)} or {last}, got {self.phase!r}")
+        return self._load_tricks(p, {**self._position_stock(p), **(piles or {})})
+
+    def _position_stock(self, p: Mapping[str, Any]) -> dict[str, list[int]]:
+        """A position's stock, set as the stock (the replay deals it again) and returned as its card pile."""
+        if self.STOCK_SHOWN is None:
+            return {}
+        cards = position_cards(p["stock"], "stock")
+        if self.STOCK_SHOWN:
+            face_up = [] if p["face_up"] is None else [parse_card(p["face_up"])]
+            if cards and not face_up:
+                raise PositionError("a stock with cards has its top card face up (face_up may not be null)")
+            cards = face_up + cards
+        self.stock, self.stock_top = cards, 0
+        return {self._stock_key(): cards}
+
+    def _stock_key(self) -> str:
+        return "face_up and stock" if self.STOCK_SHOWN else "stock"
+
+    def _check_deal(self, p: Mapping[str, Any], to_play: int) -> None:
+        """After the replay (``_load_deal``): the keys it decides (POSITIONED, KEY_RULES) say what it says, the deal
+        is over (phase 'over') exactly after its last trick, and in phase 'play' the seat to play is ``to_play``."""
+        keys = self._position_keys()
+        rules = {**{key: PLAY_FACTS[key][1] for key in self.POSITIONED}, **self.KEY_RULES}
+        for key, rule in rules.items():
+            if not same_json(p[key], keys[key]):
+                raise PositionError(f"{rule}: {keys[key]!r} here, got {p[key]!r}")
+        tricks, last = self.RULES.tricks, _ordinal(self.RULES.tricks)
+        if self.phase == "over" and len(self.tricks) != tricks:
+            raise PositionError(f"a match is over only after the {last} trick of a deal")
+        if self.phase != "over" and len(self.tricks) == tricks:
+            raise PositionError(f"after the {last} trick the deal is scored: phase {self.phase!r} needs a trick to "
+                                "play")
+        if self.phase == "play" and p["current_player"] != to_play:
+            raise PositionError(f"current_player must be {to_play}, the seat to play to the trick")
+        speaker = None if self.phase in ("play", "over") else self._seat_to_speak()
+        if speaker is not None and p["current_player"] != speaker:
+            raise PositionError(f"current_player must be {speaker}, the seat to act in phase {self.phase!r}")
+        self.current_player = p["current_player"]
 
     def _load_tricks(self, p: Mapping[str, Any], piles: Mapping[str, Sequence[int]]) -> int:
         """Load ``hands``, ``trump``, ``trick`` and ``tricks`` and check them against the rules, returning the seat to
@@ -341,6 +438,9 @@ class TrickGame(State):
             raise PositionError(f"hands must list {n} seats")
         hand_cards = [position_hand(hand, f"hands[{seat}]") for seat, hand in enumerate(hands)]
         trump = NO_TRUMP if p["trump"] is None else suit_of_code(p["trump"])
+        dealt = self._dealt_trump()
+        if dealt is not None and trump != dealt[0]:
+            raise PositionError(f"{dealt[1]}, got {p['trump']!r}")
         order = self._playing_seats()
         most, size = self.RULES.tricks, self.RULES.trick_cards or (n if order is None else len(order))
         if not isinstance(p["tricks"], list) or len(p["tricks"]) > most:
@@ -351,6 +451,8 @@ class TrickGame(State):
         every["trick"] = [c for _s, c in trick]
         every["tricks"] = [c for played in tricks for _s, c in played]
         check_cards_once({**every, **piles}, self._deck_cards())
+        if self.STOCK_SHOWN is not None and self.stock and self.stock != self.deal_deck[-len(self.stock):]:
+            raise PositionError(f"{self._stock_key()} must be the undrawn end of deal_deck, in order")
         self._check_dealt(trump, hand_cards)
         to_play = check_play_order(tricks, trick, self._first_leader(), n, self._winner_rule(trump),
                                    size=size, lead_passes=self.RULES.lead_passes, order=order)
@@ -457,8 +559,13 @@ class TrickGame(State):
         return 0
 
     def _entered(self, seat: int, card: int) -> int:
-        """How many tricks were over when ``card`` came into ``seat``'s hand (0: dealt before the play)."""
-        return 0
+        """How many tricks were over when ``card`` came into ``seat``'s hand (0: dealt before the play): with
+        ``draw_after_trick``, a stock card (the stock is the end of deal_deck) drawn after trick k entered at k + 1."""
+        if not self.RULES.draw_after_trick:
+            return 0
+        first = len(self.deal_deck) - len(self.stock)
+        index = self.deal_deck.index(card)
+        return 0 if index < first else (index - first) // self.n + 1
 
     def _played_blind(self, seat: int, card: int) -> bool:
         """Whether ``seat`` played ``card`` from outside its hand (German Whist's face-down cards)."""
@@ -468,18 +575,54 @@ class TrickGame(State):
         """A fact about ``seat``'s whole hand that a new deal of its unseen cards must keep (or None)."""
         return None
 
+    def _played_since(self, seat: int, trick: int = 0) -> int:
+        """The cards (a mask) ``seat`` has played from trick ``trick`` on, the trick in play included: with its hand,
+        what it held when that trick began (from 0: its dealt hand)."""
+        return mask_of(c for played in [*self.tricks[trick:], self.trick] for s, c in played if s == seat)
+
+    def _dealt_hand_keeps(self, seat: int, known: int, fact: Callable[[int], object]) -> Callable[[list[int]], bool]:
+        """A ``_hand_check`` that keeps ``fact`` of ``seat``'s dealt hand (a mask -> a value): its known cards and the
+        cards it played, with the unseen cards a sample deals it (Belote's combinations, contrée's weak hand)."""
+        held = (self.hands[seat] & known) | self._played_since(seat)
+        dealt = fact(self.hands[seat] | self._played_since(seat))
+        return lambda cards: fact(held | mask_of(cards)) == dealt
+
     def _hidden_piles(self, seat: int) -> list[list[int]]:
-        """Unseen cards outside the hands (an undealt stock, face-down cards)."""
-        return []
+        """Unseen cards outside the hands (an undealt stock, face-down cards): by default the stock under the cards
+        everyone sees (``STOCK_SHOWN``)."""
+        if self.STOCK_SHOWN is None:
+            return []
+        return [self.stock[self.stock_top + self.STOCK_SHOWN:]]
 
     def _relabel(self, new: Sequence[int]) -> None:
-        """Put ``new[card]`` wherever the deal holds ``card`` (hands, deal_deck and the game's own piles)."""
+        """Put ``new[card]`` wherever the deal holds ``card`` (hands, deal_deck, the stock and the game's own piles)."""
         self.hands = [relabel_mask(hand, new) for hand in self.hands]
         self.deal_deck = [new[c] for c in self.deal_deck]
+        if self.STOCK_SHOWN is not None:
+            self.stock = [new[c] for c in self.stock]
 
     def _load_seat(self, value: object, key: str) -> int | None:
         """A nullable seat of a position (the belote announcer, ...)."""
         return position_seat(value, key, self.n, nullable=True)
+
+
+# The base's facts of the play, by key, for a game's OBSERVED and POSITIONED: how each is written, and the rule a
+# position's value follows (checked against the replayed deal).
+PLAY_FACTS: dict[str, tuple[Callable[[TrickGame], Any], str]] = {
+    "tricks": (TrickGame._tricks_codes, "tricks lists the finished tricks"),
+    "tricks_played": (lambda game: len(game.tricks), "tricks_played counts the finished tricks"),
+    "tricks_won": (lambda game: list(game.tricks_won), "tricks_won must count the tricks each seat won"),
+    "card_points": (lambda game: list(game.card_points), "card_points must add up the cards each side won"),
+    "face_up": (TrickGame._face_up_code,
+                "face_up is the stock's top card once the tricks have drawn theirs (null when none is left)"),
+    "stock": (TrickGame._stock_codes, "stock is what the deal has not dealt or drawn of deal_deck, in order"),
+    "stock_size": (lambda game: len(game.stock) - game.stock_top, "stock_size counts the stock's cards"),
+}
+
+
+def _ordinal(n: int) -> str:
+    """``_ordinal(26) == "26th"``, ``_ordinal(1) == "1st"``."""
+    return f"{n}{'th' if n % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def same_json(a: object, b: object) -> bool:

@@ -63,7 +63,7 @@ MAX_PLAYERS = 16
 # Append-only tables: a game or policy keeps its code forever (others are written as text).
 GAME_CODES = ("tablanette", "tablic", "german_whist", "belote_contree", "belote", "trappola", "two_ten_jack",
               "tres", "botifarra", "thunee", "boonaken")
-POLICY_CODES = ("", "random", "greedy", "pimc", "human")
+POLICY_CODES = ("", "random", "greedy", "pimc", "human", "ismcts")
 
 SCOPE_MATCH = 1
 HAS_OPTIONS = 2

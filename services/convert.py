@@ -8,11 +8,11 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import engine
-from engine.bots import label_parts, parse_params, policy_label, policy_names
+from engine.bots import label_parts, parse_params, policy_class, policy_label
 from engine.options import Option
 
 from .errors import InvalidArgument, quoted
@@ -46,10 +46,7 @@ def options_from_request(options: Mapping[str, common_pb2.OptionValue], game_id:
     """The options map of a request as Python values; with ``game_id``, names that the game does not know are refused
     here (the engine checks the rest)."""
     if game_id is not None:
-        known = [option.name for option in engine.game_info(game_id).all_options()]
-        for name in options:
-            if name not in known:
-                raise InvalidArgument(f"unknown option {quoted(name)}; {game_id}'s options are {', '.join(known)}")
+        check_option_names(game_id, options)
     out = {}
     for name, value in options.items():
         try:
@@ -57,6 +54,14 @@ def options_from_request(options: Mapping[str, common_pb2.OptionValue], game_id:
         except InvalidArgument as exc:
             raise InvalidArgument(f"option {quoted(name)}: {exc}") from None
     return out
+
+
+def check_option_names(game_id: str, names: Iterable[str]) -> None:
+    """InvalidArgument for the first of ``names`` that is not an option of ``game_id`` (the engine checks values)."""
+    known = [option.name for option in engine.game_info(game_id).all_options()]
+    for name in names:
+        if name not in known:
+            raise InvalidArgument(f"unknown option {quoted(name)}; {game_id}'s options are {', '.join(known)}")
 
 
 def game_summary(game_id: str) -> game_service_pb2.GameSummary:
@@ -90,12 +95,12 @@ def game_info_response(game_id: str, players: int | None) -> game_service_pb2.Ge
 
 def policy_label_of(name: str, params: Mapping[str, str]) -> str:
     """The canonical label of a requested policy, checked up front: ``name`` is a policy's name or a label
-    (``greedy:epsilon=0.3``), ``params`` more parameters' texts (``{"epsilon": "0.3"}``). InvalidArgument names what
-    is allowed (the policies, a policy's parameters, a parameter's values)."""
+    (``greedy:epsilon=0.3``), ``params`` more parameters' texts (``{"epsilon": "0.3"}``). A policy of one's own is
+    named by its import path (``mybots.cautious:Cautious``) when the server can import it, or by the name its package
+    registers. InvalidArgument names what is allowed (the policies, a policy's parameters, a parameter's values)."""
     try:
         policy, texts = label_parts(name)
-        if policy not in policy_names():
-            raise ValueError(f"unknown policy {quoted(policy)}; policies are {', '.join(policy_names())}")
+        policy_class(policy)
         both = sorted(set(texts) & set(params))
         if both:
             raise ValueError(f"policy {quoted(policy)}: parameter {quoted(both[0])} is given twice, in the label and "

@@ -80,3 +80,9 @@ class ResourceExhausted(ServiceError):
     """A server limit is reached (too many watchers): try again later or elsewhere."""
 
     code = grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+class DataLoss(ServiceError):
+    """A stored replay that does not decode."""
+
+    code = grpc.StatusCode.DATA_LOSS

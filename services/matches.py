@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 import engine
-from engine.bots import make_policy, parse_policy
+from engine.bots import make_policy, parse_policy, seat_observer
 from engine.bots.policy import Policy
 from engine.rng import derive_seed
 from engine.state import State
@@ -158,7 +158,7 @@ class LiveMatch:
             seat = state.current_player
             bot_seed = derive_seed(self.meta["seed"], self.version)
             bot = bot_policy(self.seats[seat].policy, state.game_id, seat, bot_seed)
-            action_id = bot.choose_id(state.legal_action_ids(), lambda seat=seat: state.observation(seat))
+            action_id = bot.choose_id(state.legal_action_ids(), seat_observer(state, seat, bot))
             played.append(self._apply(action_id))
         return played
 

@@ -1,9 +1,9 @@
 """ReplayService: the gRPC face of the replay store (see protos/cardtable/v1/replay_service.proto).
 
-Replays are read from :class:`replay.store.ReplayStore` and replayed through the engine with :mod:`replay`; a replay
-that does not decode is reported as DATA_LOSS with the codec's message (what is wrong, at which move). Decoding,
-replaying and exporting run in worker threads, a stream's moves in batches: a long replay never stalls the event
-loop, which serves every other call meanwhile.
+Replays are read through :mod:`services.replays` (shared with the web app) and replayed through the engine with
+:mod:`replay`; a replay that does not decode is reported as DATA_LOSS with the codec's message (what is wrong, at which
+move). Decoding, replaying and exporting run in worker threads, a stream's moves in batches: a long replay never
+stalls the event loop, which serves every other call meanwhile.
 
     replay_service.install(server, backends)
 """
@@ -13,66 +13,49 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import grpc
 
-from replay import Replayer, ReplayError
-from replay.codec import decode_frame
+from replay import ReplayError
+from replay.analysis import BEFORE, EXACT, MAX_NODES, TOO_LARGE, analyze
 from replay.export import export_json, text_record
-from replay.store import LIVE_COLLECTION, check_collection, parse_id
 
 from .backends import Backends
-from .errors import InvalidArgument, NotFound, ServiceError, quoted
+from .errors import DataLoss, InvalidArgument
 from .generated.cardtable.v1 import common_pb2, replay_service_pb2, replay_service_pb2_grpc
-from .paging import page_size, start_of, token_of
+from .replays import Replays, open_replayer, read_header, replay_steps
 from .rpc import streaming, unary
 from .views import move_message, view
 
 SERVICE_NAME = replay_service_pb2.DESCRIPTOR.services_by_name["ReplayService"].full_name
-DEFAULT_PAGE = 50
-MAX_PAGE = 1000
 MAX_PACE_MS = 10_000
+MOST_NODES = 10_000_000  # an Analyze call's node budget per position, at most
 STREAM_BATCH = 64  # moves (and their views) replayed per trip to a worker thread
 
 _CONTENT_TYPES = {replay_service_pb2.EXPORT_FORMAT_JSON: "application/json",
                   replay_service_pb2.EXPORT_FORMAT_TEXT: "text/plain"}
 
 
-class DataLoss(ServiceError):
-    """A stored replay that does not decode."""
-
-    code = grpc.StatusCode.DATA_LOSS
-
-
 class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
     """Fetches, lists, streams and exports replays."""
 
     def __init__(self, backends: Backends) -> None:
-        self.backends = backends
+        self.replays = Replays(backends)
 
     @unary
     async def GetReplay(self, request: replay_service_pb2.GetReplayRequest,
                         context: grpc.aio.ServicerContext) -> replay_service_pb2.GetReplayResponse:
-        data = await self._fetch(request.replay_id)
+        data = await self.replays.fetch(request.replay_id)
         return await asyncio.to_thread(_whole_replay, request.replay_id, data)
 
     @unary
     async def ListReplays(self, request: replay_service_pb2.ListReplaysRequest,
                           context: grpc.aio.ServicerContext) -> replay_service_pb2.ListReplaysResponse:
-        collection = request.collection or LIVE_COLLECTION
-        try:
-            check_collection(collection)
-        except ValueError:
-            raise InvalidArgument(f"a collection name is 1 to 128 letters, digits or _.:- characters, got "
-                                  f"{quoted(collection)}") from None
-        start = start_of(request.page_token) or 0
-        size = page_size(request.page_size, DEFAULT_PAGE, MAX_PAGE)
-        page = await self._store_call(self.backends.replays.page, collection, start, size)
-        summaries = await asyncio.to_thread(lambda: [summary(f"{collection}/{index}", data)
-                                                     for index, data in page.items])
-        return replay_service_pb2.ListReplaysResponse(replays=summaries, next_page_token=token_of(page.next_start))
+        found = await self.replays.page(request.collection, request.page_token, request.page_size)
+        summaries = await asyncio.to_thread(lambda: [summary(replay_id, data) for replay_id, data in found.items])
+        return replay_service_pb2.ListReplaysResponse(replays=summaries, next_page_token=found.next_page_token)
 
     @streaming
     async def StreamReplay(self, request: replay_service_pb2.StreamReplayRequest,
@@ -80,13 +63,13 @@ class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
         perspective = request.perspective or common_pb2.PERSPECTIVE_FULL
         if request.pace_ms > MAX_PACE_MS:
             raise InvalidArgument(f"pace_ms is at most {MAX_PACE_MS}, got {request.pace_ms}")
-        data = await self._fetch(request.replay_id)
-        replayer = await asyncio.to_thread(_replayer, data, request.replay_id)
+        data = await self.replays.fetch(request.replay_id)
+        replayer = await asyncio.to_thread(open_replayer, data, request.replay_id)
         if perspective == common_pb2.PERSPECTIVE_SEAT and not 0 <= request.seat < replayer.header.players:
             raise InvalidArgument(f"seat {request.seat} does not exist: this replay has seats "
                                   f"0..{replayer.header.players - 1}")
         yield replay_service_pb2.StreamReplayResponse(view=view(replayer.state, perspective, request.seat, 0))
-        steps = _steps(replayer, request.replay_id)
+        steps = replay_steps(replayer, request.replay_id)
         while batch := await asyncio.to_thread(_stream_batch, steps, replayer.state, perspective, request.seat):
             for response in batch:
                 if request.pace_ms:
@@ -99,7 +82,7 @@ class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
         export_format = request.format or replay_service_pb2.EXPORT_FORMAT_JSON
         if export_format not in _CONTENT_TYPES:
             raise InvalidArgument(f"unknown export format {export_format}; use EXPORT_FORMAT_JSON or _TEXT")
-        data = await self._fetch(request.replay_id)
+        data = await self.replays.fetch(request.replay_id)
         exporter = export_json if export_format == replay_service_pb2.EXPORT_FORMAT_JSON else text_record
         try:
             content = await asyncio.to_thread(exporter, data)
@@ -108,43 +91,52 @@ class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
         return replay_service_pb2.ExportReplayResponse(format=export_format,
                                                        content_type=_CONTENT_TYPES[export_format], content=content)
 
-    # ---- helpers ------------------------------------------------------------------------------------------------
-
-    async def _fetch(self, replay_id: str) -> bytes:
+    @unary
+    async def Analyze(self, request: replay_service_pb2.AnalyzeRequest,
+                      context: grpc.aio.ServicerContext) -> replay_service_pb2.AnalyzeResponse:
+        max_nodes = request.max_nodes or MAX_NODES
+        if max_nodes > MOST_NODES:
+            raise InvalidArgument(f"max_nodes is at most {MOST_NODES:,}, got {max_nodes:,}")
+        data = await self.replays.fetch(request.replay_id)
         try:
-            parse_id(replay_id)
-        except ValueError:
-            raise InvalidArgument(f"a replay id is <collection>/<index>, such as 'live/17', got {quoted(replay_id)}") \
-                from None
-        try:
-            return await self._store_call(self.backends.replays.get, replay_id)
-        except KeyError:
-            raise NotFound(f"no replay {quoted(replay_id)}") from None
-
-    async def _store_call(self, call: Callable[..., Any], *args: Any) -> Any:
-        try:
-            return await self.backends.replay(call, *args)
+            report = await asyncio.to_thread(analyze, data, request.from_trick or 1, max_nodes)
         except ReplayError as exc:
-            raise DataLoss(str(exc)) from None
+            raise DataLoss(f"replay {request.replay_id} does not decode: {exc}") from None
+        except ValueError as exc:
+            raise InvalidArgument(str(exc)) from None
+        return analysis_message(request.replay_id, report)
 
 
 def summary(replay_id: str, data: bytes) -> replay_service_pb2.ReplaySummary:
     """What a replay's header says (read without replaying the moves)."""
-    try:
-        frame = decode_frame(data)
-    except ReplayError as exc:
-        raise DataLoss(f"replay {replay_id} does not decode: {exc}") from None
-    header = frame.header
+    found = read_header(replay_id, data)
+    header = found.header
     return replay_service_pb2.ReplaySummary(
         replay_id=replay_id, game_id=header.game, players=header.players, seed=header.seed, scope=header.scope,
-        policies=header.policies, move_count=frame.move_count, size_bytes=len(data),
+        policies=header.policies, move_count=found.move_count, size_bytes=found.size_bytes,
         header_json=json.dumps(header.to_dict()))
+
+
+_STATUSES = {EXACT: replay_service_pb2.ANALYSIS_STATUS_EXACT, TOO_LARGE: replay_service_pb2.ANALYSIS_STATUS_TOO_LARGE,
+             BEFORE: replay_service_pb2.ANALYSIS_STATUS_BEFORE_FROM_TRICK}
+
+
+def analysis_message(replay_id: str, report: dict[str, Any]) -> replay_service_pb2.AnalyzeResponse:
+    """:func:`replay.analysis.analyze`'s report as the proto message."""
+    moves = [replay_service_pb2.AnalyzedMove(
+        move=m["move"], deal_index=m["deal"], trick=m["trick"], seat=m["seat"], card=m["card"],
+        status=_STATUSES[m["status"]], values=[replay_service_pb2.CardValue(card=c, value=v)
+                                               for c, v in m.get("values", {}).items()],
+        value=m.get("value", 0), best=m.get("best", 0), loss=m.get("loss", 0)) for m in report["moves"]]
+    return replay_service_pb2.AnalyzeResponse(
+        replay_id=replay_id, game_id=report["game"], unit=report["unit"],
+        exact_from_move=report["exact_from_move"] or 0, turning_points=report["turning_points"], moves=moves)
 
 
 def _whole_replay(replay_id: str, data: bytes) -> replay_service_pb2.GetReplayResponse:
     """A replay with every move, replayed through the engine (run in a worker thread)."""
-    replayer = _replayer(data, replay_id)
-    moves = [move_message(s.number, s.seat, s.action, s.deal_index) for s in _steps(replayer, replay_id)]
+    replayer = open_replayer(data, replay_id)
+    moves = [move_message(s.number, s.seat, s.action, s.deal_index) for s in replay_steps(replayer, replay_id)]
     return replay_service_pb2.GetReplayResponse(replay=summary(replay_id, data), moves=moves,
                                                 scores=replayer.state.scores, data=data)
 
@@ -162,20 +154,6 @@ def _stream_batch(steps: Iterator[Any], state: Any, perspective: int,
             move=move_message(step.number, step.seat, action, step.deal_index),
             view=view(state, perspective, seat, step.number)))
     return batch
-
-
-def _replayer(data: bytes, replay_id: str) -> Replayer:
-    try:
-        return Replayer(data)
-    except ReplayError as exc:
-        raise DataLoss(f"replay {replay_id} does not decode: {exc}") from None
-
-
-def _steps(replayer: Replayer, replay_id: str) -> Iterator[Any]:
-    try:
-        yield from replayer
-    except ReplayError as exc:
-        raise DataLoss(f"replay {replay_id} does not decode: {exc}") from None
 
 
 def install(server: grpc.aio.Server, backends: Backends) -> str:

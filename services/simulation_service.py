@@ -31,6 +31,14 @@ from workers.jobstore import FAILED, JobNotFound, JobRecord, JobStore
 from workers.ray_head import RayHost
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 from workers.stats import counter_groups
+from workers.tournament import (
+    TournamentSpec,
+    check_tournament,
+    load_tournament,
+    new_tournament,
+    run_tournament,
+    save_tournament,
+)
 
 from .convert import option_value, options_from_request, policy_label_of
 from .errors import FailedPrecondition, InvalidArgument, NotFound
@@ -76,6 +84,38 @@ class JobDrivers:
         thread.start()
         return thread
 
+    def start_tournament(self, record: dict[str, Any], spec: TournamentSpec) -> threading.Thread:
+        """Play a stored tournament (``new_tournament``) in a thread of its own, job after job."""
+        thread = threading.Thread(target=self._drive_tournament, args=(record, spec),
+                                  name=f"driver-{record['tournament_id']}", daemon=True)
+        with self._threads_lock:
+            self._threads.add(thread)
+        thread.start()
+        return thread
+
+    def _join_ray(self) -> bool:
+        """Ray joined (and imported) on the first job, so a server that runs none never pays for it; False when the
+        server is stopping."""
+        if self.ray.description is None:
+            log.info("joined Ray", extra={"cluster": self.ray.connect()})
+        return not self._closing.is_set()
+
+    def _drive_tournament(self, record: dict[str, Any], spec: TournamentSpec) -> None:
+        tournament_id = record["tournament_id"]
+        try:
+            if self._join_ray():
+                record = run_tournament(self.store, spec, self.redis_url, record=record, leave=self._closing)
+                log.info("tournament over", extra={"tournament_id": tournament_id, "state": record["state"]})
+                return
+            record.update(state="failed", error="the server stopped before the tournament started")
+        except Exception as exc:  # noqa: BLE001  (a driver thread has nobody to raise to: the record says it)
+            log.exception("tournament driver failed", extra={"tournament_id": tournament_id})
+            record.update(state="failed", error=f"the tournament's driver failed: {exc}")
+        finally:
+            with self._threads_lock:
+                self._threads.discard(threading.current_thread())
+        save_tournament(self.store, record)
+
     def resume_unfinished(self) -> list[str]:
         """Start a driver for every queued or running job (one whose driver is alive keeps it: see the lease)."""
         job_ids = self.store.unfinished()
@@ -101,10 +141,7 @@ class JobDrivers:
                 record = self.store.get(job_id)
                 log.info("resuming job", extra={"job_id": job_id, "state": record.state, "game": record.spec.game,
                                                 "units_done": record.units_done, "count": record.spec.count})
-            # Ray is joined (and imported) by the first job: a server that runs no job never pays for it.
-            if self.ray.description is None:
-                log.info("joined Ray", extra={"cluster": self.ray.connect()})
-            if self._closing.is_set():  # the server stopped while Ray started: the job waits for the next one
+            if not self._join_ray():  # the server stopped while Ray started: the job waits for the next one
                 return
             from workers.runner import run_job
 
@@ -172,18 +209,49 @@ class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
     @unary
     async def ListJobs(self, request: sim_pb2.ListJobsRequest,
                        context: grpc.aio.ServicerContext) -> sim_pb2.ListJobsResponse:
-        size = page_size(request.page_size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-        records, next_cursor = await asyncio.to_thread(self.store.list, size, start_of(request.page_token))
+        records, next_token = await list_jobs(self.store, request.page_token, request.page_size)
         return sim_pb2.ListJobsResponse(jobs=[job_message(r, with_results=False) for r in records],
-                                        next_page_token=token_of(next_cursor))
+                                        next_page_token=next_token)
+
+    @unary
+    async def SubmitTournament(self, request: sim_pb2.SubmitTournamentRequest,
+                               context: grpc.aio.ServicerContext) -> sim_pb2.SubmitTournamentResponse:
+        spec = tournament_from_proto(request.spec)
+        record = await asyncio.to_thread(new_tournament, self.store, spec)
+        self.drivers.start_tournament(record, spec)
+        log.info("tournament submitted", extra={"tournament_id": record["tournament_id"], "game": spec.game})
+        return sim_pb2.SubmitTournamentResponse(tournament=tournament_message(record))
+
+    @unary
+    async def GetTournament(self, request: sim_pb2.GetTournamentRequest,
+                            context: grpc.aio.ServicerContext) -> sim_pb2.GetTournamentResponse:
+        if not request.tournament_id:
+            raise InvalidArgument("tournament_id is empty")
+        record = await asyncio.to_thread(load_tournament, self.store, request.tournament_id)
+        if record is None:
+            raise NotFound(f"no tournament {request.tournament_id!r}")
+        return sim_pb2.GetTournamentResponse(tournament=tournament_message(record))
 
     async def _get(self, job_id: str) -> JobRecord:
-        if not job_id:
-            raise InvalidArgument("job_id is empty")
-        try:
-            return await asyncio.to_thread(self.store.get, job_id)
-        except JobNotFound as exc:
-            raise NotFound(str(exc)) from None
+        return await load_job(self.store, job_id)
+
+
+async def load_job(store: JobStore, job_id: str) -> JobRecord:
+    """The job ``job_id`` with its progress (read in a worker thread); NotFound if there is none. Shared with the
+    web app, like :func:`list_jobs`."""
+    if not job_id:
+        raise InvalidArgument("job_id is empty")
+    try:
+        return await asyncio.to_thread(store.get, job_id)
+    except JobNotFound as exc:
+        raise NotFound(str(exc)) from None
+
+
+async def list_jobs(store: JobStore, page_token: str, size: int) -> tuple[list[JobRecord], str]:
+    """A page of jobs, newest first, and the next page's token ("": none); ``size`` 0 is the default page size."""
+    records, next_cursor = await asyncio.to_thread(store.list, page_size(size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
+                                                   start_of(page_token))
+    return records, token_of(next_cursor)
 
 
 # ---- conversions --------------------------------------------------------------------------------------------------
@@ -210,6 +278,35 @@ def spec_from_proto(message: sim_pb2.JobSpec) -> JobSpec:
         return validate(spec)
     except JobSpecError as exc:
         raise InvalidArgument(str(exc)) from None
+
+
+def tournament_from_proto(message: sim_pb2.TournamentSpec) -> TournamentSpec:
+    """A checked tournament spec from a request; InvalidArgument says what is wrong with it."""
+    spec = TournamentSpec(
+        game=message.game_id, policies=tuple(policy_label_of(p.name, p.params) for p in message.policies),
+        deals=message.deals, seed=message.seed if message.HasField("seed") else fresh_seed(),
+        players=message.players if message.HasField("players") else None,
+        options=options_from_request(message.options), chunk_size=message.chunk_size)
+    try:
+        return check_tournament(spec)
+    except JobSpecError as exc:
+        raise InvalidArgument(str(exc)) from None
+
+
+def tournament_message(record: dict[str, Any]) -> sim_pb2.Tournament:
+    spec = TournamentSpec.from_dict(record["spec"])
+    pairings = [sim_pb2.PairingResult(
+        policy_a=row["a"], policy_b=row["b"], deals=row["deals"], mean_difference=row["mean_difference"],
+        mean_difference_ci95_low=row["ci95"][0], mean_difference_ci95_high=row["ci95"][1], win_rate=row["win_rate"])
+        for row in record.get("pairings", [])]
+    ratings = [sim_pb2.PolicyRating(policy=row["policy"], rating=row["rating"], mu=row["mu"], sigma=row["sigma"])
+               for row in record.get("ratings", [])]
+    return sim_pb2.Tournament(
+        tournament_id=record["tournament_id"], state=_STATES[record["state"]], job_ids=record["jobs"],
+        pairings=pairings, ratings=ratings, error=record.get("error", ""), spec=sim_pb2.TournamentSpec(
+            game_id=spec.game, players=spec.players, options={k: option_value(v) for k, v in spec.options.items()},
+            policies=[policy_message(label) for label in spec.policies], deals=spec.deals, seed=spec.seed,
+            chunk_size=spec.chunk_size))
 
 
 def policy_message(label: str) -> sim_pb2.PolicySpec:

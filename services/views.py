@@ -25,9 +25,9 @@ _VIEWER_KEYS = frozenset({"seat", "legal_actions"})
 to_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
-def public_observation(state: State) -> dict[str, Any]:
-    """The observation keys whose values are the same for every seat."""
-    seen = [state.observation(seat) for seat in range(state.players)]
+def public_observation(state: State, history: bool = True) -> dict[str, Any]:
+    """The observation keys whose values are the same for every seat (``history=False``: without the history)."""
+    seen = [state.observation(seat, history=history) for seat in range(state.players)]
     first = seen[0]
     return {key: value for key, value in first.items()
             if key not in _VIEWER_KEYS and all(other.get(key) == value for other in seen[1:])}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import game_cases  # noqa: F401  (loads the Hypothesis profile before any test module makes its settings)
 import pytest
@@ -18,6 +19,11 @@ from keyspace import NAMESPACE, wipe
 from replay.namespace import KEY_PREFIX_ENV
 
 RAY_CPUS = 2
+ROOT = Path(__file__).resolve().parents[1]
+# Policies of one's own that tests name by import path (docs/bots.md's example, and tests/fixtures/ctpolicies): the
+# session's Ray gets their code as a job's runtime environment, as `cardtable simulate` gives a job its policies'.
+POLICY_FOLDERS = (ROOT / "examples", ROOT / "tests" / "fixtures")
+POLICY_CODE = [str(ROOT / "examples" / "mybots"), str(ROOT / "tests" / "fixtures" / "ctpolicies")]
 # The names of this process's threads when the session's Ray started (see pytest_collection_finish).
 RAY_STARTED_AMONG: list[str] = []
 
@@ -34,7 +40,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         from workers.cluster import connect_ray
 
         RAY_STARTED_AMONG[:] = [thread.name for thread in threading.enumerate()]
-        connect_ray(cpus=RAY_CPUS)
+        connect_ray(cpus=RAY_CPUS, py_modules=POLICY_CODE)
+
+
+@pytest.fixture
+def user_policies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``mybots`` (examples/) and ``ctpolicies`` (tests/fixtures/) importable here, as from a user's own folder."""
+    for folder in POLICY_FOLDERS:
+        monkeypatch.syspath_prepend(str(folder))
 
 
 @pytest.fixture
@@ -80,6 +93,6 @@ def local_ray(redis_url: str) -> Iterator[list[str]]:
 
     from workers.cluster import connect_ray
 
-    connect_ray(cpus=RAY_CPUS)
+    connect_ray(cpus=RAY_CPUS, py_modules=POLICY_CODE)
     yield RAY_STARTED_AMONG
     ray.shutdown()

@@ -45,11 +45,11 @@ def _play_by_strings(state: engine.State, names: list[str], seed: int) -> list:
 # ---- the registry ---------------------------------------------------------------------------------------------------
 
 def test_policy_names() -> None:
-    assert policy_names() == ["greedy", "random"]
+    assert policy_names() == ["greedy", "ismcts", "pimc", "random"]
 
 
 def test_unknown_policy_names_the_known_ones() -> None:
-    with pytest.raises(ValueError, match=r"unknown policy 'clever'; policies are greedy, random"):
+    with pytest.raises(ValueError, match=r"unknown policy 'clever'; policies are greedy, ismcts, pimc, random"):
         make_policy("clever", "tablanette", 0, 1)
 
 

@@ -226,7 +226,7 @@ def test_a_bad_policy_parameter_is_a_usage_error(cli_runner: CliRunner, args: li
 ])
 def test_an_unknown_policy_names_the_policies_in_words(cli_runner: CliRunner, args: list[str]) -> None:
     output = _ok(cli_runner.invoke(cli, args, input="q\n"), 2)
-    assert "unknown policy 'clever'; policies are greedy, random" in output
+    assert "unknown policy 'clever'; policies are greedy, ismcts, pimc, random" in output
 
 
 def test_games_says_the_default_player_count_in_words(cli_runner: CliRunner) -> None:

@@ -20,11 +20,14 @@ SKIPPED = {  # the start of a command -> why it is not run here
     "make demo": "the demo itself: a few minutes of simulation (`make demo` is run by hand)",
     "make test": "the suite itself",
     ".venv/bin/cardtable serve": "runs until stopped; tests/services and tests/clients run real servers",
+    ".venv/bin/cardtable web": "runs until stopped; tests/web serves the page and drives it in a real browser",
     "node tests/clients/node": "tests/clients/node/test_node_client.py runs it against a real server",
     "mkdir -p gen/": "tests/clients/test_codegen.py runs the code generation commands as written",
     "npm exec --prefix tests/clients/node -- buf generate": "tests/clients/test_codegen.py runs it as written",
     ".venv/bin/cardtable bench": "measures speed for seconds; tests/test_cli.py and tests/test_bench_clone.py run it",
     "python ../shared/bench/ratio.py": "a benchmark outside this repository",
+    ".venv/bin/cardtable tournament": "minutes of searching bots; tests/workers/test_tournament.py and "
+                                      "tests/services/test_grpc_tournament.py run tournaments",
 }
 RUN = ("JOB=", ".venv/bin/cardtable games", ".venv/bin/cardtable play", ".venv/bin/cardtable watch",
        ".venv/bin/cardtable simulate", ".venv/bin/cardtable replay")

@@ -33,7 +33,7 @@ def _long_action() -> None:
 @pytest.mark.parametrize(("call", "error", "names"), [
     (lambda: engine.new_match("snap", seed=1), ValueError, "games are belote"),
     (lambda: engine.new_match("tablanette", seed=1, options={"nope": 1}), ValueError, "options are 'first_"),
-    (lambda: make_policy("clever", "tablanette", 0, 1), ValueError, "policies are greedy, random"),
+    (lambda: make_policy("clever", "tablanette", 0, 1), ValueError, "policies are greedy, ismcts, pimc, random"),
     (lambda: import_json(_bad_replay_json()), ReplayError, "legal: "),
     (_long_action, InvalidArgument, "legal actions: "),
 ])

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import socket
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from typing import Any, Protocol
 
 import engine
 from engine.bots import make_policies, play_out
+from engine.bots.plugins import CARDTABLE_PACKAGES
 from replay.record import Recorder
 
 from .counters import add_deal_counters
@@ -44,6 +46,37 @@ class ReplaySink(Protocol):
 OnProgress = Callable[[int], bool]
 
 
+class DealFailed(RuntimeError):
+    """A deal of a job could not be played: a policy raised, chose an illegal action or could not be built. The
+    message names the policy, the deal and its seeds, and the move; playing the deal again fails the same way, so a
+    chunk that raises it is not retried."""
+
+
+def deal_failure(spec: JobSpec, number: int, state: engine.State | None, exc: Exception) -> DealFailed:
+    """What went wrong in deal (or match) ``number`` of a job, for a person to reproduce: ``state`` is the match as
+    it was when ``exc`` was raised (None if the bots could not be built)."""
+    seeds = f"match seed {match_seed(spec.seed, number)}, bot seed {bot_seed(spec.seed, number)}"
+    where = _where_raised(exc)
+    cause = f"{type(exc).__name__}: {exc}{where}"
+    if state is None or state.current_player is None:
+        return DealFailed(f"{spec.unit} {number} of the job ({seeds}) could not be played: {cause}")
+    seat = state.current_player
+    return DealFailed(
+        f"policy {spec.policies[seat]!r} (seat {seat}) failed at move {len(state.moves) + 1} of {spec.unit} {number} "
+        f"({seeds}; {spec.game} deal {state.deal_index}, phase {state.phase}, legal actions "
+        f"{', '.join(state.legal_actions())}): {cause}")
+
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_OWN_CODE = tuple(os.path.join(_ROOT, package, "") for package in CARDTABLE_PACKAGES)
+
+
+def _where_raised(exc: BaseException) -> str:
+    """`` at FILE:LINE`` of the innermost frame outside cardtable's own code (a policy's line), or nothing."""
+    frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if not frame.filename.startswith(_OWN_CODE)]
+    return f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+
+
 @dataclass
 class ChunkResult:
     """What a chunk (or, summed, a whole job) played: per side totals, win counts, histograms and counters."""
@@ -62,6 +95,8 @@ class ChunkResult:
     # Trace point -> [deals played, score sum of each side] over that stretch of deal numbers (see plan.trace_stride).
     trace: dict[int, list[int]] = field(default_factory=dict)
     counters: Counter = field(default_factory=Counter)
+    # Each unit's score per side, in unit order, when the job keeps them (JobSpec.unit_scores: tournaments pair them).
+    unit_scores: list[list[int]] = field(default_factory=list)
     stopped: bool = False
     seconds: float = 0.0
     worker: str = ""
@@ -77,7 +112,8 @@ class ChunkResult:
             "index": self.index, "first": self.first, "units": self.units, "deals": self.deals, "moves": self.moves,
             "replays": self.replays, "score_sum": self.score_sum, "score_squares": self.score_squares,
             "wins": self.wins, "draws": self.draws, "histograms": [dict(h) for h in self.histograms],
-            "trace": self.trace, "counters": dict(self.counters), "stopped": self.stopped,
+            "trace": self.trace, "counters": dict(self.counters), "unit_scores": self.unit_scores,
+            "stopped": self.stopped,
             "seconds": self.seconds, "worker": self.worker,
         }
 
@@ -89,6 +125,7 @@ class ChunkResult:
             wins=list(d["wins"]), draws=d["draws"],
             histograms=[Counter({int(k): v for k, v in h.items()}) for h in d["histograms"]],
             trace={int(k): list(v) for k, v in d["trace"].items()}, counters=Counter(d["counters"]),
+            unit_scores=[list(scores) for scores in d.get("unit_scores", [])],
             stopped=d["stopped"], seconds=d["seconds"], worker=d["worker"],
         )
 
@@ -107,15 +144,23 @@ def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
     for number in range(chunk.first, chunk.stop):
         state = first_state if number == chunk.first else game_class.create(
             seed=match_seed(spec.seed, number), players=spec.players, options=options)
-        bots = make_policies(spec.policies, spec.game, bot_seed(spec.seed, number))
-        if sink is not None and number in logged:
-            recorder = Recorder(state, spec.unit, spec.policies, seeded=True)
-            result.moves += recorder.play_out(bots)
-            sink.add(number, recorder.finish())
-            result.replays += 1
-        else:
-            result.moves += play_out(state, bots)
+        try:
+            bots = make_policies(spec.policies, spec.game, bot_seed(spec.seed, number))
+        except Exception as exc:
+            raise deal_failure(spec, number, None, exc) from exc
+        try:
+            if sink is not None and number in logged:
+                recorder = Recorder(state, spec.unit, spec.policies, seeded=True)
+                result.moves += recorder.play_out(bots)
+                sink.add(number, recorder.finish())
+                result.replays += 1
+            else:
+                result.moves += play_out(state, bots)
+        except Exception as exc:  # a policy's bug, or an engine's: either way, say where to look
+            raise deal_failure(spec, number, state, exc) from exc
         _count(result, state, side_of, number // stride)
+        if spec.unit_scores:
+            result.unit_scores.append(list(state.side_scores))
         done = number - chunk.first + 1
         if done % REPORT_EVERY == 0 or done == chunk.count:
             if sink is not None:

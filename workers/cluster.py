@@ -4,6 +4,10 @@ An address is either a Ray node's GCS (``HOST:6379``: this machine must be a nod
 address (``ray://HOST:10001``: from anywhere, as the service's pods and containers do). An address that nothing
 answers on is refused at once (:class:`RayUnreachable`) rather than waited for.
 
+Policies of one's own travel with the job: ``py_modules`` (the folders or files of their code, from
+:func:`policy_code`) go into the Ray job's runtime environment, so every worker, on this machine or a cluster's,
+imports the same code as the driver. Ray takes them when the driver joins, once per process.
+
 A local Ray binds to 127.0.0.1 and sends no usage statistics anywhere. Ray's own log lines (warnings included) are
 shown only with ``verbose``: a person sees cardtable's messages.
 
@@ -20,6 +24,8 @@ from typing import Any
 
 import ray
 
+from engine.bots import label_parts, policy_class, policy_sources
+
 # How long a cluster address gets to accept a connection before it counts as unreachable.
 REACH_TIMEOUT_S = 5.0
 
@@ -28,24 +34,32 @@ class RayUnreachable(ConnectionError):
     """Nothing answers at a Ray cluster's address."""
 
 
+def policy_code(labels: list[str] | tuple[str, ...]) -> list[str]:
+    """The code the workers need for these policy labels beyond cardtable and the installed packages (see
+    :func:`engine.bots.policy_sources`): ``[]`` for the built-in policies."""
+    return policy_sources([policy_class(label_parts(label)[0]) for label in labels])
+
+
 def connect_ray(address: str | None = None, cpus: int | None = None, verbose: bool = False,
-                node_ip: str | None = None) -> str:
+                node_ip: str | None = None, py_modules: list[str] | None = None) -> str:
     """Start or join Ray once per process; returns a line that says which. ``node_ip``: this machine's address in
-    the cluster, when Ray would guess wrong (a local head on 127.0.0.1)."""
+    the cluster, when Ray would guess wrong (a local head on 127.0.0.1); ``py_modules``: code for the workers."""
     if ray.is_initialized():
         return describe_cluster()
     address = address or os.environ.get("RAY_ADDRESS") or None
     if address:
         check_reachable(address)
     quiet: dict[str, Any] = {"log_to_driver": verbose, "logging_level": logging.INFO if verbose else logging.ERROR}
+    runtime_env = {"runtime_env": {"py_modules": py_modules}} if py_modules else {}
     if node_ip:
         quiet["_node_ip_address"] = node_ip
     if address and "://" in address:  # Ray Client (ray://HOST:10001): a driver outside the cluster's nodes
-        ray.init(address=address, logging_level=quiet["logging_level"])
+        ray.init(address=address, logging_level=quiet["logging_level"], **runtime_env)
     elif address:
-        ray.init(address=address, **quiet)
+        ray.init(address=address, **quiet, **runtime_env)
     else:
-        ray.init(num_cpus=cpus or os.cpu_count() or 1, include_dashboard=False, _node_ip_address="127.0.0.1", **quiet)
+        ray.init(num_cpus=cpus or os.cpu_count() or 1, include_dashboard=False, _node_ip_address="127.0.0.1", **quiet,
+                 **runtime_env)
     return describe_cluster()
 
 

@@ -5,6 +5,10 @@ The driver keeps a window of chunk tasks in flight. A task that fails or whose w
 once by chunk index, a retry neither loses nor double-counts a deal, and its replays overwrite themselves. A driver
 that stops half-way leaves the finished chunks in Redis: running the job again plays only the missing ones.
 
+A chunk whose deal cannot be played (:class:`workers.chunk.DealFailed`: a policy raised or chose an illegal action)
+would fail the same way again, so it is not retried: the other chunks play on and are kept, and the job ends as
+failed with the results of the chunks that finished and an error naming the policy, the deal, its seeds and the move.
+
 >>> connect_ray()                                  # doctest: +SKIP
 >>> record = run_job(store, job_id, redis_url)     # doctest: +SKIP
 """
@@ -23,7 +27,7 @@ import ray
 import redis
 from ray.exceptions import RayError, TaskCancelledError
 
-from .chunk import ChunkResult, play_chunk
+from .chunk import ChunkResult, DealFailed, play_chunk
 from .cluster import cluster_cpus
 from .jobstore import CANCELLED, FAILED, RUNNING, SUCCEEDED, JobRecord, JobStore, replay_collection
 from .plan import Chunk, job_chunks
@@ -110,6 +114,7 @@ class _Driver:
         self.on_update = on_update
         self.leave = leave or threading.Event()
         self.attempts: dict[int, int] = {}
+        self.failed: dict[int, str] = {}  # chunk index -> why a deal of it cannot be played (DealFailed)
         self.in_flight: dict[ray.ObjectRef, Chunk] = {}
         self.driver = f"{socket.gethostname()}:{os.getpid()}:{id(self)}"
 
@@ -149,7 +154,15 @@ class _Driver:
         except BaseException as exc:
             self._finish(FAILED, done, started, error=f"the driver stopped: {exc!r}")
             raise
+        if self.failed:
+            return self._finish(FAILED, done, started, error=self._failures())
         return self._finish(SUCCEEDED, done, started)
+
+    def _failures(self) -> str:
+        first = min(self.failed)
+        others = len(self.failed) - 1
+        more = f" ({others} more chunk{'s' if others != 1 else ''} failed too)" if others else ""
+        return f"chunk {first} failed: {self.failed[first]}{more}"
 
     def _submit(self, pending: _Pending) -> None:
         while pending and len(self.in_flight) < self.window:
@@ -166,6 +179,10 @@ class _Driver:
         except TaskCancelledError:
             return ""
         except RayError as exc:
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, DealFailed):  # the same deal fails the same way: no retry, the others play on
+                self.failed[chunk.index] = str(cause)
+                return ""
             attempts = self.attempts[chunk.index] = self.attempts.get(chunk.index, 0) + 1
             if attempts >= MAX_ATTEMPTS:
                 return f"chunk {chunk.index} (deals {chunk.first}..{chunk.stop - 1}) failed {attempts} times: {exc}"

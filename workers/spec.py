@@ -81,6 +81,7 @@ class JobSpec:
     options: Mapping[str, Any] = field(default_factory=dict)
     log: LogSpec = LogSpec()
     chunk_size: int = 0
+    unit_scores: bool = False  # keep each unit's side scores in the results (tournaments pair the deals)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -94,7 +95,7 @@ class JobSpec:
         """The inverse of :meth:`to_dict` (the result is not validated again)."""
         return cls(game=d["game"], policies=tuple(d["policies"]), count=d["count"], seed=d["seed"], unit=d["unit"],
                    players=d["players"], options=dict(d["options"]), log=LogSpec.parse(d["log"]),
-                   chunk_size=d["chunk_size"])
+                   chunk_size=d["chunk_size"], unit_scores=d.get("unit_scores", False))
 
     def match_options(self) -> dict[str, Any]:
         """The options each match is created with: a deal job plays single-deal matches."""

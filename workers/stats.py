@@ -45,6 +45,7 @@ def total(results: Iterable[ChunkResult], sides: int) -> ChunkResult:
             for i, value in enumerate(sums):
                 into[i] += value
         out.counters.update(r.counters)
+        out.unit_scores.extend(r.unit_scores)
     return out
 
 

@@ -1,4 +1,5 @@
-"""Bot policies: ``random`` and ``greedy`` (per game family, with an ``epsilon``), built by name or label.
+"""Bot policies: ``random``, ``greedy`` (per game family, with an ``epsilon``) and the searching ``pimc`` and
+``ismcts``, built by name or label.
 
 A label names a policy and its parameters (``greedy:epsilon=0.2``); see :mod:`engine.bots.registry`.
 
@@ -18,7 +19,8 @@ from . import greedy_tres as _greedy_tres  # noqa: F401  (registers Très' greed
 from . import greedy_tricks as _greedy_tricks  # noqa: F401  (registers the trick games' greedy)
 from . import greedy_two_ten_jack as _greedy_two_ten_jack  # noqa: F401  (registers Two-Ten-Jack's greedy)
 from .greedy import GreedyPolicy, greedy_games, register_greedy
-from .policy import Policy, RandomPolicy
+from .plugins import ENTRY_POINT_GROUP, load_policy, policy_sources
+from .policy import IllegalPolicyAction, Policy, RandomPolicy
 from .registry import (
     canonical_label,
     label_parts,
@@ -32,14 +34,19 @@ from .registry import (
     policy_names,
 )
 from .rollout import play_out
+from .view import SeatView, seat_observer
 
 __all__ = [
+    "ENTRY_POINT_GROUP",
     "GreedyPolicy",
+    "IllegalPolicyAction",
     "Policy",
     "RandomPolicy",
+    "SeatView",
     "canonical_label",
     "greedy_games",
     "label_parts",
+    "load_policy",
     "make_policies",
     "make_policy",
     "parse_params",
@@ -49,5 +56,7 @@ __all__ = [
     "policy_infos",
     "policy_label",
     "policy_names",
+    "policy_sources",
     "register_greedy",
+    "seat_observer",
 ]

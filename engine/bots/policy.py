@@ -1,5 +1,23 @@
 """The policy contract and the simplest policy, ``random``.
 
+Writing your own (``docs/bots.md`` walks through it): subclass :class:`Policy` and override :meth:`Policy.choose`,
+which gets the observation of the seat to act (a dict: ``state.observation(seat)``, its ``legal_actions`` listed in
+it, never another seat's hidden cards) and returns one of those action strings; draw any randomness from
+``self.rng`` (an :class:`engine.rng.Rng` seeded per seat and deal, so runs repeat). ``choose`` is asked only when
+there are at least two legal actions. The class's label is its import path (``mybots.cautious:Cautious``) unless it
+sets ``name``; ``summary`` defaults to the docstring's first line; ``param_spec`` declares parameters; a policy that
+reads the observation's ``history`` sets ``uses_history = True``. A ``choose`` that returns anything but one of the
+legal actions raises :class:`IllegalPolicyAction`.
+
+>>> class Lowest(Policy):
+...     "Plays the first legal action in string order."
+...     def choose(self, observation):
+...         return observation["legal_actions"][0]
+>>> Lowest.name, Lowest.summary
+('engine.bots.policy:Lowest', 'Plays the first legal action in string order.')
+>>> Lowest("tablanette", seat=0, seed=1)({"legal_actions": ["7H", "QS:3C,TD"]})
+'7H'
+
 A policy plays one seat. It sees only that seat's observation (``state.observation(seat)``, which lists the
 ``legal_actions``) and draws from its own seeded :class:`engine.rng.Rng`, never from the state's. It declares its
 parameters as data (``param_spec``: :class:`engine.options.Option` with ``noun="parameter"``); an instance holds their
@@ -32,14 +50,33 @@ Observation = dict[str, Any]  # state.observation(seat): JSON-ready
 Observe = Callable[[], Observation]
 
 
+class IllegalPolicyAction(ValueError):
+    """A policy's ``choose`` returned something that is not one of the legal actions it was given."""
+
+
 class Policy(ABC):
-    """A seat's decision maker; subclasses implement :meth:`_choose_index` (called only with two or more choices)."""
+    """A seat's decision maker. Policies of one's own override :meth:`choose`; the built-in ones implement
+    :meth:`_choose_index` (and a faster :meth:`choose_id`). Either is called only with two or more choices."""
 
     name: ClassVar[str]
     summary: ClassVar[str]  # what it plays, in a line for people (``cardtable policies``)
     # Whether the policy reads the observation's "history"; hot loops leave it out for those that don't.
     uses_history: ClassVar[bool] = False
+    # Whether the policy searches samples of the hidden cards: its ``observe`` is then an engine.bots.view.SeatView.
+    searches: ClassVar[bool] = False
     param_spec: ClassVar[tuple[Option, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "name" not in cls.__dict__:  # a policy of one's own is known by its import path
+            cls.name = f"{cls.__module__}:{cls.__qualname__}"
+        if "summary" not in cls.__dict__:
+            cls.summary = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        if "choose" in cls.__dict__:  # written against the public interface: every path asks choose()
+            if "_choose_index" not in cls.__dict__:
+                cls._choose_index = Policy._index_of_choice  # type: ignore[method-assign]
+            if "choose_id" not in cls.__dict__:
+                cls.choose_id = Policy.choose_id  # type: ignore[method-assign]
 
     def __init__(self, game_id: str, seat: int, seed: int, params: Mapping[str, Any] | None = None) -> None:
         game_class(game_id)  # a clear ValueError for an unknown game
@@ -65,6 +102,20 @@ class Policy(ABC):
         if len(legal_ids) == 1:
             return legal_ids[0]
         return legal_ids[self._choose_index(observe())]
+
+    def choose(self, observation: Observation) -> str:
+        """The action to play: one of ``observation["legal_actions"]`` (at least two). Override it to write a policy;
+        ``self.rng`` gives its random draws, ``self.params`` its parameters, ``self.seat`` the seat it plays."""
+        return str(observation["legal_actions"][self._choose_index(observation)])
+
+    def _index_of_choice(self, observation: Observation) -> int:
+        """:meth:`_choose_index` of a policy that overrides :meth:`choose`: where its answer is in the legal list."""
+        action = self.choose(observation)
+        legal = observation["legal_actions"]
+        if isinstance(action, str) and action in legal:
+            return int(legal.index(action))
+        raise IllegalPolicyAction(f"policy {self.name!r} (seat {self.seat}) chose {action!r}, which is not one of "
+                                  f"its legal actions: {', '.join(legal)}")
 
     @classmethod
     def param_option(cls, name: str) -> Option:

@@ -6,6 +6,10 @@ parameters that differ from their defaults, in declared order, so a plain name i
 defaults, and two canonical labels are equal exactly when they make the same policy. Labels go wherever a policy
 name goes: job specs, results, replay headers.
 
+Besides the built-in names, a policy is named by its import path (``mybots.cautious:Cautious``, so a label
+``mybots.cautious:Cautious:depth=2``) or by the name an installed package registers under the entry-point group
+``cardtable.policies`` (see :mod:`engine.bots.plugins`).
+
 >>> parse_policy("greedy:epsilon=0.25")
 ('greedy', {'epsilon': 0.25})
 >>> policy_label("greedy", {"epsilon": 0}), policy_label("greedy", {"epsilon": 1})
@@ -20,23 +24,33 @@ from typing import Any
 
 from ..options import Option
 from .greedy import GreedyPolicy
+from .ismcts import IsmctsPolicy
+from .pimc import PimcPolicy
+from .plugins import entry_point_names, entry_point_policy, entry_point_value, is_import_path, load_policy
 from .policy import Policy, RandomPolicy
 
-_POLICIES: dict[str, type[Policy]] = {cls.name: cls for cls in (RandomPolicy, GreedyPolicy)}
+_POLICIES: dict[str, type[Policy]] = {cls.name: cls for cls in (RandomPolicy, GreedyPolicy, PimcPolicy, IsmctsPolicy)}
 # Characters that separate a label's parts, so a text value may not hold them.
 _SEPARATORS = (":", "=", ",")
 
 
 def policy_names() -> list[str]:
-    return sorted(_POLICIES)
+    """The built-in policies and those installed packages register (import paths name any others)."""
+    return sorted({*_POLICIES, *entry_point_names()})
 
 
 def policy_class(name: str) -> type[Policy]:
-    """The policy class called ``name``; a ValueError lists the policies."""
-    try:
+    """The policy class called ``name`` (built in, registered by a package, or an import path ``module:Class``); a
+    ValueError lists the policies."""
+    if name in _POLICIES:
         return _POLICIES[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown policy {name!r}; policies are {', '.join(policy_names())}") from None
+    if isinstance(name, str) and is_import_path(name):
+        return load_policy(name)
+    found = entry_point_policy(name) if isinstance(name, str) else None
+    if found is None:
+        raise ValueError(f"unknown policy {name!r}; policies are {', '.join(policy_names())} (or an import path, "
+                         "module:Class)")
+    return found
 
 
 def label_parts(label: str) -> tuple[str, dict[str, str]]:
@@ -47,6 +61,8 @@ def label_parts(label: str) -> tuple[str, dict[str, str]]:
     name = name.strip()
     if not name:
         raise ValueError(f"a policy label starts with the policy's name, got {label!r}")
+    if pairs and "=" not in pairs[0] and name not in policy_names():  # an import path module:Class, then parameters
+        name = f"{name}:{pairs.pop(0).strip()}"
     texts: dict[str, str] = {}
     for pair in pairs:
         param, sep, text = pair.partition("=")
@@ -105,7 +121,14 @@ def _value_text(option: Option, value: Any) -> str:
 def make_policy(name: str, game_id: str, seat: int, seed: int, params: Mapping[str, Any] | None = None) -> Policy:
     """A policy by name (with ``params``, checked) for one seat of a game, with its own RNG seeded from ``seed``
     and the seat: ``make_policy("greedy", "tablanette", 0, seed=7, params={"epsilon": 0.1})``."""
-    return policy_class(name)(game_id, seat, seed, params)
+    cls = policy_class(name)
+    try:
+        return cls(game_id, seat, seed, params)
+    except ValueError:
+        raise
+    except Exception as exc:  # a policy of one's own that fails as it is built
+        raise ValueError(f"policy {name!r} could not be built for {game_id} seat {seat}: {type(exc).__name__}: "
+                         f"{exc}") from exc
 
 
 @lru_cache(maxsize=256)
@@ -127,6 +150,15 @@ def make_policies(labels: Sequence[str], game_id: str, seed: int) -> list[Policy
 
 def policy_infos() -> list[dict[str, Any]]:
     """Each policy as data: its name, what it does, its parameters (as options are described) and its games."""
-    return [{"name": name, "doc": cls.summary, "params": [option.to_dict() for option in cls.param_spec],
-             "games": cls.games()} for name, cls in sorted(_POLICIES.items())]
+    infos: list[dict[str, Any]] = []
+    for name in policy_names():
+        source = "built in" if name in _POLICIES else f"entry point {entry_point_value(name)}"
+        try:
+            cls = policy_class(name)
+        except ValueError as exc:  # an installed package's policy that does not load: say so, list the others
+            infos.append({"name": name, "doc": str(exc), "params": [], "games": [], "source": source})
+            continue
+        infos.append({"name": name, "doc": cls.summary, "params": [option.to_dict() for option in cls.param_spec],
+                      "games": cls.games(), "source": source})
+    return infos
 

@@ -13,10 +13,10 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import partial
 
 from ..state import State
 from .policy import Policy
+from .view import seat_observer
 
 # Called before each move is applied, with the seat to act and the action int it chose.
 OnMove = Callable[[int, int], None]
@@ -37,7 +37,7 @@ def play_out(state: State, policies: Sequence[Policy], ordinals: list[tuple[int,
     start_deal = state.deal_index
     legal_action_ids = state.legal_action_ids
     apply_id = state.apply_id
-    observers = [partial(state.observation, seat, history=policy.uses_history) for seat, policy in enumerate(policies)]
+    observers = [seat_observer(state, seat, policy) for seat, policy in enumerate(policies)]
     if ordinals is None and on_move is None and not deal_only:  # a plain rollout: the engine's own loop
         return state.play_to_end([policy.choose_id for policy in policies], observers)
     while True:

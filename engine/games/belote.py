@@ -12,11 +12,11 @@ rebelote; made, dedans and litige; the match to 1000. Options give the 2- and 3-
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..auction import TakeRounds, replay_auction
-from ..cards import BIT, CODES, SUIT, SUITS, card_of, mask_of
+from ..cards import BIT, CODES, SUIT, SUITS, mask_of
 from ..clone import LIST, OBJECT, SHARED
 from ..dealing import deal_rounds
 from ..declarations import Meld, melds
@@ -24,8 +24,8 @@ from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..scoring import highest_once_target_reached
-from ..state import GameInfo, GameLength, match_length
-from ..tricks import gather_tricks, position_cards
+from ..state import GameInfo, GameLength, match_length, position_count, position_list
+from ..tricks import NO_TRUMP, gather_tricks
 from .belote_family import BELOTE_POINTS, NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
 
 CARRE_VALUES = {"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100}  # 6.1
@@ -37,16 +37,6 @@ OPTIONS = (
     Option("litige", bool, True, "a tie holds the takers' points for the next deal; false: a tie is dedans (7.3)"),
     Option("no_shuffle", bool, False, "traditional French practice: later decks are the gathered cards, cut (8)"),
 )
-
-
-def meld_cards(meld: Meld) -> list[int]:
-    """The cards a declared combination shows."""
-    if meld.kind == "carre":
-        return [card_of(meld.top, suit) for suit in range(4)]
-    assert meld.suit is not None  # a sequence is in one suit
-    top = NATURAL_ORDER.index(meld.top)
-    suit = SUITS.index(meld.suit)
-    return [card_of(r, suit) for r in NATURAL_ORDER[top:top + meld.length]]
 
 
 def meld_key(meld: Meld, trump: int) -> tuple[int, ...]:
@@ -96,11 +86,13 @@ def three_player_points(taker: int, totals: list[int], belote: list[int], order:
 @register
 class Belote(BelotePlay):
     ACTIONS = ACTIONS
+    STOCK_SHOWN = 0  # the stock is undealt, or set aside with 2 or 3 players: never seen
+    POSITIONED = ("stock",)
     COPY = {"rounds": OBJECT, "declared": LIST, "declaration_points": LIST,
-            "stock": SHARED, "melds": SHARED}  # both only ever replaced whole
-    POSITION_CARD_PILES = ("tricks", "turn_up")
+            "melds": SHARED}  # only ever replaced whole
+    POSITION_CARD_PILES = ("tricks", "turn_up")  # position keys of this game that hold cards
     CARRIED = (*BelotePlay.CARRIED, "pot")
-    PHASES = ("auction", "play", "over")  # position keys of this game that hold cards
+    PHASES = ("auction", "play", "over")
     INFO = GameInfo(
         id="belote",
         name="Belote",
@@ -190,9 +182,6 @@ class Belote(BelotePlay):
         assert seat is not None  # asked only while someone is to act
         return not self.tricks and self.declared[seat] is None and bool(self.melds[seat])  # 5.5, 6.2
 
-    def action_string(self, action: int) -> str:
-        return ACTIONS.strings[action]
-
     def _apply(self, action: int) -> None:
         word = ACTIONS.strings[action]
         if self.phase == "auction":
@@ -219,7 +208,7 @@ class Belote(BelotePlay):
             self.phase, self.current_player = "play", self.seats_from_dealer()[0]  # 5.1
 
     def _other_piles(self) -> dict[str, list[int]]:
-        return {"stock": self.stock, "turn_up": [] if self.taken and self.n == 4 else [self.turn_up]}
+        return {"turn_up": [] if self.taken and self.n == 4 else [self.turn_up]}
 
     def _hands_pack(self) -> list[int]:
         """A thrown-in deal gathered (no_shuffle): the hands from the dealer's left in dealt order, turn-up, stock."""
@@ -296,36 +285,34 @@ class Belote(BelotePlay):
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        self._observe_play(obs)
+        obs["belote"] = self.belote_seat
         obs["turn_up"] = CODES[self.turn_up]
         obs["taker"] = self.rounds.taker
         obs["auction"] = [[s, w] for s, w in self.rounds.actions]
         obs["declared"] = list(self.declared)
         obs["pot"] = self.pot
-        known = [self.turn_up]  # the turn-up card was public before a taker picked it up
         if self.tricks:  # declarations are announced and compared by the end of trick 1
             obs["declarations"] = [[m.code() for m in self.melds[s]] if self.declared[s] == "declare" else []
                                    for s in range(self.n)]
             obs["declaration_points"] = list(self.declaration_points)
-            known += [c for s in range(self.n) if self.declared[s] == "declare" for m in self.melds[s]
-                      for c in meld_cards(m)]
-        obs["known_cards"] = [CODES[c] for c in known]
+        obs["known_cards"] = [CODES[c] for c in [self.turn_up, *self._shown_meld_cards()]]
+
+    def _shown_meld_cards(self) -> list[int]:
+        """The cards of the declared combinations, shown by the end of trick 1 (6.3)."""
+        if not self.tricks:
+            return []
+        return [c for s in range(self.n) if self.declared[s] == "declare" for m in self.melds[s]
+                for c in m.cards(NATURAL_ORDER)]
 
     # ---- determinization: the turn-up and the declarations shown are known; each hand keeps its combinations --------
 
     def _known_cards(self, seat: int) -> int:
-        known = super()._known_cards(seat) | BIT[self.turn_up]
-        if self.tricks:  # declarations are shown by the end of trick 1
-            known |= mask_of(c for s in range(self.n) if self.declared[s] == "declare" for m in self.melds[s]
-                             for c in meld_cards(m))
-        return known
+        return super()._known_cards(seat) | BIT[self.turn_up] | mask_of(self._shown_meld_cards())
 
     def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
         if not self.taken:
             return None
-        held = (self.hands[seat] & known) | self._played_mask(seat)
-        combinations = self.melds[seat]
-        return lambda cards: melds(held | mask_of(cards), NATURAL_ORDER, CARRE_VALUES) == combinations
+        return self._dealt_hand_keeps(seat, known, lambda hand: melds(hand, NATURAL_ORDER, CARRE_VALUES))  # 6.1
 
     def _cut_from_tricks(self) -> bool:
         return self.options["no_shuffle"] and self.n == 4  # 8: with 2 or 3 players the set-aside cards are unseen
@@ -337,57 +324,43 @@ class Belote(BelotePlay):
     def _public_places(self) -> list[int]:
         return [self.turn_up]
 
-    def _relabel_piles(self, new: Mapping[int, int]) -> None:
-        self.stock = [new[c] for c in self.stock]
-
-    def _hidden_piles(self, seat: int) -> list[list[int]]:
-        return [self.stock]  # undealt, or set aside with 2 or 3 players: never seen
-
-    def _relabel(self, new: Sequence[int]) -> None:
-        super()._relabel(new)
-        self.stock = [new[c] for c in self.stock]
-
     # ---- positions (docs/positions/belote.md) -------------------------------------------------------------------
 
     def _deal_position(self) -> dict[str, Any]:
         return {
             "belote": self.belote_seat,
             "turn_up": None if self.taken and self.n == 4 else CODES[self.turn_up],
-            "stock": [CODES[c] for c in self.stock],
             "auction": [[s, w] for s, w in self.rounds.actions],
             "declared": list(self.declared),
             "pot": self.pot,
         }
 
+    def _dealt_trump(self) -> tuple[int, str]:
+        trump = NO_TRUMP if self.rounds.trump is None else SUITS.index(self.rounds.trump)
+        return trump, "trump must be the taken suit once the auction is over, null before"
+
+    def _seat_to_speak(self) -> int | None:
+        return self.rounds.turn
+
     def _load_position(self, p: Mapping[str, Any]) -> None:
         self.turn_up = self.deal_deck[5 * self.n]  # 3.4 / 3.6: the card after the first dealing
-        stock = position_cards(p["stock"], "stock")
         self.rounds = TakeRounds(self.n, self.seats_from_dealer()[0], SUITS[SUIT[self.turn_up]])
         replay_auction(self.rounds, p["auction"])
         self.taken = self.rounds.over
         shown = None if self.taken and self.n == 4 else CODES[self.turn_up]
         if p["turn_up"] != shown:
             raise PositionError(f"turn_up must be {shown!r} here (deal_deck[{5 * self.n}], null once taken with 4)")
-        self.pot = p["pot"]
-        if type(self.pot) is not int or self.pot < 0:
-            raise PositionError(f"pot must be a non-negative integer, got {self.pot!r}")
+        self.pot = position_count(p["pot"], "pot")
         if self.pot and (self.n == 3 or not self.options["litige"]):
             raise PositionError("only a litige holds points in the pot (7.3; never with 3 players)")
-        declared = p["declared"]
-        if not isinstance(declared, list) or len(declared) != self.n or any(
-                d not in (None, "declare", "nodeclare") for d in declared):
+        declared = position_list(p["declared"], "declared", self.n)
+        if any(d not in (None, "declare", "nodeclare") for d in declared):
             raise PositionError(f"declared lists per seat null, 'declare' or 'nodeclare', got {declared!r}")
         self.declared = list(declared)
-        if p["trump"] != self.rounds.trump:
-            raise PositionError("trump must be the taken suit once the auction is over, null before")
         if self.phase not in ("play" if self.taken else "auction", "over"):
             raise PositionError(f"phase {self.phase!r} does not fit the taking rounds")
-        if self.phase == "auction" and p["current_player"] != self.rounds.turn:
-            raise PositionError(f"current_player must be {self.rounds.turn}, the seat to speak in the taking rounds")
-        self.stock, self.melds = stock, [[] for _ in range(self.n)]
+        self.melds = [[] for _ in range(self.n)]
         self._load_play(p)  # the deal replayed: stock and melds as dealt
-        if self.stock != stock:
-            raise PositionError("stock must be the undealt end of deal_deck, in order (empty once taken with 4)")
         self.declaration_points = [0] * len(self.card_points)
         self._check_declared()
         if self.tricks:

@@ -23,14 +23,15 @@ from ..dealing import deal_rounds
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
-from ..scoring import highest_once_target_reached, single_leader
-from ..state import GameInfo, GameLength, match_length, position_seat
+from ..scoring import PileValues, highest_once_target_reached, single_leader
+from ..state import GameInfo, GameLength, match_length, position_list, position_seat
 from ..tricks import NO_TRUMP, gather_tricks
 from .belote_family import BELOTE_POINTS, POINTS, TRICKS, BelotePlay, belote_actions
 
 NUMERIC_BIDS = (160, 170, 180)
 LADDERS = {top: BidLadder(values=tuple(range(80, top + 1, 10))) for top in NUMERIC_BIDS}
 WEAK_HAND = 10  # 3.8: at most 10 plain-valued points
+PLAIN_POINTS = PileValues(POINTS[NO_TRUMP])  # 3.8: every card valued as a plain card
 PACKETS = (3, 2, 3)  # 3.6
 ACTIONS = belote_actions([*LADDERS[max(NUMERIC_BIDS)].words(), "redeal", "keep"])
 
@@ -163,9 +164,6 @@ class BeloteContree(BelotePlay):
             return _auction_ids(self.ladder, self.auction)
         return [ACTIONS.word_id("keep"), ACTIONS.word_id("redeal")]
 
-    def action_string(self, action: int) -> str:
-        return ACTIONS.strings[action]
-
     def _apply(self, action: int) -> None:
         if self.phase == "play":
             self._play_card(action)
@@ -206,7 +204,7 @@ class BeloteContree(BelotePlay):
         points, made = contract_points(contract, attack, self.trick_totals(), belote, self.tricks_won,
                                        self.options["contre_scoring"])
         self.next_pack = gather_tricks(self.tricks)  # 3.4
-        self._deal_over(points, contract=_contract_word(contract), declarer=contract.declarer,
+        self._deal_over(points, contract=contract.word(), declarer=contract.declarer,
                         multiplier=contract.multiplier, made=made, card_points=self.trick_totals(),
                         belote=self.belote_seat, capot=TRICKS in self.tricks_won)
 
@@ -218,9 +216,9 @@ class BeloteContree(BelotePlay):
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        self._observe_play(obs)
+        obs["belote"] = self.belote_seat
         obs["auction"] = [[s, w] for s, w in self.auction.actions]
-        obs["contract"] = _contract_dict(self.contract)
+        obs["contract"] = None if self.contract is None else self.contract.to_dict()
 
     # ---- determinization: a weak hand was asked about a redeal (3.8), so each hand keeps being weak or not ----------
 
@@ -228,7 +226,7 @@ class BeloteContree(BelotePlay):
         return not self.options["shuffle_each_deal"]  # 3.4
 
     def _moves_this_dealing(self) -> int:
-        played = [self._played_mask(s) for s in range(4)]
+        played = [self._played_since(s) for s in range(4)]
         asked = [s for s in self.seats_from_dealer() if _weak(self.hands[s] | played[s])]
         answered = len(asked) - len(self.redeal_queue) if self.options["weak_hand_redeal"] else 0
         return answered + len(self.auction.actions) + 4 * len(self.tricks) + len(self.trick)
@@ -236,9 +234,7 @@ class BeloteContree(BelotePlay):
     def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
         if not self.options["weak_hand_redeal"]:
             return None
-        held = (self.hands[seat] & known) | self._played_mask(seat)
-        weak = _weak(held | self.hands[seat])
-        return lambda cards: _weak(held | mask_of(cards)) == weak
+        return self._dealt_hand_keeps(seat, known, _weak)  # 3.8: a weak hand was asked about a redeal
 
     # ---- positions (docs/positions/belote_contree.md) ------------------------------------------------------------
 
@@ -253,18 +249,10 @@ class BeloteContree(BelotePlay):
         self.ladder = LADDERS[self.options["max_numeric_bid"]]
         order = self.seats_from_dealer()
         self.auction = ContractAuction(self.ladder, 4, order[0])
-        self.contract = None
         replay_auction(self.auction, p["auction"])
-        queue = p["redeal_queue"]
-        if not isinstance(queue, list):
-            raise PositionError(f"redeal_queue lists seats, got {queue!r}")
+        queue = position_list(p["redeal_queue"], "redeal_queue")
         self.redeal_queue = [position_seat(s, "redeal_queue", 4) for s in queue]
-        if self.auction.over:
-            self.contract = self.auction.contract()
-            if self.contract is None or p["trump"] != self.contract.suit:
-                raise PositionError("trump must be the contract's suit once the auction is over")
-        elif p["trump"] is not None:
-            raise PositionError("trump is null until the auction is over")
+        self.contract = self.auction.contract() if self.auction.over else None
         expected = "play" if self.auction.over else "redeal" if self.redeal_queue else "auction"
         if self.phase not in (expected, "over"):
             raise PositionError(f"phase {self.phase!r} does not fit the auction and redeal queue ({expected!r})")
@@ -273,29 +261,18 @@ class BeloteContree(BelotePlay):
         if queue and (queue != asked[len(asked) - len(queue):] or self.auction.actions):
             raise PositionError(f"redeal_queue must be the weak hands not yet asked, in order ({asked}), "
                                 "and empty once the auction has begun")
-        to_speak = {"redeal": self.redeal_queue[:1], "auction": [self.auction.turn]}.get(self.phase)
-        if to_speak and p["current_player"] != to_speak[0]:
-            raise PositionError(f"current_player must be {to_speak[0]}, the seat to answer the redeal question or "
-                                "to speak in the auction")
+
+    def _dealt_trump(self) -> tuple[int, str]:
+        trump = NO_TRUMP if self.contract is None else SUITS.index(self.contract.suit)
+        return trump, "trump must be the contract's suit once the auction is over, null before"
+
+    def _seat_to_speak(self) -> int | None:
+        return self.redeal_queue[0] if self.phase == "redeal" else self.auction.turn  # 3.8, 4
 
 
 def _weak(hand: int) -> bool:
     """3.8: a hand (a mask) of at most 10 plain-valued points."""
-    s0, s1, s2, s3 = _PLAIN_POINTS
-    return s0[hand & 0x1FFF] + s1[(hand >> 13) & 0x1FFF] + s2[(hand >> 26) & 0x1FFF] + s3[hand >> 39] <= WEAK_HAND
-
-
-def _suit_points(suit: int) -> tuple[int, ...]:
-    """For each 13-bit rank mask of ``suit``, the plain-valued points of those cards."""
-    plain = POINTS[NO_TRUMP]
-    table = [0]
-    for m in range(1, 1 << 13):
-        table.append(table[m & (m - 1)] + plain[13 * suit + (m & -m).bit_length() - 1])
-    return tuple(table)
-
-
-# Per suit, the plain-valued points of each set of its cards (a hand's are four look-ups, see _weak).
-_PLAIN_POINTS = tuple(_suit_points(suit) for suit in range(4))
+    return PLAIN_POINTS.pile_points(hand) <= WEAK_HAND
 
 
 _AUCTION_IDS: dict[tuple[Any, ...], list[int]] = {}
@@ -308,14 +285,4 @@ def _auction_ids(ladder: BidLadder, auction: ContractAuction) -> list[int]:
         ids = _AUCTION_IDS[key] = sorted(ACTIONS.word_id(w) for w in auction.legal_words())
     return ids
 
-
-def _contract_word(contract: Contract) -> str:
-    return f"{contract.value}:{contract.suit}"
-
-
-def _contract_dict(contract: Contract | None) -> dict[str, Any] | None:
-    if contract is None:
-        return None
-    return {"value": contract.value, "suit": contract.suit, "declarer": contract.declarer,
-            "multiplier": contract.multiplier}
 

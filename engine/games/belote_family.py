@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from ..cards import BIT, RANK_CHAR, SUITS, cards_in, make_deck, mask_of, parse_card
 from ..clone import SHARED
@@ -47,12 +47,10 @@ class BelotePlay(TrickGame):
     """The play of a Belote deal: 8 tricks under the belote legal-card rule, with belote / rebelote."""
 
     RULES = RULES
+    DECK = DECK
     COPY = {"next_pack": SHARED}  # a gathered pack is only cut into a new list
     next_pack: list[int] | None  # the gathered pack the next deal is cut from, when it is not shuffled
-    PHASES: ClassVar[tuple[str, ...]]
-
-    def _deck_cards(self) -> list[int]:
-        return list(DECK)
+    OBSERVED = ("tricks", "card_points", "tricks_won")
 
     def _draw_first_dealer(self) -> int:
         # 3.1: the lowest card in natural order deals; tied seats draw again from a fresh shuffle
@@ -129,10 +127,13 @@ class BelotePlay(TrickGame):
         fits = [deck for deck in (cut(pack, c) for c in range(FEWEST_CUT, len(pack) - FEWEST_CUT + 1))
                 if self._dealt_from(deck, seat) is not None]
         deck = fits[rng.below(len(fits))]
-        where = {card: i for i, card in enumerate(self.deal_deck)}
-        self.hands = self._dealt_from(deck, seat) or self.hands
-        self._relabel_piles({c: deck[i] for c, i in where.items()})
-        self.deal_deck = deck
+        hands = self._dealt_from(deck, seat)
+        assert hands is not None  # a cut that fits
+        new = list(range(52))  # each card of the deck the card the cut puts in its place (the stock's, deal_deck)
+        for i, card in enumerate(self.deal_deck):
+            new[card] = deck[i]
+        self._relabel(new)
+        self.hands = hands  # (a seat's played cards may trade places among themselves: not a relabeling)
 
     def _cut_from_tricks(self) -> bool:
         """Whether this deal's deck is the previous deal's tricks gathered and cut, when one was played."""
@@ -169,7 +170,7 @@ class BelotePlay(TrickGame):
         lacks = self._shown_lacking()
         hands = []
         for s in range(self.n):
-            played = self._played_mask(s)
+            played = self._played_since(s)
             dealt = mask_of(deck[where[c]] for c in cards_in(self.hands[s] | played))
             hand = dealt & ~played
             forbidden = 0
@@ -186,38 +187,20 @@ class BelotePlay(TrickGame):
         """Cards whose deck index every seat saw (a turn-up)."""
         return []
 
-    def _relabel_piles(self, new: Mapping[int, int]) -> None:
-        """The game's own piles of the deal when each card ``c`` is ``new[c]`` (an undealt stock)."""
-
-    def _played_mask(self, seat: int) -> int:
-        return mask_of(c for played in [*self.tricks, self.trick] for s, c in played if s == seat)
-
     # ---- observations and positions -----------------------------------------------------------------------------
-
-    def _observe_play(self, obs: dict[str, Any]) -> None:
-        obs["tricks"] = self._tricks_codes()
-        obs["card_points"] = list(self.card_points)
-        obs["tricks_won"] = list(self.tricks_won)
-        obs["belote"] = self.belote_seat
 
     def _load_play(self, p: Mapping[str, Any]) -> None:
         """Hands, trump and the tricks so far, checked by replaying them from the hands deal_deck dealt (the dealer's
         left leads the first trick, 5.1; each winner the next, 5.3; every card allowed by 5.2), then the seat to act
         and the belote."""
-        if self.phase not in self.PHASES:
-            raise PositionError(f"phase must be one of {self.PHASES}, got {self.phase!r}")
         belote = self._load_seat(p["belote"], "belote")
         if isinstance(p["tricks"], list) and isinstance(p["trick"], list) and (p["tricks"] or p["trick"]) and \
                 self.phase not in ("play", "over"):
             raise PositionError(f"no card is played in phase {self.phase!r}")
-        if isinstance(p["tricks"], list) and (self.phase == "over") != (len(p["tricks"]) == TRICKS):
-            raise PositionError("a deal in play has fewer than 8 finished tricks; a match is over after the 8th")
-        to_play = self._load_tricks(p, self._other_piles())
+        to_play = self._load_deal(p, self._other_piles())
         self.belote_seat, self.rebelote = belote, False
-        if self.phase == "play" and p["current_player"] != to_play:
-            raise PositionError(f"current_player must be {to_play}, the seat to play to the trick")
+        self._check_deal(p, to_play)
         self._check_belote([c for played in [*self.tricks, self.trick] for c in played])
-        self.current_player = p["current_player"]
 
     def _check_belote(self, played: list[tuple[int, int]]) -> None:
         """6.4: a belote is announced with the first of the trump king and queen, both held by the announcer."""
@@ -232,5 +215,5 @@ class BelotePlay(TrickGame):
         self.rebelote = all(c in by_seat for c in pair)
 
     def _other_piles(self) -> dict[str, list[int]]:
-        """Cards of the position outside the hands and tricks (a turn-up, a stock), by position key."""
+        """Cards of the position outside the hands, tricks and stock (a turn-up), by position key."""
         return {}

@@ -16,15 +16,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..cards import BIT, CODES, SUIT, SUIT_MASK, make_deck, mask_of, parse_card
-from ..clone import LIST, ROWS, SHARED
+from ..clone import LIST, ROWS
 from ..dealing import deal_rounds
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..scoring import leaders, single_leader
-from ..state import GameInfo, GameLength, match_length
-from ..trickgame import TrickGame, TrickRules, same_json
-from ..tricks import CardActions, Ranking, position_cards
+from ..state import GameInfo, GameLength, match_length, position_count, position_list
+from ..trickgame import TrickGame, TrickRules
+from ..tricks import CardActions, Ranking
 
 RANKING = Ranking("AKQJT98765432")  # 2.1: the same order in trump and plain suits
 SLOTS = 4
@@ -51,8 +51,17 @@ OPTIONS = (
 class GermanWhist(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
-    COPY = {"down": ROWS, "down_seen": LIST, "phase1_won": LIST, "taken_face_up": LIST,
-            "stock": SHARED}  # the stock is read from stock_top on, never changed
+    DECK = DECK
+    STOCK_SHOWN = 1  # 3.5: the top stock card is face up
+    OBSERVED = ("face_up", "stock_size", "tricks_played")
+    POSITIONED = ("face_up", "stock", "tricks_played")
+    KEY_RULES = {  # the keys a replay of the tricks decides, with what each must say
+        "won": "won must count the tricks each seat won per phase",
+        "taken_face_up": "taken_face_up must list who took each face-up card",
+        "face_down": "face_down holds the dealt face-down cards not yet played",
+        "face_down_seen": "face_down_seen: a seat sees its face-down cards once it won a trick",
+    }
+    COPY = {"down": ROWS, "down_seen": LIST, "phase1_won": LIST, "taken_face_up": LIST}
     POSITION_CARD_PILES = ("face_up", "face_down", "tricks")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="german_whist",
@@ -63,9 +72,6 @@ class GermanWhist(TrickGame):
         summary="Two-player whist: win the turned-up stock card in 13 tricks, then the 13 tricks that score.",
         deck_size=52,
     )
-
-    def _deck_cards(self) -> list[int]:
-        return list(DECK)
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
@@ -121,9 +127,6 @@ class GermanWhist(TrickGame):
             return bool(self.hands[seat])
         return bool(self.hands[seat] & SUIT_MASK[SUIT[trick[0][1]]])
 
-    def action_string(self, action: int) -> str:
-        return ACTIONS.strings[action]
-
     # ---- play (5.4 - 5.6) ---------------------------------------------------------------------------------------
 
     def _card_action(self, seat: int, card: int) -> int | None:
@@ -163,6 +166,11 @@ class GermanWhist(TrickGame):
         """Each seat's counted tricks so far: phase 2 only, or all tricks with ``score_all_tricks`` (7.1)."""
         return list(self.tricks_won) if self.options["score_all_tricks"] else self.won()[1]
 
+    def _trick_counts(self, index: int) -> bool:
+        """Whether the deal's trick ``index`` (from 0) scores (7.1): a phase-2 trick, or any with score_all_tricks
+        (the double-dummy search reads it)."""
+        return bool(self.options["score_all_tricks"]) or index >= self.phase1_tricks
+
     def _score_deal(self) -> None:
         counted = self.counted_tricks()
         if self.options["deal_scoring"] == "difference":  # 7.3
@@ -192,9 +200,6 @@ class GermanWhist(TrickGame):
     # ---- what a seat sees (5.8) ---------------------------------------------------------------------------------
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs["face_up"] = self._face_up_code()
-        obs["stock_size"] = len(self.stock) - self.stock_top
-        obs["tricks_played"] = len(self.tricks)
         obs["won"] = self._won_dict()
         obs["taken_face_up"] = [[s, CODES[c]] for s, c in self.taken_face_up]
         obs["known_cards"] = [CODES[c] for s, c in self.taken_face_up if s != seat]  # public draws (5.8)
@@ -205,19 +210,11 @@ class GermanWhist(TrickGame):
                  for c in self.down[s]] for s in (0, 1)
             ]
 
-    def _face_up_code(self) -> str | None:
-        return CODES[self.stock[self.stock_top]] if self.stock_top < len(self.stock) else None
-
     def _won_dict(self) -> dict[str, Any]:
         won = self.won()
         return {"phase1": won[0], "phase2": won[1]}
 
     # ---- determinization: the loser's draws and face-down cards are unseen, the face-up cards taken are not -------
-
-    def _entered(self, seat: int, card: int) -> int:
-        first_stock = len(self.deal_deck) - 2 * self.phase1_tricks
-        index = self.deal_deck.index(card)
-        return 0 if index < first_stock else (index - first_stock) // 2 + 1
 
     def _played_blind(self, seat: int, card: int) -> bool:
         if not self.options["face_down_four"]:
@@ -229,7 +226,7 @@ class GermanWhist(TrickGame):
         return mask_of(c for _s, c in self.taken_face_up)  # 5.8: taken in view of both
 
     def _hidden_piles(self, seat: int) -> list[list[int]]:
-        piles = [self.stock[self.stock_top + 1:]]
+        piles = super()._hidden_piles(seat)
         for s in (0, 1):
             if s != seat or not self.down_seen[s]:
                 piles.append([c for c in self.down[s] if c is not None])
@@ -237,16 +234,12 @@ class GermanWhist(TrickGame):
 
     def _relabel(self, new: Sequence[int]) -> None:
         super()._relabel(new)
-        self.stock = [new[c] for c in self.stock]
         self.down = [[None if c is None else new[c] for c in slots] for slots in self.down]
 
     # ---- positions (docs/positions/german_whist.md) -------------------------------------------------------------
 
     def _deal_position(self) -> dict[str, Any]:
         return {
-            "face_up": self._face_up_code(),
-            "stock": [CODES[c] for c in self.stock[self.stock_top + 1:]],
-            "tricks_played": len(self.tricks),
             "won": self._won_dict(),
             "taken_face_up": [[s, CODES[c]] for s, c in self.taken_face_up],
             "face_down": [[CODES[c] if c is not None else None for c in slots] for slots in self.down],
@@ -257,53 +250,23 @@ class GermanWhist(TrickGame):
     def _load_position(self, p: Mapping[str, Any]) -> None:
         """Load and check a position: the 52 cards once each, the deal replayed from deal_deck as the tricks say
         (draws and face-down cards included), and every key the replay implies."""
-        if self.phase not in ("play", "over"):
-            raise PositionError(f"phase must be 'play' or 'over', got {self.phase!r}")
         self.phase1_tricks = 11 if self.options["face_down_four"] else 13
-        face_up = [] if p["face_up"] is None else [parse_card(p["face_up"])]
-        stock = face_up + position_cards(p["stock"], "stock")
-        if stock and not face_up:
-            raise PositionError("a stock with cards has its top card face up (face_up may not be null)")
-        down = [self._load_slots(slots, seat) for seat, slots in enumerate(_pair(p, "face_down"))]
-        piles = {"face_up and stock": stock}
-        for seat, slots in enumerate(down):
-            piles[f"face_down[{seat}]"] = [c for c in slots if c is not None]
-        self.stock, self.stock_top = stock, 0
-        to_play = self._load_tricks(p, piles)
+        slots = SLOTS if self.options["face_down_four"] else 0  # 8.1a
+        down = [position_list(cards, f"face_down[{seat}]", slots)
+                for seat, cards in enumerate(position_list(p["face_down"], "face_down", 2))]
+        to_play = self._load_deal(p, {f"face_down[{seat}]": [parse_card(c) for c in cards if c is not None]
+                                      for seat, cards in enumerate(down)})
         self.target = self._load_target(p["target"])
-        keys = self._deal_position()
-        for key, rule in KEY_RULES.items():
-            if not same_json(p[key], keys[key]):
-                raise PositionError(f"{rule}: {keys[key]!r} here, got {p[key]!r}")
-        if self.phase == "over" and len(self.tricks) != TRICKS_PER_DEAL:
-            raise PositionError("a match is over only after the 26th trick of a deal")
-        if self.phase == "play" and len(self.tricks) == TRICKS_PER_DEAL:
-            raise PositionError("after the 26th trick the deal is scored: phase 'play' needs a trick to play")
-        expected = None if self.phase == "over" else to_play
-        if p["current_player"] != expected:
-            raise PositionError(f"current_player must be {expected} (the seat to play to the trick)")
-        self.current_player = expected
+        self._check_deal(p, to_play)
 
-    def _load_slots(self, slots: Any, seat: int) -> list[int | None]:
-        if not isinstance(slots, list) or len(slots) != (SLOTS if self.options["face_down_four"] else 0):
-            raise PositionError(f"face_down[{seat}] must list {SLOTS} slots with face_down_four, none without it")
-        return [None if c is None else parse_card(c) for c in slots]
-
-    def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
-        """The trump is the first turned-up card's suit; the stock is the rest of the dealt deck."""
-        first_stock = len(self.deal_deck) - 2 * self.phase1_tricks  # 3.5, 8.1a
-        if trump != SUIT[self.deal_deck[first_stock]]:
-            raise PositionError(f"trump must be the suit of the first turned-up card, deal_deck[{first_stock}]")
-        if self.stock and self.stock != self.deal_deck[-len(self.stock):]:
-            raise PositionError("face_up and stock must be the undrawn end of deal_deck, in order")
-
-    def _deal_again(self, trump: int) -> None:
-        self._start_deal(list(self.deal_deck))
+    def _dealt_trump(self) -> tuple[int, str]:
+        first = len(self.deal_deck) - 2 * self.phase1_tricks  # 3.5, 8.1a: the first turned-up card
+        return SUIT[self.deal_deck[first]], f"trump must be the suit of the first turned-up card, deal_deck[{first}]"
 
     def _load_target(self, value: Any) -> int:
         """7.4b: the target in force is target_score, raised by 10 for each deal after which both seats reached it
         (never with score_all_tricks and per_trick scoring)."""
-        target = _count(value, None)
+        target = position_count(value, "target")
         base = self.options["target_score"]
         if self._target_fixed() and target != base:
             raise PositionError(f"target must be target_score ({base}): with score_all_tricks and per_trick scoring "
@@ -311,28 +274,3 @@ class GermanWhist(TrickGame):
         if (base == 0 and target != 0) or target < base or (target - base) % 10:
             raise PositionError(f"target must be target_score ({base}) raised by tens (0 for a single deal)")
         return target
-
-
-# The keys a replay of the tricks decides, with what each must say.
-KEY_RULES = {
-    "tricks_played": "tricks_played counts the finished tricks",
-    "won": "won must count the tricks each seat won per phase",
-    "taken_face_up": "taken_face_up must list who took each face-up card",
-    "face_up": "face_up is the stock's top card once the tricks have drawn theirs (null when none is left)",
-    "stock": "stock is what the tricks left of the dealt stock",
-    "face_down": "face_down holds the dealt face-down cards not yet played",
-    "face_down_seen": "face_down_seen: a seat sees its face-down cards once it won a trick",
-}
-
-
-def _pair(p: Mapping[str, Any], key: str) -> list[Any]:
-    value = p[key]
-    if not isinstance(value, list) or len(value) != 2:
-        raise PositionError(f"{key} must list the two seats")
-    return value
-
-
-def _count(value: Any, most: int | None) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0 or (most is not None and value > most):
-        raise PositionError(f"not a count: {value!r}")
-    return value

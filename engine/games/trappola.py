@@ -16,15 +16,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..cards import BIT, CODES, RANK, RANKS, SUIT, cards_in, codes_of, make_deck, mask_of
-from ..clone import LIST, ROWS, SHARED
+from ..cards import BIT, RANK, RANKS, SUIT, cards_in, codes_of, make_deck, mask_of
+from ..clone import LIST, ROWS
 from ..declarations import RANK_MASK, SET_WORDS, hidden_set_ranks, rank_sets, ranks_held_thrice
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..rng import Rng
 from ..scoring import highest_once_target_reached, leaders, point_table
-from ..state import GameInfo, GameLength, match_length, position_seat
+from ..state import GameInfo, GameLength, match_length, position_list, position_moves, position_seat
 from ..trickgame import TrickGame, TrickRules
 from ..tricks import NO_TRUMP, CardActions, Ranking, position_cards
 
@@ -65,8 +65,12 @@ OPTIONS = (
 class Trappola(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
-    COPY = {"dead": ROWS, "exchanges": LIST, "declared": LIST, "declarations": LIST, "may_declare": LIST,
-            "stock": SHARED}  # the stock is read from stock_top on, never changed
+    DECK = DECK
+    STOCK_SHOWN = 0  # 3.5: the stock is face down
+    OBSERVED = ("stock_size", "tricks", "card_points", "tricks_won")
+    POSITIONED = ("stock",)
+    PHASES = ("exchange", "play", "over")
+    COPY = {"dead": ROWS, "exchanges": LIST, "declared": LIST, "declarations": LIST, "may_declare": LIST}
     POSITION_CARD_PILES = ("dead", "tricks")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="trappola",
@@ -84,9 +88,6 @@ class Trappola(TrickGame):
     declarations: list[tuple[int, str, int, int, int]]  # (seat, rank, size, trick, move index or -1), in order
     # Per seat, whether its hand may still hold a set to declare: false once it holds none (hands only shrink).
     may_declare: list[bool]
-
-    def _deck_cards(self) -> list[int]:
-        return list(DECK)
 
     def _configure(self) -> None:
         self.declaring = self.options["declarations"]
@@ -154,9 +155,6 @@ class Trappola(TrickGame):
                 return ids + sorted(DECLARE_ID[s.rank, s.size] for s in sets)  # words follow the cards
             self.may_declare[seat] = False
         return ids
-
-    def action_string(self, action: int) -> str:
-        return ACTIONS.strings[action]
 
     def _apply(self, action: int) -> None:
         seat = self.current_player
@@ -250,12 +248,8 @@ class Trappola(TrickGame):
         return start
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs["stock_size"] = self.stock_left()
         obs["exchanges"] = [[s, ACTIONS.strings[a]] for s, a in self.exchanges]
         obs["dead"] = self._dead_codes()
-        obs["tricks"] = self._tricks_codes()
-        obs["card_points"] = list(self.card_points)
-        obs["tricks_won"] = list(self.tricks_won)
         obs["declarations"] = [[s, self.action_seen_by(seat, s, DECLARE_WORDS[rank, size]), k]
                                for s, rank, size, k, _move in self.declarations]
 
@@ -264,17 +258,9 @@ class Trappola(TrickGame):
 
     # ---- determinization: the unused stock is unseen; a declared set stays in its declarer's hand ---------------
 
-    def _hidden_piles(self, seat: int) -> list[list[int]]:
-        return [self.stock[self.stock_top:]]
-
     def _relabel(self, new: Sequence[int]) -> None:
         super()._relabel(new)
-        self.stock = [new[c] for c in self.stock]
         self.may_declare = [self.declaring, self.declaring]  # the new hands are looked at afresh
-
-    def _held_at(self, seat: int, trick: int) -> int:
-        """The cards ``seat`` has played from trick ``trick`` on (held when it declared before that trick's card)."""
-        return mask_of(c for played in [*self.tricks[trick:], self.trick] for s, c in played if s == seat)
 
     def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
         """6.3: each set ``seat`` declared was held then, at its size; sets of hidden rank have some distinct ranks."""
@@ -285,7 +271,7 @@ class Trappola(TrickGame):
         hidden: list[tuple[int, int, str]] = []
         for s, rank, size, k, _move in self.declarations:
             if s == seat:
-                (hidden if self._secret_rank(rank) else shown).append((self._held_at(seat, k), size, rank))
+                (hidden if self._secret_rank(rank) else shown).append((self._played_since(seat, k), size, rank))
         hidden_ranks = "".join(r for r in SET_VALUES if self._secret_rank(r))
 
         def check(cards: list[int]) -> bool:
@@ -305,7 +291,7 @@ class Trappola(TrickGame):
         if not mine:
             return
         hand = self.hands[other]
-        held = [hand | self._held_at(other, self.declarations[i][3]) for i in mine]
+        held = [hand | self._played_since(other, self.declarations[i][3]) for i in mine]
         fits = hidden_set_ranks(held, [self.declarations[i][2] for i in mine],
                                 "".join(r for r in SET_VALUES if self._secret_rank(r)))
         ranks = fits[rng.below(len(fits))]
@@ -320,7 +306,6 @@ class Trappola(TrickGame):
 
     def _deal_position(self) -> dict[str, Any]:
         return {
-            "stock": [CODES[c] for c in self.stock[self.stock_top:]],
             "dead": self._dead_codes(),
             "exchanges": [[s, ACTIONS.strings[a]] for s, a in self.exchanges],
             "declarations": [[s, DECLARE_WORDS[rank, size], k] for s, rank, size, k, _move in self.declarations],
@@ -329,23 +314,15 @@ class Trappola(TrickGame):
     def _load_position(self, p: Mapping[str, Any]) -> None:
         """Load and check a position: the 36 cards once each, the exchanges and the tricks replayed from deal_deck,
         each declaration one its player could make when it says, and the seat to act."""
-        phase = self.phase
-        if phase not in ("exchange", "play", "over"):
-            raise PositionError(f"phase must be 'exchange', 'play' or 'over', got {phase!r}")
-        self._given_exchanges = _exchanges(p["exchanges"])
-        stock = position_cards(p["stock"], "stock")
-        dead = _dead(p["dead"])
-        piles = {"stock": stock, **{f"dead[{s}]": [c for hand in dead[s] for c in hand] for s in (0, 1)}}
-        to_play = self._load_tricks(p, piles)
-        self.phase = phase
-        if self.stock[self.stock_top:] != stock:
-            raise PositionError("stock must be the end of deal_deck that no deal or exchange took, in order")
+        self._given_exchanges = [(seat, ACTIONS.word_id(word))
+                                 for seat, word in position_moves(p["exchanges"], "exchanges", 2, ("keep", "redeal"))]
+        dead = [[position_cards(hand, f"dead[{seat}]") for hand in position_list(hands, f"dead[{seat}]")]
+                for seat, hands in enumerate(position_list(p["dead"], "dead", 2))]
+        to_play = self._load_deal(p, {f"dead[{s}]": [c for hand in dead[s] for c in hand] for s in (0, 1)})
         if self.dead != dead:
             raise PositionError(f"dead must list the hands the exchanges laid down: {self._dead_codes()}")
-        expected = self._seat_to_act(to_play)
-        if p["current_player"] != expected:
-            raise PositionError(f"current_player must be {expected} here")
-        self.current_player = expected
+        self._check_exchanging(p)
+        self._check_deal(p, to_play)
         self._load_declarations(p["declarations"])
         del self._given_exchanges, self._exchanging
 
@@ -358,17 +335,16 @@ class Trappola(TrickGame):
             self._exchange(seat, action)
         self._exchanging = self.current_player if self.phase == "exchange" else None
 
-    def _seat_to_act(self, to_play: int) -> int | None:
-        """The seat the replayed deal gives the turn: the exchanging seat, the seat to play, or None once over."""
-        if self._exchanging is not None:
-            if self.phase != "exchange" or self.tricks or self.trick:
-                raise PositionError("phase must be 'exchange' and no card played while a seat may still exchange")
-            return self._exchanging
-        if self.phase == "exchange":
-            raise PositionError("the exchanges are over: phase must be 'play' or 'over'")
-        if (self.phase == "over") != (len(self.tricks) == TRICKS):
-            raise PositionError("a deal in play has fewer than 9 finished tricks; a match is over after the 9th")
-        return None if self.phase == "over" else to_play
+    def _check_exchanging(self, p: Mapping[str, Any]) -> None:
+        """The replayed exchanges give the turn to a seat that may still exchange (3.5), or none in play."""
+        if self._exchanging is None:
+            if self.phase == "exchange":
+                raise PositionError("the exchanges are over: phase must be 'play' or 'over'")
+            return
+        if self.phase != "exchange" or self.tricks or self.trick:
+            raise PositionError("phase must be 'exchange' and no card played while a seat may still exchange")
+        if p["current_player"] != self._exchanging:
+            raise PositionError(f"current_player must be {self._exchanging}, the seat to exchange")
 
     def _load_declarations(self, value: Any) -> None:
         """6.3: each ``[seat, action, trick]`` made on the seat's turn in that trick, before its card, holding
@@ -390,7 +366,7 @@ class Trappola(TrickGame):
                 raise PositionError(f"{key}: seat {seat} is not to play in trick {k} there (6.3: on its own turn, in "
                                     "the order made)")
             last = (k, order)
-            if ((self.hands[seat] | self._held_at(seat, k)) & RANK_MASK[rank]).bit_count() != size:
+            if ((self.hands[seat] | self._played_since(seat, k)) & RANK_MASK[rank]).bit_count() != size:
                 raise PositionError(f"{key}: seat {seat} did not hold {item[1]} in trick {k}")
             if rank in self.declared[seat]:
                 raise PositionError(f"{key}: seat {seat} declares rank {rank} twice")
@@ -404,21 +380,4 @@ class Trappola(TrickGame):
             if s == seat:
                 return place
         return len(played) if k == len(self.tricks) and seat == self.current_player else None
-
-
-def _exchanges(value: Any) -> list[tuple[int, int]]:
-    if not isinstance(value, list):
-        raise PositionError(f"exchanges must list [seat, 'keep' or 'redeal'] pairs, got {value!r}")
-    pairs = []
-    for item in value:
-        if not isinstance(item, list) or len(item) != 2 or item[1] not in ("keep", "redeal"):
-            raise PositionError(f"exchanges holds [seat, 'keep' or 'redeal'] pairs, got {item!r}")
-        pairs.append((position_seat(item[0], "exchanges: a seat", 2), ACTIONS.word_id(item[1])))
-    return pairs
-
-
-def _dead(value: Any) -> list[list[list[int]]]:
-    if not isinstance(value, list) or len(value) != 2 or not all(isinstance(hands, list) for hands in value):
-        raise PositionError(f"dead must list the exchanged hands of the two seats, got {value!r}")
-    return [[position_cards(hand, f"dead[{seat}]") for hand in hands] for seat, hands in enumerate(value)]
 

@@ -17,12 +17,11 @@ from typing import Any
 
 from ..cards import SUIT, SUIT_MASK, make_deck, mask_of, parse_card
 from ..clone import LIST
-from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..scoring import TrickBonus, highest_once_target_reached, leaders, ranks_mask
 from ..state import GameInfo, GameLength, match_length
-from ..trickgame import TrickGame, TrickRules, same_json
+from ..trickgame import TrickGame, TrickRules
 from ..tricks import CardActions, Ranking, second_card_mask, suit_of_code
 
 RANKING = Ranking("AKQJT98765432")  # 2.1: the same order in every suit, trump included
@@ -55,6 +54,12 @@ class Tres(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
     COPY = {"points": LIST}
+    OBSERVED = ("tricks_played", "tricks_won", "tricks")  # 5.6: the tricks face down, but every card seen when played
+    POSITIONED = ("tricks_played", "tricks_won")
+    KEY_RULES = {  # the keys a replay of the tricks decides, with what each must say
+        "first_player": "first_player is the non-dealer (3.3)",
+        "points": "points must add up the values of the tricks each seat won (7.1)",
+    }
     additive: bool  # additive_trick_point (7.1)
     INFO = GameInfo(
         id="tres",
@@ -89,9 +94,6 @@ class Tres(TrickGame):
         self.phase = "play"
         self.current_player = first  # 5.1: the first player leads trick 1
 
-    def _deal_again(self, trump: int) -> None:
-        self._start_deal(list(self.deal_deck))
-
     # ---- legal cards (5.3, 5.4) ---------------------------------------------------------------------------------
 
     def _card_ids(self) -> list[int]:
@@ -102,9 +104,6 @@ class Tres(TrickGame):
         return ACTIONS.ids(second_card_mask(self.hands[seat], self.best_card, self.best_seat != seat))  # 5.4
 
     _legal_ids = _card_ids  # every action plays a card
-
-    def action_string(self, action: int) -> str:
-        return ACTIONS.strings[action]
 
     _apply = TrickGame._play_action
 
@@ -140,7 +139,6 @@ class Tres(TrickGame):
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         obs.update(self._deal_position())
-        obs["tricks"] = self._tricks_codes()  # 5.6: face down, but every card was seen when played
         obs["removed_card"] = self.options["removed_card"]
 
     # ---- positions (docs/positions/tres.md) ---------------------------------------------------------------------
@@ -148,39 +146,14 @@ class Tres(TrickGame):
     def _deal_position(self) -> dict[str, Any]:
         return {
             "first_player": 1 - self.dealer,
-            "tricks_played": len(self.tricks),
-            "tricks_won": list(self.tricks_won),
             "points": list(self.points),
         }
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
         """Load and check a position: the 51 cards once each, the deal replayed from deal_deck as the tricks say, and
         every key the replay implies."""
-        if self.phase not in ("play", "over"):
-            raise PositionError(f"phase must be 'play' or 'over', got {self.phase!r}")
-        trump = self.options["trump_suit"]
-        if p["trump"] != trump:
-            raise PositionError(f"trump must be the trump_suit option, {trump!r}, got {p['trump']!r}")
-        to_play = self._load_tricks(p, {})
-        keys = self._deal_position()
-        for key, rule in KEY_RULES.items():
-            if not same_json(p[key], keys[key]):
-                raise PositionError(f"{rule}: {keys[key]!r} here, got {p[key]!r}")
-        if self.phase == "over" and len(self.tricks) != TRICKS_PER_DEAL:
-            raise PositionError(f"a match is over only after the {TRICKS_PER_DEAL}th trick of a deal")
-        if self.phase == "play" and len(self.tricks) == TRICKS_PER_DEAL:
-            raise PositionError(f"after the {TRICKS_PER_DEAL}th trick the deal is scored: phase 'play' needs a trick "
-                                "to play")
-        expected = None if self.phase == "over" else to_play
-        if p["current_player"] != expected:
-            raise PositionError(f"current_player must be {expected} (the seat to play to the trick)")
-        self.current_player = expected
+        self._check_deal(p, self._load_deal(p))
 
-
-# The keys a replay of the tricks decides, with what each must say.
-KEY_RULES = {
-    "first_player": "first_player is the non-dealer (3.3)",
-    "tricks_played": "tricks_played counts the finished tricks",
-    "tricks_won": "tricks_won must count the tricks each seat won",
-    "points": "points must add up the values of the tricks each seat won (7.1)",
-}
+    def _dealt_trump(self) -> tuple[int, str]:
+        trump = self.options["trump_suit"]  # 2.2
+        return suit_of_code(trump), f"trump must be the trump_suit option, {trump!r}"

@@ -21,7 +21,7 @@ from functools import cache
 from typing import Any
 
 from ..cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
-from ..clone import LIST, SHARED
+from ..clone import LIST
 from ..determinize import Slot, redeal, relabeling
 from ..errors import PositionError
 from ..options import Option
@@ -29,14 +29,13 @@ from ..registry import register
 from ..rng import Rng
 from ..scoring import PlusMinusCards, leaders
 from ..state import GameInfo, GameLength, match_length
-from ..trickgame import TrickGame, TrickRules, position_hand, same_json
+from ..trickgame import TrickGame, TrickRules, position_hand
 from ..tricks import (
     CLUBS,
     DIAMONDS,
     CardActions,
     Ranking,
     SpecialCards,
-    position_cards,
     special_trick_winner,
     suit_of_code,
     trick_winner,
@@ -96,7 +95,11 @@ OPTIONS = (
 class TwoTenJack(TrickGame):
     RULES = rules_for(26)  # per match: rules_for(deck size // players), set by _configure
     ACTIONS = ACTIONS
-    COPY = {"taken": LIST, "stock": SHARED}  # the stock is read from stock_top on, never changed
+    STOCK_SHOWN = 1  # 3.5: the stock is face up, its top card seen by all
+    OBSERVED = ("face_up", "stock_size", "tricks_played")
+    POSITIONED = ("face_up", "stock")
+    KEY_RULES = {"face_down": "face_down lists the cards played face down in the first trick"}
+    COPY = {"taken": LIST}
     POSITION_CARD_PILES = ("face_up", "tricks")
     INFO = GameInfo(
         id="two_ten_jack",
@@ -188,9 +191,6 @@ class TwoTenJack(TrickGame):
 
     _legal_ids = _card_ids  # every action plays a card
 
-    def action_string(self, action: int) -> str:
-        return ACTIONS.strings[action]
-
     # ---- play (5.3 - 5.7) ---------------------------------------------------------------------------------------
 
     def _play_action(self, action: int) -> None:
@@ -260,9 +260,6 @@ class TwoTenJack(TrickGame):
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         obs["trick"] = [[s, self._shown(s, seat, c)] for s, c in self.trick]
-        obs["face_up"] = self._face_up_code()
-        obs["stock_size"] = len(self.stock) - self.stock_top
-        obs["tricks_played"] = len(self.tricks)
         obs["taken"] = [codes_of(cards_in(pile)) for pile in self.taken]
         obs["points"] = [CARDS.pile_points(pile) for pile in self.taken]
         others = 0
@@ -285,9 +282,6 @@ class TwoTenJack(TrickGame):
                 if entry[0] != seat and entry[1].startswith(FACEDOWN):
                     entry[1] = "facedown"
         return history
-
-    def _face_up_code(self) -> str | None:
-        return CODES[self.stock[self.stock_top]] if self.stock_top < len(self.stock) else None
 
     # ---- determinization: the hands' dealt cards and the stock under its top card are unseen --------------------
 
@@ -322,9 +316,6 @@ class TwoTenJack(TrickGame):
     def _known_cards(self, seat: int) -> int:
         return self.drawn
 
-    def _hidden_piles(self, seat: int) -> list[list[int]]:
-        return [self.stock[self.stock_top + 1:]]
-
     def _unseen_slots(self, seat: int) -> list[Slot]:
         slots = super()._unseen_slots(seat)
         if not self.tricks:  # 5.3: the others' face-down cards stay unseen until the first trick is gathered
@@ -333,7 +324,6 @@ class TwoTenJack(TrickGame):
 
     def _relabel(self, new: Sequence[int]) -> None:
         super()._relabel(new)
-        self.stock = [new[c] for c in self.stock]
         if self.tricks or not self.down:
             return
         self.trick = [(s, new[c]) for s, c in self.trick]  # a face-down card redealt: its move names the new card
@@ -347,59 +337,32 @@ class TwoTenJack(TrickGame):
     # ---- positions (docs/positions/two_ten_jack.md) -------------------------------------------------------------
 
     def _deal_position(self) -> dict[str, Any]:
-        return {
-            "face_up": self._face_up_code(),
-            "stock": [CODES[c] for c in self.stock[self.stock_top + 1:]],
-            "face_down": codes_of(cards_in(self.down)),
-        }
+        return {"face_down": codes_of(cards_in(self.down))}
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
         """Load and check a position: the deck once each, the deal replayed from deal_deck as the tricks say (draws
         and face-down cards included), the stock left and the scores a sum of zero-sum games."""
-        if self.phase not in ("play", "over"):
-            raise PositionError(f"phase must be 'play' or 'over', got {self.phase!r}")
         if sum(self.side_scores):
             raise PositionError(f"scores must add up to 0 (every game is zero-sum, 2.4), got {self.side_scores}")
         if self.deal_index == 0 and self.dealer != self.first_dealer:
             raise PositionError("the first game's dealer is first_dealer")
-        face_up = [] if p["face_up"] is None else [parse_card(p["face_up"])]
-        stock = face_up + position_cards(p["stock"], "stock")
         self._down_given = mask_of(position_hand(p["face_down"], "face_down"))
-        to_play = self._load_tricks(p, {"face_up and stock": stock})
+        to_play = self._load_deal(p)
         del self._down_given
-        keys = self._deal_position()
-        for key, rule in KEY_RULES.items():
-            if not same_json(p[key], keys[key]):
-                raise PositionError(f"{rule}: {keys[key]!r} here, got {p[key]!r}")
-        over = len(self.tricks) == self.RULES.tricks
-        if (self.phase == "over") != over:
-            raise PositionError("a match is over after the last trick of its last game, and only then")
-        expected = None if over else to_play
-        if p["current_player"] != expected:
-            raise PositionError(f"current_player must be {expected} (the seat to play to the trick)")
-        self.current_player = expected
+        self._check_deal(p, to_play)
+
+    def _dealt_trump(self) -> tuple[int, str]:
+        dealt = self.n * self.hand_size  # 3.5: the suit of the stock's first card, or fixed_trump
+        want = SUIT[self.deal_deck[dealt]] if self.fixed_trump is None else self.fixed_trump
+        return want, f"trump must be {SUITS[want]}: fixed_trump, else the suit of deal_deck[{dealt}]"
 
     def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
-        """3.5: trump is the suit of the stock's first card (or fixed_trump); 3.6: not a void deal."""
-        dealt = self.n * self.hand_size
-        want = SUIT[self.deal_deck[dealt]] if self.fixed_trump is None else self.fixed_trump
-        if trump != want:
-            raise PositionError(f"trump must be {SUITS[want]}: fixed_trump, else the suit of deal_deck[{dealt}]")
-        if not mask_of(self.deal_deck[:dealt]) & MINORS:
+        """3.6: not a void deal."""
+        if not mask_of(self.deal_deck[:self.n * self.hand_size]) & MINORS:
             raise PositionError("deal_deck deals only hearts and spades: a void deal is dealt again (3.6)")
-
-    def _deal_again(self, trump: int) -> None:
-        self._start_deal(list(self.deal_deck))
 
     def _card_action(self, seat: int, card: int) -> int | None:
         if self.hands[seat] & BIT[card] & self._down_given:
             return DOWN_ID[card]
         return super()._card_action(seat, card)
 
-
-# The keys a replay of the tricks decides, with what each must say.
-KEY_RULES = {
-    "face_up": "face_up is the stock's top card once the tricks have drawn theirs (null when none is left)",
-    "stock": "stock is what the tricks left of the dealt stock under its top card",
-    "face_down": "face_down lists the cards played face down in the first trick",
-}

@@ -7,6 +7,8 @@ policy's hot-loop path ``choose_id``, the chosen id checked and applied), the sa
 
     cardtable bench --game tablanette --players 2 --policy random --seconds 3 --json
     cardtable bench --clone --json      # microseconds per mid-deal clone of every game, against the floor
+    cardtable bench --env pettingzoo --game german_whist   # PettingZoo env steps/s against the engine's moves/s
+    cardtable bench --bots --json       # decisions/s of every policy and game; the double-dummy solver's speed
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -145,12 +148,21 @@ def run_clone_bench(floor: Path, floor_seconds: float = 2.0) -> dict[str, Any]:
               help="Replays stored by --replays.")
 @click.option("--clone", "clone_cost", is_flag=True,
               help="Microseconds per clone of a mid-deal state of every game, and the floor's moves/s in the same run.")
+@click.option("--env", "env_kind", type=click.Choice(["pettingzoo"]), default=None,
+              help="Steps/s through the game's PettingZoo environment against the engine's own moves/s, in one run "
+                   "(needs the [pettingzoo] extra).")
+@click.option("--bots", "bot_speed", is_flag=True,
+              help="Decisions/s of every policy in every game (--seconds each), and the double-dummy solver's nodes/s "
+                   "and time for the last 8 tricks of German Whist and Belote contrée.")
+@click.option("--positions", type=click.IntRange(min=1), default=5, show_default=True,
+              help="Positions the double-dummy solver is timed on by --bots, per game.")
 @click.option("--floor", "floor_script", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="The floor script of --clone (default: shared/bench/whist_floor.py here or in a parent folder).")
 @click.pass_context
 def bench(ctx: click.Context, game: str | None, players: int | None, policy: str, seconds: float, seed: int,
           option_pairs: tuple[str, ...], as_json: bool, grpc_load: bool, simulate_job: bool, deals: int,
-          replay_sizes: bool, count: int, clone_cost: bool, floor_script: Path | None) -> None:
+          replay_sizes: bool, count: int, clone_cost: bool, env_kind: str | None, bot_speed: bool, positions: int,
+          floor_script: Path | None) -> None:
     """Measure deals/s, moves/s and microseconds per move of bot rollouts of single deals (or, with --grpc, Act
     calls/s and latency of the gRPC server)."""
     if grpc_load:
@@ -165,24 +177,51 @@ def bench(ctx: click.Context, game: str | None, players: int | None, policy: str
     if clone_cost:
         _clone_bench(floor_script, as_json)
         return
+    if bot_speed:
+        _bots_bench(seconds, positions, [game] if game else None, as_json)
+        return
     if game is None:
-        raise click.UsageError("--game is required (or --grpc, --simulate, --replays or --clone)")
+        raise click.UsageError("--game is required (or --grpc, --simulate, --replays, --clone or --bots)")
+    if env_kind is not None:
+        _env_bench(game, players, seconds, seed, as_json)
+        return
     options = option_pairs_param(ctx, game, option_pairs)
     if options.get("max_deals", 1) != 1:
         raise click.BadParameter("the bench plays single-deal matches; max_deals is always 1", param_hint="'--option'")
+    _run_and_report(lambda: run_bench(game, players, policy, seconds, seed, options), as_json, lambda result: (
+        f"{game}, {result['players']} players, {policy} policy, single-deal matches (max_deals=1): "
+        f"{result['deals']:,} deals, {result['moves']:,} moves in {result['seconds']:.2f} s\n"
+        f"  {result['deals_per_s']:,.1f} deals/s   {result['moves_per_s']:,.0f} moves/s   "
+        f"{result['us_per_move']:.2f} µs/move"))
+
+
+def _run_and_report(run: Callable[[], dict[str, Any]], as_json: bool,
+                    describe: Callable[[dict[str, Any]], str]) -> None:
+    """Run a bench (a ValueError, such as a policy without a heuristic for the game, is a usage error) and print
+    its result as JSON or as ``describe`` puts it."""
     try:
-        result = run_bench(game, players, policy, seconds, seed, options)
-    except ValueError as exc:  # e.g. a policy without a heuristic for this game
+        result = run()
+    except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     if as_json:
         click.echo(json.dumps(result))
         return
-    Console(highlight=False).print(
-        f"{game}, {result['players']} players, {policy} policy, single-deal matches (max_deals=1): "
-        f"{result['deals']:,} deals, {result['moves']:,} moves in {result['seconds']:.2f} s\n"
-        f"  {result['deals_per_s']:,.1f} deals/s   {result['moves_per_s']:,.0f} moves/s   "
-        f"{result['us_per_move']:.2f} µs/move"
-    )
+    Console(highlight=False).print(describe(result))
+
+
+def _env_bench(game: str, players: int | None, seconds: float, seed: int, as_json: bool) -> None:
+    try:
+        from envs.bench import run_env_bench
+    except ImportError as exc:
+        raise click.ClickException(f"the PettingZoo environments need the [pettingzoo] extra "
+                                   f"(pip install 'cardtable[pettingzoo]'): {exc}") from None
+    _run_and_report(lambda: run_env_bench(game, players, seconds, seed), as_json, lambda result: (
+        f"{game}, {result['players']} players, random legal moves, single deals, {result['seconds']:.1f} s in rounds "
+        f"of each (load average {result['load_average_1m']}):\n"
+        f"  PettingZoo env: {result['env_steps_per_s']:,.0f} steps/s\n"
+        f"  engine, move by move: {result['engine_moves_per_s']:,.0f} moves/s   (its rollout loop: "
+        f"{result['engine_rollout_moves_per_s']:,.0f} moves/s)\n"
+        f"  the wrapper costs {result['wrapper_cost']:.2f}x the engine's time per move"))
 
 
 def _grpc_bench(seconds: float, as_json: bool) -> None:
@@ -258,3 +297,21 @@ def _clone_bench(floor_script: Path | None, as_json: bool) -> None:
     for game, row in result["games"].items():
         console.print(f"{game}, {row['players']} players: {row['us_per_clone']:.2f} µs per mid-deal clone = "
                       f"{row['floor_moves_per_clone']:.2f} floor moves")
+
+
+def _bots_bench(seconds: float, positions: int, games: list[str] | None, as_json: bool) -> None:
+    from services.bench_bots import run_bots_bench
+
+    result = run_bots_bench(seconds=seconds, positions=positions, games=games)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    console = Console(highlight=False)
+    console.print(f"policies playing seat 0 against random seats, {seconds:g} s each (load average "
+                  f"{result['load_average_1m']}, {result['cpus']} CPUs): decisions/s")
+    for game, rows in result["policies"].items():
+        console.print(f"  {game}: " + ", ".join(f"{label} {row['decisions_per_s']:,}" for label, row in rows.items()))
+    for game, row in result["double_dummy"].items():
+        console.print(f"double dummy, {game}, last {row['cards']} cards: {row['nodes_per_s']:,} nodes/s, "
+                      f"{row['mean_seconds']:.3f} s a solve on average, {row['max_seconds']:.3f} s at most "
+                      f"({row['positions']} positions)")

@@ -1,6 +1,7 @@
 """The ``cardtable`` command: one entry point for every part of the platform.
 
-    cardtable games | policies | play GAME | watch GAME | bench --game GAME | simulate GAME | jobs | replay
+    cardtable games | policies | play GAME | watch GAME | bench --game GAME | simulate GAME | tournament GAME | jobs |
+    replay | web
 
 Each command lives in its own module and is added below; later parts add theirs the same way
 (``replay`` from ``services.cli.replay``, then ``serve`` and ``simulate``).
@@ -21,7 +22,9 @@ from .policies import policies
 from .replay import replay
 from .serve import serve
 from .simulate import simulate
+from .tournament import tournament
 from .watch import watch
+from .web import web
 
 
 class _Cardtable(click.Group):
@@ -40,6 +43,10 @@ class _Cardtable(click.Group):
 @click.version_option(package_name="cardtable")
 def cli() -> None:
     """cardtable: simulate, serve and replay traditional card games."""
+    # Policies of one's own are named by import path (mybots.cautious:Cautious) from the current folder, as
+    # `python -m` finds modules; after the installed packages, so that nothing installed is shadowed.
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
 
 
 cli.add_command(games)
@@ -49,5 +56,7 @@ cli.add_command(watch)
 cli.add_command(bench)
 cli.add_command(serve)
 cli.add_command(simulate)
+cli.add_command(tournament)
 cli.add_command(replay)
 cli.add_command(jobs)
+cli.add_command(web)

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from engine import IllegalAction, State
-from engine.bots import Policy, greedy_games, make_policies
+from engine.bots import Policy, greedy_games, make_policies, seat_observer
 from engine.fishing import join_turns
 from engine.rng import fresh_seed
 from replay import ReplayError
@@ -223,7 +223,8 @@ def _play_match(console: Console, state: State, seat: int, bots: Sequence[Policy
         if actor == seat:
             state.apply(_ask(console, state, seating))
         else:
-            state.apply(bots[actor](state.observation(actor)))
+            bot = bots[actor]
+            state.apply_id(bot.choose_id(state.legal_action_ids(), seat_observer(state, actor, bot)))
         printed = _print_turns(console, state, seat, seating, printed)
         shown = report_new_deals(console, state, shown, seating)
     console.print(match_result(state, seating, console.width))

@@ -3,9 +3,12 @@
     cardtable policies          # readable tables
     cardtable policies --json   # engine.bots.policy_infos(), as a JSON list
 
-A seat is given a policy with parameters as ``NAME:PARAM=VALUE`` (``cardtable simulate tablanette --deals 1000
---policies greedy:epsilon=0.2,random``). Every command that names a policy (``play --opponents``, ``watch --policy``,
-``bench --policy``) reads it with :data:`POLICY_LABEL`, the same parser as ``simulate``'s (:func:`canonical_label`):
+Besides the built-in policies it lists those that installed packages register under the entry-point group
+``cardtable.policies`` (any other policy of one's own is named by its import path, ``mybots.cautious:Cautious``;
+docs/bots.md). A seat is given a policy with parameters as ``NAME:PARAM=VALUE`` (``cardtable simulate tablanette
+--deals 1000 --policies greedy:epsilon=0.2,random``). Every command that names a policy (``play --opponents``,
+``watch --policy``, ``bench --policy``) reads it with :data:`POLICY_LABEL`, the same parser as ``simulate``'s
+(:func:`canonical_label`):
 
 >>> POLICY_LABEL.convert("greedy:epsilon=0.30", None, None), POLICY_LABEL.convert("greedy:epsilon=0", None, None)
 ('greedy:epsilon=0.3', 'greedy')
@@ -51,8 +54,9 @@ def policies_table(infos: list[dict]) -> Table:
     table.add_column("policy", no_wrap=True, style="cyan")
     table.add_column("plays", max_width=30)
     table.add_column("what it does", ratio=1)
+    table.add_column("from", max_width=30)
     for info in infos:
-        table.add_row(info["name"], _games(info["games"]), info["doc"])
+        table.add_row(info["name"], _games(info["games"]), info["doc"], info["source"])
     return table
 
 

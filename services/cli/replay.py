@@ -8,6 +8,7 @@
     cardtable replay import deal.ctr           # or an exported JSON replay
     cardtable replay stream live/3 --delay 0.5
     cardtable replay delete live/3             # or a whole collection; --yes skips the question
+    cardtable replay analyze live/3 --from-trick 4 --json   # double-dummy value of every card played
 
 The store is Redis at ``--redis-url`` or ``REDIS_URL``, else the embedded Valkey with its data in the user's data
 folder (``$XDG_DATA_HOME/cardtable``).
@@ -28,6 +29,8 @@ import click
 import redis
 
 from replay import Replayer, ReplayError, decode
+from replay.analysis import MAX_NODES
+from replay.analysis import analyze as analyze_replay
 from replay.codec import MAGIC, decode_frame
 from replay.connect import open_store
 from replay.export import export_json, import_json, text_record
@@ -233,3 +236,47 @@ def stream_lines(replayer: Replayer) -> Iterator[str]:
     its moves: ``13-16. deal 1 seat 1: KS:4C,TD``."""
     for turn in replay_turns(replayer):
         yield f"{turn.numbers:>4}. deal {turn.deal_index + 1} seat {turn.seat}: {turn.action}"
+
+
+@replay.command()
+@click.argument("replay_id")
+@click.option("--from-trick", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Analyse from this trick on (earlier cards are listed without values).")
+@click.option("--max-nodes", type=click.IntRange(min=1), default=MAX_NODES, show_default=True,
+              help="The double-dummy search's budget per position: positions that need more are too large.")
+@click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
+@click.pass_context
+def analyze(ctx: click.Context, replay_id: str, from_trick: int, max_nodes: int, as_json: bool) -> None:
+    """For every card played in a trick-game deal: what each legal card would have given the player's side with
+    best play by everyone (double dummy), the card's loss, and the deal's turning points."""
+    with _store(ctx) as store:
+        data = store.get(replay_id)
+        try:
+            report = analyze_replay(data, from_trick=from_trick, max_nodes=max_nodes)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps({"replay_id": replay_id, **report}))
+        return
+    click.echo(f"{replay_id}: {report['game']}, double-dummy {report['unit']} of the player's side for the deal")
+    for line in analysis_lines(report):
+        click.echo(line)
+
+
+def analysis_lines(report: dict[str, Any]) -> Iterator[str]:
+    """A line per card: move, trick, seat, card, then its value, the best and the loss, and every legal card's
+    value (or why there is none); then the turning points."""
+    rows = [["move", "trick", "seat", "card", "value", "best", "loss", "each card"]]
+    for m in report["moves"]:
+        if m["status"] != "exact":
+            rows.append([str(m["move"]), str(m["trick"]), str(m["seat"]), m["card"], "", "", "", m["status"]])
+            continue
+        each = " ".join(f"{card}={value}" for card, value in m["values"].items())
+        rows.append([str(m["move"]), str(m["trick"]), str(m["seat"]), m["card"], str(m["value"]), str(m["best"]),
+                     str(m["loss"]) if m["loss"] else "", each])
+    yield aligned(rows)
+    if report["exact_from_move"] is None:
+        yield "no position was small enough for an exact search (raise --max-nodes or --from-trick)"
+    by_move = {m["move"]: m for m in report["moves"]}
+    points = [f"move {n} ({by_move[n]['card']}, -{by_move[n]['loss']})" for n in report["turning_points"]]
+    yield "turning points: " + (", ".join(points) if points else "none (every card kept the best result)")

@@ -6,7 +6,9 @@
     cardtable simulate tablanette --deals 50000 --policies greedy:epsilon=0.2,greedy
 
 A policy is written with its parameters as NAME:PARAM=VALUE (more as NAME:P1=V1:P2=V2); ``cardtable policies`` lists
-the policies and their parameters.
+the policies and their parameters. A policy of one's own is named by its import path from the current folder (or
+PYTHONPATH), ``--policies mybots.cautious:Cautious,greedy``, or by the name its installed package registers; its
+code goes to every Ray worker with the job (docs/bots.md).
 
 With no ``--address`` (nor ``RAY_ADDRESS``) a local Ray starts on this machine's CPUs (or ``--workers`` of them).
 The job, its progress and results, and the logged replays go to Redis: ``--redis-url`` or ``REDIS_URL``, else an
@@ -57,6 +59,15 @@ def redis_url_for(url: str | None) -> Iterator[str]:
         yield valkey.url
 
 
+# Where a job runs and where it is stored: the options of every command that runs jobs on Ray.
+address_option = click.option(
+    "--address", default=lambda: os.environ.get("RAY_ADDRESS"),
+    help="Ray cluster to join, e.g. ray://HOST:10001 (default: $RAY_ADDRESS, else a local Ray).")
+redis_url_option = click.option(
+    "--redis-url", default=lambda: os.environ.get("REDIS_URL"),
+    help="Redis for the jobs, their results and replays (default: $REDIS_URL, else an embedded Valkey).")
+
+
 def parse_log(ctx: click.Context, param: click.Parameter, text: str) -> LogSpec:
     try:
         return LogSpec.parse(text)
@@ -80,10 +91,8 @@ def parse_log(ctx: click.Context, param: click.Parameter, text: str) -> LogSpec:
 @click.option("--chunk-size", type=click.IntRange(min=0), default=0, help="Deals per Ray task (0: chosen).")
 @click.option("--log", "log", default="none", callback=parse_log, show_default=True, metavar="all|none|sample:K",
               help="Which replays to store in Redis.")
-@click.option("--address", default=lambda: os.environ.get("RAY_ADDRESS"),
-              help="Ray cluster to join, e.g. ray://HOST:10001 (default: $RAY_ADDRESS, else a local Ray).")
-@click.option("--redis-url", default=lambda: os.environ.get("REDIS_URL"),
-              help="Redis for the job and its replays (default: $REDIS_URL, else an embedded Valkey).")
+@address_option
+@redis_url_option
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (no progress bar).")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the results as JSON into this file (the job id included).")
@@ -104,7 +113,7 @@ def simulate(ctx: click.Context, game: str, deals: int | None, matches: int | No
         store = JobStore(_reachable_redis(url))
         record = None
         try:
-            cluster = _join_ray(address, workers, verbose)
+            cluster = _join_ray(address, workers, verbose, spec.policies)
             record = store.create(spec)
             if not as_json:
                 console.print(f"[bold]{record.job_id}[/]: {count_of(spec.count, spec.unit)} of {game}, policies "
@@ -158,12 +167,12 @@ def _reachable_redis(url: str) -> redis.Redis:
     return redis_client(url)
 
 
-def _join_ray(address: str | None, workers: int | None, verbose: bool) -> str:
+def _join_ray(address: str | None, workers: int | None, verbose: bool, policies: tuple[str, ...]) -> str:
     # Ray is imported by the commands that use it only (it takes a second), after this process's Ray settings.
-    from workers.cluster import connect_ray
+    from workers.cluster import connect_ray, policy_code
 
-    try:
-        return connect_ray(address, cpus=workers, verbose=verbose)
+    try:  # policies of one's own: their code goes to the workers with the job (Ray's py_modules)
+        return connect_ray(address, cpus=workers, verbose=verbose, py_modules=policy_code(policies))
     except ConnectionError as exc:  # RayUnreachable, or Ray's own "Failed to connect"
         raise click.ClickException(str(exc).splitlines()[0]) from None
 

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from rich.console import Group
 from rich.table import Table
@@ -80,8 +80,9 @@ def _by_index(item: tuple[str, int]) -> int:
     return int(item[0])
 
 
-def plot_results(results: dict[str, Any], path: Path) -> None:
-    """Two panels: each side's score distribution, and each side's running mean score as the job went on."""
+def plot_results(results: dict[str, Any], path: Path | BinaryIO, file_format: str | None = None) -> None:
+    """Two panels: each side's score distribution, and each side's running mean score as the job went on; written to
+    ``path`` (a file or a binary stream) as ``file_format`` says (default: by the file's suffix, else PNG)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -102,5 +103,5 @@ def plot_results(results: dict[str, Any], path: Path) -> None:
     running.legend()
     figure.suptitle(f"{results['game']}: {count_of(results['units'], results['unit'])}")
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
+    figure.savefig(path, dpi=100, format=file_format)
     plt.close(figure)

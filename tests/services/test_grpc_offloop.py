@@ -14,6 +14,7 @@ from engine.bots import registry
 from engine.bots.policy import RandomPolicy
 from replay import Replayer
 from services import replay_service
+from services import replays as replay_reads
 from services.generated.cardtable.v1 import game_service_pb2, replay_service_pb2, replay_service_pb2_grpc
 
 DEADLOCK_S = 60  # a bound on waiting for what must happen; a passing run never comes near it
@@ -124,7 +125,7 @@ def gated_decoding(gate: Gate, monkeypatch: pytest.MonkeyPatch) -> None:
         gate.pass_through()
         return real_export(data)
 
-    monkeypatch.setattr(replay_service, "Replayer", GatedReplayer)
+    monkeypatch.setattr(replay_reads, "Replayer", GatedReplayer)  # the decoder the replay service calls
     monkeypatch.setattr(replay_service, "export_json", gated_export)
 
 

@@ -173,6 +173,31 @@ def test_a_set_declared_by_its_size_shows_its_rank_only_to_its_declarer(games, r
     assert streamed(common_pb2.PERSPECTIVE_SEAT, 1) == streamed(common_pb2.PERSPECTIVE_PUBLIC) == "declare:three"
 
 
+def test_analyze_values_each_card_as_the_cli_does(replays, store, collection):
+    from replay.analysis import analyze
+    data = replay.record_deal("german_whist", seed=3, policies=["greedy", "random"])
+    replay_id = store.save(data, collection)
+    got = replays.Analyze(replay_service_pb2.AnalyzeRequest(replay_id=replay_id, from_trick=21))
+    report = analyze(data, from_trick=21)
+    assert got.replay_id == replay_id and got.game_id == "german_whist" and got.unit == "tricks"
+    assert got.exact_from_move == report["exact_from_move"] and list(got.turning_points) == report["turning_points"]
+    last = got.moves[-1]
+    assert last.status == replay_service_pb2.ANALYSIS_STATUS_EXACT and last.card == report["moves"][-1]["card"]
+    assert {v.card: v.value for v in got.moves[-3].values} == report["moves"][-3]["values"]
+    assert got.moves[0].status == replay_service_pb2.ANALYSIS_STATUS_BEFORE_FROM_TRICK
+
+
+def test_analyze_refuses_what_it_cannot_analyse(replays, store, collection):
+    fishing = store.save(replay.record_deal("tablanette", seed=4), collection)
+    whist = store.save(replay.record_deal("german_whist", seed=4), collection)
+    for request, code in [(replay_service_pb2.AnalyzeRequest(replay_id=fishing), Code.INVALID_ARGUMENT),
+                          (replay_service_pb2.AnalyzeRequest(replay_id=whist, max_nodes=10**9), Code.INVALID_ARGUMENT),
+                          (replay_service_pb2.AnalyzeRequest(replay_id="live/999999999"), Code.NOT_FOUND)]:
+        with pytest.raises(grpc.RpcError) as caught:
+            replays.Analyze(request)
+        assert caught.value.code() == code
+
+
 def test_a_boonaken_discard_shows_its_cards_only_to_its_declarer(games, replays):
     """Boonaken 6.1: the declarer discards face down; the other seats and the public see ``discard`` in moves,
     watches and seat replays."""

@@ -1,0 +1,127 @@
+"""``ismcts``: single-observer information-set Monte Carlo tree search (Cowling, Powley & Whitehouse 2012, SO-ISMCTS).
+
+One tree over the seat's information sets: a node is the sequence of moves from the decision on as the seat sees them
+(every seat's moves, each as ``action_seen_by`` shows it to the seat). Each of the ``iters`` iterations samples a world
+the seat cannot tell from the real one (its SeatView), descends the tree choosing among the moves legal in that world
+by UCB1 with availability counts (a child's exploration term counts the iterations in which it could have been
+chosen, not its parent's visits), adds one untried move, plays the deal out with the ``rollout`` policy and backs up,
+for the side of each move's player, the deal's margin scaled into 0..1 (``0.5 + margin / (2 * points in the deal)``).
+The decision is the most visited legal move at the root (the first listed among equals).
+
+>>> import engine
+>>> from engine.bots import make_policies, play_out
+>>> state = engine.new_match("german_whist", seed=4, first_dealer=0)
+>>> play_out(state, make_policies(["ismcts:iters=20", "random"], "german_whist", seed=1)) > 0 and state.is_terminal
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from ..options import Option
+from ..state import State
+from .search import SearchPolicy, last_deal, play_deal, rollout_option
+from .view import SeatView
+
+Key = int | tuple[int, str]  # a move as the observer sees it: the action id, or (seat, the action as shown)
+
+
+class Node:
+    """A move's node: visits, availability count and the total reward of its mover's side."""
+
+    __slots__ = ("available", "children", "reward", "visits")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.available = 0
+        self.reward = 0.0
+        self.children: dict[Key, Node] = {}
+
+
+class IsmctsPolicy(SearchPolicy):
+    """Grows one tree over the seat's information sets from sampled worlds; plays the most visited move."""
+
+    name = "ismcts"
+    summary = ("Information-set Monte Carlo tree search (single observer): samples a world per iteration, descends "
+               "one tree of what the seat sees by UCB, plays out and plays the most visited move.")
+    param_spec = (
+        Option("iters", int, 400, "iterations (sampled worlds) per decision", minimum=1, maximum=1_000_000,
+               noun="parameter"),
+        Option("exploration", float, 0.7, "the UCB1 exploration constant", minimum=0.0, maximum=10.0,
+               noun="parameter"),
+        rollout_option("random"),
+    )
+
+    def _search(self, legal_ids: Sequence[int], view: SeatView) -> int:
+        root = Node()
+        world = view.sample(self.rng)
+        keys = self._key_function(world)
+        for k in range(self.params["iters"]):
+            self._iterate(root, last_deal(world if k == 0 else view.sample(self.rng)), keys)
+        best, best_visits = legal_ids[0], -1
+        for action in legal_ids:
+            child = root.children.get(keys(self.seat, action))
+            visits = child.visits if child is not None else 0
+            if visits > best_visits:
+                best, best_visits = action, visits
+        return best
+
+    def _key_function(self, world: State) -> Callable[[int, int], Key]:
+        """How the observer tells moves apart: by their ids, unless the game shows some moves only in part (action
+        ids and strings are context free, so one world serves every sample)."""
+        if type(world).action_seen_by is State.action_seen_by:
+            return lambda seat, action: action
+        me = self.seat
+        return lambda seat, action: (seat, world.action_seen_by(me, seat, world.action_string(action)))
+
+    def _iterate(self, root: Node, world: State, keys: Callable[[int, int], Key]) -> None:
+        deal, before = world.deal_index, len(world.deal_results)
+        node, path = root, []
+        c = self.params["exploration"]
+        while world.current_player is not None and world.deal_index == deal and len(world.deal_results) == before:
+            seat = world.current_player
+            legal = world.legal_action_ids()
+            untried = []
+            choice, choice_score = -1, -math.inf
+            for action in legal:
+                child = node.children.get(keys(seat, action))
+                if child is None:
+                    untried.append(action)
+                    continue
+                child.available += 1
+                if not untried:
+                    score = child.reward / child.visits + c * math.sqrt(math.log(child.available) / child.visits)
+                    if score > choice_score:
+                        choice, choice_score = action, score
+            if untried:
+                choice = untried[self.rng.below(len(untried))] if len(untried) > 1 else untried[0]
+                child = node.children[keys(seat, choice)] = Node()
+                child.available = 1
+                path.append((child, world.side_of[seat]))
+                world.apply_id(choice)
+                break
+            node = node.children[keys(seat, choice)]
+            path.append((node, world.side_of[seat]))
+            world.apply_id(choice)
+        if len(world.deal_results) == before:
+            play_deal(world, self.rollout_bots(world.players))
+        rewards = _rewards(world, before)
+        for child, side in path:
+            child.visits += 1
+            child.reward += rewards[side]
+
+
+def _rewards(world: State, results_before: int) -> list[float]:
+    """Each side's reward in 0..1 for the deal recorded after ``results_before`` results (0.5 each if none)."""
+    sides = max(world.side_of) + 1
+    if len(world.deal_results) <= results_before:
+        return [0.5] * sides
+    points = world.deal_results[results_before]["points"]
+    scale = 2 * max(1, sum(abs(p) for p in points))
+    rewards = []
+    for side, own in enumerate(points):
+        others = [p for s, p in enumerate(points) if s != side]
+        rewards.append(0.5 + (own - sum(others) / len(others)) / scale)
+    return rewards

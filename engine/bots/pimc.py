@@ -1,0 +1,122 @@
+"""``pimc``: determinized (perfect-information) Monte Carlo.
+
+For each decision the policy samples ``samples`` worlds the seat cannot tell from the real one (its SeatView, so
+``engine.determinize``), evaluates every legal action in each and plays the best mean (the first listed among equals).
+An action is evaluated by ``rollouts`` play-outs to the end of the deal by the ``rollout`` policy on every seat, each
+scored by the deal's margin for the seat's side (:func:`engine.bots.search.deal_margin`); the play-outs of every
+action in a world draw the same random numbers (common random numbers), so that their differences are the actions'.
+In a trick game's card play
+with at most ``dd_cards`` cards left to play (0: never), the exact double-dummy value of each card takes over
+(:mod:`engine.search.double_dummy`: tricks or card points with best play by everyone); there an action that plays the
+same card with an announcement (belote) is worth half a point more, as announcing costs nothing. ``budget`` bounds a
+decision's work (0: none): once the play-out moves and double-dummy nodes of the samples so far reach it, no more
+samples are drawn (always at least one), so the decision stays a function of the seed. Moves outside the play of the
+cards (an auction's bids, redeal answers) are the rollout policy's unless ``bids=search``: searched bids measured
+worse than greedy's in Belote contrée (a few noisy samples favour the bid whose play-outs happened to go well).
+
+>>> import engine
+>>> from engine.bots import make_policies, play_out
+>>> state = engine.new_match("german_whist", seed=4, first_dealer=0)
+>>> bots = make_policies(["pimc:samples=2:dd_cards=6", "greedy"], "german_whist", seed=1)
+>>> play_out(state, bots) > 0 and state.is_terminal
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..options import Option
+from ..search.double_dummy import DoubleDummy, cards_left, unsolvable
+from ..state import State
+from ..trickgame import TrickGame
+from .policy import Observe, Policy
+from .search import SearchPolicy, deal_margin, last_deal, play_deal, rollout_option
+from .view import SeatView
+
+PLAY_PHASES = ("play", "capture")  # the phases of the play of the cards (trick games; fishing games' captures)
+ANNOUNCING = 0.5  # what playing a card with its announcement adds to the card's double-dummy value
+
+
+class PimcPolicy(SearchPolicy):
+    """Samples worlds, evaluates each legal action in each (play-outs, or double dummy near a trick game's end)."""
+
+    name = "pimc"
+    summary = ("Determinized Monte Carlo: samples the unseen cards, scores each legal move by play-outs (or an exact "
+               "double-dummy search once few cards are left in a trick game) and plays the best mean.")
+    param_spec = (
+        Option("samples", int, 16, "worlds sampled per decision", minimum=1, maximum=10_000, noun="parameter"),
+        Option("rollouts", int, 1, "play-outs per legal move and world", minimum=1, maximum=1000, noun="parameter"),
+        Option("dd_cards", int, 16, "cards left to play at which the double-dummy search takes over (0: never)",
+               minimum=0, maximum=52, noun="parameter"),
+        Option("budget", int, 0, "play-out moves and search nodes per decision after which no more worlds are "
+               "sampled (0: no bound)", minimum=0, noun="parameter"),
+        rollout_option("greedy"),
+        Option("bids", str, "rollout", "moves outside the play of the cards (bids, redeal answers, declarations): "
+               "played as the rollout policy plays them, or searched as every other move",
+               choices=("rollout", "search"), noun="parameter"),
+    )
+
+    def __init__(self, game_id: str, seat: int, seed: int, params: Mapping[str, Any] | None = None) -> None:
+        super().__init__(game_id, seat, seed, params)
+        self._bidder: Policy | None = None
+        if self.params["bids"] == "rollout":
+            from .registry import make_policy  # (the registry imports this module)
+            # seeded as that policy would be in this seat: it bids exactly as it would (duplicate deals then see
+            # the same auctions, whichever of the two sits here)
+            self._bidder = make_policy(self.params["rollout"], game_id, seat, seed)
+
+    def choose_id(self, legal_ids: Sequence[int], observe: Observe) -> int:
+        if self._bidder is not None and len(legal_ids) > 1 and observe()["phase"] not in PLAY_PHASES:
+            return self._bidder.choose_id(legal_ids, observe)
+        return super().choose_id(legal_ids, observe)
+
+    def _search(self, legal_ids: Sequence[int], view: SeatView) -> int:
+        totals = [0.0] * len(legal_ids)
+        budget, spent = self.params["budget"], 0
+        for _ in range(self.params["samples"]):
+            world = last_deal(view.sample(self.rng))
+            values, cost = self._evaluate(world, legal_ids)
+            for i, value in enumerate(values):
+                totals[i] += value
+            spent += cost
+            if budget and spent >= budget:
+                break
+        best = max(totals)
+        return legal_ids[totals.index(best)]
+
+    def _evaluate(self, world: State, legal_ids: Sequence[int]) -> tuple[list[float], int]:
+        """Each legal action's value in ``world`` and the work it took (moves or nodes)."""
+        if self._double_dummy(world):
+            return self._solved(world, legal_ids)
+        side = world.side_of[self.seat]
+        bots = self.rollout_bots(world.players)
+        rollouts = self.params["rollouts"]
+        values, moves = [], 0
+        streams = [bot.rng.state for bot in bots]
+        for action in legal_ids:
+            for bot, stream in zip(bots, streams, strict=True):
+                bot.rng.state = stream  # every move's play-outs draw the same numbers: their differences count
+            total = 0.0
+            for _ in range(rollouts):
+                line = world.clone()
+                before = len(line.deal_results)
+                line.apply_id(action)
+                moves += 1 + play_deal(line, bots)
+                total += deal_margin(line, side, before)
+            values.append(total / rollouts)
+        return values, moves
+
+    def _double_dummy(self, world: State) -> bool:
+        limit = self.params["dd_cards"]
+        return bool(limit) and isinstance(world, TrickGame) and world.phase == "play" and \
+            cards_left(world) <= limit and unsolvable(world) is None
+
+    @staticmethod
+    def _solved(world: State, legal_ids: Sequence[int]) -> tuple[list[float], int]:
+        assert isinstance(world, TrickGame)
+        solver = DoubleDummy(world)
+        values = solver.action_values()
+        width = world.ACTIONS.width
+        return [values[a] + (ANNOUNCING if a % width else 0.0) for a in legal_ids], solver.nodes

@@ -1,0 +1,89 @@
+"""What the searching policies share: the seat's view checked, bots that play rollouts, and a deal's utility.
+
+A searching policy (:class:`SearchPolicy`) decides from its :class:`engine.bots.view.SeatView` only: the seat's
+observation and samples of the hidden cards (``engine.determinize``). It measures a line of play by the current deal's
+result (the points each side scored in it, as the game records them): its side's points less the mean of the other
+sides' (:func:`deal_margin`), since a deal is what every game has and what tournaments compare.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..options import Option
+from ..rng import derive_seed
+from ..state import State
+from .policy import Observation, Observe, Policy
+from .rollout import play_out
+from .view import SeatView
+
+ROLLOUT_POLICIES = ("greedy", "random")
+
+
+def rollout_option(default: str) -> Option:
+    return Option("rollout", str, default, "the policy that plays every seat in a play-out to the end of the deal",
+                  choices=ROLLOUT_POLICIES, noun="parameter")
+
+
+def deal_margin(state: State, side: int, results_before: int) -> float:
+    """The deal recorded after ``results_before`` deal results: ``side``'s points less the others' mean (0 if the
+    match ended without scoring it)."""
+    if len(state.deal_results) <= results_before:
+        return 0.0
+    points = state.deal_results[results_before]["points"]
+    others = [p for s, p in enumerate(points) if s != side]
+    return float(points[side] - sum(others) / len(others))
+
+
+def last_deal(world: State) -> State:
+    """``world`` (a sample, the searcher's own) made to end its match with the current deal, so that play-outs of
+    it take the engine's fused loop (``State.play_to_end``) and stop where the deal is scored."""
+    world.options = {**world.options, "max_deals": world.deal_index + 1}
+    return world
+
+
+def play_deal(state: State, bots: Sequence[Policy]) -> int:
+    """Play ``state`` (a :func:`last_deal`) to its end with ``bots``; the moves played."""
+    if state.is_terminal:
+        return 0
+    return play_out(state, bots)
+
+
+class SearchPolicy(Policy):
+    """A policy that samples the hidden cards; its ``observe`` must be a SeatView (``seat_observer`` builds it)."""
+
+    searches = True
+
+    def __init__(self, game_id: str, seat: int, seed: int, params: Mapping[str, Any] | None = None) -> None:
+        super().__init__(game_id, seat, seed, params)
+        from .registry import policy_class  # (the registry imports this module's policies)
+        rollout = self.params["rollout"]
+        if game_id not in policy_class(rollout).games():
+            raise ValueError(f"{self.name}'s rollout policy {rollout!r} does not play {game_id!r}")
+        self._rollout_seed = derive_seed(seed, seat, 1)
+        self._bots: list[Policy] | None = None
+
+    def rollout_bots(self, players: int) -> list[Policy]:
+        """The rollout policy for each seat (made once, their RNGs running on from decision to decision)."""
+        if self._bots is None or len(self._bots) != players:
+            from .registry import make_policies  # (the registry imports this module's policies)
+            self._bots = make_policies([self.params["rollout"]] * players, self.game_id, self._rollout_seed)
+        return self._bots
+
+    def choose_id(self, legal_ids: Sequence[int], observe: Observe) -> int:
+        if len(legal_ids) == 1:
+            return legal_ids[0]
+        if not isinstance(observe, SeatView):
+            raise ValueError(f"{self.name} samples the cards seat {self.seat} has not seen: its observe must be an "
+                             "engine.bots.view.SeatView (engine.bots.seat_observer builds it)")
+        return self._search(legal_ids, observe)
+
+    def _choose_index(self, observation: Observation) -> int:
+        raise ValueError(f"{self.name} needs more than an observation to search: call choose_id with a SeatView "
+                         "(engine.bots.seat_observer(state, seat, policy))")
+
+    @abstractmethod
+    def _search(self, legal_ids: Sequence[int], view: SeatView) -> int:
+        """The chosen action among ``legal_ids`` (at least two)."""

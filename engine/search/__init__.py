@@ -1,0 +1,1 @@
+"""Search over perfect-information positions: the trick games' double-dummy solver (:mod:`.double_dummy`)."""

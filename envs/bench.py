@@ -1,0 +1,104 @@
+"""``cardtable bench --env pettingzoo``: steps per second through the PettingZoo environment against the engine's own
+moves per second, measured in the same run (rounds of each in turn, so both see the same load).
+
+The engine's figure is its step-by-step loop (``legal_action_ids``, a random choice, ``apply_id``: what an
+environment's step has to do) and, for reference, its fused rollout (``play_out``, as ``cardtable bench``); the
+environment's is PettingZoo's agent loop (``last()``, a random legal index from the mask, ``step()``). The wrapper's
+cost is the environment's time per step beyond the engine's time per move, as a fraction of the latter.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import engine
+from engine.bots import make_policies, play_out
+from engine.rng import Rng, derive_seed
+
+from .pettingzoo import CardtableEnv
+
+DEAL = {"max_deals": 1}
+ROUNDS = 3
+
+
+def _timed(play_one: Callable[[int], int], seconds: float, first: int) -> tuple[int, float]:
+    """Play deals ``first``, ``first + 1``, ... for ``seconds`` (at least one); moves made and time taken."""
+    moves, number = 0, first
+    started = time.perf_counter()
+    deadline = started + seconds
+    while True:
+        moves += play_one(number)
+        number += 1
+        if time.perf_counter() >= deadline:
+            return moves, time.perf_counter() - started
+
+
+def engine_steps(game: str, players: int | None, seed: int) -> Callable[[int], int]:
+    def play_one(number: int) -> int:
+        state = engine.new_match(game, seed=derive_seed(seed, number), players=players, options=DEAL)
+        rng, moves = Rng(derive_seed(seed, number, 1)), 0
+        while state.current_player is not None:
+            legal = state.legal_action_ids()
+            state.apply_id(legal[rng.below(len(legal))])
+            moves += 1
+        return moves
+
+    return play_one
+
+
+def engine_rollouts(game: str, players: int | None, seed: int) -> Callable[[int], int]:
+    def play_one(number: int) -> int:
+        state = engine.new_match(game, seed=derive_seed(seed, number), players=players, options=DEAL)
+        return play_out(state, make_policies(["random"] * state.players, game, derive_seed(seed, number, 1)))
+
+    return play_one
+
+
+def env_steps(game: str, players: int | None, seed: int) -> Callable[[int], int]:
+    env = CardtableEnv(game, players, options=DEAL)
+
+    def play_one(number: int) -> int:
+        env.reset(seed=derive_seed(seed, number))
+        rng, steps = Rng(derive_seed(seed, number, 1)), 0
+        for _agent in env.agent_iter():
+            observation, _reward, terminated, truncated, _info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = observation["action_mask"].nonzero()[0]
+            env.step(int(legal[rng.below(len(legal))]))
+            steps += 1
+        return steps
+
+    return play_one
+
+
+def run_env_bench(game: str, players: int | None = None, seconds: float = 3.0, seed: int = 1) -> dict[str, Any]:
+    """Rounds of the engine's step loop, its rollout and the environment's loop, ``seconds`` in all."""
+    loops = {"engine_steps": engine_steps(game, players, seed), "engine_rollouts": engine_rollouts(game, players, seed),
+             "env": env_steps(game, players, seed)}
+    totals = {name: [0, 0.0] for name in loops}
+    share = seconds / (ROUNDS * len(loops))
+    for round_number in range(ROUNDS):
+        for name, loop in loops.items():
+            moves, elapsed = _timed(loop, share, 10_000 * round_number)
+            totals[name][0] += moves
+            totals[name][1] += elapsed
+    rates = {name: moves / elapsed for name, (moves, elapsed) in totals.items()}
+    env_rate, engine_rate = rates["env"], rates["engine_steps"]
+    return {
+        "game": game,
+        "players": engine.new_match(game, seed=0, players=players).players,
+        "env": "pettingzoo",
+        "env_steps_per_s": round(env_rate, 1),
+        "engine_moves_per_s": round(engine_rate, 1),
+        "engine_rollout_moves_per_s": round(rates["engine_rollouts"], 1),
+        # The environment's time per step beyond the engine's per move, as a fraction of the engine's.
+        "wrapper_cost": round(engine_rate / env_rate - 1, 3),
+        "wrapper_cost_vs_rollout": round(rates["engine_rollouts"] / env_rate - 1, 3),
+        "seconds": round(sum(elapsed for _, elapsed in totals.values()), 3),
+        "load_average_1m": round(os.getloadavg()[0], 2),
+    }

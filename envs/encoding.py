@@ -1,0 +1,274 @@
+"""The numeric face of a match for learning agents: a fixed action space per game, and one observation encoding for
+every game (documented in docs/environments.md).
+
+**Actions.** Each game has a fixed number of action indexes (:class:`ActionCodec`): a trick game's action ids are its
+``CardActions`` table (card plays, suffixed plays such as ``KH:belote``, then its words), used as they are; a fishing
+game's steps (docs/fishing_moves.md) are ``52 * k + card`` for k = 0 trail, 1 a jack that takes the whole table,
+2 begin a capture with the card, 3 take the card, then ``next`` and ``done``.
+
+**Observation.** A float32 vector computed from ``state.observation(seat)`` and the deal's public moves only, so it
+holds nothing the seat may not know. Seats are relative to the observer (0 itself, 1 the next seat in seat order, ...).
+Card planes are 52 entries each, card ``suit * 13 + rank`` (suits C D H S, ranks 2..A), 1 where the card is:
+
+====================  ==========================================================================================
+plane                 cards
+====================  ==========================================================================================
+0 hand                the observer's hand
+1 .. n trick          the card seat k played to the trick in progress
+n+1 table             the table (fishing games)
+n+2 face up           single face-up cards the observation shows: ``face_up``, ``turn_up``, ``bottom_card``,
+                      ``removed_card``
+n+3 known             ``known_cards``: cards known to be in another seat's hand (taken face up, declared, ...)
+n+4 played            every card in this deal's public moves so far (played, trailed or captured, as seen)
+====================  ==========================================================================================
+
+then ``trump`` one-hot (C, D, H, S, none), ``phase`` one-hot (:data:`PHASES`, then any other), the match score of
+each seat (raw points), the dealer one-hot, 1 if the observer is to act, the stock size, the deal index.
+
+>>> import engine
+>>> state = engine.new_match("german_whist", seed=1)
+>>> encoder = ObservationEncoder(2)
+>>> vector = encoder.encode(state.observation(0, history=True), 0, 0)
+>>> vector.shape, int(vector[:52].sum())
+((383,), 13)
+>>> ActionCodec.for_game("tablanette").size, ActionCodec.for_game("german_whist").size
+(210, 56)
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+import engine
+from engine.cards import CARD_OF_CODE, CODES, NUM_CARDS, SUITS
+from engine.fishing import BEGIN, DONE, NEXT, TAKE, FishingState
+from engine.trickgame import TrickGame
+
+PHASES = ("auction", "exchange", "declare", "play", "capture", "over")
+FACE_UP_KEYS = ("face_up", "turn_up", "bottom_card", "removed_card")
+CARD_MASK = (1 << 6) - 1
+FACE_DOWN_GAMES = ("two_ten_jack",)  # a first trick played partly face down: its stored cards are not all shown
+
+
+class ActionCodec:
+    """A game's actions as indexes ``0 .. size - 1`` and back: ``index(action_id)``, and the legal ids by index."""
+
+    def __init__(self, game_id: str, size: int, fishing: bool) -> None:
+        self.game_id = game_id
+        self.size = size
+        self.fishing = fishing
+
+    @classmethod
+    def for_game(cls, game_id: str) -> ActionCodec:
+        """The codec of a game; a ValueError for a game whose actions have no fixed table."""
+        game = engine.game_class(game_id)
+        if issubclass(game, FishingState):
+            return cls(game_id, 4 * NUM_CARDS + 2, True)
+        actions = getattr(game, "ACTIONS", None)
+        if actions is None:
+            raise ValueError(f"{game_id} has no fixed action table (a CardActions ACTIONS, or fishing steps)")
+        return cls(game_id, len(actions.strings), False)
+
+    def index(self, action: int) -> int:
+        if not self.fishing:
+            return action
+        if action & DONE:
+            return 4 * NUM_CARDS + 1
+        if action & NEXT:
+            return 4 * NUM_CARDS
+        card = action & CARD_MASK
+        if action & TAKE:
+            return 3 * NUM_CARDS + card
+        if action & BEGIN:
+            return 2 * NUM_CARDS + card
+        return (NUM_CARDS if action >> 6 else 0) + card  # a jack taking the table, or a trail
+
+    def index_string(self, index: int) -> str:
+        """The action an index stands for, in the rules' notation (``"KS:"``, ``"+4C"``; a jack taking the whole
+        table is ``"JS:*"``, whatever the table holds)."""
+        if not 0 <= index < self.size:
+            raise ValueError(f"{self.game_id}'s action indexes are 0..{self.size - 1}, not {index}")
+        if not self.fishing:
+            return str(engine.game_class(self.game_id).ACTIONS.strings[index])  # type: ignore[attr-defined]
+        if index >= 4 * NUM_CARDS:
+            return "next" if index == 4 * NUM_CARDS else "done"
+        kind, card = divmod(index, NUM_CARDS)
+        return ("{}", "{}:*", "{}:", "+{}")[kind].format(CODES[card])
+
+    def legal_by_index(self, legal_ids: Sequence[int]) -> dict[int, int]:
+        """Index -> action id for the legal ids (one id per index: a state never offers two)."""
+        if not self.fishing:
+            return {action: action for action in legal_ids}
+        return {self.index(action): action for action in legal_ids}
+
+
+def card_tokens(action: str) -> list[int]:
+    """The cards an action string names (``"KS:4C,TD"`` -> KS, 4C, TD; ``"+3C"`` -> 3C; ``"bid:80:H"`` -> none)."""
+    cards = []
+    for part in action.replace(",", ":").split(":"):
+        code = part[1:] if part.startswith("+") else part
+        card = CARD_OF_CODE.get(code)
+        if card is not None:
+            cards.append(card)
+    return cards
+
+
+class ObservationEncoder:
+    """The observation vector of one seat of an ``players``-player game (see the module's table)."""
+
+    def __init__(self, players: int) -> None:
+        self.players = players
+        self.planes = players + 5
+        self.scalars = len(SUITS) + 1 + len(PHASES) + 1 + 2 * players + 3
+        self.size = self.planes * NUM_CARDS + self.scalars
+
+    def encode(self, observation: Mapping[str, Any], seat: int, deal_start: int) -> np.ndarray:
+        """The vector of ``observation`` (``state.observation(seat, history=True)``); ``deal_start``: the number of
+        moves of the match before this deal (the history's entries from there on are this deal's moves)."""
+        n = self.players
+        vector = np.zeros(self.size, dtype=np.float32)
+        planes = vector[: self.planes * NUM_CARDS].reshape(self.planes, NUM_CARDS)
+        _mark(planes[0], observation.get("hand", ()))
+        for other, code in observation.get("trick", ()):
+            _mark(planes[1 + (other - seat) % n], (code,))
+        _mark(planes[n + 1], observation.get("table", ()))
+        _mark(planes[n + 2], [observation.get(key) for key in FACE_UP_KEYS])
+        _mark(planes[n + 3], observation.get("known_cards", ()))
+        played = planes[n + 4]
+        for _, action in observation.get("history", ())[deal_start:]:
+            played[card_tokens(action)] = 1.0
+        at = self.planes * NUM_CARDS
+        trump = observation.get("trump")
+        vector[at + (SUITS.index(trump) if isinstance(trump, str) and trump in SUITS else len(SUITS))] = 1.0
+        at += len(SUITS) + 1
+        phase = observation.get("phase")
+        vector[at + (PHASES.index(phase) if phase in PHASES else len(PHASES))] = 1.0
+        at += len(PHASES) + 1
+        scores = observation["scores"]
+        for k in range(n):
+            vector[at + k] = scores[(seat + k) % n]
+        at += n
+        vector[at + (observation["dealer"] - seat) % n] = 1.0
+        at += n
+        vector[at] = 1.0 if observation.get("current_player") == seat else 0.0
+        vector[at + 1] = observation.get("stock_size") or 0
+        vector[at + 2] = observation["deal_index"]
+        return vector
+
+
+class TrickEncoder:
+    """:class:`ObservationEncoder`'s vector for a trick game, read from the state's own hands and trick (masks)
+    instead of building the observation dict at every move: the same vector (the tests compare the two at every move
+    of every trick game it serves), several times faster. Each seat keeps its last vector and the card masks it
+    shows, and a move rewrites only the entries that changed (a card or two). What changes only between tricks or
+    phases (the face-up and known cards, trump, the stock) comes from the game's own observation keys once per trick
+    and seat. ``played`` is the mask of the cards named by the deal's public moves, kept by the caller
+    (:meth:`played_card`); :meth:`new_match` starts over for another match.
+
+    Used for the trick games that show every trick card as it is stored (all but those that play face down:
+    :func:`trick_encoder` says which)."""
+
+    def __init__(self, players: int, game: type[engine.State]) -> None:
+        self.reference = ObservationEncoder(players)
+        self.players = players
+        self.card_of = game.ACTIONS.card_of  # type: ignore[attr-defined]
+        n = players
+        self._scores_at = self.reference.planes * NUM_CARDS + len(SUITS) + 1 + len(PHASES) + 1
+        self._to_act_at = self._scores_at + 2 * n
+        self._plane_entries = self.reference.planes * NUM_CARDS
+        self.new_match()
+
+    def new_match(self) -> None:
+        """Start every seat's vector afresh (a new match)."""
+        n, planes = self.players, self.reference.planes
+        # Python float32 arrays: writing single entries costs a fraction of numpy's; one copy per move makes the array.
+        self._vectors = [array("f", bytes(4 * self.reference.size)) for _ in range(n)]
+        self._masks = [[0] * planes for _ in range(n)]
+        self._keys: list[tuple[Any, ...] | None] = [None] * n
+        self._slow_masks = [(0, 0)] * n
+        self._scores: list[list[int] | None] = [None] * n
+
+    def played_card(self, action: int) -> int:
+        """The card (a one-bit mask) a move of ``action`` shows to every seat, 0 for a word (``pass``)."""
+        card = self.card_of[action]
+        return 0 if card is None else 1 << card
+
+    def encode(self, state: Any, seat: int, played: int) -> np.ndarray:
+        n = self.players
+        vector = self._vectors[seat]
+        # What the slow part depends on: the stock shrinks with every trick of a game with a stock, the first trick
+        # ends declarations; past that, only the phase and the deal change it.
+        key = (state.deal_index, state.dealings, state.phase, bool(state.tricks),
+               len(getattr(state, "stock", ())) - getattr(state, "stock_top", 0))
+        if key != self._keys[seat]:
+            self._keys[seat], self._slow_masks[seat] = key, self._slow_part(state, seat, vector)
+        face_up, known = self._slow_masks[seat]
+        masks = [state.hands[seat], *[0] * n, 0, face_up, known, played]
+        for other, card in state.trick:
+            masks[1 + (other - seat) % n] |= 1 << card
+        shown = self._masks[seat]
+        for plane, mask in enumerate(masks):
+            changed = mask ^ shown[plane]
+            if changed:
+                _write_bits(vector, plane * NUM_CARDS, changed, mask)
+                shown[plane] = mask
+        scores = state.scores
+        if scores != self._scores[seat]:
+            for k in range(n):
+                vector[self._scores_at + k] = scores[(seat + k) % n]
+            self._scores[seat] = list(scores)
+        vector[self._to_act_at] = 1.0 if state.current_player == seat else 0.0
+        return np.frombuffer(vector, dtype=np.float32).copy()
+
+    def _slow_part(self, state: Any, seat: int, vector: array[float]) -> tuple[int, int]:
+        """Write the entries that change only between tricks or phases (trump, phase, dealer, stock, deal) into
+        ``vector``; return the face-up and known cards (masks), from the game's own observation keys
+        (``_observe_deal``: what it adds to the hands, the trick and trump)."""
+        n, view = self.players, {}
+        state._observe_deal(seat, view)
+        at = self._plane_entries
+        vector[at: self._scores_at] = array("f", bytes(4 * (self._scores_at - at)))
+        vector[at + state.trump] = 1.0  # suits 0..3, and NO_TRUMP (4) is the "none" entry
+        vector[at + len(SUITS) + 1 + (PHASES.index(state.phase) if state.phase in PHASES else len(PHASES))] = 1.0
+        at = self._scores_at + n
+        vector[at: at + n] = array("f", bytes(4 * n))
+        vector[at + (state.dealer - seat) % n] = 1.0
+        vector[self._to_act_at + 1] = view.get("stock_size") or 0
+        vector[self._to_act_at + 2] = state.deal_index
+        return _mask_of([view.get(key) for key in FACE_UP_KEYS]), _mask_of(view.get("known_cards", ()))
+
+
+def trick_encoder(game_id: str, players: int) -> TrickEncoder | None:
+    """The fast encoder of a trick game whose stored trick is what every seat sees, or None (use the reference)."""
+    game = engine.game_class(game_id)
+    if not issubclass(game, TrickGame) or game_id in FACE_DOWN_GAMES:
+        return None
+    return TrickEncoder(players, game)
+
+
+def _write_bits(vector: array[float], at: int, changed: int, mask: int) -> None:
+    """Set ``vector[at + card]`` to the card's bit in ``mask`` for each card of ``changed``."""
+    while changed:
+        low = changed & -changed
+        vector[at + low.bit_length() - 1] = 1.0 if mask & low else 0.0
+        changed ^= low
+
+
+def _mask_of(codes: Any) -> int:
+    mask = 0
+    for code in codes:
+        card = CARD_OF_CODE.get(code) if isinstance(code, str) else None
+        if card is not None:
+            mask |= 1 << card
+    return mask
+
+
+def _mark(plane: np.ndarray, codes: Any) -> None:
+    for code in codes:
+        card = CARD_OF_CODE.get(code) if isinstance(code, str) else None
+        if card is not None:
+            plane[card] = 1.0

@@ -1,0 +1,181 @@
+"""cardtable's games as PettingZoo AEC environments (``pip install cardtable[pettingzoo]``; docs/environments.md).
+
+One environment plays one match of a game (its options as given: ``{"max_deals": 1}`` for single deals). Agents are
+``player_0 .. player_{n-1}`` (seat order). Each observation is a dict: ``"observation"``, the game-independent
+float32 vector of :mod:`envs.encoding`, and ``"action_mask"``, int8 over the game's action indexes (1 = legal).
+Rewards come at the end of each deal: each seat gets the points its side scored in that deal (partners alike); the
+match's end terminates every agent. ``reset(seed=...)`` seeds the match through cardtable's RNG (the same seed, the
+same deals as ``engine.new_match(game, seed=...)``); ``reset()`` without a seed plays the next seed of the stream the
+last seed started. ``render()`` returns the table as text (``render_mode="ansi"``) or prints it (``"human"``).
+
+>>> env = CardtableEnv("german_whist", options={"max_deals": 1})
+>>> env.reset(seed=7)
+>>> env.agent_selection in env.possible_agents, int(env.action_space("player_0").n)
+(True, 56)
+>>> observation, reward, terminated, truncated, info = env.last()
+>>> observation["observation"].shape, int(observation["action_mask"].sum()) == len(env.state.legal_actions())
+((383,), True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+import engine
+from engine.rng import Rng, fresh_seed
+
+from .encoding import ActionCodec, ObservationEncoder, trick_encoder
+from .text import render_text
+
+RENDER_MODES = ("ansi", "human")
+
+
+class CardtableEnv(AECEnv):  # type: ignore[misc]
+    """An AEC environment for ``game`` with ``players`` seats (the game's default when None) and game ``options``."""
+
+    metadata = {"render_modes": list(RENDER_MODES), "name": "cardtable_v0", "is_parallelizable": False}
+
+    def __init__(self, game: str, players: int | None = None, options: Mapping[str, Any] | None = None,
+                 render_mode: str | None = None) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {', '.join(RENDER_MODES)} or None, not {render_mode!r}")
+        probe = engine.new_match(game, seed=0, players=players, options=options)  # checks game, players, options
+        self.game = game
+        self.n = probe.players
+        self.game_options = dict(options or {})
+        self.render_mode = render_mode
+        self.codec = ActionCodec.for_game(game)
+        self.encoder = ObservationEncoder(self.n)
+        self.fast = trick_encoder(game, self.n)  # the same vector, faster, where the game allows
+        self.possible_agents = [f"player_{seat}" for seat in range(self.n)]
+        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self._no_rewards = dict.fromkeys(self.possible_agents, 0)
+        self.metadata = {**self.metadata, "name": f"cardtable_{game}_{self.n}p_v0"}
+        observation = spaces.Box(low=-np.inf, high=np.inf, shape=(self.encoder.size,), dtype=np.float32)
+        mask = spaces.Box(low=0, high=1, shape=(self.codec.size,), dtype=np.int8)
+        self._observation_space = spaces.Dict({"observation": observation, "action_mask": mask})
+        self._action_space = spaces.Discrete(self.codec.size)
+        self._seeds: Rng | None = None
+        self.state: engine.State | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_space
+
+    # ---- the match --------------------------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a match: from ``seed``, or from the next seed of the stream (a fresh one if never seeded).
+        ``options`` is not used: game options are given to the constructor."""
+        if seed is not None:
+            self._seeds = Rng(seed)
+            match_seed = seed
+        else:
+            self._seeds = self._seeds or Rng(fresh_seed())
+            match_seed = self._seeds.next_u64()
+        self.state = engine.new_match(self.game, seed=match_seed, players=self.n, options=self.game_options)
+        if self.fast is not None:
+            self.fast.new_match()
+        self.agents = list(self.possible_agents)
+        self.rewards = {agent: 0 for agent in self.agents}
+        self._cumulative_rewards = {agent: 0 for agent in self.agents}
+        self.terminations = {agent: False for agent in self.agents}
+        self.truncations = {agent: False for agent in self.agents}
+        self._deal_start = 0
+        self._played = 0
+        self._deal_index = 0
+        self._scores_at_deal_start = list(self.state.scores)
+        self._legal: dict[int, int] = {}
+        self.infos = {agent: {} for agent in self.agents}
+        self._select()
+
+    def _select(self) -> None:
+        state = self.state
+        assert state is not None and state.current_player is not None  # only while the match goes on
+        self.agent_selection = self.possible_agents[state.current_player]
+        self._legal = self.codec.legal_by_index(state.legal_action_ids())
+
+    def step(self, action: int | None) -> None:
+        if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
+            self._was_dead_step(action)
+            return
+        state = self.state
+        assert state is not None  # reset() comes first
+        try:
+            action_id = self._legal[int(action)]  # type: ignore[arg-type]
+        except (KeyError, TypeError, ValueError):
+            raise engine.IllegalAction(f"action index {action!r}", state.legal_actions(), state._where()) from None
+        self._cumulative_rewards[self.agent_selection] = 0
+        state.apply_id(action_id)
+        if self.fast is not None:
+            self._played |= self.fast.played_card(action_id)
+        if state.deal_index == self._deal_index and not state.is_terminal:  # the usual move: no reward, next seat
+            self.rewards = self._no_rewards
+            self._select()
+            return
+        self.rewards = dict(self._no_rewards)
+        self._deal_over()
+        if state.is_terminal:
+            self.terminations = {name: True for name in self.agents}
+        else:
+            self._select()
+        self._accumulate_rewards()
+
+    def _deal_over(self) -> None:
+        """Each seat's reward: the points its side scored in the deal that just ended."""
+        state = self.state
+        assert state is not None
+        scores = state.scores
+        for seat, name in enumerate(self.possible_agents):
+            self.rewards[name] = scores[seat] - self._scores_at_deal_start[seat]
+        self._scores_at_deal_start = list(scores)
+        self._deal_index = state.deal_index
+        self._deal_start = len(state.moves)
+        self._played = 0
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        state = self.state
+        assert state is not None  # reset() comes first
+        seat = self._seat_of[agent]
+        mask = bytearray(self.codec.size)
+        if agent == self.agent_selection and not state.is_terminal:
+            for index in self._legal:
+                mask[index] = 1
+        return {"observation": self.encode(seat), "action_mask": np.frombuffer(mask, dtype=np.int8)}
+
+    def encode(self, seat: int) -> np.ndarray:
+        """The observation vector of ``seat`` now (:mod:`envs.encoding`)."""
+        state = self.state
+        assert state is not None  # reset() comes first
+        if self.fast is not None and not state.is_terminal:
+            return self.fast.encode(state, seat, self._played)
+        return self.encoder.encode(state.observation(seat, history=True), seat, self._deal_start)
+
+    # ---- people -----------------------------------------------------------------------------------------------
+
+    def render(self) -> str | None:
+        """The table as text: the deal, scores, whose turn, and every seat's view of the cards it holds."""
+        if self.render_mode is None or self.state is None:
+            return None
+        text = render_text(self.state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        self.state = None
+
+
+def env(game: str, players: int | None = None, options: Mapping[str, Any] | None = None,
+        render_mode: str | None = None) -> CardtableEnv:
+    """PettingZoo's usual constructor name: ``envs.pettingzoo.env("belote", players=4)``."""
+    return CardtableEnv(game, players, options, render_mode)

@@ -1,0 +1,140 @@
+"""``cardtable tournament GAME``: every pair of policies over the same deals from both seat arrangements (duplicate
+deals) on Ray, then the mean score differences with 95% confidence intervals, win rates and a rating per policy.
+
+    cardtable tournament german_whist --policies random,greedy,pimc:samples=16,ismcts:iters=400 --deals 2000
+    cardtable tournament belote_contree --policies greedy,pimc --deals 500 --json
+    cardtable tournament tablanette --policies random,greedy --deals 1000 --plot ratings.png --address ray://HOST:10001
+
+Each pairing and arrangement is one simulation job (stored in Redis, its chunks retried, Ctrl-C cancels it and the
+tournament, exit 130); the tournament's record (its jobs and standings) is stored in Redis too. Ray and Redis are
+found as by ``cardtable simulate`` (``--address``, ``--redis-url``).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from engine.rng import fresh_seed
+from workers.jobstore import JobRecord, JobStore
+from workers.spec import JobSpecError
+from workers.tournament import TournamentSpec, check_tournament
+
+from .matchargs import game_argument, option_option, option_pairs_param, players_option
+from .simulate import (
+    _join_ray,
+    _reachable_redis,
+    _record_interrupted,
+    address_option,
+    redis_url_for,
+    redis_url_option,
+)
+
+
+@click.command()
+@game_argument
+@click.option("--policies", required=True, metavar="P1,P2,...",
+              help="Two or more policies, e.g. random,greedy,pimc:samples=16,ismcts:iters=400.")
+@click.option("--deals", type=click.IntRange(min=1), required=True, help="Duplicate deals per pairing.")
+@players_option
+@option_option
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Tournament seed (default: a fresh one).")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Tasks at a time (default: every CPU).")
+@click.option("--chunk-size", type=click.IntRange(min=0), default=0, help="Deals per Ray task (0: chosen).")
+@address_option
+@redis_url_option
+@click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON.")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Draw the ratings (mu with 3 sigma either side) into this PNG.")
+@click.option("--verbose", is_flag=True, help="Also show Ray's own log lines.")
+@click.pass_context
+def tournament(ctx: click.Context, game: str, policies: str, deals: int, players: int | None,
+               option_pairs: tuple[str, ...], seed: int | None, workers: int | None, chunk_size: int,
+               address: str | None, redis_url: str | None, as_json: bool, plot: Path | None, verbose: bool) -> None:
+    """Play every pair of policies over the same deals from both seat arrangements; rate the policies."""
+    options = option_pairs_param(ctx, game, option_pairs)
+    try:
+        spec = check_tournament(TournamentSpec(
+            game, tuple(p.strip() for p in policies.split(",") if p.strip()), deals,
+            seed if seed is not None else fresh_seed(), players, options, chunk_size))
+    except JobSpecError as exc:
+        raise click.UsageError(str(exc)) from None
+    console = Console(stderr=as_json, highlight=False)
+    current: dict[str, JobRecord] = {}
+    with redis_url_for(redis_url) as url:
+        store = JobStore(_reachable_redis(url))
+        cluster = _join_ray(address, workers, verbose)
+        if not as_json:
+            console.print(f"{game}: {len(spec.policies)} policies, {deals:,} duplicate deals per pairing, seed "
+                          f"{spec.seed}")
+            console.print(cluster)
+
+        def progress(number: int, jobs: int, record: JobRecord) -> None:
+            current["job"] = record
+            if not as_json and record.is_final:
+                console.print(f"job {number + 1}/{jobs} {record.job_id} ({','.join(record.spec.policies)}): "
+                              f"{record.state}")
+
+        from workers.tournament import run_tournament
+        try:
+            result = run_tournament(store, spec, url, max_workers=workers or 0, on_update=progress)
+        except KeyboardInterrupt:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            click.echo(_record_interrupted(store, current.get("job")), err=True)
+            ctx.exit(130)
+    if result["state"] != "succeeded":
+        raise click.ClickException(f"{result['tournament_id']} {result['state']}: {result.get('error', '')}")
+    if plot is not None:
+        plot_ratings(result, plot)
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    console.print(standings_tables(result))
+    if plot is not None:
+        console.print(f"plot written to {plot}")
+
+
+def standings_tables(result: dict[str, Any]) -> Table:
+    """The pairings (mean difference with its 95% CI, win rate) and the ratings, as one table each in a grid."""
+    grid = Table.grid(padding=(1, 0))
+    pairs = Table(title=f"{result['tournament_id']}: {result['spec']['game']}, duplicate deals", title_justify="left")
+    for header in ("pairing", "deals", "mean difference [95% CI]", "win rate"):
+        pairs.add_column(header, justify="left" if header == "pairing" else "right")
+    for row in result["pairings"]:
+        low, high = row["ci95"]
+        pairs.add_row(f"{row['a']} vs {row['b']}", f"{row['deals']:,}",
+                      f"{row['mean_difference']:+.2f} [{low:+.2f}, {high:+.2f}]", f"{row['win_rate']:.1%}")
+    ratings = Table(title="ratings (openskill Plackett-Luce; rating = mu - 3 sigma)", title_justify="left")
+    for header in ("policy", "rating", "mu", "sigma"):
+        ratings.add_column(header, justify="left" if header == "policy" else "right")
+    for row in result["ratings"]:
+        ratings.add_row(row["policy"], f"{row['rating']:.2f}", f"{row['mu']:.2f}", f"{row['sigma']:.2f}")
+    grid.add_row(pairs)
+    grid.add_row(ratings)
+    return grid
+
+
+def plot_ratings(result: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = result["ratings"]
+    fig, ax = plt.subplots(figsize=(7, 1 + 0.5 * len(rows)))
+    names = [row["policy"] for row in rows][::-1]
+    mus = [row["mu"] for row in rows][::-1]
+    errors = [3 * row["sigma"] for row in rows][::-1]
+    ax.errorbar(mus, range(len(rows)), xerr=errors, fmt="o")
+    ax.set_yticks(range(len(rows)), names)
+    ax.set_xlabel("rating mu (bars: 3 sigma)")
+    ax.set_title(f"{result['spec']['game']}: {result['spec']['deals']} duplicate deals per pairing")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

@@ -1,0 +1,81 @@
+"""``cardtable web``: serve the web page (replay viewer, jobs, live table) and its HTTP/JSON API.
+
+    cardtable web                                  # http://127.0.0.1:8080/ over the embedded Valkey
+    cardtable web --port 8000 --redis-url redis://127.0.0.1:6379
+    CARDTABLE_API_KEY=s3cret cardtable web         # every /api/ call then needs the key, as `cardtable serve`'s do
+
+It binds 127.0.0.1 unless told otherwise, and reads the same Redis (matches, replays, jobs) as ``cardtable serve``:
+a match started on the page is a gRPC match too, and a job submitted over gRPC shows its progress on the page. Every
+asset comes from cardtable itself: the page makes no request to any other host.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from .serve import _read_api_key
+
+DEFAULT_PORT = 8080
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def page_url(host: str, port: int, replay_id: str | None = None) -> str:
+    """The page's address, or a replay's permalink in the viewer.
+
+    >>> page_url("127.0.0.1", 8080, "sim-1a2b/0")
+    'http://127.0.0.1:8080/#/replay/sim-1a2b/0'
+    """
+    base = f"http://{host}:{port}/"
+    return base if replay_id is None else f"{base}#/replay/{replay_id}"
+
+
+def allowed_hosts(host: str) -> list[str] | None:
+    """The host names a server bound to ``host`` answers: on loopback only its own names (no page elsewhere can
+    rebind its name to 127.0.0.1 and read the API); elsewhere any, as the address may have many names.
+
+    >>> allowed_hosts("127.0.0.1"), allowed_hosts("0.0.0.0")
+    (['127.0.0.1', 'localhost', '[::1]'], None)
+    """
+    return [*LOOPBACK_NAMES] if host in LOOPBACK_NAMES or host == "::1" else None
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True, help="Port to bind.")
+@click.option("--redis-url", default=lambda: os.environ.get("REDIS_URL"),
+              help="Redis holding matches, replays and jobs (default: $REDIS_URL, else an embedded Valkey).")
+@click.option("--api-key", default=lambda: os.environ.get("CARDTABLE_API_KEY"),
+              help="Require this key in every API call's 'x-api-key' header (default: $CARDTABLE_API_KEY; none).")
+@click.option("--api-key-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Read the API key from this file (its first line).")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
+              show_default=True)
+def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_key_file: Path | None,
+        log_level: str) -> None:
+    """Serve the web page: replay viewer, simulation jobs and a live table against the bots."""
+    import uvicorn
+
+    from services.logs import configure_logging
+    from services.protogen import ensure_generated
+
+    if api_key_file is not None:
+        api_key = _read_api_key(api_key_file)
+    ensure_generated()
+    from services.web.app import create_app
+
+    configure_logging(log_level)
+    click.echo(f"cardtable web: {page_url(host, port)}", err=True)
+    try:
+        uvicorn.run(create_app(redis_url, api_key or None, allowed_hosts=allowed_hosts(host)), host=host, port=port,
+                    log_level=log_level, access_log=log_level == "debug")
+    except (ConnectionError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+if __name__ == "__main__":  # `python -m services.cli.web REPLAY_ID` prints the replay's address (make demo)
+    import sys
+
+    click.echo(page_url("127.0.0.1", DEFAULT_PORT, sys.argv[1] if len(sys.argv) > 1 else None))

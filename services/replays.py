@@ -1,0 +1,118 @@
+"""Replays as the APIs serve them: fetched, listed page by page and replayed, with the store's and the codec's
+failures as service errors (a replay that does not decode is DATA_LOSS, with the codec's message: what is wrong, at
+which move).
+
+The gRPC ReplayService and the web app (:mod:`services.web`) both call this; each only translates requests and
+answers. The store is synchronous, so its calls run in worker threads.
+
+    replays = Replays(backends)
+    data = await replays.fetch("live/17")
+    steps = replay_steps(open_replayer(data, "live/17"), "live/17")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from replay import Replayer, ReplayError
+from replay.codec import Header, decode_frame
+from replay.record import Step
+from replay.store import LIVE_COLLECTION, check_collection, parse_id
+
+from .backends import Backends
+from .errors import DataLoss, InvalidArgument, NotFound, quoted
+from .paging import page_size, start_of, token_of
+
+DEFAULT_PAGE = 50
+MAX_PAGE = 1000
+
+
+@dataclass
+class ReplayHeader:
+    """What a replay's frame says, read without replaying its moves."""
+
+    replay_id: str
+    header: Header
+    move_count: int
+    size_bytes: int
+
+
+@dataclass
+class ReplayPage:
+    """One page of a collection: (replay id, bytes) in index order, and the token of the next page ("": none)."""
+
+    items: list[tuple[str, bytes]]
+    next_page_token: str
+
+
+class Replays:
+    """Reads the replay store of ``backends``."""
+
+    def __init__(self, backends: Backends) -> None:
+        self.backends = backends
+
+    async def fetch(self, replay_id: str) -> bytes:
+        """A replay's bytes; InvalidArgument for a malformed id, NotFound if there is no such replay."""
+        try:
+            parse_id(replay_id)
+        except ValueError:
+            raise InvalidArgument(f"a replay id is <collection>/<index>, such as 'live/17', got {quoted(replay_id)}") \
+                from None
+        try:
+            data: bytes = await self._store_call(self.backends.replays.get, replay_id)
+        except KeyError:
+            raise NotFound(f"no replay {quoted(replay_id)}") from None
+        return data
+
+    async def page(self, collection: str, page_token: str, size: int) -> ReplayPage:
+        """The page of ``collection`` (default: the live matches') that ``page_token`` names; ``size`` 0 is the
+        default page size, and at most MAX_PAGE are given."""
+        collection = collection or LIVE_COLLECTION
+        try:
+            check_collection(collection)
+        except ValueError:
+            raise InvalidArgument(f"a collection name is 1 to 128 letters, digits or _.:- characters, got "
+                                  f"{quoted(collection)}") from None
+        start = start_of(page_token) or 0
+        found = await self._store_call(self.backends.replays.page, collection, start,
+                                       page_size(size, DEFAULT_PAGE, MAX_PAGE))
+        return ReplayPage([(f"{collection}/{index}", data) for index, data in found.items],
+                          token_of(found.next_start))
+
+    async def collections(self) -> list[tuple[str, int]]:
+        """Every collection's name and number of replays."""
+        found: list[tuple[str, int]] = await self._store_call(self.backends.replays.collections)
+        return found
+
+    async def _store_call(self, call: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return await self.backends.replay(call, *args)
+        except ReplayError as exc:
+            raise DataLoss(str(exc)) from None
+
+
+def read_header(replay_id: str, data: bytes) -> ReplayHeader:
+    """The header of a replay's bytes; DataLoss if they do not decode."""
+    try:
+        frame = decode_frame(data)
+    except ReplayError as exc:
+        raise DataLoss(f"replay {replay_id} does not decode: {exc}") from None
+    return ReplayHeader(replay_id, frame.header, frame.move_count, len(data))
+
+
+def open_replayer(data: bytes, replay_id: str) -> Replayer:
+    """A replayer at the start of the replay; DataLoss if its bytes do not decode."""
+    try:
+        return Replayer(data)
+    except ReplayError as exc:
+        raise DataLoss(f"replay {replay_id} does not decode: {exc}") from None
+
+
+def replay_steps(replayer: Replayer, replay_id: str) -> Iterator[Step]:
+    """The replayer's moves, one by one; DataLoss at the first that does not replay."""
+    try:
+        yield from replayer
+    except ReplayError as exc:
+        raise DataLoss(f"replay {replay_id} does not decode: {exc}") from None

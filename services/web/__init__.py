@@ -1,0 +1,1 @@
+"""The web page (replay viewer, jobs, live table) and its HTTP/JSON API: ``cardtable web`` serves :mod:`.app`."""

@@ -1,0 +1,491 @@
+"""The web app: one page, its assets and a small HTTP/JSON API, plus server-sent events (a live match's moves, the
+jobs' progress); the endpoints are listed in docs/web.md.
+
+Everything goes through the code the gRPC services use (:mod:`services.live_games`, :mod:`services.replays`, the
+job store's readers in :mod:`services.simulation_service`); this module only translates. A refused request gets the
+gRPC call's message with the HTTP status of its code (``{"error": {"code": "INVALID_ARGUMENT", "message": ...}}``)
+and changes nothing. With an API key, every ``/api/`` call must carry it (``x-api-key: <key>`` or ``Authorization:
+Bearer <key>``), as gRPC calls do; the page and its assets hold no data and stay open.
+
+    app = create_app(redis_url="redis://127.0.0.1:6379", api_key=None)
+    uvicorn.run(app, host="127.0.0.1", port=8080)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import io
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import grpc
+import redis
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+import engine
+from engine import ActionLimitExceeded
+from engine.bots import policy_names
+from engine.rng import fresh_seed
+from engine.state import State
+from workers.jobstore import JobRecord, JobStore
+from workers.stats import counter_groups
+
+from ..auth import API_KEY_HEADER, key_from_metadata
+from ..backends import Backends, open_backends
+from ..convert import check_option_names, known_game, policy_label_of
+from ..errors import InvalidArgument, PermissionDenied, ServiceError, quoted
+from ..live_games import LiveGames, start_replay_builder
+from ..matches import BOT, PERSON, LiveMatch, Played, Seat
+from ..replays import Replays, read_header
+from ..rpc import MAX_TEXT
+from ..simulation_service import list_jobs, load_job
+from ..views import public_observation
+from .frames import replay_frames
+
+log = logging.getLogger("cardtable.web")
+
+STATIC = Path(__file__).parent / "static"
+SEAT_TOKEN_HEADER = "x-seat-token"
+MAX_BODY_BYTES = 16_384
+JOB_EVENTS_INTERVAL_S = 0.5
+OPTION_TYPES = (bool, int, str, type(None))
+
+# The HTTP status of each gRPC status code (as Google's APIs map them).
+HTTP_STATUS = {
+    grpc.StatusCode.INVALID_ARGUMENT: 400, grpc.StatusCode.FAILED_PRECONDITION: 400,
+    grpc.StatusCode.OUT_OF_RANGE: 400, grpc.StatusCode.UNAUTHENTICATED: 401,
+    grpc.StatusCode.PERMISSION_DENIED: 403, grpc.StatusCode.NOT_FOUND: 404, grpc.StatusCode.ABORTED: 409,
+    grpc.StatusCode.ALREADY_EXISTS: 409, grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+    grpc.StatusCode.DATA_LOSS: 500, grpc.StatusCode.INTERNAL: 500, grpc.StatusCode.UNAVAILABLE: 503,
+}
+
+
+def sse(event: str, data: Any) -> str:
+    """One server-sent event."""
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n"
+
+
+def error_response(code: grpc.StatusCode, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code.name, "message": message}}, status_code=HTTP_STATUS.get(code, 500))
+
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def api(handler: Callable[[Request], Awaitable[Any]]) -> Handler:
+    """A JSON endpoint: its result as JSON, a ServiceError as its status and message, anything else as a logged 500."""
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            result = await handler(request)
+        except ServiceError as exc:
+            return error_response(exc.code, exc.message)
+        except ActionLimitExceeded as exc:
+            return error_response(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            return error_response(grpc.StatusCode.UNAVAILABLE, f"cannot reach Redis: {exc}")
+        except Exception:  # noqa: BLE001  (a traceback never leaks: the log has it)
+            log.exception("unexpected error", extra={"path": request.url.path})
+            return error_response(grpc.StatusCode.INTERNAL, f"internal error in {request.url.path}; the server "
+                                                            "logged it")
+        return result if isinstance(result, Response) else JSONResponse(result)
+
+    return endpoint
+
+
+class ApiKeyMiddleware:
+    """Refuses every ``/api/`` request without the API key, as :class:`services.auth.ApiKeyInterceptor` does."""
+
+    def __init__(self, app: ASGIApp, api_key: str) -> None:
+        self.app = app
+        self._key = api_key.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/api/"):
+            await self.app(scope, receive, send)
+            return
+        headers = [(key.decode("latin-1").lower(), value.decode("latin-1")) for key, value in scope["headers"]]
+        given = key_from_metadata(headers).encode()
+        if hmac.compare_digest(given, self._key):
+            await self.app(scope, receive, send)
+            return
+        reason = "wrong API key" if given else f"missing API key: send it in the {API_KEY_HEADER!r} header"
+        await error_response(grpc.StatusCode.UNAUTHENTICATED, reason)(scope, receive, send)
+
+
+# ---- request reading ----------------------------------------------------------------------------------------------
+
+async def json_body(request: Request, fields: dict[str, tuple[type, ...]]) -> dict[str, Any]:
+    """The request's JSON object, checked: only ``fields`` (name -> allowed types), texts of at most MAX_TEXT."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise InvalidArgument("send the request body as JSON (Content-Type: application/json)")
+    raw = await request.body()
+    if len(raw) > MAX_BODY_BYTES:
+        raise InvalidArgument(f"the request body is {len(raw)} bytes; at most {MAX_BODY_BYTES} are accepted")
+    try:
+        body = json.loads(raw or b"{}")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidArgument(f"the request body is not JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise InvalidArgument("the request body is a JSON object")
+    for name, value in body.items():
+        if name not in fields:
+            raise InvalidArgument(f"unknown field {quoted(name)}; the fields are {', '.join(fields)}")
+        allowed = fields[name]
+        if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
+            names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
+            raise InvalidArgument(f"field {quoted(name)} is {names}, got {quoted(value)}")
+        if isinstance(value, str) and len(value) > MAX_TEXT:
+            raise InvalidArgument(f"{name} is {len(value)} characters long; at most {MAX_TEXT} are accepted")
+    return body
+
+
+def query_int(request: Request, name: str, default: int | None = None, low: int = 0,
+              high: int = 2**31 - 1) -> int | None:
+    """An integer query parameter (``default`` when absent); InvalidArgument names a bad one."""
+    text = request.query_params.get(name)
+    if text is None or text == "":
+        return default
+    if not (text.isascii() and text.isdigit()) or not low <= int(text) <= high:
+        raise InvalidArgument(f"{name} is a whole number from {low} to {high}, got {quoted(text)}")
+    return int(text)
+
+
+def query_text(request: Request, name: str) -> str:
+    text = request.query_params.get(name, "")
+    if len(text) > MAX_TEXT:
+        raise InvalidArgument(f"{name} is {len(text)} characters long; at most {MAX_TEXT} are accepted")
+    return text
+
+
+def seat_token(request: Request) -> str:
+    token = request.headers.get(SEAT_TOKEN_HEADER, "")
+    if not token:
+        raise PermissionDenied(f"the seat's token is missing: send it in the {SEAT_TOKEN_HEADER!r} header")
+    return token
+
+
+# ---- answers --------------------------------------------------------------------------------------------------------
+
+def match_view(match: LiveMatch, seat: int | None, history: bool = True) -> dict[str, Any]:
+    """What the person at ``seat`` (None: anyone) sees of a live match."""
+    return state_view(match.state, match, seat, match.version, match.replay_id, history and match.has_history)
+
+
+def state_view(state: State, match: LiveMatch, seat: int | None, move_number: int, replay_id: str,
+               history: bool = False) -> dict[str, Any]:
+    """``state`` of ``match`` after ``move_number`` moves, as ``seat`` (None: anyone) sees it."""
+    if seat is None:
+        observation = public_observation(state, history=history)
+        legal: list[str] = []
+    else:
+        observation = state.observation(seat, history=history)
+        legal = observation.pop("legal_actions")
+    return {
+        "match_id": match.match_id, "seat": seat, "move_number": move_number, "game": state.game_id,
+        "players": state.players, "seats": [s.to_dict() for s in match.seats],
+        "current_player": state.current_player, "legal_actions": legal,
+        "game_over": state.is_terminal, "winners": None if state.winners is None else list(state.winners),
+        "scores": state.scores, "replay_id": replay_id,
+        "hand_counts": [len(cards) for cards in state.to_position().get("hands") or []],
+        "observation": observation,
+    }
+
+
+def played_moves(played: list[Played], viewer: int | None) -> list[dict[str, Any]]:
+    return [{"number": p.number, "seat": p.seat, "action": p.seen_by(viewer), "deal_index": p.deal_index}
+            for p in played]
+
+
+def replay_summary(replay_id: str, data: bytes) -> dict[str, Any]:
+    found = read_header(replay_id, data)
+    header = found.header
+    return {"replay_id": replay_id, "game": header.game, "players": header.players, "seed": header.seed,
+            "scope": header.scope, "policies": list(header.policies), "move_count": found.move_count,
+            "size_bytes": found.size_bytes, "header": header.to_dict()}
+
+
+def job_summary(record: JobRecord, with_results: bool = True) -> dict[str, Any]:
+    out = {"job_id": record.job_id, "spec": record.spec.to_dict(), "state": record.state,
+           "units_done": record.units_done, "units_total": record.spec.count, "chunks_done": record.chunks_done,
+           "chunks_total": record.chunks_total, "error": record.error, "created": record.created,
+           "started": record.started, "finished": record.finished, "replay_collection": record.replay_collection,
+           "logged": record.spec.log.mode != "none",
+           "cancel_requested": record.cancel_requested}
+    if with_results:
+        out["results"] = record.results
+        out["counters"] = None if record.results is None else {
+            name: dict(group) for name, group in counter_groups(record.results["counters"]).items()}
+    return out
+
+
+# ---- the app --------------------------------------------------------------------------------------------------------
+
+# What each move of a replay lost against the best play (move number -> loss), for the moves it analyses.
+MoveLosses = Callable[[bytes], Mapping[int, float]]
+
+
+class WebApi:
+    """The endpoints, over one process's backends (opened when the app starts); ``move_losses``, when given, marks
+    the moves of every replay shown with their loss."""
+
+    def __init__(self, move_losses: MoveLosses | None = None) -> None:
+        self.move_losses = move_losses
+        self.backends: Backends | None = None
+        self.games: LiveGames | None = None
+        self.replays: Replays | None = None
+        self.jobs: JobStore | None = None
+
+    def attach(self, backends: Backends) -> None:
+        self.backends = backends
+        self.games = LiveGames(backends.games, backends.save_replay)
+        self.replays = Replays(backends)
+        self.jobs = JobStore(redis.Redis.from_url(backends.redis_url), replay_prefix=backends.replays.prefix)
+
+    def close(self) -> None:
+        if self.jobs is not None:
+            self.jobs.redis.close()
+
+    def routes(self) -> list[Route | Mount]:
+        return [
+            Route("/", index),
+            Route("/api/games", api(self.list_games)),
+            Route("/api/games/{game_id}", api(self.game_info)),
+            Route("/api/policies", api(self.list_policies)),
+            Route("/api/collections", api(self.list_collections)),
+            Route("/api/replays", api(self.list_replays)),
+            Route("/api/replays/{replay_id:path}", api(self.get_replay)),
+            Route("/api/jobs", api(self.list_jobs)),
+            Route("/api/jobs/{job_id}/plot.svg", api(self.job_plot)),
+            Route("/api/jobs/{job_id}", api(self.get_job)),
+            Route("/api/events/jobs", api(self.job_events)),
+            Route("/api/matches", api(self.create_match), methods=["POST"]),
+            Route("/api/matches/{match_id}", api(self.get_match)),
+            Route("/api/matches/{match_id}/act", api(self.act), methods=["POST"]),
+            Route("/api/matches/{match_id}/events", api(self.match_events)),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+
+    # ---- games ----
+
+    async def list_games(self, request: Request) -> list[dict[str, Any]]:
+        games = []
+        for game_id in engine.list_games():
+            info = engine.game_info(game_id)
+            games.append({"id": info.id, "name": info.name, "summary": info.summary,
+                          "player_counts": list(info.player_counts), "default_players": info.default_players})
+        return games
+
+    async def game_info(self, request: Request) -> dict[str, Any]:
+        """A game's player counts and its options for ``players`` (default: the game's usual count)."""
+        game_id = known_game(request.path_params["game_id"])
+        info = engine.game_info(game_id)
+        players = query_int(request, "players", info.default_players)
+        if players not in info.player_counts:
+            raise InvalidArgument(f"{game_id} is played by {list(info.player_counts)} players, not {players}")
+        options = [{"name": o.name, "type": o.type.__name__, "default": o.default_for(players),
+                    "choices": None if o.allowed(players) is None else list(o.allowed(players) or ()),
+                    "nullable": o.nullable, "minimum": o.minimum, "maximum": o.maximum, "doc": o.doc,
+                    "allowed": o.describe_allowed(players)} for o in info.all_options()]
+        return {"id": info.id, "name": info.name, "summary": info.summary, "players": players,
+                "player_counts": list(info.player_counts), "options": options}
+
+    async def list_policies(self, request: Request) -> list[str]:
+        return policy_names()
+
+    # ---- replays ----
+
+    async def list_collections(self, request: Request) -> list[dict[str, Any]]:
+        assert self.replays is not None
+        return [{"name": name, "count": count} for name, count in await self.replays.collections()]
+
+    async def list_replays(self, request: Request) -> dict[str, Any]:
+        assert self.replays is not None
+        found = await self.replays.page(query_text(request, "collection"), query_text(request, "page_token"),
+                                        query_int(request, "page_size", 0) or 0)
+        summaries = await asyncio.to_thread(lambda: [replay_summary(i, d) for i, d in found.items])
+        return {"replays": summaries, "next_page_token": found.next_page_token}
+
+    async def get_replay(self, request: Request) -> dict[str, Any]:
+        assert self.replays is not None
+        replay_id = request.path_params["replay_id"]
+        perspective = request.query_params.get("perspective", "full")
+        if perspective not in ("full", "seat"):
+            raise InvalidArgument(f"perspective is 'full' or 'seat', got {quoted(perspective)}")
+        seat = query_int(request, "seat", 0) if perspective == "seat" else None
+        data = await self.replays.fetch(replay_id)
+        losses = None if self.move_losses is None else await asyncio.to_thread(self.move_losses, data)
+        shown = await asyncio.to_thread(replay_frames, data, replay_id, seat, losses)
+        return {"replay": replay_summary(replay_id, data), "perspective": perspective, "seat": seat, **shown}
+
+    # ---- jobs ----
+
+    async def list_jobs(self, request: Request) -> dict[str, Any]:
+        assert self.jobs is not None
+        records, next_token = await list_jobs(self.jobs, query_text(request, "page_token"),
+                                              query_int(request, "page_size", 0) or 0)
+        return {"jobs": [job_summary(r, with_results=False) for r in records], "next_page_token": next_token}
+
+    async def get_job(self, request: Request) -> dict[str, Any]:
+        assert self.jobs is not None
+        return job_summary(await load_job(self.jobs, request.path_params["job_id"]))
+
+    async def job_plot(self, request: Request) -> Response:
+        assert self.jobs is not None
+        record = await load_job(self.jobs, request.path_params["job_id"])
+        if record.results is None:
+            raise InvalidArgument(f"job {record.job_id} has no results yet ({record.state})")
+        return Response(await asyncio.to_thread(_plot_svg, record.results), media_type="image/svg+xml")
+
+    async def job_events(self, request: Request) -> StreamingResponse:
+        """Server-sent events: the first page of jobs (without results) whenever a job's progress changes."""
+        assert self.jobs is not None
+        jobs = self.jobs
+
+        async def events() -> AsyncIterator[str]:
+            last = None
+            while not await request.is_disconnected():
+                records, _ = await list_jobs(jobs, "", 0)
+                page = [job_summary(r, with_results=False) for r in records]
+                if page != last:
+                    yield sse("jobs", page)
+                    last = page
+                await asyncio.sleep(JOB_EVENTS_INTERVAL_S)
+
+        return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+    # ---- live matches ----
+
+    async def create_match(self, request: Request) -> dict[str, Any]:
+        assert self.games is not None
+        body = await json_body(request, {"game": (str,), "players": (int,), "seat": (int,), "policy": (str,),
+                                         "seed": (int,), "options": (dict,)})
+        game_id = known_game(body.get("game", ""))
+        info = engine.game_info(game_id)
+        players = body.get("players", info.default_players)
+        if players not in info.player_counts:
+            raise InvalidArgument(f"{game_id} is played by {list(info.player_counts)} players, not {players}")
+        seat = body.get("seat", 0)
+        if not 0 <= seat < players:
+            raise InvalidArgument(f"seat {seat} does not exist: a {players}-player match has seats 0..{players - 1}")
+        policy = policy_label_of(body.get("policy", "greedy"), {})
+        options = body.get("options", {})
+        check_option_names(game_id, options)
+        for name, value in options.items():
+            if not isinstance(value, OPTION_TYPES):
+                raise InvalidArgument(f"option {quoted(name)} is a number, true/false, text or null, got "
+                                      f"{quoted(value)}")
+        seed = body.get("seed", fresh_seed())
+        if not 0 <= seed < 2**64:
+            raise InvalidArgument(f"seed is a whole number from 0 to 2**64 - 1, got {seed}")
+        seats = [Seat(PERSON) if n == seat else Seat(BOT, policy) for n in range(players)]
+        created = await self.games.create(game_id, seats, options, seed)
+        return {"token": created.tokens[seat], "moves": played_moves(created.played, seat),
+                "view": match_view(created.match, seat, history=False)}
+
+    async def get_match(self, request: Request) -> dict[str, Any]:
+        assert self.games is not None
+        match = await self.games.load(request.path_params["match_id"])
+        seat = query_int(request, "seat", 0) or 0
+        match.authorize(seat, seat_token(request))
+        if match.state.is_terminal and not match.replay_id:
+            match.replay_id = await self.games.replay_id_of(match)
+        return {"view": match_view(match, seat)}
+
+    async def act(self, request: Request) -> dict[str, Any]:
+        assert self.games is not None
+        body = await json_body(request, {"seat": (int,), "action": (str,), "expected_move_number": (int,)})
+        for name in ("action", "expected_move_number"):
+            if name not in body:
+                raise InvalidArgument(f"{name} is missing")
+        seat = body.get("seat", 0)
+        acted = await self.games.act(request.path_params["match_id"], seat, seat_token(request), body["action"],
+                                     body["expected_move_number"])
+        match = acted.match
+        match.replay_id = acted.replay_id
+        state = match.state
+        # the deals these moves ended (the view already shows the next deal): their results, for the page to show
+        first_deal = acted.played[0].deal_index
+        ended = [r for r in state.deal_results if r["deal"] >= first_deal]
+        return {"moves": played_moves(acted.played, seat), "view": match_view(match, seat, history=False),
+                "deal_results": ended}
+
+
+    async def match_events(self, request: Request) -> StreamingResponse:
+        """Server-sent events of a live match: a "snapshot" event, then a "move" event per move, until it is over;
+        from a seat (``?seat=N`` with its token) or, without a seat, as anyone sees it."""
+        assert self.games is not None and self.backends is not None
+        games, watchers = self.games, self.backends.watchers
+        match_id = request.path_params["match_id"]
+        seat = query_int(request, "seat")
+        token = seat_token(request) if seat is not None else ""
+        match = await games.load(match_id, with_history=False)  # refuse a bad request before the stream starts
+        if seat is not None:
+            match.authorize(seat, token)
+
+        async def events() -> AsyncIterator[str]:
+            try:
+                async for watched in games.watch(watchers, match_id, seat, token):
+                    move = watched.move
+                    shown = state_view(watched.state, match, seat, watched.number, watched.replay_id)
+                    if move is None:
+                        yield sse("snapshot", {"view": shown})
+                    else:
+                        yield sse("move", {"move": played_moves([move], seat)[0], "view": shown})
+            except ServiceError as exc:  # the stream has begun: the refusal (too many watchers) is its last event
+                yield sse("error", {"error": {"code": exc.code.name, "message": exc.message}})
+
+        return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+
+def _plot_svg(results: dict[str, Any]) -> bytes:
+    from ..cli.simulate_report import plot_results
+
+    out = io.BytesIO()
+    plot_results(results, out, file_format="svg")
+    return out.getvalue()
+
+
+async def index(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+def create_app(redis_url: str | None, api_key: str | None = None, data_dir: Path | None = None,
+               backends: Backends | None = None, move_losses: MoveLosses | None = None,
+               allowed_hosts: Sequence[str] | None = None) -> Starlette:
+    """The web app over Redis at ``redis_url`` (None: the embedded Valkey, in ``data_dir``), or over ``backends``
+    already open (which the caller then closes); ``move_losses`` analyses a replay's moves for the viewer. With
+    ``allowed_hosts``, a request naming any other host (its Host header) is refused: a page elsewhere that points its
+    own host name at 127.0.0.1 (DNS rebinding) cannot read a loopback server's API."""
+    web = WebApi(move_losses)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        own = backends is None
+        opened = await open_backends(redis_url, data_dir) if backends is None else backends
+        web.attach(opened)
+        start_replay_builder()
+        log.info("web app ready", extra={"redis": opened.redis_url, "api_key": bool(api_key)})
+        try:
+            yield
+        finally:
+            web.close()
+            if own:
+                await opened.close()
+
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))] if allowed_hosts else []
+    if api_key:
+        middleware.append(Middleware(ApiKeyMiddleware, api_key=api_key))
+    return Starlette(routes=web.routes(), middleware=middleware, lifespan=lifespan)

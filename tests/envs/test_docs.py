@@ -1,0 +1,31 @@
+"""docs/environments.md's examples run as written, and its size formula is the encoder's."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pettingzoo")
+pytest.importorskip("pyspiel")
+
+from envs.encoding import ObservationEncoder  # noqa: E402
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "environments.md"
+
+
+def test_the_examples_run(capsys) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+    assert len(blocks) == 3
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, str(DOC), "exec"), namespace)
+    assert capsys.readouterr().out.startswith("belote, deal 1, dealer seat ")
+    assert namespace["game"].num_players() == 2 and namespace["bot"] is not None
+
+
+def test_the_documented_size_is_the_encoders() -> None:
+    assert "`52 * (n + 5) + 2 * n + 15`: 383 for two players, 491 for four" in DOC.read_text()
+    assert [ObservationEncoder(n).size for n in (2, 4)] == [383, 491]
+    assert all(ObservationEncoder(n).size == 52 * (n + 5) + 2 * n + 15 for n in range(2, 8))

@@ -1,0 +1,166 @@
+"""The PettingZoo environments (issue 16): PettingZoo's own api_test and seed_test for every game and player count,
+and what the environment promises beyond them (masks, the encoding, rewards per deal, seeding, text)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import engine
+from engine.cards import CARD_OF_CODE
+from engine.rng import Rng
+
+pytest.importorskip("pettingzoo")
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+from engine.trickgame import TrickGame  # noqa: E402
+from envs.encoding import FACE_DOWN_GAMES, ActionCodec, trick_encoder  # noqa: E402
+from envs.pettingzoo import CardtableEnv  # noqa: E402
+
+CASES = [(game, players) for game in engine.list_games() for players in engine.game_info(game).player_counts]
+CYCLES = 40  # turns of every seat: enough to cross a deal's end in every game, and the match's end in some
+
+
+@pytest.mark.parametrize(("game", "players"), CASES)
+def test_pettingzoos_api_and_seed_tests_pass(game: str, players: int) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a dict observation (with its action mask) is what PettingZoo asks for
+        api_test(CardtableEnv(game, players, options={"max_deals": 2}), num_cycles=CYCLES)
+        seed_test(lambda: CardtableEnv(game, players, options={"max_deals": 2}), num_cycles=CYCLES)
+
+
+def _play(env: CardtableEnv, seed: int, check=None) -> dict[str, float]:
+    """Play the match with random legal indexes; ``check(env, observation, info)`` sees every step; the rewards
+    summed per agent."""
+    env.reset(seed=seed)
+    rng = Rng(seed)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        observation, reward, terminated, truncated, info = env.last()
+        totals[agent] += reward
+        if terminated or truncated:
+            env.step(None)
+            continue
+        if check is not None:
+            check(env, observation, info)
+        env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    return totals
+
+
+@pytest.mark.parametrize(("game", "players"), [(g, p) for g, p in CASES if p == engine.game_info(g).default_players])
+def test_the_mask_and_the_encoding_say_what_the_seat_may_know(game: str, players: int) -> None:
+    env = CardtableEnv(game, players, options={"max_deals": 1})
+    codec = ActionCodec.for_game(game)
+
+    def check(env: CardtableEnv, observation: dict, info: dict) -> None:
+        state = env.state
+        seat = state.current_player
+        legal = state.legal_action_ids()
+        assert sorted(np.flatnonzero(observation["action_mask"])) == sorted(codec.index(a) for a in legal)
+        assert {codec.index_string(i) for i in np.flatnonzero(observation["action_mask"])} == set(
+            codec.index_string(codec.index(a)) for a in legal)
+        vector, view = observation["observation"], state.observation(seat)
+        hand = {CARD_OF_CODE[c] for c in view.get("hand", ())}
+        assert set(np.flatnonzero(vector[:52])) == hand
+        for other, code in view.get("trick", ()):
+            if code in CARD_OF_CODE:
+                assert vector[52 * (1 + (other - seat) % players) + CARD_OF_CODE[code]] == 1
+        at = 52 * (players + 5) + 5 + 7
+        assert list(vector[at:at + players]) == [view["scores"][(seat + k) % players] for k in range(players)]
+
+    _play(env, 3, check)
+
+
+@pytest.mark.parametrize(("game", "options"), [("belote", {}), ("german_whist", {"target_score": 100}),
+                                               ("tablanette", {}), ("tres", {})])
+def test_rewards_come_at_each_deals_end_and_add_up_to_the_match_scores(game: str, options: dict) -> None:
+    env = CardtableEnv(game, options={**options, "max_deals": 2})
+    rewards_at: list[int] = []
+
+    def check(env: CardtableEnv, observation: dict, info: dict) -> None:
+        if any(env.rewards.values()):
+            rewards_at.append(len(env.state.deal_results))
+
+    totals = _play(env, 11, check)
+    assert [totals[agent] for agent in env.possible_agents] == env.state.scores
+    assert rewards_at and set(rewards_at) == {1}  # only right after the first deal's end (the second's ends it)
+
+
+def test_a_seed_plays_the_engines_deal_and_no_seed_plays_on_from_it() -> None:
+    env = CardtableEnv("tablanette")
+    env.reset(seed=42)
+    assert env.state.to_position() == engine.new_match("tablanette", seed=42).to_position()
+    env.reset()
+    after_42 = env.state.to_position()
+    env.reset(seed=42)
+    env.reset()
+    assert env.state.to_position() == after_42 != engine.new_match("tablanette", seed=42).to_position()
+
+
+def test_an_illegal_index_is_refused_and_changes_nothing() -> None:
+    env = CardtableEnv("german_whist")
+    env.reset(seed=1)
+    before = env.state.to_position()
+    illegal = int(np.flatnonzero(env.last()[0]["action_mask"] == 0)[0])
+    with pytest.raises(engine.IllegalAction, match=rf"illegal action 'action index {illegal}' \(german_whist deal 0"):
+        env.step(illegal)
+    assert env.state.to_position() == before
+
+
+def test_render_shows_the_table_as_text() -> None:
+    env = CardtableEnv("belote", 4, render_mode="ansi")
+    env.reset(seed=1)
+    text = env.render()
+    assert text.startswith("belote, deal 1, dealer seat ") and "turn_up " in text and "<- to act: pass" in text
+    assert CardtableEnv("belote", 4).render() is None
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("snap",), "unknown game 'snap'"),
+    (("belote", 5), "belote"),
+    (("tablanette", None, {"hand_size": 99}), "hand_size"),
+])
+def test_a_bad_environment_is_refused_clearly(args: tuple, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        CardtableEnv(*args)
+    with pytest.raises(ValueError, match="render_mode must be one of ansi, human or None"):
+        CardtableEnv("tablanette", render_mode="rgb_array")
+
+
+@pytest.mark.parametrize("game", engine.list_games())
+def test_every_legal_action_has_its_own_index(game: str) -> None:
+    codec = ActionCodec.for_game(game)
+    for seed in range(3):
+        state = engine.new_match(game, seed=seed, options={"max_deals": 1})
+        rng = Rng(seed)
+        while not state.is_terminal:
+            legal = state.legal_action_ids()
+            indexes = codec.legal_by_index(legal)
+            assert len(indexes) == len(legal) and all(0 <= i < codec.size for i in indexes)
+            assert sorted(indexes.values()) == sorted(legal)
+            state.apply_id(rng.choice(legal))
+
+
+FAST_CASES = [case for case in CASES if trick_encoder(*case) is not None]
+
+
+def test_every_trick_game_but_those_playing_face_down_has_the_fast_encoding() -> None:
+    trick_games = {game for game in engine.list_games() if issubclass(engine.game_class(game), TrickGame)}
+    assert {game for game, _ in FAST_CASES} == trick_games - set(FACE_DOWN_GAMES)
+    assert "german_whist" in trick_games and FACE_DOWN_GAMES == ("two_ten_jack",)
+
+
+@pytest.mark.parametrize(("game", "players", "options"), [(*case, {}) for case in FAST_CASES] + [
+    ("german_whist", 2, {"face_down_four": True}), ("trappola", 2, {"public_declaration_ranks": True})])
+def test_the_fast_encoding_is_the_observations_at_every_move(game: str, players: int, options: dict) -> None:
+    env = CardtableEnv(game, players, options={**options, "max_deals": 2})
+
+    def check(env: CardtableEnv, observation: dict, info: dict) -> None:
+        for seat in range(players):
+            view = env.state.observation(seat, history=True)
+            np.testing.assert_array_equal(env.encode(seat), env.encoder.encode(view, seat, env._deal_start))
+
+    for seed in range(2):
+        _play(env, seed, check)

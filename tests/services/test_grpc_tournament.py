@@ -1,0 +1,57 @@
+"""Tournaments over gRPC (SimulationService.SubmitTournament, GetTournament) on a real server process with its own
+local Ray: the standings are those of the same tournament played in this process, bad tournaments are refused."""
+
+from __future__ import annotations
+
+import time
+
+import grpc
+import pytest
+from grpc_harness import ServerProcess
+from test_lifecycle import server_env
+
+from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
+from services.generated.cardtable.v1 import simulation_service_pb2_grpc
+from workers.chunk import play_chunk
+from workers.plan import Chunk
+from workers.tournament import TournamentSpec, check_tournament, standings, tournament_jobs
+
+
+def _spec(*policies: str, deals: int = 6) -> sim_pb2.TournamentSpec:
+    return sim_pb2.TournamentSpec(game_id="german_whist", policies=[sim_pb2.PolicySpec(name=p) for p in policies],
+                                  deals=deals, seed=11)
+
+
+def test_a_tournament_over_grpc_gives_the_standings_played_here(tmp_path):
+    expected_spec = check_tournament(TournamentSpec("german_whist", ("random", "greedy"), deals=6, seed=11))
+    scores = {(pairing, arrangement): play_chunk(job, Chunk(0, 0, job.count)).unit_scores
+              for pairing, arrangement, job in tournament_jobs(expected_spec)}
+    expected = standings(expected_spec, scores)
+    with ServerProcess(env=server_env(tmp_path)) as server:
+        channel = grpc.insecure_channel(server.target)
+        sims = simulation_service_pb2_grpc.SimulationServiceStub(channel)
+        for bad, words in [(_spec("random"), "at least two"), (_spec("random", "clever"), "unknown policy"),
+                           (_spec("random", "greedy", deals=0), "count")]:
+            with pytest.raises(grpc.RpcError) as caught:
+                sims.SubmitTournament(sim_pb2.SubmitTournamentRequest(spec=bad))
+            assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT and words in caught.value.details()
+        with pytest.raises(grpc.RpcError) as caught:
+            sims.GetTournament(sim_pb2.GetTournamentRequest(tournament_id="tournament-999999"))
+        assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+        started = sims.SubmitTournament(sim_pb2.SubmitTournamentRequest(spec=_spec("random", "greedy"))).tournament
+        assert started.state == sim_pb2.JOB_STATE_RUNNING
+        deadline = time.monotonic() + 300
+        while True:
+            got = sims.GetTournament(sim_pb2.GetTournamentRequest(tournament_id=started.tournament_id)).tournament
+            if got.state != sim_pb2.JOB_STATE_RUNNING or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        channel.close()
+        assert server.terminate(timeout=90) == 0
+    assert got.state == sim_pb2.JOB_STATE_SUCCEEDED, got.error
+    assert len(got.job_ids) == 2 and [p.name for p in got.spec.policies] == ["random", "greedy"]
+    [pairing] = got.pairings
+    assert (pairing.policy_a, pairing.policy_b, pairing.deals) == ("random", "greedy", 6)
+    assert pairing.mean_difference == pytest.approx(expected["pairings"][0]["mean_difference"])
+    assert [(r.policy, round(r.rating, 3)) for r in got.ratings] == [
+        (r["policy"], r["rating"]) for r in expected["ratings"]]

@@ -1,0 +1,98 @@
+"""The web API refuses what the gRPC API refuses, with the same message and the HTTP status of the same code: both
+run the same code (services/live_games.py, services/replays.py), and this holds them to it on one match."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+import pytest
+from matchplay import PERSON, act, bot, create, observe
+from starlette.testclient import TestClient
+
+from services.generated.cardtable.v1 import game_service_pb2, replay_service_pb2, replay_service_pb2_grpc
+from services.web.app import HTTP_STATUS, create_app
+
+
+@pytest.fixture(scope="module")
+def web(grpc_redis_url: str) -> Iterator[TestClient]:
+    with TestClient(create_app(grpc_redis_url)) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def replays(channel: grpc.Channel) -> replay_service_pb2_grpc.ReplayServiceStub:
+    return replay_service_pb2_grpc.ReplayServiceStub(channel)
+
+
+def grpc_refusal(call: Callable[[], Any]) -> tuple[grpc.StatusCode, str]:
+    with pytest.raises(grpc.RpcError) as refused:
+        call()
+    return refused.value.code(), refused.value.details()
+
+
+def same_refusal(rpc: Callable[[], Any], response: Any) -> None:
+    code, message = grpc_refusal(rpc)
+    assert response.status_code == HTTP_STATUS[code], response.text
+    assert response.json()["error"] == {"code": code.name, "message": message}
+
+
+def test_moves_are_refused_alike(games: Any, web: TestClient) -> None:
+    created, tokens = create(games, [PERSON, bot("greedy"), bot("greedy"), bot("greedy")], game_id="belote_contree",
+                             seed=5, options={})
+    match_id, token = created.match_id, tokens[0]
+    view = observe(games, match_id, 0, token)
+    number = view.move_number
+
+    def web_act(action: str, expected: int = number, seat: int = 0, with_token: str = token) -> Any:
+        return web.post(f"/api/matches/{match_id}/act", headers={"x-seat-token": with_token},
+                        json={"seat": seat, "action": action, "expected_move_number": expected})
+
+    assert view.phase == "auction"
+    card = json.loads(view.json)["hand"][0]
+    for action in (card, "ZZ", "bid:999:C"):  # a card in the auction, no action at all, a bid out of range
+        same_refusal(lambda a=action: act(games, match_id, 0, token, a, number), web_act(action))
+    same_refusal(lambda: act(games, match_id, 0, token, "pass", number + 4), web_act("pass", expected=number + 4))
+    same_refusal(lambda: act(games, match_id, 0, "wrong", "pass", number), web_act("pass", with_token="wrong"))
+    same_refusal(lambda: act(games, match_id, 1, token, "pass", number), web_act("pass", seat=1))
+    same_refusal(lambda: act(games, match_id, 5, token, "pass", number), web_act("pass", seat=5))
+    same_refusal(lambda: act(games, "nosuchmatch", 0, token, "pass", 0),
+                 web.post("/api/matches/nosuchmatch/act", headers={"x-seat-token": token},
+                          json={"seat": 0, "action": "pass", "expected_move_number": 0}))
+    assert observe(games, match_id, 0, token) == view  # nothing changed
+
+
+@pytest.mark.parametrize(("game", "options", "policy"), [
+    ("chess", {}, "greedy"),
+    ("tablanette", {"colour": 1}, "greedy"),
+    ("tablanette", {"target": -5}, "greedy"),
+    ("tablanette", {}, "genius"),
+])
+def test_new_matches_are_refused_alike(games: Any, web: TestClient, game: str, options: dict[str, Any],
+                                       policy: str) -> None:
+    from services.convert import option_value
+
+    request = game_service_pb2.CreateGameRequest(game_id=game, seats=[PERSON, bot(policy)], seed=1,
+                                                 options={k: option_value(v) for k, v in options.items()})
+    code, message = grpc_refusal(lambda: games.CreateGame(request))
+    response = web.post("/api/matches", json={"game": game, "options": options, "policy": policy, "seed": 1})
+    assert response.status_code == HTTP_STATUS[code]
+    error = response.json()["error"]
+    assert error["code"] == code.name
+    # a bot's seat is numbered in a gRPC request (its SeatSpec), not in the web's (one policy for every bot)
+    assert error["message"] == message.removeprefix("seat 1: ")
+
+
+@pytest.mark.parametrize("replay_id", ["nocollection", "bad name/0", "parity-none/0"])
+def test_replays_are_refused_alike(replays: Any, web: TestClient, replay_id: str) -> None:
+    same_refusal(lambda: replays.GetReplay(replay_service_pb2.GetReplayRequest(replay_id=replay_id)),
+                 web.get(f"/api/replays/{replay_id}"))
+
+
+@pytest.mark.parametrize(("collection", "token"), [("a b", ""), ("live", "x"), ("live", "²")])
+def test_replay_pages_are_refused_alike(replays: Any, web: TestClient, collection: str, token: str) -> None:
+    same_refusal(lambda: replays.ListReplays(replay_service_pb2.ListReplaysRequest(collection=collection,
+                                                                                   page_token=token)),
+                 web.get("/api/replays", params={"collection": collection, "page_token": token}))

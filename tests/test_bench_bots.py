@@ -1,0 +1,23 @@
+"""``cardtable bench --bots``: decisions/s of each policy in a game and the double-dummy solver's figures, as JSON."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from services.cli.main import cli
+
+
+def test_bench_bots_json_names_every_policy_and_the_solver() -> None:
+    result = CliRunner().invoke(cli, ["bench", "--bots", "--game", "german_whist", "--seconds", "0.01", "--positions",
+                                      "1", "--json"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert set(report["policies"]) == {"german_whist"}
+    assert set(report["policies"]["german_whist"]) == {"random", "greedy", "pimc", "ismcts"}
+    assert all(row["decisions"] >= 1 for row in report["policies"]["german_whist"].values())
+    assert {game: row["cards"] for game, row in report["double_dummy"].items()} == {
+        "german_whist": 16, "belote_contree": 32}
+    assert all(row["nodes_per_s"] > 0 for row in report["double_dummy"].values())

@@ -1,0 +1,134 @@
+"""The searching policies, pimc and ismcts: they decide from the seat's view only (the decision is the same in every
+state the seat cannot tell apart), deterministically per seed, by name with parameters; their samples depend only on
+what the seat knows."""
+
+from __future__ import annotations
+
+import pytest
+
+import engine
+from engine.bots import SeatView, make_policies, make_policy, parse_policy, play_out, policy_label, seat_observer
+from engine.rng import Rng
+
+LABELS = ["pimc:samples=3:dd_cards=8", "pimc:samples=2:dd_cards=0:rollouts=2", "ismcts:iters=24"]
+GAMES = {  # game, options, the decision points looked at (moves into the deal)
+    "german_whist": ({}, (3, 20, 40)),
+    "belote_contree": ({"num_deals": 1}, (6, 18, 30)),
+    "tablanette": ({"max_deals": 1}, (4, 15)),
+    "belote": ({"max_deals": 1}, (8, 20)),
+    "two_ten_jack": ({}, (1, 4, 9, 17, 25)),
+    "boonaken": ({"max_deals": 1}, (2, 6, 9, 14, 22)),
+}
+
+
+def _positions(game: str) -> list[engine.State]:
+    """States after random play to each decision point of GAMES, from two seeds."""
+    options, points = GAMES[game]
+    states = []
+    for seed in (1, 2):
+        state = engine.new_match(game, seed=seed, options=options)
+        bots = make_policies(["random"] * state.players, game, seed)
+        for move in range(max(points) + 1):
+            if state.is_terminal:
+                break
+            if move in points and len(state.legal_action_ids()) > 1:
+                states.append(state.clone())
+            seat = state.current_player
+            state.apply_id(bots[seat].choose_id(state.legal_action_ids(), seat_observer(state, seat, bots[seat])))
+    return states
+
+
+def _decide(label: str, state: engine.State, seed: int = 5) -> int:
+    seat = state.current_player
+    name, params = parse_policy(label)
+    bot = make_policy(name, state.game_id, seat, seed, params)
+    return bot.choose_id(state.legal_action_ids(), SeatView(state, seat))
+
+
+@pytest.mark.parametrize("label", LABELS)
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_decision_is_unchanged_when_the_hidden_cards_are_dealt_otherwise(game: str, label: str) -> None:
+    """The seat's own view is all it uses: in a state dealt again where the seat has not seen (engine.determinize:
+    the same observation), it plays the same move from the same seed."""
+    positions = _positions(game)
+    assert positions
+    moved = 0
+    for k, state in enumerate(positions):
+        seat = state.current_player
+        other = engine.determinize(state, seat, Rng(100 + k))
+        assert other.observation(seat) == state.observation(seat)
+        moved += other.to_position()["hands"] != state.to_position()["hands"] if "hands" in state.to_position() else 1
+        assert _decide(label, other) == _decide(label, state), f"{game} position {k}"
+    assert moved  # the hidden cards really were dealt otherwise
+
+
+@pytest.mark.parametrize("game", ["german_whist", "belote_contree", "tablanette", "two_ten_jack"])
+def test_samples_depend_only_on_what_the_seat_knows(game: str) -> None:
+    for k, state in enumerate(_positions(game)):
+        seat = state.current_player
+        other = engine.determinize(state, seat, Rng(7 + k))
+        a, b = engine.determinize(state, seat, Rng(3)), engine.determinize(other, seat, Rng(3))
+        assert [a.observation(s) for s in range(a.players)] == [b.observation(s) for s in range(b.players)]
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_a_seed_gives_the_same_play(label: str) -> None:
+    def play(seed: int) -> list:
+        state = engine.new_match("german_whist", seed=9, first_dealer=0)
+        play_out(state, make_policies([label, "greedy"], "german_whist", seed))
+        return state.history
+    assert play(1) == play(1)
+
+
+def test_search_policies_take_their_parameters_by_label() -> None:
+    assert parse_policy("pimc:samples=8:dd_cards=0") == (
+        "pimc", {"samples": 8, "rollouts": 1, "dd_cards": 0, "budget": 0, "rollout": "greedy", "bids": "rollout"})
+    assert policy_label("ismcts", {"iters": 400}) == "ismcts"
+    assert policy_label("ismcts", {"iters": 50, "rollout": "greedy"}) == "ismcts:iters=50:rollout=greedy"
+    with pytest.raises(ValueError, match="samples. = 0 is out of range"):
+        parse_policy("pimc:samples=0")
+    with pytest.raises(ValueError, match="rollout"):
+        parse_policy("pimc:rollout=pimc")
+
+
+def test_a_search_policy_asks_for_its_seat_view() -> None:
+    state = engine.new_match("german_whist", seed=1, first_dealer=0)
+    bot = make_policy("pimc", "german_whist", 1, 1)
+    with pytest.raises(ValueError, match="SeatView"):
+        bot(state.observation(1))
+    with pytest.raises(ValueError, match="SeatView"):
+        bot.choose_id(state.legal_action_ids(), lambda: state.observation(1))
+
+
+def test_a_budget_bounds_the_samples() -> None:
+    """With a budget of one move, pimc decides on its first sample: as pimc with one sample does."""
+    state = _positions("german_whist")[0]
+    assert _decide("pimc:samples=50:budget=1", state) == _decide("pimc:samples=1", state)
+
+
+# ---- named with parameters everywhere a policy is named ------------------------------------------------------------
+
+def test_job_specs_take_search_policies_with_parameters() -> None:
+    from workers.spec import JobSpec, validate
+    spec = validate(JobSpec(game="german_whist", policies=("pimc:samples=4:dd_cards=10", "ismcts:iters=400"), count=4,
+                            seed=1))
+    assert spec.policies == ("pimc:samples=4:dd_cards=10", "ismcts")
+
+
+def test_grpc_policy_specs_name_search_policies_with_parameters() -> None:
+    from services.convert import policy_label_of
+    from services.errors import InvalidArgument
+    assert policy_label_of("pimc", {"samples": "8", "rollout": "random"}) == "pimc:samples=8:rollout=random"
+    assert policy_label_of("ismcts:iters=50", {}) == "ismcts:iters=50"
+    with pytest.raises(InvalidArgument, match="iters"):
+        policy_label_of("ismcts", {"iters": "lots"})
+
+
+def test_replay_headers_keep_search_policy_labels() -> None:
+    from replay.record import decode, record_deal
+    labels = ["pimc:samples=2:dd_cards=6", "ismcts:iters=10"]
+    replay = decode(record_deal("german_whist", 3, labels))
+    assert list(replay.header.policies) == labels
+    state = engine.new_match("german_whist", seed=3)
+    play_out(state, make_policies(labels, "german_whist", 3))
+    assert [move for move in state.history] == [(s, a) for s, a in replay.moves]

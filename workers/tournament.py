@@ -1,0 +1,200 @@
+"""Tournaments: every pair of policies plays the same deals from both seat arrangements (duplicate deals), as
+ordinary simulation jobs on the Ray job machinery, then a table of score differences, win rates and ratings.
+
+A pairing of policies A and B plays, for each arrangement (A on side 0 and B on side 1, then the other way round), one
+deal job with the tournament's seed and deal count: a job's deal ``k`` is dealt from ``match_seed(seed, k)`` and its
+bots are seeded from ``bot_seed(seed, k)``, so every job of the tournament deals the same cards to the same seats
+(duplicate deals, which cancel the luck of the cards). The jobs keep each deal's scores (``JobSpec.unit_scores``);
+deal ``k`` of a pairing scores A's side less B's side, averaged over the two arrangements. The table gives each
+pairing's mean difference with a 95% confidence interval and A's win rate over the duplicate deals (a draw half),
+and a rating per policy from ``openskill`` (Plackett-Luce; every duplicate deal of every pairing rated as a game of
+two, deal by deal in order, so the ratings are a function of the results).
+
+>>> spec = TournamentSpec("german_whist", ("random", "greedy"), deals=4, seed=1)
+>>> [(job.policies, pairing, arrangement) for pairing, arrangement, job in tournament_jobs(spec)]
+[(('random', 'greedy'), (0, 1), 0), (('greedy', 'random'), (0, 1), 1)]
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from itertools import combinations
+from typing import Any
+
+import engine
+from engine.bots import canonical_label
+
+from .jobstore import SUCCEEDED, JobRecord, JobStore
+from .spec import JobSpec, JobSpecError, LogSpec, validate
+
+Pairing = tuple[int, int]  # indexes of the two policies in TournamentSpec.policies, the first lower
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """What to play: ``policies`` (labels, at least two, all different) over ``deals`` duplicate deals."""
+
+    game: str
+    policies: tuple[str, ...]
+    deals: int
+    seed: int
+    players: int | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    chunk_size: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["policies"], out["options"] = list(self.policies), dict(self.options)
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> TournamentSpec:
+        return cls(game=d["game"], policies=tuple(d["policies"]), deals=d["deals"], seed=d["seed"],
+                   players=d["players"], options=dict(d["options"]), chunk_size=d["chunk_size"])
+
+
+def check_tournament(spec: TournamentSpec) -> TournamentSpec:
+    """The spec with canonical labels; JobSpecError when it cannot be played (two sides needed, two policies)."""
+    try:
+        policies = tuple(canonical_label(label) for label in spec.policies)
+    except ValueError as exc:
+        raise JobSpecError(str(exc)) from None
+    if len(policies) < 2:
+        raise JobSpecError("a tournament needs at least two policies")
+    if len(set(policies)) != len(policies):
+        raise JobSpecError(f"a tournament lists each policy once, got {', '.join(policies)}")
+    try:
+        side_of = engine.new_match(spec.game, seed=0, players=spec.players, options=spec.options).side_of
+    except ValueError as exc:
+        raise JobSpecError(str(exc)) from None
+    if max(side_of) != 1:
+        raise JobSpecError(f"duplicate deals seat two sides; {spec.game} with {len(side_of)} players has "
+                           f"{max(side_of) + 1}")
+    checked = TournamentSpec(spec.game, policies, spec.deals, spec.seed, len(side_of), dict(spec.options),
+                             spec.chunk_size)
+    for _pairing, _arrangement, job in tournament_jobs(checked):
+        validate(job)  # the count, the seed, the options and the policies, checked as for any job
+    return checked
+
+
+def pairings(count: int) -> list[Pairing]:
+    return list(combinations(range(count), 2))
+
+
+def tournament_jobs(spec: TournamentSpec) -> list[tuple[Pairing, int, JobSpec]]:
+    """Each pairing's two jobs: arrangement 0 seats the pairing's first policy on side 0, arrangement 1 on side 1."""
+    side_of = engine.new_match(spec.game, seed=0, players=spec.players, options=spec.options).side_of
+    jobs = []
+    for pairing in pairings(len(spec.policies)):
+        for arrangement in (0, 1):
+            sides = [spec.policies[pairing[0]], spec.policies[pairing[1]]]
+            if arrangement:
+                sides.reverse()
+            seats = tuple(sides[side] for side in side_of)
+            jobs.append((pairing, arrangement, JobSpec(
+                game=spec.game, policies=seats, count=spec.deals, seed=spec.seed, unit="deal", players=spec.players,
+                options=dict(spec.options), log=LogSpec("none"), chunk_size=spec.chunk_size, unit_scores=True)))
+    return jobs
+
+
+def duplicate_margins(first: Sequence[Sequence[int]], second: Sequence[Sequence[int]]) -> list[float]:
+    """Per deal, the pairing's first policy's side score less the other's, averaged over the two arrangements
+    (``first``: it sat on side 0; ``second``: on side 1)."""
+    if len(first) != len(second):
+        raise ValueError(f"the arrangements played {len(first)} and {len(second)} deals")
+    return [((a[0] - a[1]) + (b[1] - b[0])) / 2 for a, b in zip(first, second, strict=True)]
+
+
+def standings(spec: TournamentSpec, scores: Mapping[tuple[Pairing, int], Sequence[Sequence[int]]]) -> dict[str, Any]:
+    """The tournament's results, JSON-ready, from each job's per-deal side scores (keyed by pairing and
+    arrangement): per pairing the mean difference (95% CI) and win rate, per policy its rating."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {label: model.rating(name=label) for label in spec.policies}
+    rows = []
+    margins_of = {}
+    for pairing in pairings(len(spec.policies)):
+        margins_of[pairing] = margins = duplicate_margins(scores[pairing, 0], scores[pairing, 1])
+        a, b = (spec.policies[i] for i in pairing)
+        rows.append({"a": a, "b": b, "deals": len(margins), **margin_stats(margins)})
+    for k in range(spec.deals):
+        for pairing, margins in margins_of.items():
+            a, b = (spec.policies[i] for i in pairing)
+            ranks = [1, 1] if margins[k] == 0 else ([1, 2] if margins[k] > 0 else [2, 1])
+            [[ratings[a]], [ratings[b]]] = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
+    table = [{"policy": label, "mu": round(r.mu, 3), "sigma": round(r.sigma, 3), "rating": round(r.ordinal(), 3)}
+             for label, r in ratings.items()]
+    table.sort(key=lambda row: (-row["rating"], row["policy"]))
+    return {"spec": spec.to_dict(), "pairings": rows, "ratings": table}
+
+
+def margin_stats(margins: Sequence[float]) -> dict[str, Any]:
+    n = len(margins)
+    mean = sum(margins) / n if n else 0.0
+    var = sum((m - mean) ** 2 for m in margins) / (n - 1) if n > 1 else 0.0
+    half = 1.96 * math.sqrt(var / n) if n > 1 else 0.0
+    wins = sum(1.0 if m > 0 else 0.5 if m == 0 else 0.0 for m in margins)
+    return {"mean_difference": round(mean, 4), "ci95": [round(mean - half, 4), round(mean + half, 4)],
+            "win_rate": round(wins / n, 4) if n else 0.0}
+
+
+# ---- running on Ray and storing in Redis ------------------------------------------------------------------------
+
+OnJob = Callable[[int, int, JobRecord], None]  # (job number, jobs in all, the job's record as it runs)
+
+
+def new_tournament(store: JobStore, spec: TournamentSpec) -> dict[str, Any]:
+    """Store a new tournament (running, no jobs yet); its record."""
+    tournament_id = f"tournament-{store.redis.incr(store.prefix + 'tournaments:next')}"
+    record: dict[str, Any] = {"tournament_id": tournament_id, "state": "running", "spec": spec.to_dict(), "jobs": []}
+    save_tournament(store, record)
+    return record
+
+
+def run_tournament(store: JobStore, spec: TournamentSpec, redis_url: str, max_workers: int = 0,
+                   on_update: OnJob | None = None, record: dict[str, Any] | None = None,
+                   leave: threading.Event | None = None) -> dict[str, Any]:
+    """Play a checked tournament on the connected Ray cluster: its jobs one after the other, each over every worker
+    (stored, retried and cancelled as any job), then the standings, stored in Redis with the jobs' ids. ``record``
+    is one :func:`new_tournament` stored (else a new one); ``leave`` stops it, as it stops a job's driver."""
+    from .runner import run_job
+    from .stats import total
+
+    jobs = tournament_jobs(spec)
+    record = record if record is not None else new_tournament(store, spec)
+    scores = {}
+    for number, (pairing, arrangement, job) in enumerate(jobs):
+        created = store.create(validate(job))
+        record["jobs"].append(created.job_id)
+        save_tournament(store, record)
+        report = None if on_update is None else _reporter(on_update, number, len(jobs))
+        done = run_job(store, created.job_id, redis_url, max_workers=max_workers, on_update=report, leave=leave)
+        if done.state != SUCCEEDED:
+            record.update(state=done.state if done.is_final else "failed",
+                          error=f"job {done.job_id} {done.state}: {done.error or 'stopped with its driver'}")
+            save_tournament(store, record)
+            return record
+        results = store.chunk_results(created.job_id)
+        scores[pairing, arrangement] = total((results[i] for i in sorted(results)), 2).unit_scores
+    record.update(state="succeeded", finished=time.time(), **standings(spec, scores))
+    save_tournament(store, record)
+    return record
+
+
+def _reporter(on_update: OnJob, number: int, jobs: int) -> Callable[[JobRecord], None]:
+    return lambda record: on_update(number, jobs, record)
+
+
+def save_tournament(store: JobStore, record: Mapping[str, Any]) -> None:
+    store.redis.set(f"{store.prefix}tournament:{record['tournament_id']}", json.dumps(record))
+
+
+def load_tournament(store: JobStore, tournament_id: str) -> dict[str, Any] | None:
+    data = store.redis.get(f"{store.prefix}tournament:{tournament_id}")
+    return None if data is None else dict(json.loads(data))
