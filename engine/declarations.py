@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from .cards import BIT, RANKS, SUITS, card_of
+from .cards import BIT, CODES, RANKS, SUITS, card_of
 
 
 @dataclass(frozen=True)
@@ -155,4 +155,38 @@ def hidden_set_ranks(held: Sequence[int], sizes: Sequence[int], ranks: str) -> l
     found: list[tuple[str, ...]] = [()]
     for options in fits:
         found = [(*chosen, rank) for chosen in found for rank in options if rank not in chosen]
+    return found
+
+
+# ---- marriages: a king and queen of one suit, with or without its jack (Thunee's jodi) ---------------------------
+
+
+@dataclass(frozen=True)
+class Marriage:
+    """Cards of one suit declared together (``cards`` in canonical order) and what they are worth."""
+
+    cards: tuple[int, ...]
+    value: int
+
+    def code(self) -> str:
+        """``QH,KH``, ``JC,QC,KC``: the cards in canonical order."""
+        return ",".join(CODES[c] for c in self.cards)
+
+
+def marriages(available: int, trump: int, values: Mapping[str, tuple[int, int]], used: int = 0) -> list[Marriage]:
+    """The marriages ``available`` (a mask) holds: for each suit and each rank set of ``values`` (rank letters ->
+    (plain value, trump value)), the set's cards of that suit when all are available and none is in ``used``.
+
+    >>> from engine.cards import mask_of, parse_cards
+    >>> hand = mask_of(parse_cards(["JH", "QH", "KH", "QC", "KC"]))
+    >>> [(m.code(), m.value) for m in marriages(hand, 2, {"KQ": (20, 40), "JKQ": (30, 50)})]
+    [('QC,KC', 20), ('QH,KH', 40), ('JH,QH,KH', 50)]
+    """
+    found = []
+    for suit in range(4):
+        for ranks, (plain, in_trump) in values.items():
+            cards = tuple(sorted(card_of(rank, suit) for rank in ranks))
+            mask = sum(BIT[c] for c in cards)
+            if available & mask == mask and not used & mask:
+                found.append(Marriage(cards, in_trump if suit == trump else plain))
     return found

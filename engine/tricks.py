@@ -504,3 +504,18 @@ def check_play_order(tricks: Sequence[Sequence[tuple[int, int]]], trick: Sequenc
         if finished:
             leader = after(leader, 1) if lead_passes else seats[winner([card for _seat, card in played])]
     return after(leader, len(trick))
+
+
+def tiered_ranking(tiers: Sequence[str]) -> Ranking:
+    """A rank order with ties, high to low, the same in every suit and no trumps: the ranks of one tier are equal, so
+    the first of them played to a trick stays best (Thunee's six-player trip, thunee.md 8.2).
+
+    >>> from engine.cards import parse_cards
+    >>> trip = tiered_ranking(["9AT", "J", "K", "Q"])
+    >>> trick_winner(parse_cards(["TS", "9S", "AS", "JS"]), NO_TRUMP, trip)
+    0
+    """
+    ranking = Ranking("".join(tiers))
+    tier_of = {rank: len(tiers) - k for k, tier in enumerate(tiers) for rank in tier}
+    ranking.power = tuple(tuple(tier_of.get(RANKS[card % 13], 0) for card in range(52)) for _t in range(5))
+    return ranking

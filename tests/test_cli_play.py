@@ -65,6 +65,10 @@ def test_moves_are_numbered_in_the_order_of_the_hand(cli_runner: CliRunner, game
     assert any(sorted(moves) != moves for _, moves in card_moves)  # not the engine's byte order by chance
 
 
+def test_thunee_moves_are_numbered_in_the_order_of_the_hand(cli_runner: CliRunner) -> None:
+    test_moves_are_numbered_in_the_order_of_the_hand(cli_runner, "thunee")  # 4 players, calls before the cards
+
+
 def test_botifarra_moves_are_numbered_in_the_order_of_the_hand(cli_runner: CliRunner) -> None:
     test_moves_are_numbered_in_the_order_of_the_hand(cli_runner, "botifarra")  # four seats, the calls first
 

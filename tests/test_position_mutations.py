@@ -226,6 +226,7 @@ MUTATORS: dict[str, list[Mutator]] = {
     "tres": [swap_between_hands, change_seat_to_play, drop_a_card, break_tres_follow_rule, unsorted_hand],
     "two_ten_jack": TRICK_MUTATORS,
     "boonaken": [swap_between_hands, change_seat_to_play, drop_a_card, break_boonaken_follow_rule, unsorted_hand],
+    "thunee": TRICK_MUTATORS,
 }
 CASES = [case for case in GAME_CASES if case.values[0] in MUTATORS]
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from . import fishing as _fishing  # noqa: F401  (registers the fishing games' greedy)
 from . import greedy_boonaken as _greedy_boonaken  # noqa: F401  (registers Boonaken's greedy)
 from . import greedy_botifarra as _greedy_botifarra  # noqa: F401  (registers Botifarra's greedy)
+from . import greedy_thunee as _greedy_thunee  # noqa: F401  (registers Thunee's greedy)
 from . import greedy_trappola as _greedy_trappola  # noqa: F401  (registers Trappola's greedy)
 from . import greedy_tres as _greedy_tres  # noqa: F401  (registers Très' greedy)
 from . import greedy_tricks as _greedy_tricks  # noqa: F401  (registers the trick games' greedy)

@@ -8,4 +8,5 @@ from . import trappola  # noqa: F401, I001
 from . import tres  # noqa: F401, I001
 from . import two_ten_jack  # noqa: F401, I001
 from . import boonaken  # noqa: F401, I001
+from . import thunee  # noqa: F401, I001
 from . import botifarra  # noqa: F401, I001

@@ -23,21 +23,19 @@ Position = dict[str, Any]
 def play_checked(state: engine.State, seed: int, legal: Callable[[Position], list[str]],
                  score: Callable[[list[list[Any]], Position], list[int]] | None = None,
                  after: Callable[[Position, engine.State], None] | None = None,
-                 choose: Callable[[list[str], Rng], str] | None = None) -> None:
+                 avoid: frozenset[str] = frozenset()) -> None:
     """Play random legal moves (drawn with ``Rng(seed)``) to the match end. Before each move the legal actions must
     be ``legal(position)``; after a move that ends a deal, that deal's points must be ``score(tricks, position)``
     (its tricks in play order as ``[[seat, action], ...]``, the position before its last card); ``after(position,
-    state)`` checks anything else after every other move. ``choose(legal_actions, rng)`` picks the moves instead
-    where uniform picks would miss rules (an auction whose many strong bids would end every deal the same way)."""
+    state)`` checks anything else after every other move. Actions in ``avoid`` are drawn only when nothing else is
+    legal (to reach the deals a random player rarely lets happen)."""
     rng = Rng(seed)
     while not state.is_terminal:
         before = state.to_position()
         assert state.legal_actions() == legal(before), before
         deals = len(state.deal_results)
-        if choose is None:
-            state.apply_id(rng.choice(state.legal_action_ids()))
-        else:
-            state.apply(choose(state.legal_actions(), rng))
+        ids = state.legal_action_ids()
+        state.apply_id(rng.choice([a for a in ids if state.action_string(a) not in avoid] or ids))
         if len(state.deal_results) > deals:
             if score is not None:
                 seat, action = state.history[-1]

@@ -15,12 +15,14 @@ import pytest
 import redis
 import redis.asyncio
 from playwright.sync_api import expect
-from web_harness import WebServer, screenshot
+from web_harness import WebServer, screenshot, serve_in_thread
 
 import engine
 import replay
 from replay.store import ReplayStore
+from services.cli.web import allowed_hosts
 from services.game_store import GameStore
+from services.web.app import create_app
 from workers.chunk import play_chunk
 from workers.jobstore import RUNNING, SUCCEEDED, JobStore
 from workers.plan import job_chunks
@@ -291,3 +293,29 @@ def test_a_spectator_follows_a_live_match(page: Any, web_server: WebServer) -> N
     expect(page.locator("[aria-label=moves] li")).to_have_count(view["move_number"] - created["view"]["move_number"])
     assert page.locator(".seat .card:not(.back)").count() == 0  # nobody's hand is shown to a spectator
     screenshot(page, "live-spectator")
+
+
+def test_the_page_asks_for_the_api_key_once(browser: Any, web_server: WebServer) -> None:
+    server, thread, port = serve_in_thread(create_app(web_server.redis_url, api_key="s3cret",
+                                                      allowed_hosts=allowed_hosts("127.0.0.1")))
+    context = browser.new_context(viewport={"width": 412, "height": 915}, base_url=f"http://127.0.0.1:{port}")
+    try:
+        page = context.new_page()
+        page.goto(f"/#/?collection={web_server.collection}")
+        form = page.locator("#api-key-form")
+        expect(form).to_be_visible()
+        expect(page.get_by_test_id("error")).to_contain_text("UNAUTHENTICATED: missing API key")
+        form.locator("input").fill("s3cret")
+        form.locator("button").click()
+        expect(form).to_be_hidden()
+        expect(page.locator("tr[data-replay]").first).to_be_visible()
+        page.goto("/#/jobs")  # the jobs' event stream carries the key too
+        expect(page.locator("tr[data-job], td.muted").first).to_be_visible()
+        page.reload()  # the key is remembered
+        expect(page.locator("tr[data-job], td.muted").first).to_be_visible()
+        expect(form).to_be_hidden()
+        screenshot(page, "api-key-jobs")
+    finally:
+        context.close()
+        server.should_exit = True
+        thread.join(timeout=15)

@@ -1,0 +1,797 @@
+"""Thunee (``thunee``), exactly as ``shared/rules/thunee.md`` says; section numbers cite it.
+
+Four players in partnerships ({0,2} against {1,3}), or six three against three (8.2); 24 cards ranked J 9 A T K Q.
+Dealt in two rounds around a trump call: the holders' opponents call the trumper's right away in tens (4), the
+trumper lays a trump card face down (4.5) that is turned up after the first card of play (5.3). Calls during the
+deal: thunee and royals (a lone player to take every trick, 6.4, 6.5), jodi (king and queen, 6.1), double (6.2),
+kanak (6.3), and with six players trip and mooney (8.2). A deal gives balls to one team (7); the match is to
+``target_balls`` (7.4).
+
+>>> import engine
+>>> state = engine.new_match("thunee", seed=1, first_dealer=0)
+>>> state.phase, state.current_player, state.legal_actions()
+('calling', 2, ['call:10', 'pass'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from functools import cache
+from typing import Any
+
+from ..auction import PASS, RaiseForRight
+from ..cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
+from ..clone import LIST, OBJECT, SHARED
+from ..declarations import Marriage, marriages
+from ..determinize import Slot, redeal, relabeling
+from ..errors import PositionError
+from ..options import Option
+from ..registry import register
+from ..rng import Rng
+from ..scoring import PlusMinusCards, point_table, sides_at_or_over
+from ..state import Chooser, GameInfo, GameLength, match_length, position_seat
+from ..trickgame import TrickGame, TrickRules, same_json
+from ..tricks import NO_TRUMP, CardActions, Ranking, cut, tiered_ranking
+
+DECK = tuple(make_deck("9TJQKA"))  # 1.3
+RANKINGS = {
+    "normal": Ranking("J9ATKQ"),  # 2.1: the same order in trumps and plain suits
+    "royals": Ranking("QKTA9J"),  # 2.4, 6.5: reversed
+    "trip": tiered_ranking(("9AT", "J", "K", "Q")),  # 8.2: tricks 1..3 of a trip, 9 = A = T
+}
+POINTS = point_table({"J": 30, "9": 20, "A": 11, "T": 10, "K": 3, "Q": 2})  # 2.1: whatever the trump
+CARD_POINTS = POINTS[NO_TRUMP]
+LAST_TRICK = 10  # 2.3
+TARGET = 105  # 7.2: the counting team wins the deal with 105 or more
+CALLS = (*range(10, 101, 10), 104)  # 4.2
+JODI = {"KQ": (20, 40), "JKQ": (30, 50)}  # 6.1.1: (plain, trump)
+JODI_AFTER = (1, 3)  # 6.1.2: after tricks 1 and 3
+BLACK_JACKS = (parse_card("JC"), parse_card("JS"))  # 3.1
+FIRST_ROUND = {4: 16, 6: 18}  # 3.3, 8.2.1: cards dealt before the calling
+SIDES = {n: tuple(seat % 2 for seat in range(n)) for n in FIRST_ROUND}  # 1.2: team of seat s is s mod 2
+SOLO = ("thunee", "royals", "mooney")  # a lone caller must win every trick (6.4, 6.5, 8.2.3)
+DOUBLE_BALLS, KANAK_BALLS, FAILED_BALLS = 2, 3, 4  # 6.2.2, 6.3.3 (failure: 4 to the other team either way)
+MOONEY_BALLS, MOONEY_LOST_TO_OPPONENT = 4, 8  # 8.2.3
+TRIP_BALLS, TRIP_FAILED = 3, 6  # 8.2.2
+DETERMINIZE_TRIES = 200  # samples drawn before keeping the real deal (a redeal or void deal would have followed)
+
+JODI_WORDS = {m.cards: "jodi:" + m.code() for m in marriages(mask_of(DECK), NO_TRUMP, JODI)}
+WORDS = ["redeal", "keep", PASS, *(f"call:{c}" for c in CALLS), *(f"trump:{CODES[c]}" for c in DECK), "trump:last",
+         *SOLO, "trip", *JODI_WORDS.values(), "double", "kanak"]
+ACTIONS = CardActions(words=WORDS)
+WORD = {word: ACTIONS.word_id(word) for word in WORDS}
+PASS_ID, KEEP, REDEAL, LAST_ID, KANAK = WORD[PASS], WORD["keep"], WORD["redeal"], WORD["trump:last"], WORD["kanak"]
+TRUMP_ID = {card: WORD[f"trump:{CODES[card]}"] for card in DECK}
+TRUMP_CARD = {action: card for card, action in TRUMP_ID.items()}
+JODI_ID = {cards: WORD[word] for cards, word in JODI_WORDS.items()}
+JODI_CARDS = {action: cards for cards, action in JODI_ID.items()}
+CALL_ID = {f"call:{c}": WORD[f"call:{c}"] for c in CALLS}
+CARD_OF = ACTIONS.card_of
+FIRST_WORD = ACTIONS.first_word
+
+OPTIONS = (
+    Option("target_balls", int, 12, "balls needed to win the match (7.4; some clubs play 13)", minimum=1, maximum=99),
+    Option("royals", bool, True, "the royals call: reversed ranking, the caller alone takes every trick (6.5)"),
+    Option("royals_balls", int, 8, "balls for royals made or lost (6.5.2)", minimum=1, maximum=99),
+    Option("thunee_balls", int, 4, "balls for thunee made or lost (6.4.3)", minimum=1, maximum=99),
+    Option("call_jump", bool, False, "a call may be any multiple of 10 above the standing call, or 104 (4.2)"),
+    Option("redeal_max_points", int, 10, "a first-round hand of at most this many card points may ask a redeal (3.4)",
+           minimum=0, maximum=120),
+    Option("last_card_trump", bool, False, "the trumper may answer trump:last: trump is the suit of the last card he "
+           "is dealt, face down (4.5)"),
+    Option("six_trip", bool, True, "6 players: the dealer may call trip (8.2.2)"),
+    Option("six_mooney", bool, True, "6 players: a hand of one suit with its jack may call mooney (8.2.3)"),
+)
+
+
+@cache
+def rules_for(ranking: str, tricks: int) -> TrickRules:
+    """5.5: follow suit, nothing more; card points and the last trick's 10 (2.1, 2.3)."""
+    return TrickRules(RANKINGS[ranking], tricks=tricks, points=POINTS, last_trick=LAST_TRICK)
+
+
+HAND_POINTS = PlusMinusCards({CODES[c]: CARD_POINTS[c] for c in DECK})  # all plus: a hand's points in 4 look-ups
+
+
+NORMAL_RULES = {n: rules_for("normal", len(DECK) // n) for n in FIRST_ROUND}
+
+
+def hand_points(hand: int) -> int:
+    """The card points of a hand (a mask), 2.1."""
+    return HAND_POINTS.pile_points(hand)
+
+
+@cache
+def worth_more(points: int) -> int:
+    """The cards (a mask) worth more than ``points`` card points."""
+    return mask_of(c for c in DECK if CARD_POINTS[c] > points)
+
+
+@cache
+def special_ids(royals: bool, mooney: bool) -> list[int]:
+    """6.4.1: pass, thunee, royals (option ``royals``) and mooney (a six-player hand of one suit with its jack,
+    8.2.3), as sorted ids."""
+    words = [PASS_ID, WORD["thunee"], *([WORD["royals"]] if royals else []), *([WORD["mooney"]] if mooney else [])]
+    return sorted(words)
+
+
+@cache
+def calling_ids(call: int, jump: bool) -> list[int]:
+    """4.2: pass and the calls above ``call`` (the next only, or with ``call_jump`` every one), as sorted ids."""
+    higher = [c for c in CALLS if c > call]
+    return sorted([PASS_ID, *(CALL_ID[f"call:{c}"] for c in (higher if jump else higher[:1]))])
+
+
+@register
+class Thunee(TrickGame):
+    RULES = rules_for("normal", 6)  # per deal: rules_for(contract's ranking, 24 // players)
+    ACTIONS = ACTIONS
+    # (the stock is only ever replaced whole)
+    COPY = {"queue": LIST, "auction": OBJECT, "jodis": LIST, "calls": LIST, "stock": SHARED}
+    POSITION_CARD_PILES = ("trump_card",)
+    PHASES = ("redeal", "trip", "calling", "trump", "special", "play", "jodi", "double", "over")
+    INFO = GameInfo(
+        id="thunee",
+        name="Thunee",
+        aliases=("Thuni", "Tani", "サニー"),
+        player_counts=(4, 6),
+        default_players=4,
+        options=OPTIONS,
+        summary="South African partnership game of 24 cards: call for trump, take 105 of the 304 points, call "
+                "thunee, jodi, double and kanak; the first team to 12 balls wins.",
+        deck_size=len(DECK),
+    )
+
+    # What a deal holds besides the trick base's hands and tricks.
+    stock: list[int]  # the cards of the second round while undealt (3.6)
+    # This dealing's moves that play no card, (cards played before it, seat, action) in order; its card plays are its
+    # tricks (``deal_moves``). Kept apart from ``moves``, which a service may clear.
+    calls: list[tuple[int, int, int]]
+    queue: list[int]  # seats still to answer the question of the phase (redeal, special call, jodi)
+    auction: RaiseForRight | None  # the calling (4), None before it
+    trumper: int | None  # the trumper, or while calling the holder of the right (4.1); None in a trip
+    call: int  # the call value C (4.4)
+    trump_card: int | None  # the trump card (4.5) while it lies face down
+    by_last: bool  # trump:last: nobody has seen the trump card (8 last_card_trump)
+    shown: int  # the trump card once turned up (5.3): known where it is
+    contract: str  # normal, thunee, royals, mooney or trip
+    caller: int | None  # who called thunee, royals, mooney or trip
+    jodis: list[tuple[int, tuple[int, ...], int, int]]  # (seat, cards, value, trick) in order (6.1)
+    used: int  # the cards of the jodi called (6.1.4)
+    leader: int  # the winner of the last trick, who leads the next
+    doubler: int | None  # 6.2
+    kanak: int | None  # 6.3
+    voided: bool  # 5.9: the deal was void
+    _fused_rules: TrickRules | None = None  # the rules play_to_end's fused card plays read (see play_to_end)
+    _replaying = False  # a position's deal_actions are being replayed: a deal's end is noted, not scored
+    _replay_over = False
+
+    def _sides(self) -> tuple[int, ...]:
+        return SIDES[self.n]
+
+    def _deck_cards(self) -> list[int]:
+        return list(DECK)
+
+    @classmethod
+    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
+        # Each scored deal gives at least one ball to one team, so the match ends within 2 (target - 1) + 1 deals;
+        # redeals (3.4) and void deals (5.9) are spare dealings. Moves: the redeal answers, a trip, the calling (each of
+        # the 11 calls after fewer than n/2 passes, and n/2 passes), the trump, the special calls, two jodi windows (a
+        # pass each and at most one jodi per suit), a double, a kanak and the 24 cards.
+        side = n // 2
+        moves = n + 1 + len(CALLS) * side + side + 1 + n + 2 * side + 4 + 1 + 1 + len(DECK)
+        return match_length(2 * options["target_balls"] - 1, moves, options, redeals=True)
+
+    # ---- the deal (3) -------------------------------------------------------------------------------------------
+
+    def _draw_first_dealer(self) -> int:
+        """3.1: cards turned up to seats 0, 1, ... from a shuffled pack (top first); the first black jack deals."""
+        pack = list(DECK)
+        self.rng.shuffle(pack)
+        return next(k for k, card in enumerate(pack) if card in BLACK_JACKS) % self.n
+
+    def _shuffled_deck(self) -> list[int]:
+        deck = super()._shuffled_deck()
+        return cut(deck, 1 + self.rng.below(len(deck) - 1))  # 3.2: shuffle, then a cut
+
+    def _start_deal(self, deck: list[int]) -> None:
+        n, first = self.n, (self.dealer + 1) % self.n
+        dealt = FIRST_ROUND[n]
+        hands = [0] * n
+        for j in range(n):  # 3.3: deck card k to seat dealer + 1 + k
+            hands[(first + j) % n] = mask_of(deck[j:dealt:n])
+        self._reset_tricks(hands, NO_TRUMP)
+        self.__dict__["RULES"] = NORMAL_RULES[n]
+        self.stock = deck[dealt:]
+        self.calls = []
+        self.auction = None
+        self.trumper, self.call, self.trump_card, self.by_last, self.shown = first, 0, None, False, 0
+        self.contract, self.caller, self.doubler, self.kanak, self.voided = "normal", None, None, None, False
+        self.jodis, self.used, self.leader = [], 0, first
+        limit, points = self.options["redeal_max_points"], HAND_POINTS.pile_points
+        over = worth_more(limit)  # a hand holding one of these holds more than the limit
+        self.queue = [s for s in self.seats_from_dealer() if not hands[s] & over and points(hands[s]) <= limit]  # 3.4
+        if self.queue:
+            self.phase, self.current_player = "redeal", self.queue[0]
+        else:
+            self._after_redeal_answers()
+
+    def _deal_again(self, trump: int) -> None:
+        self._start_deal(list(self.deal_deck))
+
+    def _after_redeal_answers(self) -> None:
+        if self.n == 6 and self.options["six_trip"]:  # 8.2.2: the dealer is asked first
+            self.phase, self.current_player = "trip", self.dealer
+            return
+        self._open_calling()
+
+    def _open_calling(self) -> None:
+        holder = (self.dealer + 1) % self.n  # 4.1
+        self.auction = RaiseForRight(CALLS, self.side_of, holder, self.n // 2, jump=self.options["call_jump"])
+        self.phase, self.current_player = "calling", self.auction.turn
+
+    def _deal_second_round(self) -> None:
+        """3.6: the rest of the deck one card at a time in the same order."""
+        n, stock = self.n, self.stock
+        first = self.dealer + 1 + FIRST_ROUND[n]  # deck card k to seat dealer + 1 + k
+        for j in range(n):
+            self.hands[(first + j) % n] |= mask_of(stock[j::n])
+        self.stock = []
+
+    def _dealt_again_now(self) -> None:
+        """A redeal (3.4): no score, the same dealer deals again."""
+        if self._replaying:
+            raise PositionError("deal_actions: here the deal is dealt again at once, so no position holds it")
+        self._begin_deal(None)
+
+    def _void_deal(self) -> None:
+        """5.9: a void deal ends with no balls; the same dealer deals the next (recorded as a deal: cards were seen)."""
+        self.voided = True
+        if self._replaying:
+            self._replay_over = True
+            return
+        self._deal_over([0, 0], contract="void", call=self.call)
+
+    def deal_moves(self) -> list[tuple[int, int]]:
+        """This dealing's moves, (seat, action) in order: its calls among its cards played."""
+        cards = [(s, ACTIONS.plain_id[c]) for trick in [*self.tricks, self.trick] for s, c in trick]
+        moves: list[tuple[int, int]] = []
+        done = 0
+        for before, seat, action in self.calls:
+            moves += cards[done:before]
+            moves.append((seat, action))
+            done = before
+        return moves + cards[done:]
+
+    # ---- legal actions --------------------------------------------------------------------------------------------
+
+    def _legal_ids(self) -> list[int]:
+        phase, seat = self.phase, self.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
+        if phase == "calling":
+            auction = self.auction
+            assert auction is not None
+            return calling_ids(auction.call, auction.jump)
+        if phase == "play":
+            ids = self._card_ids()
+            return ids + [KANAK] if self._may_kanak() else ids
+        if phase == "jodi":
+            return sorted([PASS_ID, *(JODI_ID[m.cards] for m in self._jodis_open(seat))])
+        if phase == "trump":
+            ids = [TRUMP_ID[c] for c in cards_in(self.hands[seat])]
+            return sorted(ids + [LAST_ID] if self.options["last_card_trump"] else ids)
+        if phase == "special":
+            return special_ids(self.options["royals"], self.n == 6 and self.options["six_mooney"] and
+                               self._mooney_suit(seat) is not None)
+        if phase == "redeal":
+            return [KEEP, REDEAL]
+        return sorted([PASS_ID, WORD["double" if phase == "double" else "trip"]])
+
+
+    def _held(self, seat: int) -> int:
+        """The seat's cards, the trumper's face-down trump card counted (3.6)."""
+        down = self.trump_card if seat == self.trumper and self.trump_card is not None else None
+        return self.hands[seat] | (0 if down is None else BIT[down])
+
+    def _mooney_suit(self, seat: int) -> int | None:
+        held = self._held(seat)
+        for suit in range(4):
+            if held & ~SUIT_MASK[suit] == 0 and held & BIT[13 * suit + 9]:  # 8.2.3: one suit, its jack among them
+                return suit
+        return None
+
+    def _jodis_open(self, seat: int) -> list[Marriage]:
+        """6.1.4: jodi of the seat's hand and the card it played to the trick just won, no card used twice."""
+        played = next(c for s, c in self.tricks[-1] if s == seat)
+        return marriages(self.hands[seat] | BIT[played], self.trump, JODI, self.used)
+
+    def play_to_end(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> int:
+        """``TrickGame.play_to_end``, whose fused card plays read the rules of the deal it starts in: they are used
+        only while a deal has those rules (``_plain_play``), since royals and trip deals have their own."""
+        self._fused_rules = self.RULES
+        return super().play_to_end(choose, observe)
+
+    def _plain_play(self, seat: int) -> bool:
+        """A card play after the first of the deal (that one turns the trump card up, 5.3; a lone caller's names
+        trump, 6.4.2) and outside the last trick's kanak (6.3), under the rules the fused loop read."""
+        if self.phase != "play" or self.RULES is not self._fused_rules:
+            return False
+        return bool(self.tricks or self.trick) and not self._may_kanak()
+
+    def _may_kanak(self) -> bool:
+        """6.3.1: in the last trick, before a card, once a deal, not after a double nor in a lone call."""
+        return (len(self.tricks) == self.RULES.tricks - 1 and self.contract == "normal" and self.kanak is None
+                and self.doubler is None)
+
+    # ---- actions --------------------------------------------------------------------------------------------------
+
+    def _apply(self, action: int) -> None:
+        seat = self.current_player
+        assert seat is not None  # State.apply_id applies only a legal action
+        if action < FIRST_WORD:
+            self._play_card(seat, action)
+            return
+        self.calls.append((self.n * len(self.tricks) + len(self.trick), seat, action))
+        phase = self.phase
+        if phase == "calling":
+            self._speak(ACTIONS.strings[action])
+        elif phase == "redeal":
+            self._answer_redeal(action)
+        elif phase == "trip":
+            self._answer_trip(seat, action)
+        elif phase == "trump":
+            self._choose_trump(seat, action)
+        elif phase == "special":
+            self._answer_special(seat, ACTIONS.strings[action])
+        elif phase == "jodi":
+            self._answer_jodi(seat, action)
+        elif phase == "double":
+            self.doubler = seat if action == WORD["double"] else None
+            self.phase = "play"
+        else:  # kanak (6.3.1): the same seat then plays its card
+            self.kanak = seat
+
+    def _answer_redeal(self, action: int) -> None:
+        if action == REDEAL:  # 3.4: the first redeal ends the deal at once
+            self._dealt_again_now()
+            return
+        if not self._ask_next():
+            self._after_redeal_answers()
+
+    def _ask_next(self) -> bool:
+        """The seat asked has answered: the next of ``queue`` is asked; False when every seat has answered."""
+        self.queue.pop(0)
+        if self.queue:
+            self.current_player = self.queue[0]
+        return bool(self.queue)
+
+    def _answer_trip(self, seat: int, action: int) -> None:
+        if action == PASS_ID:
+            self._open_calling()
+            return
+        self.contract, self.caller, self.trumper = "trip", seat, None  # 8.2.2: no trump, no calling
+        self.__dict__["RULES"] = rules_for("trip", self.RULES.tricks)
+        self._deal_second_round()
+        self._begin_play(seat)
+
+    def _speak(self, word: str) -> None:
+        auction = self.auction
+        assert auction is not None  # calling
+        auction.apply(word)
+        self.trumper, self.call = auction.holder, auction.call
+        if auction.over:  # 4.4, 4.5: the trumper lays a trump card face down
+            self.phase, self.current_player = "trump", auction.holder
+        else:
+            self.current_player = auction.turn
+
+    def _choose_trump(self, seat: int, action: int) -> None:
+        if action == LAST_ID:  # 8.1 last_card_trump: the last card dealt to the trumper, unseen
+            first, dealt = (self.dealer + 1) % self.n, FIRST_ROUND[self.n]
+            card = [c for k, c in enumerate(self.stock, start=dealt) if (first + k) % self.n == seat][-1]
+            self.by_last = True
+        else:
+            card = TRUMP_CARD[action]
+        self._deal_second_round()
+        self.hands[seat] ^= BIT[card]
+        self.trump_card, self.trump = card, SUIT[card]
+        self.queue = [(seat + k) % self.n for k in range(self.n)]  # 6.4.1: the trumper first
+        self.phase, self.current_player = "special", seat
+
+    def _answer_special(self, seat: int, word: str) -> None:
+        if word == PASS:
+            if self._ask_next():
+                return
+            trumper = self.trumper
+            assert trumper is not None  # a normal deal has its trumper
+            if self._void(self.side_of[trumper]):  # 5.9: checked before the first lead
+                self._void_deal()
+            else:
+                self._begin_play((trumper + 1) % self.n)  # 5.2
+            return
+        self.contract, self.caller = word, seat
+        self._return_trump_card()  # 6.4.2: the trumper takes his card back; the call no longer matters
+        if word == "royals":
+            self.__dict__["RULES"] = rules_for("royals", self.RULES.tricks)
+        suit = self._mooney_suit(seat) if word == "mooney" else None
+        self.trump = NO_TRUMP if suit is None else suit  # thunee, royals: the caller's first lead names it
+        self._begin_play(seat)
+
+    def _return_trump_card(self) -> None:
+        if self.trump_card is not None and self.trumper is not None:
+            self.hands[self.trumper] |= BIT[self.trump_card]
+        self.trump_card = None
+
+    def _begin_play(self, leader: int) -> None:
+        self.queue = []
+        self.phase, self.current_player, self.leader = "play", leader, leader
+
+    def _void(self, holders: int) -> bool:
+        """5.9: whether the team other than ``holders`` holds no trump (the deal is void)."""
+        held = 0
+        for seat in range(1 - holders, self.n, 2):  # the other team's seats (1.2: team of seat s is s mod 2)
+            held |= self.hands[seat]
+        return not held & SUIT_MASK[self.trump]
+
+    def _answer_jodi(self, seat: int, action: int) -> None:
+        if action != PASS_ID:  # 6.1.3: any number of jodi, then pass
+            jodi = next(m for m in self._jodis_open(seat) if m.cards == JODI_CARDS[action])
+            self.used |= mask_of(jodi.cards)
+            self.jodis.append((seat, jodi.cards, jodi.value, len(self.tricks)))
+            return
+        if not self._ask_next():
+            self._resume_play()
+
+    def _play_card(self, seat: int, action: int) -> None:
+        card = CARD_OF[action]
+        assert card is not None  # a card action
+        first = not self.tricks and not self.trick
+        self.hands[seat] ^= BIT[card]
+        self._add_to_trick(seat, card)
+        if first:
+            self._first_card_played(seat, card)
+
+    def _first_card_played(self, seat: int, card: int) -> None:
+        if self.contract == "normal":  # 5.3: the trump card turned up, back to the trumper's hand
+            assert self.trump_card is not None and self.trumper is not None
+            self.shown = BIT[self.trump_card]
+            self._return_trump_card()
+        elif self.contract in SOLO:
+            if self.contract != "mooney":
+                self.trump = SUIT[card]  # 6.4.2, 6.5.1: the suit of the caller's first card
+            if self._void(self.side_of[seat]):  # 5.9: checked after the caller's first lead
+                self._void_deal()
+
+    # ---- after a trick (6.1 - 6.4, 8.2) ---------------------------------------------------------------------------
+
+    def _trick_taken(self, winner: int) -> None:
+        self.leader = winner
+        done = len(self.tricks)
+        if self.contract in SOLO:
+            if winner != self.caller and done < self.RULES.tricks:  # 6.4.3: play stops at once (after the last
+                self._score_deal()  # trick the base scores it)
+            return
+        if self.contract == "trip":
+            if done == self.RULES.tricks - 1:  # 8.2.2: the normal order in the last trick
+                self.__dict__["RULES"] = rules_for("normal", self.RULES.tricks)
+            return
+        if done in JODI_AFTER:  # 6.1.3: the winner, then his partners in turn order
+            side = self.side_of[winner]
+            self.queue = [s for s in ((winner + k) % self.n for k in range(self.n)) if self.side_of[s] == side]
+            self.phase, self.current_player = "jodi", winner
+            return
+        self._resume_play()
+
+    def _resume_play(self) -> None:
+        """After a trick (and its jodi): the winner leads, asked first about a double after winning every trick but
+        the last (6.2.1)."""
+        done, leader = len(self.tricks), self.leader
+        if done == self.RULES.tricks - 1 and self.tricks_won[self.side_of[leader]] == done:
+            self.phase, self.current_player = "double", leader
+        else:
+            self.phase, self.current_player = "play", leader
+
+    # ---- scoring and the match (7) ------------------------------------------------------------------------------
+
+    def deal_result(self) -> tuple[list[int], dict[str, Any]]:
+        """The finished deal's balls per team (7.1: the first rule that applies) and its facts."""
+        balls = [0, 0]
+        facts: dict[str, Any] = {"contract": self.contract, "call": self.call}
+        last_side = self.side_of[self.leader]
+        if self.contract in SOLO or self.contract == "trip":
+            made, to = self._lone_result()
+            balls[to[0]] = to[1]
+        elif self.doubler is not None:  # 6.2.2: the doubler himself must win the last trick
+            side = self.side_of[self.doubler]
+            made = self.leader == self.doubler
+            if made:
+                balls[side] = DOUBLE_BALLS
+            else:
+                balls[1 - side] = FAILED_BALLS
+            facts["contract"] = "double"
+        elif self.kanak is not None:
+            side = self.side_of[self.kanak]
+            made = self.kanak_made()
+            if made:
+                balls[side] = KANAK_BALLS
+            else:
+                balls[1 - side] = FAILED_BALLS
+            facts["contract"] = "kanak"
+        else:
+            counting = self._counting()
+            total = self.counting_total()
+            made = total >= TARGET  # the counting team's made: it wins the deal
+            if made:
+                balls[counting] = 2 if self.call else 1  # 7.3
+            else:
+                balls[1 - counting] = 1
+            facts["counting"] = counting
+        facts.update(made=made, card_points=list(self.card_points), last_trick=last_side,
+                     jodi=[self._jodi_of(side) for side in (0, 1)])
+        return balls, facts
+
+    def _lone_result(self) -> tuple[bool, tuple[int, int]]:
+        """(made, (team, balls)) of thunee, royals, mooney (6.4.3, 6.5.2, 8.2.3) or trip (8.2.2)."""
+        caller = self.caller
+        assert caller is not None  # a lone call has its caller
+        side = self.side_of[caller]
+        if self.contract == "trip":
+            made = self.leader == caller
+            return made, (side, TRIP_BALLS) if made else (1 - side, TRIP_FAILED)
+        made = len(self.tricks) == self.RULES.tricks and self.leader == caller  # play stopped at any other's trick
+        if self.contract == "mooney":
+            lost_to = MOONEY_BALLS if self.side_of[self.leader] == side else MOONEY_LOST_TO_OPPONENT
+            return made, (side, MOONEY_BALLS) if made else (1 - side, lost_to)
+        stake = self.options["royals_balls" if self.contract == "royals" else "thunee_balls"]
+        return made, (side, stake) if made else (1 - side, stake)
+
+    def _jodi_of(self, side: int) -> int:
+        return sum(value for seat, _cards, value, _k in self.jodis if self.side_of[seat] == side)
+
+    def counting_total(self) -> int:
+        """7.2: S = P + L + C + Jc - Jt of the counting team (L once the last trick is played)."""
+        counting = self._counting()
+        done = len(self.tricks) == self.RULES.tricks
+        last = LAST_TRICK if done and self.side_of[self.leader] == counting else 0
+        return self.card_points[counting] + last + self.call + self._jodi_of(counting) - self._jodi_of(1 - counting)
+
+    def kanak_made(self) -> bool:
+        """6.3.2: the caller won the last trick, his opponents some trick, and their X is below zero."""
+        assert self.kanak is not None
+        opp = 1 - self.side_of[self.kanak]
+        winners = self.trick_winners()
+        before_last = sum(CARD_POINTS[c] for trick, winner in zip(self.tricks[:-1], winners, strict=False)
+                          if self.side_of[winner] == opp for _s, c in trick)
+        x = before_last - self._jodi_of(1 - opp) - LAST_TRICK + (self.call if opp == self._counting() else -self.call)
+        return self.leader == self.kanak and self.tricks_won[opp] > 0 and x < 0
+
+    def trick_winners(self) -> list[int]:
+        """The seat that won each finished trick: the next one's leader, and the last one's ``leader``."""
+        return [trick[0][0] for trick in self.tricks[1:]] + ([self.leader] if self.tricks else [])
+
+    def _counting(self) -> int:
+        """4.4: the counting team, the trumper's opponents."""
+        assert self.trumper is not None  # a normal deal has its trumper
+        return 1 - self.side_of[self.trumper]
+
+    def _score_deal(self) -> None:
+        if self._replaying:
+            self._replay_over = True
+            return
+        balls, facts = self.deal_result()
+        self._deal_over(balls, **facts)
+
+    def _match_winners(self) -> list[int] | None:
+        return sides_at_or_over(self.side_scores, self.options["target_balls"]) or None  # 7.4
+
+    def _next_dealer(self) -> int:
+        """3.8: the deal passes on when the dealer's team has at least as many balls as the other."""
+        if self.voided:
+            return self.dealer
+        side = self.side_of[self.dealer]
+        return (self.dealer + 1) % self.n if self.side_scores[side] >= self.side_scores[1 - side] else self.dealer
+
+    # ---- what a seat sees -----------------------------------------------------------------------------------------
+
+    def _trump_seen_by(self, seat: int) -> str | None:
+        """The trump suit as ``seat`` knows it: the trumper's own (unless dealt blind) until it is turned up (5.3);
+        a lone caller's from his first card (6.4.2), a mooney caller's own suit."""
+        if self.trump == NO_TRUMP:
+            return None
+        public = bool(self.shown) or (self.contract != "normal" and bool(self.tricks or self.trick))
+        own = (seat == self.trumper and not self.by_last) if self.contract == "normal" else seat == self.caller
+        return SUITS[self.trump] if public or own else None
+
+    def _public_cards(self) -> int:
+        """Cards every seat knows the place of: the turned-up trump card and the jodi cards, while in hand."""
+        return self.shown | self.used
+
+    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
+        obs["trump"] = self._trump_seen_by(seat)
+        down = self.trump_card is not None and seat == self.trumper and not self.by_last
+        obs["trump_card"] = CODES[self.trump_card] if down and self.trump_card is not None else None
+        obs["stock_size"] = len(self.stock)
+        obs["tricks"] = self._tricks_codes()
+        others = 0
+        for other, hand in enumerate(self.hands):
+            if other != seat:
+                others |= hand
+        obs["known_cards"] = codes_of(cards_in(others & self._public_cards()))
+        obs.update(self._deal_keys())
+
+    def action_string(self, action: int) -> str:
+        return ACTIONS.strings[action]
+
+    def action_seen_by(self, viewer: int | None, actor: int, action: str) -> str:
+        """4.5: the trump card is laid face down: the other seats see ``trump``, not the card."""
+        if viewer != actor and action.startswith("trump:") and action != "trump:last":
+            return "trump"
+        return action
+
+    def _public_history(self, seat: int) -> list[list[Any]]:
+        return [[s, self.action_seen_by(seat, s, ACTIONS.strings[a])] for s, a in self.moves]
+
+    # ---- determinization: unseen hands, the face-down trump card and the undealt cards ------------------------
+
+    def _determinize(self, seat: int, rng: Rng) -> None:
+        """Deal the unseen cards again (each hand keeping its shown voids and, once known, whether its first round
+        could ask a redeal), then replay this dealing's moves on the sample: it is kept if every move was legal in it
+        and the seat sees the same (no redeal nor void deal came instead); else, after ``DETERMINIZE_TRIES``, the real
+        deal stays."""
+        slots = self._unseen_slots(seat)
+        seen = self.observation(seat, history=False)
+        for _ in range(DETERMINIZE_TRIES):
+            new = relabeling(slots, redeal(slots, rng))
+            sample = self._replayed_on([new[c] for c in self.deal_deck], new)
+            if sample is not None and sample.observation(seat, history=False) == seen:
+                self.__dict__.update(sample.__dict__)
+                return
+
+    def _unseen_slots(self, seat: int) -> list[Slot]:
+        known = self.hands[seat] | self._public_cards()
+        if seat == self.trumper and self.trump_card is not None and not self.by_last:
+            known |= BIT[self.trump_card]
+        lacks = self._shown_lacking()
+        first_round = self._first_round_cards()
+        eligible = self._redeal_eligibility()
+        limit = self.options["redeal_max_points"]
+        slots = []
+        for other in range(self.n):
+            if other == seat:
+                continue
+            hidden = self._held(other) & ~known
+            forbidden = 0
+            for _k, mask in lacks[other]:
+                forbidden |= mask
+            first = first_round[other]
+            check = None
+            if other in eligible:
+                kept, asked = hand_points(first & ~hidden), eligible[other]
+                check = _redeal_check(kept, limit, asked)
+            for part, part_check in ((hidden & first, check), (hidden & ~first, None)):
+                if part:
+                    slots.append(Slot(cards_in(part), forbidden, part_check))
+        if self.trump_card is not None and seat == self.trumper and self.by_last:
+            slots.append(Slot([self.trump_card]))
+        return slots + ([Slot(list(self.stock))] if self.stock else [])
+
+    def _first_round_cards(self) -> list[int]:
+        first, dealt = (self.dealer + 1) % self.n, FIRST_ROUND[self.n]
+        cards = [0] * self.n
+        for k in range(dealt):
+            cards[(first + k) % self.n] |= BIT[self.deal_deck[k]]
+        return cards
+
+    def _redeal_eligibility(self) -> dict[int, bool]:
+        """Per seat whose first round every seat can tell: whether it was asked about a redeal (3.4)."""
+        asked = {s for s, a in self.deal_moves() if a == KEEP}
+        order = self.seats_from_dealer()
+        if self.phase == "redeal":
+            assert self.current_player is not None
+            order = order[:order.index(self.current_player) + 1]
+            asked.add(self.current_player)
+        return {s: s in asked for s in order}
+
+    def _replayed_on(self, deck: list[int], new: Sequence[int]) -> Thunee | None:
+        """This dealing dealt from ``deck`` and its moves (their cards renamed by ``new``) played again, or None if
+        one of them is not legal there or the deal is dealt again on the way."""
+        sample = self.clone()
+        moves = self.deal_moves()
+        sample.moves = self.moves[:max(0, len(self.moves) - len(moves))]
+        sample.deal_deck = deck
+        sample._legal = None
+        sample._start_deal(list(deck))
+        for s, action in moves:
+            renamed = _renamed(action, new)
+            if sample.deal_deck is not deck or sample.current_player != s or \
+                    renamed not in sample.legal_action_ids():
+                return None
+            sample.apply_id(renamed)
+        return sample if sample.deal_deck is deck else None
+
+    # ---- positions (docs/positions/thunee.md) --------------------------------------------------------------------
+
+    def _deal_keys(self) -> dict[str, Any]:
+        return {
+            "trumper": self.trumper,
+            "call": self.call,
+            "contract": self.contract,
+            "caller": self.caller,
+            "jodi": [[s, ACTIONS.strings[JODI_ID[cards]], k] for s, cards, _v, k in self.jodis],
+            "double": self.doubler,
+            "kanak": self.kanak,
+            "card_points": list(self.card_points),
+            "tricks_won": list(self.tricks_won),
+        }
+
+    def _deal_position(self) -> dict[str, Any]:
+        return {
+            "stock": [CODES[c] for c in self.stock],
+            "trump_card": None if self.trump_card is None else CODES[self.trump_card],
+            "trump_by_last": self.by_last,
+            "to_ask": list(self.queue),
+            **self._deal_keys(),
+            "deal_actions": [[s, ACTIONS.strings[a]] for s, a in self.deal_moves()],
+        }
+
+    def to_position(self) -> dict[str, Any]:
+        """As every game's, with ``redealt`` always written: deals dealt again (3.4, 5.9) are common here, and a
+        position without the key is refused rather than read as none."""
+        position = super().to_position()
+        position.setdefault("redealt", 0)
+        return position
+
+    def _load_position(self, p: Mapping[str, Any]) -> None:
+        """Load and check a position: this dealing dealt again from deal_deck and its deal_actions replayed, each
+        legal when made; every other key must then be what the replay gives (complete validation by construction)."""
+        phase, to_act, winners = self.phase, self.current_player, self.winners
+        if phase not in self.PHASES:
+            raise PositionError(f"phase must be one of {self.PHASES}, got {phase!r}")
+        if "redealt" not in p:
+            raise PositionError("a thunee position writes redealt, the deals dealt again since deal_index began")
+        actions = p["deal_actions"]
+        if not isinstance(actions, list):
+            raise PositionError(f"deal_actions must list [seat, action] pairs, got {actions!r}")
+        self._replaying, self._replay_over = True, False
+        self._start_deal(list(self.deal_deck))
+        for number, entry in enumerate(actions):
+            key = f"deal_actions[{number}]"
+            if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[1], str):
+                raise PositionError(f"{key} must be a [seat, action] pair, got {entry!r}")
+            seat = position_seat(entry[0], key, self.n)
+            if self._replay_over:
+                raise PositionError(f"{key}: the deal was over before it")
+            if seat != self.current_player or entry[1] not in self.legal_actions():
+                raise PositionError(f"{key}: seat {seat} may not play {entry[1]!r} there (seat {self.current_player} "
+                                    f"is to act, allowed: {', '.join(self.legal_actions())})")
+            self.apply_id(ACTIONS.ids_of_string[entry[1]])
+        over = self._replay_over
+        del self._replaying, self._replay_over
+        if over != (phase == "over"):
+            raise PositionError("phase is 'over' exactly when deal_actions end the deal (the match's last)")
+        if over:
+            self.phase, self.current_player, self.winners = "over", None, winners
+        elif (phase, to_act) != (self.phase, self.current_player):
+            raise PositionError(f"phase and current_player must be {self.phase!r} and {self.current_player} after "
+                                "deal_actions")
+        keys = self._position_keys()
+        for name, value in keys.items():
+            if not same_json(p[name], value):
+                raise PositionError(f"{name} must be {value!r} after deal_actions, got {p[name]!r}")
+        self._legal = None
+
+
+def _redeal_check(kept: int, limit: int, asked: bool) -> Callable[[list[int]], bool]:
+    """A first round's hidden cards keep it asked about a redeal, or not (3.4)."""
+    return lambda cards: (kept + sum(CARD_POINTS[c] for c in cards) <= limit) == asked
+
+
+def _renamed(action: int, new: Sequence[int]) -> int:
+    """An action with its cards renamed by ``new``."""
+    card = CARD_OF[action]
+    if card is not None:
+        return ACTIONS.plain_id[new[card]]
+    if action in TRUMP_CARD:
+        return TRUMP_ID[new[TRUMP_CARD[action]]]
+    if action in JODI_CARDS:
+        return JODI_ID[tuple(sorted(new[c] for c in JODI_CARDS[action]))]
+    return action
