@@ -299,6 +299,94 @@ class DoublingRounds(Copyable):
             self._ask(seat)
 
 
+@dataclass(frozen=True)
+class OutbidLadder:
+    """An outbidding auction's bids as data, weakest first (Boonaken 5.1): a bid must be stronger than the highest
+    so far, except that a ``joinable`` bid that is highest may be made again by another player, who then holds it too
+    (a co-declarer); once ``join_closes`` players (0: no limit) hold a joinable bid, the others may only join or pass.
+
+    >>> ladder = OutbidLadder(("bid:70", "bid:misere", "bid:75"), joinable=frozenset({"bid:misere"}), join_closes=2)
+    >>> ladder.strength["bid:75"] > ladder.strength["bid:misere"]
+    True
+    """
+
+    bids: tuple[str, ...]
+    joinable: frozenset[str] = frozenset()
+    join_closes: int = 0
+    strength: dict[str, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "strength", {bid: level for level, bid in enumerate(self.bids)})
+
+
+class OutbidAuction(Copyable):
+    """Bidding in turn among ``seats`` (turn order from the first to speak): each speaker passes, and is out of the
+    bidding for the deal, or bids (:class:`OutbidLadder`). The players who hold the highest bid (its bidder, or every
+    player holding a joined bid) do not speak while they hold it; the bidding ends when every player still in holds
+    it, or, when nobody bid, after everybody passed (``thrown_in``).
+
+    >>> ladder = OutbidLadder(("bid:70", "bid:misere", "bid:75"), joinable=frozenset({"bid:misere"}), join_closes=2)
+    >>> auction = OutbidAuction(ladder, seats=[0, 1, 2, 3])  # Boonaken 12.10, dealer 3
+    >>> for word in ["bid:70", "bid:misere", "bid:misere", "pass"]:
+    ...     auction.apply(word)
+    >>> auction.turn, auction.legal_words()
+    (0, ['pass', 'bid:misere'])
+    >>> auction.apply("pass")
+    >>> auction.over, auction.highest, auction.holders
+    (True, 'bid:misere', [1, 2])
+    """
+
+    COPY = {"actions": LIST, "passed": LIST, "holders": LIST, "ladder": SHARED, "seats": SHARED}
+
+    def __init__(self, ladder: OutbidLadder, seats: list[int]) -> None:
+        self.ladder = ladder
+        self.seats = seats
+        self.turn = seats[0]
+        self.level = -1  # the strength of the highest bid, -1 before any
+        self.holders: list[int] = []  # the seats holding the highest bid, in the order they bid it
+        self.passed: list[int] = []
+        self.actions: list[tuple[int, str]] = []
+        self.over = False
+        self.thrown_in = False
+
+    @property
+    def highest(self) -> str | None:
+        return None if self.level < 0 else self.ladder.bids[self.level]
+
+    def key(self) -> tuple[int, int]:
+        """Everything the legal actions depend on (for a game's cache of legal-id lists)."""
+        return self.level, len(self.holders)
+
+    def legal_words(self) -> list[str]:
+        """The legal actions of the player to speak: pass, the stronger bids upward, joining the highest bid."""
+        ladder, highest = self.ladder, self.highest
+        joinable = highest in ladder.joinable
+        if joinable and 0 < ladder.join_closes <= len(self.holders):
+            return [PASS, highest]  # type: ignore[list-item]  # joinable: not None
+        return [PASS, *ladder.bids[self.level + 1:], *([highest] if joinable else [])]  # type: ignore[list-item]
+
+    def apply(self, word: str) -> None:
+        """Record the action of the player to speak (the caller has checked it is legal)."""
+        seat = self.turn
+        self.actions.append((seat, word))
+        if word == PASS:
+            self.passed.append(seat)
+        elif word == self.highest:
+            self.holders.append(seat)
+        else:
+            self.level = self.ladder.strength[word]
+            self.holders = [seat]
+        seats, passed, holders = self.seats, self.passed, self.holders
+        i = seats.index(seat)
+        for k in range(1, len(seats) + 1):  # the next seat in turn that is still in and does not hold the bid
+            s = seats[(i + k) % len(seats)]
+            if s not in passed and s not in holders:
+                self.turn = s
+                return
+        self.over = True
+        self.thrown_in = not holders
+
+
 class RaiseForRight(Copyable):
     """Calling to take a right away from its holder (Thunee's trump, thunee.md 4): ``holder`` has it at call 0;
     only the holder's opponents speak, in seat order from the holder's next seat (his partners pass without
@@ -351,7 +439,8 @@ class RaiseForRight(Copyable):
         self.turn = self._next_speaker(seat)
 
 
-def replay_auction(auction: ContractAuction | TakeRounds | TrumpChoice | DoublingRounds, actions: object) -> None:
+def replay_auction(auction: ContractAuction | TakeRounds | TrumpChoice | DoublingRounds | OutbidAuction,
+                   actions: object) -> None:
     """Replay a position's ``[[seat, word], ...]`` on a fresh auction; PositionError for anything the rules forbid,
     including a thrown-in auction (its deal is dealt again at once, so no position holds it).
 

@@ -545,6 +545,13 @@ class State(ABC):
         return position
 
     @classmethod
+    def deal_start_position(cls, position: dict[str, Any]) -> dict[str, Any]:
+        """A position at the start of a later deal, made from a new match's first position given that deal's dealer,
+        deck, scores and carried keys (a replay of that deal alone): by default the same; a game whose deal depends
+        on the match so far (Boonaken 8.3: the seats still at the table) deals it again from ``deal_deck``."""
+        return position
+
+    @classmethod
     def from_position(cls, position: Mapping[str, Any]) -> State:
         if not isinstance(position, Mapping):
             raise PositionError(f"a position is a JSON object, got {type(position).__name__}")

@@ -137,6 +137,11 @@ class TrickGame(State):
         fused loop of ``play_to_end`` plays it). False by default: a game opts in by answering it exactly."""
         return False
 
+    def _playing_seats(self) -> list[int] | None:
+        """The seats that play this deal's tricks, in turn order, when some seats sit it out (Boonaken 8.3's
+        eliminated winners); None: every seat plays."""
+        return None
+
     def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
         """Checks of a position's cards against ``deal_deck`` (PositionError), run before the tricks are replayed."""
 
@@ -436,7 +441,8 @@ class TrickGame(State):
         dealt = self._dealt_trump()
         if dealt is not None and trump != dealt[0]:
             raise PositionError(f"{dealt[1]}, got {p['trump']!r}")
-        most, size = self.RULES.tricks, self.RULES.trick_cards or n
+        order = self._playing_seats()
+        most, size = self.RULES.tricks, self.RULES.trick_cards or (n if order is None else len(order))
         if not isinstance(p["tricks"], list) or len(p["tricks"]) > most:
             raise PositionError(f"tricks must list at most {most} finished tricks")
         tricks = [position_trick(t, f"tricks[{k}]", n, most=size) for k, t in enumerate(p["tricks"])]
@@ -449,7 +455,7 @@ class TrickGame(State):
             raise PositionError(f"{self._stock_key()} must be the undrawn end of deal_deck, in order")
         self._check_dealt(trump, hand_cards)
         to_play = check_play_order(tricks, trick, self._first_leader(), n, self._winner_rule(trump),
-                                   size=size, lead_passes=self.RULES.lead_passes)
+                                   size=size, lead_passes=self.RULES.lead_passes, order=order)
         phase = self.phase
         self._deal_again(trump)
         self._loading = True

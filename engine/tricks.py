@@ -200,6 +200,11 @@ class FollowRule:
     must_trump: bool = False
     partner_exempts: bool = False
     must_overtrump: bool = False
+    # Jass-family rules (Boonaken 7.5): ``trump_with_suit`` lets a player who can follow a plain suit trump instead;
+    # ``free_trump`` is the rank letter of a trump that never has to follow a trump lead: a player whose only trump
+    # it is may play any card.
+    trump_with_suit: bool = False
+    free_trump: str = ""
 
 
 FOLLOW_SUIT = FollowRule()
@@ -215,8 +220,13 @@ def legal_mask(rule: FollowRule, hand: int, led: int | None, trump: int, over: i
         return hand
     same = hand & SUIT_MASK[led]
     if same:
-        if led == trump and rule.must_overtrump:
-            return (same & over) or same
+        if led == trump:
+            if rule.free_trump and same == BIT[13 * trump + RANKS.index(rule.free_trump)]:
+                return hand
+            if rule.must_overtrump:
+                return (same & over) or same
+        elif rule.trump_with_suit and trump != NO_TRUMP:
+            return same | (hand & SUIT_MASK[trump])
         return same
     if trump == NO_TRUMP:
         return hand
@@ -456,27 +466,44 @@ def position_trick(value: object, key: str, n: int, most: int | None = None) -> 
 
 def check_play_order(tricks: Sequence[Sequence[tuple[int, int]]], trick: Sequence[tuple[int, int]], first_leader: int,
                      n: int, winner: Callable[[list[int]], int], size: int | None = None,
-                     lead_passes: bool = False) -> int:
+                     lead_passes: bool = False, order: Sequence[int] | None = None) -> int:
     """PositionError unless every finished trick holds ``size`` cards (default ``n``) played in seat order from its
     leader, the first led by ``first_leader`` and each next one by the winner of the one before (``winner`` gives the
     index of the winning card of a trick's cards), or with ``lead_passes`` by the next seat after its leader; returns
-    the seat whose turn it is to play to ``trick`` (the trick in play).
+    the seat whose turn it is to play to ``trick`` (the trick in play). ``order`` lists the seats that play, in turn
+    order, when some seats sit out (Boonaken 8.3); by default every seat plays.
 
     >>> from engine.cards import parse_card
     >>> check_play_order([[(1, parse_card("7S")), (0, parse_card("2H"))]], [], 1, 2, lambda cards: 1)
     0
+    >>> check_play_order([[(3, parse_card("7S")), (0, parse_card("2H"))]], [], 3, 4, lambda cards: 1, order=[0, 3])
+    0
     """
-    leader, size = first_leader, size or n
+    if order is not None:
+        if first_leader not in order:
+            raise PositionError(f"seat {first_leader} must lead the first trick, but it plays no card")
+        turn = list(order)
+        at = {seat: i for i, seat in enumerate(turn)}
+        size = size or len(turn)
+
+        def after(seat: int, k: int) -> int:
+            return turn[(at[seat] + k) % len(turn)]
+    else:
+        size = size or n
+
+        def after(seat: int, k: int) -> int:
+            return (seat + k) % n
+    leader = first_leader
     for number, played in enumerate([*tricks, trick], start=1):
         finished = number <= len(tricks)
         if finished and len(played) != size:
             raise PositionError(f"finished trick {number} must hold {size} cards, got {len(played)}")
         seats = [seat for seat, _card in played]
-        if seats != [(leader + k) % n for k in range(len(seats))]:
+        if seats != [after(leader, k) for k in range(len(seats))]:
             raise PositionError(f"trick {number} must be played in seat order from seat {leader}, got seats {seats}")
         if finished:
-            leader = (leader + 1) % n if lead_passes else seats[winner([card for _seat, card in played])]
-    return (leader + len(trick)) % n
+            leader = after(leader, 1) if lead_passes else seats[winner([card for _seat, card in played])]
+    return after(leader, len(trick))
 
 
 def tiered_ranking(tiers: Sequence[str]) -> Ranking:

@@ -220,7 +220,7 @@ def start_state(header: Header) -> State:
                         **header.carried)
         if header.first_dealer is not None:
             position["first_dealer"] = header.first_dealer
-        return engine.from_position(header.game, position)
+        return engine.from_position(header.game, engine.game_class(header.game).deal_start_position(position))
     except _ENGINE_ERRORS as exc:
         raise ReplayError(f"the header does not start a {header.game} match: {exc}") from None
 

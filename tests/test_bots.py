@@ -444,6 +444,26 @@ def test_greedy_beats_random_at_trick_games(game: str, players: int, deals: int)
     _assert_greedy_wins_clearly(leads, wins, sides=2 if game == "belote_contree" else players)
 
 
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_greedy_beats_random_at_boonaken_matches(players: int) -> None:
+    # boonaken.md 8.2: a single deal rarely gives anybody a mark but the declarer, so whole matches are compared:
+    # greedy is among the winners (not the loser) beyond its fair share (n - 1) / n, and leads in net marks.
+    matches, among, leads = 150, 0, []
+    for match in range(matches):
+        state = engine.new_match("boonaken", seed=match, players=players)
+        greedy = match % players
+        names = ["greedy" if seat == greedy else "random" for seat in range(players)]
+        play_out(state, make_policies(names, "boonaken", seed=20_000 + match))
+        among += greedy in (state.winners or [])
+        others = [score for seat, score in enumerate(state.scores) if seat != greedy]
+        leads.append(state.scores[greedy] - sum(others) / len(others))
+    fair = (players - 1) / players
+    assert among > matches * fair + 3 * math.sqrt(matches * fair * (1 - fair)), f"greedy won {among} of {matches}"
+    mean = sum(leads) / matches
+    sd = math.sqrt(sum((x - mean) ** 2 for x in leads) / (matches - 1))
+    assert mean - 1.96 * sd / math.sqrt(matches) > 0, f"greedy's mean lead {mean:.2f}"
+
+
 @pytest.mark.parametrize("players", [4, 6])
 def test_greedy_beats_random_at_thunee(players: int) -> None:
     # Two teams; random calls thunee and royals a third of the time each and loses them: greedy wins about 97% (4

@@ -237,3 +237,14 @@ def test_games_says_the_default_player_count_in_words(cli_runner: CliRunner) -> 
     output = _ok(cli_runner.invoke(cli, ["games"]))
     assert "bold" not in output  # a pipe or a file loses bold type, so no hint may rely on it
     assert "2, 3, 4 (default 4)" in output
+
+
+def test_boonaken_moves_are_numbered_in_the_order_of_the_hand(cli_runner: CliRunner) -> None:
+    test_moves_are_numbered_in_the_order_of_the_hand(cli_runner, "boonaken")
+
+
+def test_a_boonaken_discard_by_another_seat_shows_no_cards(cli_runner: CliRunner) -> None:
+    # boonaken.md 6.1: the person passes; a greedy seat that takes the contract discards face down
+    output = _ok(cli_runner.invoke(cli, ["play", "boonaken", "--seed", "3", *SHORT], input="pass\n" * 10 + "1\n" * 60))
+    declared = re.findall(r"seat (\d) plays discard(\S*)", output)
+    assert declared and all(cards == "" for _seat, cards in declared), declared

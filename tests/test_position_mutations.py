@@ -113,6 +113,20 @@ def break_tres_follow_rule(p: dict, rng: random.Random) -> dict | None:
     return _play_instead(p, choices, rng)
 
 
+def break_boonaken_follow_rule(p: dict, rng: random.Random) -> dict | None:
+    """Boonaken (boonaken.md 7.5), in a finished trick led with a plain suit: a player who followed it plays instead
+    a card of neither the led suit nor trumps from its hand (it could follow, so it had to follow or trump)."""
+    choices = []
+    for k, trick in enumerate(p["tricks"]):
+        led = trick[0][1][1]
+        if led == p["trump"]:
+            continue
+        for i, (seat, card) in enumerate(trick[1:], start=1):
+            if card[1] == led:
+                choices += [(k, i, seat, other) for other in p["hands"][seat] if other[1] not in (led, p["trump"])]
+    return _play_instead(p, choices, rng)
+
+
 # ---- the fishing games (docs/positions/tablanette.md, tablic.md: what is checked) ----------------------------------
 
 def move_a_card_between_hands(p: dict, rng: random.Random) -> dict | None:
@@ -211,6 +225,7 @@ MUTATORS: dict[str, list[Mutator]] = {
     "trappola": TRICK_MUTATORS,
     "tres": [swap_between_hands, change_seat_to_play, drop_a_card, break_tres_follow_rule, unsorted_hand],
     "two_ten_jack": TRICK_MUTATORS,
+    "boonaken": [swap_between_hands, change_seat_to_play, drop_a_card, break_boonaken_follow_rule, unsorted_hand],
     "thunee": TRICK_MUTATORS,
 }
 CASES = [case for case in GAME_CASES if case.values[0] in MUTATORS]

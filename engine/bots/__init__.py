@@ -12,6 +12,7 @@ A label names a policy and its parameters (``greedy:epsilon=0.2``); see :mod:`en
 from __future__ import annotations
 
 from . import fishing as _fishing  # noqa: F401  (registers the fishing games' greedy)
+from . import greedy_boonaken as _greedy_boonaken  # noqa: F401  (registers Boonaken's greedy)
 from . import greedy_botifarra as _greedy_botifarra  # noqa: F401  (registers Botifarra's greedy)
 from . import greedy_thunee as _greedy_thunee  # noqa: F401  (registers Thunee's greedy)
 from . import greedy_trappola as _greedy_trappola  # noqa: F401  (registers Trappola's greedy)

@@ -57,6 +57,10 @@ def fixtures() -> dict[str, bytes]:
         "two_ten_jack-3p-match": _as_version_1(replay.record_match(
             "two_ten_jack", seed=12, players=3, options={"num_games": 2}, first_dealer=0,
             policies=["greedy", "random", "greedy"])),
+        "boonaken-deal": _as_version_1(replay.record_deal("boonaken", seed=41, policies=["greedy", "random"] * 2)),
+        "boonaken-5p-elimination-match": _as_version_1(replay.record_match(
+            "boonaken", seed=42, players=5, options={"elimination": True, "minus_to_lose": 3}, first_dealer=1,
+            policies=["greedy"] * 5)),
         "thunee-deal": _as_version_1(replay.record_deal("thunee", seed=41, policies=["greedy", "random"] * 2)),
         "thunee-6p-match": _as_version_1(replay.record_match(
             "thunee", seed=43, players=6, options={"target_balls": 6, "call_jump": True}, first_dealer=5,

@@ -56,3 +56,20 @@ def test_carried_values_survive_json_and_corruption_is_refused() -> None:
         encode(replace(header, deal_index=0, carried={"pot": 3}), [], 0)
     with pytest.raises(ValueError, match="other than 0"):
         encode(replace(header, carried={"pot": 0}), [], 0)
+
+
+def test_a_later_boonaken_deal_is_dealt_to_the_seats_still_at_the_table() -> None:
+    # boonaken.md 8.3: with elimination a winner leaves; a replay of a later deal deals it to those who stay
+    left = 0
+    for seed in range(8):
+        state = engine.new_match("boonaken", seed=seed, players=4, options={"elimination": True, "minus_to_lose": 3})
+        bots = make_policies(["greedy"] * 4, "boonaken", seed=seed)
+        deal = 0
+        while not state.is_terminal:
+            if state.deal_index != deal:
+                deal = state.deal_index
+                assert start_state(header_at_start(state)).to_position() == state.to_position()
+                left += bool(state.observation(0)["left_table"])
+            seat = state.current_player
+            state.apply_id(bots[seat].choose_id(state.legal_action_ids(), lambda s=seat, m=state: m.observation(s)))
+    assert left, "no deal began with a seat gone"

@@ -196,3 +196,40 @@ def test_analyze_refuses_what_it_cannot_analyse(replays, store, collection):
         with pytest.raises(grpc.RpcError) as caught:
             replays.Analyze(request)
         assert caught.value.code() == code
+
+
+def test_a_boonaken_discard_shows_its_cards_only_to_its_declarer(games, replays):
+    """Boonaken 6.1: the declarer discards face down; the other seats and the public see ``discard`` in moves,
+    watches and seat replays."""
+    options = {"max_deals": common_pb2.OptionValue(int_value=1)}
+    created = games.CreateGame(game_service_pb2.CreateGameRequest(
+        game_id="boonaken", seats=[PERSON] * 4, seed=5, first_dealer=3, options=options))
+    tokens = {t.seat: t.token for t in created.seat_tokens}
+    match_id = created.match_id
+    watching = games.WatchGame(game_service_pb2.WatchGameRequest(
+        match_id=match_id, perspective=common_pb2.PERSPECTIVE_SEAT, seat=1, seat_token=tokens[1]))
+    next(watching)  # the snapshot
+    for number, (seat, action) in enumerate([(0, "bid:70"), (1, "pass"), (2, "pass"), (3, "pass")]):
+        games.Act(game_service_pb2.ActRequest(match_id=match_id, seat=seat, seat_token=tokens[seat], action=action,
+                                              expected_move_number=number))
+        next(watching)
+    view = games.GetObservation(game_service_pb2.GetObservationRequest(match_id=match_id, seat=0,
+                                                                       seat_token=tokens[0])).view
+    discard = list(view.legal_actions)[0]
+    answer = games.Act(game_service_pb2.ActRequest(match_id=match_id, seat=0, seat_token=tokens[0], action=discard,
+                                                   expected_move_number=4))
+    assert [m.action for m in answer.moves] == [discard]
+    assert next(watching).move.action == "discard"
+    view = games.GetObservation(game_service_pb2.GetObservationRequest(match_id=match_id, seat=1,
+                                                                       seat_token=tokens[1])).view
+    assert json.loads(view.json)["history"][-1] == [0, "discard"]
+    responses = play_to_end(games, match_id, tokens, choose=lambda legal: legal[0])
+    replay_id = responses[-1].replay_id
+
+    def streamed(perspective, seat=0):
+        steps = replays.StreamReplay(replay_service_pb2.StreamReplayRequest(
+            replay_id=replay_id, perspective=perspective, seat=seat))
+        return [s.move.action for s in steps if s.HasField("move")][4]
+
+    assert streamed(common_pb2.PERSPECTIVE_FULL) == streamed(common_pb2.PERSPECTIVE_SEAT, 0) == discard
+    assert streamed(common_pb2.PERSPECTIVE_SEAT, 1) == streamed(common_pb2.PERSPECTIVE_PUBLIC) == "discard"

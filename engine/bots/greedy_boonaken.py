@@ -1,0 +1,159 @@
+"""Greedy for Boonaken: bid only what the hand can make, keep the best six cards, then play the contract's way.
+
+One sort key per legal action (higher is better), from the observation of the seat to act only:
+
+- bidding (boonaken.md 5): a numeric bid up to what the hand is worth with its best trump (its roem, the points of
+  its likely winners and what they capture), misère with a hand of low cards once the centre's face-up cards are
+  counted, boonaak with five trumps headed by the jack, nine and ace; else pass;
+- exchange (6), trump (7.2), roem (7.3): keep the six cards worth most for the contract, name the best trump,
+  declare all the roem held;
+- play (7.5): a trump-contract declarer wins points cheaply, a zwabber or boonaak declarer every trick; a misère
+  declarer plays his highest card that loses the trick; the others play against the declarer: they take his tricks
+  cheaply, and against misère they duck under a declarer's winning card and get rid of their high cards.
+
+>>> obs = {"game": "boonaken", "phase": "play", "players": 3, "seat": 1, "declarers": [0], "contract": "misere",
+...        "trump": None, "trick": [[0, "9H"]], "legal_actions": ["7H", "KH"]}
+>>> rank_boonaken(obs)  # duck under the misère declarer's nine
+[(1, -1), (0, -6)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..cards import CARD_OF_CODE, SUIT, SUITS, parse_cards
+from ..games.boonaken import POINTS, RANKING, roem_of
+from ..tricks import NO_TRUMP, beats
+from .greedy import SortKey, register_greedy
+from .policy import Observation
+
+TOP_TRUMPS = "J9AK"  # trumps that usually win their trick
+CAPTURE = 4  # about what each other player's card in a won trick is worth
+HIGH_PLAIN = "AKQJT"  # cards a misère hand cannot keep
+
+
+@register_greedy("boonaken")
+def rank_boonaken(obs: Observation) -> Sequence[SortKey]:
+    legal = obs["legal_actions"]
+    phase = obs["phase"]
+    if phase == "play":
+        return _rank_cards(obs)
+    if phase == "bidding":
+        choice = _bid(obs)
+    elif phase == "exchange":
+        choice = _discard(obs)
+    elif phase == "trump":
+        hand = _mask(obs["hand"])
+        choice = max(legal, key=lambda a: _worth(hand, SUITS.index(a[-1]), obs))
+    else:
+        choice = max(legal, key=lambda a: int(a.split(":")[1]))  # 7.3: declare every point of roem held
+    return [(int(action == choice),) for action in legal]
+
+
+def _mask(codes: Sequence[str]) -> int:
+    mask = 0
+    for code in codes:
+        mask |= 1 << CARD_OF_CODE[code]
+    return mask
+
+
+def _worth(hand: int, trump: int, obs: Observation) -> int:
+    """What ``hand`` (a mask) may make with ``trump``: its roem, and for each likely winner (a top trump, a plain
+    ace) its own points and what the others' cards bring."""
+    six = obs["options"]["six_sequence_value"]
+    total = roem_of(hand, trump, six)
+    others = obs["players"] - 1
+    for card in range(52):
+        if not hand >> card & 1:
+            continue
+        rank = "23456789TJQKA"[card % 13]
+        winner = rank in TOP_TRUMPS if SUIT[card] == trump else rank == "A"
+        if winner:
+            total += POINTS[trump][card] + CAPTURE * others
+    return total
+
+
+def _misere_hand(cards: list[int]) -> bool:
+    """Whether the six lowest of ``cards`` (plain ranking) hold no ten or higher."""
+    power = RANKING.power[NO_TRUMP]
+    low = sorted(cards, key=lambda c: power[c])[:6]
+    return not any("23456789TJQKA"[c % 13] in HIGH_PLAIN for c in low)
+
+
+def _bid(obs: Observation) -> str:
+    legal = obs["legal_actions"]
+    hand = parse_cards(obs["hand"])
+    mask = _mask(obs["hand"])
+    seen = hand + parse_cards(obs.get("face_up", []))
+    if "bid:misere" in legal and _misere_hand(seen):
+        return "bid:misere"
+    trump = max(range(4), key=lambda t: _worth(mask, t, obs))
+    trumps = [c for c in hand if SUIT[c] == trump]
+    held = {"23456789TJQKA"[c % 13] for c in trumps}
+    if "bid:boonaak" in legal and len(trumps) >= 5 and {"J", "9", "A"} <= held:
+        return "bid:boonaak"
+    worth = _worth(mask, trump, obs)
+    numeric = sorted(int(a[4:]) for a in legal if a[4:].isdigit())
+    if numeric and numeric[0] <= worth:
+        return f"bid:{numeric[0]}"
+    return "pass"
+
+
+def _discard(obs: Observation) -> str:
+    """6.1: the discard that leaves the six cards worth most for the contract."""
+    legal: list[str] = obs["legal_actions"]
+    pool = _mask(obs["hand"]) | _mask(obs["centre"])
+    contract = obs["contract"]
+    power = RANKING.power[NO_TRUMP]
+
+    def kept_value(action: str) -> int:
+        kept = pool & ~_mask(action[8:].split(","))
+        cards = [c for c in range(52) if kept >> c & 1]
+        if contract == "misere":
+            return -sum(power[c] ** 2 for c in cards)
+        if contract == "zwabber":
+            return sum(power[c] ** 2 for c in cards)
+        return max(_worth(kept, t, obs) for t in range(4))
+
+    return max(legal, key=kept_value)
+
+
+def _rank_cards(obs: Observation) -> list[SortKey]:
+    trump = NO_TRUMP if obs["trump"] is None else SUITS.index(obs["trump"])
+    power, points = RANKING.power[trump], POINTS[trump]
+    declarers, contract, me = obs["declarers"], obs["contract"], obs["seat"]
+    trick = [(seat, CARD_OF_CODE[code]) for seat, code in obs["trick"]]
+    keys = []
+    for action in obs["legal_actions"]:
+        card = CARD_OF_CODE[action]
+        cheap = -power[card] - points[card]
+        if not trick:
+            keys.append(_lead(card, me in declarers, contract, power))
+            continue
+        best_seat, best = trick[0]
+        for seat, played in trick[1:]:
+            if beats(played, best, trump, power):
+                best_seat, best = seat, played
+        wins = beats(card, best, trump, power)
+        if contract == "misere":
+            if me in declarers:
+                keys.append((int(not wins), power[card] if not wins else -power[card]))
+            elif best_seat in declarers:
+                keys.append((int(not wins), -power[card] if not wins else power[card]))  # duck under it
+            else:
+                keys.append((0, power[card]))  # get rid of high cards
+            continue
+        worth = sum(points[c] for _s, c in trick) + points[card]
+        if me in declarers or best_seat in declarers:
+            keys.append((int(wins), worth + cheap if wins else -points[card]))  # take it cheaply
+        else:
+            keys.append((0, -points[card] - power[card]))  # another opponent holds it: keep strength
+    return keys
+
+
+def _lead(card: int, declaring: bool, contract: str, power: Sequence[int]) -> SortKey:
+    if contract == "misere":
+        return (0, -power[card])  # a low lead
+    if declaring:
+        return (0, power[card])  # a winner first
+    return (0, -power[card])

@@ -1,0 +1,698 @@
+"""Boonaken (``boonaken``), exactly as ``shared/rules/boonaken.md`` says; section numbers cite it.
+
+Three to five players, each for himself, 32 cards, six each and a centre of two or four (4.2). An outbidding auction
+of numeric bids, misère (joinable: co-declarers), zwabber and boonaak (5); the declarer takes the centre and
+discards as many (6), names trump and declares roem (7.2, 7.3); six tricks under the Jass-family follow rule (7.5);
+a ``+`` or ``-`` mark for each declarer (8.1) until somebody holds two ``+`` or two ``-`` (8.2), or, with
+``elimination``, until a loser (8.3).
+
+>>> import engine
+>>> state = engine.new_match("boonaken", seed=1, first_dealer=3)
+>>> state.phase, state.current_player, state.legal_actions()[:3], state.legal_actions()[-1]
+('bidding', 0, ['bid:100', 'bid:105', 'bid:110'], 'pass')
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Mapping, Sequence
+from functools import cache
+from itertools import combinations
+from math import comb
+from typing import Any
+
+from ..auction import PASS, OutbidAuction, OutbidLadder, replay_auction
+from ..cards import BIT, CODES, SUIT, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
+from ..clone import LIST, OBJECT, SHARED
+from ..dealing import deal_round
+from ..declarations import carres, sequences
+from ..determinize import relabel_mask
+from ..errors import PositionError
+from ..options import Option
+from ..registry import register
+from ..rng import Rng
+from ..scoring import leaders, point_table
+from ..state import GameInfo, GameLength, match_length, position_seat
+from ..trickgame import TrickGame, TrickRules, position_hand
+from ..tricks import NO_TRUMP, CardActions, FollowRule, Ranking, legal_mask, suit_of_code
+
+DECK = tuple(make_deck("789TJQKA"))  # 1.3
+NATURAL_ORDER = "AKQJT987"  # 3.1: sequences, also in trumps
+RANKING = Ranking("AKQJT987", "J9AKQT87")  # 2: plain and trump orders
+POINTS = point_table({"A": 11, "K": 3, "Q": 2, "J": 1, "T": 10},  # 2: 141 in all; POINTS[NO_TRUMP]: plain values
+                     {"J": 20, "9": 14, "A": 11, "K": 3, "Q": 2, "T": 10})
+HAND = TRICKS = 6  # 4.3, 7.4
+# 7.5: follow suit (or trump instead); a trump lead asks for a trump, except from a hand whose only trump is the J
+FOLLOW = FollowRule(trump_with_suit=True, free_trump="J")
+RULES = TrickRules(RANKING, FOLLOW, tricks=TRICKS, points=POINTS)
+CARRE_VALUES = {"J": 200, "A": 100, "K": 100, "Q": 100}  # 3.2
+STUK = 20  # 3.3
+STUK_MASK = tuple(BIT[parse_card("K" + s)] | BIT[parse_card("Q" + s)] for s in SUITS)
+MISERE, ZWABBER, BOONAAK = "bid:misere", "bid:zwabber", "bid:boonaak"
+MOST_BID = 500  # the largest min_bid / max_bid option value
+MOST_SIX = 500  # the largest six_sequence_value option value
+MOST_ROEM = max(240, MOST_SIX + 20)  # 5.1: the most roem a hand holds under any options
+
+NUMERIC_WORDS = {f"bid:{value}": value for value in range(1, MOST_BID + 1)}
+BOONAAK_WORDS = {f"{BOONAAK}:{r}": r for r in range(20, MOST_ROEM + 1, 10)}
+ROEM_WORDS = {r: f"roem:{r}" for r in range(0, MOST_ROEM + 1, 10)}
+TRUMP_WORDS = tuple(f"trump:{s}" for s in SUITS)
+# 6.1: a discard of 2 or 4 cards, written in canonical order; one action per set of cards
+
+
+def _discard_words() -> tuple[dict[int, str], dict[int, list[str]]]:
+    """6.1: every discard of 2 or 4 cards: its word by its cards (a mask), and the words by the rank of the set of
+    cards in the combinatorial number system (the cards' deck indexes p1 < p2 < ... give C(p1, 1) + C(p2, 2) + ...;
+    card masks make poor dict keys for listing them: the sets share their low bits)."""
+    codes, bits = [CODES[c] for c in DECK], [BIT[c] for c in DECK]
+    c1, c2, c3, c4 = ([comb(i, k) for i in range(len(DECK))] for k in (1, 2, 3, 4))
+    words, by_rank = {}, {2: [""] * comb(len(DECK), 2), 4: [""] * comb(len(DECK), 4)}
+    for a, b in combinations(range(len(DECK)), 2):
+        words[bits[a] | bits[b]] = by_rank[2][c1[a] + c2[b]] = f"discard:{codes[a]},{codes[b]}"
+    for a, b, c, d in combinations(range(len(DECK)), 4):
+        words[bits[a] | bits[b] | bits[c] | bits[d]] = by_rank[4][c1[a] + c2[b] + c3[c] + c4[d]] = \
+            f"discard:{codes[a]},{codes[b]},{codes[c]},{codes[d]}"
+    return words, by_rank
+
+
+DISCARD_WORDS, _DISCARDS_BY_RANK = _discard_words()
+ACTIONS = CardActions(words=[PASS, *NUMERIC_WORDS, MISERE, ZWABBER, BOONAAK, *BOONAAK_WORDS, *ROEM_WORDS.values(),
+                             *TRUMP_WORDS, *DISCARD_WORDS.values()])
+WORD_ID = ACTIONS.ids_of_string
+DISCARD_ID = {mask: WORD_ID[word] for mask, word in DISCARD_WORDS.items()}
+DISCARD_OF = {action: mask for mask, action in DISCARD_ID.items()}
+TRUMP_IDS = sorted(WORD_ID[word] for word in TRUMP_WORDS)
+TRUMP_OF = {WORD_ID[word]: suit for suit, word in enumerate(TRUMP_WORDS)}
+ROEM_OF = {WORD_ID[word]: r for r, word in ROEM_WORDS.items()}
+FIRST_WORD = ACTIONS.first_word
+CARD_OF = ACTIONS.card_of
+PHASES = ("bidding", "exchange", "trump", "roem", "play", "over")
+SWAPS = 4  # determinization: swaps proposed per card between the declarer's hand and his discards
+
+OPTIONS = (
+    Option("min_bid", int, 70, "lowest numeric bid (5.1)", minimum=1, maximum=MOST_BID),
+    Option("max_bid", int, 380, "highest numeric bid offered (5.1)", minimum=1, maximum=MOST_BID),
+    Option("bid_step", int, 5, "numeric bids are multiples of this (5.1)", minimum=1, maximum=100),
+    Option("elimination", bool, False, "winners drop out, play until a loser (8.3)"),
+    Option("plus_to_win", int, 2, "+ marks that win (8.2)", minimum=1, maximum=9),
+    Option("minus_to_lose", int, 2, "- marks that lose (8.2)", minimum=1, maximum=9),
+    Option("six_sequence_value", int, 200, "value of a 6-card sequence (3.1; bonaken.nl uses 100)", minimum=0,
+           maximum=MOST_SIX),
+)
+
+
+def roem_of(hand: int, trump: int, six_sequence_value: int = 200) -> int:
+    """3.4: a hand's roem with ``trump``: each maximal run of 3 or more once by its length, the four of a kinds and
+    the stuk (the trump king and queen).
+
+    >>> from engine.cards import parse_cards
+    >>> roem_of(mask_of(parse_cards(["QS", "JS", "TS", "QC", "QD", "QH"])), suit_of_code("S"))  # 12.8
+    120
+    """
+    stuk = STUK if trump != NO_TRUMP and hand & STUK_MASK[trump] == STUK_MASK[trump] else 0
+    c, d, h, s = hand & 0x1FFF, hand >> 13 & 0x1FFF, hand >> 26 & 0x1FFF, hand >> 39
+    if not (c & c >> 1 & c >> 2 or d & d >> 1 & d >> 2 or h & h >> 1 & h >> 2 or s & s >> 1 & s >> 2 or c & d & h & s):
+        return stuk  # no three ranks in a row in any suit, no rank four times: no sequence or four of a kind
+    runs = sequences(hand, NATURAL_ORDER, {3: 20, 4: 50, 5: 100, 6: six_sequence_value})
+    return sum(m.value for m in runs) + sum(m.value for m in carres(hand, CARRE_VALUES)) + stuk
+
+
+def most_roem(six_sequence_value: int) -> int:
+    """5.1: the most roem a 6-card hand can hold (four jacks with a trump K-Q-J, or a trump six-run with the stuk)."""
+    return max(240, six_sequence_value + 20)
+
+
+@cache
+def bid_ladder(min_bid: int, max_bid: int, step: int, six_sequence_value: int) -> OutbidLadder:
+    """5.1: every bid, weakest first: the numeric bids with misère (72.5) and zwabber (102.5) among them, then
+    boonaak and boonaak with roem, by roem."""
+    numeric = [(2 * v, w) for w, v in NUMERIC_WORDS.items() if min_bid <= v <= max_bid and v % step == 0]
+    ordered = sorted([*numeric, (145, MISERE), (205, ZWABBER)])
+    boonaak = [w for w, r in BOONAAK_WORDS.items() if r <= most_roem(six_sequence_value)]
+    return OutbidLadder((*(w for _s, w in ordered), BOONAAK, *boonaak), joinable=frozenset({MISERE}), join_closes=2)
+
+
+_BID_IDS: dict[tuple[Any, ...], list[int]] = {}
+
+
+def _bid_ids(ladder: OutbidLadder, auction: OutbidAuction) -> list[int]:
+    key = (ladder, *auction.key())
+    ids = _BID_IDS.get(key)
+    if ids is None:
+        ids = _BID_IDS[key] = sorted(WORD_ID[w] for w in auction.legal_words())
+    return ids
+
+
+# RANK_PART[k][card]: C(deck index of card, k + 1), the card's part of a discard's rank (_discard_words)
+RANK_PART = tuple(tuple(comb(DECK.index(c), k + 1) if c in DECK else 0 for c in range(52)) for k in range(4))
+DISCARD_BY_RANK = {size: array("i", [WORD_ID[word] for word in words])  # (contiguous: read at random)
+                   for size, words in _DISCARDS_BY_RANK.items()}
+# The places of a pool of 8 or 10 cards (6 in hand and the centre's 2 or 4) that a discard of 2 or 4 takes.
+PLACES = {size: tuple(combinations(range(HAND + size), size)) for size in (2, 4)}
+
+
+def _discard_ids(pool: int, size: int) -> list[int]:
+    """6.1: every set of ``size`` cards of ``pool`` (a hand and the centre) as a discard action, in string order."""
+    cards = cards_in(pool)
+    by_rank = DISCARD_BY_RANK[size]
+    if size == 2:
+        first, second = ([part[c] for c in cards] for part in RANK_PART[:2])
+        return sorted([by_rank[first[a] + second[b]] for a, b in PLACES[2]])
+    first, second, third, fourth = ([part[c] for c in cards] for part in RANK_PART)
+    return sorted([by_rank[first[a] + second[b] + third[c] + fourth[d]] for a, b, c, d in PLACES[4]])
+
+
+@cache
+def _turns(n: int, active: tuple[int, ...], dealer: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Per seat the next seat at the table clockwise, and the seats at the table from the dealer's left."""
+    after = tuple(next((s + k) % n for k in range(1, n + 1) if (s + k) % n in active) for s in range(n))
+    return after, tuple(s for s in ((dealer + k) % n for k in range(1, n + 1)) if s in active)
+
+
+def _contract(word: str) -> str:
+    """A bid's contract name: ``85``, ``misere``, ``zwabber``, ``boonaak``, ``boonaak:40``."""
+    return word.split(":", 1)[1]
+
+
+@register
+class Boonaken(TrickGame):
+    RULES = RULES
+    ACTIONS = ACTIONS
+    COPY = {"auction": OBJECT, "minus": LIST, "exchanges": LIST, "ladder": SHARED}
+    POSITION_CARD_PILES = ("tricks", "centre", "discards", "set_aside")  # position keys of this game that hold cards
+    CARRIED = (*TrickGame.CARRIED, "minus_marks")
+    INFO = GameInfo(
+        id="boonaken",
+        name="Boonaken",
+        player_counts=(3, 4, 5),
+        default_players=4,
+        options=OPTIONS,
+        summary="Dutch Jass-family game, each for himself: bid points, misère, zwabber or boonaak; two marks decide.",
+        deck_size=len(DECK),
+    )
+
+    minus: list[int]  # per seat, its - marks (its score is its + marks less its - marks)
+    active: tuple[int, ...]  # the seats at the table this deal, in seat order (8.3)
+    after: tuple[int, ...]  # per seat, the next seat at the table clockwise
+    auction: OutbidAuction
+    ladder: OutbidLadder
+    contract: str | None  # the winning bid's word, once the bidding is over
+    declarers: tuple[int, ...]  # 5.5: the declarer, or the misère bidders in the order they bid
+    exchanges: list[tuple[int, int, int]]  # 6: (seat, discarded cards, move index or -1) in order
+    centre: int  # the cards in the centre now: as dealt, then each misère declarer's discards (6.2)
+    dealt_centre: int  # 4.2: the centre as dealt
+    face_up: int  # 4.2: the centre cards dealt face up (public)
+    discards: int  # 6.1: the last declarer's discards, once every exchange is made
+    set_aside: int  # 4.2: the cards not dealt
+    roem: int | None  # 7.3: the declared roem (numeric bids)
+    actual_roem: int | None  # 3.5: the declarer's roem with the trump he named (trump contracts)
+    six: int  # 3.1: the six_sequence_value option
+    _dealt_table: tuple[int, ...] = ()  # a finished match's position being loaded: the seats its last deal dealt to
+
+    def _deck_cards(self) -> list[int]:
+        return list(DECK)
+
+    def _validate_options(self) -> None:
+        o = self.options
+        low, high, step = o["min_bid"], o["max_bid"], o["bid_step"]
+        if not any(v % step == 0 for v in range(low, high + 1)):
+            raise ValueError(f"no numeric bid: no multiple of bid_step {step} lies in min_bid..max_bid "
+                             f"({low}..{high})")
+
+    def _configure(self) -> None:
+        o = self.options
+        self.minus = [0] * self.n
+        self.ladder = bid_ladder(o["min_bid"], o["max_bid"], o["bid_step"], o["six_sequence_value"])
+        self.six = o["six_sequence_value"]
+
+    @classmethod
+    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
+        # Every played deal gives its declarer(s) a mark; a seat holds at most plus_to_win + marks and fewer than
+        # minus_to_lose - marks before the deal that ends the match. Thrown-in deals (5.4) are spare dealings. Moves:
+        # the bidding (each bid raises the highest bid or joins misère, and each seat passes once), an exchange per
+        # declarer, trump and roem, and the cards.
+        played = n * (options["plus_to_win"] + options["minus_to_lose"] - 1) + 1
+        ladder = bid_ladder(options["min_bid"], options["max_bid"], options["bid_step"],
+                            options["six_sequence_value"])
+        return match_length(played, len(ladder.bids) + 2 * n + n + 2 + TRICKS * n, options, redeals=True)
+
+    # ---- the table and the deal (4, 8.3) ------------------------------------------------------------------------
+
+    def _staying(self) -> list[int]:
+        """8.3: the seats still at the table (with ``elimination`` a winner leaves)."""
+        if not self.options["elimination"]:
+            return list(range(self.n))
+        return [s for s in range(self.n) if self.plus(s) < self.options["plus_to_win"]]
+
+    def plus(self, seat: int) -> int:
+        """The ``+`` marks of ``seat`` (8.1): its score (net marks) and its ``-`` marks."""
+        return self.side_scores[seat] + self.minus[seat]
+
+    def _seat_order(self) -> list[int]:
+        """Set the seats at the table this deal (``active``, ``after``) and return them in turn from the dealer's
+        left."""
+        self.active = active = self._dealt_table or tuple(self._staying())
+        self.after, order = _turns(self.n, active, self.dealer)
+        return list(order)
+
+    def _next_dealer(self) -> int:
+        """4.1, 8.3: the next seat at the table clockwise."""
+        staying = self._staying()
+        return next((self.dealer + k) % self.n for k in range(1, self.n + 1) if (self.dealer + k) % self.n in staying)
+
+    def _start_deal(self, deck: list[int]) -> None:
+        order = self._seat_order()
+        hands = [0] * self.n
+        top = deal_round(deck, 0, hands, order, (3,))  # 4.2: 3 to each
+        if len(order) == 5:
+            face_up, face_down = deck[top:top + 2], []
+            top = deal_round(deck, top + 2, hands, order, (3,))
+        else:
+            face_down = deck[top:top + 2]
+            top = deal_round(deck, top + 2, hands, order, (3,))
+            face_up = deck[top:top + 2]
+            top += 2
+        self._reset_tricks(hands, NO_TRUMP)
+        self.trick_size = len(order)
+        self.face_up = mask_of(face_up)
+        self.centre = self.dealt_centre = self.face_up | mask_of(face_down)
+        self.set_aside = mask_of(deck[top:])
+        self.discards = 0
+        self.auction = OutbidAuction(self.ladder, order)
+        self.contract, self.declarers = None, ()
+        self.exchanges = []
+        self.roem = self.actual_roem = None
+        self.phase, self.current_player = "bidding", order[0]
+
+    def _first_leader(self) -> int:
+        """7.1: the declarer (the first misère bidder) leads."""
+        return self.declarers[0] if self.declarers else self.after[self.dealer]
+
+    def _playing_seats(self) -> list[int] | None:
+        return list(self.active) if len(self.active) < self.n else None
+
+    def _play_action(self, action: int) -> None:
+        seat, card = self.current_player, CARD_OF[action]
+        assert seat is not None and card is not None  # State.apply_id applies only a legal card action
+        self.hands[seat] ^= BIT[card]
+        TrickGame._add_to_trick(self, seat, card)
+        if self.trick and self.trick_size < self.n:
+            self.current_player = self.after[seat]  # 8.3: absent seats do not play
+
+    # ---- actions ------------------------------------------------------------------------------------------------
+
+    def _legal_ids(self) -> list[int]:
+        phase, seat = self.phase, self.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
+        if phase == "play":
+            return self._card_ids()
+        if phase == "bidding":
+            return _bid_ids(self.ladder, self.auction)
+        if phase == "exchange":
+            return _discard_ids(self.hands[seat] | self.centre, self.centre.bit_count())
+        if phase == "trump":
+            return TRUMP_IDS
+        assert self.actual_roem is not None  # set with the trump
+        return sorted(WORD_ID[ROEM_WORDS[r]] for r in range(0, self.actual_roem + 1, 10))  # 7.3
+
+    def _card_ids(self) -> list[int]:
+        seat = self.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
+        hand, trick = self.hands[seat], self.trick
+        if not trick:
+            return ACTIONS.ids(hand)
+        # 7.5 (trumping while able to follow is not the base's fast path); every seat plays for himself
+        return ACTIONS.ids(legal_mask(FOLLOW, hand, SUIT[trick[0][1]], self.trump, self.over, False))
+
+    def action_string(self, action: int) -> str:
+        return ACTIONS.strings[action]
+
+    def _apply(self, action: int) -> None:
+        if action < FIRST_WORD:
+            self._play_action(action)
+            return
+        seat = self.current_player
+        assert seat is not None  # State.apply_id applies only a legal action
+        if self.phase == "bidding":
+            self._bid(ACTIONS.strings[action])
+        elif self.phase == "exchange":
+            self._exchange(seat, DISCARD_OF[action], len(self.moves) - 1)
+        elif self.phase == "trump":
+            self._name_trump(seat, TRUMP_OF[action])
+        else:
+            self.roem = ROEM_OF[action]
+            self.phase = "play"
+
+    def _bid(self, word: str) -> None:
+        auction = self.auction
+        auction.apply(word)
+        if not auction.over:
+            self.current_player = auction.turn
+        elif auction.thrown_in:  # 5.4: no score; the next dealer deals
+            self.dealer = self._next_dealer()
+            self._begin_deal(None)
+        else:
+            self.contract, self.declarers = auction.highest, tuple(auction.holders)
+            self.phase, self.current_player = "exchange", self.declarers[0]
+
+    def _exchange(self, seat: int, discard: int, move: int) -> None:
+        """6.1, 6.2: the declarer takes the centre and discards as many; the next misère declarer takes those."""
+        self.hands[seat] = (self.hands[seat] | self.centre) & ~discard
+        self.centre = discard
+        self.exchanges.append((seat, discard, move))
+        if len(self.exchanges) < len(self.declarers):
+            self.current_player = self.declarers[len(self.exchanges)]
+            return
+        self.discards, self.centre = discard, 0
+        self.current_player = self.declarers[0]
+        self.phase = "play" if self.contract in (MISERE, ZWABBER) else "trump"  # 7.2: no trump in those
+
+    def _name_trump(self, seat: int, suit: int) -> None:
+        self.trump = suit
+        self.actual_roem = roem_of(self.hands[seat], suit, self.six)  # 3.5: the 6-card hand, with this trump
+        self.phase = "roem" if self.contract in NUMERIC_WORDS else "play"  # 7.3: numeric bids declare roem
+
+    # ---- scoring and the match (7.7, 8) -------------------------------------------------------------------------
+
+    def made(self, seat: int) -> bool:
+        """7.7: whether declarer ``seat`` made the contract (after the 6 tricks)."""
+        contract = self.contract
+        assert contract is not None  # a deal is scored only under a contract
+        if contract in NUMERIC_WORDS:
+            return self.card_points[seat] + (self.roem or 0) >= NUMERIC_WORDS[contract]
+        if contract == MISERE:
+            return self.tricks_won[seat] == 0
+        everything = self.tricks_won[seat] == TRICKS
+        return everything and (self.actual_roem or 0) >= BOONAAK_WORDS.get(contract, 0)
+
+    def _score_deal(self) -> None:
+        assert self.contract is not None  # a deal is scored only under a contract
+        made = [seat for seat in self.declarers if self.made(seat)]
+        plus = [int(seat in made) for seat in range(self.n)]
+        minus = [int(seat in self.declarers and seat not in made) for seat in range(self.n)]
+        for seat, mark in enumerate(minus):
+            self.minus[seat] += mark
+        net = [p - m for p, m in zip(plus, minus, strict=True)]
+        self._deal_over(net, contract=_contract(self.contract), declarer=self.declarers[0],
+                        made=len(made) == len(self.declarers), plus=plus, minus=minus,
+                        card_points=list(self.card_points), roem=self.roem, tricks_won=list(self.tricks_won))
+
+    def _match_winners(self) -> list[int] | None:
+        """8.2, 8.3: a loser ends the match (the others win); else two + marks win (without elimination), or leave
+        the table, the last seat left losing."""
+        losers = [s for s in range(self.n) if self.minus[s] >= self.options["minus_to_lose"]]
+        if not self.options["elimination"]:
+            winners = [s for s in range(self.n) if self.plus(s) >= self.options["plus_to_win"]]
+            if winners:
+                return winners
+        else:
+            staying = self._staying()
+            if not losers and len(staying) > 1:
+                return None
+            losers = losers or staying  # the last seat at the table loses
+            if not losers:
+                return list(range(self.n))  # (every seat left as a winner)
+        if not losers:
+            return None
+        others = [s for s in range(self.n) if s not in losers]
+        return others or leaders(self.side_scores)  # (every seat losing at once: the best net marks win)
+
+    # ---- what a seat sees ---------------------------------------------------------------------------------------
+
+    def action_seen_by(self, viewer: int | None, actor: int, action: str) -> str:
+        """6.1: a discard is face down: the other seats see that it was made, not its cards."""
+        if viewer != actor and action.startswith("discard:"):
+            return "discard"
+        return action
+
+    def _public_history(self, seat: int) -> list[list[Any]]:
+        return [[s, self.action_seen_by(seat, s, ACTIONS.strings[a])] for s, a in self.moves]
+
+    def _seen(self, seat: int) -> int:
+        """The cards ``seat`` has seen outside its hand and the tricks: the centre face-up cards, the centre cards
+        it took and those it discarded (6), and the centre it is choosing a discard from."""
+        seen = self.face_up
+        taken = self.dealt_centre
+        for s, discard, _move in self.exchanges:
+            if s == seat:
+                seen |= taken | discard
+            taken = discard
+        if self.phase == "exchange" and self.current_player == seat:
+            seen |= self.centre
+        return seen
+
+    def _discarded_last(self, seat: int) -> bool:
+        """Whether ``seat`` made the last exchange (6.1: only he knows the discards lying face down)."""
+        return bool(self.exchanges) and self.exchanges[-1][0] == seat
+
+    def _visible_centre(self, seat: int) -> int:
+        """The centre cards ``seat`` sees (4.2, 6): the face-up ones as dealt, every one to the declarer choosing his
+        discard and to the declarer whose discards they are; none of a discard to the others (not even which of
+        the face-up cards it holds)."""
+        if (self.phase == "exchange" and self.current_player == seat) or self._discarded_last(seat):
+            return self.centre
+        return 0 if self.exchanges else self.face_up
+
+    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
+        seen = self._seen(seat)
+        obs["face_up"] = codes_of(cards_in(self.face_up))
+        obs["centre"] = codes_of(cards_in(self._visible_centre(seat)))
+        obs["centre_size"] = self.centre.bit_count()
+        obs["discards"] = codes_of(cards_in(self.discards if self._discarded_last(seat) else 0))
+        obs["discards_size"] = self.discards.bit_count()
+        obs["known_cards"] = codes_of(cards_in(seen))
+        obs["auction"] = [[s, w] for s, w in self.auction.actions]
+        obs["contract"] = None if self.contract is None else _contract(self.contract)
+        obs["declarers"] = list(self.declarers)
+        obs["exchanges"] = [[s, self.action_seen_by(seat, s, DISCARD_WORDS[d])] for s, d, _m in self.exchanges]
+        obs["roem"] = self.roem
+        obs["tricks"] = self._tricks_codes()
+        obs["card_points"] = list(self.card_points)
+        obs["tricks_won"] = list(self.tricks_won)
+        obs["minus_marks"] = list(self.minus)
+        obs["left_table"] = [s for s in range(self.n) if s not in self.active]  # 8.3: winners who left
+
+    # ---- determinization ----------------------------------------------------------------------------------------
+
+    def _known_cards(self, seat: int) -> int:
+        # A face-up card the declarer took is in his hand or among his discards: _redraw_discard moves it.
+        return self._seen(seat)
+
+    def _determinize(self, seat: int, rng: Rng) -> None:
+        super()._determinize(seat, rng)
+        if self.exchanges and self.exchanges[-1][0] != seat and self.phase != "exchange":
+            self._redraw_discard(rng)
+
+    def _redraw_discard(self, rng: Rng) -> None:
+        """6.1: which of his cards the last declarer to exchange discarded is unseen by the others (the centre's
+        face-up cards among them, and with several misère declarers the discards he took): swap cards between his
+        hand and his discards at random, each swap kept when the hand still fits what its play showed (voids, 3.4's
+        declared roem), so the deal and every other seat's view stay as they were. (Where an earlier misère
+        declarer's discards went is kept as it is.)"""
+        declarer, _discard, move = self.exchanges[-1]
+        forbidden = 0
+        for _k, mask in self._shown_lacking()[declarer]:
+            forbidden |= mask
+        check = self._hand_check(declarer, 0)
+        hand, pile = self.hands[declarer], self.discards
+        if not hand:
+            return
+        for _ in range(SWAPS * (hand | pile).bit_count()):
+            held, laid = cards_in(hand), cards_in(pile)
+            x, y = BIT[held[rng.below(len(held))]], BIT[laid[rng.below(len(laid))]]
+            swapped = hand ^ x ^ y
+            if not y & forbidden and (check is None or check(cards_in(swapped))):
+                hand, pile = swapped, pile ^ x ^ y
+        self.hands[declarer], self.discards = hand, pile
+        self.exchanges[-1] = (declarer, pile, move)
+        if move >= 0:
+            self.moves[move] = (declarer, DISCARD_ID[pile])
+        if self.actual_roem is not None:  # (a trump contract: one declarer)
+            self.actual_roem = roem_of(hand | self._played_by(declarer), self.trump, self.six)
+
+    def _hidden_piles(self, seat: int) -> list[list[int]]:
+        seen = self._seen(seat)
+        return [cards_in(pile & ~seen) for pile in (self.set_aside, self.centre, self.discards)]
+
+    def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
+        """7.3: a declared roem was held (never overstated) by the declarer's 6 cards."""
+        if not self.roem or seat != self.declarers[0]:
+            return None
+        held = (self.hands[seat] & known) | self._played_by(seat)
+        trump, declared, six = self.trump, self.roem, self.six
+        return lambda cards: roem_of(held | mask_of(cards), trump, six) >= declared
+
+    def _played_by(self, seat: int) -> int:
+        return mask_of(c for played in [*self.tricks, self.trick] for s, c in played if s == seat)
+
+    def _relabel(self, new: Sequence[int]) -> None:
+        super()._relabel(new)
+        self.centre, self.discards = relabel_mask(self.centre, new), relabel_mask(self.discards, new)
+        self.set_aside, self.dealt_centre = relabel_mask(self.set_aside, new), relabel_mask(self.dealt_centre, new)
+        exchanges = []
+        for seat, discard, move in self.exchanges:
+            discard = relabel_mask(discard, new)
+            exchanges.append((seat, discard, move))
+            if move >= 0:
+                self.moves[move] = (seat, DISCARD_ID[discard])
+        self.exchanges = exchanges
+        if self.actual_roem is not None:
+            declarer = self.declarers[0]
+            self.actual_roem = roem_of(self.hands[declarer] | self._played_by(declarer), self.trump, self.six)
+
+    # ---- positions (docs/positions/boonaken.md) -----------------------------------------------------------------
+
+    def _deal_position(self) -> dict[str, Any]:
+        return {
+            "auction": [[s, w] for s, w in self.auction.actions],
+            "exchanges": [[s, DISCARD_WORDS[d]] for s, d, _m in self.exchanges],
+            "roem": self.roem,
+            "centre": codes_of(cards_in(self.centre)),
+            "discards": codes_of(cards_in(self.discards)),
+            "set_aside": codes_of(cards_in(self.set_aside)),
+            "minus_marks": pack_marks(self.minus),
+        }
+
+    @classmethod
+    def deal_start_position(cls, position: dict[str, Any]) -> dict[str, Any]:
+        """8.3: a later deal is dealt to the seats its scores and ``minus_marks`` leave at the table."""
+        state = cls.create(seed=position["seed"], players=position["players"], options=position["options"],
+                           first_dealer=position["dealer"], deck=position["deal_deck"])
+        assert isinstance(state, Boonaken)  # (create makes one of its own class)
+        state.side_scores = list(position["scores"])
+        state.minus = unpack_marks(position["minus_marks"], state.n)
+        state._start_deal(list(state.deal_deck))
+        return {**position, **state._position_keys(), "current_player": state.current_player}
+
+    def _load_position(self, p: Mapping[str, Any]) -> None:
+        """Load and check a position: the marks, then the deal replayed from deal_deck (the auction, the exchanges,
+        trump, roem and the tricks, each legal when made) to the position's hands and piles and seat to act."""
+        if self.phase not in PHASES:
+            raise PositionError(f"phase must be one of {PHASES}, got {self.phase!r}")
+        self.minus = unpack_marks(p["minus_marks"], self.n)
+        self._check_marks()
+        if self.phase == "over":  # the last deal was dealt to the seats that played its tricks (8.3)
+            self._dealt_table = _seats_in(p["tricks"], self.n)
+        scratch = OutbidAuction(self.ladder, self._seat_order())
+        replay_auction(scratch, p["auction"])
+        self.declarers = tuple(scratch.holders) if scratch.over else ()
+        self._given = (p["auction"], _exchanges(p["exchanges"]), p["trump"], p["roem"])
+        piles = {key: position_hand(p[key], key) for key in ("centre", "discards", "set_aside")}
+        to_play = self._load_tricks(p, piles)
+        del self._given
+        for key, cards in piles.items():
+            if mask_of(cards) != getattr(self, key):
+                raise PositionError(f"{key} must be {' '.join(codes_of(cards_in(getattr(self, key)))) or 'empty'}: "
+                                    "what deal_deck dealt there, after the exchanges")
+        phase = self._phase_now()
+        del self._loaded_phase
+        if self.phase != phase:
+            raise PositionError(f"phase must be {phase!r} here")
+        if phase == "over":
+            self._check_last_table()
+        expected = None if phase == "over" else to_play if phase == "play" else self.current_player
+        if p["current_player"] != expected:
+            raise PositionError(f"current_player must be {expected} here")
+        self.current_player = expected
+
+    def _load_cut_short(self, p: Mapping[str, Any]) -> None:
+        self.minus = unpack_marks(p["minus_marks"], self.n)
+        super()._load_cut_short(p)
+
+    def _check_last_table(self) -> None:
+        """A finished match's last deal was dealt to the seats at the table before it: those its marks leave."""
+        del self._dealt_table
+        made = [s for s in self.declarers if self.made(s)]
+        before_plus = [self.plus(s) - (s in made) for s in range(self.n)]
+        before_minus = [self.minus[s] - (s in self.declarers and s not in made) for s in range(self.n)]
+        staying = [s for s in range(self.n) if not self.options["elimination"] or
+                   before_plus[s] < self.options["plus_to_win"]]
+        if list(self.active) != staying or min(before_plus + before_minus) < 0 or \
+                max(before_minus) >= self.options["minus_to_lose"]:
+            raise PositionError(f"the last deal's tricks are played by seats {list(self.active)}, but the marks say "
+                                f"seats {staying} were at the table before it")
+
+    def _check_marks(self) -> None:
+        """8: the marks a match can hold at this point (its end not yet reached while it goes on)."""
+        plus, minus, over = [self.plus(s) for s in range(self.n)], self.minus, self.phase == "over"
+        most_plus = self.options["plus_to_win"] - (0 if over or self.options["elimination"] else 1)
+        most_minus = self.options["minus_to_lose"] - (0 if over else 1)
+        if any(not 0 <= p <= most_plus for p in plus) or any(m > most_minus for m in minus):
+            raise PositionError(f"+ marks (scores plus minus_marks) must be 0..{most_plus} and - marks 0..{most_minus} "
+                                "here")
+        marks = sum(plus) + sum(minus)
+        deals = self.deal_index + (1 if over else 0)
+        if marks > self.n * deals or (not over and marks < self.deal_index):
+            raise PositionError(f"{self.deal_index} deals played give their declarers one mark each: {marks} marks "
+                                "cannot come from them")
+        if not over and len(self._staying()) < 2:
+            raise PositionError("a match goes on with two seats or more at the table (8.3)")
+
+    def _deal_again(self, trump: int) -> None:
+        """The deal from deal_deck, its auction, exchanges, trump and roem made again, each checked legal."""
+        auction, exchanges, trump_code, roem = self._given
+        self._start_deal(list(self.deal_deck))
+        for number, (seat, word) in enumerate(auction):
+            self._replay(f"auction[{number}]", seat, WORD_ID[word])
+        for number, (seat, word) in enumerate(exchanges):
+            self._replay(f"exchanges[{number}]", seat, WORD_ID.get(word, -1))
+        if self.phase == "exchange" and (trump_code is not None or roem is not None):
+            raise PositionError("trump and roem are null until the exchanges are made")
+        if trump_code is not None:
+            if self.phase != "trump":
+                raise PositionError("trump is named only in a numeric or boonaak contract, once its exchange is made "
+                                    "(7.2)")
+            self._replay("trump", self.current_player, WORD_ID[f"trump:{SUITS[suit_of_code(trump_code)]}"])
+        if roem is not None:
+            if self.phase != "roem" or type(roem) is not int or roem not in ROEM_WORDS:
+                raise PositionError("roem is declared (a multiple of 10) after trump in a numeric contract, else null")
+            self._replay("roem", self.current_player, WORD_ID[ROEM_WORDS[roem]])
+        self._loaded_phase = self.phase
+
+    def _replay(self, key: str, seat: Any, action: int) -> None:
+        if seat != self.current_player or self.phase in ("play", "over") or action not in self._legal_ids():
+            raise PositionError(f"{key}: not legal there (seat {self.current_player} acts in phase {self.phase!r})")
+        self._apply(action)
+
+    def _phase_now(self) -> str:
+        """The phase the replayed deal is in."""
+        if (self.tricks or self.trick) and self._loaded_phase != "play":
+            raise PositionError(f"no card is played before trump and roem are settled (phase {self._loaded_phase!r})")
+        return "over" if len(self.tricks) == TRICKS else self._loaded_phase
+
+
+def pack_marks(marks: Sequence[int]) -> int:
+    """The - marks of every seat as one integer, seat s's count its decimal digit s (the ones are seat 0's): a
+    position key that replays of later deals carry (State.CARRIED holds integers).
+
+    >>> pack_marks([1, 0, 2]), unpack_marks(201, 3)
+    (201, [1, 0, 2])
+    """
+    return sum(m * 10 ** seat for seat, m in enumerate(marks))
+
+
+def unpack_marks(value: object, n: int) -> list[int]:
+    """:func:`pack_marks` read back; PositionError for anything that is not a packed count of ``n`` seats."""
+    if type(value) is not int or not 0 <= value < 10 ** n:
+        raise PositionError(f"minus_marks must be an integer of at most {n} decimal digits, got {value!r}")
+    return [value // 10 ** seat % 10 for seat in range(n)]
+
+
+def _seats_in(tricks: Any, n: int) -> tuple[int, ...]:
+    """The seats that played a position's first trick (the tricks themselves are checked later)."""
+    if not isinstance(tricks, list) or not tricks or not isinstance(tricks[0], list):
+        return ()
+    return tuple(sorted({pair[0] for pair in tricks[0]
+                         if isinstance(pair, list) and pair and type(pair[0]) is int and 0 <= pair[0] < n}))
+
+
+def _exchanges(value: Any) -> list[tuple[int, str]]:
+    if not isinstance(value, list):
+        raise PositionError(f"exchanges must list [seat, 'discard:<cards>'] pairs, got {value!r}")
+    pairs = []
+    for item in value:
+        if not isinstance(item, list) or len(item) != 2 or not isinstance(item[1], str):
+            raise PositionError(f"exchanges holds [seat, 'discard:<cards>'] pairs, got {item!r}")
+        pairs.append((position_seat(item[0], "exchanges: a seat", 5), item[1]))
+    return pairs
+
