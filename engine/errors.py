@@ -1,5 +1,21 @@
 """The engine's errors: each says exactly what was wrong and what is allowed."""
 
+from typing import Any
+
+QUOTE_LIMIT = 64  # characters of a caller's text that a message quotes
+
+
+def quoted(value: Any, limit: int = QUOTE_LIMIT) -> str:
+    """``value`` as a message quotes it: its repr, cut to ``limit`` characters with the length of the whole said.
+
+    >>> quoted("live/17"), quoted("x" * 5000, limit=8)
+    ("'live/17'", "'xxxxxxxx'... (5000 characters)")
+    """
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:limit]!r}... ({len(value)} characters)"
+    text = repr(value)
+    return text if len(text) <= limit + 2 else f"{text[:limit]}... ({len(text)} characters)"
+
 
 class IllegalAction(ValueError):
     """An action that is not legal in the current state; the state is left exactly as it was."""

@@ -11,11 +11,10 @@ services.errors.NotFound: no match 'x1'
 
 from __future__ import annotations
 
-from typing import Any
-
 import grpc
 
-QUOTE_LIMIT = 64  # characters of a client's text that a message quotes
+from engine.errors import quoted as quoted  # one home in the engine; the services quote through here
+
 MAX_DETAILS = 4096  # characters of a status's details, whatever made them long (a long list of legal actions)
 
 
@@ -27,18 +26,6 @@ class ServiceError(Exception):
     @property
     def message(self) -> str:
         return str(self)
-
-
-def quoted(value: Any, limit: int = QUOTE_LIMIT) -> str:
-    """``value`` as a message quotes it: its repr, cut to ``limit`` characters with the length of the whole said.
-
-    >>> quoted("live/17"), quoted("x" * 5000, limit=8)
-    ("'live/17'", "'xxxxxxxx'... (5000 characters)")
-    """
-    if isinstance(value, str) and len(value) > limit:
-        return f"{value[:limit]!r}... ({len(value)} characters)"
-    text = repr(value)
-    return text if len(text) <= limit + 2 else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def bounded(details: str, limit: int = MAX_DETAILS) -> str:
