@@ -868,3 +868,154 @@ def test_7_2_a_position_naming_trump_out_of_place_is_refused(actions: list[str])
         play(state, state.legal_actions()[0])  # misère: no trump
     with pytest.raises(engine.PositionError, match="trump is named only"):
         engine.from_position(GAME, {**state.to_position(), "trump": "H"})
+
+
+# ---- audit scenarios (issue 13): exact legal-action lists and edge cases, by section ---------------------------
+
+# Seats 1 and 2 hold every 7, 8 and 9; seats 0 and 3 the aces, kings and queens; the jacks are the centre and the
+# tens are set aside: in a misère (no trump) seats 0 and 3 take every trick.
+MISERE_TABLE = deck_for(4, 3, {0: ["AC", "KC", "AD", "KD", "AH", "KH"], 3: ["AS", "KS", "QC", "QD", "QH", "QS"],
+                               1: ["7C", "7D", "7H", "7S", "8C", "8D"], 2: ["8H", "8S", "9C", "9D", "9H", "9S"]},
+                        down=["JC", "JD"], up=["JH", "JS"])
+BOONAAK_BIDS = ["bid:boonaak", *(f"bid:boonaak:{r}" for r in range(20, 241, 10))]
+
+
+def test_5_1_first_bidder_s_exact_list_of_bids() -> None:
+    state = new(deck=deck_for(4, 3))
+    assert state.current_player == 0  # 5.2: the dealer's left
+    numeric = [f"bid:{v}" for v in range(70, 381, 5)]
+    assert state.legal_actions() == sorted(["pass", *numeric, "bid:misere", "bid:zwabber", *BOONAAK_BIDS])
+
+
+def test_5_3_above_the_highest_numeric_bid_only_boonaak() -> None:
+    state = play(new(deck=deck_for(4, 3)), "bid:380")
+    assert state.legal_actions() == sorted(["pass", *BOONAAK_BIDS])
+
+
+def test_5_3_after_zwabber_numeric_bids_from_105_and_no_misere() -> None:
+    state = play(new(deck=deck_for(4, 3)), "bid:misere", "bid:zwabber")
+    assert state.current_player == 2
+    numeric = [f"bid:{v}" for v in range(105, 381, 5)]
+    assert state.legal_actions() == sorted(["pass", *numeric, *BOONAAK_BIDS])
+    play(state, "bid:105", "pass", "pass")
+    assert state.current_player == 1  # the zwabber bidder is outbid: he speaks again
+    assert "bid:zwabber" not in bids(state) and "bid:misere" not in bids(state) and "bid:110" in bids(state)
+
+
+def test_5_3_the_strongest_bid_leaves_only_pass() -> None:
+    state = play(new(deck=deck_for(4, 3)), "bid:boonaak:240")
+    assert state.legal_actions() == ["pass"]
+    play(state, "pass", "pass", "pass")
+    assert state.phase == "exchange" and state.current_player == 0
+    assert state.observation(1)["contract"] == "boonaak:240"
+
+
+def test_5_3_a_closed_misere_may_be_joined_again_three_declarers() -> None:
+    state = play(new(deck=MISERE_TABLE), "pass", "bid:misere", "bid:misere")
+    assert state.current_player == 3 and state.legal_actions() == ["bid:misere", "pass"]
+    play(state, "bid:misere")
+    assert state.phase == "exchange" and state.observation(0)["declarers"] == [1, 2, 3]  # 5.4: all still in hold it
+    exchangers = []
+    while state.phase == "exchange":
+        exchangers.append(state.current_player)
+        play(state, "discard:" + ",".join(state.to_position()["centre"]))
+    assert exchangers == [1, 2, 3] and state.phase == "play" and state.current_player == 1  # 6.2, 7.1
+    play_cards(state)
+    result = state.deal_results[0]
+    assert result["tricks_won"] == [6, 0, 0, 0] and result["plus"] == [0, 1, 1, 1] and result["minus"] == [0] * 4
+
+
+def test_5_4_passing_is_for_the_whole_deal() -> None:
+    state = play(new(deck=deck_for(4, 3)), "pass", "bid:70", "bid:75", "pass")
+    assert state.current_player == 1  # seat 0 passed and never speaks again
+    play(state, "bid:80", "pass")
+    assert state.phase == "exchange" and state.current_player == 1
+
+
+FOLLOW_TABLE = deck_for(4, 3, {0: ["AS", "KS", "QS", "7C", "8C", "9C"], 1: ["JS", "7H", "AD", "KC", "8D", "9D"],
+                               2: ["9S", "TH", "7D", "AH", "KH", "QH"]}, down=["TD", "JD"], up=["QD", "KD"])
+
+
+def test_7_5_a_trump_lead_in_play_lone_jack_free_a_trump_forced_void_free() -> None:
+    state = play(new(deck=FOLLOW_TABLE), "bid:70", "pass", "pass", "pass", "discard:TD,JD,QD,KD", "trump:S")
+    # 3.4: A-K-Q of spades 20, 7-8-9 of clubs 20, the stuk 20
+    assert state.legal_actions() == [f"roem:{r}" for r in (0, 10, 20, 30, 40, 50, 60)]
+    play(state, "roem:60", "AS")
+    assert state.current_player == 1 and state.legal_actions() == ["7H", "8D", "9D", "AD", "JS", "KC"]  # lone JS
+    play(state, "7H")
+    assert state.legal_actions() == ["9S"]  # a trump lead asks a trump
+    play(state, "9S")
+    held = hand(state, 3)
+    assert not any(c[1] == "S" for c in held) and state.legal_actions() == sorted(held)  # void in trumps: anything
+    play(state, held[0])
+    assert state.current_player == 2  # 7.6: the nine beats the ace in trumps
+
+
+def test_7_5_void_in_a_plain_suit_need_not_trump() -> None:
+    state = play(new(deck=FOLLOW_TABLE), "bid:70", "pass", "pass", "pass", "discard:TD,JD,QD,KD", "trump:S",
+                 "roem:0", "7C")
+    assert state.legal_actions() == ["JS", "KC"]  # follow the club, or trump with the lone jack
+    play(state, "JS")
+    assert state.legal_actions() == sorted(hand(state, 2))  # no club: any card, a trump or not
+    assert "9S" in state.legal_actions() and "TH" in state.legal_actions()
+
+
+def test_3_5_roem_counts_the_hand_after_the_exchange_with_the_trump_named() -> None:
+    deck = deck_for(4, 3, {0: ["KH", "QH", "7C", "8C", "9D", "7S"]}, down=["AC", "AD"], up=["JH", "TH"])
+    for trump, top in (("H", 70), ("C", 50)):  # K-Q-J-T of hearts 50, with the stuk only in hearts
+        state = play(new(deck=deck), "bid:70", "pass", "pass", "pass", "discard:7C,8C,AC,AD", f"trump:{trump}")
+        assert state.legal_actions() == sorted(f"roem:{r}" for r in range(0, top + 1, 10))
+    state = play(new(deck=deck), "bid:70", "pass", "pass", "pass", "discard:7C,8C,AD,QH", "trump:H")
+    assert state.legal_actions() == ["roem:0"]  # the queen discarded: K and J-T break, no stuk
+
+
+@pytest.mark.parametrize(("declared", "plus"), [(220, 1), (210, 0)])
+def test_7_3_understated_roem_counts_only_as_declared(declared: int, plus: int) -> None:
+    # Six hearts J 9 A K Q T: the run A-K-Q-J-T-9 200 and the stuk 20; the declarer takes every trick
+    state = new(deck=deck_for(4, 3, {0: TRUMPS}, **CENTRE))
+    pile = state.to_position()["set_aside"] + ["9C", "9D", "8S", "9S"]
+    taken = 141 - sum(PLAIN_POINTS_TEXT.get(c[0], 0) for c in pile)  # 2.4: discards and set-aside score nothing
+    contract = (taken + 220) // 5 * 5  # made with 220 declared, not with 210
+    play(state, f"bid:{contract}", "pass", "pass", "pass", "discard:9C,9D,8S,9S", "trump:H", f"roem:{declared}")
+    play_cards(state)
+    result = state.deal_results[0]
+    assert result["tricks_won"][0] == 6 and result["card_points"][0] == taken and result["plus"][0] == plus
+
+
+def test_8_2_every_seat_reaching_two_plus_wins() -> None:
+    state = table(4, [0, 1, 1, 0], [0, 0, 0, 0], MISERE_TABLE, dealer=3)
+    misere_deal(state, 1, 2)
+    assert state.deal_results[-1]["plus"] == [0, 1, 1, 0] and state.is_terminal and state.winners == [1, 2]
+
+
+def test_8_2_a_loser_ends_the_match_even_when_a_co_declarer_makes() -> None:
+    state = table(4, [0, 0, 0, 0], [1, 0, 0, 1], MISERE_TABLE, dealer=3)
+    misere_deal(state, 0, 3)
+    result = state.deal_results[-1]
+    assert result["tricks_won"] == [6, 0, 0, 0] and result["plus"] == [0, 0, 0, 1] and result["minus"] == [1, 0, 0, 0]
+    assert state.is_terminal and state.scores == [-2, 0, 0, 0] and 0 not in state.winners
+
+
+def test_8_2_no_plus_no_two_minus_the_match_goes_on() -> None:
+    state = table(4, [1, 0, 0, 0], [0, 1, 0, 0], MISERE_TABLE, dealer=3)
+    misere_deal(state, 1)
+    assert state.deal_results[-1]["plus"] == [0, 1, 0, 0] and not state.is_terminal and state.scores == [1, 0, 0, 0]
+    assert state.to_position()["minus_marks"] == 10
+    assert state.dealer == 0 and state.current_player == 1  # 4.1: the next dealer
+
+
+def test_4_2_6_1_five_players_take_the_two_face_up_cards() -> None:
+    state = new(n=5, dealer=4)
+    centre = state.to_position()["centre"]
+    assert len(centre) == 2 and state.observation(2)["face_up"] == centre and state.to_position()["set_aside"] == []
+    play(state, "bid:70", "pass", "pass", "pass", "pass")
+    pool = sorted(hand(state, 0) + centre, key=engine.cards.CODES.index)
+    assert state.legal_actions() == sorted("discard:" + ",".join(c) for c in combinations(pool, 2))
+
+
+def test_4_2_6_1_three_players_ten_set_aside_four_in_the_centre() -> None:
+    state = new(n=3, dealer=2)
+    p = state.to_position()
+    assert len(p["set_aside"]) == 10 and len(p["centre"]) == 4 and state.current_player == 0
+    play(state, "pass", "bid:misere", "pass")
+    assert state.phase == "exchange" and state.current_player == 1 and len(state.legal_actions()) == 210
