@@ -1019,3 +1019,71 @@ def test_4_2_6_1_three_players_ten_set_aside_four_in_the_centre() -> None:
     assert len(p["set_aside"]) == 10 and len(p["centre"]) == 4 and state.current_player == 0
     play(state, "pass", "bid:misere", "pass")
     assert state.phase == "exchange" and state.current_player == 1 and len(state.legal_actions()) == 210
+
+
+def _text_turn(p: dict) -> int:
+    """5.2, 7.1, 7.6, 8.3: the seat to act, from the rules text: in the bidding the next seat from the dealer's left
+    that has not passed and does not hold the highest bid; in the exchange the declarers in bidding order; then the
+    declarer (the first misère bidder); in play the next seat at the table, or the last trick's winner."""
+    n, o = p["players"], p["options"]
+    minus = unpack_marks(p["minus_marks"], n)
+    table_seats = [s for s in range(n) if not o["elimination"] or p["scores"][s] + minus[s] < o["plus_to_win"]]
+    around = [(p["dealer"] + k) % n for k in range(1, n + 1) if (p["dealer"] + k) % n in table_seats]
+    highest, holders, passed = None, [], set()
+    for seat, word in p["auction"]:
+        if word == "pass":
+            passed.add(seat)
+        elif word == highest:
+            holders.append(seat)
+        else:
+            highest, holders = word, [seat]
+    if p["phase"] == "bidding":
+        if not p["auction"]:
+            return around[0]
+        last = around.index(p["auction"][-1][0])
+        return next(s for s in around[last + 1:] + around[:last + 1] if s not in passed and s not in holders)
+    if p["phase"] == "exchange":
+        return holders[len(p["exchanges"])]
+    if p["phase"] in ("trump", "roem") or not (p["trick"] or p["tricks"]):
+        return holders[0]
+    if p["trick"]:
+        last = around.index(p["trick"][-1][0])
+        return around[(last + 1) % len(around)]
+    return _text_winner(p["tricks"][-1], p["trump"])
+
+
+@pytest.mark.parametrize("options", [{}, {"elimination": True, "plus_to_win": 1}])
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_5_2_7_1_7_6_the_seat_to_act_is_the_rules_text_s(options: dict, n: int) -> None:
+    def checked(p: dict) -> list[str]:
+        assert p["current_player"] == _text_turn(p), p
+        return _text_legal(p)
+
+    for seed in range(3):
+        for avoid in (STRONG_BIDS, MISERE_ONLY, NUMERIC_ONLY):
+            play_checked(engine.new_match(GAME, seed=seed, players=n, options=options), seed, checked, avoid=avoid)
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_2_7_6_tricks_won_and_card_points_are_the_rules_text_s(n: int) -> None:
+    deals = 0
+    for seed in range(3):
+        for avoid in (STRONG_BIDS, MISERE_ONLY, NUMERIC_ONLY):
+            state, rng = engine.new_match(GAME, seed=seed, players=n), Rng(seed)
+            while not state.is_terminal:
+                before, done = state.to_position(), len(state.deal_results)
+                ids = state.legal_action_ids()
+                state.apply_id(rng.choice([a for a in ids if state.action_string(a) not in avoid] or ids))
+                if len(state.deal_results) == done:
+                    continue
+                seat, card = state.history[-1]
+                won, points = [0] * n, [0] * n
+                for trick in [*before["tricks"], [*before["trick"], [seat, card]]]:
+                    winner = _text_winner(trick, before["trump"])
+                    won[winner] += 1
+                    points[winner] += sum((TRUMP_POINTS_TEXT if c[1] == before["trump"] else PLAIN_POINTS_TEXT)
+                                          .get(c[0], 0) for _s, c in trick)
+                result = state.deal_results[-1]
+                assert (result["tricks_won"], result["card_points"]) == (won, points)
+                deals += 1
+    assert deals >= 9
