@@ -1087,3 +1087,18 @@ def test_2_7_6_tricks_won_and_card_points_are_the_rules_text_s(n: int) -> None:
                 assert (result["tricks_won"], result["card_points"]) == (won, points)
                 deals += 1
     assert deals >= 9
+
+
+def test_7_2_7_3_a_card_before_trump_and_an_overstated_roem_are_refused() -> None:
+    state = play(new(deck=FOLLOW_TABLE), "bid:70", "pass", "pass", "pass", "discard:TD,JD,QD,KD")
+    before = state.to_position()
+    with pytest.raises(engine.IllegalAction):
+        state.apply("AS")  # 7.2: trump is named first (the engine writes a lead without naming as trump:<suit>)
+    with pytest.raises(engine.IllegalAction):
+        state.apply("trump:none")  # no no-trump in a numeric contract
+    assert state.to_position() == before and before["phase"] == "trump"
+    play(state, "trump:S")
+    named = state.to_position()
+    with pytest.raises(engine.IllegalAction):
+        state.apply("roem:70")  # 7.3: 60 held, never overstated
+    assert state.to_position() == named and named["phase"] == "roem"
