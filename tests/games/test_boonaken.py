@@ -1102,3 +1102,28 @@ def test_7_2_7_3_a_card_before_trump_and_an_overstated_roem_are_refused() -> Non
     with pytest.raises(engine.IllegalAction):
         state.apply("roem:70")  # 7.3: 60 held, never overstated
     assert state.to_position() == named and named["phase"] == "roem"
+
+
+def test_5_every_auction_of_a_short_ladder_is_the_rules_text_s() -> None:
+    """5.2-5.5 on every bidding sequence of three players with the numeric bids 70 and 75 (and three of the boonaak
+    roem bids): the legal bids, the seat to speak, and who declares what when the bidding ends."""
+    ended = []
+
+    def walk(state: engine.State) -> None:
+        p = state.to_position()
+        if p["phase"] == "bidding" and not p.get("redealt"):
+            assert state.legal_actions() == _text_bids(p) and state.current_player == _text_turn(p), p["auction"]
+            for action in state.legal_actions():
+                if action.count(":") < 2 or action in ("bid:boonaak:20", "bid:boonaak:30", "bid:boonaak:240"):
+                    walk(play(state.clone(), action))
+        elif p["phase"] == "exchange":
+            words = [(s, w) for s, w in p["auction"] if w != "pass"]
+            holders = [s for s, w in words if w == words[-1][1]] if words[-1][1] == "bid:misere" else [words[-1][0]]
+            assert state.observation(0)["declarers"] == holders and state.current_player == holders[0]
+            assert state.observation(0)["contract"] == words[-1][1].split(":", 1)[1]
+            ended.append(holders)
+        else:  # 5.4: all passed; the next dealer deals, no score
+            assert p["redealt"] == 1 and p["dealer"] == 0 and p["scores"] == [0, 0, 0] and p["phase"] == "bidding"
+
+    walk(engine.new_match(GAME, seed=5, players=3, first_dealer=2, options={"min_bid": 70, "max_bid": 75}))
+    assert len(ended) == 1296 and [1, 2, 0] in ended
