@@ -166,7 +166,13 @@ class State(ABC):
         if options is not None and not isinstance(options, Mapping):
             raise ValueError(f"options must be a mapping of option names to values, got {type(options).__name__}")
         options = dict(options or {})
-        players = cls._resolve_players(players, options.pop("num_players", None))
+        alias = options.pop("num_players", None)
+        if "players" in options:  # (the options table of boonaken.md and thunee.md names it ``players``)
+            named = options.pop("players")
+            if alias is not None and named is not None and named != alias:
+                raise ValueError(f"players given twice with different values (players={named} and num_players={alias})")
+            alias = alias if alias is not None else named
+        players = cls._resolve_players(players, alias)
         if "first_dealer" in options:
             alias = options.pop("first_dealer")
             if first_dealer is not None and alias is not None and alias != first_dealer:

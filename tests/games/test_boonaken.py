@@ -868,3 +868,274 @@ def test_7_2_a_position_naming_trump_out_of_place_is_refused(actions: list[str])
         play(state, state.legal_actions()[0])  # misère: no trump
     with pytest.raises(engine.PositionError, match="trump is named only"):
         engine.from_position(GAME, {**state.to_position(), "trump": "H"})
+
+
+# ---- audit scenarios (issue 13): exact legal-action lists and edge cases, by section ---------------------------
+
+# Seats 1 and 2 hold every 7, 8 and 9; seats 0 and 3 the aces, kings and queens; the jacks are the centre and the
+# tens are set aside: in a misère (no trump) seats 0 and 3 take every trick.
+MISERE_TABLE = deck_for(4, 3, {0: ["AC", "KC", "AD", "KD", "AH", "KH"], 3: ["AS", "KS", "QC", "QD", "QH", "QS"],
+                               1: ["7C", "7D", "7H", "7S", "8C", "8D"], 2: ["8H", "8S", "9C", "9D", "9H", "9S"]},
+                        down=["JC", "JD"], up=["JH", "JS"])
+BOONAAK_BIDS = ["bid:boonaak", *(f"bid:boonaak:{r}" for r in range(20, 241, 10))]
+
+
+def test_5_1_first_bidder_s_exact_list_of_bids() -> None:
+    state = new(deck=deck_for(4, 3))
+    assert state.current_player == 0  # 5.2: the dealer's left
+    numeric = [f"bid:{v}" for v in range(70, 381, 5)]
+    assert state.legal_actions() == sorted(["pass", *numeric, "bid:misere", "bid:zwabber", *BOONAAK_BIDS])
+
+
+def test_5_3_above_the_highest_numeric_bid_only_boonaak() -> None:
+    state = play(new(deck=deck_for(4, 3)), "bid:380")
+    assert state.legal_actions() == sorted(["pass", *BOONAAK_BIDS])
+
+
+def test_5_3_after_zwabber_numeric_bids_from_105_and_no_misere() -> None:
+    state = play(new(deck=deck_for(4, 3)), "bid:misere", "bid:zwabber")
+    assert state.current_player == 2
+    numeric = [f"bid:{v}" for v in range(105, 381, 5)]
+    assert state.legal_actions() == sorted(["pass", *numeric, *BOONAAK_BIDS])
+    play(state, "bid:105", "pass", "pass")
+    assert state.current_player == 1  # the zwabber bidder is outbid: he speaks again
+    assert "bid:zwabber" not in bids(state) and "bid:misere" not in bids(state) and "bid:110" in bids(state)
+
+
+def test_5_3_the_strongest_bid_leaves_only_pass() -> None:
+    state = play(new(deck=deck_for(4, 3)), "bid:boonaak:240")
+    assert state.legal_actions() == ["pass"]
+    play(state, "pass", "pass", "pass")
+    assert state.phase == "exchange" and state.current_player == 0
+    assert state.observation(1)["contract"] == "boonaak:240"
+
+
+def test_5_3_a_closed_misere_may_be_joined_again_three_declarers() -> None:
+    state = play(new(deck=MISERE_TABLE), "pass", "bid:misere", "bid:misere")
+    assert state.current_player == 3 and state.legal_actions() == ["bid:misere", "pass"]
+    play(state, "bid:misere")
+    assert state.phase == "exchange" and state.observation(0)["declarers"] == [1, 2, 3]  # 5.4: all still in hold it
+    exchangers = []
+    while state.phase == "exchange":
+        exchangers.append(state.current_player)
+        play(state, "discard:" + ",".join(state.to_position()["centre"]))
+    assert exchangers == [1, 2, 3] and state.phase == "play" and state.current_player == 1  # 6.2, 7.1
+    play_cards(state)
+    result = state.deal_results[0]
+    assert result["tricks_won"] == [6, 0, 0, 0] and result["plus"] == [0, 1, 1, 1] and result["minus"] == [0] * 4
+
+
+def test_5_4_passing_is_for_the_whole_deal() -> None:
+    state = play(new(deck=deck_for(4, 3)), "pass", "bid:70", "bid:75", "pass")
+    assert state.current_player == 1  # seat 0 passed and never speaks again
+    play(state, "bid:80", "pass")
+    assert state.phase == "exchange" and state.current_player == 1
+
+
+FOLLOW_TABLE = deck_for(4, 3, {0: ["AS", "KS", "QS", "7C", "8C", "9C"], 1: ["JS", "7H", "AD", "KC", "8D", "9D"],
+                               2: ["9S", "TH", "7D", "AH", "KH", "QH"]}, down=["TD", "JD"], up=["QD", "KD"])
+
+
+def test_7_5_a_trump_lead_in_play_lone_jack_free_a_trump_forced_void_free() -> None:
+    state = play(new(deck=FOLLOW_TABLE), "bid:70", "pass", "pass", "pass", "discard:TD,JD,QD,KD", "trump:S")
+    # 3.4: A-K-Q of spades 20, 7-8-9 of clubs 20, the stuk 20
+    assert state.legal_actions() == [f"roem:{r}" for r in (0, 10, 20, 30, 40, 50, 60)]
+    play(state, "roem:60", "AS")
+    assert state.current_player == 1 and state.legal_actions() == ["7H", "8D", "9D", "AD", "JS", "KC"]  # lone JS
+    play(state, "7H")
+    assert state.legal_actions() == ["9S"]  # a trump lead asks a trump
+    play(state, "9S")
+    held = hand(state, 3)
+    assert not any(c[1] == "S" for c in held) and state.legal_actions() == sorted(held)  # void in trumps: anything
+    play(state, held[0])
+    assert state.current_player == 2  # 7.6: the nine beats the ace in trumps
+
+
+def test_7_5_void_in_a_plain_suit_need_not_trump() -> None:
+    state = play(new(deck=FOLLOW_TABLE), "bid:70", "pass", "pass", "pass", "discard:TD,JD,QD,KD", "trump:S",
+                 "roem:0", "7C")
+    assert state.legal_actions() == ["JS", "KC"]  # follow the club, or trump with the lone jack
+    play(state, "JS")
+    assert state.legal_actions() == sorted(hand(state, 2))  # no club: any card, a trump or not
+    assert "9S" in state.legal_actions() and "TH" in state.legal_actions()
+
+
+def test_3_5_roem_counts_the_hand_after_the_exchange_with_the_trump_named() -> None:
+    deck = deck_for(4, 3, {0: ["KH", "QH", "7C", "8C", "9D", "7S"]}, down=["AC", "AD"], up=["JH", "TH"])
+    for trump, top in (("H", 70), ("C", 50)):  # K-Q-J-T of hearts 50, with the stuk only in hearts
+        state = play(new(deck=deck), "bid:70", "pass", "pass", "pass", "discard:7C,8C,AC,AD", f"trump:{trump}")
+        assert state.legal_actions() == sorted(f"roem:{r}" for r in range(0, top + 1, 10))
+    state = play(new(deck=deck), "bid:70", "pass", "pass", "pass", "discard:7C,8C,AD,QH", "trump:H")
+    assert state.legal_actions() == ["roem:0"]  # the queen discarded: K and J-T break, no stuk
+
+
+@pytest.mark.parametrize(("declared", "plus"), [(220, 1), (210, 0)])
+def test_7_3_understated_roem_counts_only_as_declared(declared: int, plus: int) -> None:
+    # Six hearts J 9 A K Q T: the run A-K-Q-J-T-9 200 and the stuk 20; the declarer takes every trick
+    state = new(deck=deck_for(4, 3, {0: TRUMPS}, **CENTRE))
+    pile = state.to_position()["set_aside"] + ["9C", "9D", "8S", "9S"]
+    taken = 141 - sum(PLAIN_POINTS_TEXT.get(c[0], 0) for c in pile)  # 2.4: discards and set-aside score nothing
+    contract = (taken + 220) // 5 * 5  # made with 220 declared, not with 210
+    play(state, f"bid:{contract}", "pass", "pass", "pass", "discard:9C,9D,8S,9S", "trump:H", f"roem:{declared}")
+    play_cards(state)
+    result = state.deal_results[0]
+    assert result["tricks_won"][0] == 6 and result["card_points"][0] == taken and result["plus"][0] == plus
+
+
+def test_8_2_every_seat_reaching_two_plus_wins() -> None:
+    state = table(4, [0, 1, 1, 0], [0, 0, 0, 0], MISERE_TABLE, dealer=3)
+    misere_deal(state, 1, 2)
+    assert state.deal_results[-1]["plus"] == [0, 1, 1, 0] and state.is_terminal and state.winners == [1, 2]
+
+
+def test_8_2_a_loser_ends_the_match_even_when_a_co_declarer_makes() -> None:
+    state = table(4, [0, 0, 0, 0], [1, 0, 0, 1], MISERE_TABLE, dealer=3)
+    misere_deal(state, 0, 3)
+    result = state.deal_results[-1]
+    assert result["tricks_won"] == [6, 0, 0, 0] and result["plus"] == [0, 0, 0, 1] and result["minus"] == [1, 0, 0, 0]
+    assert state.is_terminal and state.scores == [-2, 0, 0, 0] and 0 not in state.winners
+
+
+def test_8_2_no_plus_no_two_minus_the_match_goes_on() -> None:
+    state = table(4, [1, 0, 0, 0], [0, 1, 0, 0], MISERE_TABLE, dealer=3)
+    misere_deal(state, 1)
+    assert state.deal_results[-1]["plus"] == [0, 1, 0, 0] and not state.is_terminal and state.scores == [1, 0, 0, 0]
+    assert state.to_position()["minus_marks"] == 10
+    assert state.dealer == 0 and state.current_player == 1  # 4.1: the next dealer
+
+
+def test_4_2_6_1_five_players_take_the_two_face_up_cards() -> None:
+    state = new(n=5, dealer=4)
+    centre = state.to_position()["centre"]
+    assert len(centre) == 2 and state.observation(2)["face_up"] == centre and state.to_position()["set_aside"] == []
+    play(state, "bid:70", "pass", "pass", "pass", "pass")
+    pool = sorted(hand(state, 0) + centre, key=engine.cards.CODES.index)
+    assert state.legal_actions() == sorted("discard:" + ",".join(c) for c in combinations(pool, 2))
+
+
+def test_4_2_6_1_three_players_ten_set_aside_four_in_the_centre() -> None:
+    state = new(n=3, dealer=2)
+    p = state.to_position()
+    assert len(p["set_aside"]) == 10 and len(p["centre"]) == 4 and state.current_player == 0
+    play(state, "pass", "bid:misere", "pass")
+    assert state.phase == "exchange" and state.current_player == 1 and len(state.legal_actions()) == 210
+
+
+def _text_turn(p: dict) -> int:
+    """5.2, 7.1, 7.6, 8.3: the seat to act, from the rules text: in the bidding the next seat from the dealer's left
+    that has not passed and does not hold the highest bid; in the exchange the declarers in bidding order; then the
+    declarer (the first misère bidder); in play the next seat at the table, or the last trick's winner."""
+    n, o = p["players"], p["options"]
+    minus = unpack_marks(p["minus_marks"], n)
+    table_seats = [s for s in range(n) if not o["elimination"] or p["scores"][s] + minus[s] < o["plus_to_win"]]
+    around = [(p["dealer"] + k) % n for k in range(1, n + 1) if (p["dealer"] + k) % n in table_seats]
+    highest, holders, passed = None, [], set()
+    for seat, word in p["auction"]:
+        if word == "pass":
+            passed.add(seat)
+        elif word == highest:
+            holders.append(seat)
+        else:
+            highest, holders = word, [seat]
+    if p["phase"] == "bidding":
+        if not p["auction"]:
+            return around[0]
+        last = around.index(p["auction"][-1][0])
+        return next(s for s in around[last + 1:] + around[:last + 1] if s not in passed and s not in holders)
+    if p["phase"] == "exchange":
+        return holders[len(p["exchanges"])]
+    if p["phase"] in ("trump", "roem") or not (p["trick"] or p["tricks"]):
+        return holders[0]
+    if p["trick"]:
+        last = around.index(p["trick"][-1][0])
+        return around[(last + 1) % len(around)]
+    return _text_winner(p["tricks"][-1], p["trump"])
+
+
+@pytest.mark.parametrize("options", [{}, {"elimination": True, "plus_to_win": 1}])
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_5_2_7_1_7_6_the_seat_to_act_is_the_rules_text_s(options: dict, n: int) -> None:
+    def checked(p: dict) -> list[str]:
+        assert p["current_player"] == _text_turn(p), p
+        return _text_legal(p)
+
+    for seed in range(3):
+        for avoid in (STRONG_BIDS, MISERE_ONLY, NUMERIC_ONLY):
+            play_checked(engine.new_match(GAME, seed=seed, players=n, options=options), seed, checked, avoid=avoid)
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_2_7_6_tricks_won_and_card_points_are_the_rules_text_s(n: int) -> None:
+    deals = 0
+    for seed in range(3):
+        for avoid in (STRONG_BIDS, MISERE_ONLY, NUMERIC_ONLY):
+            state, rng = engine.new_match(GAME, seed=seed, players=n), Rng(seed)
+            while not state.is_terminal:
+                before, done = state.to_position(), len(state.deal_results)
+                ids = state.legal_action_ids()
+                state.apply_id(rng.choice([a for a in ids if state.action_string(a) not in avoid] or ids))
+                if len(state.deal_results) == done:
+                    continue
+                seat, card = state.history[-1]
+                won, points = [0] * n, [0] * n
+                for trick in [*before["tricks"], [*before["trick"], [seat, card]]]:
+                    winner = _text_winner(trick, before["trump"])
+                    won[winner] += 1
+                    points[winner] += sum((TRUMP_POINTS_TEXT if c[1] == before["trump"] else PLAIN_POINTS_TEXT)
+                                          .get(c[0], 0) for _s, c in trick)
+                result = state.deal_results[-1]
+                assert (result["tricks_won"], result["card_points"]) == (won, points)
+                deals += 1
+    assert deals >= 9
+
+
+def test_7_2_7_3_a_card_before_trump_and_an_overstated_roem_are_refused() -> None:
+    state = play(new(deck=FOLLOW_TABLE), "bid:70", "pass", "pass", "pass", "discard:TD,JD,QD,KD")
+    before = state.to_position()
+    with pytest.raises(engine.IllegalAction):
+        state.apply("AS")  # 7.2: trump is named first (the engine writes a lead without naming as trump:<suit>)
+    with pytest.raises(engine.IllegalAction):
+        state.apply("trump:none")  # no no-trump in a numeric contract
+    assert state.to_position() == before and before["phase"] == "trump"
+    play(state, "trump:S")
+    named = state.to_position()
+    with pytest.raises(engine.IllegalAction):
+        state.apply("roem:70")  # 7.3: 60 held, never overstated
+    assert state.to_position() == named and named["phase"] == "roem"
+
+
+def test_5_every_auction_of_a_short_ladder_is_the_rules_text_s() -> None:
+    """5.2-5.5 on every bidding sequence of three players with the numeric bids 70 and 75 (and three of the boonaak
+    roem bids): the legal bids, the seat to speak, and who declares what when the bidding ends."""
+    ended = []
+
+    def walk(state: engine.State) -> None:
+        p = state.to_position()
+        if p["phase"] == "bidding" and not p.get("redealt"):
+            assert state.legal_actions() == _text_bids(p) and state.current_player == _text_turn(p), p["auction"]
+            for action in state.legal_actions():
+                if action.count(":") < 2 or action in ("bid:boonaak:20", "bid:boonaak:30", "bid:boonaak:240"):
+                    walk(play(state.clone(), action))
+        elif p["phase"] == "exchange":
+            words = [(s, w) for s, w in p["auction"] if w != "pass"]
+            holders = [s for s, w in words if w == words[-1][1]] if words[-1][1] == "bid:misere" else [words[-1][0]]
+            assert state.observation(0)["declarers"] == holders and state.current_player == holders[0]
+            assert state.observation(0)["contract"] == words[-1][1].split(":", 1)[1]
+            ended.append(holders)
+        else:  # 5.4: all passed; the next dealer deals, no score
+            assert p["redealt"] == 1 and p["dealer"] == 0 and p["scores"] == [0, 0, 0] and p["phase"] == "bidding"
+
+    walk(engine.new_match(GAME, seed=5, players=3, first_dealer=2, options={"min_bid": 70, "max_bid": 75}))
+    assert len(ended) == 1296 and [1, 2, 0] in ended
+
+
+def test_9_players_is_an_option_too() -> None:
+    """9: the options table names ``players`` (like ``first_dealer``, it is also new_match's own argument)."""
+    state = engine.new_match(GAME, seed=1, options={"players": 5, "first_dealer": 2})
+    assert state.n == 5 and state.dealer == 2 and len(state.to_position()["hands"]) == 5
+    assert engine.new_match(GAME, seed=1, players=3, options={"players": 3}).n == 3
+    for bad in ({"players": 6}, {"players": 2}):
+        with pytest.raises(ValueError):
+            engine.new_match(GAME, seed=1, options=bad)
+    with pytest.raises(ValueError):
+        engine.new_match(GAME, seed=1, players=4, options={"players": 5})
