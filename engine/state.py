@@ -330,6 +330,11 @@ class State(ABC):
         """Whether two different seats play on one side."""
         return a != b and self.side_of[a] == self.side_of[b]
 
+    def partner_of(self, seat: int) -> int | None:
+        """The seat's partner, the one other seat on its side (None without partnerships)."""
+        partners = [other for other in range(self.n) if self.partners(seat, other)]
+        return partners[0] if len(partners) == 1 else None
+
     def _record_deal(self, points: list[int], **counters: Any) -> None:
         self.deal_results.append({"deal": self.deal_index, "dealer": self.dealer, "points": list(points), **counters})
 
