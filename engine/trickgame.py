@@ -377,15 +377,11 @@ class TrickGame(State):
     def _load_deal(self, p: Mapping[str, Any], piles: Mapping[str, Sequence[int]] | None = None) -> int:
         """Load a position's play, returning the seat to play (``_load_tricks``): its phase one of ``PHASES``, its
         stock (``face_up`` and ``stock`` when STOCK_SHOWN) and the game's other ``piles`` with the hands and tricks
-        the deck once each, no card played before phase 'play' (an auction, a trump choice, an exchange first), the
-        tricks replayed from deal_deck. The game's own keys the replay decides are checked after it
-        (``_check_deal``)."""
+        the deck once each, the tricks replayed from deal_deck. The game's own keys the replay decides are checked
+        after it (``_check_deal``)."""
         if self.phase not in self.PHASES:
             *others, last = (repr(phase) for phase in self.PHASES)
             raise PositionError(f"phase must be {', '.join(others)} or {last}, got {self.phase!r}")
-        if isinstance(p["tricks"], list) and isinstance(p["trick"], list) and (p["tricks"] or p["trick"]) and \
-                self.phase not in ("play", "over"):
-            raise PositionError(f"no card is played in phase {self.phase!r}")
         return self._load_tricks(p, {**self._position_stock(p), **(piles or {})})
 
     def _position_stock(self, p: Mapping[str, Any]) -> dict[str, list[int]]:
@@ -406,7 +402,10 @@ class TrickGame(State):
 
     def _check_deal(self, p: Mapping[str, Any], to_play: int) -> None:
         """After the replay (``_load_deal``): the keys it decides (POSITIONED, KEY_RULES) say what it says, the deal
-        is over (phase 'over') exactly after its last trick, and in phase 'play' the seat to play is ``to_play``."""
+        is over (phase 'over') exactly after its last trick, no card is played before phase 'play' (an auction, a
+        trump choice, an exchange first), and in phase 'play' the seat to play is ``to_play``."""
+        if self.phase not in ("play", "over") and (self.tricks or self.trick):
+            raise PositionError(f"no card is played in phase {self.phase!r}")
         keys = self._position_keys()
         rules = {**{key: PLAY_FACTS[key][1] for key in self.POSITIONED}, **self.KEY_RULES}
         for key, rule in rules.items():
