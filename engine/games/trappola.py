@@ -18,6 +18,7 @@ from typing import Any
 
 from ..cards import BIT, RANK, RANKS, cards_in, codes_of, make_deck, mask_of
 from ..clone import LIST, ROWS
+from ..dealing import deal_round
 from ..declarations import RANK_MASK, SET_WORDS, hidden_set_ranks, rank_sets, ranks_held_thrice
 from ..errors import PositionError
 from ..options import Option
@@ -102,18 +103,16 @@ class Trappola(TrickGame):
     # ---- the deal and the exchanges (3) -------------------------------------------------------------------------
 
     def _start_deal(self, deck: list[int]) -> None:
-        non_dealer = 1 - self.dealer
-        hands = [0, 0]
-        hands[non_dealer] = mask_of(deck[0:4] + deck[8:13])  # 3.4: four each, then five, the non-dealer first
-        hands[self.dealer] = mask_of(deck[4:8] + deck[13:18])
+        order, hands = self.seats_from_dealer(), [0, 0]
+        top = deal_round(deck, 0, hands, order, (4, 5))  # 3.4: four each, then five, the non-dealer first
         self._reset_tricks(hands, NO_TRUMP)
-        self.stock, self.stock_top = deck[18:], 0
+        self.stock, self.stock_top = deck[top:], 0
         self.dead = [[], []]
         self.exchanges = []
         self.declared = ["", ""]
         self.declarations = []
         if self.options["allow_redeal"]:
-            self.phase, self.current_player = "exchange", non_dealer  # 3.5.1
+            self.phase, self.current_player = "exchange", order[0]  # 3.5.1
         else:
             self._begin_play()
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..cards import SUIT, SUIT_MASK, make_deck, mask_of, parse_card
+from ..cards import SUIT, SUIT_MASK, make_deck, parse_card
 from ..clone import LIST
+from ..dealing import deal_round
 from ..options import Option
 from ..registry import register
 from ..scoring import TrickBonus, highest_once_target_reached, leaders, ranks_mask
@@ -86,13 +87,12 @@ class Tres(TrickGame):
     # ---- the deal (3) -------------------------------------------------------------------------------------------
 
     def _start_deal(self, deck: list[int]) -> None:
-        first, second = 1 - self.dealer, self.dealer  # 3.3: the non-dealer is the first player
-        hands = [0, 0]
-        hands[first], hands[second] = mask_of(deck[0::2]), mask_of(deck[1::2])  # 3.4: one at a time, first first
+        order, hands = self.seats_from_dealer(), [0, 0]  # 3.3: the non-dealer is the first player
+        deal_round(deck, 0, hands, order, (1,) * ((len(deck) + 1) // 2))  # 3.4: one at a time, the first 26
         self._reset_tricks(hands, suit_of_code(self.options["trump_suit"]))
         self.points = [0, 0]
         self.phase = "play"
-        self.current_player = first  # 5.1: the first player leads trick 1
+        self.current_player = order[0]  # 5.1: the first player leads trick 1
 
     # ---- legal cards (5.3, 5.4) ---------------------------------------------------------------------------------
 
