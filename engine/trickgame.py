@@ -95,8 +95,6 @@ class TrickGame(State):
 
     RULES: ClassVar[TrickRules]
     ACTIONS: ClassVar[CardActions]
-    DECK: ClassVar[tuple[int, ...]]  # the deck in canonical order (a game whose deck depends on the match overrides
-    # _deck_cards instead)
     # The stock, when the game deals one (``stock`` from ``stock_top`` on): how many of its top cards every seat sees
     # (1: a face-up card, German Whist's and Two-Ten-Jack's; 0: an unseen stock), None without a stock. The base then
     # hides the rest of it in determinization, relabels it and writes its position and observation keys.
@@ -145,9 +143,6 @@ class TrickGame(State):
         game's own dealt piles (``_reset_tricks`` included). By default the deal is dealt again; a game whose trump
         or hands come from an auction or other choices before the play replays those too."""
         self._start_deal(list(self.deal_deck))
-
-    def _deck_cards(self) -> list[int]:
-        return list(self.DECK)
 
     def action_string(self, action: int) -> str:
         return self.ACTIONS.strings[action]

@@ -100,7 +100,6 @@ class Belote(BelotePlay):
         default_players=4,
         options=OPTIONS,
         summary="Classic belote: take the turned-up trump or name another, declare, play 8 tricks, first to 1000.",
-        deck_size=32,
     )
     next_pack: list[int] | None = None  # with no_shuffle: the gathered pack the next deal is cut from
     pot = 0  # litige points held for the next played deal (7.3)

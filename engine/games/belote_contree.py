@@ -96,7 +96,6 @@ class BeloteContree(BelotePlay):
         default_players=4,
         options=OPTIONS,
         summary="Partnership belote with a contract auction (80-160, capot), contre and surcontre; never shuffled.",
-        deck_size=32,
     )
     next_pack: list[int] | None = None  # the gathered pack the next deal is cut from (3.4)
 

@@ -83,7 +83,6 @@ class Botifarra(TrickGame):
         options=OPTIONS,
         summary="Catalan partnership game: the dealer names trump or botifarra (no trump), contro and recontro "
                 "double it, the manilla (9) ranks highest; win the trick if you can, else play low.",
-        deck_size=len(DECK),
     )
 
     rotation: bool  # option three_game_rotation

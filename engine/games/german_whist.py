@@ -70,7 +70,6 @@ class GermanWhist(TrickGame):
         default_players=2,
         options=OPTIONS,
         summary="Two-player whist: win the turned-up stock card in 13 tricks, then the 13 tricks that score.",
-        deck_size=52,
     )
 
     @classmethod

@@ -79,7 +79,6 @@ class Trappola(TrickGame):
         default_players=2,
         options=OPTIONS,
         summary="Cardano's two-player trick game: exchange hands, declare threes and fours, win tricks with a 2.",
-        deck_size=len(DECK),
     )
 
     dead: list[list[list[int]]]  # per seat, the hands it exchanged, in order (public: shown, 3.5.1)
