@@ -90,7 +90,7 @@ class Belote(BelotePlay):
     POSITIONED = ("stock",)
     COPY = {"rounds": OBJECT, "declared": LIST, "declaration_points": LIST,
             "melds": SHARED}  # only ever replaced whole
-    POSITION_CARD_PILES = ("tricks", "turn_up")  # position keys of this game that hold cards
+    POSITION_CARD_PILES = ("turn_up",)  # position keys of this game that hold cards
     CARRIED = (*BelotePlay.CARRIED, "pot")
     PHASES = ("auction", "play", "over")
     INFO = GameInfo(

@@ -87,7 +87,6 @@ def contract_points(contract: Contract, attack: int, cards: list[int], belote: l
 class BeloteContree(BelotePlay):
     ACTIONS = ACTIONS
     COPY = {"auction": OBJECT, "redeal_queue": LIST}
-    POSITION_CARD_PILES = ("tricks",)  # position keys of this game that hold cards
     PHASES = ("redeal", "auction", "play", "over")
     INFO = GameInfo(
         id="belote_contree",

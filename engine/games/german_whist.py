@@ -62,7 +62,7 @@ class GermanWhist(TrickGame):
         "face_down_seen": "face_down_seen: a seat sees its face-down cards once it won a trick",
     }
     COPY = {"down": ROWS, "down_seen": LIST, "phase1_won": LIST, "taken_face_up": LIST}
-    POSITION_CARD_PILES = ("face_up", "face_down", "tricks")  # position keys of this game that hold cards
+    POSITION_CARD_PILES = ("face_up", "face_down")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="german_whist",
         name="German Whist",

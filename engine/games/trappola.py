@@ -71,7 +71,7 @@ class Trappola(TrickGame):
     POSITIONED = ("stock",)
     PHASES = ("exchange", "play", "over")
     COPY = {"dead": ROWS, "exchanges": LIST, "declared": LIST, "declarations": LIST, "may_declare": LIST}
-    POSITION_CARD_PILES = ("dead", "tricks")  # position keys of this game that hold cards
+    POSITION_CARD_PILES = ("dead",)  # position keys of this game that hold cards
     INFO = GameInfo(
         id="trappola",
         name="Trappola",

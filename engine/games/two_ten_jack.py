@@ -100,7 +100,7 @@ class TwoTenJack(TrickGame):
     POSITIONED = ("face_up", "stock")
     KEY_RULES = {"face_down": "face_down lists the cards played face down in the first trick"}
     COPY = {"taken": LIST}
-    POSITION_CARD_PILES = ("face_up", "tricks")
+    POSITION_CARD_PILES = ("face_up",)
     INFO = GameInfo(
         id="two_ten_jack",
         name="Two-Ten-Jack",
