@@ -11,10 +11,10 @@ a trick (``_trick_taken``) and scores the deal (``_score_deal``).
 A game declares the rest as data: ``RULES`` (a :class:`TrickRules`), ``ACTIONS``, ``DECK``, ``STOCK_SHOWN`` (a stock,
 and how many of its top cards everyone sees), ``OBSERVED`` / ``POSITIONED`` (which of the base's ``PLAY_FACTS`` its
 observations and positions show), ``KEY_RULES`` (its own position keys that the replayed deal decides) and ``PHASES``.
-Its ``_load_position`` loads its own keys, then ``_load_deal`` and ``_check_deal``; ``_dealt_trump`` and
-``_seat_to_speak`` say what a position's trump and seat to act must be. Determinization deals the unseen cards again
-under the voids the play showed; a game adds what else a seat knows (``_known_cards``, ``_hand_check``,
-``_hidden_piles``).
+Its ``_load_position`` loads its own keys, then ``_load_deal`` and ``_check_deal`` (by default it does only those);
+``_dealt_trump`` and ``_seat_to_speak`` say what a position's trump and seat to act must be. Determinization deals the
+unseen cards again under the voids the play showed; a game adds what else a seat knows (``_known_cards``,
+``_hand_check``, ``_hidden_piles``).
 
 >>> import engine
 >>> state = engine.new_match("german_whist", seed=1, first_dealer=0)
@@ -163,6 +163,10 @@ class TrickGame(State):
     def _deal_position(self) -> dict[str, Any]:
         """The game's own position keys."""
         return {}
+
+    def _load_position(self, p: Mapping[str, Any]) -> None:
+        """Load and check a position's play; a game with keys of its own loads them first, then does the same."""
+        self._check_deal(p, self._load_deal(p))
 
     # ---- the trick loop -----------------------------------------------------------------------------------------
 

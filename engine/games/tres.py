@@ -132,9 +132,6 @@ class Tres(TrickGame):
             return leaders(self.side_scores)  # equal totals: a draw
         return None
 
-    def _next_dealer(self) -> int:
-        return 1 - self.dealer  # 3.2
-
     # ---- what a seat sees (5.7) ---------------------------------------------------------------------------------
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
@@ -148,11 +145,6 @@ class Tres(TrickGame):
             "first_player": 1 - self.dealer,
             "points": list(self.points),
         }
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        """Load and check a position: the 51 cards once each, the deal replayed from deal_deck as the tricks say, and
-        every key the replay implies."""
-        self._check_deal(p, self._load_deal(p))
 
     def _dealt_trump(self) -> tuple[int, str]:
         trump = self.options["trump_suit"]  # 2.2
