@@ -24,7 +24,7 @@ from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..rng import Rng
-from ..scoring import highest_once_target_reached, leaders, point_table
+from ..scoring import point_table, target_or_deals
 from ..state import GameInfo, GameLength, match_length, position_list, position_moves, position_seat
 from ..trickgame import TrickGame, TrickRules
 from ..tricks import NO_TRUMP, CardActions, Ranking, position_cards, trick_winner
@@ -205,10 +205,8 @@ class Trappola(TrickGame):
         self._deal_over(total, difference=[total[0] - total[1], total[1] - total[0]], **counters)
 
     def _match_winners(self) -> list[int] | None:
-        target = self.options["target_score"]
-        if target == 0:
-            return leaders(self.side_scores)  # 7.3: a single deal; equal scores are a draw
-        return highest_once_target_reached(self.side_scores, target)
+        # 7.3: to target_score; with target 0 a single deal
+        return target_or_deals(self.side_scores, self.options["target_score"], self.deal_index + 1, 1)
 
     # ---- what a seat sees (6.4) ---------------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from ..clone import LIST
 from ..dealing import deal_round
 from ..options import Option
 from ..registry import register
-from ..scoring import TrickBonus, highest_once_target_reached, leaders, ranks_mask
+from ..scoring import TrickBonus, ranks_mask, target_or_deals
 from ..state import GameInfo, GameLength, match_length
 from ..trickgame import TrickGame, TrickRules
 from ..tricks import CardActions, Ranking, second_card_mask, suit_of_code
@@ -125,12 +125,8 @@ class Tres(TrickGame):
         self._deal_over(list(self.points), tricks_won=list(self.tricks_won))  # 7.2
 
     def _match_winners(self) -> list[int] | None:
-        target = self.options["target_score"]
-        if target:
-            return highest_once_target_reached(self.side_scores, target)
-        if self.deal_index + 1 >= self.options["num_deals"]:
-            return leaders(self.side_scores)  # equal totals: a draw
-        return None
+        return target_or_deals(self.side_scores, self.options["target_score"], self.deal_index + 1,  # 7.3
+                               self.options["num_deals"])
 
     # ---- what a seat sees (5.7) ---------------------------------------------------------------------------------
 
