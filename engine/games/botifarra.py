@@ -273,8 +273,7 @@ class Botifarra(TrickGame):
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs["choice"] = [[s, w] for s, w in self.choice.actions]
-        obs["doubling"] = [] if self.doubling is None else [[s, w] for s, w in self.doubling.actions]
+        obs.update(self._calls())
         obs["maker"] = self.maker
         obs["multiplier"] = self.multiplier
         obs["deal_points"] = self.deal_points()
@@ -282,12 +281,16 @@ class Botifarra(TrickGame):
         obs["game_points"] = list(self.game_points)
         obs["partners"] = [self.partner_of(s) for s in range(4)]
 
+    def _calls(self) -> dict[str, Any]:
+        """The trump choice and the doubling so far (4), each call ``[seat, word]``: seen by all, and in positions."""
+        return {"choice": [[s, w] for s, w in self.choice.actions],
+                "doubling": [] if self.doubling is None else [[s, w] for s, w in self.doubling.actions]}
+
     # ---- positions (docs/positions/botifarra.md) ----------------------------------------------------------------
 
     def _deal_position(self) -> dict[str, Any]:
         return {
-            "choice": [[s, w] for s, w in self.choice.actions],
-            "doubling": [] if self.doubling is None else [[s, w] for s, w in self.doubling.actions],
+            **self._calls(),
             "game_index": self.game,
             "game_points_0": self.game_points[0],
             "game_points_1": self.game_points[1],
