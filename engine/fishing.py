@@ -646,6 +646,7 @@ class FishingState(State):
     target: int  # the match target (each game sets it in _configure)
 
     SWEEP_COUNTER = "sweeps"
+    DECK = tuple(range(52))
     POSITION_CARD_PILES = ("turn_card",)  # the card played to a capture being decided (its other cards are on table)
 
     @classmethod
@@ -653,9 +654,6 @@ class FishingState(State):
     def capture_rules_for(cls, options: Mapping[str, Any]) -> CaptureRules:
         """How the game captures with these (resolved) options."""
     COPY = {"hands": LIST, "stock": LIST, "captured": LIST, "sweeps": LIST, "sweep_points": LIST}
-
-    def _deck_cards(self) -> list[int]:
-        return list(range(52))
 
     def _begin_fishing_deal(self) -> None:
         n_sides = len(self.side_scores)

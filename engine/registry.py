@@ -13,10 +13,11 @@ _GAMES: dict[str, type[State]] = {}
 
 
 def register(cls: type[State]) -> type[State]:
-    """Class decorator: make a game available under ``cls.INFO.id`` (and note its longest match per player count)."""
+    """Class decorator: make a game available under ``cls.INFO.id`` (and note its longest match per player count and,
+    unless given, its deck size)."""
     check_game_options(cls.INFO.id, cls.INFO.all_options())
     lengths = {n: cls.game_length(n) for n in cls.INFO.player_counts}
-    cls.INFO = replace(cls.INFO, max_length=lengths)
+    cls.INFO = replace(cls.INFO, max_length=lengths, deck_size=cls.INFO.deck_size or len(cls.DECK))
     _GAMES[cls.INFO.id] = cls
     return cls
 

@@ -54,6 +54,18 @@ def highest_once_target_reached(scores: Sequence[int], target: int) -> list[int]
     return single_leader(scores) if sides_at_or_over(scores, target) else None
 
 
+def target_or_deals(scores: Sequence[int], target: int, played: int, deals: int) -> list[int] | None:
+    """A match to ``target`` (``highest_once_target_reached``) or, with target 0, of ``deals`` deals: after the last
+    (``played`` counts them) the highest sides win, equal totals a draw.
+
+    >>> target_or_deals([12, 9], 0, 1, 2), target_or_deals([12, 12], 0, 2, 2), target_or_deals([12, 12], 11, 2, 2)
+    (None, [0, 1], None)
+    """
+    if target:
+        return highest_once_target_reached(scores, target)
+    return leaders(scores) if played >= deals else None
+
+
 def over_half(points: Sequence[int], half: int, multiplier: int = 1) -> list[int]:
     """Each side's score when only a side holding more than ``half`` of a deal's points scores, its excess times
     ``multiplier`` (Botifarra 7.2); at exactly half nobody scores.

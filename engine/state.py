@@ -66,7 +66,7 @@ class GameInfo:
     default_players: int
     options: tuple[Option, ...]
     summary: str
-    deck_size: int
+    deck_size: int = 0  # the cards of a deal; 0: the game's DECK counted when it registers
     aliases: tuple[str, ...] = field(default=())
     # The longest match with the default options, per player count (filled in when the game registers).
     max_length: Mapping[int, GameLength] = field(default_factory=dict)
@@ -131,6 +131,9 @@ class State(ABC):
     # Position keys of what a later deal inherits from the deals before it, besides scores, dealer and RNG: a replay
     # of that deal alone carries them (replay.record.header_at_start). Each game appends its own.
     CARRIED: ClassVar[tuple[str, ...]] = ("redealt",)
+    # The deck in canonical order (INFO.deck_size counts it); a game whose deck depends on the match (its players,
+    # an option) overrides _deck_cards instead.
+    DECK: ClassVar[tuple[int, ...]]
     # Seat -> side; sides pool their points. The default: every seat is its own side.
     side_of: tuple[int, ...]
     # What every match holds (set by create and by _load_position; each game adds its own).
@@ -265,9 +268,9 @@ class State(ABC):
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
         """The most dealings a match may take and the most moves one dealing can take (see GameLength)."""
 
-    @abstractmethod
     def _deck_cards(self) -> list[int]:
-        """The cards of one deal's deck, in canonical order."""
+        """The cards of one deal's deck, in canonical order: ``DECK``."""
+        return list(self.DECK)
 
     def _draw_first_dealer(self) -> int:
         """The game's own rule for drawing the first dealer, using ``self.rng``."""
@@ -335,6 +338,11 @@ class State(ABC):
     def partners(self, a: int, b: int) -> bool:
         """Whether two different seats play on one side."""
         return a != b and self.side_of[a] == self.side_of[b]
+
+    def partner_of(self, seat: int) -> int | None:
+        """The seat's partner, the one other seat on its side (None without partnerships)."""
+        partners = [other for other in range(self.n) if self.partners(seat, other)]
+        return partners[0] if len(partners) == 1 else None
 
     def _record_deal(self, points: list[int], **counters: Any) -> None:
         self.deal_results.append({"deal": self.deal_index, "dealer": self.dealer, "points": list(points), **counters})

@@ -11,10 +11,10 @@ a trick (``_trick_taken``) and scores the deal (``_score_deal``).
 A game declares the rest as data: ``RULES`` (a :class:`TrickRules`), ``ACTIONS``, ``DECK``, ``STOCK_SHOWN`` (a stock,
 and how many of its top cards everyone sees), ``OBSERVED`` / ``POSITIONED`` (which of the base's ``PLAY_FACTS`` its
 observations and positions show), ``KEY_RULES`` (its own position keys that the replayed deal decides) and ``PHASES``.
-Its ``_load_position`` loads its own keys, then ``_load_deal`` and ``_check_deal``; ``_dealt_trump`` and
-``_seat_to_speak`` say what a position's trump and seat to act must be. Determinization deals the unseen cards again
-under the voids the play showed; a game adds what else a seat knows (``_known_cards``, ``_hand_check``,
-``_hidden_piles``).
+Its ``_load_position`` loads its own keys, then ``_load_deal`` and ``_check_deal`` (by default it does only those);
+``_dealt_trump`` and ``_seat_to_speak`` say what a position's trump and seat to act must be. Determinization deals the
+unseen cards again under the voids the play showed; a game adds what else a seat knows (``_known_cards``,
+``_hand_check``, ``_hidden_piles``).
 
 >>> import engine
 >>> state = engine.new_match("german_whist", seed=1, first_dealer=0)
@@ -95,8 +95,6 @@ class TrickGame(State):
 
     RULES: ClassVar[TrickRules]
     ACTIONS: ClassVar[CardActions]
-    DECK: ClassVar[tuple[int, ...]]  # the deck in canonical order (a game whose deck depends on the match overrides
-    # _deck_cards instead)
     # The stock, when the game deals one (``stock`` from ``stock_top`` on): how many of its top cards every seat sees
     # (1: a face-up card, German Whist's and Two-Ten-Jack's; 0: an unseen stock), None without a stock. The base then
     # hides the rest of it in determinization, relabels it and writes its position and observation keys.
@@ -151,9 +149,6 @@ class TrickGame(State):
         or hands come from an auction or other choices before the play replays those too."""
         self._start_deal(list(self.deal_deck))
 
-    def _deck_cards(self) -> list[int]:
-        return list(self.DECK)
-
     def action_string(self, action: int) -> str:
         return self.ACTIONS.strings[action]
 
@@ -173,6 +168,10 @@ class TrickGame(State):
     def _deal_position(self) -> dict[str, Any]:
         """The game's own position keys."""
         return {}
+
+    def _load_position(self, p: Mapping[str, Any]) -> None:
+        """Load and check a position's play; a game with keys of its own loads them first, then does the same."""
+        self._check_deal(p, self._load_deal(p))
 
     # ---- the trick loop -----------------------------------------------------------------------------------------
 
@@ -407,7 +406,10 @@ class TrickGame(State):
 
     def _check_deal(self, p: Mapping[str, Any], to_play: int) -> None:
         """After the replay (``_load_deal``): the keys it decides (POSITIONED, KEY_RULES) say what it says, the deal
-        is over (phase 'over') exactly after its last trick, and in phase 'play' the seat to play is ``to_play``."""
+        is over (phase 'over') exactly after its last trick, no card is played before phase 'play' (an auction, a
+        trump choice, an exchange first), and in phase 'play' the seat to play is ``to_play``."""
+        if self.phase not in ("play", "over") and (self.tricks or self.trick):
+            raise PositionError(f"no card is played in phase {self.phase!r}")
         keys = self._position_keys()
         rules = {**{key: PLAY_FACTS[key][1] for key in self.POSITIONED}, **self.KEY_RULES}
         for key, rule in rules.items():

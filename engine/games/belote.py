@@ -90,7 +90,7 @@ class Belote(BelotePlay):
     POSITIONED = ("stock",)
     COPY = {"rounds": OBJECT, "declared": LIST, "declaration_points": LIST,
             "melds": SHARED}  # only ever replaced whole
-    POSITION_CARD_PILES = ("tricks", "turn_up")  # position keys of this game that hold cards
+    POSITION_CARD_PILES = ("turn_up",)  # position keys of this game that hold cards
     CARRIED = (*BelotePlay.CARRIED, "pot")
     PHASES = ("auction", "play", "over")
     INFO = GameInfo(
@@ -100,7 +100,6 @@ class Belote(BelotePlay):
         default_players=4,
         options=OPTIONS,
         summary="Classic belote: take the turned-up trump or name another, declare, play 8 tricks, first to 1000.",
-        deck_size=32,
     )
     next_pack: list[int] | None = None  # with no_shuffle: the gathered pack the next deal is cut from
     pot = 0  # litige points held for the next played deal (7.3)

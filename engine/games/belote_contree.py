@@ -87,7 +87,6 @@ def contract_points(contract: Contract, attack: int, cards: list[int], belote: l
 class BeloteContree(BelotePlay):
     ACTIONS = ACTIONS
     COPY = {"auction": OBJECT, "redeal_queue": LIST}
-    POSITION_CARD_PILES = ("tricks",)  # position keys of this game that hold cards
     PHASES = ("redeal", "auction", "play", "over")
     INFO = GameInfo(
         id="belote_contree",
@@ -96,7 +95,6 @@ class BeloteContree(BelotePlay):
         default_players=4,
         options=OPTIONS,
         summary="Partnership belote with a contract auction (80-160, capot), contre and surcontre; never shuffled.",
-        deck_size=32,
     )
     next_pack: list[int] | None = None  # the gathered pack the next deal is cut from (3.4)
 

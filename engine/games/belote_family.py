@@ -194,9 +194,6 @@ class BelotePlay(TrickGame):
         left leads the first trick, 5.1; each winner the next, 5.3; every card allowed by 5.2), then the seat to act
         and the belote."""
         belote = self._load_seat(p["belote"], "belote")
-        if isinstance(p["tricks"], list) and isinstance(p["trick"], list) and (p["tricks"] or p["trick"]) and \
-                self.phase not in ("play", "over"):
-            raise PositionError(f"no card is played in phase {self.phase!r}")
         to_play = self._load_deal(p, self._other_piles())
         self.belote_seat, self.rebelote = belote, False
         self._check_deal(p, to_play)

@@ -53,7 +53,6 @@ CHOICE_IDS = {delegated: sorted(ACTIONS.word_id(w) for w in (*TRUMP_WORDS, *(() 
               for delegated in (False, True)}  # 4.1, 4.2: the partner cannot delegate again
 DOUBLE_IDS = tuple(sorted((ACTIONS.word_id(w), PASS_ID)) for w in DOUBLE_WORDS)  # 4.4: the next word or pass
 TIED_DEALS = 10  # 36-36 deals score nothing (7.2): deals a game may add for them
-PHASES = ("choice", "doubling", "play", "over")
 
 OPTIONS = (
     Option("target_score", int, 101, "game target (7.4)", minimum=1, maximum=1000),
@@ -71,6 +70,9 @@ OPTIONS = (
 class Botifarra(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
+    DECK = DECK
+    PHASES = ("choice", "doubling", "play", "over")
+    OBSERVED = ("tricks",)  # every card was seen as it was played (5.7)
     COPY = {"choice": OBJECT, "doubling": OBJECT, "game_points": LIST}
     CARRIED = (*TrickGame.CARRIED, "game_index", "game_points_0", "game_points_1")
     INFO = GameInfo(
@@ -81,7 +83,6 @@ class Botifarra(TrickGame):
         options=OPTIONS,
         summary="Catalan partnership game: the dealer names trump or botifarra (no trump), contro and recontro "
                 "double it, the manilla (9) ranks highest; win the trick if you can, else play low.",
-        deck_size=len(DECK),
     )
 
     rotation: bool  # option three_game_rotation
@@ -105,9 +106,6 @@ class Botifarra(TrickGame):
         # 1.2: fixed partnerships; with three_game_rotation each player keeps his own result (the games he won)
         return not self.rotation
 
-    def _deck_cards(self) -> list[int]:
-        return list(DECK)
-
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
         # Only one team scores a deal, at least 1 point unless 36-36 (7.2): a game is over within 2 x (target - 1) + 1
@@ -127,7 +125,7 @@ class Botifarra(TrickGame):
             self.game += 1
             self.teams, self.game_points = PAIRINGS[self.game], [0, 0]
         self._deal_hands(deck)
-        self.choice = TrumpChoice(self.dealer, self.partner_of(self.dealer))
+        self.choice = self._trump_choice()
         self.doubling = None
         self.phase, self.current_player = "choice", self.dealer  # 4.1
 
@@ -140,10 +138,15 @@ class Botifarra(TrickGame):
         self._deal_hands(self.deal_deck)
         self.trump = trump
 
-    def partner_of(self, seat: int) -> int:
-        """The seat's partner in the game in play (1.2; 8 with three_game_rotation)."""
-        teams = self.teams
-        return next(s for s in range(4) if s != seat and teams[s] == teams[seat])
+    def partners(self, a: int, b: int) -> bool:
+        """Whether two seats are partners in the game in play (1.2; 8 with three_game_rotation)."""
+        return a != b and self.teams[a] == self.teams[b]
+
+    def _trump_choice(self) -> TrumpChoice:
+        """4.1, 4.2: the dealer names trump or hands the choice to his partner."""
+        partner = self.partner_of(self.dealer)
+        assert partner is not None  # four players, two by two
+        return TrumpChoice(self.dealer, partner)
 
     @property
     def maker(self) -> int | None:
@@ -224,9 +227,6 @@ class Botifarra(TrickGame):
                 lacking |= BIT[x]
         return lacking
 
-    def action_string(self, action: int) -> str:
-        return ACTIONS.strings[action]
-
     def _apply(self, action: int) -> None:
         if action < FIRST_WORD:
             seat, card = self.current_player, CARD_OF[action]
@@ -273,36 +273,36 @@ class Botifarra(TrickGame):
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs["choice"] = [[s, w] for s, w in self.choice.actions]
-        obs["doubling"] = [] if self.doubling is None else [[s, w] for s, w in self.doubling.actions]
+        obs.update(self._calls())
         obs["maker"] = self.maker
         obs["multiplier"] = self.multiplier
-        obs["tricks"] = self._tricks_codes()  # every card was seen as it was played (5.7)
         obs["deal_points"] = self.deal_points()
         obs["game_index"] = self.game
         obs["game_points"] = list(self.game_points)
         obs["partners"] = [self.partner_of(s) for s in range(4)]
 
+    def _calls(self) -> dict[str, Any]:
+        """The trump choice and the doubling so far (4), each call ``[seat, word]``: seen by all, and in positions."""
+        return {"choice": [[s, w] for s, w in self.choice.actions],
+                "doubling": [] if self.doubling is None else [[s, w] for s, w in self.doubling.actions]}
+
     # ---- positions (docs/positions/botifarra.md) ----------------------------------------------------------------
 
     def _deal_position(self) -> dict[str, Any]:
         return {
-            "choice": [[s, w] for s, w in self.choice.actions],
-            "doubling": [] if self.doubling is None else [[s, w] for s, w in self.doubling.actions],
+            **self._calls(),
             "game_index": self.game,
             "game_points_0": self.game_points[0],
             "game_points_1": self.game_points[1],
         }
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
-        """Load and check a position: the game in play and its points against the scores, the calls replayed, the
-        48 cards once each and the deal replayed from deal_deck as the tricks say, the seat to act."""
-        if self.phase not in PHASES:
-            raise PositionError(f"phase must be one of {PHASES}, got {self.phase!r}")
+        """Load and check a position: the game in play and its points against the scores, the calls replayed, then
+        the play (``_load_deal``, ``_check_deal``)."""
         if self.dealer != (self.first_dealer + self.deal_index) % 4:
             raise PositionError("dealer must be first_dealer + deal_index (mod 4): the deal passes to the right (3.2)")
         self._load_game(p)
-        self.choice = TrumpChoice(self.dealer, self.partner_of(self.dealer))
+        self.choice = self._trump_choice()
         replay_auction(self.choice, p["choice"])
         self.doubling = None
         if self.choice.maker is not None and self.max_level:
@@ -312,23 +312,18 @@ class Botifarra(TrickGame):
             raise PositionError("doubling is [] until trump is named, and always with max_double 'none'")
         expected = "choice" if not self.choice.over else "doubling" if self.doubling and not self.doubling.over \
             else "play"
-        trump = None if self.choice.trump in (None, NO_TRUMP_WORD) else self.choice.trump
-        if p["trump"] != trump:
-            raise PositionError(f"trump must be {trump!r}, the suit named (null before and for botifarra)")
         if self.phase not in (expected, "over") or (self.phase == "over" and expected != "play"):
             raise PositionError(f"phase {self.phase!r} does not fit the trump choice and doubling ({expected!r})")
-        if expected != "play" and (p["tricks"] or p["trick"]):
-            raise PositionError("no card is played before trump is named and the doubling is over")
-        to_play = self._load_tricks(p, {})
-        if (self.phase == "over") != (len(self.tricks) == TRICKS):
-            raise PositionError(f"a deal in play has fewer than {TRICKS} finished tricks; a match is over after the "
-                                f"{TRICKS}th")
-        turn = {"choice": self.choice.turn, "doubling": self.doubling.turn if self.doubling else None,
-                "play": to_play, "over": None}[self.phase]
-        if p["current_player"] != turn:
-            raise PositionError(f"current_player must be {turn} (the seat to name trump, to answer the doubling or "
-                                "to play)")
-        self.current_player = turn
+        self._check_deal(p, self._load_deal(p))
+
+    def _dealt_trump(self) -> tuple[int, str]:
+        named = self.choice.trump
+        trump = None if named in (None, NO_TRUMP_WORD) else named
+        return (NO_TRUMP if trump is None else SUITS.index(trump),
+                f"trump must be {trump!r}, the suit named (null before and for botifarra)")
+
+    def _seat_to_speak(self) -> int | None:
+        return self.choice.turn if self.phase == "choice" else self.doubling.turn if self.doubling else None  # 4
 
     def _load_game(self, p: Mapping[str, Any]) -> None:
         """The game in play, its points so far and the match scores, which must fit each other (7.4, 8)."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..cards import BIT, CODES, SUIT, SUIT_MASK, make_deck, mask_of, parse_card
 from ..clone import LIST, ROWS
-from ..dealing import deal_rounds
+from ..dealing import deal_round, deal_rounds
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
@@ -62,7 +62,7 @@ class GermanWhist(TrickGame):
         "face_down_seen": "face_down_seen: a seat sees its face-down cards once it won a trick",
     }
     COPY = {"down": ROWS, "down_seen": LIST, "phase1_won": LIST, "taken_face_up": LIST}
-    POSITION_CARD_PILES = ("face_up", "face_down", "tricks")  # position keys of this game that hold cards
+    POSITION_CARD_PILES = ("face_up", "face_down")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="german_whist",
         name="German Whist",
@@ -70,7 +70,6 @@ class GermanWhist(TrickGame):
         default_players=2,
         options=OPTIONS,
         summary="Two-player whist: win the turned-up stock card in 13 tricks, then the 13 tricks that score.",
-        deck_size=52,
     )
 
     @classmethod
@@ -82,26 +81,24 @@ class GermanWhist(TrickGame):
     # ---- the deal (3) -------------------------------------------------------------------------------------------
 
     def _start_deal(self, deck: list[int]) -> None:
-        non_dealer = 1 - self.dealer
-        in_hand = 11 if self.options["face_down_four"] else 13
-        # 3.4: one at a time, non-dealer first (the same as deal_rounds with packets of 1, as slices)
-        used = 2 * in_hand
-        dealt = {non_dealer: deck[0:used:2], self.dealer: deck[1:used:2]}
+        order = self.seats_from_dealer()
+        hands = [0, 0]
+        used = deal_round(deck, 0, hands, order, (1,) * (11 if self.options["face_down_four"] else 13))  # 3.4
         self.down: list[list[int | None]] = [[], []]
         if self.options["face_down_four"]:
-            downs, used = deal_rounds(deck, [non_dealer, self.dealer], [SLOTS], start=used)  # 8.1a
+            downs, used = deal_rounds(deck, order, [SLOTS], start=used)  # 8.1a
             self.down = [list(downs[0]), list(downs[1])]
         self.down_seen = [False, False]
         self.stock = deck[used:]  # 3.5: the top stock card is face up and names trump
         self.stock_top = 0
-        self._reset_tricks([mask_of(dealt[0]), mask_of(dealt[1])], SUIT[self.stock[0]])
+        self._reset_tricks(hands, SUIT[self.stock[0]])
         self.phase1_tricks = len(self.stock) // 2
         self.phase1_won = [0, 0]  # tricks won while the stock lasts
         self.taken_face_up: list[tuple[int, int]] = []
         if self.deal_index == 0:
             self.target = self.options["target_score"]
         self.phase = "play"
-        self.current_player = non_dealer  # 5.1
+        self.current_player = order[0]  # 5.1: the non-dealer leads
 
     # ---- legal actions (5.3, 8.1c) ------------------------------------------------------------------------------
 

@@ -53,7 +53,6 @@ class Tablanette(FishingState):
         default_players=2,
         options=OPTIONS,
         summary="Fishing game: capture by rank or by sums, jacks take all, tablanettes score the cards' values.",
-        deck_size=52,
     )
     SWEEP_COUNTER = "tablanettes"
 

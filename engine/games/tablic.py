@@ -44,7 +44,6 @@ class Tablic(FishingState):
         default_players=2,
         options=OPTIONS,
         summary="Fishing game: capture by rank or by sums, jack worth 12, capturing is optional, tablas score 1.",
-        deck_size=52,
     )
     SWEEP_COUNTER = "tablas"
 

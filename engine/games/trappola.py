@@ -18,12 +18,13 @@ from typing import Any
 
 from ..cards import BIT, RANK, RANKS, cards_in, codes_of, make_deck, mask_of
 from ..clone import LIST, ROWS
+from ..dealing import deal_round
 from ..declarations import RANK_MASK, SET_WORDS, hidden_set_ranks, rank_sets, ranks_held_thrice
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..rng import Rng
-from ..scoring import highest_once_target_reached, leaders, point_table
+from ..scoring import point_table, target_or_deals
 from ..state import GameInfo, GameLength, match_length, position_list, position_moves, position_seat
 from ..trickgame import TrickGame, TrickRules
 from ..tricks import NO_TRUMP, CardActions, Ranking, position_cards, trick_winner
@@ -70,7 +71,7 @@ class Trappola(TrickGame):
     POSITIONED = ("stock",)
     PHASES = ("exchange", "play", "over")
     COPY = {"dead": ROWS, "exchanges": LIST, "declared": LIST, "declarations": LIST, "may_declare": LIST}
-    POSITION_CARD_PILES = ("dead", "tricks")  # position keys of this game that hold cards
+    POSITION_CARD_PILES = ("dead",)  # position keys of this game that hold cards
     INFO = GameInfo(
         id="trappola",
         name="Trappola",
@@ -78,7 +79,6 @@ class Trappola(TrickGame):
         default_players=2,
         options=OPTIONS,
         summary="Cardano's two-player trick game: exchange hands, declare threes and fours, win tricks with a 2.",
-        deck_size=len(DECK),
     )
 
     dead: list[list[list[int]]]  # per seat, the hands it exchanged, in order (public: shown, 3.5.1)
@@ -102,18 +102,16 @@ class Trappola(TrickGame):
     # ---- the deal and the exchanges (3) -------------------------------------------------------------------------
 
     def _start_deal(self, deck: list[int]) -> None:
-        non_dealer = 1 - self.dealer
-        hands = [0, 0]
-        hands[non_dealer] = mask_of(deck[0:4] + deck[8:13])  # 3.4: four each, then five, the non-dealer first
-        hands[self.dealer] = mask_of(deck[4:8] + deck[13:18])
+        order, hands = self.seats_from_dealer(), [0, 0]
+        top = deal_round(deck, 0, hands, order, (4, 5))  # 3.4: four each, then five, the non-dealer first
         self._reset_tricks(hands, NO_TRUMP)
-        self.stock, self.stock_top = deck[18:], 0
+        self.stock, self.stock_top = deck[top:], 0
         self.dead = [[], []]
         self.exchanges = []
         self.declared = ["", ""]
         self.declarations = []
         if self.options["allow_redeal"]:
-            self.phase, self.current_player = "exchange", non_dealer  # 3.5.1
+            self.phase, self.current_player = "exchange", order[0]  # 3.5.1
         else:
             self._begin_play()
 
@@ -207,10 +205,8 @@ class Trappola(TrickGame):
         self._deal_over(total, difference=[total[0] - total[1], total[1] - total[0]], **counters)
 
     def _match_winners(self) -> list[int] | None:
-        target = self.options["target_score"]
-        if target == 0:
-            return leaders(self.side_scores)  # 7.3: a single deal; equal scores are a draw
-        return highest_once_target_reached(self.side_scores, target)
+        # 7.3: to target_score; with target 0 a single deal
+        return target_or_deals(self.side_scores, self.options["target_score"], self.deal_index + 1, 1)
 
     # ---- what a seat sees (6.4) ---------------------------------------------------------------------------------
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..cards import SUIT, SUIT_MASK, make_deck, mask_of, parse_card
+from ..cards import SUIT, SUIT_MASK, make_deck, parse_card
 from ..clone import LIST
+from ..dealing import deal_round
 from ..options import Option
 from ..registry import register
-from ..scoring import TrickBonus, highest_once_target_reached, leaders, ranks_mask
+from ..scoring import TrickBonus, ranks_mask, target_or_deals
 from ..state import GameInfo, GameLength, match_length
 from ..trickgame import TrickGame, TrickRules
 from ..tricks import CardActions, Ranking, second_card_mask, suit_of_code
@@ -86,13 +87,12 @@ class Tres(TrickGame):
     # ---- the deal (3) -------------------------------------------------------------------------------------------
 
     def _start_deal(self, deck: list[int]) -> None:
-        first, second = 1 - self.dealer, self.dealer  # 3.3: the non-dealer is the first player
-        hands = [0, 0]
-        hands[first], hands[second] = mask_of(deck[0::2]), mask_of(deck[1::2])  # 3.4: one at a time, first first
+        order, hands = self.seats_from_dealer(), [0, 0]  # 3.3: the non-dealer is the first player
+        deal_round(deck, 0, hands, order, (1,) * ((len(deck) + 1) // 2))  # 3.4: one at a time, the first 26
         self._reset_tricks(hands, suit_of_code(self.options["trump_suit"]))
         self.points = [0, 0]
         self.phase = "play"
-        self.current_player = first  # 5.1: the first player leads trick 1
+        self.current_player = order[0]  # 5.1: the first player leads trick 1
 
     # ---- legal cards (5.3, 5.4) ---------------------------------------------------------------------------------
 
@@ -125,15 +125,8 @@ class Tres(TrickGame):
         self._deal_over(list(self.points), tricks_won=list(self.tricks_won))  # 7.2
 
     def _match_winners(self) -> list[int] | None:
-        target = self.options["target_score"]
-        if target:
-            return highest_once_target_reached(self.side_scores, target)
-        if self.deal_index + 1 >= self.options["num_deals"]:
-            return leaders(self.side_scores)  # equal totals: a draw
-        return None
-
-    def _next_dealer(self) -> int:
-        return 1 - self.dealer  # 3.2
+        return target_or_deals(self.side_scores, self.options["target_score"], self.deal_index + 1,  # 7.3
+                               self.options["num_deals"])
 
     # ---- what a seat sees (5.7) ---------------------------------------------------------------------------------
 
@@ -148,11 +141,6 @@ class Tres(TrickGame):
             "first_player": 1 - self.dealer,
             "points": list(self.points),
         }
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        """Load and check a position: the 51 cards once each, the deal replayed from deal_deck as the tricks say, and
-        every key the replay implies."""
-        self._check_deal(p, self._load_deal(p))
 
     def _dealt_trump(self) -> tuple[int, str]:
         trump = self.options["trump_suit"]  # 2.2

@@ -27,7 +27,7 @@ from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..rng import Rng
-from ..scoring import PlusMinusCards, leaders
+from ..scoring import PlusMinusCards, target_or_deals
 from ..state import GameInfo, GameLength, match_length
 from ..trickgame import TrickGame, TrickRules, position_hand
 from ..tricks import (
@@ -100,7 +100,7 @@ class TwoTenJack(TrickGame):
     POSITIONED = ("face_up", "stock")
     KEY_RULES = {"face_down": "face_down lists the cards played face down in the first trick"}
     COPY = {"taken": LIST}
-    POSITION_CARD_PILES = ("face_up", "tricks")
+    POSITION_CARD_PILES = ("face_up",)
     INFO = GameInfo(
         id="two_ten_jack",
         name="Two-Ten-Jack",
@@ -248,7 +248,7 @@ class TwoTenJack(TrickGame):
         self._deal_over(points, reversal=shooter)
 
     def _match_winners(self) -> list[int] | None:
-        return leaders(self.side_scores) if self.deal_index + 1 >= self.options["num_games"] else None
+        return target_or_deals(self.side_scores, 0, self.deal_index + 1, self.options["num_games"])
 
     # ---- what a seat sees -----------------------------------------------------------------------------------------
 
