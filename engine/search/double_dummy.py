@@ -310,10 +310,22 @@ class DoubleDummy:
                 run_points = worth
         return self._sort(seat, cards, first)
 
+    def _masters(self) -> int:
+        """The most powerful unplayed card of each suit (a mask)."""
+        unplayed = sum(self.hands) + sum(BIT[c] for c in self.stock[self.drawn:])  # disjoint masks
+        tops = 0
+        for suit in range(4):
+            for c in self.order[suit]:
+                if unplayed & BIT[c]:
+                    tops |= BIT[c]
+                    break
+        return tops
+
     def _sort(self, seat: int, cards: list[int], first: int) -> list[int]:
         power, points = self.power, self.points
-        if not self.trick:  # leads: the most powerful first
-            keyed = sorted(cards, key=lambda c: -power[c])
+        if not self.trick:  # leads: the masters of their suits (nothing unplayed above them) first, then low cards
+            tops = self._masters()
+            keyed = sorted(cards, key=lambda c: (0, -power[c]) if BIT[c] & tops else (1, power[c]))
         else:
             best = self.best_card
             partner = self.side_of[self.best_seat] == self.side_of[seat]
