@@ -17,6 +17,7 @@ GAMES = {  # game, options, the decision points looked at (moves into the deal)
     "tablanette": ({"max_deals": 1}, (4, 15)),
     "belote": ({"max_deals": 1}, (8, 20)),
     "two_ten_jack": ({}, (1, 4, 9, 17, 25)),
+    "botifarra": ({"max_deals": 1}, (5, 14, 30)),
 }
 
 
