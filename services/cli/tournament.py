@@ -69,7 +69,7 @@ def tournament(ctx: click.Context, game: str, policies: str, deals: int, players
     current: dict[str, JobRecord] = {}
     with redis_url_for(redis_url) as url:
         store = JobStore(_reachable_redis(url))
-        cluster = _join_ray(address, workers, verbose)
+        cluster = _join_ray(address, workers, verbose, spec.policies)
         if not as_json:
             console.print(f"{game}: {len(spec.policies)} policies, {deals:,} duplicate deals per pairing, seed "
                           f"{spec.seed}")
