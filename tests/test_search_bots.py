@@ -18,6 +18,7 @@ GAMES = {  # game, options, the decision points looked at (moves into the deal)
     "belote": ({"max_deals": 1}, (8, 20)),
     "two_ten_jack": ({}, (1, 4, 9, 17, 25)),
     "boonaken": ({"max_deals": 1}, (2, 6, 9, 14, 22)),
+    "botifarra": ({"max_deals": 1}, (5, 14, 30)),
 }
 
 
@@ -82,7 +83,7 @@ def test_a_seed_gives_the_same_play(label: str) -> None:
 
 def test_search_policies_take_their_parameters_by_label() -> None:
     assert parse_policy("pimc:samples=8:dd_cards=0") == (
-        "pimc", {"samples": 8, "rollouts": 1, "dd_cards": 0, "budget": 0, "rollout": "greedy", "bids": "rollout"})
+        "pimc", {"samples": 8, "rollouts": 1, "dd_cards": 0, "budget": 0, "rollout": "greedy", "bids": "greedy"})
     assert policy_label("ismcts", {"iters": 400}) == "ismcts"
     assert policy_label("ismcts", {"iters": 50, "rollout": "greedy"}) == "ismcts:iters=50:rollout=greedy"
     with pytest.raises(ValueError, match="samples. = 0 is out of range"):

@@ -6,7 +6,8 @@ the seat cannot tell from the real one (its SeatView), descends the tree choosin
 by UCB1 with availability counts (a child's exploration term counts the iterations in which it could have been
 chosen, not its parent's visits), adds one untried move, plays the deal out with the ``rollout`` policy and backs up,
 for the side of each move's player, the deal's margin scaled into 0..1 (``0.5 + margin / (2 * points in the deal)``).
-The decision is the most visited legal move at the root (the first listed among equals).
+The decision is the most visited legal move at the root (the first listed among equals). Moves outside the play of
+the cards are ``greedy``'s unless ``bids`` says otherwise (:func:`engine.bots.search.bids_option`).
 
 >>> import engine
 >>> from engine.bots import make_policies, play_out
@@ -22,7 +23,7 @@ from collections.abc import Callable, Sequence
 
 from ..options import Option
 from ..state import State
-from .search import SearchPolicy, last_deal, play_deal, rollout_option
+from .search import SearchPolicy, bids_option, last_deal, play_deal, rollout_option
 from .view import SeatView
 
 Key = int | tuple[int, str]  # a move as the observer sees it: the action id, or (seat, the action as shown)
@@ -52,6 +53,7 @@ class IsmctsPolicy(SearchPolicy):
         Option("exploration", float, 0.7, "the UCB1 exploration constant", minimum=0.0, maximum=10.0,
                noun="parameter"),
         rollout_option("random"),
+        bids_option(),
     )
 
     def _search(self, legal_ids: Sequence[int], view: SeatView) -> int:

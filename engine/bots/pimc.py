@@ -11,8 +11,8 @@ with at most ``dd_cards`` cards left to play (0: never), the exact double-dummy 
 same card with an announcement (belote) is worth half a point more, as announcing costs nothing. ``budget`` bounds a
 decision's work (0: none): once the play-out moves and double-dummy nodes of the samples so far reach it, no more
 samples are drawn (always at least one), so the decision stays a function of the seed. Moves outside the play of the
-cards (an auction's bids, redeal answers) are the rollout policy's unless ``bids=search``: searched bids measured
-worse than greedy's in Belote contrée (a few noisy samples favour the bid whose play-outs happened to go well).
+cards (an auction's bids, redeal answers) are ``greedy``'s unless ``bids`` says otherwise
+(:func:`engine.bots.search.bids_option`).
 
 >>> import engine
 >>> from engine.bots import make_policies, play_out
@@ -24,18 +24,15 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from ..options import Option
 from ..search.double_dummy import DoubleDummy, cards_left, unsolvable
 from ..state import State
 from ..trickgame import TrickGame
-from .policy import Observe, Policy
-from .search import SearchPolicy, deal_margin, last_deal, play_deal, rollout_option
+from .search import SearchPolicy, bids_option, deal_margin, last_deal, play_deal, rollout_option
 from .view import SeatView
 
-PLAY_PHASES = ("play", "capture")  # the phases of the play of the cards (trick games; fishing games' captures)
 ANNOUNCING = 0.5  # what playing a card with its announcement adds to the card's double-dummy value
 
 
@@ -53,24 +50,8 @@ class PimcPolicy(SearchPolicy):
         Option("budget", int, 0, "play-out moves and search nodes per decision after which no more worlds are "
                "sampled (0: no bound)", minimum=0, noun="parameter"),
         rollout_option("greedy"),
-        Option("bids", str, "rollout", "moves outside the play of the cards (bids, redeal answers, declarations): "
-               "played as the rollout policy plays them, or searched as every other move",
-               choices=("rollout", "search"), noun="parameter"),
+        bids_option(),
     )
-
-    def __init__(self, game_id: str, seat: int, seed: int, params: Mapping[str, Any] | None = None) -> None:
-        super().__init__(game_id, seat, seed, params)
-        self._bidder: Policy | None = None
-        if self.params["bids"] == "rollout":
-            from .registry import make_policy  # (the registry imports this module)
-            # seeded as that policy would be in this seat: it bids exactly as it would (duplicate deals then see
-            # the same auctions, whichever of the two sits here)
-            self._bidder = make_policy(self.params["rollout"], game_id, seat, seed)
-
-    def choose_id(self, legal_ids: Sequence[int], observe: Observe) -> int:
-        if self._bidder is not None and len(legal_ids) > 1 and observe()["phase"] not in PLAY_PHASES:
-            return self._bidder.choose_id(legal_ids, observe)
-        return super().choose_id(legal_ids, observe)
 
     def _search(self, legal_ids: Sequence[int], view: SeatView) -> int:
         totals = [0.0] * len(legal_ids)

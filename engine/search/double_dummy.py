@@ -112,6 +112,11 @@ class DoubleDummy:
         self.done = len(state.tricks)
         self.drawn = 0
         self.best_seat, self.best_card, self.over = state.best_seat, state.best_card, state.over
+        # the most the side can still take: per tricks done, the counted tricks left (a trick game), or the points of
+        # the cards not yet won with the last trick's bonus (kept as the tricks are won and taken back)
+        self.tricks_left = [sum(self.counts[k:]) for k in range(rules.tricks + 1)]
+        unwon = sum(self.hands) + sum(BIT[c] for _s, c in self.trick) + sum(BIT[c] for c in self.stock)  # disjoint
+        self.points_left = sum(self.points[c] for c in cards_in(unwon)) + self.last_bonus if self.points else 0
 
     # ---- the public searches ------------------------------------------------------------------------------------
 
@@ -150,6 +155,11 @@ class DoubleDummy:
         self.nodes += 1
         if self.max_nodes and self.nodes > self.max_nodes:
             raise NodeBudgetExceeded(f"double-dummy search over {self.max_nodes} nodes")
+        most = self.tricks_left[self.done] if self.points is None else self.points_left
+        if most <= alpha:  # even every point left is not enough: a bound that fails low
+            return most
+        if beta <= 0:
+            return 0
         key: tuple[int, ...] | None = None
         first = -1
         if not self.trick:
@@ -233,6 +243,8 @@ class DoubleDummy:
                     gain += points[c]
                 if self.done + 1 == self.total_tricks:
                     gain += self.last_bonus
+        won = self._trick_points(trick)
+        self.points_left -= won
         self.trick = []
         self.done += 1
         drawn = self._draw(winner)
@@ -241,7 +253,15 @@ class DoubleDummy:
         self._undraw(winner, drawn)
         self.done -= 1
         self.trick = trick
+        self.points_left += won
         return value
+
+    def _trick_points(self, trick: list[tuple[int, int]]) -> int:
+        """What a finished trick takes out of the points left (its cards, and the bonus with the last trick)."""
+        if self.points is None:
+            return 0
+        won = sum(self.points[c] for _s, c in trick)
+        return won + self.last_bonus if self.done + 1 == self.total_tricks else won
 
     def _draw(self, winner: int) -> int:
         stock, start = self.stock, self.drawn
@@ -290,10 +310,22 @@ class DoubleDummy:
                 run_points = worth
         return self._sort(seat, cards, first)
 
+    def _masters(self) -> int:
+        """The most powerful unplayed card of each suit (a mask)."""
+        unplayed = sum(self.hands) + sum(BIT[c] for c in self.stock[self.drawn:])  # disjoint masks
+        tops = 0
+        for suit in range(4):
+            for c in self.order[suit]:
+                if unplayed & BIT[c]:
+                    tops |= BIT[c]
+                    break
+        return tops
+
     def _sort(self, seat: int, cards: list[int], first: int) -> list[int]:
         power, points = self.power, self.points
-        if not self.trick:  # leads: the most powerful first
-            keyed = sorted(cards, key=lambda c: -power[c])
+        if not self.trick:  # leads: the masters of their suits (nothing unplayed above them) first, then low cards
+            tops = self._masters()
+            keyed = sorted(cards, key=lambda c: (0, -power[c]) if BIT[c] & tops else (1, power[c]))
         else:
             best = self.best_card
             partner = self.side_of[self.best_seat] == self.side_of[seat]
