@@ -25,17 +25,19 @@ def draw_for_dealer(rng: Rng, n: int, strength: Callable[[int], int], lowest_dea
     >>> draw_for_dealer(Rng(1), 4, lambda card: card % 13, lowest_deals=True) in range(4)
     True
     """
-    cards = make_deck() if pack is None else list(pack)
-    card_at = rng.shuffled(cards)  # the pack as rng.shuffle leaves it, only the cards drawn worked out
+    drawn_from = make_deck() if pack is None else list(pack)
+    cards = tuple(drawn_from) if fresh_pack_for_ties else ()
+    rng.shuffle(drawn_from)
     contenders = list(range(n))
     top = 0
     while len(contenders) > 1:
-        drawn = [strength(card_at(top + i)) for i in range(len(contenders))]
+        drawn = [strength(drawn_from[top + i]) for i in range(len(contenders))]
         top += len(contenders)
         best = min(drawn) if lowest_deals else max(drawn)
         contenders = [seat for seat, s in zip(contenders, drawn, strict=True) if s == best]
         if fresh_pack_for_ties and len(contenders) > 1:
-            card_at, top = rng.shuffled(cards), 0
+            drawn_from, top = list(cards), 0
+            rng.shuffle(drawn_from)
     return contenders[0]
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import secrets
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import cache
 from operator import mod
 from typing import Any
@@ -148,40 +148,6 @@ class Rng:
         for i in range(size - 1, 0, -1):
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
-
-    def shuffled(self, items: Sequence[Any]) -> Callable[[int], Any]:
-        """What ``shuffle`` would leave at each position of a copy of ``items``, read one position at a time: the
-        same draws are taken now, but only the positions read are worked out (drawing a dealer reads 1-4 cards).
-
-        >>> a, b, deck = Rng(7), Rng(7), list(range(52))
-        >>> card_at = a.shuffled(deck)
-        >>> b.shuffle(deck)
-        >>> [card_at(p) for p in (0, 1, 51)] == deck[0:2] + deck[51:] and a.state == b.state
-        True
-        """
-        items = tuple(items)  # read later: a copy, whatever happens to the caller's list
-        size = len(items)
-        state = self.state
-        draws = outputs(state, size - 1) if 1 < size < SMALL_BOUNDS else ()
-        if not draws or min(draws) < size:  # shuffle's sequential path (or nothing to shuffle)
-            pack = list(items)
-            self.shuffle(pack)
-            return pack.__getitem__
-        self.state = (state + (size - 1) * GOLDEN) & MASK64
-        # swaps[i]: the position that step i of the shuffle swaps with i (step 0 swaps nothing); then the identity,
-        # so that a search for a position no later step touched ends at size + that position
-        swaps = [0, *map(mod, reversed(draws), range(2, size + 1)), *range(size)]
-        find = swaps.index
-
-        def item_at(position: int) -> Any:
-            # Position p is final after step p: it holds what stood at swaps[p] then. A position x left of step s
-            # holds, after the steps from s on, what the first of them to swap x took from its own position i.
-            x, i = swaps[position], find(swaps[position], position + 1)
-            while i < size:
-                x, i = i, find(i, i + 1)
-            return items[x]
-
-        return item_at
 
 
 MOST_AHEAD = 64

@@ -172,26 +172,6 @@ def test_shuffle_takes_the_same_draws_when_one_is_small_or_rejected(step: int, d
         assert fast.state == slow.state and slow.draws == size - 1 + (draw < ((2**64 - size + step) % (size - step)))
 
 
-@pytest.mark.parametrize(("step", "draw"), [(0, 3), (1, 0), (20, 5), (50, 0)])
-def test_shuffled_reads_what_shuffle_leaves_when_a_draw_is_small_or_rejected(step: int, draw: int) -> None:
-    seed = (_unmix(draw) - (step + 1) * 0x9E3779B97F4A7C15) % 2**64
-    for size in (52, 32):
-        traced, shuffled = Rng(seed), Rng(seed)
-        card_at = traced.shuffled(list(range(size)))
-        assert [card_at(p) for p in range(size)] == _shuffled(shuffled, list(range(size)))
-        assert traced.state == shuffled.state
-
-
-@pytest.mark.parametrize("size", [0, 1, 2, 3, 8, 32, 52, 256, 300])
-def test_shuffled_reads_what_shuffle_leaves_and_takes_its_draws(size: int) -> None:
-    for seed in range(200):
-        items = [f"c{k}" for k in range(size)]
-        traced, shuffled = Rng(seed), Rng(seed)
-        card_at = traced.shuffled(items)
-        assert [card_at(p) for p in reversed(range(size))] == _shuffled(shuffled, list(items))[::-1]
-        assert traced.state == shuffled.state and items == [f"c{k}" for k in range(size)]
-
-
 def test_outputs_are_the_next_draws() -> None:
     for seed in (0, 1, 2**64 - 1, 0x9E3779B97F4A7C15):
         rng = Rng(seed)
