@@ -380,8 +380,11 @@ class CardActions:
     def ids(self, mask: int) -> list[int]:
         """The plain play ids of the cards of ``mask``, sorted (so in string order)."""
         t = self._suit_tables
-        low, high = t[0][mask & 0x1FFF] + t[1][(mask >> 13) & 0x1FFF], t[2][(mask >> 26) & 0x1FFF] + t[3][mask >> 39]
-        return sorted(low + high)
+        ids = t[0][mask & 0x1FFF] + t[1][(mask >> 13) & 0x1FFF]  # a new list, extended and sorted in place
+        ids += t[2][(mask >> 26) & 0x1FFF]
+        ids += t[3][mask >> 39]
+        ids.sort()
+        return ids
 
     def suit_ids(self, mask: int, suit: int) -> list[int]:
         """Like :meth:`ids` for a mask that holds cards of ``suit`` only (one table look-up)."""
