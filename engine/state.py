@@ -134,6 +134,9 @@ class State(ABC):
     # The deck in canonical order (INFO.deck_size counts it); a game whose deck depends on the match (its players,
     # an option) overrides _deck_cards instead.
     DECK: ClassVar[tuple[int, ...]]
+    # Whether a match can end with no winner (``winners == []``: Boonaken's loser, 8.2); every other game's finished
+    # match names at least one winning side.
+    NO_WINNER_POSSIBLE: ClassVar[bool] = False
     # Seat -> side; sides pool their points. The default: every seat is its own side.
     side_of: tuple[int, ...]
     # What every match holds (set by create and by _load_position; each game adds its own).
@@ -293,7 +296,8 @@ class State(ABC):
         """The action string of an action int (a pure function of the int)."""
 
     def _match_winners(self) -> list[int] | None:
-        """After a deal: the winning sides if the match is over, else None."""
+        """After a deal: the winning sides if the match is over (an empty list only if NO_WINNER_POSSIBLE), else
+        None."""
         return None
 
     def _observe(self, seat: int, obs: dict[str, Any]) -> None:
@@ -369,6 +373,7 @@ class State(ABC):
         self._begin_deal(None)
 
     def _finish_match(self, winning_sides: list[int]) -> None:
+        assert winning_sides or self.NO_WINNER_POSSIBLE, "only a game that declares NO_WINNER_POSSIBLE ends unwon"
         self.winners = [seat for seat in range(self.n) if self.side_of[seat] in winning_sides]
         self.current_player = None
         self.phase = "over"
@@ -617,7 +622,7 @@ class State(ABC):
         if self.phase == "over" or self.winners is not None:
             _check(self.phase == "over" and self.current_player is None,
                    "a finished match has phase 'over', current_player null and its winners")
-            _check_winners(self.winners, self.side_of)
+            _check_winners(self.winners, self.side_of, self.NO_WINNER_POSSIBLE)
         else:
             _seat(p, "current_player", self.n)
         if self.cut_short:
@@ -711,10 +716,12 @@ def position_seat(value: object, key: str, n: int, nullable: bool = False) -> in
     return value  # type: ignore[return-value]
 
 
-def _check_winners(winners: Any, side_of: Sequence[int]) -> None:
-    """A finished match's ``winners``: every seat of one or more whole sides, in seat order."""
+def _check_winners(winners: Any, side_of: Sequence[int], none_possible: bool = False) -> None:
+    """A finished match's ``winners``: every seat of one or more whole sides, in seat order (no seat at all only in a
+    game that can end with no winner)."""
     seats = range(len(side_of))
-    _check(isinstance(winners, list) and bool(winners) and all(type(s) is int and s in seats for s in winners),
+    _check(isinstance(winners, list) and (bool(winners) or none_possible)
+           and all(type(s) is int and s in seats for s in winners),
            f"winners must list the winning seats, got {winners!r}")
     sides = {side_of[s] for s in winners}
     _check(winners == [s for s in seats if side_of[s] in sides],

@@ -75,6 +75,13 @@ def test_play_renders_every_game(cli_runner: CliRunner, game: str) -> None:
     assert "Match over." in result.output
 
 
+def test_watch_says_when_a_match_has_no_winner(cli_runner: CliRunner) -> None:
+    # boonaken.md 8.2: a seat's two - marks end the match and there is no winner
+    result = cli_runner.invoke(cli, ["watch", "boonaken", "--seed", "2", "--policy", "random"])
+    _clean_exit(result, 0)
+    assert "Match over." in result.output and "No winner." in result.output and "Winner:" not in result.output
+
+
 def test_play_same_seed_same_match(cli_runner: CliRunner) -> None:
     args = ["play", "tablic", "--seed", "8", *SHORT]
     first = cli_runner.invoke(cli, args, input="2\n1\n" * 40)

@@ -76,6 +76,19 @@ def test_the_pages_examples_load_and_round_trip(game: str) -> None:
         assert state.is_terminal or state.legal_actions()
 
 
+@each_game
+def test_a_finished_match_with_no_winner_loads_only_in_a_game_that_declares_it(game: str) -> None:
+    state = start(game, engine.game_info(game).default_players, 5, {"max_deals": 1})
+    play_randomly(state, Rng(5), 10 * MAX_STEPS_PER_DEAL)
+    assert state.is_terminal
+    unwon = {**state.to_position(), "winners": []}
+    if engine.game_class(game).NO_WINNER_POSSIBLE:
+        assert engine.from_position(game, unwon).winners == []
+    else:
+        with pytest.raises(engine.PositionError, match="winners must list the winning seats"):
+            engine.from_position(game, unwon)
+
+
 @pytest.mark.parametrize(("game", "players"), GAME_CASES)
 def test_the_page_documents_every_key_of_the_games_positions(game: str, players: int) -> None:
     documented = _documented(_page(game).read_text()) | _documented(INDEX.read_text())

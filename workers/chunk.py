@@ -187,7 +187,7 @@ def _count(result: ChunkResult, state: engine.State, side_of: tuple[int, ...], t
     winning_sides = {side_of[seat] for seat in state.winners}
     if len(winning_sides) == 1:
         result.wins[winning_sides.pop()] += 1
-    else:
+    elif winning_sides:  # a tie at the top (a match nobody wins, as Boonaken's loser ends one, is neither)
         result.draws += 1
     for deal_result in state.deal_results:
         add_deal_counters(result.counters, deal_result)

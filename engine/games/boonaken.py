@@ -4,7 +4,7 @@ Three to five players, each for himself, 32 cards, six each and a centre of two 
 of numeric bids, misère (joinable: co-declarers), zwabber and boonaak (5); the declarer takes the centre and
 discards as many (6), names trump and declares roem (7.2, 7.3); six tricks under the Jass-family follow rule (7.5);
 a ``+`` or ``-`` mark for each declarer (8.1) until somebody holds two ``+`` or two ``-`` (8.2), or, with
-``elimination``, until a loser (8.3).
+``elimination``, until a loser (8.3); a match a loser ends has no winner, or only the seats that left (8.2, 8.3).
 
 >>> import engine
 >>> state = engine.new_match("boonaken", seed=1, first_dealer=3)
@@ -31,7 +31,7 @@ from ..errors import PositionError
 from ..options import Option
 from ..registry import register
 from ..rng import Rng
-from ..scoring import leaders, point_table
+from ..scoring import point_table
 from ..state import GameInfo, GameLength, match_length, position_seat
 from ..trickgame import TrickGame, TrickRules, position_hand
 from ..tricks import NO_TRUMP, CardActions, FollowRule, Ranking, legal_mask, suit_of_code
@@ -181,6 +181,7 @@ class Boonaken(TrickGame):
     COPY = {"auction": OBJECT, "minus": LIST, "exchanges": LIST, "ladder": SHARED}
     POSITION_CARD_PILES = ("tricks", "centre", "discards", "set_aside")  # position keys of this game that hold cards
     CARRIED = (*TrickGame.CARRIED, "minus_marks")
+    NO_WINNER_POSSIBLE = True  # 8.2: a loser ends the match and there is no winner
     INFO = GameInfo(
         id="boonaken",
         name="Boonaken",
@@ -398,24 +399,17 @@ class Boonaken(TrickGame):
                         card_points=list(self.card_points), roem=self.roem, tricks_won=list(self.tricks_won))
 
     def _match_winners(self) -> list[int] | None:
-        """8.2, 8.3: a loser ends the match (the others win); else two + marks win (without elimination), or leave
-        the table, the last seat left losing."""
+        """8.2: two + marks win (checked first), else a loser ends the match with no winner. 8.3 (``elimination``):
+        a seat with two + marks leaves the table as a winner; a loser, or the last seat left, ends the match and
+        the winners are the seats that left (perhaps none)."""
         losers = [s for s in range(self.n) if self.minus[s] >= self.options["minus_to_lose"]]
         if not self.options["elimination"]:
             winners = [s for s in range(self.n) if self.plus(s) >= self.options["plus_to_win"]]
-            if winners:
-                return winners
-        else:
-            staying = self._staying()
-            if not losers and len(staying) > 1:
-                return None
-            losers = losers or staying  # the last seat at the table loses
-            if not losers:
-                return list(range(self.n))  # (every seat left as a winner)
-        if not losers:
+            return winners or ([] if losers else None)
+        staying = self._staying()
+        if not losers and len(staying) > 1:
             return None
-        others = [s for s in range(self.n) if s not in losers]
-        return others or leaders(self.side_scores)  # (every seat losing at once: the best net marks win)
+        return [s for s in range(self.n) if s not in staying and s not in losers]
 
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 

@@ -320,11 +320,12 @@ def _closed(items: list[Text], mark: str) -> list[Text]:
 
 
 def match_result(state: State, seating: Seating, width: int) -> Text:
-    """The end of a match: the winning seat (or side), or the seats or sides that share first place."""
+    """The end of a match: the winning seat (or side), the seats or sides that share first place, or no winner (a
+    game whose rules end a match so, Boonaken 8.2)."""
     winners = state.winners or []
     sides = sorted({seating.side_of[seat] for seat in winners})
-    who = _closed(_punctuated([[Text(seating.side_label(side))] for side in sides], " and"), ".")
-    verdict = labelled("Draw between" if len(sides) > 1 else "Winner:", who)
+    who = _closed(_punctuated([[Text(seating.side_label(side))] for side in sides], " and"), ".") if sides else []
+    verdict = labelled("Draw between" if len(sides) > 1 else "Winner:", who) if sides else [Text("No winner.")]
     items = [Text("Match over.", style="bold green"), *verdict,
              *_closed(labelled("Final scores:", seating.scores(state.scores)), ".")]
     return flow(items, width, indent=2)

@@ -519,12 +519,14 @@ def test_8_2_two_plus_marks_win() -> None:
     assert state.deal_results[-1]["made"] and state.is_terminal and state.winners == [0]
 
 
-def test_8_2_a_loser_ends_the_match_and_the_others_win() -> None:
+def test_8_2_a_loser_ends_the_match_and_there_is_no_winner() -> None:
     state = table(4, [0, 0, 0, 0], [1, 0, 0, 0], deck_for(4, 3), dealer=3)
     play(state, "bid:380", "pass", "pass", "pass")
     play(state, state.legal_actions()[0], "trump:C", "roem:0")
     play_cards(state)
-    assert state.is_terminal and state.winners == [1, 2, 3] and state.to_position()["minus_marks"] == 2
+    assert state.is_terminal and state.winners == [] and state.to_position()["minus_marks"] == 2
+    p = state.to_position()
+    assert p["winners"] == [] and engine.from_position(GAME, p).to_position() == p
 
 
 def test_8_2_two_plus_marks_are_checked_before_two_minus() -> None:
@@ -537,7 +539,7 @@ def test_8_2_two_plus_marks_are_checked_before_two_minus() -> None:
 def test_8_options_plus_to_win_and_minus_to_lose() -> None:
     state = new(deck=deck_for(4, 3, LOW_HIGH, **CENTRE), minus_to_lose=1)
     misere_deal(state, 2)
-    assert state.is_terminal and state.winners == [0, 1, 3]
+    assert state.is_terminal and state.winners == []
     state = new(deck=deck_for(4, 3, LOW_HIGH, **CENTRE), plus_to_win=1)
     misere_deal(state, 1)
     assert state.is_terminal and state.winners == [1]
@@ -575,10 +577,22 @@ def test_8_3_the_last_player_at_the_table_loses() -> None:
     assert state.is_terminal and state.winners == [0, 1]
 
 
-def test_8_3_a_loser_ends_an_elimination_match() -> None:
+def test_8_3_a_loser_ends_an_elimination_match_nobody_having_left_it_has_no_winner() -> None:
     state = table(4, [0, 0, 0, 0], [0, 0, 1, 0], deck_for(4, 3, LOW_HIGH, **CENTRE), dealer=3, elimination=True)
     misere_deal(state, 2)
-    assert state.is_terminal and state.winners == [0, 1, 3]
+    assert state.is_terminal and state.winners == []
+    p = state.to_position()
+    assert engine.from_position(GAME, p).to_position() == p
+
+
+def test_8_3_a_loser_ends_an_elimination_match_those_who_left_are_its_winners() -> None:
+    deck = deck_for(4, 3, LOW_HIGH, **CENTRE, order=[1, 2, 3])
+    state = table(4, [2, 0, 0, 0], [0, 0, 1, 0], deck, dealer=3, elimination=True)
+    misere_deal(state, 2)
+    assert state.deal_results[-1]["minus"] == [0, 0, 1, 0]
+    assert state.is_terminal and state.winners == [0]  # seat 0 left the table as a winner; seat 2 lost
+    p = state.to_position()
+    assert engine.from_position(GAME, p).to_position() == p
 
 
 def test_8_3_without_elimination_no_seat_leaves() -> None:
@@ -993,7 +1007,7 @@ def test_8_2_a_loser_ends_the_match_even_when_a_co_declarer_makes() -> None:
     misere_deal(state, 0, 3)
     result = state.deal_results[-1]
     assert result["tricks_won"] == [6, 0, 0, 0] and result["plus"] == [0, 0, 0, 1] and result["minus"] == [1, 0, 0, 0]
-    assert state.is_terminal and state.scores == [-2, 0, 0, 0] and 0 not in state.winners
+    assert state.is_terminal and state.scores == [-2, 0, 0, 0] and state.winners == []  # 8.2: seat 3's + wins nothing
 
 
 def test_8_2_no_plus_no_two_minus_the_match_goes_on() -> None:

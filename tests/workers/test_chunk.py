@@ -167,3 +167,24 @@ def test_running_mean_ends_at_the_mean():
     assert sum(histogram.values()) == 900
     assert statistics.fmean(int(k) for k, v in histogram.items() for _ in range(v)) == pytest.approx(
         results["sides"][0]["mean"])
+
+
+def test_a_boonaken_match_a_loser_ends_is_nobody_s_win_and_no_draw():
+    # boonaken.md 8.2: a seat's two - marks end the match with no winner: no side's win, and not a tie at the top.
+    spec = validate(JobSpec(game="boonaken", policies=("greedy", "random", "random", "random"), count=12, seed=4,
+                            unit="match", log=LogSpec("all")))
+    sink = ListSink()
+    result = play_chunk(spec, plan_chunks(12, 12)[0], sink)
+    wins, unwon = [0] * 4, 0
+    for number in range(12):
+        state = engine.new_match("boonaken", seed=match_seed(4, number), options=spec.match_options())
+        engine.bots.play_out(state, make_policies(list(spec.policies), "boonaken", bot_seed(4, number)))
+        assert len(state.winners) <= 1
+        unwon += not state.winners
+        for seat in state.winners:
+            wins[seat] += 1
+        assert replay.decode(sink.replays[number]).scores == state.scores
+    assert unwon > 0 and result.units == 12 and result.draws == 0 and result.wins == wins
+    assert sum(result.wins) + unwon == result.units
+    summary = summarize(spec, total([result], 4), seconds=1.0)
+    assert summary["draws"] == 0 and sum(side["wins"] for side in summary["sides"]) == 12 - unwon

@@ -212,7 +212,7 @@ async function showViewer(replayId, params) {
     if (analysed) showMoveAnalysis();
     fill(final, atEnd ? h("div", {}, h("h2", { text: "Final score" }),
         scoresEl(data.scores, { final: true, seatNames: names }),
-        data.winners ? h("p", { text: `won by ${data.winners.map((s) => seatName(s, names)).join(", ")}` }) : null)
+        data.winners ? h("p", { text: data.winners.length ? `won by ${data.winners.map((s) => seatName(s, names)).join(", ")}` : "no winner" }) : null)
       : h("p", { class: "muted", text: `${lastIndex - index} turn${lastIndex - index === 1 ? "" : "s"} to go` }));
   }
   /* The analysis (fetched once the replay shows): each card's loss beside it in the move list ("best" when it lost
@@ -538,7 +538,7 @@ async function showMatch(matchId) {
                            actionText(a)))) : null;
     const turn = view.game_over ? h("div", { class: "panel", "data-testid": "over" }, h("h2", { text: "Game over" }),
         scoresEl(view.scores, { final: true, seatNames: names }),
-        view.winners ? h("p", { text: `won by ${view.winners.map((s) => names[s]).join(", ")}` }) : null,
+        view.winners ? h("p", { text: view.winners.length ? `won by ${view.winners.map((s) => names[s]).join(", ")}` : "no winner" }) : null,
         view.replay_id ? h("p", {}, h("a", { href: `#/replay/${view.replay_id}` }, `replay ${view.replay_id}`)) : null,
         h("p", {}, h("a", { href: `#/play?game=${view.game}` }, "play again")))
       : h("p", { "data-testid": "turn" }, view.current_player === view.seat ? "Your move: the highlighted cards and "
