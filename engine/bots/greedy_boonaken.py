@@ -14,7 +14,7 @@ One sort key per legal action (higher is better), from the observation of the se
 >>> obs = {"game": "boonaken", "phase": "play", "players": 3, "seat": 1, "declarers": [0], "contract": "misere",
 ...        "trump": None, "trick": [[0, "9H"]], "legal_actions": ["7H", "KH"]}
 >>> rank_boonaken(obs)  # duck under the misère declarer's nine
-[(1, -1), (0, -6)]
+[(1, -1), (0, 7)]
 """
 
 from __future__ import annotations
