@@ -23,7 +23,7 @@ from ..auction import PASS, RaiseForRight
 from ..cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
 from ..clone import LIST, OBJECT, SHARED
 from ..declarations import Marriage, marriages
-from ..determinize import Slot, redeal, relabeling
+from ..determinize import Slot, redeal_consistent, relabeling
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
@@ -53,7 +53,6 @@ SOLO = ("thunee", "royals", "mooney")  # a lone caller must win every trick (6.4
 DOUBLE_BALLS, KANAK_BALLS, FAILED_BALLS = 2, 3, 4  # 6.2.2, 6.3.3 (failure: 4 to the other team either way)
 MOONEY_BALLS, MOONEY_LOST_TO_OPPONENT = 4, 8  # 8.2.3
 TRIP_BALLS, TRIP_FAILED = 3, 6  # 8.2.2
-DETERMINIZE_TRIES = 200  # samples drawn before keeping the real deal (a redeal or void deal would have followed)
 
 JODI_WORDS = {m.cards: "jodi:" + m.code() for m in marriages(mask_of(DECK), NO_TRUMP, JODI)}
 WORDS = ["redeal", "keep", PASS, *(f"call:{c}" for c in CALLS), *(f"trump:{CODES[c]}" for c in DECK), "trump:last",
@@ -634,17 +633,19 @@ class Thunee(TrickGame):
 
     def _determinize(self, seat: int, rng: Rng) -> None:
         """Deal the unseen cards again (each hand keeping its shown voids and, once known, whether its first round
-        could ask a redeal), then replay this dealing's moves on the sample: it is kept if every move was legal in it
-        and the seat sees the same (no redeal nor void deal came instead); else, after ``DETERMINIZE_TRIES``, the real
-        deal stays."""
+        could ask a redeal) so that this dealing's moves replay on the sample, every one legal, and the seat sees the
+        same (no redeal nor void deal came instead): ``redeal_consistent``, never the real deal for want of one."""
         slots = self._unseen_slots(seat)
         seen = self.observation(seat, history=False)
-        for _ in range(DETERMINIZE_TRIES):
-            new = relabeling(slots, redeal(slots, rng))
+
+        def sample_of(contents: list[list[int]]) -> Thunee | None:
+            new = relabeling(slots, contents)
             sample = self._replayed_on([new[c] for c in self.deal_deck], new)
-            if sample is not None and sample.observation(seat, history=False) == seen:
-                self.__dict__.update(sample.__dict__)
-                return
+            return sample if sample is not None and sample.observation(seat, history=False) == seen else None
+
+        sample = sample_of(redeal_consistent(slots, rng, lambda contents: sample_of(contents) is not None))
+        assert sample is not None  # redeal_consistent returns a deal the check accepted
+        self.__dict__.update(sample.__dict__)
 
     def _unseen_slots(self, seat: int) -> list[Slot]:
         known = self.hands[seat] | self._public_cards()
