@@ -22,6 +22,7 @@ from typing import Any
 from ..auction import PASS, RaiseForRight
 from ..cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
 from ..clone import LIST, OBJECT, SHARED
+from ..dealing import deal_round
 from ..declarations import Marriage, marriages
 from ..determinize import Slot, redeal_consistent, relabeling
 from ..errors import PositionError
@@ -29,7 +30,7 @@ from ..options import Option
 from ..registry import register
 from ..rng import Rng
 from ..scoring import PlusMinusCards, point_table, sides_at_or_over
-from ..state import Chooser, GameInfo, GameLength, match_length, position_seat
+from ..state import Chooser, GameInfo, GameLength, match_length
 from ..trickgame import TrickGame, TrickRules, same_json
 from ..tricks import NO_TRUMP, CardActions, Ranking, cut, tiered_ranking
 
@@ -48,6 +49,7 @@ JODI = {"KQ": (20, 40), "JKQ": (30, 50)}  # 6.1.1: (plain, trump)
 JODI_AFTER = (1, 3)  # 6.1.2: after tricks 1 and 3
 BLACK_JACKS = (parse_card("JC"), parse_card("JS"))  # 3.1
 FIRST_ROUND = {4: 16, 6: 18}  # 3.3, 8.2.1: cards dealt before the calling
+ROUNDS = {n: ((1,) * (dealt // n), (1,) * ((len(DECK) - dealt) // n)) for n, dealt in FIRST_ROUND.items()}  # singly
 SIDES = {n: tuple(seat % 2 for seat in range(n)) for n in FIRST_ROUND}  # 1.2: team of seat s is s mod 2
 SOLO = ("thunee", "royals", "mooney")  # a lone caller must win every trick (6.4, 6.5, 8.2.3)
 DOUBLE_BALLS, KANAK_BALLS, FAILED_BALLS = 2, 3, 4  # 6.2.2, 6.3.3 (failure: 4 to the other team either way)
@@ -197,8 +199,7 @@ class Thunee(TrickGame):
         n, first = self.n, (self.dealer + 1) % self.n
         dealt = FIRST_ROUND[n]
         hands = [0] * n
-        for j in range(n):  # 3.3: deck card k to seat dealer + 1 + k
-            hands[(first + j) % n] = mask_of(deck[j:dealt:n])
+        deal_round(deck, 0, hands, self.seats_from_dealer(), ROUNDS[n][0])  # 3.3: deck card k to seat dealer + 1 + k
         self._reset_tricks(hands, NO_TRUMP)
         self.__dict__["RULES"] = NORMAL_RULES[n]
         self.stock = deck[dealt:]
@@ -231,10 +232,7 @@ class Thunee(TrickGame):
 
     def _deal_second_round(self) -> None:
         """3.6: the rest of the deck one card at a time in the same order."""
-        n, stock = self.n, self.stock
-        first = self.dealer + 1 + FIRST_ROUND[n]  # deck card k to seat dealer + 1 + k
-        for j in range(n):
-            self.hands[(first + j) % n] |= mask_of(stock[j::n])
+        deal_round(self.stock, 0, self.hands, self.seats_from_dealer(), ROUNDS[self.n][1])  # (FIRST_ROUND[n] % n == 0)
         self.stock = []
 
     def _dealt_again_now(self) -> None:
@@ -557,15 +555,11 @@ class Thunee(TrickGame):
         """6.3.2: the caller won the last trick, his opponents some trick, and their X is below zero."""
         assert self.kanak is not None
         opp = 1 - self.side_of[self.kanak]
-        winners = self.trick_winners()
+        winners = self.trick_winner_seats(self.leader)
         before_last = sum(CARD_POINTS[c] for trick, winner in zip(self.tricks[:-1], winners, strict=False)
                           if self.side_of[winner] == opp for _s, c in trick)
         x = before_last - self._jodi_of(1 - opp) - LAST_TRICK + (self.call if opp == self._counting() else -self.call)
         return self.leader == self.kanak and self.tricks_won[opp] > 0 and x < 0
-
-    def trick_winners(self) -> list[int]:
-        """The seat that won each finished trick: the next one's leader, and the last one's ``leader``."""
-        return [trick[0][0] for trick in self.tricks[1:]] + ([self.leader] if self.tricks else [])
 
     def _counting(self) -> int:
         """4.4: the counting team, the trumper's opponents."""
@@ -676,10 +670,8 @@ class Thunee(TrickGame):
         return slots + ([Slot(list(self.stock))] if self.stock else [])
 
     def _first_round_cards(self) -> list[int]:
-        first, dealt = (self.dealer + 1) % self.n, FIRST_ROUND[self.n]
         cards = [0] * self.n
-        for k in range(dealt):
-            cards[(first + k) % self.n] |= BIT[self.deal_deck[k]]
+        deal_round(self.deal_deck, 0, cards, self.seats_from_dealer(), ROUNDS[self.n][0])
         return cards
 
     def _redeal_eligibility(self) -> dict[int, bool]:
@@ -749,22 +741,9 @@ class Thunee(TrickGame):
             raise PositionError(f"phase must be one of {self.PHASES}, got {phase!r}")
         if "redealt" not in p:
             raise PositionError("a thunee position writes redealt, the deals dealt again since deal_index began")
-        actions = p["deal_actions"]
-        if not isinstance(actions, list):
-            raise PositionError(f"deal_actions must list [seat, action] pairs, got {actions!r}")
         self._replaying, self._replay_over = True, False
         self._start_deal(list(self.deal_deck))
-        for number, entry in enumerate(actions):
-            key = f"deal_actions[{number}]"
-            if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[1], str):
-                raise PositionError(f"{key} must be a [seat, action] pair, got {entry!r}")
-            seat = position_seat(entry[0], key, self.n)
-            if self._replay_over:
-                raise PositionError(f"{key}: the deal was over before it")
-            if seat != self.current_player or entry[1] not in self.legal_actions():
-                raise PositionError(f"{key}: seat {seat} may not play {entry[1]!r} there (seat {self.current_player} "
-                                    f"is to act, allowed: {', '.join(self.legal_actions())})")
-            self.apply_id(ACTIONS.ids_of_string[entry[1]])
+        self._replay_actions(p["deal_actions"], "deal_actions", lambda: self._replay_over)
         over = self._replay_over
         del self._replaying, self._replay_over
         if over != (phase == "over"):
