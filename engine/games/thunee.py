@@ -17,18 +17,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
+from operator import mod
 from typing import Any
 
 from ..auction import PASS, RaiseForRight
 from ..cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
 from ..clone import LIST, OBJECT, SHARED
-from ..dealing import deal_round
+from ..dealing import deal_round, seats_from
 from ..declarations import Marriage, marriages
 from ..determinize import Slot, redeal_consistent, relabeling
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
-from ..rng import Rng
+from ..rng import GOLDEN, MASK64, THRESHOLDS, Rng, outputs
 from ..scoring import PlusMinusCards, point_table, sides_at_or_over
 from ..state import Chooser, GameInfo, GameLength, match_length
 from ..trickgame import TrickGame, TrickRules, same_json
@@ -51,6 +52,8 @@ BLACK_JACKS = (parse_card("JC"), parse_card("JS"))  # 3.1
 FIRST_ROUND = {4: 16, 6: 18}  # 3.3, 8.2.1: cards dealt before the calling
 ROUNDS = {n: ((1,) * (dealt // n), (1,) * ((len(DECK) - dealt) // n)) for n, dealt in FIRST_ROUND.items()}  # singly
 SIDES = {n: tuple(seat % 2 for seat in range(n)) for n in FIRST_ROUND}  # 1.2: team of seat s is s mod 2
+# The seats from each dealer's left (3.3), in the order they are dealt to and asked.
+ORDERS = {n: [tuple(seats_from(dealer + 1, n)) for dealer in range(n)] for n in FIRST_ROUND}
 SOLO = ("thunee", "royals", "mooney")  # a lone caller must win every trick (6.4, 6.5, 8.2.3)
 DOUBLE_BALLS, KANAK_BALLS, FAILED_BALLS = 2, 3, 4  # 6.2.2, 6.3.3 (failure: 4 to the other team either way)
 MOONEY_BALLS, MOONEY_LOST_TO_OPPONENT = 4, 8  # 8.2.3
@@ -186,20 +189,46 @@ class Thunee(TrickGame):
     # ---- the deal (3) -------------------------------------------------------------------------------------------
 
     def _draw_first_dealer(self) -> int:
-        """3.1: cards turned up to seats 0, 1, ... from a shuffled pack (top first); the first black jack deals."""
-        pack = list(DECK)
-        self.rng.shuffle(pack)
+        """3.1: cards turned up to seats 0, 1, ... from a shuffled pack (top first); the first black jack deals.
+
+        The draws of the first deal's shuffle and cut (3.2), which come next, are computed in the same batch and
+        its deck remembered (``_deck_after``)."""
+        rng = self.rng
+        start = rng.state
+        draws = outputs(start, 2 * SHUFFLE_DRAWS + 1)
+        if min(draws) < len(DECK) or draws[-1] < CUT_THRESHOLD:  # a draw below() would reject: the plain way
+            pack = list(DECK)
+            rng.shuffle(pack)
+        else:
+            pack = _shuffled(draws)
+            after = (start + SHUFFLE_DRAWS * GOLDEN) & MASK64
+            _DECK_AFTER.clear()
+            _DECK_AFTER[after] = (cut(_shuffled(draws[SHUFFLE_DRAWS:]), 1 + draws[-1] % CUT_BOUND),
+                                  (after + (SHUFFLE_DRAWS + 1) * GOLDEN) & MASK64)
+            rng.state = after
         return next(k for k, card in enumerate(pack) if card in BLACK_JACKS) % self.n
 
     def _shuffled_deck(self) -> list[int]:
-        deck = super()._shuffled_deck()
-        return cut(deck, 1 + self.rng.below(len(deck) - 1))  # 3.2: shuffle, then a cut
+        """3.2: shuffle, then a cut (the same draws as ``Rng.shuffle`` and ``Rng.below``, in one batch)."""
+        rng = self.rng
+        known = _DECK_AFTER.pop(rng.state, None)  # the deck a first-dealer draw computed for this state
+        if known is not None:
+            rng.state = known[1]
+            return list(known[0])
+        start = rng.state
+        draws = outputs(start, SHUFFLE_DRAWS + 1)
+        if min(draws) < len(DECK) or draws[-1] < CUT_THRESHOLD:
+            deck = super()._shuffled_deck()
+            return cut(deck, 1 + rng.below(len(deck) - 1))
+        rng.state = (start + (SHUFFLE_DRAWS + 1) * GOLDEN) & MASK64
+        return cut(_shuffled(draws), 1 + draws[-1] % CUT_BOUND)
 
     def _start_deal(self, deck: list[int]) -> None:
         n, first = self.n, (self.dealer + 1) % self.n
         dealt = FIRST_ROUND[n]
         hands = [0] * n
-        deal_round(deck, 0, hands, self.seats_from_dealer(), ROUNDS[n][0])  # 3.3: deck card k to seat dealer + 1 + k
+        order = ORDERS[n][self.dealer]
+        deal_round(deck, 0, hands, order, ROUNDS[n][0])  # 3.3: deck card k to seat dealer + 1 + k
         self._reset_tricks(hands, NO_TRUMP)
         self.__dict__["RULES"] = NORMAL_RULES[n]
         self.stock = deck[dealt:]
@@ -210,7 +239,7 @@ class Thunee(TrickGame):
         self.jodis, self.used, self.leader = [], 0, first
         limit, points = self.options["redeal_max_points"], HAND_POINTS.pile_points
         over = worth_more(limit)  # a hand holding one of these holds more than the limit
-        self.queue = [s for s in self.seats_from_dealer() if not hands[s] & over and points(hands[s]) <= limit]  # 3.4
+        self.queue = [s for s in order if not hands[s] & over and points(hands[s]) <= limit]  # 3.4
         if self.queue:
             self.phase, self.current_player = "redeal", self.queue[0]
         else:
@@ -232,7 +261,7 @@ class Thunee(TrickGame):
 
     def _deal_second_round(self) -> None:
         """3.6: the rest of the deck one card at a time in the same order."""
-        deal_round(self.stock, 0, self.hands, self.seats_from_dealer(), ROUNDS[self.n][1])  # (FIRST_ROUND[n] % n == 0)
+        deal_round(self.stock, 0, self.hands, ORDERS[self.n][self.dealer], ROUNDS[self.n][1])  # FIRST_ROUND[n] % n == 0
         self.stock = []
 
     def _dealt_again_now(self) -> None:
@@ -758,6 +787,23 @@ class Thunee(TrickGame):
             if not same_json(p[name], value):
                 raise PositionError(f"{name} must be {value!r} after deal_actions, got {p[name]!r}")
         self._legal = None
+
+
+SHUFFLE_DRAWS, CUT_BOUND = len(DECK) - 1, len(DECK) - 1  # Rng.shuffle's draws for the deck; the cut's bound
+CUT_THRESHOLD = THRESHOLDS[CUT_BOUND]  # Rng.below's rejection threshold for the cut
+FISHER_YATES = tuple(range(len(DECK) - 1, 0, -1)), range(len(DECK), 1, -1)  # Rng.shuffle's steps and bounds
+# The deck the next shuffle and cut give from an RNG state (a pure function of it): the first deal's, computed with
+# the first-dealer draw. One entry at most.
+_DECK_AFTER: dict[int, tuple[list[int], int]] = {}
+
+
+def _shuffled(draws: Sequence[int]) -> list[int]:
+    """The deck as ``Rng.shuffle`` leaves it with these draws (none of them a rejected one)."""
+    pack = list(DECK)
+    steps, bounds = FISHER_YATES
+    for i, j in zip(steps, map(mod, draws, bounds), strict=False):
+        pack[i], pack[j] = pack[j], pack[i]
+    return pack
 
 
 def _redeal_check(kept: int, limit: int, asked: bool) -> Callable[[list[int]], bool]:
