@@ -46,12 +46,14 @@ class Slot:
     check: Callable[[list[int]], bool] | None = None
 
 
-def redeal(slots: Sequence[Slot], rng: Rng, sweeps: int = SWEEPS) -> list[list[int]]:
+def redeal(slots: Sequence[Slot], rng: Rng, sweeps: int = SWEEPS,
+           start: Sequence[Sequence[int]] | None = None) -> list[list[int]]:
     """New contents for ``slots`` (the same sizes, each list in random order), drawn from ``rng``.
 
     The result depends on what is known of the slots (their sizes, forbidden cards and checks, and the unseen cards
     taken together), not on where the unseen cards really are: the chain starts from a deal made from that alone
-    (:func:`known_start`), so a search that samples the hidden cards cannot read them through the samples.
+    (:func:`known_start`), so a search that samples the hidden cards cannot read them through the samples. A caller
+    dealing the same slots many times may pass that ``start`` (a valid deal) once computed.
     """
     if not any(slot.forbidden or slot.check is not None for slot in slots):
         return _deal_freely(slots, rng)  # nothing is known of the unseen cards: one shuffle is exactly uniform
@@ -59,7 +61,9 @@ def redeal(slots: Sequence[Slot], rng: Rng, sweeps: int = SWEEPS) -> list[list[i
         bad = [CODES[c] for c in slot.cards if BIT[c] & slot.forbidden]
         if bad or not _passes_check(slot, slot.cards):
             raise ValueError(f"slot {k} does not hold a valid deal to start from (forbidden: {bad})")
-    contents = known_start(slots) or [list(slot.cards) for slot in slots]
+    if start is None:
+        start = known_start(slots) or [slot.cards for slot in slots]
+    contents = [list(cards) for cards in start]
     places = [(k, i) for k, cards in enumerate(contents) for i in range(len(cards))]
     n = len(places)
     if len({k for k, _ in places}) > 1:
@@ -151,6 +155,71 @@ def _rotate(contents: list[list[int]], slots: Sequence[Slot], places: list[tuple
     for (k, i), card in zip(places, moved, strict=True):
         contents[k][i] = card
     if not all(_passes_check(slots[k], contents[k]) for k, _ in places):
+        for (k, i), card in zip(places, before, strict=True):
+            contents[k][i] = card
+
+
+WHOLE_TRIES = 16  # independent deals tried by redeal_consistent before it walks from the real deal
+WHOLE_SWEEPS = 24  # the walk's proposals per card (each one a check of the whole sample)
+GLOBAL_MOVE = 16  # one proposal in this many is a whole new deal (redeal), to cross between regions swaps do not join
+
+
+def redeal_consistent(slots: Sequence[Slot], rng: Rng, consistent: Callable[[list[list[int]]], bool],
+                      tries: int = WHOLE_TRIES, sweeps: int = WHOLE_SWEEPS) -> list[list[int]]:
+    """As :func:`redeal`, for facts that no single slot can check: new contents that ``consistent`` accepts as a
+    whole (a game replays its deal's moves on them), each slot's list in the order the check saw.
+
+    First up to ``tries`` independent deals of :func:`redeal`, the first accepted one kept (uniform over the accepted
+    deals). When none is accepted (few deals are), a Markov chain from the real deal, which is always accepted: each
+    proposal swaps two places or rotates three (any slots, a slot's own places too, its order may matter) or, one time
+    in ``GLOBAL_MOVE``, is a whole new deal of :func:`redeal`, and is kept only when every slot's rules and
+    ``consistent`` hold. Every proposal is as likely as its reverse, so the chain's deals are uniform over the
+    accepted ones it can reach; ``sweeps`` proposals per card mix it, so the real deal is not favoured.
+
+    >>> from engine.cards import SUIT_MASK
+    >>> slots = [Slot([0, 1, 13]), Slot([2, 14, 15])]
+    >>> two_clubs = lambda contents: sum(c < 13 for c in contents[0]) == 2  # a fact about one slot, for brevity
+    >>> dealt = redeal_consistent(slots, Rng(3), two_clubs, tries=0)
+    >>> sorted(map(len, dealt)), sum(c < 13 for c in dealt[0])
+    ([3, 3], 2)
+    """
+    start = known_start(slots) or [slot.cards for slot in slots]  # (made once: it can take many tries)
+    for _ in range(tries):
+        contents = redeal(slots, rng, start=start)
+        if consistent(contents):
+            return contents
+    contents = [list(slot.cards) for slot in slots]
+    if not consistent(contents):
+        raise ValueError("the slots' real cards are not a consistent deal to start from")
+    places = [(k, i) for k, cards in enumerate(contents) for i in range(len(cards))]
+    n = len(places)
+    if n < 2:
+        return contents
+    for _ in range(sweeps * n):
+        r = rng.next_u64()  # as in redeal: two places (a third one time in four), 20 bits each
+        if r % GLOBAL_MOVE == 0:
+            proposal = redeal(slots, rng, start=start)
+            if consistent(proposal):
+                contents = proposal
+            continue
+        chosen = [places[(r >> 3 & LOW20) % n], places[(r >> 23 & LOW20) % n]]
+        if r >> 62 == 0:
+            chosen.append(places[(r >> 43 & LOW20) % n])
+        if len(set(chosen)) == len(chosen):
+            _rotate_consistent(contents, slots, chosen, consistent)
+    return contents
+
+
+def _rotate_consistent(contents: list[list[int]], slots: Sequence[Slot], places: list[tuple[int, int]],
+                       consistent: Callable[[list[list[int]]], bool]) -> None:
+    """Move each chosen card to the next chosen place, unless a slot's rules or ``consistent`` then fail."""
+    before = [contents[k][i] for k, i in places]
+    moved = before[-1:] + before[:-1]
+    if any(BIT[card] & slots[k].forbidden for (k, _), card in zip(places, moved, strict=True)):
+        return
+    for (k, i), card in zip(places, moved, strict=True):
+        contents[k][i] = card
+    if not (all(_passes_check(slots[k], contents[k]) for k, _ in places) and consistent(contents)):
         for (k, i), card in zip(places, before, strict=True):
             contents[k][i] = card
 

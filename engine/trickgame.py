@@ -603,6 +603,28 @@ class TrickGame(State):
         if self.STOCK_SHOWN is not None:
             self.stock = [new[c] for c in self.stock]
 
+    def trick_winner_seats(self, last_winner: int) -> list[int]:
+        """The seat that won each finished trick where the winner leads the next: the next trick's leader, and for
+        the last one ``last_winner`` (the game's record of who leads next)."""
+        return [trick[0][0] for trick in self.tricks[1:]] + ([last_winner] if self.tricks else [])
+
+    def _replay_actions(self, actions: object, key: str, over: Callable[[], bool]) -> None:
+        """A position's ``key``, [seat, action] pairs in order, played again from the deal as dealt: each must be the
+        turn's seat's legal action, and none may come once ``over()`` says the deal has ended (PositionError)."""
+        if not isinstance(actions, list):
+            raise PositionError(f"{key} must list [seat, action] pairs, got {actions!r}")
+        for number, entry in enumerate(actions):
+            where = f"{key}[{number}]"
+            if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[1], str):
+                raise PositionError(f"{where} must be a [seat, action] pair, got {entry!r}")
+            seat = position_seat(entry[0], where, self.n)
+            if over():
+                raise PositionError(f"{where}: the deal was over before it")
+            if seat != self.current_player or entry[1] not in self.legal_actions():
+                raise PositionError(f"{where}: seat {seat} may not play {entry[1]!r} there (seat "
+                                    f"{self.current_player} is to act, allowed: {', '.join(self.legal_actions())})")
+            self.apply_id(self.ACTIONS.ids_of_string[entry[1]])
+
     def _load_seat(self, value: object, key: str) -> int | None:
         """A nullable seat of a position (the belote announcer, ...)."""
         return position_seat(value, key, self.n, nullable=True)

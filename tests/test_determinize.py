@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine.cards import CODES, SUIT_MASK
-from engine.determinize import Slot, redeal
+from engine.determinize import Slot, redeal, redeal_consistent
 from engine.rng import Rng
 from engine.tricks import cut
 
@@ -114,6 +114,31 @@ def test_redeal_respects_forbidden_cards_and_is_uniform() -> None:
     assert set(counts) == {frozenset(h) for h in valid}
     expected = runs / len(valid)
     assert all(abs(n - expected) < 0.25 * expected for n in counts.values()), counts
+
+
+def test_redeal_consistent_walks_from_the_real_deal_without_favouring_it() -> None:
+    # A fact of the whole deal (east holds more clubs than west) with no independent deal tried: the walk from the
+    # real deal reaches each of the 10 consistent splits equally often, the real one no more than the others.
+    cards = [0, 1, 2, 13, 14, 15]  # 2C 3C 4C 2D 3D 4D
+    east, west = Slot([0, 1, 13]), Slot([2, 14, 15])
+
+    def more_clubs(contents: list[list[int]]) -> bool:
+        return sum(c < 13 for c in contents[0]) > sum(c < 13 for c in contents[1])
+
+    valid = {frozenset(h) for h in itertools.combinations(cards, 3)
+             if more_clubs([list(h), [c for c in cards if c not in h]])}
+    counts: Counter = Counter()
+    rng = Rng(5)
+    runs = 2000
+    for _ in range(runs):
+        dealt = redeal_consistent([east, west], rng, more_clubs, tries=0)
+        assert sorted(dealt[0] + dealt[1]) == cards and more_clubs(dealt)
+        counts[frozenset(dealt[0])] += 1
+    assert set(counts) == valid and len(valid) == 10
+    expected = runs / len(valid)
+    assert all(abs(n - expected) < 0.25 * expected for n in counts.values()), counts
+    with pytest.raises(ValueError, match="consistent"):
+        redeal_consistent([west, east], rng, more_clubs, tries=0)
 
 
 def test_redeal_refuses_a_start_that_breaks_its_own_rules() -> None:

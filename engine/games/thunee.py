@@ -17,19 +17,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
+from operator import mod
 from typing import Any
 
 from ..auction import PASS, RaiseForRight
 from ..cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
 from ..clone import LIST, OBJECT, SHARED
+from ..dealing import deal_round, seats_from
 from ..declarations import Marriage, marriages
-from ..determinize import Slot, redeal, relabeling
+from ..determinize import Slot, redeal_consistent, relabeling
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
-from ..rng import Rng
+from ..rng import GOLDEN, MASK64, THRESHOLDS, Rng, outputs
 from ..scoring import PlusMinusCards, point_table, sides_at_or_over
-from ..state import Chooser, GameInfo, GameLength, match_length, position_seat
+from ..state import Chooser, GameInfo, GameLength, match_length
 from ..trickgame import TrickGame, TrickRules, same_json
 from ..tricks import NO_TRUMP, CardActions, Ranking, cut, tiered_ranking
 
@@ -48,12 +50,14 @@ JODI = {"KQ": (20, 40), "JKQ": (30, 50)}  # 6.1.1: (plain, trump)
 JODI_AFTER = (1, 3)  # 6.1.2: after tricks 1 and 3
 BLACK_JACKS = (parse_card("JC"), parse_card("JS"))  # 3.1
 FIRST_ROUND = {4: 16, 6: 18}  # 3.3, 8.2.1: cards dealt before the calling
+ROUNDS = {n: ((1,) * (dealt // n), (1,) * ((len(DECK) - dealt) // n)) for n, dealt in FIRST_ROUND.items()}  # singly
 SIDES = {n: tuple(seat % 2 for seat in range(n)) for n in FIRST_ROUND}  # 1.2: team of seat s is s mod 2
+# The seats from each dealer's left (3.3), in the order they are dealt to and asked.
+ORDERS = {n: [tuple(seats_from(dealer + 1, n)) for dealer in range(n)] for n in FIRST_ROUND}
 SOLO = ("thunee", "royals", "mooney")  # a lone caller must win every trick (6.4, 6.5, 8.2.3)
 DOUBLE_BALLS, KANAK_BALLS, FAILED_BALLS = 2, 3, 4  # 6.2.2, 6.3.3 (failure: 4 to the other team either way)
 MOONEY_BALLS, MOONEY_LOST_TO_OPPONENT = 4, 8  # 8.2.3
 TRIP_BALLS, TRIP_FAILED = 3, 6  # 8.2.2
-DETERMINIZE_TRIES = 200  # samples drawn before keeping the real deal (a redeal or void deal would have followed)
 
 JODI_WORDS = {m.cards: "jodi:" + m.code() for m in marriages(mask_of(DECK), NO_TRUMP, JODI)}
 WORDS = ["redeal", "keep", PASS, *(f"call:{c}" for c in CALLS), *(f"trump:{CODES[c]}" for c in DECK), "trump:last",
@@ -185,21 +189,46 @@ class Thunee(TrickGame):
     # ---- the deal (3) -------------------------------------------------------------------------------------------
 
     def _draw_first_dealer(self) -> int:
-        """3.1: cards turned up to seats 0, 1, ... from a shuffled pack (top first); the first black jack deals."""
-        pack = list(DECK)
-        self.rng.shuffle(pack)
+        """3.1: cards turned up to seats 0, 1, ... from a shuffled pack (top first); the first black jack deals.
+
+        The draws of the first deal's shuffle and cut (3.2), which come next, are computed in the same batch and
+        its deck remembered (``_deck_after``)."""
+        rng = self.rng
+        start = rng.state
+        draws = outputs(start, 2 * SHUFFLE_DRAWS + 1)
+        if min(draws) < len(DECK) or draws[-1] < CUT_THRESHOLD:  # a draw below() would reject: the plain way
+            pack = list(DECK)
+            rng.shuffle(pack)
+        else:
+            pack = _shuffled(draws)
+            after = (start + SHUFFLE_DRAWS * GOLDEN) & MASK64
+            _DECK_AFTER.clear()
+            _DECK_AFTER[after] = (cut(_shuffled(draws[SHUFFLE_DRAWS:]), 1 + draws[-1] % CUT_BOUND),
+                                  (after + (SHUFFLE_DRAWS + 1) * GOLDEN) & MASK64)
+            rng.state = after
         return next(k for k, card in enumerate(pack) if card in BLACK_JACKS) % self.n
 
     def _shuffled_deck(self) -> list[int]:
-        deck = super()._shuffled_deck()
-        return cut(deck, 1 + self.rng.below(len(deck) - 1))  # 3.2: shuffle, then a cut
+        """3.2: shuffle, then a cut (the same draws as ``Rng.shuffle`` and ``Rng.below``, in one batch)."""
+        rng = self.rng
+        known = _DECK_AFTER.pop(rng.state, None)  # the deck a first-dealer draw computed for this state
+        if known is not None:
+            rng.state = known[1]
+            return list(known[0])
+        start = rng.state
+        draws = outputs(start, SHUFFLE_DRAWS + 1)
+        if min(draws) < len(DECK) or draws[-1] < CUT_THRESHOLD:
+            deck = super()._shuffled_deck()
+            return cut(deck, 1 + rng.below(len(deck) - 1))
+        rng.state = (start + (SHUFFLE_DRAWS + 1) * GOLDEN) & MASK64
+        return cut(_shuffled(draws), 1 + draws[-1] % CUT_BOUND)
 
     def _start_deal(self, deck: list[int]) -> None:
         n, first = self.n, (self.dealer + 1) % self.n
         dealt = FIRST_ROUND[n]
         hands = [0] * n
-        for j in range(n):  # 3.3: deck card k to seat dealer + 1 + k
-            hands[(first + j) % n] = mask_of(deck[j:dealt:n])
+        order = ORDERS[n][self.dealer]
+        deal_round(deck, 0, hands, order, ROUNDS[n][0])  # 3.3: deck card k to seat dealer + 1 + k
         self._reset_tricks(hands, NO_TRUMP)
         self.__dict__["RULES"] = NORMAL_RULES[n]
         self.stock = deck[dealt:]
@@ -210,7 +239,7 @@ class Thunee(TrickGame):
         self.jodis, self.used, self.leader = [], 0, first
         limit, points = self.options["redeal_max_points"], HAND_POINTS.pile_points
         over = worth_more(limit)  # a hand holding one of these holds more than the limit
-        self.queue = [s for s in self.seats_from_dealer() if not hands[s] & over and points(hands[s]) <= limit]  # 3.4
+        self.queue = [s for s in order if not hands[s] & over and points(hands[s]) <= limit]  # 3.4
         if self.queue:
             self.phase, self.current_player = "redeal", self.queue[0]
         else:
@@ -232,10 +261,7 @@ class Thunee(TrickGame):
 
     def _deal_second_round(self) -> None:
         """3.6: the rest of the deck one card at a time in the same order."""
-        n, stock = self.n, self.stock
-        first = self.dealer + 1 + FIRST_ROUND[n]  # deck card k to seat dealer + 1 + k
-        for j in range(n):
-            self.hands[(first + j) % n] |= mask_of(stock[j::n])
+        deal_round(self.stock, 0, self.hands, ORDERS[self.n][self.dealer], ROUNDS[self.n][1])  # FIRST_ROUND[n] % n == 0
         self.stock = []
 
     def _dealt_again_now(self) -> None:
@@ -558,15 +584,11 @@ class Thunee(TrickGame):
         """6.3.2: the caller won the last trick, his opponents some trick, and their X is below zero."""
         assert self.kanak is not None
         opp = 1 - self.side_of[self.kanak]
-        winners = self.trick_winners()
+        winners = self.trick_winner_seats(self.leader)
         before_last = sum(CARD_POINTS[c] for trick, winner in zip(self.tricks[:-1], winners, strict=False)
                           if self.side_of[winner] == opp for _s, c in trick)
         x = before_last - self._jodi_of(1 - opp) - LAST_TRICK + (self.call if opp == self._counting() else -self.call)
         return self.leader == self.kanak and self.tricks_won[opp] > 0 and x < 0
-
-    def trick_winners(self) -> list[int]:
-        """The seat that won each finished trick: the next one's leader, and the last one's ``leader``."""
-        return [trick[0][0] for trick in self.tricks[1:]] + ([self.leader] if self.tricks else [])
 
     def _counting(self) -> int:
         """4.4: the counting team, the trumper's opponents."""
@@ -634,17 +656,19 @@ class Thunee(TrickGame):
 
     def _determinize(self, seat: int, rng: Rng) -> None:
         """Deal the unseen cards again (each hand keeping its shown voids and, once known, whether its first round
-        could ask a redeal), then replay this dealing's moves on the sample: it is kept if every move was legal in it
-        and the seat sees the same (no redeal nor void deal came instead); else, after ``DETERMINIZE_TRIES``, the real
-        deal stays."""
+        could ask a redeal) so that this dealing's moves replay on the sample, every one legal, and the seat sees the
+        same (no redeal nor void deal came instead): ``redeal_consistent``, never the real deal for want of one."""
         slots = self._unseen_slots(seat)
         seen = self.observation(seat, history=False)
-        for _ in range(DETERMINIZE_TRIES):
-            new = relabeling(slots, redeal(slots, rng))
+
+        def sample_of(contents: list[list[int]]) -> Thunee | None:
+            new = relabeling(slots, contents)
             sample = self._replayed_on([new[c] for c in self.deal_deck], new)
-            if sample is not None and sample.observation(seat, history=False) == seen:
-                self.__dict__.update(sample.__dict__)
-                return
+            return sample if sample is not None and sample.observation(seat, history=False) == seen else None
+
+        sample = sample_of(redeal_consistent(slots, rng, lambda contents: sample_of(contents) is not None))
+        assert sample is not None  # redeal_consistent returns a deal the check accepted
+        self.__dict__.update(sample.__dict__)
 
     def _unseen_slots(self, seat: int) -> list[Slot]:
         known = self.hands[seat] | self._public_cards()
@@ -675,10 +699,8 @@ class Thunee(TrickGame):
         return slots + ([Slot(list(self.stock))] if self.stock else [])
 
     def _first_round_cards(self) -> list[int]:
-        first, dealt = (self.dealer + 1) % self.n, FIRST_ROUND[self.n]
         cards = [0] * self.n
-        for k in range(dealt):
-            cards[(first + k) % self.n] |= BIT[self.deal_deck[k]]
+        deal_round(self.deal_deck, 0, cards, self.seats_from_dealer(), ROUNDS[self.n][0])
         return cards
 
     def _redeal_eligibility(self) -> dict[int, bool]:
@@ -748,22 +770,9 @@ class Thunee(TrickGame):
             raise PositionError(f"phase must be one of {self.PHASES}, got {phase!r}")
         if "redealt" not in p:
             raise PositionError("a thunee position writes redealt, the deals dealt again since deal_index began")
-        actions = p["deal_actions"]
-        if not isinstance(actions, list):
-            raise PositionError(f"deal_actions must list [seat, action] pairs, got {actions!r}")
         self._replaying, self._replay_over = True, False
         self._start_deal(list(self.deal_deck))
-        for number, entry in enumerate(actions):
-            key = f"deal_actions[{number}]"
-            if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[1], str):
-                raise PositionError(f"{key} must be a [seat, action] pair, got {entry!r}")
-            seat = position_seat(entry[0], key, self.n)
-            if self._replay_over:
-                raise PositionError(f"{key}: the deal was over before it")
-            if seat != self.current_player or entry[1] not in self.legal_actions():
-                raise PositionError(f"{key}: seat {seat} may not play {entry[1]!r} there (seat {self.current_player} "
-                                    f"is to act, allowed: {', '.join(self.legal_actions())})")
-            self.apply_id(ACTIONS.ids_of_string[entry[1]])
+        self._replay_actions(p["deal_actions"], "deal_actions", lambda: self._replay_over)
         over = self._replay_over
         del self._replaying, self._replay_over
         if over != (phase == "over"):
@@ -778,6 +787,23 @@ class Thunee(TrickGame):
             if not same_json(p[name], value):
                 raise PositionError(f"{name} must be {value!r} after deal_actions, got {p[name]!r}")
         self._legal = None
+
+
+SHUFFLE_DRAWS, CUT_BOUND = len(DECK) - 1, len(DECK) - 1  # Rng.shuffle's draws for the deck; the cut's bound
+CUT_THRESHOLD = THRESHOLDS[CUT_BOUND]  # Rng.below's rejection threshold for the cut
+FISHER_YATES = tuple(range(len(DECK) - 1, 0, -1)), range(len(DECK), 1, -1)  # Rng.shuffle's steps and bounds
+# The deck the next shuffle and cut give from an RNG state (a pure function of it): the first deal's, computed with
+# the first-dealer draw. One entry at most.
+_DECK_AFTER: dict[int, tuple[list[int], int]] = {}
+
+
+def _shuffled(draws: Sequence[int]) -> list[int]:
+    """The deck as ``Rng.shuffle`` leaves it with these draws (none of them a rejected one)."""
+    pack = list(DECK)
+    steps, bounds = FISHER_YATES
+    for i, j in zip(steps, map(mod, draws, bounds), strict=False):
+        pack[i], pack[j] = pack[j], pack[i]
+    return pack
 
 
 def _redeal_check(kept: int, limit: int, asked: bool) -> Callable[[list[int]], bool]:

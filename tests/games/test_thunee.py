@@ -472,6 +472,37 @@ def test_positions_replay_the_deal_actions() -> None:
         engine.from_position(GAME, wrong)
 
 
+# Six players: seat 2 holds JH 9H AH TH (mooney in hearts); seats 4 and 5 are asked about a redeal (3 kings, 3 queens).
+MOONEY6 = {1: ["9S", "9C", "9D", "QH"], 2: ["JH", "9H", "AH", "TH"], 3: ["JS", "JC", "JD", "KH"],
+           4: ["KS", "KC", "KD", "AS"], 5: ["QS", "QC", "QD", "AC"], 0: ["TS", "TC", "TD", "AD"]}
+
+
+def test_determinize_never_keeps_the_real_deal_for_want_of_a_consistent_one() -> None:
+    # Seat 2 called mooney and led 9H: a sample must give him the rest of hearts with JH (8.2.3), seats 4 and 5 a
+    # first round of at most 10 points (3.4), the others more, and the opponents hearts (5.9). Few redeals of the
+    # unseen cards do, so samples also come from a walk from the real deal: it must not favour the real deal.
+    state = new(MOONEY6, six_trip=False)
+    act(state, (4, "keep"), (5, "keep"), (2, "pass"), (4, "pass"), (0, "pass"), (1, "trump:9S"),
+        (1, "pass"), (2, "mooney"), (2, "9H"))
+    seat, runs = 3, 120
+    real = [hand(state, s) for s in range(6) if s != seat]
+    seen, rng, deals = state.observation(seat), Rng(17), []
+    for _ in range(runs):
+        sample = engine.determinize(state, seat, rng)
+        assert sample.observation(seat) == seen
+        position = sample.to_position()
+        # from_position deals deal_deck again and replays deal_actions, each checked legal, then every key
+        assert engine.from_position(GAME, position).to_position() == position
+        hands = [position["hands"][s] for s in range(6) if s != seat]
+        caller = position["hands"][2]
+        assert set(caller) <= {"JH", "AH", "TH", "QH"} and "JH" in caller  # seat 2: mooney in hearts
+        deals.append(json.dumps(hands, sort_keys=True))
+    distinct = len(set(deals))
+    chance = runs / distinct  # the real deal is one of at least ``distinct`` equally likely deals
+    assert distinct > runs // 2, distinct
+    assert deals.count(json.dumps(real, sort_keys=True)) <= chance + 3 * chance ** 0.5 + 1
+
+
 @pytest.mark.parametrize(("partner_won", "balls"), [(None, [0, 4]), (True, [4, 0]), (False, [8, 0])])
 def test_8_2_3_mooney_balls(partner_won: bool | None, balls: list[int]) -> None:
     state = new(HANDS6, redeal_max_points=0)
