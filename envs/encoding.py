@@ -193,6 +193,7 @@ class TrickEncoder:
         self._views = [memoryview(vector) for vector in self._vectors]
         self._masks = [[0] * planes for _ in range(n)]
         self._keys: list[tuple[Any, ...] | None] = [None] * n
+        self._card_keys: list[tuple[bool, int] | None] = [None] * n
         self._tricks: list[list[tuple[int, int]]] = [[] for _ in range(n)]
         self._scores: list[list[int] | None] = [None] * n
 
@@ -200,11 +201,14 @@ class TrickEncoder:
         view, shown = self._views[seat], self._masks[seat]
         # What the slow part depends on: the stock shrinks with every trick of a game with a stock, the first trick
         # ends declarations; past that, only the phase and the deal change it.
-        key = (state.deal_index, state.dealings, state.phase, bool(state.tricks),
-               len(getattr(state, "stock", ())) - getattr(state, "stock_top", 0))
+        key = (state.deal_index, state.dealings, state.phase)
         if key != self._keys[seat]:
-            self._keys[seat] = key
-            self._slow_part(state, seat)
+            self._keys[seat], self._card_keys[seat] = key, None
+            self._deal_part(state, seat)
+        key = (bool(state.tricks), len(getattr(state, "stock", ())) - getattr(state, "stock_top", 0))
+        if key != self._card_keys[seat]:
+            self._card_keys[seat] = key
+            self._shown_part(state, seat)
         hand = state.hands[seat]
         if hand != shown[0]:
             _write_bits(view, 0, hand ^ shown[0], hand)
@@ -229,9 +233,9 @@ class TrickEncoder:
         view[self._to_act_at] = 1.0 if state.current_player == seat else 0.0
         return self._vectors[seat].copy()
 
-    def _slow_part(self, state: Any, seat: int) -> None:
-        """Write the entries that change only between tricks or phases into the seat's vector: the face-up and known
-        cards (the game's ``shown_cards``, else from the seat's observation), trump, phase, dealer, stock, deal."""
+    def _shown_part(self, state: Any, seat: int) -> None:
+        """Write the face-up and known cards and the stock's size, which change only between tricks or phases: the
+        game's ``shown_cards``, else from the seat's observation."""
         n, view, masks = self.players, self._views[seat], self._masks[seat]
         shown = state.shown_cards(seat)
         if shown is None:
@@ -243,6 +247,11 @@ class TrickEncoder:
             if mask != masks[plane]:
                 _write_bits(view, plane * NUM_CARDS, mask ^ masks[plane], mask)
                 masks[plane] = mask
+        view[self._to_act_at + 1] = shown[2]
+
+    def _deal_part(self, state: Any, seat: int) -> None:
+        """Write the entries that change only between phases or deals: trump, phase, dealer, deal."""
+        n, view = self.players, self._views[seat]
         at = self._plane_entries
         view[at: self._scores_at] = self._zeros[: self._scores_at - at]
         view[at + state.trump] = 1.0  # suits 0..3, and NO_TRUMP (4) is the "none" entry
@@ -250,7 +259,6 @@ class TrickEncoder:
         at = self._scores_at + n
         view[at: at + n] = self._zeros[:n]
         view[at + (state.dealer - seat) % n] = 1.0
-        view[self._to_act_at + 1] = shown[2]
         view[self._to_act_at + 2] = state.deal_index
 
 
