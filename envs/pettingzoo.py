@@ -68,6 +68,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self._mask = np.zeros(self.codec.size, dtype=np.int8)
         self._mask_view = memoryview(self._mask)
         self._no_mask = np.zeros(self.codec.size, dtype=np.int8)
+        self._no_mask_view = memoryview(self._no_mask)
         self._indexes: list[int] = []
         self._id_of: dict[int, int] | None = {} if self.codec.fishing else None
         self._card_of = self.fast.card_of if self.fast is not None else None
@@ -110,8 +111,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self.agent_selection = self.possible_agents[state.current_player]
         ids = state.legal_action_ids()
         view = self._mask_view
-        for index in self._indexes:
-            view[index] = 0
+        view[:] = self._no_mask_view
         if self._id_of is None:
             indexes = ids  # the engine's list, read only
         else:
