@@ -556,6 +556,13 @@ class TrickGame(State):
                 lacking |= BIT[x]
         return lacking
 
+    def shown_cards(self, seat: int) -> tuple[int, int, int] | None:
+        """What ``seat``'s observation shows beside its hand and the trick, as masks for numeric encoders (envs/):
+        the single face-up cards (``face_up``, ``turn_up``, ``bottom_card``, ``removed_card``), the cards of
+        ``known_cards`` and ``stock_size`` (0 when not shown); None when a game does not give them this way (then
+        they are read from ``observation(seat)``). A game that gives them keeps them equal to its observation's."""
+        return None
+
     def _known_cards(self, seat: int) -> int:
         """Cards in other hands whose place ``seat`` knows (a turn-up taken, a declaration shown): a mask."""
         return 0

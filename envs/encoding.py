@@ -37,7 +37,6 @@ each seat (raw points), the dealer one-hot, 1 if the observer is to act, the sto
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -167,9 +166,10 @@ class TrickEncoder:
     instead of building the observation dict at every move: the same vector (the tests compare the two at every move
     of every trick game it serves), several times faster. Each seat keeps its last vector and the card masks it
     shows, and a move rewrites only the entries that changed (a card or two). What changes only between tricks or
-    phases (the face-up and known cards, trump, the stock) comes from ``state.observation(seat)`` once per trick and
-    seat. ``played`` is the mask of the cards named by the deal's public moves, kept by the caller
-    (:meth:`played_card`); :meth:`new_match` starts over for another match.
+    phases (the face-up and known cards, trump, the stock) is written once per trick and seat, the cards from the
+    game's ``shown_cards`` (an engine hook, masks) where it has one, else from ``state.observation(seat)``.
+    ``played`` is the mask of the cards named by the deal's public moves, kept by the caller (from ``card_of``);
+    :meth:`new_match` starts over for another match.
 
     Used for the trick games that show every trick card as it is stored (all but those that play face down:
     :func:`trick_encoder` says which)."""
@@ -182,64 +182,86 @@ class TrickEncoder:
         self._scores_at = self.reference.planes * NUM_CARDS + len(SUITS) + 1 + len(PHASES) + 1
         self._to_act_at = self._scores_at + 2 * n
         self._plane_entries = self.reference.planes * NUM_CARDS
+        self._played_at = (n + 4) * NUM_CARDS
+        self._zeros = memoryview(np.zeros(self.reference.scalars, dtype=np.float32))
         self.new_match()
 
     def new_match(self) -> None:
         """Start every seat's vector afresh (a new match)."""
         n, planes = self.players, self.reference.planes
-        # Python float32 arrays: writing single entries costs a fraction of numpy's; one copy per move makes the array.
-        self._vectors = [array("f", bytes(4 * self.reference.size)) for _ in range(n)]
+        # Each seat's vector is a numpy array written through a memoryview (single entries cost a fraction of numpy's
+        # item assignment); one copy per observation makes the array returned.
+        self._vectors = [np.zeros(self.reference.size, dtype=np.float32) for _ in range(n)]
+        self._views = [memoryview(vector) for vector in self._vectors]
         self._masks = [[0] * planes for _ in range(n)]
         self._keys: list[tuple[Any, ...] | None] = [None] * n
-        self._slow_masks = [(0, 0)] * n
+        self._card_keys: list[tuple[bool, int] | None] = [None] * n
+        self._tricks: list[list[tuple[int, int]]] = [[] for _ in range(n)]
         self._scores: list[list[int] | None] = [None] * n
 
-    def played_card(self, action: int) -> int:
-        """The card (a one-bit mask) a move of ``action`` shows to every seat, 0 for a word (``pass``)."""
-        card = self.card_of[action]
-        return 0 if card is None else 1 << card
-
     def encode(self, state: Any, seat: int, played: int) -> np.ndarray:
-        n = self.players
-        vector = self._vectors[seat]
+        view, shown = self._views[seat], self._masks[seat]
         # What the slow part depends on: the stock shrinks with every trick of a game with a stock, the first trick
         # ends declarations; past that, only the phase and the deal change it.
-        key = (state.deal_index, state.dealings, state.phase, bool(state.tricks),
-               len(getattr(state, "stock", ())) - getattr(state, "stock_top", 0))
+        key = (state.deal_index, state.dealings, state.phase)
         if key != self._keys[seat]:
-            self._keys[seat], self._slow_masks[seat] = key, self._slow_part(state, seat, vector)
-        face_up, known = self._slow_masks[seat]
-        masks = [state.hands[seat], *[0] * n, 0, face_up, known, played]
-        for other, card in state.trick:
-            masks[1 + (other - seat) % n] |= 1 << card
-        shown = self._masks[seat]
-        for plane, mask in enumerate(masks):
-            changed = mask ^ shown[plane]
-            if changed:
-                _write_bits(vector, plane * NUM_CARDS, changed, mask)
-                shown[plane] = mask
-        scores = state.scores
+            self._keys[seat], self._card_keys[seat] = key, None
+            self._deal_part(state, seat)
+        key = (bool(state.tricks), len(getattr(state, "stock", ())) - getattr(state, "stock_top", 0))
+        if key != self._card_keys[seat]:
+            self._card_keys[seat] = key
+            self._shown_part(state, seat)
+        hand = state.hands[seat]
+        if hand != shown[0]:
+            _write_bits(view, 0, hand ^ shown[0], hand)
+            shown[0] = hand
+        trick = state.trick
+        if trick != self._tricks[seat]:
+            n = self.players
+            for other, card in self._tricks[seat]:
+                view[((other - seat) % n + 1) * NUM_CARDS + card] = 0.0
+            for other, card in trick:
+                view[((other - seat) % n + 1) * NUM_CARDS + card] = 1.0
+            self._tricks[seat] = list(trick)
+        if played != shown[-1]:
+            _write_bits(view, self._played_at, played ^ shown[-1], played)
+            shown[-1] = played
+        scores = state.side_scores
         if scores != self._scores[seat]:
+            n, side_of = self.players, state.side_of
             for k in range(n):
-                vector[self._scores_at + k] = scores[(seat + k) % n]
+                view[self._scores_at + k] = scores[side_of[(seat + k) % n]]
             self._scores[seat] = list(scores)
-        vector[self._to_act_at] = 1.0 if state.current_player == seat else 0.0
-        return np.frombuffer(vector, dtype=np.float32).copy()
+        view[self._to_act_at] = 1.0 if state.current_player == seat else 0.0
+        return self._vectors[seat].copy()
 
-    def _slow_part(self, state: Any, seat: int, vector: array[float]) -> tuple[int, int]:
-        """Write the entries that change only between tricks or phases (trump, phase, dealer, stock, deal) into
-        ``vector``; return the face-up and known cards (masks), from the seat's observation."""
-        n, view = self.players, state.observation(seat, history=False)
+    def _shown_part(self, state: Any, seat: int) -> None:
+        """Write the face-up and known cards and the stock's size, which change only between tricks or phases: the
+        game's ``shown_cards``, else from the seat's observation."""
+        n, view, masks = self.players, self._views[seat], self._masks[seat]
+        shown = state.shown_cards(seat)
+        if shown is None:
+            seen = state.observation(seat, history=False)
+            face_up = _mask_of([seen.get(key) for key in FACE_UP_KEYS])
+            shown = face_up, _mask_of(seen.get("known_cards", ())), seen.get("stock_size") or 0
+        for plane in (n + 2, n + 3):
+            mask = shown[plane - n - 2]
+            if mask != masks[plane]:
+                _write_bits(view, plane * NUM_CARDS, mask ^ masks[plane], mask)
+                masks[plane] = mask
+        view[self._to_act_at + 1] = shown[2]
+
+    def _deal_part(self, state: Any, seat: int) -> None:
+        """Write the entries that change only between phases or deals: trump, phase, dealer, deal."""
+        n, view = self.players, self._views[seat]
         at = self._plane_entries
-        vector[at: self._scores_at] = array("f", bytes(4 * (self._scores_at - at)))
-        vector[at + state.trump] = 1.0  # suits 0..3, and NO_TRUMP (4) is the "none" entry
-        vector[at + len(SUITS) + 1 + (PHASES.index(state.phase) if state.phase in PHASES else len(PHASES))] = 1.0
+        view[at: self._scores_at] = self._zeros[: self._scores_at - at]
+        view[at + state.trump] = 1.0  # suits 0..3, and NO_TRUMP (4) is the "none" entry
+        view[at + len(SUITS) + 1 + (PHASES.index(state.phase) if state.phase in PHASES else len(PHASES))] = 1.0
         at = self._scores_at + n
-        vector[at: at + n] = array("f", bytes(4 * n))
-        vector[at + (state.dealer - seat) % n] = 1.0
-        vector[self._to_act_at + 1] = view.get("stock_size") or 0
-        vector[self._to_act_at + 2] = state.deal_index
-        return _mask_of([view.get(key) for key in FACE_UP_KEYS]), _mask_of(view.get("known_cards", ()))
+        view[at: at + n] = self._zeros[:n]
+        view[at + (state.dealer - seat) % n] = 1.0
+        view[self._to_act_at + 2] = state.deal_index
 
 
 def trick_encoder(game_id: str, players: int) -> TrickEncoder | None:
@@ -250,7 +272,7 @@ def trick_encoder(game_id: str, players: int) -> TrickEncoder | None:
     return TrickEncoder(players, game)
 
 
-def _write_bits(vector: array[float], at: int, changed: int, mask: int) -> None:
+def _write_bits(vector: memoryview, at: int, changed: int, mask: int) -> None:
     """Set ``vector[at + card]`` to the card's bit in ``mask`` for each card of ``changed``."""
     while changed:
         low = changed & -changed

@@ -63,6 +63,15 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self._action_space = spaces.Discrete(self.codec.size)
         self._seeds: Rng | None = None
         self.state: engine.State | None = None
+        # The acting seat's mask, kept up to date move by move (a copy goes out with each observation) and all 0 for
+        # the others; a trick game's index is its action id, a fishing game's maps back through ``_id_of``.
+        self._mask = np.zeros(self.codec.size, dtype=np.int8)
+        self._mask_view = memoryview(self._mask)
+        self._no_mask = np.zeros(self.codec.size, dtype=np.int8)
+        self._no_mask_view = memoryview(self._no_mask)
+        self._indexes: list[int] = []
+        self._id_of: dict[int, int] | None = {} if self.codec.fishing else None
+        self._card_of = self.fast.card_of if self.fast is not None else None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_space
@@ -93,7 +102,6 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self._played = 0
         self._deal_index = 0
         self._scores_at_deal_start = list(self.state.scores)
-        self._legal: dict[int, int] = {}
         self.infos = {agent: {} for agent in self.agents}
         self._select()
 
@@ -101,7 +109,17 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         state = self.state
         assert state is not None and state.current_player is not None  # only while the match goes on
         self.agent_selection = self.possible_agents[state.current_player]
-        self._legal = self.codec.legal_by_index(state.legal_action_ids())
+        ids = state.legal_action_ids()
+        view = self._mask_view
+        view[:] = self._no_mask_view
+        if self._id_of is None:
+            indexes = ids  # the engine's list, read only
+        else:
+            self._id_of = self.codec.legal_by_index(ids)
+            indexes = list(self._id_of)
+        for index in indexes:
+            view[index] = 1
+        self._indexes = indexes
 
     def step(self, action: int | None) -> None:
         if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
@@ -110,13 +128,17 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         state = self.state
         assert state is not None  # reset() comes first
         try:
-            action_id = self._legal[int(action)]  # type: ignore[arg-type]
-        except (KeyError, TypeError, ValueError):
-            raise engine.IllegalAction(f"action index {action!r}", state.legal_actions(), state._where()) from None
+            index = int(action)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            index = -1
+        action_id = (index if index in self._indexes else None) if self._id_of is None else self._id_of.get(index)
+        if action_id is None:
+            raise engine.IllegalAction(f"action index {action!r}", state.legal_actions(), state._where())
         self._cumulative_rewards[self.agent_selection] = 0
         state.apply_id(action_id)
-        if self.fast is not None:
-            self._played |= self.fast.played_card(action_id)
+        card_of = self._card_of
+        if card_of is not None and card_of[action_id] is not None:
+            self._played |= 1 << card_of[action_id]
         if state.deal_index == self._deal_index and not state.is_terminal:  # the usual move: no reward, next seat
             self.rewards = self._no_rewards
             self._select()
@@ -145,17 +167,14 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         state = self.state
         assert state is not None  # reset() comes first
         seat = self._seat_of[agent]
-        mask = bytearray(self.codec.size)
-        if agent == self.agent_selection and not state.is_terminal:
-            for index in self._legal:
-                mask[index] = 1
-        return {"observation": self.encode(seat), "action_mask": np.frombuffer(mask, dtype=np.int8)}
+        to_act = agent == self.agent_selection and state.current_player is not None
+        return {"observation": self.encode(seat), "action_mask": (self._mask if to_act else self._no_mask).copy()}
 
     def encode(self, seat: int) -> np.ndarray:
         """The observation vector of ``seat`` now (:mod:`envs.encoding`)."""
         state = self.state
         assert state is not None  # reset() comes first
-        if self.fast is not None and not state.is_terminal:
+        if self.fast is not None:
             return self.fast.encode(state, seat, self._played)
         return self.encoder.encode(state.observation(seat, history=True), seat, self._deal_start)
 

@@ -207,6 +207,15 @@ class GermanWhist(TrickGame):
                  for c in self.down[s]] for s in (0, 1)
             ]
 
+    def shown_cards(self, seat: int) -> tuple[int, int, int]:
+        """``face_up``, ``known_cards`` and ``stock_size`` of the observation, as masks (TrickGame.shown_cards)."""
+        face_up = 1 << self.stock[self.stock_top] if self.stock_top < len(self.stock) else 0
+        known = 0
+        for s, c in self.taken_face_up:
+            if s != seat:
+                known |= 1 << c
+        return face_up, known, len(self.stock) - self.stock_top
+
     def _won_dict(self) -> dict[str, Any]:
         won = self.won()
         return {"phase1": won[0], "phase2": won[1]}

@@ -164,3 +164,7 @@ def test_the_fast_encoding_is_the_observations_at_every_move(game: str, players:
 
     for seed in range(2):
         _play(env, seed, check)
+        assert env.state.is_terminal
+        for seat in range(players):  # and at the match's end
+            view = env.state.observation(seat, history=True)
+            np.testing.assert_array_equal(env.encode(seat), env.encoder.encode(view, seat, env._deal_start))
