@@ -51,8 +51,9 @@ PHASES = ("auction", "exchange", "declare", "play", "capture", "over")
 FACE_UP_KEYS = ("face_up", "turn_up", "bottom_card", "removed_card")
 CARD_MASK = (1 << 6) - 1
 # Games with cards played or laid face down, whose moves show a seat cards the others do not see (a first trick played
-# partly face down; Boonaken's discards, boonaken.md 6.1): they take the reference encoding.
-FACE_DOWN_GAMES = ("two_ten_jack", "boonaken")
+# partly face down; Boonaken's discards, boonaken.md 6.1; Thunee's trump card laid face down, thunee.md 4.5): they
+# take the reference encoding.
+FACE_DOWN_GAMES = ("two_ten_jack", "boonaken", "thunee")
 
 
 class ActionCodec:

@@ -149,7 +149,7 @@ FAST_CASES = [case for case in CASES if trick_encoder(*case) is not None]
 def test_every_trick_game_but_those_playing_face_down_has_the_fast_encoding() -> None:
     trick_games = {game for game in engine.list_games() if issubclass(engine.game_class(game), TrickGame)}
     assert {game for game, _ in FAST_CASES} == trick_games - set(FACE_DOWN_GAMES)
-    assert "german_whist" in trick_games and FACE_DOWN_GAMES == ("two_ten_jack", "boonaken")
+    assert "german_whist" in trick_games and FACE_DOWN_GAMES == ("two_ten_jack", "boonaken", "thunee")
 
 
 @pytest.mark.parametrize(("game", "players", "options"), [(*case, {}) for case in FAST_CASES] + [
