@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
+from rules_text import drawn_dealer, fresh_deck
+
 import engine
 from engine.rng import Rng
 
@@ -261,3 +263,16 @@ def deal_hands(deck: list[str], start: int, order: list[int], packets: list[int]
             start += size
     return hands, start
 
+
+def check_first_dealer_and_deck(game: str, players: int, draw: str, ranks: str) -> None:
+    """3.1 and 3.3 of both fishing games: over 15 seeds, the first dealer is drawn from one fresh pack (``ranks`` low to
+    high, ``draw`` the lowest or highest card deals, ties drawn again from what is left) and the first deck is then a
+    shuffle of a fresh pack by the same RNG."""
+    for seed in range(15):
+        rng = Rng(seed)
+        dealer = drawn_dealer(rng, players, fresh_deck("23456789TJQKA"), lambda c: ranks.index(c[0]),
+                              lowest=draw == "low", fresh_for_ties=False)
+        pack = fresh_deck("23456789TJQKA")
+        rng.shuffle(pack)
+        state = engine.new_match(game, seed=seed, players=players, options={"first_dealer_draw": draw})
+        assert state.first_dealer == dealer and state.to_position()["deal_deck"] == pack

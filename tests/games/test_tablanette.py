@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import pytest
 from fishing_positions import fishing_state
-from fishing_text import Dealt, Rules, deal_hands, play_turns_checked, sweep_worth
-from rules_text import drawn_dealer, fresh_deck
+from fishing_text import Dealt, Rules, check_first_dealer_and_deck, deal_hands, play_turns_checked, sweep_worth
 
 import engine
 from engine.cards import CODES, mask_of, parse_card, parse_cards
 from engine.fishing import CARD_POINTS, CaptureRules, sweep_value
-from engine.rng import Rng
 
 GAME = "tablanette"
 
@@ -399,14 +397,7 @@ def test_9_5_a_jack_taking_a_table_of_jacks_is_no_tablanette_and_5_6b_a_jack_tra
 @pytest.mark.parametrize("draw", ["low", "high"])
 def test_3_1_3_3_the_rng_draws_the_dealer_from_one_pack_then_shuffles_the_deck(players: int, draw: str) -> None:
     ranks = "A23456789TJQK" if draw == "low" else "23456789TJQKA"  # 3.1: the ace low, or high
-    for seed in range(15):
-        rng = Rng(seed)
-        dealer = drawn_dealer(rng, players, fresh_deck("23456789TJQKA"), lambda c: ranks.index(c[0]),
-                              lowest=draw == "low", fresh_for_ties=False)
-        pack = fresh_deck("23456789TJQKA")
-        rng.shuffle(pack)
-        state = engine.new_match(GAME, seed=seed, players=players, options={"first_dealer_draw": draw})
-        assert state.first_dealer == dealer and state.to_position()["deal_deck"] == pack
+    check_first_dealer_and_deck(GAME, players, draw, ranks)
 
 
 @pytest.mark.parametrize(("players", "options"), [(2, {}), (2, {"max_sum_cards": 0}), (4, {})])

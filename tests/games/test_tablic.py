@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import pytest
 from fishing_positions import fishing_state
-from fishing_text import Dealt, Rules, deal_hands, play_turns_checked
-from rules_text import drawn_dealer, fresh_deck
+from fishing_text import Dealt, Rules, check_first_dealer_and_deck, deal_hands, play_turns_checked
 
 import engine
 from engine.cards import CODES, parse_card
 from engine.fishing import CARD_POINTS
-from engine.rng import Rng
 
 GAME = "tablic"
 ZERO = [c for c in CODES if CARD_POINTS[parse_card(c)] == 0]
@@ -283,14 +281,7 @@ def _check_match(seed: int, players: int, options: dict, explore_tables: int = 0
 @pytest.mark.parametrize("draw", ["low", "high"])
 def test_3_1_3_3_the_rng_draws_the_dealer_from_one_pack_then_shuffles_the_deck(players: int, draw: str) -> None:
     ranks = "A23456789TJQK" if draw == "low" else "23456789TAJQK"  # 3.1: the ace 1, or 11 (between T and J)
-    for seed in range(15):
-        rng = Rng(seed)
-        dealer = drawn_dealer(rng, players, fresh_deck("23456789TJQKA"), lambda c: ranks.index(c[0]),
-                              lowest=draw == "low", fresh_for_ties=False)
-        pack = fresh_deck("23456789TJQKA")
-        rng.shuffle(pack)
-        state = engine.new_match(GAME, seed=seed, players=players, options={"first_dealer_draw": draw})
-        assert state.first_dealer == dealer and state.to_position()["deal_deck"] == pack
+    check_first_dealer_and_deck(GAME, players, draw, ranks)
 
 
 @pytest.mark.parametrize(("players", "options"), [(2, {}), (2, {"capture_compulsory": True}), (4, {})])
