@@ -124,6 +124,34 @@ class TrickBonus:
         return trick_point + bonus if additive else max(trick_point, bonus)
 
 
+@dataclass(frozen=True)
+class WinningCardBonus:
+    """Bonuses for the tricks a special card wins (Trappola 7.1.3 - 7.1.5): each such trick earns its winner a bonus
+    (counted here), the last trick's winner earns ``last``; a deal that ends with a run of such tricks pays
+    ``per_run_trick`` for each trick of the run to its last winner instead, and its tricks count for nothing else.
+
+    >>> bonus = WinningCardBonus(last=6, per_run_trick=26)
+    >>> bonus.score([(0, True), (1, False), (0, False)], 2), bonus.score([(1, False), (0, True), (1, True)], 2)
+    (([1, 0], [6, 0], 0), ([0, 0], [0, 52], 2))
+    """
+
+    last: int
+    per_run_trick: int
+
+    def score(self, winners: Sequence[tuple[int, bool]], seats: int) -> tuple[list[int], list[int], int]:
+        """For (winner, won by the special card) of each trick in order: per seat its special tricks outside the final
+        run, per seat the last trick's or the run's points, and the run's length."""
+        run = 0
+        while run < len(winners) and winners[-1 - run][1]:
+            run += 1
+        special, bonus = [0] * seats, [0] * seats
+        for seat, by_special in winners[:len(winners) - run]:
+            special[seat] += by_special
+        if winners:
+            bonus[winners[-1][0]] = self.per_run_trick * run if run else self.last
+        return special, bonus, run
+
+
 class PileValues:
     """Card values summed over a pile (a mask) in four table look-ups, one per suit: ``points[card]`` for each card.
 

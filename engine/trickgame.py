@@ -589,6 +589,14 @@ class TrickGame(State):
         what it held when that trick began (from 0: its dealt hand)."""
         return mask_of(c for played in [*self.tricks[trick:], self.trick] for s, c in played if s == seat)
 
+    def _turn_in_trick(self, seat: int, k: int) -> int | None:
+        """The place of ``seat``'s card in trick ``k`` (finished or in play), None if it has no turn there now."""
+        played = self.tricks[k] if k < len(self.tricks) else self.trick
+        for place, (s, _c) in enumerate(played):
+            if s == seat:
+                return place
+        return len(played) if k == len(self.tricks) and seat == self.current_player else None
+
     def _dealt_hand_keeps(self, seat: int, known: int, fact: Callable[[int], object]) -> Callable[[list[int]], bool]:
         """A ``_hand_check`` that keeps ``fact`` of ``seat``'s dealt hand (a mask -> a value): its known cards and the
         cards it played, with the unseen cards a sample deals it (Belote's combinations, contrée's weak hand)."""
