@@ -12,16 +12,17 @@ sortable strength keys, so "the single best declaration" is a ``max``.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
 
 from .cards import BIT, CODES, RANKS, SUITS, card_of, mask_of
-from .clone import LIST
+from .clone import LIST, SHARED
 from .errors import PositionError
 from .rng import Rng
-from .state import position_seat
+from .state import position_list, position_seat
 from .trickgame import TrickGame
 from .tricks import CardActions
 
@@ -99,6 +100,115 @@ def melds(hand: int, order: str, carre_values: Mapping[str, int],
     """All carrés, then all sequences, of a hand."""
     return carres(hand, carre_values) + sequences(hand, order, sequence_values)
 
+
+
+class MeldDeclaring(TrickGame):
+    """A trick game whose players may declare the combinations of their hand (:func:`melds` in ``MELD_ORDER`` with
+    ``CARRE_VALUES``) on their first turn of the first trick, before their card; after that trick the side holding
+    the single best declared combination (``_meld_key``, equal keys to the first from the dealer's left) scores
+    every combination its members declared, and they are shown (Belote 6.1 - 6.3). A game finds the hands'
+    combinations once they are dealt (``_find_melds``), lists ``_declaration_ids`` while ``_must_choose_declaration``,
+    applies ``_choose_declaration`` and calls ``_resolve_declarations`` after the first trick."""
+
+    MELD_ORDER: ClassVar[str]  # the natural order, high to low, of sequences
+    CARRE_VALUES: ClassVar[Mapping[str, int]]
+    COPY = {"declared": LIST, "declaration_points": LIST, "melds": SHARED}  # melds: only ever replaced whole
+    declared: list[str | None]  # per seat: None (not chosen), "declare" or "nodeclare"
+    melds: list[list[Meld]]  # per seat, the combinations of its hand (found once all cards are dealt)
+    declaration_points: list[int]  # per side, scored after the first trick
+
+    @abstractmethod
+    def _meld_key(self, meld: Meld) -> tuple[int, ...]:
+        """A combination's strength, for the single best one."""
+
+    def _reset_melds(self) -> None:
+        self.declared = [None] * self.n
+        self.melds = [[] for _ in range(self.n)]
+        self.declaration_points = [0] * len(self.card_points)
+
+    def _hand_melds(self, hand: int) -> list[Meld]:
+        return melds(hand, self.MELD_ORDER, self.CARRE_VALUES)
+
+    def _find_melds(self) -> None:
+        self.melds = [self._hand_melds(hand) for hand in self.hands]
+
+    def _must_choose_declaration(self) -> bool:
+        seat = self.current_player
+        assert seat is not None  # asked only while someone is to act
+        return not self.tricks and self.declared[seat] is None and bool(self.melds[seat])
+
+    def _declaration_ids(self) -> list[int]:
+        return [self.ACTIONS.word_id("declare"), self.ACTIONS.word_id("nodeclare")]
+
+    def _choose_declaration(self, word: str) -> None:
+        assert self.current_player is not None  # State.apply_id applies only a legal action
+        self.declared[self.current_player] = word
+
+    def _resolve_declarations(self) -> None:
+        """After trick 1: the side with the single best declared combination scores all its members' declarations."""
+        best = None
+        for position, seat in enumerate(self.seats_from_dealer()):
+            if self.declared[seat] != "declare":
+                continue
+            for meld in self.melds[seat]:
+                key = (self._meld_key(meld), -position)  # equal keys go to the first in order
+                if best is None or key > best[0]:
+                    best = (key, seat)
+        if best is None:
+            return
+        side = self.side_of[best[1]]
+        for seat in range(self.n):
+            if self.side_of[seat] == side and self.declared[seat] == "declare":
+                self.declaration_points[side] += sum(m.value for m in self.melds[seat])
+
+    def _declarations_shown(self) -> dict[str, Any]:
+        """Once trick 1 is over, the declared combinations (per seat) and the points they scored (per side)."""
+        if not self.tricks:
+            return {}
+        return {"declarations": [[m.code() for m in self.melds[s]] if self.declared[s] == "declare" else []
+                                 for s in range(self.n)],
+                "declaration_points": list(self.declaration_points)}
+
+    def _shown_meld_cards(self) -> list[int]:
+        """The cards of the declared combinations, shown by the end of trick 1."""
+        if not self.tricks:
+            return []
+        return [c for s in range(self.n) if self.declared[s] == "declare" for m in self.melds[s]
+                for c in m.cards(self.MELD_ORDER)]
+
+    def _known_cards(self, seat: int) -> int:
+        return super()._known_cards(seat) | mask_of(self._shown_meld_cards())
+
+    def _melds_kept(self, seat: int, known: int) -> Callable[[list[int]], bool]:
+        """A ``_hand_check``: a sample's dealt hand holds the combinations ``seat``'s did."""
+        return self._dealt_hand_keeps(seat, known, self._hand_melds)
+
+    def _load_declared(self, value: Any) -> None:
+        """A position's ``declared`` (checked by ``_check_declared`` once the deal is replayed)."""
+        declared = position_list(value, "declared", self.n)
+        if any(d not in (None, "declare", "nodeclare") for d in declared):
+            raise PositionError(f"declared lists per seat null, 'declare' or 'nodeclare', got {declared!r}")
+        self.declared = list(declared)
+
+    def _check_declared(self) -> None:
+        """A seat with a combination chooses on its first turn in trick 1, before its card; others never do; the
+        declarations are then scored as in play."""
+        self.declaration_points = [0] * len(self.card_points)
+        played = {seat for trick in [*self.tricks, self.trick] for seat, _c in trick}
+        for seat in range(self.n):
+            choice = self.declared[seat]
+            if not self.melds[seat]:
+                allowed: tuple[str | None, ...] = (None,)
+            elif seat in played:
+                allowed = ("declare", "nodeclare")
+            elif seat == self.current_player and self.phase == "play":
+                allowed = (None, "declare", "nodeclare")
+            else:
+                allowed = (None,)
+            if choice not in allowed:
+                raise PositionError(f"declared[{seat}] must be one of {list(allowed)} here, got {choice!r}")
+        if self.tricks:
+            self._resolve_declarations()
 
 
 # ---- sets of one rank: three or four cards of a rank held together (Trappola) ----------------------------------
