@@ -2,7 +2,9 @@
 of one rank (three or four of a kind, Trappola).
 
 A game gives its natural order and values as data; these functions find the combinations in a hand mask and give
-sortable strength keys, so "the single best declaration" is a ``max``.
+sortable strength keys, so "the single best declaration" is a ``max``. A trick game that declares during its play is
+a :class:`MeldDeclaring` (Belote's combinations on the first trick) or a :class:`SetDeclaring` (Trappola's sets on
+one's turn): the record, what the other seats see, samples and positions come with it.
 
 >>> from engine.cards import mask_of, parse_cards
 >>> hand = mask_of(parse_cards(["QS", "JS", "TS", "9S", "QC", "QD", "QH", "7C"]))
@@ -107,8 +109,9 @@ class MeldDeclaring(TrickGame):
     ``CARRE_VALUES``) on their first turn of the first trick, before their card; after that trick the side holding
     the single best declared combination (``_meld_key``, equal keys to the first from the dealer's left) scores
     every combination its members declared, and they are shown (Belote 6.1 - 6.3). A game finds the hands'
-    combinations once they are dealt (``_find_melds``), lists ``_declaration_ids`` while ``_must_choose_declaration``,
-    applies ``_choose_declaration`` and calls ``_resolve_declarations`` after the first trick."""
+    combinations once they are dealt (``_find_melds``), offers ``declare`` and ``nodeclare`` while
+    ``_must_choose_declaration`` (recording the choice in ``declared``) and calls ``_resolve_declarations`` after the
+    first trick."""
 
     MELD_ORDER: ClassVar[str]  # the natural order, high to low, of sequences
     CARRE_VALUES: ClassVar[Mapping[str, int]]
@@ -136,13 +139,6 @@ class MeldDeclaring(TrickGame):
         seat = self.current_player
         assert seat is not None  # asked only while someone is to act
         return not self.tricks and self.declared[seat] is None and bool(self.melds[seat])
-
-    def _declaration_ids(self) -> list[int]:
-        return [self.ACTIONS.word_id("declare"), self.ACTIONS.word_id("nodeclare")]
-
-    def _choose_declaration(self, word: str) -> None:
-        assert self.current_player is not None  # State.apply_id applies only a legal action
-        self.declared[self.current_player] = word
 
     def _resolve_declarations(self) -> None:
         """After trick 1: the side with the single best declared combination scores all its members' declarations."""

@@ -14,7 +14,8 @@ observations and positions show), ``KEY_RULES`` (its own position keys that the 
 Its ``_load_position`` loads its own keys, then ``_load_deal`` and ``_check_deal`` (by default it does only those);
 ``_dealt_trump`` and ``_seat_to_speak`` say what a position's trump and seat to act must be. Determinization deals the
 unseen cards again under the voids the play showed; a game adds what else a seat knows (``_known_cards``,
-``_hand_check``, ``_hidden_piles``).
+``_hand_check``, ``_hidden_piles``). A deal the rules deal again at once (a void deal) is a ``_misdeal``; a game where
+a card may be played face down is a :class:`FaceDownPlays`.
 
 >>> import engine
 >>> state = engine.new_match("german_whist", seed=1, first_dealer=0)

@@ -130,8 +130,8 @@ class Belote(MeldDeclaring, BelotePlay):
 
     def _legal_ids(self) -> list[int]:
         if self.phase == "play":
-            if not self.tricks and self._must_choose_declaration():  # 5.5, 6.2 (after the first trick, never)
-                return self._declaration_ids()
+            if not self.tricks and self._must_choose_declaration():  # (after the first trick, never: a cheap test)
+                return [ACTIONS.word_id("declare"), ACTIONS.word_id("nodeclare")]
             return self._card_ids()
         return sorted(ACTIONS.word_id(w) for w in self.rounds.legal_words())  # 4.5
 
@@ -144,11 +144,12 @@ class Belote(MeldDeclaring, BelotePlay):
         if self.phase == "auction":
             self._take(word)
         elif word in ("declare", "nodeclare"):
-            self._choose_declaration(word)  # 6.2
+            assert self.current_player is not None  # State.apply_id applies only a legal action
+            self.declared[self.current_player] = word
         else:
             self._play_card(action)
             if len(self.tricks) == 1 and not self.trick and self.phase == "play":
-                self._resolve_declarations()  # 6.3
+                self._resolve_declarations()
 
     def _take(self, word: str) -> None:
         rounds = self.rounds
