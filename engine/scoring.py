@@ -76,6 +76,47 @@ def over_half(points: Sequence[int], half: int, multiplier: int = 1) -> list[int
     return [(p - half) * multiplier if p > half else 0 for p in points]
 
 
+def two_side_points(attack: int, base: list[int], declarations: list[int], belote: list[int],
+                    litige: bool = True) -> tuple[list[int], str, int]:
+    """A taker's contract between two sides (Belote 7.3 with 2 or 4 players): each side's points, the outcome and
+    the points held back. The attack must score more than the defence (``made``: both score their totals); else it
+    is ``dedans`` (the defence scores every point of the deal, the attack keeps only its belote), or with
+    ``litige`` at equal totals the defence scores its own and the attack's, less its belote, are held back.
+
+    ``base`` is card points + last trick (+ a capot's bonus) per side; ``declarations`` the scoring declarations.
+
+    >>> two_side_points(0, [100, 62], [20, 0], [20, 0])  # Belote 10.8
+    ([140, 62], 'made', 0)
+    >>> two_side_points(0, [81, 81], [0, 0], [0, 0]), two_side_points(0, [60, 102], [0, 20], [0, 0])
+    (([0, 81], 'litige', 81), ([0, 182], 'dedans', 0))
+    """
+    defence = 1 - attack
+    totals = [base[s] + declarations[s] + belote[s] for s in (0, 1)]
+    points = [0, 0]
+    if totals[attack] > totals[defence]:
+        return totals, "made", 0
+    points[attack] = belote[attack]
+    if totals[attack] == totals[defence] and litige:
+        points[defence] = totals[defence]
+        return points, "litige", totals[attack] - belote[attack]
+    points[defence] = sum(base) + sum(declarations) + belote[defence]  # dedans
+    return points, "dedans", 0
+
+
+def three_player_points(taker: int, totals: list[int], belote: list[int], order: list[int]) -> tuple[list[int], str]:
+    """A taker against two opponents (Belote 7.5): he must score more than each of them; else (``dedans``) they
+    share his points, less his belote (the odd point to the first of them in ``order``, clockwise from the dealer's
+    left)."""
+    if all(totals[taker] > totals[s] for s in range(3) if s != taker):
+        return list(totals), "made"
+    points = [0, 0, 0]
+    points[taker] = belote[taker]
+    share = totals[taker] - belote[taker]
+    for k, seat in enumerate(s for s in order if s != taker):
+        points[seat] = totals[seat] + share // 2 + (share % 2 if k == 0 else 0)
+    return points, "dedans"
+
+
 def ranks_mask(ranks: str) -> int:
     """The cards of the given ranks in every suit, as a mask (``"234"``: the twelve 2s, 3s and 4s)."""
     mask = 0
@@ -122,6 +163,34 @@ class TrickBonus:
     def value(self, cards: Sequence[int], trick_point: int = 1, additive: bool = False) -> int:
         bonus = self.bonus(cards)
         return trick_point + bonus if additive else max(trick_point, bonus)
+
+
+@dataclass(frozen=True)
+class WinningCardBonus:
+    """Bonuses for the tricks a special card wins (Trappola 7.1.3 - 7.1.5): each such trick earns its winner a bonus
+    (counted here), the last trick's winner earns ``last``; a deal that ends with a run of such tricks pays
+    ``per_run_trick`` for each trick of the run to its last winner instead, and its tricks count for nothing else.
+
+    >>> bonus = WinningCardBonus(last=6, per_run_trick=26)
+    >>> bonus.score([(0, True), (1, False), (0, False)], 2), bonus.score([(1, False), (0, True), (1, True)], 2)
+    (([1, 0], [6, 0], 0), ([0, 0], [0, 52], 2))
+    """
+
+    last: int
+    per_run_trick: int
+
+    def score(self, winners: Sequence[tuple[int, bool]], seats: int) -> tuple[list[int], list[int], int]:
+        """For (winner, won by the special card) of each trick in order: per seat its special tricks outside the final
+        run, per seat the last trick's or the run's points, and the run's length."""
+        run = 0
+        while run < len(winners) and winners[-1 - run][1]:
+            run += 1
+        special, bonus = [0] * seats, [0] * seats
+        for seat, by_special in winners[:len(winners) - run]:
+            special[seat] += by_special
+        if winners:
+            bonus[winners[-1][0]] = self.per_run_trick * run if run else self.last
+        return special, bonus, run
 
 
 class PileValues:

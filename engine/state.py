@@ -151,6 +151,7 @@ class State(ABC):
     deal_results: list[dict[str, Any]]
     winners: list[int] | None
     moves: list[tuple[int, int]]  # (seat, action int) since the match began
+    dealing_start = 0  # the index in moves of this dealing's first move (a loaded position's moves begin there)
     _legal: list[int] | None  # the legal action ids, while they are known
     first_dealer: int
     dealer: int
@@ -318,6 +319,7 @@ class State(ABC):
             deck = self._shuffled_deck()
         self.deal_deck = list(deck)
         self._legal = None
+        self.dealing_start = len(self.moves)
         self._start_deal(list(deck))
         if self.cut_short:
             self._finish_match(leaders(self.side_scores))
@@ -530,8 +532,16 @@ class State(ABC):
         return obs
 
     def _public_history(self, seat: int) -> list[list[Any]]:
-        """The moves ``seat`` may see; a game with secret moves overrides it."""
-        return [[s, self.action_string(a)] for s, a in self.moves]
+        """The moves ``seat`` may see: each as played, from ``_secret_moves_start()`` on as ``action_seen_by`` shows
+        it."""
+        start, moves = self._secret_moves_start(), self.moves
+        return [[s, self.action_string(a)] for s, a in moves[:start]] + [
+            [s, self.action_seen_by(seat, s, self.action_string(a))] for s, a in moves[start:]]
+
+    def _secret_moves_start(self) -> int:
+        """The index in ``moves`` from which the history may keep part of a move from the other seats
+        (``action_seen_by``): by default none (len(moves)); 0 when a move stays secret for the whole match."""
+        return len(self.moves)
 
     def action_seen_by(self, viewer: int | None, actor: int, action: str) -> str:
         """How ``viewer`` (a seat, or None: anyone) sees ``action``, a move ``actor`` has just played: the action

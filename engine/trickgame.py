@@ -14,7 +14,8 @@ observations and positions show), ``KEY_RULES`` (its own position keys that the 
 Its ``_load_position`` loads its own keys, then ``_load_deal`` and ``_check_deal`` (by default it does only those);
 ``_dealt_trump`` and ``_seat_to_speak`` say what a position's trump and seat to act must be. Determinization deals the
 unseen cards again under the voids the play showed; a game adds what else a seat knows (``_known_cards``,
-``_hand_check``, ``_hidden_piles``).
+``_hand_check``, ``_hidden_piles``). A deal the rules deal again at once (a void deal) is a ``_misdeal``; a game where
+a card may be played face down is a :class:`FaceDownPlays`.
 
 >>> import engine
 >>> state = engine.new_match("german_whist", seed=1, first_dealer=0)
@@ -88,6 +89,7 @@ class TrickRules:
 
 
 FULL_MASK = (1 << 52) - 1
+MISDEAL_TRIES = 1000  # determinization: samples drawn before keeping the real deal when all are misdeals
 
 
 class TrickGame(State):
@@ -142,6 +144,17 @@ class TrickGame(State):
 
     def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
         """Checks of a position's cards against ``deal_deck`` (PositionError), run before the tricks are replayed."""
+
+    def _misdeal(self, new: Sequence[int] | None = None) -> str | None:
+        """What makes the deal dealt from ``deal_deck`` (its cards relabeled by ``new``, when given) one the rules
+        deal again at once (Two-Ten-Jack 3.6's void deal), or None: such a deal is dealt again, refused in a
+        position and never sampled."""
+        return None
+
+    def _begin_deal(self, deck: list[int] | None) -> None:
+        State._begin_deal(self, deck)
+        while self.current_player is not None and self._misdeal() is not None:
+            State._begin_deal(self, None)
 
     def _deal_again(self, trump: int) -> None:
         """Set the deal as ``deal_deck`` dealt it, up to the first card played (with ``trump``): the hands and the
@@ -455,6 +468,9 @@ class TrickGame(State):
         check_cards_once({**every, **piles}, self._deck_cards())
         if self.STOCK_SHOWN is not None and self.stock and self.stock != self.deal_deck[-len(self.stock):]:
             raise PositionError(f"{self._stock_key()} must be the undrawn end of deal_deck, in order")
+        misdeal = self._misdeal()
+        if misdeal is not None:
+            raise PositionError(f"deal_deck {misdeal}")
         self._check_dealt(trump, hand_cards)
         to_play = check_play_order(tricks, trick, self._first_leader(), n, self._winner_rule(trump),
                                    size=size, lead_passes=self.RULES.lead_passes, order=order)
@@ -496,9 +512,14 @@ class TrickGame(State):
 
     def _determinize(self, seat: int, rng: Rng) -> None:
         """Deal again every card ``seat`` has not seen (``_unseen_slots``), so that the whole deal, from
-        ``deal_deck`` on, is one the public play could come from."""
+        ``deal_deck`` on, is one the public play could come from (never a ``_misdeal``: after ``MISDEAL_TRIES``
+        of them the real deal stays, one the play could come from)."""
         slots = self._unseen_slots(seat)
-        self._relabel(relabeling(slots, redeal(slots, rng)))
+        for _ in range(MISDEAL_TRIES):
+            new = relabeling(slots, redeal(slots, rng))
+            if self._misdeal(new) is None:
+                self._relabel(new)
+                return
 
     def _unseen_slots(self, seat: int) -> list[Slot]:
         """The other hands' unseen cards, one slot per seat and per trick after which they came into the hand: each
@@ -589,6 +610,14 @@ class TrickGame(State):
         what it held when that trick began (from 0: its dealt hand)."""
         return mask_of(c for played in [*self.tricks[trick:], self.trick] for s, c in played if s == seat)
 
+    def _turn_in_trick(self, seat: int, k: int) -> int | None:
+        """The place of ``seat``'s card in trick ``k`` (finished or in play), None if it has no turn there now."""
+        played = self.tricks[k] if k < len(self.tricks) else self.trick
+        for place, (s, _c) in enumerate(played):
+            if s == seat:
+                return place
+        return len(played) if k == len(self.tricks) and seat == self.current_player else None
+
     def _dealt_hand_keeps(self, seat: int, known: int, fact: Callable[[int], object]) -> Callable[[list[int]], bool]:
         """A ``_hand_check`` that keeps ``fact`` of ``seat``'s dealt hand (a mask -> a value): its known cards and the
         cards it played, with the unseen cards a sample deals it (Belote's combinations, contrée's weak hand)."""
@@ -675,3 +704,76 @@ def position_hand(value: object, key: str) -> list[int]:
         raise PositionError(f"{key} must list its cards in canonical order: {' '.join(codes_of(sorted(cards)))}, got "
                             f"{' '.join(CODES[c] for c in cards)}")
     return cards
+
+
+FACEDOWN = "facedown:"  # the prefix of a card played face down (``facedown:7C``)
+FACE_DOWN_WORDS = tuple(FACEDOWN + code for code in CODES)
+
+
+class FaceDownPlays(TrickGame):
+    """A trick game where a card may be played face down (Two-Ten-Jack 5.3): its action is ``facedown:<card>``
+    (``DOWN_ID``, ``DOWN_CARD``: a game's ACTIONS list ``FACE_DOWN_WORDS``), ``down`` holds the cards so played this
+    deal, and the other seats see ``facedown`` (in the trick, the moves and the history) until the trick is gathered.
+    A sample deals the others' face-down cards of the trick in play again, none of ``DOWN_LACKS`` (what playing face
+    down shows a hand lacked); positions list the deal's face-down cards under ``face_down``. A game plays them (its
+    ``_play_action``) and says which cards win."""
+
+    DOWN_ID: ClassVar[tuple[int, ...]]  # per card, the action that plays it face down
+    DOWN_CARD: ClassVar[Mapping[int, int]]  # action -> the card it plays face down
+    DOWN_LACKS: ClassVar[int] = 0
+    _down_given = 0  # loading a position: its face_down cards, replayed face down
+    down: int  # the cards played face down this deal
+
+    def _shown(self, seat: int, viewer: int, card: int) -> str:
+        """A trick card as ``viewer`` sees it: a card played face down is hidden from the others until gathered."""
+        if not self.down & BIT[card]:
+            return CODES[card]
+        return FACEDOWN + CODES[card] if seat == viewer else "facedown"
+
+    def _observe(self, seat: int, obs: dict[str, Any]) -> None:
+        super()._observe(seat, obs)
+        obs["trick"] = [[s, self._shown(s, seat, c)] for s, c in self.trick]
+
+    def action_seen_by(self, viewer: int | None, actor: int, action: str) -> str:
+        """A card played face down shows the others no card when it is played (the history shows it once its trick
+        is gathered)."""
+        if viewer != actor and action.startswith(FACEDOWN):
+            return "facedown"
+        return action
+
+    def _secret_moves_start(self) -> int:
+        """The trick in play's moves while it holds a face-down card."""
+        if any(self.down & BIT[c] for _s, c in self.trick):
+            return max(0, len(self.moves) - len(self.trick))
+        return len(self.moves)
+
+    def _unseen_slots(self, seat: int) -> list[Slot]:
+        slots = super()._unseen_slots(seat)
+        return slots + [Slot([c], self.DOWN_LACKS) for s, c in self.trick if s != seat and self.down & BIT[c]]
+
+    def _relabel(self, new: Sequence[int]) -> None:
+        super()._relabel(new)
+        if not any(self.down & BIT[c] for _s, c in self.trick):
+            return
+        self.trick = [(s, new[c]) for s, c in self.trick]  # a face-down card redealt: its move names the new card
+        self.down = mask_of(new[c] for c in cards_in(self.down))
+        moves = self.moves
+        for k in range(max(0, len(moves) - len(self.trick)), len(moves)):  # (a loaded position's moves are fewer)
+            s, action = moves[k]
+            if action in self.DOWN_CARD:
+                moves[k] = (s, self.DOWN_ID[new[self.DOWN_CARD[action]]])
+
+    def _deal_position(self) -> dict[str, Any]:
+        return {"face_down": codes_of(cards_in(self.down))}
+
+    def _load_position(self, p: Mapping[str, Any]) -> None:
+        """The deal replayed with the cards of ``face_down`` played face down."""
+        self._down_given = mask_of(position_hand(p["face_down"], "face_down"))
+        to_play = self._load_deal(p)
+        del self._down_given
+        self._check_deal(p, to_play)
+
+    def _card_action(self, seat: int, card: int) -> int | None:
+        if self.hands[seat] & BIT[card] & self._down_given:
+            return self.DOWN_ID[card]
+        return super()._card_action(seat, card)

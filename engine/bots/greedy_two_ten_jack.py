@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..cards import CARD_OF_CODE, SUIT, SUITS
-from ..games.two_ten_jack import ALMIGHTY, CARDS, FACEDOWN, RANKING, SPECIALS
+from ..games.two_ten_jack import ALMIGHTY, CARDS, RANKING, SPECIALS
+from ..trickgame import FACEDOWN
 from ..tricks import special_trick_winner
 from .greedy import SortKey, register_greedy
 from .policy import Observation

@@ -17,16 +17,16 @@ from typing import Any
 
 from ..auction import TakeRounds, replay_auction
 from ..cards import BIT, CODES, SUIT, SUITS, mask_of
-from ..clone import LIST, OBJECT, SHARED
+from ..clone import OBJECT
 from ..dealing import deal_rounds
-from ..declarations import Meld, melds
+from ..declarations import Meld, MeldDeclaring
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
-from ..scoring import highest_once_target_reached
-from ..state import GameInfo, GameLength, match_length, position_count, position_list
+from ..scoring import highest_once_target_reached, three_player_points, two_side_points
+from ..state import GameInfo, GameLength, match_length, position_count
 from ..tricks import NO_TRUMP, gather_tricks
-from .belote_family import BELOTE_POINTS, NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
+from .belote_family import NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
 
 CARRE_VALUES = {"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100}  # 6.1
 CAPOT_BONUS = 90  # 7.2: 162 becomes 252
@@ -48,48 +48,13 @@ def meld_key(meld: Meld, trump: int) -> tuple[int, ...]:
     return (0, min(meld.length, 5), strength, SUITS.index(meld.suit) == trump)
 
 
-def two_side_points(attack: int, base: list[int], declarations: list[int], belote: list[int],
-                    litige: bool = True) -> tuple[list[int], str, int]:
-    """7.3 with 2 or 4 players: each side's points, the outcome (made, dedans, litige) and the points held back.
-
-    ``base`` is card points + last trick (+ 90 for a capot) per side; ``declarations`` the scoring declarations.
-
-    >>> two_side_points(0, [100, 62], [20, 0], [20, 0])  # 10.8
-    ([140, 62], 'made', 0)
-    """
-    defence = 1 - attack
-    totals = [base[s] + declarations[s] + belote[s] for s in (0, 1)]
-    points = [0, 0]
-    if totals[attack] > totals[defence]:
-        return totals, "made", 0
-    points[attack] = belote[attack]
-    if totals[attack] == totals[defence] and litige:
-        points[defence] = totals[defence]
-        return points, "litige", totals[attack] - belote[attack]
-    points[defence] = sum(base) + sum(declarations) + belote[defence]  # dedans
-    return points, "dedans", 0
-
-
-def three_player_points(taker: int, totals: list[int], belote: list[int], order: list[int]) -> tuple[list[int], str]:
-    """7.5: the taker must score more than each opponent; else the opponents share his points (odd point to the
-    first of them clockwise from the dealer's left, ``order``)."""
-    if all(totals[taker] > totals[s] for s in range(3) if s != taker):
-        return list(totals), "made"
-    points = [0, 0, 0]
-    points[taker] = belote[taker]
-    share = totals[taker] - belote[taker]
-    for k, seat in enumerate(s for s in order if s != taker):
-        points[seat] = totals[seat] + share // 2 + (share % 2 if k == 0 else 0)
-    return points, "dedans"
-
-
 @register
-class Belote(BelotePlay):
+class Belote(MeldDeclaring, BelotePlay):
     ACTIONS = ACTIONS
+    MELD_ORDER, CARRE_VALUES = NATURAL_ORDER, CARRE_VALUES  # 6.1
     STOCK_SHOWN = 0  # the stock is undealt, or set aside with 2 or 3 players: never seen
     POSITIONED = ("stock",)
-    COPY = {"rounds": OBJECT, "declared": LIST, "declaration_points": LIST,
-            "melds": SHARED}  # only ever replaced whole
+    COPY = {"rounds": OBJECT}
     POSITION_CARD_PILES = ("turn_up",)  # position keys of this game that hold cards
     CARRIED = (*BelotePlay.CARRIED, "pot")
     PHASES = ("auction", "play", "over")
@@ -130,9 +95,7 @@ class Belote(BelotePlay):
         self._first_dealing(deck)
         self.taken = False
         self.rounds = TakeRounds(self.n, order[0], SUITS[SUIT[self.turn_up]])
-        self.declared: list[str | None] = [None] * self.n
-        self.melds: list[list[Meld]] = [[] for _ in range(self.n)]
-        self.declaration_points = [0] * len(self.card_points)
+        self._reset_melds()
         self.phase, self.current_player = "auction", order[0]
 
     def _first_dealing(self, deck: list[int]) -> None:
@@ -161,7 +124,7 @@ class Belote(BelotePlay):
         for seat in order:
             self.hands[seat] |= mask_of(hands[seat])
         self.taken = True
-        self.melds = [melds(h, NATURAL_ORDER, CARRE_VALUES) for h in self.hands]
+        self._find_melds()
 
     # ---- actions ------------------------------------------------------------------------------------------------
 
@@ -175,11 +138,6 @@ class Belote(BelotePlay):
     def _plain_play(self, seat: int) -> bool:
         # trick 1 takes the generic step: declarations are chosen in it (6.2) and resolved after it (6.3)
         return bool(self.tricks) and BelotePlay._plain_play(self, seat)
-
-    def _must_choose_declaration(self) -> bool:
-        seat = self.current_player
-        assert seat is not None  # asked only while someone is to act
-        return not self.tricks and self.declared[seat] is None and bool(self.melds[seat])  # 5.5, 6.2
 
     def _apply(self, action: int) -> None:
         word = ACTIONS.strings[action]
@@ -215,40 +173,10 @@ class Belote(BelotePlay):
         hands, used = deal_rounds(self.deal_deck, order, [3, 2])
         return [c for seat in order for c in hands[seat]] + self.deal_deck[used:]
 
-    def _check_declared(self) -> None:
-        """6.2: a seat with a combination chooses on its first turn in trick 1, before its card; others never do."""
-        played = {seat for trick in [*self.tricks, self.trick] for seat, _c in trick}
-        for seat in range(self.n):
-            choice = self.declared[seat]
-            if not self.melds[seat]:
-                allowed: tuple[str | None, ...] = (None,)
-            elif seat in played:
-                allowed = ("declare", "nodeclare")
-            elif seat == self.current_player and self.phase == "play":
-                allowed = (None, "declare", "nodeclare")
-            else:
-                allowed = (None,)
-            if choice not in allowed:
-                raise PositionError(f"declared[{seat}] must be one of {list(allowed)} here, got {choice!r}")
+    # ---- declarations (6.3: MeldDeclaring) ---------------------------------------------------------------------
 
-    # ---- declarations (6.3) -------------------------------------------------------------------------------------
-
-    def _resolve_declarations(self) -> None:
-        """After trick 1: the side with the single best declared combination scores all its members' declarations."""
-        best = None
-        for position, seat in enumerate(self.seats_from_dealer()):
-            if self.declared[seat] != "declare":
-                continue
-            for meld in self.melds[seat]:
-                key = (meld_key(meld, self.trump), -position)  # 6.3.6: equal non-trump runs go to the first in order
-                if best is None or key > best[0]:
-                    best = (key, seat)
-        if best is None:
-            return
-        side = self.side_of[best[1]]
-        for seat in range(self.n):
-            if self.side_of[seat] == side and self.declared[seat] == "declare":
-                self.declaration_points[side] += sum(m.value for m in self.melds[seat])
+    def _meld_key(self, meld: Meld) -> tuple[int, ...]:
+        return meld_key(meld, self.trump)
 
     # ---- scoring (7) --------------------------------------------------------------------------------------------
 
@@ -257,10 +185,10 @@ class Belote(BelotePlay):
         assert taker is not None  # a deal is scored only once someone took
         attack = self.side_of[taker]
         base = self.trick_totals()
-        capot = TRICKS in self.tricks_won
-        if capot:  # 7.2
-            base[self.tricks_won.index(TRICKS)] += CAPOT_BONUS
-        belote = [BELOTE_POINTS if side == self.belote_side() else 0 for side in range(len(base))]
+        capot = self.capot_side()
+        if capot is not None:  # 7.2
+            base[capot] += CAPOT_BONUS
+        belote = self.belote_points()
         totals = [base[s] + self.declaration_points[s] + belote[s] for s in range(len(base))]
         if self.n == 3:
             points, outcome = three_player_points(attack, totals, belote, self.seats_from_dealer())
@@ -276,7 +204,7 @@ class Belote(BelotePlay):
             self.next_pack = gather_tricks(self.tricks) + ([] if self.n == 4 else [self.turn_up, *self.stock])
         self._deal_over(points, taker=taker, trump=SUITS[self.trump], outcome=outcome, totals=totals,
                         card_points=self.trick_totals(), declarations=list(self.declaration_points),
-                        belote=self.belote_seat, capot=capot)
+                        belote=self.belote_seat, capot=capot is not None)
 
     def _match_winners(self) -> list[int] | None:
         return highest_once_target_reached(self.side_scores, self.options["target_score"])  # 7.7
@@ -290,35 +218,21 @@ class Belote(BelotePlay):
         obs["auction"] = [[s, w] for s, w in self.rounds.actions]
         obs["declared"] = list(self.declared)
         obs["pot"] = self.pot
-        if self.tricks:  # declarations are announced and compared by the end of trick 1
-            obs["declarations"] = [[m.code() for m in self.melds[s]] if self.declared[s] == "declare" else []
-                                   for s in range(self.n)]
-            obs["declaration_points"] = list(self.declaration_points)
+        obs.update(self._declarations_shown())  # announced and compared by the end of trick 1
         obs["known_cards"] = [CODES[c] for c in [self.turn_up, *self._shown_meld_cards()]]
-
-    def _shown_meld_cards(self) -> list[int]:
-        """The cards of the declared combinations, shown by the end of trick 1 (6.3)."""
-        if not self.tricks:
-            return []
-        return [c for s in range(self.n) if self.declared[s] == "declare" for m in self.melds[s]
-                for c in m.cards(NATURAL_ORDER)]
 
     # ---- determinization: the turn-up and the declarations shown are known; each hand keeps its combinations --------
 
     def _known_cards(self, seat: int) -> int:
-        return super()._known_cards(seat) | BIT[self.turn_up] | mask_of(self._shown_meld_cards())
+        return super()._known_cards(seat) | BIT[self.turn_up]
 
     def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
         if not self.taken:
             return None
-        return self._dealt_hand_keeps(seat, known, lambda hand: melds(hand, NATURAL_ORDER, CARRE_VALUES))  # 6.1
+        return self._melds_kept(seat, known)  # 6.1
 
     def _cut_from_tricks(self) -> bool:
         return self.options["no_shuffle"] and self.n == 4  # 8: with 2 or 3 players the set-aside cards are unseen
-
-    def _moves_this_dealing(self) -> int:
-        chosen = sum(d is not None for d in self.declared)
-        return len(self.rounds.actions) + chosen + self.n * len(self.tricks) + len(self.trick)
 
     def _public_places(self) -> list[int]:
         return [self.turn_up]
@@ -352,15 +266,9 @@ class Belote(BelotePlay):
         self.pot = position_count(p["pot"], "pot")
         if self.pot and (self.n == 3 or not self.options["litige"]):
             raise PositionError("only a litige holds points in the pot (7.3; never with 3 players)")
-        declared = position_list(p["declared"], "declared", self.n)
-        if any(d not in (None, "declare", "nodeclare") for d in declared):
-            raise PositionError(f"declared lists per seat null, 'declare' or 'nodeclare', got {declared!r}")
-        self.declared = list(declared)
+        self._load_declared(p["declared"])
         if self.phase not in ("play" if self.taken else "auction", "over"):
             raise PositionError(f"phase {self.phase!r} does not fit the taking rounds")
         self.melds = [[] for _ in range(self.n)]
         self._load_play(p)  # the deal replayed: stock and melds as dealt
-        self.declaration_points = [0] * len(self.card_points)
         self._check_declared()
-        if self.tricks:
-            self._resolve_declarations()

@@ -198,13 +198,13 @@ class BeloteContree(BelotePlay):
         contract = self.contract
         assert contract is not None  # a deal is played and scored only under a contract
         attack = self.side_of[contract.declarer]
-        belote = [BELOTE_POINTS if side == self.belote_side() else 0 for side in (0, 1)]
+        belote = self.belote_points()
         points, made = contract_points(contract, attack, self.trick_totals(), belote, self.tricks_won,
                                        self.options["contre_scoring"])
         self.next_pack = gather_tricks(self.tricks)  # 3.4
         self._deal_over(points, contract=contract.word(), declarer=contract.declarer,
                         multiplier=contract.multiplier, made=made, card_points=self.trick_totals(),
-                        belote=self.belote_seat, capot=TRICKS in self.tricks_won)
+                        belote=self.belote_seat, capot=self.capot_side() is not None)
 
     def _match_winners(self) -> list[int] | None:
         if self.options["num_deals"] is None:  # 7.7: a tie plays on
@@ -222,12 +222,6 @@ class BeloteContree(BelotePlay):
 
     def _cut_from_tricks(self) -> bool:
         return not self.options["shuffle_each_deal"]  # 3.4
-
-    def _moves_this_dealing(self) -> int:
-        played = [self._played_since(s) for s in range(4)]
-        asked = [s for s in self.seats_from_dealer() if _weak(self.hands[s] | played[s])]
-        answered = len(asked) - len(self.redeal_queue) if self.options["weak_hand_redeal"] else 0
-        return answered + len(self.auction.actions) + 4 * len(self.tricks) + len(self.trick)
 
     def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
         if not self.options["weak_hand_redeal"]:

@@ -110,6 +110,14 @@ class BelotePlay(TrickGame):
     def belote_side(self) -> int | None:
         return None if self.belote_seat is None else self.side_of[self.belote_seat]
 
+    def belote_points(self) -> list[int]:
+        """Per side, the belote's 20 (6.1 / 6.4) or 0."""
+        return [BELOTE_POINTS if side == self.belote_side() else 0 for side in range(len(self.card_points))]
+
+    def capot_side(self) -> int | None:
+        """The side that won all 8 tricks (a capot), if one did."""
+        return self.tricks_won.index(TRICKS) if TRICKS in self.tricks_won else None
+
     # ---- determinization ----------------------------------------------------------------------------------------
 
     def _known_cards(self, seat: int) -> int:
@@ -139,17 +147,13 @@ class BelotePlay(TrickGame):
         """Whether this deal's deck is the previous deal's tricks gathered and cut, when one was played."""
         return False
 
-    @abstractmethod
-    def _moves_this_dealing(self) -> int:
-        """How many moves this dealing has taken so far."""
-
     def _gathered_pack(self) -> list[int] | None:
         """The pack this deal was cut from when the match's moves show it (the previous deal's cards in play order),
         else None (a first or shuffled deal, a deal after a redeal or a throw-in, a match loaded mid-way)."""
         if not self._cut_from_tricks():
             return None
         cards: list[int] = []
-        for _s, action in reversed(self.moves[:len(self.moves) - self._moves_this_dealing()]):
+        for _s, action in reversed(self.moves[:self.dealing_start]):
             card = self.ACTIONS.card_of[action]
             if card is None and self.ACTIONS.strings[action] not in ("declare", "nodeclare"):
                 return None

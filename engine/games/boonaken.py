@@ -419,8 +419,8 @@ class Boonaken(TrickGame):
             return "discard"
         return action
 
-    def _public_history(self, seat: int) -> list[list[Any]]:
-        return [[s, self.action_seen_by(seat, s, ACTIONS.strings[a])] for s, a in self.moves]
+    def _secret_moves_start(self) -> int:
+        return 0
 
     def _seen(self, seat: int) -> int:
         """The cards ``seat`` has seen outside its hand and the tricks: the centre face-up cards, the centre cards

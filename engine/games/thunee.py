@@ -649,8 +649,8 @@ class Thunee(TrickGame):
             return "trump"
         return action
 
-    def _public_history(self, seat: int) -> list[list[Any]]:
-        return [[s, self.action_seen_by(seat, s, ACTIONS.strings[a])] for s, a in self.moves]
+    def _secret_moves_start(self) -> int:
+        return 0
 
     # ---- determinization: unseen hands, the face-down trump card and the undealt cards ------------------------
 

@@ -20,16 +20,15 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from ..cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
+from ..cards import BIT, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, parse_card
 from ..clone import LIST
-from ..determinize import Slot, redeal, relabeling
+from ..dealing import deal_round, seats_from
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
-from ..rng import Rng
 from ..scoring import PlusMinusCards, target_or_deals
 from ..state import GameInfo, GameLength, match_length
-from ..trickgame import TrickGame, TrickRules, position_hand
+from ..trickgame import FACE_DOWN_WORDS, FaceDownPlays, TrickRules
 from ..tricks import (
     CLUBS,
     DIAMONDS,
@@ -51,12 +50,10 @@ CARDS = PlusMinusCards({  # 2.4: fixed whatever the trump suit
 })
 REMOVED = tuple(parse_card(c) for c in ("3C", "3D", "3H", "3S"))  # 1.3: as many as 52 mod n, in this order
 MINORS = SUIT_MASK[CLUBS] | SUIT_MASK[DIAMONDS]  # 5.3: the suits that may lead the first trick
-FACEDOWN = "facedown:"
-ACTIONS = CardActions(words=[FACEDOWN + code for code in CODES])
-DOWN_ID = tuple(ACTIONS.word_id(FACEDOWN + code) for code in CODES)  # the action that plays a card face down
+ACTIONS = CardActions(words=FACE_DOWN_WORDS)
+DOWN_ID = tuple(ACTIONS.word_id(word) for word in FACE_DOWN_WORDS)  # the action that plays a card face down
 DOWN_CARD = {action: card for card, action in enumerate(DOWN_ID)}
 CARD_OF = ACTIONS.card_of
-VOID_TRIES = 1000  # determinization: samples drawn before keeping the real deal when all are void deals (3.6)
 
 
 def deck_for(n: int) -> list[int]:
@@ -92,9 +89,11 @@ OPTIONS = (
 
 
 @register
-class TwoTenJack(TrickGame):
+class TwoTenJack(FaceDownPlays):
     RULES = rules_for(26)  # per match: rules_for(deck size // players), set by _configure
     ACTIONS = ACTIONS
+    DOWN_ID, DOWN_CARD = DOWN_ID, DOWN_CARD
+    DOWN_LACKS = MINORS  # 5.3: a card led face down shows a hand without clubs and diamonds
     STOCK_SHOWN = 1  # 3.5: the stock is face up, its top card seen by all
     OBSERVED = ("face_up", "stock_size", "tricks_played")
     POSITIONED = ("face_up", "stock")
@@ -116,8 +115,6 @@ class TwoTenJack(TrickGame):
 
     hand_size: int
     same_two: bool  # option same_two (5.4)
-    _down_given = 0  # loading a position: its face_down cards, replayed face down
-    down: int  # the cards played face down this deal (5.3)
     led: int | None  # the led suit of the trick in play: its first face-up card's (None before one)
     taken: list[int]  # each seat's won cards (7.1)
     drawn: int  # the stock cards drawn this deal: every seat saw them on top of the stock (3.5)
@@ -141,26 +138,22 @@ class TwoTenJack(TrickGame):
 
     # ---- the deal (3) -------------------------------------------------------------------------------------------
 
-    def _begin_deal(self, deck: list[int] | None) -> None:
-        super()._begin_deal(deck)
-        while self.current_player is not None and not self._minors_dealt():  # 3.6: a void deal, dealt again
-            super()._begin_deal(None)
-
-    def _minors_dealt(self) -> bool:
-        return any(hand & MINORS for hand in self.hands)
+    def _misdeal(self, new: Sequence[int] | None = None) -> str | None:
+        """3.6: a deal that gives the hands no club or diamond is void, dealt again."""
+        for c in self.deal_deck[:self.n * self.hand_size]:
+            if BIT[c if new is None else new[c]] & MINORS:
+                return None
+        return "deals only hearts and spades: a void deal is dealt again (3.6)"
 
     def _start_deal(self, deck: list[int]) -> None:
-        n, dealt = self.n, self.n * self.hand_size
-        leader = self._first_leader()
-        hands = [0] * n
-        for k in range(n):  # 3.4: one card at a time from the first leader on
-            hands[(leader + k) % n] = mask_of(deck[k:dealt:n])
+        leader, hands = self._first_leader(), [0] * self.n
+        dealt = deal_round(deck, 0, hands, seats_from(leader, self.n), (1,) * self.hand_size)  # 3.4: singly
         self.stock, self.stock_top = deck[dealt:], 0  # 3.5: face up
         trump = SUIT[self.stock[0]] if self.fixed_trump is None else self.fixed_trump
         self._reset_tricks(hands, trump)
         self.trumps = SUIT_MASK[trump] | BIT[ALMIGHTY]
         self.led, self.down, self.drawn = None, 0, 0
-        self.taken = [0] * n
+        self.taken = [0] * self.n
         self.phase, self.current_player = "play", leader  # 5.1
 
     def _next_dealer(self) -> int:
@@ -250,16 +243,9 @@ class TwoTenJack(TrickGame):
     def _match_winners(self) -> list[int] | None:
         return target_or_deals(self.side_scores, 0, self.deal_index + 1, self.options["num_games"])
 
-    # ---- what a seat sees -----------------------------------------------------------------------------------------
-
-    def _shown(self, seat: int, viewer: int, card: int) -> str:
-        """A trick card as ``viewer`` sees it: a card played face down is hidden from the others until gathered."""
-        if not self.down & BIT[card]:
-            return CODES[card]
-        return FACEDOWN + CODES[card] if seat == viewer else "facedown"
+    # ---- what a seat sees (5.3: FaceDownPlays) ------------------------------------------------------------------
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs["trick"] = [[s, self._shown(s, seat, c)] for s, c in self.trick]
         obs["taken"] = [codes_of(cards_in(pile)) for pile in self.taken]
         obs["points"] = [CARDS.pile_points(pile) for pile in self.taken]
         others = 0
@@ -268,33 +254,7 @@ class TwoTenJack(TrickGame):
                 others |= hand
         obs["known_cards"] = codes_of(cards_in(self.drawn & others))  # drawn from the face-up stock (3.5)
 
-    def action_seen_by(self, viewer: int | None, actor: int, action: str) -> str:
-        """5.3: a card played face down shows the others no card when it is played (it is gathered face down; the
-        history shows it once the first trick is over)."""
-        if viewer != actor and action.startswith(FACEDOWN):
-            return "facedown"
-        return action
-
-    def _public_history(self, seat: int) -> list[list[Any]]:
-        history = super()._public_history(seat)
-        if not self.tricks and self.down:  # the first trick is in play: its last moves, some of them face down
-            for entry in history[len(history) - len(self.trick):]:
-                if entry[0] != seat and entry[1].startswith(FACEDOWN):
-                    entry[1] = "facedown"
-        return history
-
     # ---- determinization: the hands' dealt cards and the stock under its top card are unseen --------------------
-
-    def _determinize(self, seat: int, rng: Rng) -> None:
-        """As the trick game's, but never a void deal (3.6: one would have been dealt again); after ``VOID_TRIES``
-        void samples the real deal stays (it is one the play could come from)."""
-        slots = self._unseen_slots(seat)
-        dealt = self.deal_deck[:self.n * self.hand_size]
-        for _ in range(VOID_TRIES):
-            new = relabeling(slots, redeal(slots, rng))
-            if any(BIT[new[c]] & MINORS for c in dealt):
-                self._relabel(new)
-                return
 
     def _shown_lacking(self) -> list[list[tuple[int, int]]]:
         """A card played face down shows a hand without clubs and diamonds (5.3); a follower who does not follow
@@ -316,28 +276,7 @@ class TwoTenJack(TrickGame):
     def _known_cards(self, seat: int) -> int:
         return self.drawn
 
-    def _unseen_slots(self, seat: int) -> list[Slot]:
-        slots = super()._unseen_slots(seat)
-        if not self.tricks:  # 5.3: the others' face-down cards stay unseen until the first trick is gathered
-            slots += [Slot([c], MINORS) for s, c in self.trick if s != seat and self.down & BIT[c]]
-        return slots
-
-    def _relabel(self, new: Sequence[int]) -> None:
-        super()._relabel(new)
-        if self.tricks or not self.down:
-            return
-        self.trick = [(s, new[c]) for s, c in self.trick]  # a face-down card redealt: its move names the new card
-        self.down = mask_of(new[c] for c in cards_in(self.down))
-        moves = self.moves
-        for k in range(len(moves) - len(self.trick), len(moves)):
-            s, action = moves[k]
-            if action in DOWN_CARD:
-                moves[k] = (s, DOWN_ID[new[DOWN_CARD[action]]])
-
     # ---- positions (docs/positions/two_ten_jack.md) -------------------------------------------------------------
-
-    def _deal_position(self) -> dict[str, Any]:
-        return {"face_down": codes_of(cards_in(self.down))}
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
         """Load and check a position: the deck once each, the deal replayed from deal_deck as the tricks say (draws
@@ -346,23 +285,9 @@ class TwoTenJack(TrickGame):
             raise PositionError(f"scores must add up to 0 (every game is zero-sum, 2.4), got {self.side_scores}")
         if self.deal_index == 0 and self.dealer != self.first_dealer:
             raise PositionError("the first game's dealer is first_dealer")
-        self._down_given = mask_of(position_hand(p["face_down"], "face_down"))
-        to_play = self._load_deal(p)
-        del self._down_given
-        self._check_deal(p, to_play)
+        super()._load_position(p)
 
     def _dealt_trump(self) -> tuple[int, str]:
         dealt = self.n * self.hand_size  # 3.5: the suit of the stock's first card, or fixed_trump
         want = SUIT[self.deal_deck[dealt]] if self.fixed_trump is None else self.fixed_trump
         return want, f"trump must be {SUITS[want]}: fixed_trump, else the suit of deal_deck[{dealt}]"
-
-    def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
-        """3.6: not a void deal."""
-        if not mask_of(self.deal_deck[:self.n * self.hand_size]) & MINORS:
-            raise PositionError("deal_deck deals only hearts and spades: a void deal is dealt again (3.6)")
-
-    def _card_action(self, seat: int, card: int) -> int | None:
-        if self.hands[seat] & BIT[card] & self._down_given:
-            return DOWN_ID[card]
-        return super()._card_action(seat, card)
-
