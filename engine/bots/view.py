@@ -15,9 +15,12 @@ depend only on what the seat knows). :func:`seat_observer` builds the right ``ob
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..determinize import determinize
 from ..rng import Rng
 from ..state import State
+from ..trickgame import TrickGame
 from .policy import Observation, Observe, Policy
 
 
@@ -40,14 +43,26 @@ class SeatObserver:
 class SeatView(SeatObserver):
     """One seat's knowledge of a state: its observation and samples of the rest."""
 
-    __slots__ = ()
+    __slots__ = ("_memo", "_memo_at")
 
     def __init__(self, state: State, seat: int) -> None:
         super().__init__(state, seat)
+        self._memo: dict[str, Any] = {}
+        self._memo_at: tuple[int, int] | None = None
+
+    def fixed(self) -> bool:
+        """Whether every sample is the same deal: the seat can work out all it has not seen (a trick game's
+        ``unseen_fixed``); a search then needs one."""
+        state = self.state
+        return isinstance(state, TrickGame) and state.current_player is not None and state.unseen_fixed(self.seat)
 
     def sample(self, rng: Rng) -> State:
         """A state this seat cannot tell from the real one, the unseen cards dealt from ``rng``."""
-        return determinize(self.state, self.seat, rng)
+        state = self.state
+        at = (state.deal_index, len(state.moves))  # the position: the state only moves on
+        if at != self._memo_at:
+            self._memo, self._memo_at = {}, at
+        return determinize(state, self.seat, rng, self._memo)
 
 
 def seat_observer(state: State, seat: int, policy: Policy) -> Observe:

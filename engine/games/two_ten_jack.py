@@ -285,7 +285,7 @@ class TwoTenJack(TrickGame):
 
     # ---- determinization: the hands' dealt cards and the stock under its top card are unseen --------------------
 
-    def _determinize(self, seat: int, rng: Rng) -> None:
+    def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
         """As the trick game's, but never a void deal (3.6: one would have been dealt again); after ``VOID_TRIES``
         void samples the real deal stays (it is one the play could come from)."""
         slots = self._unseen_slots(seat)
