@@ -396,10 +396,10 @@ class SetDeclaring(TrickGame):
                                                        hidden_ranks))
         return check
 
-    def _determinize(self, seat: int, rng: Rng) -> None:
+    def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
         """Deal the unseen cards again, then give each other seat's sets of hidden rank ranks its new hand held (one
         of the fits at random), in the declarations and in this deal's moves."""
-        super()._determinize(seat, rng)
+        super()._determinize(seat, rng, memo)
         for other in range(self.n):
             mine = [i for i, d in enumerate(self.declarations) if d[0] == other != seat and self._secret_rank(d[1])]
             if not mine:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .cards import BIT, CODES, cards_in
 from .rng import Rng
@@ -241,8 +241,12 @@ def relabel_mask(mask: int, new: Sequence[int]) -> int:
     return out
 
 
-def determinize(state: State, seat: int, rng: Rng) -> State:
+def determinize(state: State, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> State:
     """A copy of ``state`` that ``seat`` cannot tell from it, with every card it has not seen dealt at random.
+
+    A caller drawing many samples of one position for one seat may pass the same ``memo`` (an empty dict at first,
+    a new one for another position or seat): the game's hook may keep there what every sample shares (the
+    unseen slots, the chain's start), so that the samples are the same, drawn with less work.
 
     >>> import engine
     >>> from engine.rng import Rng
@@ -255,11 +259,11 @@ def determinize(state: State, seat: int, rng: Rng) -> State:
         raise ValueError(f"seat must be 0..{state.players - 1}, got {seat!r}")
     sample = state.clone()
     # The game's hook: it deals again, at random, what ``seat`` has not seen.
-    redeal_unseen: Callable[[int, Rng], None] | None = getattr(sample, "_determinize", None)
+    redeal_unseen: Callable[[int, Rng, dict[str, Any] | None], None] | None = getattr(sample, "_determinize", None)
     if redeal_unseen is None:
         raise ValueError(f"{state.game_id} does not say what a seat has not seen (its state has no _determinize)")
     if not sample.is_terminal:
-        redeal_unseen(seat, rng)
+        redeal_unseen(seat, rng, memo)
     # No seat knows the seed or the RNG: the match's later deals are drawn afresh too.
     sample.seed = rng.next_u64()
     sample.rng = Rng(rng.next_u64())

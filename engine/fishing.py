@@ -888,7 +888,7 @@ class FishingState(State):
         """Cards whose place ``seat`` knows although it does not see them (a mask): none unless a game says so."""
         return 0
 
-    def _determinize(self, seat: int, rng: Rng) -> None:
+    def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
         """Deal the other hands and the stock again from the cards ``seat`` has not seen; the table, the captured
         piles and the cards of known place stay. Nothing else is hidden: every play and capture is public."""
         known = self.hands[seat] | self._known_places(seat)

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 
 from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
 from .clone import LIST, SHARED
-from .determinize import Slot, redeal, relabel_mask, relabeling
+from .determinize import Slot, known_start, redeal, relabel_mask, relabeling
 from .errors import IllegalAction, PositionError
 from .rng import Rng
 from .state import Chooser, State, position_seat
@@ -122,6 +122,14 @@ class TrickGame(State):
 
     def _trick_taken(self, winner: int) -> None:
         """After a trick, before the stock is drawn: the game's own bookkeeping (German Whist's face-up card)."""
+
+    def double_dummy_points(self, side: int, taken: int) -> list[int] | None:
+        """The deal's points per side (as ``_score_deal`` records them) if ``side`` takes ``taken`` of what the
+        double-dummy search counts from here on (:mod:`engine.search.double_dummy`: tricks or card points) and the
+        other side the rest, for a game whose deal score is not simply that count (a contract made or not); None when
+        the count itself measures the deal. The points never fall as ``taken`` grows, so best play for the count is
+        best play for the deal."""
+        return None
 
     @abstractmethod
     def _score_deal(self) -> None:
@@ -510,16 +518,29 @@ class TrickGame(State):
 
     # ---- determinization (engine/determinize.py) ----------------------------------------------------------------
 
-    def _determinize(self, seat: int, rng: Rng) -> None:
+    def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
         """Deal again every card ``seat`` has not seen (``_unseen_slots``), so that the whole deal, from
         ``deal_deck`` on, is one the public play could come from (never a ``_misdeal``: after ``MISDEAL_TRIES``
-        of them the real deal stays, one the play could come from)."""
-        slots = self._unseen_slots(seat)
+        of them the real deal stays, one the play could come from). ``memo`` (kept by the caller for one position
+        and seat, see ``engine.determinize``) holds the slots and the chain's start from the first sample on."""
+        if memo is None:
+            memo = {}
+        if "slots" not in memo:
+            memo["slots"] = slots = self._unseen_slots(seat)
+            memo["start"] = known_start(slots) or [slot.cards for slot in slots]
+        slots = memo["slots"]
         for _ in range(MISDEAL_TRIES):
-            new = relabeling(slots, redeal(slots, rng))
+            new = relabeling(slots, redeal(slots, rng, start=memo["start"]))
             if self._misdeal(new) is None:
                 self._relabel(new)
                 return
+
+    def unseen_fixed(self, seat: int) -> bool:
+        """Whether everything ``seat`` has not seen is known by elimination: all of it in one other hand, none in a
+        hidden pile (German Whist once the stock is drawn), so every sample of the state is the same deal."""
+        known = self.hands[seat] | self._known_cards(seat)
+        holders = sum(1 for other in range(self.n) if other != seat and self.hands[other] & ~known)
+        return holders <= 1 and not any(self._hidden_piles(seat))
 
     def _unseen_slots(self, seat: int) -> list[Slot]:
         """The other hands' unseen cards, one slot per seat and per trick after which they came into the hand: each

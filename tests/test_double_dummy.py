@@ -45,10 +45,10 @@ def _minimax(state: TrickGame, side: int) -> int:
     return max(values) if state.side_of[state.current_player] == side else min(values)
 
 
-def _ending(game: str, options: dict, left: int, seed: int) -> TrickGame:
-    """Random play (random bots) from a seeded deal until ``left`` cards remain to play."""
+def _ending(game: str, options: dict, left: int, seed: int, bots: str = "random") -> TrickGame:
+    """Play by ``bots`` from a seeded deal until ``left`` cards remain to play."""
     state = engine.new_match(game, seed=seed, options=options)
-    bots = make_policies(["random"] * state.players, game, seed)
+    bots = make_policies([bots] * state.players, game, seed)
     while not (state.phase == "play" and cards_left(state) == left):
         seat = state.current_player
         assert seat is not None, "the deal ended before the ending was reached"
@@ -121,3 +121,41 @@ def test_three_quarters_of_a_random_deal_solve_to_what_best_play_then_takes() ->
             action = list(values)[rng.below(len(values))]
         state.apply_id(action)
     assert _side_total(state, side) >= target
+
+
+def _margin_minimax(state: TrickGame, side: int) -> float:
+    """Brute force through the engine on the deal's margin for ``side`` (its points less the other side's), every
+    belote announced (an action that announces it stands for the plain play of the same card)."""
+    if state.deal_results:
+        points = state.deal_results[-1]["points"]
+        return points[side] - points[1 - side]
+    width, values = state.ACTIONS.width, []
+    legal = state.legal_action_ids()
+    for action in legal:
+        if action % width == 0 and action + 1 in legal:  # the plain card beside its announcement
+            continue
+        child = state.clone()
+        child.apply_id(action)
+        values.append(_margin_minimax(child, side))
+    return max(values) if state.side_of[state.current_player] == side else min(values)
+
+
+@pytest.mark.parametrize("left", [4, 6, 8])
+def test_contree_double_dummy_points_give_the_deals_margin_with_best_play(left: int) -> None:
+    """Belote contrée scores a contract made or failed, not the card points the solver counts: its
+    ``double_dummy_points`` turn each card's double-dummy count into the deal's points, and their margin is what
+    best play for the margin itself gets after that card (brute force). A capot contract (tricks) has none."""
+    checked = 0
+    for seed in range(12):
+        state = _ending("belote_contree", {"num_deals": 1}, left, seed, "greedy")
+        side = state.side_of[state.current_player]
+        for action, value in DoubleDummy(state).action_values().items():
+            points = state.double_dummy_points(side, value)
+            if state.contract.value == "capot":
+                assert points is None
+                continue
+            child = state.clone()
+            child.apply_id(action)
+            assert points is not None and points[side] - points[1 - side] == _margin_minimax(child, side), seed
+            checked += 1
+    assert checked >= 10

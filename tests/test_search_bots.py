@@ -72,6 +72,31 @@ def test_samples_depend_only_on_what_the_seat_knows(game: str) -> None:
         assert [a.observation(s) for s in range(a.players)] == [b.observation(s) for s in range(b.players)]
 
 
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_memo_draws_the_same_samples(game: str) -> None:
+    """Samples of one position drawn with a memo (what a SeatView keeps between its samples) are the samples drawn
+    without."""
+    for state in _positions(game):
+        seat, memo = state.current_player, {}
+        for k in range(3):
+            with_memo = engine.determinize(state, seat, Rng(k), memo).to_position()
+            assert with_memo == engine.determinize(state, seat, Rng(k)).to_position()
+
+
+def test_a_fixed_view_samples_the_real_deal() -> None:
+    """German Whist once the stock is drawn: the seat knows every card by elimination (SeatView.fixed), and its
+    samples hold the real hands."""
+    state = engine.new_match("german_whist", seed=3, first_dealer=0)
+    fixed = []
+    while not state.is_terminal:
+        view = SeatView(state, state.current_player)
+        fixed.append(view.fixed())
+        if fixed[-1]:
+            assert view.sample(Rng(1)).hands == view.sample(Rng(2)).hands == state.hands
+        state.apply_id(state.legal_action_ids()[0])
+    assert fixed == [False] * 26 + [True] * 26  # the stock lasts 13 tricks
+
+
 @pytest.mark.parametrize("label", LABELS)
 def test_a_seed_gives_the_same_play(label: str) -> None:
     def play(seed: int) -> list:

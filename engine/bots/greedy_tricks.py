@@ -15,13 +15,14 @@ The rankers see only the observation of the seat to act (``state.observation(sea
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from ..cards import CARD_OF_CODE, SUIT, SUITS, make_deck
+from ..cards import CARD_OF_CODE, SUIT, SUITS, cards_in, make_deck
 from ..games import belote_family, german_whist
 from ..games.belote_family import DECK_RANKS, POINTS
+from ..state import State
+from ..trickgame import TrickGame
 from ..tricks import NO_TRUMP, beats
-from .greedy import SortKey, register_greedy
+from .greedy import SortKey, register_greedy, register_state_ranker
 from .policy import Observation
 
 WHIST_POWER = german_whist.RANKING.power
@@ -30,17 +31,6 @@ POWER = belote_family.RANKING.power
 PARTNER_SHARE = 40
 TRUMP_LENGTH_BONUS = 8
 BELOTE_DECK = tuple(make_deck(DECK_RANKS))
-
-
-def _winning(trick: list[list[Any]], trump: int, power: tuple[int, ...]) -> tuple[int, int]:
-    """(seat, card) winning the trick so far (``trick`` lists [seat, code] pairs in play order)."""
-    seat, code = trick[0]
-    best = (seat, CARD_OF_CODE[code])
-    for seat, code in trick[1:]:
-        card = CARD_OF_CODE[code]
-        if beats(card, best[1], trump, power):
-            best = (seat, card)
-    return best
 
 
 # ---- German Whist -----------------------------------------------------------------------------------------------
@@ -52,15 +42,27 @@ def rank_german_whist(obs: Observation) -> Sequence[SortKey]:
 
     A ``down:<slot>`` card (face_down_four) is unknown, so it ranks below every hand card.
     """
-    trump = SUITS.index(obs["trump"])
-    power = WHIST_POWER[trump]
     face_up = obs.get("face_up")
-    worth_winning = face_up is None or SUIT[CARD_OF_CODE[face_up]] == trump or power[CARD_OF_CODE[face_up]] >= 10
     trick = obs["trick"]
-    lead = CARD_OF_CODE[trick[0][1]] if trick else None
-    keys = []
-    for action in obs["legal_actions"]:
-        card = CARD_OF_CODE.get(action)
+    return _whist_keys(SUITS.index(obs["trump"]), None if face_up is None else CARD_OF_CODE[face_up],
+                       CARD_OF_CODE[trick[0][1]] if trick else None,
+                       [CARD_OF_CODE.get(action) for action in obs["legal_actions"]])
+
+
+@register_state_ranker("german_whist")
+def rank_german_whist_state(state: State, seat: int, legal_ids: Sequence[int]) -> Sequence[SortKey]:
+    """:func:`rank_german_whist` from the state: the trump, the face-up card, the trick's lead and the legal cards."""
+    assert isinstance(state, TrickGame)
+    stock, top, trick, card_of = state.stock, state.stock_top, state.trick, state.ACTIONS.card_of
+    return _whist_keys(state.trump, stock[top] if top < len(stock) else None, trick[0][1] if trick else None,
+                       [card_of[a] for a in legal_ids])
+
+
+def _whist_keys(trump: int, face_up: int | None, lead: int | None, cards: Sequence[int | None]) -> list[SortKey]:
+    power = WHIST_POWER[trump]
+    worth_winning = face_up is None or SUIT[face_up] == trump or power[face_up] >= 10
+    keys: list[SortKey] = []
+    for card in cards:
         if card is None:
             keys.append((0, 0))
         elif lead is None:
@@ -75,10 +77,8 @@ def rank_german_whist(obs: Observation) -> Sequence[SortKey]:
 # ---- the Belote games: the play of the tricks ---------------------------------------------------------------------
 
 
-def _unseen(obs: Observation) -> set[int]:
-    """The deck's cards this seat has not seen: not in its hand, not played in this deal."""
-    seen = {CARD_OF_CODE[code] for code in obs["hand"]}
-    seen.update(CARD_OF_CODE[code] for trick in [*obs["tricks"], obs["trick"]] for _seat, code in trick)
+def _unseen(seen: set[int]) -> set[int]:
+    """The deck's cards this seat has not seen (``seen``: its hand and the cards played in this deal)."""
     return {card for card in BELOTE_DECK if card not in seen}
 
 
@@ -94,21 +94,54 @@ def _lead_key(card: int, trump: int, unseen: set[int]) -> SortKey:
 
 
 def _rank_belote_play(obs: Observation) -> Sequence[SortKey]:
-    legal = obs["legal_actions"]
-    trump = SUITS.index(obs["trump"]) if obs["trump"] else NO_TRUMP
+    trick = [(seat, CARD_OF_CODE[code]) for seat, code in obs["trick"]]
+    unseen = None
+    if not trick:
+        seen = {CARD_OF_CODE[code] for code in obs["hand"]}
+        seen.update(CARD_OF_CODE[code] for played in obs["tricks"] for _seat, code in played)
+        unseen = _unseen(seen)
+    plays = [(CARD_OF_CODE[action[:2]], action.endswith(":belote")) for action in obs["legal_actions"]]
+    return _belote_play_keys(SUITS.index(obs["trump"]) if obs["trump"] else NO_TRUMP, trick,
+                             obs["players"] == 4, obs["seat"], unseen, plays)
+
+
+def rank_belote_play_state(state: State, seat: int, legal_ids: Sequence[int]) -> Sequence[SortKey] | None:
+    """:func:`_rank_belote_play` from the state (None outside the play): the trump, the trick, the seat's hand and
+    the cards played in this deal."""
+    assert isinstance(state, TrickGame)
+    if state.phase != "play":
+        return None
+    trick = state.trick
+    unseen = None
+    if not trick:
+        seen = set(cards_in(state.hands[seat]))
+        seen.update(card for played in state.tricks for _seat, card in played)
+        unseen = _unseen(seen)
+    card_of, strings = state.ACTIONS.card_of, state.ACTIONS.strings
+    plays = []
+    for a in legal_ids:
+        card = card_of[a]
+        if card is None:  # a declaration (Belote 6.2): the observation's ranker decides
+            return None
+        plays.append((card, strings[a].endswith(":belote")))
+    return _belote_play_keys(state.trump, trick, state.n == 4, seat, unseen, plays)
+
+
+def _belote_play_keys(trump: int, trick: Sequence[tuple[int, int]], partners: bool, me: int,
+                      unseen: set[int] | None, plays: Sequence[tuple[int, bool]]) -> list[SortKey]:
+    """Each play's key: (card, whether it announces the belote) in ``plays``; ``unseen`` is needed for a lead."""
     power, points = POWER[trump], POINTS[trump]
-    trick = obs["trick"]
     if trick:
-        seat, best = _winning(trick, trump, power)
-        partner_winning = obs["players"] == 4 and seat == (obs["seat"] + 2) % 4
-    else:
-        unseen = _unseen(obs)
-    keys = []
-    for action in legal:
-        card = CARD_OF_CODE[action[:2]]
-        announce = action.endswith(":belote")  # 6.1: always announce the belote (20 points)
+        seat, best = trick[0]
+        for other, card in trick[1:]:
+            if beats(card, best, trump, power):
+                seat, best = other, card
+        partner_winning = partners and seat == (me + 2) % 4
+    keys: list[SortKey] = []
+    for card, announce in plays:  # 6.1: always announce the belote (20 points)
         is_trump = SUIT[card] == trump
         if not trick:
+            assert unseen is not None
             keys.append((announce, *_lead_key(card, trump, unseen)))
         elif partner_winning:
             keys.append((announce, 1, points[card] - (30 if is_trump else 0)))  # give points, keep trumps
@@ -126,6 +159,9 @@ def trump_value(hand: list[int], trump: int) -> int:
 
 
 # ---- Belote contrée: the auction ----------------------------------------------------------------------------------
+
+
+register_state_ranker("belote_contree", "belote")(rank_belote_play_state)
 
 
 @register_greedy("belote_contree")

@@ -58,10 +58,15 @@ class IsmctsPolicy(SearchPolicy):
 
     def _search(self, legal_ids: Sequence[int], view: SeatView) -> int:
         root = Node()
-        world = view.sample(self.rng)
+        world = last_deal(view.sample(self.rng))
         keys = self._key_function(world)
+        fixed = view.fixed()  # every sample the same deal: copies of the first will do
         for k in range(self.params["iters"]):
-            self._iterate(root, last_deal(world if k == 0 else view.sample(self.rng)), keys)
+            if fixed:
+                sample = world.clone() if k + 1 < self.params["iters"] else world
+            else:
+                sample = world if k == 0 else last_deal(view.sample(self.rng))
+            self._iterate(root, sample, keys)
         best, best_visits = legal_ids[0], -1
         for action in legal_ids:
             child = root.children.get(keys(self.seat, action))

@@ -34,6 +34,7 @@ from .search import SearchPolicy, bids_option, deal_margin, last_deal, play_deal
 from .view import SeatView
 
 ANNOUNCING = 0.5  # what playing a card with its announcement adds to the card's double-dummy value
+TIE_BREAK = 1e-3  # the count searched, among actions of equal deal margins (below any margin's step, 1 point)
 
 
 class PimcPolicy(SearchPolicy):
@@ -56,7 +57,7 @@ class PimcPolicy(SearchPolicy):
     def _search(self, legal_ids: Sequence[int], view: SeatView) -> int:
         totals = [0.0] * len(legal_ids)
         budget, spent = self.params["budget"], 0
-        for _ in range(self.params["samples"]):
+        for _ in range(1 if view.fixed() else self.params["samples"]):
             world = last_deal(view.sample(self.rng))
             values, cost = self._evaluate(world, legal_ids)
             for i, value in enumerate(values):
@@ -94,10 +95,21 @@ class PimcPolicy(SearchPolicy):
         return bool(limit) and isinstance(world, TrickGame) and world.phase == "play" and \
             cards_left(world) <= limit and unsolvable(world) is None
 
-    @staticmethod
-    def _solved(world: State, legal_ids: Sequence[int]) -> tuple[list[float], int]:
+    def _solved(self, world: State, legal_ids: Sequence[int]) -> tuple[list[float], int]:
+        """Each action's double-dummy value: the deal's margin for the seat's side when the game scores the deal
+        otherwise than by the count searched (a contract made or failed: ``double_dummy_points``), the count breaking
+        ties among equal margins; else the count."""
         assert isinstance(world, TrickGame)
         solver = DoubleDummy(world)
         values = solver.action_values()
         width = world.ACTIONS.width
-        return [values[a] + (ANNOUNCING if a % width else 0.0) for a in legal_ids], solver.nodes
+        side = world.side_of[self.seat]
+        out = []
+        for a in legal_ids:
+            value = float(values[a])
+            points = world.double_dummy_points(side, values[a])
+            if points is not None:
+                others = [p for s, p in enumerate(points) if s != side]
+                value = points[side] - sum(others) / len(others) + value * TIE_BREAK
+            out.append(value + (ANNOUNCING if a % width else 0.0))
+        return out, solver.nodes

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..auction import BidLadder, Contract, ContractAuction, replay_auction
-from ..cards import SUITS, mask_of
+from ..cards import SUITS, cards_in, mask_of
 from ..clone import LIST, OBJECT
 from ..dealing import deal_rounds
 from ..errors import PositionError
@@ -26,7 +26,7 @@ from ..registry import register
 from ..scoring import PileValues, highest_once_target_reached, single_leader
 from ..state import GameInfo, GameLength, match_length, position_list, position_seat
 from ..tricks import NO_TRUMP, gather_tricks
-from .belote_family import BELOTE_POINTS, POINTS, TRICKS, BelotePlay, belote_actions
+from .belote_family import BELOTE_POINTS, KQ_MASK, LAST_TRICK, POINTS, TRICKS, BelotePlay, belote_actions
 
 NUMERIC_BIDS = (160, 170, 180)
 LADDERS = {top: BidLadder(values=tuple(range(80, top + 1, 10))) for top in NUMERIC_BIDS}
@@ -205,6 +205,27 @@ class BeloteContree(BelotePlay):
         self._deal_over(points, contract=contract.word(), declarer=contract.declarer,
                         multiplier=contract.multiplier, made=made, card_points=self.trick_totals(),
                         belote=self.belote_seat, capot=self.capot_side() is not None)
+
+    def double_dummy_points(self, side: int, taken: int) -> list[int] | None:
+        """7.2 - 7.4 with ``side`` taking ``taken`` of the card points left (the last trick's bonus included) and the
+        other side the rest; a belote not yet announced counts for the seat holding both cards (it announces it,
+        6.4). A capot contract (tricks, not points) gives None."""
+        contract = self.contract
+        if contract is None or contract.value == "capot":
+            return None
+        totals = self.trick_totals()
+        left = sum(POINTS[self.trump][c] for c in cards_in(sum(self.hands))) + \
+            sum(POINTS[self.trump][c] for _s, c in self.trick) + (LAST_TRICK if self.last_trick_side is None else 0)
+        totals[side] += taken
+        totals[1 - side] += left - taken
+        belote_side = self.belote_side()
+        if belote_side is None:
+            kq = KQ_MASK[self.trump]
+            belote_side = next((self.side_of[s] for s, hand in enumerate(self.hands) if hand & kq == kq), None)
+        belote = [BELOTE_POINTS if s == belote_side else 0 for s in (0, 1)]
+        points, _made = contract_points(contract, self.side_of[contract.declarer], totals, belote, self.tricks_won,
+                                        self.options["contre_scoring"])
+        return points
 
     def _match_winners(self) -> list[int] | None:
         if self.options["num_deals"] is None:  # 7.7: a tie plays on

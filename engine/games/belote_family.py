@@ -124,16 +124,20 @@ class BelotePlay(TrickGame):
         """The trump king and queen of an announced belote (6.4: its announcer holds both until played)."""
         return KQ_MASK[self.trump] if self.belote_seat is not None else 0
 
-    def _determinize(self, seat: int, rng: Rng) -> None:
+    def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
         """A deal cut from the previous deal's tricks gathered in play order (belote_contree.md 3.4, 3.5; belote.md 8
         with 4 players) comes from a pack every seat has seen; only the cut is unknown. The sample is then dealt from
         a cut that fits everything shown."""
         pack = self._gathered_pack()
         if pack is None:
-            super()._determinize(seat, rng)
+            super()._determinize(seat, rng, memo)
             return
-        fits = [deck for deck in (cut(pack, c) for c in range(FEWEST_CUT, len(pack) - FEWEST_CUT + 1))
-                if self._dealt_from(deck, seat) is not None]
+        fits = None if memo is None else memo.get("fits")
+        if fits is None:
+            fits = [deck for deck in (cut(pack, c) for c in range(FEWEST_CUT, len(pack) - FEWEST_CUT + 1))
+                    if self._dealt_from(deck, seat) is not None]
+            if memo is not None:
+                memo["fits"] = fits
         deck = fits[rng.below(len(fits))]
         hands = self._dealt_from(deck, seat)
         assert hands is not None  # a cut that fits

@@ -472,8 +472,8 @@ class Boonaken(TrickGame):
         # A face-up card the declarer took is in his hand or among his discards: _redraw_discard moves it.
         return self._seen(seat)
 
-    def _determinize(self, seat: int, rng: Rng) -> None:
-        super()._determinize(seat, rng)
+    def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
+        super()._determinize(seat, rng, memo)
         if self.exchanges and self.exchanges[-1][0] != seat and self.phase != "exchange":
             self._redraw_discard(rng)
 

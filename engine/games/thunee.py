@@ -654,7 +654,7 @@ class Thunee(TrickGame):
 
     # ---- determinization: unseen hands, the face-down trump card and the undealt cards ------------------------
 
-    def _determinize(self, seat: int, rng: Rng) -> None:
+    def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
         """Deal the unseen cards again (each hand keeping its shown voids and, once known, whether its first round
         could ask a redeal) so that this dealing's moves replay on the sample, every one legal, and the seat sees the
         same (no redeal nor void deal came instead): ``redeal_consistent``, never the real deal for want of one."""
