@@ -54,6 +54,9 @@ CARD_MASK = (1 << 6) - 1
 # partly face down; Boonaken's discards, boonaken.md 6.1; Thunee's trump card laid face down, thunee.md 4.5): they
 # take the reference encoding.
 FACE_DOWN_GAMES = ("two_ten_jack", "boonaken", "thunee")
+# The fishing games whose face-up and known cards change only with the stock (Tablić's bottom card is shown until the
+# dealer plays it, so it takes the reference encoding).
+FAST_FISHING_GAMES = ("tablanette",)
 
 
 class ActionCodec:
@@ -181,8 +184,10 @@ class TrickEncoder:
         self.reference = ObservationEncoder(players)
         self.players = players
         n = players
-        self._stocked = game.STOCK_SHOWN is not None  # type: ignore[attr-defined]  # it deals a stock
-        self._bit_of = [0 if card is None else 1 << card for card in game.ACTIONS.card_of]  # type: ignore[attr-defined]
+        self._fishing = issubclass(game, FishingState)  # a table plane and no trick; its action strings name cards
+        self._stocked = self._fishing or game.STOCK_SHOWN is not None  # type: ignore[attr-defined]  # it deals a stock
+        self._bit_of: Any = (_NamedCards() if self._fishing else
+                             [0 if card is None else 1 << card for card in game.ACTIONS.card_of])  # type: ignore
         self._scores_at = self.reference.planes * NUM_CARDS + len(SUITS) + 1 + len(PHASES) + 1
         self._to_act_at = self._scores_at + 2 * n
         self._plane_entries = self.reference.planes * NUM_CARDS
@@ -208,8 +213,11 @@ class TrickEncoder:
         self.played = 0  # the cards this deal's moves named
         self._deal_epoch = self._shown_epoch = 0
         self._deal_key: tuple[Any, ...] = (state.deal_index, state.dealings, state.phase)
-        self._stock_left = len(state.stock) - state.stock_top if self._stocked else 0
-        self._tricks_begun = bool(state.tricks)
+        self._stock_left = len(state.stock) - getattr(state, "stock_top", 0) if self._stocked else 0
+        self._tricks_begun = bool(getattr(state, "tricks", ()))
+        self._table = [0] * n
+        if self._fishing:
+            self._bit_of.state = state
 
     def moved(self, state: Any, action: int) -> None:
         """After ``action`` (an id) was applied to ``state``."""
@@ -221,11 +229,17 @@ class TrickEncoder:
             key = (state.deal_index, state.dealings, state.phase)
             if key[0] != self._deal_key[0]:
                 self.played = 0  # a new deal
+            if not self._fishing or key[:2] != self._deal_key[:2]:  # a fishing game's capture phase shows no more
+                self._shown_epoch += 1
             self._deal_key = key
             self._deal_epoch += 1
-            self._shown_epoch += 1
         if state.current_player is None:
             self.played = 0  # the match is over: the environment's last deal starts after its last move
+        if self._fishing:
+            if len(state.stock) != self._stock_left:
+                self._stock_left = len(state.stock)
+                self._shown_epoch += 1
+            return
         left = len(state.stock) - state.stock_top if self._stocked else 0
         if left != self._stock_left or bool(state.tricks) != self._tricks_begun:
             self._stock_left, self._tricks_begun = left, bool(state.tricks)
@@ -245,8 +259,13 @@ class TrickEncoder:
                 low = changed & -changed
                 view[low.bit_length() - 1] = 1.0 if hand & low else 0.0
                 changed ^= low
-        trick = state.trick
-        if trick != self._trick_seen[seat]:
+        if self._fishing:
+            table, old = state.table, self._table[seat]
+            if table != old:
+                self._table[seat] = table
+                _write_bits(view, (self.players + 1) * NUM_CARDS, table ^ old, table)
+        elif state.trick != self._trick_seen[seat]:
+            trick = state.trick
             at = self._trick_at[seat]
             for other, card in self._trick_seen[seat]:
                 view[at[other] + card] = 0.0
@@ -275,7 +294,7 @@ class TrickEncoder:
         game's ``shown_cards``, else from the seat's observation."""
         self._shown_seen[seat] = self._shown_epoch
         n, view = self.players, self._views[seat]
-        shown = state.shown_cards(seat)
+        shown = None if self._fishing else state.shown_cards(seat)
         if shown is None:
             seen = state.observation(seat, history=False)
             shown = (_mask_of([seen.get(key) for key in FACE_UP_KEYS]), _mask_of(seen.get("known_cards", ())),
@@ -295,7 +314,7 @@ class TrickEncoder:
         n, view = self.players, self._views[seat]
         at = self._plane_entries
         view[at: self._scores_at] = self._zeros[: self._scores_at - at]
-        view[at + state.trump] = 1.0  # suits 0..3, and NO_TRUMP (4) is the "none" entry
+        view[at + (len(SUITS) if self._fishing else state.trump)] = 1.0  # suits 0..3, NO_TRUMP (4) is "none"
         view[at + len(SUITS) + 1 + (PHASES.index(state.phase) if state.phase in PHASES else len(PHASES))] = 1.0
         at = self._scores_at + n
         view[at: at + n] = self._zeros[:n]
@@ -303,10 +322,25 @@ class TrickEncoder:
         view[self._to_act_at + 2] = state.deal_index
 
 
+class _NamedCards(dict[int, int]):
+    """A fishing game's action id -> the mask of the cards its string names (``JH:6C,2D,QS`` names four), as the
+    reference encoder reads them from the history; ``state`` writes the strings."""
+
+    state: Any = None
+
+    def __missing__(self, action: int) -> int:
+        mask = 0
+        for card in card_tokens(self.state.action_string(action)):
+            mask |= 1 << card
+        self[action] = mask
+        return mask
+
+
 def trick_encoder(game_id: str, players: int) -> TrickEncoder | None:
-    """The fast encoder of a trick game whose stored trick is what every seat sees, or None (use the reference)."""
+    """The fast encoder of a game whose moves every seat sees as they are stored (the trick games but those that
+    play face down, and Tablanette), or None (use the reference)."""
     game = engine.game_class(game_id)
-    if not issubclass(game, TrickGame) or game_id in FACE_DOWN_GAMES:
+    if game_id in FACE_DOWN_GAMES or not (issubclass(game, TrickGame) or game_id in FAST_FISHING_GAMES):
         return None
     return TrickEncoder(players, game)
 
