@@ -54,9 +54,8 @@ CARD_MASK = (1 << 6) - 1
 # partly face down; Boonaken's discards, boonaken.md 6.1; Thunee's trump card laid face down, thunee.md 4.5): they
 # take the reference encoding.
 FACE_DOWN_GAMES = ("two_ten_jack", "boonaken", "thunee")
-# The fishing games whose face-up and known cards change only with the stock (Tablić's bottom card is shown until the
-# dealer plays it, so it takes the reference encoding).
-FAST_FISHING_GAMES = ("tablanette",)
+# The fishing games the fast encoder serves: their face-up and known cards change only with the stock or when played.
+FAST_FISHING_GAMES = ("tablanette", "tablic")
 
 
 class ActionCodec:
@@ -216,12 +215,14 @@ class TrickEncoder:
         self._stock_left = len(state.stock) - getattr(state, "stock_top", 0) if self._stocked else 0
         self._tricks_begun = bool(getattr(state, "tricks", ()))
         self._table = [0] * n
+        self._shown_any = 0  # every face-up or known card a seat's vector showed this match
         if self._fishing:
             self._bit_of.state = state
 
     def moved(self, state: Any, action: int) -> None:
         """After ``action`` (an id) was applied to ``state``."""
-        self.played |= self._bit_of[action]
+        named = self._bit_of[action]
+        self.played |= named
         # What the slow parts depend on: the phase and the deal (all of it), whether the first trick is over (it ends
         # declarations) and the stock's size (it shrinks after a trick of German Whist, by an exchange of Trappola).
         key = self._deal_key
@@ -236,7 +237,9 @@ class TrickEncoder:
         if state.current_player is None:
             self.played = 0  # the match is over: the environment's last deal starts after its last move
         if self._fishing:
-            if len(state.stock) != self._stock_left:
+            # Its shown facts change with the stock, and when a move names a card they showed (Tablić's bottom card,
+            # shown until the dealer plays it).
+            if len(state.stock) != self._stock_left or named & self._shown_any:
                 self._stock_left = len(state.stock)
                 self._shown_epoch += 1
             return
@@ -300,6 +303,7 @@ class TrickEncoder:
             shown = (_mask_of([seen.get(key) for key in FACE_UP_KEYS]), _mask_of(seen.get("known_cards", ())),
                      seen.get("stock_size") or 0)
         face_up, known = shown[0], shown[1]
+        self._shown_any |= face_up | known
         if face_up != self._face_up[seat]:
             _write_bits(view, (n + 2) * NUM_CARDS, face_up ^ self._face_up[seat], face_up)
             self._face_up[seat] = face_up
