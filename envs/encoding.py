@@ -54,6 +54,8 @@ CARD_MASK = (1 << 6) - 1
 # partly face down; Boonaken's discards, boonaken.md 6.1; Thunee's trump card laid face down, thunee.md 4.5): they
 # take the reference encoding.
 FACE_DOWN_GAMES = ("two_ten_jack", "boonaken", "thunee")
+# The fishing games the fast encoder serves: their face-up and known cards change only with the stock or when played.
+FAST_FISHING_GAMES = ("tablanette", "tablic")
 
 
 class ActionCodec:
@@ -163,70 +165,124 @@ class ObservationEncoder:
 
 
 class TrickEncoder:
-    """:class:`ObservationEncoder`'s vector for a trick game, read from the state's own hands and trick (masks)
-    instead of building the observation dict at every move: the same vector (the tests compare the two at every move
-    of every trick game it serves), several times faster. Each seat keeps its last vector and the card masks it
-    shows, and a move rewrites only the entries that changed (a card or two). What changes only between tricks or
-    phases (the face-up and known cards, trump, the stock) is written once per trick and seat, the cards from the
-    game's ``shown_cards`` (an engine hook, masks) where it has one, else from ``state.observation(seat)``.
-    ``played`` is the mask of the cards named by the deal's public moves, kept by the caller (from ``card_of``);
-    :meth:`new_match` starts over for another match.
+    """:class:`ObservationEncoder`'s vector for a trick game, kept up to date from the state's own hands and trick
+    (masks) instead of building the observation dict at every move: the same vector (the tests compare the two at
+    every move of every game it serves), several times faster.
 
-    Used for the trick games that show every trick card as it is stored (all but those that play face down:
-    :func:`trick_encoder` says which)."""
+    The environment tells it of each move (:meth:`moved`, with the action id): it adds the cards the move names to
+    the deal's played mask and notes when the phase, the deal or the trick count changed. Each seat keeps its own
+    vector and the masks it shows; :meth:`encode` rewrites only the entries that changed since that seat's last
+    vector (a card or two), and what changes only between tricks or phases (the face-up and known cards, the stock;
+    trump, phase, dealer and deal) only after such a change: the cards from the game's ``shown_cards`` (an engine
+    hook, masks) where it has one, else from ``state.observation(seat)``. :meth:`new_match` starts over.
+
+    Used for the trick games that show every move to every seat as it is stored (all but those that play face
+    down: :func:`trick_encoder` says which)."""
 
     def __init__(self, players: int, game: type[engine.State]) -> None:
         self.reference = ObservationEncoder(players)
         self.players = players
-        self.card_of = game.ACTIONS.card_of  # type: ignore[attr-defined]
         n = players
+        self._fishing = issubclass(game, FishingState)  # a table plane and no trick; its action strings name cards
+        self._stocked = self._fishing or game.STOCK_SHOWN is not None  # type: ignore[attr-defined]  # it deals a stock
+        self._bit_of: Any = (_NamedCards() if self._fishing else
+                             [0 if card is None else 1 << card for card in game.ACTIONS.card_of])  # type: ignore
         self._scores_at = self.reference.planes * NUM_CARDS + len(SUITS) + 1 + len(PHASES) + 1
         self._to_act_at = self._scores_at + 2 * n
         self._plane_entries = self.reference.planes * NUM_CARDS
         self._played_at = (n + 4) * NUM_CARDS
+        self._trick_at = [[((other - seat) % n + 1) * NUM_CARDS for other in range(n)] for seat in range(n)]
         self._zeros = memoryview(np.zeros(self.reference.scalars, dtype=np.float32))
-        self.new_match()
 
-    def new_match(self) -> None:
-        """Start every seat's vector afresh (a new match)."""
-        n, planes = self.players, self.reference.planes
+    def new_match(self, state: Any) -> None:
+        """Start every seat's vector afresh for ``state``, a new match."""
+        n = self.players
         # Each seat's vector is a numpy array written through a memoryview (single entries cost a fraction of numpy's
         # item assignment); one copy per observation makes the array returned.
         self._vectors = [np.zeros(self.reference.size, dtype=np.float32) for _ in range(n)]
         self._views = [memoryview(vector) for vector in self._vectors]
-        self._masks = [[0] * planes for _ in range(n)]
-        self._keys: list[tuple[Any, ...] | None] = [None] * n
-        self._card_keys: list[tuple[bool, int] | None] = [None] * n
-        self._tricks: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        self._hands = [0] * n
+        self._played_seen = [0] * n
+        self._face_up = [0] * n
+        self._known = [0] * n
+        self._trick_seen: list[list[tuple[int, int]]] = [[] for _ in range(n)]
         self._scores: list[list[int] | None] = [None] * n
+        self._deal_seen = [-1] * n  # the deal part (epoch) each vector was written for
+        self._shown_seen = [-1] * n  # and its shown part
+        self.played = 0  # the cards this deal's moves named
+        self._deal_epoch = self._shown_epoch = 0
+        self._deal_key: tuple[Any, ...] = (state.deal_index, state.dealings, state.phase)
+        self._stock_left = len(state.stock) - getattr(state, "stock_top", 0) if self._stocked else 0
+        self._tricks_begun = bool(getattr(state, "tricks", ()))
+        self._table = [0] * n
+        self._shown_any = 0  # every face-up or known card a seat's vector showed this match
+        if self._fishing:
+            self._bit_of.state = state
 
-    def encode(self, state: Any, seat: int, played: int) -> np.ndarray:
-        view, shown = self._views[seat], self._masks[seat]
-        # What the slow part depends on: the stock shrinks with every trick of a game with a stock, the first trick
-        # ends declarations; past that, only the phase and the deal change it.
-        key = (state.deal_index, state.dealings, state.phase)
-        if key != self._keys[seat]:
-            self._keys[seat], self._card_keys[seat] = key, None
+    def moved(self, state: Any, action: int) -> None:
+        """After ``action`` (an id) was applied to ``state``."""
+        named = self._bit_of[action]
+        self.played |= named
+        # What the slow parts depend on: the phase and the deal (all of it), whether the first trick is over (it ends
+        # declarations) and the stock's size (it shrinks after a trick of German Whist, by an exchange of Trappola).
+        key = self._deal_key
+        if state.phase != key[2] or state.dealings != key[1] or state.deal_index != key[0]:
+            key = (state.deal_index, state.dealings, state.phase)
+            if key[0] != self._deal_key[0]:
+                self.played = 0  # a new deal
+            if not self._fishing or key[:2] != self._deal_key[:2]:  # a fishing game's capture phase shows no more
+                self._shown_epoch += 1
+            self._deal_key = key
+            self._deal_epoch += 1
+        if state.current_player is None:
+            self.played = 0  # the match is over: the environment's last deal starts after its last move
+        if self._fishing:
+            # Its shown facts change with the stock, and when a move names a card they showed (Tablić's bottom card,
+            # shown until the dealer plays it).
+            if len(state.stock) != self._stock_left or named & self._shown_any:
+                self._stock_left = len(state.stock)
+                self._shown_epoch += 1
+            return
+        left = len(state.stock) - state.stock_top if self._stocked else 0
+        if left != self._stock_left or bool(state.tricks) != self._tricks_begun:
+            self._stock_left, self._tricks_begun = left, bool(state.tricks)
+            self._shown_epoch += 1
+
+    def encode(self, state: Any, seat: int) -> np.ndarray:
+        view = self._views[seat]
+        if self._deal_seen[seat] != self._deal_epoch:
             self._deal_part(state, seat)
-        key = (bool(state.tricks), len(getattr(state, "stock", ())) - getattr(state, "stock_top", 0))
-        if key != self._card_keys[seat]:
-            self._card_keys[seat] = key
+        if self._shown_seen[seat] != self._shown_epoch:
             self._shown_part(state, seat)
-        hand = state.hands[seat]
-        if hand != shown[0]:
-            _write_bits(view, 0, hand ^ shown[0], hand)
-            shown[0] = hand
-        trick = state.trick
-        if trick != self._tricks[seat]:
-            n = self.players
-            for other, card in self._tricks[seat]:
-                view[((other - seat) % n + 1) * NUM_CARDS + card] = 0.0
+        hand, old = state.hands[seat], self._hands[seat]
+        if hand != old:
+            self._hands[seat] = hand
+            changed = hand ^ old
+            while changed:
+                low = changed & -changed
+                view[low.bit_length() - 1] = 1.0 if hand & low else 0.0
+                changed ^= low
+        if self._fishing:
+            table, old = state.table, self._table[seat]
+            if table != old:
+                self._table[seat] = table
+                _write_bits(view, (self.players + 1) * NUM_CARDS, table ^ old, table)
+        elif state.trick != self._trick_seen[seat]:
+            trick = state.trick
+            at = self._trick_at[seat]
+            for other, card in self._trick_seen[seat]:
+                view[at[other] + card] = 0.0
             for other, card in trick:
-                view[((other - seat) % n + 1) * NUM_CARDS + card] = 1.0
-            self._tricks[seat] = list(trick)
-        if played != shown[-1]:
-            _write_bits(view, self._played_at, played ^ shown[-1], played)
-            shown[-1] = played
+                view[at[other] + card] = 1.0
+            self._trick_seen[seat] = trick.copy()
+        played, old = self.played, self._played_seen[seat]
+        if played != old:
+            self._played_seen[seat] = played
+            changed, at = played ^ old, self._played_at - 1
+            while changed:
+                low = changed & -changed
+                view[at + low.bit_length()] = 1.0 if played & low else 0.0
+                changed ^= low
         scores = state.side_scores
         if scores != self._scores[seat]:
             n, side_of = self.players, state.side_of
@@ -239,25 +295,30 @@ class TrickEncoder:
     def _shown_part(self, state: Any, seat: int) -> None:
         """Write the face-up and known cards and the stock's size, which change only between tricks or phases: the
         game's ``shown_cards``, else from the seat's observation."""
-        n, view, masks = self.players, self._views[seat], self._masks[seat]
-        shown = state.shown_cards(seat)
+        self._shown_seen[seat] = self._shown_epoch
+        n, view = self.players, self._views[seat]
+        shown = None if self._fishing else state.shown_cards(seat)
         if shown is None:
             seen = state.observation(seat, history=False)
-            face_up = _mask_of([seen.get(key) for key in FACE_UP_KEYS])
-            shown = face_up, _mask_of(seen.get("known_cards", ())), seen.get("stock_size") or 0
-        for plane in (n + 2, n + 3):
-            mask = shown[plane - n - 2]
-            if mask != masks[plane]:
-                _write_bits(view, plane * NUM_CARDS, mask ^ masks[plane], mask)
-                masks[plane] = mask
+            shown = (_mask_of([seen.get(key) for key in FACE_UP_KEYS]), _mask_of(seen.get("known_cards", ())),
+                     seen.get("stock_size") or 0)
+        face_up, known = shown[0], shown[1]
+        self._shown_any |= face_up | known
+        if face_up != self._face_up[seat]:
+            _write_bits(view, (n + 2) * NUM_CARDS, face_up ^ self._face_up[seat], face_up)
+            self._face_up[seat] = face_up
+        if known != self._known[seat]:
+            _write_bits(view, (n + 3) * NUM_CARDS, known ^ self._known[seat], known)
+            self._known[seat] = known
         view[self._to_act_at + 1] = shown[2]
 
     def _deal_part(self, state: Any, seat: int) -> None:
         """Write the entries that change only between phases or deals: trump, phase, dealer, deal."""
+        self._deal_seen[seat] = self._deal_epoch
         n, view = self.players, self._views[seat]
         at = self._plane_entries
         view[at: self._scores_at] = self._zeros[: self._scores_at - at]
-        view[at + state.trump] = 1.0  # suits 0..3, and NO_TRUMP (4) is the "none" entry
+        view[at + (len(SUITS) if self._fishing else state.trump)] = 1.0  # suits 0..3, NO_TRUMP (4) is "none"
         view[at + len(SUITS) + 1 + (PHASES.index(state.phase) if state.phase in PHASES else len(PHASES))] = 1.0
         at = self._scores_at + n
         view[at: at + n] = self._zeros[:n]
@@ -265,10 +326,25 @@ class TrickEncoder:
         view[self._to_act_at + 2] = state.deal_index
 
 
+class _NamedCards(dict[int, int]):
+    """A fishing game's action id -> the mask of the cards its string names (``JH:6C,2D,QS`` names four), as the
+    reference encoder reads them from the history; ``state`` writes the strings."""
+
+    state: Any = None
+
+    def __missing__(self, action: int) -> int:
+        mask = 0
+        for card in card_tokens(self.state.action_string(action)):
+            mask |= 1 << card
+        self[action] = mask
+        return mask
+
+
 def trick_encoder(game_id: str, players: int) -> TrickEncoder | None:
-    """The fast encoder of a trick game whose stored trick is what every seat sees, or None (use the reference)."""
+    """The fast encoder of a game whose moves every seat sees as they are stored (the trick games but those that
+    play face down, and Tablanette), or None (use the reference)."""
     game = engine.game_class(game_id)
-    if not issubclass(game, TrickGame) or game_id in FACE_DOWN_GAMES:
+    if game_id in FACE_DOWN_GAMES or not (issubclass(game, TrickGame) or game_id in FAST_FISHING_GAMES):
         return None
     return TrickEncoder(players, game)
 

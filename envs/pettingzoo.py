@@ -19,7 +19,7 @@ last seed started. ``render()`` returns the table as text (``render_mode="ansi"`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -55,7 +55,6 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self.fast = trick_encoder(game, self.n)  # the same vector, faster, where the game allows
         self.possible_agents = [f"player_{seat}" for seat in range(self.n)]
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        self._no_rewards = dict.fromkeys(self.possible_agents, 0)
         self.metadata = {**self.metadata, "name": f"cardtable_{game}_{self.n}p_v0"}
         observation = spaces.Box(low=-np.inf, high=np.inf, shape=(self.encoder.size,), dtype=np.float32)
         mask = spaces.Box(low=0, high=1, shape=(self.codec.size,), dtype=np.int8)
@@ -68,10 +67,8 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self._mask = np.zeros(self.codec.size, dtype=np.int8)
         self._mask_view = memoryview(self._mask)
         self._no_mask = np.zeros(self.codec.size, dtype=np.int8)
-        self._no_mask_view = memoryview(self._no_mask)
         self._indexes: list[int] = []
         self._id_of: dict[int, int] | None = {} if self.codec.fishing else None
-        self._card_of = self.fast.card_of if self.fast is not None else None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_space
@@ -90,28 +87,29 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         else:
             self._seeds = self._seeds or Rng(fresh_seed())
             match_seed = self._seeds.next_u64()
-        self.state = engine.new_match(self.game, seed=match_seed, players=self.n, options=self.game_options)
+        self.state = state = engine.new_match(self.game, seed=match_seed, players=self.n, options=self.game_options)
         if self.fast is not None:
-            self.fast.new_match()
+            self.fast.new_match(state)
         self.agents = list(self.possible_agents)
-        self.rewards = {agent: 0 for agent in self.agents}
-        self._cumulative_rewards = {agent: 0 for agent in self.agents}
-        self.terminations = {agent: False for agent in self.agents}
-        self.truncations = {agent: False for agent in self.agents}
-        self._deal_start = 0
-        self._played = 0
-        self._deal_index = 0
-        self._scores_at_deal_start = list(self.state.scores)
+        self.rewards = self._no_rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
+        self._deal_start = 0
+        self._deal_index = 0
+        self._scores_at_deal_start = list(state.scores)
         self._select()
 
     def _select(self) -> None:
+        """The seat to act and its mask, after a move (the mask's entries set last are cleared first)."""
         state = self.state
         assert state is not None and state.current_player is not None  # only while the match goes on
         self.agent_selection = self.possible_agents[state.current_player]
         ids = state.legal_action_ids()
         view = self._mask_view
-        view[:] = self._no_mask_view
+        for index in self._indexes:
+            view[index] = 0
         if self._id_of is None:
             indexes = ids  # the engine's list, read only
         else:
@@ -121,8 +119,20 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
             view[index] = 1
         self._indexes = indexes
 
+    def agent_iter(self, max_iter: int = 2**63) -> Iterable[str]:
+        """PettingZoo's agent loop (``AECEnv.agent_iter``: the agent to act while any agent is left, at most
+        ``max_iter`` times), as a generator."""
+        return _AgentIter(self, max_iter)
+
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last``: the observation, cumulative reward, termination, truncation and info of the agent to act."""
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
+
     def step(self, action: int | None) -> None:
-        if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         state = self.state
@@ -134,19 +144,20 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         action_id = (index if index in self._indexes else None) if self._id_of is None else self._id_of.get(index)
         if action_id is None:
             raise engine.IllegalAction(f"action index {action!r}", state.legal_actions(), state._where())
-        self._cumulative_rewards[self.agent_selection] = 0
+        if self._cumulative_rewards[agent]:
+            self._cumulative_rewards[agent] = 0
         state.apply_id(action_id)
-        card_of = self._card_of
-        if card_of is not None and card_of[action_id] is not None:
-            self._played |= 1 << card_of[action_id]
-        if state.deal_index == self._deal_index and not state.is_terminal:  # the usual move: no reward, next seat
-            self.rewards = self._no_rewards
+        if self.fast is not None:
+            self.fast.moved(state, action_id)
+        if state.deal_index == self._deal_index and state.current_player is not None:  # the usual move: next seat
+            if self.rewards is not self._no_rewards:
+                self.rewards = self._no_rewards
             self._select()
             return
         self.rewards = dict(self._no_rewards)
         self._deal_over()
-        if state.is_terminal:
-            self.terminations = {name: True for name in self.agents}
+        if state.current_player is None:
+            self.terminations = dict.fromkeys(self.agents, True)
         else:
             self._select()
         self._accumulate_rewards()
@@ -161,21 +172,22 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self._scores_at_deal_start = list(scores)
         self._deal_index = state.deal_index
         self._deal_start = len(state.moves)
-        self._played = 0
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         state = self.state
         assert state is not None  # reset() comes first
         seat = self._seat_of[agent]
-        to_act = agent == self.agent_selection and state.current_player is not None
-        return {"observation": self.encode(seat), "action_mask": (self._mask if to_act else self._no_mask).copy()}
+        mask = self._mask if agent == self.agent_selection and state.current_player is not None else self._no_mask
+        if self.fast is not None:
+            return {"observation": self.fast.encode(state, seat), "action_mask": mask.copy()}
+        return {"observation": self.encode(seat), "action_mask": mask.copy()}
 
     def encode(self, seat: int) -> np.ndarray:
         """The observation vector of ``seat`` now (:mod:`envs.encoding`)."""
         state = self.state
         assert state is not None  # reset() comes first
         if self.fast is not None:
-            return self.fast.encode(state, seat, self._played)
+            return self.fast.encode(state, seat)
         return self.encoder.encode(state.observation(seat, history=True), seat, self._deal_start)
 
     # ---- people -----------------------------------------------------------------------------------------------
@@ -192,6 +204,19 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
 
     def close(self) -> None:
         self.state = None
+
+
+class _AgentIter:
+    """``env.agent_iter()``: iterable as often as PettingZoo's own (each loop from the agent to act now)."""
+
+    def __init__(self, env: CardtableEnv, max_iter: int) -> None:
+        self.env, self.max_iter = env, max_iter
+
+    def __iter__(self) -> Iterator[str]:
+        env, left = self.env, self.max_iter
+        while env.agents and left > 0:
+            left -= 1
+            yield env.agent_selection
 
 
 def env(game: str, players: int | None = None, options: Mapping[str, Any] | None = None,

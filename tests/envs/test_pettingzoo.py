@@ -16,7 +16,7 @@ pytest.importorskip("pettingzoo")
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from engine.trickgame import TrickGame  # noqa: E402
-from envs.encoding import FACE_DOWN_GAMES, ActionCodec, trick_encoder  # noqa: E402
+from envs.encoding import FACE_DOWN_GAMES, FAST_FISHING_GAMES, ActionCodec, trick_encoder  # noqa: E402
 from envs.pettingzoo import CardtableEnv  # noqa: E402
 
 CASES = [(game, players) for game in engine.list_games() for players in engine.game_info(game).player_counts]
@@ -146,14 +146,16 @@ def test_every_legal_action_has_its_own_index(game: str) -> None:
 FAST_CASES = [case for case in CASES if trick_encoder(*case) is not None]
 
 
-def test_every_trick_game_but_those_playing_face_down_has_the_fast_encoding() -> None:
+def test_every_trick_game_but_those_playing_face_down_and_the_fishing_games_have_the_fast_encoding() -> None:
     trick_games = {game for game in engine.list_games() if issubclass(engine.game_class(game), TrickGame)}
-    assert {game for game, _ in FAST_CASES} == trick_games - set(FACE_DOWN_GAMES)
+    assert {game for game, _ in FAST_CASES} == trick_games - set(FACE_DOWN_GAMES) | set(FAST_FISHING_GAMES)
+    assert FAST_FISHING_GAMES == ("tablanette", "tablic")
     assert "german_whist" in trick_games and FACE_DOWN_GAMES == ("two_ten_jack", "boonaken", "thunee")
 
 
 @pytest.mark.parametrize(("game", "players", "options"), [(*case, {}) for case in FAST_CASES] + [
-    ("german_whist", 2, {"face_down_four": True}), ("trappola", 2, {"public_declaration_ranks": True})])
+    ("german_whist", 2, {"face_down_four": True}), ("trappola", 2, {"public_declaration_ranks": True}),
+    ("tablanette", 4, {"partnerships": True}), ("tablanette", 2, {"hand_size": 8, "target": 20})])
 def test_the_fast_encoding_is_the_observations_at_every_move(game: str, players: int, options: dict) -> None:
     env = CardtableEnv(game, players, options={**options, "max_deals": 2})
 
