@@ -165,7 +165,8 @@ GLOBAL_MOVE = 16  # one proposal in this many is a whole new deal (redeal), to c
 
 
 def redeal_consistent(slots: Sequence[Slot], rng: Rng, consistent: Callable[[list[list[int]]], bool],
-                      tries: int = WHOLE_TRIES, sweeps: int = WHOLE_SWEEPS) -> list[list[int]]:
+                      tries: int = WHOLE_TRIES, sweeps: int = WHOLE_SWEEPS,
+                      start: Sequence[Sequence[int]] | None = None) -> list[list[int]]:
     """As :func:`redeal`, for facts that no single slot can check: new contents that ``consistent`` accepts as a
     whole (a game replays its deal's moves on them), each slot's list in the order the check saw.
 
@@ -174,7 +175,8 @@ def redeal_consistent(slots: Sequence[Slot], rng: Rng, consistent: Callable[[lis
     proposal swaps two places or rotates three (any slots, a slot's own places too, its order may matter) or, one time
     in ``GLOBAL_MOVE``, is a whole new deal of :func:`redeal`, and is kept only when every slot's rules and
     ``consistent`` hold. Every proposal is as likely as its reverse, so the chain's deals are uniform over the
-    accepted ones it can reach; ``sweeps`` proposals per card mix it, so the real deal is not favoured.
+    accepted ones it can reach; ``sweeps`` proposals per card mix it, so the real deal is not favoured. ``start`` is
+    :func:`redeal`'s.
 
     >>> from engine.cards import SUIT_MASK
     >>> slots = [Slot([0, 1, 13]), Slot([2, 14, 15])]
@@ -183,7 +185,8 @@ def redeal_consistent(slots: Sequence[Slot], rng: Rng, consistent: Callable[[lis
     >>> sorted(map(len, dealt)), sum(c < 13 for c in dealt[0])
     ([3, 3], 2)
     """
-    start = known_start(slots) or [slot.cards for slot in slots]  # (made once: it can take many tries)
+    if start is None:
+        start = known_start(slots) or [slot.cards for slot in slots]  # (made once: it can take many tries)
     for _ in range(tries):
         contents = redeal(slots, rng, start=start)
         if consistent(contents):

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 
 from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
 from .clone import LIST, SHARED
-from .determinize import Slot, known_start, redeal, relabel_mask, relabeling
+from .determinize import Slot, known_start, redeal_consistent, relabel_mask, relabeling
 from .errors import IllegalAction, PositionError
 from .rng import Rng
 from .state import Chooser, State, position_seat
@@ -89,7 +89,7 @@ class TrickRules:
 
 
 FULL_MASK = (1 << 52) - 1
-MISDEAL_TRIES = 1000  # determinization: samples drawn before keeping the real deal when all are misdeals
+MISDEAL_TRIES = 1000  # determinization: samples drawn before a chain looks for a deal that is no misdeal
 
 
 class TrickGame(State):
@@ -520,20 +520,19 @@ class TrickGame(State):
 
     def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
         """Deal again every card ``seat`` has not seen (``_unseen_slots``), so that the whole deal, from
-        ``deal_deck`` on, is one the public play could come from (never a ``_misdeal``: after ``MISDEAL_TRIES``
-        of them the real deal stays, one the play could come from). ``memo`` (kept by the caller for one position
-        and seat, see ``engine.determinize``) holds the slots and the chain's start from the first sample on."""
+        ``deal_deck`` on, is one the public play could come from (never a ``_misdeal``; when ``MISDEAL_TRIES`` samples
+        are all misdeals, ``redeal_consistent``'s chain finds one, never the real deal for want of one). ``memo``
+        (kept by the caller for one position and seat, see ``engine.determinize``) holds the slots and the chain's
+        start from the first sample on."""
         if memo is None:
             memo = {}
         if "slots" not in memo:
             memo["slots"] = slots = self._unseen_slots(seat)
             memo["start"] = known_start(slots) or [slot.cards for slot in slots]
         slots = memo["slots"]
-        for _ in range(MISDEAL_TRIES):
-            new = relabeling(slots, redeal(slots, rng, start=memo["start"]))
-            if self._misdeal(new) is None:
-                self._relabel(new)
-                return
+        contents = redeal_consistent(slots, rng, lambda dealt: self._misdeal(relabeling(slots, dealt)) is None,
+                                     tries=MISDEAL_TRIES, start=memo["start"])
+        self._relabel(relabeling(slots, contents))
 
     def unseen_fixed(self, seat: int) -> bool:
         """Whether everything ``seat`` has not seen is known by elimination: all of it in one other hand, none in a

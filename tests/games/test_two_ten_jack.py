@@ -6,6 +6,7 @@ import pytest
 from rules_text import play_checked
 
 import engine
+from engine import trickgame
 from engine.bots import make_policy
 from engine.cards import CODES, mask_of, parse_card, parse_cards
 from engine.games.two_ten_jack import CARDS, deck_for
@@ -449,6 +450,16 @@ def test_a_face_down_card_is_unseen_by_the_others_until_the_trick_is_gathered() 
         seen.add(down)
     assert len(seen) > 5  # any heart or spade seat 1 has not seen
     assert {engine.determinize(state, 0, rng).to_position()["face_down"][0] for _ in range(10)} == {"7H"}
+
+
+def test_a_sample_is_no_void_deal_and_not_the_real_deal_when_the_quick_tries_run_out(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(trickgame, "MISDEAL_TRIES", 0)  # every sample from the chain
+    state = dealt([["7H", "2H", "3H", "4H", "5S", "6H"], ["4C", "9H", "AS", "KD", "TS", "6S"]])
+    rng, real = Rng(5), state.to_position()["hands"][0]
+    samples = [engine.determinize(state, 1, rng) for _ in range(20)]
+    assert all(sample._misdeal() is None and sample.observation(1) == state.observation(1) for sample in samples)
+    assert any(sample.to_position()["hands"][0] != real for sample in samples)
 
 
 def test_a_position_checks_the_trump_and_the_first_games_dealer() -> None:
