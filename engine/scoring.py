@@ -66,6 +66,17 @@ def target_or_deals(scores: Sequence[int], target: int, played: int, deals: int)
     return leaders(scores) if played >= deals else None
 
 
+def deals_to_target(target: int, deals: int, least_points: int, tied: int = 10) -> int:
+    """The most deals of a two-player match of ``deals`` deals or, with ``target`` > 0, to that total, when every deal
+    hands out at least ``least_points``: the higher total gains half of them a deal, so it reaches the target within
+    2 x target / least_points deals; then ``tied`` more while the highest totals stay tied (Trappola, Très 7.3).
+
+    >>> deals_to_target(0, 2, 17), deals_to_target(100, 1, 6), deals_to_target(101, 2, 17)
+    (2, 44, 22)
+    """
+    return deals if target == 0 else -(-2 * target // least_points) + tied
+
+
 def over_half(points: Sequence[int], half: int, multiplier: int = 1) -> list[int]:
     """Each side's score when only a side holding more than ``half`` of a deal's points scores, its excess times
     ``multiplier`` (Botifarra 7.2); at exactly half nobody scores.

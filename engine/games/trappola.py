@@ -16,17 +16,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..cards import BIT, RANK, cards_in, codes_of, make_deck, mask_of
-from ..clone import LIST, ROWS
+from ..cards import BIT, RANK, make_deck
 from ..dealing import deal_round
 from ..declarations import SetDeclarations, SetDeclaring
-from ..errors import PositionError
 from ..options import Option
 from ..registry import register
-from ..scoring import WinningCardBonus, point_table, target_or_deals
-from ..state import GameInfo, GameLength, match_length, position_list, position_moves
+from ..scoring import WinningCardBonus, deals_to_target, point_table, target_or_deals
+from ..state import GameInfo, GameLength, match_length
+from ..stock import EXCHANGE_WORDS, HandExchanges
 from ..trickgame import TrickRules
-from ..tricks import NO_TRUMP, Ranking, position_cards, trick_winner
+from ..tricks import NO_TRUMP, Ranking, trick_winner
 
 DECK = tuple(make_deck("2789TJQKA"))  # 1.3: the 3 to 6 of every suit removed
 RANKING = Ranking("AKQJT9872")  # 2.1: no trumps
@@ -42,8 +41,8 @@ BONUSES = WinningCardBonus(last=6, per_run_trick=26)  # 7.1.4, 7.1.5: the last t
 MOVES_PER_DEAL = 3 + 2 * 3 + 2 * HAND
 LOWEST_DEAL_POINTS = 6  # a deal gives at least the last trick's 6 (or a run's 26) to somebody
 
-ACTIONS = SETS.actions(["keep", "redeal"])
-KEEP, REDEAL = ACTIONS.word_id("keep"), ACTIONS.word_id("redeal")
+ACTIONS = SETS.actions(EXCHANGE_WORDS)
+KEEP, REDEAL = (ACTIONS.word_id(word) for word in EXCHANGE_WORDS)
 FIRST_WORD = ACTIONS.first_word
 CARD_OF = ACTIONS.card_of
 
@@ -57,16 +56,16 @@ OPTIONS = (
 
 
 @register
-class Trappola(SetDeclaring):
+class Trappola(SetDeclaring, HandExchanges):
     RULES = RULES
     ACTIONS = ACTIONS
     SETS = SETS
+    EXCHANGED, KEEP, REDEAL = HAND, KEEP, REDEAL  # 3.5: a whole hand for the next nine stock cards
     DECK = DECK
     STOCK_SHOWN = 0  # 3.5: the stock is face down
     OBSERVED = ("stock_size", "tricks", "card_points", "tricks_won")
     POSITIONED = ("stock",)
     PHASES = ("exchange", "play", "over")
-    COPY = {"dead": ROWS, "exchanges": LIST}
     POSITION_CARD_PILES = ("dead",)  # position keys of this game that hold cards
     INFO = GameInfo(
         id="trappola",
@@ -77,20 +76,14 @@ class Trappola(SetDeclaring):
         summary="Cardano's two-player trick game: exchange hands, declare threes and fours, win tricks with a 2.",
     )
 
-    dead: list[list[list[int]]]  # per seat, the hands it exchanged, in order (public: shown, 3.5.1)
-    exchanges: list[tuple[int, int]]  # (seat, KEEP or REDEAL) in order
-
     def _configure(self) -> None:
         self.declaring = self.options["declarations"]
         self.ranks_shown = self.options["public_declaration_ranks"]  # 6.4
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
-        # Each deal gives at least 6 points, so the higher total gains 3 a deal on average and reaches the target
-        # within target / 3 deals; 10 more for totals tied at the top (7.3).
-        target = options["target_score"]
-        played = 1 if target == 0 else -(-target // (LOWEST_DEAL_POINTS // 2)) + 10
-        return match_length(played, MOVES_PER_DEAL, options)
+        deals = deals_to_target(options["target_score"], 1, LOWEST_DEAL_POINTS)  # 7.3
+        return match_length(deals, MOVES_PER_DEAL, options)
 
     # ---- the deal and the exchanges (3) -------------------------------------------------------------------------
 
@@ -98,37 +91,12 @@ class Trappola(SetDeclaring):
         order, hands = self.seats_from_dealer(), [0, 0]
         top = deal_round(deck, 0, hands, order, (4, 5))  # 3.4: four each, then five, the non-dealer first
         self._reset_tricks(hands, NO_TRUMP)
-        self.stock, self.stock_top = deck[top:], 0
-        self.dead = [[], []]
-        self.exchanges = []
         self._reset_declarations()
-        if self.options["allow_redeal"]:
-            self.phase, self.current_player = "exchange", order[0]  # 3.5.1
-        else:
-            self._begin_play()
+        self._open_exchanges(deck[top:], self.options["allow_redeal"])  # 3.5.1: the non-dealer first
 
     def _begin_play(self) -> None:
         self.phase, self.current_player = "play", 1 - self.dealer  # 5.1
         self._open_declarations()
-
-    def stock_left(self) -> int:
-        return len(self.stock) - self.stock_top
-
-    def _exchange(self, seat: int, action: int) -> None:
-        """3.5: ``redeal`` shows the hand, lays it dead and takes the next nine stock cards; the seat decides again
-        while nine remain. ``keep`` (or fewer than nine left) ends the seat's turn: the dealer's, then the play."""
-        self.exchanges.append((seat, action))
-        if action == REDEAL:
-            self.dead[seat].append(cards_in(self.hands[seat]))
-            top = self.stock_top
-            self.hands[seat] = mask_of(self.stock[top:top + HAND])
-            self.stock_top = top + HAND
-            if self.stock_left() >= HAND:
-                return
-        if seat != self.dealer and self.stock_left() >= HAND:
-            self.current_player = self.dealer
-        else:
-            self._begin_play()
 
     # ---- legal actions and play (5, 6.3) ------------------------------------------------------------------------
 
@@ -181,56 +149,20 @@ class Trappola(SetDeclaring):
         # 7.3: to target_score; with target 0 a single deal
         return target_or_deals(self.side_scores, self.options["target_score"], self.deal_index + 1, 1)
 
-    # ---- what a seat sees (3.5.1, 6.4: SetDeclaring) ----------------------------------------------------------
+    # ---- what a seat sees (3.5.1, 6.4: HandExchanges, SetDeclaring), positions (docs/positions/trappola.md) -----
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs["exchanges"] = [[s, ACTIONS.strings[a]] for s, a in self.exchanges]
-        obs["dead"] = self._dead_codes()
+        obs["exchanges"], obs["dead"] = self._exchange_codes(), self._dead_codes()
         obs["declarations"] = self._declarations_listed(seat)
 
-    def _dead_codes(self) -> list[list[list[str]]]:
-        return [[codes_of(hand) for hand in hands] for hands in self.dead]
-
-    # ---- positions (docs/positions/trappola.md) -----------------------------------------------------------------
-
     def _deal_position(self) -> dict[str, Any]:
-        return {
-            "dead": self._dead_codes(),
-            "exchanges": [[s, ACTIONS.strings[a]] for s, a in self.exchanges],
-            "declarations": self._declarations_listed(None),
-        }
+        return {"dead": self._dead_codes(), "exchanges": self._exchange_codes(),
+                "declarations": self._declarations_listed(None)}
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
         """Load and check a position: the 36 cards once each, the exchanges and the tricks replayed from deal_deck,
         each declaration one its player could make when it says, and the seat to act."""
-        self._given_exchanges = [(seat, ACTIONS.word_id(word))
-                                 for seat, word in position_moves(p["exchanges"], "exchanges", 2, ("keep", "redeal"))]
-        dead = [[position_cards(hand, f"dead[{seat}]") for hand in position_list(hands, f"dead[{seat}]")]
-                for seat, hands in enumerate(position_list(p["dead"], "dead", 2))]
-        to_play = self._load_deal(p, {f"dead[{s}]": [c for hand in dead[s] for c in hand] for s in (0, 1)})
-        if self.dead != dead:
-            raise PositionError(f"dead must list the hands the exchanges laid down: {self._dead_codes()}")
-        self._check_exchanging(p)
+        to_play = self._load_deal(p, self._load_exchanges(p))
+        self._check_exchanges(p)
         self._check_deal(p, to_play)
         self._load_declarations(p["declarations"])
-        del self._given_exchanges, self._exchanging
-
-    def _deal_again(self, trump: int) -> None:
-        self._start_deal(list(self.deal_deck))
-        for number, (seat, action) in enumerate(self._given_exchanges):
-            if self.phase != "exchange" or seat != self.current_player:
-                raise PositionError(f"exchanges[{number}]: seat {seat} may not decide there (3.5: the non-dealer "
-                                    "first, each while nine stock cards remain)")
-            self._exchange(seat, action)
-        self._exchanging = self.current_player if self.phase == "exchange" else None
-
-    def _check_exchanging(self, p: Mapping[str, Any]) -> None:
-        """The replayed exchanges give the turn to a seat that may still exchange (3.5), or none in play."""
-        if self._exchanging is None:
-            if self.phase == "exchange":
-                raise PositionError("the exchanges are over: phase must be 'play' or 'over'")
-            return
-        if self.phase != "exchange" or self.tricks or self.trick:
-            raise PositionError("phase must be 'exchange' and no card played while a seat may still exchange")
-        if p["current_player"] != self._exchanging:
-            raise PositionError(f"current_player must be {self._exchanging}, the seat to exchange")

@@ -1,0 +1,127 @@
+"""The stock of a trick game beyond the base's draw after each trick, written once: whole hands exchanged for stock
+cards before the play (Trappola 3.5) and a face-up stock drawn in view of every seat (Two-Ten-Jack 3.5, 5.7).
+
+Both are :class:`engine.trickgame.TrickGame` layers (this module is not :mod:`engine.dealing`, which the state base
+imports: a layer of the trick game cannot live there). A game declares the sizes and action ids as data and calls
+the hooks named in each class's docstring.
+
+>>> import engine
+>>> state = engine.new_match("trappola", seed=1, first_dealer=1)
+>>> state.apply("redeal")
+>>> state.stock_left(), [len(hand) for hand in state.dead[0]], state.current_player
+(9, [9], 0)
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from .cards import cards_in, codes_of, mask_of
+from .clone import LIST, ROWS
+from .errors import PositionError
+from .state import position_list, position_moves
+from .trickgame import TrickGame
+from .tricks import position_cards
+
+EXCHANGE_WORDS = ("keep", "redeal")  # a seat's decisions in the exchanges
+
+
+class HandExchanges(TrickGame):
+    """Whole hands exchanged for the stock before the play (Trappola 3.5): from the dealer's left, each seat in turn,
+    while ``EXCHANGED`` stock cards remain, keeps its hand (``keep``) or lays it dead, shown to all, and takes the next
+    ``EXCHANGED`` stock cards (``redeal``), deciding again; a ``keep``, or too few cards left, ends its turn, and after
+    the dealer's the play begins (``_begin_play``). The dead hands (``dead``) and the decisions (``exchanges``) are
+    public: observations and positions list them, and a position's are replayed from ``deal_deck``.
+
+    A game deals, then calls ``_open_exchanges`` with the stock; it offers ``KEEP`` and ``REDEAL`` in phase
+    ``exchange`` and applies them with ``_exchange``; its ``_load_position`` passes ``_load_exchanges``'s piles to
+    ``_load_deal`` and calls ``_check_exchanges`` after it."""
+
+    EXCHANGED: ClassVar[int]  # the cards of a hand, all exchanged at once
+    KEEP: ClassVar[int]  # the action ids of EXCHANGE_WORDS
+    REDEAL: ClassVar[int]
+    COPY = {"dead": ROWS, "exchanges": LIST}
+    dead: list[list[list[int]]]  # per seat, the hands it laid dead, in order (shown to all)
+    exchanges: list[tuple[int, int]]  # (seat, KEEP or REDEAL) in order
+
+    @abstractmethod
+    def _begin_play(self) -> None:
+        """The exchanges are over (or there are none): the play begins."""
+
+    def stock_left(self) -> int:
+        """The cards left in the stock."""
+        return len(self.stock) - self.stock_top
+
+    def _open_exchanges(self, stock: list[int], allowed: bool) -> None:
+        """The deal is dealt, ``stock`` left face down: the dealer's left decides first, or with no exchanges
+        (``allowed`` false) the play begins."""
+        self.stock, self.stock_top = stock, 0
+        self.dead = [[] for _ in range(self.n)]
+        self.exchanges = []
+        if allowed:
+            self.phase, self.current_player = "exchange", (self.dealer + 1) % self.n
+        else:
+            self._begin_play()
+
+    def _exchange(self, seat: int, action: int) -> None:
+        """``seat`` keeps its hand or exchanges it (then decides again while enough stock cards remain); the turn then
+        passes to the next seat, the play beginning after the dealer's."""
+        self.exchanges.append((seat, action))
+        size = self.EXCHANGED
+        if action == self.REDEAL:
+            self.dead[seat].append(cards_in(self.hands[seat]))
+            top = self.stock_top
+            self.hands[seat] = mask_of(self.stock[top:top + size])
+            self.stock_top = top + size
+            if self.stock_left() >= size:
+                return
+        if seat != self.dealer and self.stock_left() >= size:
+            self.current_player = (seat + 1) % self.n
+        else:
+            self._begin_play()
+
+    # ---- what every seat sees, and positions ------------------------------------------------------------------
+
+    def _exchange_codes(self) -> list[list[Any]]:
+        """The observations' and positions' ``exchanges``: ``[seat, "keep" or "redeal"]`` in order."""
+        return [[s, self.ACTIONS.strings[a]] for s, a in self.exchanges]
+
+    def _dead_codes(self) -> list[list[list[str]]]:
+        """The observations' and positions' ``dead``: per seat, its dead hands' cards in order."""
+        return [[codes_of(hand) for hand in hands] for hands in self.dead]
+
+    def _load_exchanges(self, p: Mapping[str, Any]) -> dict[str, list[int]]:
+        """A position's ``exchanges`` (replayed by ``_deal_again``) and ``dead`` hands, returned as card piles for
+        ``_load_deal``."""
+        words = position_moves(p["exchanges"], "exchanges", self.n, EXCHANGE_WORDS)
+        self._given_exchanges = [(seat, self.REDEAL if word == "redeal" else self.KEEP) for seat, word in words]
+        self._given_dead = [[position_cards(hand, f"dead[{seat}]") for hand in position_list(hands, f"dead[{seat}]")]
+                            for seat, hands in enumerate(position_list(p["dead"], "dead", self.n))]
+        return {f"dead[{s}]": [c for hand in hands for c in hand] for s, hands in enumerate(self._given_dead)}
+
+    def _deal_again(self, trump: int) -> None:
+        self._start_deal(list(self.deal_deck))
+        for number, (seat, action) in enumerate(self._given_exchanges):
+            if self.phase != "exchange" or seat != self.current_player:
+                raise PositionError(f"exchanges[{number}]: seat {seat} may not decide there (the dealer's left "
+                                    f"first, each while {self.EXCHANGED} stock cards remain)")
+            self._exchange(seat, action)
+        self._exchanging = self.current_player if self.phase == "exchange" else None
+
+    def _check_exchanges(self, p: Mapping[str, Any]) -> None:
+        """After the replay: ``dead`` holds the hands the exchanges laid down, and the turn is with a seat that may
+        still exchange (then no card is played), or with none in the play."""
+        if self.dead != self._given_dead:
+            raise PositionError(f"dead must list the hands the exchanges laid down: {self._dead_codes()}")
+        exchanging = self._exchanging
+        del self._given_exchanges, self._given_dead, self._exchanging
+        if exchanging is None:
+            if self.phase == "exchange":
+                raise PositionError("the exchanges are over: phase must be 'play' or 'over'")
+            return
+        if self.phase != "exchange" or self.tricks or self.trick:
+            raise PositionError("phase must be 'exchange' and no card played while a seat may still exchange")
+        if p["current_player"] != exchanging:
+            raise PositionError(f"current_player must be {exchanging}, the seat to exchange")
