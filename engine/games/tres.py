@@ -20,7 +20,7 @@ from ..clone import LIST
 from ..dealing import deal_round
 from ..options import Option
 from ..registry import register
-from ..scoring import TrickBonus, ranks_mask, target_or_deals
+from ..scoring import TrickBonus, deals_to_target, ranks_mask, target_or_deals
 from ..state import GameInfo, GameLength, match_length
 from ..trickgame import TrickGame, TrickRules
 from ..tricks import CardActions, Ranking, second_card_mask, suit_of_code
@@ -80,8 +80,7 @@ class Tres(TrickGame):
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
-        target = options["target_score"]
-        deals = options["num_deals"] if target == 0 else -(-2 * target // POINTS_PER_DEAL) + TIED_DEALS
+        deals = deals_to_target(options["target_score"], options["num_deals"], POINTS_PER_DEAL, TIED_DEALS)
         return match_length(deals, 3 * TRICKS_PER_DEAL, options)
 
     # ---- the deal (3) -------------------------------------------------------------------------------------------

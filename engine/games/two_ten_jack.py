@@ -10,35 +10,25 @@ minus cards (7.2); a match of five games (7.3).
 >>> state = engine.new_match("two_ten_jack", seed=1, first_dealer=0)
 >>> state.current_player, state.to_position()["face_up"], state.legal_actions()
 (1, '4C', ['5D', '6D', '8D', '9D', 'QD'])
-
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from ..cards import BIT, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, parse_card
+from ..cards import BIT, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
 from ..clone import LIST
-from ..dealing import deal_round, seats_from
+from ..dealing import best_from, deal_round, even_decks, holds_none, seats_from
 from ..errors import PositionError
+from ..facedown import FaceDownLead
 from ..options import Option
 from ..registry import register
 from ..scoring import PlusMinusCards, target_or_deals
 from ..state import GameInfo, GameLength, match_length
-from ..trickgame import FACE_DOWN_WORDS, FaceDownPlays, TrickRules
-from ..tricks import (
-    CLUBS,
-    DIAMONDS,
-    CardActions,
-    Ranking,
-    SpecialCards,
-    special_trick_winner,
-    suit_of_code,
-    trick_winner,
-)
+from ..trickgame import FACE_DOWN_WORDS, TrickRules
+from ..tricks import CLUBS, DIAMONDS, CardActions, Ranking, SpecialCards, suit_of_code
 
 RANKING = Ranking("AKQJT98765432")  # 2.1
 ALMIGHTY = parse_card("AS")
@@ -53,20 +43,11 @@ MINORS = SUIT_MASK[CLUBS] | SUIT_MASK[DIAMONDS]  # 5.3: the suits that may lead 
 ACTIONS = CardActions(words=FACE_DOWN_WORDS)
 DOWN_ID = tuple(ACTIONS.word_id(word) for word in FACE_DOWN_WORDS)  # the action that plays a card face down
 DOWN_CARD = {action: card for card, action in enumerate(DOWN_ID)}
-CARD_OF = ACTIONS.card_of
+DECKS = even_decks(REMOVED, range(2, 8))  # 1.3: the 52 cards less 52 mod n of REMOVED
 
 
 def deck_for(n: int) -> list[int]:
-    """1.3: the 52 cards less 52 mod n of ``REMOVED``."""
     return list(DECKS[n])
-
-
-DECKS = {n: tuple(c for c in make_deck() if c not in REMOVED[:52 % n]) for n in range(2, 8)}
-
-
-def largest_hand(n: int) -> int:
-    """The largest hand that leaves a stock whose top card can name trump (52 // n - 1)."""
-    return 52 // n - 1
 
 
 @cache
@@ -76,9 +57,9 @@ def rules_for(tricks: int) -> TrickRules:
 
 
 OPTIONS = (
+    # at most 52 // n - 1 cards a hand, which leaves a stock whose top card names trump (3.5)
     Option("hand_size", int, lambda n: 6 if n == 2 else 4, "cards per hand and refill level (3.4): 6 with 2 players, "
-           "else 4", choices=tuple(range(1, largest_hand(2) + 1)),
-           choices_for=lambda n: tuple(range(1, largest_hand(n) + 1))),
+           "else 4", choices=tuple(range(1, 52 // 2)), choices_for=lambda n: tuple(range(1, 52 // n))),
     Option("num_games", int, 5, "games (deals) in the match (7.3)", minimum=1, maximum=99),
     Option("must_trump", bool, False, "a player void in the led suit must trump if able, AS counting as a trump (8)"),
     Option("reversal", bool, True, "taking all six minus cards reverses every sign (7.2)"),
@@ -89,11 +70,11 @@ OPTIONS = (
 
 
 @register
-class TwoTenJack(FaceDownPlays):
+class TwoTenJack(FaceDownLead):
     RULES = rules_for(26)  # per match: rules_for(deck size // players), set by _configure
-    ACTIONS = ACTIONS
+    ACTIONS, SPECIALS = ACTIONS, SPECIALS
     DOWN_ID, DOWN_CARD = DOWN_ID, DOWN_CARD
-    DOWN_LACKS = MINORS  # 5.3: a card led face down shows a hand without clubs and diamonds
+    LEADS = DOWN_LACKS = MINORS  # 5.3: a club or a diamond leads the first trick, else a card face down
     STOCK_SHOWN = 1  # 3.5: the stock is face up, its top card seen by all
     OBSERVED = ("face_up", "stock_size", "tricks_played")
     POSITIONED = ("face_up", "stock")
@@ -114,15 +95,11 @@ class TwoTenJack(FaceDownPlays):
     )
 
     hand_size: int
-    same_two: bool  # option same_two (5.4)
-    led: int | None  # the led suit of the trick in play: its first face-up card's (None before one)
     taken: list[int]  # each seat's won cards (7.1)
-    drawn: int  # the stock cards drawn this deal: every seat saw them on top of the stock (3.5)
-    trumps: int  # the cards a must_trump player void in the led suit has to play: trumps and AS (8)
 
     def _configure(self) -> None:
         self.hand_size = self.options["hand_size"]
-        self.same_two = self.options["same_two"]
+        self.sweep = self.options["same_two"]  # 5.4
         # A deal plays every card of the deck: its trick count depends on the players (an immutable record).
         self.__dict__["RULES"] = rules_for(len(deck_for(self.n)) // self.n)
         fixed = self.options["fixed_trump"]
@@ -140,9 +117,8 @@ class TwoTenJack(FaceDownPlays):
 
     def _misdeal(self, new: Sequence[int] | None = None) -> str | None:
         """3.6: a deal that gives the hands no club or diamond is void, dealt again."""
-        for c in self.deal_deck[:self.n * self.hand_size]:
-            if BIT[c if new is None else new[c]] & MINORS:
-                return None
+        if not holds_none(self.deal_deck[:self.n * self.hand_size], MINORS, new):
+            return None
         return "deals only hearts and spades: a void deal is dealt again (3.6)"
 
     def _start_deal(self, deck: list[int]) -> None:
@@ -151,88 +127,24 @@ class TwoTenJack(FaceDownPlays):
         self.stock, self.stock_top = deck[dealt:], 0  # 3.5: face up
         trump = SUIT[self.stock[0]] if self.fixed_trump is None else self.fixed_trump
         self._reset_tricks(hands, trump)
-        self.trumps = SUIT_MASK[trump] | BIT[ALMIGHTY]
-        self.led, self.down, self.drawn = None, 0, 0
+        self._open_lead()
+        self.void_must = SUIT_MASK[trump] | BIT[ALMIGHTY] if self.options["must_trump"] else 0  # 8: AS a trump too
         self.taken = [0] * self.n
         self.phase, self.current_player = "play", leader  # 5.1
 
     def _next_dealer(self) -> int:
         """3.2: the winner of the game just played leads the next (ties: the first from the last first leader); the
         dealer is the seat before him."""
-        points, first = self.deal_results[-1]["points"], self._first_leader()
-        top = max(points)
-        leader = next(s for s in ((first + k) % self.n for k in range(self.n)) if points[s] == top)
-        return (leader - 1) % self.n
+        return (best_from(self.deal_results[-1]["points"], self._first_leader()) - 1) % self.n
 
-    # ---- legal actions (5.2, 5.3, 8 must_trump) -----------------------------------------------------------------
+    # ---- play (5: FaceDownLead) -------------------------------------------------------------------------------
 
-    def _card_ids(self) -> list[int]:
-        seat = self.current_player
-        assert seat is not None  # legal actions are listed only while someone is to act
-        hand, led = self.hands[seat], self.led
-        if led is None:
-            if self.tricks:
-                return ACTIONS.ids(hand)
-            minors = hand & MINORS  # 5.3: the first trick's lead card is a club or a diamond, else a card face down
-            return ACTIONS.ids(minors) if minors else sorted(DOWN_ID[c] for c in cards_in(hand))
-        same = hand & SUIT_MASK[led]
-        if same:
-            return ACTIONS.suit_ids(same, led)
-        if self.options["must_trump"] and hand & self.trumps:
-            return ACTIONS.ids(hand & self.trumps)
-        return ACTIONS.ids(hand)
-
-    _legal_ids = _card_ids  # every action plays a card
-
-    # ---- play (5.3 - 5.7) ---------------------------------------------------------------------------------------
-
-    def _play_action(self, action: int) -> None:
-        seat, card = self.current_player, CARD_OF[action]
-        assert seat is not None  # State.apply_id applies only a legal action
-        if card is None:  # facedown:<card>
-            card = DOWN_CARD[action]
-            self.down |= BIT[card]
-        self.hands[seat] ^= BIT[card]
-        self._add_to_trick(seat, card)
-
-    _apply = _play_action
-
-    def _add_to_trick(self, seat: int, card: int) -> None:
-        trick = self.trick
-        trick.append((seat, card))
-        if self.led is None and not self.down & BIT[card]:
-            self.led = SUIT[card]
-        n = self.n
-        if len(trick) < n:
-            self.current_player = seat + 1 if seat + 1 < n else 0
-            return
-        cards = [c for _s, c in trick]
-        if self.tricks:  # after the first trick: every card face up (the common case, without _winner's calls)
-            best = SPECIALS.winner(cards, self.same_two)
-            self.best_seat = trick[trick_winner(cards, self.trump, RANKING) if best is None else best][0]
-        else:
-            self.best_seat = trick[self._winner(True, cards, self.trump, self.down)][0]
-        self._end_trick()
-
-    def _winner(self, first: bool, cards: list[int], trump: int, down: int) -> int:
-        """5.5: the index of the winning card; the first trick knows no same two, its face-down cards never win."""
-        sweep = self.same_two and not first
-        return special_trick_winner(cards, trump, RANKING, SPECIALS, sweep, down if first else 0)
-
-    def _winner_rule(self, trump: int) -> Callable[[list[int]], int]:
-        numbers, down = itertools.count(), self._down_given  # a position's tricks from the first, with its face_down
-        return lambda cards: self._winner(next(numbers) == 0, cards, trump, down)
+    _legal_ids = FaceDownLead._card_ids  # every action plays a card
+    _apply = FaceDownLead._play_action
 
     def _trick_taken(self, winner: int) -> None:
-        won = 0
-        for _s, c in self.tricks[-1]:
-            won |= BIT[c]
-        self.taken[winner] |= won  # 5.6
-        top = self.stock_top
-        if top < len(self.stock):
-            for c in self.stock[top:top + self.n]:  # 5.7: drawn next, in view of all
-                self.drawn |= BIT[c]
-        self.led = None
+        self.taken[winner] |= mask_of(c for _s, c in self.tricks[-1])  # 5.6
+        super()._trick_taken(winner)
 
     # ---- scoring and the match (7) ------------------------------------------------------------------------------
 
@@ -243,38 +155,16 @@ class TwoTenJack(FaceDownPlays):
     def _match_winners(self) -> list[int] | None:
         return target_or_deals(self.side_scores, 0, self.deal_index + 1, self.options["num_games"])
 
-    # ---- what a seat sees (5.3: FaceDownPlays) ------------------------------------------------------------------
+    # ---- what a seat sees (3.5; 5.3: FaceDownPlays) -------------------------------------------------------------
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         obs["taken"] = [codes_of(cards_in(pile)) for pile in self.taken]
         obs["points"] = [CARDS.pile_points(pile) for pile in self.taken]
-        others = 0
-        for other, hand in enumerate(self.hands):
-            if other != seat:
-                others |= hand
-        obs["known_cards"] = codes_of(cards_in(self.drawn & others))  # drawn from the face-up stock (3.5)
-
-    # ---- determinization: the hands' dealt cards and the stock under its top card are unseen --------------------
-
-    def _shown_lacking(self) -> list[list[tuple[int, int]]]:
-        """A card played face down shows a hand without clubs and diamonds (5.3); a follower who does not follow
-        shows a void, and with must_trump no trump nor AS when he plays neither."""
-        lacks: list[list[tuple[int, int]]] = [[] for _ in range(self.n)]
-        must_trump, trumps, down = self.options["must_trump"], self.trumps, self.down
-        for k, played in enumerate([*self.tricks, self.trick]):
-            led = None
-            for seat, card in played:
-                if down & BIT[card]:
-                    lacks[seat].append((k, MINORS))
-                elif led is None:
-                    led = SUIT[card]
-                elif SUIT[card] != led:
-                    lacking = SUIT_MASK[led] | (trumps if must_trump and not trumps & BIT[card] else 0)
-                    lacks[seat].append((k, lacking))
-        return lacks
+        others = sum(hand for other, hand in enumerate(self.hands) if other != seat)  # disjoint masks
+        obs["known_cards"] = codes_of(cards_in(self._known_cards(seat) & others))
 
     def _known_cards(self, seat: int) -> int:
-        return self.drawn
+        return mask_of(self.stock[:self.stock_top])  # 3.5, 5.7: each drawn from the face-up stock in view of all
 
     # ---- positions (docs/positions/two_ten_jack.md) -------------------------------------------------------------
 

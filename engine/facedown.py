@@ -1,0 +1,109 @@
+"""A deal's first trick led face up only from some cards, a player holding none of them giving up the lead with a card
+played face down (Two-Ten-Jack 5.3), in tricks that special cards win first (2.3, 5.4): a
+:class:`engine.trickgame.FaceDownPlays` layer, written once.
+
+>>> import engine
+>>> state = engine.new_match("two_ten_jack", seed=1, first_dealer=0)
+>>> state.DOWN_LACKS == state.LEADS, state.led, state.legal_actions()[:2]
+(True, None, ['5D', '6D'])
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import ClassVar
+
+from .cards import BIT, SUIT, SUIT_MASK, cards_in
+from .trickgame import FaceDownPlays
+from .tricks import SpecialCards, special_trick_winner, trick_winner
+
+
+class FaceDownLead(FaceDownPlays):
+    """Tricks led by their first face-up card. In a deal's first trick the card that leads must be one of ``LEADS``
+    (a mask); a player to lead who holds none plays a card face down (it never wins, and shows the others a hand
+    without ``LEADS``: a game sets ``DOWN_LACKS`` to ``LEADS``) and the next player leads under the same rule. After
+    the lead a player follows suit if able; void, he plays one of ``void_must`` (a mask set per deal: a must-trump
+    rule's trumps, 0 for none) if he holds one, else anything. A trick's winner is the card ``SPECIALS`` makes win (its
+    sweeper only with ``sweep``, never in the first trick), else the best trump or card of the led suit.
+
+    A game calls ``_open_lead`` as it deals; its actions are the card plays (``_legal_ids = _card_ids``,
+    ``_apply = _play_action``)."""
+
+    LEADS: ClassVar[int]
+    SPECIALS: ClassVar[SpecialCards]
+    sweep = True  # SPECIALS' sweeper wins its suit's tricks (after the first)
+    void_must = 0
+    led: int | None  # the led suit of the trick in play: its first face-up card's (None before one)
+
+    def _open_lead(self) -> None:
+        self.led, self.down = None, 0
+
+    def _card_ids(self) -> list[int]:
+        seat = self.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
+        actions, hand, led = self.ACTIONS, self.hands[seat], self.led
+        if led is None:
+            if self.tricks:
+                return actions.ids(hand)
+            leads = hand & self.LEADS
+            return actions.ids(leads) if leads else sorted(self.DOWN_ID[c] for c in cards_in(hand))
+        same = hand & SUIT_MASK[led]
+        if same:
+            return actions.suit_ids(same, led)
+        must = hand & self.void_must
+        return actions.ids(must if must else hand)
+
+    def _play_action(self, action: int) -> None:
+        seat, card = self.current_player, self.ACTIONS.card_of[action]
+        assert seat is not None  # State.apply_id applies only a legal action
+        if card is None:  # facedown:<card>
+            card = self.DOWN_CARD[action]
+            self.down |= BIT[card]
+        self.hands[seat] ^= BIT[card]
+        self._add_to_trick(seat, card)
+
+    def _add_to_trick(self, seat: int, card: int) -> None:
+        trick = self.trick
+        trick.append((seat, card))
+        if self.led is None and not self.down & BIT[card]:
+            self.led = SUIT[card]
+        n = self.n
+        if len(trick) < n:
+            self.current_player = seat + 1 if seat + 1 < n else 0
+            return
+        cards = [c for _s, c in trick]
+        if self.tricks:  # after the first trick: every card face up (the common case, without _winner's calls)
+            best = self.SPECIALS.winner(cards, self.sweep)
+            self.best_seat = trick[trick_winner(cards, self.trump, self.RULES.ranking) if best is None else best][0]
+        else:
+            self.best_seat = trick[self._winner(True, cards, self.trump, self.down)][0]
+        self._end_trick()
+
+    def _winner(self, first: bool, cards: list[int], trump: int, down: int) -> int:
+        """The index of the winning card; the first trick knows no sweeper, its face-down cards never win."""
+        sweep = self.sweep and not first
+        return special_trick_winner(cards, trump, self.RULES.ranking, self.SPECIALS, sweep, down if first else 0)
+
+    def _winner_rule(self, trump: int) -> Callable[[list[int]], int]:
+        numbers, down = itertools.count(), self._down_given  # a position's tricks from the first, with its face_down
+        return lambda cards: self._winner(next(numbers) == 0, cards, trump, down)
+
+    def _trick_taken(self, winner: int) -> None:
+        self.led = None
+
+    def _shown_lacking(self) -> list[list[tuple[int, int]]]:
+        """A card played face down shows a hand without ``LEADS``; a follower who does not follow shows a void, and
+        no card of ``void_must`` when he plays none."""
+        lacks: list[list[tuple[int, int]]] = [[] for _ in range(self.n)]
+        must, down = self.void_must, self.down
+        for k, played in enumerate([*self.tricks, self.trick]):
+            led = None
+            for seat, card in played:
+                if down & BIT[card]:
+                    lacks[seat].append((k, self.LEADS))
+                elif led is None:
+                    led = SUIT[card]
+                elif SUIT[card] != led:
+                    lacks[seat].append((k, SUIT_MASK[led] | (must if not must & BIT[card] else 0)))
+        return lacks
