@@ -78,6 +78,7 @@ class FaceDownLead(FaceDownPlays):
             self.best_seat = trick[trick_winner(cards, self.trump, self.RULES.ranking) if best is None else best][0]
         else:
             self.best_seat = trick[self._winner(True, cards, self.trump, self.down)][0]
+        self.led = None  # for the next trick
         self._end_trick()
 
     def _winner(self, first: bool, cards: list[int], trump: int, down: int) -> int:
@@ -88,9 +89,6 @@ class FaceDownLead(FaceDownPlays):
     def _winner_rule(self, trump: int) -> Callable[[list[int]], int]:
         numbers, down = itertools.count(), self._down_given  # a position's tricks from the first, with its face_down
         return lambda cards: self._winner(next(numbers) == 0, cards, trump, down)
-
-    def _trick_taken(self, winner: int) -> None:
-        self.led = None
 
     def _shown_lacking(self) -> list[list[tuple[int, int]]]:
         """A card played face down shows a hand without ``LEADS``; a follower who does not follow shows a void, and

@@ -143,8 +143,10 @@ class TwoTenJack(FaceDownLead):
     _apply = FaceDownLead._play_action
 
     def _trick_taken(self, winner: int) -> None:
-        self.taken[winner] |= mask_of(c for _s, c in self.tricks[-1])  # 5.6
-        super()._trick_taken(winner)
+        won = 0
+        for _s, c in self.tricks[-1]:
+            won |= BIT[c]
+        self.taken[winner] |= won  # 5.6
 
     # ---- scoring and the match (7) ------------------------------------------------------------------------------
 
