@@ -583,3 +583,27 @@ def test_greedy_redeals_a_poor_hand_and_keeps_a_rich_one() -> None:
     rich = ["AC", "AD", "AH", "KC", "KD", "QH", "2S", "JS", "7H"]
     for hand, choice in ((poor, "redeal"), (rich, "keep")):
         assert _greedy(phase="exchange", legal_actions=["keep", "redeal"], hand=hand) == choice
+
+
+# ---- sections 4, 5.3 and 5.4 by number ------------------------------------------------------------------------------
+
+
+def test_4_no_auction_and_no_trump_the_exchanges_lead_straight_to_the_play() -> None:
+    state = new(keep=False)
+    assert state.phase == "exchange" and state.observation(0)["trump"] is None
+    play(state, "keep", "keep")
+    assert state.phase == "play" and state.current_player == 0 and state.to_position()["trump"] is None
+
+
+def test_5_3_only_the_highest_card_of_the_led_suit_wins_another_suit_never() -> None:
+    state = new((["7H", "AS"], ["AC", "KC"]))  # seat 1 holds no heart
+    play(state, "7H", "AC")
+    assert state.trick_winners() == [(0, False)] and state.current_player == 0
+    assert trick_winner(parse_cards(["8S", "AC"]), NO_TRUMP, RANKING) == 0
+
+
+def test_5_4_the_winner_takes_both_cards_and_their_points() -> None:
+    state = new((["KH", "7S"], ["QH", "8S"]))
+    play(state, "KH", "QH")
+    assert state.trick_winners() == [(0, False)] and state.card_points == [9, 0]
+    assert state.observation(1)["tricks"] == [[[0, "KH"], [1, "QH"]]]

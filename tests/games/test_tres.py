@@ -613,3 +613,22 @@ def test_position_over_only_after_the_last_trick_of_the_match():
     early = _in_play()
     early.update(phase="over", current_player=None, winners=[0])
     _refused(early, "over only after the 17th trick")
+
+
+# ---- sections 4 and 5.6 by number -------------------------------------------------------------------------------
+
+
+def test_4_no_trump_selection_the_play_begins_at_once() -> None:
+    state = new(trump_suit="S")
+    assert state.phase == "play" and state.to_position()["trump"] == "S" and state.history == []
+
+
+def test_5_6_each_won_trick_is_recorded_separately_as_its_three_cards() -> None:
+    state = new()
+    rng = Rng(5)
+    for _ in range(9):  # three tricks
+        legal = state.legal_actions()
+        state.apply(legal[rng.below(len(legal))])
+    tricks = state.to_position()["tricks"]
+    assert len(tricks) == 3 and all(len(trick) == 3 for trick in tricks)
+    assert sum(state.to_position()["tricks_won"]) == 3

@@ -470,3 +470,29 @@ def test_a_position_checks_the_trump_and_the_first_games_dealer() -> None:
         engine.from_position(GAME, {**p, "dealer": 0, "current_player": 1})
     fixed = dealt([["4C", "9C"], ["5C", "6C"]], ["7H", "8S"], fixed_trump="D").to_position()
     assert fixed["trump"] == "D" and engine.from_position(GAME, fixed).to_position() == fixed
+
+
+# ---- sections 2.1, 5.1 and 5.6 by number ------------------------------------------------------------------------
+
+
+def test_2_1_ace_high_two_low_in_every_suit() -> None:
+    assert winner("2C AC KC", SPADES, first=True) == "AC" and winner("3D 2D", HEARTS, first=True) == "3D"
+    assert winner("KS QS AS", CLUBS) == "AS" and winner("9H TH 8H", DIAMONDS) == "TH"
+
+
+def test_5_1_the_winner_of_a_trick_leads_the_next() -> None:
+    state = dealt([["4C", "9C"], ["KC", "2D"]], fixed_trump="S")
+    state.apply("4C")
+    state.apply("KC")
+    assert state.current_player == 1 and state.trick == []  # seat 1 won with KC
+    state.apply("2D")
+    assert state.observation(0)["trick"] == [[1, "2D"]]
+
+
+def test_5_6_the_winner_takes_every_card_of_the_trick_face_down_ones_too() -> None:
+    state = dealt([["7H", "2H", "3H"], ["4C", "9H", "AS"], ["KD", "TH", "5S"]], fixed_trump="S")
+    state.apply("facedown:7H")
+    state.apply("4C")
+    state.apply("KD")
+    assert state.current_player == 1  # 4C led the trick: KD is of another suit
+    assert state.observation(0)["taken"] == [[], ["4C", "KD", "7H"], []]
