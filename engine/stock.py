@@ -40,6 +40,7 @@ class HandExchanges(TrickGame):
     ``_load_deal`` and calls ``_check_exchanges`` after it."""
 
     EXCHANGED: ClassVar[int]  # the cards of a hand, all exchanged at once
+    EXCHANGE_RULE: ClassVar[str]  # who decides when, as a position's error cites it
     KEEP: ClassVar[int]  # the action ids of EXCHANGE_WORDS
     REDEAL: ClassVar[int]
     COPY = {"dead": ROWS, "exchanges": LIST}
@@ -105,8 +106,7 @@ class HandExchanges(TrickGame):
         self._start_deal(list(self.deal_deck))
         for number, (seat, action) in enumerate(self._given_exchanges):
             if self.phase != "exchange" or seat != self.current_player:
-                raise PositionError(f"exchanges[{number}]: seat {seat} may not decide there (the dealer's left "
-                                    f"first, each while {self.EXCHANGED} stock cards remain)")
+                raise PositionError(f"exchanges[{number}]: seat {seat} may not decide there ({self.EXCHANGE_RULE})")
             self._exchange(seat, action)
         self._exchanging = self.current_player if self.phase == "exchange" else None
 

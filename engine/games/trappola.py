@@ -61,6 +61,7 @@ class Trappola(SetDeclaring, HandExchanges):
     ACTIONS = ACTIONS
     SETS = SETS
     EXCHANGED, KEEP, REDEAL = HAND, KEEP, REDEAL  # 3.5: a whole hand for the next nine stock cards
+    EXCHANGE_RULE = "3.5: the non-dealer first, each while nine stock cards remain"
     DECK = DECK
     STOCK_SHOWN = 0  # 3.5: the stock is face down
     OBSERVED = ("stock_size", "tricks", "card_points", "tricks_won")
