@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -147,6 +149,7 @@ def margin_stats(margins: Sequence[float]) -> dict[str, Any]:
 # ---- running on Ray and storing in Redis ------------------------------------------------------------------------
 
 OnJob = Callable[[int, int, JobRecord], None]  # (job number, jobs in all, the job's record as it runs)
+WAIT_SECONDS = 1.0  # between looks at a job another driver plays
 
 
 def new_tournament(store: JobStore, spec: TournamentSpec) -> dict[str, Any]:
@@ -161,38 +164,109 @@ def run_tournament(store: JobStore, spec: TournamentSpec, redis_url: str, max_wo
                    on_update: OnJob | None = None, record: dict[str, Any] | None = None,
                    leave: threading.Event | None = None) -> dict[str, Any]:
     """Play a checked tournament on the connected Ray cluster: its jobs one after the other, each over every worker
-    (stored, retried and cancelled as any job), then the standings, stored in Redis with the jobs' ids. ``record``
-    is one :func:`new_tournament` stored (else a new one); ``leave`` stops it, as it stops a job's driver."""
-    from .runner import run_job
+    (stored, retried and cancelled as any job), then the standings, stored in Redis with the jobs' ids.
+
+    ``record`` is one :func:`new_tournament` stored (else a new one), or one whose driver stopped part way (a server
+    that stopped, :func:`unfinished_tournaments`): its jobs are kept, a finished one's results read and an unfinished
+    one resumed (only its missing chunks played). ``leave`` stops the driver as it stops a job's: the tournament is
+    left running, for the next driver. A tournament has one driver at a time (a lease, as a job has): when another
+    live driver holds it, its record is returned as it is."""
+    record = record if record is not None else new_tournament(store, spec)
+    driver = f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
+    lease = _lease(record["tournament_id"])
+    if not store.claim(lease, driver):
+        return record
+    stop = threading.Event()  # set when ``leave`` is, or when the lease was lost: the current job's driver steps aside
+
+    def keep_lease() -> bool:
+        if (leave is not None and leave.is_set()) or not store.renew(lease, driver):
+            stop.set()
+        return not stop.is_set()
+
+    try:
+        return _play_tournament(store, spec, redis_url, max_workers, on_update, record, stop, keep_lease)
+    finally:
+        store.release(lease, driver)
+
+
+def _play_tournament(store: JobStore, spec: TournamentSpec, redis_url: str, max_workers: int,
+                     on_update: OnJob | None, record: dict[str, Any], stop: threading.Event,
+                     keep_lease: Callable[[], bool]) -> dict[str, Any]:
     from .stats import total
 
     jobs = tournament_jobs(spec)
-    record = record if record is not None else new_tournament(store, spec)
     scores = {}
     for number, (pairing, arrangement, job) in enumerate(jobs):
-        created = store.create(validate(job))
-        record["jobs"].append(created.job_id)
-        save_tournament(store, record)
-        report = None if on_update is None else _reporter(on_update, number, len(jobs))
-        done = run_job(store, created.job_id, redis_url, max_workers=max_workers, on_update=report, leave=leave)
+        if number == len(record["jobs"]):
+            record["jobs"].append(store.create(validate(job)).job_id)
+            save_tournament(store, record)
+        job_id = record["jobs"][number]
+        done = _play_job(store, job_id, redis_url, max_workers, _reporter(on_update, number, len(jobs), keep_lease),
+                         stop, keep_lease)
+        if not done.is_final:  # the driver is leaving: the tournament stays running, for the next one
+            return record
         if done.state != SUCCEEDED:
-            record.update(state=done.state if done.is_final else "failed",
-                          error=f"job {done.job_id} {done.state}: {done.error or 'stopped with its driver'}")
+            record.update(state=done.state, error=f"job {done.job_id} {done.state}: {done.error}")
             save_tournament(store, record)
             return record
-        results = store.chunk_results(created.job_id)
+        results = store.chunk_results(job_id)
         scores[pairing, arrangement] = total((results[i] for i in sorted(results)), 2).unit_scores
     record.update(state="succeeded", finished=time.time(), **standings(spec, scores))
     save_tournament(store, record)
     return record
 
 
-def _reporter(on_update: OnJob, number: int, jobs: int) -> Callable[[JobRecord], None]:
-    return lambda record: on_update(number, jobs, record)
+def _play_job(store: JobStore, job_id: str, redis_url: str, max_workers: int,
+              on_update: Callable[[JobRecord], None], stop: threading.Event,
+              keep_lease: Callable[[], bool]) -> JobRecord:
+    """Run (or resume) one of the tournament's jobs until it is over or the driver leaves; while another live driver
+    plays it (a server that resumed its unfinished jobs), wait for that one."""
+    from .runner import run_job
+
+    while True:
+        done = run_job(store, job_id, redis_url, max_workers=max_workers, on_update=on_update, leave=stop)
+        if done.is_final or stop.is_set():
+            return done
+        if store.has_driver(job_id) and keep_lease():
+            stop.wait(WAIT_SECONDS)
+        elif not keep_lease():
+            return done
+
+
+def _reporter(on_update: OnJob | None, number: int, jobs: int,
+              keep_lease: Callable[[], bool]) -> Callable[[JobRecord], None]:
+    def report(record: JobRecord) -> None:  # called as the job's driver polls: the lease is kept meanwhile
+        keep_lease()
+        if on_update is not None:
+            on_update(number, jobs, record)
+
+    return report
+
+
+def _lease(tournament_id: str) -> str:
+    """The name a tournament's driver lease goes by in the job store (beside its jobs' own, which are ``sim-...``)."""
+    return tournament_id
+
+
+def unfinished_tournaments(store: JobStore) -> list[str]:
+    """The ids of the tournaments still running (oldest first): on a server's start, their drivers are gone."""
+    ids = [i.decode() if isinstance(i, bytes) else str(i) for i in store.redis.zrange(_unfinished_key(store), 0, -1)]
+    return ids
+
+
+def _unfinished_key(store: JobStore) -> str:
+    return f"{store.prefix}tournaments:unfinished"
 
 
 def save_tournament(store: JobStore, record: Mapping[str, Any]) -> None:
-    store.redis.set(f"{store.prefix}tournament:{record['tournament_id']}", json.dumps(record))
+    tournament_id = record["tournament_id"]
+    pipe = store.redis.pipeline()
+    pipe.set(f"{store.prefix}tournament:{tournament_id}", json.dumps(record))
+    if record["state"] == "running":
+        pipe.zadd(_unfinished_key(store), {tournament_id: int(tournament_id.rsplit("-", 1)[1])})
+    else:
+        pipe.zrem(_unfinished_key(store), tournament_id)
+    pipe.execute()
 
 
 def load_tournament(store: JobStore, tournament_id: str) -> dict[str, Any] | None:
