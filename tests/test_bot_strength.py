@@ -31,6 +31,6 @@ def test_the_stronger_policy_wins_by_a_significant_margin(game: str, stronger: s
     spec = check_tournament(TournamentSpec(game, (stronger, weaker), deals=deals, seed=2026))
     scores = {arrangement: play_chunk(job, Chunk(0, 0, deals)).unit_scores
               for _pairing, arrangement, job in tournament_jobs(spec)}
-    stats = margin_stats(duplicate_margins(scores[0], scores[1]))
+    stats = margin_stats(duplicate_margins([scores[k] for k in sorted(scores)]))
     low, _high = stats["ci95"]
     assert low > 0, f"{stronger} vs {weaker} in {game}: {stats}"

@@ -1,18 +1,23 @@
-"""Tournaments: every pair of policies plays the same deals from both seat arrangements (duplicate deals), as
+"""Tournaments: every pair of policies plays the same deals from every seat arrangement (duplicate deals), as
 ordinary simulation jobs on the Ray job machinery, then a table of score differences, win rates and ratings.
 
-A pairing of policies A and B plays, for each arrangement (A on side 0 and B on side 1, then the other way round), one
-deal job with the tournament's seed and deal count: a job's deal ``k`` is dealt from ``match_seed(seed, k)`` and its
-bots are seeded from ``bot_seed(seed, k)``, so every job of the tournament deals the same cards to the same seats
-(duplicate deals, which cancel the luck of the cards). The jobs keep each deal's scores (``JobSpec.unit_scores``);
-deal ``k`` of a pairing scores A's side less B's side, averaged over the two arrangements. The table gives each
-pairing's mean difference with a 95% confidence interval and A's win rate over the duplicate deals (a draw half),
-and a rating per policy from ``openskill`` (Plackett-Luce; every duplicate deal of every pairing rated as a game of
-two, deal by deal in order, so the ratings are a function of the results).
+A pairing of policies A and B plays, for each arrangement (a way to seat A and B on the game's sides with both
+playing: with two sides A on side 0 and B on side 1, then the other way round; with three sides the six of AAB, ABA,
+BAA, ABB, BAB and BBA), one deal job with the tournament's seed and deal count: a job's deal ``k`` is dealt from
+``match_seed(seed, k)`` and its bots are seeded from ``bot_seed(seed, k)``, so every job of the tournament deals the
+same cards to the same seats (duplicate deals, which cancel the luck of the cards). The jobs keep each deal's scores
+(``JobSpec.unit_scores``); deal ``k`` of a pairing scores A's sides' mean less B's, averaged over the arrangements
+(each side is A's in as many of them as B's). The table gives each pairing's mean difference with a 95% confidence
+interval and A's win rate over the duplicate deals (a draw half), and a rating per policy from ``openskill``
+(Plackett-Luce; every duplicate deal of every pairing rated as a game of two, deal by deal in order, so the ratings
+are a function of the results).
 
 >>> spec = TournamentSpec("german_whist", ("random", "greedy"), deals=4, seed=1)
 >>> [(job.policies, pairing, arrangement) for pairing, arrangement, job in tournament_jobs(spec)]
 [(('random', 'greedy'), (0, 1), 0), (('greedy', 'random'), (0, 1), 1)]
+>>> [job.policies for _p, _a, job in tournament_jobs(TournamentSpec("two_ten_jack", ("a", "b"), 4, 1, players=3))]
+... # doctest: +NORMALIZE_WHITESPACE
+[('a', 'a', 'b'), ('a', 'b', 'a'), ('a', 'b', 'b'), ('b', 'a', 'a'), ('b', 'a', 'b'), ('b', 'b', 'a')]
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from itertools import combinations
+from itertools import combinations, product
 from typing import Any
 
 import engine
@@ -35,6 +40,7 @@ from .jobstore import SUCCEEDED, JobRecord, JobStore
 from .spec import JobSpec, JobSpecError, LogSpec, validate
 
 Pairing = tuple[int, int]  # indexes of the two policies in TournamentSpec.policies, the first lower
+Arrangement = tuple[int, ...]  # per side, which of the pairing's two policies plays it (0: the first)
 
 
 @dataclass(frozen=True)
@@ -61,7 +67,7 @@ class TournamentSpec:
 
 
 def check_tournament(spec: TournamentSpec) -> TournamentSpec:
-    """The spec with canonical labels; JobSpecError when it cannot be played (two sides needed, two policies)."""
+    """The spec with canonical labels; JobSpecError when it cannot be played (two policies and two sides needed)."""
     try:
         policies = tuple(canonical_label(label) for label in spec.policies)
     except ValueError as exc:
@@ -74,9 +80,9 @@ def check_tournament(spec: TournamentSpec) -> TournamentSpec:
         side_of = engine.new_match(spec.game, seed=0, players=spec.players, options=spec.options).side_of
     except ValueError as exc:
         raise JobSpecError(str(exc)) from None
-    if max(side_of) != 1:
-        raise JobSpecError(f"duplicate deals seat two sides; {spec.game} with {len(side_of)} players has "
-                           f"{max(side_of) + 1}")
+    if max(side_of) < 1:
+        raise JobSpecError(f"duplicate deals seat two policies on two sides or more; {spec.game} with "
+                           f"{len(side_of)} players has one")
     checked = TournamentSpec(spec.game, policies, spec.deals, spec.seed, len(side_of), dict(spec.options),
                              spec.chunk_size)
     for _pairing, _arrangement, job in tournament_jobs(checked):
@@ -88,28 +94,54 @@ def pairings(count: int) -> list[Pairing]:
     return list(combinations(range(count), 2))
 
 
+def arrangements(sides: int) -> list[Arrangement]:
+    """Every way to seat a pairing's two policies on ``sides`` sides with both playing, in order: with two sides,
+    the first policy on side 0, then on side 1.
+
+    >>> arrangements(2), len(arrangements(3))
+    ([(0, 1), (1, 0)], 6)
+    """
+    return [pattern for pattern in product((0, 1), repeat=sides) if 0 < sum(pattern) < sides]
+
+
+def side_count(spec: TournamentSpec) -> int:
+    return max(engine.new_match(spec.game, seed=0, players=spec.players, options=spec.options).side_of) + 1
+
+
 def tournament_jobs(spec: TournamentSpec) -> list[tuple[Pairing, int, JobSpec]]:
-    """Each pairing's two jobs: arrangement 0 seats the pairing's first policy on side 0, arrangement 1 on side 1."""
+    """Each pairing's jobs, one per arrangement (numbered as :func:`arrangements` lists them)."""
     side_of = engine.new_match(spec.game, seed=0, players=spec.players, options=spec.options).side_of
     jobs = []
     for pairing in pairings(len(spec.policies)):
-        for arrangement in (0, 1):
-            sides = [spec.policies[pairing[0]], spec.policies[pairing[1]]]
-            if arrangement:
-                sides.reverse()
-            seats = tuple(sides[side] for side in side_of)
+        for arrangement, pattern in enumerate(arrangements(max(side_of) + 1)):
+            seats = tuple(spec.policies[pairing[pattern[side]]] for side in side_of)
             jobs.append((pairing, arrangement, JobSpec(
                 game=spec.game, policies=seats, count=spec.deals, seed=spec.seed, unit="deal", players=spec.players,
                 options=dict(spec.options), log=LogSpec("none"), chunk_size=spec.chunk_size, unit_scores=True)))
     return jobs
 
 
-def duplicate_margins(first: Sequence[Sequence[int]], second: Sequence[Sequence[int]]) -> list[float]:
-    """Per deal, the pairing's first policy's side score less the other's, averaged over the two arrangements
-    (``first``: it sat on side 0; ``second``: on side 1)."""
-    if len(first) != len(second):
-        raise ValueError(f"the arrangements played {len(first)} and {len(second)} deals")
-    return [((a[0] - a[1]) + (b[1] - b[0])) / 2 for a, b in zip(first, second, strict=True)]
+def duplicate_margins(scores: Sequence[Sequence[Sequence[int]]]) -> list[float]:
+    """Per deal, the pairing's first policy's sides' mean score less the second's, averaged over the arrangements
+    (``scores[i]``: the side scores of each deal in arrangement ``arrangements(sides)[i]``).
+
+    >>> duplicate_margins([[[10, 3]], [[2, 9]]])  # two sides: (10 - 3 + 9 - 2) / 2
+    [7.0]
+    """
+    if len({len(deals) for deals in scores}) > 1:
+        raise ValueError(f"the arrangements played {', '.join(str(len(deals)) for deals in scores)} deals")
+    patterns = arrangements(len(scores[0][0])) if scores and scores[0] else []
+    if scores and scores[0] and len(patterns) != len(scores):
+        raise ValueError(f"{len(scores)} arrangements given for {len(patterns)}")
+    return [sum(_margin(pattern, deal) for pattern, deal in zip(patterns, deals, strict=True)) / len(patterns)
+            for deals in zip(*scores, strict=True)]
+
+
+def _margin(pattern: Arrangement, scores: Sequence[int]) -> float:
+    """The first policy's sides' mean score less the second's, in one deal played in arrangement ``pattern``."""
+    first = [score for side, score in enumerate(scores) if pattern[side] == 0]
+    second = [score for side, score in enumerate(scores) if pattern[side] == 1]
+    return sum(first) / len(first) - sum(second) / len(second)
 
 
 def standings(spec: TournamentSpec, scores: Mapping[tuple[Pairing, int], Sequence[Sequence[int]]]) -> dict[str, Any]:
@@ -121,8 +153,9 @@ def standings(spec: TournamentSpec, scores: Mapping[tuple[Pairing, int], Sequenc
     ratings = {label: model.rating(name=label) for label in spec.policies}
     rows = []
     margins_of = {}
+    count = len(arrangements(side_count(spec)))
     for pairing in pairings(len(spec.policies)):
-        margins_of[pairing] = margins = duplicate_margins(scores[pairing, 0], scores[pairing, 1])
+        margins_of[pairing] = margins = duplicate_margins([scores[pairing, k] for k in range(count)])
         a, b = (spec.policies[i] for i in pairing)
         rows.append({"a": a, "b": b, "deals": len(margins), **margin_stats(margins)})
     for k in range(spec.deals):
@@ -195,6 +228,7 @@ def _play_tournament(store: JobStore, spec: TournamentSpec, redis_url: str, max_
     from .stats import total
 
     jobs = tournament_jobs(spec)
+    sides = side_count(spec)
     scores = {}
     for number, (pairing, arrangement, job) in enumerate(jobs):
         if number == len(record["jobs"]):
@@ -210,7 +244,7 @@ def _play_tournament(store: JobStore, spec: TournamentSpec, redis_url: str, max_
             save_tournament(store, record)
             return record
         results = store.chunk_results(job_id)
-        scores[pairing, arrangement] = total((results[i] for i in sorted(results)), 2).unit_scores
+        scores[pairing, arrangement] = total((results[i] for i in sorted(results)), sides).unit_scores
     record.update(state="succeeded", finished=time.time(), **standings(spec, scores))
     save_tournament(store, record)
     return record

@@ -80,7 +80,7 @@ def test_table_and_plot(tournament, tmp_path):
 
 @pytest.mark.parametrize(("args", "message"), [
     (["german_whist", "--policies", "random", "--deals", "4"], "at least two policies"),
-    (["tablanette", "--players", "3", "--policies", "random,greedy", "--deals", "4"], "two sides"),
+    (["german_whist", "--policies", "random,greedy", "--deals", "4", "--option", "nope=1"], "nope"),
 ])
 def test_usage_errors(tournament, args, message):
     result = tournament(*args)
