@@ -38,6 +38,7 @@ from workers.tournament import (
     new_tournament,
     run_tournament,
     save_tournament,
+    unfinished_tournaments,
 )
 
 from .convert import option_value, options_from_request, policy_label_of
@@ -105,10 +106,13 @@ class JobDrivers:
         try:
             if self._join_ray():
                 record = run_tournament(self.store, spec, self.redis_url, record=record, leave=self._closing)
-                log.info("tournament over", extra={"tournament_id": tournament_id, "state": record["state"]})
-                return
-            record.update(state="failed", error="the server stopped before the tournament started")
+                log.info("tournament over" if record["state"] != "running" else "tournament left to the next server",
+                         extra={"tournament_id": tournament_id, "state": record["state"]})
+            return  # stopping before it started, the tournament stays running: the next server resumes it
         except Exception as exc:  # noqa: BLE001  (a driver thread has nobody to raise to: the record says it)
+            if self._closing.is_set():  # Ray went with the server's stop: the next server resumes it
+                log.info("tournament left to the next server", extra={"tournament_id": tournament_id})
+                return
             log.exception("tournament driver failed", extra={"tournament_id": tournament_id})
             record.update(state="failed", error=f"the tournament's driver failed: {exc}")
         finally:
@@ -117,10 +121,16 @@ class JobDrivers:
         save_tournament(self.store, record)
 
     def resume_unfinished(self) -> list[str]:
-        """Start a driver for every queued or running job (one whose driver is alive keeps it: see the lease)."""
+        """Start a driver for every queued or running job and tournament (one whose driver is alive keeps it: see
+        the lease); the ids of the jobs."""
         job_ids = self.store.unfinished()
         for job_id in job_ids:
             self.start(job_id, resumed=True)
+        for tournament_id in unfinished_tournaments(self.store):
+            record = load_tournament(self.store, tournament_id)
+            if record is not None:
+                log.info("resuming tournament", extra={"tournament_id": tournament_id, "jobs": len(record["jobs"])})
+                self.start_tournament(record, TournamentSpec.from_dict(record["spec"]))
         return job_ids
 
     def close(self, timeout: float = 60.0) -> None:

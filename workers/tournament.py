@@ -1,29 +1,36 @@
-"""Tournaments: every pair of policies plays the same deals from both seat arrangements (duplicate deals), as
+"""Tournaments: every pair of policies plays the same deals from every seat arrangement (duplicate deals), as
 ordinary simulation jobs on the Ray job machinery, then a table of score differences, win rates and ratings.
 
-A pairing of policies A and B plays, for each arrangement (A on side 0 and B on side 1, then the other way round), one
-deal job with the tournament's seed and deal count: a job's deal ``k`` is dealt from ``match_seed(seed, k)`` and its
-bots are seeded from ``bot_seed(seed, k)``, so every job of the tournament deals the same cards to the same seats
-(duplicate deals, which cancel the luck of the cards). The jobs keep each deal's scores (``JobSpec.unit_scores``);
-deal ``k`` of a pairing scores A's side less B's side, averaged over the two arrangements. The table gives each
-pairing's mean difference with a 95% confidence interval and A's win rate over the duplicate deals (a draw half),
-and a rating per policy from ``openskill`` (Plackett-Luce; every duplicate deal of every pairing rated as a game of
-two, deal by deal in order, so the ratings are a function of the results).
+A pairing of policies A and B plays, for each arrangement (a way to seat A and B on the game's sides with both
+playing: with two sides A on side 0 and B on side 1, then the other way round; with three sides the six of AAB, ABA,
+BAA, ABB, BAB and BBA), one deal job with the tournament's seed and deal count: a job's deal ``k`` is dealt from
+``match_seed(seed, k)`` and its bots are seeded from ``bot_seed(seed, k)``, so every job of the tournament deals the
+same cards to the same seats (duplicate deals, which cancel the luck of the cards). The jobs keep each deal's scores
+(``JobSpec.unit_scores``); deal ``k`` of a pairing scores A's sides' mean less B's, averaged over the arrangements
+(each side is A's in as many of them as B's). The table gives each pairing's mean difference with a 95% confidence
+interval and A's win rate over the duplicate deals (a draw half), and a rating per policy from ``openskill``
+(Plackett-Luce; every duplicate deal of every pairing rated as a game of two, deal by deal in order, so the ratings
+are a function of the results).
 
 >>> spec = TournamentSpec("german_whist", ("random", "greedy"), deals=4, seed=1)
 >>> [(job.policies, pairing, arrangement) for pairing, arrangement, job in tournament_jobs(spec)]
 [(('random', 'greedy'), (0, 1), 0), (('greedy', 'random'), (0, 1), 1)]
+>>> [job.policies for _p, _a, job in tournament_jobs(TournamentSpec("two_ten_jack", ("a", "b"), 4, 1, players=3))]
+... # doctest: +NORMALIZE_WHITESPACE
+[('a', 'a', 'b'), ('a', 'b', 'a'), ('a', 'b', 'b'), ('b', 'a', 'a'), ('b', 'a', 'b'), ('b', 'b', 'a')]
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from itertools import combinations
+from itertools import combinations, product
 from typing import Any
 
 import engine
@@ -33,6 +40,7 @@ from .jobstore import SUCCEEDED, JobRecord, JobStore
 from .spec import JobSpec, JobSpecError, LogSpec, validate
 
 Pairing = tuple[int, int]  # indexes of the two policies in TournamentSpec.policies, the first lower
+Arrangement = tuple[int, ...]  # per side, which of the pairing's two policies plays it (0: the first)
 
 
 @dataclass(frozen=True)
@@ -59,7 +67,7 @@ class TournamentSpec:
 
 
 def check_tournament(spec: TournamentSpec) -> TournamentSpec:
-    """The spec with canonical labels; JobSpecError when it cannot be played (two sides needed, two policies)."""
+    """The spec with canonical labels; JobSpecError when it cannot be played (two policies and two sides needed)."""
     try:
         policies = tuple(canonical_label(label) for label in spec.policies)
     except ValueError as exc:
@@ -72,9 +80,9 @@ def check_tournament(spec: TournamentSpec) -> TournamentSpec:
         side_of = engine.new_match(spec.game, seed=0, players=spec.players, options=spec.options).side_of
     except ValueError as exc:
         raise JobSpecError(str(exc)) from None
-    if max(side_of) != 1:
-        raise JobSpecError(f"duplicate deals seat two sides; {spec.game} with {len(side_of)} players has "
-                           f"{max(side_of) + 1}")
+    if max(side_of) < 1:
+        raise JobSpecError(f"duplicate deals seat two policies on two sides or more; {spec.game} with "
+                           f"{len(side_of)} players has one")
     checked = TournamentSpec(spec.game, policies, spec.deals, spec.seed, len(side_of), dict(spec.options),
                              spec.chunk_size)
     for _pairing, _arrangement, job in tournament_jobs(checked):
@@ -86,28 +94,54 @@ def pairings(count: int) -> list[Pairing]:
     return list(combinations(range(count), 2))
 
 
+def arrangements(sides: int) -> list[Arrangement]:
+    """Every way to seat a pairing's two policies on ``sides`` sides with both playing, in order: with two sides,
+    the first policy on side 0, then on side 1.
+
+    >>> arrangements(2), len(arrangements(3))
+    ([(0, 1), (1, 0)], 6)
+    """
+    return [pattern for pattern in product((0, 1), repeat=sides) if 0 < sum(pattern) < sides]
+
+
+def side_count(spec: TournamentSpec) -> int:
+    return max(engine.new_match(spec.game, seed=0, players=spec.players, options=spec.options).side_of) + 1
+
+
 def tournament_jobs(spec: TournamentSpec) -> list[tuple[Pairing, int, JobSpec]]:
-    """Each pairing's two jobs: arrangement 0 seats the pairing's first policy on side 0, arrangement 1 on side 1."""
+    """Each pairing's jobs, one per arrangement (numbered as :func:`arrangements` lists them)."""
     side_of = engine.new_match(spec.game, seed=0, players=spec.players, options=spec.options).side_of
     jobs = []
     for pairing in pairings(len(spec.policies)):
-        for arrangement in (0, 1):
-            sides = [spec.policies[pairing[0]], spec.policies[pairing[1]]]
-            if arrangement:
-                sides.reverse()
-            seats = tuple(sides[side] for side in side_of)
+        for arrangement, pattern in enumerate(arrangements(max(side_of) + 1)):
+            seats = tuple(spec.policies[pairing[pattern[side]]] for side in side_of)
             jobs.append((pairing, arrangement, JobSpec(
                 game=spec.game, policies=seats, count=spec.deals, seed=spec.seed, unit="deal", players=spec.players,
                 options=dict(spec.options), log=LogSpec("none"), chunk_size=spec.chunk_size, unit_scores=True)))
     return jobs
 
 
-def duplicate_margins(first: Sequence[Sequence[int]], second: Sequence[Sequence[int]]) -> list[float]:
-    """Per deal, the pairing's first policy's side score less the other's, averaged over the two arrangements
-    (``first``: it sat on side 0; ``second``: on side 1)."""
-    if len(first) != len(second):
-        raise ValueError(f"the arrangements played {len(first)} and {len(second)} deals")
-    return [((a[0] - a[1]) + (b[1] - b[0])) / 2 for a, b in zip(first, second, strict=True)]
+def duplicate_margins(scores: Sequence[Sequence[Sequence[int]]]) -> list[float]:
+    """Per deal, the pairing's first policy's sides' mean score less the second's, averaged over the arrangements
+    (``scores[i]``: the side scores of each deal in arrangement ``arrangements(sides)[i]``).
+
+    >>> duplicate_margins([[[10, 3]], [[2, 9]]])  # two sides: (10 - 3 + 9 - 2) / 2
+    [7.0]
+    """
+    if len({len(deals) for deals in scores}) > 1:
+        raise ValueError(f"the arrangements played {', '.join(str(len(deals)) for deals in scores)} deals")
+    patterns = arrangements(len(scores[0][0])) if scores and scores[0] else []
+    if scores and scores[0] and len(patterns) != len(scores):
+        raise ValueError(f"{len(scores)} arrangements given for {len(patterns)}")
+    return [sum(_margin(pattern, deal) for pattern, deal in zip(patterns, deals, strict=True)) / len(patterns)
+            for deals in zip(*scores, strict=True)]
+
+
+def _margin(pattern: Arrangement, scores: Sequence[int]) -> float:
+    """The first policy's sides' mean score less the second's, in one deal played in arrangement ``pattern``."""
+    first = [score for side, score in enumerate(scores) if pattern[side] == 0]
+    second = [score for side, score in enumerate(scores) if pattern[side] == 1]
+    return sum(first) / len(first) - sum(second) / len(second)
 
 
 def standings(spec: TournamentSpec, scores: Mapping[tuple[Pairing, int], Sequence[Sequence[int]]]) -> dict[str, Any]:
@@ -119,8 +153,9 @@ def standings(spec: TournamentSpec, scores: Mapping[tuple[Pairing, int], Sequenc
     ratings = {label: model.rating(name=label) for label in spec.policies}
     rows = []
     margins_of = {}
+    count = len(arrangements(side_count(spec)))
     for pairing in pairings(len(spec.policies)):
-        margins_of[pairing] = margins = duplicate_margins(scores[pairing, 0], scores[pairing, 1])
+        margins_of[pairing] = margins = duplicate_margins([scores[pairing, k] for k in range(count)])
         a, b = (spec.policies[i] for i in pairing)
         rows.append({"a": a, "b": b, "deals": len(margins), **margin_stats(margins)})
     for k in range(spec.deals):
@@ -147,6 +182,7 @@ def margin_stats(margins: Sequence[float]) -> dict[str, Any]:
 # ---- running on Ray and storing in Redis ------------------------------------------------------------------------
 
 OnJob = Callable[[int, int, JobRecord], None]  # (job number, jobs in all, the job's record as it runs)
+WAIT_SECONDS = 1.0  # between looks at a job another driver plays
 
 
 def new_tournament(store: JobStore, spec: TournamentSpec) -> dict[str, Any]:
@@ -161,38 +197,110 @@ def run_tournament(store: JobStore, spec: TournamentSpec, redis_url: str, max_wo
                    on_update: OnJob | None = None, record: dict[str, Any] | None = None,
                    leave: threading.Event | None = None) -> dict[str, Any]:
     """Play a checked tournament on the connected Ray cluster: its jobs one after the other, each over every worker
-    (stored, retried and cancelled as any job), then the standings, stored in Redis with the jobs' ids. ``record``
-    is one :func:`new_tournament` stored (else a new one); ``leave`` stops it, as it stops a job's driver."""
-    from .runner import run_job
+    (stored, retried and cancelled as any job), then the standings, stored in Redis with the jobs' ids.
+
+    ``record`` is one :func:`new_tournament` stored (else a new one), or one whose driver stopped part way (a server
+    that stopped, :func:`unfinished_tournaments`): its jobs are kept, a finished one's results read and an unfinished
+    one resumed (only its missing chunks played). ``leave`` stops the driver as it stops a job's: the tournament is
+    left running, for the next driver. A tournament has one driver at a time (a lease, as a job has): when another
+    live driver holds it, its record is returned as it is."""
+    record = record if record is not None else new_tournament(store, spec)
+    driver = f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
+    lease = _lease(record["tournament_id"])
+    if not store.claim(lease, driver):
+        return record
+    stop = threading.Event()  # set when ``leave`` is, or when the lease was lost: the current job's driver steps aside
+
+    def keep_lease() -> bool:
+        if (leave is not None and leave.is_set()) or not store.renew(lease, driver):
+            stop.set()
+        return not stop.is_set()
+
+    try:
+        return _play_tournament(store, spec, redis_url, max_workers, on_update, record, stop, keep_lease)
+    finally:
+        store.release(lease, driver)
+
+
+def _play_tournament(store: JobStore, spec: TournamentSpec, redis_url: str, max_workers: int,
+                     on_update: OnJob | None, record: dict[str, Any], stop: threading.Event,
+                     keep_lease: Callable[[], bool]) -> dict[str, Any]:
     from .stats import total
 
     jobs = tournament_jobs(spec)
-    record = record if record is not None else new_tournament(store, spec)
+    sides = side_count(spec)
     scores = {}
     for number, (pairing, arrangement, job) in enumerate(jobs):
-        created = store.create(validate(job))
-        record["jobs"].append(created.job_id)
-        save_tournament(store, record)
-        report = None if on_update is None else _reporter(on_update, number, len(jobs))
-        done = run_job(store, created.job_id, redis_url, max_workers=max_workers, on_update=report, leave=leave)
+        if number == len(record["jobs"]):
+            record["jobs"].append(store.create(validate(job)).job_id)
+            save_tournament(store, record)
+        job_id = record["jobs"][number]
+        done = _play_job(store, job_id, redis_url, max_workers, _reporter(on_update, number, len(jobs), keep_lease),
+                         stop, keep_lease)
+        if not done.is_final:  # the driver is leaving: the tournament stays running, for the next one
+            return record
         if done.state != SUCCEEDED:
-            record.update(state=done.state if done.is_final else "failed",
-                          error=f"job {done.job_id} {done.state}: {done.error or 'stopped with its driver'}")
+            record.update(state=done.state, error=f"job {done.job_id} {done.state}: {done.error}")
             save_tournament(store, record)
             return record
-        results = store.chunk_results(created.job_id)
-        scores[pairing, arrangement] = total((results[i] for i in sorted(results)), 2).unit_scores
+        results = store.chunk_results(job_id)
+        scores[pairing, arrangement] = total((results[i] for i in sorted(results)), sides).unit_scores
     record.update(state="succeeded", finished=time.time(), **standings(spec, scores))
     save_tournament(store, record)
     return record
 
 
-def _reporter(on_update: OnJob, number: int, jobs: int) -> Callable[[JobRecord], None]:
-    return lambda record: on_update(number, jobs, record)
+def _play_job(store: JobStore, job_id: str, redis_url: str, max_workers: int,
+              on_update: Callable[[JobRecord], None], stop: threading.Event,
+              keep_lease: Callable[[], bool]) -> JobRecord:
+    """Run (or resume) one of the tournament's jobs until it is over or the driver leaves; while another live driver
+    plays it (a server that resumed its unfinished jobs), wait for that one."""
+    from .runner import run_job
+
+    while True:
+        done = run_job(store, job_id, redis_url, max_workers=max_workers, on_update=on_update, leave=stop)
+        if done.is_final or stop.is_set():
+            return done
+        if store.has_driver(job_id) and keep_lease():
+            stop.wait(WAIT_SECONDS)
+        elif not keep_lease():
+            return done
+
+
+def _reporter(on_update: OnJob | None, number: int, jobs: int,
+              keep_lease: Callable[[], bool]) -> Callable[[JobRecord], None]:
+    def report(record: JobRecord) -> None:  # called as the job's driver polls: the lease is kept meanwhile
+        keep_lease()
+        if on_update is not None:
+            on_update(number, jobs, record)
+
+    return report
+
+
+def _lease(tournament_id: str) -> str:
+    """The name a tournament's driver lease goes by in the job store (beside its jobs' own, which are ``sim-...``)."""
+    return tournament_id
+
+
+def unfinished_tournaments(store: JobStore) -> list[str]:
+    """The ids of the tournaments still running (oldest first): on a server's start, their drivers are gone."""
+    ids = [i.decode() if isinstance(i, bytes) else str(i) for i in store.redis.zrange(_unfinished_key(store), 0, -1)]
+    return ids
+
+
+def _unfinished_key(store: JobStore) -> str:
+    return f"{store.prefix}tournaments:unfinished"
 
 
 def save_tournament(store: JobStore, record: Mapping[str, Any]) -> None:
-    store.redis.set(f"{store.prefix}tournament:{record['tournament_id']}", json.dumps(record))
+    tournament_id = record["tournament_id"]
+    pipe = store.redis.pipeline()
+    pipe.set(f"{store.prefix}tournament:{tournament_id}", json.dumps(record))
+    if record["state"] == "running":
+        pipe.zadd(_unfinished_key(store), {tournament_id: int(tournament_id.rsplit("-", 1)[1])})
+    else:
+        pipe.zrem(_unfinished_key(store), tournament_id)
+    pipe.execute()
 
 
 def load_tournament(store: JobStore, tournament_id: str) -> dict[str, Any] | None:

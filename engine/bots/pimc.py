@@ -3,8 +3,10 @@
 For each decision the policy samples ``samples`` worlds the seat cannot tell from the real one (its SeatView, so
 ``engine.determinize``), evaluates every legal action in each and plays the best mean (the first listed among equals).
 An action is evaluated by ``rollouts`` play-outs to the end of the deal by the ``rollout`` policy on every seat, each
-scored by the deal's margin for the seat's side (:func:`engine.bots.search.deal_margin`); the play-outs of every
-action in a world draw the same random numbers (common random numbers), so that their differences are the actions'.
+scored by the deal's margin for the seat's side (:func:`engine.bots.search.deal_margin`), the count the side took
+breaking ties where a contract scores the deal (a contract failed by one point or by forty scores the same: without
+it, pimc played the first card listed wherever the contract's fate looked settled); the play-outs of every action in
+a world draw the same random numbers (common random numbers), so that their differences are the actions'.
 In a trick game's card play
 with at most ``dd_cards`` cards left to play (0: never), the exact double-dummy value of each card takes over
 (:mod:`engine.search.double_dummy`: tricks or card points with best play by everyone); there an action that plays the
@@ -35,6 +37,20 @@ from .view import SeatView
 
 ANNOUNCING = 0.5  # what playing a card with its announcement adds to the card's double-dummy value
 TIE_BREAK = 1e-3  # the count searched, among actions of equal deal margins (below any margin's step, 1 point)
+
+
+def contract_scored(world: State, side: int) -> bool:
+    """Whether ``world``'s deal is scored by a contract over the count (``double_dummy_points``: a contract made or
+    failed), so that play-outs of equal deal margins differ by the count they took."""
+    return isinstance(world, TrickGame) and world.phase == "play" and world.double_dummy_points(side, 0) is not None
+
+
+def count_margin(line: TrickGame, side: int) -> float:
+    """``side``'s count in a played-out trick game (card points with the last trick's bonus) less the others'
+    mean."""
+    totals = line.trick_totals()
+    others = [t for s, t in enumerate(totals) if s != side]
+    return totals[side] - sum(others) / len(others)
 
 
 class PimcPolicy(SearchPolicy):
@@ -75,6 +91,7 @@ class PimcPolicy(SearchPolicy):
         side = world.side_of[self.seat]
         bots = self.rollout_bots(world.players)
         rollouts = self.params["rollouts"]
+        counted = contract_scored(world, side)  # a contract failed by any amount scores the same: the count breaks ties
         values, moves = [], 0
         streams = [bot.rng.state for bot in bots]
         for action in legal_ids:
@@ -87,6 +104,9 @@ class PimcPolicy(SearchPolicy):
                 line.apply_id(action)
                 moves += 1 + play_deal(line, bots)
                 total += deal_margin(line, side, before)
+                if counted:
+                    assert isinstance(line, TrickGame)
+                    total += TIE_BREAK * count_margin(line, side)
             values.append(total / rollouts)
         return values, moves
 

@@ -4,10 +4,12 @@ deals) on Ray, then the mean score differences with 95% confidence intervals, wi
     cardtable tournament german_whist --policies random,greedy,pimc:samples=16,ismcts:iters=400 --deals 2000
     cardtable tournament belote_contree --policies greedy,pimc --deals 500 --json
     cardtable tournament tablanette --policies random,greedy --deals 1000 --plot ratings.png --address ray://HOST:10001
+    cardtable tournament belote_contree --resume tournament-7      # one whose command was killed: on from where it was
 
 Each pairing and arrangement is one simulation job (stored in Redis, its chunks retried, Ctrl-C cancels it and the
 tournament, exit 130); the tournament's record (its jobs and standings) is stored in Redis too. Ray and Redis are
-found as by ``cardtable simulate`` (``--address``, ``--redis-url``).
+found as by ``cardtable simulate`` (``--address``, ``--redis-url``). ``--resume ID`` plays on a stored tournament whose
+command stopped without cancelling it (killed, or its machine gone): its finished jobs and chunks are kept.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from rich.table import Table
 from engine.rng import fresh_seed
 from workers.jobstore import JobRecord, JobStore
 from workers.spec import JobSpecError
-from workers.tournament import TournamentSpec, check_tournament
+from workers.tournament import TournamentSpec, check_tournament, load_tournament
 
 from .matchargs import game_argument, option_option, option_pairs_param, players_option
 from .simulate import (
@@ -39,9 +41,9 @@ from .simulate import (
 
 @click.command()
 @game_argument
-@click.option("--policies", required=True, metavar="P1,P2,...",
+@click.option("--policies", metavar="P1,P2,...",
               help="Two or more policies, e.g. random,greedy,pimc:samples=16,ismcts:iters=400.")
-@click.option("--deals", type=click.IntRange(min=1), required=True, help="Duplicate deals per pairing.")
+@click.option("--deals", type=click.IntRange(min=1), help="Duplicate deals per pairing.")
 @players_option
 @option_option
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Tournament seed (default: a fresh one).")
@@ -53,37 +55,48 @@ from .simulate import (
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Draw the ratings (mu with 3 sigma either side) into this PNG.")
 @click.option("--verbose", is_flag=True, help="Also show Ray's own log lines.")
+@click.option("--resume", "resume_id", metavar="TOURNAMENT_ID", default=None,
+              help="Play on a stored tournament of GAME (its own policies, deals and seed) whose command stopped.")
 @click.pass_context
-def tournament(ctx: click.Context, game: str, policies: str, deals: int, players: int | None,
+def tournament(ctx: click.Context, game: str, policies: str | None, deals: int | None, players: int | None,
                option_pairs: tuple[str, ...], seed: int | None, workers: int | None, chunk_size: int,
-               address: str | None, redis_url: str | None, as_json: bool, plot: Path | None, verbose: bool) -> None:
+               address: str | None, redis_url: str | None, as_json: bool, plot: Path | None, verbose: bool,
+               resume_id: str | None) -> None:
     """Play every pair of policies over the same deals from both seat arrangements; rate the policies."""
-    options = option_pairs_param(ctx, game, option_pairs)
-    try:
-        spec = check_tournament(TournamentSpec(
-            game, tuple(p.strip() for p in policies.split(",") if p.strip()), deals,
-            seed if seed is not None else fresh_seed(), players, options, chunk_size))
-    except JobSpecError as exc:
-        raise click.UsageError(str(exc)) from None
+    spec = None
+    if resume_id is None:
+        if policies is None or deals is None:
+            raise click.UsageError("--policies and --deals are needed (or --resume)")
+        options = option_pairs_param(ctx, game, option_pairs)
+        try:
+            spec = check_tournament(TournamentSpec(
+                game, tuple(p.strip() for p in policies.split(",") if p.strip()), deals,
+                seed if seed is not None else fresh_seed(), players, options, chunk_size))
+        except JobSpecError as exc:
+            raise click.UsageError(str(exc)) from None
     console = Console(stderr=as_json, highlight=False)
     current: dict[str, JobRecord] = {}
     with redis_url_for(redis_url) as url:
         store = JobStore(_reachable_redis(url))
+        record = None if resume_id is None else _resumable(store, resume_id, game)
+        if record is not None:
+            spec = TournamentSpec.from_dict(record["spec"])
+            deals = spec.deals
+        assert spec is not None and deals is not None
         cluster = _join_ray(address, workers, verbose, spec.policies)
         if not as_json:
             console.print(f"{game}: {len(spec.policies)} policies, {deals:,} duplicate deals per pairing, seed "
                           f"{spec.seed}")
             console.print(cluster)
 
-        def progress(number: int, jobs: int, record: JobRecord) -> None:
-            current["job"] = record
-            if not as_json and record.is_final:
-                console.print(f"job {number + 1}/{jobs} {record.job_id} ({','.join(record.spec.policies)}): "
-                              f"{record.state}")
+        def progress(number: int, jobs: int, job: JobRecord) -> None:
+            current["job"] = job
+            if not as_json and job.is_final:
+                console.print(f"job {number + 1}/{jobs} {job.job_id} ({','.join(job.spec.policies)}): {job.state}")
 
         from workers.tournament import run_tournament
         try:
-            result = run_tournament(store, spec, url, max_workers=workers or 0, on_update=progress)
+            result = run_tournament(store, spec, url, max_workers=workers or 0, on_update=progress, record=record)
         except KeyboardInterrupt:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             click.echo(_record_interrupted(store, current.get("job")), err=True)
@@ -98,6 +111,18 @@ def tournament(ctx: click.Context, game: str, policies: str, deals: int, players
     console.print(standings_tables(result))
     if plot is not None:
         console.print(f"plot written to {plot}")
+
+
+def _resumable(store: JobStore, tournament_id: str, game: str) -> dict[str, Any]:
+    """The stored tournament ``tournament_id`` of ``game``, still running; a ClickException when it is not."""
+    record = load_tournament(store, tournament_id)
+    if record is None:
+        raise click.ClickException(f"no tournament {tournament_id!r} in this Redis")
+    if record["spec"]["game"] != game:
+        raise click.UsageError(f"{tournament_id} is a tournament of {record['spec']['game']}, not {game}")
+    if record["state"] != "running":
+        raise click.ClickException(f"{tournament_id} is {record['state']}: only a running one can be resumed")
+    return record
 
 
 def standings_tables(result: dict[str, Any]) -> Table:

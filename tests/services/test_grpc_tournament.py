@@ -1,5 +1,7 @@
 """Tournaments over gRPC (SimulationService.SubmitTournament, GetTournament) on a real server process with its own
-local Ray: the standings are those of the same tournament played in this process, bad tournaments are refused."""
+local Ray: the standings are those of the same tournament played in this process, bad tournaments are refused, and a
+tournament the server stopped in is resumed by the next server (results kept in Redis, finished chunks not played
+again)."""
 
 from __future__ import annotations
 
@@ -7,19 +9,31 @@ import time
 
 import grpc
 import pytest
+import redis
 from grpc_harness import ServerProcess
 from test_lifecycle import server_env
 
+from replay.embedded import EmbeddedValkey
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
 from services.generated.cardtable.v1 import simulation_service_pb2_grpc
 from workers.chunk import play_chunk
+from workers.jobstore import JobStore
 from workers.plan import Chunk
-from workers.tournament import TournamentSpec, check_tournament, standings, tournament_jobs
+from workers.tournament import TournamentSpec, check_tournament, load_tournament, standings, tournament_jobs
 
 
-def _spec(*policies: str, deals: int = 6) -> sim_pb2.TournamentSpec:
+def _spec(*policies: str, deals: int = 6, chunk_size: int = 0) -> sim_pb2.TournamentSpec:
     return sim_pb2.TournamentSpec(game_id="german_whist", policies=[sim_pb2.PolicySpec(name=p) for p in policies],
-                                  deals=deals, seed=11)
+                                  deals=deals, seed=11, chunk_size=chunk_size)
+
+
+def _final(sims: simulation_service_pb2_grpc.SimulationServiceStub, tournament_id: str) -> sim_pb2.Tournament:
+    deadline = time.monotonic() + 300
+    while True:
+        got = sims.GetTournament(sim_pb2.GetTournamentRequest(tournament_id=tournament_id)).tournament
+        if got.state != sim_pb2.JOB_STATE_RUNNING or time.monotonic() > deadline:
+            return got
+        time.sleep(0.5)
 
 
 def test_a_tournament_over_grpc_gives_the_standings_played_here(tmp_path):
@@ -52,6 +66,50 @@ def test_a_tournament_over_grpc_gives_the_standings_played_here(tmp_path):
     assert len(got.job_ids) == 2 and [p.name for p in got.spec.policies] == ["random", "greedy"]
     [pairing] = got.pairings
     assert (pairing.policy_a, pairing.policy_b, pairing.deals) == ("random", "greedy", 6)
+    assert pairing.mean_difference == pytest.approx(expected["pairings"][0]["mean_difference"])
+    assert [(r.policy, round(r.rating, 3)) for r in got.ratings] == [
+        (r["policy"], r["rating"]) for r in expected["ratings"]]
+
+
+def test_a_tournament_the_server_stopped_in_is_resumed_by_the_next_without_replaying_finished_chunks(tmp_path):
+    deals, chunk = 4000, 250
+    expected_spec = check_tournament(TournamentSpec("german_whist", ("random", "greedy"), deals=deals, seed=11,
+                                                    chunk_size=chunk))
+    scores = {(pairing, arrangement): play_chunk(job, Chunk(0, 0, job.count)).unit_scores
+              for pairing, arrangement, job in tournament_jobs(expected_spec)}
+    expected = standings(expected_spec, scores)
+    with EmbeddedValkey(tmp_path) as valkey:
+        store = JobStore(redis.Redis.from_url(valkey.url))
+        with ServerProcess(env=server_env(tmp_path)) as first:
+            channel = grpc.insecure_channel(first.target)
+            sims = simulation_service_pb2_grpc.SimulationServiceStub(channel)
+            started = sims.SubmitTournament(sim_pb2.SubmitTournamentRequest(
+                spec=_spec("random", "greedy", deals=deals, chunk_size=chunk))).tournament
+            deadline = time.monotonic() + 120
+            while not (load_tournament(store, started.tournament_id)["jobs"] and
+                       store.chunk_results(load_tournament(store, started.tournament_id)["jobs"][0])):
+                assert time.monotonic() < deadline, "no chunk finished"
+                time.sleep(0.1)
+            channel.close()
+            assert first.terminate(timeout=90) == 0
+        left = load_tournament(store, started.tournament_id)
+        assert left["state"] == "running", left
+        kept = {job_id: {i: r.to_dict() for i, r in store.chunk_results(job_id).items()} for job_id in left["jobs"]}
+        assert sum(map(len, kept.values())) < 2 * deals // chunk, "the tournament ended before the server stopped"
+        with ServerProcess(env=server_env(tmp_path)) as second:
+            channel = grpc.insecure_channel(second.target)
+            got = _final(simulation_service_pb2_grpc.SimulationServiceStub(channel), started.tournament_id)
+            channel.close()
+            assert second.terminate(timeout=90) == 0
+        assert got.state == sim_pb2.JOB_STATE_SUCCEEDED, got.error
+        assert list(got.job_ids)[:len(left["jobs"])] == left["jobs"] and len(got.job_ids) == 2
+        for job_id, chunks in kept.items():  # the chunks played before the stop are the ones kept, not played again
+            now = store.chunk_results(job_id)
+            assert {i: now[i].to_dict() for i in chunks} == chunks
+            assert store.get(job_id).retries == 0
+    assert [line["tournament_id"] for line in second.log_lines if line.get("msg") == "resuming tournament"] == [
+        started.tournament_id]
+    [pairing] = got.pairings
     assert pairing.mean_difference == pytest.approx(expected["pairings"][0]["mean_difference"])
     assert [(r.policy, round(r.rating, 3)) for r in got.ratings] == [
         (r["policy"], r["rating"]) for r in expected["ratings"]]

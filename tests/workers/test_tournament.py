@@ -58,7 +58,14 @@ def test_arrangements_swap_the_sides() -> None:
 
 
 def test_duplicate_margins_average_the_arrangements() -> None:
-    assert duplicate_margins([[10, 3], [0, 5]], [[2, 9], [5, 0]]) == [7.0, -5.0]
+    assert duplicate_margins([[[10, 3], [0, 5]], [[2, 9], [5, 0]]]) == [7.0, -5.0]
+    # Three sides, arrangements AAB, ABA, ABB, BAA, BAB, BBA: A's sides' mean less B's in each, averaged.
+    deal = [[[6, 0, 3]], [[6, 0, 3]], [[6, 0, 3]], [[6, 0, 3]], [[6, 0, 3]], [[6, 0, 3]]]
+    assert duplicate_margins(deal) == [0.0]  # the same scores whoever sits where: no edge
+    a_wins = [[[4, 4, 1]], [[4, 1, 4]], [[4, 1, 1]], [[1, 4, 4]], [[1, 4, 1]], [[1, 1, 4]]]  # A scores 4, B 1
+    assert duplicate_margins(a_wins) == [3.0]
+    with pytest.raises(ValueError, match="2 arrangements given for 6"):
+        duplicate_margins(a_wins[:2])
 
 
 def test_standings_rate_the_winner_higher() -> None:
@@ -80,9 +87,18 @@ def test_bad_tournaments_are_refused(policies: tuple[str, ...], message: str) ->
         check_tournament(TournamentSpec("german_whist", policies, deals=10, seed=1))
 
 
-def test_three_sides_cannot_play_duplicate_deals() -> None:
-    with pytest.raises(JobSpecError, match="two sides"):
-        check_tournament(TournamentSpec("tablanette", ("random", "greedy"), deals=10, seed=1, players=3))
+@pytest.mark.parametrize("game", ["two_ten_jack", "tablanette"])
+def test_three_sides_play_every_arrangement_of_the_two_policies(game: str) -> None:
+    """Each seat is each policy's in three of the six arrangements, and the pairing's margins come out of them."""
+    spec = check_tournament(TournamentSpec(game, ("random", "greedy"), deals=6, seed=4, players=3))
+    jobs = tournament_jobs(spec)
+    assert len(jobs) == 6 and len({job.policies for _p, _a, job in jobs}) == 6
+    for seat in range(3):
+        assert sorted(job.policies[seat] for _p, _a, job in jobs) == ["greedy"] * 3 + ["random"] * 3
+    scores = {(pairing, arrangement): play_chunk(job, Chunk(0, 0, job.count)).unit_scores
+              for pairing, arrangement, job in jobs}
+    [row] = standings(spec, scores)["pairings"]
+    assert row["deals"] == 6 and row["mean_difference"] < 0  # random against greedy
 
 
 @pytest.mark.usefixtures("local_ray")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 
 from services.cli.main import cli
 from workers.jobstore import JobStore
+from workers.tournament import TournamentSpec, check_tournament, load_tournament, new_tournament, run_tournament
 
 pytestmark = pytest.mark.usefixtures("local_ray")
 
@@ -42,6 +44,32 @@ def test_json_standings(tournament):
     assert [row["policy"] for row in report["ratings"]] == ["greedy", "random"]
 
 
+def test_resume_plays_on_a_tournament_whose_driver_left(tournament, redis_url, redis_client):
+    """A tournament left part way (its driver gone, as when its command was killed) is played on by ``--resume``:
+    its first job kept, the standings those of the tournament played at once."""
+    args = ("german_whist", "--policies", "random,greedy", "--deals", "40", "--seed", "3", "--chunk-size", "10")
+    at_once = tournament(*args, "--json")
+    assert at_once.exit_code == 0, at_once.output
+    store = JobStore(redis_client)
+    spec = check_tournament(TournamentSpec("german_whist", ("random", "greedy"), deals=40, seed=3, chunk_size=10))
+    gone = threading.Event()
+    gone.set()  # the driver leaves at its first look: the first job is made and left running
+    left = run_tournament(store, spec, redis_url, record=new_tournament(store, spec), leave=gone)
+    assert left["state"] == "running" and len(left["jobs"]) == 1
+    resumed = tournament("german_whist", "--resume", left["tournament_id"], "--json")
+    assert resumed.exit_code == 0, resumed.output
+    report = json.loads(resumed.stdout)
+    assert report["jobs"][0] == left["jobs"][0] and len(report["jobs"]) == 2
+    assert report["pairings"] == json.loads(at_once.stdout)["pairings"]
+    assert load_tournament(store, left["tournament_id"])["state"] == "succeeded"
+    for bad, message in [(["tablanette", "--resume", left["tournament_id"]], "not tablanette"),
+                         (["german_whist", "--resume", left["tournament_id"]], "only a running one"),
+                         (["german_whist", "--resume", "tournament-0"], "no tournament"),
+                         (["german_whist", "--policies", "random,greedy"], "--deals are needed")]:
+        result = tournament(*bad)
+        assert result.exit_code != 0 and message in result.output, result.output
+
+
 def test_table_and_plot(tournament, tmp_path):
     plot = tmp_path / "ratings.png"
     result = tournament("tablanette", "--policies", "random,greedy", "--deals", "4", "--seed", "2", "--plot",
@@ -52,7 +80,7 @@ def test_table_and_plot(tournament, tmp_path):
 
 @pytest.mark.parametrize(("args", "message"), [
     (["german_whist", "--policies", "random", "--deals", "4"], "at least two policies"),
-    (["tablanette", "--players", "3", "--policies", "random,greedy", "--deals", "4"], "two sides"),
+    (["german_whist", "--policies", "random,greedy", "--deals", "4", "--option", "nope=1"], "nope"),
 ])
 def test_usage_errors(tournament, args, message):
     result = tournament(*args)
