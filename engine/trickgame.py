@@ -145,6 +145,11 @@ class TrickGame(State):
         fused loop of ``play_to_end`` plays it). False by default: a game opts in by answering it exactly."""
         return False
 
+    def _all_plain(self) -> bool:
+        """Whether every move of the match from here on is a plain card play (``_plain_play`` would always say so,
+        as in German Whist without face-down cards): the fused loop then does not ask."""
+        return False
+
     def _playing_seats(self) -> list[int] | None:
         """The seats that play this deal's tricks, in turn order, when some seats sit it out (Boonaken 8.3's
         eliminated winners); None: every seat plays."""
@@ -301,19 +306,21 @@ class TrickGame(State):
             return State.play_to_end(self, choose, observe)
         rules, actions, n, side_of, record = self.RULES, self.ACTIONS, self.n, self.side_of, self.moves.append
         beaters, power_of, points_of, card_of = rules.beaters, rules.ranking.power, rules.points, actions.card_of
-        plain, card_ids = self._plain_play, TrickGame._card_ids  # the follow rule read in one place, not copied here
+        card_ids = TrickGame._card_ids  # the follow rule read in one place, not copied here
+        plain = None if self._all_plain() else self._plain_play
+        lead_ids = actions.ids
         moves = 0
         while True:
             seat = self.current_player
             if seat is None:
                 self._legal = None
                 return moves
-            if not plain(seat):  # the generic moves, up to the next plain card play
+            if plain is not None and not plain(seat):  # the generic moves, up to the next plain card play
                 moves += self._play_moves(choose, observe, plain)
                 continue
             hands, trick, trump = self.hands, self.trick, self.trump
             hand = hands[seat]
-            self._legal = legal = card_ids(self)
+            self._legal = legal = card_ids(self) if trick else lead_ids(hand)  # (a lead: any card of the hand)
             action = choose[seat](legal, observe[seat])
             if action not in legal:
                 raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
