@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import secrets
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from operator import mod
 from typing import Any
@@ -106,9 +106,14 @@ class Rng:
         return self._compute_ahead()
 
     def _compute_ahead(self) -> int:
-        """Take the next draw from a new batch computed ahead."""
+        """Take the next draw from a new batch computed ahead: a generator's first batch is its one draw (a new
+        match's first-dealer draw is often the only one before the shuffle), each later batch twice the last."""
         state = self.state
         self._origin, self._taken = state, 1
+        if not self._ahead:
+            first = mix(state + GOLDEN)
+            self._ahead = (first,)
+            return first
         self._ahead = ahead = outputs(state, min(max(4, 2 * len(self._ahead)), MOST_AHEAD))
         return ahead[0]
 
@@ -130,6 +135,26 @@ class Rng:
     def choice(self, items: Any) -> Any:
         return items[self.below(len(items))]
 
+    def pick(self, items: Sequence[Any], *_ignored: object) -> Any:
+        """A uniformly random one of ``items``, drawing nothing when there is only one (a random policy's choice of
+        a legal action; its hot loop calls it as the chooser ``(legal_ids, observe)``, so other arguments are
+        ignored). A draw is ``below(len(items))``, inlined.
+
+        >>> r = Rng(42); items = list(range(10)); s = r.copy()
+        >>> r.pick(items), r.state == (s.choice(items), s.state)[1], Rng(1).pick([7], None)
+        (3, True, 7)
+        """
+        count = len(items)
+        if count == 1:
+            return items[0]
+        taken = self._taken
+        if taken < len(self._ahead) and count < SMALL_BOUNDS:
+            r = self._ahead[taken]
+            if r >= THRESHOLDS[count]:
+                self._taken = taken + 1
+                return items[r % count]
+        return items[self.below(count)]
+
     def shuffle(self, items: list[Any]) -> None:
         """Shuffle a list in place (Fisher-Yates, from the end)."""
         size = len(items)
@@ -137,10 +162,12 @@ class Rng:
             return
         if size < SMALL_BOUNDS:
             state = self.state
-            draws = outputs(state, size - 1)
+            lanes = _output_lanes(state, size - 1)
             # below(n)'s threshold is under n, so a draw of at least ``size`` is never rejected: when none is smaller
-            # (all but about one shuffle in 10**16), step k takes draw k and the shuffle uses size - 1 draws.
-            if min(draws) >= size:
+            # (all but about one shuffle in 10**16), step k takes draw k and the shuffle uses size - 1 draws. The
+            # lanes are first checked all at once for a draw under 2**bits >= size (rarer still), then one by one.
+            draws = _unpack_lanes(lanes, size - 1)
+            if _no_lane_below(lanes, size - 1, size.bit_length()) or min(draws) >= size:
                 for i, j in zip(range(size - 1, 0, -1), map(mod, draws, range(size, 1, -1)), strict=True):
                     items[i], items[j] = items[j], items[i]
                 self.state = (state + (size - 1) * GOLDEN) & MASK64
@@ -172,8 +199,38 @@ def outputs(state: int, count: int) -> tuple[int, ...]:
     >>> r = Rng(42); outputs(r.state, 3) == (r.next_u64(), r.next_u64(), r.next_u64())
     True
     """
-    ones, steps, low, unpack, size = _lanes(count)
+    return _unpack_lanes(_output_lanes(state, count), count)
+
+
+def _output_lanes(state: int, count: int) -> int:
+    """:func:`outputs` as one integer, output k in the low half of its 128-bit lane k (the high halves zero)."""
+    ones, steps, low, _unpack, _size = _lanes(count)
     z = (state * ones + steps) & low
     z = ((z ^ (z >> 30)) & low) * 0xBF58476D1CE4E5B9 & low
     z = ((z ^ (z >> 27)) & low) * 0x94D049BB133111EB & low
-    return unpack((z ^ (z >> 31)).to_bytes(size, "little"))  # the high half of each lane is left out
+    return z ^ (z >> 31)
+
+
+def _unpack_lanes(lanes: int, count: int) -> tuple[int, ...]:
+    _ones, _steps, _low, unpack, size = _lanes(count)
+    return unpack(lanes.to_bytes(size, "little"))  # the high half of each lane is left out
+
+
+@cache
+def _at_least(count: int, bits: int) -> tuple[int, int, int]:
+    """The constants of :func:`_no_lane_below`: each lane's bits from ``bits`` to 63 set, 2**(64 - bits) - 1 in
+    every lane, and bit 64 - bits of every lane."""
+    ones = _lanes(count)[0]
+    return (MASK64 >> bits << bits) * ones, ((1 << (64 - bits)) - 1) * ones, (1 << (64 - bits)) * ones
+
+
+def _no_lane_below(lanes: int, count: int, bits: int) -> bool:
+    """Whether every one of the ``count`` lanes of ``lanes`` holds at least ``2**bits``: a lane's value shifted down
+    by ``bits`` is nonzero exactly when adding 2**(64 - bits) - 1 to it carries into bit 64 - bits (it cannot carry
+    further: the shifted value is below 2**(64 - bits)).
+
+    >>> _no_lane_below(_output_lanes(42, 51), 51, 6) == (min(outputs(42, 51)) >= 64)
+    True
+    """
+    high, fill, carry = _at_least(count, bits)
+    return ((lanes & high) >> bits) + fill & carry == carry

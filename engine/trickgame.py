@@ -89,6 +89,23 @@ class TrickRules:
 
 
 FULL_MASK = (1 << 52) - 1
+
+
+def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, trump: int, over: int,
+               partner_winning: bool) -> list[int]:
+    """The legal card plays (ids, in string order) of ``hand`` to a trick led in suit ``led`` under the rule
+    ``follow`` (``over`` and ``partner_winning`` as :func:`engine.tricks.legal_mask` takes them).
+
+    >>> from engine.cards import mask_of, parse_cards
+    >>> from engine.tricks import HEARTS, SPADES
+    >>> acts, hand = CardActions(), mask_of(parse_cards(["2H", "KH", "3S"]))
+    >>> [acts.string(a) for a in follow_ids(acts, FOLLOW_SUIT, hand, HEARTS, SPADES, 0, False)]
+    ['2H', 'KH']
+    """
+    same = hand & SUIT_MASK[led]
+    if same and not (led == trump and follow.must_overtrump):
+        return actions.suit_ids(same, led)  # following suit, the rule asks nothing more (a shared list)
+    return actions.ids(legal_mask(follow, hand, led, trump, over, partner_winning))
 MISDEAL_TRIES = 1000  # determinization: samples drawn before a chain looks for a deal that is no misdeal
 
 
@@ -143,6 +160,11 @@ class TrickGame(State):
         """Whether ``seat``, the seat to act, now makes a plain card play: its legal actions are exactly
         ``TrickGame._card_ids`` and playing one is ``TrickGame._play`` followed by nothing of the game's own (the
         fused loop of ``play_to_end`` plays it). False by default: a game opts in by answering it exactly."""
+        return False
+
+    def _all_plain(self) -> bool:
+        """Whether every move of the match from here on is a plain card play (``_plain_play`` would always say so,
+        as in German Whist without face-down cards): the fused loop then does not ask."""
         return False
 
     def _playing_seats(self) -> list[int] | None:
@@ -222,14 +244,12 @@ class TrickGame(State):
         """The legal card plays of the seat to play (all of them while a game asks for nothing else first)."""
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
-        trick = self.trick
+        trick, hand = self.trick, self.hands[seat]
         if not trick:
-            return self.ACTIONS.ids(self.hands[seat])
-        led = SUIT[trick[0][1]]
-        same = self.hands[seat] & SUIT_MASK[led]
-        if same and not (led == self.trump and self.RULES.follow.must_overtrump):
-            return self.ACTIONS.suit_ids(same, led)  # following suit, the rule asks nothing more (a shared list)
-        return self.ACTIONS.ids(self._playable(seat))
+            return self.ACTIONS.ids(hand)
+        side_of = self.side_of
+        return follow_ids(self.ACTIONS, self.RULES.follow, hand, SUIT[trick[0][1]], self.trump, self.over,
+                          side_of[self.best_seat] == side_of[seat])
 
     def _card_action(self, seat: int, card: int) -> int | None:
         """The action that plays ``card`` for ``seat``, None if the seat does not hold it."""
@@ -301,19 +321,28 @@ class TrickGame(State):
             return State.play_to_end(self, choose, observe)
         rules, actions, n, side_of, record = self.RULES, self.ACTIONS, self.n, self.side_of, self.moves.append
         beaters, power_of, points_of, card_of = rules.beaters, rules.ranking.power, rules.points, actions.card_of
-        plain, card_ids = self._plain_play, TrickGame._card_ids  # the follow rule read in one place, not copied here
+        follow = rules.follow
+        plain = None if self._all_plain() else self._plain_play
+        lead_ids = actions.ids
+        trick_taken = None if type(self)._trick_taken is TrickGame._trick_taken else self._trick_taken
+        draws, lead_passes, tricks_per_deal = rules.draw_after_trick, rules.lead_passes, rules.tricks
         moves = 0
         while True:
             seat = self.current_player
             if seat is None:
                 self._legal = None
                 return moves
-            if not plain(seat):  # the generic moves, up to the next plain card play
+            if plain is not None and not plain(seat):  # the generic moves, up to the next plain card play
                 moves += self._play_moves(choose, observe, plain)
                 continue
             hands, trick, trump = self.hands, self.trick, self.trump
             hand = hands[seat]
-            self._legal = legal = card_ids(self)
+            if trick:  # TrickGame._card_ids, with what it reads at hand
+                legal = follow_ids(actions, follow, hand, SUIT[trick[0][1]], trump, self.over,
+                                   side_of[self.best_seat] == side_of[seat])
+            else:
+                legal = lead_ids(hand)
+            self._legal = legal
             action = choose[seat](legal, observe[seat])
             if action not in legal:
                 raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
@@ -324,7 +353,8 @@ class TrickGame(State):
             assert card is not None  # a plain play's ids are cards
             hands[seat] = hand ^ BIT[card]
             trick.append((seat, card))  # _add_to_trick, inlined
-            if len(trick) == 1:
+            played = len(trick)
+            if played == 1:
                 self.best_card, self.best_seat = card, seat
                 self.over = beaters[trump][card]
             else:
@@ -332,7 +362,7 @@ class TrickGame(State):
                 if power[card] > power[best] and (SUIT[card] == SUIT[best] or SUIT[card] == trump):
                     self.best_card, self.best_seat = card, seat
                     self.over = beaters[trump][card]
-            if len(trick) < self.trick_size:
+            if played < self.trick_size:
                 self.current_player = seat + 1 if seat + 1 < n else 0
                 continue
             winner = self.best_seat  # _end_trick, inlined
@@ -344,11 +374,13 @@ class TrickGame(State):
                     total += points[c]
                 self.card_points[side] += total
             self.tricks_won[side] += 1
-            self.tricks.append(trick)
-            self.current_player = (trick[0][0] + 1) % n if rules.lead_passes else winner
+            tricks = self.tricks
+            tricks.append(trick)
+            self.current_player = (trick[0][0] + 1) % n if lead_passes else winner
             self.trick = []
-            self._trick_taken(winner)
-            if rules.draw_after_trick and self.stock_top < len(self.stock):  # draw_in_turn, inlined
+            if trick_taken is not None:
+                trick_taken(winner)
+            if draws and self.stock_top < len(self.stock):  # draw_in_turn, inlined
                 stock, top = self.stock, self.stock_top
                 for k in range(n):
                     if top >= len(stock):
@@ -356,7 +388,7 @@ class TrickGame(State):
                     hands[(winner + k) % n] |= BIT[stock[top]]
                     top += 1
                 self.stock_top = top
-            if len(self.tricks) == rules.tricks:
+            if len(tricks) == tricks_per_deal:
                 self.last_trick_side = side
                 self._score_deal()
 

@@ -45,6 +45,7 @@ from typing import Any, ClassVar
 from ..options import Option, resolve_options
 from ..registry import game_class, list_games
 from ..rng import Rng, derive_seed
+from ..state import Chooser
 
 Observation = dict[str, Any]  # state.observation(seat): JSON-ready
 Observe = Callable[[], Observation]
@@ -102,6 +103,11 @@ class Policy(ABC):
         if len(legal_ids) == 1:
             return legal_ids[0]
         return legal_ids[self._choose_index(observe())]
+
+    def chooser(self) -> Chooser:
+        """What a rollout loop calls for each of this seat's moves, ``(legal_ids, observe) -> action id``: the same
+        choice as ``choose_id``, and the same draws."""
+        return self.choose_id
 
     def choose(self, observation: Observation) -> str:
         """The action to play: one of ``observation["legal_actions"]`` (at least two). Override it to write a policy;
@@ -164,8 +170,11 @@ class RandomPolicy(Policy):
     summary = "Plays a uniformly random legal move."
 
     def choose_id(self, legal_ids: Sequence[int], observe: Observe) -> int:
-        count = len(legal_ids)
-        return legal_ids[0] if count == 1 else legal_ids[self.rng.below(count)]
+        return int(self.rng.pick(legal_ids))
+
+    def chooser(self) -> Chooser:
+        # the same choice with one call less per move: the generator's own pick (unless a subclass chooses)
+        return self.rng.pick if type(self).choose_id is RandomPolicy.choose_id else self.choose_id
 
     def _choose_index(self, observation: Observation) -> int:
         return self.rng.below(len(observation["legal_actions"]))

@@ -39,7 +39,7 @@ def play_out(state: State, policies: Sequence[Policy], ordinals: list[tuple[int,
     apply_id = state.apply_id
     observers = [seat_observer(state, seat, policy) for seat, policy in enumerate(policies)]
     if ordinals is None and on_move is None and not deal_only:  # a plain rollout: the engine's own loop
-        return state.play_to_end([policy.choose_id for policy in policies], observers)
+        return state.play_to_end([policy.chooser() for policy in policies], observers)
     while True:
         seat = state.current_player
         if seat is None or deal_only and state.deal_index != start_deal:

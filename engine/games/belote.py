@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..auction import TakeRounds, replay_auction
-from ..cards import BIT, CODES, SUIT, SUITS, mask_of
+from ..cards import BIT, CODES, RANKS, SUIT, SUITS, mask_of
 from ..clone import OBJECT
 from ..dealing import deal_rounds
 from ..declarations import Meld, MeldDeclaring
@@ -30,6 +30,9 @@ from .belote_family import NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
 
 CARRE_VALUES = {"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100}  # 6.1
 CAPOT_BONUS = 90  # 7.2: 162 becomes 252
+# The natural order 7 8 9 T J Q K A is 8 neighbouring rank bits of a suit, so a hand (a mask) holds a sequence only
+# where three neighbouring bits are set, and a carré where ``hand & hand >> 13 & hand >> 26 & hand >> 39`` has its rank.
+CARRE_RANKS = mask_of(RANKS.index(rank) for rank in CARRE_VALUES)
 ACTIONS = belote_actions(["pass", "take", *(f"take:{s}" for s in SUITS), "declare", "nodeclare"])
 
 OPTIONS = (
@@ -133,7 +136,7 @@ class Belote(MeldDeclaring, BelotePlay):
             if not self.tricks and self._must_choose_declaration():  # (after the first trick, never: a cheap test)
                 return [ACTIONS.word_id("declare"), ACTIONS.word_id("nodeclare")]
             return self._card_ids()
-        return sorted(ACTIONS.word_id(w) for w in self.rounds.legal_words())  # 4.5
+        return _take_ids(self.rounds)  # 4.5
 
     def _plain_play(self, seat: int) -> bool:
         # trick 1 takes the generic step: declarations are chosen in it (6.2) and resolved after it (6.3)
@@ -177,6 +180,11 @@ class Belote(MeldDeclaring, BelotePlay):
 
     def _meld_key(self, meld: Meld) -> tuple[int, ...]:
         return meld_key(meld, self.trump)
+
+    def _hand_melds(self, hand: int) -> list[Meld]:
+        if not hand & (hand >> 1) & (hand >> 2) and not hand & (hand >> 13) & (hand >> 26) & (hand >> 39) & CARRE_RANKS:
+            return []  # no three neighbouring cards of a suit, no four of a rank (most hands): nothing to look for
+        return super()._hand_melds(hand)
 
     # ---- scoring (7) --------------------------------------------------------------------------------------------
 
@@ -272,3 +280,15 @@ class Belote(MeldDeclaring, BelotePlay):
         self.melds = [[] for _ in range(self.n)]
         self._load_play(p)  # the deal replayed: stock and melds as dealt
         self._check_declared()
+
+
+_TAKE_IDS: dict[tuple[int, str, str], list[int]] = {}
+
+
+def _take_ids(rounds: TakeRounds) -> list[int]:
+    """The sorted ids of the taking round's legal words, which depend on the round and the turn-up's suit only."""
+    key = (rounds.round, rounds.turn_up_suit, rounds.suits)
+    ids = _TAKE_IDS.get(key)
+    if ids is None:
+        ids = _TAKE_IDS[key] = sorted(ACTIONS.word_id(w) for w in rounds.legal_words())
+    return ids

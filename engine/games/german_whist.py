@@ -124,6 +124,9 @@ class GermanWhist(TrickGame):
             return bool(self.hands[seat])
         return bool(self.hands[seat] & SUIT_MASK[SUIT[trick[0][1]]])
 
+    def _all_plain(self) -> bool:
+        return not self.options["face_down_four"]
+
     # ---- play (5.4 - 5.6) ---------------------------------------------------------------------------------------
 
     def _card_action(self, seat: int, card: int) -> int | None:
