@@ -6,7 +6,9 @@ answers on is refused at once (:class:`RayUnreachable`) rather than waited for.
 
 Policies of one's own travel with the job: ``py_modules`` (the folders or files of their code, from
 :func:`policy_code`) go into the Ray job's runtime environment, so every worker, on this machine or a cluster's,
-imports the same code as the driver. Ray takes them when the driver joins, once per process.
+imports the same code as the driver. Ray takes them when the driver joins, once per process; a process that joined
+Ray before it knew its jobs' policies (the server) gives each job's tasks their code instead
+(:func:`code_runtime_env`).
 
 A local Ray binds to 127.0.0.1 and sends no usage statistics anywhere. Ray's own log lines (warnings included) are
 shown only with ``verbose``: a person sees cardtable's messages.
@@ -20,6 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import tempfile
 from typing import Any
 
 import ray
@@ -38,6 +41,17 @@ def policy_code(labels: list[str] | tuple[str, ...]) -> list[str]:
     """The code the workers need for these policy labels beyond cardtable and the installed packages (see
     :func:`engine.bots.policy_sources`): ``[]`` for the built-in policies."""
     return policy_sources([policy_class(label_parts(label)[0]) for label in labels])
+
+
+def code_runtime_env(py_modules: list[str]) -> dict[str, Any]:
+    """A task's runtime environment that carries ``py_modules`` (local folders or ``.py`` files) to its workers.
+    Ray takes local paths only for a whole job (``ray.init``), so they are uploaded here as ``ray.init`` uploads a
+    job's: each folder or file zipped into the cluster's own store (GCS) under a name from its content, once."""
+    from ray._private.runtime_env.py_modules import upload_py_modules_if_needed
+
+    with tempfile.TemporaryDirectory() as scratch:
+        return upload_py_modules_if_needed({"py_modules": list(py_modules)}, include_gitignore=True,
+                                           scratch_dir=scratch, logger=logging.getLogger(__name__))
 
 
 def connect_ray(address: str | None = None, cpus: int | None = None, verbose: bool = False,

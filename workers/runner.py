@@ -28,7 +28,7 @@ import redis
 from ray.exceptions import RayError, TaskCancelledError
 
 from .chunk import ChunkResult, DealFailed, play_chunk
-from .cluster import cluster_cpus
+from .cluster import cluster_cpus, code_runtime_env, policy_code
 from .jobstore import CANCELLED, FAILED, RUNNING, SUCCEEDED, JobRecord, JobStore, replay_collection
 from .plan import Chunk, job_chunks
 from .replays import replay_sink
@@ -117,6 +117,7 @@ class _Driver:
         self.failed: dict[int, str] = {}  # chunk index -> why a deal of it cannot be played (DealFailed)
         self.in_flight: dict[ray.ObjectRef, Chunk] = {}
         self.driver = f"{socket.gethostname()}:{os.getpid()}:{id(self)}"
+        self.task = play_chunk_task
 
     def run(self) -> JobRecord:
         """Run the job unless it is over or another live driver runs it; returns the job as stored."""
@@ -132,6 +133,11 @@ class _Driver:
             return self._finish(CANCELLED, {}, time.perf_counter())
         started = time.perf_counter()
         self.store.set_state(self.job_id, RUNNING, started=time.time())
+        # Policies of one's own: their code goes with each task, for a Ray joined before this job was known (the
+        # server's; `cardtable simulate` also gave it to its Ray job as a whole).
+        code = policy_code(self.spec.policies)
+        if code:
+            self.task = play_chunk_task.options(runtime_env=code_runtime_env(code))
         done = self.store.chunk_results(self.job_id)
         pending = _Pending(job_chunks(self.spec), done)
         self.store.reset_progress(self.job_id, keep=done)
@@ -167,8 +173,8 @@ class _Driver:
     def _submit(self, pending: _Pending) -> None:
         while pending and len(self.in_flight) < self.window:
             chunk = pending.popleft()
-            ref = play_chunk_task.remote(self.spec_dict, chunk, self.job_id, self.redis_url, self.store.prefix,
-                                         self.store.replay_prefix)
+            ref = self.task.remote(self.spec_dict, chunk, self.job_id, self.redis_url, self.store.prefix,
+                                   self.store.replay_prefix)
             self.in_flight[ref] = chunk
 
     def _collect(self, ref: ray.ObjectRef, done: dict[int, ChunkResult], pending: _Pending) -> str:

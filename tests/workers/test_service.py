@@ -19,8 +19,11 @@ from services import simulation_service  # noqa: E402
 from services.generated.cardtable.v1 import common_pb2, simulation_service_pb2_grpc  # noqa: E402
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2  # noqa: E402
 from services.server import CardtableServer, ServerConfig  # noqa: E402
+from workers.chunk import play_chunk  # noqa: E402
 from workers.jobstore import JobStore  # noqa: E402
-from workers.stats import comparable  # noqa: E402
+from workers.plan import job_chunks  # noqa: E402
+from workers.spec import JobSpec, validate  # noqa: E402
+from workers.stats import comparable, summarize, total  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("local_ray")
 
@@ -183,3 +186,34 @@ def test_a_job_outlives_its_server(redis_url, test_prefix, redis_client):
         resumed = [u.job for u in stub.WatchJob(sim_pb2.WatchJobRequest(job_id=unfinished.job_id), timeout=120)][-1]
     assert resumed.state == sim_pb2.JOB_STATE_SUCCEEDED
     assert json.loads(resumed.results.json)["sides"] == json.loads(finished.results.json)["sides"]
+
+
+SHIPPED_POLICY = '''
+from engine.bots import Policy
+
+
+class Lowest(Policy):
+    """Plays the first legal action."""
+
+    def choose(self, observation: dict) -> str:
+        return observation["legal_actions"][0]
+'''
+
+
+def test_a_job_naming_a_policy_of_ones_own_ships_its_code_to_the_workers(server, tmp_path, monkeypatch):
+    # The server (this process) imports it from a folder the session's Ray workers have never had on their path (Ray
+    # started before it existed): they play it only if the job brings its code.
+    (tmp_path / "shippedbots").mkdir()
+    (tmp_path / "shippedbots" / "__init__.py").write_text("")
+    (tmp_path / "shippedbots" / "lowest.py").write_text(SHIPPED_POLICY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    policies = [sim_pb2.PolicySpec(name="shippedbots.lowest:Lowest"), sim_pb2.PolicySpec(name="random")]
+    spec = job_spec(game_id="german_whist", policies=policies, count=40, chunk_size=10)
+    job = server.SubmitJob(sim_pb2.SubmitJobRequest(spec=spec)).job
+    finished = [u.job for u in server.WatchJob(sim_pb2.WatchJobRequest(job_id=job.job_id), timeout=300)][-1]
+    assert finished.state == sim_pb2.JOB_STATE_SUCCEEDED, finished.error
+    assert finished.results.units == 40 and finished.results.sides[0].policies == ["shippedbots.lowest:Lowest"]
+    here = validate(JobSpec(game="german_whist", policies=("shippedbots.lowest:Lowest", "random"), count=40, seed=5,
+                            chunk_size=10))
+    played_here = summarize(here, total([play_chunk(here, c) for c in job_chunks(here)], 2), 1.0)
+    assert comparable(json.loads(finished.results.json)) == comparable(played_here)
