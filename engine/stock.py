@@ -1,9 +1,9 @@
 """The stock of a trick game beyond the base's draw after each trick, written once: whole hands exchanged for stock
-cards before the play (Trappola 3.5) and a face-up stock drawn in view of every seat (Two-Ten-Jack 3.5, 5.7).
+cards before the play (Trappola 3.5).
 
-Both are :class:`engine.trickgame.TrickGame` layers (this module is not :mod:`engine.dealing`, which the state base
+It is a :class:`engine.trickgame.TrickGame` layer (this module is not :mod:`engine.dealing`, which the state base
 imports: a layer of the trick game cannot live there). A game declares the sizes and action ids as data and calls
-the hooks named in each class's docstring.
+the hooks the class's docstring names.
 
 >>> import engine
 >>> state = engine.new_match("trappola", seed=1, first_dealer=1)

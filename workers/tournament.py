@@ -77,7 +77,7 @@ def check_tournament(spec: TournamentSpec) -> TournamentSpec:
     if len(set(policies)) != len(policies):
         raise JobSpecError(f"a tournament lists each policy once, got {', '.join(policies)}")
     try:
-        side_of = engine.new_match(spec.game, seed=0, players=spec.players, options=spec.options).side_of
+        side_of = _side_of(spec)
     except ValueError as exc:
         raise JobSpecError(str(exc)) from None
     if max(side_of) < 1:
@@ -104,13 +104,18 @@ def arrangements(sides: int) -> list[Arrangement]:
     return [pattern for pattern in product((0, 1), repeat=sides) if 0 < sum(pattern) < sides]
 
 
+def _side_of(spec: TournamentSpec) -> list[int]:
+    """Each seat's side in the spec's game (its players and options)."""
+    return engine.new_match(spec.game, seed=0, players=spec.players, options=spec.options).side_of
+
+
 def side_count(spec: TournamentSpec) -> int:
-    return max(engine.new_match(spec.game, seed=0, players=spec.players, options=spec.options).side_of) + 1
+    return max(_side_of(spec)) + 1
 
 
 def tournament_jobs(spec: TournamentSpec) -> list[tuple[Pairing, int, JobSpec]]:
     """Each pairing's jobs, one per arrangement (numbered as :func:`arrangements` lists them)."""
-    side_of = engine.new_match(spec.game, seed=0, players=spec.players, options=spec.options).side_of
+    side_of = _side_of(spec)
     jobs = []
     for pairing in pairings(len(spec.policies)):
         for arrangement, pattern in enumerate(arrangements(max(side_of) + 1)):
@@ -284,8 +289,7 @@ def _lease(tournament_id: str) -> str:
 
 def unfinished_tournaments(store: JobStore) -> list[str]:
     """The ids of the tournaments still running (oldest first): on a server's start, their drivers are gone."""
-    ids = [i.decode() if isinstance(i, bytes) else str(i) for i in store.redis.zrange(_unfinished_key(store), 0, -1)]
-    return ids
+    return [i.decode() if isinstance(i, bytes) else str(i) for i in store.redis.zrange(_unfinished_key(store), 0, -1)]
 
 
 def _unfinished_key(store: JobStore) -> str:
