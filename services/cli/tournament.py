@@ -1,4 +1,4 @@
-"""``cardtable tournament GAME``: every pair of policies over the same deals from both seat arrangements (duplicate
+"""``cardtable tournament GAME``: every pair of policies over the same deals from every seat arrangement (duplicate
 deals) on Ray, then the mean score differences with 95% confidence intervals, win rates and a rating per policy.
 
     cardtable tournament german_whist --policies random,greedy,pimc:samples=16,ismcts:iters=400 --deals 2000
@@ -62,7 +62,7 @@ def tournament(ctx: click.Context, game: str, policies: str | None, deals: int |
                option_pairs: tuple[str, ...], seed: int | None, workers: int | None, chunk_size: int,
                address: str | None, redis_url: str | None, as_json: bool, plot: Path | None, verbose: bool,
                resume_id: str | None) -> None:
-    """Play every pair of policies over the same deals from both seat arrangements; rate the policies."""
+    """Play every pair of policies over the same deals from every seat arrangement; rate the policies."""
     spec = None
     if resume_id is None:
         if policies is None or deals is None:
