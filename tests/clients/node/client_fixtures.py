@@ -58,9 +58,9 @@ def server(grpc_redis_url: str):
 
 @pytest.fixture
 def play_with_client(server: int, grpc_redis_url: str):
-    """Runs a client script (``node SCRIPT 127.0.0.1:PORT SEED [GAME]``) that plays a two-player game (Tablanette by
-    default) against a greedy bot and prints a JSON report; checks the report against the replay the server stored,
-    and returns it."""
+    """Runs a client script (``node SCRIPT 127.0.0.1:PORT SEED [GAME]``) that plays seat 0 of a game (Tablanette by
+    default; the game's default player count) against greedy bots and prints a JSON report; checks the report against
+    the replay the server stored, and returns it."""
 
     def play(script: Path, seed: int, game: str = "tablanette") -> dict:
         command = ["node", str(script), f"127.0.0.1:{server}", str(seed)] + ([] if game == "tablanette" else [game])
@@ -71,7 +71,8 @@ def play_with_client(server: int, grpc_redis_url: str):
         assert report["acts"] > 0 and report["streamed_moves"] == report["moves"]
         stored = decode(ReplayStore(redis.Redis.from_url(grpc_redis_url)).get(report["replay_id"]))
         assert len(stored.moves) == report["moves"] and stored.scores == report["scores"]
-        assert stored.header.game == game and stored.header.policies == ("human", "greedy")
+        players = report.get("players", 2)  # the TypeScript client plays two-player Tablanette
+        assert stored.header.game == game and stored.header.policies == ("human",) + ("greedy",) * (players - 1)
         return report
 
     return play

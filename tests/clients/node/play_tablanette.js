@@ -1,5 +1,6 @@
-// A Node.js client of the cardtable gRPC API: creates a two-player match (Tablanette unless another game id is
-// given) against a bot, plays it to the end with legal moves, then streams its replay. Prints one JSON line with
+// A Node.js client of the cardtable gRPC API: creates a match of the game's default player count (Tablanette unless
+// another game id is given) with itself in seat 0 and greedy bots in the other seats, plays it to the end with legal
+// moves, then streams its replay. Prints one JSON line with
 // what happened; exits non-zero on any failure.
 //
 //   node play_tablanette.js 127.0.0.1:50051 [seed] [game id]
@@ -60,10 +61,12 @@ async function main() {
   const replays = new api.ReplayService(target, credentials);
   const random = seededRandom(seed);
 
+  const info = await call(games, "GetGameInfo", { game_id: gameId });
+  const bots = Array.from({ length: info.players - 1 }, () => ({ kind: "SEAT_KIND_BOT", policy: "greedy" }));
   const created = await call(games, "CreateGame", {
     game_id: gameId,
     seed: String(seed),
-    seats: [{ kind: "SEAT_KIND_PERSON" }, { kind: "SEAT_KIND_BOT", policy: "greedy" }],
+    seats: [{ kind: "SEAT_KIND_PERSON" }, ...bots],
   });
   const token = created.seat_tokens[0].token;
   const seat = created.seat_tokens[0].seat;
@@ -100,7 +103,7 @@ async function main() {
   }
 
   console.log(JSON.stringify({
-    game: gameId, match_id: matchId, replay_id: replayId, moves, acts, scores: view.scores.map(Number),
+    game: gameId, players: info.players, match_id: matchId, replay_id: replayId, moves, acts, scores: view.scores.map(Number),
     winners: view.winners, streamed_moves: streamed.length,
   }));
   games.close();
