@@ -16,7 +16,7 @@ plane                 cards
 0 hand                the observer's hand
 1 .. n trick          the card seat k played to the trick in progress
 n+1 table             the table (fishing games)
-n+2 face up           single face-up cards the observation shows: ``face_up``, ``turn_up``, ``bottom_card``,
+n+2 face up           face-up cards the observation shows: ``face_up``, ``turn_up``, ``bottom_card``,
                       ``removed_card``
 n+3 known             ``known_cards``: cards known to be in another seat's hand (taken face up, declared, ...)
 n+4 played            every card in this deal's public moves so far (played, trailed or captured, as seen)
@@ -140,7 +140,7 @@ class ObservationEncoder:
         for other, code in observation.get("trick", ()):
             _mark(planes[1 + (other - seat) % n], (code,))
         _mark(planes[n + 1], observation.get("table", ()))
-        _mark(planes[n + 2], [observation.get(key) for key in FACE_UP_KEYS])
+        _mark(planes[n + 2], face_up_codes(observation))
         _mark(planes[n + 3], observation.get("known_cards", ()))
         played = planes[n + 4]
         for _, action in observation.get("history", ())[deal_start:]:
@@ -300,7 +300,7 @@ class TrickEncoder:
         shown = None if self._fishing else state.shown_cards(seat)
         if shown is None:
             seen = state.observation(seat, history=False)
-            shown = (_mask_of([seen.get(key) for key in FACE_UP_KEYS]), _mask_of(seen.get("known_cards", ())),
+            shown = (_mask_of(face_up_codes(seen)), _mask_of(seen.get("known_cards", ())),
                      seen.get("stock_size") or 0)
         face_up, known = shown[0], shown[1]
         self._shown_any |= face_up | known
@@ -355,6 +355,19 @@ def _write_bits(vector: memoryview, at: int, changed: int, mask: int) -> None:
         low = changed & -changed
         vector[at + low.bit_length() - 1] = 1.0 if mask & low else 0.0
         changed ^= low
+
+
+def face_up_codes(observation: Mapping[str, Any]) -> list[str]:
+    """The face-up cards an observation shows under :data:`FACE_UP_KEYS`, each key a card or a list of cards
+    (Boonaken's ``face_up`` centre pair)."""
+    codes: list[str] = []
+    for key in FACE_UP_KEYS:
+        value = observation.get(key)
+        if isinstance(value, str):
+            codes.append(value)
+        elif isinstance(value, (list, tuple)):
+            codes.extend(code for code in value if isinstance(code, str))
+    return codes
 
 
 def _mask_of(codes: Any) -> int:

@@ -109,6 +109,18 @@ def test_an_illegal_index_is_refused_and_changes_nothing() -> None:
     assert env.state.to_position() == before
 
 
+@pytest.mark.parametrize(("game", "key"), [("boonaken", "face_up"), ("belote", "turn_up"), ("german_whist", "face_up")])
+def test_the_face_up_plane_holds_every_face_up_card(game: str, key: str) -> None:
+    """Plane n+2 holds the cards face up on the table, one card (a turn-up) or several (Boonaken's centre pair)."""
+    env = CardtableEnv(game, options={"max_deals": 1})
+    env.reset(seed=3)
+    seat, n = env.state.current_player, env.n
+    shown = env.state.observation(seat)[key]
+    cards = {CARD_OF_CODE[code] for code in ([shown] if isinstance(shown, str) else shown)}
+    observation, *_ = env.last()
+    assert cards and set(np.flatnonzero(observation["observation"][52 * (n + 2):52 * (n + 3)])) == cards
+
+
 def test_render_shows_the_table_as_text() -> None:
     env = CardtableEnv("belote", 4, render_mode="ansi")
     env.reset(seed=1)
