@@ -22,7 +22,7 @@ uniform over the valid ones once the chain has mixed (a few dozen sweeps of the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -225,6 +225,18 @@ def _rotate_consistent(contents: list[list[int]], slots: Sequence[Slot], places:
     if not (all(_passes_check(slots[k], contents[k]) for k, _ in places) and consistent(contents)):
         for (k, i), card in zip(places, before, strict=True):
             contents[k][i] = card
+
+
+def in_deck_order(deck: Sequence[int]) -> Callable[[Iterable[int]], list[int]]:
+    """A slot's cards listed by their place in ``deck`` (the deal's order), not by card: :func:`relabeling` puts a
+    slot's new cards into those places in order, so a sample's deck depends on where the slot's places are, never on
+    which of them holds which real card.
+
+    >>> in_deck_order([5, 9, 2])([2, 5])
+    [5, 2]
+    """
+    place = {card: i for i, card in enumerate(deck)}
+    return lambda cards: sorted(cards, key=place.__getitem__)
 
 
 def relabeling(slots: Sequence[Slot], dealt: Sequence[Sequence[int]]) -> list[int]:

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 
 from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
 from .clone import LIST, SHARED
-from .determinize import Slot, known_start, redeal_consistent, relabel_mask, relabeling
+from .determinize import Slot, in_deck_order, known_start, redeal_consistent, relabel_mask, relabeling
 from .errors import IllegalAction, PositionError
 from .rng import Rng
 from .state import Chooser, State, position_seat
@@ -578,7 +578,7 @@ class TrickGame(State):
         lacks the cards its player showed it did not hold from then on (a suit not followed, trumps not played when
         the rule asked for one); then the game's own hidden places (``_hidden_piles``)."""
         known = self.hands[seat] | self._known_cards(seat)
-        lacks = self._shown_lacking()
+        lacks, ordered = self._shown_lacking(), in_deck_order(self.deal_deck)
         slots = []
         for other in range(self.n):
             if other == seat:
@@ -592,8 +592,8 @@ class TrickGame(State):
                 for k, mask in lacks[other]:
                     if k >= since:
                         forbidden |= mask
-                slots.append(Slot(cards, forbidden, check))
-        return slots + [Slot(cards) for cards in self._hidden_piles(seat) if cards]
+                slots.append(Slot(ordered(cards), forbidden, check))
+        return slots + [Slot(ordered(cards)) for cards in self._hidden_piles(seat) if cards]
 
     def _shown_lacking(self) -> list[list[tuple[int, int]]]:
         """Per seat, (trick number, cards) for each of its plays this deal that showed it held none of those cards:
