@@ -117,9 +117,10 @@ def test_redeal_respects_forbidden_cards_and_is_uniform() -> None:
     assert all(abs(n - expected) < 0.25 * expected for n in counts.values()), counts
 
 
-def test_redeal_consistent_walks_from_the_real_deal_without_favouring_it() -> None:
-    # A fact of the whole deal (east holds more clubs than west) with no independent deal tried: the walk from the
-    # real deal reaches each of the 10 consistent splits equally often, the real one no more than the others.
+def test_redeal_consistent_walks_without_favouring_a_deal() -> None:
+    # A fact of the whole deal (east holds more clubs than west) with no independent deal tried: the walk (from a
+    # consistent deal made from the cards alone) reaches each of the 10 consistent splits equally often, the real one
+    # no more than the others.
     cards = [0, 1, 2, 13, 14, 15]  # 2C 3C 4C 2D 3D 4D
     east, west = Slot([0, 1, 13]), Slot([2, 14, 15])
 
