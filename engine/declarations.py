@@ -175,9 +175,28 @@ class MeldDeclaring(TrickGame):
     def _known_cards(self, seat: int) -> int:
         return super()._known_cards(seat) | mask_of(self._shown_meld_cards())
 
-    def _melds_kept(self, seat: int, known: int) -> Callable[[list[int]], bool]:
-        """A ``_hand_check``: a sample's dealt hand holds the combinations ``seat``'s did."""
-        return self._dealt_hand_keeps(seat, known, self._hand_melds)
+    def _melds_kept(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
+        """A ``_hand_check``: a sample's dealt hand keeps what the others know of ``seat``'s combinations: the
+        combinations themselves once declared and shown (after trick 1), that it held some once it chose, none once
+        it played in trick 1 without choosing; nothing before its first turn."""
+        if self.declared[seat] == "declare" and self.tricks:
+            return self._dealt_hand_keeps(seat, known, self._hand_melds)
+        if self.declared[seat] is None and not self.tricks and all(s != seat for s, _c in self.trick):
+            return None
+        return self._dealt_hand_keeps(seat, known, lambda hand: bool(self._hand_melds(hand)))
+
+    def _relabel(self, new: Sequence[int]) -> None:
+        super()._relabel(new)
+        self._find_dealt_melds()
+
+    def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
+        super()._determinize(seat, rng, memo)
+        self._find_dealt_melds()  # (a deal cut from the gathered tricks sets the hands after renaming the cards)
+
+    def _find_dealt_melds(self) -> None:
+        """The combinations of the dealt hands, once they are all dealt (in play): a sample's own."""
+        if self.phase == "play":
+            self.melds = [self._hand_melds(self.hands[s] | self._played_since(s)) for s in range(self.n)]
 
     def _load_declared(self, value: Any) -> None:
         """A position's ``declared`` (checked by ``_check_declared`` once the deal is replayed)."""

@@ -6,10 +6,12 @@ describes the unseen cards as :class:`Slot` s (another seat's hidden hand, the u
 card) holding the real cards, with the cards each slot may not hold (voids shown by failing to follow suit, cards
 known to be elsewhere), and :func:`redeal` deals them again at random.
 
-:func:`redeal` runs a Markov chain started from the real deal, which is always valid: it swaps two cards of different
-slots (or rotates three) whenever every slot still respects its forbidden cards and its check, so it never rejects
-a whole deal and never loops unboundedly; since every move is as likely as its reverse, the deals it reaches are
-uniform over the valid ones once the chain has mixed (a few dozen sweeps of the cards do; ``SWEEPS``).
+:func:`redeal` runs a Markov chain started from a valid deal made from what is known of the slots alone
+(:func:`known_start`), not from the real deal, so that samples cannot show where the unseen cards are: it swaps two
+cards of different slots (or rotates three) whenever every slot still respects its forbidden cards and its check, so
+it never rejects a whole deal and never loops unboundedly; since every move is as likely as its reverse, the deals it
+reaches are uniform over the valid ones once the chain has mixed (a few dozen sweeps of the cards do; ``SWEEPS``).
+Whatever the hidden cards really are, two states a seat cannot tell apart give it the same samples from one ``rng``.
 
 >>> from engine.cards import SUIT_MASK, parse_cards
 >>> from engine.rng import Rng
@@ -22,7 +24,7 @@ uniform over the valid ones once the chain has mixed (a few dozen sweeps of the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -80,20 +82,24 @@ def redeal(slots: Sequence[Slot], rng: Rng, sweeps: int = SWEEPS,
 
 
 START_TRIES = 64  # shuffles of the known cards tried for a start that passes the slots' checks
+REPAIR_SWEEPS = 400  # then swaps per card of a walk towards one (checks are rarely that hard to meet)
 
 
 def known_start(slots: Sequence[Slot]) -> list[list[int]] | None:
     """A valid deal of the slots' cards made only from what is known of them: the cards in canonical order, each
     placed in the first slot with room that may hold it (moving cards placed before along augmenting paths when none
-    has), then, if that deal fails a slot's check, the same from shuffles of a fixed stream. None if no try gives a
-    valid deal (the caller then starts from the real one).
+    has), then, if that deal fails a slot's check, the same from shuffles of a fixed stream, then a walk of swaps
+    from the first deal (:func:`_repair`). None if none gives a valid deal (the caller then starts from the real one).
 
     >>> from engine.cards import SUIT_MASK
     >>> known_start([Slot([0, 13], forbidden=SUIT_MASK[0]), Slot([1, 14])])
     [[13, 14], [0, 1]]
+    >>> known_start([Slot([0, 1]), Slot([13, 14], check=lambda cards: sorted(cards) == [1, 14])])
+    [[13, 0], [1, 14]]
     """
     pool = sorted(card for slot in slots for card in slot.cards)
     tries = Rng(len(pool))
+    first = None
     for attempt in range(START_TRIES if any(slot.check is not None for slot in slots) else 1):
         if attempt:
             tries.shuffle(pool)
@@ -101,7 +107,32 @@ def known_start(slots: Sequence[Slot]) -> list[list[int]] | None:
         if contents is not None and all(_passes_check(slot, cards) for slot, cards in zip(slots, contents,
                                                                                            strict=True)):
             return contents
-    return None
+        first = first or contents
+    return None if first is None else _repair(slots, first, tries)
+
+
+def _repair(slots: Sequence[Slot], contents: list[list[int]], rng: Rng) -> list[list[int]] | None:
+    """A walk from ``contents`` (which respects the forbidden cards) towards a deal that passes every check: swaps of
+    two cards of different slots, kept when no more slots then fail their checks (a level walk where no swap helps).
+    None after ``REPAIR_SWEEPS`` swaps per card without one."""
+    failing = [not _passes_check(slot, cards) for slot, cards in zip(slots, contents, strict=True)]
+    places = [(k, i) for k, cards in enumerate(contents) for i in range(len(cards))]
+    n = len(places)
+    for _ in range(REPAIR_SWEEPS * n):
+        if not any(failing):
+            return contents
+        r = rng.next_u64()
+        (k, i), (m, j) = places[(r & LOW20) % n], places[(r >> 20 & LOW20) % n]
+        x, y = contents[k][i], contents[m][j]
+        if k == m or BIT[y] & slots[k].forbidden or BIT[x] & slots[m].forbidden:
+            continue
+        contents[k][i], contents[m][j] = y, x
+        now = not _passes_check(slots[k], contents[k]), not _passes_check(slots[m], contents[m])
+        if sum(now) <= failing[k] + failing[m]:
+            failing[k], failing[m] = now
+        else:
+            contents[k][i], contents[m][j] = x, y
+    return None if any(failing) else contents
 
 
 def _place(pool: Sequence[int], slots: Sequence[Slot]) -> list[list[int]] | None:
@@ -171,7 +202,8 @@ def redeal_consistent(slots: Sequence[Slot], rng: Rng, consistent: Callable[[lis
     whole (a game replays its deal's moves on them), each slot's list in the order the check saw.
 
     First up to ``tries`` independent deals of :func:`redeal`, the first accepted one kept (uniform over the accepted
-    deals). When none is accepted (few deals are), a Markov chain from the real deal, which is always accepted: each
+    deals). When none is accepted (few deals are), a Markov chain from an accepted deal made from what is known of
+    the slots (:func:`_consistent_start`; the real deal, always accepted, only when that finds none): each
     proposal swaps two places or rotates three (any slots, a slot's own places too, its order may matter) or, one time
     in ``GLOBAL_MOVE``, is a whole new deal of :func:`redeal`, and is kept only when every slot's rules and
     ``consistent`` hold. Every proposal is as likely as its reverse, so the chain's deals are uniform over the
@@ -191,9 +223,10 @@ def redeal_consistent(slots: Sequence[Slot], rng: Rng, consistent: Callable[[lis
         contents = redeal(slots, rng, start=start)
         if consistent(contents):
             return contents
-    contents = [list(slot.cards) for slot in slots]
-    if not consistent(contents):
-        raise ValueError("the slots' real cards are not a consistent deal to start from")
+    real = [list(slot.cards) for slot in slots]
+    if not consistent(real):
+        raise ValueError("the slots' real cards are not a consistent deal")
+    contents = _consistent_start(slots, start, consistent) or real
     places = [(k, i) for k, cards in enumerate(contents) for i in range(len(cards))]
     n = len(places)
     if n < 2:
@@ -213,6 +246,21 @@ def redeal_consistent(slots: Sequence[Slot], rng: Rng, consistent: Callable[[lis
     return contents
 
 
+CONSISTENT_START_TRIES = 256  # deals from a fixed stream tried for the chain's start
+
+
+def _consistent_start(slots: Sequence[Slot], start: Sequence[Sequence[int]],
+                      consistent: Callable[[list[list[int]]], bool]) -> list[list[int]] | None:
+    """The first deal of :func:`redeal` from a fixed stream that ``consistent`` accepts: a start for the chain made
+    from what is known of the slots alone, as :func:`known_start` is (None if none of the tries is)."""
+    stream = Rng(len(start))
+    for _ in range(CONSISTENT_START_TRIES):
+        contents = redeal(slots, stream, start=start)
+        if consistent(contents):
+            return contents
+    return None
+
+
 def _rotate_consistent(contents: list[list[int]], slots: Sequence[Slot], places: list[tuple[int, int]],
                        consistent: Callable[[list[list[int]]], bool]) -> None:
     """Move each chosen card to the next chosen place, unless a slot's rules or ``consistent`` then fail."""
@@ -225,6 +273,18 @@ def _rotate_consistent(contents: list[list[int]], slots: Sequence[Slot], places:
     if not (all(_passes_check(slots[k], contents[k]) for k, _ in places) and consistent(contents)):
         for (k, i), card in zip(places, before, strict=True):
             contents[k][i] = card
+
+
+def in_deck_order(deck: Sequence[int]) -> Callable[[Iterable[int]], list[int]]:
+    """A slot's cards listed by their place in ``deck`` (the deal's order), not by card: :func:`relabeling` puts a
+    slot's new cards into those places in order, so a sample's deck depends on where the slot's places are, never on
+    which of them holds which real card.
+
+    >>> in_deck_order([5, 9, 2])([2, 5])
+    [5, 2]
+    """
+    place = {card: i for i, card in enumerate(deck)}
+    return lambda cards: sorted(cards, key=place.__getitem__)
 
 
 def relabeling(slots: Sequence[Slot], dealt: Sequence[Sequence[int]]) -> list[int]:

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple, TypeVar, cast
 
 from .cards import BIT, CARD_OF_CODE, CODES, RANK, RANK_MASK, STRING_RANK, cards_in, format_cards, mask_of, parse_card
 from .clone import LIST
-from .determinize import Slot, redeal, relabel_mask, relabeling
+from .determinize import Slot, in_deck_order, redeal, relabel_mask, relabeling
 from .errors import ActionLimitExceeded, IllegalAction, PositionError
 from .rng import Rng
 from .state import State, position_seat
@@ -890,10 +890,15 @@ class FishingState(State):
 
     def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
         """Deal the other hands and the stock again from the cards ``seat`` has not seen; the table, the captured
-        piles and the cards of known place stay. Nothing else is hidden: every play and capture is public."""
-        known = self.hands[seat] | self._known_places(seat)
-        slots = [Slot([c for c in cards_in(self.hands[s]) if not BIT[c] & known]) for s in range(self.n) if s != seat]
-        slots.append(Slot([c for c in self.stock if not BIT[c] & known]))
+        piles and the cards of known place stay. Nothing else is hidden: every play and capture is public. ``memo``
+        (see ``engine.determinize``) keeps the slots from the first sample on."""
+        slots = None if memo is None else memo.get("slots")
+        if slots is None:
+            known, ordered = self.hands[seat] | self._known_places(seat), in_deck_order(self.deal_deck)
+            slots = [Slot(ordered(cards_in(self.hands[s] & ~known))) for s in range(self.n) if s != seat]
+            slots.append(Slot([c for c in self.stock if not BIT[c] & known]))
+            if memo is not None:
+                memo["slots"] = slots
         new = relabeling(slots, redeal(slots, rng))
         self.hands = [relabel_mask(hand, new) for hand in self.hands]
         self.stock = [new[c] for c in self.stock]

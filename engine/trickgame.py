@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 
 from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
 from .clone import LIST, SHARED
-from .determinize import Slot, known_start, redeal_consistent, relabel_mask, relabeling
+from .determinize import Slot, in_deck_order, known_start, redeal_consistent, relabel_mask, relabeling
 from .errors import IllegalAction, PositionError
 from .rng import Rng
 from .state import Chooser, State, position_seat
@@ -564,6 +564,11 @@ class TrickGame(State):
         slots = memo["slots"]
         contents = redeal_consistent(slots, rng, lambda dealt: self._misdeal(relabeling(slots, dealt)) is None,
                                      tries=MISDEAL_TRIES, start=memo["start"])
+        self._redealt(seat, slots, contents)
+
+    def _redealt(self, seat: int, slots: list[Slot], contents: list[list[int]]) -> None:
+        """Give ``seat``'s unseen ``slots`` their new ``contents``: by default each card becomes the one dealt in its
+        place."""
         self._relabel(relabeling(slots, contents))
 
     def unseen_fixed(self, seat: int) -> bool:
@@ -578,7 +583,7 @@ class TrickGame(State):
         lacks the cards its player showed it did not hold from then on (a suit not followed, trumps not played when
         the rule asked for one); then the game's own hidden places (``_hidden_piles``)."""
         known = self.hands[seat] | self._known_cards(seat)
-        lacks = self._shown_lacking()
+        lacks, ordered = self._shown_lacking(), in_deck_order(self.deal_deck)
         slots = []
         for other in range(self.n):
             if other == seat:
@@ -592,8 +597,8 @@ class TrickGame(State):
                 for k, mask in lacks[other]:
                     if k >= since:
                         forbidden |= mask
-                slots.append(Slot(cards, forbidden, check))
-        return slots + [Slot(cards) for cards in self._hidden_piles(seat) if cards]
+                slots.append(Slot(ordered(cards), forbidden, check))
+        return slots + [Slot(ordered(cards)) for cards in self._hidden_piles(seat) if cards]
 
     def _shown_lacking(self) -> list[list[tuple[int, int]]]:
         """Per seat, (trick number, cards) for each of its plays this deal that showed it held none of those cards:

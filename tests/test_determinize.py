@@ -16,6 +16,7 @@ from game_cases import (
     FEW_EXAMPLES,
     GAME_CASES,
     MAX_STEPS_PER_DEAL,
+    codes_in,
     seeds,
     start_variant,
     variant_options,
@@ -24,7 +25,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import engine
-from engine.cards import CODES, SUIT_MASK
+from engine.cards import CODES, SUIT_MASK, cards_in
 from engine.determinize import Slot, redeal, redeal_consistent
 from engine.rng import Rng
 from engine.tricks import cut
@@ -116,9 +117,10 @@ def test_redeal_respects_forbidden_cards_and_is_uniform() -> None:
     assert all(abs(n - expected) < 0.25 * expected for n in counts.values()), counts
 
 
-def test_redeal_consistent_walks_from_the_real_deal_without_favouring_it() -> None:
-    # A fact of the whole deal (east holds more clubs than west) with no independent deal tried: the walk from the
-    # real deal reaches each of the 10 consistent splits equally often, the real one no more than the others.
+def test_redeal_consistent_walks_without_favouring_a_deal() -> None:
+    # A fact of the whole deal (east holds more clubs than west) with no independent deal tried: the walk (from a
+    # consistent deal made from the cards alone) reaches each of the 10 consistent splits equally often, the real one
+    # no more than the others.
     cards = [0, 1, 2, 13, 14, 15]  # 2C 3C 4C 2D 3D 4D
     east, west = Slot([0, 1, 13]), Slot([2, 14, 15])
 
@@ -174,3 +176,95 @@ def test_a_deal_cut_from_the_gathered_tricks_is_sampled_as_a_cut_of_them(game: s
         for _ in range(5):
             deck = [CODES[c] for c in engine.determinize(state, seat, rng).deal_deck]
             assert any(deck == cut(pack, c) for c in range(3, 30))
+
+
+def swapped(state: engine.State, seat: int, rng: Rng, start: engine.State,
+            moves: list[tuple[int, int]]) -> engine.State | None:
+    """The state with two cards of two other hands that ``seat`` does not see traded (renamed where the deal holds
+    them, as a sample's cards are), if that is a deal the public history could come from (``replay_dealing`` from
+    ``start``) that ``seat`` sees as the real one: a state it cannot tell apart that is not made by determinize, so
+    that a fact of the hidden hands that every sample keeps shows."""
+    seen = codes_in(state.observation(seat))
+    hands = [[c for c in cards_in(hand) if CODES[c] not in seen] if s != seat else [] for s, hand in
+             enumerate(getattr(state, "hands", []))]
+    holders = [s for s, cards in enumerate(hands) if cards]
+    if len(holders) < 2 or not hasattr(state, "_relabel"):
+        return None
+    a, b = holders[rng.below(len(holders))], holders[rng.below(len(holders))]
+    if a == b:
+        return None
+    x, y = hands[a][rng.below(len(hands[a]))], hands[b][rng.below(len(hands[b]))]
+    new = list(range(52))
+    new[x], new[y] = y, x
+    other = state.clone()
+    other._relabel(new)
+    other._legal = None
+    try:
+        again = replay_dealing(start, other.deal_deck, moves)
+    except ValueError:  # (an IllegalAction too: a play the traded cards do not allow)
+        return None
+    valid = without_secrets(again.to_position()) == without_secrets(other.to_position())
+    return other if valid and other.observation(seat) == state.observation(seat) else None
+
+
+def check_blind_to_the_hidden_cards(state: engine.State, rng: Rng, start: engine.State,
+                                    moves: list[tuple[int, int]]) -> None:
+    """For every seat: a state dealt otherwise where the seat has not seen (a sample of it, and the real one with
+    two hidden cards traded) gives the same samples from the same seeds as the real one, so a search cannot read the
+    hidden cards through its samples."""
+    for seat in range(state.players):
+        others = [engine.determinize(state, seat, Rng(rng.next_u64())), swapped(state, seat, rng, start, moves)]
+        for other in others:
+            if other is None:
+                continue
+            seed = rng.next_u64()
+            real = without_secrets(engine.determinize(state, seat, Rng(seed)).to_position())
+            assert real == without_secrets(engine.determinize(other, seat, Rng(seed)).to_position()), (
+                f"seat {seat}'s samples depend on the hidden cards (phase {state.phase}, deal {state.deal_index})"
+            )
+
+
+@pytest.mark.parametrize(("game", "players"), GAME_CASES)
+@FEW_EXAMPLES
+@given(seed=seeds, play_seed=seeds, data=st.data())
+def test_samples_depend_only_on_what_the_seat_has_seen(
+    game: str, players: int, seed: int, play_seed: int, data: st.DataObject
+) -> None:
+    options = {**data.draw(variant_options(game, players), label="options"), "max_deals": 2}
+    state = start_variant(game, players, seed, options)
+    rng, play = Rng(play_seed ^ 0xB11D), Rng(play_seed)
+    start, moves, deck = state.clone(), [], state.deal_deck
+    for step in range(2 * MAX_STEPS_PER_DEAL):
+        if state.is_terminal:
+            break
+        if step % CHECK_EVERY == 0:
+            check_blind_to_the_hidden_cards(state, rng, start, moves)
+        seat, action = state.current_player, play.choice(state.legal_action_ids())
+        state.apply_id(action)
+        if state.deal_deck is not deck:
+            start, moves, deck = state.clone(), [], state.deal_deck
+        else:
+            moves.append((seat, action))
+
+
+def test_a_seat_asked_about_a_redeal_does_not_see_whether_the_later_seats_are_weak() -> None:
+    # belote_contree.md 3.8: the seats after the one asked now are asked later; whether they are weak is unseen, so
+    # deals that differ only there (two cards of the deck traded) give the asked seat the same samples.
+    compared = 0
+    for seed in range(400):
+        state = engine.new_match("belote_contree", seed=seed, first_dealer=0)
+        if state.phase != "redeal":
+            continue
+        asked, deck, trades = state.current_player, [CODES[c] for c in state.deal_deck], Rng(seed)
+        for _ in range(300):
+            i, j = trades.below(len(deck)), trades.below(len(deck))
+            traded = list(deck)
+            traded[i], traded[j] = traded[j], traded[i]
+            other = engine.new_match("belote_contree", seed=seed, first_dealer=0, deck=traded)
+            if other.redeal_queue != state.redeal_queue and other.observation(asked) == state.observation(asked):
+                for k in range(3):
+                    assert without_secrets(engine.determinize(state, asked, Rng(k)).to_position()) == (
+                        without_secrets(engine.determinize(other, asked, Rng(k)).to_position()))
+                compared += 1
+                break
+    assert compared

@@ -13,7 +13,7 @@ one continuous deck.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..auction import BidLadder, Contract, ContractAuction, replay_auction
@@ -245,9 +245,21 @@ class BeloteContree(BelotePlay):
         return not self.options["shuffle_each_deal"]  # 3.4
 
     def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
-        if not self.options["weak_hand_redeal"]:
+        if not self.options["weak_hand_redeal"] or seat in self._not_yet_asked():
             return None
         return self._dealt_hand_keeps(seat, known, _weak)  # 3.8: a weak hand was asked about a redeal
+
+    def _not_yet_asked(self) -> list[int]:
+        """3.8: the seats after the one asked about a redeal now, in asking order: whether they are weak is unseen."""
+        if self.phase != "redeal":
+            return []
+        order = self.seats_from_dealer()
+        return order[order.index(self.redeal_queue[0]) + 1:]
+
+    def _relabel(self, new: Sequence[int]) -> None:
+        super()._relabel(new)
+        if self.phase == "redeal":  # the weak hands of a sample still to be asked
+            self.redeal_queue = self.redeal_queue[:1] + [s for s in self._not_yet_asked() if self._weak(s)]
 
     # ---- positions (docs/positions/belote_contree.md) ------------------------------------------------------------
 

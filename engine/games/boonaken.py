@@ -26,11 +26,10 @@ from ..cards import BIT, CODES, SUIT, SUITS, cards_in, codes_of, make_deck, mask
 from ..clone import LIST, OBJECT, SHARED
 from ..dealing import deal_round
 from ..declarations import carres, sequences
-from ..determinize import relabel_mask
+from ..determinize import Slot, in_deck_order, relabel_mask, relabeling
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
-from ..rng import Rng
 from ..scoring import point_table
 from ..state import GameInfo, GameLength, match_length, position_seat
 from ..trickgame import TrickGame, TrickRules, position_hand
@@ -87,7 +86,6 @@ ROEM_OF = {WORD_ID[word]: r for r, word in ROEM_WORDS.items()}
 FIRST_WORD = ACTIONS.first_word
 CARD_OF = ACTIONS.card_of
 PHASES = ("bidding", "exchange", "trump", "roem", "play", "over")
-SWAPS = 4  # determinization: swaps proposed per card between the declarer's hand and his discards
 
 OPTIONS = (
     Option("min_bid", int, 70, "lowest numeric bid (5.1)", minimum=1, maximum=MOST_BID),
@@ -469,35 +467,55 @@ class Boonaken(TrickGame):
     # ---- determinization ----------------------------------------------------------------------------------------
 
     def _known_cards(self, seat: int) -> int:
-        # A face-up card the declarer took is in his hand or among his discards: _redraw_discard moves it.
-        return self._seen(seat)
+        return self._seen(seat) & ~self._placed_unseen(seat)
 
-    def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
-        super()._determinize(seat, rng, memo)
-        if self.exchanges and self.exchanges[-1][0] != seat and self.phase != "exchange":
-            self._redraw_discard(rng)
+    def _placed_unseen(self, seat: int) -> int:
+        """6.1: cards ``seat`` has seen (a face-up card, what it took or discarded itself) that the last declarer to
+        exchange took and that are now in his hand or among his discards, ``seat`` cannot tell which (a mask)."""
+        if not self.exchanges or self.exchanges[-1][0] == seat or self._visible_centre(seat) & self.exchanges[-1][1]:
+            return 0
+        declarer, pile, _move = self.exchanges[-1]
+        return self._seen(seat) & (self.hands[declarer] | pile)
 
-    def _redraw_discard(self, rng: Rng) -> None:
-        """6.1: which of his cards the last declarer to exchange discarded is unseen by the others (the centre's
-        face-up cards among them, and with several misère declarers the discards he took): swap cards between his
-        hand and his discards at random, each swap kept when the hand still fits what its play showed (voids, 3.4's
-        declared roem), so the deal and every other seat's view stay as they were. (Where an earlier misère
-        declarer's discards went is kept as it is.)"""
-        declarer, _discard, move = self.exchanges[-1]
-        forbidden = 0
-        for _k, mask in self._shown_lacking()[declarer]:
-            forbidden |= mask
-        check = self._hand_check(declarer, 0)
-        hand, pile = self.hands[declarer], self.discards
-        if not hand:
+    def _unseen_slots(self, seat: int) -> list[Slot]:
+        """As a trick game's, with the cards of ``_placed_unseen`` (in the last declarer's hand or discards slot)
+        forbidden in every other slot."""
+        slots = super()._unseen_slots(seat)
+        placed = self._placed_unseen(seat)
+        if placed:
+            declarer, pile, _move = self.exchanges[-1]
+            for slot in slots:
+                if not BIT[slot.cards[0]] & (self.hands[declarer] | pile):
+                    slot.forbidden |= placed
+        return slots
+
+    def _redealt(self, seat: int, slots: list[Slot], contents: list[list[int]]) -> None:
+        """The cards of ``_placed_unseen`` keep their names (``seat`` saw where they were dealt or discarded); the
+        last declarer's hand and discards then hold what the sample dealt them (his discard chosen again, 6.1), and
+        every other card becomes the one dealt in its place."""
+        placed = self._placed_unseen(seat)
+        if not placed:
+            super()._redealt(seat, slots, contents)
             return
-        for _ in range(SWAPS * (hand | pile).bit_count()):
-            held, laid = cards_in(hand), cards_in(pile)
-            x, y = BIT[held[rng.below(len(held))]], BIT[laid[rng.below(len(laid))]]
-            swapped = hand ^ x ^ y
-            if not y & forbidden and (check is None or check(cards_in(swapped))):
-                hand, pile = swapped, pile ^ x ^ y
-        self.hands[declarer], self.discards = hand, pile
+        declarer, pile, move = self.exchanges[-1]
+        hand = self.hands[declarer]
+        ours = [k for k, slot in enumerate(slots) if BIT[slot.cards[0]] & (hand | pile)]
+        rest = [k for k in range(len(slots)) if k not in ours]
+        old = in_deck_order(self.deal_deck)(c for k in ours for c in slots[k].cards if not BIT[c] & placed)
+        dealt = [c for k in ours for c in contents[k] if not BIT[c] & placed]
+        to_hand = mask_of(c for k in ours if BIT[slots[k].cards[0]] & hand for c in contents[k])
+        to_pile = mask_of(c for k in ours if BIT[slots[k].cards[0]] & pile for c in contents[k])
+        self._relabel(relabeling([*(slots[k] for k in rest), Slot(old)], [*(contents[k] for k in rest), dealt]))
+        hand, pile = self.hands[declarer], self.exchanges[-1][1]
+        self._discard_again(declarer, (hand & ~to_pile) | to_hand, (pile & ~to_hand) | to_pile, move)
+
+    def _discard_again(self, declarer: int, hand: int, pile: int, move: int) -> None:
+        """The last exchange made again: ``declarer`` holds ``hand`` and discarded ``pile`` (from the same cards)."""
+        self.hands[declarer] = hand
+        if len(self.exchanges) == len(self.declarers):
+            self.discards = pile
+        else:
+            self.centre = pile
         self.exchanges[-1] = (declarer, pile, move)
         if move >= 0:
             self.moves[move] = (declarer, DISCARD_ID[pile])
@@ -505,8 +523,8 @@ class Boonaken(TrickGame):
             self.actual_roem = roem_of(hand | self._played_by(declarer), self.trump, self.six)
 
     def _hidden_piles(self, seat: int) -> list[list[int]]:
-        seen = self._seen(seat)
-        return [cards_in(pile & ~seen) for pile in (self.set_aside, self.centre, self.discards)]
+        known = self._known_cards(seat)
+        return [cards_in(pile & ~known) for pile in (self.set_aside, self.centre, self.discards)]
 
     def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
         """7.3: a declared roem was held (never overstated) by the declarer's 6 cards."""

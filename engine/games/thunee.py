@@ -25,7 +25,7 @@ from ..cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make
 from ..clone import LIST, OBJECT, SHARED
 from ..dealing import deal_round, seats_from
 from ..declarations import Marriage, marriages
-from ..determinize import Slot, redeal_consistent, relabeling
+from ..determinize import Slot, in_deck_order, redeal_consistent, relabeling
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
@@ -674,7 +674,7 @@ class Thunee(TrickGame):
         known = self.hands[seat] | self._public_cards()
         if seat == self.trumper and self.trump_card is not None and not self.by_last:
             known |= BIT[self.trump_card]
-        lacks = self._shown_lacking()
+        lacks, ordered = self._shown_lacking(), in_deck_order(self.deal_deck)
         first_round = self._first_round_cards()
         eligible = self._redeal_eligibility()
         limit = self.options["redeal_max_points"]
@@ -693,7 +693,7 @@ class Thunee(TrickGame):
                 check = _redeal_check(kept, limit, asked)
             for part, part_check in ((hidden & first, check), (hidden & ~first, None)):
                 if part:
-                    slots.append(Slot(cards_in(part), forbidden, part_check))
+                    slots.append(Slot(ordered(cards_in(part)), forbidden, part_check))
         if self.trump_card is not None and seat == self.trumper and self.by_last:
             slots.append(Slot([self.trump_card]))
         return slots + ([Slot(list(self.stock))] if self.stock else [])
