@@ -355,11 +355,9 @@ class TrickEncoder:
                 seen = state.observation(seat, history=False)
                 shown = (_mask_of([seen.get(key) for key in FACE_UP_KEYS]), _mask_of(seen.get("known_cards", ())),
                          seen.get("stock_size") or 0)
-            else:
-                seen = None
-            if self._shown_every_move:  # the trump as the seat knows it
-                trump = _suit_index(seen.get("trump") if seen is not None else None)
-                self._deal_bits[seat] = self._deal_bits[seat] & self._no_trump_bits | 1 << (self._trump_at + trump)
+                if self._shown_every_move:  # the trump as the seat knows it (Thunee's, until turned up)
+                    trump = _suit_index(seen.get("trump"))
+                    self._deal_bits[seat] = self._deal_bits[seat] & self._no_trump_bits | 1 << (self._trump_at + trump)
             self._shown_any |= (shown[0] | shown[1]) << self._played_at
             self._shown_bits[seat] = shown[0] << self._face_up_at | shown[1] << self._known_at
             view[self._to_act_at + 1] = shown[2]

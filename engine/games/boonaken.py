@@ -435,6 +435,11 @@ class Boonaken(TrickGame):
             seen |= self.centre
         return seen
 
+    def shown_cards(self, seat: int) -> tuple[int, int, int]:
+        """``known_cards`` as a mask (TrickGame.shown_cards); its ``face_up`` is a list, not a single card, and it
+        shows no stock."""
+        return 0, self._seen(seat), 0
+
     def _discarded_last(self, seat: int) -> bool:
         """Whether ``seat`` made the last exchange (6.1: only he knows the discards lying face down)."""
         return bool(self.exchanges) and self.exchanges[-1][0] == seat
