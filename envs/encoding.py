@@ -45,17 +45,23 @@ import numpy as np
 import engine
 from engine.cards import CARD_OF_CODE, CODES, NUM_CARDS, SUITS
 from engine.fishing import BEGIN, DONE, NEXT, TAKE, FishingState
-from engine.trickgame import TrickGame
+from engine.trickgame import FaceDownPlays, TrickGame
 
 PHASES = ("auction", "exchange", "declare", "play", "capture", "over")
 FACE_UP_KEYS = ("face_up", "turn_up", "bottom_card", "removed_card")
 CARD_MASK = (1 << 6) - 1
 # Games with cards played or laid face down, whose moves show a seat cards the others do not see (a first trick played
-# partly face down; Boonaken's discards, boonaken.md 6.1; Thunee's trump card laid face down, thunee.md 4.5): they
-# take the reference encoding.
+# partly face down; Boonaken's discards, boonaken.md 6.1; Thunee's trump card laid face down, thunee.md 4.5).
 FACE_DOWN_GAMES = ("two_ten_jack", "boonaken", "thunee")
+# Those whose trump, face-up and known cards may change at any move (Thunee's trump turned up and its jodi cards
+# played, Boonaken's centre): the fast encoder reads them from the seat's observation (without history) at every one.
+SHOWN_EVERY_MOVE = ("boonaken", "thunee")
+# Those whose face-up or known cards stop showing when played (Two-Ten-Jack's cards drawn from the face-up stock;
+# Tablić's bottom card, shown until the dealer plays it): the fast encoder reads them again then.
+SHOWN_UNTIL_PLAYED = ("two_ten_jack", "tablanette", "tablic")
 # The fishing games the fast encoder serves: their face-up and known cards change only with the stock or when played.
 FAST_FISHING_GAMES = ("tablanette", "tablic")
+BULK_BITS = 16  # more changed entries than this are written with one numpy call, not one by one
 
 
 class ActionCodec:
@@ -169,30 +175,49 @@ class TrickEncoder:
     (masks) instead of building the observation dict at every move: the same vector (the tests compare the two at
     every move of every game it serves), several times faster.
 
-    The environment tells it of each move (:meth:`moved`, with the action id): it adds the cards the move names to
-    the deal's played mask and notes when the phase, the deal or the trick count changed. Each seat keeps its own
-    vector and the masks it shows; :meth:`encode` rewrites only the entries that changed since that seat's last
-    vector (a card or two), and what changes only between tricks or phases (the face-up and known cards, the stock;
-    trump, phase, dealer and deal) only after such a change: the cards from the game's ``shown_cards`` (an engine
-    hook, masks) where it has one, else from ``state.observation(seat)``. :meth:`new_match` starts over.
+    Every 0/1 entry of a seat's vector (the card planes, the trump, phase and dealer one-hots, "to act") is a bit of
+    one int, its ``bits``: :meth:`encode` works out the seat's bits now, and writes only the entries whose bit changed
+    since that seat's last vector (a few cards), and the scores when they changed. The environment tells it of each
+    move (:meth:`moved`, with the action id): it adds the cards the move names to the deal's played bits and notes
+    when the phase, the deal, the stock or the first trick changed; only then are the bits that depend on them worked
+    out again (trump, phase, dealer and deal; the face-up and known cards from the game's ``shown_cards``, an engine
+    hook, where it has one, else from ``state.observation(seat)``). :meth:`new_match` starts over.
 
     Used for the trick games that show every move to every seat as it is stored (all but those that play face
-    down: :func:`trick_encoder` says which)."""
+    down: :func:`trick_encoder` says which), and Tablanette and Tablić, whose table takes the trick's place."""
 
     def __init__(self, players: int, game: type[engine.State]) -> None:
         self.reference = ObservationEncoder(players)
-        self.players = players
-        n = players
+        self.players = n = players
         self._fishing = issubclass(game, FishingState)  # a table plane and no trick; its action strings name cards
         self._stocked = self._fishing or game.STOCK_SHOWN is not None  # type: ignore[attr-defined]  # it deals a stock
-        self._bit_of: Any = (_NamedCards() if self._fishing else
-                             [0 if card is None else 1 << card for card in game.ACTIONS.card_of])  # type: ignore
-        self._scores_at = self.reference.planes * NUM_CARDS + len(SUITS) + 1 + len(PHASES) + 1
-        self._to_act_at = self._scores_at + 2 * n
-        self._plane_entries = self.reference.planes * NUM_CARDS
+        self._table_at = (n + 1) * NUM_CARDS
+        self._face_up_at, self._known_at = (n + 2) * NUM_CARDS, (n + 3) * NUM_CARDS
         self._played_at = (n + 4) * NUM_CARDS
+        # Action id -> the cards its string names (as the reference reads the history), as bits of the played plane.
+        strings = () if self._fishing else game.ACTIONS.strings  # type: ignore[attr-defined]
+        self._bit_of: Any = (_NamedCards(self._played_at) if self._fishing else
+                             [_mask_of(card_tokens(action), self._played_at) for action in strings])
+        # The actions the other seats see without their cards (a card played face down, Boonaken's discards, Thunee's
+        # trump card laid face down): only the actor's played plane shows them, the others' once the history does.
+        probe = engine.new_match(game.INFO.id, seed=0, players=players)
+        self._secret = frozenset(a for a, action in enumerate(strings)
+                                 if self._bit_of[a] and _hidden_from_others(probe, action))
+        self._face_down_plays = issubclass(game, FaceDownPlays)  # its face-down trick cards show no card
+        self._shown_every_move = game.INFO.id in SHOWN_EVERY_MOVE
+        self._shown_until_played = game.INFO.id in SHOWN_UNTIL_PLAYED
+        self._trump_at = self.reference.planes * NUM_CARDS
+        self._phase_at = self._trump_at + len(SUITS) + 1
+        self._scores_at = self._phase_at + len(PHASES) + 1
+        self._dealer_at = self._scores_at + n
+        self._to_act_at = self._dealer_at + n
+        self._to_act_bit = 1 << self._to_act_at
+        self._no_trump_bits = ~(((1 << (len(SUITS) + 1)) - 1) << self._trump_at)
+        # The entries below the scores, all 0/1, written from the bits at once when many changed.
+        self._bulk_entries = self._scores_at
+        self._bulk_bytes = (self._to_act_at + 8) // 8
+        self._above_bulk = -1 << self._scores_at
         self._trick_at = [[((other - seat) % n + 1) * NUM_CARDS for other in range(n)] for seat in range(n)]
-        self._zeros = memoryview(np.zeros(self.reference.scalars, dtype=np.float32))
 
     def new_match(self, state: Any) -> None:
         """Start every seat's vector afresh for ``state``, a new match."""
@@ -201,160 +226,189 @@ class TrickEncoder:
         # item assignment); one copy per observation makes the array returned.
         self._vectors = [np.zeros(self.reference.size, dtype=np.float32) for _ in range(n)]
         self._views = [memoryview(vector) for vector in self._vectors]
-        self._hands = [0] * n
-        self._played_seen = [0] * n
-        self._face_up = [0] * n
-        self._known = [0] * n
+        self._bits = [0] * n  # the 0/1 entries each seat's vector holds
+        # The parts of a seat's bits that change only with the trick, between tricks or phases, or between phases or
+        # deals, and their union (``_fixed``).
+        self._trick_bits = [0] * n
+        self._shown_bits = [0] * n
+        self._deal_bits = [0] * n
+        self._fixed = [0] * n
         self._trick_seen: list[list[tuple[int, int]]] = [[] for _ in range(n)]
         self._scores: list[list[int] | None] = [None] * n
-        self._deal_seen = [-1] * n  # the deal part (epoch) each vector was written for
+        self._deal_seen = [-1] * n  # the deal part (epoch) each seat's bits were worked out for
         self._shown_seen = [-1] * n  # and its shown part
-        self.played = 0  # the cards this deal's moves named
+        self._played_bits = 0  # the cards this deal's moves named, on the played plane
+        self._own = [0] * n  # and those of each seat's secret moves
+        self._pending: list[tuple[int, int]] = []  # the secret moves (index, bits) the others' history does not show
         self._deal_epoch = self._shown_epoch = 0
-        self._deal_key: tuple[Any, ...] = (state.deal_index, state.dealings, state.phase)
+        self._deal_index, self._dealings, self._phase = state.deal_index, state.dealings, state.phase
         self._stock_left = len(state.stock) - getattr(state, "stock_top", 0) if self._stocked else 0
         self._tricks_begun = bool(getattr(state, "tricks", ()))
-        self._table = [0] * n
-        self._shown_any = 0  # every face-up or known card a seat's vector showed this match
+        self._shown_any = 0  # every face-up or known card a seat's vector showed this match, on the played plane
         if self._fishing:
             self._bit_of.state = state
 
     def moved(self, state: Any, action: int) -> None:
         """After ``action`` (an id) was applied to ``state``."""
         named = self._bit_of[action]
-        self.played |= named
-        # What the slow parts depend on: the phase and the deal (all of it), whether the first trick is over (it ends
-        # declarations) and the stock's size (it shrinks after a trick of German Whist, by an exchange of Trappola).
-        key = self._deal_key
-        if state.phase != key[2] or state.dealings != key[1] or state.deal_index != key[0]:
-            key = (state.deal_index, state.dealings, state.phase)
-            if key[0] != self._deal_key[0]:
-                self.played = 0  # a new deal
-            if not self._fishing or key[:2] != self._deal_key[:2]:  # a fishing game's capture phase shows no more
+        if action in self._secret:
+            self._own[state.moves[-1][0]] |= named
+            self._pending.append((len(state.moves) - 1, named))
+        else:
+            self._played_bits |= named
+        if self._pending and state._secret_moves_start() > self._pending[0][0]:  # the history shows them now
+            self._played_bits |= _revealed(self._pending, state._secret_moves_start())
+        # What the slow parts depend on: the phase and the dealing (all of it; a new deal is a new dealing), whether
+        # the first trick is over (it ends declarations) and the stock's size (it shrinks after a trick of German
+        # Whist, by an exchange of Trappola).
+        if state.phase != self._phase or state.dealings != self._dealings:
+            if state.deal_index != self._deal_index:
+                self._played_bits = 0  # a new deal
+                self._own, self._pending = [0] * self.players, []
+                self._deal_index = state.deal_index
+            if not self._fishing or state.dealings != self._dealings:  # a fishing game's capture phase shows no more
                 self._shown_epoch += 1
-            self._deal_key = key
+            self._phase, self._dealings = state.phase, state.dealings
             self._deal_epoch += 1
         if state.current_player is None:
-            self.played = 0  # the match is over: the environment's last deal starts after its last move
+            self._played_bits = 0  # the match is over: the environment's last deal starts after its last move
+            self._own, self._pending = [0] * self.players, []
+        if named & self._shown_any and self._shown_until_played:
+            self._shown_epoch += 1
         if self._fishing:
-            # Its shown facts change with the stock, and when a move names a card they showed (Tablić's bottom card,
-            # shown until the dealer plays it).
-            if len(state.stock) != self._stock_left or named & self._shown_any:
+            if len(state.stock) != self._stock_left:  # its shown facts change with the stock
                 self._stock_left = len(state.stock)
                 self._shown_epoch += 1
-            return
-        left = len(state.stock) - state.stock_top if self._stocked else 0
-        if left != self._stock_left or bool(state.tricks) != self._tricks_begun:
-            self._stock_left, self._tricks_begun = left, bool(state.tricks)
-            self._shown_epoch += 1
+        elif not state.trick:  # the stock and the tricks played change only as a trick ends (or outside the play)
+            left = len(state.stock) - state.stock_top if self._stocked else 0
+            if left != self._stock_left or bool(state.tricks) != self._tricks_begun:
+                self._stock_left, self._tricks_begun = left, bool(state.tricks)
+                self._shown_epoch += 1
 
     def encode(self, state: Any, seat: int) -> np.ndarray:
-        view = self._views[seat]
-        if self._deal_seen[seat] != self._deal_epoch:
-            self._deal_part(state, seat)
-        if self._shown_seen[seat] != self._shown_epoch:
-            self._shown_part(state, seat)
-        hand, old = state.hands[seat], self._hands[seat]
-        if hand != old:
-            self._hands[seat] = hand
-            changed = hand ^ old
-            while changed:
-                low = changed & -changed
-                view[low.bit_length() - 1] = 1.0 if hand & low else 0.0
-                changed ^= low
+        if self._shown_every_move:
+            self._shown_seen[seat] = -1
+        if self._deal_seen[seat] != self._deal_epoch or self._shown_seen[seat] != self._shown_epoch:
+            self._slow_parts(state, seat)
         if self._fishing:
-            table, old = state.table, self._table[seat]
-            if table != old:
-                self._table[seat] = table
-                _write_bits(view, (self.players + 1) * NUM_CARDS, table ^ old, table)
-        elif state.trick != self._trick_seen[seat]:
+            bits = state.hands[seat] | self._fixed[seat] | self._played_bits | state.table << self._table_at
+        else:
             trick = state.trick
-            at = self._trick_at[seat]
-            for other, card in self._trick_seen[seat]:
-                view[at[other] + card] = 0.0
-            for other, card in trick:
-                view[at[other] + card] = 1.0
-            self._trick_seen[seat] = trick.copy()
-        played, old = self.played, self._played_seen[seat]
-        if played != old:
-            self._played_seen[seat] = played
-            changed, at = played ^ old, self._played_at - 1
+            if trick != self._trick_seen[seat]:
+                self._trick_part(state, trick, seat)
+            bits = state.hands[seat] | self._fixed[seat] | self._played_bits | self._own[seat]
+        if state.current_player == seat:
+            bits |= self._to_act_bit
+        changed = bits ^ self._bits[seat]
+        if changed:
+            self._bits[seat] = bits
+            view = self._views[seat]
+            if changed.bit_count() > BULK_BITS:  # a new deal or the match's end: write the planes at once
+                self._vectors[seat][: self._bulk_entries] = np.unpackbits(
+                    np.frombuffer(bits.to_bytes(self._bulk_bytes, "little"), np.uint8), count=self._bulk_entries,
+                    bitorder="little")
+                changed &= self._above_bulk
+            on = changed & bits
+            changed ^= on
+            while on:
+                low = on & -on
+                view[low.bit_length() - 1] = 1.0
+                on ^= low
             while changed:
                 low = changed & -changed
-                view[at + low.bit_length()] = 1.0 if played & low else 0.0
+                view[low.bit_length() - 1] = 0.0
                 changed ^= low
         scores = state.side_scores
         if scores != self._scores[seat]:
-            n, side_of = self.players, state.side_of
-            for k in range(n):
-                view[self._scores_at + k] = scores[side_of[(seat + k) % n]]
             self._scores[seat] = list(scores)
-        view[self._to_act_at] = 1.0 if state.current_player == seat else 0.0
+            n, side_of, view, at = self.players, state.side_of, self._views[seat], self._scores_at
+            for k in range(n):
+                view[at + k] = scores[side_of[(seat + k) % n]]
         return self._vectors[seat].copy()
 
-    def _shown_part(self, state: Any, seat: int) -> None:
-        """Write the face-up and known cards and the stock's size, which change only between tricks or phases: the
-        game's ``shown_cards``, else from the seat's observation."""
-        self._shown_seen[seat] = self._shown_epoch
-        n, view = self.players, self._views[seat]
-        shown = None if self._fishing else state.shown_cards(seat)
-        if shown is None:
-            seen = state.observation(seat, history=False)
-            shown = (_mask_of(face_up_codes(seen)), _mask_of(seen.get("known_cards", ())),
-                     seen.get("stock_size") or 0)
-        face_up, known = shown[0], shown[1]
-        self._shown_any |= face_up | known
-        if face_up != self._face_up[seat]:
-            _write_bits(view, (n + 2) * NUM_CARDS, face_up ^ self._face_up[seat], face_up)
-            self._face_up[seat] = face_up
-        if known != self._known[seat]:
-            _write_bits(view, (n + 3) * NUM_CARDS, known ^ self._known[seat], known)
-            self._known[seat] = known
-        view[self._to_act_at + 1] = shown[2]
+    def _trick_part(self, state: Any, trick: list[tuple[int, int]], seat: int) -> None:
+        at, bits = self._trick_at[seat], 0
+        down = state.down if self._face_down_plays else 0  # shown as "facedown" (or "facedown:<card>"), no card
+        for other, card in trick:
+            if not down >> card & 1:
+                bits |= 1 << (at[other] + card)
+        self._trick_seen[seat] = trick.copy()
+        self._trick_bits[seat] = bits
+        self._fixed[seat] = self._deal_bits[seat] | self._shown_bits[seat] | bits
 
-    def _deal_part(self, state: Any, seat: int) -> None:
-        """Write the entries that change only between phases or deals: trump, phase, dealer, deal."""
-        self._deal_seen[seat] = self._deal_epoch
-        n, view = self.players, self._views[seat]
-        at = self._plane_entries
-        view[at: self._scores_at] = self._zeros[: self._scores_at - at]
-        view[at + (len(SUITS) if self._fishing else state.trump)] = 1.0  # suits 0..3, NO_TRUMP (4) is "none"
-        view[at + len(SUITS) + 1 + (PHASES.index(state.phase) if state.phase in PHASES else len(PHASES))] = 1.0
-        at = self._scores_at + n
-        view[at: at + n] = self._zeros[:n]
-        view[at + (state.dealer - seat) % n] = 1.0
-        view[self._to_act_at + 2] = state.deal_index
+    def _slow_parts(self, state: Any, seat: int) -> None:
+        """Work out the bits that change only between phases or deals (trump, phase, dealer) and between tricks or
+        phases (the face-up and known cards: the game's ``shown_cards``, else from the seat's observation), and
+        write the deal index and the stock's size."""
+        view = self._views[seat]
+        if self._deal_seen[seat] != self._deal_epoch:
+            self._deal_seen[seat] = self._deal_epoch
+            trump = len(SUITS) if self._fishing else state.trump  # suits 0..3, NO_TRUMP (4) is "none"
+            phase = PHASES.index(state.phase) if state.phase in PHASES else len(PHASES)
+            self._deal_bits[seat] = (1 << (self._trump_at + trump) | 1 << (self._phase_at + phase)
+                                     | 1 << (self._dealer_at + (state.dealer - seat) % self.players))
+            view[self._to_act_at + 2] = state.deal_index
+        if self._shown_seen[seat] != self._shown_epoch:
+            self._shown_seen[seat] = self._shown_epoch
+            shown = None if self._fishing else state.shown_cards(seat)
+            if shown is None:
+                seen = state.observation(seat, history=False)
+                shown = (_mask_of(face_up_codes(seen)), _mask_of(seen.get("known_cards", ())),
+                         seen.get("stock_size") or 0)
+                if self._shown_every_move:  # the trump as the seat knows it (Thunee's, until turned up)
+                    trump = _suit_index(seen.get("trump"))
+                    self._deal_bits[seat] = self._deal_bits[seat] & self._no_trump_bits | 1 << (self._trump_at + trump)
+            self._shown_any |= (shown[0] | shown[1]) << self._played_at
+            self._shown_bits[seat] = shown[0] << self._face_up_at | shown[1] << self._known_at
+            view[self._to_act_at + 1] = shown[2]
+        self._fixed[seat] = self._deal_bits[seat] | self._shown_bits[seat] | self._trick_bits[seat]
 
 
 class _NamedCards(dict[int, int]):
-    """A fishing game's action id -> the mask of the cards its string names (``JH:6C,2D,QS`` names four), as the
-    reference encoder reads them from the history; ``state`` writes the strings."""
+    """A fishing game's action id -> the cards its string names (``JH:6C,2D,QS`` names four) as bits from ``at`` on,
+    as the reference encoder reads them from the history; ``state`` writes the strings."""
 
     state: Any = None
+
+    def __init__(self, at: int) -> None:
+        super().__init__()
+        self.at = at
 
     def __missing__(self, action: int) -> int:
         mask = 0
         for card in card_tokens(self.state.action_string(action)):
-            mask |= 1 << card
+            mask |= 1 << (self.at + card)
         self[action] = mask
         return mask
 
 
 def trick_encoder(game_id: str, players: int) -> TrickEncoder | None:
-    """The fast encoder of a game whose moves every seat sees as they are stored (the trick games but those that
-    play face down, and Tablanette), or None (use the reference)."""
+    """The fast encoder of a trick game, Tablanette or Tablić, or None (use the reference)."""
     game = engine.game_class(game_id)
-    if game_id in FACE_DOWN_GAMES or not (issubclass(game, TrickGame) or game_id in FAST_FISHING_GAMES):
+    if not (issubclass(game, TrickGame) or game_id in FAST_FISHING_GAMES):
         return None
     return TrickEncoder(players, game)
 
 
-def _write_bits(vector: memoryview, at: int, changed: int, mask: int) -> None:
-    """Set ``vector[at + card]`` to the card's bit in ``mask`` for each card of ``changed``."""
-    while changed:
-        low = changed & -changed
-        vector[at + low.bit_length() - 1] = 1.0 if mask & low else 0.0
-        changed ^= low
+def _hidden_from_others(state: Any, action: str) -> bool:
+    """Whether the other seats see ``action`` without the cards it names (then they see none of them)."""
+    seen = state.action_seen_by(1, 0, action)
+    if seen == action:
+        return False
+    assert not card_tokens(seen), f"{state.game_id} shows the others part of {action}: {seen}"
+    return True
+
+
+def _revealed(pending: list[tuple[int, int]], shown_from: int) -> int:
+    """The bits of the secret moves the history shows now (those before ``shown_from``), taken off ``pending``."""
+    bits = 0
+    while pending and pending[0][0] < shown_from:
+        bits |= pending.pop(0)[1]
+    return bits
+
+
+def _suit_index(trump: Any) -> int:
+    return SUITS.index(trump) if isinstance(trump, str) and trump in SUITS else len(SUITS)
 
 
 def face_up_codes(observation: Mapping[str, Any]) -> list[str]:
@@ -370,12 +424,13 @@ def face_up_codes(observation: Mapping[str, Any]) -> list[str]:
     return codes
 
 
-def _mask_of(codes: Any) -> int:
+def _mask_of(codes: Any, at: int = 0) -> int:
+    """The cards ``codes`` name (card codes, or ints) as bits from ``at`` on."""
     mask = 0
     for code in codes:
-        card = CARD_OF_CODE.get(code) if isinstance(code, str) else None
+        card = CARD_OF_CODE.get(code) if isinstance(code, str) else code if isinstance(code, int) else None
         if card is not None:
-            mask |= 1 << card
+            mask |= 1 << (at + card)
     return mask
 
 

@@ -65,9 +65,9 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         # The acting seat's mask, kept up to date move by move (a copy goes out with each observation) and all 0 for
         # the others; a trick game's index is its action id, a fishing game's maps back through ``_id_of``.
         self._mask = np.zeros(self.codec.size, dtype=np.int8)
-        self._mask_view = memoryview(self._mask)
+        self._mask_view = memoryview(self._mask).cast("B")
+        self._mask_zeros = bytes(self.codec.size)
         self._no_mask = np.zeros(self.codec.size, dtype=np.int8)
-        self._indexes: list[int] = []
         self._id_of: dict[int, int] | None = {} if self.codec.fishing else None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -102,22 +102,17 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self._select()
 
     def _select(self) -> None:
-        """The seat to act and its mask, after a move (the mask's entries set last are cleared first)."""
+        """The seat to act and its mask, after a move."""
         state = self.state
         assert state is not None and state.current_player is not None  # only while the match goes on
         self.agent_selection = self.possible_agents[state.current_player]
-        ids = state.legal_action_ids()
+        indexes: Iterable[int] = state.legal_action_ids()  # a trick game's: its action ids
+        if self._id_of is not None:
+            self._id_of = indexes = self.codec.legal_by_index(indexes)  # type: ignore[arg-type]
         view = self._mask_view
-        for index in self._indexes:
-            view[index] = 0
-        if self._id_of is None:
-            indexes = ids  # the engine's list, read only
-        else:
-            self._id_of = self.codec.legal_by_index(ids)
-            indexes = list(self._id_of)
+        view[:] = self._mask_zeros
         for index in indexes:
             view[index] = 1
-        self._indexes = indexes
 
     def agent_iter(self, max_iter: int = 2**63) -> Iterable[str]:
         """PettingZoo's agent loop (``AECEnv.agent_iter``: the agent to act while any agent is left, at most
@@ -139,17 +134,18 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         assert state is not None  # reset() comes first
         try:
             index = int(action)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            index = -1
-        action_id = (index if index in self._indexes else None) if self._id_of is None else self._id_of.get(index)
-        if action_id is None:
-            raise engine.IllegalAction(f"action index {action!r}", state.legal_actions(), state._where())
+            action_id = index if self._id_of is None else self._id_of[index]
+        except (TypeError, ValueError, KeyError):
+            action_id = -1  # no action's id
+        try:
+            state.apply_id(action_id)  # which checks that it is legal, and changes nothing if not
+        except engine.IllegalAction:
+            raise engine.IllegalAction(f"action index {action!r}", state.legal_actions(), state._where()) from None
         if self._cumulative_rewards[agent]:
             self._cumulative_rewards[agent] = 0
-        state.apply_id(action_id)
         if self.fast is not None:
             self.fast.moved(state, action_id)
-        if state.deal_index == self._deal_index and state.current_player is not None:  # the usual move: next seat
+        if state.current_player is not None and state.deal_index == self._deal_index:  # the usual move
             if self.rewards is not self._no_rewards:
                 self.rewards = self._no_rewards
             self._select()
@@ -176,11 +172,10 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         state = self.state
         assert state is not None  # reset() comes first
-        seat = self._seat_of[agent]
         mask = self._mask if agent == self.agent_selection and state.current_player is not None else self._no_mask
-        if self.fast is not None:
-            return {"observation": self.fast.encode(state, seat), "action_mask": mask.copy()}
-        return {"observation": self.encode(seat), "action_mask": mask.copy()}
+        seat = self._seat_of[agent]
+        vector = self.fast.encode(state, seat) if self.fast is not None else self.encode(seat)
+        return {"observation": vector, "action_mask": mask.copy()}
 
     def encode(self, seat: int) -> np.ndarray:
         """The observation vector of ``seat`` now (:mod:`envs.encoding`)."""

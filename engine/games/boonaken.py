@@ -433,6 +433,10 @@ class Boonaken(TrickGame):
             seen |= self.centre
         return seen
 
+    def shown_cards(self, seat: int) -> tuple[int, int, int]:
+        """The face-up centre cards and ``known_cards`` as masks (TrickGame.shown_cards); Boonaken shows no stock."""
+        return self.face_up, self._seen(seat), 0
+
     def _discarded_last(self, seat: int) -> bool:
         """Whether ``seat`` made the last exchange (6.1: only he knows the discards lying face down)."""
         return bool(self.exchanges) and self.exchanges[-1][0] == seat

@@ -168,6 +168,12 @@ class TwoTenJack(FaceDownLead):
     def _known_cards(self, seat: int) -> int:
         return mask_of(self.stock[:self.stock_top])  # 3.5, 5.7: each drawn from the face-up stock in view of all
 
+    def shown_cards(self, seat: int) -> tuple[int, int, int]:
+        """``face_up``, ``known_cards`` and ``stock_size`` of the observation, as masks (TrickGame.shown_cards)."""
+        face_up = 1 << self.stock[self.stock_top] if self.stock_top < len(self.stock) else 0
+        others = sum(hand for other, hand in enumerate(self.hands) if other != seat)  # disjoint masks
+        return face_up, self._known_cards(seat) & others, len(self.stock) - self.stock_top
+
     # ---- positions (docs/positions/two_ten_jack.md) -------------------------------------------------------------
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
