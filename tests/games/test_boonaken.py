@@ -906,6 +906,23 @@ def test_6_2_an_earlier_misere_declarer_may_have_kept_or_discarded_a_face_up_car
                     {k: v for k, v in b.items() if k not in ("seed", "rng")}, f"seat {seat} sees where 8S went"
 
 
+def test_4_2_6_1_where_a_card_the_declarer_played_was_dealt_is_unseen() -> None:
+    # The declarer plays 9C, dealt to him or face down in the centre: the others cannot tell, so their samples'
+    # decks do not show it either.
+    states = []
+    for dealt, down in (("TH", "9C"), ("9C", "TH")):
+        deck = deck_for(4, 3, {0: [*TRUMPS[:5], dealt]}, down=[down, "9D"], up=["8S", "9S"])
+        state = play(new(deck=deck), "bid:70", "pass", "pass", "pass")
+        states.append(play(state, discard_of(state, ["TH", "9D", "8S", "9S"]), "trump:H", "roem:0", "9C"))
+    for seat in (1, 2, 3):
+        assert states[0].observation(seat) == states[1].observation(seat)
+        for k in range(6):
+            a, b = (engine.determinize(state, seat, Rng(k)).to_position() for state in states)
+            assert engine.from_position(GAME, a).to_position() == a
+            assert {k: v for k, v in a.items() if k not in ("seed", "rng")} == \
+                {k: v for k, v in b.items() if k not in ("seed", "rng")}, f"seat {seat} sees where 9C was dealt"
+
+
 @pytest.mark.parametrize("actions", [["pass", "bid:misere", "pass", "pass"], ["bid:70"]])
 def test_7_2_a_position_naming_trump_out_of_place_is_refused(actions: list[str]) -> None:
     state = play(new(deck=deck_for(4, 3)), *actions)
