@@ -524,7 +524,7 @@ class Boonaken(TrickGame):
         if not chains:
             super()._redealt(seat, slots, contents, rng)
             return
-        ordered, rest, merged, redone = in_deck_order(self.deal_deck), [], [], []
+        ordered, merged, redone = in_deck_order(self.deal_deck), [], []
         outside = list(range(len(slots)))
         for a, b, places, placed in chains:
             ours = [k for k in outside if BIT[slots[k].cards[0]] & places]
@@ -539,8 +539,7 @@ class Boonaken(TrickGame):
             now.append((pile & ~slotted) | mask_of(c for k in ours if BIT[slots[k].cards[0]] & pile
                                                    for c in contents[k]))
             redone.append((a, b, now))
-        rest = [slots[k] for k in outside]
-        self._relabel(relabeling([*rest, *(slot for slot, _c in merged)],
+        self._relabel(relabeling([*(slots[k] for k in outside), *(slot for slot, _c in merged)],
                                  [*(contents[k] for k in outside), *(dealt for _s, dealt in merged)]))
         for a, b, now in redone:
             self._exchange_again(a, b, now, rng)
@@ -553,7 +552,7 @@ class Boonaken(TrickGame):
         deal them (and the centre's face-down cards, when the run starts the deal) what they kept from their own
         cards and, at random, cards that later places hold, and make each exchange from what that leaves. (Each
         kept card came from the cards taken or the hand dealt; a dealt card goes on to a later place.)"""
-        declarers, deck = self.declarers[a:b], self.deal_deck
+        declarers, deck = self.declarers[a:b], self.deal_deck  # (a list of the sample's own, from _relabel)
         hand_places, down_places = self._dealt_places()
         end = now[-1]
         for d, hand in zip(declarers, now[:-1], strict=True):
