@@ -564,11 +564,11 @@ class TrickGame(State):
         slots = memo["slots"]
         contents = redeal_consistent(slots, rng, lambda dealt: self._misdeal(relabeling(slots, dealt)) is None,
                                      tries=MISDEAL_TRIES, start=memo["start"])
-        self._redealt(seat, slots, contents)
+        self._redealt(seat, slots, contents, rng)
 
-    def _redealt(self, seat: int, slots: list[Slot], contents: list[list[int]]) -> None:
+    def _redealt(self, seat: int, slots: list[Slot], contents: list[list[int]], rng: Rng) -> None:
         """Give ``seat``'s unseen ``slots`` their new ``contents``: by default each card becomes the one dealt in its
-        place."""
+        place (``rng`` for a game that draws more of the sample from them)."""
         self._relabel(relabeling(slots, contents))
 
     def unseen_fixed(self, seat: int) -> bool:

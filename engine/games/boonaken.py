@@ -30,6 +30,7 @@ from ..determinize import Slot, in_deck_order, relabel_mask, relabeling
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
+from ..rng import Rng
 from ..scoring import point_table
 from ..state import GameInfo, GameLength, match_length, position_seat
 from ..trickgame import TrickGame, TrickRules, position_hand
@@ -158,6 +159,15 @@ def _discard_ids(pool: int, size: int) -> list[int]:
         return sorted([by_rank[first[a] + second[b]] for a, b in PLACES[2]])
     first, second, third, fourth = ([part[c] for c in cards] for part in RANK_PART)
     return sorted([by_rank[first[a] + second[b] + third[c] + fourth[d]] for a, b, c, d in PLACES[4]])
+
+
+def _any_of(cards: int, count: int, rng: Rng) -> int:
+    """``count`` of ``cards`` (a mask) at random, as a mask."""
+    pool = cards_in(cards)
+    for i in range(count):
+        j = i + rng.below(len(pool) - i)
+        pool[i], pool[j] = pool[j], pool[i]
+    return mask_of(pool[:count])
 
 
 @cache
@@ -471,60 +481,122 @@ class Boonaken(TrickGame):
     # ---- determinization ----------------------------------------------------------------------------------------
 
     def _known_cards(self, seat: int) -> int:
-        return self._seen(seat) & ~self._placed_unseen(seat)
+        placed = 0
+        for _a, _b, _places, cards in self._chains(seat):
+            placed |= cards
+        return self._seen(seat) & ~placed
 
-    def _placed_unseen(self, seat: int) -> int:
-        """6.1: cards ``seat`` has seen (a face-up card, what it took or discarded itself) that the last declarer to
-        exchange took and that are now in his hand or among his discards, ``seat`` cannot tell which (a mask)."""
-        if not self.exchanges or self.exchanges[-1][0] == seat or self._visible_centre(seat) & self.exchanges[-1][1]:
-            return 0
-        declarer, pile, _move = self.exchanges[-1]
-        return self._seen(seat) & (self.hands[declarer] | pile)
+    def _chains(self, seat: int) -> list[tuple[int, int, int, int]]:
+        """6.1, 6.2: the runs ``exchanges[a:b]`` of exchanges by seats other than ``seat`` (each seat's exchange
+        ends one), as ``(a, b, places, placed)``: ``places`` is where their cards are now that ``seat`` cannot
+        tell apart (the run's declarers' hands and, unless ``seat`` took them, the run's last discards), ``placed``
+        the cards ``seat`` has seen that lie there (a face-up card, or what it discarded itself): each may be in any
+        of those places, as far as ``seat`` knows."""
+        declarers, made, chains = self.declarers, len(self.exchanges), []
+        a, seen = 0, -1
+        for b in range(made + 1):
+            if b < made and declarers[b] != seat:
+                continue
+            if b > a:
+                if seen < 0:
+                    seen = self._seen(seat)
+                places = 0
+                for t in range(a, b):
+                    places |= self.hands[declarers[t]]
+                if b == made and not (b < len(declarers) and declarers[b] == seat):
+                    places |= self.exchanges[b - 1][1]
+                chains.append((a, b, places, seen & places))
+            a = b + 1
+        return chains
 
     def _unseen_slots(self, seat: int) -> list[Slot]:
-        """As a trick game's, with the cards of ``_placed_unseen`` (in the last declarer's hand or discards slot)
-        forbidden in every other slot."""
+        """As a trick game's, with each run of exchanges' ``placed`` cards (``_chains``) forbidden outside the
+        slots of its places."""
         slots = super()._unseen_slots(seat)
-        placed = self._placed_unseen(seat)
-        if placed:
-            declarer, pile, _move = self.exchanges[-1]
-            for slot in slots:
-                if not BIT[slot.cards[0]] & (self.hands[declarer] | pile):
-                    slot.forbidden |= placed
+        for _a, _b, places, placed in self._chains(seat):
+            if placed:
+                for slot in slots:
+                    if not BIT[slot.cards[0]] & places:
+                        slot.forbidden |= placed
         return slots
 
-    def _redealt(self, seat: int, slots: list[Slot], contents: list[list[int]]) -> None:
-        """The cards of ``_placed_unseen`` keep their names (``seat`` saw where they were dealt or discarded); the
-        last declarer's hand and discards then hold what the sample dealt them (his discard chosen again, 6.1), and
-        every other card becomes the one dealt in its place."""
-        placed = self._placed_unseen(seat)
-        if not placed:
-            super()._redealt(seat, slots, contents)
+    def _redealt(self, seat: int, slots: list[Slot], contents: list[list[int]], rng: Rng) -> None:
+        """Every card outside the runs of exchanges by other seats (``_chains``) becomes the one dealt in its place;
+        a run's places (its ``placed`` cards keeping their names) hold what the sample dealt them, and the run's
+        deal and exchanges are made again to fit (``_exchange_again``)."""
+        chains = self._chains(seat)
+        if not chains:
+            super()._redealt(seat, slots, contents, rng)
             return
-        declarer, pile, move = self.exchanges[-1]
-        hand = self.hands[declarer]
-        ours = [k for k, slot in enumerate(slots) if BIT[slot.cards[0]] & (hand | pile)]
-        rest = [k for k in range(len(slots)) if k not in ours]
-        old = in_deck_order(self.deal_deck)(c for k in ours for c in slots[k].cards if not BIT[c] & placed)
-        dealt = [c for k in ours for c in contents[k] if not BIT[c] & placed]
-        to_hand = mask_of(c for k in ours if BIT[slots[k].cards[0]] & hand for c in contents[k])
-        to_pile = mask_of(c for k in ours if BIT[slots[k].cards[0]] & pile for c in contents[k])
-        self._relabel(relabeling([*(slots[k] for k in rest), Slot(old)], [*(contents[k] for k in rest), dealt]))
-        hand, pile = self.hands[declarer], self.exchanges[-1][1]
-        self._discard_again(declarer, (hand & ~to_pile) | to_hand, (pile & ~to_hand) | to_pile, move)
-
-    def _discard_again(self, declarer: int, hand: int, pile: int, move: int) -> None:
-        """The last exchange made again: ``declarer`` holds ``hand`` and discarded ``pile`` (from the same cards)."""
-        self.hands[declarer] = hand
-        if len(self.exchanges) == len(self.declarers):
-            self.discards = pile
-        else:
-            self.centre = pile
-        self.exchanges[-1] = (declarer, pile, move)
-        if move >= 0:
-            self.moves[move] = (declarer, DISCARD_ID[pile])
+        ordered, merged, redone = in_deck_order(self.deal_deck), [], []
+        outside = list(range(len(slots)))
+        for a, b, places, placed in chains:
+            ours = [k for k in outside if BIT[slots[k].cards[0]] & places]
+            outside = [k for k in outside if not BIT[slots[k].cards[0]] & places]
+            old = ordered(c for k in ours for c in slots[k].cards if not BIT[c] & placed)
+            merged.append((Slot(old), [c for k in ours for c in contents[k] if not BIT[c] & placed]))
+            slotted = mask_of(c for k in ours for c in slots[k].cards)
+            declarers = self.declarers[a:b]
+            now = [(self.hands[d] & ~slotted) | mask_of(c for k in ours if BIT[slots[k].cards[0]] & self.hands[d]
+                                                        for c in contents[k]) for d in declarers]
+            pile = self.exchanges[b - 1][1]
+            now.append((pile & ~slotted) | mask_of(c for k in ours if BIT[slots[k].cards[0]] & pile
+                                                   for c in contents[k]))
+            redone.append((a, b, now))
+        self._relabel(relabeling([*(slots[k] for k in outside), *(slot for slot, _c in merged)],
+                                 [*(contents[k] for k in outside), *(dealt for _s, dealt in merged)]))
+        for a, b, now in redone:
+            self._exchange_again(a, b, now, rng)
         if self.actual_roem is not None:  # (a trump contract: one declarer)
-            self.actual_roem = roem_of(hand | self._played_by(declarer), self.trump, self.six)
+            declarer = self.declarers[0]
+            self.actual_roem = roem_of(self.hands[declarer] | self._played_by(declarer), self.trump, self.six)
+
+    def _exchange_again(self, a: int, b: int, now: list[int], rng: Rng) -> None:
+        """6.1, 6.2: the run ``exchanges[a:b]``'s declarers hold ``now[:-1]`` and its last discards are ``now[-1]``;
+        deal them (and the centre's face-down cards, when the run starts the deal) what they kept from their own
+        cards and, at random, cards that later places hold, and make each exchange from what that leaves. (Each
+        kept card came from the cards taken or the hand dealt; a dealt card goes on to a later place.)"""
+        declarers, deck = self.declarers[a:b], self.deal_deck  # (a list of the sample's own, from _relabel)
+        hand_places, down_places = self._dealt_places()
+        end = now[-1]
+        for d, hand in zip(declarers, now[:-1], strict=True):
+            self.hands[d] = hand
+        kept = [self.hands[d] | self._played_by(d) for d in declarers]
+        later = end
+        for hand in kept:
+            later |= hand
+        if a:
+            taken = self.exchanges[a - 1][1]
+        else:
+            taken = self.face_up
+            if down_places:
+                down = _any_of(later & ~taken, len(down_places), rng)
+                for place, card in zip(down_places, cards_in(down), strict=True):
+                    deck[place] = card
+                taken |= down
+                self.dealt_centre = taken
+        for t, (d, hand) in enumerate(zip(declarers, kept, strict=True)):
+            later &= ~hand
+            passed = _any_of(later & ~taken, (hand & taken).bit_count(), rng)
+            for place, card in zip(hand_places[d], cards_in((hand & ~taken) | passed), strict=True):
+                deck[place] = card
+            taken = (taken & ~hand) | passed
+            move = self.exchanges[a + t][2]
+            self.exchanges[a + t] = (d, taken, move)
+            if move >= 0:
+                self.moves[move] = (d, DISCARD_ID[taken])
+        if b == len(self.declarers):
+            self.discards = taken
+        elif b == len(self.exchanges):
+            self.centre = taken
+
+    def _dealt_places(self) -> tuple[dict[int, list[int]], list[int]]:
+        """4.2: the places in ``deal_deck`` of each seat's dealt cards, and of the centre's face-down cards."""
+        order = _turns(self.n, self.active, self.dealer)[1]
+        m = len(order)
+        places = {s: [3 * k, 3 * k + 1, 3 * k + 2, 3 * m + 2 + 3 * k, 3 * m + 3 + 3 * k, 3 * m + 4 + 3 * k]
+                  for k, s in enumerate(order)}
+        return places, [] if m == 5 else [3 * m, 3 * m + 1]
 
     def _hidden_piles(self, seat: int) -> list[list[int]]:
         known = self._known_cards(seat)

@@ -875,6 +875,54 @@ def test_6_2_samples_of_a_misere_chain_fit_what_each_seat_saw() -> None:
         assert (len(discards) > 1) == (seat != 2)  # only seat 2, the last to exchange, knows its discards
 
 
+def discard_of(state: engine.State, codes: Sequence[str]) -> str:
+    """The legal discard action of exactly these cards."""
+    return next(a for a in state.legal_actions() if a.startswith("discard:") and set(a[8:].split(",")) == set(codes))
+
+
+def test_6_2_an_earlier_misere_declarer_may_have_kept_or_discarded_a_face_up_card() -> None:
+    # Seat 1 keeps the face-up 8S and discards 8D, seat 2 passes 8D on; or seat 1 keeps 8D and discards 8S, which
+    # seat 2 passes on. Seats 0 and 3 see neither discard: the two states look alike to them, so must their samples
+    # (where 8S lies, in seat 1's hand or the last discards, is not theirs to know).
+    states = []
+    for kept, passed in (("8S", "8D"), ("8D", "8S")):
+        state = play(new(deck=deck_for(4, 3, LOW_HIGH, **CENTRE)), "pass", "bid:misere", "bid:misere", "pass")
+        play(state, discard_of(state, ["9C", "9D", "9S", passed]))
+        play(state, discard_of(state, ["AC", "AD", "AH", passed]))
+        assert kept in hand(state, 1) and passed in state.to_position()["discards"]
+        states.append(state)
+    for steps in range(3):
+        if steps:  # the same lead and follows in both (none is 8S or 8D)
+            action = next(a for a in states[0].legal_actions() if a not in ("8S", "8D"))
+            assert action in states[1].legal_actions()
+            for state in states:
+                state.apply(action)
+        for seat in (0, 3):
+            assert states[0].observation(seat) == states[1].observation(seat)
+            for k in range(6):
+                a, b = (engine.determinize(state, seat, Rng(k)).to_position() for state in states)
+                assert engine.from_position(GAME, a).to_position() == a
+                assert {k: v for k, v in a.items() if k not in ("seed", "rng")} == \
+                    {k: v for k, v in b.items() if k not in ("seed", "rng")}, f"seat {seat} sees where 8S went"
+
+
+def test_4_2_6_1_where_a_card_the_declarer_played_was_dealt_is_unseen() -> None:
+    # The declarer plays 9C, dealt to him or face down in the centre: the others cannot tell, so their samples'
+    # decks do not show it either.
+    states = []
+    for dealt, down in (("TH", "9C"), ("9C", "TH")):
+        deck = deck_for(4, 3, {0: [*TRUMPS[:5], dealt]}, down=[down, "9D"], up=["8S", "9S"])
+        state = play(new(deck=deck), "bid:70", "pass", "pass", "pass")
+        states.append(play(state, discard_of(state, ["TH", "9D", "8S", "9S"]), "trump:H", "roem:0", "9C"))
+    for seat in (1, 2, 3):
+        assert states[0].observation(seat) == states[1].observation(seat)
+        for k in range(6):
+            a, b = (engine.determinize(state, seat, Rng(k)).to_position() for state in states)
+            assert engine.from_position(GAME, a).to_position() == a
+            assert {k: v for k, v in a.items() if k not in ("seed", "rng")} == \
+                {k: v for k, v in b.items() if k not in ("seed", "rng")}, f"seat {seat} sees where 9C was dealt"
+
+
 @pytest.mark.parametrize("actions", [["pass", "bid:misere", "pass", "pass"], ["bid:70"]])
 def test_7_2_a_position_naming_trump_out_of_place_is_refused(actions: list[str]) -> None:
     state = play(new(deck=deck_for(4, 3)), *actions)
