@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..cards import BIT, CODES, SUIT, SUIT_MASK, make_deck, mask_of, parse_card
-from ..clone import LIST, ROWS
+from ..clone import ROWS
 from ..dealing import deal_round, deal_rounds
 from ..errors import PositionError
 from ..options import Option
@@ -61,7 +61,7 @@ class GermanWhist(TrickGame):
         "face_down": "face_down holds the dealt face-down cards not yet played",
         "face_down_seen": "face_down_seen: a seat sees its face-down cards once it won a trick",
     }
-    COPY = {"down": ROWS, "down_seen": LIST, "phase1_won": LIST, "taken_face_up": LIST}
+    COPY = {"down": ROWS}
     POSITION_CARD_PILES = ("face_up", "face_down")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="german_whist",
@@ -88,13 +88,9 @@ class GermanWhist(TrickGame):
         if self.options["face_down_four"]:
             downs, used = deal_rounds(deck, order, [SLOTS], start=used)  # 8.1a
             self.down = [list(downs[0]), list(downs[1])]
-        self.down_seen = [False, False]
         self.stock = deck[used:]  # 3.5: the top stock card is face up and names trump
         self.stock_top = 0
         self._reset_tricks(hands, SUIT[self.stock[0]])
-        self.phase1_tricks = len(self.stock) // 2
-        self.phase1_won = [0, 0]  # tricks won while the stock lasts
-        self.taken_face_up: list[tuple[int, int]] = []
         if self.deal_index == 0:
             self.target = self.options["target_score"]
         self.phase = "play"
@@ -149,22 +145,36 @@ class GermanWhist(TrickGame):
 
     _apply = _play_action
 
-    def _trick_taken(self, winner: int) -> None:
-        if self.down[winner]:
-            self.down_seen[winner] = True  # 8.1b
-        if self.stock_top < len(self.stock):  # 5.5: the winner takes the face-up card, the loser the next
-            self.phase1_won[winner] += 1
-            self.taken_face_up.append((winner, self.stock[self.stock_top]))
+    @property
+    def phase1_tricks(self) -> int:
+        """The tricks of phase 1, each followed by a draw from the stock (5.5): 13, or 11 with face_down_four."""
+        return 11 if self.options["face_down_four"] else 13
+
+    def _phase1_winners(self) -> list[int]:
+        """The winner of each finished phase-1 trick (5.5), who leads the next trick."""
+        leader = self.trick[0][0] if self.trick else self.current_player  # (None: the match is over, phase 2 too)
+        return self.trick_winner_seats(-1 if leader is None else leader)[:self.phase1_tricks]
+
+    def taken_face_up(self) -> list[tuple[int, int]]:
+        """(seat, card) for each face-up stock card taken: 5.5, by the winner of each phase-1 trick."""
+        return list(zip(self._phase1_winners(), self.stock[::2], strict=False))
+
+    def down_seen(self, seat: int) -> bool:
+        """8.1b: a seat sees its face-down cards once it won a trick."""
+        return bool(self.down[seat]) and self.tricks_won[seat] > 0
 
     # ---- scoring and the match (7) ------------------------------------------------------------------------------
 
     def won(self) -> list[list[int]]:
         """The tricks each seat won, per phase: [phase 1 (while the stock lasts), phase 2]."""
-        return [list(self.phase1_won), [self.tricks_won[s] - self.phase1_won[s] for s in (0, 1)]]
+        winners = self._phase1_winners()
+        first = [winners.count(0), winners.count(1)]
+        return [first, [self.tricks_won[s] - first[s] for s in (0, 1)]]
 
-    def counted_tricks(self) -> list[int]:
-        """Each seat's counted tricks so far: phase 2 only, or all tricks with ``score_all_tricks`` (7.1)."""
-        return list(self.tricks_won) if self.options["score_all_tricks"] else self.won()[1]
+    def counted_tricks(self, won: list[list[int]] | None = None) -> list[int]:
+        """Each seat's counted tricks so far: phase 2 only, or all tricks with ``score_all_tricks`` (7.1); ``won``:
+        what ``won()`` says, when known."""
+        return list(self.tricks_won) if self.options["score_all_tricks"] else (won or self.won())[1]
 
     def _trick_counts(self, index: int) -> bool:
         """Whether the deal's trick ``index`` (from 0) scores (7.1): a phase-2 trick, or any with score_all_tricks
@@ -172,13 +182,14 @@ class GermanWhist(TrickGame):
         return bool(self.options["score_all_tricks"]) or index >= self.phase1_tricks
 
     def _score_deal(self) -> None:
-        counted = self.counted_tricks()
+        won = self.won()
+        counted = self.counted_tricks(won)
         if self.options["deal_scoring"] == "difference":  # 7.3
             diff = counted[0] - counted[1]
             points = [max(diff, 0), max(-diff, 0)]
         else:  # 7.2
             points = counted
-        self._deal_over(points, counted_tricks=counted, phase1_tricks=list(self.phase1_won))
+        self._deal_over(points, counted_tricks=counted, phase1_tricks=won[0])
 
     def _match_winners(self) -> list[int] | None:
         scores = self.side_scores
@@ -201,12 +212,13 @@ class GermanWhist(TrickGame):
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         obs["won"] = self._won_dict()
-        obs["taken_face_up"] = [[s, CODES[c]] for s, c in self.taken_face_up]
-        obs["known_cards"] = [CODES[c] for s, c in self.taken_face_up if s != seat]  # public draws (5.8)
+        taken = self.taken_face_up()
+        obs["taken_face_up"] = [[s, CODES[c]] for s, c in taken]
+        obs["known_cards"] = [CODES[c] for s, c in taken if s != seat]  # public draws (5.8)
         obs["target"] = self.target
         if self.options["face_down_four"]:
             obs["face_down"] = [
-                [CODES[c] if c is not None and s == seat and self.down_seen[s] else ("?" if c is not None else None)
+                [CODES[c] if c is not None and s == seat and self.down_seen(s) else ("?" if c is not None else None)
                  for c in self.down[s]] for s in (0, 1)
             ]
 
@@ -214,7 +226,7 @@ class GermanWhist(TrickGame):
         """``face_up``, ``known_cards`` and ``stock_size`` of the observation, as masks (TrickGame.shown_cards)."""
         face_up = 1 << self.stock[self.stock_top] if self.stock_top < len(self.stock) else 0
         known = 0
-        for s, c in self.taken_face_up:
+        for s, c in self.taken_face_up():
             if s != seat:
                 known |= 1 << c
         return face_up, known, len(self.stock) - self.stock_top
@@ -232,12 +244,12 @@ class GermanWhist(TrickGame):
         return card in self.deal_deck[start:start + SLOTS]
 
     def _known_cards(self, seat: int) -> int:
-        return mask_of(c for _s, c in self.taken_face_up)  # 5.8: taken in view of both
+        return mask_of(c for _s, c in self.taken_face_up())  # 5.8: taken in view of both
 
     def _hidden_piles(self, seat: int) -> list[list[int]]:
         piles = super()._hidden_piles(seat)
         for s in (0, 1):
-            if s != seat or not self.down_seen[s]:
+            if s != seat or not self.down_seen(s):
                 piles.append([c for c in self.down[s] if c is not None])
         return piles
 
@@ -250,16 +262,15 @@ class GermanWhist(TrickGame):
     def _deal_position(self) -> dict[str, Any]:
         return {
             "won": self._won_dict(),
-            "taken_face_up": [[s, CODES[c]] for s, c in self.taken_face_up],
+            "taken_face_up": [[s, CODES[c]] for s, c in self.taken_face_up()],
             "face_down": [[CODES[c] if c is not None else None for c in slots] for slots in self.down],
-            "face_down_seen": list(self.down_seen),
+            "face_down_seen": [self.down_seen(s) for s in (0, 1)],
             "target": self.target,
         }
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
         """Load and check a position: the 52 cards once each, the deal replayed from deal_deck as the tricks say
         (draws and face-down cards included), and every key the replay implies."""
-        self.phase1_tricks = 11 if self.options["face_down_four"] else 13
         slots = SLOTS if self.options["face_down_four"] else 0  # 8.1a
         down = [position_list(cards, f"face_down[{seat}]", slots)
                 for seat, cards in enumerate(position_list(p["face_down"], "face_down", 2))]
