@@ -337,16 +337,19 @@ class TrickGame(State):
             actions.suit_tables
         over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
         trick_taken = None if type(self)._trick_taken is TrickGame._trick_taken else self._trick_taken
-        draws, size = rules.draw_after_trick, self.trick_size
+        draws, size, lead_passes, last, tricks_won = rules.draw_after_trick, self.trick_size, rules.lead_passes, \
+            rules.tricks, self.tricks_won
         stock = self.stock if draws else []
+        stock_end = len(stock)
         held = [card_ids(hand) for hand in hands]  # each hand's ids, sorted
         seat = self.current_player
         assert seat is not None  # the caller plays only while someone is to act
+        played = len(trick)
         if trick:
             led, best, best_seat = SUIT[trick[0][1]], self.best_card, self.best_seat
         while True:
             hand = hands[seat]
-            if not trick:
+            if not played:
                 legal = held[seat][:]
             else:  # follow_ids, with the hand's ids at hand
                 same = hand & SUIT_MASK[led]
@@ -365,13 +368,14 @@ class TrickGame(State):
             hands[seat] = hand ^ BIT[card]
             held[seat].remove(action)
             trick.append((seat, card))
-            if len(trick) == 1:
+            played += 1
+            if played == 1:
                 led, best, best_seat = SUIT[card], card, seat
                 self.best_card, self.best_seat, self.over = card, seat, beaters[card]
             elif beat[best] & BIT[card]:
                 best, best_seat = card, seat
                 self.best_card, self.best_seat, self.over = card, seat, beaters[card]
-            if len(trick) < size:  # the next seat plays (_add_to_trick)
+            if played < size:  # the next seat plays (_add_to_trick)
                 seat = self.current_player = seat + 1 if seat + 1 < n else 0
                 if plain is not None and not plain(seat):
                     return
@@ -382,10 +386,11 @@ class TrickGame(State):
                 for _s, c in trick:
                     total += worth[c]
                 self.card_points[side] += total
-            self.tricks_won[side] += 1
+            tricks_won[side] += 1
             tricks.append(trick)
-            seat = self.current_player = (trick[0][0] + 1) % n if rules.lead_passes else best_seat
-            trick = self.trick = []
+            seat = self.current_player = (trick[0][0] + 1) % n if lead_passes else best_seat
+            trick, played = [], 0
+            self.trick = trick
             if trick_taken is not None:
                 before = hands[:]
                 trick_taken(best_seat)
@@ -393,17 +398,17 @@ class TrickGame(State):
                         hands != before:
                     return  # the game ended the deal, changed its rules or a hand: play on from the state as it is
                 seat = self.current_player
-            if draws and self.stock_top < len(stock):  # draw_in_turn, with the hands' ids
+            if draws and self.stock_top < stock_end:  # draw_in_turn, with the hands' ids
                 top = self.stock_top
                 for k in range(n):
-                    if top == len(stock):
+                    if top == stock_end:
                         break
                     drawn, to = stock[top], (best_seat + k) % n
                     hands[to] |= BIT[drawn]
                     insort(held[to], plain_id[drawn])
                     top += 1
                 self.stock_top = top
-            if len(tricks) == rules.tricks:
+            if len(tricks) == last:
                 self.last_trick_side = side
                 self._score_deal()
                 return
