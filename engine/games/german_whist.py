@@ -12,18 +12,18 @@ only phase-2 tricks score (7.1). Option ``face_down_four`` plays the seed's 11 +
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from ..cards import BIT, CODES, SUIT, SUIT_MASK, make_deck, mask_of, parse_card
-from ..clone import ROWS
+from ..cards import CODES, SUIT, make_deck, mask_of, parse_card
 from ..dealing import deal_round, deal_rounds
 from ..errors import PositionError
+from ..facedown import FaceDownSlots
 from ..options import Option
 from ..registry import register
 from ..scoring import leaders, single_leader
 from ..state import GameInfo, GameLength, match_length, position_count, position_list
-from ..trickgame import TrickGame, TrickRules
+from ..trickgame import TrickRules
 from ..tricks import CardActions, Ranking
 
 RANKING = Ranking("AKQJT98765432")  # 2.1: the same order in trump and plain suits
@@ -34,7 +34,6 @@ TRICKS_PER_DEAL = 26  # each player plays his 13 (or 11 + 4 face-down) cards and
 RULES = TrickRules(RANKING, tricks=TRICKS_PER_DEAL, draw_after_trick=True)
 ACTIONS = CardActions(words=[f"down:{slot}" for slot in range(SLOTS)])
 DOWN_IDS = tuple(ACTIONS.word_id(f"down:{slot}") for slot in range(SLOTS))
-CARD_OF = ACTIONS.card_of
 
 OPTIONS = (
     Option("score_all_tricks", bool, False, "all 26 tricks score (seed variant), else only phase-2 tricks (7.1)"),
@@ -48,7 +47,7 @@ OPTIONS = (
 
 
 @register
-class GermanWhist(TrickGame):
+class GermanWhist(FaceDownSlots):
     RULES = RULES
     ACTIONS = ACTIONS
     DECK = DECK
@@ -61,7 +60,7 @@ class GermanWhist(TrickGame):
         "face_down": "face_down holds the dealt face-down cards not yet played",
         "face_down_seen": "face_down_seen: a seat sees its face-down cards once it won a trick",
     }
-    COPY = {"down": ROWS}
+    SLOT_IDS = DOWN_IDS  # 8.1c: down:<slot>
     POSITION_CARD_PILES = ("face_up", "face_down")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="german_whist",
@@ -98,52 +97,10 @@ class GermanWhist(TrickGame):
 
     # ---- legal actions (5.3, 8.1c) ------------------------------------------------------------------------------
 
-    def _card_ids(self) -> list[int]:
-        ids = TrickGame._card_ids(self)  # (not super(): the hot path of rollouts)
-        seat = self.current_player
-        assert seat is not None  # legal actions are listed only while someone is to act
-        if not self.down[seat] or (self.hands[seat] and not self.trick):
-            return ids
-        if self.trick and self.hands[seat] & SUIT_MASK[SUIT[self.trick[0][1]]]:
-            return ids
-        # 8.1c: face-down cards when void in the led suit, or to lead with an empty hand
-        return ids + [DOWN_IDS[slot] for slot, card in enumerate(self.down[seat]) if card is not None]
-
-    _legal_ids = _card_ids  # every action plays a card
-
-    def _plain_play(self, seat: int) -> bool:
-        # no face-down card may be played now (8.1c): no face-down cards, a hand to lead from, or the led suit held
-        trick = self.trick
-        if not self.down[seat]:
-            return True
-        if not trick:
-            return bool(self.hands[seat])
-        return bool(self.hands[seat] & SUIT_MASK[SUIT[trick[0][1]]])
-
     def _all_plain(self) -> bool:
         return not self.options["face_down_four"]
 
     # ---- play (5.4 - 5.6) ---------------------------------------------------------------------------------------
-
-    def _card_action(self, seat: int, card: int) -> int | None:
-        if card in self.down[seat]:
-            return DOWN_IDS[self.down[seat].index(card)]
-        return super()._card_action(seat, card)
-
-    def _play_action(self, action: int) -> None:
-        seat = self.current_player
-        assert seat is not None  # State.apply_id applies only a legal action
-        card = CARD_OF[action]
-        if card is None:  # down:<slot>
-            slot = action - DOWN_IDS[0]
-            card = self.down[seat][slot]
-            assert card is not None  # a legal down:<slot> names a card still face down
-            self.down[seat][slot] = None
-        else:
-            self.hands[seat] ^= BIT[card]
-        self._add_to_trick(seat, card)
-
-    _apply = _play_action
 
     @property
     def phase1_tricks(self) -> int:
@@ -158,10 +115,6 @@ class GermanWhist(TrickGame):
     def taken_face_up(self) -> list[tuple[int, int]]:
         """(seat, card) for each face-up stock card taken: 5.5, by the winner of each phase-1 trick."""
         return list(zip(self._phase1_winners(), self.stock[::2], strict=False))
-
-    def down_seen(self, seat: int) -> bool:
-        """8.1b: a seat sees its face-down cards once it won a trick."""
-        return bool(self.down[seat]) and self.tricks_won[seat] > 0
 
     # ---- scoring and the match (7) ------------------------------------------------------------------------------
 
@@ -217,10 +170,7 @@ class GermanWhist(TrickGame):
         obs["known_cards"] = [CODES[c] for s, c in taken if s != seat]  # public draws (5.8)
         obs["target"] = self.target
         if self.options["face_down_four"]:
-            obs["face_down"] = [
-                [CODES[c] if c is not None and s == seat and self.down_seen(s) else ("?" if c is not None else None)
-                 for c in self.down[s]] for s in (0, 1)
-            ]
+            obs["face_down"] = self._slot_codes(seat)
 
     def shown_cards(self, seat: int) -> tuple[int, int, int]:
         """``face_up``, ``known_cards`` and ``stock_size`` of the observation, as masks (TrickGame.shown_cards)."""
@@ -246,24 +196,13 @@ class GermanWhist(TrickGame):
     def _known_cards(self, seat: int) -> int:
         return mask_of(c for _s, c in self.taken_face_up())  # 5.8: taken in view of both
 
-    def _hidden_piles(self, seat: int) -> list[list[int]]:
-        piles = super()._hidden_piles(seat)
-        for s in (0, 1):
-            if s != seat or not self.down_seen(s):
-                piles.append([c for c in self.down[s] if c is not None])
-        return piles
-
-    def _relabel(self, new: Sequence[int]) -> None:
-        super()._relabel(new)
-        self.down = [[None if c is None else new[c] for c in slots] for slots in self.down]
-
     # ---- positions (docs/positions/german_whist.md) -------------------------------------------------------------
 
     def _deal_position(self) -> dict[str, Any]:
         return {
             "won": self._won_dict(),
             "taken_face_up": [[s, CODES[c]] for s, c in self.taken_face_up()],
-            "face_down": [[CODES[c] if c is not None else None for c in slots] for slots in self.down],
+            "face_down": self._slot_codes(None),
             "face_down_seen": [self.down_seen(s) for s in (0, 1)],
             "target": self.target,
         }
