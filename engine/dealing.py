@@ -82,7 +82,7 @@ def deal_round(deck: list[int], top: int, hands: list[int], order: Sequence[int]
     if packets.count(1) == len(packets):  # cards singly: seat j of ``order`` gets every n-th card from top + j
         end = top + n * len(packets)
         for j, seat in enumerate(order):
-            hands[seat] |= mask_of(deck[top + j:end:n])
+            hands[seat] |= sum([BIT[c] for c in deck[top + j:end:n]])  # (distinct cards: their bits add up)
         return end
     for size in packets:
         for seat in order:

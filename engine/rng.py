@@ -61,6 +61,9 @@ def derive_seed(seed: int, *path: int) -> int:
 
 
 # below(n)'s rejection threshold for the small bounds of shuffles and choices, computed once.
+# A draw of at least SURE is never rejected by below(n) for any n up to SURE (its threshold is under n); all but one
+# batch in a thousand holds none under it.
+SURE = 1 << 48
 SMALL_BOUNDS = 257
 THRESHOLDS: tuple[int, ...] = (0, *(((1 << 64) - n) % n for n in range(1, SMALL_BOUNDS)))
 
@@ -73,7 +76,7 @@ class Rng:
     stream is the specified one: ``state`` is the seed advanced by the draws taken, whatever was computed ahead.
     """
 
-    __slots__ = ("_origin", "_ahead", "_taken")
+    __slots__ = ("_origin", "_ahead", "_taken", "_sure")
 
     def __init__(self, seed: int) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):
@@ -91,11 +94,12 @@ class Rng:
         self._origin = value
         self._ahead: tuple[int, ...] = ()  # outputs of the draws after _origin, the first _taken of them taken
         self._taken = 0
+        self._sure = 0  # the draws of _ahead before this index are all at least SURE (see pick)
 
     def copy(self) -> Rng:
         """An independent generator in the same state."""
         twin = Rng.__new__(Rng)
-        twin._origin, twin._ahead, twin._taken = self._origin, self._ahead, self._taken
+        twin._origin, twin._ahead, twin._taken, twin._sure = self._origin, self._ahead, self._taken, self._sure
         return twin
 
     def next_u64(self) -> int:
@@ -113,8 +117,10 @@ class Rng:
         if not self._ahead:
             first = mix(state + GOLDEN)
             self._ahead = (first,)
+            self._sure = 1 if first >= SURE else 0
             return first
         self._ahead = ahead = outputs(state, min(max(4, 2 * len(self._ahead)), MOST_AHEAD))
+        self._sure = len(ahead) if min(ahead) >= SURE else next(k for k, r in enumerate(ahead) if r < SURE)
         return ahead[0]
 
     def below(self, n: int) -> int:
@@ -138,7 +144,7 @@ class Rng:
     def pick(self, items: Sequence[Any], *_ignored: object) -> Any:
         """A uniformly random one of ``items``, drawing nothing when there is only one (a random policy's choice of
         a legal action; its hot loop calls it as the chooser ``(legal_ids, observe)``, so other arguments are
-        ignored). A draw is ``below(len(items))``, inlined.
+        ignored). A draw is ``below(len(items))``, inlined: fewer than SURE items never reject a draw of at least SURE.
 
         >>> r = Rng(42); items = list(range(10)); s = r.copy()
         >>> r.pick(items), r.state == (s.choice(items), s.state)[1], Rng(1).pick([7], None)
@@ -148,11 +154,9 @@ class Rng:
         if count == 1:
             return items[0]
         taken = self._taken
-        if taken < len(self._ahead) and count < SMALL_BOUNDS:
-            r = self._ahead[taken]
-            if r >= THRESHOLDS[count]:
-                self._taken = taken + 1
-                return items[r % count]
+        if taken < self._sure and count < SURE:
+            self._taken = taken + 1
+            return items[self._ahead[taken] % count]
         return items[self.below(count)]
 
     def shuffle(self, items: list[Any]) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 from abc import abstractmethod
+from bisect import insort
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -271,15 +272,9 @@ class TrickGame(State):
         trick.append((seat, card))
         played = len(trick)
         trump = self.trump
-        if played == 1:
+        if played == 1 or self.RULES.ranking.beat[trump][self.best_card] & BIT[card]:
             self.best_card, self.best_seat = card, seat
             self.over = self.RULES.beaters[trump][card]
-        else:
-            power = self.RULES.ranking.power[trump]
-            best = self.best_card
-            if power[card] > power[best] and (SUIT[card] == SUIT[best] or SUIT[card] == trump):
-                self.best_card, self.best_seat = card, seat
-                self.over = self.RULES.beaters[trump][card]
         if played < self.trick_size:
             self.current_player = seat + 1 if seat + 1 < self.n else 0
             return
@@ -308,8 +303,7 @@ class TrickGame(State):
                 self._score_deal()
 
     def play_to_end(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> int:
-        """``State.play_to_end`` with the plain card plays (``_plain_play``) fused: the legal ids from the base's
-        ``_card_ids`` (no game dispatch) and the card played with the trick bookkeeping inline, the same moves,
+        """``State.play_to_end`` with the plain card plays (``_plain_play``) fused (``_play_plain``), the same moves,
         scores and RNG draws as ``_legal_ids`` and ``_apply``; any other move takes the generic step.
 
         >>> import engine
@@ -319,78 +313,107 @@ class TrickGame(State):
         """
         if type(self)._plain_play is TrickGame._plain_play:
             return State.play_to_end(self, choose, observe)
-        rules, actions, n, side_of, record = self.RULES, self.ACTIONS, self.n, self.side_of, self.moves.append
-        beaters, power_of, points_of, card_of = rules.beaters, rules.ranking.power, rules.points, actions.card_of
-        follow = rules.follow
         plain = None if self._all_plain() else self._plain_play
-        lead_ids = actions.ids
+        start = len(self.moves)
+        while self.current_player is not None:
+            if plain is None or plain(self.current_player):
+                self._play_plain(choose, observe, plain)
+                self._legal = None  # (the fused plays leave the last move's)
+            else:  # the generic moves, up to the next plain card play
+                self._play_moves(choose, observe, plain)
+        self._legal = None
+        return len(self.moves) - start
+
+    def _play_plain(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]],
+                    plain: Callable[[int], bool] | None) -> None:
+        """``play_to_end``'s plain card plays, from the seat to act to the end of the deal or (``plain``) to a move
+        that is no plain play. The legal ids are those of the base's ``_card_ids`` (no game dispatch) and the card is
+        played as ``_play`` and ``_end_trick`` play it, inline: the game's hooks would dispatch per move, and a lead
+        lists each hand's ids kept sorted here as it changes (sorting them is most of what listing costs)."""
+        rules, actions, n, side_of, record = self.RULES, self.ACTIONS, self.n, self.side_of, self.moves.append
+        hands, trump, trick, tricks = self.hands, self.trump, self.trick, self.tricks
+        beaters, beat, points = rules.beaters[trump], rules.ranking.beat[trump], rules.points
+        follow, card_of, plain_id, card_ids, suit_ids = rules.follow, actions.card_of, actions.plain_id, actions.ids, \
+            actions.suit_tables
+        over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
         trick_taken = None if type(self)._trick_taken is TrickGame._trick_taken else self._trick_taken
-        draws, lead_passes, tricks_per_deal = rules.draw_after_trick, rules.lead_passes, rules.tricks
-        moves = 0
+        draws, size, lead_passes, last, tricks_won = rules.draw_after_trick, self.trick_size, rules.lead_passes, \
+            rules.tricks, self.tricks_won
+        stock = self.stock if draws else []
+        stock_end = len(stock)
+        held = [card_ids(hand) for hand in hands]  # each hand's ids, sorted
+        seat = self.current_player
+        assert seat is not None  # the caller plays only while someone is to act
+        played = len(trick)
+        if trick:
+            led, best, best_seat = SUIT[trick[0][1]], self.best_card, self.best_seat
         while True:
-            seat = self.current_player
-            if seat is None:
-                self._legal = None
-                return moves
-            if plain is not None and not plain(seat):  # the generic moves, up to the next plain card play
-                moves += self._play_moves(choose, observe, plain)
-                continue
-            hands, trick, trump = self.hands, self.trick, self.trump
             hand = hands[seat]
-            if trick:  # TrickGame._card_ids, with what it reads at hand
-                legal = follow_ids(actions, follow, hand, SUIT[trick[0][1]], trump, self.over,
-                                   side_of[self.best_seat] == side_of[seat])
-            else:
-                legal = lead_ids(hand)
-            self._legal = legal
+            if not played:
+                legal = held[seat][:]
+            else:  # follow_ids, with the hand's ids at hand
+                same = hand & SUIT_MASK[led]
+                if same and led != over_suit:
+                    legal = suit_ids[led][same >> 13 * led]
+                else:
+                    mask = legal_mask(follow, hand, led, trump, self.over, side_of[best_seat] == side_of[seat])
+                    legal = held[seat][:] if mask == hand else card_ids(mask)
+            self._legal = legal  # known while the seat chooses (its observation lists them)
             action = choose[seat](legal, observe[seat])
             if action not in legal:
                 raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
             record((seat, action))
-            self._legal = None
-            moves += 1
             card = card_of[action]
             assert card is not None  # a plain play's ids are cards
             hands[seat] = hand ^ BIT[card]
-            trick.append((seat, card))  # _add_to_trick, inlined
-            played = len(trick)
+            held[seat].remove(action)
+            trick.append((seat, card))
+            played += 1
             if played == 1:
-                self.best_card, self.best_seat = card, seat
-                self.over = beaters[trump][card]
-            else:
-                power, best = power_of[trump], self.best_card
-                if power[card] > power[best] and (SUIT[card] == SUIT[best] or SUIT[card] == trump):
-                    self.best_card, self.best_seat = card, seat
-                    self.over = beaters[trump][card]
-            if played < self.trick_size:
-                self.current_player = seat + 1 if seat + 1 < n else 0
+                led, best, best_seat = SUIT[card], card, seat
+                self.best_card, self.best_seat, self.over = card, seat, beaters[card]
+            elif beat[best] & BIT[card]:
+                best, best_seat = card, seat
+                self.best_card, self.best_seat, self.over = card, seat, beaters[card]
+            if played < size:  # the next seat plays (_add_to_trick)
+                seat = self.current_player = seat + 1 if seat + 1 < n else 0
+                if plain is not None and not plain(seat):
+                    return
                 continue
-            winner = self.best_seat  # _end_trick, inlined
-            side = side_of[winner]
-            if points_of is not None:
-                points = points_of[trump]
-                total = 0
+            side = side_of[best_seat]  # _end_trick
+            if points is not None:
+                total, worth = 0, points[trump]
                 for _s, c in trick:
-                    total += points[c]
+                    total += worth[c]
                 self.card_points[side] += total
-            self.tricks_won[side] += 1
-            tricks = self.tricks
+            tricks_won[side] += 1
             tricks.append(trick)
-            self.current_player = (trick[0][0] + 1) % n if lead_passes else winner
-            self.trick = []
+            seat = self.current_player = (trick[0][0] + 1) % n if lead_passes else best_seat
+            trick, played = [], 0
+            self.trick = trick
             if trick_taken is not None:
-                trick_taken(winner)
-            if draws and self.stock_top < len(self.stock):  # draw_in_turn, inlined
-                stock, top = self.stock, self.stock_top
+                before = hands[:]
+                trick_taken(best_seat)
+                if self.current_player is None or self.tricks is not tricks or self.RULES is not rules or \
+                        hands != before:
+                    return  # the game ended the deal, changed its rules or a hand: play on from the state as it is
+                seat = self.current_player
+            if draws and self.stock_top < stock_end:  # draw_in_turn, with the hands' ids
+                top = self.stock_top
                 for k in range(n):
-                    if top >= len(stock):
+                    if top == stock_end:
                         break
-                    hands[(winner + k) % n] |= BIT[stock[top]]
+                    drawn, to = stock[top], (best_seat + k) % n
+                    hands[to] |= BIT[drawn]
+                    insort(held[to], plain_id[drawn])
                     top += 1
                 self.stock_top = top
-            if len(tricks) == tricks_per_deal:
+            if len(tricks) == last:
                 self.last_trick_side = side
                 self._score_deal()
+                return
+            if plain is not None and not plain(seat):
+                return
 
     def trick_totals(self) -> list[int]:
         """Each side's card points plus the last-trick bonus."""

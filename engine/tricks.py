@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .cards import BIT, CODES, RANKS, STRING_RANK, SUIT, SUIT_MASK, SUITS, mask_of, parse_card
 from .errors import PositionError
@@ -92,6 +93,18 @@ class Ranking:
         self.power: tuple[tuple[int, ...], ...] = tuple(
             tuple(self._power(card, t) for card in range(52)) for t in range(5)
         )
+
+    @cached_property
+    def beat(self) -> tuple[tuple[int, ...], ...]:
+        """``beat[trump][best]``: the cards (a mask) that take a trick from ``best``, the card winning it so far
+        (:func:`beats`): a higher card of its suit, or a trump over a plain card.
+
+        >>> from engine.cards import cards_in, codes_of, parse_card
+        >>> codes_of(cards_in(Ranking("AKQJT98765432").beat[SPADES][parse_card("QS")]))
+        ['KS', 'AS']
+        """
+        return tuple(tuple(mask_of(c for c in range(52) if beats(c, best, t, self.power[t])) for best in range(52))
+                     for t in range(5))
 
     def _power(self, card: int, trump: int) -> int:
         rank = RANKS[card % 13]
@@ -284,9 +297,7 @@ class MustWinRule:
     low_trump: tuple[int, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        power = self.ranking.power
-        object.__setattr__(self, "beat", tuple(tuple(
-            mask_of(c for c in range(52) if beats(c, best, t, power[t])) for best in range(52)) for t in range(5)))
+        object.__setattr__(self, "beat", self.ranking.beat)
         object.__setattr__(self, "low_plain", _lowest_table(self.ranking.plain))
         object.__setattr__(self, "low_trump", _lowest_table(self.ranking.trump))
 
@@ -366,7 +377,7 @@ class CardActions:
             CARD_AT_STRING_RANK[a // self.width] for a in range(self.first_word)
         ) + (None,) * len(self.words)
         self.plain_id: tuple[int, ...] = tuple(STRING_RANK[c] * self.width for c in range(52))
-        self._suit_tables = _suit_tables(self.width)
+        self.suit_tables = _suit_tables(self.width)  # per suit, the sorted ids of each 13-bit rank mask
 
     def card_id(self, card: int, suffix: int = 0) -> int:
         return STRING_RANK[card] * self.width + suffix
@@ -379,7 +390,7 @@ class CardActions:
 
     def ids(self, mask: int) -> list[int]:
         """The plain play ids of the cards of ``mask``, sorted (so in string order)."""
-        t = self._suit_tables
+        t = self.suit_tables
         ids = t[0][mask & 0x1FFF] + t[1][(mask >> 13) & 0x1FFF]  # a new list, extended and sorted in place
         ids += t[2][(mask >> 26) & 0x1FFF]
         ids += t[3][mask >> 39]
@@ -388,7 +399,7 @@ class CardActions:
 
     def suit_ids(self, mask: int, suit: int) -> list[int]:
         """Like :meth:`ids` for a mask that holds cards of ``suit`` only (one table look-up)."""
-        return self._suit_tables[suit][mask >> (13 * suit)]
+        return self.suit_tables[suit][mask >> (13 * suit)]
 
 
 _TABLES: dict[int, tuple[tuple[list[int], ...], ...]] = {}

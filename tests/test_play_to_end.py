@@ -59,7 +59,7 @@ def test_the_fused_trick_plays_match_the_generic_loop_under_options(game: str, p
         assert fused.moves == plain.moves and fused.scores == plain.scores and fused.winners == plain.winners
         assert fused.deal_results == plain.deal_results and fused.to_position() == plain.to_position()
         assert fused.rng.below(1 << 30) == plain.rng.below(1 << 30)  # the same draws taken
-        assert _plain_attributes(fused) == _plain_attributes(plain)  # rebelote, down_seen, ... too
+        assert _plain_attributes(fused) == _plain_attributes(plain)  # rebelote, ... too
 
 
 def _plain_attributes(state: engine.State) -> dict:

@@ -172,6 +172,19 @@ def test_shuffle_takes_the_same_draws_when_one_is_small_or_rejected(step: int, d
         assert fast.state == slow.state and slow.draws == size - 1 + (draw < ((2**64 - size + step) % (size - step)))
 
 
+@pytest.mark.parametrize(("step", "draw"), [(0, 0), (0, 2**48 - 1), (2, 1), (3, 2**48), (20, 7), (70, 3)])
+def test_pick_takes_below_s_draws_when_one_is_small_or_rejected(step: int, draw: int) -> None:
+    # A state whose draw number ``step`` is ``draw``: under SURE (2**48), so pick checks it as below does, and below
+    # rejects it when it is under its bound's threshold.
+    seed = (_unmix(draw) - (step + 1) * 0x9E3779B97F4A7C15) % 2**64
+    counts = [3, 6, 13, 1, 2, 200, 7] * 15
+    fast, slow = Rng(seed), CountingRng(seed)
+    picked = [fast.pick(range(count)) for count in counts]
+    assert picked == [slow.below(count) if count > 1 else 0 for count in counts] and fast.state == slow.state
+    drawn = [count for count in counts if count > 1]  # the picks that draw: drawn[step] takes the small draw
+    assert slow.draws == len(drawn) + (draw < (2**64 - drawn[step]) % drawn[step])
+
+
 def test_outputs_are_the_next_draws() -> None:
     for seed in (0, 1, 2**64 - 1, 0x9E3779B97F4A7C15):
         rng = Rng(seed)

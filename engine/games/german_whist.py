@@ -12,18 +12,18 @@ only phase-2 tricks score (7.1). Option ``face_down_four`` plays the seed's 11 +
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from ..cards import BIT, CODES, SUIT, SUIT_MASK, make_deck, mask_of, parse_card
-from ..clone import LIST, ROWS
+from ..cards import CODES, SUIT, make_deck, mask_of, parse_card
 from ..dealing import deal_round, deal_rounds
 from ..errors import PositionError
+from ..facedown import FaceDownSlots
 from ..options import Option
 from ..registry import register
 from ..scoring import leaders, single_leader
 from ..state import GameInfo, GameLength, match_length, position_count, position_list
-from ..trickgame import TrickGame, TrickRules
+from ..trickgame import TrickRules
 from ..tricks import CardActions, Ranking
 
 RANKING = Ranking("AKQJT98765432")  # 2.1: the same order in trump and plain suits
@@ -34,7 +34,6 @@ TRICKS_PER_DEAL = 26  # each player plays his 13 (or 11 + 4 face-down) cards and
 RULES = TrickRules(RANKING, tricks=TRICKS_PER_DEAL, draw_after_trick=True)
 ACTIONS = CardActions(words=[f"down:{slot}" for slot in range(SLOTS)])
 DOWN_IDS = tuple(ACTIONS.word_id(f"down:{slot}") for slot in range(SLOTS))
-CARD_OF = ACTIONS.card_of
 
 OPTIONS = (
     Option("score_all_tricks", bool, False, "all 26 tricks score (seed variant), else only phase-2 tricks (7.1)"),
@@ -48,7 +47,7 @@ OPTIONS = (
 
 
 @register
-class GermanWhist(TrickGame):
+class GermanWhist(FaceDownSlots):
     RULES = RULES
     ACTIONS = ACTIONS
     DECK = DECK
@@ -61,7 +60,7 @@ class GermanWhist(TrickGame):
         "face_down": "face_down holds the dealt face-down cards not yet played",
         "face_down_seen": "face_down_seen: a seat sees its face-down cards once it won a trick",
     }
-    COPY = {"down": ROWS, "down_seen": LIST, "phase1_won": LIST, "taken_face_up": LIST}
+    SLOT_IDS = DOWN_IDS  # 8.1c: down:<slot>
     POSITION_CARD_PILES = ("face_up", "face_down")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="german_whist",
@@ -88,13 +87,9 @@ class GermanWhist(TrickGame):
         if self.options["face_down_four"]:
             downs, used = deal_rounds(deck, order, [SLOTS], start=used)  # 8.1a
             self.down = [list(downs[0]), list(downs[1])]
-        self.down_seen = [False, False]
         self.stock = deck[used:]  # 3.5: the top stock card is face up and names trump
         self.stock_top = 0
         self._reset_tricks(hands, SUIT[self.stock[0]])
-        self.phase1_tricks = len(self.stock) // 2
-        self.phase1_won = [0, 0]  # tricks won while the stock lasts
-        self.taken_face_up: list[tuple[int, int]] = []
         if self.deal_index == 0:
             self.target = self.options["target_score"]
         self.phase = "play"
@@ -102,69 +97,37 @@ class GermanWhist(TrickGame):
 
     # ---- legal actions (5.3, 8.1c) ------------------------------------------------------------------------------
 
-    def _card_ids(self) -> list[int]:
-        ids = TrickGame._card_ids(self)  # (not super(): the hot path of rollouts)
-        seat = self.current_player
-        assert seat is not None  # legal actions are listed only while someone is to act
-        if not self.down[seat] or (self.hands[seat] and not self.trick):
-            return ids
-        if self.trick and self.hands[seat] & SUIT_MASK[SUIT[self.trick[0][1]]]:
-            return ids
-        # 8.1c: face-down cards when void in the led suit, or to lead with an empty hand
-        return ids + [DOWN_IDS[slot] for slot, card in enumerate(self.down[seat]) if card is not None]
-
-    _legal_ids = _card_ids  # every action plays a card
-
-    def _plain_play(self, seat: int) -> bool:
-        # no face-down card may be played now (8.1c): no face-down cards, a hand to lead from, or the led suit held
-        trick = self.trick
-        if not self.down[seat]:
-            return True
-        if not trick:
-            return bool(self.hands[seat])
-        return bool(self.hands[seat] & SUIT_MASK[SUIT[trick[0][1]]])
-
     def _all_plain(self) -> bool:
         return not self.options["face_down_four"]
 
     # ---- play (5.4 - 5.6) ---------------------------------------------------------------------------------------
 
-    def _card_action(self, seat: int, card: int) -> int | None:
-        if card in self.down[seat]:
-            return DOWN_IDS[self.down[seat].index(card)]
-        return super()._card_action(seat, card)
+    @property
+    def phase1_tricks(self) -> int:
+        """The tricks of phase 1, each followed by a draw from the stock (5.5): 13, or 11 with face_down_four."""
+        return 11 if self.options["face_down_four"] else 13
 
-    def _play_action(self, action: int) -> None:
-        seat = self.current_player
-        assert seat is not None  # State.apply_id applies only a legal action
-        card = CARD_OF[action]
-        if card is None:  # down:<slot>
-            slot = action - DOWN_IDS[0]
-            card = self.down[seat][slot]
-            assert card is not None  # a legal down:<slot> names a card still face down
-            self.down[seat][slot] = None
-        else:
-            self.hands[seat] ^= BIT[card]
-        self._add_to_trick(seat, card)
+    def _phase1_winners(self) -> list[int]:
+        """The winner of each finished phase-1 trick (5.5), who leads the next trick."""
+        leader = self.trick[0][0] if self.trick else self.current_player  # (None: the match is over, phase 2 too)
+        return self.trick_winner_seats(-1 if leader is None else leader)[:self.phase1_tricks]
 
-    _apply = _play_action
-
-    def _trick_taken(self, winner: int) -> None:
-        if self.down[winner]:
-            self.down_seen[winner] = True  # 8.1b
-        if self.stock_top < len(self.stock):  # 5.5: the winner takes the face-up card, the loser the next
-            self.phase1_won[winner] += 1
-            self.taken_face_up.append((winner, self.stock[self.stock_top]))
+    def taken_face_up(self) -> list[tuple[int, int]]:
+        """(seat, card) for each face-up stock card taken: 5.5, by the winner of each phase-1 trick."""
+        return list(zip(self._phase1_winners(), self.stock[::2], strict=False))
 
     # ---- scoring and the match (7) ------------------------------------------------------------------------------
 
     def won(self) -> list[list[int]]:
         """The tricks each seat won, per phase: [phase 1 (while the stock lasts), phase 2]."""
-        return [list(self.phase1_won), [self.tricks_won[s] - self.phase1_won[s] for s in (0, 1)]]
+        winners = self._phase1_winners()
+        first = [winners.count(0), winners.count(1)]
+        return [first, [self.tricks_won[s] - first[s] for s in (0, 1)]]
 
-    def counted_tricks(self) -> list[int]:
-        """Each seat's counted tricks so far: phase 2 only, or all tricks with ``score_all_tricks`` (7.1)."""
-        return list(self.tricks_won) if self.options["score_all_tricks"] else self.won()[1]
+    def counted_tricks(self, won: list[list[int]] | None = None) -> list[int]:
+        """Each seat's counted tricks so far: phase 2 only, or all tricks with ``score_all_tricks`` (7.1); ``won``:
+        what ``won()`` says, when known."""
+        return list(self.tricks_won) if self.options["score_all_tricks"] else (won or self.won())[1]
 
     def _trick_counts(self, index: int) -> bool:
         """Whether the deal's trick ``index`` (from 0) scores (7.1): a phase-2 trick, or any with score_all_tricks
@@ -172,13 +135,14 @@ class GermanWhist(TrickGame):
         return bool(self.options["score_all_tricks"]) or index >= self.phase1_tricks
 
     def _score_deal(self) -> None:
-        counted = self.counted_tricks()
+        won = self.won()
+        counted = self.counted_tricks(won)
         if self.options["deal_scoring"] == "difference":  # 7.3
             diff = counted[0] - counted[1]
             points = [max(diff, 0), max(-diff, 0)]
         else:  # 7.2
             points = counted
-        self._deal_over(points, counted_tricks=counted, phase1_tricks=list(self.phase1_won))
+        self._deal_over(points, counted_tricks=counted, phase1_tricks=won[0])
 
     def _match_winners(self) -> list[int] | None:
         scores = self.side_scores
@@ -201,20 +165,18 @@ class GermanWhist(TrickGame):
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         obs["won"] = self._won_dict()
-        obs["taken_face_up"] = [[s, CODES[c]] for s, c in self.taken_face_up]
-        obs["known_cards"] = [CODES[c] for s, c in self.taken_face_up if s != seat]  # public draws (5.8)
+        taken = self.taken_face_up()
+        obs["taken_face_up"] = [[s, CODES[c]] for s, c in taken]
+        obs["known_cards"] = [CODES[c] for s, c in taken if s != seat]  # public draws (5.8)
         obs["target"] = self.target
         if self.options["face_down_four"]:
-            obs["face_down"] = [
-                [CODES[c] if c is not None and s == seat and self.down_seen[s] else ("?" if c is not None else None)
-                 for c in self.down[s]] for s in (0, 1)
-            ]
+            obs["face_down"] = self._slot_codes(seat)
 
     def shown_cards(self, seat: int) -> tuple[int, int, int]:
         """``face_up``, ``known_cards`` and ``stock_size`` of the observation, as masks (TrickGame.shown_cards)."""
         face_up = 1 << self.stock[self.stock_top] if self.stock_top < len(self.stock) else 0
         known = 0
-        for s, c in self.taken_face_up:
+        for s, c in self.taken_face_up():
             if s != seat:
                 known |= 1 << c
         return face_up, known, len(self.stock) - self.stock_top
@@ -232,34 +194,22 @@ class GermanWhist(TrickGame):
         return card in self.deal_deck[start:start + SLOTS]
 
     def _known_cards(self, seat: int) -> int:
-        return mask_of(c for _s, c in self.taken_face_up)  # 5.8: taken in view of both
-
-    def _hidden_piles(self, seat: int) -> list[list[int]]:
-        piles = super()._hidden_piles(seat)
-        for s in (0, 1):
-            if s != seat or not self.down_seen[s]:
-                piles.append([c for c in self.down[s] if c is not None])
-        return piles
-
-    def _relabel(self, new: Sequence[int]) -> None:
-        super()._relabel(new)
-        self.down = [[None if c is None else new[c] for c in slots] for slots in self.down]
+        return mask_of(c for _s, c in self.taken_face_up())  # 5.8: taken in view of both
 
     # ---- positions (docs/positions/german_whist.md) -------------------------------------------------------------
 
     def _deal_position(self) -> dict[str, Any]:
         return {
             "won": self._won_dict(),
-            "taken_face_up": [[s, CODES[c]] for s, c in self.taken_face_up],
-            "face_down": [[CODES[c] if c is not None else None for c in slots] for slots in self.down],
-            "face_down_seen": list(self.down_seen),
+            "taken_face_up": [[s, CODES[c]] for s, c in self.taken_face_up()],
+            "face_down": self._slot_codes(None),
+            "face_down_seen": [self.down_seen(s) for s in (0, 1)],
             "target": self.target,
         }
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
         """Load and check a position: the 52 cards once each, the deal replayed from deal_deck as the tricks say
         (draws and face-down cards included), and every key the replay implies."""
-        self.phase1_tricks = 11 if self.options["face_down_four"] else 13
         slots = SLOTS if self.options["face_down_four"] else 0  # 8.1a
         down = [position_list(cards, f"face_down[{seat}]", slots)
                 for seat, cards in enumerate(position_list(p["face_down"], "face_down", 2))]
