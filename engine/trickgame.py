@@ -163,8 +163,10 @@ class TrickGame(State):
         return False
 
     def _all_plain(self) -> bool:
-        """Whether every move of the match from here on is a plain card play (``_plain_play`` would always say so,
-        as in German Whist without face-down cards): the fused loop then does not ask."""
+        """Whether every move from here to the end of the deal is a plain card play (``_plain_play`` would always say
+        so, as in German Whist without face-down cards, or in a Belote deal where nobody can announce a belote any
+        more): the fused loop then does not ask. It asks again after each trick, each move it does not fuse and
+        each deal."""
         return False
 
     def _playing_seats(self) -> list[int] | None:
@@ -334,6 +336,7 @@ class TrickGame(State):
                 return moves
             if plain is not None and not plain(seat):  # the generic moves, up to the next plain card play
                 moves += self._play_moves(choose, observe, plain)
+                plain = None if self._all_plain() else self._plain_play
                 continue
             hands, trick, trump = self.hands, self.trick, self.trump
             hand = hands[seat]
@@ -380,6 +383,8 @@ class TrickGame(State):
             self.trick = []
             if trick_taken is not None:
                 trick_taken(winner)
+            if plain is not None and self._all_plain():
+                plain = None
             if draws and self.stock_top < len(self.stock):  # draw_in_turn, inlined
                 stock, top = self.stock, self.stock_top
                 for k in range(n):
@@ -391,6 +396,7 @@ class TrickGame(State):
             if len(tricks) == tricks_per_deal:
                 self.last_trick_side = side
                 self._score_deal()
+                plain = None if self._all_plain() else self._plain_play
 
     def trick_totals(self) -> list[int]:
         """Each side's card points plus the last-trick bonus."""

@@ -139,8 +139,14 @@ class Belote(MeldDeclaring, BelotePlay):
         return _take_ids(self.rounds)  # 4.5
 
     def _plain_play(self, seat: int) -> bool:
-        # trick 1 takes the generic step: declarations are chosen in it (6.2) and resolved after it (6.3)
-        return bool(self.tricks) and BelotePlay._plain_play(self, seat)
+        if not self.tricks and self.declared[seat] is None and self.melds[seat]:
+            return False  # 6.2: a seat with a combination chooses first whether to declare it
+        return BelotePlay._plain_play(self, seat)
+
+    def _all_plain(self) -> bool:
+        if not self.tricks and any(d is None and m for d, m in zip(self.declared, self.melds, strict=True)):
+            return False
+        return BelotePlay._all_plain(self)
 
     def _apply(self, action: int) -> None:
         word = ACTIONS.strings[action]
@@ -151,8 +157,10 @@ class Belote(MeldDeclaring, BelotePlay):
             self.declared[self.current_player] = word
         else:
             self._play_card(action)
-            if len(self.tricks) == 1 and not self.trick and self.phase == "play":
-                self._resolve_declarations()
+
+    def _trick_taken(self, winner: int) -> None:
+        if len(self.tricks) == 1 and not self._loading:  # a loaded position's are resolved once it is checked
+            self._resolve_declarations()  # 6.3: after the first trick
 
     def _take(self, word: str) -> None:
         rounds = self.rounds

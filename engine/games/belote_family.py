@@ -83,6 +83,16 @@ class BelotePlay(TrickGame):
         held = self.hands[seat] & KQ_MASK[self.trump]
         return held != KQ_MASK[self.trump] and not (held and self.belote_seat == seat)
 
+    def _all_plain(self) -> bool:
+        """In the play phase, once no seat holds both the trump king and queen and an announced belote has no card
+        left to complete it, every card of the deal is a plain play (hands only shrink)."""
+        if self.phase != "play":
+            return False
+        kq = KQ_MASK[self.trump]
+        if self.belote_seat is not None and self.hands[self.belote_seat] & kq:
+            return False
+        return all(hand & kq != kq for hand in self.hands)
+
     def _play_card(self, action: int) -> None:
         seat, card = self.current_player, self.ACTIONS.card_of[action]
         assert seat is not None and card is not None  # State.apply_id applies only a legal card action
