@@ -17,7 +17,7 @@ from typing import Any
 
 from ..auction import LegalWordIds, TakeRounds, replay_auction
 from ..cards import BIT, CODES, RANKS, SUIT, SUITS, mask_of
-from ..dealing import deal_rounds
+from ..dealing import deal_masks
 from ..declarations import Meld, MeldDeclaring
 from ..errors import PositionError
 from ..options import Option
@@ -100,8 +100,8 @@ class Belote(MeldDeclaring, BelotePlay):
         self.phase, self.current_player = "auction", order[0]
 
     def _first_dealing(self, deck: list[int]) -> None:
-        hands, used = deal_rounds(deck, self.seats_from_dealer(), self.FIRST_PACKETS)
-        self._reset_play([mask_of(h) for h in hands])
+        hands, used = deal_masks(deck, self.seats_from_dealer(), self.FIRST_PACKETS)
+        self._reset_play(hands)
         self.turn_up = deck[used]
         self.stock = deck[used + 1:]
 
@@ -115,15 +115,14 @@ class Belote(MeldDeclaring, BelotePlay):
     def _second_dealing(self, taker: int) -> None:
         order = self.seats_from_dealer()
         if self.n == 4:  # 3.5: three each, two to the taker, who adds the turn-up card
-            sizes = [2 if seat == taker else 3 for seat in order]
-            hands, _ = deal_rounds(self.stock, order, [sizes])
+            hands, _ = deal_masks(self.stock, order, (tuple(2 if seat == taker else 3 for seat in order),))
             self.hands[taker] |= BIT[self.turn_up]
             self.stock = []
         else:  # 3.6: three more to everyone; the turn-up and the rest are set aside
-            hands, used = deal_rounds(self.stock, order, [3])
+            hands, used = deal_masks(self.stock, order, (3,))
             self.stock = self.stock[used:]
         for seat in order:
-            self.hands[seat] |= mask_of(hands[seat])
+            self.hands[seat] |= hands[seat]
         self.taken = True
         self._find_melds()
 

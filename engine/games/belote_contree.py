@@ -17,9 +17,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..auction import BidLadder, Contract, ContractAuction, LegalWordIds, replay_auction
-from ..cards import SUITS, cards_in, mask_of
+from ..cards import SUITS, cards_in
 from ..clone import LIST
-from ..dealing import deal_rounds
+from ..dealing import deal_masks
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
@@ -121,8 +121,8 @@ class BeloteContree(BelotePlay):
 
     def _start_deal(self, deck: list[int]) -> None:
         order = self.seats_from_dealer()
-        hands, _ = deal_rounds(deck, order, PACKETS)  # 3.6
-        self._reset_play([mask_of(h) for h in hands])
+        hands, _ = deal_masks(deck, order, PACKETS)  # 3.6
+        self._reset_play(hands)
         self.ladder = LADDERS[self.options["max_numeric_bid"]]
         self.auction = ContractAuction(self.ladder, 4, order[0])
         self.contract: Contract | None = None
@@ -130,8 +130,8 @@ class BeloteContree(BelotePlay):
         self._open_deal()
 
     def _deal_again(self, trump: int) -> None:
-        hands, _ = deal_rounds(self.deal_deck, self.seats_from_dealer(), PACKETS)  # 3.6
-        self._reset_play([mask_of(h) for h in hands])
+        hands, _ = deal_masks(self.deal_deck, self.seats_from_dealer(), PACKETS)  # 3.6
+        self._reset_play(hands)
         self.trump = trump
 
     def _weak(self, seat: int) -> bool:

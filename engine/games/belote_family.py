@@ -24,6 +24,7 @@ from ..tricks import NO_TRUMP, CardActions, FollowRule, Ranking, cut
 DECK_RANKS = "789TJQKA"
 DECK = tuple(make_deck(DECK_RANKS))
 NATURAL_ORDER = "AKQJT987"  # for drawing the dealer and for declarations (2.4)
+DRAW_STRENGTH = tuple(-NATURAL_ORDER.index(RANK_CHAR[c]) if RANK_CHAR[c] in NATURAL_ORDER else 0 for c in range(52))
 RANKING = Ranking("ATKQJ987", "J9ATKQ87")
 PLAIN_POINTS = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2}
 TRUMP_POINTS = {"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3}
@@ -58,8 +59,8 @@ class BelotePlay(TrickGame):
 
     def _draw_first_dealer(self) -> int:
         # 3.1: the lowest card in natural order deals; tied seats draw again from a fresh shuffle
-        return draw_for_dealer(self.rng, self.n, lambda card: -NATURAL_ORDER.index(RANK_CHAR[card]), lowest_deals=True,
-                               pack=self._deck_cards(), fresh_pack_for_ties=True)
+        return draw_for_dealer(self.rng, self.n, DRAW_STRENGTH.__getitem__, lowest_deals=True, pack=DECK,
+                               fresh_pack_for_ties=True)
 
     def _keeps_pack(self) -> bool:
         """Whether the next deal is cut from the gathered pack (``next_pack``) rather than shuffled."""
