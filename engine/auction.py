@@ -17,10 +17,13 @@ to its action ids once.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .clone import LIST, SHARED, Copyable
 from .errors import PositionError
+
+if TYPE_CHECKING:
+    from .tricks import CardActions
 
 PASS = "pass"
 
@@ -42,9 +45,12 @@ class BidLadder:
     doubles: tuple[str, ...] = ("contre", "surcontre")
     passes_to_end: int = 3
     levels: tuple[int | str, ...] = field(init=False)
+    _bids: dict[str, tuple[int, str]] = field(init=False, repr=False, compare=False)  # bid word -> (level, suit)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "levels", (*self.values, *self.specials))
+        object.__setattr__(self, "_bids", {self.bid_word(level, s): (level, s) for level in range(len(self.levels))
+                                           for s in self.suits})
 
     def bid_word(self, level: int, suit: str) -> str:
         return f"bid:{self.levels[level]}:{suit}"
@@ -56,9 +62,7 @@ class BidLadder:
 
     def parse_bid(self, word: str) -> tuple[int, str]:
         """``"bid:90:H"`` -> (level index, suit)."""
-        _, value, suit = word.split(":")
-        level = self.levels.index(int(value) if value.isdigit() else value)
-        return level, suit
+        return self._bids[word]
 
 
 @dataclass(frozen=True)
@@ -174,6 +178,10 @@ class TakeRounds(Copyable):
         self.over = False
         self.thrown_in = False
 
+    def key(self) -> tuple[int, str, str]:
+        """Everything the legal actions depend on (for a game's cache of legal-id lists)."""
+        return self.round, self.turn_up_suit, self.suits
+
     def legal_words(self) -> list[str]:
         if self.round == 1:
             return [PASS, "take"]
@@ -193,6 +201,29 @@ class TakeRounds(Copyable):
             if self.round == 2:
                 self.over = self.thrown_in = True
             self.round, self.passes = 2, 0
+
+
+class LegalWordIds:
+    """A game's legal-id lists of an auction: the sorted action ids of its legal words, computed once per ``key``
+    (everything they depend on: the auction's ``key()``, and the ladder when a game's option chooses it). The lists
+    are shared: never change one in place.
+
+    >>> from engine.tricks import CardActions
+    >>> ids = LegalWordIds(CardActions(words=["pass", "take", "take:S"]))
+    >>> rounds = TakeRounds(players=2, first=0, turn_up_suit="H")
+    >>> [ids.actions.strings[a] for a in ids.of(rounds.key(), rounds)]
+    ['pass', 'take']
+    """
+
+    def __init__(self, actions: CardActions) -> None:
+        self.actions = actions
+        self.known: dict[Any, list[int]] = {}
+
+    def of(self, key: Any, auction: ContractAuction | TakeRounds) -> list[int]:
+        ids = self.known.get(key)
+        if ids is None:
+            ids = self.known[key] = sorted(self.actions.word_id(w) for w in auction.legal_words())
+        return ids
 
 
 DELEGATE = "delegate"

@@ -9,6 +9,9 @@ equally, void deals and the next leader.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import cache
+from operator import itemgetter
+from typing import Any
 
 from .cards import BIT, SUIT, make_deck, mask_of
 from .rng import Rng
@@ -73,6 +76,33 @@ def deal_rounds(deck: Sequence[int], order: Sequence[int], rounds: Iterable[int 
     return hands, i
 
 
+def deal_masks(deck: Sequence[int], order: Sequence[int], rounds: tuple[int | tuple[int, ...], ...],
+               start: int = 0) -> tuple[list[int], int]:
+    """:func:`deal_rounds` into hand bit masks (one per seat 0..max(order)), with the next index: each seat's cards
+    are read from the places of the deck that the rounds give it, found once per number of seats and rounds.
+
+    >>> masks, used = deal_masks(list(range(32)), seats_from(1, 4), (3, 2, 3))
+    >>> masks[1] == mask_of([0, 1, 2, 12, 13, 20, 21, 22]), used
+    (True, 32)
+    """
+    places, used = _places(len(order), rounds)
+    masks = [0] * (max(order) + 1)
+    cards = deck[start:] if start else deck
+    for seat, place in zip(order, places, strict=True):
+        masks[seat] = sum(map(BIT.__getitem__, place(cards)))  # dealt cards are distinct: sum is or
+    return masks, start + used
+
+
+@cache
+def _places(n: int, rounds: tuple[int | tuple[int, ...], ...]) -> tuple[tuple[Callable[[Sequence[int]], Any], ...],
+                                                                        int]:
+    """Per position in the order of dealing, a getter of the cards the rounds deal it (a tuple), and the cards
+    dealt."""
+    hands, used = deal_rounds(range(10_000), range(n), rounds)
+    return tuple(itemgetter(*hand) if len(hand) > 1 else lambda deck, hand=tuple(hand): tuple(deck[i] for i in hand)
+                 for hand in hands), used
+
+
 def deal_round(deck: list[int], top: int, hands: list[int], order: Sequence[int], packets: Sequence[int]) -> int:
     """Like :func:`deal_rounds`, into hand bit masks: each packet size in turn to every seat of ``order``.
 
@@ -127,4 +157,10 @@ def best_from(points: Sequence[int], first: int) -> int:
 
 def seats_from(first: int, n: int) -> list[int]:
     """Seats in order of play starting at ``first``: ``seats_from(2, 4) == [2, 3, 0, 1]``."""
-    return [(first + i) % n for i in range(n)]
+    return list(_seat_orders(n)[first % n])
+
+
+@cache
+def _seat_orders(n: int) -> tuple[tuple[int, ...], ...]:
+    """Per first seat, the seats in order of play from it."""
+    return tuple(tuple((first + i) % n for i in range(n)) for first in range(n))

@@ -66,22 +66,26 @@ def sequences(hand: int, order: str, values: Mapping[int, int], min_length: int 
     """
     found = []
     longest = max(values)
-    for suit, ranks in enumerate(_suit_runs(order)):
-        top, length = "", 0
-        for rank, bit in ranks:
-            if bit & hand:
-                top, length = top or rank, length + 1
-                continue
-            if length >= min_length:
-                found.append(Meld("sequence", top, length, SUITS[suit], values[min(length, longest)]))
-            top, length = "", 0
+    for suit in range(4):
+        for top, length in _runs(order, min_length, hand >> (13 * suit) & 0x1FFF):
+            found.append(Meld("sequence", top, length, SUITS[suit], values[min(length, longest)]))
     return found
 
 
 @cache
-def _suit_runs(order: str) -> tuple[tuple[tuple[str, int], ...], ...]:
-    """Per suit, each rank of ``order`` with its card's bit, then a closing ``("", 0)`` (ends the last run)."""
-    return tuple(tuple((rank, BIT[card_of(rank, suit)]) for rank in order) + (("", 0),) for suit in range(4))
+def _runs(order: str, min_length: int, ranks: int) -> tuple[tuple[str, int], ...]:
+    """(top rank, length) of each maximal run of at least ``min_length`` ranks of ``order`` (high to low) in
+    ``ranks``, a suit's rank mask (bit ``r`` for ``RANKS[r]``), from the top of ``order`` down."""
+    found = []
+    top, length = "", 0
+    for rank in (*order, ""):
+        if rank and ranks >> RANKS.index(rank) & 1:
+            top, length = top or rank, length + 1
+            continue
+        if length >= min_length:
+            found.append((top, length))
+        top, length = "", 0
+    return tuple(found)
 
 
 def carres(hand: int, values: Mapping[str, int]) -> list[Meld]:

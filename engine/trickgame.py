@@ -105,7 +105,7 @@ def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, tr
     """
     same = hand & SUIT_MASK[led]
     if same and not (led == trump and follow.must_overtrump):
-        return actions.suit_ids(same, led)  # following suit, the rule asks nothing more (a shared list)
+        return actions.suit_tables[led][same >> (13 * led)]  # suit_ids, inlined: following suit (a shared list)
     return actions.ids(legal_mask(follow, hand, led, trump, over, partner_winning))
 MISDEAL_TRIES = 1000  # determinization: samples drawn before a chain looks for a deal that is no misdeal
 
@@ -164,8 +164,10 @@ class TrickGame(State):
         return False
 
     def _all_plain(self) -> bool:
-        """Whether every move of the match from here on is a plain card play (``_plain_play`` would always say so,
-        as in German Whist without face-down cards): the fused loop then does not ask."""
+        """Whether every move from here to the end of the deal is a plain card play (``_plain_play`` would always say
+        so, as in German Whist without face-down cards, or in a Belote deal where nobody can announce a belote any
+        more): the fused loop then does not ask. It asks again after each trick, each move it does not fuse and
+        each deal."""
         return False
 
     def _playing_seats(self) -> list[int] | None:
@@ -313,9 +315,9 @@ class TrickGame(State):
         """
         if type(self)._plain_play is TrickGame._plain_play:
             return State.play_to_end(self, choose, observe)
-        plain = None if self._all_plain() else self._plain_play
         start = len(self.moves)
         while self.current_player is not None:
+            plain = None if self._all_plain() else self._plain_play  # asked again each deal and after generic moves
             if plain is None or plain(self.current_player):
                 self._play_plain(choose, observe, plain)
                 self._legal = None  # (the fused plays leave the last move's)
@@ -412,8 +414,11 @@ class TrickGame(State):
                 self.last_trick_side = side
                 self._score_deal()
                 return
-            if plain is not None and not plain(seat):
-                return
+            if plain is not None:
+                if self._all_plain():  # e.g. nobody can announce a belote any more: no need to ask
+                    plain = None
+                elif not plain(seat):
+                    return
 
     def trick_totals(self) -> list[int]:
         """Each side's card points plus the last-trick bonus."""

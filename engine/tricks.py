@@ -30,6 +30,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain
+from operator import itemgetter
 
 from .cards import BIT, CODES, RANKS, STRING_RANK, SUIT, SUIT_MASK, SUITS, mask_of, parse_card
 from .errors import PositionError
@@ -59,8 +61,15 @@ def draw_in_turn(hands: list[int], stock: Sequence[int], top: int, first: int, n
 
 
 def gather_tricks(tricks: Iterable[Sequence[tuple[int, int]]]) -> list[int]:
-    """The played cards picked up as a pack: trick 1 on top, each trick in the order its cards were played."""
-    return [card for trick in tricks for _seat, card in trick]
+    """The played cards picked up as a pack: trick 1 on top, each trick in the order its cards were played.
+
+    >>> gather_tricks([[(1, 7), (2, 3)], [(2, 9), (1, 0)]])
+    [7, 3, 9, 0]
+    """
+    return list(map(_CARD_OF_PLAY, chain.from_iterable(tricks)))
+
+
+_CARD_OF_PLAY = itemgetter(1)  # (seat, card) -> card
 
 
 def cut(pack: Sequence[int], position: int) -> list[int]:

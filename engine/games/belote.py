@@ -15,10 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..auction import TakeRounds, replay_auction
+from ..auction import LegalWordIds, TakeRounds, replay_auction
 from ..cards import BIT, CODES, RANKS, SUIT, SUITS, mask_of
-from ..clone import OBJECT
-from ..dealing import deal_rounds
+from ..dealing import deal_masks
 from ..declarations import Meld, MeldDeclaring
 from ..errors import PositionError
 from ..options import Option
@@ -34,6 +33,7 @@ CAPOT_BONUS = 90  # 7.2: 162 becomes 252
 # where three neighbouring bits are set, and a carré where ``hand & hand >> 13 & hand >> 26 & hand >> 39`` has its rank.
 CARRE_RANKS = mask_of(RANKS.index(rank) for rank in CARRE_VALUES)
 ACTIONS = belote_actions(["pass", "take", *(f"take:{s}" for s in SUITS), "declare", "nodeclare"])
+TAKE_IDS = LegalWordIds(ACTIONS).of
 
 OPTIONS = (
     Option("target_score", int, 1000, "match target (1.5, 7.7)", minimum=1, maximum=10_000),
@@ -57,7 +57,6 @@ class Belote(MeldDeclaring, BelotePlay):
     MELD_ORDER, CARRE_VALUES = NATURAL_ORDER, CARRE_VALUES  # 6.1
     STOCK_SHOWN = 0  # the stock is undealt, or set aside with 2 or 3 players: never seen
     POSITIONED = ("stock",)
-    COPY = {"rounds": OBJECT}
     POSITION_CARD_PILES = ("turn_up",)  # position keys of this game that hold cards
     CARRIED = (*BelotePlay.CARRIED, "pot")
     PHASES = ("auction", "play", "over")
@@ -69,7 +68,6 @@ class Belote(MeldDeclaring, BelotePlay):
         options=OPTIONS,
         summary="Classic belote: take the turned-up trump or name another, declare, play 8 tricks, first to 1000.",
     )
-    next_pack: list[int] | None = None  # with no_shuffle: the gathered pack the next deal is cut from
     pot = 0  # litige points held for the next played deal (7.3)
 
     def _partnerships(self) -> bool:
@@ -87,45 +85,44 @@ class Belote(MeldDeclaring, BelotePlay):
 
     # ---- the deck (3.3, option no_shuffle) ----------------------------------------------------------------------
 
-    def _begin_deal(self, deck: list[int] | None) -> None:
-        if deck is None and self.options["no_shuffle"] and self.next_pack is not None:
-            deck = self._cut(self.next_pack)
-        self.next_pack = None
-        super()._begin_deal(deck)
+    auction: TakeRounds
+    FIRST_PACKETS = (3, 2)  # 3.4 / 3.6: the first dealing, 5 cards each
+
+    def _keeps_pack(self) -> bool:
+        return bool(self.options["no_shuffle"])
 
     def _start_deal(self, deck: list[int]) -> None:
         order = self.seats_from_dealer()
         self._first_dealing(deck)
         self.taken = False
-        self.rounds = TakeRounds(self.n, order[0], SUITS[SUIT[self.turn_up]])
+        self.auction = TakeRounds(self.n, order[0], SUITS[SUIT[self.turn_up]])
         self._reset_melds()
         self.phase, self.current_player = "auction", order[0]
 
     def _first_dealing(self, deck: list[int]) -> None:
-        hands, used = deal_rounds(deck, self.seats_from_dealer(), [3, 2])  # 3.4 / 3.6: 5 cards each
-        self._reset_play([mask_of(h) for h in hands])
+        hands, used = deal_masks(deck, self.seats_from_dealer(), self.FIRST_PACKETS)
+        self._reset_play(hands)
         self.turn_up = deck[used]
         self.stock = deck[used + 1:]
 
     def _deal_again(self, trump: int) -> None:
         self._first_dealing(self.deal_deck)
         if self.taken:
-            assert self.rounds.taker is not None  # taken: someone took
-            self._second_dealing(self.rounds.taker)
+            assert self.auction.taker is not None  # taken: someone took
+            self._second_dealing(self.auction.taker)
         self.trump = trump
 
     def _second_dealing(self, taker: int) -> None:
         order = self.seats_from_dealer()
         if self.n == 4:  # 3.5: three each, two to the taker, who adds the turn-up card
-            sizes = [2 if seat == taker else 3 for seat in order]
-            hands, _ = deal_rounds(self.stock, order, [sizes])
+            hands, _ = deal_masks(self.stock, order, (tuple(2 if seat == taker else 3 for seat in order),))
             self.hands[taker] |= BIT[self.turn_up]
             self.stock = []
         else:  # 3.6: three more to everyone; the turn-up and the rest are set aside
-            hands, used = deal_rounds(self.stock, order, [3])
+            hands, used = deal_masks(self.stock, order, (3,))
             self.stock = self.stock[used:]
         for seat in order:
-            self.hands[seat] |= mask_of(hands[seat])
+            self.hands[seat] |= hands[seat]
         self.taken = True
         self._find_melds()
 
@@ -136,45 +133,40 @@ class Belote(MeldDeclaring, BelotePlay):
             if not self.tricks and self._must_choose_declaration():  # (after the first trick, never: a cheap test)
                 return [ACTIONS.word_id("declare"), ACTIONS.word_id("nodeclare")]
             return self._card_ids()
-        return _take_ids(self.rounds)  # 4.5
+        return TAKE_IDS(self.auction.key(), self.auction)  # 4.5
 
     def _plain_play(self, seat: int) -> bool:
-        # trick 1 takes the generic step: declarations are chosen in it (6.2) and resolved after it (6.3)
-        return bool(self.tricks) and BelotePlay._plain_play(self, seat)
+        if not self.tricks and self.declared[seat] is None and self.melds[seat]:
+            return False  # 6.2: a seat with a combination chooses first whether to declare it
+        return BelotePlay._plain_play(self, seat)
+
+    def _all_plain(self) -> bool:
+        if not self.tricks and any(d is None and m for d, m in zip(self.declared, self.melds, strict=True)):
+            return False
+        return BelotePlay._all_plain(self)
 
     def _apply(self, action: int) -> None:
         word = ACTIONS.strings[action]
         if self.phase == "auction":
-            self._take(word)
+            self._bid(word)
         elif word in ("declare", "nodeclare"):
             assert self.current_player is not None  # State.apply_id applies only a legal action
             self.declared[self.current_player] = word
         else:
             self._play_card(action)
-            if len(self.tricks) == 1 and not self.trick and self.phase == "play":
-                self._resolve_declarations()
 
-    def _take(self, word: str) -> None:
-        rounds = self.rounds
-        rounds.apply(word)
-        if not rounds.over:
-            self.current_player = rounds.turn
-        elif rounds.thrown_in:  # 4.3: no score, the next dealer deals
-            self._throw_in()
-        else:
-            assert rounds.trump is not None and rounds.taker is not None  # over and not thrown in: taken
-            self.trump = SUITS.index(rounds.trump)
-            self._second_dealing(rounds.taker)
-            self.phase, self.current_player = "play", self.seats_from_dealer()[0]  # 5.1
+    def _trick_taken(self, winner: int) -> None:
+        if len(self.tricks) == 1 and not self._loading:  # a loaded position's are resolved once it is checked
+            self._resolve_declarations()  # 6.3: after the first trick
+
+    def _auction_won(self) -> None:
+        rounds = self.auction
+        assert rounds.trump is not None and rounds.taker is not None  # over and not thrown in: taken
+        self.trump = SUITS.index(rounds.trump)
+        self._second_dealing(rounds.taker)
 
     def _other_piles(self) -> dict[str, list[int]]:
         return {"turn_up": [] if self.taken and self.n == 4 else [self.turn_up]}
-
-    def _hands_pack(self) -> list[int]:
-        """A thrown-in deal gathered (no_shuffle): the hands from the dealer's left in dealt order, turn-up, stock."""
-        order = self.seats_from_dealer()
-        hands, used = deal_rounds(self.deal_deck, order, [3, 2])
-        return [c for seat in order for c in hands[seat]] + self.deal_deck[used:]
 
     # ---- declarations (6.3: MeldDeclaring) ---------------------------------------------------------------------
 
@@ -189,7 +181,7 @@ class Belote(MeldDeclaring, BelotePlay):
     # ---- scoring (7) --------------------------------------------------------------------------------------------
 
     def _score_deal(self) -> None:
-        taker = self.rounds.taker
+        taker = self.auction.taker
         assert taker is not None  # a deal is scored only once someone took
         attack = self.side_of[taker]
         base = self.trick_totals()
@@ -222,8 +214,8 @@ class Belote(MeldDeclaring, BelotePlay):
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         obs["belote"] = self.belote_seat
         obs["turn_up"] = CODES[self.turn_up]
-        obs["taker"] = self.rounds.taker
-        obs["auction"] = [[s, w] for s, w in self.rounds.actions]
+        obs["taker"] = self.auction.taker
+        obs["auction"] = self._auction_list()
         obs["declared"] = list(self.declared)
         obs["pot"] = self.pot
         obs.update(self._declarations_shown())  # announced and compared by the end of trick 1
@@ -251,23 +243,20 @@ class Belote(MeldDeclaring, BelotePlay):
         return {
             "belote": self.belote_seat,
             "turn_up": None if self.taken and self.n == 4 else CODES[self.turn_up],
-            "auction": [[s, w] for s, w in self.rounds.actions],
+            "auction": self._auction_list(),
             "declared": list(self.declared),
             "pot": self.pot,
         }
 
     def _dealt_trump(self) -> tuple[int, str]:
-        trump = NO_TRUMP if self.rounds.trump is None else SUITS.index(self.rounds.trump)
+        trump = NO_TRUMP if self.auction.trump is None else SUITS.index(self.auction.trump)
         return trump, "trump must be the taken suit once the auction is over, null before"
-
-    def _seat_to_speak(self) -> int | None:
-        return self.rounds.turn
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
         self.turn_up = self.deal_deck[5 * self.n]  # 3.4 / 3.6: the card after the first dealing
-        self.rounds = TakeRounds(self.n, self.seats_from_dealer()[0], SUITS[SUIT[self.turn_up]])
-        replay_auction(self.rounds, p["auction"])
-        self.taken = self.rounds.over
+        self.auction = TakeRounds(self.n, self.seats_from_dealer()[0], SUITS[SUIT[self.turn_up]])
+        replay_auction(self.auction, p["auction"])
+        self.taken = self.auction.over
         shown = None if self.taken and self.n == 4 else CODES[self.turn_up]
         if p["turn_up"] != shown:
             raise PositionError(f"turn_up must be {shown!r} here (deal_deck[{5 * self.n}], null once taken with 4)")
@@ -280,15 +269,3 @@ class Belote(MeldDeclaring, BelotePlay):
         self.melds = [[] for _ in range(self.n)]
         self._load_play(p)  # the deal replayed: stock and melds as dealt
         self._check_declared()
-
-
-_TAKE_IDS: dict[tuple[int, str, str], list[int]] = {}
-
-
-def _take_ids(rounds: TakeRounds) -> list[int]:
-    """The sorted ids of the taking round's legal words, which depend on the round and the turn-up's suit only."""
-    key = (rounds.round, rounds.turn_up_suit, rounds.suits)
-    ids = _TAKE_IDS.get(key)
-    if ids is None:
-        ids = _TAKE_IDS[key] = sorted(ACTIONS.word_id(w) for w in rounds.legal_words())
-    return ids

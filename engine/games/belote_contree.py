@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..auction import BidLadder, Contract, ContractAuction, replay_auction
-from ..cards import SUITS, cards_in, mask_of
-from ..clone import LIST, OBJECT
-from ..dealing import deal_rounds
+from ..auction import BidLadder, Contract, ContractAuction, LegalWordIds, replay_auction
+from ..cards import SUITS, cards_in
+from ..clone import LIST
+from ..dealing import deal_masks
 from ..errors import PositionError
 from ..options import Option
 from ..registry import register
@@ -34,6 +34,7 @@ WEAK_HAND = 10  # 3.8: at most 10 plain-valued points
 PLAIN_POINTS = PileValues(POINTS[NO_TRUMP])  # 3.8: every card valued as a plain card
 PACKETS = (3, 2, 3)  # 3.6
 ACTIONS = belote_actions([*LADDERS[max(NUMERIC_BIDS)].words(), "redeal", "keep"])
+AUCTION_IDS = LegalWordIds(ACTIONS).of
 
 OPTIONS = (
     Option("target_score", int, 3000, "match target when num_deals is null (7.7)", minimum=1, maximum=30_000),
@@ -86,7 +87,7 @@ def contract_points(contract: Contract, attack: int, cards: list[int], belote: l
 @register
 class BeloteContree(BelotePlay):
     ACTIONS = ACTIONS
-    COPY = {"auction": OBJECT, "redeal_queue": LIST}
+    COPY = {"redeal_queue": LIST}
     PHASES = ("redeal", "auction", "play", "over")
     INFO = GameInfo(
         id="belote_contree",
@@ -96,7 +97,9 @@ class BeloteContree(BelotePlay):
         options=OPTIONS,
         summary="Partnership belote with a contract auction (80-160, capot), contre and surcontre; never shuffled.",
     )
-    next_pack: list[int] | None = None  # the gathered pack the next deal is cut from (3.4)
+    auction: ContractAuction
+    CUT_SHUFFLED = True  # 3.5: cut by seat (dealer + 3)
+    FIRST_PACKETS = PACKETS  # 3.6: the whole deal
 
     def _partnerships(self) -> bool:
         return True  # 1.2
@@ -113,20 +116,13 @@ class BeloteContree(BelotePlay):
 
     # ---- the deck: gathered, never shuffled, then cut (3.3 - 3.5, 3.7) -------------------------------------------
 
-    def _begin_deal(self, deck: list[int] | None) -> None:
-        if deck is None:
-            if self.next_pack is None or self.options["shuffle_each_deal"]:
-                pack = self._shuffled_deck()
-            else:
-                pack = self.next_pack
-            deck = self._cut(pack)  # 3.5: cut by seat (dealer + 3)
-        self.next_pack = None
-        super()._begin_deal(deck)
+    def _keeps_pack(self) -> bool:
+        return not self.options["shuffle_each_deal"]  # 3.4
 
     def _start_deal(self, deck: list[int]) -> None:
         order = self.seats_from_dealer()
-        hands, _ = deal_rounds(deck, order, PACKETS)  # 3.6
-        self._reset_play([mask_of(h) for h in hands])
+        hands, _ = deal_masks(deck, order, PACKETS)  # 3.6
+        self._reset_play(hands)
         self.ladder = LADDERS[self.options["max_numeric_bid"]]
         self.auction = ContractAuction(self.ladder, 4, order[0])
         self.contract: Contract | None = None
@@ -134,8 +130,8 @@ class BeloteContree(BelotePlay):
         self._open_deal()
 
     def _deal_again(self, trump: int) -> None:
-        hands, _ = deal_rounds(self.deal_deck, self.seats_from_dealer(), PACKETS)  # 3.6
-        self._reset_play([mask_of(h) for h in hands])
+        hands, _ = deal_masks(self.deal_deck, self.seats_from_dealer(), PACKETS)  # 3.6
+        self._reset_play(hands)
         self.trump = trump
 
     def _weak(self, seat: int) -> bool:
@@ -147,19 +143,13 @@ class BeloteContree(BelotePlay):
         else:
             self.phase, self.current_player = "auction", self.auction.turn
 
-    def _hands_pack(self) -> list[int]:
-        """3.4: a deal without play is gathered as the hands from the dealer's left, each in dealt order."""
-        order = self.seats_from_dealer()
-        hands, _ = deal_rounds(self.deal_deck, order, PACKETS)
-        return [c for seat in order for c in hands[seat]]
-
     # ---- actions ------------------------------------------------------------------------------------------------
 
     def _legal_ids(self) -> list[int]:
         if self.phase == "play":
             return self._card_ids()
         if self.phase == "auction":
-            return _auction_ids(self.ladder, self.auction)
+            return AUCTION_IDS((self.ladder.values[-1], *self.auction.key()), self.auction)
         return [ACTIONS.word_id("keep"), ACTIONS.word_id("redeal")]
 
     def _apply(self, action: int) -> None:
@@ -178,19 +168,10 @@ class BeloteContree(BelotePlay):
         self.redeal_queue.pop(0)
         self._open_deal()
 
-    def _bid(self, word: str) -> None:
-        auction = self.auction
-        auction.apply(word)
-        if not auction.over:
-            self.current_player = auction.turn
-        elif auction.thrown_in:  # 4.8: no score; the next dealer deals the gathered hands
-            self._throw_in()
-        else:
-            self.contract = contract = auction.contract()
-            assert contract is not None  # over and not thrown in: someone bid
-            self.trump = SUITS.index(contract.suit)
-            self.phase = "play"
-            self.current_player = self.seats_from_dealer()[0]  # 5.1
+    def _auction_won(self) -> None:
+        self.contract = contract = self.auction.contract()
+        assert contract is not None  # over and not thrown in: someone bid
+        self.trump = SUITS.index(contract.suit)
 
     # ---- scoring and the match (7) ------------------------------------------------------------------------------
 
@@ -236,7 +217,7 @@ class BeloteContree(BelotePlay):
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         obs["belote"] = self.belote_seat
-        obs["auction"] = [[s, w] for s, w in self.auction.actions]
+        obs["auction"] = self._auction_list()
         obs["contract"] = None if self.contract is None else self.contract.to_dict()
 
     # ---- determinization: a weak hand was asked about a redeal (3.8), so each hand keeps being weak or not ----------
@@ -267,7 +248,7 @@ class BeloteContree(BelotePlay):
         return {
             "belote": self.belote_seat,
             "redeal_queue": list(self.redeal_queue),
-            "auction": [[s, w] for s, w in self.auction.actions],
+            "auction": self._auction_list(),
         }
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
@@ -298,16 +279,3 @@ class BeloteContree(BelotePlay):
 def _weak(hand: int) -> bool:
     """3.8: a hand (a mask) of at most 10 plain-valued points."""
     return PLAIN_POINTS.pile_points(hand) <= WEAK_HAND
-
-
-_AUCTION_IDS: dict[tuple[Any, ...], list[int]] = {}
-
-
-def _auction_ids(ladder: BidLadder, auction: ContractAuction) -> list[int]:
-    key = (ladder.values[-1], *auction.key())
-    ids = _AUCTION_IDS.get(key)
-    if ids is None:
-        ids = _AUCTION_IDS[key] = sorted(ACTIONS.word_id(w) for w in auction.legal_words())
-    return ids
-
-

@@ -11,9 +11,10 @@ from abc import abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
+from ..auction import ContractAuction, TakeRounds
 from ..cards import BIT, RANK_CHAR, SUITS, cards_in, make_deck, mask_of, parse_card
-from ..clone import SHARED
-from ..dealing import draw_for_dealer
+from ..clone import OBJECT, SHARED
+from ..dealing import deal_rounds, draw_for_dealer
 from ..errors import PositionError
 from ..rng import Rng
 from ..scoring import point_table
@@ -23,6 +24,7 @@ from ..tricks import NO_TRUMP, CardActions, FollowRule, Ranking, cut
 DECK_RANKS = "789TJQKA"
 DECK = tuple(make_deck(DECK_RANKS))
 NATURAL_ORDER = "AKQJT987"  # for drawing the dealer and for declarations (2.4)
+DRAW_STRENGTH = tuple(-NATURAL_ORDER.index(RANK_CHAR[c]) if RANK_CHAR[c] in NATURAL_ORDER else 0 for c in range(52))
 RANKING = Ranking("ATKQJ987", "J9ATKQ87")
 PLAIN_POINTS = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2}
 TRUMP_POINTS = {"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3}
@@ -48,14 +50,31 @@ class BelotePlay(TrickGame):
 
     RULES = RULES
     DECK = DECK
-    COPY = {"next_pack": SHARED}  # a gathered pack is only cut into a new list
-    next_pack: list[int] | None  # the gathered pack the next deal is cut from, when it is not shuffled
+    COPY = {"next_pack": SHARED, "auction": OBJECT}  # a gathered pack is only cut into a new list
+    next_pack: list[int] | None = None  # the gathered pack the next deal is cut from, when it is not shuffled
+    auction: ContractAuction | TakeRounds  # the deal's bidding (contrée's contracts, Belote's taking rounds)
     OBSERVED = ("tricks", "card_points", "tricks_won")
+    CUT_SHUFFLED = False  # whether a shuffled deck is cut too (belote_contree.md 3.5)
+    FIRST_PACKETS: tuple[int, ...]  # the packets of the deal's first dealing round by round
 
     def _draw_first_dealer(self) -> int:
         # 3.1: the lowest card in natural order deals; tied seats draw again from a fresh shuffle
-        return draw_for_dealer(self.rng, self.n, lambda card: -NATURAL_ORDER.index(RANK_CHAR[card]), lowest_deals=True,
-                               pack=self._deck_cards(), fresh_pack_for_ties=True)
+        return draw_for_dealer(self.rng, self.n, DRAW_STRENGTH.__getitem__, lowest_deals=True, pack=DECK,
+                               fresh_pack_for_ties=True)
+
+    def _keeps_pack(self) -> bool:
+        """Whether the next deal is cut from the gathered pack (``next_pack``) rather than shuffled."""
+        return True
+
+    def _begin_deal(self, deck: list[int] | None) -> None:
+        """The deck, unless given: the gathered pack cut (``_keeps_pack``), else shuffled (and cut, CUT_SHUFFLED)."""
+        if deck is None:
+            if self.next_pack is not None and self._keeps_pack():
+                deck = self._cut(self.next_pack)
+            elif self.CUT_SHUFFLED:
+                deck = self._cut(self._shuffled_deck())
+        self.next_pack = None
+        super()._begin_deal(deck)
 
     def _reset_play(self, hands: list[int]) -> None:
         self._reset_tricks(hands, NO_TRUMP)
@@ -83,6 +102,16 @@ class BelotePlay(TrickGame):
         held = self.hands[seat] & KQ_MASK[self.trump]
         return held != KQ_MASK[self.trump] and not (held and self.belote_seat == seat)
 
+    def _all_plain(self) -> bool:
+        """In the play phase, once no seat holds both the trump king and queen and an announced belote has no card
+        left to complete it, every card of the deal is a plain play (hands only shrink)."""
+        if self.phase != "play":
+            return False
+        kq = KQ_MASK[self.trump]
+        if self.belote_seat is not None and self.hands[self.belote_seat] & kq:
+            return False
+        return all(hand & kq != kq for hand in self.hands)
+
     def _play_card(self, action: int) -> None:
         seat, card = self.current_player, self.ACTIONS.card_of[action]
         assert seat is not None and card is not None  # State.apply_id applies only a legal card action
@@ -103,9 +132,29 @@ class BelotePlay(TrickGame):
         self.dealer = self._next_dealer()
         self._begin_deal(None)
 
-    @abstractmethod
     def _hands_pack(self) -> list[int]:
-        """This deal's cards gathered without play (a thrown-in deal), top first."""
+        """A deal gathered without play (belote_contree.md 3.4, belote.md 8): the hands from the dealer's left, each
+        in dealt order, then the undealt cards (Belote's turn-up and stock)."""
+        order = self.seats_from_dealer()
+        hands, used = deal_rounds(self.deal_deck, order, self.FIRST_PACKETS)
+        return [c for seat in order for c in hands[seat]] + self.deal_deck[used:]
+
+    def _bid(self, word: str) -> None:
+        """A bidding word: the next seat speaks; all passed (belote_contree.md 4.8, belote.md 4.3) and the deal is
+        thrown in; or the auction is won (``_auction_won``) and the dealer's left leads the first trick (5.1)."""
+        auction = self.auction
+        auction.apply(word)
+        if not auction.over:
+            self.current_player = auction.turn
+        elif auction.thrown_in:
+            self._throw_in()
+        else:
+            self._auction_won()
+            self.phase, self.current_player = "play", self.seats_from_dealer()[0]
+
+    @abstractmethod
+    def _auction_won(self) -> None:
+        """The auction is over with a winner: set the trump and whatever the game deals or records then."""
 
     def belote_side(self) -> int | None:
         return None if self.belote_seat is None else self.side_of[self.belote_seat]
@@ -218,6 +267,13 @@ class BelotePlay(TrickGame):
                 c in by_seat or self.hands[seat] & BIT[c] for c in pair):
             raise PositionError(f"belote: seat {seat} must hold the trump king and queen and have played one of them")
         self.rebelote = all(c in by_seat for c in pair)
+
+    def _auction_list(self) -> list[list[Any]]:
+        """The bidding so far as observations and positions write it: ``[[seat, word], ...]``."""
+        return [[s, w] for s, w in self.auction.actions]
+
+    def _seat_to_speak(self) -> int | None:
+        return self.auction.turn
 
     def _other_piles(self) -> dict[str, list[int]]:
         """Cards of the position outside the hands, tricks and stock (a turn-up), by position key."""
