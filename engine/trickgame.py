@@ -330,8 +330,9 @@ class TrickGame(State):
                     plain: Callable[[int], bool] | None) -> None:
         """``play_to_end``'s plain card plays, from the seat to act to the end of the deal or (``plain``) to a move
         that is no plain play. The legal ids are those of the base's ``_card_ids`` (no game dispatch) and the card is
-        played as ``_play`` and ``_end_trick`` play it, inline: the game's hooks would dispatch per move, and a lead
-        lists each hand's ids kept sorted here as it changes (sorting them is most of what listing costs)."""
+        played as ``_play`` and ``_end_trick`` play it, inline: the game's hooks would dispatch per move, and with two
+        seats a lead lists each hand's ids kept sorted here as it changes (sorting them is most of what listing
+        costs)."""
         rules, actions, n, side_of, record = self.RULES, self.ACTIONS, self.n, self.side_of, self.moves.append
         hands, trump, trick, tricks = self.hands, self.trump, self.trick, self.tricks
         beaters, beat, points = rules.beaters[trump], rules.ranking.beat[trump], rules.points
@@ -343,7 +344,10 @@ class TrickGame(State):
             rules.tricks, self.tricks_won
         stock = self.stock if draws else []
         stock_end = len(stock)
-        held = [card_ids(hand) for hand in hands]  # each hand's ids, sorted
+        # Each hand's ids kept sorted as it changes: with two seats half the plays are leads, each saving a sort; with
+        # more seats the per-play upkeep costs more than the sorts it saves.
+        keep = n == 2
+        held = [card_ids(hand) for hand in hands] if keep else []
         seat = self.current_player
         assert seat is not None  # the caller plays only while someone is to act
         played = len(trick)
@@ -352,14 +356,14 @@ class TrickGame(State):
         while True:
             hand = hands[seat]
             if not played:
-                legal = held[seat][:]
+                legal = held[seat][:] if keep else card_ids(hand)
             else:  # follow_ids, with the hand's ids at hand
                 same = hand & SUIT_MASK[led]
                 if same and led != over_suit:
                     legal = suit_ids[led][same >> 13 * led]
                 else:
                     mask = legal_mask(follow, hand, led, trump, self.over, side_of[best_seat] == side_of[seat])
-                    legal = held[seat][:] if mask == hand else card_ids(mask)
+                    legal = held[seat][:] if keep and mask == hand else card_ids(mask)
             self._legal = legal  # known while the seat chooses (its observation lists them)
             action = choose[seat](legal, observe[seat])
             if action not in legal:
@@ -368,7 +372,8 @@ class TrickGame(State):
             card = card_of[action]
             assert card is not None  # a plain play's ids are cards
             hands[seat] = hand ^ BIT[card]
-            held[seat].remove(action)
+            if keep:
+                held[seat].remove(action)
             trick.append((seat, card))
             played += 1
             if played == 1:
@@ -407,7 +412,8 @@ class TrickGame(State):
                         break
                     drawn, to = stock[top], (best_seat + k) % n
                     hands[to] |= BIT[drawn]
-                    insort(held[to], plain_id[drawn])
+                    if keep:
+                        insort(held[to], plain_id[drawn])
                     top += 1
                 self.stock_top = top
             if len(tricks) == last:
