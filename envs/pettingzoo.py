@@ -19,6 +19,7 @@ last seed started. ``render()`` returns the table as text (``render_mode="ansi"`
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -133,7 +134,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         state = self.state
         assert state is not None  # reset() comes first
         try:
-            index = int(action)  # type: ignore[arg-type]
+            index = operator.index(action)  # type: ignore[arg-type]  # an int or a numpy integer, never a float
             action_id = index if self._id_of is None else self._id_of[index]
         except (TypeError, ValueError, KeyError):
             action_id = -1  # no action's id

@@ -107,6 +107,13 @@ def test_an_illegal_index_is_refused_and_changes_nothing() -> None:
     with pytest.raises(engine.IllegalAction, match=rf"illegal action 'action index {illegal}' \(german_whist deal 0"):
         env.step(illegal)
     assert env.state.to_position() == before
+    legal = int(np.flatnonzero(env.last()[0]["action_mask"])[0])
+    for bad in (float(legal), str(legal), None, -1):  # an index is an integer: no rounding, no parsing
+        with pytest.raises(engine.IllegalAction, match="illegal action .action index "):
+            env.step(bad)
+        assert env.state.to_position() == before
+    env.step(np.int64(legal))
+    assert len(env.state.moves) == 1
 
 
 @pytest.mark.parametrize(("game", "key"), [("boonaken", "face_up"), ("belote", "turn_up"), ("german_whist", "face_up")])
