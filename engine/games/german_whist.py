@@ -174,12 +174,18 @@ class GermanWhist(FaceDownSlots):
 
     def shown_cards(self, seat: int) -> tuple[int, int, int]:
         """``face_up``, ``known_cards`` and ``stock_size`` of the observation, as masks (TrickGame.shown_cards)."""
-        face_up = 1 << self.stock[self.stock_top] if self.stock_top < len(self.stock) else 0
+        stock, top, tricks = self.stock, self.stock_top, self.tricks
+        face_up = 1 << stock[top] if top < len(stock) else 0
         known = 0
-        for s, c in self.taken_face_up():
-            if s != seat:
-                known |= 1 << c
-        return face_up, known, len(self.stock) - self.stock_top
+        # taken_face_up, without its lists (an environment asks after every trick): the winner of phase-1 trick k,
+        # who took stock[2k], leads trick k + 1; the last finished trick's winner leads the one in progress.
+        count = len(tricks)
+        leader = self.trick[0][0] if self.trick else self.current_player
+        for k in range(min(count, self.phase1_tricks)):
+            winner = tricks[k + 1][0][0] if k + 1 < count else leader
+            if winner != seat:
+                known |= 1 << stock[2 * k]
+        return face_up, known, len(stock) - top
 
     def _won_dict(self) -> dict[str, Any]:
         won = self.won()
