@@ -221,6 +221,11 @@ class Belote(MeldDeclaring, BelotePlay):
         obs.update(self._declarations_shown())  # announced and compared by the end of trick 1
         obs["known_cards"] = [CODES[c] for c in [self.turn_up, *self._shown_meld_cards()]]
 
+    def shown_cards(self, seat: int) -> tuple[int, int, int]:
+        """``turn_up`` and ``known_cards`` as masks (TrickGame.shown_cards); no stock is shown."""
+        turn_up = BIT[self.turn_up]
+        return turn_up, turn_up | mask_of(self._shown_meld_cards()), 0
+
     # ---- determinization: the turn-up and the declarations shown are known; each hand keeps its combinations --------
 
     def _known_cards(self, seat: int) -> int:
