@@ -70,9 +70,6 @@ class Belote(MeldDeclaring, BelotePlay):
     )
     pot = 0  # litige points held for the next played deal (7.3)
 
-    def _partnerships(self) -> bool:
-        return True  # 1.3: with 4 players
-
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
         # A played deal gives the sides at least 81 points between them (162, or half of it held in a litige), so the
@@ -212,12 +209,7 @@ class Belote(MeldDeclaring, BelotePlay):
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs["belote"] = self.belote_seat
-        obs["turn_up"] = CODES[self.turn_up]
-        obs["taker"] = self.auction.taker
-        obs["auction"] = self._auction_list()
-        obs["declared"] = list(self.declared)
-        obs["pot"] = self.pot
+        obs.update(self._deal_position(), turn_up=CODES[self.turn_up], taker=self.auction.taker)
         obs.update(self._declarations_shown())  # announced and compared by the end of trick 1
         obs["known_cards"] = [CODES[c] for c in [self.turn_up, *self._shown_meld_cards()]]
 
@@ -245,13 +237,8 @@ class Belote(MeldDeclaring, BelotePlay):
     # ---- positions (docs/positions/belote.md) -------------------------------------------------------------------
 
     def _deal_position(self) -> dict[str, Any]:
-        return {
-            "belote": self.belote_seat,
-            "turn_up": None if self.taken and self.n == 4 else CODES[self.turn_up],
-            "auction": self._auction_list(),
-            "declared": list(self.declared),
-            "pot": self.pot,
-        }
+        turn_up = None if self.taken and self.n == 4 else CODES[self.turn_up]
+        return {**super()._deal_position(), "turn_up": turn_up, "declared": list(self.declared), "pot": self.pot}
 
     def _dealt_trump(self) -> tuple[int, str]:
         trump = NO_TRUMP if self.auction.trump is None else SUITS.index(self.auction.trump)

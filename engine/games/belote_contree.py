@@ -101,9 +101,6 @@ class BeloteContree(BelotePlay):
     CUT_SHUFFLED = True  # 3.5: cut by seat (dealer + 3)
     FIRST_PACKETS = PACKETS  # 3.6: the whole deal
 
-    def _partnerships(self) -> bool:
-        return True  # 1.2
-
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
         # A played deal gives at least 162 points (7.2 - 7.4), so a side reaches the target within target x 2 / 162
@@ -216,8 +213,7 @@ class BeloteContree(BelotePlay):
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs["belote"] = self.belote_seat
-        obs["auction"] = self._auction_list()
+        super()._observe_deal(seat, obs)
         obs["contract"] = None if self.contract is None else self.contract.to_dict()
 
     # ---- determinization: a weak hand was asked about a redeal (3.8), so each hand keeps being weak or not ----------
@@ -245,11 +241,7 @@ class BeloteContree(BelotePlay):
     # ---- positions (docs/positions/belote_contree.md) ------------------------------------------------------------
 
     def _deal_position(self) -> dict[str, Any]:
-        return {
-            "belote": self.belote_seat,
-            "redeal_queue": list(self.redeal_queue),
-            "auction": self._auction_list(),
-        }
+        return {**super()._deal_position(), "redeal_queue": list(self.redeal_queue)}
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
         self.ladder = LADDERS[self.options["max_numeric_bid"]]

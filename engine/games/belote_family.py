@@ -268,6 +268,19 @@ class BelotePlay(TrickGame):
             raise PositionError(f"belote: seat {seat} must hold the trump king and queen and have played one of them")
         self.rebelote = all(c in by_seat for c in pair)
 
+    def _partnerships(self) -> bool:
+        return True  # belote_contree.md 1.2; belote.md 1.3, with 4 players
+
+    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
+        obs.update(self._bidding_shown())
+
+    def _deal_position(self) -> dict[str, Any]:
+        return self._bidding_shown()
+
+    def _bidding_shown(self) -> dict[str, Any]:
+        """The belote's announcer and the bidding: every seat sees them, and positions write them."""
+        return {"belote": self.belote_seat, "auction": self._auction_list()}
+
     def _auction_list(self) -> list[list[Any]]:
         """The bidding so far as observations and positions write it: ``[[seat, word], ...]``."""
         return [[s, w] for s, w in self.auction.actions]
