@@ -5,14 +5,23 @@ The engine's figure is its step-by-step loop (``legal_action_ids``, a random cho
 environment's step has to do) and, for reference, its fused rollout (``play_out``, as ``cardtable bench``); the
 environment's is PettingZoo's agent loop (``last()``, a random legal index from the mask, ``step()``). The wrapper's
 cost is the environment's time per step beyond the engine's time per move, as a fraction of the latter.
+
+The protocol's floor is the same agent loop with no environment behind it: the engine's step plus only what any numpy
+AEC environment has to do around it (a generator of agents, ``last()``'s tuple and observation dict, an observation
+vector and the mask copied out, the mask filled from the legal ids, the agent's ``nonzero`` and numpy index, the
+index checked as an integer), with a fixed vector and no encoding, rewards or bookkeeping. Its cost, the same fraction,
+is what no encoder can take away.
 """
 
 from __future__ import annotations
 
+import operator
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
+
+import numpy as np
 
 import engine
 from engine.bots import make_policies, play_out
@@ -76,10 +85,40 @@ def env_steps(game: str, players: int | None, seed: int) -> Callable[[int], int]
     return play_one
 
 
+def protocol_steps(game: str, players: int | None, seed: int) -> Callable[[int], int]:
+    probe = CardtableEnv(game, players, options=DEAL)
+    vector = np.zeros(probe.encoder.size, dtype=np.float32)
+    mask = np.zeros(probe.codec.size, dtype=np.int8)
+    view, zeros, fishing = memoryview(mask).cast("B"), bytes(probe.codec.size), probe.codec.fishing
+    reward, done, info = 0, False, {}
+
+    def agents(state: engine.State) -> Iterator[int]:
+        while state.current_player is not None:
+            yield state.current_player
+
+    def play_one(number: int) -> int:
+        state = engine.new_match(game, seed=derive_seed(seed, number), players=players, options=DEAL)
+        rng, steps = Rng(derive_seed(seed, number, 1)), 0
+        for _agent in agents(state):
+            legal = state.legal_action_ids()  # the mask of the seat to act (a fishing game's ids stand for indexes)
+            view[:] = zeros
+            for index in (range(len(legal)) if fishing else legal):
+                view[index] = 1
+            observation, _reward, _terminated, _truncated, _info = (
+                {"observation": vector.copy(), "action_mask": mask.copy()}, reward, done, done, info)
+            indexes = observation["action_mask"].nonzero()[0]
+            index = operator.index(int(indexes[rng.below(len(indexes))]))
+            state.apply_id(legal[index] if fishing else index)
+            steps += 1
+        return steps
+
+    return play_one
+
+
 def run_env_bench(game: str, players: int | None = None, seconds: float = 3.0, seed: int = 1) -> dict[str, Any]:
     """Rounds of the engine's step loop, its rollout and the environment's loop, ``seconds`` in all."""
     loops = {"engine_steps": engine_steps(game, players, seed), "engine_rollouts": engine_rollouts(game, players, seed),
-             "env": env_steps(game, players, seed)}
+             "env": env_steps(game, players, seed), "protocol": protocol_steps(game, players, seed)}
     totals = {name: [0, 0.0] for name in loops}
     share = seconds / (ROUNDS * len(loops))
     for round_number in range(ROUNDS):
@@ -99,6 +138,9 @@ def run_env_bench(game: str, players: int | None = None, seconds: float = 3.0, s
         # The environment's time per step beyond the engine's per move, as a fraction of the engine's.
         "wrapper_cost": round(engine_rate / env_rate - 1, 3),
         "wrapper_cost_vs_rollout": round(rates["engine_rollouts"] / env_rate - 1, 3),
+        # The same fraction for the AEC protocol's floor: the engine's step with only the protocol's work around it.
+        "protocol_steps_per_s": round(rates["protocol"], 1),
+        "protocol_cost": round(engine_rate / rates["protocol"] - 1, 3),
         "seconds": round(sum(elapsed for _, elapsed in totals.values()), 3),
         "load_average_1m": round(os.getloadavg()[0], 2),
     }

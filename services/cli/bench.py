@@ -221,7 +221,9 @@ def _env_bench(game: str, players: int | None, seconds: float, seed: int, as_jso
         f"  PettingZoo env: {result['env_steps_per_s']:,.0f} steps/s\n"
         f"  engine, move by move: {result['engine_moves_per_s']:,.0f} moves/s   (its rollout loop: "
         f"{result['engine_rollout_moves_per_s']:,.0f} moves/s)\n"
-        f"  the wrapper costs {result['wrapper_cost']:.2f}x the engine's time per move"))
+        f"  the wrapper costs {result['wrapper_cost']:.2f}x the engine's time per move\n"
+        f"  (PettingZoo's AEC protocol alone, with no encoding, costs {result['protocol_cost']:.2f}x: "
+        f"{result['protocol_steps_per_s']:,.0f} steps/s)"))
 
 
 def _grpc_bench(seconds: float, as_json: bool) -> None:

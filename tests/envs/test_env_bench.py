@@ -21,5 +21,8 @@ def test_the_env_bench_reports_both_rates_and_the_wrappers_cost(cli_runner) -> N
     env, engine_rate = report["env_steps_per_s"], report["engine_moves_per_s"]
     assert env > 0 and engine_rate > 0 and report["engine_rollout_moves_per_s"] > 0
     assert report["wrapper_cost"] == pytest.approx(engine_rate / env - 1, abs=0.01)
+    protocol = report["protocol_steps_per_s"]
+    assert protocol > 0 and report["protocol_cost"] == pytest.approx(engine_rate / protocol - 1, abs=0.01)
     text = cli_runner.invoke(cli, ["bench", "--env", "pettingzoo", "--game", "tablanette", "--seconds", "0.2"])
-    assert text.exit_code == 0 and "PettingZoo env: " in text.output and "the wrapper costs " in text.output
+    assert text.exit_code == 0 and "PettingZoo env: " in text.output and "the wrapper costs " in text.output \
+        and "AEC protocol alone" in text.output
