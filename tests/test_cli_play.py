@@ -149,8 +149,11 @@ def _interrupt(args: list[str], ready: str) -> subprocess.CompletedProcess:
     """Start ``cardtable ARGS``, wait for ``ready`` on its output, send SIGINT; the finished process, with what it
     printed after ``ready``."""
     env = {**os.environ, "COLUMNS": "100", "PYTHONUNBUFFERED": "1"}
+    # A terminal's Ctrl-C: the child hears SIGINT even when the suite runs in the background of a shell without job
+    # control, which starts its commands with SIGINT ignored (and Python keeps an ignored SIGINT ignored).
     proc = subprocess.Popen([CARDTABLE, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env)
+                            stderr=subprocess.PIPE, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     out = proc.stdout.fileno()
     seen = b""
     while ready.encode() not in seen:

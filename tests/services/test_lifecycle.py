@@ -166,9 +166,11 @@ def running_job(store: JobStore, process: subprocess.Popen) -> str:
 def test_ctrl_c_cancels_a_simulation_and_stops_the_embedded_store(tmp_path):
     command = [CARDTABLE, "simulate", "german_whist", "--deals", "10000000", "--policies", "random", "--seed", "1",
                "--chunk-size", "2000"]
-    # A session of its own: the SIGINT goes to the command's whole process group, as a terminal's Ctrl-C does.
+    # A session of its own: the SIGINT goes to the command's whole process group, as a terminal's Ctrl-C does (heard
+    # even when the suite runs where SIGINT is ignored, in the background of a shell without job control).
     process = subprocess.Popen(command, cwd=ROOT, env=data_dir_env(tmp_path), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+                               stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         while not (tmp_path / "valkey" / "url").exists() and process.poll() is None:
             time.sleep(0.1)
