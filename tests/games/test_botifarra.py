@@ -532,6 +532,27 @@ def test_8_three_game_rotation_partners_change_in_play_and_doubling() -> None:
     assert asked[0] == next(s for s in ((maker + k) % 4 for k in (1, 2, 3)) if PAIRINGS[1][s] != PAIRINGS[1][maker])
 
 
+
+def test_8_three_game_rotation_a_second_hand_whose_partner_leads_plays_under_the_partner_rule() -> None:
+    # Game 2 pairs {0,1}/{2,3}: with dealer 1, seat 2 leads and his partner seat 3 is second hand. 5.5 asks whether
+    # the partner is winning before anything else, so seat 3 need not beat the lead (A1 binds only an opponent's
+    # second hand): a beater, his lowest club or a point card.
+    state = play_randomly(new(seed=3, three_game_rotation=True, target_score=1), 3, lambda s: s.game == 1)
+    assert state.dealer == 1 and state.phase == "choice"
+    p = state.to_position()
+    p["deal_deck"] = deck_for({2: ["AC"], 3: ["2C", "7C", "9C", "QC", "3D"]}, avoid={3: "C"}, dealer=1)
+    dealt = {(1 + 1 + k) % 4: [p["deal_deck"][16 * r + 4 * k + j] for r in range(3) for j in range(4)]
+             for k in range(4)}
+    p["hands"] = [sorted(dealt[s], key=CODES.index) for s in range(4)]
+    state = engine.from_position(GAME, p)
+    state.apply("trump:H")
+    while state.phase == "doubling":
+        state.apply("pass")
+    state.apply("AC")
+    assert state.current_player == 3 and state.partner_of(3) == 2
+    assert state.legal_actions() == ["2C", "9C", "QC"]
+    assert legal("2C 7C 9C QC 3D", "AC", HEARTS) == ["9C"]  # the same hand as an opponent's second hand (A1)
+
 # ---- 9. ambiguities ---------------------------------------------------------------------------------------------
 
 def test_a1_a_second_hand_that_can_win_must_win() -> None:
