@@ -563,6 +563,14 @@ def test_8_3_elimination_a_winner_leaves_and_the_others_go_on() -> None:
     assert 1 not in seats and len(seats) == 18
 
 
+def test_8_3_the_dealer_rotation_skips_a_seat_that_left() -> None:
+    # Dealer 0; seat 1, the next dealer, makes its second + and leaves: seat 2 deals and seat 3 speaks first
+    state = table(4, [0, 1, 0, 0], [0, 0, 0, 0], deck_for(4, 0, LOW_HIGH, **CENTRE), dealer=0, elimination=True)
+    misere_deal(state, 1)
+    assert state.deal_results[-1]["plus"] == [0, 1, 0, 0] and not state.is_terminal
+    assert state.observation(0)["left_table"] == [1] and state.dealer == 2 and state.current_player == 3
+
+
 def test_8_3_two_players_left_are_dealt_as_for_three_or_four() -> None:
     state = table(3, [2, 0, 0], [0, 0, 0], dealer=1, elimination=True)
     p = state.to_position()
@@ -1042,6 +1050,18 @@ def test_7_3_understated_roem_counts_only_as_declared(declared: int, plus: int) 
     play_cards(state)
     result = state.deal_results[0]
     assert result["tricks_won"][0] == 6 and result["card_points"][0] == taken and result["plus"][0] == plus
+
+
+@pytest.mark.parametrize(("over", "plus"), [(0, 1), (1, 0)])
+def test_7_7_numeric_card_points_plus_roem_equal_to_the_bid_make_it(over: int, plus: int) -> None:
+    # 7.7: points + declared roem >= N; exactly N makes the contract, N + 1 does not (bid_step 1 allows every N)
+    state = new(deck=deck_for(4, 3, {0: TRUMPS}, **CENTRE), bid_step=1)
+    pile = state.to_position()["set_aside"] + ["9C", "9D", "8S", "9S"]
+    taken = 141 - sum(PLAIN_POINTS_TEXT.get(c[0], 0) for c in pile)  # the declarer takes every trick
+    play(state, f"bid:{taken + 220 + over}", "pass", "pass", "pass", "discard:9C,9D,8S,9S", "trump:H", "roem:220")
+    play_cards(state)
+    result = state.deal_results[0]
+    assert result["card_points"][0] == taken and result["plus"][0] == plus and result["minus"][0] == 1 - plus
 
 
 def test_8_2_every_seat_reaching_two_plus_wins() -> None:
