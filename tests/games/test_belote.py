@@ -255,6 +255,53 @@ def test_3_6_two_and_three_player_deals():
         assert p["turn_up"] not in {c for h in p["hands"] for c in h}
 
 
+@pytest.mark.parametrize(("players", "dealt", "turn_up", "second", "unused"), [
+    # 3.6, 2 players: deck[0..2] -> L, deck[3..5] -> dealer, deck[6..7] -> L, deck[8..9] -> dealer, turn-up deck[10],
+    # deck[11..13] -> L, deck[14..16] -> dealer; deck[17..31] unused
+    (2, {1: [0, 1, 2, 6, 7], 0: [3, 4, 5, 8, 9]}, 10, {1: [11, 12, 13], 0: [14, 15, 16]}, 17),
+    # 3 players: deck[0..8] three each, deck[9..14] two each, turn-up deck[15], deck[16..24] three each
+    (3, {1: [0, 1, 2, 9, 10], 2: [3, 4, 5, 11, 12], 0: [6, 7, 8, 13, 14]}, 15,
+     {1: [16, 17, 18], 2: [19, 20, 21], 0: [22, 23, 24]}, 25),
+])
+def test_3_6_two_and_three_player_deals_take_the_listed_deck_places(players, dealt, turn_up, second, unused):
+    """Dealer 0; the dealer's left takes in round 2 (a named suit): he gets 3 more cards like everyone, never the
+    turn-up, which is set aside with the rest of the stock."""
+    deck = DECK[8:] + DECK[:8]  # any fixed order
+    state = new(players=players, deck=deck)
+    p = state.to_position()
+    assert p["turn_up"] == deck[turn_up]
+    for seat, places in dealt.items():
+        assert sorted(p["hands"][seat], key=DECK.index) == sorted((deck[i] for i in places), key=DECK.index)
+    for _ in range(players):
+        state.apply("pass")
+    state.apply(state.legal_actions()[1])  # take:<first other suit>
+    p = state.to_position()
+    for seat, places in dealt.items():
+        cards = [deck[i] for i in places + second[seat]]
+        assert sorted(p["hands"][seat], key=DECK.index) == sorted(cards, key=DECK.index)
+    assert p["turn_up"] == deck[turn_up] and p["stock"] == deck[unused:]
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_8_no_shuffle_a_thrown_in_deal_is_gathered_hands_turn_up_stock_then_cut(players: int) -> None:
+    """8: the hands from the dealer's left in dealt order (3 then 2 cards), then the turn-up, then the stock; cut at
+    3 + below(27) of the match's RNG, which first shuffled the first deck (3.3)."""
+    for seed in range(5):
+        rng = Rng(seed)
+        pack = fresh_deck("789TJQKA")
+        rng.shuffle(pack)
+        state = new(seed=seed, dealer=0, players=players, no_shuffle=True)
+        assert state.to_position()["deal_deck"] == pack
+        for _ in range(2 * players):
+            state.apply("pass")
+        order = [(1 + k) % players for k in range(players)]
+        places = {seat: [3 * k + i for i in range(3)] + [3 * players + 2 * k + i for i in range(2)]
+                  for k, seat in enumerate(order)}
+        gathered = [pack[i] for seat in order for i in places[seat]] + pack[5 * players:]
+        c = 3 + rng.below(27)
+        assert state.dealer == 1 and state.to_position()["deal_deck"] == gathered[c:] + gathered[:c]
+
+
 def test_no_shuffle_gathers_the_tricks_and_the_unused_cards_then_cuts():
     state = new(players=2, seed=12, no_shuffle=True)
     rng = Rng(2)
