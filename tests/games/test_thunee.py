@@ -307,6 +307,20 @@ def test_6_1_no_jodi_window_for_the_losing_team_nor_after_trick_2() -> None:
     assert (state.phase, state.current_player) == ("play", 2)
 
 
+def test_6_1_2_a_jodi_window_after_trick_3_and_none_after_tricks_4_and_5() -> None:
+    state = to_play()
+    act(state, (2, "JS"), (3, "AC"), (0, "AS"), (1, "9C"), (2, "pass"), (0, "pass"))  # trick 1 to seat 2
+    act(state, (2, "KC"), (3, "TC"), (0, "JC"), (1, "AD"))  # trick 2 to seat 0: no window
+    act(state, (0, "9S"), (1, "TD"), (2, "QC"), (3, "QD"))  # trick 3 to seat 0: he, then his partner
+    assert (state.phase, state.current_player, state.legal_actions()) == ("jodi", 0, ["jodi:QS,KS", "pass"])
+    act(state, (0, "pass"), (2, "jodi:JH,QH,KH"), (2, "pass"))
+    assert state.jodis == [(2, tuple(parse_cards(["JH", "QH", "KH"])), 50, 3)]
+    act(state, (0, "TS"), (1, "TH"), (2, "KH"), (3, "KD"))  # trick 4 to seat 1 (TH over KH): no window
+    assert (state.phase, state.current_player) == ("play", 1)
+    act(state, (1, "AH"), (2, "JH"), (3, "9D"), (0, "KS"))  # trick 5 to seat 2: no window; tricks split, no double
+    assert (state.phase, state.current_player, state.legal_actions()) == ("play", 2, ["QH", "kanak"])
+
+
 def test_11_7_to_11_9_normal_scoring() -> None:
     state = to_play()
     state.trumper, state.leader = 1, 0  # counting team {0,2}; seat 0 won trick 6
