@@ -455,7 +455,8 @@ class SetDeclaring(TrickGame):
             k = item[2]
             if not size or type(k) is not int or not 0 <= k <= len(self.tricks):
                 raise PositionError(f"{key} must be [seat, 'declare:<three|four>:<rank>', trick], got {item!r}")
-            order = self._turn_in_trick(seat, k)
+            # a turn in the trick in play only in the play: none while a seat may still exchange (Trappola 3.5)
+            order = self._turn_in_trick(seat, k) if self.phase == "play" or k < len(self.tricks) else None
             if order is None or (k, order) < last:
                 raise PositionError(f"{key}: seat {seat} is not to play in trick {k} there (6.3: on its own turn, in "
                                     "the order made)")

@@ -541,6 +541,20 @@ def test_a_position_in_the_exchanges_round_trips_and_refuses_a_card_played() -> 
         engine.from_position(GAME, position)
 
 
+@pytest.mark.parametrize("keeps", [0, 1])
+def test_6_3_a_position_in_the_exchanges_may_list_no_declaration(keeps: int) -> None:
+    # 6.3: sets are declared on a turn to play, so none while a seat may still exchange (3.5). Accepted, the dealer's
+    # three aces here would score 12 after the hand holding them went dead on a redeal.
+    state = new((["KC", "KD", "KH"], ["AC", "AD", "AH"]), keep=False)
+    play(state, *["keep"] * keeps)
+    seat = state.current_player
+    position = state.to_position()
+    assert position["phase"] == "exchange" and engine.from_position(GAME, position).to_position() == position
+    position["declarations"] = [[seat, ["declare:three:K", "declare:three:A"][seat], 0]]
+    with pytest.raises(engine.PositionError, match="not to play"):
+        engine.from_position(GAME, position)
+
+
 def test_declarations_are_listed_in_the_order_made() -> None:
     state = new((["KC", "KD", "KH", "7S"], ["JC", "JD", "JH"]))
     play(state, "declare:three:K", "7S", "declare:three:J")
