@@ -240,9 +240,6 @@ def test_value12_mode_leaves_initial_table_jacks():
     assert state.to_position()["table"] == ["JC", "4D", "JH", "9S"]
 
 
-@pytest.mark.xfail(strict=True, reason="the observation leaves out the jacks the table showed face up and the stock "
-                   "took back (engine.determinize keeps them as cards of known place, _known_places); listing them "
-                   "needs the env's fast encoder to show them too")
 def test_3_6_jacks_dealt_face_up_and_put_back_into_the_stock_are_known_to_every_seat():
     """§3.5-3.6: the table's four cards are dealt face up, so every seat saw the jacks that went back to the stock
     (and where: E8, the bottom), as Tablić's observation shows its revealed bottom card (tablic.md §3.4)."""
