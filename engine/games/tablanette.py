@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..cards import BIT, RANK, mask_of
+from ..cards import BIT, CODES, RANK, cards_in, mask_of
 from ..dealing import deal_round, draw_for_dealer, seats_from
 from ..fishing import ACE, DECISIONS_PER_DEAL, JACK, CaptureRules, FishingState, sweep_value
 from ..options import Option
@@ -110,6 +110,13 @@ class Tablanette(FishingState):
         probe = self.clone()
         probe.stock = self.deal_deck[top + 4:]
         return mask_of(probe._replace_table_jacks(self.deal_deck[top:top + 4]))
+
+    def _observe(self, seat: int, obs: dict[str, Any]) -> None:
+        super()._observe(seat, obs)
+        # §3.6: the jacks the table showed and the stock took back, while in the stock or in another seat's hand
+        others = sum(hand for s, hand in enumerate(self.hands) if s != seat)
+        stock = mask_of(self.stock)
+        obs["known_cards"] = [CODES[c] for c in cards_in(self._known_places(seat) & (stock | others))]
 
     def _refill(self) -> None:
         deal_round(self.stock, 0, self.hands, seats_from(self.dealer + 1, self.n), (1,) * self.options["hand_size"])

@@ -240,6 +240,16 @@ def test_value12_mode_leaves_initial_table_jacks():
     assert state.to_position()["table"] == ["JC", "4D", "JH", "9S"]
 
 
+def test_3_6_jacks_dealt_face_up_and_put_back_into_the_stock_are_known_to_every_seat():
+    """§3.5-3.6: the table's four cards are dealt face up, so every seat saw the jacks that went back to the stock
+    (and where: E8, the bottom), as Tablić's observation shows its revealed bottom card (tablic.md §3.4)."""
+    deck = deck_with(HEARTS + ["JC", "4D", "JH", "9S", "2C", "KD"])
+    state = engine.new_match(GAME, seed=1, first_dealer=0, deck=deck)
+    assert state.to_position()["stock"][-2:] == ["JC", "JH"]
+    for seat in range(2):
+        assert {"JC", "JH"} <= set(state.observation(seat)["known_cards"]), seat
+
+
 def test_initial_jack_middle_buries_the_second_jack():
     deck = deck_with(HEARTS + ["JC", "4D", "JH", "9S"])
     state = engine.new_match(GAME, seed=1, first_dealer=0, deck=deck, options={"initial_jack": "middle"})
