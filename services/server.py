@@ -112,12 +112,15 @@ class CardtableServer:
     def _bind(self, server: grpc.aio.Server) -> int:
         config = self.config
         address = f"{config.host}:{config.port}"
-        if config.tls_cert is None:
-            port = server.add_insecure_port(address)
-        else:
-            credentials = grpc.ssl_server_credentials([(Path(config.tls_key).read_bytes(),
-                                                         Path(config.tls_cert).read_bytes())])
-            port = server.add_secure_port(address, credentials)
+        try:
+            if config.tls_cert is None:
+                port = server.add_insecure_port(address)
+            else:
+                credentials = grpc.ssl_server_credentials([(Path(config.tls_key).read_bytes(),
+                                                             Path(config.tls_cert).read_bytes())])
+                port = server.add_secure_port(address, credentials)
+        except RuntimeError:  # grpcio's "Failed to bind to address" (older versions return 0)
+            port = 0
         if port == 0:
             raise OSError(f"cannot bind {address} (is the port in use?)")
         return port

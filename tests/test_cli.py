@@ -186,3 +186,55 @@ def test_help_of_every_command(cli_runner: CliRunner) -> None:
         _clean_exit(result, 0)
         assert "Usage:" in result.output
 
+
+
+# ---- --redis-url ----------------------------------------------------------------------------------------------------
+
+BAD_REDIS_URLS = ["127.0.0.1:6379", "redis://127.0.0.1:notaport", "http://127.0.0.1:6379"]
+REDIS_COMMANDS = [
+    ["simulate", "german_whist", "--deals", "5", "--policies", "random"],
+    ["tournament", "german_whist", "--policies", "random,greedy", "--deals", "2"],
+    ["play", "tablanette", "--save"],
+    ["watch", "tablanette", "--save"],
+    ["serve"],
+    ["web"],
+]
+
+
+@pytest.mark.parametrize("url", BAD_REDIS_URLS)
+@pytest.mark.parametrize("command", REDIS_COMMANDS, ids=lambda c: c[0])
+def test_a_malformed_redis_url_is_a_usage_error_before_anything_runs(cli_runner: CliRunner, command: list[str],
+                                                                     url: str) -> None:
+    result = cli_runner.invoke(cli, [*command, "--redis-url", url], input="")
+    _clean_exit(result, 2)
+    assert f"{url!r} is not a Redis URL" in result.output
+
+
+@pytest.mark.parametrize("group", [["jobs", "list"], ["replay", "list"]], ids=lambda g: g[0])
+def test_a_malformed_redis_url_from_the_environment_is_a_usage_error(cli_runner: CliRunner, group: list[str]) -> None:
+    result = cli_runner.invoke(cli, group, env={"REDIS_URL": "127.0.0.1:6379"})
+    _clean_exit(result, 2)
+    assert "'127.0.0.1:6379' is not a Redis URL" in result.output
+
+
+def test_web_with_a_redis_that_does_not_answer_is_one_line(cli_runner: CliRunner) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a loopback port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result = cli_runner.invoke(cli, ["web", "--port", "0", "--redis-url", f"redis://127.0.0.1:{port}"])
+    _clean_exit(result, 1)
+    assert result.output.startswith(f"Error: cannot reach Redis at redis://127.0.0.1:{port}")
+    assert "cardtable web:" not in result.output  # nothing was served
+
+
+def test_ctrl_c_in_a_command_with_nothing_to_record_is_one_line_and_exit_code_130(
+        cli_runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("services.cli.bench.run_bench", interrupted)
+    result = cli_runner.invoke(cli, ["bench", "--game", "german_whist", "--seconds", "1"])
+    _clean_exit(result, 130)
+    assert result.output == "interrupted\n"

@@ -36,7 +36,7 @@ from typing import Any
 import engine
 from engine.bots import canonical_label
 
-from .jobstore import SUCCEEDED, JobRecord, JobStore
+from .jobstore import CANCELLED, SUCCEEDED, JobRecord, JobStore
 from .spec import JobSpec, JobSpecError, LogSpec, validate
 
 Pairing = tuple[int, int]  # indexes of the two policies in TournamentSpec.policies, the first lower
@@ -225,6 +225,16 @@ def run_tournament(store: JobStore, spec: TournamentSpec, redis_url: str, max_wo
         return _play_tournament(store, spec, redis_url, max_workers, on_update, record, stop, keep_lease)
     finally:
         store.release(lease, driver)
+
+
+def cancel_tournament(store: JobStore, tournament_id: str, error: str = "cancelled") -> dict[str, Any] | None:
+    """Record a running tournament as cancelled (its command was interrupted): no server resumes it then; its record,
+    or None when there is none. A tournament already over is left as it is."""
+    record = load_tournament(store, tournament_id)
+    if record is not None and record["state"] == "running":
+        record.update(state=CANCELLED, error=error, finished=time.time())
+        save_tournament(store, record)
+    return record
 
 
 def _play_tournament(store: JobStore, spec: TournamentSpec, redis_url: str, max_workers: int,

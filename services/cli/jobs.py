@@ -23,6 +23,7 @@ from rich.console import Console
 from replay.connect import open_redis
 from workers.jobstore import JobNotFound, JobRecord, JobStore
 
+from .redis_url import redis_url_option
 from .render import aligned, count_of
 from .simulate_report import results_table
 
@@ -40,8 +41,7 @@ def _jobs(ctx: click.Context) -> Iterator[JobStore]:
 
 
 @click.group()
-@click.option("--redis-url", envvar="REDIS_URL", default=None,
-              help="Redis holding the jobs (default: $REDIS_URL, else the embedded Valkey).")
+@redis_url_option("Redis holding the jobs (default: $REDIS_URL, else the embedded Valkey).")
 @click.pass_context
 def jobs(ctx: click.Context, redis_url: str | None) -> None:
     """The simulation jobs: list, show, results, cancel."""

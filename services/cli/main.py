@@ -28,11 +28,15 @@ from .web import web
 
 
 class _Cardtable(click.Group):
-    """The command group: a reader that goes away (``cardtable replay stream X | head``) ends a command quietly."""
+    """The command group: a reader that goes away (``cardtable replay stream X | head``) ends a command quietly, and
+    Ctrl-C in a command that has nothing of its own to record says so in one line and exits 130 (as a shell would)."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            ctx.exit(130)
         except BrokenPipeError:
             # Nothing more can be shown: stdout goes nowhere, so that the final flush at exit fails no more.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -28,6 +28,7 @@ from replay.record import Recorder
 
 from .matchargs import game_argument, option_option, option_pairs_param, players_option, seed_option, start_match
 from .policies import POLICY_LABEL
+from .redis_url import redis_url_option as shared_redis_url_option
 from .render import (
     Seating,
     action_text,
@@ -173,8 +174,8 @@ def interruptible(console: Console, seed: int) -> Iterator[None]:
 save_option = click.option("--save", is_flag=True,
                            help=f"Save the finished match as a replay (collection {SAVED_COLLECTION!r}) and print its "
                                 "id, for `cardtable replay stream ID`.")
-redis_url_option = click.option("--redis-url", envvar="REDIS_URL", default=None,
-                                help="Where --save stores the replay (default: $REDIS_URL, else the embedded Valkey).")
+redis_url_option = shared_redis_url_option("Where --save stores the replay (default: $REDIS_URL, else the embedded "
+                                           "Valkey).")
 
 
 @click.command()

@@ -37,6 +37,7 @@ from replay.export import export_json, import_json, text_record
 from replay.record import replay_turns
 from replay.store import ReplayStore, format_id
 
+from .redis_url import redis_url_option
 from .render import aligned, count_of
 
 
@@ -57,8 +58,7 @@ def _store(ctx: click.Context) -> Iterator[ReplayStore]:
 
 
 @click.group()
-@click.option("--redis-url", envvar="REDIS_URL", default=None, help="Redis URL (default: $REDIS_URL, else the "
-              "embedded Valkey).")
+@redis_url_option("Redis URL (default: $REDIS_URL, else the embedded Valkey).")
 @click.option("--data-dir", type=click.Path(path_type=Path), default=None,
               help="The embedded Valkey's data folder (default: $XDG_DATA_HOME/cardtable).")
 @click.pass_context

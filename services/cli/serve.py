@@ -33,6 +33,8 @@ import click
 
 from services.protogen import ensure_generated
 
+from .redis_url import redis_url_option
+
 DEFAULT_PORT = 50051
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
 
@@ -60,8 +62,7 @@ class Duration(click.ParamType):
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True,
               help="Port to bind (0: a free one, named in the 'serving' log line).")
-@click.option("--redis-url", default=lambda: os.environ.get("REDIS_URL"),
-              help="Redis holding matches and replays (default: $REDIS_URL, else an embedded Valkey).")
+@redis_url_option("Redis holding matches and replays (default: $REDIS_URL, else an embedded Valkey).")
 @click.option("--api-key", default=lambda: os.environ.get("CARDTABLE_API_KEY"),
               help="Require this key in every call's 'x-api-key' metadata (default: $CARDTABLE_API_KEY; none). "
                    "Visible to `ps`: prefer --api-key-file or the environment variable.")

@@ -42,6 +42,7 @@ from workers.jobstore import CANCELLED, SUCCEEDED, JobRecord, JobStore
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 
 from .matchargs import game_argument, option_option, option_pairs_param, players_option
+from .redis_url import redis_url_option as shared_redis_url_option
 from .render import count_of, plural
 from .simulate_report import plot_results, results_table
 
@@ -63,9 +64,8 @@ def redis_url_for(url: str | None) -> Iterator[str]:
 address_option = click.option(
     "--address", default=lambda: os.environ.get("RAY_ADDRESS"),
     help="Ray cluster to join, e.g. ray://HOST:10001 (default: $RAY_ADDRESS, else a local Ray).")
-redis_url_option = click.option(
-    "--redis-url", default=lambda: os.environ.get("REDIS_URL"),
-    help="Redis for the jobs, their results and replays (default: $REDIS_URL, else an embedded Valkey).")
+redis_url_option = shared_redis_url_option(
+    "Redis for the jobs, their results and replays (default: $REDIS_URL, else an embedded Valkey).")
 
 
 def parse_log(ctx: click.Context, param: click.Parameter, text: str) -> LogSpec:

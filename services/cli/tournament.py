@@ -26,7 +26,7 @@ from rich.table import Table
 from engine.rng import fresh_seed
 from workers.jobstore import JobRecord, JobStore
 from workers.spec import JobSpecError
-from workers.tournament import TournamentSpec, check_tournament, load_tournament
+from workers.tournament import TournamentSpec, cancel_tournament, check_tournament, load_tournament, new_tournament
 
 from .matchargs import game_argument, option_option, option_pairs_param, players_option
 from .simulate import (
@@ -84,9 +84,12 @@ def tournament(ctx: click.Context, game: str, policies: str | None, deals: int |
             deals = spec.deals
         assert spec is not None and deals is not None
         cluster = _join_ray(address, workers, verbose, spec.policies)
+        if record is None:
+            record = new_tournament(store, spec)
+        tournament_id = record["tournament_id"]
         if not as_json:
-            console.print(f"{game}: {len(spec.policies)} policies, {deals:,} duplicate deals per pairing, seed "
-                          f"{spec.seed}")
+            console.print(f"{tournament_id}: {game}, {len(spec.policies)} policies, {deals:,} duplicate deals per "
+                          f"pairing, seed {spec.seed}")
             console.print(cluster)
 
         def progress(number: int, jobs: int, job: JobRecord) -> None:
@@ -100,6 +103,8 @@ def tournament(ctx: click.Context, game: str, policies: str | None, deals: int |
         except KeyboardInterrupt:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             click.echo(_record_interrupted(store, current.get("job")), err=True)
+            cancel_tournament(store, tournament_id, "interrupted")
+            click.echo(f"{tournament_id} cancelled (interrupted)", err=True)
             ctx.exit(130)
     if result["state"] != "succeeded":
         raise click.ClickException(f"{result['tournament_id']} {result['state']}: {result.get('error', '')}")

@@ -17,8 +17,10 @@ from pathlib import Path
 
 import click
 
+from replay.connect import open_redis
 from services.web.analysis import NODES as ANALYSIS_NODES
 
+from .redis_url import redis_url_option
 from .serve import _read_api_key
 
 DEFAULT_PORT = 8080
@@ -48,8 +50,7 @@ def allowed_hosts(host: str) -> list[str] | None:
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True, help="Port to bind.")
-@click.option("--redis-url", default=lambda: os.environ.get("REDIS_URL"),
-              help="Redis holding matches, replays and jobs (default: $REDIS_URL, else an embedded Valkey).")
+@redis_url_option("Redis holding matches, replays and jobs (default: $REDIS_URL, else an embedded Valkey).")
 @click.option("--api-key", default=lambda: os.environ.get("CARDTABLE_API_KEY"),
               help="Require this key in every API call's 'x-api-key' header (default: $CARDTABLE_API_KEY; none).")
 @click.option("--api-key-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -73,6 +74,12 @@ def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_ke
     from services.web.app import create_app
 
     configure_logging(log_level)
+    if redis_url is not None:  # a Redis that does not answer is one line, before anything is served
+        try:
+            with open_redis(redis_url):
+                pass
+        except ConnectionError as exc:
+            raise click.ClickException(str(exc)) from None
     click.echo(f"cardtable web: {page_url(host, port)}", err=True)
     try:
         app = create_app(redis_url, api_key or None, analysis_nodes=analysis_nodes, allowed_hosts=allowed_hosts(host))

@@ -29,6 +29,7 @@ from workers.jobstore import JobStore
 from workers.plan import job_chunks
 from workers.spec import JobSpec, validate
 from workers.stats import comparable, summarize, total
+from workers.tournament import load_tournament, unfinished_tournaments
 
 # How long a command may take to give up on an address that nothing answers on: a guard against hanging for minutes
 # (as before), generous enough for a loaded machine.
@@ -192,6 +193,37 @@ def test_ctrl_c_cancels_a_simulation_and_stops_the_embedded_store(tmp_path):
     assert record.state == "cancelled" and record.error == "interrupted" and 0 < record.units_done < 10_000_000
 
 
+def test_ctrl_c_cancels_a_tournament_and_its_running_job(tmp_path):
+    """Ctrl-C stops the tournament, not only its job: recorded as cancelled, so no server resumes it later."""
+    command = [CARDTABLE, "tournament", "german_whist", "--policies", "random,greedy", "--deals", "10000000", "--seed",
+               "1", "--chunk-size", "2000"]
+    process = subprocess.Popen(command, cwd=ROOT, env=data_dir_env(tmp_path), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        while not (tmp_path / "valkey" / "url").exists() and process.poll() is None:
+            time.sleep(0.1)
+        client = redis.Redis.from_url((tmp_path / "valkey" / "url").read_text())
+        job_id = running_job(JobStore(client), process)
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130, err
+    assert "Traceback" not in out + err
+    tournament_id = out.split(":", 1)[0]
+    assert tournament_id.startswith("tournament-"), out
+    job_line, tournament_line = err.splitlines()
+    assert job_line.startswith(f"{job_id} cancelled (interrupted): ")
+    assert tournament_line == f"{tournament_id} cancelled (interrupted)"
+    with EmbeddedValkey(tmp_path) as store:
+        jobs = JobStore(redis.Redis.from_url(store.url))
+        record = load_tournament(jobs, tournament_id)
+        assert record is not None and record["state"] == "cancelled" and record["jobs"] == [job_id]
+        assert unfinished_tournaments(jobs) == [] and jobs.get(job_id).state == "cancelled"
+
+
 @contextlib.contextmanager
 def live_driver(store: JobStore, job_id: str) -> Iterator[None]:
     """A driver elsewhere holds the job's lease, renewed as a live driver does, until the block ends."""
@@ -282,3 +314,11 @@ def test_a_reader_that_goes_away_ends_a_stream_quietly(tmp_path):
     stream.stdout.close()
     assert stream.wait(timeout=120) == 0
     assert stream.stderr.read() == ""
+
+
+def test_serve_on_a_port_in_use_is_one_line(grpc_server, grpc_redis_url):
+    result = subprocess.run([CARDTABLE, "serve", "--port", str(grpc_server.port), "--redis-url", grpc_redis_url],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"Error: cannot bind 127.0.0.1:{grpc_server.port} (is the port in use?)" in result.stderr.splitlines()

@@ -1,0 +1,38 @@
+"""The ``--redis-url`` option every command shares: a URL redis-py can open, checked as it is read.
+
+>>> REDIS_URL.convert("redis://127.0.0.1:6379/7", None, None)
+'redis://127.0.0.1:6379/7'
+>>> REDIS_URL.convert("127.0.0.1:6379", None, None)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+click.exceptions.BadParameter: '127.0.0.1:6379' is not a Redis URL: ... (for example redis://127.0.0.1:6379/0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+from redis.connection import parse_url
+
+
+class RedisUrl(click.ParamType):
+    """A Redis URL (``redis://``, ``rediss://`` or ``unix://``), refused with redis-py's reason otherwise."""
+
+    name = "url"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        try:
+            parse_url(value)
+        except (ValueError, TypeError) as exc:
+            self.fail(f"{value!r} is not a Redis URL: {exc} (for example redis://127.0.0.1:6379/0)", param, ctx)
+        return str(value)
+
+
+REDIS_URL = RedisUrl()
+
+
+def redis_url_option(help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--redis-url``, also read from ``$REDIS_URL``; None when neither is given (the embedded Valkey)."""
+    return click.option("--redis-url", envvar="REDIS_URL", default=None, type=REDIS_URL, help=help)
