@@ -96,7 +96,7 @@ class Option:
             value = float(value)
         choices = self.allowed(players)
         if choices is not None and value not in choices:
-            with_players = f" with {players} players" if players is not None else ""
+            with_players = f" with {players} players" if players is not None and self.choices_for else ""
             raise ValueError(
                 f"{self.title} = {value!r} is not allowed{with_players}; allowed: {self.describe_allowed(players)}"
             )
