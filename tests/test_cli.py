@@ -238,3 +238,16 @@ def test_ctrl_c_in_a_command_with_nothing_to_record_is_one_line_and_exit_code_13
     result = cli_runner.invoke(cli, ["bench", "--game", "german_whist", "--seconds", "1"])
     _clean_exit(result, 130)
     assert result.output == "interrupted\n"
+
+
+@pytest.mark.parametrize("command", [["play", "tablanette"], ["watch", "tablanette"]], ids=lambda c: c[0])
+def test_save_to_a_redis_that_does_not_answer_fails_before_the_match(cli_runner: CliRunner, command: list[str]) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result = cli_runner.invoke(cli, [*command, "--seed", "3", "--save", "--redis-url", f"redis://127.0.0.1:{port}"],
+                               input="1\n" * 200)
+    _clean_exit(result, 1)
+    assert result.output.startswith(f"Error: --save: cannot reach Redis at redis://127.0.0.1:{port}"), result.output

@@ -23,7 +23,7 @@ from engine.bots import Policy, greedy_games, make_policies, seat_observer
 from engine.fishing import join_turns
 from engine.rng import fresh_seed
 from replay import ReplayError
-from replay.connect import open_store
+from replay.connect import open_redis, open_store
 from replay.record import Recorder
 
 from .matchargs import game_argument, option_option, option_pairs_param, players_option, seed_option, start_match
@@ -161,6 +161,17 @@ def save_replay(console: Console, start: State, state: State, policies: Sequence
     console.print(f"Saved as replay {replay_id}: cardtable replay stream {replay_id}")
 
 
+def check_save_store(redis_url: str | None) -> None:
+    """With ``--save`` and a Redis named: that it answers, before the match is played rather than after it."""
+    if redis_url is None:
+        return  # the embedded Valkey, started when the match is saved
+    try:
+        with open_redis(redis_url):
+            pass
+    except ConnectionError as exc:
+        raise click.ClickException(f"--save: {exc}") from None
+
+
 @contextmanager
 def interruptible(console: Console, seed: int) -> Iterator[None]:
     """Ctrl-C ends the command with one line and exit code 130, not a traceback."""
@@ -194,6 +205,8 @@ def play(ctx: click.Context, game: str, seat: int, seed: int | None, players: in
          option_pairs: tuple[str, ...], save: bool, redis_url: str | None) -> None:
     """Play GAME in the terminal against bots (type a move's number or the move; q quits)."""
     options = option_pairs_param(ctx, game, option_pairs)
+    if save:
+        check_save_store(redis_url)
     seed = fresh_seed() if seed is None else seed
     state = start_match(game, seed, players, options)
     opponents = opponents or default_policy(game)

@@ -22,6 +22,7 @@ from engine.rng import fresh_seed
 from .matchargs import game_argument, option_option, option_pairs_param, players_option, seed_option, start_match
 from .play import (
     SAVED_COLLECTION,
+    check_save_store,
     default_policy,
     interruptible,
     redis_url_option,
@@ -51,6 +52,8 @@ def watch(ctx: click.Context, game: str, policies: tuple[str, ...], seed: int | 
           option_pairs: tuple[str, ...], delay: float, save: bool, redis_url: str | None) -> None:
     """Watch bots play a whole match of GAME, move by move."""
     options = option_pairs_param(ctx, game, option_pairs)
+    if save:
+        check_save_store(redis_url)
     seed = fresh_seed() if seed is None else seed
     state = start_match(game, seed, players, options)
     policies = policies or (default_policy(game),)
