@@ -59,12 +59,11 @@ def watch(ctx: click.Context, game: str, policies: tuple[str, ...], seed: int | 
     policies = policies or (default_policy(game),)
     chosen = [policies[seat % len(policies)] for seat in range(state.players)]
     bots = seat_bots(chosen, game, seed, "'--policy'")
-    seating = Seating.of(state, {s: f"seat {s} ({name})" for s, name in enumerate(chosen)},
-                         {s: f"seat {s}" for s in range(state.players)})
+    seating = Seating.of(state, {s: f"seat {s}" for s in range(state.players)})  # the heading names the policies
     console = Console(highlight=False)
     width = console.width
     console.print(f"[bold]{state.INFO.name}[/], {state.players} players, seed {seed}: "
-                  + ", ".join(seating.names.values()))
+                  + ", ".join(f"seat {s} ({name})" for s, name in enumerate(chosen)))
     start = state.clone()
     shown = printed = 0
     deal = -1
