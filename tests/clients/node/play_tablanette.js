@@ -111,6 +111,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(`cardtable node client failed: ${error.stack || error}`);
+  // One line: a gRPC error's details and status (the server's message), else the error's; the stack with NODE_DEBUG.
+  const said = error.code !== undefined && error.details ? `${error.details} (gRPC status ${error.code})` : error.message;
+  console.error(`cardtable node client failed: ${process.env.NODE_DEBUG ? error.stack : said || error}`);
   process.exit(1);
 });
