@@ -39,6 +39,9 @@ MOST_CARDS_BONUS = 3
 # taken and a ``done`` per card played.
 DECISIONS_PER_DEAL = 48 + 52 + 52 + 48
 MAX_VALUE = 14  # the king; no played card is worth more
+# The most cards a sum group can hold: four aces and four twos add up to 12, a ninth card passes a king's 14. A
+# larger max_sum_cards limits nothing more (the option's maximum: its work grows with it).
+MAX_GROUP_CARDS = 8
 # Tablić lets a player take any union of disjoint groups, so a table that grew over many trails offers exponentially
 # many captures (about 8,000 for six cards on an 18-card table). Past this many for one card the engine refuses.
 MAX_CAPTURE_CHOICES = 50_000

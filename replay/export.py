@@ -76,6 +76,10 @@ def import_json(text: str) -> bytes:
         record = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ReplayError(f"not JSON: {exc}") from None
+    except RecursionError:
+        raise ReplayError("not a replay record: JSON nested too deep") from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise ReplayError(f"not a replay record: {exc}") from None
     return import_dict(record)
 
 

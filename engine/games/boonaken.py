@@ -32,7 +32,7 @@ from ..options import Option
 from ..registry import register
 from ..rng import Rng
 from ..scoring import point_table
-from ..state import GameInfo, GameLength, match_length, position_seat
+from ..state import GameInfo, GameLength, match_length, position_count, position_seat
 from ..trickgame import TrickGame, TrickRules, position_hand
 from ..tricks import NO_TRUMP, CardActions, FollowRule, Ranking, legal_mask, suit_of_code
 
@@ -649,6 +649,8 @@ class Boonaken(TrickGame):
         assert isinstance(state, Boonaken)  # (create makes one of its own class)
         state.side_scores = list(position["scores"])
         state.minus = unpack_marks(position["minus_marks"], state.n)
+        state.deal_index = position_count(position["deal_index"], "deal_index")
+        state._check_marks()  # (seats enough left at the table to deal to)
         state._start_deal(list(state.deal_deck))
         return {**position, **state._position_keys(), "current_player": state.current_player}
 

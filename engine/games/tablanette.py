@@ -13,7 +13,7 @@ from typing import Any
 
 from ..cards import BIT, CODES, RANK, cards_in, mask_of
 from ..dealing import deal_round, draw_for_dealer, seats_from
-from ..fishing import ACE, DECISIONS_PER_DEAL, JACK, CaptureRules, FishingState, sweep_value
+from ..fishing import ACE, DECISIONS_PER_DEAL, JACK, MAX_GROUP_CARDS, CaptureRules, FishingState, sweep_value
 from ..options import Option
 from ..registry import register
 from ..state import GameInfo, GameLength, match_length
@@ -28,7 +28,8 @@ OPTIONS = (
            "Westall), or high card deals with A high (Arnold) (§3.1)", choices=("low", "high")),
     Option("hand_size", int, lambda n: 6 if n == 2 else 4, "cards per hand and per redeal: 6 or 8 with 2 players, "
            "4 with 3-4 players (§3.4)", choices_for=lambda n: (6, 8) if n == 2 else (4,)),
-    Option("max_sum_cards", int, 3, "most cards in one sum group; 0 = unlimited (§5.3)", minimum=0),
+    Option("max_sum_cards", int, 3, "most cards in one sum group; 0 = unlimited (§5.3)", minimum=0,
+           maximum=MAX_GROUP_CARDS),
     Option("jack_mode", str, "special", "special: a jack takes the whole table; value12: the jack is an ordinary "
            "card worth 12 (§5.6, §8)", choices=("special", "value12")),
     Option("initial_jack", str, "bottom", "jacks dealt to the table go to the stock bottom; middle: the second and "

@@ -14,7 +14,7 @@ from typing import Any
 from ..cards import CODES, RANK
 from ..dealing import deal_round, draw_for_dealer, seats_from
 from ..errors import PositionError
-from ..fishing import ACE, DECISIONS_PER_DEAL, CaptureRules, FishingState, capture_value
+from ..fishing import ACE, DECISIONS_PER_DEAL, MAX_GROUP_CARDS, CaptureRules, FishingState, capture_value
 from ..options import Option
 from ..registry import register
 from ..scoring import highest_once_target_reached
@@ -26,7 +26,8 @@ OPTIONS = (
     Option("cut_mode", str, "cut", "cut: the 4 table cards come from the top before the hands and the bottom card "
            "is shown to the dealer only; knock: hands first, the bottom card is shown to all (§3.4)",
            choices=("cut", "knock")),
-    Option("max_sum_cards", int, 0, "most cards in one sum group; 0 = unlimited (§5.3)", minimum=0),
+    Option("max_sum_cards", int, 0, "most cards in one sum group; 0 = unlimited (§5.3)", minimum=0,
+           maximum=MAX_GROUP_CARDS),
     Option("capture_compulsory", bool, False, "a trail is illegal when a capture exists and only maximal unions "
            "are legal, as in Tablanette (§5.4)"),
     Option("last_play_tabla", bool, False, "a sweep by the last card of the deal also scores its tabla (§5.5)"),

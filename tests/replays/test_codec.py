@@ -12,6 +12,7 @@ import replay
 from engine.bots import make_policies, play_out
 from replay import Header, ReplayError
 from replay.codec import FORMAT_VERSION, MAGIC, decode_frame, encode
+from replay.export import import_json
 from replay.record import Recorder, header_at_start
 
 
@@ -132,3 +133,26 @@ def test_header_checks_on_encode() -> None:
         encode(header, [], 0)
     with pytest.raises(ValueError, match="later deal"):
         encode(replace(header, policies=("", ""), deal_index=3), [], 0)
+
+
+# Headers with a valid CRC that a fuzzer forged (every field at odd values): each is refused before anything is
+# replayed, with what is wrong. The first hung (a sum-group limit of 2**31 costs time with its square), the second
+# raised RuntimeError (Boonaken's carried - marks leaving nobody at the table to deal to).
+FORGED = [
+    ("4354020201020102010303808080801001fe548650", "option 'max_sum_cards' = 2147483648 is out of range"),
+    ("4354026e0b040101020203020703060102000000002c895453a6f4a6ef0101dc220105451abe92fda76ce1e58f96d15726ccaceacb",
+     r"\+ marks \(scores plus minus_marks\) must be"),
+]
+
+
+@pytest.mark.parametrize(("data", "says"), FORGED)
+def test_forged_headers_are_refused_with_what_is_wrong(data: str, says: str) -> None:
+    with pytest.raises(replay.ReplayError, match=says):
+        replay.decode(bytes.fromhex(data))
+
+
+@pytest.mark.parametrize(("text", "says"), [("[" * 5000 + "]" * 5000, "nested too deep"),
+                                            ('{"moves": ' + "9" * 5000 + "}", "not a replay record")])
+def test_json_no_replay_can_be_is_a_replay_error(text: str, says: str) -> None:
+    with pytest.raises(replay.ReplayError, match=says):
+        import_json(text)
