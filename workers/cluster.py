@@ -10,8 +10,8 @@ imports the same code as the driver. Ray takes them when the driver joins, once 
 Ray before it knew its jobs' policies (the server) gives each job's tasks their code instead
 (:func:`code_runtime_env`).
 
-A local Ray binds to 127.0.0.1 and sends no usage statistics anywhere. Ray's own log lines (warnings included) are
-shown only with ``verbose``: a person sees cardtable's messages.
+A local Ray listens on 127.0.0.1 alone, every process of it (:func:`loopback_node`), and sends no usage statistics
+anywhere. Ray's own log lines (warnings included) are shown only with ``verbose``: a person sees cardtable's messages.
 
 >>> connect_ray(cpus=2)  # doctest: +SKIP
 'Ray: 1 node, 2 CPUs'
@@ -19,10 +19,12 @@ shown only with ``verbose``: a person sees cardtable's messages.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
 import tempfile
+from collections.abc import Iterator
 from typing import Any
 
 import ray
@@ -31,6 +33,8 @@ from engine.bots import label_parts, policy_class, policy_sources
 
 # How long a cluster address gets to accept a connection before it counts as unreachable.
 REACH_TIMEOUT_S = 5.0
+# The address of a local Ray's node, its only address: Ray has no authentication of its own.
+LOOPBACK = "127.0.0.1"
 
 
 class RayUnreachable(ConnectionError):
@@ -69,12 +73,44 @@ def connect_ray(address: str | None = None, cpus: int | None = None, verbose: bo
         quiet["_node_ip_address"] = node_ip
     if address and "://" in address:  # Ray Client (ray://HOST:10001): a driver outside the cluster's nodes
         ray.init(address=address, logging_level=quiet["logging_level"], **runtime_env)
-    elif address:
-        ray.init(address=address, **quiet, **runtime_env)
+    elif address:  # a cluster's GCS; one on this machine's loopback (workers.ray_head's) is joined there
+        with loopback_node() if node_ip == LOOPBACK or _on_loopback(address) else contextlib.nullcontext():
+            ray.init(address=address, **quiet, **runtime_env)
     else:
-        ray.init(num_cpus=cpus or os.cpu_count() or 1, include_dashboard=False, _node_ip_address="127.0.0.1", **quiet,
-                 **runtime_env)
+        with loopback_node():
+            ray.init(num_cpus=cpus or os.cpu_count() or 1, include_dashboard=False, _node_ip_address=LOOPBACK,
+                     **quiet, **runtime_env)
     return describe_cluster()
+
+
+@contextlib.contextmanager
+def loopback_node() -> Iterator[None]:
+    """Around ``ray.init`` for a local Ray (``_node_ip_address="127.0.0.1"``), or for a driver that joins one at
+    127.0.0.1: its node's address is then 127.0.0.1 indeed, and every process of it listens there alone.
+
+    Ray's gRPC servers (the GCS, the raylet's node and object managers, each worker's) listen on every interface
+    unless their node's address is 127.0.0.1, and its runtime env agent on the node's address. But ``ray.init``
+    does not keep a 127.0.0.1 it is given, for the node or for the address to join: it takes this machine's outward
+    address instead (``ray._private.services.resolve_ip_for_localhost``), except on a machine it holds for a single
+    node (``get_node_ip_address``: ``ray_constants.ENABLE_RAY_CLUSTER`` false, as on Windows and macOS, or with
+    ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` when Ray was imported). So it is told so while ``ray.init`` runs: the
+    processes it starts are given the node's address it settled on (the workers too, by the raylet), and once
+    started, Ray takes it from its node, not from that look-up (the constant is put back). A driver that joins a
+    cluster's address on loopback (``--address 127.0.0.1:6379``) joins it there, and takes its node's address from
+    the raylet it finds on this machine, whichever that is; one that joins another address is left alone."""
+    from ray._private import ray_constants
+
+    clusters = ray_constants.ENABLE_RAY_CLUSTER
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = clusters
+
+
+def _on_loopback(address: str) -> bool:
+    """``127.0.0.1:PORT``, ``localhost:PORT``, ``[::1]:PORT``."""
+    return address.rpartition(":")[0].strip("[]") in (LOOPBACK, "localhost", "::1")
 
 
 def check_reachable(address: str, timeout: float = REACH_TIMEOUT_S) -> None:

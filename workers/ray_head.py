@@ -58,14 +58,14 @@ class RayHost:
             os.environ["RAY_AUTH_MODE"] = "token"
         import ray
 
-        from .cluster import connect_ray, describe_cluster
+        from .cluster import LOOPBACK, connect_ray, describe_cluster
 
         if ray.is_initialized():
             return describe_cluster()
         if self.address is not None:
             address, node_ip = self.address, None
-        else:  # the head listens on every interface but knows itself as 127.0.0.1, as this process must
-            address, node_ip = f"127.0.0.1:{self._start_head().rpartition(':')[2]}", "127.0.0.1"
+        else:  # the head's node is 127.0.0.1, where it alone listens: so is this process's, a driver of it
+            address, node_ip = f"{LOOPBACK}:{self._start_head().rpartition(':')[2]}", LOOPBACK
         try:
             description = connect_ray(address, verbose=self.verbose, node_ip=node_ip)
         except BaseException:
@@ -130,8 +130,11 @@ def run_head(cpus: int) -> None:
     """The head process: start a local Ray, print its address, keep it until standard input closes."""
     import ray
 
-    context = ray.init(num_cpus=cpus, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False,
-                       logging_level=logging.ERROR)
+    from workers.cluster import LOOPBACK, loopback_node
+
+    with loopback_node():  # every process of this Ray listens on 127.0.0.1 alone
+        context = ray.init(num_cpus=cpus, include_dashboard=False, _node_ip_address=LOOPBACK, log_to_driver=False,
+                           logging_level=logging.ERROR)
     print(_ADDRESS_LINE + context.address_info["gcs_address"], flush=True)
     sys.stdin.buffer.read()
     ray.shutdown()

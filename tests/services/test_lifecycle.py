@@ -20,6 +20,7 @@ import pytest
 import redis
 from grpc_harness import CARDTABLE, ROOT, ServerProcess
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from listening import is_loopback, listeners
 
 from replay.embedded import EmbeddedValkey
 from services.generated.cardtable.v1 import game_service_pb2, game_service_pb2_grpc, simulation_service_pb2_grpc
@@ -146,6 +147,10 @@ def test_a_killed_server_takes_its_ray_with_it(tmp_path):
         [head] = [pid for pid in family if b"workers.ray_head" in Path(f"/proc/{pid}/cmdline").read_bytes()]
         ray = {head: family[head], **descendants(head)}
         assert {"raylet", "gcs_server"} <= {row[0] for row in ray.values()}
+        # The server's local Ray, every process of it, and the server (a driver of it) listen on 127.0.0.1 alone.
+        found = listeners([server.process.pid, *family])
+        assert {"raylet", "gcs_server", "ray::RuntimeEnv"} <= {name for _, name, _ in found}
+        assert [entry for entry in found if not is_loopback(entry[2])] == []
         server.kill()
         assert still_running(ray) == []  # the head saw its standard input close, and stopped Ray
     finally:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
+from listening import descendants, is_loopback, listeners
 
 import replay
 from replay.store import ReplayStore
@@ -53,6 +54,18 @@ def test_the_sessions_ray_started_while_no_other_thread_ran(local_ray):
     and the gRPC tests' servers stop with their modules."""
     assert local_ray == [threading.main_thread().name]
     assert "cardtable-grpc-server" not in [thread.name for thread in threading.enumerate()]  # tests/services' servers
+
+
+def test_the_sessions_ray_listens_on_loopback_alone(job_store, redis_url):
+    """The session's Ray is cardtable's local Ray (``connect_ray``, as ``cardtable simulate`` starts it): this
+    driver, the GCS, the raylet, its agents and its workers listen on 127.0.0.1 alone, not on every interface nor on
+    this machine's outward address (Ray has no authentication: whoever reaches it runs code)."""
+    assert run(job_store, redis_url, whist(400, chunk_size=100), workers=2).state == SUCCEEDED  # workers started
+    found = listeners([os.getpid(), *descendants(os.getpid())])
+    workers = [pid for pid, name, _ in found if name.startswith("ray::") and name != "ray::RuntimeEnv"]
+    assert {"gcs_server", "raylet", "ray::RuntimeEnv"} <= {name for _, name, _ in found}
+    assert workers and os.getpid() in {pid for pid, _, _ in found}  # the workers' and this driver's gRPC servers
+    assert [entry for entry in found if not is_loopback(entry[2])] == []
 
 
 def test_one_or_two_workers_and_any_chunk_size_give_identical_results(job_store, redis_url):
