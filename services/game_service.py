@@ -111,6 +111,8 @@ def _seat(number: int, spec: game_service_pb2.SeatSpec) -> Seat:
     if kind is None:
         raise InvalidArgument(f"seat {number}: kind must be SEAT_KIND_BOT or SEAT_KIND_PERSON")
     if kind == PERSON:
+        if spec.policy or spec.params:
+            raise InvalidArgument(f"seat {number} is a person's: it takes no policy (a bot's seat does)")
         return Seat(PERSON)
     if not spec.policy:
         raise InvalidArgument(f"seat {number} is a bot: name its policy (for example 'random' or 'greedy')")

@@ -192,6 +192,9 @@ def test_an_epsilon_of_one_plays_at_random():
     (_bot_seat("random", epsilon="0.1"), ["seat 1", "takes none"]),
     (_bot_seat("greedy:epsilon=0.1", epsilon="0.2"), ["seat 1", "twice"]),
     (_bot_seat("minimax"), ["seat 1", "greedy", "random"]),
+    (game_service_pb2.SeatSpec(kind=game_service_pb2.SEAT_KIND_PERSON, policy="greedy"), ["seat 1", "no policy"]),
+    (game_service_pb2.SeatSpec(kind=game_service_pb2.SEAT_KIND_PERSON, params={"epsilon": "1"}),
+     ["seat 1", "no policy"]),
 ])
 def test_bad_bot_parameters_name_what_is_allowed(games, seat, needles):
     error = error_of(lambda: games.CreateGame(game_service_pb2.CreateGameRequest(game_id="tablanette",
