@@ -46,7 +46,7 @@ from .errors import FailedPrecondition, InvalidArgument, NotFound
 from .generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
 from .generated.cardtable.v1 import simulation_service_pb2_grpc
 from .paging import page_size, start_of, token_of
-from .rpc import streaming, unary
+from .rpc import redis_address, streaming, unary
 
 log = logging.getLogger("cardtable.simulations")
 
@@ -173,6 +173,8 @@ class JobDrivers:
 
 class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
     """Submits, reads, watches, cancels and lists simulation jobs."""
+
+    redis_address = ""  # the Redis URL (no credentials) named when Redis cannot be reached: see services.rpc
 
     def __init__(self, store: JobStore, drivers: JobDrivers, watch_interval_s: float = WATCH_INTERVAL_S) -> None:
         self.store = store
@@ -370,7 +372,9 @@ def install(server: grpc.aio.Server, backends: Any, prefix: str | None = None) -
     store = JobStore(redis.Redis.from_url(backends.redis_url), prefix, backends.replays.prefix)
     # Ray's own log lines are shown when cardtable's are at debug level (`cardtable serve --verbose`).
     drivers = JobDrivers(store, backends.redis_url, RayHost(verbose=log.isEnabledFor(logging.DEBUG)))
-    simulation_service_pb2_grpc.add_SimulationServiceServicer_to_server(SimulationServicer(store, drivers), server)
+    servicer = SimulationServicer(store, drivers)
+    servicer.redis_address = redis_address(backends.redis_url)
+    simulation_service_pb2_grpc.add_SimulationServiceServicer_to_server(servicer, server)
     backends.on_close(drivers.close)
     drivers.resume_unfinished()
     return SERVICE_NAME
