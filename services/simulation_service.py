@@ -23,10 +23,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
-import redis
 
 from engine.bots import label_parts
 from engine.rng import fresh_seed
+from replay.connect import sync_client
 from workers.jobstore import FAILED, JobNotFound, JobRecord, JobStore
 from workers.ray_head import RayHost
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
@@ -369,7 +369,7 @@ def _ms(seconds: float | None) -> int:
 def install(server: grpc.aio.Server, backends: Any, prefix: str | None = None) -> str:
     """Add the SimulationService to ``server`` (jobs under ``prefix``, by default the key namespace's; their replays
     in the server's replay store) and resume the jobs left unfinished; returns its full name."""
-    store = JobStore(redis.Redis.from_url(backends.redis_url), prefix, backends.replays.prefix)
+    store = JobStore(sync_client(backends.redis_url), prefix, backends.replays.prefix)
     # Ray's own log lines are shown when cardtable's are at debug level (`cardtable serve --verbose`).
     drivers = JobDrivers(store, backends.redis_url, RayHost(verbose=log.isEnabledFor(logging.DEBUG)))
     servicer = SimulationServicer(store, drivers)

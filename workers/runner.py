@@ -27,6 +27,8 @@ import ray
 import redis
 from ray.exceptions import RayError, TaskCancelledError
 
+from replay.connect import sync_client
+
 from .chunk import ChunkResult, DealFailed, play_chunk
 from .cluster import cluster_cpus, code_runtime_env, policy_code
 from .jobstore import CANCELLED, FAILED, RUNNING, SUCCEEDED, JobRecord, JobStore, replay_collection
@@ -46,7 +48,7 @@ _clients: dict[str, redis.Redis] = {}
 def redis_client(url: str) -> redis.Redis:
     """One connection pool per URL and process (a worker process plays many chunks)."""
     if url not in _clients:
-        _clients[url] = redis.Redis.from_url(url)
+        _clients[url] = sync_client(url)
     return _clients[url]
 
 

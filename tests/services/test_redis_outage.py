@@ -148,7 +148,6 @@ def test_calls_answer_unavailable_while_redis_is_down_and_log_one_line(served, c
     assert all("\n" not in r.getMessage() for r in records)
 
 
-@pytest.mark.xfail(strict=True, reason="bug B: not fixed yet")
 def test_the_first_call_after_redis_comes_back_works(served):
     redis_server, channel = served
     games = game_service_pb2_grpc.GameServiceStub(channel)
