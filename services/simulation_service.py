@@ -27,7 +27,7 @@ import grpc
 from engine.bots import label_parts
 from engine.rng import fresh_seed
 from replay.connect import sync_client
-from workers.jobstore import FAILED, JobNotFound, JobRecord, JobStore
+from workers.jobstore import FAILED, JobNotFound, JobRecord, JobStore, PatientStore, RedisAway
 from workers.ray_head import RayHost
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 from workers.stats import counter_groups
@@ -144,28 +144,37 @@ class JobDrivers:
         self.ray.close()
 
     def _drive(self, job_id: str, resumed: bool) -> None:
+        # Every Redis call of the driver waits for Redis through a short outage; past that, the job is left as a
+        # server's stop leaves it (RedisAway), never with a dead driver thread that holds it.
+        store = PatientStore(self.store, leave=self._closing, on_wait=lambda exc: log.warning(
+            "job driver waiting for Redis", extra={"job_id": job_id, "error": str(exc)}))
         try:
-            if self._closing.is_set() or self.store.has_driver(job_id):  # a live driver elsewhere runs it
+            if self._closing.is_set() or store.has_driver(job_id):  # a live driver elsewhere runs it
                 return
             if resumed:
-                record = self.store.get(job_id)
+                record = store.get(job_id)
                 log.info("resuming job", extra={"job_id": job_id, "state": record.state, "game": record.spec.game,
                                                 "units_done": record.units_done, "count": record.spec.count})
             if not self._join_ray():  # the server stopped while Ray started: the job waits for the next one
                 return
             from workers.runner import run_job
 
-            record = run_job(self.store, job_id, self.redis_url, leave=self._closing)
+            record = run_job(store, job_id, self.redis_url, leave=self._closing)
             if record.is_final:
                 log.info("job over", extra={"job_id": job_id, "state": record.state, "units": record.units_done})
             else:
                 log.info("job left to the next server", extra={"job_id": job_id, "units": record.units_done})
+        except RedisAway as exc:
+            log.warning("job left to the next server", extra={"job_id": job_id, "error": str(exc)})
         except Exception as exc:  # noqa: BLE001  (a driver thread has nobody to raise to: the job records it)
             if self._closing.is_set():  # Ray went with the server's stop: the next server resumes the job
                 log.info("job left to the next server", extra={"job_id": job_id, "stopped_by": repr(exc)})
                 return
             log.exception("job driver failed", extra={"job_id": job_id})
-            self.store.set_state(job_id, FAILED, error=f"the job's driver failed: {exc}")
+            try:
+                store.set_state(job_id, FAILED, error=f"the job's driver failed: {exc}")
+            except RedisAway as away:
+                log.warning("job left to the next server", extra={"job_id": job_id, "error": str(away)})
         finally:
             with self._threads_lock:
                 self._threads.discard(threading.current_thread())
