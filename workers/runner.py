@@ -159,8 +159,8 @@ class _Driver:
         return record
 
     def _run(self) -> JobRecord:
-        if self.record.cancel_requested:
-            return self._finish(CANCELLED, {}, time.perf_counter())
+        if self.record.cancel_requested:  # cancelled while it had no driver: it ends with the chunks it finished
+            return self._finish(CANCELLED, self.store.chunk_results(self.job_id), time.perf_counter())
         started = time.perf_counter()
         self.store.set_state(self.job_id, RUNNING, started=time.time())
         # Policies of one's own: their code goes with each task, for a Ray joined before this job was known (the

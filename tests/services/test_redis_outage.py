@@ -231,7 +231,6 @@ def test_a_driver_gives_up_cleanly_when_redis_stays_away(served, monkeypatch, ca
     assert not any(level == "ERROR" or traced for level, _, traced in messages), messages
 
 
-@pytest.mark.xfail(strict=True, reason="bug E: not fixed yet")
 def test_a_job_cancelled_while_it_had_no_driver_keeps_its_finished_chunks(own_redis):
     store = JobStore(redis.Redis.from_url(own_redis.url))
     spec = validate(JobSpec(game="german_whist", policies=("random",), count=3000, seed=5, chunk_size=1000))
