@@ -247,3 +247,23 @@ def test_a_job_cancelled_while_it_had_no_driver_keeps_its_finished_chunks(own_re
     assert final.state == sim_pb2.JOB_STATE_CANCELLED
     assert final.progress.units_done == final.results.units == first.count
     assert json.loads(final.results.json)["units"] == first.count
+
+
+@pytest.mark.usefixtures("local_ray")
+def test_a_running_server_adopts_a_job_whose_driver_died(own_redis, monkeypatch):
+    monkeypatch.setattr("services.simulation_service.ADOPT_INTERVAL_S", 0.5, raising=False)
+    store = JobStore(redis.Redis.from_url(own_redis.url))
+    spec = validate(JobSpec(game="german_whist", policies=("random",), count=2000, seed=5, chunk_size=1000))
+    record = store.create(spec)
+    store.set_state(record.job_id, "running", started=time.time())
+    assert store.claim(record.job_id, "killed-server:1")  # a server killed (kill -9) while it drove the job
+    with ServerThread(ServerConfig(port=0, redis_url=own_redis.url)) as server, \
+            grpc.insecure_channel(server.target) as channel:
+        jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
+        time.sleep(1.0)
+        assert jobs.GetJob(sim_pb2.GetJobRequest(job_id=record.job_id), timeout=10).job.state == \
+            sim_pb2.JOB_STATE_RUNNING  # started within the dead driver's lease: it skipped the job
+        store.redis.pexpire(store._driver(record.job_id), 1)  # the lease lapses (as it does DRIVER_LEASE_SECONDS on)
+        final = wait_for(jobs, record.job_id, lambda j: j.state != sim_pb2.JOB_STATE_RUNNING, 30)
+    assert (final.state, final.error) == (sim_pb2.JOB_STATE_SUCCEEDED, "")
+    assert final.results.units == 2000
