@@ -1,8 +1,9 @@
 """What the servicers work with: the Redis connections, the match store and the replay store.
 
 With no Redis URL the embedded Valkey of :mod:`replay.embedded` is used (started if no other process runs it), so a
-new user needs no setup. Matches go through an asyncio client; the replay store is synchronous, so its calls run in
-worker threads (``await backends.replay(store.get, replay_id)``).
+new user needs no setup. Every client tries a command once more when its connection dropped (see
+:func:`replay.connect.sync_client`). Matches go through an asyncio client; the replay store is synchronous, so its
+calls run in worker threads (``await backends.replay(store.get, replay_id)``).
 
     backends = await open_backends("redis://127.0.0.1:6379")
     stored = await backends.games.load("a1b2c3")
@@ -22,6 +23,7 @@ from typing import Any, TypeVar
 import redis
 import redis.asyncio
 
+from replay.connect import async_client, sync_client
 from replay.embedded import EmbeddedValkey
 from replay.store import ReplayStore
 
@@ -77,7 +79,7 @@ async def open_backends(redis_url: str | None, data_dir: Path | None = None, ret
         redis_url = await asyncio.to_thread(embedded.start)
     # Named, so that CLIENT LIST tells which server process holds which connections.
     client_name = f"cardtable-server:{os.getpid()}:{secrets.token_hex(3)}"
-    client = redis.asyncio.Redis.from_url(redis_url, decode_responses=True, client_name=client_name)
+    client = async_client(redis_url, decode_responses=True, client_name=client_name)
     try:
         await client.ping()
     except (redis.RedisError, OSError) as exc:
@@ -85,6 +87,6 @@ async def open_backends(redis_url: str | None, data_dir: Path | None = None, ret
         if embedded is not None:
             await asyncio.to_thread(embedded.stop)
         raise ConnectionError(f"cannot reach Redis at {redis_url}: {exc}") from None
-    replays = ReplayStore(redis.Redis.from_url(redis_url))
+    replays = ReplayStore(sync_client(redis_url))
     games = GameStore(client, retention=retention)
     return Backends(redis_url, client, games, replays, MatchWatchers(games, max_watchers), client_name, embedded)

@@ -23,7 +23,7 @@ from .generated.cardtable.v1 import common_pb2, game_service_pb2, game_service_p
 from .live_games import LiveGames, ReplaySink, start_replay_builder
 from .matches import BOT, PERSON, Played, Seat
 from .paging import page
-from .rpc import streaming, unary
+from .rpc import redis_address, streaming, unary
 from .views import move_message, seat_view, view
 from .watchers import MatchWatchers
 
@@ -34,6 +34,8 @@ _SEAT_KINDS = {game_service_pb2.SEAT_KIND_BOT: BOT, game_service_pb2.SEAT_KIND_P
 
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     """Lists games, creates matches, shows views, takes moves, streams matches."""
+
+    redis_address = ""  # the Redis URL (no credentials) named when Redis cannot be reached: see services.rpc
 
     def __init__(self, store: GameStore, save_replay: ReplaySink | None = None, cache_size: int = 4096,
                  watchers: MatchWatchers | None = None) -> None:
@@ -128,10 +130,12 @@ def _move(played: Played, viewer: int | None = None) -> common_pb2.Move:
 
 
 def install(server: grpc.aio.Server, store: GameStore, save_replay: ReplaySink | None,
-            watchers: MatchWatchers | None = None) -> str:
-    """Add the GameService to ``server``; returns its full name (for health checks and reflection)."""
+            watchers: MatchWatchers | None = None, redis_url: str = "") -> str:
+    """Add the GameService to ``server`` (over the Redis at ``redis_url``, named when it cannot be reached); returns
+    its full name (for health checks and reflection)."""
     if save_replay is not None:
         start_replay_builder()
-    game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(store, save_replay, watchers=watchers),
-                                                            server)
+    servicer = GameServicer(store, save_replay, watchers=watchers)
+    servicer.redis_address = redis_address(redis_url)
+    game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
     return SERVICE_NAME

@@ -26,7 +26,7 @@ from .backends import Backends
 from .errors import DataLoss, InvalidArgument
 from .generated.cardtable.v1 import common_pb2, replay_service_pb2, replay_service_pb2_grpc
 from .replays import Replays, analysis_of, open_replayer, read_header, replay_steps
-from .rpc import streaming, unary
+from .rpc import redis_address, streaming, unary
 from .views import move_message, view
 
 SERVICE_NAME = replay_service_pb2.DESCRIPTOR.services_by_name["ReplayService"].full_name
@@ -40,6 +40,8 @@ _CONTENT_TYPES = {replay_service_pb2.EXPORT_FORMAT_JSON: "application/json",
 
 class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
     """Fetches, lists, streams and exports replays."""
+
+    redis_address = ""  # the Redis URL (no credentials) named when Redis cannot be reached: see services.rpc
 
     def __init__(self, backends: Backends) -> None:
         self.replays = Replays(backends)
@@ -153,6 +155,8 @@ def _stream_batch(steps: Iterator[Any], state: Any, perspective: int,
 
 def install(server: grpc.aio.Server, backends: Backends) -> str:
     """Add the ReplayService to ``server``; returns its full name."""
-    replay_service_pb2_grpc.add_ReplayServiceServicer_to_server(ReplayServicer(backends), server)
+    servicer = ReplayServicer(backends)
+    servicer.redis_address = redis_address(backends.redis_url)
+    replay_service_pb2_grpc.add_ReplayServiceServicer_to_server(servicer, server)
     return SERVICE_NAME
 

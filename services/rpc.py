@@ -1,6 +1,7 @@
-"""What every call shares: a ServiceError becomes its gRPC status, a traceback never leaks, a text in a request is at
-most ``MAX_TEXT`` characters, a status's details stay short (see :mod:`services.errors`), and a request whose bytes
-do not parse is refused with INVALID_ARGUMENT (``MalformedRequestInterceptor``).
+"""What every call shares: a ServiceError becomes its gRPC status, Redis out of reach becomes UNAVAILABLE (naming the
+servicer's ``redis_address``, if it has one; one warning line in the log), a traceback never leaks, a text in a
+request is at most ``MAX_TEXT`` characters, a status's details stay short (see :mod:`services.errors`), and a request
+whose bytes do not parse is refused with INVALID_ARGUMENT (``MalformedRequestInterceptor``).
 
     class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         @unary
@@ -16,8 +17,10 @@ import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import grpc
+import redis
 from google.protobuf.message import DecodeError, Message
 
 from engine import ActionLimitExceeded
@@ -63,11 +66,36 @@ def _long_text(message: Message, limit: int, path: str = "") -> tuple[str, int] 
     return None
 
 
-async def _abort_for(exc: Exception, method: str, context: grpc.aio.ServicerContext) -> None:
+def redis_address(url: str) -> str:
+    """``url`` as it may be shown to a client or written to the log: without its user name and password."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 address
+        host = f"[{host}]"
+    netloc = host if parts.port is None else f"{host}:{parts.port}"
+    return parts._replace(netloc=netloc).geturl()
+
+
+def redis_unreachable(exc: Exception, address: str = "") -> str:
+    """The one line that says Redis could not be reached (``address``: its URL without credentials, if known)."""
+    where = f" at {address}" if address else ""
+    detail = " ".join(str(exc).split()) or type(exc).__name__
+    return f"cannot reach Redis{where}: {detail}"
+
+
+async def _abort_for(exc: Exception, method: str, context: grpc.aio.ServicerContext, servicer: Any = None) -> None:
     if isinstance(exc, ServiceError):
         await context.abort(exc.code, bounded(exc.message))
     if isinstance(exc, ActionLimitExceeded):
         await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, bounded(str(exc)))
+    if isinstance(exc, (redis.ConnectionError, redis.TimeoutError)):
+        # Redis is away (down, restarting, unreachable): the client may try again later; one line in the log.
+        address = getattr(servicer, "redis_address", "")
+        message = redis_unreachable(exc, address)
+        log.warning("cannot reach Redis", extra={"rpc": method, "redis": address, "error": message})
+        await context.abort(grpc.StatusCode.UNAVAILABLE, bounded(message))
     log.exception("unexpected error", extra={"rpc": method})
     await context.abort(grpc.StatusCode.INTERNAL, f"internal error in {method}; the server logged it")
 
@@ -81,7 +109,7 @@ def unary(method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]
         except grpc.aio.AbortError:
             raise
         except Exception as exc:  # noqa: BLE001  (every failure becomes a status, see _abort_for)
-            await _abort_for(exc, method.__name__, context)
+            await _abort_for(exc, method.__name__, context, self)
 
     return call
 
@@ -96,7 +124,7 @@ def streaming(method: Callable[..., AsyncIterator[Any]]) -> Callable[..., AsyncI
         except grpc.aio.AbortError:
             raise
         except Exception as exc:  # noqa: BLE001
-            await _abort_for(exc, method.__name__, context)
+            await _abort_for(exc, method.__name__, context, self)
 
     return call
 

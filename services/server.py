@@ -46,7 +46,7 @@ MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 ServiceInstaller = Callable[[grpc.aio.Server, Backends], str]
 
 SERVICES: tuple[ServiceInstaller, ...] = (
-    lambda server, b: game_service.install(server, b.games, b.save_replay, b.watchers),
+    lambda server, b: game_service.install(server, b.games, b.save_replay, b.watchers, b.redis_url),
     replay_service.install,
     simulation_service.install,
 )

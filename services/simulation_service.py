@@ -7,6 +7,8 @@ server to start (or any other one) picks up its unfinished jobs and plays only t
 Ray is joined on the first job: ``RAY_ADDRESS`` names a cluster, otherwise a local Ray starts on this machine's CPUs,
 in a process of its own (:mod:`workers.ray_head`) that lives as long as the server. When the server stops, its
 drivers stop and leave their jobs as they are (released: the next server resumes them at once), and Ray is left.
+A job whose driver died without releasing it (a server killed) is adopted by a running server once its lease lapsed
+(``ADOPT_INTERVAL_S``).
 
     servicer = SimulationServicer(JobStore(redis.Redis.from_url(url)), url)
     simulation_service_pb2_grpc.add_SimulationServiceServicer_to_server(servicer, server)
@@ -23,11 +25,11 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
-import redis
 
 from engine.bots import label_parts
 from engine.rng import fresh_seed
-from workers.jobstore import FAILED, JobNotFound, JobRecord, JobStore
+from replay.connect import sync_client
+from workers.jobstore import DRIVER_LEASE_SECONDS, FAILED, JobNotFound, JobRecord, JobStore, PatientStore, RedisAway
 from workers.ray_head import RayHost
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 from workers.stats import counter_groups
@@ -38,6 +40,7 @@ from workers.tournament import (
     new_tournament,
     run_tournament,
     save_tournament,
+    tournament_has_driver,
     unfinished_tournaments,
 )
 
@@ -46,7 +49,7 @@ from .errors import FailedPrecondition, InvalidArgument, NotFound
 from .generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
 from .generated.cardtable.v1 import simulation_service_pb2_grpc
 from .paging import page_size, start_of, token_of
-from .rpc import streaming, unary
+from .rpc import redis_address, streaming, unary
 
 log = logging.getLogger("cardtable.simulations")
 
@@ -54,6 +57,9 @@ SERVICE_NAME = sim_pb2.DESCRIPTOR.services_by_name["SimulationService"].full_nam
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 1000
 WATCH_INTERVAL_S = 0.25
+# How often a server looks for unfinished jobs and tournaments whose driver's lease lapsed (a server killed, or cut off
+# from Redis), to drive them itself (one seen so twice in a row): a job waits at most a lease and two of these.
+ADOPT_INTERVAL_S = DRIVER_LEASE_SECONDS / 3
 
 _UNITS = {sim_pb2.SIMULATION_UNIT_UNSPECIFIED: "deal", sim_pb2.SIMULATION_UNIT_DEAL: "deal",
           sim_pb2.SIMULATION_UNIT_MATCH: "match"}
@@ -77,6 +83,58 @@ class JobDrivers:
         self._closing = threading.Event()
         self._threads: set[threading.Thread] = set()
         self._threads_lock = threading.Lock()
+        self._adopter: threading.Thread | None = None
+        self._orphans: set[str] = set()  # seen without a live driver by the last adopt_orphans()
+
+    def driving(self) -> set[str]:
+        """The ids of the jobs and tournaments this process has a driver thread for."""
+        with self._threads_lock:
+            return {thread.name.removeprefix("driver-") for thread in self._threads if thread.is_alive()}
+
+    def adopt_orphans(self) -> list[str]:
+        """Start a driver for every unfinished job and tournament that has none here and had no live driver at this
+        call and the one before (its driver died: a server killed, or one that gave up on Redis; twice, so that a
+        job just submitted, not yet claimed by its driver, is left to it); their ids."""
+        if self._closing.is_set():
+            return []
+        mine = self.driving()
+        jobs = [i for i in self.store.unfinished() if i not in mine and not self.store.has_driver(i)]
+        tournaments = [i for i in unfinished_tournaments(self.store)
+                       if i not in mine and not tournament_has_driver(self.store, i)]
+        seen_before, self._orphans = self._orphans, set(jobs) | set(tournaments)
+        adopted = []
+        for job_id in jobs:
+            if job_id in seen_before:
+                log.info("adopting job", extra={"job_id": job_id})
+                self.start(job_id, resumed=True)
+                adopted.append(job_id)
+        for tournament_id in tournaments:
+            record = load_tournament(self.store, tournament_id) if tournament_id in seen_before else None
+            if record is not None:
+                log.info("adopting tournament", extra={"tournament_id": tournament_id})
+                self.start_tournament(record, TournamentSpec.from_dict(record["spec"]))
+                adopted.append(tournament_id)
+        self._orphans -= set(adopted)
+        return adopted
+
+    def keep_adopting(self, interval: float | None = None) -> threading.Thread:
+        """Run :meth:`adopt_orphans` every ``interval`` seconds (by default ``ADOPT_INTERVAL_S``) until close()."""
+        thread = threading.Thread(target=self._adopt_loop, args=(interval or ADOPT_INTERVAL_S,),
+                                  name="driver-adopter", daemon=True)
+        self._adopter = thread
+        thread.start()
+        return thread
+
+    def _adopt_loop(self, interval: float) -> None:
+        failing = False
+        while not self._closing.wait(interval):
+            try:
+                self.adopt_orphans()
+                failing = False
+            except Exception as exc:  # noqa: BLE001  (Redis away: try again at the next round; one line per outage)
+                if not failing:
+                    log.warning("cannot look for jobs to adopt", extra={"error": str(exc)})
+                failing = True
 
     def start(self, job_id: str, resumed: bool = False) -> threading.Thread:
         thread = threading.Thread(target=self._drive, args=(job_id, resumed), name=f"driver-{job_id}", daemon=True)
@@ -138,34 +196,45 @@ class JobDrivers:
         self._closing.set()
         with self._threads_lock:
             threads = list(self._threads)
+        if self._adopter is not None:
+            threads.append(self._adopter)
         deadline = time.monotonic() + timeout
         for thread in threads:
             thread.join(max(0.0, deadline - time.monotonic()))
         self.ray.close()
 
     def _drive(self, job_id: str, resumed: bool) -> None:
+        # Every Redis call of the driver waits for Redis through a short outage; past that, the job is left as a
+        # server's stop leaves it (RedisAway), never with a dead driver thread that holds it.
+        store = PatientStore(self.store, leave=self._closing, on_wait=lambda exc: log.warning(
+            "job driver waiting for Redis", extra={"job_id": job_id, "error": str(exc)}))
         try:
-            if self._closing.is_set() or self.store.has_driver(job_id):  # a live driver elsewhere runs it
+            if self._closing.is_set() or store.has_driver(job_id):  # a live driver elsewhere runs it
                 return
             if resumed:
-                record = self.store.get(job_id)
+                record = store.get(job_id)
                 log.info("resuming job", extra={"job_id": job_id, "state": record.state, "game": record.spec.game,
                                                 "units_done": record.units_done, "count": record.spec.count})
             if not self._join_ray():  # the server stopped while Ray started: the job waits for the next one
                 return
             from workers.runner import run_job
 
-            record = run_job(self.store, job_id, self.redis_url, leave=self._closing)
+            record = run_job(store, job_id, self.redis_url, leave=self._closing)
             if record.is_final:
                 log.info("job over", extra={"job_id": job_id, "state": record.state, "units": record.units_done})
             else:
                 log.info("job left to the next server", extra={"job_id": job_id, "units": record.units_done})
+        except RedisAway as exc:
+            log.warning("job left to the next server", extra={"job_id": job_id, "error": str(exc)})
         except Exception as exc:  # noqa: BLE001  (a driver thread has nobody to raise to: the job records it)
             if self._closing.is_set():  # Ray went with the server's stop: the next server resumes the job
                 log.info("job left to the next server", extra={"job_id": job_id, "stopped_by": repr(exc)})
                 return
             log.exception("job driver failed", extra={"job_id": job_id})
-            self.store.set_state(job_id, FAILED, error=f"the job's driver failed: {exc}")
+            try:
+                store.set_state(job_id, FAILED, error=f"the job's driver failed: {exc}")
+            except RedisAway as away:
+                log.warning("job left to the next server", extra={"job_id": job_id, "error": str(away)})
         finally:
             with self._threads_lock:
                 self._threads.discard(threading.current_thread())
@@ -173,6 +242,8 @@ class JobDrivers:
 
 class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
     """Submits, reads, watches, cancels and lists simulation jobs."""
+
+    redis_address = ""  # the Redis URL (no credentials) named when Redis cannot be reached: see services.rpc
 
     def __init__(self, store: JobStore, drivers: JobDrivers, watch_interval_s: float = WATCH_INTERVAL_S) -> None:
         self.store = store
@@ -367,10 +438,13 @@ def _ms(seconds: float | None) -> int:
 def install(server: grpc.aio.Server, backends: Any, prefix: str | None = None) -> str:
     """Add the SimulationService to ``server`` (jobs under ``prefix``, by default the key namespace's; their replays
     in the server's replay store) and resume the jobs left unfinished; returns its full name."""
-    store = JobStore(redis.Redis.from_url(backends.redis_url), prefix, backends.replays.prefix)
+    store = JobStore(sync_client(backends.redis_url), prefix, backends.replays.prefix)
     # Ray's own log lines are shown when cardtable's are at debug level (`cardtable serve --verbose`).
     drivers = JobDrivers(store, backends.redis_url, RayHost(verbose=log.isEnabledFor(logging.DEBUG)))
-    simulation_service_pb2_grpc.add_SimulationServiceServicer_to_server(SimulationServicer(store, drivers), server)
+    servicer = SimulationServicer(store, drivers)
+    servicer.redis_address = redis_address(backends.redis_url)
+    simulation_service_pb2_grpc.add_SimulationServiceServicer_to_server(servicer, server)
     backends.on_close(drivers.close)
     drivers.resume_unfinished()
+    drivers.keep_adopting()  # and, later, those whose driver died (a killed server's, within its lease)
     return SERVICE_NAME

@@ -280,3 +280,72 @@ def _record(job_id: str, f: dict[str, str], units_done: int, chunks_done: int) -
         chunks_total=int(f["chunks_total"]), retries=int(f.get("retries", 0)),
         results=json.loads(f["results"]) if f.get("results") else None,
     )
+
+
+# ---- riding out a Redis outage ---------------------------------------------------------------------------------------
+
+# How long a driver (or a chunk task) waits for Redis to come back before it gives up: long enough for a restart or a
+# failover, short enough that a job whose Redis is gone is handed on (to the next server) within a minute.
+REDIS_PATIENCE_S = 45.0
+_FIRST_PAUSE_S, _LONGEST_PAUSE_S = 0.1, 2.0
+_OUT_OF_REACH = (redis.ConnectionError, redis.TimeoutError)
+
+
+class RedisAway(Exception):
+    """Redis stayed out of reach for as long as a :class:`PatientStore` waits (or its process is stopping)."""
+
+
+class PatientStore:
+    """A :class:`JobStore` whose calls wait for Redis through an outage: a call that cannot reach it is tried again
+    with a growing pause (0.1 s doubling up to 2 s) for up to ``patience`` seconds from its first failure, then
+    :class:`RedisAway` is raised; so is it at once when ``leave`` is set (the process is stopping). Every store call
+    a driver makes is safe to repeat (states, results and leases are set, not added to; a retry count may count one
+    retry twice). Attributes other than methods (``prefix``, ``redis``) are the store's.
+
+    >>> store = PatientStore(JobStore(redis.Redis()), patience=30)  # doctest: +SKIP
+    """
+
+    def __init__(self, store: JobStore, patience: float | None = None, leave: Any = None,
+                 on_wait: Any = None) -> None:
+        self.store = store
+        self.patience = REDIS_PATIENCE_S if patience is None else patience
+        self.leave = leave  # a threading.Event, or None
+        self.on_wait = on_wait  # called with the error when a call first has to wait (a log line), or None
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self.store, name)
+        if not callable(attribute):
+            return attribute
+
+        def patiently(*args: Any, **kwargs: Any) -> Any:
+            return self.call(attribute, *args, **kwargs)
+
+        return patiently
+
+    def call(self, function: Any, *args: Any, **kwargs: Any) -> Any:
+        """``function(*args, **kwargs)``, tried again while Redis is out of reach (see the class)."""
+        deadline, pause = None, _FIRST_PAUSE_S
+        while True:
+            try:
+                return function(*args, **kwargs)
+            except _OUT_OF_REACH as exc:
+                now = time.monotonic()
+                if deadline is None:
+                    deadline = now + self.patience
+                    if self.on_wait is not None:
+                        self.on_wait(exc)
+                if now + pause > deadline or self._leaving(pause):
+                    raise RedisAway(f"Redis out of reach for {self.patience - max(0.0, deadline - now):.0f} s: "
+                                    f"{exc}") from exc
+                pause = min(2 * pause, _LONGEST_PAUSE_S)
+
+    def _leaving(self, pause: float) -> bool:
+        """Wait ``pause`` seconds; True when the process is stopping (at once, then)."""
+        if self.leave is None:
+            time.sleep(pause)
+            return False
+        return bool(self.leave.wait(pause))
+
+    def ping(self) -> bool:
+        """Redis answers (waiting for it as every call does)."""
+        return bool(self.call(self.store.redis.ping))

@@ -15,6 +15,7 @@ failed with the results of the chunks that finished and an error naming the poli
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
@@ -27,15 +28,30 @@ import ray
 import redis
 from ray.exceptions import RayError, TaskCancelledError
 
+from replay.connect import sync_client
+
 from .chunk import ChunkResult, DealFailed, play_chunk
 from .cluster import cluster_cpus, code_runtime_env, policy_code
-from .jobstore import CANCELLED, FAILED, RUNNING, SUCCEEDED, JobRecord, JobStore, replay_collection
+from .jobstore import (
+    CANCELLED,
+    FAILED,
+    RUNNING,
+    SUCCEEDED,
+    JobRecord,
+    JobStore,
+    PatientStore,
+    RedisAway,
+    replay_collection,
+)
 from .plan import Chunk, job_chunks
 from .replays import replay_sink
 from .spec import JobSpec
 from .stats import side_seats, summarize, total
 
 MAX_ATTEMPTS = 3
+# A task that failed because Redis was out of reach is played again once Redis answers the driver, not counted as an
+# attempt: up to this many times per chunk (a worker that never reaches a Redis the driver reaches fails the job).
+MAX_REDIS_ATTEMPTS = 10
 POLL_SECONDS = 0.2
 
 OnUpdate = Callable[[JobRecord], None]
@@ -46,7 +62,7 @@ _clients: dict[str, redis.Redis] = {}
 def redis_client(url: str) -> redis.Redis:
     """One connection pool per URL and process (a worker process plays many chunks)."""
     if url not in _clients:
-        _clients[url] = redis.Redis.from_url(url)
+        _clients[url] = sync_client(url)
     return _clients[url]
 
 
@@ -56,7 +72,7 @@ def play_chunk_task(spec_dict: dict[str, Any], chunk: Chunk, job_id: str, redis_
     """A Ray task: play one chunk, streaming progress (and replays) to Redis; stops early if the job is cancelled."""
     spec = JobSpec.from_dict(spec_dict)
     client = redis_client(redis_url)
-    store = JobStore(client, prefix, replay_prefix)
+    store = PatientStore(JobStore(client, prefix, replay_prefix))  # progress reports ride out a Redis restart
     worker = f"{ray.get_runtime_context().get_node_id()[:12]}:{os.getpid()}"
     store.note_worker(job_id, chunk.index, worker)
     sink = replay_sink(client, replay_collection(job_id), replay_prefix) if spec.log.mode != "none" else None
@@ -65,10 +81,14 @@ def play_chunk_task(spec_dict: dict[str, Any], chunk: Chunk, job_id: str, redis_
     return result
 
 
-def run_job(store: JobStore, job_id: str, redis_url: str, max_workers: int = 0,
+def run_job(store: JobStore | PatientStore, job_id: str, redis_url: str, max_workers: int = 0,
             on_update: OnUpdate | None = None, leave: threading.Event | None = None) -> JobRecord:
     """Run (or resume) a stored job on the connected Ray cluster until it succeeds, fails or is cancelled, or until
-    ``leave`` is set (its process stops): then the job is left as it is, for another driver to resume at once."""
+    ``leave`` is set (its process stops): then the job is left as it is, for another driver to resume at once.
+
+    The driver rides out a Redis outage (its calls wait, see :class:`workers.jobstore.PatientStore`); when Redis stays
+    away longer, its tasks stop and :class:`workers.jobstore.RedisAway` is raised: the job is left as it is (its lease
+    lapses), for the next driver to resume."""
     return _Driver(store, job_id, redis_url, max_workers, on_update, leave).run()
 
 
@@ -101,19 +121,20 @@ class _Pending:
 
 
 class _Driver:
-    def __init__(self, store: JobStore, job_id: str, redis_url: str, max_workers: int,
+    def __init__(self, store: JobStore | PatientStore, job_id: str, redis_url: str, max_workers: int,
                  on_update: OnUpdate | None, leave: threading.Event | None = None) -> None:
-        self.store = store
+        self.leave = leave or threading.Event()
+        self.store = store if isinstance(store, PatientStore) else PatientStore(store, leave=self.leave)
         self.job_id = job_id
         self.redis_url = redis_url
-        self.record = store.get(job_id)
+        self.record = self.store.get(job_id)
         self.spec = self.record.spec
         self.spec_dict = self.spec.to_dict()
         # An explicit worker count caps the tasks in flight; otherwise keep every CPU busy with one task queued.
         self.window = max_workers if max_workers > 0 else 2 * cluster_cpus()
         self.on_update = on_update
-        self.leave = leave or threading.Event()
         self.attempts: dict[int, int] = {}
+        self.redis_attempts: dict[int, int] = {}  # chunk index -> tasks of it that failed to reach Redis
         self.failed: dict[int, str] = {}  # chunk index -> why a deal of it cannot be played (DealFailed)
         self.in_flight: dict[ray.ObjectRef, Chunk] = {}
         self.driver = f"{socket.gethostname()}:{os.getpid()}:{id(self)}"
@@ -121,16 +142,25 @@ class _Driver:
 
     def run(self) -> JobRecord:
         """Run the job unless it is over or another live driver runs it; returns the job as stored."""
-        if self.record.is_final or not self.store.claim(self.job_id, self.driver):
+        # A claim whose answer was lost (the connection dropped) and that was tried again finds its own lease.
+        if self.record.is_final or not (self.store.claim(self.job_id, self.driver)
+                                        or self.store.driver(self.job_id) == self.driver):
             return self.record
         try:
-            return self._run()
-        finally:
-            self.store.release(self.job_id, self.driver)
+            record = self._run()
+        except RedisAway:  # no word from Redis: stop our tasks and leave the job (and our lease, to lapse) as it is
+            self._cancel_in_flight()
+            raise
+        except BaseException:
+            with contextlib.suppress(RedisAway):
+                self.store.release(self.job_id, self.driver)
+            raise
+        self.store.release(self.job_id, self.driver)
+        return record
 
     def _run(self) -> JobRecord:
-        if self.record.cancel_requested:
-            return self._finish(CANCELLED, {}, time.perf_counter())
+        if self.record.cancel_requested:  # cancelled while it had no driver: it ends with the chunks it finished
+            return self._finish(CANCELLED, self.store.chunk_results(self.job_id), time.perf_counter())
         started = time.perf_counter()
         self.store.set_state(self.job_id, RUNNING, started=time.time())
         # Policies of one's own: their code goes with each task, for a Ray joined before this job was known (the
@@ -154,6 +184,8 @@ class _Driver:
                 if self.leave.is_set() or not self.store.renew(self.job_id, self.driver):
                     return self._step_aside()
                 self._notify()
+        except RedisAway:  # nothing can be recorded: the job stays as it is
+            raise
         except KeyboardInterrupt:
             self._finish(CANCELLED, done, started, error="interrupted")
             raise
@@ -189,6 +221,12 @@ class _Driver:
             if isinstance(cause, DealFailed):  # the same deal fails the same way: no retry, the others play on
                 self.failed[chunk.index] = str(cause)
                 return ""
+            if isinstance(cause, (redis.ConnectionError, redis.TimeoutError)):  # Redis went away: not the chunk's fault
+                tries = self.redis_attempts[chunk.index] = self.redis_attempts.get(chunk.index, 0) + 1
+                if tries < MAX_REDIS_ATTEMPTS:
+                    self.store.note_retry(self.job_id, chunk.index)  # waits for Redis to answer again
+                    pending.appendleft(chunk)
+                    return ""
             attempts = self.attempts[chunk.index] = self.attempts.get(chunk.index, 0) + 1
             if attempts >= MAX_ATTEMPTS:
                 return f"chunk {chunk.index} (deals {chunk.first}..{chunk.stop - 1}) failed {attempts} times: {exc}"

@@ -297,6 +297,11 @@ def _lease(tournament_id: str) -> str:
     return tournament_id
 
 
+def tournament_has_driver(store: JobStore, tournament_id: str) -> bool:
+    """A live driver holds the tournament (its lease has not lapsed)."""
+    return store.has_driver(_lease(tournament_id))
+
+
 def unfinished_tournaments(store: JobStore) -> list[str]:
     """The ids of the tournaments still running (oldest first): on a server's start, their drivers are gone."""
     return [i.decode() if isinstance(i, bytes) else str(i) for i in store.redis.zrange(_unfinished_key(store), 0, -1)]

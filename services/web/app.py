@@ -39,6 +39,7 @@ from engine import ActionLimitExceeded
 from engine.bots import policy_names
 from engine.rng import fresh_seed
 from engine.state import State
+from replay.connect import sync_client
 from workers.jobstore import JobRecord, JobStore
 from workers.stats import counter_groups
 
@@ -249,7 +250,7 @@ class WebApi:
         self.backends = backends
         self.games = LiveGames(backends.games, backends.save_replay)
         self.replays = Replays(backends)
-        self.jobs = JobStore(redis.Redis.from_url(backends.redis_url), replay_prefix=backends.replays.prefix)
+        self.jobs = JobStore(sync_client(backends.redis_url), replay_prefix=backends.replays.prefix)
 
     def close(self) -> None:
         if self.jobs is not None:
