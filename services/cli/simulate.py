@@ -38,7 +38,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressC
 
 from engine.rng import fresh_seed
 from replay.embedded import EmbeddedValkey
-from workers.jobstore import CANCELLED, SUCCEEDED, JobRecord, JobStore
+from workers.jobstore import CANCELLED, SUCCEEDED, JobRecord, JobStore, RedisAway
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 
 from .matchargs import game_argument, option_option, option_pairs_param, players_option
@@ -124,6 +124,8 @@ def simulate(ctx: click.Context, game: str, deals: int | None, matches: int | No
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the recording short
             click.echo(_record_interrupted(store, record), err=True)
             ctx.exit(130)
+        except RedisAway as exc:
+            raise click.ClickException(f"{record.job_id} stopped, left unfinished in Redis: {exc}") from None
         played_on = sorted(set(store.workers(record.job_id).values()))
     if record.results is None:
         raise click.ClickException(f"job {record.job_id} {record.state} before any chunk finished {record.error}")

@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.table import Table
 
 from engine.rng import fresh_seed
-from workers.jobstore import JobRecord, JobStore
+from workers.jobstore import JobRecord, JobStore, RedisAway
 from workers.spec import JobSpecError
 from workers.tournament import TournamentSpec, cancel_tournament, check_tournament, load_tournament, new_tournament
 
@@ -106,6 +106,9 @@ def tournament(ctx: click.Context, game: str, policies: str | None, deals: int |
             cancel_tournament(store, tournament_id, "interrupted")
             click.echo(f"{tournament_id} cancelled (interrupted)", err=True)
             ctx.exit(130)
+        except RedisAway as exc:
+            raise click.ClickException(f"{tournament_id} stopped, left unfinished in Redis (--resume {tournament_id} "
+                                       f"plays on): {exc}") from None
     if result["state"] != "succeeded":
         raise click.ClickException(f"{result['tournament_id']} {result['state']}: {result.get('error', '')}")
     if plot is not None:
