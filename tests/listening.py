@@ -1,30 +1,39 @@
-"""Which TCP addresses processes listen on, from /proc (Linux): for the tests that a local Ray, every process of it,
-listens on 127.0.0.1 alone (Ray has no authentication of its own: anything that reaches it runs code)."""
+"""Processes and the TCP addresses they listen on, from /proc (Linux): for the tests that a command leaves no process
+behind, and that a local Ray, every process of it, listens on 127.0.0.1 alone (Ray has no authentication of its own:
+anything that reaches it runs code)."""
 
 from __future__ import annotations
 
 import ipaddress
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 LISTEN = "0A"  # a socket's state in /proc/net/tcp*
 
 
-def descendants(pid: int) -> list[int]:
-    """Every process started by ``pid``, by those, and so on."""
-    parents = {}
+def process_table() -> dict[int, tuple[str, int, str, str]]:
+    """Every process: pid -> (command name, parent pid, state, start time), from /proc."""
+    table = {}
     for entry in Path("/proc").iterdir():
         try:
             stat = (entry / "stat").read_text() if entry.name.isdigit() else ""
         except OSError:  # gone meanwhile
             continue
         if stat:
-            parents[int(entry.name)] = int(stat[stat.rindex(")") + 2:].split()[1])
-    found, frontier = [], [pid]
+            name, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
+            table[int(entry.name)] = (name, int(rest[1]), rest[0], rest[19])
+    return table
+
+
+def descendants(pid: int) -> dict[int, tuple[str, int, str, str]]:
+    """Every process started by ``pid``, by those, and so on, with its row of :func:`process_table`."""
+    table = process_table()
+    found, frontier = {}, [pid]
     while frontier:
-        pid = frontier.pop()
-        children = [child for child, parent in parents.items() if parent == pid]
-        found += children
+        parent = frontier.pop()
+        children = [child for child, row in table.items() if row[1] == parent]
+        found.update((child, table[child]) for child in children)
         frontier += children
     return found
 
@@ -50,7 +59,7 @@ def listening_sockets() -> dict[str, str]:
     return sockets
 
 
-def listeners(pids: list[int]) -> list[tuple[int, str, str]]:
+def listeners(pids: Iterable[int]) -> list[tuple[int, str, str]]:
     """(pid, command name, address) for every TCP socket that one of ``pids`` listens on (a process gone meanwhile
     has none)."""
     sockets, found = listening_sockets(), []

@@ -5,6 +5,7 @@ messages is printed. Each test has its own data folder, so the embedded Valkey i
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import signal
@@ -20,7 +21,7 @@ import pytest
 import redis
 from grpc_harness import CARDTABLE, ROOT, ServerProcess
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from listening import is_loopback, listeners
+from listening import descendants, is_loopback, listeners, process_table
 
 from replay.embedded import EmbeddedValkey
 from services.generated.cardtable.v1 import game_service_pb2, game_service_pb2_grpc, simulation_service_pb2_grpc
@@ -35,31 +36,6 @@ from workers.tournament import load_tournament, unfinished_tournaments
 # How long a command may take to give up on an address that nothing answers on: a guard against hanging for minutes
 # (as before), generous enough for a loaded machine.
 GIVE_UP_S = 60
-
-
-def process_table() -> dict[int, tuple[str, int, str, str]]:
-    """Every process: pid -> (command name, parent pid, state, start time), from /proc."""
-    table = {}
-    for entry in Path("/proc").iterdir():
-        try:
-            stat = (entry / "stat").read_text() if entry.name.isdigit() else ""
-        except OSError:  # gone meanwhile
-            continue
-        if stat:
-            name, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
-            table[int(entry.name)] = (name, int(rest[1]), rest[0], rest[19])
-    return table
-
-
-def descendants(pid: int) -> dict[int, tuple[str, int, str, str]]:
-    table = process_table()
-    found, frontier = {}, [pid]
-    while frontier:
-        parent = frontier.pop()
-        children = [child for child, row in table.items() if row[1] == parent]
-        found.update((child, table[child]) for child in children)
-        frontier += children
-    return found
 
 
 def still_running_pids(processes: dict[int, tuple[str, int, str, str]]) -> list[int]:
@@ -169,9 +145,19 @@ def running_job(store: JobStore, process: subprocess.Popen) -> str:
     raise AssertionError(f"no job got going: {process.poll()=}")
 
 
-def test_ctrl_c_cancels_a_simulation_and_stops_the_embedded_store(tmp_path):
-    command = [CARDTABLE, "simulate", "german_whist", "--deals", "10000000", "--policies", "random", "--seed", "1",
-               "--chunk-size", "2000"]
+@dataclasses.dataclass
+class Interrupted:
+    """A command Ctrl-C stopped once its job had played some deals: its exit, what it printed, the job, and the
+    embedded Valkey it had started (pid -> process_table row)."""
+
+    returncode: int
+    out: str
+    err: str
+    job_id: str
+    valkey: dict[int, tuple[str, int, str, str]]
+
+
+def interrupt_once_a_job_runs(command: list[str], tmp_path: Path) -> Interrupted:
     # A session of its own: the SIGINT goes to the command's whole process group, as a terminal's Ctrl-C does (heard
     # even when the suite runs where SIGINT is ignored, in the background of a shell without job control).
     process = subprocess.Popen(command, cwd=ROOT, env=data_dir_env(tmp_path), stdout=subprocess.PIPE,
@@ -188,11 +174,20 @@ def test_ctrl_c_cancels_a_simulation_and_stops_the_embedded_store(tmp_path):
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
-    assert process.returncode == 130, err
+    return Interrupted(process.returncode, out, err, job_id, valkey)
+
+
+def test_ctrl_c_cancels_a_simulation_and_stops_the_embedded_store(tmp_path):
+    command = [CARDTABLE, "simulate", "german_whist", "--deals", "10000000", "--policies", "random", "--seed", "1",
+               "--chunk-size", "2000"]
+    done = interrupt_once_a_job_runs(command, tmp_path)
+    out, err, job_id = done.out, done.err, done.job_id
+    assert done.returncode == 130, err
     assert "Traceback" not in out + err and "Ray" not in err
     [line] = err.splitlines()
     assert line.startswith(f"{job_id} cancelled (interrupted): ") and line.endswith(" of 10,000,000 played")
-    assert valkey and still_running(valkey, timeout=0) == []  # the command stopped its store, having recorded the job
+    # the command stopped its store, having recorded the job
+    assert done.valkey and still_running(done.valkey, timeout=0) == []
     with EmbeddedValkey(tmp_path) as store:
         record = JobStore(redis.Redis.from_url(store.url)).get(job_id)
     assert record.state == "cancelled" and record.error == "interrupted" and 0 < record.units_done < 10_000_000
@@ -202,20 +197,9 @@ def test_ctrl_c_cancels_a_tournament_and_its_running_job(tmp_path):
     """Ctrl-C stops the tournament, not only its job: recorded as cancelled, so no server resumes it later."""
     command = [CARDTABLE, "tournament", "german_whist", "--policies", "random,greedy", "--deals", "10000000", "--seed",
                "1", "--chunk-size", "2000"]
-    process = subprocess.Popen(command, cwd=ROOT, env=data_dir_env(tmp_path), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        while not (tmp_path / "valkey" / "url").exists() and process.poll() is None:
-            time.sleep(0.1)
-        client = redis.Redis.from_url((tmp_path / "valkey" / "url").read_text())
-        job_id = running_job(JobStore(client), process)
-        os.killpg(process.pid, signal.SIGINT)
-        out, err = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-    assert process.returncode == 130, err
+    done = interrupt_once_a_job_runs(command, tmp_path)
+    out, err, job_id = done.out, done.err, done.job_id
+    assert done.returncode == 130, err
     assert "Traceback" not in out + err
     tournament_id = out.split(":", 1)[0]
     assert tournament_id.startswith("tournament-"), out
