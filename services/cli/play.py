@@ -23,11 +23,12 @@ from engine.bots import Policy, greedy_games, make_policies, seat_observer
 from engine.fishing import join_turns
 from engine.rng import fresh_seed
 from replay import ReplayError
-from replay.connect import open_redis, open_store
+from replay.connect import open_store
 from replay.record import Recorder
 
 from .matchargs import game_argument, option_option, option_pairs_param, players_option, seed_option, start_match
 from .policies import POLICY_LABEL
+from .redis_url import check_reachable
 from .redis_url import redis_url_option as shared_redis_url_option
 from .render import (
     Seating,
@@ -163,13 +164,8 @@ def save_replay(console: Console, start: State, state: State, policies: Sequence
 
 def check_save_store(redis_url: str | None) -> None:
     """With ``--save`` and a Redis named: that it answers, before the match is played rather than after it."""
-    if redis_url is None:
-        return  # the embedded Valkey, started when the match is saved
-    try:
-        with open_redis(redis_url):
-            pass
-    except ConnectionError as exc:
-        raise click.ClickException(f"--save: {exc}") from None
+    if redis_url is not None:  # (else the embedded Valkey, started when the match is saved)
+        check_reachable(redis_url, "--save: ")
 
 
 @contextmanager

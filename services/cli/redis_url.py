@@ -14,7 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 import click
+import redis
 from redis.connection import parse_url
+
+# How long Redis gets to answer before a command gives up on it.
+REDIS_TIMEOUT_S = 5.0
 
 
 class RedisUrl(click.ParamType):
@@ -36,3 +40,13 @@ REDIS_URL = RedisUrl()
 def redis_url_option(help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """``--redis-url``, also read from ``$REDIS_URL``; None when neither is given (the embedded Valkey)."""
     return click.option("--redis-url", envvar="REDIS_URL", default=None, type=REDIS_URL, help=help)
+
+
+def check_reachable(url: str, what: str = "") -> None:
+    """A one-line ClickException (``what`` before it, e.g. ``--save: ``) unless the Redis at ``url`` answers."""
+    try:
+        with redis.Redis.from_url(url, socket_connect_timeout=REDIS_TIMEOUT_S,
+                                  socket_timeout=REDIS_TIMEOUT_S) as client:
+            client.ping()
+    except (redis.RedisError, OSError) as exc:
+        raise click.ClickException(f"{what}cannot reach Redis at {url}: {exc}") from None

@@ -42,12 +42,10 @@ from workers.jobstore import CANCELLED, SUCCEEDED, JobRecord, JobStore, RedisAwa
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 
 from .matchargs import game_argument, option_option, option_pairs_param, players_option
+from .redis_url import check_reachable
 from .redis_url import redis_url_option as shared_redis_url_option
 from .render import count_of, plural
 from .simulate_report import plot_results, results_table
-
-# How long Redis gets to answer before the command gives up on it.
-REDIS_TIMEOUT_S = 5.0
 
 
 @contextlib.contextmanager
@@ -160,10 +158,7 @@ def _checked_spec(ctx: click.Context, game: str, deals: int | None, matches: int
 
 def _reachable_redis(url: str) -> redis.Redis:
     """The client for ``url`` once its server answers; a ClickException saying why not otherwise."""
-    try:
-        redis.Redis.from_url(url, socket_connect_timeout=REDIS_TIMEOUT_S, socket_timeout=REDIS_TIMEOUT_S).ping()
-    except (redis.RedisError, OSError) as exc:
-        raise click.ClickException(f"cannot reach Redis at {url}: {exc}") from None
+    check_reachable(url)
     from workers.runner import redis_client
 
     return redis_client(url)

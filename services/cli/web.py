@@ -17,10 +17,9 @@ from pathlib import Path
 
 import click
 
-from replay.connect import open_redis
 from services.web.analysis import NODES as ANALYSIS_NODES
 
-from .redis_url import redis_url_option
+from .redis_url import check_reachable, redis_url_option
 from .serve import _read_api_key
 
 DEFAULT_PORT = 8080
@@ -75,11 +74,7 @@ def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_ke
 
     configure_logging(log_level)
     if redis_url is not None:  # a Redis that does not answer is one line, before anything is served
-        try:
-            with open_redis(redis_url):
-                pass
-        except ConnectionError as exc:
-            raise click.ClickException(str(exc)) from None
+        check_reachable(redis_url)
     click.echo(f"cardtable web: {page_url(host, port)}", err=True)
     try:
         app = create_app(redis_url, api_key or None, analysis_nodes=analysis_nodes, allowed_hosts=allowed_hosts(host))
