@@ -27,6 +27,7 @@ from replay.connect import async_client, sync_client
 from replay.embedded import EmbeddedValkey
 from replay.store import ReplayStore
 
+from .allowed_policies import PolicyAllowList
 from .game_store import GameStore, Retention
 from .watchers import DEFAULT_MAX_WATCHERS, MatchWatchers
 
@@ -45,6 +46,7 @@ class Backends:
     client_name: str
     embedded: EmbeddedValkey | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)
+    policies: PolicyAllowList = field(default_factory=PolicyAllowList)  # what a client's bots and jobs may name
 
     def on_close(self, closer: Callable[[], None]) -> None:
         """Call ``closer`` (blocking, off the event loop) when the backends close, before Redis goes."""
@@ -70,9 +72,10 @@ class Backends:
 
 
 async def open_backends(redis_url: str | None, data_dir: Path | None = None, retention: Retention | None = None,
-                        max_watchers: int = DEFAULT_MAX_WATCHERS) -> Backends:
+                        max_watchers: int = DEFAULT_MAX_WATCHERS, policies: PolicyAllowList | None = None) -> Backends:
     """Connect to ``redis_url`` (or the embedded Valkey, in ``data_dir`` or the user's data folder); matches expire
-    as ``retention`` says, and at most ``max_watchers`` watch matches at once."""
+    as ``retention`` says, at most ``max_watchers`` watch matches at once, and clients name the ``policies`` allowed
+    (by default no import path)."""
     embedded = None
     if redis_url is None:
         embedded = EmbeddedValkey(data_dir)
@@ -89,4 +92,5 @@ async def open_backends(redis_url: str | None, data_dir: Path | None = None, ret
         raise ConnectionError(f"cannot reach Redis at {redis_url}: {exc}") from None
     replays = ReplayStore(sync_client(redis_url))
     games = GameStore(client, retention=retention)
-    return Backends(redis_url, client, games, replays, MatchWatchers(games, max_watchers), client_name, embedded)
+    return Backends(redis_url, client, games, replays, MatchWatchers(games, max_watchers), client_name, embedded,
+                    policies=policies or PolicyAllowList())

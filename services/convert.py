@@ -15,6 +15,7 @@ import engine
 from engine.bots import label_parts, parse_params, policy_class, policy_label
 from engine.options import Option
 
+from .allowed_policies import PolicyAllowList
 from .errors import InvalidArgument, quoted
 from .generated.cardtable.v1 import common_pb2, game_service_pb2
 
@@ -93,13 +94,15 @@ def game_info_response(game_id: str, players: int | None) -> game_service_pb2.Ge
         options=[option_spec(o, players) for o in info.all_options()])
 
 
-def policy_label_of(name: str, params: Mapping[str, str]) -> str:
+def policy_label_of(name: str, params: Mapping[str, str], allowed: PolicyAllowList) -> str:
     """The canonical label of a requested policy, checked up front: ``name`` is a policy's name or a label
     (``greedy:epsilon=0.3``), ``params`` more parameters' texts (``{"epsilon": "0.3"}``). A policy of one's own is
-    named by its import path (``mybots.cautious:Cautious``) when the server can import it, or by the name its package
-    registers. InvalidArgument names what is allowed (the policies, a policy's parameters, a parameter's values)."""
+    named by the name its package registers, or by its import path (``mybots.cautious:Cautious``) when ``allowed``
+    allows its module: nothing is imported for a policy it does not allow. InvalidArgument names what is allowed (the
+    policies, a policy's parameters, a parameter's values)."""
     try:
         policy, texts = label_parts(name)
+        allowed.check(policy)
         policy_class(policy)
         both = sorted(set(texts) & set(params))
         if both:

@@ -16,6 +16,7 @@ import grpc
 import engine
 from engine.rng import fresh_seed
 
+from .allowed_policies import PolicyAllowList
 from .convert import game_info_response, game_summary, known_game, options_from_request, policy_label_of
 from .errors import InvalidArgument
 from .game_store import GameStore
@@ -38,9 +39,10 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     redis_address = ""  # the Redis URL (no credentials) named when Redis cannot be reached: see services.rpc
 
     def __init__(self, store: GameStore, save_replay: ReplaySink | None = None, cache_size: int = 4096,
-                 watchers: MatchWatchers | None = None) -> None:
+                 watchers: MatchWatchers | None = None, policies: PolicyAllowList | None = None) -> None:
         self.games = LiveGames(store, save_replay, cache_size)
         self.watchers = watchers or MatchWatchers(store)
+        self.policies = policies or PolicyAllowList()  # the policies a bot's seat may name
 
     @unary
     async def ListGames(self, request: game_service_pb2.ListGamesRequest,
@@ -58,7 +60,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def CreateGame(self, request: game_service_pb2.CreateGameRequest,
                          context: grpc.aio.ServicerContext) -> game_service_pb2.CreateGameResponse:
         game_id = known_game(request.game_id)
-        seats = [_seat(n, spec) for n, spec in enumerate(request.seats)]
+        seats = [_seat(n, spec, self.policies) for n, spec in enumerate(request.seats)]
         seed = request.seed if request.HasField("seed") else fresh_seed()
         first_dealer = request.first_dealer if request.HasField("first_dealer") else None
         created = await self.games.create(game_id, seats, options_from_request(request.options, game_id), seed,
@@ -108,7 +110,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 replay_id=watched.replay_id)
 
 
-def _seat(number: int, spec: game_service_pb2.SeatSpec) -> Seat:
+def _seat(number: int, spec: game_service_pb2.SeatSpec, policies: PolicyAllowList) -> Seat:
     kind = _SEAT_KINDS.get(spec.kind)
     if kind is None:
         raise InvalidArgument(f"seat {number}: kind must be SEAT_KIND_BOT or SEAT_KIND_PERSON")
@@ -119,7 +121,7 @@ def _seat(number: int, spec: game_service_pb2.SeatSpec) -> Seat:
     if not spec.policy:
         raise InvalidArgument(f"seat {number} is a bot: name its policy (for example 'random' or 'greedy')")
     try:
-        return Seat(BOT, policy_label_of(spec.policy, spec.params))
+        return Seat(BOT, policy_label_of(spec.policy, spec.params, policies))
     except InvalidArgument as exc:
         raise InvalidArgument(f"seat {number}: {exc}") from None
 
@@ -130,12 +132,13 @@ def _move(played: Played, viewer: int | None = None) -> common_pb2.Move:
 
 
 def install(server: grpc.aio.Server, store: GameStore, save_replay: ReplaySink | None,
-            watchers: MatchWatchers | None = None, redis_url: str = "") -> str:
-    """Add the GameService to ``server`` (over the Redis at ``redis_url``, named when it cannot be reached); returns
-    its full name (for health checks and reflection)."""
+            watchers: MatchWatchers | None = None, redis_url: str = "", policies: PolicyAllowList | None = None) -> str:
+    """Add the GameService to ``server`` (over the Redis at ``redis_url``, named when it cannot be reached; its bots
+    play the ``policies`` allowed, by default no import path); returns its full name (for health checks and
+    reflection)."""
     if save_replay is not None:
         start_replay_builder()
-    servicer = GameServicer(store, save_replay, watchers=watchers)
+    servicer = GameServicer(store, save_replay, watchers=watchers, policies=policies)
     servicer.redis_address = redis_address(redis_url)
     game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
     return SERVICE_NAME

@@ -31,6 +31,7 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
 from . import game_service, replay_service, simulation_service
+from .allowed_policies import PolicyAllowList
 from .auth import ApiKeyInterceptor
 from .backends import Backends, open_backends
 from .game_store import Retention
@@ -46,7 +47,7 @@ MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 ServiceInstaller = Callable[[grpc.aio.Server, Backends], str]
 
 SERVICES: tuple[ServiceInstaller, ...] = (
-    lambda server, b: game_service.install(server, b.games, b.save_replay, b.watchers, b.redis_url),
+    lambda server, b: game_service.install(server, b.games, b.save_replay, b.watchers, b.redis_url, b.policies),
     replay_service.install,
     simulation_service.install,
 )
@@ -68,6 +69,8 @@ class ServerConfig:
     retention: Retention = field(default_factory=Retention)  # how long Redis keeps finished and abandoned matches
     max_watchers: int = DEFAULT_MAX_WATCHERS  # WatchGame streams served at once (RESOURCE_EXHAUSTED beyond)
     services: tuple[ServiceInstaller, ...] = field(default=SERVICES)
+    # The import paths a client may name a policy by (built-ins and installed entry points always): by default none.
+    allow_policies: PolicyAllowList = field(default_factory=PolicyAllowList)
 
     def __post_init__(self) -> None:
         if (self.tls_cert is None) != (self.tls_key is None):
@@ -87,7 +90,10 @@ class CardtableServer:
     async def start(self) -> int:
         """Connect to Redis, bind, start serving; returns the bound port (useful with ``port=0``)."""
         config = self.config
-        self.backends = await open_backends(config.redis_url, config.data_dir, config.retention, config.max_watchers)
+        if config.allow_policies.modules:
+            log.info("policies allowed by import path", extra={"modules": list(config.allow_policies.modules)})
+        self.backends = await open_backends(config.redis_url, config.data_dir, config.retention, config.max_watchers,
+                                            policies=config.allow_policies)
         interceptors = [ApiKeyInterceptor(config.api_key)] if config.api_key else []
         interceptors.append(MalformedRequestInterceptor())
         server = grpc.aio.server(

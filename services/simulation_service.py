@@ -44,6 +44,7 @@ from workers.tournament import (
     unfinished_tournaments,
 )
 
+from .allowed_policies import PolicyAllowList
 from .convert import option_value, options_from_request, policy_label_of
 from .errors import FailedPrecondition, InvalidArgument, NotFound
 from .generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
@@ -245,15 +246,17 @@ class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
 
     redis_address = ""  # the Redis URL (no credentials) named when Redis cannot be reached: see services.rpc
 
-    def __init__(self, store: JobStore, drivers: JobDrivers, watch_interval_s: float = WATCH_INTERVAL_S) -> None:
+    def __init__(self, store: JobStore, drivers: JobDrivers, watch_interval_s: float = WATCH_INTERVAL_S,
+                 policies: PolicyAllowList | None = None) -> None:
         self.store = store
         self.drivers = drivers
         self.watch_interval_s = watch_interval_s
+        self.policies = policies or PolicyAllowList()  # the policies a job or a tournament may name
 
     @unary
     async def SubmitJob(self, request: sim_pb2.SubmitJobRequest,
                         context: grpc.aio.ServicerContext) -> sim_pb2.SubmitJobResponse:
-        spec = spec_from_proto(request.spec)
+        spec = spec_from_proto(request.spec, self.policies)
         record = await asyncio.to_thread(self.store.create, spec)
         self.drivers.start(record.job_id)
         log.info("job submitted", extra={"job_id": record.job_id, "game": spec.game, "count": spec.count})
@@ -297,7 +300,7 @@ class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
     @unary
     async def SubmitTournament(self, request: sim_pb2.SubmitTournamentRequest,
                                context: grpc.aio.ServicerContext) -> sim_pb2.SubmitTournamentResponse:
-        spec = tournament_from_proto(request.spec)
+        spec = tournament_from_proto(request.spec, self.policies)
         record = await asyncio.to_thread(new_tournament, self.store, spec)
         self.drivers.start_tournament(record, spec)
         log.info("tournament submitted", extra={"tournament_id": record["tournament_id"], "game": spec.game})
@@ -337,8 +340,9 @@ async def list_jobs(store: JobStore, page_token: str, size: int) -> tuple[list[J
 
 # ---- conversions --------------------------------------------------------------------------------------------------
 
-def spec_from_proto(message: sim_pb2.JobSpec) -> JobSpec:
-    """A checked job spec from a request; InvalidArgument says what is wrong with it."""
+def spec_from_proto(message: sim_pb2.JobSpec, policies: PolicyAllowList) -> JobSpec:
+    """A checked job spec from a request, naming only the ``policies`` allowed; InvalidArgument says what is wrong
+    with it."""
     if message.logging not in _LOG_MODES:
         raise InvalidArgument(f"unknown logging value {message.logging}")
     if message.unit not in _UNITS:
@@ -349,7 +353,7 @@ def spec_from_proto(message: sim_pb2.JobSpec) -> JobSpec:
     if not message.policies:
         raise InvalidArgument("a job needs at least one policy (one per seat, one per side, or one for all)")
     spec = JobSpec(
-        game=message.game_id, policies=tuple(policy_label_of(p.name, p.params) for p in message.policies),
+        game=message.game_id, policies=tuple(policy_label_of(p.name, p.params, policies) for p in message.policies),
         count=message.count,
         seed=message.seed if message.HasField("seed") else fresh_seed(), unit=_UNITS[message.unit],
         players=message.players if message.HasField("players") else None,
@@ -361,10 +365,11 @@ def spec_from_proto(message: sim_pb2.JobSpec) -> JobSpec:
         raise InvalidArgument(str(exc)) from None
 
 
-def tournament_from_proto(message: sim_pb2.TournamentSpec) -> TournamentSpec:
-    """A checked tournament spec from a request; InvalidArgument says what is wrong with it."""
+def tournament_from_proto(message: sim_pb2.TournamentSpec, policies: PolicyAllowList) -> TournamentSpec:
+    """A checked tournament spec from a request, naming only the ``policies`` allowed; InvalidArgument says what is
+    wrong with it."""
     spec = TournamentSpec(
-        game=message.game_id, policies=tuple(policy_label_of(p.name, p.params) for p in message.policies),
+        game=message.game_id, policies=tuple(policy_label_of(p.name, p.params, policies) for p in message.policies),
         deals=message.deals, seed=message.seed if message.HasField("seed") else fresh_seed(),
         players=message.players if message.HasField("players") else None,
         options=options_from_request(message.options), chunk_size=message.chunk_size)
@@ -441,7 +446,7 @@ def install(server: grpc.aio.Server, backends: Any, prefix: str | None = None) -
     store = JobStore(sync_client(backends.redis_url), prefix, backends.replays.prefix)
     # Ray's own log lines are shown when cardtable's are at debug level (`cardtable serve --verbose`).
     drivers = JobDrivers(store, backends.redis_url, RayHost(verbose=log.isEnabledFor(logging.DEBUG)))
-    servicer = SimulationServicer(store, drivers)
+    servicer = SimulationServicer(store, drivers, policies=backends.policies)
     servicer.redis_address = redis_address(backends.redis_url)
     simulation_service_pb2_grpc.add_SimulationServiceServicer_to_server(servicer, server)
     backends.on_close(drivers.close)

@@ -144,12 +144,14 @@ def test_job_specs_take_search_policies_with_parameters() -> None:
 
 
 def test_grpc_policy_specs_name_search_policies_with_parameters() -> None:
+    from services.allowed_policies import PolicyAllowList
     from services.convert import policy_label_of
     from services.errors import InvalidArgument
-    assert policy_label_of("pimc", {"samples": "8", "rollout": "random"}) == "pimc:samples=8:rollout=random"
-    assert policy_label_of("ismcts:iters=50", {}) == "ismcts:iters=50"
+    built_in = PolicyAllowList()
+    assert policy_label_of("pimc", {"samples": "8", "rollout": "random"}, built_in) == "pimc:samples=8:rollout=random"
+    assert policy_label_of("ismcts:iters=50", {}, built_in) == "ismcts:iters=50"
     with pytest.raises(InvalidArgument, match="iters"):
-        policy_label_of("ismcts", {"iters": "lots"})
+        policy_label_of("ismcts", {"iters": "lots"}, built_in)
 
 
 def test_replay_headers_keep_search_policy_labels() -> None:

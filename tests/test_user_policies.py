@@ -21,6 +21,7 @@ from engine.bots import (
     policy_names,
 )
 from engine.bots.plugins import refresh_entry_points
+from services.allowed_policies import PolicyAllowList
 from services.cli.main import cli
 from services.convert import policy_label_of
 from services.errors import InvalidArgument
@@ -32,6 +33,7 @@ from workers.spec import JobSpec, JobSpecError, validate
 pytestmark = pytest.mark.usefixtures("user_policies")
 ROOT = Path(__file__).resolve().parents[1]
 CAUTIOUS = "mybots.cautious:Cautious"
+ALLOWED = PolicyAllowList(("mybots", "ctpolicies", "nosuchbots"))  # as a server started with --allow-policies
 
 
 def _winners(labels: list[str], seeds: range) -> list[int]:
@@ -79,7 +81,7 @@ def test_a_bad_policy_is_a_clear_error_everywhere_a_policy_is_named(label: str, 
         validate(JobSpec(game="tablanette", policies=(label, "random"), count=10, seed=1))
     if label != "ctpolicies:Stubborn":  # built when a seat is set up, not when its label is read
         with pytest.raises(InvalidArgument, match=message):
-            policy_label_of(label, {})
+            policy_label_of(label, {}, ALLOWED)
     result = cli_runner.invoke(cli, ["simulate", "tablanette", "--deals", "10", "--policies", f"{label},random"])
     assert result.exit_code == 2 and re.search(message, " ".join(result.output.split())), result.output
 
@@ -90,9 +92,9 @@ def test_a_policy_of_ones_own_refuses_a_game_it_cannot_play() -> None:
 
 
 def test_grpc_names_a_policy_by_import_path_with_parameters() -> None:
-    assert policy_label_of(CAUTIOUS, {"risk": "0.5"}) == f"{CAUTIOUS}:risk=0.5"
+    assert policy_label_of(CAUTIOUS, {"risk": "0.5"}, ALLOWED) == f"{CAUTIOUS}:risk=0.5"
     with pytest.raises(InvalidArgument, match="unknown policy 'clever'"):
-        policy_label_of("clever", {})
+        policy_label_of("clever", {}, ALLOWED)
 
 
 def test_an_illegal_answer_names_the_policy_the_answer_and_the_legal_actions() -> None:

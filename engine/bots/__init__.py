@@ -23,6 +23,7 @@ from .greedy import GreedyPolicy, greedy_games, register_greedy
 from .plugins import ENTRY_POINT_GROUP, load_policy, policy_sources
 from .policy import IllegalPolicyAction, Policy, RandomPolicy
 from .registry import (
+    builtin_policy_names,
     canonical_label,
     label_parts,
     make_policies,
@@ -44,6 +45,7 @@ __all__ = [
     "Policy",
     "RandomPolicy",
     "SeatView",
+    "builtin_policy_names",
     "canonical_label",
     "greedy_games",
     "label_parts",

@@ -50,8 +50,8 @@ def load_policy(path: str) -> type[Policy]:
     except ImportError as exc:
         raise ValueError(f"policy {path!r}: cannot import {module_name!r} ({exc}); is its folder the current "
                          "directory or on PYTHONPATH?") from None
-    except Exception as exc:  # the user's module failed while it was imported
-        raise ValueError(f"policy {path!r}: importing {module_name!r} raised {type(exc).__name__}: {exc}") from None
+    except BaseException as exc:  # the module failed as it was imported: sys.exit() and KeyboardInterrupt too
+        raise ValueError(f"policy {path!r}: importing {module_name!r} raised {_described(exc)}") from None
     for part in attribute.split("."):
         try:
             found = getattr(found, part)
@@ -59,6 +59,11 @@ def load_policy(path: str) -> type[Policy]:
             raise ValueError(f"policy {path!r}: {module_name!r} has no {attribute!r}") from None
     _LOADED[path] = cls = _policy_class(found, path)
     return cls
+
+
+def _described(exc: BaseException) -> str:
+    """``SystemExit: 2``, ``KeyboardInterrupt`` (no colon when the exception says nothing more)."""
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def _policy_class(found: object, label: str) -> type[Policy]:
@@ -94,9 +99,9 @@ def entry_point_policy(name: str) -> type[Policy] | None:
     if name not in _LOADED:
         try:
             found = entry.load()
-        except Exception as exc:
+        except BaseException as exc:  # as for an import path: whatever the package's code raises
             raise ValueError(f"policy {name!r} (entry point {entry_point_value(name)}) cannot be loaded: "
-                             f"{type(exc).__name__}: {exc}") from None
+                             f"{_described(exc)}") from None
         _LOADED[name] = _policy_class(found, name)
     return _LOADED[name]
 

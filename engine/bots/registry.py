@@ -35,6 +35,11 @@ _POLICIES: dict[str, type[Policy]] = {cls.name: cls for cls in (RandomPolicy, Gr
 _SEPARATORS = (":", "=", ",")
 
 
+def builtin_policy_names() -> list[str]:
+    """The policies cardtable itself has: ``['greedy', 'ismcts', 'pimc', 'random']``."""
+    return sorted(_POLICIES)
+
+
 def policy_names() -> list[str]:
     """The built-in policies and those installed packages register (import paths name any others)."""
     return sorted({*_POLICIES, *entry_point_names()})

@@ -19,6 +19,7 @@ from .games import games
 from .jobs import jobs
 from .play import play
 from .policies import policies
+from .policy_access import SERVER_COMMANDS
 from .replay import replay
 from .serve import serve
 from .simulate import simulate
@@ -45,11 +46,13 @@ class _Cardtable(click.Group):
 
 @click.group(cls=_Cardtable, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="cardtable")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """cardtable: simulate, serve and replay traditional card games."""
     # Policies of one's own are named by import path (mybots.cautious:Cautious) from the current folder, as
-    # `python -m` finds modules; after the installed packages, so that nothing installed is shadowed.
-    if os.getcwd() not in sys.path:
+    # `python -m` finds modules; after the installed packages, so that nothing installed is shadowed. Not for the
+    # servers: their clients are not the operator (see services.cli.policy_access).
+    if ctx.invoked_subcommand not in SERVER_COMMANDS and os.getcwd() not in sys.path:
         sys.path.append(os.getcwd())
 
 

@@ -10,6 +10,10 @@ Matches live in Redis: a finished match for ``--retention`` (default 7 days; its
 good), a match in play until nobody has moved for ``--abandon-after`` (default 30 days). Durations are seconds or
 a number with s, m, h or d (``12h``); 0 keeps matches forever.
 
+A client's bots and jobs name built-in policies, installed entry points (``cardtable.policies``), or import paths
+from the modules ``--allow-policies`` lists (``$CARDTABLE_ALLOW_POLICIES``; by default none), found among the installed
+packages, on ``$PYTHONPATH`` or in a ``--policy-path`` folder: never in the server's working folder.
+
 It binds 127.0.0.1 unless told otherwise; with no ``--redis-url`` it starts an embedded Valkey. Logs are JSON lines
 on stderr, cardtable's own only (``--verbose`` adds debug lines and Ray's); the "serving" line names the bound port
 (useful with ``--port 0``). Simulation jobs run on the Ray at ``$RAY_ADDRESS``, else on a local Ray started with the
@@ -31,8 +35,10 @@ from pathlib import Path
 
 import click
 
+from services.allowed_policies import PolicyAllowList
 from services.protogen import ensure_generated
 
+from .policy_access import policy_access_args, policy_access_options, server_import_path
 from .redis_url import redis_url_option
 
 DEFAULT_PORT = 50051
@@ -86,10 +92,13 @@ class Duration(click.ParamType):
 @click.option("--max-watchers", type=click.IntRange(min=1), default=1000, show_default=True,
               help="WatchGame streams served at once; more are refused with RESOURCE_EXHAUSTED.")
 @click.option("--reuse-port", is_flag=True, hidden=True, help="Bind with SO_REUSEPORT (set for each worker).")
+@policy_access_options
 def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_key_file: Path | None,
           tls_cert: Path | None, tls_key: Path | None, grace: float, log_level: str, verbose: bool, workers: int,
-          retention: float, abandon_after: float, max_watchers: int, reuse_port: bool) -> None:
+          retention: float, abandon_after: float, max_watchers: int, reuse_port: bool,
+          allow_policies: PolicyAllowList, policy_path: tuple[Path, ...]) -> None:
     """Serve the cardtable gRPC API (health checking and reflection on)."""
+    server_import_path(policy_path)
     if verbose:
         log_level = "debug"
     if (tls_cert is None) != (tls_key is None):
@@ -99,7 +108,8 @@ def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_
     ensure_generated()
     if workers > 1:
         config_args = ["--grace", str(grace), "--log-level", log_level, "--retention", str(retention),
-                       "--abandon-after", str(abandon_after), "--max-watchers", str(max_watchers)]
+                       "--abandon-after", str(abandon_after), "--max-watchers", str(max_watchers),
+                       *policy_access_args(allow_policies, policy_path)]
         if tls_cert is not None:
             config_args += ["--tls-cert", str(tls_cert), "--tls-key", str(tls_key)]
         _run_workers(workers, config_args, host, port, redis_url, api_key, grace)
@@ -111,7 +121,8 @@ def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_
     configure_logging(log_level)
     config = ServerConfig(host=host, port=port, redis_url=redis_url, api_key=api_key or None, tls_cert=tls_cert,
                           tls_key=tls_key, grace_s=grace, reuse_port=reuse_port,
-                          retention=Retention(retention, abandon_after), max_watchers=max_watchers)
+                          retention=Retention(retention, abandon_after), max_watchers=max_watchers,
+                          allow_policies=allow_policies)
     try:
         run(config)
     except (ConnectionError, OSError) as exc:

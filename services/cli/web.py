@@ -4,6 +4,7 @@
     cardtable web --port 8000 --redis-url redis://127.0.0.1:6379
     CARDTABLE_API_KEY=s3cret cardtable web         # every /api/ call then needs the key, as `cardtable serve`'s do
     cardtable web --analysis-nodes 200000          # a deeper (slower) analysis of the trick games' replays
+    cardtable web --allow-policies mybots --policy-path /srv/bots   # the live table may seat mybots' policies
 
 It binds 127.0.0.1 unless told otherwise, and reads the same Redis (matches, replays, jobs) as ``cardtable serve``:
 a match started on the page is a gRPC match too, and a job submitted over gRPC shows its progress on the page. Every
@@ -17,8 +18,10 @@ from pathlib import Path
 
 import click
 
+from services.allowed_policies import PolicyAllowList
 from services.web.analysis import NODES as ANALYSIS_NODES
 
+from .policy_access import policy_access_options, server_import_path
 from .redis_url import check_reachable, redis_url_option
 from .serve import _read_api_key
 
@@ -59,9 +62,11 @@ def allowed_hosts(host: str) -> list[str] | None:
                    "--max-nodes`): the viewer's analysis is exact from the first trick it settles within it.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
               show_default=True)
+@policy_access_options
 def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_key_file: Path | None,
-        analysis_nodes: int, log_level: str) -> None:
+        analysis_nodes: int, log_level: str, allow_policies: PolicyAllowList, policy_path: tuple[Path, ...]) -> None:
     """Serve the web page: replay viewer, simulation jobs and a live table against the bots."""
+    server_import_path(policy_path)
     import uvicorn
 
     from services.logs import configure_logging
@@ -77,7 +82,8 @@ def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_ke
         check_reachable(redis_url)
     click.echo(f"cardtable web: {page_url(host, port)}", err=True)
     try:
-        app = create_app(redis_url, api_key or None, analysis_nodes=analysis_nodes, allowed_hosts=allowed_hosts(host))
+        app = create_app(redis_url, api_key or None, analysis_nodes=analysis_nodes, allowed_hosts=allowed_hosts(host),
+                         policies=allow_policies)
         uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug")
     except (ConnectionError, OSError) as exc:
         raise click.ClickException(str(exc)) from None

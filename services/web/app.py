@@ -43,6 +43,7 @@ from replay.connect import sync_client
 from workers.jobstore import JobRecord, JobStore
 from workers.stats import counter_groups
 
+from ..allowed_policies import PolicyAllowList
 from ..auth import API_KEY_HEADER, key_from_metadata
 from ..backends import Backends, open_backends
 from ..convert import check_option_names, known_game, policy_label_of
@@ -237,10 +238,12 @@ def job_summary(record: JobRecord, with_results: bool = True) -> dict[str, Any]:
 
 class WebApi:
     """The endpoints, over one process's backends (opened when the app starts); the trick games' replays are
-    analysed with a budget of ``analysis_nodes`` double-dummy nodes per position."""
+    analysed with a budget of ``analysis_nodes`` double-dummy nodes per position, and the live table's bots play
+    the ``policies`` allowed (by default no import path)."""
 
-    def __init__(self, analysis_nodes: int = NODES) -> None:
+    def __init__(self, analysis_nodes: int = NODES, policies: PolicyAllowList | None = None) -> None:
         self.analyses = Analyses(analysis_nodes)
+        self.policies = policies or PolicyAllowList()
         self.backends: Backends | None = None
         self.games: LiveGames | None = None
         self.replays: Replays | None = None
@@ -388,7 +391,7 @@ class WebApi:
         seat = body.get("seat", 0)
         if not 0 <= seat < players:
             raise InvalidArgument(f"seat {seat} does not exist: a {players}-player match has seats 0..{players - 1}")
-        policy = policy_label_of(body.get("policy", "greedy"), {})
+        policy = policy_label_of(body.get("policy", "greedy"), {}, self.policies)
         options = body.get("options", {})
         check_option_names(game_id, options)
         for name, value in options.items():
@@ -472,13 +475,14 @@ async def index(request: Request) -> Response:
 
 def create_app(redis_url: str | None, api_key: str | None = None, data_dir: Path | None = None,
                backends: Backends | None = None, analysis_nodes: int = NODES,
-               allowed_hosts: Sequence[str] | None = None) -> Starlette:
+               allowed_hosts: Sequence[str] | None = None, policies: PolicyAllowList | None = None) -> Starlette:
     """The web app over Redis at ``redis_url`` (None: the embedded Valkey, in ``data_dir``), or over ``backends``
     already open (which the caller then closes); ``analysis_nodes`` is the replay analysis' double-dummy budget per
     position (its search is exact where it settles a position within it). With
     ``allowed_hosts``, a request naming any other host (its Host header) is refused: a page elsewhere that points its
-    own host name at 127.0.0.1 (DNS rebinding) cannot read a loopback server's API."""
-    web = WebApi(analysis_nodes)
+    own host name at 127.0.0.1 (DNS rebinding) cannot read a loopback server's API. A live table's bot plays a
+    built-in policy, an installed entry point, or an import path that ``policies`` allows (by default none)."""
+    web = WebApi(analysis_nodes, policies)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

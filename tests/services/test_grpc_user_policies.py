@@ -1,17 +1,31 @@
 """Policies of one's own over gRPC (issue 16): a seat's bot named by import path, with parameters, plays on a real
-server that can import it; one it cannot import is INVALID_ARGUMENT naming the policy."""
+server that allows its module (``--allow-policies``) and can import it; an allowed one it cannot import is
+INVALID_ARGUMENT naming the policy."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import grpc
 import pytest
+from grpc_harness import ServerThread
 from matchplay import PERSON, create, play_to_end
 
 import engine
+from services.allowed_policies import PolicyAllowList
 from services.generated.cardtable.v1 import game_service_pb2
+from services.server import ServerConfig
 
 pytestmark = pytest.mark.usefixtures("user_policies")
 CAUTIOUS = "mybots.cautious:Cautious"
+
+
+@pytest.fixture(scope="module")
+def grpc_server(grpc_redis_url: str) -> Iterator[ServerThread]:
+    """This module's server, started as ``cardtable serve --allow-policies mybots,nosuchbots``."""
+    allowed = PolicyAllowList(("mybots", "nosuchbots"))
+    with ServerThread(ServerConfig(port=0, redis_url=grpc_redis_url, allow_policies=allowed)) as server:
+        yield server
 
 
 def test_a_bot_by_import_path_with_parameters_plays_a_match(games):

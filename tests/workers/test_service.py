@@ -16,6 +16,7 @@ from services.protogen import ensure_generated
 ensure_generated()
 
 from services import simulation_service  # noqa: E402
+from services.allowed_policies import PolicyAllowList  # noqa: E402
 from services.generated.cardtable.v1 import common_pb2, simulation_service_pb2_grpc  # noqa: E402
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2  # noqa: E402
 from services.server import CardtableServer, ServerConfig  # noqa: E402
@@ -31,9 +32,10 @@ pytestmark = pytest.mark.usefixtures("local_ray")
 class ServerThread:
     """A server with only the SimulationService (keys under the test's prefix), on its own loop and thread."""
 
-    def __init__(self, redis_url: str, prefix: str) -> None:
+    def __init__(self, redis_url: str, prefix: str, allowed: PolicyAllowList | None = None) -> None:
         install = lambda server, backends: simulation_service.install(server, backends, prefix)  # noqa: E731
-        self.server = CardtableServer(ServerConfig(port=0, redis_url=redis_url, services=(install,)))
+        self.server = CardtableServer(ServerConfig(port=0, redis_url=redis_url, services=(install,),
+                                                   allow_policies=allowed or PolicyAllowList()))
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
 
@@ -107,10 +109,10 @@ def test_policy_parameters_are_played_and_given_back(server):
 def test_spec_messages_round_trip_policy_parameters():
     request = job_spec(policies=[sim_pb2.PolicySpec(name=" greedy ", params={"epsilon": "1"}),
                                  sim_pb2.PolicySpec(name="random")])
-    spec = simulation_service.spec_from_proto(request)
+    spec = simulation_service.spec_from_proto(request, PolicyAllowList())
     assert spec.policies == ("greedy:epsilon=1.0", "random")
     message = simulation_service.spec_message(spec)
-    assert simulation_service.spec_from_proto(message) == spec
+    assert simulation_service.spec_from_proto(message, PolicyAllowList()) == spec
     assert dict(message.policies[0].params) == {"epsilon": "1.0"}
 
 
@@ -200,17 +202,21 @@ class Lowest(Policy):
 '''
 
 
-def test_a_job_naming_a_policy_of_ones_own_ships_its_code_to_the_workers(server, tmp_path, monkeypatch):
-    # The server (this process) imports it from a folder the session's Ray workers have never had on their path (Ray
-    # started before it existed): they play it only if the job brings its code.
+def test_a_job_naming_a_policy_of_ones_own_ships_its_code_to_the_workers(redis_url, test_prefix, tmp_path,
+                                                                          monkeypatch):
+    # The server (this process, started with --allow-policies shippedbots) imports it from a folder the session's Ray
+    # workers have never had on their path (Ray started before it existed): they play it only if the job brings its
+    # code.
     (tmp_path / "shippedbots").mkdir()
     (tmp_path / "shippedbots" / "__init__.py").write_text("")
     (tmp_path / "shippedbots" / "lowest.py").write_text(SHIPPED_POLICY)
     monkeypatch.syspath_prepend(str(tmp_path))
     policies = [sim_pb2.PolicySpec(name="shippedbots.lowest:Lowest"), sim_pb2.PolicySpec(name="random")]
     spec = job_spec(game_id="german_whist", policies=policies, count=40, chunk_size=10)
-    job = server.SubmitJob(sim_pb2.SubmitJobRequest(spec=spec)).job
-    finished = [u.job for u in server.WatchJob(sim_pb2.WatchJobRequest(job_id=job.job_id), timeout=300)][-1]
+    with ServerThread(redis_url, test_prefix, PolicyAllowList(("shippedbots",))) as channel:
+        server = simulation_service_pb2_grpc.SimulationServiceStub(channel)
+        job = server.SubmitJob(sim_pb2.SubmitJobRequest(spec=spec)).job
+        finished = [u.job for u in server.WatchJob(sim_pb2.WatchJobRequest(job_id=job.job_id), timeout=300)][-1]
     assert finished.state == sim_pb2.JOB_STATE_SUCCEEDED, finished.error
     assert finished.results.units == 40 and finished.results.sides[0].policies == ["shippedbots.lowest:Lowest"]
     here = validate(JobSpec(game="german_whist", policies=("shippedbots.lowest:Lowest", "random"), count=40, seed=5,
