@@ -51,6 +51,17 @@ def user_policies(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
+def planted_policies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """tests/planted.py's package importable here (for a server in this process to be asked for it); the file its
+    ``marks`` module writes when imported."""
+    from planted import plant
+
+    marker = plant(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return marker
+
+
+@pytest.fixture
 def cli_runner() -> CliRunner:
     """Runs ``cardtable`` commands in-process: ``cli_runner.invoke(cli, ["games", "--json"])``."""
     return CliRunner()

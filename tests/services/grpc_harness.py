@@ -51,9 +51,11 @@ class ServerThread:
 class ServerProcess:
     """``cardtable serve --port 0`` as a child process; the port comes from its 'serving' log line."""
 
-    def __init__(self, *args: str, env: dict[str, str | None] | None = None) -> None:
-        """``env`` adds to the test's environment; a variable given None is left out."""
+    def __init__(self, *args: str, env: dict[str, str | None] | None = None, cwd: Path = ROOT) -> None:
+        """``env`` adds to the test's environment; a variable given None is left out; ``cwd`` is its working
+        folder."""
         self.args = ["--port", "0", *args]
+        self.cwd = cwd
         merged = {**os.environ, **(env or {})}
         self.env = {name: value for name, value in merged.items() if value is not None}
         self.process: subprocess.Popen | None = None
@@ -66,7 +68,7 @@ class ServerProcess:
         return f"127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 30.0) -> ServerProcess:
-        self.process = subprocess.Popen([CARDTABLE, "serve", *self.args], cwd=ROOT, env=self.env,
+        self.process = subprocess.Popen([CARDTABLE, "serve", *self.args], cwd=self.cwd, env=self.env,
                                         stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
