@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -186,6 +187,39 @@ def test_help_of_every_command(cli_runner: CliRunner) -> None:
         _clean_exit(result, 0)
         assert "Usage:" in result.output
 
+
+
+# ---- policies of one's own: local commands and servers ---------------------------------------------------------------
+
+def test_a_local_command_finds_a_policy_in_the_current_folder(cli_runner: CliRunner, tmp_path, monkeypatch) -> None:
+    from planted import evil_module
+
+    marker = tmp_path / "evil-ran"
+    (tmp_path / "localbot.py").write_text(evil_module(marker))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [*sys.path])  # the command adds the current folder: not for the other tests
+    result = cli_runner.invoke(cli, ["bench", "--game", "tablanette", "--policy", "localbot:Bot", "--seconds", "0",
+                                     "--json"])
+    _clean_exit(result, 0)
+    assert json.loads(result.output)["policy"] == "localbot:Bot" and marker.read_text() == "evil ran"
+
+
+@pytest.mark.parametrize("command", ["serve", "web"])
+def test_the_servers_take_the_allowed_policy_modules_and_folders(cli_runner: CliRunner, command: str) -> None:
+    result = cli_runner.invoke(cli, [command, "--help"])
+    _clean_exit(result, 0)
+    text = " ".join(result.output.split())
+    assert "--allow-policies MODULES Let clients name policies by import path (module:Class)" in text
+    assert "$CARDTABLE_ALLOW_POLICIES, else none: only the built-in policies and the installed entry points" in text
+    assert "--policy-path DIR A folder the allowed modules are imported from" in text
+    assert "$CARDTABLE_POLICY_PATH" in text
+    bad = cli_runner.invoke(cli, [command, "--allow-policies", "mybots,../evil"])
+    _clean_exit(bad, 2)
+    assert "Invalid value for '--allow-policies': '../evil' is not a module name (such as mybots or " \
+           "mybots.cautious)" in bad.output
+    from_env = cli_runner.invoke(cli, [command], env={"CARDTABLE_ALLOW_POLICIES": "mybots,my-bots"})
+    _clean_exit(from_env, 2)
+    assert "'my-bots' is not a module name" in from_env.output
 
 
 # ---- --redis-url ----------------------------------------------------------------------------------------------------

@@ -5,27 +5,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import socket
 import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 from click.testing import CliRunner
+from web_harness import CARDTABLE, free_port, wait_until_answering
 
 from services.cli.main import cli
 from services.cli.web import web
-
-CARDTABLE = shutil.which("cardtable", path=str(Path(sys.executable).parent)) or "cardtable"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def get(url: str, key: str | None = None) -> tuple[int, dict]:
@@ -47,14 +36,8 @@ def test_web_binds_loopback_by_default_and_takes_the_api_key_from_the_environmen
         assert server.stderr is not None
         assert server.stderr.readline().strip() == f"cardtable web: http://127.0.0.1:{port}/"
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                status, body = get(f"{base}/api/games")
-                break
-            except (ConnectionError, urllib.error.URLError):
-                assert server.poll() is None and time.monotonic() < deadline, "cardtable web did not start"
-                time.sleep(0.1)
+        wait_until_answering(base, server)
+        status, body = get(f"{base}/api/games")
         assert status == 401 and body["error"]["code"] == "UNAUTHENTICATED"
         status, games = get(f"{base}/api/games", key="s3cret")
         assert status == 200 and "tablanette" in [g["id"] for g in games]

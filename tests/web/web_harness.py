@@ -4,9 +4,14 @@ screenshots (test artifacts under build/web/)."""
 from __future__ import annotations
 
 import os
+import shutil
 import socket
+import subprocess
+import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +21,7 @@ import uvicorn
 import engine
 import replay
 
+CARDTABLE = shutil.which("cardtable", path=str(Path(sys.executable).parent)) or "cardtable"
 CHROMIUM = os.environ.get("CARDTABLE_CHROMIUM", "/usr/bin/chromium")
 # As the machine's notes say: no GPU, no sandbox (root), and none of Chromium's own connections to the network.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -51,6 +57,27 @@ def serve_in_thread(app: Any) -> tuple[_Uvicorn, threading.Thread, int]:
             raise RuntimeError("the web test server did not start")
         time.sleep(0.02)
     return server, thread, port
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_until_answering(base: str, server: subprocess.Popen, timeout: float = 60.0) -> None:
+    """Poll a ``cardtable web`` process's page until it answers (any HTTP status); AssertionError if it exits or
+    does not answer within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}/", timeout=10):
+                return
+        except urllib.error.HTTPError:
+            return
+        except (ConnectionError, urllib.error.URLError):
+            assert server.poll() is None and time.monotonic() < deadline, "cardtable web did not start"
+            time.sleep(0.1)
 
 
 def seeded_replays() -> list[bytes]:

@@ -98,3 +98,13 @@ def test_kubernetes_manifests_agree_on_image_ports_and_addresses():
     assert env["RAY_ADDRESS"] == f"ray://{cluster['metadata']['name']}-head-svc:{RAY_CLIENT_PORT}"
     for pod in [*ray_pods, service_deployment["spec"]["template"]]:
         assert env_of(containers(pod)[0])["RAY_USAGE_STATS_ENABLED"] == "0"
+
+
+def test_both_deployments_leave_the_allowed_policy_modules_to_the_operator_in_one_setting():
+    from services.cli.policy_access import ALLOW_POLICIES_ENV
+
+    service = load("compose.yaml")[0]["services"]["service"]
+    (app,) = containers(by_kind(load("k8s/service.yaml"), "Deployment")[0]["spec"]["template"])
+    # empty: clients name built-in policies and installed entry points only, until the operator lists modules here
+    assert service["environment"][ALLOW_POLICIES_ENV] == env_of(app)[ALLOW_POLICIES_ENV] == ""
+    assert not any("--allow-policies" in arg for arg in [*service["command"], *app["args"]])
