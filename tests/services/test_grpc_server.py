@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
 import threading
 
 import grpc
@@ -65,16 +64,6 @@ def test_the_api_key_guards_every_call_but_health(keyed_server):
 
 
 # ---- TLS -----------------------------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def certificate(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True)
-    return cert, key
-
 
 def test_tls_is_one_flag_away(grpc_redis_url, certificate):
     cert, key = certificate
