@@ -47,10 +47,11 @@ from ..auth import API_KEY_HEADER, key_from_metadata
 from ..backends import Backends, open_backends
 from ..convert import check_option_names, known_game, policy_label_of
 from ..errors import InvalidArgument, PermissionDenied, ServiceError, quoted
+from ..health import redis_answers
 from ..live_games import LiveGames, start_replay_builder
 from ..matches import BOT, PERSON, LiveMatch, Played, Seat
 from ..replays import Replays, read_header
-from ..rpc import MAX_TEXT
+from ..rpc import MAX_TEXT, redis_address
 from ..simulation_service import list_jobs, load_job
 from ..views import public_observation
 from .analysis import NODES, Analyses
@@ -260,6 +261,7 @@ class WebApi:
     def routes(self) -> list[Route | Mount]:
         return [
             Route("/", index),
+            Route("/healthz", self.healthz),
             Route("/api/games", api(self.list_games)),
             Route("/api/games/{game_id}", api(self.game_info)),
             Route("/api/policies", api(self.list_policies)),
@@ -277,6 +279,15 @@ class WebApi:
             Route("/api/matches/{match_id}/events", api(self.match_events)),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
+
+    async def healthz(self, request: Request) -> Response:
+        """SERVING (200) while Redis answers, NOT_SERVING (503) while it does not: for a load balancer's probe."""
+        assert self.backends is not None
+        if await redis_answers(self.backends.redis):
+            return JSONResponse({"status": "SERVING"})
+        return JSONResponse({"status": "NOT_SERVING", "reason": f"cannot reach Redis at "
+                                                                f"{redis_address(self.backends.redis_url)}"},
+                            status_code=503)
 
     # ---- games ----
 
