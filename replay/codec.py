@@ -368,7 +368,19 @@ def decode_frame(data: bytes) -> Frame:
     header = Header(game=game, players=players, seed=seed, scope=SCOPES[flags & SCOPE_MATCH], options=options,
                     first_dealer=first_dealer, policies=policies, deal_index=deal_index, dealer=dealer,
                     scores=scores, rng=rng, carried=carried)
+    _check_move_count(header, move_count)
     return Frame(header, bool(flags & EXPLICIT_DECK), move_count, IntDigits.from_bytes(r.rest()), version)
+
+
+def _check_move_count(header: Header, move_count: int) -> None:
+    """A forged count (past 2**32, say) is refused with the header: no match of the game has that many moves."""
+    try:
+        most = engine.game_length(header.game, header.players, header.options).moves
+    except (ValueError, TypeError) as exc:
+        raise ReplayError(f"the header does not start a {header.game} match: {exc}") from None
+    if move_count > most:
+        raise ReplayError(f"corrupt replay: it holds {move_count:,} moves, more moves than a {header.game} match "
+                          f"can take ({most:,}, engine.game_length)")
 
 
 def _read_code(r: ByteReader, table: tuple[str, ...], field_name: str) -> str:

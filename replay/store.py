@@ -225,10 +225,11 @@ class ReplayStore:
         return [None if data is None else self._checked(data, collection, index)
                 for (collection, index), data in zip(where, results, strict=True)]
 
-    def page(self, collection: str, start: int = 0, count: int = 1000) -> Page:
+    def page(self, collection: str, start: int = 0, count: int = 1000, checked: bool = True) -> Page:
         """Up to ``count`` replays of a collection, the lowest indexes from ``start`` on; ``next_start`` (one past
         the last one given) continues the listing when more follow. Empty buckets are never visited, so a sample of
-        100 replays over a million deals pages like 100 replays in a row."""
+        100 replays over a million deals pages like 100 replays in a row. Each replay's bytes are ``checked`` (magic,
+        version, CRC: a StoreError for the page), unless a listing marks the bad ones itself."""
         check_collection(collection)
         if start < 0 or count <= 0:
             raise ValueError(f"start must be >= 0 and count > 0, got start={start}, count={count}")
@@ -250,7 +251,7 @@ class ReplayStore:
             trip = min(MAX_BUCKETS_PER_TRIP, trip * 2)
             buckets = self._buckets_from(collection, buckets[-1] + 1, trip)
         found.sort()
-        items = [(index, self._checked(data, collection, index)) for index, data in found[:count]]
+        items = [(index, self._checked(data, collection, index) if checked else data) for index, data in found[:count]]
         more = len(found) > count
         return Page(collection, items, items[-1][0] + 1 if more else None)
 

@@ -2,8 +2,9 @@
 
 Replays are read through :mod:`services.replays` (shared with the web app) and replayed through the engine with
 :mod:`replay`; a replay that does not decode is reported as DATA_LOSS with the codec's message (what is wrong, at which
-move). Decoding, replaying and exporting run in worker threads, a stream's moves in batches: a long replay never
-stalls the event loop, which serves every other call meanwhile.
+move; a listing marks it with that message and lists the others). Decoding, replaying and exporting run in worker
+threads, a stream's moves in batches: a long replay never stalls the event loop, which serves every other call
+meanwhile.
 
     replay_service.install(server, backends)
 """
@@ -25,7 +26,16 @@ from replay.export import export_json, text_record
 from .backends import Backends
 from .errors import DataLoss, InvalidArgument
 from .generated.cardtable.v1 import common_pb2, replay_service_pb2, replay_service_pb2_grpc
-from .replays import Replays, analysis_of, open_replayer, read_header, replay_steps
+from .replays import (
+    ReplayHeader,
+    Replays,
+    UnreadableReplay,
+    analysis_of,
+    list_entry,
+    open_replayer,
+    read_header,
+    replay_steps,
+)
 from .rpc import redis_address, streaming, unary
 from .views import move_message, view
 
@@ -56,7 +66,8 @@ class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
     async def ListReplays(self, request: replay_service_pb2.ListReplaysRequest,
                           context: grpc.aio.ServicerContext) -> replay_service_pb2.ListReplaysResponse:
         found = await self.replays.page(request.collection, request.page_token, request.page_size)
-        summaries = await asyncio.to_thread(lambda: [summary(replay_id, data) for replay_id, data in found.items])
+        summaries = await asyncio.to_thread(lambda: [summary_of(list_entry(replay_id, data))
+                                                     for replay_id, data in found.items])
         return replay_service_pb2.ListReplaysResponse(replays=summaries, next_page_token=found.next_page_token)
 
     @streaming
@@ -105,12 +116,19 @@ class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
 
 
 def summary(replay_id: str, data: bytes) -> replay_service_pb2.ReplaySummary:
-    """What a replay's header says (read without replaying the moves)."""
-    found = read_header(replay_id, data)
-    header = found.header
+    """What a replay's header says (read without replaying the moves); DataLoss if it does not decode."""
+    return summary_of(read_header(replay_id, data))
+
+
+def summary_of(entry: ReplayHeader | UnreadableReplay) -> replay_service_pb2.ReplaySummary:
+    """A listed replay as the proto message: its header, or (marked) why it cannot be read."""
+    if isinstance(entry, UnreadableReplay):
+        return replay_service_pb2.ReplaySummary(replay_id=entry.replay_id, size_bytes=entry.size_bytes,
+                                                error=entry.error)
+    header = entry.header
     return replay_service_pb2.ReplaySummary(
-        replay_id=replay_id, game_id=header.game, players=header.players, seed=header.seed, scope=header.scope,
-        policies=header.policies, move_count=found.move_count, size_bytes=found.size_bytes,
+        replay_id=entry.replay_id, game_id=header.game, players=header.players, seed=header.seed,
+        scope=header.scope, policies=header.policies, move_count=entry.move_count, size_bytes=entry.size_bytes,
         header_json=json.dumps(header.to_dict()))
 
 

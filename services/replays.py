@@ -1,6 +1,6 @@
 """Replays as the APIs serve them: fetched, listed page by page and replayed, with the store's and the codec's
 failures as service errors (a replay that does not decode is DATA_LOSS, with the codec's message: what is wrong, at
-which move).
+which move; in a listing it is marked with that message, among the others).
 
 The gRPC ReplayService and the web app (:mod:`services.web`) both call this; each only translates requests and
 answers. The store is synchronous, so its calls run in worker threads.
@@ -42,6 +42,15 @@ class ReplayHeader:
 
 
 @dataclass
+class UnreadableReplay:
+    """A replay of a listing whose bytes do not decode (corrupt, or forged): its id, its size and why."""
+
+    replay_id: str
+    size_bytes: int
+    error: str
+
+
+@dataclass
 class ReplayPage:
     """One page of a collection: (replay id, bytes) in index order, and the token of the next page ("": none)."""
 
@@ -78,8 +87,9 @@ class Replays:
             raise InvalidArgument(f"a collection name is 1 to 128 letters, digits or _.:- characters, got "
                                   f"{quoted(collection)}") from None
         start = start_of(page_token) or 0
+        # unchecked: a replay that does not decode is marked by list_entry, and the others are listed all the same
         found = await self._store_call(self.backends.replays.page, collection, start,
-                                       page_size(size, DEFAULT_PAGE, MAX_PAGE))
+                                       page_size(size, DEFAULT_PAGE, MAX_PAGE), False)
         return ReplayPage([(f"{collection}/{index}", data) for index, data in found.items],
                           token_of(found.next_start))
 
@@ -95,13 +105,22 @@ class Replays:
             raise DataLoss(str(exc)) from None
 
 
-def read_header(replay_id: str, data: bytes) -> ReplayHeader:
-    """The header of a replay's bytes; DataLoss if they do not decode."""
+def list_entry(replay_id: str, data: bytes) -> ReplayHeader | UnreadableReplay:
+    """A replay as every listing shows it (gRPC, the web, `cardtable replay list`): its header, or why it cannot be
+    read, so that one bad replay never fails the listing of the others."""
     try:
         frame = decode_frame(data)
     except ReplayError as exc:
-        raise DataLoss(f"replay {replay_id} does not decode: {exc}") from None
+        return UnreadableReplay(replay_id, len(data), str(exc))
     return ReplayHeader(replay_id, frame.header, frame.move_count, len(data))
+
+
+def read_header(replay_id: str, data: bytes) -> ReplayHeader:
+    """The header of a replay's bytes; DataLoss if they do not decode."""
+    entry = list_entry(replay_id, data)
+    if isinstance(entry, UnreadableReplay):
+        raise DataLoss(f"replay {replay_id} does not decode: {entry.error}")
+    return entry
 
 
 def open_replayer(data: bytes, replay_id: str) -> Replayer:

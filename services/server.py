@@ -1,5 +1,6 @@
 """The cardtable gRPC server: GameService and ReplayService (and every service listed in ``SERVICES``), with health
-checking (grpc.health.v1), server reflection, an optional API key, optional TLS and a graceful stop on SIGTERM.
+checking (grpc.health.v1: NOT_SERVING while Redis does not answer), server reflection, an optional API key, optional
+TLS and a graceful stop on SIGTERM.
 
 The server keeps no state of its own: matches and replays live in Redis, so several processes can share one Redis.
 
@@ -35,6 +36,7 @@ from .allowed_policies import PolicyAllowList
 from .auth import ApiKeyInterceptor
 from .backends import Backends, open_backends
 from .game_store import Retention
+from .health import RedisHealth
 from .rpc import MalformedRequestInterceptor
 from .watchers import DEFAULT_MAX_WATCHERS
 
@@ -86,6 +88,7 @@ class CardtableServer:
         self.backends: Backends | None = None
         self.health = HealthServicer()
         self._server: grpc.aio.Server | None = None
+        self._redis_health: RedisHealth | None = None
 
     async def start(self) -> int:
         """Connect to Redis, bind, start serving; returns the bound port (useful with ``port=0``)."""
@@ -105,6 +108,8 @@ class CardtableServer:
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
         for name in ["", *names]:
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        self._redis_health = RedisHealth(self.health, ["", *names], self.backends.redis)
+        self._redis_health.start()
         reflection.enable_server_reflection([*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
                                              reflection.SERVICE_NAME], server)
         self.port = self._bind(server)
@@ -134,6 +139,9 @@ class CardtableServer:
     async def stop(self, grace: float | None = None) -> None:
         """Stop taking calls, give running ones ``grace`` seconds, then close the Redis connections."""
         grace = self.config.grace_s if grace is None else grace
+        if self._redis_health is not None:
+            await self._redis_health.stop()
+            self._redis_health = None
         if self._server is not None:
             await self.health.enter_graceful_shutdown()
             await self._server.stop(grace)

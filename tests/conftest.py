@@ -6,6 +6,8 @@ when ``$CI`` is set, tests/game_cases.py), and the session's Ray is started if a
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -107,3 +109,16 @@ def local_ray(redis_url: str) -> Iterator[list[str]]:
     connect_ray(cpus=RAY_CPUS, py_modules=POLICY_CODE)
     yield RAY_STARTED_AMONG
     ray.shutdown()
+
+
+@pytest.fixture(scope="session")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and localhost (its own CA) and its key: (cert.pem, key.pem)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command to make a self-signed certificate")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    return cert, key

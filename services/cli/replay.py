@@ -31,12 +31,13 @@ import redis
 from replay import Replayer, ReplayError, decode
 from replay.analysis import MAX_NODES
 from replay.analysis import analyze as analyze_replay
-from replay.codec import MAGIC, decode_frame
+from replay.codec import MAGIC
 from replay.connect import open_store
 from replay.export import export_json, import_json, text_record
 from replay.record import replay_turns
 from replay.store import ReplayStore, format_id
 
+from ..replays import UnreadableReplay, list_entry
 from .redis_url import redis_url_option
 from .render import aligned, count_of
 
@@ -84,7 +85,7 @@ def list_replays(ctx: click.Context, collection: str | None, start: int, count: 
         if not store.exists(collection):
             raise click.ClickException(f"no collection {collection!r}; {_known_collections(store)}")
         total = store.count(collection)
-        page = store.page(collection, start, count)
+        page = store.page(collection, start, count, checked=False)  # a replay that does not decode is marked
         written = store.written(collection, [index for index, _ in page.items])
         rows = [_row(collection, index, data, written[index]) for index, data in page.items]
     if as_json:
@@ -95,6 +96,9 @@ def list_replays(ctx: click.Context, collection: str | None, start: int, count: 
     click.echo(f"{collection}: {count_of(total, 'replay')}{first}")
     click.echo(aligned([["id", "game", "players", "scope", "written", "policies", "bytes"]]
                        + [_row_cells(row) for row in rows]))
+    for row in rows:
+        if "error" in row:
+            click.echo(f"{row['id']} is unreadable: {row['error']}")
     if page.next_start is not None:
         click.echo(f"more: cardtable replay list {collection} --start {page.next_start}")
 
@@ -115,20 +119,27 @@ def _known_collections(store: ReplayStore) -> str:
 
 
 def _row(collection: str, index: int, data: bytes, written: float | None) -> dict[str, Any]:
-    """One replay of a listing, as JSON: its id, game, players, what it covers, when it was written, the bytes."""
-    header = decode_frame(data).header
-    return {
-        "id": format_id(collection, index), "game": header.game, "players": header.players, "scope": header.scope,
-        "deal_index": header.deal_index, "policies": list(header.policies), "bytes": len(data),
+    """One replay of a listing, as JSON: its id, game, players, what it covers, when it was written, the bytes; or,
+    for a replay that does not decode, its id, when it was written, its bytes and why (``error``)."""
+    entry = list_entry(format_id(collection, index), data)
+    row: dict[str, Any] = {
+        "id": entry.replay_id, "bytes": entry.size_bytes,
         "written": None if written is None else datetime.fromtimestamp(written, UTC).isoformat().replace("+00:00", "Z"),
     }
+    if isinstance(entry, UnreadableReplay):
+        return {**row, "error": entry.error}
+    header = entry.header
+    return {**row, "game": header.game, "players": header.players, "scope": header.scope,
+            "deal_index": header.deal_index, "policies": list(header.policies)}
 
 
 def _row_cells(row: dict[str, Any]) -> list[str]:
-    scope = row["scope"] if not row["deal_index"] else f"deal {row['deal_index'] + 1} of a match"
     written = "-"
     if row["written"] is not None:
         written = datetime.fromisoformat(row["written"]).astimezone().strftime("%Y-%m-%d %H:%M")
+    if "error" in row:
+        return [row["id"], "unreadable", "-", "-", written, "-", str(row["bytes"])]  # why: under the table
+    scope = row["scope"] if not row["deal_index"] else f"deal {row['deal_index'] + 1} of a match"
     policies = ",".join(p or "?" for p in row["policies"])
     return [row["id"], row["game"], str(row["players"]), scope, written, policies, str(row["bytes"])]
 

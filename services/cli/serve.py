@@ -14,10 +14,12 @@ A client's bots and jobs name built-in policies, installed entry points (``cardt
 from the modules ``--allow-policies`` lists (``$CARDTABLE_ALLOW_POLICIES``; by default none), found among the installed
 packages, on ``$PYTHONPATH`` or in a ``--policy-path`` folder: never in the server's working folder.
 
-It binds 127.0.0.1 unless told otherwise; with no ``--redis-url`` it starts an embedded Valkey. Logs are JSON lines
-on stderr, cardtable's own only (``--verbose`` adds debug lines and Ray's); the "serving" line names the bound port
-(useful with ``--port 0``). Simulation jobs run on the Ray at ``$RAY_ADDRESS``, else on a local Ray started with the
-first job that lives as long as the server: SIGTERM or Ctrl-C stops the server, its Ray and its embedded Valkey.
+It binds 127.0.0.1 unless told otherwise; beyond loopback (``--host 0.0.0.0``, a LAN address) it needs an API key,
+or ``--allow-unauthenticated`` to serve everyone who reaches the port. With no ``--redis-url`` it starts an embedded
+Valkey. Logs are JSON lines on stderr, cardtable's own only (``--verbose`` adds debug lines and Ray's); the
+"serving" line names the bound port (useful with ``--port 0``). Simulation jobs run on the Ray at ``$RAY_ADDRESS``,
+else on a local Ray started with the first job that lives as long as the server: SIGTERM or Ctrl-C stops the server,
+its Ray and its embedded Valkey.
 
 ``--workers N`` runs N server processes on one port (SO_REUSEPORT: the kernel spreads the connections), one per
 core, since one Python process serves on one core; they share nothing but Redis, as any server processes can.
@@ -38,6 +40,7 @@ import click
 from services.allowed_policies import PolicyAllowList
 from services.protogen import ensure_generated
 
+from .exposure import ALLOW_UNAUTHENTICATED, check_exposure, check_tls, exposure_options
 from .policy_access import policy_access_args, policy_access_options, server_import_path
 from .redis_url import redis_url_option
 
@@ -74,8 +77,7 @@ class Duration(click.ParamType):
                    "Visible to `ps`: prefer --api-key-file or the environment variable.")
 @click.option("--api-key-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Read the API key from this file (its first line).")
-@click.option("--tls-cert", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="PEM certificate.")
-@click.option("--tls-key", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="PEM private key.")
+@exposure_options
 @click.option("--grace", type=click.FloatRange(min=0), default=5.0, show_default=True,
               help="Seconds running calls get to finish on SIGTERM.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
@@ -96,15 +98,15 @@ class Duration(click.ParamType):
 def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_key_file: Path | None,
           tls_cert: Path | None, tls_key: Path | None, grace: float, log_level: str, verbose: bool, workers: int,
           retention: float, abandon_after: float, max_watchers: int, reuse_port: bool,
-          allow_policies: PolicyAllowList, policy_path: tuple[Path, ...]) -> None:
+          allow_policies: PolicyAllowList, policy_path: tuple[Path, ...], allow_unauthenticated: bool) -> None:
     """Serve the cardtable gRPC API (health checking and reflection on)."""
     server_import_path(policy_path)
     if verbose:
         log_level = "debug"
-    if (tls_cert is None) != (tls_key is None):
-        raise click.UsageError("TLS needs both --tls-cert and --tls-key")
+    check_tls(tls_cert, tls_key)
     if api_key_file is not None:
         api_key = _read_api_key(api_key_file)
+    check_exposure(host, api_key, allow_unauthenticated)
     ensure_generated()
     if workers > 1:
         config_args = ["--grace", str(grace), "--log-level", log_level, "--retention", str(retention),
@@ -112,6 +114,8 @@ def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_
                        *policy_access_args(allow_policies, policy_path)]
         if tls_cert is not None:
             config_args += ["--tls-cert", str(tls_cert), "--tls-key", str(tls_key)]
+        if allow_unauthenticated:
+            config_args.append(ALLOW_UNAUTHENTICATED)
         _run_workers(workers, config_args, host, port, redis_url, api_key, grace)
         return
     from services.game_store import Retention

@@ -5,10 +5,12 @@
     CARDTABLE_API_KEY=s3cret cardtable web         # every /api/ call then needs the key, as `cardtable serve`'s do
     cardtable web --analysis-nodes 200000          # a deeper (slower) analysis of the trick games' replays
     cardtable web --allow-policies mybots --policy-path /srv/bots   # the live table may seat mybots' policies
+    cardtable web --host 0.0.0.0 --api-key-file key.txt --tls-cert page.crt --tls-key page.key
 
-It binds 127.0.0.1 unless told otherwise, and reads the same Redis (matches, replays, jobs) as ``cardtable serve``:
-a match started on the page is a gRPC match too, and a job submitted over gRPC shows its progress on the page. Every
-asset comes from cardtable itself: the page makes no request to any other host.
+It binds 127.0.0.1 unless told otherwise (beyond loopback it needs an API key, or ``--allow-unauthenticated``; with
+``--tls-cert`` and ``--tls-key`` it serves https), and reads the same Redis (matches, replays, jobs) as
+``cardtable serve``: a match started on the page is a gRPC match too, and a job submitted over gRPC shows its progress
+on the page. Every asset comes from cardtable itself: the page makes no request to any other host.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import click
 from services.allowed_policies import PolicyAllowList
 from services.web.analysis import NODES as ANALYSIS_NODES
 
+from .exposure import check_exposure, check_tls, exposure_options
 from .policy_access import policy_access_options, server_import_path
 from .redis_url import check_reachable, redis_url_option
 from .serve import _read_api_key
@@ -29,13 +32,13 @@ DEFAULT_PORT = 8080
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
-def page_url(host: str, port: int, replay_id: str | None = None) -> str:
+def page_url(host: str, port: int, replay_id: str | None = None, tls: bool = False) -> str:
     """The page's address, or a replay's permalink in the viewer.
 
-    >>> page_url("127.0.0.1", 8080, "sim-1a2b/0")
-    'http://127.0.0.1:8080/#/replay/sim-1a2b/0'
+    >>> page_url("127.0.0.1", 8080, "sim-1a2b/0"), page_url("localhost", 8443, tls=True)
+    ('http://127.0.0.1:8080/#/replay/sim-1a2b/0', 'https://localhost:8443/')
     """
-    base = f"http://{host}:{port}/"
+    base = f"{'https' if tls else 'http'}://{host}:{port}/"
     return base if replay_id is None else f"{base}#/replay/{replay_id}"
 
 
@@ -63,8 +66,10 @@ def allowed_hosts(host: str) -> list[str] | None:
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
               show_default=True)
 @policy_access_options
+@exposure_options
 def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_key_file: Path | None,
-        analysis_nodes: int, log_level: str, allow_policies: PolicyAllowList, policy_path: tuple[Path, ...]) -> None:
+        analysis_nodes: int, log_level: str, allow_policies: PolicyAllowList, policy_path: tuple[Path, ...],
+        allow_unauthenticated: bool, tls_cert: Path | None, tls_key: Path | None) -> None:
     """Serve the web page: replay viewer, simulation jobs and a live table against the bots."""
     server_import_path(policy_path)
     import uvicorn
@@ -72,19 +77,22 @@ def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_ke
     from services.logs import configure_logging
     from services.protogen import ensure_generated
 
+    check_tls(tls_cert, tls_key)
     if api_key_file is not None:
         api_key = _read_api_key(api_key_file)
+    check_exposure(host, api_key, allow_unauthenticated)
     ensure_generated()
     from services.web.app import create_app
 
     configure_logging(log_level)
     if redis_url is not None:  # a Redis that does not answer is one line, before anything is served
         check_reachable(redis_url)
-    click.echo(f"cardtable web: {page_url(host, port)}", err=True)
+    click.echo(f"cardtable web: {page_url(host, port, tls=tls_cert is not None)}", err=True)
     try:
         app = create_app(redis_url, api_key or None, analysis_nodes=analysis_nodes, allowed_hosts=allowed_hosts(host),
                          policies=allow_policies)
-        uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug")
+        uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug",
+                    ssl_certfile=tls_cert, ssl_keyfile=tls_key)
     except (ConnectionError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
 

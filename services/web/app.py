@@ -48,10 +48,11 @@ from ..auth import API_KEY_HEADER, key_from_metadata
 from ..backends import Backends, open_backends
 from ..convert import check_option_names, known_game, policy_label_of
 from ..errors import InvalidArgument, PermissionDenied, ServiceError, quoted
+from ..health import redis_answers
 from ..live_games import LiveGames, start_replay_builder
 from ..matches import BOT, PERSON, LiveMatch, Played, Seat
-from ..replays import Replays, read_header
-from ..rpc import MAX_TEXT
+from ..replays import ReplayHeader, Replays, UnreadableReplay, list_entry, read_header
+from ..rpc import MAX_TEXT, redis_address
 from ..simulation_service import list_jobs, load_job
 from ..views import public_observation
 from .analysis import NODES, Analyses
@@ -213,11 +214,17 @@ def played_moves(played: list[Played], viewer: int | None) -> list[dict[str, Any
 
 
 def replay_summary(replay_id: str, data: bytes) -> dict[str, Any]:
-    found = read_header(replay_id, data)
-    header = found.header
-    return {"replay_id": replay_id, "game": header.game, "players": header.players, "seed": header.seed,
-            "scope": header.scope, "policies": list(header.policies), "move_count": found.move_count,
-            "size_bytes": found.size_bytes, "header": header.to_dict()}
+    return replay_json(read_header(replay_id, data))
+
+
+def replay_json(entry: ReplayHeader | UnreadableReplay) -> dict[str, Any]:
+    """A listed replay: its header, or (marked with ``error``) why it cannot be read."""
+    if isinstance(entry, UnreadableReplay):
+        return {"replay_id": entry.replay_id, "size_bytes": entry.size_bytes, "error": entry.error}
+    header = entry.header
+    return {"replay_id": entry.replay_id, "game": header.game, "players": header.players, "seed": header.seed,
+            "scope": header.scope, "policies": list(header.policies), "move_count": entry.move_count,
+            "size_bytes": entry.size_bytes, "header": header.to_dict()}
 
 
 def job_summary(record: JobRecord, with_results: bool = True) -> dict[str, Any]:
@@ -263,6 +270,7 @@ class WebApi:
     def routes(self) -> list[Route | Mount]:
         return [
             Route("/", index),
+            Route("/healthz", self.healthz),
             Route("/api/games", api(self.list_games)),
             Route("/api/games/{game_id}", api(self.game_info)),
             Route("/api/policies", api(self.list_policies)),
@@ -280,6 +288,15 @@ class WebApi:
             Route("/api/matches/{match_id}/events", api(self.match_events)),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
+
+    async def healthz(self, request: Request) -> Response:
+        """SERVING (200) while Redis answers, NOT_SERVING (503) while it does not: for a load balancer's probe."""
+        assert self.backends is not None
+        if await redis_answers(self.backends.redis):
+            return JSONResponse({"status": "SERVING"})
+        return JSONResponse({"status": "NOT_SERVING", "reason": f"cannot reach Redis at "
+                                                                f"{redis_address(self.backends.redis_url)}"},
+                            status_code=503)
 
     # ---- games ----
 
@@ -318,7 +335,7 @@ class WebApi:
         assert self.replays is not None
         found = await self.replays.page(query_text(request, "collection"), query_text(request, "page_token"),
                                         query_int(request, "page_size", 0) or 0)
-        summaries = await asyncio.to_thread(lambda: [replay_summary(i, d) for i, d in found.items])
+        summaries = await asyncio.to_thread(lambda: [replay_json(list_entry(i, d)) for i, d in found.items])
         return {"replays": summaries, "next_page_token": found.next_page_token}
 
     async def get_replay(self, request: Request) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from forged import REASONS, store_one_bad_replay
 
 import replay
 from engine.fishing import join_turns
@@ -110,6 +111,22 @@ def test_list_pages_a_sparse_collection_by_replay(run, store: ReplayStore) -> No
     item = page["items"][0]
     assert item["game"] == "tablic" and item["policies"] == ["greedy:epsilon=0.3", "random"]
     assert item["bytes"] == len(data) and re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:00Z", item["written"])
+
+
+@pytest.mark.parametrize("kind", ["forged", "corrupt"])
+def test_list_marks_a_bad_replay_and_lists_the_others(run, store: ReplayStore, kind: str) -> None:
+    stored = store_one_bad_replay(store, "mixed", kind)
+    listed = run("list", "mixed")
+    assert listed.exit_code == 0, listed.output
+    assert re.findall(r"^(mixed/\d+)  ", listed.output, re.M) == stored.ids  # the table's rows
+    assert re.search(rf"^{stored.bad_id} +unreadable +- +- ", listed.output, re.M)
+    assert f"\n{stored.bad_id} is unreadable: {REASONS[kind]}" in listed.output
+    page = json.loads(run("list", "mixed", "--json").output)
+    (bad,) = [item for item in page["items"] if "error" in item]
+    assert bad["id"] == stored.bad_id and bad["bytes"] == stored.bad_size and bad["error"].startswith(REASONS[kind])
+    assert [item["game"] for item in page["items"] if item is not bad] == ["tablic"] * len(stored.good)
+    shown = run("show", stored.bad_id)
+    assert shown.exit_code == 1 and REASONS[kind] in shown.output and "Traceback" not in shown.output
 
 
 def test_list_of_a_missing_collection_is_an_error(run, store: ReplayStore) -> None:

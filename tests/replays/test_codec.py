@@ -151,6 +151,20 @@ def test_forged_headers_are_refused_with_what_is_wrong(data: str, says: str) -> 
         replay.decode(bytes.fromhex(data))
 
 
+@pytest.mark.parametrize("game", engine.list_games())
+def test_the_header_refuses_a_move_count_no_match_of_its_game_reaches(game: str) -> None:
+    """Read alone (as a listing reads it), a header's move count is at most the game's longest match: a forged count
+    past 2**32 would not fit a listing's 32-bit field."""
+    players = engine.game_info(game).default_players
+    header = Header(game=game, players=players, seed=1, policies=("random",) * players)
+    most = engine.game_length(game, players).moves
+    assert decode_frame(encode(header, [], move_count=most)).move_count == most
+    for forged in (most + 1, 2**32 + 7):
+        with pytest.raises(ReplayError, match=f"it holds {forged:,} moves, more moves than a {game} match can take "
+                                              f"\\({most:,}, engine.game_length\\)"):
+            decode_frame(encode(header, [], move_count=forged))
+
+
 @pytest.mark.parametrize(("text", "says"), [("[" * 5000 + "]" * 5000, "nested too deep"),
                                             ('{"moves": ' + "9" * 5000 + "}", "not a replay record")])
 def test_json_no_replay_can_be_is_a_replay_error(text: str, says: str) -> None:

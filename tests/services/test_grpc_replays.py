@@ -1,4 +1,5 @@
-"""ReplayService through generated stubs: a finished live match's replay, listing, streaming, export, bad ids."""
+"""ReplayService through generated stubs: a finished live match's replay, listing (a bad replay marked among the
+others), streaming, export, bad ids."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import secrets
 import grpc
 import pytest
 import redis
+from forged import REASONS, store_one_bad_replay
 from matchplay import PERSON, bot, create, play_to_end
 
 import replay
@@ -142,6 +144,41 @@ def test_a_corrupt_stored_replay_is_data_loss(replays, store, collection):
     with pytest.raises(grpc.RpcError) as caught:
         replays.GetReplay(replay_service_pb2.GetReplayRequest(replay_id=replay_id))
     assert caught.value.code() == Code.DATA_LOSS and replay_id.split("/")[0] in caught.value.details()
+
+
+@pytest.mark.parametrize("kind", ["forged", "corrupt"])
+def test_a_collection_holding_one_bad_replay_lists_the_others_and_marks_it(replays, store, collection, kind):
+    stored = store_one_bad_replay(store, collection, kind)
+    seen, token = [], ""
+    while True:  # pages of 3: the bad replay is the first of the second page
+        page = replays.ListReplays(replay_service_pb2.ListReplaysRequest(collection=collection, page_size=3,
+                                                                          page_token=token), timeout=10)
+        seen += page.replays
+        token = page.next_page_token
+        if not token:
+            break
+    assert [r.replay_id for r in seen] == stored.ids
+    (bad,) = [r for r in seen if r.error]
+    assert bad.replay_id == stored.bad_id and bad.error.startswith(REASONS[kind]) and "\n" not in bad.error
+    assert (bad.size_bytes, bad.game_id, bad.move_count, bad.header_json) == (stored.bad_size, "", 0, "")
+    for listed in seen:
+        if listed.replay_id != stored.bad_id:
+            data = stored.good[listed.replay_id]
+            assert (listed.game_id, listed.size_bytes, listed.error) == ("tablic", len(data), "")
+            assert (listed.seed, listed.move_count) == (replay.decode(data).header.seed, len(replay.decode(data).moves))
+
+    request = replay_service_pb2.GetReplayRequest(replay_id=stored.bad_id)
+    for call in (lambda: replays.GetReplay(request, timeout=10),
+                 lambda: next(replays.StreamReplay(replay_service_pb2.StreamReplayRequest(replay_id=stored.bad_id),
+                                                   timeout=10)),
+                 lambda: replays.ExportReplay(replay_service_pb2.ExportReplayRequest(replay_id=stored.bad_id),
+                                              timeout=10)):
+        with pytest.raises(grpc.RpcError) as caught:
+            call()
+        assert caught.value.code() == Code.DATA_LOSS
+        details = caught.value.details()  # the store's words for bytes it cannot check, else the codec's
+        assert details.startswith(f"replay {stored.bad_id} ") and REASONS[kind] in details
+        assert "\n" not in details and "Traceback" not in details
 
 
 def test_a_set_declared_by_its_size_shows_its_rank_only_to_its_declarer(games, replays):

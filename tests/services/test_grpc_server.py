@@ -1,10 +1,11 @@
-"""The server itself: health, reflection, the API key, TLS, SIGTERM, and matches shared by server processes."""
+"""The server itself: health (its Redis watcher; the outage itself: test_redis_outage.py), reflection, the API key,
+TLS, SIGTERM, and matches shared by server processes."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
-import subprocess
 import threading
 
 import grpc
@@ -21,7 +22,7 @@ from services.generated.cardtable.v1 import (
     replay_service_pb2,
     replay_service_pb2_grpc,
 )
-from services.server import ServerConfig
+from services.server import CardtableServer, ServerConfig
 
 Code = grpc.StatusCode
 
@@ -33,6 +34,18 @@ def test_health_and_reflection(channel):
         assert answer.status == health_pb2.HealthCheckResponse.SERVING
     services = set(ProtoReflectionDescriptorDatabase(channel).get_services())
     assert {"cardtable.v1.GameService", "cardtable.v1.ReplayService", "grpc.health.v1.Health"} <= services
+
+
+def test_the_redis_health_watcher_lives_as_long_as_the_server(grpc_redis_url):
+    async def start_and_stop() -> tuple[list[str], list[str]]:
+        server = CardtableServer(ServerConfig(port=0, redis_url=grpc_redis_url))
+        await server.start()
+        running = [task.get_name() for task in asyncio.all_tasks()]
+        await server.stop(grace=0)
+        return running, [task.get_name() for task in asyncio.all_tasks()]
+
+    running, after = asyncio.run(start_and_stop())
+    assert "cardtable-redis-health" in running and "cardtable-redis-health" not in after
 
 
 def test_tls_needs_a_certificate_and_its_key(tmp_path):
@@ -65,16 +78,6 @@ def test_the_api_key_guards_every_call_but_health(keyed_server):
 
 
 # ---- TLS -----------------------------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def certificate(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("tls")
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True)
-    return cert, key
-
 
 def test_tls_is_one_flag_away(grpc_redis_url, certificate):
     cert, key = certificate

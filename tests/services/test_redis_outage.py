@@ -1,7 +1,8 @@
 """A real server whose own Redis goes away and comes back: calls answer UNAVAILABLE (one warning line each, no
-traceback) while it is away, the first call after it is back works, and a running simulation job survives a short
-outage. Each test starts its own redis-server on a free port, stops it and starts it again on that port (its data
-saved on disk in between, as a restarted Redis keeps it)."""
+traceback) while it is away, the first call after it is back works, a running simulation job survives a short
+outage, and health answers NOT_SERVING while it is away (the web's /healthz 503). Each test starts its own
+redis-server on a free port, stops it and starts it again on that port (its data saved on disk in between, as a
+restarted Redis keeps it)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,16 @@ import socket
 import subprocess
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
 import pytest
 import redis
-from grpc_harness import ServerThread
+from grpc_harness import CARDTABLE, ROOT, ServerThread
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.generated.cardtable.v1 import game_service_pb2 as game_pb2
 from services.generated.cardtable.v1 import (
@@ -267,3 +271,79 @@ def test_a_running_server_adopts_a_job_whose_driver_died(own_redis, monkeypatch)
         final = wait_for(jobs, record.job_id, lambda j: j.state != sim_pb2.JOB_STATE_RUNNING, 30)
     assert (final.state, final.error) == (sim_pb2.JOB_STATE_SUCCEEDED, "")
     assert final.results.units == 2000
+
+
+# ---- health follows Redis ------------------------------------------------------------------------------------------
+
+HEALTH_SERVICES = ["", "cardtable.v1.GameService", "cardtable.v1.ReplayService", "cardtable.v1.SimulationService"]
+
+
+def health_becomes(health: health_pb2_grpc.HealthStub, status: int, since: float, timeout: float = 10) -> float:
+    """Poll every service's health until each is ``status``; returns the seconds from ``since`` (monotonic)."""
+    while True:
+        answers = [health.Check(health_pb2.HealthCheckRequest(service=name), timeout=5).status
+                   for name in HEALTH_SERVICES]
+        if answers == [status] * len(HEALTH_SERVICES):
+            return time.monotonic() - since
+        assert time.monotonic() - since < timeout, f"health is {answers} after {timeout} s, not {status}"
+        time.sleep(0.05)
+
+
+def test_health_is_not_serving_while_redis_is_away_and_serving_once_it_is_back(served):
+    redis_server, channel = served
+    health = health_pb2_grpc.HealthStub(channel)
+    serving, not_serving = health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.NOT_SERVING
+    health_becomes(health, serving, time.monotonic(), timeout=0)
+    watched: list[int] = []
+    watch = health.Watch(health_pb2.HealthCheckRequest(service=""))
+
+    def read_watch() -> None:
+        with contextlib.suppress(grpc.RpcError):  # cancelled at the end
+            watched.extend(answer.status for answer in watch)
+
+    threading.Thread(target=read_watch, daemon=True).start()
+
+    killed = time.monotonic()
+    redis_server.kill()  # gone at once (a SHUTDOWN takes seconds to save), so the figure is health's own delay
+    away_s = health_becomes(health, not_serving, killed)
+    starting = time.monotonic()
+    redis_server.start()
+    back_s = health_becomes(health, serving, starting)
+    print(f"\nhealth NOT_SERVING {away_s:.2f} s after Redis was killed, SERVING {back_s:.2f} s after its restart began")
+
+    deadline = time.monotonic() + 10
+    while len(watched) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    watch.cancel()
+    assert watched == [serving, not_serving, serving]
+
+
+def test_the_web_healthz_is_503_while_redis_is_away(own_redis):
+    port = free_port()
+    web = subprocess.Popen([CARDTABLE, "web", "--port", str(port), "--redis-url", own_redis.url], cwd=ROOT,
+                           stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/healthz"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                assert healthz(url) == (200, {"status": "SERVING"})
+                break
+            except urllib.error.URLError:
+                assert web.poll() is None and time.monotonic() < deadline, "cardtable web did not start"
+                time.sleep(0.1)
+        own_redis.stop()
+        assert healthz(url) == (503, {"status": "NOT_SERVING", "reason": f"cannot reach Redis at {own_redis.url}"})
+        own_redis.start()
+        assert healthz(url) == (200, {"status": "SERVING"})
+    finally:
+        web.terminate()
+        web.wait(timeout=30)
+
+
+def healthz(url: str) -> tuple[int, dict]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 import redis
+from forged import REASONS, BadCollection, store_one_bad_replay
 from starlette.testclient import TestClient
 from web_harness import ANALYSIS_NODES, WebServer, serve_in_thread
 
@@ -222,6 +224,34 @@ def test_collections_and_pages_of_replays(client: TestClient, web_server: WebSer
     assert rest["next_page_token"] == ""
     summary = first["replays"][0]
     assert summary["game"] == "belote_contree" and summary["players"] == 4 and summary["policies"] == ["greedy"] * 4
+
+
+@pytest.fixture
+def one_forged(web_server: WebServer) -> Iterator[BadCollection]:
+    """A collection of this test's own (in the web server's store) holding one forged replay among good ones."""
+    store = ReplayStore(redis.Redis.from_url(web_server.redis_url))
+    collection = f"{web_server.collection}-forged"
+    yield store_one_bad_replay(store, collection, "forged")
+    store.delete_collection(collection)
+    store.redis.close()
+
+
+def test_a_collection_holding_one_forged_replay_lists_the_others_and_marks_it(web_server: WebServer,
+                                                                              one_forged: BadCollection) -> None:
+    collection = one_forged.bad_id.rpartition("/")[0]
+    listed = get_json(f"{web_server.url}/api/replays?collection={collection}")["replays"]
+    assert [r["replay_id"] for r in listed] == one_forged.ids
+    (bad,) = [r for r in listed if "error" in r]
+    assert bad == {"replay_id": one_forged.bad_id, "size_bytes": one_forged.bad_size, "error": bad["error"]}
+    assert bad["error"].startswith(REASONS["forged"])
+    assert all(r["game"] == "tablic" for r in listed if r is not bad)
+    try:
+        get_json(f"{web_server.url}/api/replays/{one_forged.bad_id}")
+        raise AssertionError("a forged replay was served")
+    except urllib.error.HTTPError as refused_replay:
+        assert refused_replay.code == STATUS["DATA_LOSS"]
+        assert json.loads(refused_replay.read())["error"] == {
+            "code": "DATA_LOSS", "message": f"replay {one_forged.bad_id} does not decode: {bad['error']}"}
 
 
 def test_a_replay_is_the_engines_record_turn_by_turn(client: TestClient, web_server: WebServer) -> None:

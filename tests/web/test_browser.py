@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import redis
 import redis.asyncio
+from forged import REASONS, store_one_bad_replay
 from playwright.sync_api import expect
 from web_harness import ANALYSIS_NODES, WebServer, screenshot, serve_in_thread
 
@@ -226,6 +227,21 @@ def test_replay_list_pages_to_a_replay(page: Any, web_server: WebServer) -> None
     rows.nth(3).click()
     page.get_by_test_id("permalink").wait_for()
     assert page.url.endswith(f"#/replay/{web_server.collection}/3?move=0")
+
+
+def test_the_replay_list_marks_a_forged_replay_and_lists_the_others(page: Any, web_server: WebServer) -> None:
+    store = ReplayStore(redis.Redis.from_url(web_server.redis_url))
+    collection = f"{web_server.collection}-forged"
+    stored = store_one_bad_replay(store, collection, "forged")
+    try:
+        page.goto(f"/#/?collection={collection}")
+        expect(page.locator("tr[data-replay]")).to_have_count(len(stored.good))
+        marked = page.locator("tr[data-unreadable]")
+        expect(marked).to_have_count(1)
+        expect(marked).to_contain_text(f"{stored.bad_id}unreadable: {REASONS['forged']}")
+    finally:
+        store.delete_collection(collection)
+        store.redis.close()
 
 
 def test_play_a_whole_tablanette_match(page: Any, web_server: WebServer) -> None:

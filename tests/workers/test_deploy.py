@@ -1,14 +1,18 @@
 """The deployment files parse and agree with each other and with the project: one image (tagged with the project's
-version), the gRPC port, Redis's port, the Ray head's ports, and the Ray and Python versions."""
+version), the gRPC port, Redis's port, the Ray head's ports, and the Ray and Python versions; and every server they
+bind beyond loopback takes an API key from a secret."""
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from pathlib import Path
 
 import ray
 import yaml
+
+from services.cli.exposure import ALLOW_UNAUTHENTICATED, is_loopback
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -108,3 +112,51 @@ def test_both_deployments_leave_the_allowed_policy_modules_to_the_operator_in_on
     # empty: clients name built-in policies and installed entry points only, until the operator lists modules here
     assert service["environment"][ALLOW_POLICIES_ENV] == env_of(app)[ALLOW_POLICIES_ENV] == ""
     assert not any("--allow-policies" in arg for arg in [*service["command"], *app["args"]])
+
+
+# ---- exposure: a bind beyond loopback has its API key, from a secret -----------------------------------------------
+
+def host_of(args: list[str]) -> str:
+    return args[args.index("--host") + 1] if "--host" in args else "127.0.0.1"
+
+
+def servers() -> list[tuple[str, list[str], dict]]:
+    """Every `cardtable serve` or `cardtable web` the deploy files start: (where, its arguments, its environment as
+    written: compose's mapping, or Kubernetes' env list keyed by name)."""
+    found = []
+    for name, service in load("compose.yaml")[0]["services"].items():
+        if service["image"] == IMAGE and service.get("command", [None])[0] in ("serve", "web"):
+            found.append((f"compose.yaml {name}", service["command"], service.get("environment", {})))
+    for doc in by_kind(load("k8s/service.yaml"), "Deployment"):
+        for container in containers(doc["spec"]["template"]):
+            if container.get("args", [None])[0] in ("serve", "web"):
+                env = {item["name"]: item for item in container.get("env", [])}
+                found.append((f"k8s/service.yaml {container['name']}", container["args"], env))
+    return found
+
+
+def key_from_a_secret(args: list[str], env: dict) -> bool:
+    """The key comes from a Kubernetes Secret or a compose variable that must be set, never from the file itself."""
+    if "--api-key-file" in args:
+        return True
+    key = env.get("CARDTABLE_API_KEY")
+    if isinstance(key, dict):
+        return "secretKeyRef" in key.get("valueFrom", {})
+    return isinstance(key, str) and re.fullmatch(r"\$\{CARDTABLE_API_KEY:\?[^}]+\}", key) is not None
+
+
+def test_every_server_bound_beyond_loopback_takes_its_api_key_from_a_secret():
+    found = servers()
+    assert {where.split()[0] for where, _, _ in found} == {"compose.yaml", "k8s/service.yaml"}
+    for where, args, env in found:
+        assert ALLOW_UNAUTHENTICATED not in args and "--api-key" not in args, where
+        if not is_loopback(host_of(args)):
+            assert key_from_a_secret(args, env), f"{where} binds {host_of(args)} without an API key from a secret"
+
+
+def test_the_images_default_command_needs_its_key_at_run_time():
+    text = (DEPLOY / "Dockerfile").read_text()
+    command = json.loads(re.search(r"^CMD (.+)$", text, re.MULTILINE).group(1))
+    assert not is_loopback(host_of(command)) and ALLOW_UNAUTHENTICATED not in command
+    assert not re.search(r"^ENV\b.*CARDTABLE_API_KEY", text, re.MULTILINE)  # no key baked into the image
+    assert "docker run -e CARDTABLE_API_KEY=" in text  # the usage line says where it comes from

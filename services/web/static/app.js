@@ -130,11 +130,7 @@ async function showReplays(params) {
 async function showReplayPage(list, collection, token) {
   const page = await api(`/api/replays?collection=${encodeURIComponent(collection)}&page_size=25`
                          + `&page_token=${encodeURIComponent(token)}`);
-  const rows = page.replays.map((r) => h("tr", { class: "clickable", dataset: { replay: r.replay_id },
-                                                 onclick: () => { location.hash = `#/replay/${r.replay_id}`; } },
-    h("td", {}, h("a", { href: `#/replay/${r.replay_id}`, text: r.replay_id })), h("td", { text: r.game }),
-    h("td", { text: String(r.players) }), h("td", { text: r.scope }), h("td", { text: String(r.move_count) }),
-    h("td", { text: r.policies.join(", ") }), h("td", { text: String(r.seed) })));
+  const rows = page.replays.map(replayRow);
   const more = page.next_page_token
     ? h("button", { type: "button", onclick: () => showReplayPage(list, collection, page.next_page_token) },
         "Next page") : null;
@@ -143,6 +139,19 @@ async function showReplayPage(list, collection, token) {
   fill(list, scrolling(h("table", { class: "list" },
     h("thead", {}, h("tr", {}, ["replay", "game", "players", "scope", "moves", "policies", "seed"].map(
       (t) => h("th", { text: t })))), h("tbody", {}, rows))), h("div", { class: "row" }, first, more));
+}
+
+/* A row of the replay list; a replay whose bytes do not decode is listed, marked with why, and not opened. */
+function replayRow(r) {
+  if (r.error) {
+    return h("tr", { class: "unreadable", dataset: { unreadable: r.replay_id } }, h("td", { text: r.replay_id }),
+      h("td", { colspan: 6, text: `unreadable: ${r.error}` }));
+  }
+  return h("tr", { class: "clickable", dataset: { replay: r.replay_id },
+                   onclick: () => { location.hash = `#/replay/${r.replay_id}`; } },
+    h("td", {}, h("a", { href: `#/replay/${r.replay_id}`, text: r.replay_id })), h("td", { text: r.game }),
+    h("td", { text: String(r.players) }), h("td", { text: r.scope }), h("td", { text: String(r.move_count) }),
+    h("td", { text: r.policies.join(", ") }), h("td", { text: String(r.seed) }));
 }
 
 // ---- the replay viewer --------------------------------------------------------------------------------------------
