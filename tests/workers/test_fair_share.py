@@ -1,0 +1,60 @@
+"""Fair share of the cluster between jobs, against a real server, Redis and the session's local Ray (2 CPUs): a small
+job submitted while a job of 10^9 deals runs is not starved."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from test_service import ServerThread
+
+from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
+from services.generated.cardtable.v1 import simulation_service_pb2_grpc
+
+pytestmark = pytest.mark.usefixtures("local_ray")
+
+SMALL_JOB_LIMIT_S = 60.0  # the issue's bound for the small job on a 2-core machine
+
+
+def greedy_tablanette(count: int) -> sim_pb2.JobSpec:
+    # Tablanette's greedy bot plays some 13 ms a deal here: a chunk of the big job (10,000 deals, the fewest a job of
+    # 10^9 may have per chunk) holds a CPU for minutes unless it is played in slices.
+    return sim_pb2.JobSpec(game_id="tablanette", policies=[sim_pb2.PolicySpec(name="greedy")], count=count, seed=3)
+
+
+def state_of(server, job_id: str) -> sim_pb2.Job:
+    return server.GetJob(sim_pb2.GetJobRequest(job_id=job_id)).job
+
+
+def poll(server, job_id: str, done, timeout: float) -> sim_pb2.Job:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = state_of(server, job_id)
+        if done(job):
+            return job
+        time.sleep(0.1)
+    raise TimeoutError(f"job {job_id} still {sim_pb2.JobState.Name(job.state)} after {timeout} s "
+                       f"({job.progress.units_done} of {job.progress.units_total} played)")
+
+
+def test_a_small_job_finishes_within_a_minute_while_a_job_of_a_billion_deals_runs(redis_url, test_prefix):
+    with ServerThread(redis_url, test_prefix) as channel:
+        server = simulation_service_pb2_grpc.SimulationServiceStub(channel)
+        big = server.SubmitJob(sim_pb2.SubmitJobRequest(spec=greedy_tablanette(10**9))).job
+        try:
+            assert big.spec.chunk_size == 10_000
+            poll(server, big.job_id, lambda job: job.progress.units_done > 0, timeout=120)  # its tasks hold the CPUs
+            submitted = time.monotonic()
+            small = server.SubmitJob(sim_pb2.SubmitJobRequest(spec=greedy_tablanette(20))).job
+            finished = poll(server, small.job_id, lambda job: job.state != sim_pb2.JOB_STATE_RUNNING
+                            and job.state != sim_pb2.JOB_STATE_QUEUED, timeout=SMALL_JOB_LIMIT_S)
+            took = time.monotonic() - submitted
+            print(f"\n20-deal job finished in {took:.1f} s while the 10^9-deal job ran")
+            assert finished.state == sim_pb2.JOB_STATE_SUCCEEDED and finished.results.units == 20
+            assert took < SMALL_JOB_LIMIT_S
+            running = state_of(server, big.job_id)
+            assert running.state == sim_pb2.JOB_STATE_RUNNING and running.progress.chunks_done == 0
+        finally:
+            server.CancelJob(sim_pb2.CancelJobRequest(job_id=big.job_id))
+            cancelled = poll(server, big.job_id, lambda job: job.state == sim_pb2.JOB_STATE_CANCELLED, timeout=60)
+        assert cancelled.progress.chunks_done == 0  # no chunk of it finished: it played only slices
