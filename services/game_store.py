@@ -31,6 +31,7 @@ from replay.namespace import namespaced
 KEY_PREFIX = "ct:match:"
 
 DAY_S = 86_400.0
+HOUR_S = 3600.0
 
 # KEYS: record, log, moves. ARGV: expected version, expiry in ms (0: none), new position JSON, then the moves
 # "<seat>,<action>". An expected version of "" creates the match (ARGV[4] is then its meta) and fails if it exists.
@@ -89,7 +90,7 @@ class Retention:
     last move of a match still in play (nobody moved: it is abandoned). 0 keeps it forever."""
 
     finished: float = 7 * DAY_S
-    abandoned_after: float = 30 * DAY_S
+    abandoned_after: float = 6 * HOUR_S
 
     def __post_init__(self) -> None:
         if self.finished < 0 or self.abandoned_after < 0:

@@ -7,7 +7,7 @@
 The API key is best given in a file or in $CARDTABLE_API_KEY: on the command line (``--api-key``) ``ps`` shows it.
 
 Matches live in Redis: a finished match for ``--retention`` (default 7 days; its replay stays in the replay store for
-good), a match in play until nobody has moved for ``--abandon-after`` (default 30 days). Durations are seconds or
+good), a match in play until nobody has moved for ``--abandon-after`` (default 6 hours). Durations are seconds or
 a number with s, m, h or d (``12h``); 0 keeps matches forever.
 
 It binds 127.0.0.1 unless told otherwise; with no ``--redis-url`` it starts an embedded Valkey. Logs are JSON lines
@@ -80,9 +80,10 @@ class Duration(click.ParamType):
 @click.option("--retention", type=Duration(), default="7d", show_default=True, envvar="CARDTABLE_RETENTION",
               help="How long Redis keeps a finished match (its replay is kept apart); 0: forever. "
                    "$CARDTABLE_RETENTION sets it too.")
-@click.option("--abandon-after", type=Duration(), default="30d", show_default=True,
+@click.option("--abandon-after", type=Duration(), default="6h", show_default=True,
               envvar="CARDTABLE_ABANDON_AFTER",
-              help="Forget a match in play when nobody has moved for this long; 0: never.")
+              help="Forget a match in play when nobody has moved for this long; 0: never. "
+                   "$CARDTABLE_ABANDON_AFTER sets it too.")
 @click.option("--max-watchers", type=click.IntRange(min=1), default=1000, show_default=True,
               help="WatchGame streams served at once; more are refused with RESOURCE_EXHAUSTED.")
 @click.option("--reuse-port", is_flag=True, hidden=True, help="Bind with SO_REUSEPORT (set for each worker).")
