@@ -27,7 +27,9 @@ from replay.connect import async_client, sync_client
 from replay.embedded import EmbeddedValkey
 from replay.store import ReplayStore
 
+from .auth import ApiKeys
 from .game_store import GameStore, Retention
+from .limits import ClientLimits, Clients, Quotas
 from .watchers import DEFAULT_MAX_WATCHERS, MatchWatchers
 
 T = TypeVar("T")
@@ -45,6 +47,7 @@ class Backends:
     client_name: str
     embedded: EmbeddedValkey | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)
+    clients: Clients = field(default_factory=Clients)  # who calls, and the per-client limits
 
     def on_close(self, closer: Callable[[], None]) -> None:
         """Call ``closer`` (blocking, off the event loop) when the backends close, before Redis goes."""
@@ -70,9 +73,11 @@ class Backends:
 
 
 async def open_backends(redis_url: str | None, data_dir: Path | None = None, retention: Retention | None = None,
-                        max_watchers: int = DEFAULT_MAX_WATCHERS) -> Backends:
+                        max_watchers: int = DEFAULT_MAX_WATCHERS, limits: ClientLimits | None = None,
+                        api_keys: ApiKeys | None = None) -> Backends:
     """Connect to ``redis_url`` (or the embedded Valkey, in ``data_dir`` or the user's data folder); matches expire
-    as ``retention`` says, and at most ``max_watchers`` watch matches at once."""
+    as ``retention`` says, and at most ``max_watchers`` watch matches at once; each client (known by its key among
+    ``api_keys``, else by its address) is held to ``limits``."""
     embedded = None
     if redis_url is None:
         embedded = EmbeddedValkey(data_dir)
@@ -89,4 +94,6 @@ async def open_backends(redis_url: str | None, data_dir: Path | None = None, ret
         raise ConnectionError(f"cannot reach Redis at {redis_url}: {exc}") from None
     replays = ReplayStore(sync_client(redis_url))
     games = GameStore(client, retention=retention)
-    return Backends(redis_url, client, games, replays, MatchWatchers(games, max_watchers), client_name, embedded)
+    quotas = Quotas(client, limits, matches_ttl_s=games.retention.abandoned_after) if limits else None
+    return Backends(redis_url, client, games, replays, MatchWatchers(games, max_watchers), client_name, embedded,
+                    clients=Clients(api_keys, quotas))

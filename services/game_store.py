@@ -183,6 +183,15 @@ class GameStore:
         record, *_ = self._keys(match_id)
         await self._set_replay_id(keys=[record], args=[replay_id])
 
+    async def in_play(self, match_ids: list[str]) -> list[bool]:
+        """Whether each match is still stored and not over (one round trip)."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for match_id in match_ids:
+                pipe.hget(self._keys(match_id)[0], "position")
+            positions = await pipe.execute()
+        return [position is not None and json.loads(position).get("current_player") is not None
+                for position in positions]
+
     async def replay_id(self, match_id: str) -> str:
         record, *_ = self._keys(match_id)
         return await self.client.hget(record, "replay_id") or ""

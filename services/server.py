@@ -31,9 +31,10 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
 from . import game_service, replay_service, simulation_service
-from .auth import ApiKeyInterceptor
+from .auth import ApiKeyInterceptor, ApiKeys
 from .backends import Backends, open_backends
 from .game_store import Retention
+from .limits import ClientLimits
 from .rpc import MalformedRequestInterceptor
 from .watchers import DEFAULT_MAX_WATCHERS
 
@@ -46,7 +47,7 @@ MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 ServiceInstaller = Callable[[grpc.aio.Server, Backends], str]
 
 SERVICES: tuple[ServiceInstaller, ...] = (
-    lambda server, b: game_service.install(server, b.games, b.save_replay, b.watchers, b.redis_url),
+    lambda server, b: game_service.install(server, b.games, b.save_replay, b.watchers, b.redis_url, b.clients),
     replay_service.install,
     simulation_service.install,
 )
@@ -59,7 +60,7 @@ class ServerConfig:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     redis_url: str | None = None
-    api_key: str | None = None
+    api_key: str | ApiKeys | None = None  # one key, or several (each client its own, named: see services.auth)
     tls_cert: Path | None = None
     tls_key: Path | None = None
     grace_s: float = 5.0
@@ -68,6 +69,7 @@ class ServerConfig:
     retention: Retention = field(default_factory=Retention)  # how long Redis keeps finished and abandoned matches
     max_watchers: int = DEFAULT_MAX_WATCHERS  # WatchGame streams served at once (RESOURCE_EXHAUSTED beyond)
     services: tuple[ServiceInstaller, ...] = field(default=SERVICES)
+    limits: ClientLimits = field(default_factory=ClientLimits)  # per client (API key, else address); none by default
 
     def __post_init__(self) -> None:
         if (self.tls_cert is None) != (self.tls_key is None):
@@ -87,8 +89,10 @@ class CardtableServer:
     async def start(self) -> int:
         """Connect to Redis, bind, start serving; returns the bound port (useful with ``port=0``)."""
         config = self.config
-        self.backends = await open_backends(config.redis_url, config.data_dir, config.retention, config.max_watchers)
-        interceptors = [ApiKeyInterceptor(config.api_key)] if config.api_key else []
+        keys = ApiKeys.of(config.api_key)
+        self.backends = await open_backends(config.redis_url, config.data_dir, config.retention, config.max_watchers,
+                                            config.limits, keys)
+        interceptors = [ApiKeyInterceptor(keys)] if keys else []
         interceptors.append(MalformedRequestInterceptor())
         server = grpc.aio.server(
             migration_thread_pool=ThreadPoolExecutor(max_workers=8, thread_name_prefix="cardtable-rpc"),

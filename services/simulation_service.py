@@ -48,6 +48,7 @@ from .convert import option_value, options_from_request, policy_label_of
 from .errors import FailedPrecondition, InvalidArgument, NotFound
 from .generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
 from .generated.cardtable.v1 import simulation_service_pb2_grpc
+from .limits import Clients
 from .paging import page_size, start_of, token_of
 from .rpc import redis_address, streaming, unary
 
@@ -245,16 +246,20 @@ class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
 
     redis_address = ""  # the Redis URL (no credentials) named when Redis cannot be reached: see services.rpc
 
-    def __init__(self, store: JobStore, drivers: JobDrivers, watch_interval_s: float = WATCH_INTERVAL_S) -> None:
+    def __init__(self, store: JobStore, drivers: JobDrivers, watch_interval_s: float = WATCH_INTERVAL_S,
+                 clients: Clients | None = None) -> None:
         self.store = store
         self.drivers = drivers
         self.watch_interval_s = watch_interval_s
+        self.clients = clients or Clients()
 
     @unary
     async def SubmitJob(self, request: sim_pb2.SubmitJobRequest,
                         context: grpc.aio.ServicerContext) -> sim_pb2.SubmitJobResponse:
         spec = spec_from_proto(request.spec)
-        record = await asyncio.to_thread(self.store.create, spec)
+        async with self.clients.job_place(self.clients.of_call(context), self._unfinished) as place:
+            record = await asyncio.to_thread(self.store.create, spec)
+            place.take(record.job_id)
         self.drivers.start(record.job_id)
         log.info("job submitted", extra={"job_id": record.job_id, "game": spec.game, "count": spec.count})
         return sim_pb2.SubmitJobResponse(job=job_message(record))
@@ -298,7 +303,9 @@ class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
     async def SubmitTournament(self, request: sim_pb2.SubmitTournamentRequest,
                                context: grpc.aio.ServicerContext) -> sim_pb2.SubmitTournamentResponse:
         spec = tournament_from_proto(request.spec)
-        record = await asyncio.to_thread(new_tournament, self.store, spec)
+        async with self.clients.job_place(self.clients.of_call(context), self._unfinished) as place:
+            record = await asyncio.to_thread(new_tournament, self.store, spec)
+            place.take(record["tournament_id"])
         self.drivers.start_tournament(record, spec)
         log.info("tournament submitted", extra={"tournament_id": record["tournament_id"], "game": spec.game})
         return sim_pb2.SubmitTournamentResponse(tournament=tournament_message(record))
@@ -315,6 +322,19 @@ class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
 
     async def _get(self, job_id: str) -> JobRecord:
         return await load_job(self.store, job_id)
+
+    async def _unfinished(self, ids: list[str]) -> list[bool]:
+        """Whether each job or tournament is still queued or running (the per-client limit counts those)."""
+        return await asyncio.to_thread(lambda: [self._is_unfinished(i) for i in ids])
+
+    def _is_unfinished(self, job_or_tournament_id: str) -> bool:
+        if job_or_tournament_id.startswith("tournament-"):
+            tournament = load_tournament(self.store, job_or_tournament_id)
+            return tournament is not None and tournament["state"] == "running"
+        try:
+            return not self.store.get(job_or_tournament_id).is_final
+        except JobNotFound:
+            return False
 
 
 async def load_job(store: JobStore, job_id: str) -> JobRecord:
@@ -441,7 +461,7 @@ def install(server: grpc.aio.Server, backends: Any, prefix: str | None = None) -
     store = JobStore(sync_client(backends.redis_url), prefix, backends.replays.prefix)
     # Ray's own log lines are shown when cardtable's are at debug level (`cardtable serve --verbose`).
     drivers = JobDrivers(store, backends.redis_url, RayHost(verbose=log.isEnabledFor(logging.DEBUG)))
-    servicer = SimulationServicer(store, drivers)
+    servicer = SimulationServicer(store, drivers, clients=backends.clients)
     servicer.redis_address = redis_address(backends.redis_url)
     simulation_service_pb2_grpc.add_SimulationServiceServicer_to_server(servicer, server)
     backends.on_close(drivers.close)

@@ -5,6 +5,9 @@
     CARDTABLE_API_KEY=s3cret cardtable web         # every /api/ call then needs the key, as `cardtable serve`'s do
     cardtable web --analysis-nodes 200000          # a deeper (slower) analysis of the trick games' replays
 
+Each client (an API key's name, else an address) may have ``--max-live-matches`` matches in play and create
+``--max-matches-per-minute`` a minute (as ``cardtable serve``'s, counted in the same Redis); beyond, HTTP 429.
+
 It binds 127.0.0.1 unless told otherwise, and reads the same Redis (matches, replays, jobs) as ``cardtable serve``:
 a match started on the page is a gRPC match too, and a job submitted over gRPC shows its progress on the page. Every
 asset comes from cardtable itself: the page makes no request to any other host.
@@ -17,10 +20,12 @@ from pathlib import Path
 
 import click
 
+from services.auth import ApiKeys
+from services.limits import ClientLimits
 from services.web.analysis import NODES as ANALYSIS_NODES
 
+from .client_limits import client_limit_options, read_api_keys
 from .redis_url import check_reachable, redis_url_option
-from .serve import _read_api_key
 
 DEFAULT_PORT = 8080
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -53,22 +58,22 @@ def allowed_hosts(host: str) -> list[str] | None:
 @click.option("--api-key", default=lambda: os.environ.get("CARDTABLE_API_KEY"),
               help="Require this key in every API call's 'x-api-key' header (default: $CARDTABLE_API_KEY; none).")
 @click.option("--api-key-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Read the API key from this file (its first line).")
+              help="Read the API keys from this file: one a line, 'name:key', 'name key' or the key alone.")
 @click.option("--analysis-nodes", type=click.IntRange(min=1), default=ANALYSIS_NODES, show_default=True,
               help="The replay analysis' double-dummy budget per position (as `cardtable replay analyze "
                    "--max-nodes`): the viewer's analysis is exact from the first trick it settles within it.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
               show_default=True)
+@client_limit_options(jobs=False)
 def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_key_file: Path | None,
-        analysis_nodes: int, log_level: str) -> None:
+        analysis_nodes: int, log_level: str, limits: ClientLimits) -> None:
     """Serve the web page: replay viewer, simulation jobs and a live table against the bots."""
     import uvicorn
 
     from services.logs import configure_logging
     from services.protogen import ensure_generated
 
-    if api_key_file is not None:
-        api_key = _read_api_key(api_key_file)
+    keys = read_api_keys(api_key_file) if api_key_file is not None else ApiKeys.of(api_key)
     ensure_generated()
     from services.web.app import create_app
 
@@ -77,7 +82,8 @@ def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_ke
         check_reachable(redis_url)
     click.echo(f"cardtable web: {page_url(host, port)}", err=True)
     try:
-        app = create_app(redis_url, api_key or None, analysis_nodes=analysis_nodes, allowed_hosts=allowed_hosts(host))
+        app = create_app(redis_url, keys, analysis_nodes=analysis_nodes, allowed_hosts=allowed_hosts(host),
+                         limits=limits)
         uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug")
     except (ConnectionError, OSError) as exc:
         raise click.ClickException(str(exc)) from None

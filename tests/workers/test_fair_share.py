@@ -1,15 +1,20 @@
 """Fair share of the cluster between jobs, against a real server, Redis and the session's local Ray (2 CPUs): a small
-job submitted while a job of 10^9 deals runs is not starved."""
+job submitted while a job of 10^9 deals runs is not starved, and a client (an API key) has at most so many jobs and
+tournaments unfinished."""
 
 from __future__ import annotations
 
+import secrets
 import time
 
+import grpc
 import pytest
 from test_service import ServerThread
 
+from services.auth import ApiKeys
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
 from services.generated.cardtable.v1 import simulation_service_pb2_grpc
+from services.limits import ClientLimits
 
 pytestmark = pytest.mark.usefixtures("local_ray")
 
@@ -22,14 +27,14 @@ def greedy_tablanette(count: int) -> sim_pb2.JobSpec:
     return sim_pb2.JobSpec(game_id="tablanette", policies=[sim_pb2.PolicySpec(name="greedy")], count=count, seed=3)
 
 
-def state_of(server, job_id: str) -> sim_pb2.Job:
-    return server.GetJob(sim_pb2.GetJobRequest(job_id=job_id)).job
+def state_of(server, job_id: str, metadata=()) -> sim_pb2.Job:
+    return server.GetJob(sim_pb2.GetJobRequest(job_id=job_id), metadata=metadata).job
 
 
-def poll(server, job_id: str, done, timeout: float) -> sim_pb2.Job:
+def poll(server, job_id: str, done, timeout: float, metadata=()) -> sim_pb2.Job:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        job = state_of(server, job_id)
+        job = state_of(server, job_id, metadata)
         if done(job):
             return job
         time.sleep(0.1)
@@ -58,3 +63,41 @@ def test_a_small_job_finishes_within_a_minute_while_a_job_of_a_billion_deals_run
             server.CancelJob(sim_pb2.CancelJobRequest(job_id=big.job_id))
             cancelled = poll(server, big.job_id, lambda job: job.state == sim_pb2.JOB_STATE_CANCELLED, timeout=60)
         assert cancelled.progress.chunks_done == 0  # no chunk of it finished: it played only slices
+
+
+def test_a_client_has_at_most_its_limit_of_unfinished_jobs_and_tournaments(redis_url, test_prefix):
+    alice, bob = secrets.token_urlsafe(12), secrets.token_urlsafe(12)
+    keys = ApiKeys.parse(f"alice:{alice}\nbob:{bob}\n")
+    as_alice, as_bob = [("x-api-key", alice)], [("x-api-key", bob)]
+    whist = sim_pb2.JobSpec(game_id="german_whist", policies=[sim_pb2.PolicySpec(name="random")], count=10**8,
+                            seed=1)
+    tournament = sim_pb2.TournamentSpec(game_id="german_whist", policies=[sim_pb2.PolicySpec(name="random"),
+                                                                          sim_pb2.PolicySpec(name="greedy")],
+                                        deals=4, seed=2)
+    with ServerThread(redis_url, test_prefix, api_key=keys, limits=ClientLimits(jobs=2)) as channel:
+        server = simulation_service_pb2_grpc.SimulationServiceStub(channel)
+        running = [server.SubmitJob(sim_pb2.SubmitJobRequest(spec=whist), metadata=as_alice).job.job_id
+                   for _ in range(2)]
+        try:
+            for submit in (lambda: server.SubmitJob(sim_pb2.SubmitJobRequest(spec=whist), metadata=as_alice),
+                           lambda: server.SubmitTournament(sim_pb2.SubmitTournamentRequest(spec=tournament),
+                                                           metadata=as_alice)):
+                with pytest.raises(grpc.RpcError) as caught:
+                    submit()
+                assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert caught.value.details() == ("this client has 2 jobs running, the limit is 2 "
+                                                  "(--max-jobs-per-client)")
+            assert len(server.ListJobs(sim_pb2.ListJobsRequest(), metadata=as_bob).jobs) == 2  # nothing was made
+            small = server.SubmitJob(sim_pb2.SubmitJobRequest(spec=greedy_tablanette(20)), metadata=as_bob).job
+            assert poll(server, small.job_id, lambda job: job.state == sim_pb2.JOB_STATE_SUCCEEDED, timeout=60,
+                        metadata=as_bob)
+            server.CancelJob(sim_pb2.CancelJobRequest(job_id=running[0]), metadata=as_alice)
+            poll(server, running[0], lambda job: job.state == sim_pb2.JOB_STATE_CANCELLED, timeout=60,
+                 metadata=as_alice)
+            played = server.SubmitTournament(sim_pb2.SubmitTournamentRequest(spec=tournament), metadata=as_alice)
+            assert played.tournament.state == sim_pb2.JOB_STATE_RUNNING  # the cancelled job's place
+        finally:
+            for job_id in running[1:]:
+                server.CancelJob(sim_pb2.CancelJobRequest(job_id=job_id), metadata=as_alice)
+                poll(server, job_id, lambda job: job.state == sim_pb2.JOB_STATE_CANCELLED, timeout=60,
+                     metadata=as_alice)

@@ -29,11 +29,12 @@ pytestmark = pytest.mark.usefixtures("local_ray")
 
 
 class ServerThread:
-    """A server with only the SimulationService (keys under the test's prefix), on its own loop and thread."""
+    """A server with only the SimulationService (keys under the test's prefix), on its own loop and thread;
+    ``config`` adds to its ServerConfig (API keys, limits)."""
 
-    def __init__(self, redis_url: str, prefix: str) -> None:
+    def __init__(self, redis_url: str, prefix: str, **config) -> None:
         install = lambda server, backends: simulation_service.install(server, backends, prefix)  # noqa: E731
-        self.server = CardtableServer(ServerConfig(port=0, redis_url=redis_url, services=(install,)))
+        self.server = CardtableServer(ServerConfig(port=0, redis_url=redis_url, services=(install,), **config))
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
 
