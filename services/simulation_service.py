@@ -19,18 +19,22 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import socket
 import threading
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
+import redis
 
 from engine.bots import label_parts
 from engine.rng import fresh_seed
 from replay.connect import sync_client
 from workers.jobstore import DRIVER_LEASE_SECONDS, FAILED, JobNotFound, JobRecord, JobStore, PatientStore, RedisAway
 from workers.ray_head import RayHost
+from workers.slots import FairSlots
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 from workers.stats import counter_groups
 from workers.tournament import (
@@ -86,6 +90,8 @@ class JobDrivers:
         self._threads_lock = threading.Lock()
         self._adopter: threading.Thread | None = None
         self._orphans: set[str] = set()  # seen without a live driver by the last adopt_orphans()
+        self._slots: FairSlots | None = None  # the cluster's share of this process's jobs, once Ray is joined
+        self._process = f"{socket.gethostname()}:{os.getpid()}:{id(self)}"
 
     def driving(self) -> set[str]:
         """The ids of the jobs and tournaments this process has a driver thread for."""
@@ -160,11 +166,28 @@ class JobDrivers:
             log.info("joined Ray", extra={"cluster": self.ray.connect()})
         return not self._closing.is_set()
 
+    def slots(self) -> FairSlots:
+        """The task slots this process's jobs share fairly, and share with the jobs of the other processes that
+        drive jobs on this Redis (and cluster)."""
+        with self._threads_lock:
+            if self._slots is None:
+                from workers.cluster import cluster_cpus
+
+                self._slots = FairSlots(cluster_cpus, self._jobs_elsewhere)
+            return self._slots
+
+    def _jobs_elsewhere(self, mine: int) -> int:
+        try:
+            return self.store.jobs_elsewhere(self._process, mine)
+        except redis.RedisError:  # Redis away: share as if alone until it answers (the drivers wait for it anyway)
+            return 0
+
     def _drive_tournament(self, record: dict[str, Any], spec: TournamentSpec) -> None:
         tournament_id = record["tournament_id"]
         try:
             if self._join_ray():
-                record = run_tournament(self.store, spec, self.redis_url, record=record, leave=self._closing)
+                record = run_tournament(self.store, spec, self.redis_url, record=record, leave=self._closing,
+                                        slots=self.slots())
                 log.info("tournament over" if record["state"] != "running" else "tournament left to the next server",
                          extra={"tournament_id": tournament_id, "state": record["state"]})
             return  # stopping before it started, the tournament stays running: the next server resumes it
@@ -220,7 +243,7 @@ class JobDrivers:
                 return
             from workers.runner import run_job
 
-            record = run_job(store, job_id, self.redis_url, leave=self._closing)
+            record = run_job(store, job_id, self.redis_url, leave=self._closing, slots=self.slots())
             if record.is_final:
                 log.info("job over", extra={"job_id": job_id, "state": record.state, "units": record.units_done})
             else:

@@ -12,6 +12,10 @@ behind another job's would wait for it. A job alone gets two per CPU (one queued
 its tasks). Since tasks are played in slices of bounded time (see :data:`workers.runner.SLICE_SECONDS`), a slot
 frees every few seconds whatever the jobs play.
 
+Several processes that drive jobs on one cluster (server processes sharing a Redis and a Ray) each hold the part of
+the CPUs that their jobs are of all the jobs running (``neighbours``: told how many this process runs, it answers how
+many the others run; see :meth:`workers.jobstore.JobStore.jobs_elsewhere`), looked up again every ``LOOK_S``.
+
 >>> slots = FairSlots(4)
 >>> big = slots.join()
 >>> big.take(10)                     # alone: two slots per CPU
@@ -28,15 +32,21 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections.abc import Callable
+
+LOOK_S = 1.0  # how often a process asks how many jobs the other processes on its cluster run
 
 
 class FairSlots:
     """Task slots for ``cpus`` CPUs (a number, or a function read each time a job joins: the cluster's CPUs may
-    change) shared by the jobs that :meth:`join`."""
+    change) shared by the jobs that :meth:`join`, and with the jobs of other processes through ``neighbours``."""
 
-    def __init__(self, cpus: int | Callable[[], int]) -> None:
+    def __init__(self, cpus: int | Callable[[], int], neighbours: Callable[[int], int] | None = None) -> None:
         self._cpus = cpus
+        self._neighbours = neighbours
+        self._elsewhere = 0  # jobs the other processes run, as last looked up
+        self._looked = float("-inf")
         self._size = 0
         self._changed = threading.Condition()
         self._held: dict[int, int] = {}
@@ -47,8 +57,19 @@ class FairSlots:
 
     @property
     def capacity(self) -> int:
-        """The slots there are now: one per CPU, two for a job alone."""
-        return self._size if len(self._held) > 1 else 2 * self._size
+        """The slots there are now: one per CPU, two for a job alone; with jobs elsewhere, our jobs' part of them."""
+        mine = len(self._held)
+        everywhere = mine + self._elsewhere
+        if everywhere <= 1:
+            return 2 * self._size
+        return max(1, self._size * mine // everywhere)
+
+    def _look_around(self) -> None:
+        """Ask the neighbours again (at most every LOOK_S); meanwhile tell them how many jobs run here."""
+        if self._neighbours is None or time.monotonic() - self._looked < LOOK_S:
+            return
+        self._looked = time.monotonic()
+        self._elsewhere = self._neighbours(len(self._held))
 
     def join(self) -> Share:
         """A job's share, for as long as it runs (then :meth:`Share.leave`)."""
@@ -73,6 +94,7 @@ class FairSlots:
         return out
 
     def _take(self, job: int, wanted: int) -> int:
+        self._look_around()
         with self._changed:
             self._wanted[job] = wanted
             allowed = self.allowance()
@@ -105,6 +127,9 @@ class FairSlots:
             self._wanted.pop(job, None)
             self._served.pop(job, None)
             self._changed.notify_all()
+        if self._neighbours is not None and not self._held:  # tell them at once that this process runs none
+            self._looked = float("-inf")
+            self._look_around()
 
     def wait(self, timeout: float) -> None:
         """Until a slot frees (or a job leaves), at most ``timeout`` seconds."""

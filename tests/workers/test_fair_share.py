@@ -15,6 +15,7 @@ from services.auth import ApiKeys
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
 from services.generated.cardtable.v1 import simulation_service_pb2_grpc
 from services.limits import ClientLimits
+from workers import jobstore
 
 pytestmark = pytest.mark.usefixtures("local_ray")
 
@@ -65,6 +66,28 @@ def test_a_small_job_finishes_within_a_minute_while_a_job_of_a_billion_deals_run
         assert cancelled.progress.chunks_done == 0  # no chunk of it finished: it played only slices
 
 
+def test_a_small_job_on_another_server_process_is_not_starved_either(redis_url, test_prefix):
+    """Two servers on one Redis and one Ray (here two in this process, each with its own slots, as two processes
+    have): each holds its jobs' part of the CPUs (JobStore.jobs_elsewhere)."""
+    with ServerThread(redis_url, test_prefix) as first, ServerThread(redis_url, test_prefix) as second:
+        on_first = simulation_service_pb2_grpc.SimulationServiceStub(first)
+        on_second = simulation_service_pb2_grpc.SimulationServiceStub(second)
+        big = on_first.SubmitJob(sim_pb2.SubmitJobRequest(spec=greedy_tablanette(10**9))).job
+        try:
+            poll(on_first, big.job_id, lambda job: job.progress.units_done > 0, timeout=120)
+            submitted = time.monotonic()
+            small = on_second.SubmitJob(sim_pb2.SubmitJobRequest(spec=greedy_tablanette(20))).job
+            finished = poll(on_second, small.job_id, lambda job: job.state not in (sim_pb2.JOB_STATE_RUNNING,
+                                                                                  sim_pb2.JOB_STATE_QUEUED),
+                            timeout=SMALL_JOB_LIMIT_S)
+            took = time.monotonic() - submitted
+            print(f"\n20-deal job on a second server finished in {took:.1f} s while the 10^9-deal job ran")
+            assert finished.state == sim_pb2.JOB_STATE_SUCCEEDED and took < SMALL_JOB_LIMIT_S
+        finally:
+            on_first.CancelJob(sim_pb2.CancelJobRequest(job_id=big.job_id))
+            poll(on_first, big.job_id, lambda job: job.state == sim_pb2.JOB_STATE_CANCELLED, timeout=60)
+
+
 def test_a_client_has_at_most_its_limit_of_unfinished_jobs_and_tournaments(redis_url, test_prefix):
     alice, bob = secrets.token_urlsafe(12), secrets.token_urlsafe(12)
     keys = ApiKeys.parse(f"alice:{alice}\nbob:{bob}\n")
@@ -101,3 +124,17 @@ def test_a_client_has_at_most_its_limit_of_unfinished_jobs_and_tournaments(redis
                 server.CancelJob(sim_pb2.CancelJobRequest(job_id=job_id), metadata=as_alice)
                 poll(server, job_id, lambda job: job.state == sim_pb2.JOB_STATE_CANCELLED, timeout=60,
                      metadata=as_alice)
+
+
+def test_processes_tell_each_other_how_many_jobs_they_drive(job_store, monkeypatch):
+    assert job_store.jobs_elsewhere("a", 2) == 0
+    assert job_store.jobs_elsewhere("b", 1) == 2
+    assert job_store.jobs_elsewhere("a", 3) == 1
+    assert job_store.jobs_elsewhere("b", 0) == 3  # b drives none now: forgotten at once
+    assert job_store.jobs_elsewhere("c", 1) == 3
+    monkeypatch.setattr(jobstore, "PROCESS_JOBS_SECONDS", 0.05)
+    job_store.jobs_elsewhere("a", 3)  # a says it for 50 ms
+    deadline = time.monotonic() + 10
+    while job_store.jobs_elsewhere("c", 1) and time.monotonic() < deadline:  # a stopped saying it: a died
+        time.sleep(0.02)
+    assert job_store.jobs_elsewhere("c", 1) == 0

@@ -80,3 +80,25 @@ def test_a_waiting_driver_wakes_when_a_slot_frees():
     assert woke.wait(10.0)
     waiter.join()
     assert time.monotonic() - started < 10.0
+
+
+def test_with_jobs_in_other_processes_a_process_holds_its_jobs_part_of_the_cpus():
+    told = []
+    elsewhere = [3]
+
+    def neighbours(mine: int) -> int:
+        told.append(mine)
+        return elsewhere[0]
+
+    slots = FairSlots(4, neighbours)
+    job = slots.join()
+    assert job.take(8) == 1  # 4 CPUs, 1 job of 4 runs here
+    assert told == [1]
+    second = slots.join()
+    assert second.take(8) == 0  # looked up again within a second: not yet asked
+    slots._looked = float("-inf")  # a second later
+    elsewhere[0] = 1
+    assert second.take(8) == 1 and told[-1] == 2  # 2 of 3 jobs here: 2 of the 4 CPUs
+    job.leave()
+    second.leave()
+    assert told[-1] == 0  # the last job gone: said at once
