@@ -164,7 +164,7 @@ class Quotas:
             return
         key = self.key(client_id, kind)
         reservation = f"reserved:{secrets.token_hex(6)}"
-        args = [limit, reservation, _now_ms(), round(ttl_s * 1000)]
+        args: list[str | int] = [limit, reservation, _now_ms(), round(ttl_s * 1000)]
         count = await self._reserve(keys=[key], args=args, client=self.client)
         if count >= 0:  # full: drop what is over, then try once more
             await self._prune(key, still_on)
@@ -178,13 +178,12 @@ class Quotas:
             await place._settle()
 
     async def _prune(self, key: str, still_on: StillOn) -> None:
-        members = [(m.decode() if isinstance(m, bytes) else m, score)
-                   for m, score in await self.client.zrange(key, 0, -1, withscores=True)]
+        members: dict[str, float] = {_text(member): float(score)
+                                     for member, score in await self.client.zrange(key, 0, -1, withscores=True)}
         stale = _now_ms() - RESERVATION_S * 1000
-        reserved = [m for m, score in members if m.startswith("reserved:")]
-        ids = [m for m, _ in members if not m.startswith("reserved:")]
-        over = [m for m, score in members if m in reserved and score < stale]
-        over += [m for m, on in zip(ids, await still_on(ids), strict=True) if not on]
+        ids = [member for member in members if not member.startswith("reserved:")]
+        over = [member for member, score in members.items() if member.startswith("reserved:") and score < stale]
+        over += [member for member, on in zip(ids, await still_on(ids), strict=True) if not on]
         if over:
             await self.client.zrem(key, *over)
 
@@ -202,6 +201,10 @@ class Quotas:
 
 def _now_ms() -> int:
     return round(time.time() * 1000)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 @dataclass

@@ -14,9 +14,10 @@ from pathlib import Path
 import grpc
 import pytest
 from grpc_harness import ServerProcess, ServerThread
-from matchplay import PERSON, bot, create, play_to_end
+from matchplay import PERSON, bot, create, observe, play_to_end
 
 from services.auth import ApiKeys
+from services.game_store import Retention
 from services.generated.cardtable.v1 import game_service_pb2_grpc
 from services.limits import DEFAULT_LIMITS, ClientLimits
 from services.server import ServerConfig
@@ -100,6 +101,25 @@ def test_matches_in_play_are_limited_per_key_and_a_finished_one_frees_its_place(
         assert create(alice, [PERSON, bot()], game_id="german_whist")[0].match_id  # the finished one's place
         again = refusal(lambda: create(alice, [PERSON, bot()], game_id="german_whist"))
         assert again.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_an_abandoned_match_that_expired_frees_its_place(grpc_redis_url: str, keys: Keys) -> None:
+    config = ServerConfig(port=0, redis_url=grpc_redis_url, api_key=keys.api_keys(), retention=Retention(60, 1.0),
+                          limits=ClientLimits(live_matches=1))
+    with ServerThread(config) as server:
+        channel, games = stub_for(server.target, keys.secrets[keys.alice])
+        with channel:
+            abandoned, tokens = create(games, [PERSON, bot()], game_id="german_whist")
+            assert refusal(lambda: create(games, [PERSON, bot()])).code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:  # nobody moves: Redis forgets it after a second
+                try:
+                    observe(games, abandoned.match_id, 0, tokens[0])
+                except grpc.RpcError as exc:
+                    assert exc.code() == grpc.StatusCode.NOT_FOUND
+                    break
+                time.sleep(0.1)
+            assert create(games, [PERSON, bot()], game_id="german_whist")[0].match_id
 
 
 def test_the_limits_hold_across_server_processes_sharing_redis(grpc_redis_url: str, keys: Keys) -> None:
