@@ -28,7 +28,9 @@ from replay.embedded import EmbeddedValkey
 from replay.store import ReplayStore
 
 from .allowed_policies import PolicyAllowList
+from .auth import ApiKeys
 from .game_store import GameStore, Retention
+from .limits import ClientLimits, Clients, Quotas
 from .watchers import DEFAULT_MAX_WATCHERS, MatchWatchers
 
 T = TypeVar("T")
@@ -47,6 +49,7 @@ class Backends:
     embedded: EmbeddedValkey | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)
     policies: PolicyAllowList = field(default_factory=PolicyAllowList)  # what a client's bots and jobs may name
+    clients: Clients = field(default_factory=Clients)  # who calls, and the per-client limits
 
     def on_close(self, closer: Callable[[], None]) -> None:
         """Call ``closer`` (blocking, off the event loop) when the backends close, before Redis goes."""
@@ -72,10 +75,12 @@ class Backends:
 
 
 async def open_backends(redis_url: str | None, data_dir: Path | None = None, retention: Retention | None = None,
-                        max_watchers: int = DEFAULT_MAX_WATCHERS, policies: PolicyAllowList | None = None) -> Backends:
+                        max_watchers: int = DEFAULT_MAX_WATCHERS, limits: ClientLimits | None = None,
+                        api_keys: ApiKeys | None = None, policies: PolicyAllowList | None = None) -> Backends:
     """Connect to ``redis_url`` (or the embedded Valkey, in ``data_dir`` or the user's data folder); matches expire
-    as ``retention`` says, at most ``max_watchers`` watch matches at once, and clients name the ``policies`` allowed
-    (by default no import path)."""
+    as ``retention`` says, and at most ``max_watchers`` watch matches at once; each client (known by its key among
+    ``api_keys``, else by its address) is held to ``limits`` and names the ``policies`` allowed (by default no import
+    path)."""
     embedded = None
     if redis_url is None:
         embedded = EmbeddedValkey(data_dir)
@@ -92,5 +97,6 @@ async def open_backends(redis_url: str | None, data_dir: Path | None = None, ret
         raise ConnectionError(f"cannot reach Redis at {redis_url}: {exc}") from None
     replays = ReplayStore(sync_client(redis_url))
     games = GameStore(client, retention=retention)
+    quotas = Quotas(client, limits, matches_ttl_s=games.retention.abandoned_after) if limits else None
     return Backends(redis_url, client, games, replays, MatchWatchers(games, max_watchers), client_name, embedded,
-                    policies=policies or PolicyAllowList())
+                    clients=Clients(api_keys, quotas), policies=policies or PolicyAllowList())

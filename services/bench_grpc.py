@@ -53,7 +53,9 @@ def _server(redis_url: str, workers: int = 1):
     port = _free_port()
     cardtable = str(Path(sys.executable).with_name("cardtable"))
     process = subprocess.Popen([cardtable, "serve", "--host", "127.0.0.1", "--port", str(port), "--redis-url",
-                                redis_url, "--log-level", "warning", "--workers", str(workers)])
+                                redis_url, "--log-level", "warning", "--workers", str(workers),
+                                # the clients create matches as fast as they can: no per-client limit
+                                "--max-live-matches", "0", "--max-matches-per-minute", "0"])
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             health = health_pb2_grpc.HealthStub(channel)

@@ -21,6 +21,7 @@ from .convert import game_info_response, game_summary, known_game, options_from_
 from .errors import InvalidArgument
 from .game_store import GameStore
 from .generated.cardtable.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
+from .limits import Clients
 from .live_games import LiveGames, ReplaySink, start_replay_builder
 from .matches import BOT, PERSON, Played, Seat
 from .paging import page
@@ -39,8 +40,10 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     redis_address = ""  # the Redis URL (no credentials) named when Redis cannot be reached: see services.rpc
 
     def __init__(self, store: GameStore, save_replay: ReplaySink | None = None, cache_size: int = 4096,
-                 watchers: MatchWatchers | None = None, policies: PolicyAllowList | None = None) -> None:
-        self.games = LiveGames(store, save_replay, cache_size)
+                 watchers: MatchWatchers | None = None, clients: Clients | None = None,
+                 policies: PolicyAllowList | None = None) -> None:
+        self.clients = clients or Clients()
+        self.games = LiveGames(store, save_replay, cache_size, self.clients)
         self.watchers = watchers or MatchWatchers(store)
         self.policies = policies or PolicyAllowList()  # the policies a bot's seat may name
 
@@ -64,7 +67,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         seed = request.seed if request.HasField("seed") else fresh_seed()
         first_dealer = request.first_dealer if request.HasField("first_dealer") else None
         created = await self.games.create(game_id, seats, options_from_request(request.options, game_id), seed,
-                                          first_dealer)
+                                          first_dealer, self.clients.of_call(context))
         match = created.match
         return game_service_pb2.CreateGameResponse(
             match_id=match.match_id, seat_tokens=[game_service_pb2.SeatToken(seat=s, token=t)
@@ -132,13 +135,14 @@ def _move(played: Played, viewer: int | None = None) -> common_pb2.Move:
 
 
 def install(server: grpc.aio.Server, store: GameStore, save_replay: ReplaySink | None,
-            watchers: MatchWatchers | None = None, redis_url: str = "", policies: PolicyAllowList | None = None) -> str:
-    """Add the GameService to ``server`` (over the Redis at ``redis_url``, named when it cannot be reached; its bots
-    play the ``policies`` allowed, by default no import path); returns its full name (for health checks and
-    reflection)."""
+            watchers: MatchWatchers | None = None, redis_url: str = "", clients: Clients | None = None,
+            policies: PolicyAllowList | None = None) -> str:
+    """Add the GameService to ``server`` (over the Redis at ``redis_url``, named when it cannot be reached; its
+    callers held to the limits of ``clients``; its bots play the ``policies`` allowed, by default no import path);
+    returns its full name (for health checks and reflection)."""
     if save_replay is not None:
         start_replay_builder()
-    servicer = GameServicer(store, save_replay, watchers=watchers, policies=policies)
+    servicer = GameServicer(store, save_replay, watchers=watchers, clients=clients, policies=policies)
     servicer.redis_address = redis_address(redis_url)
     game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
     return SERVICE_NAME

@@ -31,6 +31,7 @@ from replay.namespace import namespaced
 KEY_PREFIX = "ct:match:"
 
 DAY_S = 86_400.0
+HOUR_S = 3600.0
 
 # KEYS: record, log, moves. ARGV: expected version, expiry in ms (0: none), new position JSON, then the moves
 # "<seat>,<action>". An expected version of "" creates the match (ARGV[4] is then its meta) and fails if it exists.
@@ -89,7 +90,7 @@ class Retention:
     last move of a match still in play (nobody moved: it is abandoned). 0 keeps it forever."""
 
     finished: float = 7 * DAY_S
-    abandoned_after: float = 30 * DAY_S
+    abandoned_after: float = 6 * HOUR_S
 
     def __post_init__(self) -> None:
         if self.finished < 0 or self.abandoned_after < 0:
@@ -181,6 +182,15 @@ class GameStore:
         """Note where a finished match's replay is kept (nothing, if the match has expired meanwhile)."""
         record, *_ = self._keys(match_id)
         await self._set_replay_id(keys=[record], args=[replay_id])
+
+    async def in_play(self, match_ids: list[str]) -> list[bool]:
+        """Whether each match is still stored and not over (one round trip)."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for match_id in match_ids:
+                pipe.hget(self._keys(match_id)[0], "position")
+            positions = await pipe.execute()
+        return [position is not None and json.loads(position).get("current_player") is not None
+                for position in positions]
 
     async def replay_id(self, match_id: str) -> str:
         record, *_ = self._keys(match_id)

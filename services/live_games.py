@@ -27,6 +27,7 @@ from engine.state import State
 
 from .errors import Aborted, InvalidArgument, NotFound, ServiceError, quoted
 from .game_store import GameStore, Move
+from .limits import Clients
 from .matches import LiveMatch, MatchCache, Played, Seat, build_replay
 from .watchers import MatchWatchers
 
@@ -76,14 +77,24 @@ class Acted:
 class LiveGames:
     """Live matches in a :class:`GameStore`; finished ones are saved as replays through ``save_replay``."""
 
-    def __init__(self, store: GameStore, save_replay: ReplaySink | None = None, cache_size: int = 4096) -> None:
+    def __init__(self, store: GameStore, save_replay: ReplaySink | None = None, cache_size: int = 4096,
+                 clients: Clients | None = None) -> None:
         self.store = store
         self.save_replay = save_replay
         self.cache = MatchCache(cache_size)
+        self.clients = clients or Clients()
 
     async def create(self, game_id: str, seats: Sequence[Seat], options: dict[str, Any], seed: int,
-                     first_dealer: int | None = None) -> Created:
-        """Create a match (the bots to act first play at once) and store it."""
+                     first_dealer: int | None = None, client: str = "") -> Created:
+        """Create a match (the bots to act first play at once) and store it; ``client`` (who asks) is held to the
+        per-client limits (ResourceExhausted beyond one)."""
+        async with self.clients.match_place(client, self.store.in_play) as place:
+            created = await self._create(game_id, seats, options, seed, first_dealer)
+            place.take(created.match.match_id)
+        return created
+
+    async def _create(self, game_id: str, seats: Sequence[Seat], options: dict[str, Any], seed: int,
+                      first_dealer: int | None) -> Created:
         match_id = secrets.token_hex(8)
         match, tokens, played = await off_loop(LiveMatch.create, game_id, seats, options, seed, first_dealer,
                                                match_id)

@@ -33,10 +33,11 @@ from grpc_reflection.v1alpha import reflection
 
 from . import game_service, replay_service, simulation_service
 from .allowed_policies import PolicyAllowList
-from .auth import ApiKeyInterceptor
+from .auth import ApiKeyInterceptor, ApiKeys
 from .backends import Backends, open_backends
 from .game_store import Retention
 from .health import RedisHealth
+from .limits import ClientLimits
 from .rpc import MalformedRequestInterceptor
 from .watchers import DEFAULT_MAX_WATCHERS
 
@@ -49,7 +50,8 @@ MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 ServiceInstaller = Callable[[grpc.aio.Server, Backends], str]
 
 SERVICES: tuple[ServiceInstaller, ...] = (
-    lambda server, b: game_service.install(server, b.games, b.save_replay, b.watchers, b.redis_url, b.policies),
+    lambda server, b: game_service.install(server, b.games, b.save_replay, b.watchers, b.redis_url, b.clients,
+                                           b.policies),
     replay_service.install,
     simulation_service.install,
 )
@@ -62,7 +64,7 @@ class ServerConfig:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     redis_url: str | None = None
-    api_key: str | None = None
+    api_key: str | ApiKeys | None = None  # one key, or several (each client its own, named: see services.auth)
     tls_cert: Path | None = None
     tls_key: Path | None = None
     grace_s: float = 5.0
@@ -73,6 +75,7 @@ class ServerConfig:
     services: tuple[ServiceInstaller, ...] = field(default=SERVICES)
     # The import paths a client may name a policy by (built-ins and installed entry points always): by default none.
     allow_policies: PolicyAllowList = field(default_factory=PolicyAllowList)
+    limits: ClientLimits = field(default_factory=ClientLimits)  # per client (API key, else address); none by default
 
     def __post_init__(self) -> None:
         if (self.tls_cert is None) != (self.tls_key is None):
@@ -95,9 +98,10 @@ class CardtableServer:
         config = self.config
         if config.allow_policies.modules:
             log.info("policies allowed by import path", extra={"modules": list(config.allow_policies.modules)})
+        keys = ApiKeys.of(config.api_key)
         self.backends = await open_backends(config.redis_url, config.data_dir, config.retention, config.max_watchers,
-                                            policies=config.allow_policies)
-        interceptors = [ApiKeyInterceptor(config.api_key)] if config.api_key else []
+                                            config.limits, keys, policies=config.allow_policies)
+        interceptors = [ApiKeyInterceptor(keys)] if keys else []
         interceptors.append(MalformedRequestInterceptor())
         server = grpc.aio.server(
             migration_thread_pool=ThreadPoolExecutor(max_workers=8, thread_name_prefix="cardtable-rpc"),

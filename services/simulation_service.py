@@ -19,18 +19,22 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import socket
 import threading
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
+import redis
 
 from engine.bots import label_parts
 from engine.rng import fresh_seed
 from replay.connect import sync_client
 from workers.jobstore import DRIVER_LEASE_SECONDS, FAILED, JobNotFound, JobRecord, JobStore, PatientStore, RedisAway
 from workers.ray_head import RayHost
+from workers.slots import FairSlots
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 from workers.stats import counter_groups
 from workers.tournament import (
@@ -49,6 +53,7 @@ from .convert import option_value, options_from_request, policy_label_of
 from .errors import FailedPrecondition, InvalidArgument, NotFound
 from .generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
 from .generated.cardtable.v1 import simulation_service_pb2_grpc
+from .limits import Clients
 from .paging import page_size, start_of, token_of
 from .rpc import redis_address, streaming, unary
 
@@ -86,6 +91,8 @@ class JobDrivers:
         self._threads_lock = threading.Lock()
         self._adopter: threading.Thread | None = None
         self._orphans: set[str] = set()  # seen without a live driver by the last adopt_orphans()
+        self._slots: FairSlots | None = None  # the cluster's share of this process's jobs, once Ray is joined
+        self._process = f"{socket.gethostname()}:{os.getpid()}:{id(self)}"
 
     def driving(self) -> set[str]:
         """The ids of the jobs and tournaments this process has a driver thread for."""
@@ -160,11 +167,28 @@ class JobDrivers:
             log.info("joined Ray", extra={"cluster": self.ray.connect()})
         return not self._closing.is_set()
 
+    def slots(self) -> FairSlots:
+        """The task slots this process's jobs share fairly, and share with the jobs of the other processes that
+        drive jobs on this Redis (and cluster)."""
+        with self._threads_lock:
+            if self._slots is None:
+                from workers.cluster import cluster_cpus
+
+                self._slots = FairSlots(cluster_cpus, self._jobs_elsewhere)
+            return self._slots
+
+    def _jobs_elsewhere(self, mine: int) -> int:
+        try:
+            return self.store.jobs_elsewhere(self._process, mine)
+        except redis.RedisError:  # Redis away: share as if alone until it answers (the drivers wait for it anyway)
+            return 0
+
     def _drive_tournament(self, record: dict[str, Any], spec: TournamentSpec) -> None:
         tournament_id = record["tournament_id"]
         try:
             if self._join_ray():
-                record = run_tournament(self.store, spec, self.redis_url, record=record, leave=self._closing)
+                record = run_tournament(self.store, spec, self.redis_url, record=record, leave=self._closing,
+                                        slots=self.slots())
                 log.info("tournament over" if record["state"] != "running" else "tournament left to the next server",
                          extra={"tournament_id": tournament_id, "state": record["state"]})
             return  # stopping before it started, the tournament stays running: the next server resumes it
@@ -220,7 +244,7 @@ class JobDrivers:
                 return
             from workers.runner import run_job
 
-            record = run_job(store, job_id, self.redis_url, leave=self._closing)
+            record = run_job(store, job_id, self.redis_url, leave=self._closing, slots=self.slots())
             if record.is_final:
                 log.info("job over", extra={"job_id": job_id, "state": record.state, "units": record.units_done})
             else:
@@ -247,17 +271,20 @@ class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
     redis_address = ""  # the Redis URL (no credentials) named when Redis cannot be reached: see services.rpc
 
     def __init__(self, store: JobStore, drivers: JobDrivers, watch_interval_s: float = WATCH_INTERVAL_S,
-                 policies: PolicyAllowList | None = None) -> None:
+                 clients: Clients | None = None, policies: PolicyAllowList | None = None) -> None:
         self.store = store
         self.drivers = drivers
         self.watch_interval_s = watch_interval_s
+        self.clients = clients or Clients()
         self.policies = policies or PolicyAllowList()  # the policies a job or a tournament may name
 
     @unary
     async def SubmitJob(self, request: sim_pb2.SubmitJobRequest,
                         context: grpc.aio.ServicerContext) -> sim_pb2.SubmitJobResponse:
         spec = spec_from_proto(request.spec, self.policies)
-        record = await asyncio.to_thread(self.store.create, spec)
+        async with self.clients.job_place(self.clients.of_call(context), self._unfinished) as place:
+            record = await asyncio.to_thread(self.store.create, spec)
+            place.take(record.job_id)
         self.drivers.start(record.job_id)
         log.info("job submitted", extra={"job_id": record.job_id, "game": spec.game, "count": spec.count})
         return sim_pb2.SubmitJobResponse(job=job_message(record))
@@ -301,7 +328,9 @@ class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
     async def SubmitTournament(self, request: sim_pb2.SubmitTournamentRequest,
                                context: grpc.aio.ServicerContext) -> sim_pb2.SubmitTournamentResponse:
         spec = tournament_from_proto(request.spec, self.policies)
-        record = await asyncio.to_thread(new_tournament, self.store, spec)
+        async with self.clients.job_place(self.clients.of_call(context), self._unfinished) as place:
+            record = await asyncio.to_thread(new_tournament, self.store, spec)
+            place.take(record["tournament_id"])
         self.drivers.start_tournament(record, spec)
         log.info("tournament submitted", extra={"tournament_id": record["tournament_id"], "game": spec.game})
         return sim_pb2.SubmitTournamentResponse(tournament=tournament_message(record))
@@ -318,6 +347,19 @@ class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
 
     async def _get(self, job_id: str) -> JobRecord:
         return await load_job(self.store, job_id)
+
+    async def _unfinished(self, ids: list[str]) -> list[bool]:
+        """Whether each job or tournament is still queued or running (the per-client limit counts those)."""
+        return await asyncio.to_thread(lambda: [self._is_unfinished(i) for i in ids])
+
+    def _is_unfinished(self, job_or_tournament_id: str) -> bool:
+        if job_or_tournament_id.startswith("tournament-"):
+            tournament = load_tournament(self.store, job_or_tournament_id)
+            return tournament is not None and tournament["state"] == "running"
+        try:
+            return not self.store.get(job_or_tournament_id).is_final
+        except JobNotFound:
+            return False
 
 
 async def load_job(store: JobStore, job_id: str) -> JobRecord:
@@ -446,7 +488,7 @@ def install(server: grpc.aio.Server, backends: Any, prefix: str | None = None) -
     store = JobStore(sync_client(backends.redis_url), prefix, backends.replays.prefix)
     # Ray's own log lines are shown when cardtable's are at debug level (`cardtable serve --verbose`).
     drivers = JobDrivers(store, backends.redis_url, RayHost(verbose=log.isEnabledFor(logging.DEBUG)))
-    servicer = SimulationServicer(store, drivers, policies=backends.policies)
+    servicer = SimulationServicer(store, drivers, clients=backends.clients, policies=backends.policies)
     servicer.redis_address = redis_address(backends.redis_url)
     simulation_service_pb2_grpc.add_SimulationServiceServicer_to_server(servicer, server)
     backends.on_close(drivers.close)

@@ -131,9 +131,13 @@ class ChunkResult:
 
 
 def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
-               on_progress: OnProgress | None = None) -> ChunkResult:
-    """Play the chunk's deals (or matches) of a validated job; replays of the logged ones go to ``sink``."""
+               on_progress: OnProgress | None = None, max_seconds: float | None = None) -> ChunkResult:
+    """Play the chunk's deals (or matches) of a validated job; replays of the logged ones go to ``sink``. With
+    ``max_seconds``, no deal is begun past that time: the result then holds the first deals only (``units``
+    fewer than the chunk's), and the rest of the chunk can be played apart, the two results adding up to the chunk's.
+    """
     started = time.perf_counter()
+    until = started + max_seconds if max_seconds is not None else float("inf")
     game_class = engine.game_class(spec.game)
     options = spec.match_options()
     first_state = game_class.create(seed=match_seed(spec.seed, chunk.first), players=spec.players, options=options)
@@ -162,12 +166,15 @@ def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
         if spec.unit_scores:
             result.unit_scores.append(list(state.side_scores))
         done = number - chunk.first + 1
-        if done % REPORT_EVERY == 0 or done == chunk.count:
+        out_of_time = done < chunk.count and time.perf_counter() >= until
+        if done % REPORT_EVERY == 0 or done == chunk.count or out_of_time:
             if sink is not None:
                 sink.flush()
             if on_progress is not None and on_progress(done) and done < chunk.count:
                 result.stopped = True
                 break
+        if out_of_time:
+            break
     result.seconds = time.perf_counter() - started
     result.worker = f"{socket.gethostname()}:{os.getpid()}"
     return result

@@ -13,6 +13,7 @@ Keys (``P`` is the prefix, ``ct:sim:`` by default)::
     P job:<id>:progress     hash: chunk index -> deals done in that chunk so far (overwritten by a retry)
     P job:<id>:workers      hash: chunk index -> the worker playing (or that played) it, "node:pid"
     P job:<id>:driver       string with a time to live: the driver running the job (renewed while it runs)
+    P drivers               hash: process -> "<jobs it drives> <until, ms>" (the processes sharing the cluster)
 
 >>> store = JobStore(redis.Redis())  # doctest: +SKIP
 >>> record = store.create(validate(JobSpec("tablic", ("greedy", "random"), 1000, seed=1)))  # doctest: +SKIP
@@ -42,6 +43,8 @@ STATES = (QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED)
 FINAL_STATES = frozenset({SUCCEEDED, FAILED, CANCELLED})
 # A driver that has not renewed its claim for this long is presumed gone; another may take the job over.
 DRIVER_LEASE_SECONDS = 15
+# A process's count of the jobs it drives holds this long unless it says it again (see JobStore.jobs_elsewhere).
+PROCESS_JOBS_SECONDS = 5
 
 # A driver renews and releases its lease only while no other driver holds it (compare-and-set): one that stalled past
 # its lease, while another took the job over, must not extend or delete the new driver's. KEYS: the lease. ARGV: the
@@ -229,6 +232,30 @@ class JobStore:
     def release(self, job_id: str, driver: str) -> bool:
         """End ``driver``'s lease; False (and nothing changes) when it no longer holds the job."""
         return bool(self._release(keys=[self._driver(job_id)], args=[driver]))
+
+    def jobs_elsewhere(self, process: str, mine: int) -> int:
+        """Note that ``process`` drives ``mine`` jobs (for a few seconds), and return how many the other processes
+        on this Redis drive (those that said so lately): their fair shares of the cluster follow from it."""
+        now = round(time.time() * 1000)
+        key = f"{self.prefix}drivers"
+        pipe = self.redis.pipeline()
+        if mine:
+            pipe.hset(key, process, f"{mine} {now + round(PROCESS_JOBS_SECONDS * 1000)}")
+        else:
+            pipe.hdel(key, process)
+        pipe.pexpire(key, round(PROCESS_JOBS_SECONDS * 1000))
+        pipe.hgetall(key)
+        noted = pipe.execute()[-1]
+        elsewhere, gone = 0, []
+        for name, value in noted.items():
+            jobs, until = (int(part) for part in _str(value).split())
+            if until < now:
+                gone.append(name)
+            elif _str(name) != process:
+                elsewhere += jobs
+        if gone:
+            self.redis.hdel(key, *gone)
+        return elsewhere
 
     def unfinished(self) -> list[str]:
         """The ids of the jobs that are queued or running (oldest first)."""

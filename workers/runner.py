@@ -5,6 +5,11 @@ The driver keeps a window of chunk tasks in flight. A task that fails or whose w
 once by chunk index, a retry neither loses nor double-counts a deal, and its replays overwrite themselves. A driver
 that stops half-way leaves the finished chunks in Redis: running the job again plays only the missing ones.
 
+Jobs driven at once by one process share the cluster fairly (:mod:`workers.slots`), and a task plays at most
+``SLICE_SECONDS`` of its chunk: what is left of the chunk goes back to the driver's queue as another task, so a
+second job's task never waits long for a CPU, whatever a deal of the first job costs. A chunk's slices add up to the
+chunk's result (every deal's seeds come from its number), and only the whole chunk's result is stored.
+
 A chunk whose deal cannot be played (:class:`workers.chunk.DealFailed`: a policy raised or chose an illegal action)
 would fail the same way again, so it is not retried: the other chunks play on and are kept, and the job ends as
 failed with the results of the chunks that finished and an error naming the policy, the deal, its seeds and the move.
@@ -45,6 +50,7 @@ from .jobstore import (
 )
 from .plan import Chunk, job_chunks
 from .replays import replay_sink
+from .slots import FairSlots, Share
 from .spec import JobSpec
 from .stats import side_seats, summarize, total
 
@@ -53,6 +59,12 @@ MAX_ATTEMPTS = 3
 # attempt: up to this many times per chunk (a worker that never reaches a Redis the driver reaches fails the job).
 MAX_REDIS_ATTEMPTS = 10
 POLL_SECONDS = 0.2
+# A task plays its chunk for about this long at most (a deal begun is finished), then hands the rest back to its
+# driver: a CPU frees this often for the job that waits for one.
+SLICE_SECONDS = 5.0
+
+# The task slots of every job this process drives, shared fairly between the jobs.
+SLOTS = FairSlots(cluster_cpus)
 
 OnUpdate = Callable[[JobRecord], None]
 
@@ -68,28 +80,33 @@ def redis_client(url: str) -> redis.Redis:
 
 @ray.remote(num_cpus=1, max_retries=0)
 def play_chunk_task(spec_dict: dict[str, Any], chunk: Chunk, job_id: str, redis_url: str, prefix: str,
-                    replay_prefix: str) -> ChunkResult:
-    """A Ray task: play one chunk, streaming progress (and replays) to Redis; stops early if the job is cancelled."""
+                    replay_prefix: str, max_seconds: float | None = None) -> ChunkResult:
+    """A Ray task: play one chunk (or the rest of one: ``chunk`` starts past its plan's first deal) for at most about
+    ``max_seconds``, streaming progress (and replays) to Redis; stops early if the job is cancelled."""
     spec = JobSpec.from_dict(spec_dict)
+    before = chunk.first - job_chunks(spec)[chunk.index].first  # deals of the chunk played by earlier slices
     client = redis_client(redis_url)
     store = PatientStore(JobStore(client, prefix, replay_prefix))  # progress reports ride out a Redis restart
     worker = f"{ray.get_runtime_context().get_node_id()[:12]}:{os.getpid()}"
     store.note_worker(job_id, chunk.index, worker)
     sink = replay_sink(client, replay_collection(job_id), replay_prefix) if spec.log.mode != "none" else None
-    result = play_chunk(spec, chunk, sink, lambda done: store.report_progress(job_id, chunk.index, done))
+    result = play_chunk(spec, chunk, sink, lambda done: store.report_progress(job_id, chunk.index, before + done),
+                        max_seconds)
     result.worker = worker
     return result
 
 
 def run_job(store: JobStore | PatientStore, job_id: str, redis_url: str, max_workers: int = 0,
-            on_update: OnUpdate | None = None, leave: threading.Event | None = None) -> JobRecord:
+            on_update: OnUpdate | None = None, leave: threading.Event | None = None,
+            slots: FairSlots | None = None) -> JobRecord:
     """Run (or resume) a stored job on the connected Ray cluster until it succeeds, fails or is cancelled, or until
-    ``leave`` is set (its process stops): then the job is left as it is, for another driver to resume at once.
+    ``leave`` is set (its process stops): then the job is left as it is, for another driver to resume at once. Its
+    tasks take their turns in ``slots`` (by default the process's :data:`SLOTS`) with the other jobs' that run.
 
     The driver rides out a Redis outage (its calls wait, see :class:`workers.jobstore.PatientStore`); when Redis stays
     away longer, its tasks stop and :class:`workers.jobstore.RedisAway` is raised: the job is left as it is (its lease
     lapses), for the next driver to resume."""
-    return _Driver(store, job_id, redis_url, max_workers, on_update, leave).run()
+    return _Driver(store, job_id, redis_url, max_workers, on_update, leave, slots or SLOTS).run()
 
 
 class _Pending:
@@ -122,7 +139,8 @@ class _Pending:
 
 class _Driver:
     def __init__(self, store: JobStore | PatientStore, job_id: str, redis_url: str, max_workers: int,
-                 on_update: OnUpdate | None, leave: threading.Event | None = None) -> None:
+                 on_update: OnUpdate | None, leave: threading.Event | None = None,
+                 slots: FairSlots | None = None) -> None:
         self.leave = leave or threading.Event()
         self.store = store if isinstance(store, PatientStore) else PatientStore(store, leave=self.leave)
         self.job_id = job_id
@@ -130,13 +148,16 @@ class _Driver:
         self.record = self.store.get(job_id)
         self.spec = self.record.spec
         self.spec_dict = self.spec.to_dict()
-        # An explicit worker count caps the tasks in flight; otherwise keep every CPU busy with one task queued.
+        self.slots = slots or SLOTS
+        # An explicit worker count caps the tasks in flight; otherwise the job may use every slot nobody else wants.
         self.window = max_workers if max_workers > 0 else 2 * cluster_cpus()
         self.on_update = on_update
         self.attempts: dict[int, int] = {}
         self.redis_attempts: dict[int, int] = {}  # chunk index -> tasks of it that failed to reach Redis
         self.failed: dict[int, str] = {}  # chunk index -> why a deal of it cannot be played (DealFailed)
         self.in_flight: dict[ray.ObjectRef, Chunk] = {}
+        self.sliced: dict[int, ChunkResult] = {}  # chunk index -> the sum of its slices played so far
+        self.share: Share  # the job's slots while it runs
         self.driver = f"{socket.gethostname()}:{os.getpid()}:{id(self)}"
         self.task = play_chunk_task
 
@@ -146,6 +167,7 @@ class _Driver:
         if self.record.is_final or not (self.store.claim(self.job_id, self.driver)
                                         or self.store.driver(self.job_id) == self.driver):
             return self.record
+        self.share = self.slots.join()
         try:
             record = self._run()
         except RedisAway:  # no word from Redis: stop our tasks and leave the job (and our lease, to lapse) as it is
@@ -155,6 +177,8 @@ class _Driver:
             with contextlib.suppress(RedisAway):
                 self.store.release(self.job_id, self.driver)
             raise
+        finally:
+            self.share.leave()
         self.store.release(self.job_id, self.driver)
         return record
 
@@ -174,7 +198,7 @@ class _Driver:
         try:
             while pending or self.in_flight:
                 self._submit(pending)
-                ready, _ = ray.wait(list(self.in_flight), num_returns=1, timeout=POLL_SECONDS)
+                ready = self._wait()
                 for ref in ready:
                     failure = self._collect(ref, done, pending)
                     if failure:
@@ -203,15 +227,28 @@ class _Driver:
         return f"chunk {first} failed: {self.failed[first]}{more}"
 
     def _submit(self, pending: _Pending) -> None:
-        while pending and len(self.in_flight) < self.window:
+        """Fill the slots this job may have now (its fair share: see :mod:`workers.slots`)."""
+        granted = self.share.take(self.window - len(self.in_flight) if pending else 0)
+        while granted and pending:
             chunk = pending.popleft()
             ref = self.task.remote(self.spec_dict, chunk, self.job_id, self.redis_url, self.store.prefix,
-                                   self.store.replay_prefix)
+                                   self.store.replay_prefix, SLICE_SECONDS)
             self.in_flight[ref] = chunk
+            granted -= 1
+        self.share.give_back(granted)
+
+    def _wait(self) -> list[ray.ObjectRef]:
+        """The tasks that finished within a poll (none in flight: wait for a slot to free instead)."""
+        if not self.in_flight:
+            self.share.wait(POLL_SECONDS)
+            return []
+        ready, _ = ray.wait(list(self.in_flight), num_returns=1, timeout=POLL_SECONDS)
+        return ready
 
     def _collect(self, ref: ray.ObjectRef, done: dict[int, ChunkResult], pending: _Pending) -> str:
         """Take one finished task; returns an error message when the job cannot go on."""
         chunk = self.in_flight.pop(ref)
+        self.share.give_back(1)
         try:
             result: ChunkResult = ray.get(ref)
         except TaskCancelledError:
@@ -235,11 +272,25 @@ class _Driver:
             return ""
         if result.stopped:  # cancelled half-way: the job is about to end as cancelled
             return ""
-        if result.units != chunk.count:
+        if not 0 < result.units <= chunk.count:
             return f"chunk {chunk.index} played {result.units} deals instead of {chunk.count}"
+        if chunk.index in self.sliced:  # the chunk's earlier slices
+            result, played = self._joined(self.sliced.pop(chunk.index), result), result.units
+        else:
+            played = result.units
+        if played < chunk.count:  # its time slice is over: the rest of the chunk is another task, next
+            self.sliced[chunk.index] = result
+            pending.appendleft(Chunk(chunk.index, chunk.first + played, chunk.count - played))
+            return ""
         self.store.save_chunk(self.job_id, result)
         done.setdefault(chunk.index, result)
         return ""
+
+    def _joined(self, before: ChunkResult, after: ChunkResult) -> ChunkResult:
+        """Two consecutive slices of a chunk as one result (that of the deals of both)."""
+        joined = total((before, after), len(before.score_sum))
+        joined.index, joined.first, joined.worker = before.index, before.first, after.worker
+        return joined
 
     def _step_aside(self) -> JobRecord:
         """Leave the job as it is, to another driver: one that took it over (our lease lapsed while we stalled), or
@@ -250,6 +301,7 @@ class _Driver:
     def _cancel_in_flight(self) -> None:
         for ref in self.in_flight:
             ray.cancel(ref, force=True)
+        self.share.give_back(len(self.in_flight))
         self.in_flight.clear()
 
     def _finish(self, state: str, done: dict[int, ChunkResult], started: float, error: str = "") -> JobRecord:

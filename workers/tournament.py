@@ -37,6 +37,7 @@ import engine
 from engine.bots import canonical_label
 
 from .jobstore import CANCELLED, SUCCEEDED, JobRecord, JobStore
+from .slots import FairSlots
 from .spec import JobSpec, JobSpecError, LogSpec, validate
 
 Pairing = tuple[int, int]  # indexes of the two policies in TournamentSpec.policies, the first lower
@@ -200,7 +201,7 @@ def new_tournament(store: JobStore, spec: TournamentSpec) -> dict[str, Any]:
 
 def run_tournament(store: JobStore, spec: TournamentSpec, redis_url: str, max_workers: int = 0,
                    on_update: OnJob | None = None, record: dict[str, Any] | None = None,
-                   leave: threading.Event | None = None) -> dict[str, Any]:
+                   leave: threading.Event | None = None, slots: FairSlots | None = None) -> dict[str, Any]:
     """Play a checked tournament on the connected Ray cluster: its jobs one after the other, each over every worker
     (stored, retried and cancelled as any job), then the standings, stored in Redis with the jobs' ids.
 
@@ -208,7 +209,8 @@ def run_tournament(store: JobStore, spec: TournamentSpec, redis_url: str, max_wo
     that stopped, :func:`unfinished_tournaments`): its jobs are kept, a finished one's results read and an unfinished
     one resumed (only its missing chunks played). ``leave`` stops the driver as it stops a job's: the tournament is
     left running, for the next driver. A tournament has one driver at a time (a lease, as a job has): when another
-    live driver holds it, its record is returned as it is."""
+    live driver holds it, its record is returned as it is. Its jobs take their turns in ``slots`` (see
+    :func:`workers.runner.run_job`)."""
     record = record if record is not None else new_tournament(store, spec)
     driver = f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
     lease = _lease(record["tournament_id"])
@@ -222,7 +224,7 @@ def run_tournament(store: JobStore, spec: TournamentSpec, redis_url: str, max_wo
         return not stop.is_set()
 
     try:
-        return _play_tournament(store, spec, redis_url, max_workers, on_update, record, stop, keep_lease)
+        return _play_tournament(store, spec, redis_url, max_workers, on_update, record, stop, keep_lease, slots)
     finally:
         store.release(lease, driver)
 
@@ -239,7 +241,7 @@ def cancel_tournament(store: JobStore, tournament_id: str, error: str = "cancell
 
 def _play_tournament(store: JobStore, spec: TournamentSpec, redis_url: str, max_workers: int,
                      on_update: OnJob | None, record: dict[str, Any], stop: threading.Event,
-                     keep_lease: Callable[[], bool]) -> dict[str, Any]:
+                     keep_lease: Callable[[], bool], slots: FairSlots | None) -> dict[str, Any]:
     from .stats import total
 
     jobs = tournament_jobs(spec)
@@ -251,7 +253,7 @@ def _play_tournament(store: JobStore, spec: TournamentSpec, redis_url: str, max_
             save_tournament(store, record)
         job_id = record["jobs"][number]
         done = _play_job(store, job_id, redis_url, max_workers, _reporter(on_update, number, len(jobs), keep_lease),
-                         stop, keep_lease)
+                         stop, keep_lease, slots)
         if not done.is_final:  # the driver is leaving: the tournament stays running, for the next one
             return record
         if done.state != SUCCEEDED:
@@ -267,13 +269,14 @@ def _play_tournament(store: JobStore, spec: TournamentSpec, redis_url: str, max_
 
 def _play_job(store: JobStore, job_id: str, redis_url: str, max_workers: int,
               on_update: Callable[[JobRecord], None], stop: threading.Event,
-              keep_lease: Callable[[], bool]) -> JobRecord:
+              keep_lease: Callable[[], bool], slots: FairSlots | None) -> JobRecord:
     """Run (or resume) one of the tournament's jobs until it is over or the driver leaves; while another live driver
     plays it (a server that resumed its unfinished jobs), wait for that one."""
     from .runner import run_job
 
     while True:
-        done = run_job(store, job_id, redis_url, max_workers=max_workers, on_update=on_update, leave=stop)
+        done = run_job(store, job_id, redis_url, max_workers=max_workers, on_update=on_update, leave=stop,
+                       slots=slots)
         if done.is_final or stop.is_set():
             return done
         if store.has_driver(job_id) and keep_lease():

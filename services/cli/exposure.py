@@ -14,6 +14,8 @@ from typing import TypeVar
 
 import click
 
+from services.auth import ApiKeys
+
 ALLOW_UNAUTHENTICATED = "--allow-unauthenticated"
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -40,7 +42,7 @@ def is_loopback(host: str) -> bool:
     return bool(addresses) and all(ipaddress.ip_address(a.partition("%")[0]).is_loopback for a in addresses)
 
 
-def check_exposure(host: str, api_key: str | None, allow_unauthenticated: bool) -> None:
+def check_exposure(host: str, api_key: str | ApiKeys | None, allow_unauthenticated: bool) -> None:
     """Refuse (one line) to serve ``host`` beyond loopback with no API key, unless the operator said so."""
     if api_key or allow_unauthenticated or is_loopback(host):
         return

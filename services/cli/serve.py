@@ -5,9 +5,15 @@
     CARDTABLE_API_KEY=s3cret cardtable serve
 
 The API key is best given in a file or in $CARDTABLE_API_KEY: on the command line (``--api-key``) ``ps`` shows it.
+A key file may hold one key per client, a line each: ``name:key``, ``name key`` or the key alone.
+
+Each client (a key's name, else an address) may have ``--max-jobs-per-client`` unfinished jobs and tournaments
+(default 4) and ``--max-live-matches`` matches in play (default 100), and create ``--max-matches-per-minute``
+matches a minute (default 60); beyond, a call gets RESOURCE_EXHAUSTED naming the limit. The counts are kept in Redis,
+so they hold across ``--workers`` and every server sharing the Redis; 0 turns a limit off.
 
 Matches live in Redis: a finished match for ``--retention`` (default 7 days; its replay stays in the replay store for
-good), a match in play until nobody has moved for ``--abandon-after`` (default 30 days). Durations are seconds or
+good), a match in play until nobody has moved for ``--abandon-after`` (default 6 hours). Durations are seconds or
 a number with s, m, h or d (``12h``); 0 keeps matches forever.
 
 A client's bots and jobs name built-in policies, installed entry points (``cardtable.policies``), or import paths
@@ -38,8 +44,11 @@ from pathlib import Path
 import click
 
 from services.allowed_policies import PolicyAllowList
+from services.auth import ApiKeys
+from services.limits import ClientLimits
 from services.protogen import ensure_generated
 
+from .client_limits import client_limit_options, limit_args, read_api_keys
 from .exposure import ALLOW_UNAUTHENTICATED, check_exposure, check_tls, exposure_options
 from .policy_access import policy_access_args, policy_access_options, server_import_path
 from .redis_url import redis_url_option
@@ -76,7 +85,8 @@ class Duration(click.ParamType):
               help="Require this key in every call's 'x-api-key' metadata (default: $CARDTABLE_API_KEY; none). "
                    "Visible to `ps`: prefer --api-key-file or the environment variable.")
 @click.option("--api-key-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Read the API key from this file (its first line).")
+              help="Read the API keys from this file: one a line, 'name:key', 'name key' or the key alone (the "
+                   "name, or the start of the key's SHA-256, names the client in the limits and the logs).")
 @exposure_options
 @click.option("--grace", type=click.FloatRange(min=0), default=5.0, show_default=True,
               help="Seconds running calls get to finish on SIGTERM.")
@@ -88,34 +98,39 @@ class Duration(click.ParamType):
 @click.option("--retention", type=Duration(), default="7d", show_default=True, envvar="CARDTABLE_RETENTION",
               help="How long Redis keeps a finished match (its replay is kept apart); 0: forever. "
                    "$CARDTABLE_RETENTION sets it too.")
-@click.option("--abandon-after", type=Duration(), default="30d", show_default=True,
+@click.option("--abandon-after", type=Duration(), default="6h", show_default=True,
               envvar="CARDTABLE_ABANDON_AFTER",
-              help="Forget a match in play when nobody has moved for this long; 0: never.")
+              help="Forget a match in play when nobody has moved for this long; 0: never. "
+                   "$CARDTABLE_ABANDON_AFTER sets it too.")
 @click.option("--max-watchers", type=click.IntRange(min=1), default=1000, show_default=True,
               help="WatchGame streams served at once; more are refused with RESOURCE_EXHAUSTED.")
 @click.option("--reuse-port", is_flag=True, hidden=True, help="Bind with SO_REUSEPORT (set for each worker).")
 @policy_access_options
+@client_limit_options(jobs=True)
 def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_key_file: Path | None,
           tls_cert: Path | None, tls_key: Path | None, grace: float, log_level: str, verbose: bool, workers: int,
           retention: float, abandon_after: float, max_watchers: int, reuse_port: bool,
-          allow_policies: PolicyAllowList, policy_path: tuple[Path, ...], allow_unauthenticated: bool) -> None:
+          allow_policies: PolicyAllowList, policy_path: tuple[Path, ...], allow_unauthenticated: bool,
+          limits: ClientLimits) -> None:
     """Serve the cardtable gRPC API (health checking and reflection on)."""
     server_import_path(policy_path)
     if verbose:
         log_level = "debug"
     check_tls(tls_cert, tls_key)
-    if api_key_file is not None:
-        api_key = _read_api_key(api_key_file)
-    check_exposure(host, api_key, allow_unauthenticated)
+    keys = read_api_keys(api_key_file) if api_key_file is not None else ApiKeys.of(api_key)
+    check_exposure(host, keys, allow_unauthenticated)
     ensure_generated()
     if workers > 1:
         config_args = ["--grace", str(grace), "--log-level", log_level, "--retention", str(retention),
                        "--abandon-after", str(abandon_after), "--max-watchers", str(max_watchers),
-                       *policy_access_args(allow_policies, policy_path)]
+                       *policy_access_args(allow_policies, policy_path), *limit_args(limits)]
         if tls_cert is not None:
             config_args += ["--tls-cert", str(tls_cert), "--tls-key", str(tls_key)]
         if allow_unauthenticated:
             config_args.append(ALLOW_UNAUTHENTICATED)
+        if api_key_file is not None:  # the workers read the keys from the file (its path shows, not the keys)
+            config_args += ["--api-key-file", str(api_key_file)]
+            api_key = None
         _run_workers(workers, config_args, host, port, redis_url, api_key, grace)
         return
     from services.game_store import Retention
@@ -123,22 +138,14 @@ def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_
     from services.server import ServerConfig, run
 
     configure_logging(log_level)
-    config = ServerConfig(host=host, port=port, redis_url=redis_url, api_key=api_key or None, tls_cert=tls_cert,
+    config = ServerConfig(host=host, port=port, redis_url=redis_url, api_key=keys, tls_cert=tls_cert,
                           tls_key=tls_key, grace_s=grace, reuse_port=reuse_port,
                           retention=Retention(retention, abandon_after), max_watchers=max_watchers,
-                          allow_policies=allow_policies)
+                          allow_policies=allow_policies, limits=limits)
     try:
         run(config)
     except (ConnectionError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
-
-
-def _read_api_key(path: Path) -> str:
-    lines = path.read_text().splitlines()
-    key = lines[0].strip() if lines else ""
-    if not key:
-        raise click.UsageError(f"--api-key-file {path}: the file's first line is empty (it should hold the key)")
-    return key
 
 
 def _run_workers(workers: int, config_args: list[str], host: str, port: int, redis_url: str | None,

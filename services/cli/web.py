@@ -7,6 +7,9 @@
     cardtable web --allow-policies mybots --policy-path /srv/bots   # the live table may seat mybots' policies
     cardtable web --host 0.0.0.0 --api-key-file key.txt --tls-cert page.crt --tls-key page.key
 
+Each client (an API key's name, else an address) may have ``--max-live-matches`` matches in play and create
+``--max-matches-per-minute`` a minute (as ``cardtable serve``'s, counted in the same Redis); beyond, HTTP 429.
+
 It binds 127.0.0.1 unless told otherwise (beyond loopback it needs an API key, or ``--allow-unauthenticated``; with
 ``--tls-cert`` and ``--tls-key`` it serves https), and reads the same Redis (matches, replays, jobs) as
 ``cardtable serve``: a match started on the page is a gRPC match too, and a job submitted over gRPC shows its progress
@@ -21,12 +24,14 @@ from pathlib import Path
 import click
 
 from services.allowed_policies import PolicyAllowList
+from services.auth import ApiKeys
+from services.limits import ClientLimits
 from services.web.analysis import NODES as ANALYSIS_NODES
 
+from .client_limits import client_limit_options, read_api_keys
 from .exposure import check_exposure, check_tls, exposure_options
 from .policy_access import policy_access_options, server_import_path
 from .redis_url import check_reachable, redis_url_option
-from .serve import _read_api_key
 
 DEFAULT_PORT = 8080
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -59,7 +64,7 @@ def allowed_hosts(host: str) -> list[str] | None:
 @click.option("--api-key", default=lambda: os.environ.get("CARDTABLE_API_KEY"),
               help="Require this key in every API call's 'x-api-key' header (default: $CARDTABLE_API_KEY; none).")
 @click.option("--api-key-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Read the API key from this file (its first line).")
+              help="Read the API keys from this file: one a line, 'name:key', 'name key' or the key alone.")
 @click.option("--analysis-nodes", type=click.IntRange(min=1), default=ANALYSIS_NODES, show_default=True,
               help="The replay analysis' double-dummy budget per position (as `cardtable replay analyze "
                    "--max-nodes`): the viewer's analysis is exact from the first trick it settles within it.")
@@ -67,9 +72,10 @@ def allowed_hosts(host: str) -> list[str] | None:
               show_default=True)
 @policy_access_options
 @exposure_options
+@client_limit_options(jobs=False)
 def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_key_file: Path | None,
         analysis_nodes: int, log_level: str, allow_policies: PolicyAllowList, policy_path: tuple[Path, ...],
-        allow_unauthenticated: bool, tls_cert: Path | None, tls_key: Path | None) -> None:
+        allow_unauthenticated: bool, tls_cert: Path | None, tls_key: Path | None, limits: ClientLimits) -> None:
     """Serve the web page: replay viewer, simulation jobs and a live table against the bots."""
     server_import_path(policy_path)
     import uvicorn
@@ -78,9 +84,8 @@ def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_ke
     from services.protogen import ensure_generated
 
     check_tls(tls_cert, tls_key)
-    if api_key_file is not None:
-        api_key = _read_api_key(api_key_file)
-    check_exposure(host, api_key, allow_unauthenticated)
+    keys = read_api_keys(api_key_file) if api_key_file is not None else ApiKeys.of(api_key)
+    check_exposure(host, keys, allow_unauthenticated)
     ensure_generated()
     from services.web.app import create_app
 
@@ -89,8 +94,8 @@ def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_ke
         check_reachable(redis_url)
     click.echo(f"cardtable web: {page_url(host, port, tls=tls_cert is not None)}", err=True)
     try:
-        app = create_app(redis_url, api_key or None, analysis_nodes=analysis_nodes, allowed_hosts=allowed_hosts(host),
-                         policies=allow_policies)
+        app = create_app(redis_url, keys, analysis_nodes=analysis_nodes, allowed_hosts=allowed_hosts(host),
+                         policies=allow_policies, limits=limits)
         uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug",
                     ssl_certfile=tls_cert, ssl_keyfile=tls_key)
     except (ConnectionError, OSError) as exc:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import io
 import json
 import logging
@@ -44,11 +43,12 @@ from workers.jobstore import JobRecord, JobStore
 from workers.stats import counter_groups
 
 from ..allowed_policies import PolicyAllowList
-from ..auth import API_KEY_HEADER, key_from_metadata
+from ..auth import API_KEY_HEADER, ApiKeys, key_from_metadata
 from ..backends import Backends, open_backends
 from ..convert import check_option_names, known_game, policy_label_of
 from ..errors import InvalidArgument, PermissionDenied, ServiceError, quoted
 from ..health import redis_answers
+from ..limits import ClientLimits, Clients, Quotas
 from ..live_games import LiveGames, start_replay_builder
 from ..matches import BOT, PERSON, LiveMatch, Played, Seat
 from ..replays import ReplayHeader, Replays, UnreadableReplay, list_entry, read_header
@@ -110,19 +110,20 @@ def api(handler: Callable[[Request], Awaitable[Any]]) -> Handler:
 
 
 class ApiKeyMiddleware:
-    """Refuses every ``/api/`` request without the API key, as :class:`services.auth.ApiKeyInterceptor` does."""
+    """Refuses every ``/api/`` request without one of the API keys, as :class:`services.auth.ApiKeyInterceptor`
+    does."""
 
-    def __init__(self, app: ASGIApp, api_key: str) -> None:
+    def __init__(self, app: ASGIApp, api_keys: ApiKeys) -> None:
         self.app = app
-        self._key = api_key.encode()
+        self._keys = api_keys
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not scope["path"].startswith("/api/"):
             await self.app(scope, receive, send)
             return
         headers = [(key.decode("latin-1").lower(), value.decode("latin-1")) for key, value in scope["headers"]]
-        given = key_from_metadata(headers).encode()
-        if hmac.compare_digest(given, self._key):
+        given = key_from_metadata(headers)
+        if self._keys.name_of(given) is not None:
             await self.app(scope, receive, send)
             return
         reason = "wrong API key" if given else f"missing API key: send it in the {API_KEY_HEADER!r} header"
@@ -248,8 +249,12 @@ class WebApi:
     analysed with a budget of ``analysis_nodes`` double-dummy nodes per position, and the live table's bots play
     the ``policies`` allowed (by default no import path)."""
 
-    def __init__(self, analysis_nodes: int = NODES, policies: PolicyAllowList | None = None) -> None:
+    def __init__(self, analysis_nodes: int = NODES, api_keys: ApiKeys | None = None,
+                 limits: ClientLimits | None = None, policies: PolicyAllowList | None = None) -> None:
         self.analyses = Analyses(analysis_nodes)
+        self.api_keys = api_keys
+        self.limits = limits or ClientLimits()
+        self.clients = Clients(api_keys)
         self.policies = policies or PolicyAllowList()
         self.backends: Backends | None = None
         self.games: LiveGames | None = None
@@ -258,7 +263,9 @@ class WebApi:
 
     def attach(self, backends: Backends) -> None:
         self.backends = backends
-        self.games = LiveGames(backends.games, backends.save_replay)
+        quotas = Quotas(backends.redis, self.limits, matches_ttl_s=backends.games.retention.abandoned_after)
+        self.clients = Clients(self.api_keys, quotas if self.limits else None)
+        self.games = LiveGames(backends.games, backends.save_replay, clients=self.clients)
         self.replays = Replays(backends)
         self.jobs = JobStore(sync_client(backends.redis_url), replay_prefix=backends.replays.prefix)
 
@@ -419,7 +426,8 @@ class WebApi:
         if not 0 <= seed < 2**64:
             raise InvalidArgument(f"seed is a whole number from 0 to 2**64 - 1, got {seed}")
         seats = [Seat(PERSON) if n == seat else Seat(BOT, policy) for n in range(players)]
-        created = await self.games.create(game_id, seats, options, seed)
+        client = self.clients.of_request(request.headers, request.client.host if request.client else None)
+        created = await self.games.create(game_id, seats, options, seed, client=client)
         return {"token": created.tokens[seat], "moves": played_moves(created.played, seat),
                 "view": match_view(created.match, seat, history=False)}
 
@@ -490,16 +498,19 @@ async def index(request: Request) -> Response:
     return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
 
-def create_app(redis_url: str | None, api_key: str | None = None, data_dir: Path | None = None,
+def create_app(redis_url: str | None, api_key: str | ApiKeys | None = None, data_dir: Path | None = None,
                backends: Backends | None = None, analysis_nodes: int = NODES,
-               allowed_hosts: Sequence[str] | None = None, policies: PolicyAllowList | None = None) -> Starlette:
+               allowed_hosts: Sequence[str] | None = None, limits: ClientLimits | None = None,
+               policies: PolicyAllowList | None = None) -> Starlette:
     """The web app over Redis at ``redis_url`` (None: the embedded Valkey, in ``data_dir``), or over ``backends``
     already open (which the caller then closes); ``analysis_nodes`` is the replay analysis' double-dummy budget per
     position (its search is exact where it settles a position within it). With
     ``allowed_hosts``, a request naming any other host (its Host header) is refused: a page elsewhere that points its
-    own host name at 127.0.0.1 (DNS rebinding) cannot read a loopback server's API. A live table's bot plays a
-    built-in policy, an installed entry point, or an import path that ``policies`` allows (by default none)."""
-    web = WebApi(analysis_nodes, policies)
+    own host name at 127.0.0.1 (DNS rebinding) cannot read a loopback server's API. Each client (its API key's name
+    among ``api_key``, else its address) is held to ``limits`` (none by default). A live table's bot plays a built-in
+    policy, an installed entry point, or an import path that ``policies`` allows (by default none)."""
+    keys = ApiKeys.of(api_key)
+    web = WebApi(analysis_nodes, keys, limits, policies)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -516,6 +527,6 @@ def create_app(redis_url: str | None, api_key: str | None = None, data_dir: Path
                 await opened.close()
 
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))] if allowed_hosts else []
-    if api_key:
-        middleware.append(Middleware(ApiKeyMiddleware, api_key=api_key))
+    if keys:
+        middleware.append(Middleware(ApiKeyMiddleware, api_keys=keys))
     return Starlette(routes=web.routes(), middleware=middleware, lifespan=lifespan)

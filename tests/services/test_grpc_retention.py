@@ -58,8 +58,8 @@ def _gone(call, within_s: float) -> grpc.StatusCode:
         time.sleep(0.1)
 
 
-def test_by_default_finished_matches_stay_a_week_and_abandoned_ones_a_month():
-    assert (ServerConfig().retention.finished, ServerConfig().retention.abandoned_after) == (7 * 86_400, 30 * 86_400)
+def test_by_default_finished_matches_stay_a_week_and_abandoned_ones_six_hours():
+    assert (ServerConfig().retention.finished, ServerConfig().retention.abandoned_after) == (7 * 86_400, 6 * 3600)
 
 
 def test_a_finished_match_expires_and_its_replay_stays(server, client):
@@ -109,6 +109,7 @@ def test_a_match_nobody_moves_in_expires_and_each_move_renews_it(server, client)
 @pytest.mark.parametrize(("args", "env", "finished_s", "abandoned_s"), [
     (["--retention", "90s", "--abandon-after", "2h"], {}, 90, 7200),
     ([], {"CARDTABLE_RETENTION": "1d", "CARDTABLE_ABANDON_AFTER": "600"}, 86_400, 600),
+    ([], {"CARDTABLE_RETENTION": None, "CARDTABLE_ABANDON_AFTER": None}, 7 * 86_400, 6 * 3600),  # the defaults
 ])
 def test_cardtable_serve_sets_the_retention(grpc_redis_url, client, args, env, finished_s, abandoned_s):
     prefix = namespaced(KEY_PREFIX)  # the server's, in the namespace it inherits

@@ -22,6 +22,7 @@ from services.generated.cardtable.v1 import (
     simulation_service_pb2_grpc,
 )
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
+from services.limits import DEFAULT_LIMITS
 from services.server import ServerConfig
 
 pytestmark = pytest.mark.usefixtures("local_ray")
@@ -48,7 +49,8 @@ def _play_and_simulate(target: str) -> None:
 def test_every_key_of_a_server_and_of_the_commands_is_in_the_namespace(tmp_path, monkeypatch, cli_runner):
     monkeypatch.setenv(KEY_PREFIX_ENV, NAMESPACE)
     with EmbeddedValkey(tmp_path) as valkey, redis.Redis.from_url(valkey.url, decode_responses=True) as client:
-        with ServerThread(ServerConfig(port=0, redis_url=valkey.url)) as server:
+        # With the per-client limits on, their counts are written too.
+        with ServerThread(ServerConfig(port=0, redis_url=valkey.url, limits=DEFAULT_LIMITS)) as server:
             _play_and_simulate(server.target)
         simulated = cli_runner.invoke(cli, ["simulate", "tablanette", "--deals", "30", "--policies", "random",
                                             "--log", "sample:3", "--redis-url", valkey.url])

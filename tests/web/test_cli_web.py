@@ -72,7 +72,7 @@ def test_an_empty_api_key_file_is_a_usage_error(tmp_path: Path) -> None:
     empty = tmp_path / "key.txt"
     empty.write_text("\n")
     result = CliRunner().invoke(cli, ["web", "--api-key-file", str(empty)])
-    assert result.exit_code == 2 and "the file's first line is empty" in result.output
+    assert result.exit_code == 2 and "key.txt: it holds no API key" in result.output
 
 
 def test_web_serves_https_with_a_certificate_and_its_key(redis_url: str, certificate: tuple[Path, Path]) -> None:

@@ -12,7 +12,7 @@ import engine
 import replay
 from engine.bots import make_policies, make_policy
 from workers.chunk import ChunkResult, play_chunk
-from workers.plan import bot_seed, match_seed, plan_chunks
+from workers.plan import Chunk, bot_seed, match_seed, plan_chunks
 from workers.spec import JobSpec, LogSpec, validate
 from workers.stats import comparable, mean_interval, summarize, total, wilson_interval
 
@@ -131,6 +131,21 @@ def test_a_chunk_stops_when_progress_says_so():
 
     result = play_chunk(spec, plan_chunks(1000, 1000)[0], on_progress=stop_after_first)
     assert result.stopped and result.units == reports[0] == 250
+
+
+def test_a_chunk_out_of_time_stops_after_the_deal_it_began_and_its_rest_adds_up_to_the_whole():
+    spec = validate(JobSpec(game="tablanette", policies=("greedy", "random"), count=40, seed=9, log=LogSpec("all"),
+                            unit_scores=True))
+    whole_sink, sliced_sink, reports = ListSink(), ListSink(), []
+    whole = play_chunk(spec, plan_chunks(40, 40)[0], whole_sink)
+    first = play_chunk(spec, plan_chunks(40, 40)[0], sliced_sink, reports.append, max_seconds=0)
+    assert (first.units, first.stopped, reports, sliced_sink.flushes) == (1, False, [1], 1)  # reported and flushed
+    rest = play_chunk(spec, Chunk(0, 1, 39), sliced_sink, max_seconds=60)
+    assert rest.units == 39
+    joined = total([first, rest], 2)
+    assert comparable(summarize(spec, joined, 1.0)) == comparable(summarize(spec, whole, 1.0))
+    assert joined.unit_scores == whole.unit_scores
+    assert sliced_sink.replays == whole_sink.replays
 
 
 def test_chunk_results_round_trip_through_json():

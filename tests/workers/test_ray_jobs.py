@@ -14,6 +14,7 @@ from listening import descendants, is_loopback, listeners
 
 import replay
 from replay.store import ReplayStore
+from workers import runner
 from workers.jobstore import CANCELLED, FAILED, SUCCEEDED, JobStore
 from workers.plan import match_seed, plan_chunks
 from workers.runner import MAX_ATTEMPTS, run_job
@@ -78,6 +79,22 @@ def test_one_or_two_workers_and_any_chunk_size_give_identical_results(job_store,
     first = comparable(runs[0].results)
     assert all(comparable(r.results) == first for r in runs[1:])
     assert runs[0].results["sides"][0]["win_rate"] > 0.6  # greedy beats random: the numbers are real
+
+
+def test_chunks_played_in_time_slices_give_the_same_results_and_replays(job_store, redis_url, replays,
+                                                                          monkeypatch):
+    """A task that runs out of its slice hands the rest of its chunk back (here every deal is a slice of its own):
+    the job's results and replays are those of whole chunks."""
+    spec = validate(JobSpec(game="tablanette", policies=("greedy", "random"), count=120, seed=8, chunk_size=40,
+                            log=LogSpec("all")))
+    whole = run(job_store, redis_url, spec)
+    monkeypatch.setattr(runner, "SLICE_SECONDS", 0.0)
+    sliced = run(job_store, redis_url, spec)
+    assert (whole.state, sliced.state) == (SUCCEEDED, SUCCEEDED)
+    assert (sliced.chunks_done, sliced.units_done) == (3, 120)
+    assert comparable(sliced.results) == comparable(whole.results)
+    assert [replays.get(f"{sliced.replay_collection}/{n}") for n in range(120)] == \
+        [replays.get(f"{whole.replay_collection}/{n}") for n in range(120)]
 
 
 def wait_for(condition, timeout: float = 60.0, what: str = "condition"):

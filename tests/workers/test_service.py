@@ -30,12 +30,12 @@ pytestmark = pytest.mark.usefixtures("local_ray")
 
 
 class ServerThread:
-    """A server with only the SimulationService (keys under the test's prefix), on its own loop and thread."""
+    """A server with only the SimulationService (keys under the test's prefix), on its own loop and thread;
+    ``config`` adds to its ServerConfig (API keys, limits)."""
 
-    def __init__(self, redis_url: str, prefix: str, allowed: PolicyAllowList | None = None) -> None:
+    def __init__(self, redis_url: str, prefix: str, **config) -> None:
         install = lambda server, backends: simulation_service.install(server, backends, prefix)  # noqa: E731
-        self.server = CardtableServer(ServerConfig(port=0, redis_url=redis_url, services=(install,),
-                                                   allow_policies=allowed or PolicyAllowList()))
+        self.server = CardtableServer(ServerConfig(port=0, redis_url=redis_url, services=(install,), **config))
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
 
@@ -213,7 +213,7 @@ def test_a_job_naming_a_policy_of_ones_own_ships_its_code_to_the_workers(redis_u
     monkeypatch.syspath_prepend(str(tmp_path))
     policies = [sim_pb2.PolicySpec(name="shippedbots.lowest:Lowest"), sim_pb2.PolicySpec(name="random")]
     spec = job_spec(game_id="german_whist", policies=policies, count=40, chunk_size=10)
-    with ServerThread(redis_url, test_prefix, PolicyAllowList(("shippedbots",))) as channel:
+    with ServerThread(redis_url, test_prefix, allow_policies=PolicyAllowList(("shippedbots",))) as channel:
         server = simulation_service_pb2_grpc.SimulationServiceStub(channel)
         job = server.SubmitJob(sim_pb2.SubmitJobRequest(spec=spec)).job
         finished = [u.job for u in server.WatchJob(sim_pb2.WatchJobRequest(job_id=job.job_id), timeout=300)][-1]
