@@ -6,17 +6,16 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import shutil
-import socket
 import ssl
 import subprocess
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from web_harness import CARDTABLE, free_port, wait_until_answering
+from web_harness import CARDTABLE, free_port
 
 from services.cli.main import cli
 from services.cli.web import web
