@@ -1,7 +1,8 @@
 """Another Ray on the machine (issue 27): a real ``ray start --head`` on loopback that asks for a token
 (tests/other_ray.py). ``cardtable simulate`` starts a local Ray of its own beside it, and beside a stale
 ``ray_current_cluster`` file, and says in one line why a local Ray could not start; over ``ray://`` a user's own bot
-plays as it does anywhere, and a wrong or missing token is one line at once."""
+plays as it does anywhere, a policy that cannot be imported on the workers fails the job in seconds, and a wrong or
+missing token is one line at once."""
 
 from __future__ import annotations
 
@@ -32,6 +33,15 @@ class Mostly(Policy):
     def choose(self, observation):
         legal = observation["legal_actions"]
         return legal[0] if self.rng.below(3) == 0 else legal[self.rng.below(len(legal))]
+'''
+# Imports a module of the user's folder that is not shipped with it (only the policy's own module is).
+UNSHIPPED_HELPER = '''import ct27_helper  # noqa: F401
+from engine.bots import Policy
+
+
+class First(Policy):
+    def choose(self, observation):
+        return observation["legal_actions"][0]
 '''
 
 
@@ -110,6 +120,23 @@ def test_a_users_own_bot_plays_on_a_ray_client_cluster_as_here(other_ray, tmp_pa
     spec = validate(JobSpec(game="german_whist", policies=("ct27_ownbot:Mostly", "random"), count=200, seed=3,
                             chunk_size=50))
     assert comparable({k: v for k, v in report.items() if k in without_ray(spec)}) == without_ray(spec)
+
+
+def test_a_policy_the_workers_cannot_import_fails_the_job_at_once(other_ray, tmp_path, redis_url):
+    """Its module imports one of the user's folder that is not shipped: the job fails in seconds, in one line
+    naming the policy and the import error (it used to wait at 0% for ever)."""
+    (tmp_path / "ct27_badbot.py").write_text(UNSHIPPED_HELPER)
+    (tmp_path / "ct27_helper.py").write_text("")
+    run, seconds = simulate(["german_whist", "--deals", "2000", "--policies", "ct27_badbot:First,random",
+                             "--address", other_ray.client, "--redis-url", redis_url], other_ray.client_env(),
+                            cwd=tmp_path)
+    print(f"unimportable policy: failed after {seconds:.1f} s: {run.stderr.strip()}")
+    assert run.returncode == 1
+    [line] = run.stderr.strip().splitlines()
+    assert line.startswith("Error: job sim-") and " failed before any chunk finished: policy 'ct27_badbot:First' " \
+        "cannot be loaded on worker " in line
+    assert "No module named 'ct27_helper'" in line
+    assert seconds < 60
 
 
 # How each server says it refused a token: the Ray Client server, the GCS.
