@@ -148,7 +148,7 @@ REFUSALS = {"client": "Invalid or missing authentication token",
     ("wrong token", "not-the-token", "refused this process's authentication token (RAY_AUTH_TOKEN): {refusal}"),
     ("no token sent", None, "wants an authentication token: set RAY_AUTH_MODE=token and the cluster's token in "
                             "RAY_AUTH_TOKEN (or a file named by RAY_AUTH_TOKEN_PATH)"),
-])
+], ids=["wrong token", "no token sent"])
 def test_a_wrong_or_missing_token_is_one_line_at_once(other_ray, tmp_path, redis_url, case, token, said):
     env = {**other_ray.client_env(token=token), "HOME": str(tmp_path)}  # no ~/.ray/auth_token to fall back on
     for kind, address in (("client", other_ray.client), ("gcs", other_ray.gcs)):
