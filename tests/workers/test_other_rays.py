@@ -105,20 +105,33 @@ def test_a_local_ray_that_cannot_start_says_why_in_one_line(other_ray, redis_url
         f"is {port}."]
 
 
+@pytest.mark.parametrize("driver", ["cardtable simulate", "a server's"])
 def test_a_users_own_bot_plays_on_a_ray_client_cluster_as_here(other_ray, tmp_path, redis_url, redis_client,
-                                                                monkeypatch):
-    """The policy's module, in the user's folder only, goes to the cluster's workers with the job (ray://)."""
+                                                                test_prefix, monkeypatch, driver):
+    """The policy's module, in the user's folder only, goes to the cluster's workers (ray://): with the Ray job
+    (simulate), or with each task of a driver that joined Ray before it knew the job (the server's, RayHost)."""
     (tmp_path / "ct27_ownbot.py").write_text(OWN_BOT)
-    run, seconds = simulate(["german_whist", "--deals", "200", "--policies", "ct27_ownbot:Mostly,random", "--seed",
-                             "3", "--chunk-size", "50", "--address", other_ray.client, "--redis-url", redis_url,
-                             "--json"], other_ray.client_env(), cwd=tmp_path)
-    assert run.returncode == 0, run.stderr
-    report = json.loads(run.stdout)
-    JobStore(redis_client).delete(report["job_id"])
-    assert report["state"] == "succeeded" and report["units"] == 200
     monkeypatch.syspath_prepend(str(tmp_path))
     spec = validate(JobSpec(game="german_whist", policies=("ct27_ownbot:Mostly", "random"), count=200, seed=3,
                             chunk_size=50))
+    if driver == "cardtable simulate":
+        run, _ = simulate(["german_whist", "--deals", "200", "--policies", "ct27_ownbot:Mostly,random", "--seed", "3",
+                           "--chunk-size", "50", "--address", other_ray.client, "--redis-url", redis_url, "--json"],
+                          other_ray.client_env(), cwd=tmp_path)
+        assert run.returncode == 0, run.stderr
+        report = json.loads(run.stdout)
+        JobStore(redis_client).delete(report["job_id"])
+        assert report["state"] == "succeeded"
+    else:
+        run = subprocess.run([sys.executable, str(Path(__file__).with_name("ray_host_job.py")), other_ray.client,
+                              redis_url, test_prefix, json.dumps(spec.to_dict())], cwd=tmp_path,
+                             env={**other_ray.client_env(), "PYTHONPATH": str(tmp_path)}, capture_output=True,
+                             text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        record = json.loads(run.stdout)
+        assert record["state"] == "succeeded", record["error"]
+        report = record["results"]
+    assert report["units"] == 200
     assert comparable({k: v for k, v in report.items() if k in without_ray(spec)}) == without_ray(spec)
 
 
