@@ -7,6 +7,7 @@ missing token is one line at once."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -58,7 +59,7 @@ def stale_tmpdir() -> Iterator[Path]:
     (folder / "ray").mkdir()
     (folder / "ray" / "ray_current_cluster").write_text(f"127.0.0.1:{free_port()}")
     yield folder
-    subprocess.run(["rm", "-rf", str(folder)], check=False)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def simulate(args: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[subprocess.CompletedProcess,
