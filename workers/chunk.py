@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import engine
-from engine.bots import make_policies, play_out
+from engine.bots import label_parts, make_policies, play_out, policy_class
 from engine.bots.plugins import CARDTABLE_PACKAGES
 from replay.record import Recorder
 
@@ -50,6 +50,22 @@ class DealFailed(RuntimeError):
     """A deal of a job could not be played: a policy raised, chose an illegal action or could not be built. The
     message names the policy, the deal and its seeds, and the move; playing the deal again fails the same way, so a
     chunk that raises it is not retried."""
+
+
+class PolicyUnavailable(DealFailed):
+    """A policy of the job cannot be loaded where the chunk runs (its code did not reach the worker, or fails to
+    import there): no chunk of the job can be played there."""
+
+
+def check_policies_load(spec: JobSpec) -> None:
+    """Raise :class:`PolicyUnavailable` naming the first of the job's policies that cannot be loaded here."""
+    for label in dict.fromkeys(spec.policies):
+        try:
+            policy_class(label_parts(label)[0])
+        except Exception as exc:  # noqa: BLE001  (whatever the import raised, the job says it)
+            reason = str(exc).removeprefix(f"policy {label_parts(label)[0]!r}: ")
+            raise PolicyUnavailable(f"policy {label!r} cannot be loaded on worker {socket.gethostname()}:"
+                                    f"{os.getpid()}: {reason}") from None
 
 
 def deal_failure(spec: JobSpec, number: int, state: engine.State | None, exc: Exception) -> DealFailed:
@@ -138,6 +154,7 @@ def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
     """
     started = time.perf_counter()
     until = started + max_seconds if max_seconds is not None else float("inf")
+    check_policies_load(spec)
     game_class = engine.game_class(spec.game)
     options = spec.match_options()
     first_state = game_class.create(seed=match_seed(spec.seed, chunk.first), players=spec.players, options=options)

@@ -2,7 +2,9 @@
 
 An address is either a Ray node's GCS (``HOST:6379``: this machine must be a node of that cluster) or a Ray Client
 address (``ray://HOST:10001``: from anywhere, as the service's pods and containers do). An address that nothing
-answers on is refused at once (:class:`RayUnreachable`) rather than waited for.
+answers on is refused at once (:class:`RayUnreachable`) rather than waited for, and so is a cluster that refuses this
+process's Ray authentication token, or wants one it does not send (:class:`RayRefused`; a cluster's token is given
+with ``RAY_AUTH_MODE=token`` and ``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH``).
 
 Policies of one's own travel with the job: ``py_modules`` (the folders or files of their code, from
 :func:`policy_code`) go into the Ray job's runtime environment, so every worker, on this machine or a cluster's,
@@ -10,8 +12,12 @@ imports the same code as the driver. Ray takes them when the driver joins, once 
 Ray before it knew its jobs' policies (the server) gives each job's tasks their code instead
 (:func:`code_runtime_env`).
 
-A local Ray listens on 127.0.0.1 alone, every process of it (:func:`loopback_node`), and sends no usage statistics
-anywhere. Ray's own log lines (warnings included) are shown only with ``verbose``: a person sees cardtable's messages.
+A local Ray is this process's own (:func:`start_local_ray`): a new cluster in a temp folder of its own, its GCS on a
+port it picks free, whatever else runs on the machine: another ``ray start --head``, or the ``ray_current_cluster``
+file a killed one left in Ray's shared temp folder, is never joined (only ``--address`` / ``RAY_ADDRESS`` join a
+cluster). It listens on 127.0.0.1 alone, every process of it (:func:`loopback_node`), and sends no usage statistics
+anywhere. When it cannot start, :class:`RayNotStarted` gives Ray's reason in one line. Ray's own log lines (warnings
+included) are shown only with ``verbose``: a person sees cardtable's messages.
 
 >>> connect_ray(cpus=2)  # doctest: +SKIP
 'Ray: 1 node, 2 CPUs'
@@ -19,12 +25,17 @@ anywhere. Ray's own log lines (warnings included) are shown only with ``verbose`
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
+import re
+import shutil
 import socket
+import sys
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import ray
@@ -41,6 +52,18 @@ class RayUnreachable(ConnectionError):
     """Nothing answers at a Ray cluster's address."""
 
 
+class RayRefused(ConnectionError):
+    """A Ray cluster refused this process: its authentication token is missing or wrong."""
+
+
+class RayNotStarted(ConnectionError):
+    """The local Ray could not start: Ray's reason, in one line."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the local Ray did not start: {reason}")
+        self.reason = reason
+
+
 def policy_code(labels: list[str] | tuple[str, ...]) -> list[str]:
     """The code the workers need for these policy labels beyond cardtable and the installed packages (see
     :func:`engine.bots.policy_sources`): ``[]`` for the built-in policies."""
@@ -50,12 +73,36 @@ def policy_code(labels: list[str] | tuple[str, ...]) -> list[str]:
 def code_runtime_env(py_modules: list[str]) -> dict[str, Any]:
     """A task's runtime environment that carries ``py_modules`` (local folders or ``.py`` files) to its workers.
     Ray takes local paths only for a whole job (``ray.init``), so they are uploaded here as ``ray.init`` uploads a
-    job's: each folder or file zipped into the cluster's own store (GCS) under a name from its content, once."""
+    job's: each folder or file zipped into the cluster's own store (GCS) under a name from its content, once.
+
+    A driver on Ray Client (``ray://``) uploads them unpinned: Ray's upload first pins the package's name for a while
+    (against its removal before a task refers to it), a call that a Ray Client server answers only before the job
+    starts (afterwards "Method not implemented", which the client retries for ever). A package no task refers to yet
+    is not collected, and the task that follows refers to it at once."""
     from ray._private.runtime_env.py_modules import upload_py_modules_if_needed
 
+    upload = _upload_unpinned if ray.util.client.ray.is_connected() else None
     with tempfile.TemporaryDirectory() as scratch:
         return upload_py_modules_if_needed({"py_modules": list(py_modules)}, include_gitignore=True,
-                                           scratch_dir=scratch, logger=logging.getLogger(__name__))
+                                           scratch_dir=scratch, logger=logging.getLogger(__name__), upload_fn=upload)
+
+
+def _upload_unpinned(module_path: str, excludes: list[str] | None = None, is_file: bool = False) -> None:
+    """Ray's ``upload_package_if_needed`` for a folder or ``.py`` file, under the same content-named URI, but without
+    its pin (see :func:`code_runtime_env`)."""
+    from ray._private.runtime_env import packaging
+
+    folder = os.path.isdir(module_path)
+    uri = (packaging.get_uri_for_directory(module_path, include_gitignore=True, excludes=excludes) if folder
+           else packaging.get_uri_for_file(module_path))
+    if packaging.package_exists(uri):
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        package = os.path.join(scratch, "package.zip")
+        packaging.create_package(module_path, Path(package), include_gitignore=True, include_parent_dir=folder,
+                                 excludes=excludes)
+        with open(package, "rb") as data:
+            packaging.upload_package_to_gcs(uri, data.read())
 
 
 def connect_ray(address: str | None = None, cpus: int | None = None, verbose: bool = False,
@@ -67,20 +114,87 @@ def connect_ray(address: str | None = None, cpus: int | None = None, verbose: bo
     address = address or os.environ.get("RAY_ADDRESS") or None
     if address:
         check_reachable(address)
+        check_admitted(address)
     quiet: dict[str, Any] = {"log_to_driver": verbose, "logging_level": logging.INFO if verbose else logging.ERROR}
     runtime_env = {"runtime_env": {"py_modules": py_modules}} if py_modules else {}
     if node_ip:
         quiet["_node_ip_address"] = node_ip
     if address and "://" in address:  # Ray Client (ray://HOST:10001): a driver outside the cluster's nodes
-        ray.init(address=address, logging_level=quiet["logging_level"], **runtime_env)
+        with _refusal_in_one_line(address):
+            ray.init(address=address, logging_level=quiet["logging_level"], **runtime_env)
     elif address:  # a cluster's GCS; one on this machine's loopback (workers.ray_head's) is joined there
-        with loopback_node() if node_ip == LOOPBACK or _on_loopback(address) else contextlib.nullcontext():
+        with (loopback_node() if node_ip == LOOPBACK or _on_loopback(address) else contextlib.nullcontext(),
+              _refusal_in_one_line(address)):
             ray.init(address=address, **quiet, **runtime_env)
     else:
-        with loopback_node():
-            ray.init(num_cpus=cpus or os.cpu_count() or 1, include_dashboard=False, _node_ip_address=LOOPBACK,
-                     **quiet, **runtime_env)
+        start_local_ray(cpus or os.cpu_count() or 1, **quiet, **runtime_env)
     return describe_cluster()
+
+
+def start_local_ray(cpus: int, **init: Any) -> str:
+    """Start a new Ray cluster of this process's own on 127.0.0.1 (``init``: more of ``ray.init``'s arguments); returns
+    its GCS address. Raises :class:`RayNotStarted` with Ray's reason if it cannot.
+
+    ``address="local"`` makes ``ray.init`` start a cluster rather than join the one that ``RAY_ADDRESS`` or the
+    ``ray_current_cluster`` file of Ray's temp folder names (a running ``ray start --head``, or a dead one's stale
+    address); the temp folder (sockets, session, logs) is a new one of this process, under ``RAY_TMPDIR`` or the
+    system's temp folder (named short: Ray's socket paths in it must stay under 108 bytes), removed when Ray is left
+    at exit. The GCS picks a free port (``RAY_GCS_SERVER_PORT``
+    chooses one), never Ray's 6379, which a Redis on this machine may hold."""
+    temp_dir = tempfile.mkdtemp(prefix="ct-ray-", dir=os.environ.get("RAY_TMPDIR") or None)
+    quiet = not init.get("log_to_driver", True)
+    try:
+        with loopback_node(), _native_stderr_muted() if quiet else contextlib.nullcontext():
+            context = ray.init(address="local", num_cpus=cpus, include_dashboard=False, _node_ip_address=LOOPBACK,
+                               _temp_dir=temp_dir, **init)
+    except Exception as exc:  # noqa: BLE001  (whatever Ray raised, its reason is the message)
+        with contextlib.suppress(Exception):
+            ray.shutdown()
+        shutil.rmtree(temp_dir, ignore_errors=True)
+        raise RayNotStarted(ray_reason(exc)) from None
+    atexit.register(_leave_and_remove, temp_dir)  # registered after Ray's own exit handler: runs first
+    return str(context.address_info["gcs_address"])
+
+
+@contextlib.contextmanager
+def _native_stderr_muted() -> Iterator[None]:
+    """This process's standard error (file descriptor 2) muted: Ray's C++ clients write their warnings there while
+    ``ray.init`` starts a cluster ("Failed to connect to GCS ... within 5 seconds", before Ray's reason is known),
+    whatever the log level. The processes of the cluster keep their own logs in its temp folder."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as devnull:
+            os.dup2(devnull.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _leave_and_remove(temp_dir: str) -> None:
+    ray.shutdown()
+    shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+# A line of a Ray process's error file: "[2026-01-02 03:04:05,678 C 123 123] (gcs_server) grpc_server.cc:134: ...".
+_LOG_PREFIX = re.compile(r"^\[[^\]]*\]\s*(\([^)]*\)\s*)?[\w.]+:\d+:\s*")
+
+
+def ray_reason(exc: BaseException) -> str:
+    """Ray's error in one line: its first line, and for a process that failed to start, what that process said (the
+    last line of its error file, without the log prefix and Ray's "report this bug" boilerplate)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    reason = re.sub(r"\s*Last \d+ lines? of error files:$", "", lines[0]).rstrip(" .")
+    said = next((line for line in reversed(lines[1:]) if _LOG_PREFIX.match(line)), None)
+    if said is not None:
+        said = _LOG_PREFIX.sub("", said)
+        if "Check failed: " in said:  # "... Check failed: CONDITION Message. More."
+            said = said.split("Check failed: ", 1)[1].partition(" ")[2]
+        reason += ": " + " ".join(re.split(r"(?<=\.)\s+", said)[:2])
+    return reason
 
 
 @contextlib.contextmanager
@@ -106,6 +220,63 @@ def loopback_node() -> Iterator[None]:
         yield
     finally:
         ray_constants.ENABLE_RAY_CLUSTER = clusters
+
+
+def check_admitted(address: str, timeout: float = REACH_TIMEOUT_S) -> None:
+    """Raise :class:`RayRefused` if the cluster at ``address`` (answering: see :func:`check_reachable`) refuses this
+    process's Ray authentication token (``RAY_AUTH_MODE=token`` with ``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH`` or
+    ``~/.ray/auth_token``), or wants one that this process does not send. Ray itself would retry for 30 s and then
+    say only "ray client connection timeout" (or "Failed to connect to Ray cluster")."""
+    import grpc
+    from ray._private.authentication.authentication_utils import is_token_auth_enabled
+    from ray._private.grpc_utils import init_grpc_channel
+    from ray.exceptions import AuthenticationError
+
+    if address == "auto":
+        return
+    from ray.core.generated import ray_client_pb2
+
+    if "://" in address:  # a call that the server answers after it checked the token
+        method = "/ray.rpc.RayletDriver/ClusterInfo"
+        request = ray_client_pb2.ClusterInfoRequest(type=ray_client_pb2.ClusterInfoType.PING).SerializeToString()
+    else:
+        method, request = "/ray.rpc.NodeInfoGcsService/GetClusterId", b""  # GetClusterIdRequest has no fields
+    try:
+        with init_grpc_channel(address.split("://", 1)[-1]) as channel:
+            channel.unary_unary(method)(request, timeout=timeout)
+    except AuthenticationError as exc:  # token mode, and no token to send
+        raise RayRefused(_no_token(address, exc)) from None
+    except grpc.RpcError as exc:
+        if exc.code() != grpc.StatusCode.UNAUTHENTICATED:
+            return  # anything else is ray.init's to find and say
+        if is_token_auth_enabled():
+            raise RayRefused(f"Ray at {address} refused this process's authentication token ({_token_source()}): "
+                             f"{exc.details()}") from None
+        raise RayRefused(f"Ray at {address} wants an authentication token: set RAY_AUTH_MODE=token and the cluster's "
+                         "token in RAY_AUTH_TOKEN (or a file named by RAY_AUTH_TOKEN_PATH)") from None
+
+
+def _token_source() -> str:
+    if os.environ.get("RAY_AUTH_TOKEN"):
+        return "RAY_AUTH_TOKEN"
+    return os.environ.get("RAY_AUTH_TOKEN_PATH") or "~/.ray/auth_token"
+
+
+@contextlib.contextmanager
+def _refusal_in_one_line(address: str) -> Iterator[None]:
+    """Ray's AuthenticationError (token mode, no token found) as one line."""
+    from ray.exceptions import AuthenticationError
+
+    try:
+        yield
+    except AuthenticationError as exc:
+        raise RayRefused(_no_token(address, exc)) from None
+
+
+def _no_token(address: str, exc: BaseException) -> str:
+    said = ray_reason(exc).split(". ", 1)[0].rstrip(".")  # Ray's first sentence; the rest is a page of advice
+    return (f"cannot join Ray at {address}: {said}: set RAY_AUTH_TOKEN to the cluster's token (or RAY_AUTH_TOKEN_PATH "
+            "to a file that holds it)")
 
 
 def _on_loopback(address: str) -> bool:

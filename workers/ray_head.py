@@ -6,7 +6,9 @@ job's driver thread; and it forks them with a Python ``preexec_fn`` while the se
 skips its fork handlers and a child may never start. So the local head runs in a child process,
 ``python -m workers.ray_head CPUS``, started without a ``preexec_fn`` and in a session of its own (a terminal's
 Ctrl-C reaches the server, which stops it in order). It prints its GCS address, the server joins it as a driver, and
-it runs until its standard input closes: when the server closes it, or when the server dies, however it dies.
+it runs until its standard input closes: when the server closes it, or when the server dies, however it dies. Its Ray
+is a new cluster of its own (:func:`workers.cluster.start_local_ray`): another Ray on the machine is never joined;
+when it cannot start, it prints Ray's reason instead, and :meth:`RayHost.connect` raises it in one line.
 
     host = RayHost()            # or RayHost("ray://10.0.0.5:10001"): join that cluster instead
     host.connect()              # 'Ray: 1 node, 2 CPUs': the first call starts or joins Ray, later ones return at once
@@ -27,6 +29,7 @@ import time
 START_TIMEOUT_S = 180.0
 STOP_TIMEOUT_S = 60.0
 _ADDRESS_LINE = "gcs-address "
+_FAILURE_LINE = "not-started "
 
 
 class RayHost:
@@ -87,15 +90,25 @@ class RayHost:
             line = self._head.stdout.readline() if ready else ""
             if line.startswith(_ADDRESS_LINE):
                 return line[len(_ADDRESS_LINE):].strip()
-            if ready and not line or self._head.poll() is not None:
+            if line.startswith(_FAILURE_LINE):
+                failure = line[len(_FAILURE_LINE):].strip()
                 break
-        failure = self._failure()
+            if ready and not line or self._head.poll() is not None:
+                failure = self._failure()
+                break
+        else:
+            failure = f"no address after {START_TIMEOUT_S:.0f} s"
         self._stop_head()
-        raise RuntimeError(f"the local Ray did not start: {failure}")
+        from .cluster import RayNotStarted  # Ray is imported by now (see _join)
+
+        raise RayNotStarted(failure)
 
     def _failure(self) -> str:
-        if self._head.poll() is None:
-            return f"no address after {START_TIMEOUT_S:.0f} s"
+        """Why a head that closed its output without an address stopped: the last line of its error output."""
+        try:
+            self._head.wait(timeout=STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return "its process closed its output and went on running"
         self._log.seek(0)
         lines = [line for line in self._log.read().decode(errors="replace").splitlines() if line.strip()]
         return f"it exited with {self._head.returncode}" + (f": {lines[-1]}" if lines else "")
@@ -130,12 +143,14 @@ def run_head(cpus: int) -> None:
     """The head process: start a local Ray, print its address, keep it until standard input closes."""
     import ray
 
-    from workers.cluster import LOOPBACK, loopback_node
+    from workers.cluster import RayNotStarted, start_local_ray
 
-    with loopback_node():  # every process of this Ray listens on 127.0.0.1 alone
-        context = ray.init(num_cpus=cpus, include_dashboard=False, _node_ip_address=LOOPBACK, log_to_driver=False,
-                           logging_level=logging.ERROR)
-    print(_ADDRESS_LINE + context.address_info["gcs_address"], flush=True)
+    try:
+        address = start_local_ray(cpus, log_to_driver=False, logging_level=logging.ERROR)
+    except RayNotStarted as exc:
+        print(_FAILURE_LINE + exc.reason, flush=True)
+        sys.exit(1)
+    print(_ADDRESS_LINE + address, flush=True)
     sys.stdin.buffer.read()
     ray.shutdown()
 

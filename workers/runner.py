@@ -13,6 +13,8 @@ chunk's result (every deal's seeds come from its number), and only the whole chu
 A chunk whose deal cannot be played (:class:`workers.chunk.DealFailed`: a policy raised or chose an illegal action)
 would fail the same way again, so it is not retried: the other chunks play on and are kept, and the job ends as
 failed with the results of the chunks that finished and an error naming the policy, the deal, its seeds and the move.
+A policy that cannot be loaded on the workers (:class:`workers.chunk.PolicyUnavailable`), or a runtime environment
+(the policies' code) that Ray cannot set up there, fails the whole job at once, in one line that says why.
 
 >>> connect_ray()                                  # doctest: +SKIP
 >>> record = run_job(store, job_id, redis_url)     # doctest: +SKIP
@@ -31,12 +33,12 @@ from typing import Any
 
 import ray
 import redis
-from ray.exceptions import RayError, TaskCancelledError
+from ray.exceptions import RayError, RuntimeEnvSetupError, TaskCancelledError
 
 from replay.connect import sync_client
 
-from .chunk import ChunkResult, DealFailed, play_chunk
-from .cluster import cluster_cpus, code_runtime_env, policy_code
+from .chunk import ChunkResult, DealFailed, PolicyUnavailable, play_chunk
+from .cluster import cluster_cpus, code_runtime_env, policy_code, ray_reason
 from .jobstore import (
     CANCELLED,
     FAILED,
@@ -253,8 +255,12 @@ class _Driver:
             result: ChunkResult = ray.get(ref)
         except TaskCancelledError:
             return ""
+        except RuntimeEnvSetupError as exc:  # the same on every try: the job cannot run there
+            return f"the workers could not set up the job's runtime environment: {ray_reason(exc)}"
         except RayError as exc:
             cause = getattr(exc, "cause", None)
+            if isinstance(cause, PolicyUnavailable):  # every chunk would fail the same way
+                return str(cause)
             if isinstance(cause, DealFailed):  # the same deal fails the same way: no retry, the others play on
                 self.failed[chunk.index] = str(cause)
                 return ""
@@ -299,10 +305,17 @@ class _Driver:
         return self.store.get(self.job_id)
 
     def _cancel_in_flight(self) -> None:
-        for ref in self.in_flight:
-            ray.cancel(ref, force=True)
-        self.share.give_back(len(self.in_flight))
+        refs = list(self.in_flight)
+        self.share.give_back(len(refs))
         self.in_flight.clear()
+        if not refs:
+            return
+        finished, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
+        for ref in finished:  # read, or Ray prints the failures of those that failed as "unhandled errors" at exit
+            with contextlib.suppress(RayError):
+                ray.get(ref)
+        for ref in refs:
+            ray.cancel(ref, force=True)
 
     def _finish(self, state: str, done: dict[int, ChunkResult], started: float, error: str = "") -> JobRecord:
         self._cancel_in_flight()

@@ -126,7 +126,7 @@ def simulate(ctx: click.Context, game: str, deals: int | None, matches: int | No
             raise click.ClickException(f"{record.job_id} stopped, left unfinished in Redis: {exc}") from None
         played_on = sorted(set(store.workers(record.job_id).values()))
     if record.results is None:
-        raise click.ClickException(f"job {record.job_id} {record.state} before any chunk finished {record.error}")
+        raise click.ClickException(f"job {record.job_id} {record.state} before any chunk finished: {record.error}")
     if plot is not None:
         plot_results(record.results, plot)
     report = json.dumps(_json_report(record, played_on))

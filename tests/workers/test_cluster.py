@@ -6,15 +6,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from listening import descendants, is_loopback, listeners
+from other_ray import RAY, free_port, stop_node
 
 from workers.chunk import play_chunk
 from workers.jobstore import JobStore
@@ -23,17 +24,9 @@ from workers.spec import JobSpec, validate
 from workers.stats import comparable, summarize, total
 
 BIN = Path(sys.executable).parent
-# `ray` with its nodes, and what they start, on 127.0.0.1 alone.
-RAY = [sys.executable, str(Path(__file__).with_name("loopback_ray.py"))]
 # A private loopback cluster for this test: no token to share between its nodes, no usage statistics sent.
 ENV = {**os.environ, "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
 NODE = ["--block", "--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def alive_nodes(address: str) -> int:
@@ -77,13 +70,8 @@ def two_node_cluster(tmp_path: Path) -> Iterator[str]:
         wait_for_nodes(address, 2, nodes, tmp_path)
         yield address
     finally:
-        for node in reversed(nodes):  # `ray start --block` stops the processes it started when it is terminated
-            node.terminate()
-            try:
-                node.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                node.kill()
-                node.wait()
+        for node in reversed(nodes):
+            stop_node(node)
         shutil.rmtree(temp, ignore_errors=True)
 
 
@@ -127,10 +115,12 @@ def test_only_a_ray_on_this_machine_is_held_to_loopback(monkeypatch, address, no
     def init(**kwargs):  # what ray.init would take 127.0.0.1 for (asked only where it is held: no outward look-up)
         single_node = not ray_constants.ENABLE_RAY_CLUSTER
         calls.append((kwargs, single_node and services.resolve_ip_for_localhost("127.0.0.1")))
+        return SimpleNamespace(address_info={"gcs_address": "127.0.0.1:41234"})
 
     monkeypatch.setattr(ray, "is_initialized", lambda: False)
     monkeypatch.setattr(ray, "init", init)
     monkeypatch.setattr(cluster, "check_reachable", lambda address: None)
+    monkeypatch.setattr(cluster, "check_admitted", lambda address: None)
     monkeypatch.setattr(cluster, "describe_cluster", lambda: "Ray")
     monkeypatch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", True)
     monkeypatch.setattr(ray._private.worker, "_global_node", None)
@@ -140,3 +130,5 @@ def test_only_a_ray_on_this_machine_is_held_to_loopback(monkeypatch, address, no
     assert loopback == ("127.0.0.1" if held else False)
     assert ray_constants.ENABLE_RAY_CLUSTER  # as it was
     assert kwargs.get("_node_ip_address") == (node_ip if address else "127.0.0.1")
+    if address is None:  # a new cluster of its own, whatever RAY_ADDRESS or Ray's ray_current_cluster file say
+        assert kwargs["address"] == "local" and Path(kwargs["_temp_dir"]).name.startswith("ct-ray-")

@@ -56,3 +56,20 @@ def test_a_tournament_rates_the_example_policy_against_ours(cli_runner, redis_ur
     standings = json.loads(result.stdout)
     assert standings["state"] == "succeeded"
     assert "mybots.cautious:Cautious" in json.dumps(standings["pairings"])
+
+
+def test_a_policy_the_workers_cannot_load_fails_the_whole_job_at_once(job_store, redis_url, tmp_path, monkeypatch):
+    """Its module goes to the workers, but imports one of the user's folder that does not (only the policy's own
+    module is shipped): the first chunk to fail ends the job, in one line naming the policy and the import error."""
+    (tmp_path / "ct27_unshipped.py").write_text(
+        "import ct27_sibling  # noqa: F401\nfrom engine.bots import Policy\n\n\nclass First(Policy):\n"
+        "    def choose(self, observation):\n        return observation['legal_actions'][0]\n")
+    (tmp_path / "ct27_sibling.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = validate(JobSpec(game="german_whist", policies=("ct27_unshipped:First", "random"), count=10_000, seed=4,
+                            chunk_size=50))
+    record = run_job(job_store, job_store.create(spec).job_id, redis_url)
+    assert record.state == FAILED and "\n" not in record.error
+    assert record.error.startswith("policy 'ct27_unshipped:First' cannot be loaded on worker ")
+    assert "No module named 'ct27_sibling'" in record.error
+    assert record.retries == 0 and job_store.chunk_results(record.job_id) == {}  # not played on, chunk after chunk
