@@ -134,6 +134,22 @@ def _serve_from(folder: Path, redis_url: str, *args: str) -> ServerProcess:
     return ServerProcess("--redis-url", redis_url, *args, cwd=folder, env={"PYTHONPATH": None})
 
 
+@pytest.mark.parametrize(("allowed", "expected"), [
+    ((), "policy 'unittest.__main__:X' is not allowed on this server"),
+    # even an operator who allows it: its import calls sys.exit(2) (unittest.main rejects the server's arguments)
+    (("--allow-policies", "unittest"), "policy 'unittest.__main__:X': importing 'unittest.__main__' raised "
+                                       "SystemExit: 2"),
+], ids=["default", "allowed"])
+def test_the_unittest_main_attack_on_a_cardtable_serve_process(allowed: tuple[str, ...], expected: str,
+                                                               grpc_redis_url: str) -> None:
+    with ServerProcess("--redis-url", grpc_redis_url, *allowed) as server, \
+            grpc.insecure_channel(server.target) as channel:
+        for call in (create_game, submit_job, submit_tournament):
+            assert expected in refusal(call, channel, "unittest.__main__:X")
+            assert_serving(channel)
+    assert server.process.returncode == 0  # it lived on until SIGTERM stopped it
+
+
 def test_cardtable_serve_never_imports_from_its_working_folder(tmp_path: Path, grpc_redis_url: str) -> None:
     marker = tmp_path / "evil-ran"
     (tmp_path / "evil.py").write_text(evil_module(marker))
