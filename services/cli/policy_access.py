@@ -3,8 +3,9 @@
 A client names a built-in policy or an installed entry point, or an import path ``module:Class`` from a module the
 operator allowed (``--allow-policies mybots,teambots``, or ``$CARDTABLE_ALLOW_POLICIES``). Allowed modules are
 imported from the installed packages, ``$PYTHONPATH`` and the folders given with ``--policy-path DIR`` (or
-``$CARDTABLE_POLICY_PATH``), never from the server's working folder: a file planted there is not code the operator
-chose. Local commands (``simulate``, ``play``, ``tournament``...) still find policies in the current folder.
+``$CARDTABLE_POLICY_PATH``), never from the server's working folder: a file planted there (a module, or a package's
+``*.dist-info`` registering an entry point) is not code the operator chose. Local commands (``simulate``, ``play``,
+``tournament``...) still find policies in the current folder.
 
     cardtable serve --allow-policies mybots --policy-path /srv/bots
 """
@@ -19,6 +20,7 @@ from typing import Any, TypeVar
 
 import click
 
+from engine.bots.plugins import refresh_entry_points
 from services.allowed_policies import ALLOW_FLAG, PolicyAllowList
 
 ALLOW_POLICIES_ENV = "CARDTABLE_ALLOW_POLICIES"
@@ -77,6 +79,7 @@ def server_import_path(folders: tuple[Path, ...]) -> None:
         entry = str(folder.resolve())
         if entry not in sys.path:
             sys.path.append(entry)
+    refresh_entry_points()  # the installed packages' entry points as found on this path (a planted *.dist-info too)
 
 
 def policy_access_args(allowed: PolicyAllowList, folders: tuple[Path, ...]) -> list[str]:

@@ -122,13 +122,38 @@ def test_a_server_started_without_allowed_modules_takes_no_import_path(grpc_redi
         assert_serving(channel)
 
 
+def plant_entry_point(folder: Path, name: str, target: str) -> None:
+    """A package's metadata in ``folder`` that registers policy ``name`` (``target``) under cardtable.policies."""
+    dist = folder / "plantedbots-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: plantedbots\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(f"[cardtable.policies]\n{name} = {target}\n")
+
+
 def _serve_from(folder: Path, redis_url: str, *args: str) -> ServerProcess:
     return ServerProcess("--redis-url", redis_url, *args, cwd=folder, env={"PYTHONPATH": None})
+
+
+@pytest.mark.parametrize(("allowed", "expected"), [
+    ((), "policy 'unittest.__main__:X' is not allowed on this server"),
+    # even an operator who allows it: its import calls sys.exit(2) (unittest.main rejects the server's arguments)
+    (("--allow-policies", "unittest"), "policy 'unittest.__main__:X': importing 'unittest.__main__' raised "
+                                       "SystemExit: 2"),
+], ids=["default", "allowed"])
+def test_the_unittest_main_attack_on_a_cardtable_serve_process(allowed: tuple[str, ...], expected: str,
+                                                               grpc_redis_url: str) -> None:
+    with ServerProcess("--redis-url", grpc_redis_url, *allowed) as server, \
+            grpc.insecure_channel(server.target) as channel:
+        for call in (create_game, submit_job, submit_tournament):
+            assert expected in refusal(call, channel, "unittest.__main__:X")
+            assert_serving(channel)
+    assert server.process.returncode == 0  # it lived on until SIGTERM stopped it
 
 
 def test_cardtable_serve_never_imports_from_its_working_folder(tmp_path: Path, grpc_redis_url: str) -> None:
     marker = tmp_path / "evil-ran"
     (tmp_path / "evil.py").write_text(evil_module(marker))
+    plant_entry_point(tmp_path, "planted", "evil:Bot")
     for allowed in ([], ["--allow-policies", "evil"]):
         # not allowed: refused by name; allowed by name: still not found, as the working folder is not searched
         expected = "is not allowed on this server" if not allowed else "cannot import 'evil' (No module named 'evil')"
@@ -136,6 +161,7 @@ def test_cardtable_serve_never_imports_from_its_working_folder(tmp_path: Path, g
         try:
             with grpc.insecure_channel(server.target) as channel:
                 assert expected in refusal(create_game, channel, "evil:Bot")
+                assert "unknown policy 'planted'" in refusal(create_game, channel, "planted")  # no entry point
                 assert_serving(channel)
             assert not marker.exists()
         finally:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from planted import PACKAGE, evil_module
+from starlette.testclient import TestClient
 from web_harness import ANALYSIS_NODES, CARDTABLE, free_port, serve_in_thread, wait_until_answering
 
 from services.allowed_policies import PolicyAllowList
@@ -81,6 +82,15 @@ def test_an_allowed_modules_bot_takes_its_seat(web: str) -> None:
     status, created = post_match(web, "mybots.cautious:Cautious:risk=0.5")
     assert status == 200 and created["token"], created
     assert created["view"]["seats"][1]["policy"] == "mybots.cautious:Cautious:risk=0.5"
+
+
+def test_a_web_app_created_without_allowed_modules_takes_no_import_path(redis_url: str) -> None:
+    with TestClient(create_app(redis_url, analysis_nodes=ANALYSIS_NODES)) as client:
+        response = client.post("/api/matches", json={"game": "tablanette", "policy": "mybots.cautious:Cautious"})
+        assert response.status_code == 400 and response.json()["error"]["message"] == (
+            f"policy 'mybots.cautious:Cautious' is not allowed on this server; {BUILT_IN}; no import paths are "
+            "allowed on this server; start it with --allow-policies MODULE")
+        assert client.post("/api/matches", json={"game": "tablanette", "policy": "pimc:samples=2"}).status_code == 200
 
 
 def test_cardtable_web_never_imports_from_its_working_folder(tmp_path: Path, redis_url: str) -> None:
