@@ -23,10 +23,12 @@ from typing import Any, TypeVar
 import redis
 import redis.asyncio
 
+from engine.budget import Budget, Cancel
 from replay.connect import async_client, sync_client
 from replay.embedded import EmbeddedValkey
 from replay.store import ReplayStore
 
+from .budgets import DEFAULT_BOT_BUDGET
 from .game_store import GameStore, Retention
 from .watchers import DEFAULT_MAX_WATCHERS, MatchWatchers
 
@@ -45,6 +47,8 @@ class Backends:
     client_name: str
     embedded: EmbeddedValkey | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)
+    bot_budget: Budget = DEFAULT_BOT_BUDGET  # what a live bot's decision may spend (services.budgets)
+    stopping: Cancel = field(default_factory=Cancel)  # raised on close: the bots' decisions under way stop
 
     def on_close(self, closer: Callable[[], None]) -> None:
         """Call ``closer`` (blocking, off the event loop) when the backends close, before Redis goes."""
@@ -59,6 +63,7 @@ class Backends:
         return await self.replay(self.replays.save, data)
 
     async def close(self) -> None:
+        self.stopping.cancel("the server is stopping")
         while self.closers:
             await asyncio.to_thread(self.closers.pop())
         await self.watchers.close()
@@ -70,9 +75,10 @@ class Backends:
 
 
 async def open_backends(redis_url: str | None, data_dir: Path | None = None, retention: Retention | None = None,
-                        max_watchers: int = DEFAULT_MAX_WATCHERS) -> Backends:
+                        max_watchers: int = DEFAULT_MAX_WATCHERS, bot_budget: Budget = DEFAULT_BOT_BUDGET) -> Backends:
     """Connect to ``redis_url`` (or the embedded Valkey, in ``data_dir`` or the user's data folder); matches expire
-    as ``retention`` says, and at most ``max_watchers`` watch matches at once."""
+    as ``retention`` says, at most ``max_watchers`` watch matches at once, and a live bot's decision spends at most
+    ``bot_budget``."""
     embedded = None
     if redis_url is None:
         embedded = EmbeddedValkey(data_dir)
@@ -89,4 +95,5 @@ async def open_backends(redis_url: str | None, data_dir: Path | None = None, ret
         raise ConnectionError(f"cannot reach Redis at {redis_url}: {exc}") from None
     replays = ReplayStore(sync_client(redis_url))
     games = GameStore(client, retention=retention)
-    return Backends(redis_url, client, games, replays, MatchWatchers(games, max_watchers), client_name, embedded)
+    return Backends(redis_url, client, games, replays, MatchWatchers(games, max_watchers), client_name, embedded,
+                    bot_budget=bot_budget)

@@ -14,8 +14,10 @@ from collections.abc import AsyncIterator
 import grpc
 
 import engine
+from engine.budget import Budget, Cancel
 from engine.rng import fresh_seed
 
+from .budgets import DEFAULT_BOT_BUDGET
 from .convert import game_info_response, game_summary, known_game, options_from_request, policy_label_of
 from .errors import InvalidArgument
 from .game_store import GameStore
@@ -38,8 +40,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     redis_address = ""  # the Redis URL (no credentials) named when Redis cannot be reached: see services.rpc
 
     def __init__(self, store: GameStore, save_replay: ReplaySink | None = None, cache_size: int = 4096,
-                 watchers: MatchWatchers | None = None) -> None:
-        self.games = LiveGames(store, save_replay, cache_size)
+                 watchers: MatchWatchers | None = None, budget: Budget = DEFAULT_BOT_BUDGET,
+                 stopping: Cancel | None = None) -> None:
+        self.games = LiveGames(store, save_replay, cache_size, budget, stopping)
         self.watchers = watchers or MatchWatchers(store)
 
     @unary
@@ -130,12 +133,14 @@ def _move(played: Played, viewer: int | None = None) -> common_pb2.Move:
 
 
 def install(server: grpc.aio.Server, store: GameStore, save_replay: ReplaySink | None,
-            watchers: MatchWatchers | None = None, redis_url: str = "") -> str:
-    """Add the GameService to ``server`` (over the Redis at ``redis_url``, named when it cannot be reached); returns
-    its full name (for health checks and reflection)."""
+            watchers: MatchWatchers | None = None, redis_url: str = "", budget: Budget = DEFAULT_BOT_BUDGET,
+            stopping: Cancel | None = None) -> str:
+    """Add the GameService to ``server`` (over the Redis at ``redis_url``, named when it cannot be reached; bots'
+    decisions bounded by ``budget``, abandoned when ``stopping`` is raised); returns its full name (for health checks
+    and reflection)."""
     if save_replay is not None:
         start_replay_builder()
-    servicer = GameServicer(store, save_replay, watchers=watchers)
+    servicer = GameServicer(store, save_replay, watchers=watchers, budget=budget, stopping=stopping)
     servicer.redis_address = redis_address(redis_url)
     game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
     return SERVICE_NAME

@@ -23,9 +23,11 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from engine.budget import Budget, Cancel, Cancelled
 from engine.state import State
 
-from .errors import Aborted, InvalidArgument, NotFound, ServiceError, quoted
+from .budgets import DEFAULT_BOT_BUDGET
+from .errors import Aborted, InvalidArgument, NotFound, ServiceError, Unavailable, quoted
 from .game_store import GameStore, Move
 from .matches import LiveMatch, MatchCache, Played, Seat, build_replay
 from .watchers import MatchWatchers
@@ -74,19 +76,24 @@ class Acted:
 
 
 class LiveGames:
-    """Live matches in a :class:`GameStore`; finished ones are saved as replays through ``save_replay``."""
+    """Live matches in a :class:`GameStore`; finished ones are saved as replays through ``save_replay``. Each bot
+    decision is bounded by ``budget`` and abandoned when its call is cancelled (a deadline passed, the client left) or
+    when ``stopping`` (the server's flag) is raised."""
 
-    def __init__(self, store: GameStore, save_replay: ReplaySink | None = None, cache_size: int = 4096) -> None:
+    def __init__(self, store: GameStore, save_replay: ReplaySink | None = None, cache_size: int = 4096,
+                 budget: Budget = DEFAULT_BOT_BUDGET, stopping: Cancel | None = None) -> None:
         self.store = store
         self.save_replay = save_replay
         self.cache = MatchCache(cache_size)
+        self.budget = budget
+        self.stopping = stopping or Cancel()
 
     async def create(self, game_id: str, seats: Sequence[Seat], options: dict[str, Any], seed: int,
                      first_dealer: int | None = None) -> Created:
         """Create a match (the bots to act first play at once) and store it."""
         match_id = secrets.token_hex(8)
-        match, tokens, played = await off_loop(LiveMatch.create, game_id, seats, options, seed, first_dealer,
-                                               match_id)
+        match, tokens, played = await self._bots_move(LiveMatch.create, game_id, seats, options, seed,
+                                                      first_dealer, match_id)
         if not await self.store.create(match_id, match.meta, match.state.to_position(), match.new_moves(),
                                        finished=match.state.is_terminal):
             raise Aborted(f"match id {match_id} is taken; create the match again")
@@ -113,13 +120,13 @@ class LiveGames:
         match = await self.load(match_id, with_history=False) if fresh or cached is None else cached
         request = (seat, token, action, expected_move_number)
         try:
-            played = await off_loop(match.play_person, *request)
+            played = await self._bots_move(match.play_person, *request)
         except ServiceError:
             if fresh:
                 raise
             # The cached match may be behind the store: judge the request on the stored match.
             match = await self.load(match_id, with_history=False)
-            played = await off_loop(match.play_person, *request)
+            played = await self._bots_move(match.play_person, *request)
         before = match.loaded_version
         if not await self.store.commit(match.match_id, before, match.state.to_position(), match.new_moves(),
                                        finished=match.state.is_terminal):
@@ -130,6 +137,16 @@ class LiveGames:
         if not match.state.is_terminal:
             self.cache.put(match)
         return Acted(match, played, replay_id)
+
+    async def _bots_move(self, call: Callable[..., T], *args: Any) -> T:
+        """``call(*args, budget, cancel)`` off the loop (:func:`off_loop`): the bots' decisions in it bounded by
+        this server's budget and abandoned with the call or the server. UNAVAILABLE when the server stops under
+        them (the match is left as it was stored)."""
+        cancel = Cancel(parent=self.stopping)
+        try:
+            return await off_loop(call, *args, self.budget, cancel, cancel=cancel)
+        except Cancelled as exc:
+            raise Unavailable(f"the bots' move was abandoned: {exc}; the match is as it was") from None
 
     async def watch(self, watchers: MatchWatchers, match_id: str, seat: int | None = None,
                     token: str = "") -> AsyncIterator[Watched]:
@@ -177,11 +194,20 @@ class LiveGames:
         return replay_id
 
 
-async def off_loop(call: Callable[..., T], *args: Any) -> T:
+async def off_loop(call: Callable[..., T], *args: Any, cancel: Cancel | None = None) -> T:
     """``call(*args)`` in a worker thread: the bots' moves of one match (a whole match of bots, or a slow policy) must
     not stall the event loop, which serves every other call of this process meanwhile. The match object is this
-    request's own (taken out of the cache, or loaded), so no other request touches it while the thread runs."""
-    return await asyncio.to_thread(call, *args)
+    request's own (taken out of the cache, or loaded), so no other request touches it while the thread runs.
+
+    A thread cannot be stopped from outside: when the awaiting call is cancelled (gRPC cancels it when the client's
+    deadline passes or the client hangs up), ``cancel`` is raised, and the bots' search in the thread stops at its
+    next look (milliseconds) instead of burning the CPU for nobody."""
+    try:
+        return await asyncio.to_thread(call, *args)
+    except asyncio.CancelledError:
+        if cancel is not None:
+            cancel.cancel("the call was cancelled (its deadline passed, or its client left)")
+        raise
 
 
 async def _build_replay(match: LiveMatch, moves: list[Move]) -> bytes:

@@ -30,9 +30,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
+from engine.budget import Budget
+
 from . import game_service, replay_service, simulation_service
 from .auth import ApiKeyInterceptor
 from .backends import Backends, open_backends
+from .budgets import DEFAULT_BOT_BUDGET
 from .game_store import Retention
 from .rpc import MalformedRequestInterceptor
 from .watchers import DEFAULT_MAX_WATCHERS
@@ -46,7 +49,8 @@ MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 ServiceInstaller = Callable[[grpc.aio.Server, Backends], str]
 
 SERVICES: tuple[ServiceInstaller, ...] = (
-    lambda server, b: game_service.install(server, b.games, b.save_replay, b.watchers, b.redis_url),
+    lambda server, b: game_service.install(server, b.games, b.save_replay, b.watchers, b.redis_url, b.bot_budget,
+                                           b.stopping),
     replay_service.install,
     simulation_service.install,
 )
@@ -68,6 +72,7 @@ class ServerConfig:
     retention: Retention = field(default_factory=Retention)  # how long Redis keeps finished and abandoned matches
     max_watchers: int = DEFAULT_MAX_WATCHERS  # WatchGame streams served at once (RESOURCE_EXHAUSTED beyond)
     services: tuple[ServiceInstaller, ...] = field(default=SERVICES)
+    bot_budget: Budget = DEFAULT_BOT_BUDGET  # what a bot's decision may spend (services.budgets)
 
     def __post_init__(self) -> None:
         if (self.tls_cert is None) != (self.tls_key is None):
@@ -87,7 +92,8 @@ class CardtableServer:
     async def start(self) -> int:
         """Connect to Redis, bind, start serving; returns the bound port (useful with ``port=0``)."""
         config = self.config
-        self.backends = await open_backends(config.redis_url, config.data_dir, config.retention, config.max_watchers)
+        self.backends = await open_backends(config.redis_url, config.data_dir, config.retention, config.max_watchers,
+                                            config.bot_budget)
         interceptors = [ApiKeyInterceptor(config.api_key)] if config.api_key else []
         interceptors.append(MalformedRequestInterceptor())
         server = grpc.aio.server(

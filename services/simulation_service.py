@@ -27,6 +27,7 @@ from typing import Any
 import grpc
 
 from engine.bots import label_parts
+from engine.budget import Budget
 from engine.rng import fresh_seed
 from replay.connect import sync_client
 from workers.jobstore import DRIVER_LEASE_SECONDS, FAILED, JobNotFound, JobRecord, JobStore, PatientStore, RedisAway
@@ -44,6 +45,7 @@ from workers.tournament import (
     unfinished_tournaments,
 )
 
+from .budgets import DEFAULT_BOT_BUDGET, check_costs
 from .convert import option_value, options_from_request, policy_label_of
 from .errors import FailedPrecondition, InvalidArgument, NotFound
 from .generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
@@ -245,15 +247,18 @@ class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
 
     redis_address = ""  # the Redis URL (no credentials) named when Redis cannot be reached: see services.rpc
 
-    def __init__(self, store: JobStore, drivers: JobDrivers, watch_interval_s: float = WATCH_INTERVAL_S) -> None:
+    def __init__(self, store: JobStore, drivers: JobDrivers, watch_interval_s: float = WATCH_INTERVAL_S,
+                 bot_budget: Budget = DEFAULT_BOT_BUDGET) -> None:
         self.store = store
         self.drivers = drivers
         self.watch_interval_s = watch_interval_s
+        self.bot_budget = bot_budget  # a job's bots asking far more a decision are refused (services.budgets)
 
     @unary
     async def SubmitJob(self, request: sim_pb2.SubmitJobRequest,
                         context: grpc.aio.ServicerContext) -> sim_pb2.SubmitJobResponse:
         spec = spec_from_proto(request.spec)
+        check_costs(spec.policies, self.bot_budget)
         record = await asyncio.to_thread(self.store.create, spec)
         self.drivers.start(record.job_id)
         log.info("job submitted", extra={"job_id": record.job_id, "game": spec.game, "count": spec.count})
@@ -298,6 +303,7 @@ class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
     async def SubmitTournament(self, request: sim_pb2.SubmitTournamentRequest,
                                context: grpc.aio.ServicerContext) -> sim_pb2.SubmitTournamentResponse:
         spec = tournament_from_proto(request.spec)
+        check_costs(spec.policies, self.bot_budget)
         record = await asyncio.to_thread(new_tournament, self.store, spec)
         self.drivers.start_tournament(record, spec)
         log.info("tournament submitted", extra={"tournament_id": record["tournament_id"], "game": spec.game})
@@ -441,7 +447,7 @@ def install(server: grpc.aio.Server, backends: Any, prefix: str | None = None) -
     store = JobStore(sync_client(backends.redis_url), prefix, backends.replays.prefix)
     # Ray's own log lines are shown when cardtable's are at debug level (`cardtable serve --verbose`).
     drivers = JobDrivers(store, backends.redis_url, RayHost(verbose=log.isEnabledFor(logging.DEBUG)))
-    servicer = SimulationServicer(store, drivers)
+    servicer = SimulationServicer(store, drivers, bot_budget=backends.bot_budget)
     servicer.redis_address = redis_address(backends.redis_url)
     simulation_service_pb2_grpc.add_SimulationServiceServicer_to_server(servicer, server)
     backends.on_close(drivers.close)

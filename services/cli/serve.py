@@ -27,10 +27,12 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
+from services.budgets import DEFAULT_BOT_SECONDS, DEFAULT_BOT_WORK, REFUSE_FACTOR
 from services.protogen import ensure_generated
 
 from .redis_url import redis_url_option
@@ -56,6 +58,20 @@ class Duration(click.ParamType):
         if not seconds >= 0 or seconds == float("inf"):
             self.fail(f"{value!r} is not a duration of 0 or more seconds", param, ctx)
         return seconds
+
+
+def bot_budget_options(command: Callable[..., None]) -> Callable[..., None]:
+    """``--bot-budget`` and ``--bot-time-limit``: what a bot's decision may spend (see :mod:`services.budgets`)."""
+    command = click.option(
+        "--bot-time-limit", type=Duration(), default=f"{DEFAULT_BOT_SECONDS:g}s", show_default=True,
+        help="Wall-clock limit of a live bot's decision, a last resort where --bot-budget takes longer (a slow or "
+             "busy machine): where it cuts, a bot's play depends on the machine. 0: none.")(command)
+    return click.option(
+        "--bot-budget", type=click.IntRange(min=0), default=DEFAULT_BOT_WORK, show_default=True,
+        help="Work units a live bot's decision may spend (a move in a searched world, a double-dummy node, 100 a "
+             "sampled world): the search stops there and plays its best, the same move for the same seed on any "
+             f"machine. Bots asking more than {REFUSE_FACTOR} times it (live or in jobs) are refused. "
+             "0: no bound.")(command)
 
 
 @click.command()
@@ -86,9 +102,11 @@ class Duration(click.ParamType):
 @click.option("--max-watchers", type=click.IntRange(min=1), default=1000, show_default=True,
               help="WatchGame streams served at once; more are refused with RESOURCE_EXHAUSTED.")
 @click.option("--reuse-port", is_flag=True, hidden=True, help="Bind with SO_REUSEPORT (set for each worker).")
+@bot_budget_options
 def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_key_file: Path | None,
           tls_cert: Path | None, tls_key: Path | None, grace: float, log_level: str, verbose: bool, workers: int,
-          retention: float, abandon_after: float, max_watchers: int, reuse_port: bool) -> None:
+          retention: float, abandon_after: float, max_watchers: int, reuse_port: bool, bot_budget: int,
+          bot_time_limit: float) -> None:
     """Serve the cardtable gRPC API (health checking and reflection on)."""
     if verbose:
         log_level = "debug"
@@ -99,11 +117,13 @@ def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_
     ensure_generated()
     if workers > 1:
         config_args = ["--grace", str(grace), "--log-level", log_level, "--retention", str(retention),
-                       "--abandon-after", str(abandon_after), "--max-watchers", str(max_watchers)]
+                       "--abandon-after", str(abandon_after), "--max-watchers", str(max_watchers),
+                       "--bot-budget", str(bot_budget), "--bot-time-limit", str(bot_time_limit)]
         if tls_cert is not None:
             config_args += ["--tls-cert", str(tls_cert), "--tls-key", str(tls_key)]
         _run_workers(workers, config_args, host, port, redis_url, api_key, grace)
         return
+    from engine.budget import Budget
     from services.game_store import Retention
     from services.logs import configure_logging
     from services.server import ServerConfig, run
@@ -111,7 +131,8 @@ def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_
     configure_logging(log_level)
     config = ServerConfig(host=host, port=port, redis_url=redis_url, api_key=api_key or None, tls_cert=tls_cert,
                           tls_key=tls_key, grace_s=grace, reuse_port=reuse_port,
-                          retention=Retention(retention, abandon_after), max_watchers=max_watchers)
+                          retention=Retention(retention, abandon_after), max_watchers=max_watchers,
+                          bot_budget=Budget(bot_budget, bot_time_limit))
     try:
         run(config)
     except (ConnectionError, OSError) as exc:

@@ -20,7 +20,7 @@ import click
 from services.web.analysis import NODES as ANALYSIS_NODES
 
 from .redis_url import check_reachable, redis_url_option
-from .serve import _read_api_key
+from .serve import _read_api_key, bot_budget_options
 
 DEFAULT_PORT = 8080
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -59,11 +59,13 @@ def allowed_hosts(host: str) -> list[str] | None:
                    "--max-nodes`): the viewer's analysis is exact from the first trick it settles within it.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
               show_default=True)
+@bot_budget_options
 def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_key_file: Path | None,
-        analysis_nodes: int, log_level: str) -> None:
+        analysis_nodes: int, log_level: str, bot_budget: int, bot_time_limit: float) -> None:
     """Serve the web page: replay viewer, simulation jobs and a live table against the bots."""
     import uvicorn
 
+    from engine.budget import Budget
     from services.logs import configure_logging
     from services.protogen import ensure_generated
 
@@ -77,7 +79,8 @@ def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_ke
         check_reachable(redis_url)
     click.echo(f"cardtable web: {page_url(host, port)}", err=True)
     try:
-        app = create_app(redis_url, api_key or None, analysis_nodes=analysis_nodes, allowed_hosts=allowed_hosts(host))
+        app = create_app(redis_url, api_key or None, analysis_nodes=analysis_nodes, allowed_hosts=allowed_hosts(host),
+                         bot_budget=Budget(bot_budget, bot_time_limit))
         uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug")
     except (ConnectionError, OSError) as exc:
         raise click.ClickException(str(exc)) from None

@@ -37,6 +37,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 import engine
 from engine import ActionLimitExceeded
 from engine.bots import policy_names
+from engine.budget import Budget
 from engine.rng import fresh_seed
 from engine.state import State
 from replay.connect import sync_client
@@ -45,6 +46,7 @@ from workers.stats import counter_groups
 
 from ..auth import API_KEY_HEADER, key_from_metadata
 from ..backends import Backends, open_backends
+from ..budgets import DEFAULT_BOT_BUDGET
 from ..convert import check_option_names, known_game, policy_label_of
 from ..errors import InvalidArgument, PermissionDenied, ServiceError, quoted
 from ..live_games import LiveGames, start_replay_builder
@@ -248,7 +250,8 @@ class WebApi:
 
     def attach(self, backends: Backends) -> None:
         self.backends = backends
-        self.games = LiveGames(backends.games, backends.save_replay)
+        self.games = LiveGames(backends.games, backends.save_replay, budget=backends.bot_budget,
+                               stopping=backends.stopping)
         self.replays = Replays(backends)
         self.jobs = JobStore(sync_client(backends.redis_url), replay_prefix=backends.replays.prefix)
 
@@ -472,18 +475,19 @@ async def index(request: Request) -> Response:
 
 def create_app(redis_url: str | None, api_key: str | None = None, data_dir: Path | None = None,
                backends: Backends | None = None, analysis_nodes: int = NODES,
-               allowed_hosts: Sequence[str] | None = None) -> Starlette:
+               allowed_hosts: Sequence[str] | None = None, bot_budget: Budget = DEFAULT_BOT_BUDGET) -> Starlette:
     """The web app over Redis at ``redis_url`` (None: the embedded Valkey, in ``data_dir``), or over ``backends``
     already open (which the caller then closes); ``analysis_nodes`` is the replay analysis' double-dummy budget per
     position (its search is exact where it settles a position within it). With
     ``allowed_hosts``, a request naming any other host (its Host header) is refused: a page elsewhere that points its
-    own host name at 127.0.0.1 (DNS rebinding) cannot read a loopback server's API."""
+    own host name at 127.0.0.1 (DNS rebinding) cannot read a loopback server's API. A live bot's decision spends at
+    most ``bot_budget`` (of backends opened here; ``backends`` given carry their own)."""
     web = WebApi(analysis_nodes)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         own = backends is None
-        opened = await open_backends(redis_url, data_dir) if backends is None else backends
+        opened = await open_backends(redis_url, data_dir, bot_budget=bot_budget) if backends is None else backends
         web.attach(opened)
         start_replay_builder()
         log.info("web app ready", extra={"redis": opened.redis_url, "api_key": bool(api_key)})
