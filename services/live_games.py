@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 import secrets
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -29,6 +30,7 @@ from engine.state import State
 from .budgets import DEFAULT_BOT_BUDGET
 from .errors import Aborted, InvalidArgument, NotFound, ServiceError, Unavailable, quoted
 from .game_store import GameStore, Move
+from .lifecycle import follow_parent
 from .matches import LiveMatch, MatchCache, Played, Seat, build_replay
 from .watchers import MatchWatchers
 
@@ -223,12 +225,19 @@ async def _build_replay(match: LiveMatch, moves: list[Move]) -> bytes:
         return match.replay_bytes(moves)
 
 
+def _replay_builder_started(server: int) -> None:
+    """The replay worker ignores SIGINT (a Ctrl-C in the server's terminal stops the server, which then stops its
+    worker) and exits when the server is gone, however it died (multiprocessing's resource tracker then goes too:
+    it stops when the last process holding its pipe does)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    follow_parent(server)
+
+
 def start_replay_builder() -> ProcessPoolExecutor:
     """This process's replay worker, started (in the background) on first call."""
     global _replay_builders
     if _replay_builders is None:
-        # The worker ignores SIGINT: a Ctrl-C in the server's terminal stops the server, which then stops its worker.
         _replay_builders = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                               initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+                                               initializer=_replay_builder_started, initargs=(os.getpid(),))
         _replay_builders.submit(int)  # starts the worker now rather than when the first match ends
     return _replay_builders

@@ -37,6 +37,7 @@ from .auth import ApiKeyInterceptor
 from .backends import Backends, open_backends
 from .budgets import DEFAULT_BOT_BUDGET
 from .game_store import Retention
+from .lifecycle import STOP_MARGIN_S, exit_after
 from .rpc import MalformedRequestInterceptor
 from .watchers import DEFAULT_MAX_WATCHERS
 
@@ -164,6 +165,7 @@ async def serve(config: ServerConfig, ready: Callable[[int], None] | None = None
             ready(port)
         await stop.wait()
         log.info("shutting down", extra={"grace_s": config.grace_s})
+        exit_after(config.grace_s + STOP_MARGIN_S)  # the last resort: see services.lifecycle
     finally:
         await server.stop()
 

@@ -73,6 +73,7 @@ def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_ke
         api_key = _read_api_key(api_key_file)
     ensure_generated()
     from services.web.app import create_app
+    from services.web.serving import GRACE_S, StoppingServer
 
     configure_logging(log_level)
     if redis_url is not None:  # a Redis that does not answer is one line, before anything is served
@@ -81,9 +82,13 @@ def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_ke
     try:
         app = create_app(redis_url, api_key or None, analysis_nodes=analysis_nodes, allowed_hosts=allowed_hosts(host),
                          bot_budget=Budget(bot_budget, bot_time_limit))
-        uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug")
+        server = StoppingServer(uvicorn.Config(app, host=host, port=port, log_level=log_level,
+                                               access_log=log_level == "debug", timeout_graceful_shutdown=GRACE_S))
+        server.run()
     except (ConnectionError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
+    if not server.started:  # uvicorn said why (its startup failed): the exit status says so too, as uvicorn.run's
+        raise SystemExit(3)
 
 
 if __name__ == "__main__":  # `python -m services.cli.web REPLAY_ID` prints the replay's address (make demo)
