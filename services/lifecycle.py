@@ -5,7 +5,8 @@ processes do not outlive it, however it dies (SIGKILL included).
   (``engine.budget.Cancel``), but a thread that never returns (a policy of one's own stuck in a loop, a call that
   hangs) would keep the interpreter alive for ever, since Python waits for its worker threads at exit; past the
   grace and ``STOP_MARGIN_S``, the process exits anyway.
-- :func:`follow_parent`, called in a child process (the replay builder): the child exits once its parent is gone.
+- :func:`follow_parent`, called in a child process (the replay builder; each server process of ``cardtable serve
+  --workers``, which stops in order): the child exits once its parent is gone.
   Its parent's death is seen by the parent pid changing (the orphan is handed to init or a subreaper), which holds
   whichever thread started the child, unlike ``PR_SET_PDEATHSIG``, and needs no ``preexec_fn`` (unsafe while gRPC's
   threads run).
@@ -17,6 +18,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 
 STOP_MARGIN_S = 4.0  # beyond the grace: closing Redis and Ray (about 2.5 s with a job running), with room to spare
 FOLLOW_INTERVAL_S = 0.5
@@ -39,13 +41,15 @@ def exit_after(seconds: float) -> threading.Timer:
     return timer
 
 
-def follow_parent(parent: int, interval: float = FOLLOW_INTERVAL_S) -> None:
-    """In a child process of ``parent``: exit within ``interval`` seconds once ``parent`` is gone (at once if it is
-    already)."""
+def follow_parent(parent: int, interval: float = FOLLOW_INTERVAL_S, then: Callable[[], object] | None = None) -> None:
+    """In a child process of ``parent``: once ``parent`` is gone (looked at every ``interval`` seconds), exit at once,
+    or call ``then`` (a server stops itself in order: ``os.kill(os.getpid(), signal.SIGTERM)``)."""
 
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(interval)
-        os._exit(0)
+        if then is None:
+            os._exit(0)
+        then()
 
     threading.Thread(target=watch, name="follow-parent", daemon=True).start()

@@ -39,6 +39,7 @@ from .redis_url import redis_url_option
 
 DEFAULT_PORT = 50051
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
+_PARENT_VARIABLE = "CARDTABLE_SERVE_PARENT"  # set for each server process of --workers: the pid they stop with
 
 
 class Duration(click.ParamType):
@@ -129,6 +130,10 @@ def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_
     from services.server import ServerConfig, run
 
     configure_logging(log_level)
+    if (parent := os.environ.pop(_PARENT_VARIABLE, "")).isdigit():  # one of --workers: it stops with the parent
+        from services.lifecycle import follow_parent
+
+        follow_parent(int(parent), then=lambda: os.kill(os.getpid(), signal.SIGTERM))
     config = ServerConfig(host=host, port=port, redis_url=redis_url, api_key=api_key or None, tls_cert=tls_cert,
                           tls_key=tls_key, grace_s=grace, reuse_port=reuse_port,
                           retention=Retention(retention, abandon_after), max_watchers=max_watchers,
@@ -163,7 +168,8 @@ def _run_workers(workers: int, config_args: list[str], host: str, port: int, red
     cardtable = shutil.which("cardtable", path=str(Path(sys.executable).parent)) or "cardtable"
     command = [cardtable, "serve", "--host", host, "--port", str(port), "--redis-url", redis_url, "--reuse-port",
                *config_args]
-    env = {**os.environ, "CARDTABLE_API_KEY": api_key or ""}  # not on the command line, where `ps` shows it
+    env = {**os.environ, "CARDTABLE_API_KEY": api_key or "",  # not on the command line, where `ps` shows it
+           _PARENT_VARIABLE: str(os.getpid())}
     children = [subprocess.Popen(command, env=env) for _ in range(workers)]
 
     def stop(*_: object) -> None:

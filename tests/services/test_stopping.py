@@ -262,3 +262,27 @@ def test_a_killed_web_server_leaves_no_process_behind(tmp_path):
         web.kill()
         for pid in still_running_pids(family):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_a_killed_serve_with_workers_leaves_no_process_behind(tmp_path):
+    """``--workers``: the server processes stop in order when the process that started them is killed."""
+    server = ServerProcess("--workers", "2", env=server_env(tmp_path)).start()
+    family = {}
+    try:
+        with grpc.insecure_channel(server.target) as channel:
+            games = game_service_pb2_grpc.GameServiceStub(channel)
+            assert games.CreateGame(game_pb2.CreateGameRequest(game_id="german_whist", seats=[bot("greedy")] * 2,
+                                                               seed=4), timeout=60).view.game_over
+        deadline = time.monotonic() + 60
+        while len([line for line in server.log_lines if line.get("msg") == "serving"]) < 2:
+            assert time.monotonic() < deadline, "the second worker did not start"
+            time.sleep(0.2)
+        family = descendants(server.process.pid)
+        commands = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in family]
+        assert sum(b"--reuse-port" in command for command in commands) == 2
+        assert "valkey-server" in {row[0] for row in family.values()}
+        server.kill()
+        assert_none_left(family, "cardtable serve --workers 2")
+    finally:
+        for pid in still_running_pids(family):
+            os.kill(pid, signal.SIGKILL)
