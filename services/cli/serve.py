@@ -15,6 +15,11 @@ on stderr, cardtable's own only (``--verbose`` adds debug lines and Ray's); the 
 (useful with ``--port 0``). Simulation jobs run on the Ray at ``$RAY_ADDRESS``, else on a local Ray started with the
 first job that lives as long as the server: SIGTERM or Ctrl-C stops the server, its Ray and its embedded Valkey.
 
+A bot's decision spends at most ``--bot-budget`` work units (100,000 by default; the same moves for the same seed on
+any machine) and ``--bot-time-limit`` (2 s); a bot whose parameters ask more than 10 times the budget is refused
+(see :mod:`services.budgets`). A decision whose client's deadline passes is abandoned; SIGTERM stops the server within
+``--grace`` and 4 s whatever runs, and no process it started outlives it, SIGKILL included.
+
 ``--workers N`` runs N server processes on one port (SO_REUSEPORT: the kernel spreads the connections), one per
 core, since one Python process serves on one core; they share nothing but Redis, as any server processes can.
 """
