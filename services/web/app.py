@@ -57,6 +57,7 @@ from ..simulation_service import list_jobs, load_job
 from ..views import public_observation
 from .analysis import NODES, Analyses
 from .frames import replay_frames
+from .serving import while_connected
 
 log = logging.getLogger("cardtable.web")
 
@@ -402,7 +403,7 @@ class WebApi:
         if not 0 <= seed < 2**64:
             raise InvalidArgument(f"seed is a whole number from 0 to 2**64 - 1, got {seed}")
         seats = [Seat(PERSON) if n == seat else Seat(BOT, policy) for n in range(players)]
-        created = await self.games.create(game_id, seats, options, seed)
+        created = await while_connected(request, self.games.create(game_id, seats, options, seed))
         return {"token": created.tokens[seat], "moves": played_moves(created.played, seat),
                 "view": match_view(created.match, seat, history=False)}
 
@@ -422,8 +423,9 @@ class WebApi:
             if name not in body:
                 raise InvalidArgument(f"{name} is missing")
         seat = body.get("seat", 0)
-        acted = await self.games.act(request.path_params["match_id"], seat, seat_token(request), body["action"],
-                                     body["expected_move_number"])
+        acted = await while_connected(request, self.games.act(request.path_params["match_id"], seat,
+                                                              seat_token(request), body["action"],
+                                                              body["expected_move_number"]))
         match = acted.match
         match.replay_id = acted.replay_id
         state = match.state

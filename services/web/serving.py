@@ -1,4 +1,5 @@
-"""uvicorn's server as ``cardtable web`` runs it: stopped within its grace and a few seconds on SIGTERM, whatever runs.
+"""The web app's work, stoppable: a request whose client hangs up is abandoned (:func:`while_connected`), and
+uvicorn's server as ``cardtable web`` runs it stops within its grace and a few seconds on SIGTERM, whatever runs.
 
 uvicorn waits for open connections for ever when it stops (an event stream never ends by itself): here they get
 ``GRACE_S``, then their tasks are cancelled (a bot's search with them: ``services.live_games.off_loop``), and
@@ -9,13 +10,43 @@ uvicorn waits for open connections for ever when it stops (an event stream never
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable
 from types import FrameType
+from typing import TypeVar
 
+import grpc
 import uvicorn
+from starlette.requests import Request
 
+from services.errors import ServiceError
 from services.lifecycle import STOP_MARGIN_S, exit_after
 
 GRACE_S = 5.0  # what running requests and open event streams get to finish on SIGTERM
+LOOK_S = 0.25  # how often a long request looks whether its client is still there
+
+T = TypeVar("T")
+
+
+class ClientGone(ServiceError):
+    """The client hung up before the answer (nobody reads it)."""
+
+    code = grpc.StatusCode.CANCELLED
+
+
+async def while_connected(request: Request, work: Awaitable[T]) -> T:
+    """``work``, cancelled if the client hangs up first (a bot's search then stops: ``services.live_games.off_loop``);
+    the web has no deadline of the client's to go by, as gRPC has."""
+    task = asyncio.ensure_future(work)
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=LOOK_S)
+            if done:
+                return task.result()
+            if await request.is_disconnected():
+                raise ClientGone("the client hung up: its request was abandoned")
+    finally:
+        task.cancel()
 
 
 class StoppingServer(uvicorn.Server):

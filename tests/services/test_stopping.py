@@ -192,19 +192,24 @@ class WebProcess:
             self.process.wait()
 
 
-def test_sigterm_stops_web_within_10_s_while_a_bomb_searches_and_a_watcher_streams(tmp_path):
+def test_web_abandons_a_bomb_whose_client_hung_up_and_sigterm_stops_it_within_10_s_mid_search(tmp_path):
     web = WebProcess(tmp_path, *UNBOUNDED)
     try:
         seed = next(s for s in range(100) if engine.new_match("german_whist", seed=s, players=2).current_player == 1)
         created = web.call("POST", "/api/matches", {"game": "german_whist", "players": 2, "seat": 1, "policy": BOMB,
                                                     "seed": seed})
         view, token = created["view"], created["token"]
-        events = urllib.request.urlopen(f"{web.base}/api/matches/{view['match_id']}/events", timeout=120)
+        path = f"/api/matches/{view['match_id']}"
+        move = {"seat": 1, "action": view["legal_actions"][0], "expected_move_number": view["move_number"]}
+        with pytest.raises(TimeoutError):
+            web.call("POST", f"{path}/act", move, token=token, timeout=1)  # the client gives up, and hangs up
+        idle, used = idles_within(web.process.pid, timeout=10)
+        assert idle, f"cardtable web used {used:.2f} CPU s in {IDLE_WINDOW_S} s, 10 s after its client hung up"
+        assert web.call("GET", f"{path}?seat=1", token=token)["view"]["move_number"] == view["move_number"]
+
+        events = urllib.request.urlopen(f"{web.base}{path}/events", timeout=120)
         assert events.readline().startswith(b"event: snapshot")  # a watcher streams
-        thread, outcome = in_background(lambda: web.call(
-            "POST", f"/api/matches/{view['match_id']}/act", {"seat": 1, "action": view["legal_actions"][0],
-                                                             "expected_move_number": view["move_number"]},
-            token=token, timeout=120))
+        thread, outcome = in_background(lambda: web.call("POST", f"{path}/act", move, token=token, timeout=120))
         assert busy(web.process.pid) > 2 * IDLE_CPU_S, outcome
         took = stop_time(web.process)
         # stopped in order (uvicorn ends by the signal it was given), not by the last resort (status 1)

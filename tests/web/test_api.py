@@ -161,6 +161,8 @@ def test_an_illegal_move_is_refused_with_the_engines_message_and_changes_nothing
     ({"game": "belote_contree", "players": 3}, "INVALID_ARGUMENT", "[4] players, not 3"),
     ({"game": "tablanette", "seat": 2}, "INVALID_ARGUMENT", "seat 2 does not exist"),
     ({"game": "tablanette", "policy": "genius"}, "INVALID_ARGUMENT", "unknown policy 'genius'"),
+    ({"game": "tablanette", "policy": "pimc:samples=10000:rollouts=1000:dd_cards=52"}, "INVALID_ARGUMENT",
+     "more than 1,000,000, 10 times this server's bot budget of 100,000 (--bot-budget); lower samples"),
     ({"game": "tablanette", "options": {"colour": 1}}, "INVALID_ARGUMENT", "unknown option 'colour'"),
     ({"game": "tablanette", "options": {"target": -5}}, "INVALID_ARGUMENT", "target"),
     ({"game": "tablanette", "options": {"target": [1]}}, "INVALID_ARGUMENT", "option 'target' is a number"),
