@@ -24,13 +24,13 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from engine.budget import Budget, Cancel, Cancelled
+from engine.budget import Budget, Cancel
 from engine.state import State
 
 from .budgets import DEFAULT_BOT_BUDGET
-from .errors import Aborted, InvalidArgument, NotFound, ServiceError, Unavailable, quoted
+from .errors import Aborted, InvalidArgument, NotFound, ServiceError, quoted
 from .game_store import GameStore, Move
-from .lifecycle import follow_parent
+from .lifecycle import abandonable, follow_parent
 from .matches import LiveMatch, MatchCache, Played, Seat, build_replay
 from .watchers import MatchWatchers
 
@@ -141,14 +141,12 @@ class LiveGames:
         return Acted(match, played, replay_id)
 
     async def _bots_move(self, call: Callable[..., T], *args: Any) -> T:
-        """``call(*args, budget, cancel)`` off the loop (:func:`off_loop`): the bots' decisions in it bounded by
-        this server's budget and abandoned with the call or the server. UNAVAILABLE when the server stops under
-        them (the match is left as it was stored)."""
-        cancel = Cancel(parent=self.stopping)
-        try:
-            return await off_loop(call, *args, self.budget, cancel, cancel=cancel)
-        except Cancelled as exc:
-            raise Unavailable(f"the bots' move was abandoned: {exc}; the match is as it was") from None
+        """``call(*args, budget, cancel)`` in a worker thread (:func:`services.lifecycle.abandonable`): the bots'
+        moves of one match (a whole match of bots, or a slow policy) must not stall the event loop, which serves every
+        other call of this process meanwhile. The match object is this request's own (taken out of the cache, or
+        loaded), so no other request touches it while the thread runs. The bots' decisions are bounded by this
+        server's budget and abandoned with the call or the server (the match is left as it was stored)."""
+        return await abandonable(call, *args, self.budget, stopping=self.stopping, what="the bots' move")
 
     async def watch(self, watchers: MatchWatchers, match_id: str, seat: int | None = None,
                     token: str = "") -> AsyncIterator[Watched]:
@@ -194,22 +192,6 @@ class LiveGames:
         log.info("match over", extra={"match_id": match.match_id, "replay_id": replay_id,
                                       "scores": match.state.scores, "moves": match.version})
         return replay_id
-
-
-async def off_loop(call: Callable[..., T], *args: Any, cancel: Cancel | None = None) -> T:
-    """``call(*args)`` in a worker thread: the bots' moves of one match (a whole match of bots, or a slow policy) must
-    not stall the event loop, which serves every other call of this process meanwhile. The match object is this
-    request's own (taken out of the cache, or loaded), so no other request touches it while the thread runs.
-
-    A thread cannot be stopped from outside: when the awaiting call is cancelled (gRPC cancels it when the client's
-    deadline passes or the client hangs up), ``cancel`` is raised, and the bots' search in the thread stops at its
-    next look (milliseconds) instead of burning the CPU for nobody."""
-    try:
-        return await asyncio.to_thread(call, *args)
-    except asyncio.CancelledError:
-        if cancel is not None:
-            cancel.cancel("the call was cancelled (its deadline passed, or its client left)")
-        raise
 
 
 async def _build_replay(match: LiveMatch, moves: list[Move]) -> bytes:

@@ -2,7 +2,7 @@
 uvicorn's server as ``cardtable web`` runs it stops within its grace and a few seconds on SIGTERM, whatever runs.
 
 uvicorn waits for open connections for ever when it stops (an event stream never ends by itself): here they get
-``GRACE_S``, then their tasks are cancelled (a bot's search with them: ``services.live_games.off_loop``), and
+``GRACE_S``, then their tasks are cancelled (a bot's search with them: ``services.lifecycle.abandonable``), and
 ``STOP_MARGIN_S`` later the process exits whatever still runs (:func:`services.lifecycle.exit_after`).
 
     StoppingServer(uvicorn.Config(app, port=8080, timeout_graceful_shutdown=GRACE_S)).run()
@@ -35,7 +35,7 @@ class ClientGone(ServiceError):
 
 
 async def while_connected(request: Request, work: Awaitable[T]) -> T:
-    """``work``, cancelled if the client hangs up first (a bot's search then stops: ``services.live_games.off_loop``);
+    """``work``, cancelled if the client hangs up first (a bot's search then stops: ``services.lifecycle.abandonable``);
     the web has no deadline of the client's to go by, as gRPC has."""
     task = asyncio.ensure_future(work)
     try:

@@ -28,7 +28,12 @@ from test_lifecycle import data_dir_env, final_job, server_env, still_running, s
 
 import engine
 from services.generated.cardtable.v1 import game_service_pb2 as game_pb2
-from services.generated.cardtable.v1 import game_service_pb2_grpc, simulation_service_pb2_grpc
+from services.generated.cardtable.v1 import (
+    game_service_pb2_grpc,
+    replay_service_pb2,
+    replay_service_pb2_grpc,
+    simulation_service_pb2_grpc,
+)
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
 
 BOMB = "pimc:samples=10000:rollouts=1000:dd_cards=52"  # hours of search a decision, unbounded
@@ -143,6 +148,25 @@ def test_a_bot_decision_past_its_deadline_is_abandoned_and_sigterm_stops_a_bomb(
         if server.process.poll() is None:
             server.process.kill()
     assert [line["msg"] for line in server.log_lines if "msg" in line][-2:] == ["shutting down", "stopped"]
+
+
+def test_an_analysis_past_its_deadline_is_abandoned(tmp_path):
+    with ServerProcess(env=server_env(tmp_path)) as server:
+        channel = grpc.insecure_channel(server.target)
+        games = game_service_pb2_grpc.GameServiceStub(channel)
+        played = games.CreateGame(game_pb2.CreateGameRequest(game_id="belote", seats=[bot("greedy")] * 4, seed=3,
+                                                             first_dealer=0), timeout=60)
+        snapshot = next(iter(games.WatchGame(game_pb2.WatchGameRequest(match_id=played.match_id), timeout=60)))
+        assert played.view.game_over and snapshot.replay_id
+        replays = replay_service_pb2_grpc.ReplayServiceStub(channel)
+        # a whole match of 8 deals, each searched back from its last trick to one past 10,000,000 nodes: minutes
+        with pytest.raises(grpc.RpcError) as caught:
+            replays.Analyze(replay_service_pb2.AnalyzeRequest(replay_id=snapshot.replay_id, max_nodes=10_000_000),
+                            timeout=1)
+        assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        idle, used = idles_within(server.process.pid, timeout=10)
+        assert idle, f"the server used {used:.2f} CPU s in {IDLE_WINDOW_S} s, 10 s after the deadline passed"
+        channel.close()
 
 
 def test_the_last_resort_ends_a_process_whose_thread_never_returns():

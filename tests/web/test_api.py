@@ -17,6 +17,7 @@ from web_harness import ANALYSIS_NODES, WebServer, serve_in_thread
 
 import engine
 import replay
+from engine.budget import Cancel
 from engine.trickgame import TrickGame
 from replay.analysis import analyze
 from replay.store import ReplayStore
@@ -253,9 +254,9 @@ def test_a_trick_games_replay_is_analysed_apart_and_once(web_server: WebServer,
 
     runs: list[tuple[int, int]] = []
 
-    def counted(data: bytes, from_trick: int, max_nodes: int) -> dict[str, Any]:
+    def counted(data: bytes, from_trick: int, max_nodes: int, cancel: Cancel | None = None) -> dict[str, Any]:
         runs.append((from_trick, max_nodes))
-        return analyze(data, from_trick, max_nodes)
+        return analyze(data, from_trick, max_nodes, cancel)
 
     monkeypatch.setattr(services.replays, "analyze", counted)
     replay_id = f"{web_server.collection}/2"  # German Whist
@@ -286,11 +287,11 @@ def test_an_analysis_under_way_holds_up_nothing_else(web_server: WebServer, monk
     started, release = threading.Event(), threading.Event()
     runs = []
 
-    def held(data: bytes, from_trick: int, max_nodes: int) -> dict[str, Any]:
+    def held(data: bytes, from_trick: int, max_nodes: int, cancel: Cancel | None = None) -> dict[str, Any]:
         runs.append(from_trick)
         started.set()
         assert release.wait(30)
-        return analyze(data, from_trick, max_nodes)
+        return analyze(data, from_trick, max_nodes, cancel)
 
     monkeypatch.setattr(services.replays, "analyze", held)
     replay_id = f"{web_server.collection}/0"  # Belote contrée
