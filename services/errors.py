@@ -73,3 +73,9 @@ class DataLoss(ServiceError):
     """A stored replay that does not decode."""
 
     code = grpc.StatusCode.DATA_LOSS
+
+
+class Unavailable(ServiceError):
+    """The server cannot serve the call now (it is stopping): try again, here later or elsewhere."""
+
+    code = grpc.StatusCode.UNAVAILABLE

@@ -14,9 +14,11 @@ from collections.abc import AsyncIterator
 import grpc
 
 import engine
+from engine.budget import Budget, Cancel
 from engine.rng import fresh_seed
 
 from .allowed_policies import PolicyAllowList
+from .budgets import DEFAULT_BOT_BUDGET
 from .convert import game_info_response, game_summary, known_game, options_from_request, policy_label_of
 from .errors import InvalidArgument
 from .game_store import GameStore
@@ -41,9 +43,10 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     def __init__(self, store: GameStore, save_replay: ReplaySink | None = None, cache_size: int = 4096,
                  watchers: MatchWatchers | None = None, clients: Clients | None = None,
-                 policies: PolicyAllowList | None = None) -> None:
+                 policies: PolicyAllowList | None = None, budget: Budget = DEFAULT_BOT_BUDGET,
+                 stopping: Cancel | None = None) -> None:
         self.clients = clients or Clients()
-        self.games = LiveGames(store, save_replay, cache_size, self.clients)
+        self.games = LiveGames(store, save_replay, cache_size, self.clients, budget, stopping)
         self.watchers = watchers or MatchWatchers(store)
         self.policies = policies or PolicyAllowList()  # the policies a bot's seat may name
 
@@ -136,13 +139,16 @@ def _move(played: Played, viewer: int | None = None) -> common_pb2.Move:
 
 def install(server: grpc.aio.Server, store: GameStore, save_replay: ReplaySink | None,
             watchers: MatchWatchers | None = None, redis_url: str = "", clients: Clients | None = None,
-            policies: PolicyAllowList | None = None) -> str:
+            policies: PolicyAllowList | None = None, budget: Budget = DEFAULT_BOT_BUDGET,
+            stopping: Cancel | None = None) -> str:
     """Add the GameService to ``server`` (over the Redis at ``redis_url``, named when it cannot be reached; its
-    callers held to the limits of ``clients``; its bots play the ``policies`` allowed, by default no import path);
-    returns its full name (for health checks and reflection)."""
+    callers held to the limits of ``clients``; its bots play the ``policies`` allowed, by default no import path,
+    their decisions bounded by ``budget`` and abandoned when ``stopping`` is raised); returns its full name (for
+    health checks and reflection)."""
     if save_replay is not None:
         start_replay_builder()
-    servicer = GameServicer(store, save_replay, watchers=watchers, clients=clients, policies=policies)
+    servicer = GameServicer(store, save_replay, watchers=watchers, clients=clients, policies=policies, budget=budget,
+                            stopping=stopping)
     servicer.redis_address = redis_address(redis_url)
     game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
     return SERVICE_NAME

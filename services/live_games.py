@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 import secrets
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -23,10 +24,13 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from engine.budget import Budget, Cancel
 from engine.state import State
 
+from .budgets import DEFAULT_BOT_BUDGET
 from .errors import Aborted, InvalidArgument, NotFound, ServiceError, quoted
 from .game_store import GameStore, Move
+from .lifecycle import abandonable, follow_parent
 from .limits import Clients
 from .matches import LiveMatch, MatchCache, Played, Seat, build_replay
 from .watchers import MatchWatchers
@@ -75,14 +79,19 @@ class Acted:
 
 
 class LiveGames:
-    """Live matches in a :class:`GameStore`; finished ones are saved as replays through ``save_replay``."""
+    """Live matches in a :class:`GameStore`; finished ones are saved as replays through ``save_replay``. Each bot
+    decision is bounded by ``budget`` and abandoned when its call is cancelled (a deadline passed, the client left) or
+    when ``stopping`` (the server's flag) is raised."""
 
     def __init__(self, store: GameStore, save_replay: ReplaySink | None = None, cache_size: int = 4096,
-                 clients: Clients | None = None) -> None:
+                 clients: Clients | None = None, budget: Budget = DEFAULT_BOT_BUDGET,
+                 stopping: Cancel | None = None) -> None:
         self.store = store
         self.save_replay = save_replay
         self.cache = MatchCache(cache_size)
         self.clients = clients or Clients()
+        self.budget = budget
+        self.stopping = stopping or Cancel()
 
     async def create(self, game_id: str, seats: Sequence[Seat], options: dict[str, Any], seed: int,
                      first_dealer: int | None = None, client: str = "") -> Created:
@@ -96,8 +105,8 @@ class LiveGames:
     async def _create(self, game_id: str, seats: Sequence[Seat], options: dict[str, Any], seed: int,
                       first_dealer: int | None) -> Created:
         match_id = secrets.token_hex(8)
-        match, tokens, played = await off_loop(LiveMatch.create, game_id, seats, options, seed, first_dealer,
-                                               match_id)
+        match, tokens, played = await self._bots_move(LiveMatch.create, game_id, seats, options, seed,
+                                                      first_dealer, match_id)
         if not await self.store.create(match_id, match.meta, match.state.to_position(), match.new_moves(),
                                        finished=match.state.is_terminal):
             raise Aborted(f"match id {match_id} is taken; create the match again")
@@ -124,13 +133,13 @@ class LiveGames:
         match = await self.load(match_id, with_history=False) if fresh or cached is None else cached
         request = (seat, token, action, expected_move_number)
         try:
-            played = await off_loop(match.play_person, *request)
+            played = await self._bots_move(match.play_person, *request)
         except ServiceError:
             if fresh:
                 raise
             # The cached match may be behind the store: judge the request on the stored match.
             match = await self.load(match_id, with_history=False)
-            played = await off_loop(match.play_person, *request)
+            played = await self._bots_move(match.play_person, *request)
         before = match.loaded_version
         if not await self.store.commit(match.match_id, before, match.state.to_position(), match.new_moves(),
                                        finished=match.state.is_terminal):
@@ -141,6 +150,14 @@ class LiveGames:
         if not match.state.is_terminal:
             self.cache.put(match)
         return Acted(match, played, replay_id)
+
+    async def _bots_move(self, call: Callable[..., T], *args: Any) -> T:
+        """``call(*args, budget, cancel)`` in a worker thread (:func:`services.lifecycle.abandonable`): the bots'
+        moves of one match (a whole match of bots, or a slow policy) must not stall the event loop, which serves every
+        other call of this process meanwhile. The match object is this request's own (taken out of the cache, or
+        loaded), so no other request touches it while the thread runs. The bots' decisions are bounded by this
+        server's budget and abandoned with the call or the server (the match is left as it was stored)."""
+        return await abandonable(call, *args, self.budget, stopping=self.stopping, what="the bots' move")
 
     async def watch(self, watchers: MatchWatchers, match_id: str, seat: int | None = None,
                     token: str = "") -> AsyncIterator[Watched]:
@@ -188,13 +205,6 @@ class LiveGames:
         return replay_id
 
 
-async def off_loop(call: Callable[..., T], *args: Any) -> T:
-    """``call(*args)`` in a worker thread: the bots' moves of one match (a whole match of bots, or a slow policy) must
-    not stall the event loop, which serves every other call of this process meanwhile. The match object is this
-    request's own (taken out of the cache, or loaded), so no other request touches it while the thread runs."""
-    return await asyncio.to_thread(call, *args)
-
-
 async def _build_replay(match: LiveMatch, moves: list[Move]) -> bytes:
     """``match``'s replay, built in a worker process: replaying a whole match takes ~10 ms of CPU, which on the event
     loop (or in a thread, under the GIL) would stall every other match's calls together. One worker per server
@@ -208,12 +218,19 @@ async def _build_replay(match: LiveMatch, moves: list[Move]) -> bytes:
         return match.replay_bytes(moves)
 
 
+def _replay_builder_started(server: int) -> None:
+    """The replay worker ignores SIGINT (a Ctrl-C in the server's terminal stops the server, which then stops its
+    worker) and exits when the server is gone, however it died (multiprocessing's resource tracker then goes too:
+    it stops when the last process holding its pipe does)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    follow_parent(server)
+
+
 def start_replay_builder() -> ProcessPoolExecutor:
     """This process's replay worker, started (in the background) on first call."""
     global _replay_builders
     if _replay_builders is None:
-        # The worker ignores SIGINT: a Ctrl-C in the server's terminal stops the server, which then stops its worker.
         _replay_builders = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                               initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+                                               initializer=_replay_builder_started, initargs=(os.getpid(),))
         _replay_builders.submit(int)  # starts the worker now rather than when the first match ends
     return _replay_builders

@@ -23,10 +23,12 @@ from typing import Any
 import engine
 from engine.bots import make_policy, parse_policy, seat_observer
 from engine.bots.policy import Policy
+from engine.budget import NO_BUDGET, Budget, Cancel
 from engine.rng import derive_seed
 from engine.state import State
 from replay import Recorder
 
+from .budgets import check_cost
 from .errors import Aborted, FailedPrecondition, InvalidArgument, PermissionDenied, quoted
 from .game_store import Move, StoredMatch
 
@@ -81,12 +83,15 @@ class LiveMatch:
 
     @classmethod
     def create(cls, game_id: str, seats: Sequence[Seat], options: dict[str, Any], seed: int,
-               first_dealer: int | None, match_id: str = "") -> tuple[LiveMatch, dict[int, str], list[Played]]:
-        """A new match, its seat tokens (person seats only) and the bots' opening moves."""
+               first_dealer: int | None, match_id: str = "", budget: Budget = NO_BUDGET,
+               cancel: Cancel | None = None) -> tuple[LiveMatch, dict[int, str], list[Played]]:
+        """A new match, its seat tokens (person seats only) and the bots' opening moves (each decision bounded by
+        ``budget``, abandoned when ``cancel`` is raised: see :meth:`play_bots`); a bot whose parameters ask far more
+        than ``budget`` is refused (:func:`services.budgets.check_cost`)."""
         if not seats:
             raise InvalidArgument("a match needs seats: one SeatSpec per player")
         for number, seat in enumerate(seats):
-            _check_seat_spec(game_id, number, seat)
+            _check_seat_spec(game_id, number, seat, budget)
         try:
             state = engine.new_match(game_id, seed=seed, players=len(seats), options=options,
                                      first_dealer=first_dealer)
@@ -99,7 +104,7 @@ class LiveMatch:
             "token_sha256": {str(n): _digest(token) for n, token in tokens.items()},
         }
         match = cls(match_id, meta, state, 0)
-        return match, tokens, match.play_bots()
+        return match, tokens, match.play_bots(budget, cancel)
 
     @classmethod
     def load(cls, stored: StoredMatch) -> LiveMatch:
@@ -129,8 +134,10 @@ class LiveMatch:
 
     # ---- play ---------------------------------------------------------------------------------------------------
 
-    def play_person(self, seat: int, token: str, action: str, expected_version: int) -> list[Played]:
-        """Play a person's move and the bots' replies; the state is unchanged if anything is refused."""
+    def play_person(self, seat: int, token: str, action: str, expected_version: int, budget: Budget = NO_BUDGET,
+                    cancel: Cancel | None = None) -> list[Played]:
+        """Play a person's move and the bots' replies (see :meth:`play_bots`); the state is unchanged if anything is
+        refused."""
         self.authorize(seat, token)
         if expected_version != self.version:
             raise Aborted(f"stale move number: the request expects move {expected_version} but the match is at move "
@@ -148,16 +155,17 @@ class LiveMatch:
         except engine.IllegalAction as exc:
             raise InvalidArgument(str(exc)) from None
         played = [self._apply(action_id) for action_id in action_ids]
-        return played + self.play_bots()
+        return played + self.play_bots(budget, cancel)
 
-    def play_bots(self) -> list[Played]:
-        """Let bots move while a bot is to act."""
+    def play_bots(self, budget: Budget = NO_BUDGET, cancel: Cancel | None = None) -> list[Played]:
+        """Let bots move while a bot is to act, each decision bounded by ``budget``; raising ``cancel`` abandons the
+        decision under way (:class:`engine.budget.Cancelled`), the moves before it played on this object only."""
         played = []
         state = self.state
         while not state.is_terminal and self.seats[state.current_player].kind == BOT:
             seat = state.current_player
             bot_seed = derive_seed(self.meta["seed"], self.version)
-            bot = bot_policy(self.seats[seat].policy, state.game_id, seat, bot_seed)
+            bot = bot_policy(self.seats[seat].policy, state.game_id, seat, bot_seed).bound(budget, cancel)
             action_id = bot.choose_id(state.legal_action_ids(), seat_observer(state, seat, bot))
             played.append(self._apply(action_id))
         return played
@@ -205,14 +213,15 @@ def build_replay(meta: dict[str, Any], log: Sequence[Move]) -> bytes:
     return recorder.finish()
 
 
-def _check_seat_spec(game_id: str, number: int, seat: Seat) -> None:
+def _check_seat_spec(game_id: str, number: int, seat: Seat, budget: Budget) -> None:
     if seat.kind == PERSON:
         return
     if seat.kind != BOT:
         raise InvalidArgument(f"seat {number}: say whether it is a bot or a person (SeatSpec.kind)")
     try:
         bot_policy(seat.policy, game_id, number, 0)
-    except ValueError as exc:
+        check_cost(seat.policy, budget)
+    except (ValueError, InvalidArgument) as exc:
         raise InvalidArgument(f"seat {number}: {exc}") from None
 
 

@@ -26,6 +26,7 @@ from replay.export import export_json, text_record
 from .backends import Backends
 from .errors import DataLoss, InvalidArgument
 from .generated.cardtable.v1 import common_pb2, replay_service_pb2, replay_service_pb2_grpc
+from .lifecycle import abandonable
 from .replays import (
     ReplayHeader,
     Replays,
@@ -55,6 +56,7 @@ class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
 
     def __init__(self, backends: Backends) -> None:
         self.replays = Replays(backends)
+        self.stopping = backends.stopping  # an analysis under way stops with the server, or with its call
 
     @unary
     async def GetReplay(self, request: replay_service_pb2.GetReplayRequest,
@@ -111,7 +113,8 @@ class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
         if max_nodes > MOST_NODES:
             raise InvalidArgument(f"max_nodes is at most {MOST_NODES:,}, got {max_nodes:,}")
         data = await self.replays.fetch(request.replay_id)
-        report = await asyncio.to_thread(analysis_of, data, request.replay_id, request.from_trick or 1, max_nodes)
+        report = await abandonable(analysis_of, data, request.replay_id, request.from_trick or 1, max_nodes,
+                                   stopping=self.stopping, what="the analysis")
         return analysis_message(request.replay_id, report)
 
 

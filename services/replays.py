@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from engine.budget import Cancel, Cancelled
 from replay import Replayer, ReplayError
 from replay.analysis import analyze
 from replay.codec import Header, decode_frame
@@ -24,7 +25,7 @@ from replay.record import Step
 from replay.store import LIVE_COLLECTION, check_collection, parse_id
 
 from .backends import Backends
-from .errors import DataLoss, InvalidArgument, NotFound, quoted
+from .errors import DataLoss, InvalidArgument, NotFound, Unavailable, quoted
 from .paging import page_size, start_of, token_of
 
 DEFAULT_PAGE = 50
@@ -139,12 +140,16 @@ def replay_steps(replayer: Replayer, replay_id: str) -> Iterator[Step]:
         raise DataLoss(f"replay {replay_id} does not decode: {exc}") from None
 
 
-def analysis_of(data: bytes, replay_id: str, from_trick: int, max_nodes: int) -> dict[str, Any]:
-    """:func:`replay.analysis.analyze`'s report of a replay (run it in a worker thread); DataLoss if its bytes do not
-    decode, InvalidArgument for a game without the analysis (not a trick game) or a bad ``from_trick``."""
+def analysis_of(data: bytes, replay_id: str, from_trick: int, max_nodes: int,
+                cancel: Cancel | None = None) -> dict[str, Any]:
+    """:func:`replay.analysis.analyze`'s report of a replay (run it in a worker thread; raising ``cancel`` abandons
+    it); DataLoss if its bytes do not decode, InvalidArgument for a game without the analysis (not a trick game) or
+    a bad ``from_trick``."""
     try:
-        return analyze(data, from_trick, max_nodes)
+        return analyze(data, from_trick, max_nodes, cancel)
     except ReplayError as exc:
         raise DataLoss(f"replay {replay_id} does not decode: {exc}") from None
     except ValueError as exc:
         raise InvalidArgument(str(exc)) from None
+    except Cancelled as exc:
+        raise Unavailable(f"the analysis was abandoned: {exc}") from None

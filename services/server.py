@@ -31,12 +31,16 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
+from engine.budget import Budget
+
 from . import game_service, replay_service, simulation_service
 from .allowed_policies import PolicyAllowList
 from .auth import ApiKeyInterceptor, ApiKeys
 from .backends import Backends, open_backends
+from .budgets import DEFAULT_BOT_BUDGET
 from .game_store import Retention
 from .health import RedisHealth
+from .lifecycle import STOP_MARGIN_S, exit_after
 from .limits import ClientLimits
 from .rpc import MalformedRequestInterceptor
 from .watchers import DEFAULT_MAX_WATCHERS
@@ -51,7 +55,7 @@ ServiceInstaller = Callable[[grpc.aio.Server, Backends], str]
 
 SERVICES: tuple[ServiceInstaller, ...] = (
     lambda server, b: game_service.install(server, b.games, b.save_replay, b.watchers, b.redis_url, b.clients,
-                                           b.policies),
+                                           b.policies, b.bot_budget, b.stopping),
     replay_service.install,
     simulation_service.install,
 )
@@ -76,6 +80,7 @@ class ServerConfig:
     # The import paths a client may name a policy by (built-ins and installed entry points always): by default none.
     allow_policies: PolicyAllowList = field(default_factory=PolicyAllowList)
     limits: ClientLimits = field(default_factory=ClientLimits)  # per client (API key, else address); none by default
+    bot_budget: Budget = DEFAULT_BOT_BUDGET  # what a bot's decision may spend (services.budgets)
 
     def __post_init__(self) -> None:
         if (self.tls_cert is None) != (self.tls_key is None):
@@ -100,7 +105,8 @@ class CardtableServer:
             log.info("policies allowed by import path", extra={"modules": list(config.allow_policies.modules)})
         keys = ApiKeys.of(config.api_key)
         self.backends = await open_backends(config.redis_url, config.data_dir, config.retention, config.max_watchers,
-                                            config.limits, keys, policies=config.allow_policies)
+                                            config.limits, keys, policies=config.allow_policies,
+                                            bot_budget=config.bot_budget)
         interceptors = [ApiKeyInterceptor(keys)] if keys else []
         interceptors.append(MalformedRequestInterceptor())
         server = grpc.aio.server(
@@ -176,6 +182,7 @@ async def serve(config: ServerConfig, ready: Callable[[int], None] | None = None
             ready(port)
         await stop.wait()
         log.info("shutting down", extra={"grace_s": config.grace_s})
+        exit_after(config.grace_s + STOP_MARGIN_S)  # the last resort: see services.lifecycle
     finally:
         await server.stop()
 

@@ -30,6 +30,7 @@ import grpc
 import redis
 
 from engine.bots import label_parts
+from engine.budget import Budget
 from engine.rng import fresh_seed
 from replay.connect import sync_client
 from workers.jobstore import DRIVER_LEASE_SECONDS, FAILED, JobNotFound, JobRecord, JobStore, PatientStore, RedisAway
@@ -49,6 +50,7 @@ from workers.tournament import (
 )
 
 from .allowed_policies import PolicyAllowList
+from .budgets import DEFAULT_BOT_BUDGET, check_costs
 from .convert import option_value, options_from_request, policy_label_of
 from .errors import FailedPrecondition, InvalidArgument, NotFound
 from .generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
@@ -271,17 +273,20 @@ class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
     redis_address = ""  # the Redis URL (no credentials) named when Redis cannot be reached: see services.rpc
 
     def __init__(self, store: JobStore, drivers: JobDrivers, watch_interval_s: float = WATCH_INTERVAL_S,
-                 clients: Clients | None = None, policies: PolicyAllowList | None = None) -> None:
+                 clients: Clients | None = None, policies: PolicyAllowList | None = None,
+                 bot_budget: Budget = DEFAULT_BOT_BUDGET) -> None:
         self.store = store
         self.drivers = drivers
         self.watch_interval_s = watch_interval_s
         self.clients = clients or Clients()
         self.policies = policies or PolicyAllowList()  # the policies a job or a tournament may name
+        self.bot_budget = bot_budget  # a job's bots asking far more a decision are refused (services.budgets)
 
     @unary
     async def SubmitJob(self, request: sim_pb2.SubmitJobRequest,
                         context: grpc.aio.ServicerContext) -> sim_pb2.SubmitJobResponse:
         spec = spec_from_proto(request.spec, self.policies)
+        check_costs(spec.policies, self.bot_budget)
         async with self.clients.job_place(self.clients.of_call(context), self._unfinished) as place:
             record = await asyncio.to_thread(self.store.create, spec)
             place.take(record.job_id)
@@ -328,6 +333,7 @@ class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
     async def SubmitTournament(self, request: sim_pb2.SubmitTournamentRequest,
                                context: grpc.aio.ServicerContext) -> sim_pb2.SubmitTournamentResponse:
         spec = tournament_from_proto(request.spec, self.policies)
+        check_costs(spec.policies, self.bot_budget)
         async with self.clients.job_place(self.clients.of_call(context), self._unfinished) as place:
             record = await asyncio.to_thread(new_tournament, self.store, spec)
             place.take(record["tournament_id"])
@@ -488,7 +494,8 @@ def install(server: grpc.aio.Server, backends: Any, prefix: str | None = None) -
     store = JobStore(sync_client(backends.redis_url), prefix, backends.replays.prefix)
     # Ray's own log lines are shown when cardtable's are at debug level (`cardtable serve --verbose`).
     drivers = JobDrivers(store, backends.redis_url, RayHost(verbose=log.isEnabledFor(logging.DEBUG)))
-    servicer = SimulationServicer(store, drivers, clients=backends.clients, policies=backends.policies)
+    servicer = SimulationServicer(store, drivers, clients=backends.clients, policies=backends.policies,
+                                  bot_budget=backends.bot_budget)
     servicer.redis_address = redis_address(backends.redis_url)
     simulation_service_pb2_grpc.add_SimulationServiceServicer_to_server(servicer, server)
     backends.on_close(drivers.close)

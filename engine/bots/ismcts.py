@@ -6,8 +6,9 @@ the seat cannot tell from the real one (its SeatView), descends the tree choosin
 by UCB1 with availability counts (a child's exploration term counts the iterations in which it could have been
 chosen, not its parent's visits), adds one untried move, plays the deal out with the ``rollout`` policy and backs up,
 for the side of each move's player, the deal's margin scaled into 0..1 (``0.5 + margin / (2 * points in the deal)``).
-The decision is the most visited legal move at the root (the first listed among equals). Moves outside the play of
-the cards are ``greedy``'s unless ``bids`` says otherwise (:func:`engine.bots.search.bids_option`).
+The decision is the most visited legal move at the root (the first listed among equals). A decision bounded from
+outside (``Policy.bound``, :mod:`engine.budget`) stops after the iteration that spends its budget. Moves outside the
+play of the cards are ``greedy``'s unless ``bids`` says otherwise (:func:`engine.bots.search.bids_option`).
 
 >>> import engine
 >>> from engine.bots import make_policies, play_out
@@ -19,11 +20,13 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
+from ..budget import SAMPLE_WORK, BudgetSpent, Cost, Meter
 from ..options import Option
 from ..state import State
-from .search import SearchPolicy, bids_option, last_deal, play_deal, rollout_option
+from .search import NOMINAL_MOVES, SearchPolicy, bids_option, last_deal, play_deal, rollout_option
 from .view import SeatView
 
 Key = int | tuple[int, str]  # a move as the observer sees it: the action id, or (seat, the action as shown)
@@ -56,17 +59,35 @@ class IsmctsPolicy(SearchPolicy):
         bids_option(),
     )
 
-    def _search(self, legal_ids: Sequence[int], view: SeatView) -> int:
+    @classmethod
+    def work_cost(cls, params: Mapping[str, Any]) -> Cost:
+        iters = params["iters"]
+        return Cost(iters * (SAMPLE_WORK + NOMINAL_MOVES),
+                    f"iters {iters:,} x ({SAMPLE_WORK} a world + {NOMINAL_MOVES} moves)", "iters")
+
+    def _search(self, legal_ids: Sequence[int], view: SeatView, meter: Meter) -> int | None:
         root = Node()
+        try:
+            meter.charge(SAMPLE_WORK)
+        except BudgetSpent:
+            return None
         world = last_deal(view.sample(self.rng))
         keys = self._key_function(world)
         fixed = view.fixed()  # every sample the same deal: copies of the first will do
-        for k in range(self.params["iters"]):
-            if fixed:
-                sample = world.clone() if k + 1 < self.params["iters"] else world
-            else:
-                sample = world if k == 0 else last_deal(view.sample(self.rng))
-            self._iterate(root, sample, keys)
+        iters = self.params["iters"]
+        try:
+            for k in range(iters):
+                if fixed:
+                    sample = world.clone() if k + 1 < iters else world
+                elif k:
+                    meter.charge(SAMPLE_WORK)
+                    sample = last_deal(view.sample(self.rng))
+                else:
+                    sample = world
+                meter.charge(self._iterate(root, sample, keys))
+        except BudgetSpent:
+            if not root.children:
+                return None
         best, best_visits = legal_ids[0], -1
         for action in legal_ids:
             child = root.children.get(keys(self.seat, action))
@@ -83,7 +104,8 @@ class IsmctsPolicy(SearchPolicy):
         me = self.seat
         return lambda seat, action: (seat, world.action_seen_by(me, seat, world.action_string(action)))
 
-    def _iterate(self, root: Node, world: State, keys: Callable[[int, int], Key]) -> None:
+    def _iterate(self, root: Node, world: State, keys: Callable[[int, int], Key]) -> int:
+        """One iteration from ``world`` (consumed); the moves it played."""
         deal, before = world.deal_index, len(world.deal_results)
         node, path = root, []
         c = self.params["exploration"]
@@ -112,12 +134,14 @@ class IsmctsPolicy(SearchPolicy):
             node = node.children[keys(seat, choice)]
             path.append((node, world.side_of[seat]))
             world.apply_id(choice)
+        moves = len(path)
         if len(world.deal_results) == before:
-            play_deal(world, self.rollout_bots(world.players))
+            moves += play_deal(world, self.rollout_bots(world.players))
         rewards = _rewards(world, before)
         for child, side in path:
             child.visits += 1
             child.reward += rewards[side]
+        return moves
 
 
 def _rewards(world: State, results_before: int) -> list[float]:

@@ -12,7 +12,9 @@ with at most ``dd_cards`` cards left to play (0: never), the exact double-dummy 
 (:mod:`engine.search.double_dummy`: tricks or card points with best play by everyone); there an action that plays the
 same card with an announcement (belote) is worth half a point more, as announcing costs nothing. ``budget`` bounds a
 decision's work (0: none): once the play-out moves and double-dummy nodes of the samples so far reach it, no more
-samples are drawn (always at least one), so the decision stays a function of the seed. Moves outside the play of the
+samples are drawn (always at least one), so the decision stays a function of the seed. A decision bounded from
+outside (``Policy.bound``, :mod:`engine.budget`) is cut wherever its budget runs out, between play-outs and inside the
+double-dummy search too: it plays the best mean over the worlds evaluated in full. Moves outside the play of the
 cards (an auction's bids, redeal answers) are ``greedy``'s unless ``bids`` says otherwise
 (:func:`engine.bots.search.bids_option`).
 
@@ -26,13 +28,24 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from ..budget import SAMPLE_WORK, BudgetSpent, Cost, Meter
 from ..options import Option
-from ..search.double_dummy import DoubleDummy, cards_left, unsolvable
+from ..search.double_dummy import DoubleDummy, cards_left, nominal_nodes, unsolvable
 from ..state import State
 from ..trickgame import TrickGame
-from .search import SearchPolicy, bids_option, deal_margin, last_deal, play_deal, rollout_option
+from .search import (
+    NOMINAL_LEGAL,
+    NOMINAL_MOVES,
+    SearchPolicy,
+    bids_option,
+    deal_margin,
+    last_deal,
+    play_deal,
+    rollout_option,
+)
 from .view import SeatView
 
 ANNOUNCING = 0.5  # what playing a card with its announcement adds to the card's double-dummy value
@@ -70,24 +83,42 @@ class PimcPolicy(SearchPolicy):
         bids_option(),
     )
 
-    def _search(self, legal_ids: Sequence[int], view: SeatView) -> int:
+    @classmethod
+    def work_cost(cls, params: Mapping[str, Any]) -> Cost:
+        samples, rollouts, dd_cards = params["samples"], params["rollouts"], params["dd_cards"]
+        playouts = rollouts * NOMINAL_LEGAL * NOMINAL_MOVES
+        solve = nominal_nodes(dd_cards)
+        world = SAMPLE_WORK + max(playouts, solve)
+        work = samples * world if not params["budget"] else min(samples * world, params["budget"] + world)
+        searched = f" or about {solve:,} double-dummy nodes at dd_cards={dd_cards}" if solve > playouts else ""
+        reckoning = (f"samples {samples:,} x ({SAMPLE_WORK} a world + rollouts {rollouts:,} x "
+                     f"{NOMINAL_LEGAL * NOMINAL_MOVES} moves{searched})")
+        return Cost(work, reckoning, "samples, rollouts or dd_cards")
+
+    def _search(self, legal_ids: Sequence[int], view: SeatView, meter: Meter) -> int | None:
         totals = [0.0] * len(legal_ids)
-        budget, spent = self.params["budget"], 0
-        for _ in range(1 if view.fixed() else self.params["samples"]):
-            world = last_deal(view.sample(self.rng))
-            values, cost = self._evaluate(world, legal_ids)
-            for i, value in enumerate(values):
-                totals[i] += value
-            spent += cost
-            if budget and spent >= budget:
-                break
+        budget, spent, worlds = self.params["budget"], 0, 0
+        try:
+            for _ in range(1 if view.fixed() else self.params["samples"]):
+                meter.charge(SAMPLE_WORK)
+                world = last_deal(view.sample(self.rng))
+                values, cost = self._evaluate(world, legal_ids, meter)
+                for i, value in enumerate(values):
+                    totals[i] += value
+                worlds += 1
+                spent += cost
+                if budget and spent >= budget:
+                    break
+        except BudgetSpent:
+            if not worlds:
+                return None
         best = max(totals)
         return legal_ids[totals.index(best)]
 
-    def _evaluate(self, world: State, legal_ids: Sequence[int]) -> tuple[list[float], int]:
-        """Each legal action's value in ``world`` and the work it took (moves or nodes)."""
+    def _evaluate(self, world: State, legal_ids: Sequence[int], meter: Meter) -> tuple[list[float], int]:
+        """Each legal action's value in ``world`` and the work it took (moves or nodes), charged to ``meter``."""
         if self._double_dummy(world):
-            return self._solved(world, legal_ids)
+            return self._solved(world, legal_ids, meter)
         side = world.side_of[self.seat]
         bots = self.rollout_bots(world.players)
         rollouts = self.params["rollouts"]
@@ -102,7 +133,9 @@ class PimcPolicy(SearchPolicy):
                 line = world.clone()
                 before = len(line.deal_results)
                 line.apply_id(action)
-                moves += 1 + play_deal(line, bots)
+                played = 1 + play_deal(line, bots)
+                meter.charge(played)
+                moves += played
                 total += deal_margin(line, side, before)
                 if counted:
                     assert isinstance(line, TrickGame)
@@ -115,13 +148,14 @@ class PimcPolicy(SearchPolicy):
         return bool(limit) and isinstance(world, TrickGame) and world.phase == "play" and \
             cards_left(world) <= limit and unsolvable(world) is None
 
-    def _solved(self, world: State, legal_ids: Sequence[int]) -> tuple[list[float], int]:
+    def _solved(self, world: State, legal_ids: Sequence[int], meter: Meter) -> tuple[list[float], int]:
         """Each action's double-dummy value: the deal's margin for the seat's side when the game scores the deal
         otherwise than by the count searched (a contract made or failed: ``double_dummy_points``), the count breaking
         ties among equal margins; else the count."""
         assert isinstance(world, TrickGame)
-        solver = DoubleDummy(world)
+        solver = DoubleDummy(world, meter=meter)
         values = solver.action_values()
+        solver.settle()
         width = world.ACTIONS.width
         side = world.side_of[self.seat]
         out = []

@@ -42,6 +42,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from ..budget import NO_BUDGET, Budget, Cancel, Cost
 from ..options import Option, resolve_options
 from ..registry import game_class, list_games
 from ..rng import Rng, derive_seed
@@ -66,6 +67,9 @@ class Policy(ABC):
     # Whether the policy searches samples of the hidden cards: its ``observe`` is then an engine.bots.view.SeatView.
     searches: ClassVar[bool] = False
     param_spec: ClassVar[tuple[Option, ...]] = ()
+    # What each decision may spend, and the flag that abandons one (see bound()): the searching policies heed them.
+    budget: Budget = NO_BUDGET
+    cancel: Cancel | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -122,6 +126,19 @@ class Policy(ABC):
             return int(legal.index(action))
         raise IllegalPolicyAction(f"policy {self.name!r} (seat {self.seat}) chose {action!r}, which is not one of "
                                   f"its legal actions: {', '.join(legal)}")
+
+    def bound(self, budget: Budget, cancel: Cancel | None = None) -> Policy:
+        """Bound each of this policy's decisions by ``budget`` and let ``cancel`` abandon one (see
+        :mod:`engine.budget`: ``pimc`` and ``ismcts`` stop there; a policy of one's own is trusted to be quick);
+        returns the policy."""
+        self.budget, self.cancel = budget, cancel
+        return self
+
+    @classmethod
+    def work_cost(cls, params: Mapping[str, Any]) -> Cost | None:
+        """What a decision with these parameters (checked, every one given) asks at most, in work units (see
+        :mod:`engine.budget`); None for a policy that does not search (a few moves' work, or unknown)."""
+        return None
 
     @classmethod
     def param_option(cls, name: str) -> Option:

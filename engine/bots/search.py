@@ -4,6 +4,12 @@ A searching policy (:class:`SearchPolicy`) decides from its :class:`engine.bots.
 observation and samples of the hidden cards (``engine.determinize``). It measures a line of play by the current deal's
 result (the points each side scored in it, as the game records them): its side's points less the mean of the other
 sides' (:func:`deal_margin`), since a deal is what every game has and what tournaments compare.
+
+It counts its work on a :class:`engine.budget.Meter`: a decision bounded by ``Policy.bound`` stops where its budget
+is spent and plays the best it has, or as its rollout policy would when it has nothing yet (the same move for the
+same seed under a work budget; a time budget makes it depend on the machine); an abandoned one raises
+:class:`engine.budget.Cancelled`. Its parameters' :meth:`SearchPolicy.work_cost` is reckoned on a nominal decision:
+``NOMINAL_LEGAL`` legal moves, play-outs of ``NOMINAL_MOVES`` moves.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..budget import Meter
 from ..options import Option
 from ..rng import derive_seed
 from ..state import State
@@ -21,6 +28,8 @@ from .view import SeatView
 
 ROLLOUT_POLICIES = ("greedy", "random")
 PLAY_PHASES = ("play", "capture")  # the phases of the play of the cards (trick games; fishing games' captures)
+NOMINAL_LEGAL = 8  # legal moves in a nominal decision (what work_cost reckons with)
+NOMINAL_MOVES = 30  # moves of a nominal play-out to the end of the deal
 
 
 def rollout_option(default: str) -> Option:
@@ -74,6 +83,7 @@ class SearchPolicy(Policy):
             raise ValueError(f"{self.name}'s rollout policy {rollout!r} does not play {game_id!r}")
         self._rollout_seed = derive_seed(seed, seat, 1)
         self._bots: list[Policy] | None = None
+        self._fallback: Policy | None = None
         bids = self.params["bids"]
         # seeded as that policy would be in this seat: it bids exactly as it would (duplicate deals then see the
         # same auctions, whichever of the two sits here)
@@ -94,12 +104,23 @@ class SearchPolicy(Policy):
         if not isinstance(observe, SeatView):
             raise ValueError(f"{self.name} samples the cards seat {self.seat} has not seen: its observe must be an "
                              "engine.bots.view.SeatView (engine.bots.seat_observer builds it)")
-        return self._search(legal_ids, observe)
+        meter = Meter(self.budget, self.cancel)
+        meter.look()  # abandoned before it began
+        found = self._search(legal_ids, observe, meter)
+        return found if found is not None else self._rollout_choice(legal_ids, observe)
+
+    def _rollout_choice(self, legal_ids: Sequence[int], view: SeatView) -> int:
+        """The move of the rollout policy in this seat: a search cut before it found anything plays it."""
+        if self._fallback is None:
+            from .registry import make_policy  # (the registry imports this module's policies)
+            self._fallback = make_policy(self.params["rollout"], self.game_id, self.seat, self._rollout_seed)
+        return self._fallback.choose_id(legal_ids, view)
 
     def _choose_index(self, observation: Observation) -> int:
         raise ValueError(f"{self.name} needs more than an observation to search: call choose_id with a SeatView "
                          "(engine.bots.seat_observer(state, seat, policy))")
 
     @abstractmethod
-    def _search(self, legal_ids: Sequence[int], view: SeatView) -> int:
-        """The chosen action among ``legal_ids`` (at least two)."""
+    def _search(self, legal_ids: Sequence[int], view: SeatView, meter: Meter) -> int | None:
+        """The chosen action among ``legal_ids`` (at least two), the work charged to ``meter``: once it raises
+        :class:`engine.budget.BudgetSpent`, the best found so far, or None if nothing was."""

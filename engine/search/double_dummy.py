@@ -29,12 +29,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..budget import Meter
 from ..cards import BIT, SUIT, SUIT_MASK, cards_in
 from ..state import State
 from ..trickgame import TrickGame
 from ..tricks import legal_mask, trick_winner
 
 INFINITY = 1 << 30
+CHARGE_EVERY = 256  # nodes between two charges to a meter (and looks at its clock and cancel flag)
 # TT entry: (lower bound, upper bound, best card)
 Entry = tuple[int, int, int]
 
@@ -75,10 +77,12 @@ def _stock_left(state: TrickGame) -> int:
 class DoubleDummy:
     """A solver for one position and one side; its transposition table serves every search from that position on.
 
-    ``max_nodes`` (0: no limit) stops a search that visits more nodes with :class:`NodeBudgetExceeded`.
+    ``max_nodes`` (0: no limit) stops a search that visits more nodes with :class:`NodeBudgetExceeded`. A ``meter``
+    (:class:`engine.budget.Meter`) is charged the nodes as the search goes (every ``CHARGE_EVERY``; the rest by
+    :meth:`settle`), so that a decision's budget or its cancellation stops even one long search.
     """
 
-    def __init__(self, state: State, side: int | None = None, max_nodes: int = 0) -> None:
+    def __init__(self, state: State, side: int | None = None, max_nodes: int = 0, meter: Meter | None = None) -> None:
         reason = unsolvable(state)
         if reason is not None:
             raise ValueError(f"no double-dummy search here: {reason}")
@@ -104,7 +108,10 @@ class DoubleDummy:
         # each suit's cards, most powerful first (trumps in trump order)
         self.order = [sorted((c for c in range(52) if SUIT[c] == s), key=lambda c: -self.power[c]) for s in range(4)]
         self.max_nodes = max_nodes
+        self.meter = meter
         self.nodes = 0
+        self._charged = 0  # the nodes charged to the meter so far
+        self._check_at = self._next_check()
         self.tt: dict[tuple[int, ...], Entry] = {}
         # the search's position: hands, the trick so far, tricks done, stock drawn
         self.hands = list(state.hands)
@@ -142,7 +149,24 @@ class DoubleDummy:
         card_of = self.state.ACTIONS.card_of
         return {a: values[card_of[a]] for a in self.state.legal_action_ids()}  # type: ignore[index]
 
+    def settle(self) -> None:
+        """Charge the meter the nodes it was not charged yet (a search done)."""
+        if self.meter is not None and self.nodes > self._charged:
+            self.meter.charge(self.nodes - self._charged)
+            self._charged = self.nodes
+
     # ---- the search ---------------------------------------------------------------------------------------------
+
+    def _next_check(self) -> int:
+        """The node count at which the search next checks its limits (one int compare per node until then)."""
+        limit = self.max_nodes + 1 if self.max_nodes else 1 << 62
+        return min(limit, self.nodes + CHARGE_EVERY) if self.meter is not None else limit
+
+    def _check(self) -> None:
+        if self.max_nodes and self.nodes > self.max_nodes:
+            raise NodeBudgetExceeded(f"double-dummy search over {self.max_nodes} nodes")
+        self.settle()
+        self._check_at = self._next_check()
 
     def _legal(self, seat: int) -> int:
         hand, trick = self.hands[seat], self.trick
@@ -153,8 +177,8 @@ class DoubleDummy:
 
     def _node(self, seat: int, alpha: int, beta: int) -> int:
         self.nodes += 1
-        if self.max_nodes and self.nodes > self.max_nodes:
-            raise NodeBudgetExceeded(f"double-dummy search over {self.max_nodes} nodes")
+        if self.nodes >= self._check_at:
+            self._check()
         most = self.tricks_left[self.done] if self.points is None else self.points_left
         if most <= alpha:  # even every point left is not enough: a bound that fails low
             return most
@@ -371,6 +395,17 @@ def solve(state: State, side: int | None = None) -> int:
 def card_values(state: State) -> dict[int, int]:
     """Each legal card of the seat to play and what its side takes after playing it, with best play by everyone."""
     return DoubleDummy(state).card_values()
+
+
+def nominal_nodes(cards: int) -> int:
+    """A double-dummy search's node count with ``cards`` left to play, as budgets reckon it: 5,000 at 16 cards and ten
+    times more for every four cards more (about the most measured over deals of Belote, Belote contree, Thunee and
+    German Whist: a few thousand at 16 cards, up to 70,000 at 20, 600,000 at 28, two million and more at 32).
+
+    >>> nominal_nodes(0), nominal_nodes(16), nominal_nodes(24)
+    (0, 5000, 500000)
+    """
+    return round(5000 * 10 ** ((cards - 16) / 4)) if cards > 0 else 0
 
 
 def cards_left(state: State) -> int:

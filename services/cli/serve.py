@@ -27,6 +27,11 @@ Valkey. Logs are JSON lines on stderr, cardtable's own only (``--verbose`` adds 
 else on a local Ray started with the first job that lives as long as the server: SIGTERM or Ctrl-C stops the server,
 its Ray and its embedded Valkey.
 
+A bot's decision spends at most ``--bot-budget`` work units (100,000 by default; the same moves for the same seed on
+any machine) and ``--bot-time-limit`` (2 s); a bot whose parameters ask more than 10 times the budget is refused
+(see :mod:`services.budgets`). A decision whose client's deadline passes is abandoned; SIGTERM stops the server within
+``--grace`` and 4 s whatever runs, and no process it started outlives it, SIGKILL included.
+
 ``--workers N`` runs N server processes on one port (SO_REUSEPORT: the kernel spreads the connections), one per
 core, since one Python process serves on one core; they share nothing but Redis, as any server processes can.
 """
@@ -39,12 +44,14 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from services.allowed_policies import PolicyAllowList
 from services.auth import ApiKeys
+from services.budgets import DEFAULT_BOT_SECONDS, DEFAULT_BOT_WORK, REFUSE_FACTOR
 from services.limits import ClientLimits
 from services.protogen import ensure_generated
 
@@ -55,6 +62,7 @@ from .redis_url import redis_url_option
 
 DEFAULT_PORT = 50051
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
+_PARENT_VARIABLE = "CARDTABLE_SERVE_PARENT"  # set for each server process of --workers: the pid they stop with
 
 
 class Duration(click.ParamType):
@@ -74,6 +82,20 @@ class Duration(click.ParamType):
         if not seconds >= 0 or seconds == float("inf"):
             self.fail(f"{value!r} is not a duration of 0 or more seconds", param, ctx)
         return seconds
+
+
+def bot_budget_options(command: Callable[..., None]) -> Callable[..., None]:
+    """``--bot-budget`` and ``--bot-time-limit``: what a bot's decision may spend (see :mod:`services.budgets`)."""
+    command = click.option(
+        "--bot-time-limit", type=Duration(), default=f"{DEFAULT_BOT_SECONDS:g}s", show_default=True,
+        help="Wall-clock limit of a live bot's decision, a last resort where --bot-budget takes longer (a slow or "
+             "busy machine): where it cuts, a bot's play depends on the machine. 0: none.")(command)
+    return click.option(
+        "--bot-budget", type=click.IntRange(min=0), default=DEFAULT_BOT_WORK, show_default=True,
+        help="Work units a live bot's decision may spend (a move in a searched world, a double-dummy node, 100 a "
+             "sampled world): the search stops there and plays its best, the same move for the same seed on any "
+             f"machine. Bots asking more than {REFUSE_FACTOR} times it (live or in jobs) are refused. "
+             "0: no bound.")(command)
 
 
 @click.command()
@@ -107,11 +129,12 @@ class Duration(click.ParamType):
 @click.option("--reuse-port", is_flag=True, hidden=True, help="Bind with SO_REUSEPORT (set for each worker).")
 @policy_access_options
 @client_limit_options(jobs=True)
+@bot_budget_options
 def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_key_file: Path | None,
           tls_cert: Path | None, tls_key: Path | None, grace: float, log_level: str, verbose: bool, workers: int,
           retention: float, abandon_after: float, max_watchers: int, reuse_port: bool,
           allow_policies: PolicyAllowList, policy_path: tuple[Path, ...], allow_unauthenticated: bool,
-          limits: ClientLimits) -> None:
+          limits: ClientLimits, bot_budget: int, bot_time_limit: float) -> None:
     """Serve the cardtable gRPC API (health checking and reflection on)."""
     server_import_path(policy_path)
     if verbose:
@@ -123,7 +146,8 @@ def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_
     if workers > 1:
         config_args = ["--grace", str(grace), "--log-level", log_level, "--retention", str(retention),
                        "--abandon-after", str(abandon_after), "--max-watchers", str(max_watchers),
-                       *policy_access_args(allow_policies, policy_path), *limit_args(limits)]
+                       *policy_access_args(allow_policies, policy_path), *limit_args(limits),
+                       "--bot-budget", str(bot_budget), "--bot-time-limit", str(bot_time_limit)]
         if tls_cert is not None:
             config_args += ["--tls-cert", str(tls_cert), "--tls-key", str(tls_key)]
         if allow_unauthenticated:
@@ -133,15 +157,20 @@ def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_
             api_key = None
         _run_workers(workers, config_args, host, port, redis_url, api_key, grace)
         return
+    from engine.budget import Budget
     from services.game_store import Retention
     from services.logs import configure_logging
     from services.server import ServerConfig, run
 
     configure_logging(log_level)
+    if (parent := os.environ.pop(_PARENT_VARIABLE, "")).isdigit():  # one of --workers: it stops with the parent
+        from services.lifecycle import follow_parent
+
+        follow_parent(int(parent), then=lambda: os.kill(os.getpid(), signal.SIGTERM))
     config = ServerConfig(host=host, port=port, redis_url=redis_url, api_key=keys, tls_cert=tls_cert,
                           tls_key=tls_key, grace_s=grace, reuse_port=reuse_port,
                           retention=Retention(retention, abandon_after), max_watchers=max_watchers,
-                          allow_policies=allow_policies, limits=limits)
+                          allow_policies=allow_policies, limits=limits, bot_budget=Budget(bot_budget, bot_time_limit))
     try:
         run(config)
     except (ConnectionError, OSError) as exc:
@@ -164,7 +193,8 @@ def _run_workers(workers: int, config_args: list[str], host: str, port: int, red
     cardtable = shutil.which("cardtable", path=str(Path(sys.executable).parent)) or "cardtable"
     command = [cardtable, "serve", "--host", host, "--port", str(port), "--redis-url", redis_url, "--reuse-port",
                *config_args]
-    env = {**os.environ, "CARDTABLE_API_KEY": api_key or ""}  # not on the command line, where `ps` shows it
+    env = {**os.environ, "CARDTABLE_API_KEY": api_key or "",  # not on the command line, where `ps` shows it
+           _PARENT_VARIABLE: str(os.getpid())}
     children = [subprocess.Popen(command, env=env) for _ in range(workers)]
 
     def stop(*_: object) -> None:

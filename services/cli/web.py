@@ -32,6 +32,7 @@ from .client_limits import client_limit_options, read_api_keys
 from .exposure import check_exposure, check_tls, exposure_options
 from .policy_access import policy_access_options, server_import_path
 from .redis_url import check_reachable, redis_url_option
+from .serve import bot_budget_options
 
 DEFAULT_PORT = 8080
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -73,13 +74,16 @@ def allowed_hosts(host: str) -> list[str] | None:
 @policy_access_options
 @exposure_options
 @client_limit_options(jobs=False)
+@bot_budget_options
 def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_key_file: Path | None,
         analysis_nodes: int, log_level: str, allow_policies: PolicyAllowList, policy_path: tuple[Path, ...],
-        allow_unauthenticated: bool, tls_cert: Path | None, tls_key: Path | None, limits: ClientLimits) -> None:
+        allow_unauthenticated: bool, tls_cert: Path | None, tls_key: Path | None, limits: ClientLimits,
+        bot_budget: int, bot_time_limit: float) -> None:
     """Serve the web page: replay viewer, simulation jobs and a live table against the bots."""
     server_import_path(policy_path)
     import uvicorn
 
+    from engine.budget import Budget
     from services.logs import configure_logging
     from services.protogen import ensure_generated
 
@@ -88,6 +92,7 @@ def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_ke
     check_exposure(host, keys, allow_unauthenticated)
     ensure_generated()
     from services.web.app import create_app
+    from services.web.serving import GRACE_S, StoppingServer
 
     configure_logging(log_level)
     if redis_url is not None:  # a Redis that does not answer is one line, before anything is served
@@ -95,11 +100,15 @@ def web(host: str, port: int, redis_url: str | None, api_key: str | None, api_ke
     click.echo(f"cardtable web: {page_url(host, port, tls=tls_cert is not None)}", err=True)
     try:
         app = create_app(redis_url, keys, analysis_nodes=analysis_nodes, allowed_hosts=allowed_hosts(host),
-                         policies=allow_policies, limits=limits)
-        uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug",
-                    ssl_certfile=tls_cert, ssl_keyfile=tls_key)
+                         policies=allow_policies, limits=limits, bot_budget=Budget(bot_budget, bot_time_limit))
+        server = StoppingServer(uvicorn.Config(app, host=host, port=port, log_level=log_level,
+                                               access_log=log_level == "debug", timeout_graceful_shutdown=GRACE_S,
+                                               ssl_certfile=tls_cert, ssl_keyfile=tls_key))
+        server.run()
     except (ConnectionError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
+    if not server.started:  # uvicorn said why (its startup failed): the exit status says so too, as uvicorn.run's
+        raise SystemExit(3)
 
 
 if __name__ == "__main__":  # `python -m services.cli.web REPLAY_ID` prints the replay's address (make demo)

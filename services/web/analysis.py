@@ -17,6 +17,8 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from engine.budget import Cancel
+
 from ..replays import analysis_of
 
 NODES = 50_000  # the web server's double-dummy budget per position: at most a second or two per replay
@@ -34,6 +36,7 @@ class Analyses:
         self.computed = 0  # analyses run (not answered from the cache)
         self._reports: OrderedDict[tuple[bytes, int], asyncio.Future[dict[str, Any]]] = OrderedDict()
         self._thread: ThreadPoolExecutor | None = None  # started by the first analysis
+        self._stopping = Cancel()  # raised by close(): an analysis under way stops there
 
     async def report(self, replay_id: str, data: bytes, from_trick: int = 1) -> dict[str, Any]:
         """The analysis of the replay ``data`` from ``from_trick`` on (ServiceError as :func:`analysis_of` raises
@@ -45,7 +48,7 @@ class Analyses:
                 self._thread = ThreadPoolExecutor(1, thread_name_prefix="cardtable-analysis")
             loop = asyncio.get_running_loop()
             found = asyncio.ensure_future(loop.run_in_executor(self._thread, analysis_of, data, replay_id,
-                                                               from_trick, self.max_nodes))
+                                                               from_trick, self.max_nodes, self._stopping))
             self.computed += 1
             self._reports[key] = found
             while len(self._reports) > self.cached:
@@ -60,7 +63,9 @@ class Analyses:
             raise
 
     def close(self) -> None:
-        """Stop the analysis thread (an analysis under way ends first) and forget the reports."""
+        """Stop the analysis thread (an analysis under way is abandoned) and forget the reports."""
+        self._stopping.cancel("the server is stopping")
+        self._stopping = Cancel()  # for the analyses of a next start (the one under way has the old flag)
         if self._thread is not None:
             self._thread.shutdown(wait=False, cancel_futures=True)
             self._thread = None

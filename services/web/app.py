@@ -36,6 +36,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 import engine
 from engine import ActionLimitExceeded
 from engine.bots import policy_names
+from engine.budget import Budget
 from engine.rng import fresh_seed
 from engine.state import State
 from replay.connect import sync_client
@@ -45,6 +46,7 @@ from workers.stats import counter_groups
 from ..allowed_policies import PolicyAllowList
 from ..auth import API_KEY_HEADER, ApiKeys, key_from_metadata
 from ..backends import Backends, open_backends
+from ..budgets import DEFAULT_BOT_BUDGET
 from ..convert import check_option_names, known_game, policy_label_of
 from ..errors import InvalidArgument, PermissionDenied, ServiceError, quoted
 from ..health import redis_answers
@@ -57,6 +59,7 @@ from ..simulation_service import list_jobs, load_job
 from ..views import public_observation
 from .analysis import NODES, Analyses
 from .frames import replay_frames
+from .serving import while_connected
 
 log = logging.getLogger("cardtable.web")
 
@@ -265,7 +268,8 @@ class WebApi:
         self.backends = backends
         quotas = Quotas(backends.redis, self.limits, matches_ttl_s=backends.games.retention.abandoned_after)
         self.clients = Clients(self.api_keys, quotas if self.limits else None)
-        self.games = LiveGames(backends.games, backends.save_replay, clients=self.clients)
+        self.games = LiveGames(backends.games, backends.save_replay, clients=self.clients, budget=backends.bot_budget,
+                               stopping=backends.stopping)
         self.replays = Replays(backends)
         self.jobs = JobStore(sync_client(backends.redis_url), replay_prefix=backends.replays.prefix)
 
@@ -427,7 +431,7 @@ class WebApi:
             raise InvalidArgument(f"seed is a whole number from 0 to 2**64 - 1, got {seed}")
         seats = [Seat(PERSON) if n == seat else Seat(BOT, policy) for n in range(players)]
         client = self.clients.of_request(request.headers, request.client.host if request.client else None)
-        created = await self.games.create(game_id, seats, options, seed, client=client)
+        created = await while_connected(request, self.games.create(game_id, seats, options, seed, client=client))
         return {"token": created.tokens[seat], "moves": played_moves(created.played, seat),
                 "view": match_view(created.match, seat, history=False)}
 
@@ -447,8 +451,9 @@ class WebApi:
             if name not in body:
                 raise InvalidArgument(f"{name} is missing")
         seat = body.get("seat", 0)
-        acted = await self.games.act(request.path_params["match_id"], seat, seat_token(request), body["action"],
-                                     body["expected_move_number"])
+        acted = await while_connected(request, self.games.act(request.path_params["match_id"], seat,
+                                                              seat_token(request), body["action"],
+                                                              body["expected_move_number"]))
         match = acted.match
         match.replay_id = acted.replay_id
         state = match.state
@@ -501,21 +506,22 @@ async def index(request: Request) -> Response:
 def create_app(redis_url: str | None, api_key: str | ApiKeys | None = None, data_dir: Path | None = None,
                backends: Backends | None = None, analysis_nodes: int = NODES,
                allowed_hosts: Sequence[str] | None = None, limits: ClientLimits | None = None,
-               policies: PolicyAllowList | None = None) -> Starlette:
+               policies: PolicyAllowList | None = None, bot_budget: Budget = DEFAULT_BOT_BUDGET) -> Starlette:
     """The web app over Redis at ``redis_url`` (None: the embedded Valkey, in ``data_dir``), or over ``backends``
     already open (which the caller then closes); ``analysis_nodes`` is the replay analysis' double-dummy budget per
     position (its search is exact where it settles a position within it). With
     ``allowed_hosts``, a request naming any other host (its Host header) is refused: a page elsewhere that points its
     own host name at 127.0.0.1 (DNS rebinding) cannot read a loopback server's API. Each client (its API key's name
     among ``api_key``, else its address) is held to ``limits`` (none by default). A live table's bot plays a built-in
-    policy, an installed entry point, or an import path that ``policies`` allows (by default none)."""
+    policy, an installed entry point, or an import path that ``policies`` allows (by default none); its decision
+    spends at most ``bot_budget`` (of backends opened here; ``backends`` given carry their own)."""
     keys = ApiKeys.of(api_key)
     web = WebApi(analysis_nodes, keys, limits, policies)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         own = backends is None
-        opened = await open_backends(redis_url, data_dir) if backends is None else backends
+        opened = await open_backends(redis_url, data_dir, bot_budget=bot_budget) if backends is None else backends
         web.attach(opened)
         start_replay_builder()
         log.info("web app ready", extra={"redis": opened.redis_url, "api_key": bool(api_key)})

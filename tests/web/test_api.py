@@ -19,6 +19,7 @@ from web_harness import ANALYSIS_NODES, WebServer, serve_in_thread
 
 import engine
 import replay
+from engine.budget import Cancel
 from engine.trickgame import TrickGame
 from replay.analysis import analyze
 from replay.store import ReplayStore
@@ -163,6 +164,8 @@ def test_an_illegal_move_is_refused_with_the_engines_message_and_changes_nothing
     ({"game": "belote_contree", "players": 3}, "INVALID_ARGUMENT", "[4] players, not 3"),
     ({"game": "tablanette", "seat": 2}, "INVALID_ARGUMENT", "seat 2 does not exist"),
     ({"game": "tablanette", "policy": "genius"}, "INVALID_ARGUMENT", "unknown policy 'genius'"),
+    ({"game": "tablanette", "policy": "pimc:samples=10000:rollouts=1000:dd_cards=52"}, "INVALID_ARGUMENT",
+     "more than 1,000,000, 10 times this server's bot budget of 100,000 (--bot-budget); lower samples"),
     ({"game": "tablanette", "options": {"colour": 1}}, "INVALID_ARGUMENT", "unknown option 'colour'"),
     ({"game": "tablanette", "options": {"target": -5}}, "INVALID_ARGUMENT", "target"),
     ({"game": "tablanette", "options": {"target": [1]}}, "INVALID_ARGUMENT", "option 'target' is a number"),
@@ -281,9 +284,9 @@ def test_a_trick_games_replay_is_analysed_apart_and_once(web_server: WebServer,
 
     runs: list[tuple[int, int]] = []
 
-    def counted(data: bytes, from_trick: int, max_nodes: int) -> dict[str, Any]:
+    def counted(data: bytes, from_trick: int, max_nodes: int, cancel: Cancel | None = None) -> dict[str, Any]:
         runs.append((from_trick, max_nodes))
-        return analyze(data, from_trick, max_nodes)
+        return analyze(data, from_trick, max_nodes, cancel)
 
     monkeypatch.setattr(services.replays, "analyze", counted)
     replay_id = f"{web_server.collection}/2"  # German Whist
@@ -314,11 +317,11 @@ def test_an_analysis_under_way_holds_up_nothing_else(web_server: WebServer, monk
     started, release = threading.Event(), threading.Event()
     runs = []
 
-    def held(data: bytes, from_trick: int, max_nodes: int) -> dict[str, Any]:
+    def held(data: bytes, from_trick: int, max_nodes: int, cancel: Cancel | None = None) -> dict[str, Any]:
         runs.append(from_trick)
         started.set()
         assert release.wait(30)
-        return analyze(data, from_trick, max_nodes)
+        return analyze(data, from_trick, max_nodes, cancel)
 
     monkeypatch.setattr(services.replays, "analyze", held)
     replay_id = f"{web_server.collection}/0"  # Belote contrée
