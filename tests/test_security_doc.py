@@ -35,4 +35,4 @@ def test_the_table_gives_the_defaults_the_commands_apply() -> None:
                 continue
             default = option.default() if callable(option.default) else option.default
             shown, expected = (option.type.convert(value, option, None) for value in (written.strip(), default))
-            assert shown == expected, f"{command.name} {flag}: the page says {written.strip()}, the default is {default}"
+            assert shown == expected, f"{command.name} {flag}: the page says {written.strip()}, the default {default}"
