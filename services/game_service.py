@@ -115,7 +115,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     @unary
     async def ListMatches(self, request: game_service_pb2.ListMatchesRequest,
                           context: grpc.aio.ServicerContext) -> game_service_pb2.ListMatchesResponse:
-        matches, next_token = await self.games.in_play(request.page_token, request.page_size)
+        matches, next_token = await self.games.page_in_play(request.page_token, request.page_size)
         return game_service_pb2.ListMatchesResponse(matches=[_summary(m) for m in matches],
                                                     next_page_token=next_token)
 

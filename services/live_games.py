@@ -119,7 +119,7 @@ class LiveGames:
             raise NotFound(f"no match {quoted(match_id)}")
         return LiveMatch.load(stored)
 
-    async def in_play(self, page_token: str, size: int) -> tuple[list[LiveMatch], str]:
+    async def page_in_play(self, page_token: str, size: int) -> tuple[list[LiveMatch], str]:
         """A page of the matches in play, newest first, without their histories (``size`` 0: the default page, at
         most MAX_LIVE_PAGE), and the token of the next page ("" after the last)."""
         stored, next_start = await self.store.live(page_size(size, DEFAULT_LIVE_PAGE, MAX_LIVE_PAGE),

@@ -435,7 +435,7 @@ class WebApi:
     async def list_matches(self, request: Request) -> dict[str, Any]:
         """A page of the matches in play, newest first, as anyone sees them (GameService.ListMatches)."""
         assert self.games is not None
-        matches, next_token = await self.games.in_play(query_text(request, "page_token"),
+        matches, next_token = await self.games.page_in_play(query_text(request, "page_token"),
                                                        query_int(request, "page_size", 0) or 0)
         return {"matches": [match_view(m, None, history=False) for m in matches], "next_page_token": next_token}
 
