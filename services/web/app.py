@@ -436,7 +436,7 @@ class WebApi:
         """A page of the matches in play, newest first, as anyone sees them (GameService.ListMatches)."""
         assert self.games is not None
         matches, next_token = await self.games.page_in_play(query_text(request, "page_token"),
-                                                       query_int(request, "page_size", 0) or 0)
+                                                            query_int(request, "page_size", 0) or 0)
         return {"matches": [match_view(m, None, history=False) for m in matches], "next_page_token": next_token}
 
     async def get_match(self, request: Request) -> dict[str, Any]:
