@@ -58,6 +58,16 @@ def missing_tools(language: str) -> list[str]:
             if not (Path(tool).exists() if tool.startswith("/") else shutil.which(tool))]
 
 
+def test_make_install_installs_what_both_clients_need() -> None:
+    """Every Debian package named here, and the jars' packages of the README's class path, are in DEB_PACKAGES."""
+    makefile = (ROOT / "Makefile").read_text().replace("\\\n", " ")
+    installed = set(re.search(r"^DEB_PACKAGES := (.+)$", makefile, re.M).group(1).split())
+    jars = {"libgrpc-java", "libprotobuf-java", "libguava-java", "libgoogle-gson-java", "libperfmark-java",
+            "libnetty-java", "libgeronimo-annotation-1.3-spec-java"}
+    go_protobuf = "golang-github-golang-protobuf-1-5-dev"  # the 1.3 one grpc-dev may pull cannot decode our messages
+    assert {p for needs in NEEDS.values() for p in needs.values()} | jars | {go_protobuf} <= installed
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A copy of what the commands read: the protos and the clients' sources."""
