@@ -21,10 +21,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev,pettingzoo,openspiel]'
 	touch $(STAMP)
 
-# Debian packages for the other-language tests (protoc with its Java generator, the Go and gRPC-Java plugins,
-# protobuf-java for javac) and for the browser tests (Chromium, driven by Playwright: tests/web), installed once where
-# apt-get is; elsewhere those tests say what is missing and skip.
+# Debian packages for the other-language tests (protoc with its Java generator, the Go and gRPC-Java plugins; Go with
+# its gRPC and protobuf modules, and a JDK with gRPC-Java's jars and theirs, for the Go and Java clients: tests/clients)
+# and for the browser tests (Chromium, driven by Playwright: tests/web), installed once where apt-get is; elsewhere
+# those tests say what is missing and skip.
 DEB_PACKAGES := protobuf-compiler libprotobuf-java protoc-gen-go protoc-gen-go-grpc protobuf-compiler-grpc-java-plugin \
+	golang-go golang-google-grpc-dev golang-google-protobuf-dev golang-github-golang-protobuf-1-5-dev \
+	default-jdk-headless libgrpc-java libguava-java libnetty-java libgoogle-gson-java libperfmark-java \
+	libgeronimo-annotation-1.3-spec-java \
 	chromium
 $(DEB_STAMP): $(STAMP) Makefile
 	@missing=$$(command -v dpkg >/dev/null && for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \

@@ -25,10 +25,10 @@ from .game_store import GameStore
 from .generated.cardtable.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
 from .limits import Clients
 from .live_games import LiveGames, ReplaySink, start_replay_builder
-from .matches import BOT, PERSON, Played, Seat
+from .matches import BOT, PERSON, LiveMatch, Played, Seat
 from .paging import page
 from .rpc import redis_address, streaming, unary
-from .views import move_message, seat_view, view
+from .views import move_message, public_view, seat_view, view
 from .watchers import MatchWatchers
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
@@ -114,6 +114,21 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                 kind=game_service_pb2.WATCH_EVENT_KIND_MOVE,
                 move=move_message(move.number, move.seat, move.seen_by(seat), move.deal_index), view=shown,
                 replay_id=watched.replay_id)
+
+    @unary
+    async def ListMatches(self, request: game_service_pb2.ListMatchesRequest,
+                          context: grpc.aio.ServicerContext) -> game_service_pb2.ListMatchesResponse:
+        matches, next_token = await self.games.page_in_play(request.page_token, request.page_size)
+        return game_service_pb2.ListMatchesResponse(matches=[_summary(m) for m in matches],
+                                                    next_page_token=next_token)
+
+
+def _summary(match: LiveMatch) -> game_service_pb2.MatchSummary:
+    """A match in play as anyone sees it: seats by kind and policy, the public view (no history)."""
+    seats = [game_service_pb2.SeatSpec(kind=game_service_pb2.SEAT_KIND_BOT, policy=seat.policy) if seat.kind == BOT
+             else game_service_pb2.SeatSpec(kind=game_service_pb2.SEAT_KIND_PERSON) for seat in match.seats]
+    return game_service_pb2.MatchSummary(match_id=match.match_id, game_id=match.meta["game"], seats=seats,
+                                         view=public_view(match.state, match.version, history=False))
 
 
 def _seat(number: int, spec: game_service_pb2.SeatSpec, policies: PolicyAllowList) -> Seat:

@@ -7,6 +7,17 @@ Keys of match ``m`` (the braces keep them in one Redis Cluster slot)::
     ct:match:{m}:log     string  the move log: "<seat>,<action int>," per move, in order (read in one piece)
     ct:match:{m}:moves   stream  the moves as events for watchers: id "<move number>-0", field m = "<seat>,<action>"
 
+and an index of the matches in play, for ``ListMatches`` (one Redis Cluster slot of its own, ``{live}``)::
+
+    ct:match:{live}:order  zset    match id -> its number in the order of creation (pages run newest first)
+    ct:match:{live}:until  zset    match id -> when it is abandoned (ms since the epoch; inf: never)
+    ct:match:{live}:seq    string  the last number given
+
+A match joins the index when it is created in play and leaves it when its last move is played; a move costs the
+index nothing. A listing first looks at the matches whose deadline has passed: one whose keys have expired (it was
+abandoned) leaves, one that moved since gets the deadline of its keys' expiry. It also drops any match it lists
+whose record says it is over or gone.
+
 Every change goes through one Lua script that checks the version first, so two server processes (or a retried
 request) can never apply two moves on the same version: the loser gets ``False`` and nothing changes. The script
 also publishes the new move number on the channel named like the moves key (watchers subscribe to it, see
@@ -20,6 +31,7 @@ past its last move, a finished match ``finished`` past its end (its replay stays
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -78,6 +90,14 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 return redis.call('HSET', KEYS[1], 'replay_id', ARGV[1])
 """
 
+# KEYS: seq, order, until. ARGV: match id, its deadline.
+_INDEX_ADD = """
+local n = redis.call('INCR', KEYS[1])
+redis.call('ZADD', KEYS[2], n, ARGV[1])
+redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
+return n
+"""
+
 Move = tuple[int, int]  # (seat, action int)
 
 # Compact, and without escaping to ASCII (the faster C path): a position is written on every move.
@@ -98,6 +118,10 @@ class Retention:
 
     def expiry_ms(self, finished: bool) -> str:
         return str(round(1000 * (self.finished if finished else self.abandoned_after)))
+
+    def abandoned_at_ms(self, now: float) -> str:
+        """When a match that moved at ``now`` (seconds since the epoch) is abandoned, as the index scores it."""
+        return "inf" if not self.abandoned_after else str(round(1000 * (now + self.abandoned_after)))
 
 
 @dataclass
@@ -124,6 +148,9 @@ class GameStore:
         self._commit = client.register_script(_COMMIT)
         self._load = client.register_script(_LOAD)
         self._set_replay_id = client.register_script(_SET_REPLAY_ID)
+        self._index_add = client.register_script(_INDEX_ADD)
+        index = f"{self.prefix}{{live}}"  # match ids are hex: never "live"
+        self._seq, self._order, self._until = f"{index}:seq", f"{index}:order", f"{index}:until"
 
     def _keys(self, match_id: str) -> tuple[str, str, str]:
         record = f"{self.prefix}{{{match_id}}}"
@@ -135,7 +162,12 @@ class GameStore:
         ``finished``: those moves ended the match (its keys then expire as a finished match's)."""
         args = ["", self.retention.expiry_ms(finished), _to_json(position), _to_json(meta),
                 *(_entry(m) for m in moves)]
-        return await self._commit(keys=self._keys(match_id), args=args) == 1
+        if await self._commit(keys=self._keys(match_id), args=args) != 1:
+            return False
+        if not finished:
+            await self._index_add(keys=[self._seq, self._order, self._until],
+                                  args=[match_id, self.retention.abandoned_at_ms(time.time())])
+        return True
 
     async def commit(self, match_id: str, expected_version: int, position: dict[str, Any], moves: Sequence[Move],
                      finished: bool = False) -> bool:
@@ -143,7 +175,73 @@ class GameStore:
         ``finished``: these moves ended the match."""
         args = [str(expected_version), self.retention.expiry_ms(finished), _to_json(position),
                 *(_entry(m) for m in moves)]
-        return await self._commit(keys=self._keys(match_id), args=args) == 1
+        if await self._commit(keys=self._keys(match_id), args=args) != 1:
+            return False
+        if finished:
+            await self._unindex([match_id])
+        return True
+
+    async def _unindex(self, match_ids: Sequence[str]) -> None:
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.zrem(self._order, *match_ids)
+            pipe.zrem(self._until, *match_ids)
+            await pipe.execute()
+
+    async def live(self, size: int, before: int | None = None) -> tuple[list[StoredMatch], int | None]:
+        """Up to ``size`` matches in play, newest first, from number ``before`` down (None: the newest), without
+        their logs; and the number where the next page starts (None: no more). Matches found over or gone on the
+        way leave the index."""
+        await self._drop_abandoned()
+        found: list[StoredMatch] = []
+        start = "+inf" if before is None else str(before)
+        while True:
+            want = size + 1 - len(found)  # one beyond the page says where the next one starts
+            entries = [(match_id, int(number)) for match_id, number in
+                       await self.client.zrevrangebyscore(self._order, start, "-inf", 0, want, withscores=True)]
+            stale = []
+            next_start = None
+            for (match_id, number), record in zip(entries, await self._records([m for m, _ in entries]), strict=True):
+                if record is None or record.position.get("current_player") is None:
+                    stale.append(match_id)
+                elif len(found) == size:
+                    next_start = number
+                    break
+                else:
+                    found.append(record)
+            if stale:
+                await self._unindex(stale)
+            if next_start is not None or len(entries) < want:
+                return found, next_start
+            start = f"({entries[-1][1]}"
+
+    async def _drop_abandoned(self, batch: int = 1000) -> None:
+        """Of the matches past their deadline (a batch of them), drop those whose keys have expired; give the others
+        (they have moved since) the time their keys expire."""
+        now_ms = round(1000 * time.time())
+        due = await self.client.zrangebyscore(self._until, "-inf", f"({now_ms}", 0, batch)
+        if not due:
+            return
+        async with self.client.pipeline(transaction=False) as pipe:
+            for match_id in due:
+                pipe.pttl(self._keys(match_id)[0])
+            ttls = await pipe.execute()
+        gone = [match_id for match_id, ttl in zip(due, ttls, strict=True) if ttl == -2]
+        moved = {match_id: "inf" if ttl == -1 else now_ms + ttl
+                 for match_id, ttl in zip(due, ttls, strict=True) if ttl != -2}
+        if gone:
+            await self._unindex(gone)
+        if moved:  # XX: one finished (and dropped) meanwhile does not come back
+            await self.client.zadd(self._until, moved, xx=True)
+
+    async def _records(self, match_ids: list[str]) -> list[StoredMatch | None]:
+        """The matches' records without their logs (one round trip)."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for match_id in match_ids:
+                pipe.hmget(self._keys(match_id)[0], "meta", "version", "position", "replay_id")
+            rows = await pipe.execute()
+        return [None if meta is None else StoredMatch(match_id, json.loads(meta), int(version), json.loads(position),
+                                                       None, replay_id or "")
+                for match_id, (meta, version, position, replay_id) in zip(match_ids, rows, strict=True)]
 
     async def load(self, match_id: str, with_log: bool = True) -> StoredMatch | None:
         """The match as one consistent snapshot (one script reads record and log), or None.

@@ -33,10 +33,12 @@ from .game_store import GameStore, Move
 from .lifecycle import abandonable, follow_parent
 from .limits import Clients
 from .matches import LiveMatch, MatchCache, Played, Seat, build_replay
+from .paging import page_size, start_of, token_of
 from .watchers import MatchWatchers
 
 log = logging.getLogger("cardtable.games")
 
+DEFAULT_LIVE_PAGE, MAX_LIVE_PAGE = 20, 100  # matches in play per page (each one loaded and viewed)
 REPLAY_ID_WAIT_S = 5.0  # how long a watcher waits for the final move's replay id (written right after that move)
 
 # Saves a finished match's replay bytes and returns its replay id.
@@ -125,6 +127,13 @@ class LiveGames:
         if stored is None:
             raise NotFound(f"no match {quoted(match_id)}")
         return LiveMatch.load(stored)
+
+    async def page_in_play(self, page_token: str, size: int) -> tuple[list[LiveMatch], str]:
+        """A page of the matches in play, newest first, without their histories (``size`` 0: the default page, at
+        most MAX_LIVE_PAGE), and the token of the next page ("" after the last)."""
+        stored, next_start = await self.store.live(page_size(size, DEFAULT_LIVE_PAGE, MAX_LIVE_PAGE),
+                                                   start_of(page_token))
+        return await off_loop(lambda: [LiveMatch.load(s) for s in stored]), token_of(next_start)
 
     async def act(self, match_id: str, seat: int, token: str, action: str, expected_move_number: int) -> Acted:
         """Play a person's move and the bots' replies, and store them; nothing changes if the move is refused."""

@@ -45,8 +45,9 @@ def seat_view(state: State, seat: int, move_number: int, history: bool = True) -
                  legal_actions=observation["legal_actions"])
 
 
-def public_view(state: State, move_number: int) -> common_pb2.View:
-    return _view(state, common_pb2.PERSPECTIVE_PUBLIC, public_observation(state), move_number)
+def public_view(state: State, move_number: int, history: bool = True) -> common_pb2.View:
+    """What every seat sees (``history=False``: without the "history" key, for a state loaded without it)."""
+    return _view(state, common_pb2.PERSPECTIVE_PUBLIC, public_observation(state, history=history), move_number)
 
 
 def full_view(state: State, move_number: int) -> common_pb2.View:

@@ -294,6 +294,7 @@ class WebApi:
             Route("/api/jobs/{job_id}", api(self.get_job)),
             Route("/api/events/jobs", api(self.job_events)),
             Route("/api/matches", api(self.create_match), methods=["POST"]),
+            Route("/api/matches", api(self.list_matches), methods=["GET"]),
             Route("/api/matches/{match_id}", api(self.get_match)),
             Route("/api/matches/{match_id}/act", api(self.act), methods=["POST"]),
             Route("/api/matches/{match_id}/events", api(self.match_events)),
@@ -434,6 +435,13 @@ class WebApi:
         created = await while_connected(request, self.games.create(game_id, seats, options, seed, client=client))
         return {"token": created.tokens[seat], "moves": played_moves(created.played, seat),
                 "view": match_view(created.match, seat, history=False)}
+
+    async def list_matches(self, request: Request) -> dict[str, Any]:
+        """A page of the matches in play, newest first, as anyone sees them (GameService.ListMatches)."""
+        assert self.games is not None
+        matches, next_token = await self.games.page_in_play(query_text(request, "page_token"),
+                                                            query_int(request, "page_size", 0) or 0)
+        return {"matches": [match_view(m, None, history=False) for m in matches], "next_page_token": next_token}
 
     async def get_match(self, request: Request) -> dict[str, Any]:
         assert self.games is not None

@@ -9,6 +9,7 @@ import re
 import tomllib
 from pathlib import Path
 
+import click
 import ray
 import yaml
 
@@ -54,8 +55,8 @@ def test_the_dockerfile_builds_the_service_on_the_projects_python_and_port():
 def test_compose_runs_redis_a_ray_head_a_worker_and_the_service_from_one_image():
     compose = load("compose.yaml")[0]
     services = compose["services"]
-    assert set(services) == {"redis", "ray-head", "ray-worker", "service"}
-    assert {services[name]["image"] for name in ("ray-head", "ray-worker", "service")} == {IMAGE}
+    assert set(services) == {"redis", "ray-head", "ray-worker", "service", "cli"}
+    assert {services[name]["image"] for name in ("ray-head", "ray-worker", "service", "cli")} == {IMAGE}
     assert services["redis"]["image"].startswith("redis:")
     head = services["ray-head"]["command"]
     assert f"--port={RAY_GCS_PORT}" in head and f"--ray-client-server-port={RAY_CLIENT_PORT}" in head
@@ -67,6 +68,57 @@ def test_compose_runs_redis_a_ray_head_a_worker_and_the_service_from_one_image()
     assert env["REDIS_URL"] == f"redis://redis:{REDIS_PORT}"
     assert env["RAY_ADDRESS"] == f"ray://ray-head:{RAY_CLIENT_PORT}"
     assert all(s["environment"]["RAY_USAGE_STATS_ENABLED"] == "0" for n, s in services.items() if n != "redis")
+
+
+def test_compose_publishes_only_on_the_hosts_loopback():
+    for name, service in load("compose.yaml")[0]["services"].items():
+        for port in service.get("ports", []):
+            assert isinstance(port, str) and port.startswith("127.0.0.1:"), f"{name} publishes {port}"
+
+
+def test_the_compose_cli_runs_the_command_line_on_the_cluster_as_the_service_does():
+    """`docker compose run cli ...` is `cardtable ...` in the image, with the service's Redis, Ray address and Ray
+    token (addresses the Ray workers reach as well); `up` leaves it out, and it publishes and serves nothing."""
+    services = load("compose.yaml")[0]["services"]
+    cli_service, service = services["cli"], services["service"]
+    assert cli_service["profiles"] == ["cli"] and "ports" not in cli_service and "command" not in cli_service
+    assert "entrypoint" not in cli_service
+    assert json.loads(re.search(r"^ENTRYPOINT (.+)$", (DEPLOY / "Dockerfile").read_text(), re.M).group(1)) == [
+        "cardtable"]
+    env = cli_service["environment"]
+    assert "CARDTABLE_API_KEY" not in env  # it serves nothing
+    for name in ("REDIS_URL", "RAY_ADDRESS", "RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_USAGE_STATS_ENABLED"):
+        assert env[name] == service["environment"][name], name
+    assert env["RAY_AUTH_TOKEN"] == services["ray-head"]["environment"]["RAY_AUTH_TOKEN"]
+    assert env["RAY_AUTH_MODE"] == services["ray-head"]["environment"]["RAY_AUTH_MODE"] == "token"
+    # the addresses name the cluster's own services, as the Ray containers reach them
+    assert env["REDIS_URL"] == f"redis://redis:{REDIS_PORT}" and env["RAY_ADDRESS"] == f"ray://ray-head:{RAY_CLIENT_PORT}"
+    assert set(cli_service["depends_on"]) == {"redis", "ray-head"}
+
+
+def documented_cli_runs() -> list[list[str]]:
+    """The `cardtable` arguments of every `docker compose ... run ... cli ARGS` in deploy/ (README and compose.yaml),
+    up to a redirection."""
+    runs = []
+    for name in ("README.md", "compose.yaml"):
+        for match in re.finditer(r"docker compose -f deploy/compose\.yaml run (?:--rm |-T )*cli ([a-z][^>\n]*)",
+                                 (DEPLOY / name).read_text()):
+            runs.append(match.group(1).split())
+    return runs
+
+
+def test_the_documented_cli_runs_are_valid_cardtable_commands():
+    from services.cli.main import cli
+
+    runs = documented_cli_runs()
+    assert len(runs) >= 3 and any(args[0] == "simulate" for args in runs)
+    for args in runs:
+        with cli.make_context("cardtable", list(args), resilient_parsing=False) as ctx:
+            command = cli.get_command(ctx, args[0])
+            assert command is not None, args
+            sub = command.make_context(args[0], args[1:], parent=ctx)
+            if isinstance(command, click.Group):  # `jobs list`: the subcommand's own arguments
+                command.get_command(sub, args[1]).make_context(args[1], args[2:], parent=sub)
 
 
 def test_kubernetes_manifests_agree_on_image_ports_and_addresses():

@@ -4,6 +4,7 @@
  *   #/jobs, #/jobs/<job id>    simulation jobs (live progress over server-sent events), a job's results and plot
  *   #/play, #/play/<match id>  a new live game against the bots, a live game (its seat token kept in localStorage)
  *   #/watch/<match id>         a live match as anyone sees it, move by move (server-sent events)
+ *   #/live                     the matches in play, each linked to its watch (live.js)
  */
 (() => {
 "use strict";
@@ -613,6 +614,11 @@ async function route() {
     else if (section === "play" && rest.length) await showMatch(rest.join("/"));
     else if (section === "play") await showNewGame(params);
     else if (section === "watch" && rest.length) showWatch(rest.join("/"));
+    else if (section === "live") {
+      const live = window.cardtable.showLive(main, api);  // live.js
+      leaveView = live.stop;
+      await live.loaded;
+    }
     else await showReplays(params);
   } catch (error) {
     showError(error);

@@ -1,6 +1,7 @@
-"""Fixtures of the Node.js client tests (imported by them: a conftest.py here would be collected by --doctest-modules
-before tests/conftest.py under the same module name): the packages from the lock file, a real `cardtable serve` on a
-free loopback port, and a client run checked against the replay the server stored."""
+"""Fixtures of the client tests in Node.js, Go and Java (tests/clients; imported by them: a conftest.py there would be
+collected by --doctest-modules before tests/conftest.py under the same module name): the Node.js packages from the
+lock file, a real `cardtable serve` on a free loopback port, and a client run checked against the replay the server
+stored."""
 
 from __future__ import annotations
 
@@ -19,9 +20,9 @@ import redis
 from replay import decode
 from replay.store import ReplayStore
 
-__all__ = ["node_modules", "play_with_client", "server"]
+__all__ = ["node_modules", "play_with_client", "run_client", "server"]
 
-HERE = Path(__file__).resolve().parent
+NODE = Path(__file__).resolve().parent / "clients" / "node"
 CARDTABLE = str(Path(sys.executable).with_name("cardtable"))
 
 
@@ -30,9 +31,9 @@ def node_modules() -> Path:
     """The client's packages, installed from the committed lock file if `make test` has not done it yet."""
     if shutil.which("node") is None or shutil.which("npm") is None:
         pytest.fail("node and npm are needed for the cross-language client test")
-    modules = HERE / "node_modules"
+    modules = NODE / "node_modules"
     if not all((modules / package).exists() for package in ("@grpc/grpc-js", "@connectrpc/connect-node", "typescript")):
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=HERE, check=True, capture_output=True)
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE, check=True, capture_output=True)
     return modules
 
 
@@ -57,22 +58,31 @@ def server(grpc_redis_url: str):
 
 
 @pytest.fixture
-def play_with_client(server: int, grpc_redis_url: str):
-    """Runs a client script (``node SCRIPT 127.0.0.1:PORT SEED [GAME]``) that plays seat 0 of a game (Tablanette by
-    default; the game's default player count) against greedy bots and prints a JSON report; checks the report against
-    the replay the server stored, and returns it."""
+def run_client(server: int, grpc_redis_url: str):
+    """Runs a client's command, which plays seat 0 of a game against greedy bots on the server and prints a JSON
+    report as its last line; checks the report against the replay the server stored, and returns it."""
 
-    def play(script: Path, seed: int, game: str = "tablanette") -> dict:
-        command = ["node", str(script), f"127.0.0.1:{server}", str(seed)] + ([] if game == "tablanette" else [game])
-        run = subprocess.run(command, cwd=HERE, capture_output=True, text=True, timeout=120,
-                             env={**os.environ, "NODE_NO_WARNINGS": "1"})
-        assert run.returncode == 0, run.stderr
-        report = json.loads(run.stdout.strip().splitlines()[-1])
-        assert report["acts"] > 0 and report["streamed_moves"] == report["moves"]
+    def run(command: list[str], game: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> dict:
+        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120, env=env)
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        assert report["acts"] > 0 and report.get("streamed_moves", report["moves"]) == report["moves"]
         stored = decode(ReplayStore(redis.Redis.from_url(grpc_redis_url)).get(report["replay_id"]))
         assert len(stored.moves) == report["moves"] and stored.scores == report["scores"]
         players = report.get("players", 2)  # the TypeScript client plays two-player Tablanette
         assert stored.header.game == game and stored.header.policies == ("human",) + ("greedy",) * (players - 1)
         return report
+
+    return run
+
+
+@pytest.fixture
+def play_with_client(server: int, run_client):
+    """Runs a Node.js client script (``node SCRIPT 127.0.0.1:PORT SEED [GAME]``) that plays seat 0 of a game
+    (Tablanette by default; the game's default player count) against greedy bots: see ``run_client``."""
+
+    def play(script: Path, seed: int, game: str = "tablanette") -> dict:
+        command = ["node", str(script), f"127.0.0.1:{server}", str(seed)] + ([] if game == "tablanette" else [game])
+        return run_client(command, game, cwd=NODE, env={**os.environ, "NODE_NO_WARNINGS": "1"})
 
     return play
