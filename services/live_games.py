@@ -133,7 +133,7 @@ class LiveGames:
         most MAX_LIVE_PAGE), and the token of the next page ("" after the last)."""
         stored, next_start = await self.store.live(page_size(size, DEFAULT_LIVE_PAGE, MAX_LIVE_PAGE),
                                                    start_of(page_token))
-        return await off_loop(lambda: [LiveMatch.load(s) for s in stored]), token_of(next_start)
+        return await asyncio.to_thread(lambda: [LiveMatch.load(s) for s in stored]), token_of(next_start)
 
     async def act(self, match_id: str, seat: int, token: str, action: str, expected_move_number: int) -> Acted:
         """Play a person's move and the bots' replies, and store them; nothing changes if the move is refused."""
