@@ -782,6 +782,36 @@ class FishingState(State):
         actions.sort(key=_string_of)
         return actions
 
+    def turn_choices(self) -> list[str]:
+        """Every whole turn the player to act may play, in the rules' notation, in string order: between turns each
+        trail and each capture (``legal_turns()``); during a capture already begun step by step, the whole turns
+        that complete it. A card whose captures are too many to list (past ``MAX_CAPTURE_CHOICES``, Tablić's huge
+        tables only) is offered as its steps instead (``KS``, ``KS:``), its capture then built step by step."""
+        seat, turn = self.current_player, self.turn
+        if seat is None:
+            return []
+        rules = self.capture_rules
+        groups = TableGroups(self.table, rules)
+        choices: list[int] = []
+        if turn is None:
+            for played in cards_in(self.hands[seat]):
+                try:
+                    choices += [played | captured << 6 for captured in capture_sets(played, self.table, rules, groups)]
+                except ActionLimitExceeded:
+                    choices += [a for a in self.legal_action_ids() if a & 63 == played]
+        else:
+            played, decided = turn[0], turn[2] | turn[3]
+            try:
+                targets = capture_sets(played, self.table, rules, groups)
+            except ActionLimitExceeded:
+                return self.legal_actions()
+            capturable = self._capturable()
+            choices = [played | captured << 6 for captured in targets
+                       if captured and not decided & ~captured
+                       and _turn_path(turn, captured, capturable, rules) is not None]
+        choices.sort(key=_string_of)
+        return [_string_of(a) for a in choices]
+
     def turn_decisions(self, turn_id: int) -> list[int] | None:
         """The decisions that play the whole turn ``turn_id`` (played card | captured mask << 6) from the start of a
         turn, or None if that turn is not legal now."""
@@ -796,15 +826,20 @@ class FishingState(State):
 
     def action_ids(self, action: str) -> list[int]:
         """A decision of ``legal_actions()``, or a whole turn in the rules' notation (``"KS:4C,TD"``, cards in any
-        order) at the start of a turn, as the decisions that play it; IllegalAction if neither."""
+        order) as the decisions that play it: at the start of a turn, or during a capture begun step by step (the
+        decisions that complete it); IllegalAction, naming the whole turns too, if neither."""
         legal = self.legal_action_ids()
         for a in legal:
             if _string_of(a) == action:
                 return [a]
-        turn = _parse_turn(action) if self.turn is None and isinstance(action, str) else None
-        path = self.turn_decisions(turn) if turn is not None else None
+        whole = _parse_turn(action) if isinstance(action, str) else None
+        path = None
+        if whole is not None and self.turn is None:
+            path = self.turn_decisions(whole)
+        elif whole is not None and self.turn is not None and whole & 63 == self.turn[0] and whole >> 6:
+            path = _turn_path(self.turn, whole >> 6, self._capturable(), self.capture_rules)
         if path is None:
-            raise IllegalAction(action, self.legal_actions(), self._where())
+            raise IllegalAction(action, self.legal_actions(), self._where(), turns=self.turn_choices())
         return path
 
     def _apply(self, action: int) -> None:
