@@ -9,6 +9,7 @@ search over every step sequence that the engine allows until the turn ends finds
 from __future__ import annotations
 
 import pytest
+from fishing_positions import FISHING_CASES as CASES
 from hypothesis import event, given, reject, settings
 from hypothesis import strategies as st
 
@@ -16,14 +17,6 @@ import engine
 from engine.fishing import DECISION_BITS, join_turns
 from engine.rng import Rng
 
-CASES = [
-    ("tablic", 2, {}),
-    ("tablic", 4, {}),
-    ("tablic", 2, {"capture_compulsory": True}),
-    ("tablanette", 2, {}),
-    ("tablanette", 3, {"max_sum_cards": 0}),
-    ("tablanette", 2, {"jack_mode": "value12", "max_sum_cards": 0}),
-]
 MAX_SEQUENCES = 3000  # a position whose turns take more step sequences than this is not searched
 
 
@@ -46,8 +39,7 @@ def _step_sequences(state: engine.State) -> list[list[int]]:
     return found
 
 
-def _position(state: engine.State, game: str, players: int, options: dict, seed: int, trails: int, moves: int,
-              steps: int) -> engine.State:
+def _position(state: engine.State, seed: int, trails: int, moves: int, steps: int) -> engine.State:
     """``trails`` turns of trailing where a card can trail (to grow the table), ``moves`` random moves, then up to
     ``steps`` random steps into a capture."""
     rng = Rng(seed)
@@ -75,8 +67,7 @@ def _position(state: engine.State, game: str, players: int, options: dict, seed:
        moves=st.integers(0, 60), steps=st.integers(0, 3))
 def test_listed_whole_turns_are_exactly_the_step_sequences(case, seed, trails, moves, steps):
     game, players, options = case
-    state = _position(engine.new_match(game, seed=seed, players=players, options=options), game, players, options,
-                      seed, trails, moves, steps)
+    state = _position(engine.new_match(game, seed=seed, players=players, options=options), seed, trails, moves, steps)
     if state.is_terminal:
         reject()
     sequences = _step_sequences(state)
