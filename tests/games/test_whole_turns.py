@@ -8,13 +8,15 @@ search over every step sequence that the engine allows until the turn ends finds
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from fishing_positions import FISHING_CASES as CASES
 from hypothesis import event, given, reject, settings
 from hypothesis import strategies as st
 
 import engine
-from engine.fishing import DECISION_BITS, join_turns
+from engine.fishing import DECISION_BITS, MAX_TURNS_LISTED, join_turns
 from engine.rng import Rng
 
 MAX_SEQUENCES = 3000  # a position whose turns take more step sequences than this is not searched
@@ -62,6 +64,23 @@ def _position(state: engine.State, seed: int, trails: int, moves: int, steps: in
     return state
 
 
+def _listable(state: engine.State, turns: dict[str, Any]) -> list[str]:
+    """What ``turn_choices()`` should list given the whole ``turns`` that the steps reach: those turns, except for a
+    card with more captures than MAX_TURNS_LISTED (offered as its steps), and, during a capture with more ways to
+    finish it than that, the steps."""
+    legal = state.legal_actions()
+    if state.turn is not None:  # type: ignore[attr-defined]
+        return legal if len(turns) > MAX_TURNS_LISTED else list(turns)
+    listable = []
+    for card in {turn.partition(":")[0] for turn in turns}:
+        of_card = [turn for turn in turns if turn.partition(":")[0] == card]
+        too_many = len([turn for turn in of_card if ":" in turn]) > MAX_TURNS_LISTED
+        listable += [step for step in legal if step.partition(":")[0] == card] if too_many else of_card
+    if len(listable) < len(turns):
+        event("a card offered as its steps")
+    return listable
+
+
 @settings(max_examples=120, deadline=None)
 @given(case=st.sampled_from(CASES), seed=st.integers(0, 2**32), trails=st.integers(0, 12),
        moves=st.integers(0, 60), steps=st.integers(0, 3))
@@ -84,7 +103,7 @@ def test_listed_whole_turns_are_exactly_the_step_sequences(case, seed, trails, m
     event("in a capture" if state.turn is not None else "between turns")  # type: ignore[attr-defined]
     event(f"whole turns: {'more than 10' if len(listed) > 10 else 'up to 10'}")
     assert len(set(listed)) == len(listed)
-    assert sorted(listed) == sorted(by_turn), state.to_position()
+    assert sorted(listed) == sorted(_listable(state, by_turn)), state.to_position()
     for whole, ways in by_turn.items():
         at_once = state.clone()
         at_once.apply(whole)
@@ -121,3 +140,30 @@ def test_a_capture_begun_in_steps_is_finished_by_its_whole_turn():
     assert state.turn_choices() == ["AD:7H,4S"]  # not the steps +4S, +7H
     state.apply("AD:4S,7H")
     assert [action for _, action in state.history] == ["AD:", "+7H", "+4S"]
+
+
+def test_a_card_with_too_many_captures_to_list_is_offered_as_its_steps():
+    """Tablić's large tables: a card with more captures than a person could choose among (MAX_TURNS_LISTED) is
+    offered as its steps (``7S``, ``7S:``), the other cards as whole turns; its whole turns are still accepted."""
+    state = engine.new_match("tablic", seed=3, options={"max_deals": 1})
+    while state.table.bit_count() < 16:  # both seats trail where they can
+        ids = state.legal_action_ids()
+        state.apply_id(next((a for a in ids if not a & DECISION_BITS and a < 64), ids[0]))
+    listed, every = state.turn_choices(), state.legal_turns()
+    stepped = {turn[:-1] for turn in listed if turn.endswith(":")}
+    assert stepped
+    for card in {turn.partition(":")[0] for turn in every}:
+        of_card = [turn for turn in every if turn.partition(":")[0] == card]
+        if card in stepped:
+            assert len(of_card) > MAX_TURNS_LISTED
+            assert [t for t in listed if t.partition(":")[0] == card] == [card, card + ":"]
+        else:
+            assert [t for t in listed if t.partition(":")[0] == card] == of_card
+    card = sorted(stepped)[0]
+    whole = next(turn for turn in every if turn.startswith(card + ":"))
+    typed, by_steps = state.clone(), state.clone()
+    typed.apply(whole)
+    by_steps.apply(card + ":")
+    assert by_steps.turn_choices() == by_steps.legal_actions()  # still too many ways to finish it: its steps
+    by_steps.apply(whole)  # finishing the capture begun by its card
+    assert typed.to_position() == by_steps.to_position()
