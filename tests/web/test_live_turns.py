@@ -117,3 +117,23 @@ def test_a_spectator_reads_whole_turns(page: Any, web_server: WebServer) -> None
     moves = shown_moves(page, "moves")
     assert moves[0] == "S0: A\u2666:7\u2665,4\u2660", moves
     assert len(moves) < len(acted["moves"]) and not [m for m in moves if STEP.search(m)], moves
+
+
+def test_a_capture_begun_in_steps_is_finished_on_the_page_by_a_whole_turn(page: Any, web_server: WebServer) -> None:
+    """A program (or another tab) began the capture with its first step: the page shows it being decided and offers
+    the whole turns that finish it."""
+    match_id = start_game(page, "tablic", seed=4)
+    stored = page.evaluate(f"JSON.parse(localStorage.getItem('cardtable.match.{match_id}'))")
+    before = move_number(page)
+    acted = post(f"{web_server.url}/api/matches/{match_id}/act",
+                 {"seat": 0, "action": "4H:", "expected_move_number": before}, stored["token"])
+    assert acted["view"]["legal_turns"] == ["4H:4D", "4H:4D,4S", "4H:4S"]
+    page.reload()
+    expect(live(page)).to_have_attribute("data-move", str(before + 1))
+    expect(page.locator("[aria-label='recent moves'] li").last).to_have_text("you: 4\u2665: \u2026")
+    buttons = page.locator("[aria-label='other moves'] [data-action]")
+    assert [buttons.nth(i).get_attribute("data-action") for i in range(buttons.count())] == [
+        "4H:4D", "4H:4D,4S", "4H:4S"]
+    page.locator("[aria-label='other moves'] [data-action='4H:4D,4S']").click()
+    expect(page.locator("[aria-label='recent moves'] li", has_text="you: 4\u2665:4\u2666,4\u2660")).to_have_count(1)
+    assert not [m for m in shown_moves(page, "recent moves") if STEP.search(m)]
