@@ -20,12 +20,19 @@ def quoted(value: Any, limit: int = QUOTE_LIMIT) -> str:
 class IllegalAction(ValueError):
     """An action that is not legal in the current state; the state is left exactly as it was."""
 
-    def __init__(self, action: object, legal: list[str], where: str = "") -> None:
+    def __init__(self, action: object, legal: list[str], where: str = "", turns: list[str] | None = None) -> None:
+        """``turns``: the legal whole turns where the game decides a turn in several steps (``legal`` lists those
+        steps), named too unless they are the same."""
         self.action = action
         self.legal = legal
-        shown = ", ".join(legal) if len(legal) <= 60 else ", ".join(legal[:60]) + f", ... ({len(legal)} in all)"
+        self.turns = legal if turns is None else turns
         context = f" ({where})" if where else ""
-        super().__init__(f"illegal action {action!r}{context}; legal actions: [{shown}]")
+        whole = f"; legal turns: [{_listed(turns)}]" if turns is not None and turns != legal else ""
+        super().__init__(f"illegal action {action!r}{context}; legal actions: [{_listed(legal)}]{whole}")
+
+
+def _listed(actions: list[str]) -> str:
+    return ", ".join(actions) if len(actions) <= 60 else ", ".join(actions[:60]) + f", ... ({len(actions)} in all)"
 
 
 class PositionError(ValueError):

@@ -45,6 +45,10 @@ MAX_GROUP_CARDS = 8
 # Tablić lets a player take any union of disjoint groups, so a table that grew over many trails offers exponentially
 # many captures (about 8,000 for six cards on an 18-card table). Past this many for one card the engine refuses.
 MAX_CAPTURE_CHOICES = 50_000
+# The most whole turns of one card that ``turn_choices()`` lists for a person; past it the card is offered as its
+# steps (a menu of hundreds of captures is no help, and finding tens of thousands takes seconds). Random Tablić play
+# passes it for one card in 180 (one turn in 70, measured over 300 deals).
+MAX_TURNS_LISTED = 100
 JACKS_MASK = sum(1 << c for c in range(52) if RANK[c] == JACK)
 # A card's smallest capture value (ace 1, jack 12 where it has a value); a valueless jack never reaches a sum group.
 LOW_VALUE: tuple[int, ...] = tuple(1 if RANK[c] == ACE else 12 if RANK[c] == JACK else (RANK[c] + 2 if RANK[c] < JACK
@@ -116,7 +120,7 @@ class TableGroups:
         return self.by_rank.get(RANK[played], []) + self.by_sum.get(v, [])
 
 
-def _maximal_unions(groups: list[int]) -> set[int]:
+def _maximal_unions(groups: list[int], limit: int = MAX_CAPTURE_CHOICES) -> set[int]:
     """Unions of every maximal set of pairwise-disjoint groups (tablanette.md §5.4)."""
     unions: set[int] = set()
     budget = [MAX_CAPTURE_CHOICES * 20]
@@ -124,10 +128,12 @@ def _maximal_unions(groups: list[int]) -> set[int]:
     def pick(i: int, used: int) -> None:
         budget[0] -= 1
         if budget[0] < 0:
-            _too_many(len(groups))
+            _too_many(len(groups), MAX_CAPTURE_CHOICES)
         if i == len(groups):
             if all(g & used for g in groups):
                 unions.add(used)
+                if len(unions) > limit:
+                    _too_many(len(groups), limit)
             return
         if not groups[i] & used:
             pick(i + 1, used | groups[i])
@@ -137,26 +143,28 @@ def _maximal_unions(groups: list[int]) -> set[int]:
     return unions
 
 
-def _all_unions(groups: list[int]) -> set[int]:
+def _all_unions(groups: list[int], limit: int = MAX_CAPTURE_CHOICES) -> set[int]:
     """Unions of every non-empty set of pairwise-disjoint groups (tablic.md §5.4)."""
     reach = {0}
     for g in groups:
         reach |= {u | g for u in reach if not u & g}
-        if len(reach) > MAX_CAPTURE_CHOICES:
-            _too_many(len(groups))
+        if len(reach) > limit:
+            _too_many(len(groups), limit)
     reach.discard(0)
     return reach
 
 
-def _too_many(group_count: int) -> None:
+def _too_many(group_count: int, limit: int) -> None:
     raise ActionLimitExceeded(
-        f"the table offers {group_count} capture groups whose disjoint unions exceed {MAX_CAPTURE_CHOICES:,} "
+        f"the table offers {group_count} capture groups whose disjoint unions exceed {limit:,} "
         "capture choices for one card; cardtable does not list that many legal actions"
     )
 
 
-def capture_sets(played: int, table_mask: int, rules: CaptureRules, table: TableGroups | None = None) -> set[int]:
-    """Every legal capture of ``played`` on the table, as masks; 0 stands for trailing the card."""
+def capture_sets(played: int, table_mask: int, rules: CaptureRules, table: TableGroups | None = None,
+                 limit: int = MAX_CAPTURE_CHOICES) -> set[int]:
+    """Every legal capture of ``played`` on the table, as masks; 0 stands for trailing the card.
+    ActionLimitExceeded past ``limit`` of them (for one of the card's values)."""
     if rules.jack_takes_all and RANK[played] == JACK:
         return {table_mask}  # §5.6: a jack takes the whole table, or trails to an empty one
     table = table or TableGroups(table_mask, rules)
@@ -164,7 +172,7 @@ def capture_sets(played: int, table_mask: int, rules: CaptureRules, table: Table
     for v in capture_value(RANK[played], rules.jack_value):
         groups = table.groups(played, v)
         if groups:
-            unions |= _maximal_unions(groups) if rules.compulsory else _all_unions(groups)
+            unions |= _maximal_unions(groups, limit) if rules.compulsory else _all_unions(groups, limit)
     if not unions or not rules.compulsory:
         unions.add(0)
     return unions
@@ -562,6 +570,28 @@ def _turn_path(turn: Turn, target: int, table: int, rules: CaptureRules) -> list
     return None
 
 
+def _completions(turn: Turn, table: int, rules: CaptureRules, limit: int) -> set[int] | None:
+    """Every capture (mask) that the decisions from ``turn`` can end with, or None past ``limit`` of them (or past
+    ``20 * limit`` turns in progress on the way: groups taken in another order meet again in one turn state)."""
+    found: set[int] = set()
+    seen = {turn}
+    waiting = [turn]
+    while waiting:
+        now = waiting.pop()
+        for decision in turn_options(now, table, rules):
+            after, ended = turn_step(now, decision, table, rules)
+            if ended:
+                found.add(after[2])
+                if len(found) > limit:
+                    return None
+            elif after not in seen:
+                seen.add(after)
+                if len(seen) > 20 * limit:
+                    return None
+                waiting.append(after)
+    return found
+
+
 class _ActionStrings(dict[int, str]):
     """Memo of action strings: ``STRINGS[a]`` builds the string of ``a`` once."""
 
@@ -782,6 +812,36 @@ class FishingState(State):
         actions.sort(key=_string_of)
         return actions
 
+    def turn_choices(self) -> list[str]:
+        """Every whole turn the player to act may play, in the rules' notation, in string order: between turns each
+        trail and each capture (``legal_turns()``); during a capture already begun step by step, the whole turns
+        that complete it. A card with more captures than ``MAX_TURNS_LISTED`` (on Tablić's large tables) is
+        offered as its steps instead (``KS``, ``KS:``), and so is a capture begun with more completions than that:
+        it is then built step by step."""
+        seat, turn = self.current_player, self.turn
+        if seat is None:
+            return []
+        rules = self.capture_rules
+        choices: list[int] = []
+        if turn is None:
+            groups = TableGroups(self.table, rules)
+            for played in cards_in(self.hands[seat]):
+                try:
+                    captures = capture_sets(played, self.table, rules, groups, MAX_TURNS_LISTED + 1)  # (+1: the trail)
+                except ActionLimitExceeded:
+                    captures = None
+                if captures is None or len(captures - {0}) > MAX_TURNS_LISTED:
+                    choices += [a for a in self.legal_action_ids() if a & 63 == played]
+                else:
+                    choices += [played | captured << 6 for captured in captures]
+        else:
+            captures = _completions(turn, self._capturable(), rules, MAX_TURNS_LISTED)
+            if captures is None:
+                return self.legal_actions()
+            choices = [turn[0] | captured << 6 for captured in captures]
+        choices.sort(key=_string_of)
+        return [_string_of(a) for a in choices]
+
     def turn_decisions(self, turn_id: int) -> list[int] | None:
         """The decisions that play the whole turn ``turn_id`` (played card | captured mask << 6) from the start of a
         turn, or None if that turn is not legal now."""
@@ -796,15 +856,20 @@ class FishingState(State):
 
     def action_ids(self, action: str) -> list[int]:
         """A decision of ``legal_actions()``, or a whole turn in the rules' notation (``"KS:4C,TD"``, cards in any
-        order) at the start of a turn, as the decisions that play it; IllegalAction if neither."""
+        order) as the decisions that play it: at the start of a turn, or during a capture begun step by step (the
+        decisions that complete it); IllegalAction, naming the whole turns too, if neither."""
         legal = self.legal_action_ids()
         for a in legal:
             if _string_of(a) == action:
                 return [a]
-        turn = _parse_turn(action) if self.turn is None and isinstance(action, str) else None
-        path = self.turn_decisions(turn) if turn is not None else None
+        whole = _parse_turn(action) if isinstance(action, str) else None
+        path = None
+        if whole is not None and self.turn is None:
+            path = self.turn_decisions(whole)
+        elif whole is not None and self.turn is not None and whole & 63 == self.turn[0] and whole >> 6:
+            path = _turn_path(self.turn, whole >> 6, self._capturable(), self.capture_rules)
         if path is None:
-            raise IllegalAction(action, self.legal_actions(), self._where())
+            raise IllegalAction(action, self.legal_actions(), self._where(), turns=self.turn_choices())
         return path
 
     def _apply(self, action: int) -> None:

@@ -417,6 +417,12 @@ class State(ABC):
     def legal_actions(self) -> list[str]:
         return [self.action_string(a) for a in self.legal_action_ids()]
 
+    def turn_choices(self) -> list[str]:
+        """The moves a person chooses among now, each a whole turn in the rules' notation: ``legal_actions()``,
+        except in a game whose turn the engine decides in several steps (a fishing game's capture: ``KS:4C,TD``,
+        not ``KS:``, ``+4C``, ``+TD``). ``apply`` takes each of them (see ``action_ids``)."""
+        return self.legal_actions()
+
     def action_id(self, action: str) -> int:
         """The int of a legal action string; IllegalAction if it is not legal now."""
         for a in self.legal_action_ids():

@@ -41,8 +41,11 @@ def full_observation(state: State) -> dict[str, Any]:
 def seat_view(state: State, seat: int, move_number: int, history: bool = True) -> common_pb2.View:
     """``seat``'s observation; ``history=False`` leaves out its "history" key (for a state loaded without it)."""
     observation = state.observation(seat, history=history)
-    return _view(state, common_pb2.PERSPECTIVE_SEAT, observation, move_number, seat=seat,
-                 legal_actions=observation["legal_actions"])
+    legal = observation["legal_actions"]
+    out = _view(state, common_pb2.PERSPECTIVE_SEAT, observation, move_number, seat=seat, legal_actions=legal)
+    if legal:
+        out.legal_turns.extend(state.turn_choices())  # whole turns, for people (a fishing capture with its cards)
+    return out
 
 
 def public_view(state: State, move_number: int, history: bool = True) -> common_pb2.View:

@@ -89,6 +89,53 @@ def test_a_capture_typed_with_its_cards_in_any_order_is_played(cli_runner: CliRu
     assert "not a legal move" not in output.split(f"You play {capture}")[0]
 
 
+@pytest.mark.parametrize(("game", "seed"), [("tablanette", 42), ("tablic", 3)])
+def test_fishing_moves_are_whole_turns_with_their_cards(cli_runner: CliRunner, game: str, seed: int) -> None:
+    """Issue 28: the menu listed a sum capture as ``3) AC:`` with no cards, then asked for its cards in one-option
+    menus ("type a number from 1 to 1"). Every move listed is a whole turn, a capture with its cards."""
+    output = _ok(cli_runner.invoke(cli, ["play", game, "--seed", str(seed), *SHORT], input="2\n" * 80))
+    asked = _prompts(output)
+    moves = [move for _, listed in asked for move in listed]
+    assert any(re.fullmatch(r"[2-9TJQKA][CDHS]:[2-9TJQKA][CDHS](,[2-9TJQKA][CDHS])+", m) for m in moves), output
+    assert not [m for m in moves if m.endswith(":") or m.startswith("+") or m in ("next", "done")], output
+    assert all(len(listed) > 1 for _, listed in asked)
+    assert "from 1 to 1" not in output and "phase: capture" not in output
+
+
+def test_a_sum_capture_chosen_by_number_is_played_whole(cli_runner: CliRunner) -> None:
+    result = cli_runner.invoke(cli, ["play", "tablanette", "--seed", "42", "--opponents", "random", *SHORT],
+                               input="5\n" + "1\n" * 60)
+    output = _ok(result)
+    first = _prompts(output)[0][1]
+    assert first[4] == "AD:7H,4S" and "AD:" not in first
+    assert output.split("Your move > ", 1)[1].startswith("You play AD:7H,4S\n")
+
+
+def test_a_capture_begun_by_its_card_is_finished_by_the_whole_turn(cli_runner: CliRunner) -> None:
+    """A capture's first step typed alone (``4H:``, as the engine's steps write it) still works: the next menu lists
+    the whole turns that finish it, and the whole turn typed then plays it."""
+    result = cli_runner.invoke(cli, ["play", "tablic", "--seed", "4", "--opponents", "random", *SHORT],
+                               input="4H:\n4h:4s,4d\n" + "1\n" * 80)
+    output = _ok(result)
+    first, again = (listed for _, listed in _prompts(output)[:2])
+    assert {"4H:4D", "4H:4D,4S", "4H:4S"} <= set(first)
+    assert again == ["4H:4D", "4H:4D,4S", "4H:4S"]
+    assert "You play 4H:4D,4S\n" in output and "not a legal move" not in output.split("You play 4H:4D,4S")[0]
+
+
+def test_the_only_legal_move_is_played_with_a_line_saying_so(cli_runner: CliRunner) -> None:
+    output = _ok(cli_runner.invoke(cli, ["play", "german_whist", "--seed", "2", *SHORT], input="1\n" * 60))
+    assert "Your only legal move, played for you: " in output  # the last trick's card at least
+    assert "from 1 to 1" not in output and all(len(listed) > 1 for _, listed in _prompts(output))
+
+
+def test_watch_shows_whole_turns(cli_runner: CliRunner) -> None:
+    output = _ok(cli_runner.invoke(cli, ["watch", "tablic", "--seed", "3", *SHORT]))
+    moves = re.findall(r"-> (\S+)", output)
+    assert any(re.fullmatch(r"..:..(,..)+", m) for m in moves), output
+    assert not [m for m in moves if m.endswith(":") or m.startswith("+") or m in ("next", "done")], output
+
+
 def test_belote_contree_shows_the_tricks_one_by_one(cli_runner: CliRunner) -> None:
     output = _ok(cli_runner.invoke(cli, ["play", "belote_contree", "--seed", "3", *SHORT], input="1\n" * 60))
     last = output.rsplit("\nTricks  ", 1)[1].splitlines()

@@ -93,5 +93,7 @@ def test_the_python_example_runs(tmp_path: Path) -> None:
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     legal = re.search(r"state\.legal_actions\(\)\s+# (\[.*?\])", example)[1]
-    check = f"import engine; assert engine.new_match('tablanette', seed=42).legal_actions() == {legal}"
+    turns = re.search(r"state\.turn_choices\(\)\s+# (\[.*?\])", example)[1]
+    check = (f"import engine; state = engine.new_match('tablanette', seed=42); "
+             f"assert state.legal_actions() == {legal} and state.turn_choices() == {turns}")
     assert subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-c", check], cwd=ROOT).returncode == 0

@@ -1,8 +1,10 @@
 """``cardtable play GAME``: a person plays a match in the terminal against bots.
 
 The person sees their hand, the table (or trick), the scores and the numbered legal moves (in the order of the hand),
-and answers with the number or the move; a capture's cards may be typed in any order (``AD:4S,7H``), and a card alone
-is enough when it has exactly one legal move (``KC`` for ``KC:5H,9S``). Works with piped input; the end of the input
+each a whole turn as the rules files write it (a fishing capture with its cards: ``AD:7H,4S``, never its engine
+steps), and answers with the number or the move; a capture's cards may be typed in any order (``AD:4S,7H``), and a
+card alone is enough when it has exactly one legal move (``KC`` for ``KC:5H,9S``). A move that is the only legal one
+is played for the person, with a line saying so. Works with piped input; the end of the input
 leaves the match cleanly (exit code 1), Ctrl-C too (exit code 130). ``--save`` keeps the finished match as a replay.
 
     cardtable play tablanette --seed 7 --opponents greedy:epsilon=0.3 --option max_deals=1 --save
@@ -260,14 +262,18 @@ def _print_turns(console: Console, state: State, seat: int, seating: Seating, pr
 
 
 def _ask(console: Console, state: State, seating: Seating) -> str:
-    """Show the person what they see and their moves, in the order of their hand; return the move they choose (a
-    listed one, or a whole capture that the listed steps make)."""
+    """Show the person what they see and their moves, each a whole turn (a fishing capture with its cards,
+    ``AC:7D,4S``), in the order of their hand; return the move they choose. A move that is the only legal one is
+    played for them, with a line saying so."""
     obs = state.observation(state.current_player)
     width = console.width
-    moves = hand_order(obs["legal_actions"], obs.get("hand"))
+    moves = hand_order(state.turn_choices(), obs.get("hand"))
     console.print()
     console.print(header_line(obs, seating, width))
     if game_rows(obs, seating):
         console.print(observation_lines(obs, seating, width))
+    if len(moves) == 1:
+        console.print(Text.assemble("Your only legal move, played for you: ", action_text(moves[0])))
+        return moves[0]
     console.print(numbered_moves(moves, width))
     return ask_move(console, moves, lambda text: _is_legal(state, text))

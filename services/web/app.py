@@ -205,6 +205,7 @@ def state_view(state: State, match: LiveMatch, seat: int | None, move_number: in
         "match_id": match.match_id, "seat": seat, "move_number": move_number, "game": state.game_id,
         "players": state.players, "seats": [s.to_dict() for s in match.seats],
         "current_player": state.current_player, "legal_actions": legal,
+        "legal_turns": state.turn_choices() if legal else [],  # what a person chooses: whole turns (KS:4C,TD)
         "game_over": state.is_terminal, "winners": None if state.winners is None else list(state.winners),
         "scores": state.scores, "replay_id": replay_id,
         "hand_counts": [len(cards) for cards in state.to_position().get("hands") or []],

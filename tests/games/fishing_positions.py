@@ -6,6 +6,17 @@ import engine
 from engine.cards import CODES, RANK, cards_in, parse_card
 from engine.fishing import JACK
 
+# Games, player counts and options that between them take every path of the capture rules (compulsory or not, sums
+# limited or not, special jacks or not).
+FISHING_CASES = [
+    ("tablic", 2, {}),
+    ("tablic", 4, {}),
+    ("tablic", 2, {"capture_compulsory": True}),
+    ("tablanette", 2, {}),
+    ("tablanette", 3, {"max_sum_cards": 0}),
+    ("tablanette", 2, {"jack_mode": "value12", "max_sum_cards": 0, "hand_size": 8}),
+]
+
 # A deck order that only serves to find which places of deal_deck each round deals to whom: no jack in reach of the
 # table's first layout, so Tablanette's initial jacks (§3.6) move nothing.
 _PLACES = [c for c in range(52) if RANK[c] != JACK] + [c for c in range(52) if RANK[c] == JACK]

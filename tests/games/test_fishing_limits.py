@@ -9,6 +9,7 @@ past ``MAX_CAPTURE_CHOICES`` for one card it refuses clearly and changes nothing
 from __future__ import annotations
 
 import pytest
+from fishing_positions import FISHING_CASES as CASES
 
 import engine
 from engine.fishing import DECISION_BITS, join_turns
@@ -33,14 +34,6 @@ def _random(state: engine.State, ids: list[int], rng: Rng) -> int:
 
 
 STRATEGIES = {"always_trail": _always_trail, "first": _first, "last": _last, "random": _random}
-CASES = [
-    ("tablic", 2, {}),
-    ("tablic", 4, {}),
-    ("tablic", 2, {"capture_compulsory": True}),
-    ("tablanette", 2, {}),
-    ("tablanette", 3, {"max_sum_cards": 0}),
-    ("tablanette", 2, {"jack_mode": "value12", "max_sum_cards": 0, "hand_size": 8}),
-]
 
 
 def _bound(state: engine.State) -> int:

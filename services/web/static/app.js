@@ -480,6 +480,34 @@ function chosenOptions(info, fieldset) {
   return out;
 }
 
+/* The moves [number, seat, action] as whole turns {first, last, seat, action}: a fishing game's capture, played as
+ * the engine's steps ("KS:", "+4C", "+TD", "next", "done"), is one turn in the rules' notation ("KS:4C,TD", its cards
+ * in canonical order), as engine.fishing.join_turns writes it; every other move is a turn of its own. */
+function joinTurns(moves) {
+  const order = (code) => "CDHS".indexOf(code[1]) * 13 + "23456789TJQKA".indexOf(code[0]);
+  const turns = [];
+  for (const [number, seat, action] of moves) {
+    const open = turns.length ? turns[turns.length - 1] : null;
+    const step = action.startsWith("+") || action === "next" || action === "done";
+    if (step && open && open.taken && open.seat === seat) {
+      if (action.startsWith("+")) open.taken = [...open.taken, action.slice(1)].sort((a, b) => order(a) - order(b));
+      open.last = number;
+      open.action = `${open.card}:${open.taken.join(",")}`;
+    } else if (!step) {
+      const begins = action.endsWith(":");
+      turns.push({ first: number, last: number, seat, action, card: begins ? action.slice(0, -1) : null,
+                   taken: begins ? [] : null });
+    }
+  }
+  return turns;
+}
+
+/* A move list's entry: a whole turn with its numbers (its steps' first to last); "..." while it is being decided. */
+function turnItem(turn, who, deciding) {
+  return h("li", { value: String(turn.first), dataset: { first: String(turn.first), last: String(turn.last) } },
+    `${who}: ${actionText(turn.action)}${deciding ? " …" : ""}`);
+}
+
 async function showMatch(matchId) {
   const stored = JSON.parse(localStorage.getItem(MATCH_STORE + matchId) || "null");
   if (!stored) {
@@ -516,7 +544,7 @@ async function showMatch(matchId) {
   }
 
   function draw() {
-    const legal = view.legal_actions;
+    const legal = view.legal_turns || view.legal_actions;  // whole turns: a capture with its cards
     const names = view.seats.map((s, n) => (n === view.seat ? `You (seat ${n})` : `Seat ${n} (${s.policy})`));
     const forCard = (card) => legal.filter((a) => a === card || a.startsWith(card + ":"));
     const chooser = h("div");
@@ -526,7 +554,8 @@ async function showMatch(matchId) {
       fill(chooser, h("div", { class: "chooser", "data-testid": "chooser" }, `${actionText(card)}:`,
         choices.map((a) => h("button", { type: "button", class: "legal", dataset: { action: a },
                                           onclick: () => play(a) },
-                               a === card ? "play / trail" : a.endsWith(":") ? "capture" : actionText(a))),
+                               a === card ? "play / trail" : a.endsWith(":") ? "capture (then choose its cards)"
+                                 : actionText(a))),
         h("button", { type: "button", onclick: () => fill(chooser) }, "cancel")));
     };
     const shown = { ...view.observation, hands: { [String(view.seat)]: view.observation.hand || [] },
@@ -542,7 +571,9 @@ async function showMatch(matchId) {
     for (const button of table.querySelectorAll("[data-pile=table] button.card")) {
       if (legal.includes("+" + button.dataset.card)) button.dataset.action = "+" + button.dataset.card;
     }
-    const others = legal.filter((a) => !isCard(a.slice(0, 2)) && !a.startsWith("+"));
+    // a capture begun step by step (over the API) is finished by one of its whole turns, listed as buttons
+    const others = view.observation.turn ? legal.filter((a) => !a.startsWith("+"))
+      : legal.filter((a) => !isCard(a.slice(0, 2)) && !a.startsWith("+"));
     const actions = others.length ? h("div", { class: "actions", "aria-label": "other moves" },
       others.map((a) => h("button", { type: "button", class: "legal", dataset: { action: a }, onclick: () => play(a) },
                            actionText(a)))) : null;
@@ -556,8 +587,9 @@ async function showMatch(matchId) {
     fill(board, lastDeal ? dealResultEl(lastDeal) : null,
          h("div", { dataset: { testid: "live", move: String(view.move_number), over: String(view.game_over) } }, table),
          chooser, actions, turn);
-    fill(logList, ...log.slice(-40).map(([number, s, a]) => h("li", { value: String(number) },
-                                                               `${s === view.seat ? "you" : "S" + s}: ${actionText(a)}`)));
+    const turns = joinTurns(log);
+    fill(logList, ...turns.slice(-40).map((t, i, shown) => turnItem(t, t.seat === view.seat ? "you" : "S" + t.seat,
+                                                                    i === shown.length - 1 && !!view.observation.turn)));
     logList.scrollTop = logList.scrollHeight;
   }
 
@@ -586,10 +618,14 @@ function showWatch(matchId) {
         view.replay_id ? h("p", {}, h("a", { href: `#/replay/${view.replay_id}` }, `replay ${view.replay_id}`))
                        : null) : null);
   };
+  const moves = [];  // [number, seat, action], shown as whole turns
   leaveView = streamEvents(`/api/matches/${encodeURIComponent(matchId)}/events`, (name, data) => {
     if (name === "error") { showError(data.error, message); return; }
     if (name === "move") {
-      logList.append(h("li", { value: String(data.move.number) }, `S${data.move.seat}: ${actionText(data.move.action)}`));
+      moves.push([data.move.number, data.move.seat, data.move.action]);
+      const turns = joinTurns(moves);
+      fill(logList, ...turns.map((t, i) => turnItem(t, `S${t.seat}`,
+                                                    i === turns.length - 1 && !!data.view.observation.turn)));
       logList.scrollTop = logList.scrollHeight;
     }
     draw(data.view);
