@@ -220,7 +220,7 @@ _IN_OWN_SESSION = _SubprocessInOwnSession()
 def _start_watchdog(valkey_dir: Path) -> subprocess.Popen[bytes]:
     """This process's watchdog over the server in ``valkey_dir`` (in a session of its own, as the server is)."""
     script = Path(__file__).with_name("valkey_watchdog.py")
-    return subprocess.Popen([sys.executable, str(script), str(valkey_dir)], stdin=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, str(script), str(valkey_dir), str(os.getpid())], stdin=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, start_new_session=True)
 
 

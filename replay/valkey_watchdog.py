@@ -1,7 +1,7 @@
 """The embedded Valkey's watchdog: each process using the server (:mod:`replay.embedded`) starts one, which stops the
 server when that process dies without leaving it (SIGKILL, ``os._exit``) and nobody else uses it.
 
-It runs as a script, ``python .../valkey_watchdog.py DATA_DIR`` (standard library only, no package imported: it
+It runs as a script, ``python .../valkey_watchdog.py DATA_DIR USER_PID`` (standard library only, no package imported: it
 starts in milliseconds and stays small), and reads its standard input until its process says goodbye (``bye``: it
 left the server properly, which is then its business) or dies (the end of the input without it). Then it does what
 the last user leaving does: if it can take the folder's ``users`` lock alone (no process uses the server, and none
@@ -24,13 +24,14 @@ PID_FILE = "valkey.pid"  # where the server writes its pid (its working director
 STOP_TIMEOUT_S = 20.0
 
 
-def watch(valkey_dir: Path) -> None:
-    """Wait for this process's user to leave or die; on its death, stop the server nobody uses any more."""
-    user = os.getppid()
+def watch(valkey_dir: Path, user: int) -> None:
+    """Wait for this process's user (its parent, pid ``user``) to leave or die; on its death, stop the server nobody
+    uses any more."""
     if sys.stdin.buffer.read().startswith(GOODBYE):
         return
     # A dying process closes its files one by one: the end of this input may come before its lock on ``users``
-    # goes. Once this process is handed to another parent, the user's exit is over.
+    # goes. Once this process is handed to another parent, the user's exit is over (the user's pid comes from it,
+    # not from getppid() here: it may have died before this line ran).
     while os.getppid() == user:
         time.sleep(0.01)
     with open(valkey_dir / "users", "a+") as users:
@@ -88,4 +89,4 @@ def running(pid: int) -> bool:
 
 
 if __name__ == "__main__":
-    watch(Path(sys.argv[1]))
+    watch(Path(sys.argv[1]), int(sys.argv[2]))

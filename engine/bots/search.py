@@ -8,7 +8,7 @@ sides' (:func:`deal_margin`), since a deal is what every game has and what tourn
 It counts its work on a :class:`engine.budget.Meter`: a decision bounded by ``Policy.bound`` stops where its budget
 is spent and plays the best it has, or as its rollout policy would when it has nothing yet (the same move for the
 same seed under a work budget; a time budget makes it depend on the machine); an abandoned one raises
-:class:`engine.budget.Cancelled`. Its parameters' :meth:`SearchPolicy.work_cost` is reckoned on a nominal decision:
+:class:`engine.budget.Cancelled`. Its parameters' cost (``Policy.work_cost``) is reckoned on a nominal decision:
 ``NOMINAL_LEGAL`` legal moves, play-outs of ``NOMINAL_MOVES`` moves.
 """
 

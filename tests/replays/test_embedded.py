@@ -6,11 +6,13 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
+from listening import descendants
 
 import replay
 from replay.connect import open_store
@@ -77,11 +79,19 @@ def _servers_on(folder: Path) -> list[int]:
     return pids
 
 
+def _watchdogs_of(pid: int) -> list[int]:
+    """The embedded Valkey's watchdogs that process ``pid`` started (replay.valkey_watchdog)."""
+    return [child for child in descendants(pid) if b"valkey_watchdog" in Path(f"/proc/{child}/cmdline").read_bytes()]
+
+
 @pytest.fixture
 def orphan(tmp_path: Path) -> Iterator[tuple[str, int]]:
-    """The URL and pid of an embedded Valkey whose owning process was killed with SIGKILL (it keeps running)."""
+    """The URL and pid of an embedded Valkey whose owning process was killed with SIGKILL, its watchdog with it (the
+    server keeps running: a server left by a process killed with all its children, or by an older cardtable)."""
     owner = subprocess.Popen([sys.executable, "-c", OWNER, str(tmp_path)], stdout=subprocess.PIPE, text=True)
     url = owner.stdout.readline().strip()
+    for watchdog in _watchdogs_of(owner.pid):
+        os.kill(watchdog, signal.SIGKILL)
     owner.kill()
     owner.wait()
     owner.stdout.close()
@@ -102,6 +112,60 @@ def test_the_server_of_a_killed_owner_is_taken_over_not_doubled(tmp_path: Path, 
     assert _servers_on(tmp_path / "valkey") == []  # stopped by its new owner, gracefully: its data is all there
     with EmbeddedValkey(tmp_path) as valkey:
         assert ReplayStore(redis.Redis.from_url(valkey.url)).get("before/4") == REPLAYS[4]
+
+
+def _gone(pids: list[int], timeout: float = 30) -> bool:
+    """Whether the processes ``pids`` all ended (a zombie has) within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while any(_alive(pid) for pid in pids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_the_watchdog_of_a_killed_owner_stops_the_server_nobody_uses(tmp_path: Path) -> None:
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    url = owner.stdout.readline().strip()
+    [pid] = _servers_on(tmp_path / "valkey")
+    ReplayStore(redis.Redis.from_url(url)).put_many("before", enumerate(REPLAYS[:5]))
+    owner.kill()
+    owner.wait()
+    owner.stdout.close()
+    assert _gone([pid]), "the server outlived its killed owner"  # stopped gracefully: its data is all there
+    assert not (tmp_path / "valkey" / "url").exists()
+    with EmbeddedValkey(tmp_path) as valkey:
+        assert ReplayStore(redis.Redis.from_url(valkey.url)).get("before/4") == REPLAYS[4]
+
+
+def test_the_watchdog_of_a_killed_owner_leaves_the_server_to_another_user(tmp_path: Path) -> None:
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    url = owner.stdout.readline().strip()
+    user = subprocess.Popen([sys.executable, "-c", USER, str(tmp_path)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert user.stdout.readline().strip() == url
+        [pid] = _servers_on(tmp_path / "valkey")
+        watchdogs = _watchdogs_of(owner.pid)
+        owner.kill()
+        owner.wait()
+        owner.stdout.close()
+        assert _gone(watchdogs)  # the owner's watchdog has looked, and left
+        ReplayStore(redis.Redis.from_url(url)).put_many("after", enumerate(REPLAYS[:3]))
+        user.communicate("\n", timeout=60)  # the last user leaves: it takes the server over and stops it
+        assert user.returncode == 0 and _gone([pid])
+    finally:
+        if user.poll() is None:
+            user.kill()
+    with EmbeddedValkey(tmp_path) as valkey:
+        assert ReplayStore(redis.Redis.from_url(valkey.url)).get("after/2") == REPLAYS[2]
 
 
 def test_a_server_left_running_that_does_not_answer_is_not_doubled(tmp_path: Path, orphan: tuple[str, int]) -> None:

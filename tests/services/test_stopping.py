@@ -180,6 +180,35 @@ def test_the_last_resort_ends_a_process_whose_thread_never_returns():
     assert time.monotonic() - started < STOP_S
 
 
+def test_sigterm_stops_serve_within_10_s_while_a_job_runs_on_its_ray_and_watchers_stream(tmp_path):
+    server = ServerProcess(env=server_env(tmp_path)).start()
+    family = {}
+    try:
+        channel = grpc.insecure_channel(server.target)
+        jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
+        job = jobs.SubmitJob(sim_pb2.SubmitJobRequest(spec=whist_job(10_000_000, chunk_size=2000))).job
+        watch = jobs.WatchJob(sim_pb2.WatchJobRequest(job_id=job.job_id), timeout=300)
+        next(update for update in watch if update.job.progress.units_done > 0)  # a job watcher streams
+        games = game_service_pb2_grpc.GameServiceStub(channel)
+        match = games.CreateGame(game_pb2.CreateGameRequest(game_id="german_whist", seats=[PERSON, bot("greedy")],
+                                                            seed=3, first_dealer=1), timeout=30)
+        watching = games.WatchGame(game_pb2.WatchGameRequest(match_id=match.match_id), timeout=300)
+        next(iter(watching))  # a match watcher streams
+        family = descendants(server.process.pid)
+        assert "raylet" in {row[0] for row in family.values()}
+        started = time.monotonic()
+        code = server.terminate(timeout=60)
+        took = time.monotonic() - started
+        assert took < STOP_S, f"SIGTERM took {took:.1f} s (exit status {code})"
+        channel.close()
+        assert_none_left(family, "cardtable serve stopped by SIGTERM")
+    finally:
+        if server.process.poll() is None:
+            server.process.kill()
+        for pid in still_running_pids(family):
+            os.kill(pid, signal.SIGKILL)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
