@@ -427,7 +427,10 @@ def tournament_message(record: dict[str, Any]) -> sim_pb2.Tournament:
         policy_a=row["a"], policy_b=row["b"], deals=row["deals"], mean_difference=row["mean_difference"],
         mean_difference_ci95_low=row["ci95"][0], mean_difference_ci95_high=row["ci95"][1], win_rate=row["win_rate"])
         for row in record.get("pairings", [])]
-    ratings = [sim_pb2.PolicyRating(policy=row["policy"], rating=row["rating"], mu=row["mu"], sigma=row["sigma"])
+    ratings = [sim_pb2.PolicyRating(policy=row["policy"], rating=row["rating"], rating_ci95_low=row["ci95"][0],
+                                    rating_ci95_high=row["ci95"][1], note=row["note"])
+               if "ci95" in row else sim_pb2.PolicyRating(  # stored before the ratings were fit to the pairings
+                   policy=row["policy"], rating=row["rating"], note="an openskill rating (mu - 3 sigma), no interval")
                for row in record.get("ratings", [])]
     return sim_pb2.Tournament(
         tournament_id=record["tournament_id"], state=_STATES[record["state"]], job_ids=record["jobs"],

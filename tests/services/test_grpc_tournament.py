@@ -67,8 +67,8 @@ def test_a_tournament_over_grpc_gives_the_standings_played_here(tmp_path):
     [pairing] = got.pairings
     assert (pairing.policy_a, pairing.policy_b, pairing.deals) == ("random", "greedy", 6)
     assert pairing.mean_difference == pytest.approx(expected["pairings"][0]["mean_difference"])
-    assert [(r.policy, round(r.rating, 3)) for r in got.ratings] == [
-        (r["policy"], r["rating"]) for r in expected["ratings"]]
+    assert [(r.policy, r.rating, [r.rating_ci95_low, r.rating_ci95_high], r.note) for r in got.ratings] == [
+        (r["policy"], r["rating"], r["ci95"], r["note"]) for r in expected["ratings"]]
 
 
 def test_a_tournament_the_server_stopped_in_is_resumed_by_the_next_without_replaying_finished_chunks(tmp_path):
@@ -111,5 +111,5 @@ def test_a_tournament_the_server_stopped_in_is_resumed_by_the_next_without_repla
         started.tournament_id]
     [pairing] = got.pairings
     assert pairing.mean_difference == pytest.approx(expected["pairings"][0]["mean_difference"])
-    assert [(r.policy, round(r.rating, 3)) for r in got.ratings] == [
-        (r["policy"], r["rating"]) for r in expected["ratings"]]
+    assert [(r.policy, r.rating, [r.rating_ci95_low, r.rating_ci95_high]) for r in got.ratings] == [
+        (r["policy"], r["rating"], r["ci95"]) for r in expected["ratings"]]
