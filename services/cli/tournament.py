@@ -145,8 +145,7 @@ def standings_tables(result: dict[str, Any]) -> Table:
         low, high = row["ci95"]
         pairs.add_row(f"{row['a']} vs {row['b']}", f"{row['deals']:,}",
                       f"{row['mean_difference']:+.2f} [{low:+.2f}, {high:+.2f}]", f"{row['win_rate']:.1%}")
-    ratings = Table(title="ratings: the pairings' margins fit by least squares (points a deal against the field), "
-                          "never ranked against a head-to-head result", title_justify="left")
+    ratings = Table(title="ratings, fit to the pairings (points a deal against the field)", title_justify="left")
     for header in ("", "policy", "rating [95% CI]", "note"):
         ratings.add_column(header, justify="right" if header.startswith("rating") else "left")
     for place, row in enumerate(result["ratings"], 1):
