@@ -105,9 +105,10 @@ def rate_pairings(policies: Sequence[str], margins: Mapping[tuple[str, str], Seq
             note = f"in a cycle of head-to-head results with {', '.join(cycle)}: ranked by rating"
         elif lower_rated_above:
             note = _note(label, lower_rated_above, winner_over)
-        i = policies.index(label)
-        rows.append({"policy": label, "rating": round(rating[label], 4),
-                     "ci95": [round(rating[label] - half[i], 4), round(rating[label] + half[i], 4)], "note": note})
+        width = float(half[policies.index(label)])
+        low, high = rating[label] - width, rating[label] + width
+        rows.append({"policy": label, "rating": round(rating[label], 4), "ci95": [round(low, 4), round(high, 4)],
+                     "note": note})
     return rows
 
 
