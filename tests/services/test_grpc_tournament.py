@@ -154,3 +154,14 @@ def test_a_server_leaves_alone_and_unannounced_the_tournament_and_job_whose_driv
         for job_id in untouched[1:]:
             assert store.get(job_id).state == "queued" and store.chunk_results(job_id) == {}
         assert load_tournament(store, tournament["tournament_id"])["jobs"] == tournament["jobs"]
+
+
+def test_a_tournament_stored_with_openskill_ratings_still_reads_with_its_old_ratings_said_so() -> None:
+    from services.simulation_service import tournament_message
+
+    spec = check_tournament(TournamentSpec("german_whist", ("random", "greedy"), deals=6, seed=11))
+    old = {"tournament_id": "tournament-3", "state": "succeeded", "spec": spec.to_dict(), "jobs": ["sim-1", "sim-2"],
+           "pairings": [], "ratings": [{"policy": "greedy", "mu": 30.0, "sigma": 2.0, "rating": 24.0}]}
+    [rating] = tournament_message(old).ratings
+    assert (rating.policy, rating.rating, rating.note) == (
+        "greedy", 24.0, "an openskill rating (mu - 3 sigma), no interval")
