@@ -24,6 +24,7 @@ from .errors import ReplayError
 from .record import Replayer, _is_over, decode, encode_replay, legal_ids, replay_turns, start_state
 
 JSON_FORMAT = "cardtable-replay"
+TEXT_RECORD_START = '[Game "'  # the first tag pair of every text record (_tags)
 
 
 # ---- JSON ---------------------------------------------------------------------------------------------------------
@@ -72,6 +73,9 @@ def import_dict(record: Mapping[str, Any]) -> bytes:
 
 
 def import_json(text: str) -> bytes:
+    if text.lstrip().startswith(TEXT_RECORD_START):
+        raise ReplayError("this is a text export (`replay export --format text`), a record to read that cannot be "
+                          "imported: export the replay with --format json or --format bin to import it")
     try:
         record = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import engine
@@ -26,18 +26,34 @@ from engine.search.double_dummy import DoubleDummy, cards_left
 POLICIES = ("random", "greedy", "pimc", "ismcts")
 DD_GAMES = {"german_whist": {}, "belote_contree": {"num_deals": 1}}
 LAST_TRICKS = 8
+OnStep = Callable[[str, int], None]  # (what the step times, steps done before it)
+
+
+def bots_bench_steps(games: int, positions: int, policies: int = len(POLICIES)) -> int:
+    """How many steps :func:`run_bots_bench` reports: a policy in a game, a position the solver solves."""
+    return games * policies + len(DD_GAMES) * positions
 
 
 def run_bots_bench(seconds: float = 3.0, positions: int = 5, policies: Sequence[str] = POLICIES,
-                   games: Sequence[str] | None = None, seed: int = 1) -> dict[str, Any]:
+                   games: Sequence[str] | None = None, seed: int = 1, on_step: OnStep | None = None) -> dict[str, Any]:
+    """The figures; ``on_step(what, done)`` is told of each step as it starts (what it times, steps done)."""
     games = list(games or engine.list_games())
+    steps = iter(range(bots_bench_steps(len(games), positions, len(policies))))
+    report: OnStep = on_step or (lambda _what, _done: None)
+    rates: dict[str, dict[str, Any]] = {}
+    for game in games:
+        rates[game] = {}
+        for label in policies:
+            report(f"{game}: {label}", next(steps))
+            rates[game][label] = decision_rate(game, label, seconds, seed)
+    solver = {game: solve_last_tricks(game, options, positions, seed, lambda k, game=game: report(
+        f"double dummy, {game}: position {k + 1}", next(steps))) for game, options in DD_GAMES.items()}
     return {
         "load_average_1m": round(os.getloadavg()[0], 2),
         "cpus": os.cpu_count(),
         "seconds_per_case": seconds,
-        "policies": {game: {label: decision_rate(game, label, seconds, seed) for label in policies}
-                     for game in games},
-        "double_dummy": {game: solve_last_tricks(game, options, positions, seed) for game, options in DD_GAMES.items()},
+        "policies": rates,
+        "double_dummy": solver,
     }
 
 
@@ -70,10 +86,14 @@ def decision_rate(game: str, label: str, seconds: float, seed: int) -> dict[str,
             if spent else None, "deals": deals}
 
 
-def solve_last_tricks(game: str, options: dict[str, Any], positions: int, seed: int) -> dict[str, Any]:
-    """Nodes per second and seconds per solve of the last ``LAST_TRICKS`` tricks from ``positions`` random deals."""
+def solve_last_tricks(game: str, options: dict[str, Any], positions: int, seed: int,
+                      on_position: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Nodes per second and seconds per solve of the last ``LAST_TRICKS`` tricks from ``positions`` random deals
+    (``on_position(k)`` told as the k-th starts)."""
     times, nodes = [], 0
     for k in range(positions):
+        if on_position is not None:
+            on_position(k)
         state = engine.new_match(game, seed=derive_seed(seed, 7, k), options=options)
         bots = make_policies(["random"] * state.players, game, derive_seed(seed, 7, k))
         target = LAST_TRICKS * state.players

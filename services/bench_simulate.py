@@ -19,7 +19,7 @@ import contextlib
 import multiprocessing
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from replay.embedded import EmbeddedValkey
@@ -98,8 +98,16 @@ def machine_parallel_capacity(count: int = 3000) -> float:
     return 2 * alone / together
 
 
-def run_simulate_bench(deals: int = 50_000, redis_url: str | None = None, rounds: int = 2) -> dict[str, Any]:
-    """Run both ways and return their figures; raises if any two runs disagree on any result."""
+def simulate_bench_steps(rounds: int = 2) -> int:
+    """How many steps :func:`run_simulate_bench` reports: the machine's probe, Ray's start, then each run."""
+    return 2 + 2 * rounds
+
+
+def run_simulate_bench(deals: int = 50_000, redis_url: str | None = None, rounds: int = 2,
+                       on_step: Callable[[str, int], None] | None = None) -> dict[str, Any]:
+    """Run both ways and return their figures; raises if any two runs disagree on any result. ``on_step(what,
+    done)`` is told of each step as it starts (what it does, steps done before it)."""
+    report = on_step or (lambda _what, _done: None)
     with _redis_url(redis_url or os.environ.get("REDIS_URL")) as url:
         client = redis_client(url)
         store = JobStore(client, namespaced(BENCH_PREFIX))
@@ -107,13 +115,17 @@ def run_simulate_bench(deals: int = 50_000, redis_url: str | None = None, rounds
         spec = bench_spec(deals)
         job_ids: list[str] = []
         singles, on_ray, logged = [], [], set()
+        report("two plain processes against one (the machine's spare capacity)", 0)
         capacity = machine_parallel_capacity()
         try:
+            report(f"starting Ray and its {BENCH_WORKERS} workers", 1)
             cluster = connect_ray(cpus=BENCH_WORKERS)
             job_ids.append(run_on_ray(store, bench_spec(BENCH_WORKERS * 50, seed=2), url)[0])  # warm-up
-            for _ in range(rounds):
-                for run, results in ((lambda: run_single_process(store, spec), singles),
-                                     (lambda: run_on_ray(store, spec, url), on_ray)):
+            for round_ in range(rounds):
+                for way, (run, results) in enumerate(((lambda: run_single_process(store, spec), singles),
+                                                      (lambda: run_on_ray(store, spec, url), on_ray))):
+                    report(f"{deals:,} deals {('in one process', f'on Ray, {BENCH_WORKERS} workers')[way]}, run "
+                           f"{round_ + 1} of {rounds}", 2 + 2 * round_ + way)
                     job_id, result = run()
                     job_ids.append(job_id)
                     results.append(result)

@@ -108,9 +108,9 @@ class JobDrivers:
         if self._closing.is_set():
             return []
         mine = self.driving()
-        jobs = [i for i in self.store.unfinished() if i not in mine and not self.store.has_driver(i)]
-        tournaments = [i for i in unfinished_tournaments(self.store)
-                       if i not in mine and not tournament_has_driver(self.store, i)]
+        records, jobs = self._without_driver()
+        tournaments = {record["tournament_id"]: record for record in records if record["tournament_id"] not in mine}
+        jobs = [i for i in jobs if i not in mine]
         seen_before, self._orphans = self._orphans, set(jobs) | set(tournaments)
         adopted = []
         for job_id in jobs:
@@ -118,14 +118,28 @@ class JobDrivers:
                 log.info("adopting job", extra={"job_id": job_id})
                 self.start(job_id, resumed=True)
                 adopted.append(job_id)
-        for tournament_id in tournaments:
-            record = load_tournament(self.store, tournament_id) if tournament_id in seen_before else None
-            if record is not None:
+        for tournament_id, record in tournaments.items():
+            if tournament_id in seen_before:
                 log.info("adopting tournament", extra={"tournament_id": tournament_id})
                 self.start_tournament(record, TournamentSpec.from_dict(record["spec"]))
                 adopted.append(tournament_id)
         self._orphans -= set(adopted)
         return adopted
+
+    def _without_driver(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """The unfinished tournaments (their records) and jobs (their ids) that no live driver holds: not a job of a
+        tournament whose driver lives either, which that driver plays in its turn (made but not yet claimed)."""
+        tournaments = []
+        driven = set()
+        for tournament_id in unfinished_tournaments(self.store):
+            record = load_tournament(self.store, tournament_id)
+            if record is None:
+                continue
+            if tournament_has_driver(self.store, tournament_id):
+                driven.update(record["jobs"])
+            else:
+                tournaments.append(record)
+        return tournaments, [i for i in self.store.unfinished() if i not in driven and not self.store.has_driver(i)]
 
     def keep_adopting(self, interval: float | None = None) -> threading.Thread:
         """Run :meth:`adopt_orphans` every ``interval`` seconds (by default ``ADOPT_INTERVAL_S``) until close()."""
@@ -188,6 +202,8 @@ class JobDrivers:
     def _drive_tournament(self, record: dict[str, Any], spec: TournamentSpec) -> None:
         tournament_id = record["tournament_id"]
         try:
+            if tournament_has_driver(self.store, tournament_id):  # a live driver elsewhere plays it
+                return
             if self._join_ray():
                 record = run_tournament(self.store, spec, self.redis_url, record=record, leave=self._closing,
                                         slots=self.slots())
@@ -206,16 +222,17 @@ class JobDrivers:
         save_tournament(self.store, record)
 
     def resume_unfinished(self) -> list[str]:
-        """Start a driver for every queued or running job and tournament (one whose driver is alive keeps it: see
-        the lease); the ids of the jobs."""
-        job_ids = self.store.unfinished()
+        """Start a driver for every queued or running job and tournament whose driver is gone (its lease lapsed or
+        released: a server that stopped or was killed); the ids of the jobs. One whose driver lives (another server, a
+        `cardtable simulate` or `cardtable tournament` still running), or a job of such a tournament, which that
+        driver plays in its turn, is left to it, unannounced."""
+        tournaments, job_ids = self._without_driver()
         for job_id in job_ids:
             self.start(job_id, resumed=True)
-        for tournament_id in unfinished_tournaments(self.store):
-            record = load_tournament(self.store, tournament_id)
-            if record is not None:
-                log.info("resuming tournament", extra={"tournament_id": tournament_id, "jobs": len(record["jobs"])})
-                self.start_tournament(record, TournamentSpec.from_dict(record["spec"]))
+        for record in tournaments:
+            log.info("resuming tournament", extra={"tournament_id": record["tournament_id"],
+                                                   "jobs": len(record["jobs"])})
+            self.start_tournament(record, TournamentSpec.from_dict(record["spec"]))
         return job_ids
 
     def close(self, timeout: float = 60.0) -> None:
@@ -433,7 +450,10 @@ def tournament_message(record: dict[str, Any]) -> sim_pb2.Tournament:
         policy_a=row["a"], policy_b=row["b"], deals=row["deals"], mean_difference=row["mean_difference"],
         mean_difference_ci95_low=row["ci95"][0], mean_difference_ci95_high=row["ci95"][1], win_rate=row["win_rate"])
         for row in record.get("pairings", [])]
-    ratings = [sim_pb2.PolicyRating(policy=row["policy"], rating=row["rating"], mu=row["mu"], sigma=row["sigma"])
+    ratings = [sim_pb2.PolicyRating(policy=row["policy"], rating=row["rating"], rating_ci95_low=row["ci95"][0],
+                                    rating_ci95_high=row["ci95"][1], note=row["note"])
+               if "ci95" in row else sim_pb2.PolicyRating(  # stored before the ratings were fit to the pairings
+                   policy=row["policy"], rating=row["rating"], note="an openskill rating (mu - 3 sigma), no interval")
                for row in record.get("ratings", [])]
     return sim_pb2.Tournament(
         tournament_id=record["tournament_id"], state=_STATES[record["state"]], job_ids=record["jobs"],

@@ -10,11 +10,13 @@ from services.cli.main import cli
 
 
 def test_bench_bots_json_names_every_policy_and_the_solver() -> None:
-    result = CliRunner().invoke(cli, ["bench", "--bots", "--game", "german_whist", "--seconds", "0.01", "--positions",
-                                      "1", "--json"],
-                                catch_exceptions=False)
+    terminal = {"TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1"}  # stderr taken for a terminal: the progress is drawn
+    result = CliRunner(env=terminal).invoke(cli, ["bench", "--bots", "--game", "german_whist", "--seconds", "0.01",
+                                                  "--positions", "1", "--json"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    for step in ("german_whist: pimc", "german_whist: ismcts", "double dummy, belote_contree: position 1", "6/6"):
+        assert step in result.stderr, result.stderr
+    report = json.loads(result.stdout)
     assert set(report["policies"]) == {"german_whist"}
     assert set(report["policies"]["german_whist"]) == {"random", "greedy", "pimc", "ismcts"}
     assert all(row["decisions"] >= 1 for row in report["policies"]["german_whist"].values())

@@ -8,9 +8,8 @@ BAA, ABB, BAB and BBA), one deal job with the tournament's seed and deal count: 
 same cards to the same seats (duplicate deals, which cancel the luck of the cards). The jobs keep each deal's scores
 (``JobSpec.unit_scores``); deal ``k`` of a pairing scores A's sides' mean less B's, averaged over the arrangements
 (each side is A's in as many of them as B's). The table gives each pairing's mean difference with a 95% confidence
-interval and A's win rate over the duplicate deals (a draw half), and a rating per policy from ``openskill``
-(Plackett-Luce; every duplicate deal of every pairing rated as a game of two, deal by deal in order, so the ratings
-are a function of the results).
+interval and A's win rate over the duplicate deals (a draw half), and a rating per policy with its 95% interval, fit
+by least squares to the pairings' margins and ranked never against a head-to-head result (:mod:`workers.ratings`).
 
 >>> spec = TournamentSpec("german_whist", ("random", "greedy"), deals=4, seed=1)
 >>> [(job.policies, pairing, arrangement) for pairing, arrangement, job in tournament_jobs(spec)]
@@ -23,7 +22,6 @@ are a function of the results).
 from __future__ import annotations
 
 import json
-import math
 import os
 import socket
 import threading
@@ -37,6 +35,7 @@ import engine
 from engine.bots import canonical_label
 
 from .jobstore import CANCELLED, SUCCEEDED, JobRecord, JobStore
+from .ratings import margin_stats, rate_pairings
 from .slots import FairSlots
 from .spec import JobSpec, JobSpecError, LogSpec, validate
 
@@ -152,37 +151,17 @@ def _margin(pattern: Arrangement, scores: Sequence[int]) -> float:
 
 def standings(spec: TournamentSpec, scores: Mapping[tuple[Pairing, int], Sequence[Sequence[int]]]) -> dict[str, Any]:
     """The tournament's results, JSON-ready, from each job's per-deal side scores (keyed by pairing and
-    arrangement): per pairing the mean difference (95% CI) and win rate, per policy its rating."""
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
-    ratings = {label: model.rating(name=label) for label in spec.policies}
+    arrangement): per pairing the mean difference (95% CI) and win rate, per policy its rating (95% CI) in the order
+    of :mod:`workers.ratings`."""
     rows = []
     margins_of = {}
     count = len(arrangements(side_count(spec)))
     for pairing in pairings(len(spec.policies)):
-        margins_of[pairing] = margins = duplicate_margins([scores[pairing, k] for k in range(count)])
+        margins = duplicate_margins([scores[pairing, k] for k in range(count)])
         a, b = (spec.policies[i] for i in pairing)
+        margins_of[a, b] = margins
         rows.append({"a": a, "b": b, "deals": len(margins), **margin_stats(margins)})
-    for k in range(spec.deals):
-        for pairing, margins in margins_of.items():
-            a, b = (spec.policies[i] for i in pairing)
-            ranks = [1, 1] if margins[k] == 0 else ([1, 2] if margins[k] > 0 else [2, 1])
-            [[ratings[a]], [ratings[b]]] = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
-    table = [{"policy": label, "mu": round(r.mu, 3), "sigma": round(r.sigma, 3), "rating": round(r.ordinal(), 3)}
-             for label, r in ratings.items()]
-    table.sort(key=lambda row: (-row["rating"], row["policy"]))
-    return {"spec": spec.to_dict(), "pairings": rows, "ratings": table}
-
-
-def margin_stats(margins: Sequence[float]) -> dict[str, Any]:
-    n = len(margins)
-    mean = sum(margins) / n if n else 0.0
-    var = sum((m - mean) ** 2 for m in margins) / (n - 1) if n > 1 else 0.0
-    half = 1.96 * math.sqrt(var / n) if n > 1 else 0.0
-    wins = sum(1.0 if m > 0 else 0.5 if m == 0 else 0.0 for m in margins)
-    return {"mean_difference": round(mean, 4), "ci95": [round(mean - half, 4), round(mean + half, 4)],
-            "win_rate": round(wins / n, 4) if n else 0.0}
+    return {"spec": spec.to_dict(), "pairings": rows, "ratings": rate_pairings(spec.policies, margins_of)}
 
 
 # ---- running on Ray and storing in Redis ------------------------------------------------------------------------

@@ -13,17 +13,19 @@ policy's hot-loop path ``choose_id``, the chosen id checked and applied), the sa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 import engine
 from engine.bots import make_policies, play_out
@@ -245,10 +247,22 @@ def _grpc_bench(seconds: float, as_json: bool) -> None:
     )
 
 
-def _simulate_bench(deals: int, as_json: bool) -> None:
-    from services.bench_simulate import run_simulate_bench
+@contextlib.contextmanager
+def _steps(total: int) -> Iterator[Callable[[str, int], None]]:
+    """A progress bar on stderr (stdout keeps the result alone, JSON or text), told what runs and the steps done."""
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    console = Console(stderr=True)
+    with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as progress:
+        task = progress.add_task("", total=total)
+        yield lambda what, done: progress.update(task, description=what, completed=done)
+        progress.update(task, completed=total)
 
-    result = run_simulate_bench(deals)
+
+def _simulate_bench(deals: int, as_json: bool) -> None:
+    from services.bench_simulate import run_simulate_bench, simulate_bench_steps
+
+    with _steps(simulate_bench_steps()) as on_step:
+        result = run_simulate_bench(deals, on_step=on_step)
     if as_json:
         click.echo(json.dumps(result))
         return
@@ -302,9 +316,10 @@ def _clone_bench(floor_script: Path | None, as_json: bool) -> None:
 
 
 def _bots_bench(seconds: float, positions: int, games: list[str] | None, as_json: bool) -> None:
-    from services.bench_bots import run_bots_bench
+    from services.bench_bots import bots_bench_steps, run_bots_bench
 
-    result = run_bots_bench(seconds=seconds, positions=positions, games=games)
+    with _steps(bots_bench_steps(len(games or engine.list_games()), positions)) as on_step:
+        result = run_bots_bench(seconds=seconds, positions=positions, games=games, on_step=on_step)
     if as_json:
         click.echo(json.dumps(result))
         return

@@ -1,5 +1,7 @@
 """``cardtable tournament GAME``: every pair of policies over the same deals from every seat arrangement (duplicate
-deals) on Ray, then the mean score differences with 95% confidence intervals, win rates and a rating per policy.
+deals) on Ray, then the mean score differences with 95% confidence intervals, win rates and a rating per policy
+with its 95% interval (a least-squares fit of the pairings' margins, ranked never against a head-to-head result:
+``workers.ratings``).
 
     cardtable tournament german_whist --policies random,greedy,pimc:samples=16,ismcts:iters=400 --deals 2000
     cardtable tournament belote_contree --policies greedy,pimc --deals 500 --json
@@ -53,7 +55,7 @@ from .simulate import (
 @redis_url_option
 @click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON.")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Draw the ratings (mu with 3 sigma either side) into this PNG.")
+              help="Draw the ratings with their 95% intervals into this PNG.")
 @click.option("--verbose", is_flag=True, help="Also show Ray's own log lines.")
 @click.option("--resume", "resume_id", metavar="TOURNAMENT_ID", default=None,
               help="Play on a stored tournament of GAME (its own policies, deals and seed) whose command stopped.")
@@ -143,11 +145,12 @@ def standings_tables(result: dict[str, Any]) -> Table:
         low, high = row["ci95"]
         pairs.add_row(f"{row['a']} vs {row['b']}", f"{row['deals']:,}",
                       f"{row['mean_difference']:+.2f} [{low:+.2f}, {high:+.2f}]", f"{row['win_rate']:.1%}")
-    ratings = Table(title="ratings (openskill Plackett-Luce; rating = mu - 3 sigma)", title_justify="left")
-    for header in ("policy", "rating", "mu", "sigma"):
-        ratings.add_column(header, justify="left" if header == "policy" else "right")
-    for row in result["ratings"]:
-        ratings.add_row(row["policy"], f"{row['rating']:.2f}", f"{row['mu']:.2f}", f"{row['sigma']:.2f}")
+    ratings = Table(title="ratings, fit to the pairings (points a deal against the field)", title_justify="left")
+    for header in ("", "policy", "rating [95% CI]", "note"):
+        ratings.add_column(header, justify="right" if header.startswith("rating") else "left")
+    for place, row in enumerate(result["ratings"], 1):
+        low, high = row["ci95"]
+        ratings.add_row(str(place), row["policy"], f"{row['rating']:+.2f} [{low:+.2f}, {high:+.2f}]", row["note"])
     grid.add_row(pairs)
     grid.add_row(ratings)
     return grid
@@ -162,11 +165,12 @@ def plot_ratings(result: dict[str, Any], path: Path) -> None:
     rows = result["ratings"]
     fig, ax = plt.subplots(figsize=(7, 1 + 0.5 * len(rows)))
     names = [row["policy"] for row in rows][::-1]
-    mus = [row["mu"] for row in rows][::-1]
-    errors = [3 * row["sigma"] for row in rows][::-1]
-    ax.errorbar(mus, range(len(rows)), xerr=errors, fmt="o")
+    ratings = [row["rating"] for row in rows][::-1]
+    errors = [[row["rating"] - row["ci95"][0] for row in rows][::-1],
+              [row["ci95"][1] - row["rating"] for row in rows][::-1]]
+    ax.errorbar(ratings, range(len(rows)), xerr=errors, fmt="o")
     ax.set_yticks(range(len(rows)), names)
-    ax.set_xlabel("rating mu (bars: 3 sigma)")
+    ax.set_xlabel("rating: points a deal against the field (bars: 95% CI; top to bottom as ranked)")
     ax.set_title(f"{result['spec']['game']}: {result['spec']['deals']} duplicate deals per pairing")
     fig.tight_layout()
     fig.savefig(path)

@@ -83,6 +83,17 @@ def test_import_gives_back_the_same_bytes(run, store: ReplayStore, tmp_path: Pat
     assert store.get(first) == store.get(second) == data
 
 
+def test_a_text_export_is_refused_by_name_and_nothing_is_stored(run, store: ReplayStore, tmp_path: Path) -> None:
+    store.put_many("sim:job4", enumerate([replay.record_deal("tablanette", seed=2)]))
+    assert run("export", "sim:job4/0", "--format", "text", "-o", str(tmp_path / "deal.txt")).exit_code == 0
+    result = run("import", str(tmp_path / "deal.txt"))
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "Error: this is a text export (`replay export --format text`), a record to read that cannot be imported: "
+        "export the replay with --format json or --format bin to import it"]
+    assert store.count("imported") == 0
+
+
 def test_errors_are_messages_not_tracebacks(run, store: ReplayStore, tmp_path: Path) -> None:
     missing = run("show", "nothing/4")
     assert missing.exit_code == 1 and "no replay 'nothing/4'" in missing.output

@@ -11,7 +11,7 @@ import grpc
 import pytest
 import redis
 from grpc_harness import ServerProcess
-from test_lifecycle import server_env
+from test_lifecycle import live_driver, server_env
 
 from replay.embedded import EmbeddedValkey
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
@@ -19,7 +19,16 @@ from services.generated.cardtable.v1 import simulation_service_pb2_grpc
 from workers.chunk import play_chunk
 from workers.jobstore import JobStore
 from workers.plan import Chunk
-from workers.tournament import TournamentSpec, check_tournament, load_tournament, standings, tournament_jobs
+from workers.spec import validate
+from workers.tournament import (
+    TournamentSpec,
+    check_tournament,
+    load_tournament,
+    new_tournament,
+    save_tournament,
+    standings,
+    tournament_jobs,
+)
 
 
 def _spec(*policies: str, deals: int = 6, chunk_size: int = 0) -> sim_pb2.TournamentSpec:
@@ -67,8 +76,8 @@ def test_a_tournament_over_grpc_gives_the_standings_played_here(tmp_path):
     [pairing] = got.pairings
     assert (pairing.policy_a, pairing.policy_b, pairing.deals) == ("random", "greedy", 6)
     assert pairing.mean_difference == pytest.approx(expected["pairings"][0]["mean_difference"])
-    assert [(r.policy, round(r.rating, 3)) for r in got.ratings] == [
-        (r["policy"], r["rating"]) for r in expected["ratings"]]
+    assert [(r.policy, r.rating, [r.rating_ci95_low, r.rating_ci95_high], r.note) for r in got.ratings] == [
+        (r["policy"], r["rating"], r["ci95"], r["note"]) for r in expected["ratings"]]
 
 
 def test_a_tournament_the_server_stopped_in_is_resumed_by_the_next_without_replaying_finished_chunks(tmp_path):
@@ -111,5 +120,48 @@ def test_a_tournament_the_server_stopped_in_is_resumed_by_the_next_without_repla
         started.tournament_id]
     [pairing] = got.pairings
     assert pairing.mean_difference == pytest.approx(expected["pairings"][0]["mean_difference"])
-    assert [(r.policy, round(r.rating, 3)) for r in got.ratings] == [
-        (r["policy"], r["rating"]) for r in expected["ratings"]]
+    assert [(r.policy, r.rating, [r.rating_ci95_low, r.rating_ci95_high]) for r in got.ratings] == [
+        (r["policy"], r["rating"], r["ci95"]) for r in expected["ratings"]]
+
+
+def test_a_server_leaves_alone_and_unannounced_the_tournament_and_job_whose_driver_lives(tmp_path):
+    """A `cardtable tournament` (and a `cardtable simulate`) still running elsewhere hold their leases: a server that
+    starts resumes neither, says nothing of them, and plays none of their deals; a job whose driver is gone it
+    resumes."""
+    with EmbeddedValkey(tmp_path) as valkey:
+        store = JobStore(redis.Redis.from_url(valkey.url))
+        spec = check_tournament(TournamentSpec("german_whist", ("random", "greedy"), deals=40, seed=5))
+        jobs = [validate(job) for _pairing, _arrangement, job in tournament_jobs(spec)]
+        tournament = new_tournament(store, spec)
+        tournament["jobs"].append(store.create(jobs[0]).job_id)  # its first job, made, not yet claimed by its driver
+        save_tournament(store, tournament)
+        lone_job = store.create(jobs[1]).job_id  # a `cardtable simulate` elsewhere
+        orphan = store.create(jobs[0]).job_id  # its driver gone
+        live = [tournament["tournament_id"], lone_job]
+        with (live_driver(store, live[0]), live_driver(store, live[1]),
+              ServerProcess(env=server_env(tmp_path)) as server):
+            deadline = time.monotonic() + 300
+            while not store.get(orphan).is_final:
+                assert time.monotonic() < deadline, server.log_lines
+                time.sleep(0.2)
+            assert server.terminate(timeout=90) == 0
+            assert [store.driver(name) for name in live] == ["another-server:1"] * 2
+        assert store.get(orphan).state == "succeeded"
+        untouched = [*live, tournament["jobs"][0]]
+        said = [line for line in server.log_lines if {line.get("job_id"), line.get("tournament_id")} & set(untouched)]
+        assert said == [], said
+        assert [line["job_id"] for line in server.log_lines if line.get("msg") == "resuming job"] == [orphan]
+        for job_id in untouched[1:]:
+            assert store.get(job_id).state == "queued" and store.chunk_results(job_id) == {}
+        assert load_tournament(store, tournament["tournament_id"])["jobs"] == tournament["jobs"]
+
+
+def test_a_tournament_stored_with_openskill_ratings_still_reads_with_its_old_ratings_said_so() -> None:
+    from services.simulation_service import tournament_message
+
+    spec = check_tournament(TournamentSpec("german_whist", ("random", "greedy"), deals=6, seed=11))
+    old = {"tournament_id": "tournament-3", "state": "succeeded", "spec": spec.to_dict(), "jobs": ["sim-1", "sim-2"],
+           "pairings": [], "ratings": [{"policy": "greedy", "mu": 30.0, "sigma": 2.0, "rating": 24.0}]}
+    [rating] = tournament_message(old).ratings
+    assert (rating.policy, rating.rating, rating.note) == (
+        "greedy", 24.0, "an openskill rating (mu - 3 sigma), no interval")

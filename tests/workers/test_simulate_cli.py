@@ -99,8 +99,13 @@ def test_usage_errors(simulate, args, message):
 
 def test_bench_simulate(cli_runner, redis_url, monkeypatch):
     monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")  # stderr taken for a terminal: the progress bar is drawn there
+    monkeypatch.setenv("TTY_INTERACTIVE", "1")
     result = cli_runner.invoke(cli, ["bench", "--simulate", "--deals", "400", "--json"])
     assert result.exit_code == 0, result.output
+    for step in ("two plain processes against one", "starting Ray and its 2 workers",
+                 "400 deals in one process, run 1 of 2", "400 deals on Ray, 2 workers, run 2 of 2", "6/6"):
+        assert step in result.stderr, result.stderr
     report = json.loads(result.stdout)
     assert report["identical_results"] and report["replays_logged_per_run"] == [400]
     assert len(report["ray_runs_deals_per_s"]) == len(report["single_process_runs_deals_per_s"]) == 2

@@ -4,11 +4,14 @@ scores, checks of the spec, and the same results with one or two Ray workers."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from replay.record import decode, start_state
 from workers.chunk import play_chunk
 from workers.jobstore import JobStore
 from workers.plan import Chunk
+from workers.ratings import beats, margin_stats, rate_pairings
 from workers.spec import JobSpecError, validate
 from workers.tournament import (
     TournamentSpec,
@@ -75,6 +78,74 @@ def test_standings_rate_the_winner_higher() -> None:
     assert row["mean_difference"] == pytest.approx((4.5 + 1 + 0) / 3, abs=1e-4)
     assert row["win_rate"] == pytest.approx((1 + 1 + 0.5) / 3, abs=1e-4)
     assert [r["policy"] for r in result["ratings"]] == ["a", "b"]
+    # Two policies: the ratings are half the margin either side of 0, with the margin's own interval.
+    a, b = result["ratings"]
+    assert a["rating"] == pytest.approx(row["mean_difference"] / 2, abs=1e-4)
+    assert b["rating"] == pytest.approx(-a["rating"])
+    assert a["ci95"][1] - a["ci95"][0] == pytest.approx((row["ci95"][1] - row["ci95"][0]) / 2, abs=1e-3)
+
+
+def _scores(margins: list[int]) -> dict[int, list[list[int]]]:
+    """Both arrangements' side scores of two-sided deals whose duplicate margins are ``margins``."""
+    return {0: [[max(m, 0), max(-m, 0)] for m in margins], 1: [[max(-m, 0), max(m, 0)] for m in margins]}
+
+
+def users_case() -> dict:
+    """The issue's case: a bot loses to greedy head to head (-1.52 a deal, 46.8% of the deals won) but beats random
+    by more than greedy does, so a fit of all three pairings rates it above greedy."""
+    deals = 1000
+    mine_greedy = [4] * 468 + [-6] * 432 + [-8] * 100
+    mine_random = [20 + (k % 7) - 3 for k in range(deals)]
+    greedy_random = [10 + (k % 5) - 2 for k in range(deals)]
+    spec = TournamentSpec("german_whist", ("mine", "greedy", "random"), deals=deals, seed=1)
+    scores = {}
+    for pairing, margins in (((0, 1), mine_greedy), ((0, 2), mine_random), ((1, 2), greedy_random)):
+        for arrangement, side_scores in _scores(margins).items():
+            scores[pairing, arrangement] = side_scores
+    return standings(spec, scores)
+
+
+def test_a_policy_that_lost_head_to_head_is_never_ranked_above_its_winner() -> None:
+    result = users_case()
+    head_to_head = result["pairings"][0]
+    assert (head_to_head["a"], head_to_head["b"], head_to_head["deals"]) == ("mine", "greedy", 1000)
+    assert head_to_head["mean_difference"] == -1.52 and head_to_head["win_rate"] == 0.468
+    assert head_to_head["ci95"][1] < 0, "greedy's win is outside the noise"
+    rated = {row["policy"]: row for row in result["ratings"]}
+    assert rated["mine"]["rating"] > rated["greedy"]["rating"], "the fit alone would put mine first"
+    assert [row["policy"] for row in result["ratings"]] == ["greedy", "mine", "random"]
+    low, high = head_to_head["ci95"]
+    assert rated["mine"]["note"] == (f"ranked below greedy (lost to it head to head: -1.52 [{low:+.2f}, "
+                                     f"{high:+.2f}] a deal)")
+    assert rated["greedy"]["note"] == rated["random"]["note"] == ""
+    # The fit: r[mine] - r[greedy] = (2 * -1.52 + about 20 - about 10) / 3, with ratings summing to 0.
+    mine_random, greedy_random = (row["mean_difference"] for row in result["pairings"][1:])
+    assert rated["mine"]["rating"] - rated["greedy"]["rating"] == pytest.approx(
+        (2 * -1.52 + mine_random - greedy_random) / 3, abs=1e-3)
+    assert sum(row["rating"] for row in result["ratings"]) == pytest.approx(0, abs=1e-3)
+    for row in result["ratings"]:
+        assert row["ci95"][0] < row["rating"] < row["ci95"][1]
+
+
+def test_a_cycle_of_head_to_head_wins_is_ranked_by_rating_and_said() -> None:
+    ranked = rate_pairings(["a", "b", "c"], {("a", "b"): [3, 2, 4, 3], ("b", "c"): [1, 2, 1, 2],
+                                             ("a", "c"): [-1, -2, -1, -1]})
+    assert [row["policy"] for row in ranked] == ["a", "c", "b"]  # by rating: a 0.58, c -0.08, b -0.5
+    assert ranked[0]["note"] == "in a cycle of head-to-head results with b, c: ranked by rating"
+
+
+@given(st.lists(st.lists(st.integers(-6, 6), min_size=6, max_size=6), min_size=3, max_size=12))
+def test_no_policy_is_ranked_above_one_that_beat_it_outside_a_cycle(deals: list[list[int]]) -> None:
+    policies = ["p0", "p1", "p2", "p3"]
+    pairs = [("p0", "p1"), ("p0", "p2"), ("p0", "p3"), ("p1", "p2"), ("p1", "p3"), ("p2", "p3")]
+    margins = {pair: [deal[i] for deal in deals] for i, pair in enumerate(pairs)}
+    ranked = rate_pairings(policies, margins)
+    place = {row["policy"]: i for i, row in enumerate(ranked)}
+    for (a, b), values in margins.items():
+        won = beats(margin_stats(values))
+        winner, loser = (a, b) if won > 0 else (b, a)
+        if won and place[winner] > place[loser]:
+            assert "cycle" in ranked[place[loser]]["note"] and "cycle" in ranked[place[winner]]["note"]
 
 
 @pytest.mark.parametrize(("policies", "message"), [
@@ -109,3 +180,22 @@ def test_one_or_two_workers_give_the_same_standings(job_store: JobStore, redis_u
     assert all(run["state"] == "succeeded" for run in runs)
     assert runs[0]["pairings"] == runs[1]["pairings"] and runs[0]["ratings"] == runs[1]["ratings"]
     assert load_tournament(job_store, runs[1]["tournament_id"]) == runs[1]
+
+
+def test_the_table_shows_the_ranked_ratings_with_intervals_beside_the_pairings() -> None:
+    from rich.console import Console
+
+    from services.cli.tournament import standings_tables
+
+    result = {"tournament_id": "tournament-1", **users_case()}
+    console = Console(record=True, width=200)
+    console.print(standings_tables(result))
+    lines = [" ".join(line.replace("│", " ").split()) for line in console.export_text().splitlines()]
+    low, high = result["pairings"][0]["ci95"]
+    assert f"mine vs greedy 1,000 -1.52 [{low:+.2f}, {high:+.2f}] 46.8%" in lines
+    ranked = [line.split()[:2] for line in lines if line[:2] in ("1 ", "2 ", "3 ")]
+    assert ranked == [["1", "greedy"], ["2", "mine"], ["3", "random"]]
+    [mine] = [line for line in lines if line.startswith("2 mine ")]
+    rating = result["ratings"][1]
+    assert mine.startswith(f"2 mine {rating['rating']:+.2f} [{rating['ci95'][0]:+.2f}, {rating['ci95'][1]:+.2f}] "
+                           "ranked below greedy (lost to it head to head: -1.52")
