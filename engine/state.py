@@ -72,6 +72,9 @@ class GameInfo:
     max_length: Mapping[int, GameLength] = field(default_factory=dict)
     # Player counts whose deck is not ``deck_size`` cards (Two-Ten-Jack removes 52 mod n cards).
     deck_sizes: Mapping[int, int] = field(default_factory=dict)
+    # The phases a deal goes through (the game's ``PHASES``, filled in when the game registers): beyond "play" and
+    # "over", its auctions, exchanges, trump choices and special calls.
+    phases: tuple[str, ...] = ()
 
     def all_options(self) -> list[Option]:
         return [*self.options, MAX_DEALS]
@@ -158,6 +161,7 @@ class State(ABC):
     deal_deck: list[int]
     phase: str
     current_player: int | None
+    PHASES: ClassVar[tuple[str, ...]] = ("play", "over")  # the phases of a deal; a game with more names them
 
     # ---- construction -------------------------------------------------------------------------------------------
 
