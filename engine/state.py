@@ -498,7 +498,8 @@ class State(ABC):
     def _where(self) -> str:
         if self.current_player is None:
             return f"{self.game_id}: the match is over"
-        return f"{self.game_id} deal {self.deal_index}, {self.phase}, seat {self.current_player} to act"
+        # deals counted from 1, as people count them (the page, the CLI, the exports): deal_index is 0 in the first
+        return f"{self.game_id} deal {self.deal_index + 1}, {self.phase}, seat {self.current_player} to act"
 
     def clone(self) -> Self:
         """An independent copy: each mutable attribute copied once (as ``COPY`` declares), the rest shared."""

@@ -24,8 +24,9 @@ SEEDS = range(1, 41)  # the deals looked through for each game's phases and call
 PLAIN_PHASES = {"play", "over"}
 # What must never show where the page means words. A raw internal key is an engine identifier shown as it is: a
 # snake_case name (``declaration_points``) or a colon-joined code (``sequence:4:TS``, ``bid:140:C``, ``Seat 1:x``
-# glued). The rules' notation of a move is no raw key: the page shows it on purpose in the move list and in "last:",
-# both marked with the class ``notation`` and left out of the check.
+# glued), or a move's code where its words belong ("declared declare"). The rules' notation of a move is no raw
+# key: the page shows it on purpose in the move list and in "last:" (marked with the class ``notation``) and on the
+# live table's buttons of legal moves and its log of moves; those are left out of the check.
 RAW = {
     "undefined": re.compile(r"\bundefined\b"),
     "null": re.compile(r"\bnull\b"),
@@ -33,6 +34,7 @@ RAW = {
     "an object": re.compile(r"\[object \w+\]"),
     "a snake_case key": re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b"),
     "a colon-joined code": re.compile(r"[^\s:]:[^\s]"),
+    "a choice's code": re.compile(r"\bdeclared (?:no)?declare\b|\bnodeclare\b"),
 }
 
 # Step through the viewer in the page: every turn's frame, its visible text without the moves' notation, the
@@ -45,6 +47,7 @@ STEP_ALL = """
     if (i) document.body.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowRight", bubbles: true }));
     const main = document.getElementById("main").cloneNode(true);
     for (const el of main.querySelectorAll(".notation")) el.remove();
+    for (const el of main.querySelectorAll("*")) el.append(" ");  // words of neighbouring elements stay apart
     const status = [...document.querySelectorAll(".felt .status span")].map((s) => s.textContent);
     const trickLabel = [...document.querySelectorAll(".felt .label")].map((l) => l.textContent)
       .find((t) => t.includes("last taken"));
@@ -64,7 +67,7 @@ STEP_ALL = """
 
 def raw_words(text: str) -> list[str]:
     """The first of each kind of RAW word in ``text``, with its context."""
-    return [f"{what}: {found.group(0)!r} in ...{text[max(0, found.start() - 40):found.end() + 40]}..."
+    return [f"{what}: {found.group(0)!r} (as in ...{text[max(0, found.start() - 30):found.end() + 10]}...)"
             for what, pattern in RAW.items() for found in [pattern.search(text)] if found]
 
 
@@ -173,6 +176,62 @@ def test_every_game_with_calls_reads_right_at_every_move(page: Any, stored: dict
             assert len(steps) == len(shown["frames"]), header.game
             for step, frame in zip(steps, shown["frames"], strict=True):
                 for problem in step_problems(step, frame, seat_name):
-                    problems.setdefault(f"{header.game}{query}: {problem}", f"move {step['move']} of {replay_id}")
+                    what = problem.split(" (as in ")[0]  # one line per kind of problem, with its first context
+                    problems.setdefault(f"{header.game}{query}: {what}",
+                                        f"{problem}, move {step['move']} of {replay_id}")
         screenshot(page, f"labels-{header.game}")
-    assert not problems, "\n".join(f"{what} (first at {where})" for what, where in problems.items())
+    assert not problems, "\n".join(f"{what} (first: {first})" for what, first in problems.items())
+
+
+# The live table's text without the moves' notation: the log of moves and the buttons of the legal moves.
+LIVE_TEXT = """
+() => {
+  const main = document.getElementById("main").cloneNode(true);
+  for (const el of main.querySelectorAll(".log, .actions, .chooser, .notation")) el.remove();
+  for (const el of main.querySelectorAll("*")) el.append(" ");  // words of neighbouring elements stay apart
+  return { text: main.textContent.replace(/\\s+/g, " "),
+           status: [...document.querySelectorAll(".felt .status span")].map((s) => s.textContent).join(" | ") };
+}
+"""
+
+
+def start_live(page: Any, game: str, seed: int, options: dict[str, str]) -> Any:
+    """A new live match against the bots from the page's form; returns the live table."""
+    page.goto("/#/play")
+    page.select_option("select[aria-label=game]", game)
+    for name, value in options.items():
+        page.locator(f"[data-option={name}]").fill(value)
+    page.fill("input[aria-label=seed]", str(seed))
+    page.click("[data-testid=start]")
+    live = page.locator("[data-testid=live]")
+    live.wait_for()
+    return live
+
+
+def test_a_refused_click_names_the_deal_the_table_shows(page: Any) -> None:
+    """The engine's refusal counts deals as the page does: deal 1, not its deal_index 0."""
+    start_live(page, "belote_contree", 3, {})  # the person's first move is a bid: no card is legal yet
+    page.locator(".seat.me button.card").first.click()
+    expect(page.get_by_test_id("error")).to_contain_text("(belote_contree deal 1, auction, seat 0 to act)")
+    assert "deal 1" in page.evaluate(LIVE_TEXT)["status"]
+
+
+def test_the_live_table_reads_right_at_every_move(page: Any) -> None:
+    """A Belote deal (an auction, declarations) played by clicking: the table reads right at every move (RAW, and
+    "over" said once)."""
+    live = start_live(page, "belote", 5, {"max_deals": "1"})
+    problems: dict[str, int] = {}
+    for _ in range(200):
+        shown = page.evaluate(LIVE_TEXT)
+        for word in raw_words(shown["text"]):
+            problems.setdefault(word, int(live.get_attribute("data-move")))
+        if shown["status"].count("over") > 1:
+            problems.setdefault(f"{shown['status']!r} says over twice", int(live.get_attribute("data-move")))
+        if live.get_attribute("data-over") == "true":
+            break
+        before = live.get_attribute("data-move")
+        page.locator("[data-action], .seat.me button.card[data-choices]").first.click()
+        page.wait_for_function("b => document.querySelector('[data-testid=live]').dataset.move !== b", arg=before)
+    assert live.get_attribute("data-over") == "true"
+    screenshot(page, "labels-live-belote-over")
+    assert not problems, "\n".join(f"{what} (first at move {move})" for what, move in problems.items())
