@@ -221,8 +221,12 @@ def state_view(state: State, match: LiveMatch, seat: int | None, move_number: in
 
 
 def game_name(game_id: str) -> str:
-    """What the page calls a game (``Belote contrée`` for ``belote_contree``)."""
-    return engine.game_info(game_id).name
+    """What the page calls a game (``Belote contrée`` for ``belote_contree``); an id this server does not know (a
+    stored job of a game since removed) as it is."""
+    try:
+        return engine.game_info(game_id).name
+    except ValueError:
+        return game_id
 
 
 def played_moves(played: list[Played], viewer: int | None) -> list[dict[str, Any]]:

@@ -123,3 +123,14 @@ def test_a_bad_seed_string_is_refused(client: TestClient, seed: str) -> None:
     response = client.post("/api/matches", json={"game": "belote", "seed": seed})
     assert response.status_code == 400, response.text
     assert "seed is a whole number from 0 to 2**64 - 1" in response.json()["error"]["message"]
+
+
+def test_a_stored_job_of_a_game_this_server_does_not_know_is_listed_under_its_id(client: TestClient,
+                                                                                 web_server: WebServer) -> None:
+    """game_name (what the page shows) falls back to the id: the list of jobs still answers."""
+    with redis.Redis.from_url(web_server.redis_url) as raw:
+        spec = JobSpec("no_such_game", ("random", "random"), 10, seed=BIG_SEED, players=2, chunk_size=5)
+        record = JobStore(raw).create(spec)  # (not validated: no such game here)
+    listed = checked(client.get("/api/jobs?page_size=100"))["jobs"]
+    assert next(j for j in listed if j["job_id"] == record.job_id)["game_name"] == "no_such_game"
+    assert checked(client.get(f"/api/jobs/{record.job_id}"))["game_name"] == "no_such_game"
