@@ -5,6 +5,7 @@ the dealer named as the page names seats, the last trick's label true to its car
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -20,7 +21,8 @@ from replay.store import ReplayStore
 from services.web.frames import replay_frames
 
 BIG_SEED = 3331525659724964719  # above 2**53: a JSON number would reach the page as 3331525659724965000
-SEEDS = range(1, 41)  # the deals looked through for each game's phases and calls
+SEEDS = range(1, 61)  # the deals looked through for each game's phases and calls, with each of BOTS
+BOTS = ("random", "greedy")  # random bots call what greedy ones never would, and greedy ones what random rarely reach
 PLAIN_PHASES = {"play", "over"}
 # What must never show where the page means words. A raw internal key is an engine identifier shown as it is: a
 # snake_case name (``declaration_points``) or a colon-joined code (``sequence:4:TS``, ``bid:140:C``, ``Seat 1:x``
@@ -71,6 +73,10 @@ def raw_words(text: str) -> list[str]:
             for what, pattern in RAW.items() for found in [pattern.search(text)] if found]
 
 
+# The observation keys of calls: auctions, exchanges, declarations, trump choices, doublings, special calls.
+CALLS = ("declarations", "exchanges", "auction", "choice", "doubling", "jodi", "double", "kanak", "roem", "declared")
+
+
 def games_with_calls() -> list[str]:
     """The games whose deals have more phases than play (auctions, exchanges, trump choices, special calls), as
     the registry says."""
@@ -78,16 +84,17 @@ def games_with_calls() -> list[str]:
 
 
 def covering_deals(game: str) -> list[bytes]:
-    """Few recorded deals of ``game`` that together reach every phase its deals reach in SEEDS, and a declaration
-    and an exchange where the game has them."""
+    """Few recorded deals of ``game`` that together reach every phase its deals reach in SEEDS with BOTS and any
+    number of players (Thunee's trip is for 6), and each kind of call (a declaration, an exchange, Thunee's jodi,
+    Boonaken's roem...) where the game has them."""
     wanted: set[str] = set()
     found: list[tuple[set[str], bytes]] = []
-    for seed in SEEDS:
-        data = replay.record_deal(game, seed=seed)
+    for players, bots, seed in itertools.product(engine.game_info(game).player_counts, BOTS, SEEDS):
+        data = replay.record_deal(game, seed=seed, players=players, policies=[bots] * players)
         frames = replay_frames(data, "probe/0", None)["frames"]
         reached = {f"phase {f['phase']}" for f in frames}
-        for key in ("declarations", "exchanges", "auction", "choice", "doubling"):
-            if any(f.get(key) and any(f[key]) for f in frames):
+        for key in CALLS:
+            if any(f.get(key) not in (None, 0) and (not isinstance(f[key], list) or any(f[key])) for f in frames):
                 reached.add(key)
         wanted |= reached
         found.append((reached, data))
