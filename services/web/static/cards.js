@@ -4,7 +4,8 @@
  *
  * `ctx.lastCard` (the card of the last move) is outlined where it lies.
  * `shown` is a frame of the viewer (services/web/frames.py) or a live observation: the engine's keys (trick, table,
- * trump, auction, contract, declarations, captures...) plus `hands` (seat -> cards) and `hand_counts`.
+ * trump, auction, contract, declarations, captures...) plus `hands` (seat -> cards) and `hand_counts`. Its codes
+ * and figures are said in words by labels.js (loaded first); the cards keep their faces.
  */
 (() => {
 "use strict";
