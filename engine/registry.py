@@ -17,7 +17,7 @@ def register(cls: type[State]) -> type[State]:
     unless given, its deck size)."""
     check_game_options(cls.INFO.id, cls.INFO.all_options())
     lengths = {n: cls.game_length(n) for n in cls.INFO.player_counts}
-    cls.INFO = replace(cls.INFO, max_length=lengths, deck_size=cls.INFO.deck_size or len(cls.DECK))
+    cls.INFO = replace(cls.INFO, max_length=lengths, deck_size=cls.INFO.deck_size or len(cls.DECK), phases=cls.PHASES)
     _GAMES[cls.INFO.id] = cls
     return cls
 

@@ -72,6 +72,9 @@ class GameInfo:
     max_length: Mapping[int, GameLength] = field(default_factory=dict)
     # Player counts whose deck is not ``deck_size`` cards (Two-Ten-Jack removes 52 mod n cards).
     deck_sizes: Mapping[int, int] = field(default_factory=dict)
+    # The phases a deal goes through (the game's ``PHASES``, filled in when the game registers): beyond "play" and
+    # "over", its auctions, exchanges, trump choices and special calls.
+    phases: tuple[str, ...] = ()
 
     def all_options(self) -> list[Option]:
         return [*self.options, MAX_DEALS]
@@ -158,6 +161,7 @@ class State(ABC):
     deal_deck: list[int]
     phase: str
     current_player: int | None
+    PHASES: ClassVar[tuple[str, ...]] = ("play", "over")  # the phases of a deal; a game with more names them
 
     # ---- construction -------------------------------------------------------------------------------------------
 
@@ -500,7 +504,8 @@ class State(ABC):
     def _where(self) -> str:
         if self.current_player is None:
             return f"{self.game_id}: the match is over"
-        return f"{self.game_id} deal {self.deal_index}, {self.phase}, seat {self.current_player} to act"
+        # deals counted from 1, as people count them (the page, the CLI, the exports): deal_index is 0 in the first
+        return f"{self.game_id} deal {self.deal_index + 1}, {self.phase}, seat {self.current_player} to act"
 
     def clone(self) -> Self:
         """An independent copy: each mutable attribute copied once (as ``COPY`` declares), the rest shared."""

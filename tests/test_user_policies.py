@@ -115,15 +115,16 @@ def test_a_policy_that_raises_is_named_with_the_deal_its_seeds_and_the_move() ->
     _, message = _chunk_error(("random", "ctpolicies:Faulty"))
     number = next(n for n in range(12) if bot_seed(5, n) % 4 == 0)
     assert message.startswith("policy 'ctpolicies:Faulty' (seat 1) failed at move ")
-    assert f"of deal {number} (match seed {match_seed(5, number)}, bot seed {bot_seed(5, number)}; german_whist " \
-           "deal 0, phase play, legal actions " in message
+    # deals counted from 1 for people: the job's deal number N (from 0, its replay's number) is "deal N + 1"
+    assert f"of deal {number + 1} of the job (match seed {match_seed(5, number)}, bot seed {bot_seed(5, number)}; " \
+           "german_whist deal 1, phase play, legal actions " in message
     assert "ZeroDivisionError: integer division or modulo by zero at " in message
     assert message.endswith(str(ROOT / "tests" / "fixtures" / "ctpolicies" / "__init__.py") + ":25")
 
 
 def test_a_policy_that_answers_an_illegal_action_fails_its_deal_clearly() -> None:
     _, message = _chunk_error(("ctpolicies:Cheater", "random"))
-    assert message.startswith("policy 'ctpolicies:Cheater' (seat ") and "of deal 0 (match seed " in message
+    assert message.startswith("policy 'ctpolicies:Cheater' (seat ") and "of deal 1 of the job (match seed " in message
     assert "IllegalPolicyAction: policy 'ctpolicies:Cheater' (seat " in message and "chose 'ZZ'" in message
 
 

@@ -42,3 +42,14 @@ def test_messages_list_names_in_words(call, error: type[Exception], names: str) 
         call()
     message = str(caught.value)
     assert names in message and "[" not in message and "]" not in message, message
+
+
+def test_an_illegal_move_names_its_deal_counted_from_1() -> None:
+    """Issue 28: the engine said "deal 0" in the first deal, where the page, the CLI and the exports say deal 1."""
+    state = engine.new_match("tablanette", seed=3)
+    with pytest.raises(engine.IllegalAction, match=r"\(tablanette deal 1, play, seat \d to act\)"):
+        state.apply("ZZ")
+    while state.deal_index == 0:
+        state.apply(state.legal_actions()[0])
+    with pytest.raises(engine.IllegalAction, match=r"\(tablanette deal 2, play, seat \d to act\)"):
+        state.apply("ZZ")

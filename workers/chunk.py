@@ -69,18 +69,19 @@ def check_policies_load(spec: JobSpec) -> None:
 
 
 def deal_failure(spec: JobSpec, number: int, state: engine.State | None, exc: Exception) -> DealFailed:
-    """What went wrong in deal (or match) ``number`` of a job, for a person to reproduce: ``state`` is the match as
-    it was when ``exc`` was raised (None if the bots could not be built)."""
+    """What went wrong in deal (or match) ``number`` of a job (from 0, as its replay is numbered; a person reads it
+    counted from 1), for a person to reproduce: ``state`` is the match as it was when ``exc`` was raised (None if the
+    bots could not be built)."""
     seeds = f"match seed {match_seed(spec.seed, number)}, bot seed {bot_seed(spec.seed, number)}"
     where = _where_raised(exc)
     cause = f"{type(exc).__name__}: {exc}{where}"
     if state is None or state.current_player is None:
-        return DealFailed(f"{spec.unit} {number} of the job ({seeds}) could not be played: {cause}")
+        return DealFailed(f"{spec.unit} {number + 1} of the job ({seeds}) could not be played: {cause}")
     seat = state.current_player
     return DealFailed(
-        f"policy {spec.policies[seat]!r} (seat {seat}) failed at move {len(state.moves) + 1} of {spec.unit} {number} "
-        f"({seeds}; {spec.game} deal {state.deal_index}, phase {state.phase}, legal actions "
-        f"{', '.join(state.legal_actions())}): {cause}")
+        f"policy {spec.policies[seat]!r} (seat {seat}) failed at move {len(state.moves) + 1} of {spec.unit} "
+        f"{number + 1} of the job ({seeds}; {spec.game} deal {state.deal_index + 1}, phase {state.phase}, legal "
+        f"actions {', '.join(state.legal_actions())}): {cause}")
 
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -272,7 +272,8 @@ class _Driver:
                     return ""
             attempts = self.attempts[chunk.index] = self.attempts.get(chunk.index, 0) + 1
             if attempts >= MAX_ATTEMPTS:
-                return f"chunk {chunk.index} (deals {chunk.first}..{chunk.stop - 1}) failed {attempts} times: {exc}"
+                return (f"chunk {chunk.index} ({chunk.first + 1} to {chunk.stop} of the job's "
+                        f"{self.spec.unit}s) failed {attempts} times: {exc}")
             self.store.note_retry(self.job_id, chunk.index)
             pending.appendleft(chunk)
             return ""

@@ -186,6 +186,7 @@ def _contract(word: str) -> str:
 class Boonaken(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
+    PHASES = PHASES
     COPY = {"auction": OBJECT, "minus": LIST, "exchanges": LIST, "ladder": SHARED}
     POSITION_CARD_PILES = ("tricks", "centre", "discards", "set_aside")  # position keys of this game that hold cards
     CARRIED = (*TrickGame.CARRIED, "minus_marks")

@@ -60,6 +60,7 @@ from ..views import public_observation
 from .analysis import NODES, Analyses
 from .frames import replay_frames
 from .serving import while_connected
+from .wire import WireResponse, dumps
 
 log = logging.getLogger("cardtable.web")
 
@@ -81,7 +82,7 @@ HTTP_STATUS = {
 
 def sse(event: str, data: Any) -> str:
     """One server-sent event."""
-    return f"event: {event}\ndata: {json.dumps(data)}\n\n"
+    return f"event: {event}\ndata: {dumps(data)}\n\n"
 
 
 def error_response(code: grpc.StatusCode, message: str) -> JSONResponse:
@@ -107,7 +108,7 @@ def api(handler: Callable[[Request], Awaitable[Any]]) -> Handler:
             log.exception("unexpected error", extra={"path": request.url.path})
             return error_response(grpc.StatusCode.INTERNAL, f"internal error in {request.url.path}; the server "
                                                             "logged it")
-        return result if isinstance(result, Response) else JSONResponse(result)
+        return result if isinstance(result, Response) else WireResponse(result)
 
     return endpoint
 
@@ -178,6 +179,15 @@ def query_text(request: Request, name: str) -> str:
     return text
 
 
+def seed_of(given: int | str) -> int:
+    """A seed sent as a number or, as the page sends it (a double cannot hold every 64-bit seed), a decimal string."""
+    seed = int(given) if isinstance(given, str) and given.isascii() and given.isdigit() else given
+    if not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise InvalidArgument(f"seed is a whole number from 0 to 2**64 - 1 (a number or a decimal string), got "
+                              f"{quoted(given)}")
+    return seed
+
+
 def seat_token(request: Request) -> str:
     token = request.headers.get(SEAT_TOKEN_HEADER, "")
     if not token:
@@ -203,6 +213,7 @@ def state_view(state: State, match: LiveMatch, seat: int | None, move_number: in
         legal = observation.pop("legal_actions")
     return {
         "match_id": match.match_id, "seat": seat, "move_number": move_number, "game": state.game_id,
+        "game_name": game_name(state.game_id),
         "players": state.players, "seats": [s.to_dict() for s in match.seats],
         "current_player": state.current_player, "legal_actions": legal,
         "legal_turns": state.turn_choices() if legal else [],  # what a person chooses: whole turns (KS:4C,TD)
@@ -211,6 +222,15 @@ def state_view(state: State, match: LiveMatch, seat: int | None, move_number: in
         "hand_counts": [len(cards) for cards in state.to_position().get("hands") or []],
         "observation": observation,
     }
+
+
+def game_name(game_id: str) -> str:
+    """What the page calls a game (``Belote contrée`` for ``belote_contree``); an id this server does not know (a
+    stored job of a game since removed) as it is."""
+    try:
+        return engine.game_info(game_id).name
+    except ValueError:
+        return game_id
 
 
 def played_moves(played: list[Played], viewer: int | None) -> list[dict[str, Any]]:
@@ -227,13 +247,15 @@ def replay_json(entry: ReplayHeader | UnreadableReplay) -> dict[str, Any]:
     if isinstance(entry, UnreadableReplay):
         return {"replay_id": entry.replay_id, "size_bytes": entry.size_bytes, "error": entry.error}
     header = entry.header
-    return {"replay_id": entry.replay_id, "game": header.game, "players": header.players, "seed": header.seed,
+    return {"replay_id": entry.replay_id, "game": header.game, "game_name": game_name(header.game),
+            "players": header.players, "seed": header.seed,
             "scope": header.scope, "policies": list(header.policies), "move_count": entry.move_count,
             "size_bytes": entry.size_bytes, "header": header.to_dict()}
 
 
 def job_summary(record: JobRecord, with_results: bool = True) -> dict[str, Any]:
-    out = {"job_id": record.job_id, "spec": record.spec.to_dict(), "state": record.state,
+    out = {"job_id": record.job_id, "spec": record.spec.to_dict(), "game_name": game_name(record.spec.game),
+           "state": record.state,
            "units_done": record.units_done, "units_total": record.spec.count, "chunks_done": record.chunks_done,
            "chunks_total": record.chunks_total, "error": record.error, "created": record.created,
            "started": record.started, "finished": record.finished, "replay_collection": record.replay_collection,
@@ -412,7 +434,7 @@ class WebApi:
     async def create_match(self, request: Request) -> dict[str, Any]:
         assert self.games is not None
         body = await json_body(request, {"game": (str,), "players": (int,), "seat": (int,), "policy": (str,),
-                                         "seed": (int,), "options": (dict,)})
+                                         "seed": (int, str), "options": (dict,)})
         game_id = known_game(body.get("game", ""))
         info = engine.game_info(game_id)
         players = body.get("players", info.default_players)
@@ -428,9 +450,7 @@ class WebApi:
             if not isinstance(value, OPTION_TYPES):
                 raise InvalidArgument(f"option {quoted(name)} is a number, true/false, text or null, got "
                                       f"{quoted(value)}")
-        seed = body.get("seed", fresh_seed())
-        if not 0 <= seed < 2**64:
-            raise InvalidArgument(f"seed is a whole number from 0 to 2**64 - 1, got {seed}")
+        seed = seed_of(body.get("seed", fresh_seed()))
         seats = [Seat(PERSON) if n == seat else Seat(BOT, policy) for n in range(players)]
         client = self.clients.of_request(request.headers, request.client.host if request.client else None)
         created = await while_connected(request, self.games.create(game_id, seats, options, seed, client=client))

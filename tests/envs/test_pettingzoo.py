@@ -104,7 +104,7 @@ def test_an_illegal_index_is_refused_and_changes_nothing() -> None:
     env.reset(seed=1)
     before = env.state.to_position()
     illegal = int(np.flatnonzero(env.last()[0]["action_mask"] == 0)[0])
-    with pytest.raises(engine.IllegalAction, match=rf"illegal action 'action index {illegal}' \(german_whist deal 0"):
+    with pytest.raises(engine.IllegalAction, match=rf"illegal action 'action index {illegal}' \(german_whist deal 1"):
         env.step(illegal)
     assert env.state.to_position() == before
     legal = int(np.flatnonzero(env.last()[0]["action_mask"])[0])

@@ -120,7 +120,8 @@ def test_the_viewer_shows_a_deal_of_every_game_to_its_score(page: Any, web_serve
     for replay_id, data in list(web_server.replays.items())[4:]:
         expected = replay.decode(data)
         page.goto(f"/#/replay/{replay_id}")  # the same page: wait for this replay's viewer, not the last one's
-        expect(page.locator("h1")).to_have_text(f"{expected.header.game} \u2014 {replay_id}")
+        name = engine.game_info(expected.header.game).name
+        expect(page.locator("h1")).to_have_text(f"{name} \u2014 {replay_id}")
         page.keyboard.press("End")
         assert shown_scores(page, "[data-testid=final]") == expected.scores, expected.header.game
         expect(page.get_by_test_id("deal-result")).to_be_visible()

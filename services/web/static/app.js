@@ -150,9 +150,9 @@ function replayRow(r) {
   }
   return h("tr", { class: "clickable", dataset: { replay: r.replay_id },
                    onclick: () => { location.hash = `#/replay/${r.replay_id}`; } },
-    h("td", {}, h("a", { href: `#/replay/${r.replay_id}`, text: r.replay_id })), h("td", { text: r.game }),
+    h("td", {}, h("a", { href: `#/replay/${r.replay_id}`, text: r.replay_id })), h("td", { text: r.game_name }),
     h("td", { text: String(r.players) }), h("td", { text: r.scope }), h("td", { text: String(r.move_count) }),
-    h("td", { text: r.policies.join(", ") }), h("td", { text: String(r.seed) }));
+    h("td", { text: r.policies.join(", ") }), h("td", { text: r.seed }));
 }
 
 // ---- the replay viewer --------------------------------------------------------------------------------------------
@@ -196,7 +196,7 @@ async function showViewer(replayId, params) {
     }
     moves.append(h("li", { dataset: { index: String(i + 1), move: String(turn.last) }, onclick: () => go(i + 1) },
       h("span", { class: "num", text: turn.first === turn.last ? `${turn.last}.` : `${turn.first}-${turn.last}.` }),
-      h("span", { text: `S${turn.seat}` }), h("span", { class: "action", text: turn.action })));
+      h("span", { text: `S${turn.seat}` }), h("span", { class: "action notation", text: turn.action })));
   });
   const analysis = data.analysable ? h("div", { class: "panel", "data-testid": "analysis" }) : null;
   let analysed = null;  // the analysis' rows of each turn (by index), once it has come
@@ -209,8 +209,8 @@ async function showViewer(replayId, params) {
     const last = index ? data.turns[index - 1].action.slice(0, 2) : null;
     fill(table, renderTable(shown, { players: replay.players, seatNames: names, me, lastCard: last }));
     const move = index ? data.turns[index - 1].last : 0;
-    position.textContent = `move ${move} of ${replay.move_count}` + (index ? ` \u2014 last: S${data.turns[index - 1].seat} `
-      + actionText(data.turns[index - 1].action) : "");
+    fill(position, `move ${move} of ${replay.move_count}`, index ? [` \u2014 last: S${data.turns[index - 1].seat} `,
+      h("span", { class: "notation", text: actionText(data.turns[index - 1].action) })] : null);
     const seat = seatParam === null ? "" : `&seat=${seatParam}`;
     permalink.href = `#/replay/${replayId}?move=${move}${seat}`;
     history.replaceState(null, "", permalink.href);
@@ -320,9 +320,10 @@ async function showViewer(replayId, params) {
   const button = (label, title, to) => h("button", { type: "button", title, "aria-label": title,
                                                      onclick: () => { stop(); go(to()); } }, label);
   fill(main, 
-    h("h1", {}, `${replay.game} \u2014 ${replay.replay_id}`),
-    h("p", { class: "muted" }, `${replay.players} players \u00b7 ${replay.scope} \u00b7 seed ${replay.seed} \u00b7 `
-      + `${replay.move_count} moves \u00b7 ${replay.size_bytes} bytes \u00b7 policies ${replay.policies.join(", ")}`),
+    h("h1", {}, `${replay.game_name} \u2014 ${replay.replay_id}`),
+    h("p", { class: "muted" }, `${replay.players} players \u00b7 ${replay.scope} \u00b7 seed `,
+      h("span", { "data-testid": "seed", text: replay.seed }),  // a decimal string: a 64-bit seed, exact
+      ` \u00b7 ${replay.move_count} moves \u00b7 ${replay.size_bytes} bytes \u00b7 policies ${replay.policies.join(", ")}`),
     h("div", { class: "controls" }, button("|\u25c0", "first", () => 0), button("\u25c0", "back", () => index - 1),
       button("\u25b6", "forward", () => index + 1), button("\u25b6|", "last", () => lastIndex), playButton, pace,
       perspective, permalink, position, verdict),
@@ -351,7 +352,7 @@ function showJobs() {
   const stopStream = streamEvents("/api/events/jobs", (name, jobs) => {
     fill(body, ...jobs.map((job) => h("tr", { class: "clickable", dataset: { job: job.job_id },
                                                         onclick: () => { location.hash = `#/jobs/${job.job_id}`; } },
-      h("td", {}, h("a", { href: `#/jobs/${job.job_id}`, text: job.job_id })), h("td", { text: job.spec.game }),
+      h("td", {}, h("a", { href: `#/jobs/${job.job_id}`, text: job.job_id })), h("td", { text: job.game_name }),
       h("td", { text: job.spec.policies.join(", ") }), h("td", { text: job.state }), h("td", {}, progressEl(job)))));
     if (!jobs.length) fill(body, h("tr", {}, h("td", { colspan: "5", class: "muted", text: "no jobs yet" })));
   });
@@ -364,7 +365,7 @@ async function showJob(jobId) {
   const job = await api(`/api/jobs/${encodeURIComponent(jobId)}`);
   const results = job.results;
   const parts = [h("h1", { text: `Job ${job.job_id}` }),
-    h("p", {}, `${job.spec.game} \u00b7 ${job.spec.count} ${job.spec.unit}s \u00b7 seed ${job.spec.seed} \u00b7 `
+    h("p", {}, `${job.game_name} \u00b7 ${job.spec.count} ${job.spec.unit}s \u00b7 seed ${job.spec.seed} \u00b7 `
       + `policies ${job.spec.policies.join(", ")} \u00b7 ${job.state}`), progressEl(job)];
   if (job.error) parts.push(h("div", { class: "error", text: job.error }));
   if (job.logged) {
@@ -411,7 +412,8 @@ async function showNewGame(params) {
   const seat = h("select", { name: "seat", "aria-label": "your seat" });
   const policy = h("select", { name: "policy", "aria-label": "bots" },
     policies.map((p) => h("option", { value: p, selected: p === "greedy" }, p)));
-  const seed = h("input", { name: "seed", type: "number", min: "0", placeholder: "random", "aria-label": "seed" });
+  const seed = h("input", { name: "seed", type: "text", inputmode: "numeric", pattern: "[0-9]*", placeholder: "random",
+                            "aria-label": "seed" });
   const options = h("fieldset", { class: "options" });
   const message = h("div");
   let info = null;
@@ -439,7 +441,7 @@ async function showNewGame(params) {
     event.preventDefault();
     const body = { game: gameSelect.value, players: Number(players.value), seat: Number(seat.value),
                    policy: policy.value, options: chosenOptions(info, options) };
-    if (seed.value !== "") body.seed = Number(seed.value);
+    if (seed.value.trim() !== "") body.seed = seed.value.trim();  // as text: a Number would round a 64-bit seed
     try {
       const created = await api("/api/matches", { method: "POST", body });
       const view = created.view;
@@ -584,7 +586,7 @@ async function showMatch(matchId) {
         h("p", {}, h("a", { href: `#/play?game=${view.game}` }, "play again")))
       : h("p", { "data-testid": "turn" }, view.current_player === view.seat ? "Your move: the highlighted cards and "
           + "buttons are legal." : `Waiting for seat ${view.current_player}.`);
-    fill(board, lastDeal ? dealResultEl(lastDeal) : null,
+    fill(board, lastDeal ? dealResultEl(lastDeal, { seatNames: names, players: view.players }) : null,
          h("div", { dataset: { testid: "live", move: String(view.move_number), over: String(view.game_over) } }, table),
          chooser, actions, turn);
     const turns = joinTurns(log);
@@ -593,7 +595,7 @@ async function showMatch(matchId) {
     logList.scrollTop = logList.scrollHeight;
   }
 
-  fill(main, h("h1", { text: `${view.game} \u2014 live match ${matchId}` }),
+  fill(main, h("h1", { text: `${view.game_name} \u2014 live match ${matchId}` }),
     h("p", { class: "muted" }, "Spectators follow it at ", h("a", { href: `#/watch/${matchId}` }, `#/watch/${matchId}`)),
     h("div", { class: "grid2" }, h("div", {}, message, board),
       h("div", { class: "panel" }, h("h2", { text: "Moves" }), logList)));

@@ -4,12 +4,13 @@
  *
  * `ctx.lastCard` (the card of the last move) is outlined where it lies.
  * `shown` is a frame of the viewer (services/web/frames.py) or a live observation: the engine's keys (trick, table,
- * trump, auction, contract, declarations, captures...) plus `hands` (seat -> cards) and `hand_counts`.
+ * trump, auction, contract, declarations, captures...) plus `hands` (seat -> cards) and `hand_counts`. Its codes
+ * and figures are said in words by labels.js (loaded first); the cards keep their faces.
  */
 (() => {
 "use strict";
 
-const SUITS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
+const { SUITS, codeLabel, valueLabel } = window.cardtableLabels;
 const CARD_RE = /^([2-9TJQKA])([CDHS])$/;
 const CARD_IN_TEXT = /([2-9TJQKA])([CDHS])/g;
 
@@ -62,21 +63,6 @@ function actionText(action) {
   return String(action).replace(CARD_IN_TEXT, (_, r, s) => rankText(r) + SUITS[s]);
 }
 
-/* A value of the engine's observation as short text: [[seat, card], ...] as "S1 4♠, S0 7♥", a list joined,
- * an object as "key value, ...". */
-function factText(value) {
-  if (Array.isArray(value)) {
-    if (value.every((v) => Array.isArray(v) && v.length === 2 && Number.isInteger(v[0]))) {
-      return value.map(([seat, what]) => `S${seat} ${factText(what)}`).join(", ");
-    }
-    return value.map(factText).join(" \u00b7 ");
-  }
-  if (value && typeof value === "object") {
-    return Object.entries(value).map(([k, v]) => `${k.replaceAll("_", " ")} ${factText(v)}`).join(", ");
-  }
-  return actionText(value === null ? "none" : String(value));
-}
-
 function cardRow(cards, opts = {}) {
   return h("div", { class: "cards" + (opts.overlap ? " overlap" : "") },
            (cards || []).map((c) => cardEl(c, { small: opts.small, legal: opts.legal && opts.legal(c),
@@ -91,11 +77,18 @@ const DRAWN = new Set(["game", "seat", "players", "options", "deal_index", "deal
   "scores", "history", "hands", "hand", "hand_counts", "move_number", "trick", "tricks", "table", "trump", "turn_up",
   "face_up", "auction", "captured", "captured_counts", "tricks_won", "card_points", "winners", "legal_actions",
   "known_cards", "hand_sizes", "turn", "taken", "points", "tablanettes", "tablas", "dead", "declared",
-  "declarations", "exchanges", "contract", "deal_result", "bottom_card"]);
+  "declarations", "exchanges", "contract", "deal_result", "bottom_card", "declaration_points", "deal_points",
+  "game_points", "minus_marks"]);
 
 /* Per-seat numbers (one value per seat) shown in each seat's box. */
 const PER_SEAT = [["captured_counts", "captured"], ["tricks_won", "tricks"], ["card_points", "card points"],
-  ["points", "points"], ["tablanettes", "tablanettes"], ["tablas", "tablas"]];
+  ["points", "points"], ["tablanettes", "tablanettes"], ["tablas", "tablas"],
+  ["declaration_points", "declaration points"], ["deal_points", "deal points"], ["game_points", "game points"],
+  ["minus_marks", "minus marks"]];
+
+/* Belote's declarations: one list of combinations per seat (Trappola's are [seat, set, trick] entries instead). */
+const perSeatLists = (v, players) => Array.isArray(v) && v.length === players && v.every(Array.isArray)
+  && v.every((x) => x.every((c) => typeof c === "string"));
 
 function teamOf(seat, players, length) { return length === players ? seat : seat % length; }
 
@@ -121,7 +114,10 @@ function renderSeat(seat, shown, ctx) {
     stats.push(`captured ${shown.captured[String(seat)].length} cards`);
   }
   if (Array.isArray(shown.taken) && Array.isArray(shown.taken[seat])) stats.push(`taken ${shown.taken[seat].length}`);
-  if (Array.isArray(shown.declared) && shown.declared[seat]) stats.push(`declared ${shown.declared[seat]}`);
+  if (Array.isArray(shown.declared) && shown.declared[seat]) stats.push(codeLabel(shown.declared[seat]));
+  if (perSeatLists(shown.declarations, players) && shown.declarations[seat].length) {
+    stats.push(`declared ${shown.declarations[seat].map(codeLabel).join(", ")}`);
+  }
   const badges = [];
   if (shown.dealer === seat) badges.push(h("span", { class: "label", text: "dealer" }));
   if (shown.current_player === seat) badges.push(h("span", { class: "label", text: "to play" }));
@@ -157,32 +153,43 @@ function renderCenter(shown, ctx) {
   }
   const facts = [];
   const fact = (name, value) => facts.push(h("dt", { text: name }), h("dd", {}, value));
-  if (shown.trump) fact("trump", typeof shown.trump === "string" ? `${SUITS[shown.trump] || ""} ${shown.trump}`
-                                                                    : factText(shown.trump));
-  if (shown.contract) fact("contract", factText(shown.contract));
+  const labelCtx = { seatNames: ctx.seatNames, players: ctx.players };
+  if (shown.trump) fact("trump", valueLabel("trump", shown.trump, labelCtx));
+  if (shown.contract) fact("contract", valueLabel("contract", shown.contract, labelCtx));
   if (shown.stock_size !== undefined) fact("stock", String(shown.stock_size));
   if (shown.pot) fact("pot", String(shown.pot));
+  const lists = ["auction", "choice", "doubling", "exchanges", "declarations"];
   for (const [key, value] of Object.entries(shown)) {
     if (DRAWN.has(key) || value === null || value === undefined || key === "stock_size" || key === "pot") continue;
-    if (typeof value === "object" && JSON.stringify(value).length > 160) continue;
-    fact(key.replaceAll("_", " "), factText(value));
+    if (typeof value === "object" && (JSON.stringify(value).length > 160 || !Object.keys(value).length)) continue;
+    if (Array.isArray(value) && value.every(isCall)) { if (!lists.includes(key)) lists.push(key); continue; }
+    fact(key.replaceAll("_", " "), valueLabel(key, value, labelCtx));
   }
   const side = [];
   if (facts.length) side.push(h("dl", { class: "facts" }, facts));
-  const listed = (label, items) => items && items.length ? h("div", {}, h("div", { class: "label", text: label }),
-    h("div", { class: "auction", dataset: { list: label } }, items.map((item) => h("span", {},
-      Array.isArray(item) ? `${seatName(item[0], ctx.seatNames)}: ${factText(item.slice(1))}` : factText(item))))) : null;
-  side.push(listed("auction", shown.auction));
-  side.push(listed("exchanges", shown.exchanges));
-  side.push(listed("declarations", shown.declarations));
+  const listed = (key, items) => Array.isArray(items) && items.length && items.every(isCall)
+    ? h("div", {}, h("div", { class: "label", text: key.replaceAll("_", " ") }),
+        h("div", { class: "auction", dataset: { list: key } }, items.map((item) => h("span", {}, callText(item, ctx)))))
+    : null;
+  for (const key of lists) side.push(listed(key, shown[key]));
   if (Array.isArray(shown.tricks) && shown.tricks.length) {
     const last = shown.tricks[shown.tricks.length - 1];
-    side.push(h("div", {}, h("div", { class: "label", text: `last trick (${shown.tricks.length} played)` }),
+    side.push(h("div", {}, h("div", { class: "label", text: `trick ${shown.tricks.length}, the last taken` }),
       h("div", { class: "cards" }, last.map(([seat, card]) =>
         h("div", { class: "played" }, cardEl(card, { small: true, chosen: card === ctx.lastCard }),
           seatName(seat, ctx.seatNames))))));
   }
   return h("div", { class: "center" }, piles, h("div", { class: "pile" }, side));
+}
+
+/* A call of an auction, exchange or declaration list: [seat, code] or Trappola's [seat, set, trick index]. */
+function isCall(item) {
+  return Array.isArray(item) && item.length >= 2 && Number.isInteger(item[0]) && typeof item[1] === "string";
+}
+
+function callText([seat, code, trick], ctx) {
+  const when = Number.isInteger(trick) ? ` (trick ${trick + 1})` : "";
+  return `${seatName(seat, ctx.seatNames)}: ${codeLabel(code)}${when}`;
 }
 
 function scoresEl(scores, opts = {}) {
@@ -196,7 +203,7 @@ function renderTable(shown, ctx) {
   const players = ctx.players;
   const status = [
     h("span", {}, "deal ", h("b", { text: String((shown.deal_index ?? 0) + 1) })),
-    h("span", {}, "phase ", h("b", { text: shown.phase || "" })),
+    shown.phase && shown.phase !== "over" ? h("span", {}, "phase ", h("b", { text: codeLabel(shown.phase) })) : null,
     shown.dealer !== undefined ? h("span", {}, "dealer ", h("b", { text: seatName(shown.dealer, ctx.seatNames) }))
                                : null,
     h("span", {}, shown.current_player === null || shown.current_player === undefined
@@ -206,16 +213,16 @@ function renderTable(shown, ctx) {
   for (let seat = 0; seat < players; seat++) seats.push(renderSeat(seat, shown, ctx));
   return h("div", { class: "felt", dataset: { move: String(shown.move_number ?? "") } },
            h("div", { class: "status" }, status), scoresEl(shown.scores, { seatNames: ctx.seatNames }),
-           shown.deal_result ? dealResultEl(shown.deal_result) : null,
+           shown.deal_result ? dealResultEl(shown.deal_result, ctx) : null,
            renderCenter(shown, ctx), h("div", { class: "seats" }, seats));
 }
 
 /* The result of the deal that the last turn ended (the table already shows the next deal, or the match's end). */
-function dealResultEl(result) {
+function dealResultEl(result, ctx = {}) {
   const facts = [];
   for (const [key, value] of Object.entries(result)) {
     if (key === "deal" || value === null || value === undefined) continue;
-    facts.push(h("dt", { text: key.replaceAll("_", " ") }), h("dd", { text: factText(value) }));
+    facts.push(h("dt", { text: key.replaceAll("_", " ") }), h("dd", { text: valueLabel(key, value, ctx) }));
   }
   return h("div", { class: "deal-result", "data-testid": "deal-result" },
            h("div", { class: "label", text: `deal ${result.deal + 1} is over` }), h("dl", { class: "facts" }, facts));
