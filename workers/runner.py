@@ -311,12 +311,15 @@ class _Driver:
         self.in_flight.clear()
         if not refs:
             return
-        finished, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
+        finished, running = ray.wait(refs, num_returns=len(refs), timeout=0)
         for ref in finished:  # read, or Ray prints the failures of those that failed as "unhandled errors" at exit
             with contextlib.suppress(RayError):
                 ray.get(ref)
-        for ref in refs:
-            ray.cancel(ref, force=True)
+        # Not forced: a task is interrupted where it is (a deal's Python loop), its worker lives on. Killing the
+        # worker (force=True) of a task whose reply is on its way makes Ray 2.60's driver fail a check ("Tried to
+        # complete task that was not pending") and exit, the whole process with it (seen in a server's test run).
+        for ref in running:
+            ray.cancel(ref)
 
     def _finish(self, state: str, done: dict[int, ChunkResult], started: float, error: str = "") -> JobRecord:
         self._cancel_in_flight()
