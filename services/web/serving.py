@@ -22,7 +22,7 @@ from starlette.requests import Request
 from services.errors import ServiceError
 from services.lifecycle import STOP_MARGIN_S, exit_after
 
-GRACE_S = 5.0  # what running requests and open event streams get to finish on SIGTERM
+GRACE_S = 3.0  # what running requests and open event streams get to finish on SIGTERM (the last resort 4 s later)
 LOOK_S = 0.25  # how often a long request looks whether its client is still there
 
 T = TypeVar("T")
