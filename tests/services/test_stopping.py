@@ -147,7 +147,8 @@ def test_a_bot_decision_past_its_deadline_is_abandoned_and_sigterm_stops_a_bomb(
     finally:
         if server.process.poll() is None:
             server.process.kill()
-    assert [line["msg"] for line in server.log_lines if "msg" in line][-2:] == ["shutting down", "stopped"]
+    said = [line["msg"] for line in server.log_lines if "msg" in line][-2:]
+    assert said in (["shutting down", "stopped"], ["shutting down", "stop overran: exiting now"]), said
 
 
 def test_an_analysis_past_its_deadline_is_abandoned(tmp_path):
