@@ -1,6 +1,6 @@
-"""Where the replay store lives: ``REDIS_URL`` when set, else the embedded Valkey of :mod:`replay.embedded`; and the
-Redis clients of long-lived processes (a server, a Ray worker), which try a command once more when its connection
-dropped (Redis restarted, or a connection idle too long was closed), so the first call after a restart works.
+"""Where the replay store lives: ``REDIS_URL`` when set, else the embedded Valkey of :mod:`replay.embedded`. The
+clients themselves come from :mod:`replay.clients` (a plain Redis, or a Redis Cluster for ``redis+cluster://``),
+and try a command again when its connection dropped, so the first call after a restart (or a failover) works.
 
 >>> with open_store() as store:  # doctest: +SKIP
 ...     print(store.collections())
@@ -13,51 +13,28 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import redis
-import redis.asyncio
-import redis.asyncio.retry
-from redis.backoff import ExponentialBackoff
-from redis.retry import Retry
 
+from .clients import Client, async_client, sync_client
 from .embedded import EmbeddedValkey
 from .store import ReplayStore
 
-# A dropped connection is tried again once, after a short pause (a fresh connection: the pool drops the dead one).
-RETRIES = 1
-RETRY_BACKOFF_S = (0.05, 0.5)  # first pause, longest pause
-_RETRY_ON = [redis.ConnectionError, redis.TimeoutError]
-
-
-def _backoff() -> ExponentialBackoff:
-    return ExponentialBackoff(base=RETRY_BACKOFF_S[0], cap=RETRY_BACKOFF_S[1])
-
-
-def sync_client(url: str, **options: Any) -> redis.Redis:
-    """A client for ``url`` that tries a command again once when its connection dropped (``options``: from_url's)."""
-    return redis.Redis.from_url(url, retry=Retry(_backoff(), RETRIES), retry_on_error=list(_RETRY_ON), **options)
-
-
-def async_client(url: str, **options: Any) -> redis.asyncio.Redis:
-    """:func:`sync_client` for asyncio."""
-    return redis.asyncio.Redis.from_url(url, retry=redis.asyncio.retry.Retry(_backoff(), RETRIES),
-                                        retry_on_error=list(_RETRY_ON), **options)
+__all__ = ["async_client", "open_redis", "open_store", "sync_client"]
 
 
 @contextmanager
-def open_redis(url: str | None = None, data_dir: Path | None = None) -> Iterator[redis.Redis]:
+def open_redis(url: str | None = None, data_dir: Path | None = None) -> Iterator[Client]:
     """A client for ``url``, else ``$REDIS_URL``, else the embedded Valkey (stopped again on exit if we started it)."""
     url = url or os.environ.get("REDIS_URL")
     embedded = None
     if not url:
         embedded = EmbeddedValkey(data_dir)
         url = embedded.start()
-    client = redis.Redis.from_url(url)
     try:
+        client = sync_client(url)
         client.ping()
     except (OSError, redis.RedisError) as exc:
-        client.close()
         if embedded is not None:
             embedded.stop()
         raise ConnectionError(f"cannot reach Redis at {url}: {exc}") from None

@@ -12,7 +12,7 @@ dies without leaving (SIGKILL) leaves it to its watchdog (:mod:`replay.valkey_wa
 starts), which stops the server if nobody else uses it: no server outlives its users.
 
 >>> with EmbeddedValkey() as valkey:  # doctest: +SKIP
-...     client = redis.Redis.from_url(valkey.url)
+...     client = sync_client(valkey.url)
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from typing import IO, Any
 
 import redis
 
+from .clients import sync_client
 from .valkey_watchdog import GOODBYE, stop_pid, valkey_pid
 
 # Replay buckets keep values up to this size in the compact listpack encoding (whole-match replays run to a few
@@ -133,7 +134,7 @@ class EmbeddedValkey:
     def _serving_pid(self, url: str) -> int | None:
         """The pid of the server answering at ``url`` if its data is this folder's."""
         try:
-            with redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2) as client:
+            with sync_client(url, socket_timeout=2, socket_connect_timeout=2) as client:
                 folder = client.config_get("dir")["dir"]
                 pid = int(client.info("server")["process_id"])
         except (OSError, redis.RedisError, KeyError, ValueError):
@@ -185,7 +186,7 @@ class EmbeddedValkey:
         while True:
             try:
                 url = (self.valkey_dir / "url").read_text().strip()
-                redis.Redis.from_url(url, socket_timeout=2).ping()
+                sync_client(url, socket_timeout=2).ping()
                 return url
             except (OSError, redis.RedisError) as exc:
                 if time.monotonic() > deadline:

@@ -37,6 +37,7 @@ from typing import Any
 
 import redis
 
+from .clients import Client, bytes_client, confirm_replicated, queued_commands
 from .codec import check_bytes
 from .errors import ReplayError
 from .namespace import namespaced
@@ -113,7 +114,8 @@ class Page:
 
 
 class ReplayStore:
-    """Replays in Redis (``redis.Redis`` client; one that decodes replies to str is given a bytes twin).
+    """Replays in Redis or a Redis Cluster (a client of :mod:`replay.clients`; one that decodes replies to str is
+    given a bytes twin).
 
     >>> store = ReplayStore(client, prefix="test:replay")  # doctest: +SKIP
     >>> replay_id = store.save(data)                         # doctest: +SKIP
@@ -121,8 +123,8 @@ class ReplayStore:
     True
     """
 
-    def __init__(self, client: redis.Redis, prefix: str | None = None) -> None:
-        self.redis = _bytes_client(client)
+    def __init__(self, client: Client, prefix: str | None = None) -> None:
+        self.redis = bytes_client(client)
         self.prefix = namespaced(DEFAULT_PREFIX) if prefix is None else prefix
         self._put = self.redis.register_script(_PUT_BUCKET)
         self._delete_one = self.redis.register_script(_DELETE_ONE)
@@ -203,6 +205,7 @@ class ReplayStore:
         pipe.sadd(self.collections_key, collection)
         for bucket, args in sorted(buckets.items()):
             self._put(keys=[self.bucket_key(collection, bucket), *keys], args=args, client=pipe)
+        confirm_replicated(pipe, [self.collections_key, *keys])
         results = self._execute(pipe, f"{self.prefix}:{{{collection}}}:*")
         return sum(int(n) for n in results[1:])
 
@@ -347,9 +350,8 @@ class ReplayStore:
         top = self._meta_int(self._safe(self.redis.hget, self.meta_key(collection), "next"), collection, "next")
         buckets = [self.bucket_key(collection, b) for b in range((top + BUCKET - 1) // BUCKET)]
         pipe = self.redis.pipeline(transaction=False)
-        for start in range(0, len(buckets), 1000):
-            pipe.unlink(*buckets[start:start + 1000])
-        pipe.unlink(self.meta_key(collection), self.buckets_key(collection), self.times_key(collection))
+        for key in [*buckets, self.meta_key(collection), self.buckets_key(collection), self.times_key(collection)]:
+            pipe.unlink(key)  # one key a command: a cluster pipeline sends each to the node holding it
         pipe.srem(self.collections_key, collection)
         self._execute(pipe, f"{self.prefix}:{{{collection}}}:*")
         return held
@@ -373,10 +375,10 @@ class ReplayStore:
             raise StoreError(f"the {field} of collection {collection!r} is not an integer: {value!r}",
                              key=f"{self.meta_key(collection)} field {field}") from None
 
-    def _execute(self, pipe: redis.client.Pipeline, where: str) -> list[Any]:
-        commands = [args for args, _options in pipe.command_stack]
+    def _execute(self, pipe: Any, where: str) -> list[Any]:  # a plain or a cluster pipeline
+        commands = queued_commands(pipe)
         try:
-            results = pipe.execute(raise_on_error=False)
+            results: list[Any] = pipe.execute(raise_on_error=False)
         except redis.ResponseError as exc:
             raise StoreError(f"Redis refused a replay store command: {exc}", key=where) from None
         for args, result in zip(commands, results, strict=True):
@@ -416,9 +418,3 @@ def _field_index(field: bytes, key: str) -> int:
     return index
 
 
-def _bytes_client(client: redis.Redis) -> redis.Redis:
-    pool = client.connection_pool
-    if not pool.connection_kwargs.get("decode_responses"):
-        return client
-    kwargs = {**pool.connection_kwargs, "decode_responses": False}
-    return redis.Redis(connection_pool=redis.ConnectionPool(connection_class=pool.connection_class, **kwargs))

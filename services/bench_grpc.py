@@ -120,10 +120,12 @@ def _process_cpu_s(pid: int) -> float:
 
 
 def _redis_cpu_s(url: str) -> float:
-    import redis
+    from replay.clients import sync_client
 
-    with redis.Redis.from_url(url) as client:
+    with sync_client(url) as client:
         info = client.info("cpu")
+    if "used_cpu_user" not in info:  # a cluster answers per node: the CPU of every primary
+        return sum(node["used_cpu_user"] + node["used_cpu_sys"] for node in info.values())
     return info["used_cpu_user"] + info["used_cpu_sys"]
 
 

@@ -10,7 +10,7 @@ drivers stop and leave their jobs as they are (released: the next server resumes
 A job whose driver died without releasing it (a server killed) is adopted by a running server once its lease lapsed
 (``ADOPT_INTERVAL_S``).
 
-    servicer = SimulationServicer(JobStore(redis.Redis.from_url(url)), url)
+    servicer = SimulationServicer(JobStore(sync_client(url)), url)
     simulation_service_pb2_grpc.add_SimulationServiceServicer_to_server(servicer, server)
 """
 

@@ -17,10 +17,12 @@ import pytest
 import redis
 from click.testing import CliRunner
 from keyspace import NAMESPACE, wipe
+from redis_cluster import LoopbackCluster
 
 from replay.namespace import KEY_PREFIX_ENV
 
 RAY_CPUS = 2
+CLUSTER_TOO = "cluster_too"
 ROOT = Path(__file__).resolve().parents[1]
 # Policies of one's own that tests name by import path (docs/bots.md's example, and tests/fixtures/ctpolicies): the
 # session's Ray gets their code as a job's runtime environment, as `cardtable simulate` gives a job its policies'.
@@ -32,6 +34,14 @@ RAY_STARTED_AMONG: list[str] = []
 
 def pytest_configure(config: pytest.Config) -> None:
     os.environ[KEY_PREFIX_ENV] = NAMESPACE  # inherited by the servers, commands and Ray workers the tests start
+    config.addinivalue_line("markers", f"{CLUSTER_TOO}: run the test on the single Redis and on a Redis Cluster")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test marked ``cluster_too`` runs twice: ``redis_url`` is the single Redis ([server]), then a Redis Cluster
+    ([cluster]); every store, server and command the test opens on it follows."""
+    if metafunc.definition.get_closest_marker(CLUSTER_TOO) and "redis_url" in metafunc.fixturenames:
+        metafunc.parametrize("redis_url", ["server", "cluster"], indirect=True, scope="session")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -70,7 +80,26 @@ def cli_runner() -> CliRunner:
 
 
 @pytest.fixture(scope="session")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def redis_url(request: pytest.FixtureRequest, redis_server_url: str) -> str:
+    """The suite's Redis: the single one of ``redis_server_url``, or the session's Redis Cluster in a test marked
+    ``cluster_too`` (see pytest_generate_tests)."""
+    if getattr(request, "param", "server") == "cluster":
+        return str(request.getfixturevalue("redis_cluster").url)
+    return redis_server_url
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LoopbackCluster]:
+    """A real Redis Cluster on free loopback ports (three primaries, each with a replica), stopped at the end."""
+    missing = [command for command in ("redis-server", "redis-cli") if shutil.which(command) is None]
+    if missing:
+        pytest.skip(f"a Redis Cluster needs {' and '.join(missing)} (the redis-server package), not installed here")
+    with LoopbackCluster(tmp_path_factory.mktemp("redis-cluster")) as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="session")
+def redis_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The suite's real Redis: REDIS_URL if set, else 127.0.0.1:6379 if it answers, else an embedded Valkey. Every
     key of the run's namespace is deleted at the end."""
     url = os.environ.get("REDIS_URL")
@@ -98,7 +127,7 @@ def grpc_redis_url(redis_url: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def local_ray(redis_url: str) -> Iterator[list[str]]:
+def local_ray(redis_server_url: str) -> Iterator[list[str]]:
     """One local Ray with 2 CPUs shared by every test of the session that needs Ray, started before the first test
     (see pytest_collection_finish) and stopped before the run's keys are wiped; gives the names of the threads this
     process ran when it started."""

@@ -28,8 +28,7 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
-import redis
-
+from replay.clients import FAILOVER_ERRORS, Client, confirm_replicated
 from replay.namespace import namespaced
 from replay.store import DEFAULT_PREFIX as REPLAY_PREFIX
 
@@ -103,10 +102,12 @@ def replay_collection(job_id: str) -> str:
 
 
 class JobStore:
-    """Jobs, their progress and results in one Redis (``redis.Redis`` client, bytes or str replies alike); the jobs'
-    replays go to the replay store under ``replay_prefix``. Both prefixes default to the key namespace's."""
+    """Jobs, their progress and results in one Redis or Redis Cluster (a client of :mod:`replay.clients`, bytes or
+    str replies alike; in a cluster a job's keys lie in several slots, and a pipeline is no transaction: each of its
+    writes may be repeated alone). The jobs' replays go to the replay store under ``replay_prefix``. Both prefixes
+    default to the key namespace's."""
 
-    def __init__(self, client: redis.Redis, prefix: str | None = None, replay_prefix: str | None = None) -> None:
+    def __init__(self, client: Client, prefix: str | None = None, replay_prefix: str | None = None) -> None:
         self.redis = client
         self.prefix = namespaced(DEFAULT_PREFIX) if prefix is None else prefix
         self.replay_prefix = namespaced(REPLAY_PREFIX) if replay_prefix is None else replay_prefix
@@ -191,6 +192,7 @@ class JobStore:
         pipe = self.redis.pipeline()
         pipe.hsetnx(self._chunks(job_id), str(result.index), json.dumps(result.to_dict()))
         pipe.hset(self._progress(job_id), str(result.index), result.units)
+        confirm_replicated(pipe, [self._chunks(job_id), self._progress(job_id)])  # a failover loses no deal count
         return bool(pipe.execute()[0])
 
     def chunk_results(self, job_id: str) -> dict[int, ChunkResult]:
@@ -281,8 +283,9 @@ class JobStore:
 
     def delete(self, job_id: str) -> None:
         pipe = self.redis.pipeline()
-        pipe.delete(self._job(job_id), self._chunks(job_id), self._progress(job_id), self._workers(job_id),
-                    self._driver(job_id))
+        for key in (self._job(job_id), self._chunks(job_id), self._progress(job_id), self._workers(job_id),
+                    self._driver(job_id)):
+            pipe.delete(key)  # one key a command: in a Redis Cluster the job's keys lie in different slots
         pipe.zrem(f"{self.prefix}jobs", job_id)
         pipe.execute()
 
@@ -315,7 +318,7 @@ def _record(job_id: str, f: dict[str, str], units_done: int, chunks_done: int) -
 # failover, short enough that a job whose Redis is gone is handed on (to the next server) within a minute.
 REDIS_PATIENCE_S = 45.0
 _FIRST_PAUSE_S, _LONGEST_PAUSE_S = 0.1, 2.0
-_OUT_OF_REACH = (redis.ConnectionError, redis.TimeoutError)
+_OUT_OF_REACH = FAILOVER_ERRORS  # the connection errors, and a Redis Cluster's while it fails over
 
 
 class RedisAway(Exception):

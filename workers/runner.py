@@ -32,9 +32,9 @@ from collections.abc import Callable, Container, Iterable
 from typing import Any
 
 import ray
-import redis
 from ray.exceptions import RayError, RuntimeEnvSetupError, TaskCancelledError
 
+from replay.clients import FAILOVER_ERRORS, Client
 from replay.connect import sync_client
 
 from .chunk import ChunkResult, DealFailed, PolicyUnavailable, play_chunk
@@ -70,10 +70,10 @@ SLOTS = FairSlots(cluster_cpus)
 
 OnUpdate = Callable[[JobRecord], None]
 
-_clients: dict[str, redis.Redis] = {}
+_clients: dict[str, Client] = {}
 
 
-def redis_client(url: str) -> redis.Redis:
+def redis_client(url: str) -> Client:
     """One connection pool per URL and process (a worker process plays many chunks)."""
     if url not in _clients:
         _clients[url] = sync_client(url)
@@ -264,7 +264,7 @@ class _Driver:
             if isinstance(cause, DealFailed):  # the same deal fails the same way: no retry, the others play on
                 self.failed[chunk.index] = str(cause)
                 return ""
-            if isinstance(cause, (redis.ConnectionError, redis.TimeoutError)):  # Redis went away: not the chunk's fault
+            if isinstance(cause, FAILOVER_ERRORS):  # Redis went away: not the chunk's fault
                 tries = self.redis_attempts[chunk.index] = self.redis_attempts.get(chunk.index, 0) + 1
                 if tries < MAX_REDIS_ATTEMPTS:
                     self.store.note_retry(self.job_id, chunk.index)  # waits for Redis to answer again

@@ -10,6 +10,7 @@ import pytest
 import redis
 from keyspace import wipe
 
+from replay.clients import sync_client
 from replay.namespace import namespaced
 from replay.store import ReplayStore
 
@@ -22,7 +23,7 @@ def replay_redis_url(redis_url: str) -> str:
 
 @pytest.fixture(scope="session")
 def replay_redis(replay_redis_url: str) -> Iterator[redis.Redis]:
-    client = redis.Redis.from_url(replay_redis_url)
+    client = sync_client(replay_redis_url)
     yield client
     client.close()
 

@@ -6,7 +6,10 @@ import pytest
 import redis
 
 import replay
+from replay.clients import sync_client
 from replay.store import BUCKET, ReplayStore, StoreError, parse_id
+
+pytestmark = pytest.mark.cluster_too
 
 REPLAYS = [replay.record_deal("tablanette", seed=seed) for seed in range(260)]
 
@@ -34,13 +37,14 @@ def test_get_many_is_one_round_trip_in_order(store: ReplayStore, monkeypatch: py
     store.put_many("a", enumerate(REPLAYS[:30]))
     store.put_many("b", enumerate(REPLAYS[30:60]))
     calls = []
-    original = redis.client.Pipeline.execute
+    pipeline = type(store.redis.pipeline())  # a plain or a cluster pipeline
+    original = pipeline.execute
 
     def counted(self, *args, **kwargs):
         calls.append(1)
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(redis.client.Pipeline, "execute", counted)
+    monkeypatch.setattr(pipeline, "execute", counted)
     found = store.get_many(["b/3", "a/29", "a/500", "b/0"])
     assert found == [REPLAYS[33], REPLAYS[29], None, REPLAYS[30]]
     page = store.page("a", 0, 1000)
@@ -161,5 +165,5 @@ def test_buckets_use_the_compact_encoding(store: ReplayStore) -> None:
 
 def test_a_client_that_decodes_responses_still_gets_bytes(store: ReplayStore, replay_redis_url: str) -> None:
     store.put_many("c", [(0, REPLAYS[0])])
-    text_client = redis.Redis.from_url(replay_redis_url, decode_responses=True)
+    text_client = sync_client(replay_redis_url, decode_responses=True)
     assert ReplayStore(text_client, store.prefix).get("c/0") == REPLAYS[0]

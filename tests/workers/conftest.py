@@ -10,13 +10,14 @@ import pytest
 import redis
 from keyspace import wipe
 
+from replay.clients import sync_client
 from replay.namespace import namespaced
 from workers.jobstore import JobStore
 
 
 @pytest.fixture(scope="session")
 def redis_client(redis_url: str) -> redis.Redis:
-    return redis.Redis.from_url(redis_url)
+    return sync_client(redis_url)
 
 
 @pytest.fixture

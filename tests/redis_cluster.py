@@ -1,0 +1,172 @@
+"""A real Redis Cluster on loopback ports for the tests: six ``redis-server --cluster-enabled yes`` processes (three
+primaries, each with a replica) joined by ``redis-cli --cluster create``, each with its folder under ``root``.
+
+>>> with LoopbackCluster(tmp_path) as cluster:    # doctest: +SKIP
+...     client = sync_client(cluster.url)          # redis+cluster://127.0.0.1:<port>
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+from types import TracebackType
+
+import redis
+
+NODES = 6
+START_DEADLINE_S = 30.0
+# Small, so that a killed primary's replica takes over within a few seconds (the default is 15 s).
+NODE_TIMEOUT_MS = 1500
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct free loopback ports whose cluster bus ports (port + 10000) are free too."""
+    ports: list[int] = []
+    held: list[socket.socket] = []
+    try:
+        while len(ports) < count:
+            sock = socket.socket()
+            sock.bind(("127.0.0.1", 0))
+            held.append(sock)
+            port = sock.getsockname()[1]
+            if port + 10000 > 65535:
+                continue
+            bus = socket.socket()
+            try:
+                bus.bind(("127.0.0.1", port + 10000))
+            except OSError:
+                continue
+            finally:
+                bus.close()
+            ports.append(port)
+    finally:
+        for sock in held:
+            sock.close()
+    return ports
+
+
+class LoopbackCluster:
+    """Start with ``with`` (or :meth:`start`); :meth:`kill` ends one node with SIGKILL (a crash)."""
+
+    def __init__(self, root: Path, node_timeout_ms: int = NODE_TIMEOUT_MS) -> None:
+        self.root = root
+        self.node_timeout_ms = node_timeout_ms
+        self.ports = free_ports(NODES)
+        self.processes: dict[int, subprocess.Popen[bytes]] = {}
+
+    @property
+    def url(self) -> str:
+        return f"redis+cluster://127.0.0.1:{self.ports[0]}"
+
+    def __enter__(self) -> LoopbackCluster:
+        self.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        try:
+            for port in self.ports:
+                folder = self.root / str(port)
+                folder.mkdir(parents=True, exist_ok=True)
+                self.processes[port] = subprocess.Popen(
+                    ["redis-server", "--cluster-enabled", "yes", "--port", str(port), "--bind", "127.0.0.1",
+                     "--cluster-config-file", str(folder / "nodes.conf"), "--dir", str(folder), "--save", "",
+                     "--appendonly", "no", "--cluster-node-timeout", str(self.node_timeout_ms),
+                     "--logfile", str(folder / "redis.log")],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self._wait(lambda: all(self._answers(port) for port in self.ports), "the nodes to answer")
+            subprocess.run(["redis-cli", "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports),
+                            "--cluster-replicas", "1", "--cluster-yes"], check=True, capture_output=True,
+                           timeout=START_DEADLINE_S)
+            self._wait(lambda: self.healthy() and self._replicating(),
+                       "every node to say 'cluster_state:ok', and each replica to follow its primary")
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.terminate()
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self.processes.clear()
+
+    def kill(self, port: int) -> None:
+        """Crash the node on ``port`` (SIGKILL: no shutdown, no last save)."""
+        process = self.processes[port]
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+
+    def primaries(self) -> list[int]:
+        """The ports of the live primaries, as the first live node that answers sees them."""
+        for port in self.live_ports():
+            try:
+                with redis.Redis(port=port, socket_timeout=2, decode_responses=True) as client:
+                    text = client.execute_command("CLUSTER", "NODES")
+            except redis.RedisError:
+                continue
+            rows = [line.split() for line in str(text).splitlines()]
+            return sorted(int(row[1].split("@")[0].rpartition(":")[2]) for row in rows
+                          if "master" in row[2] and "fail" not in row[2])
+        return []
+
+    def live_ports(self) -> list[int]:
+        return [port for port, process in self.processes.items() if process.poll() is None]
+
+    def healthy(self) -> bool:
+        """Every live node says the cluster is ok, and each slot range has a live primary."""
+        return all(self._info(port).get("cluster_state") == "ok" for port in self.live_ports())
+
+    def _replicating(self) -> bool:
+        roles = [self._replication(port) for port in self.ports]
+        replicas = [role for role in roles if role.get("role") == "slave"]
+        return len(replicas) == NODES // 2 and all(role.get("master_link_status") == "up" for role in replicas)
+
+    def _replication(self, port: int) -> dict[str, str]:
+        try:
+            with redis.Redis(port=port, socket_timeout=2, decode_responses=True) as client:
+                return {str(k): str(v) for k, v in client.info("replication").items()}
+        except redis.RedisError:
+            return {}
+
+    def wait_healthy(self, what: str = "the cluster to be ok again") -> None:
+        self._wait(self.healthy, what)
+
+    def _info(self, port: int) -> dict[str, str]:
+        try:
+            with redis.Redis(port=port, socket_timeout=2, decode_responses=True) as client:
+                text = client.execute_command("CLUSTER", "INFO")
+        except redis.RedisError:
+            return {}
+        if isinstance(text, dict):
+            return {str(k): str(v) for k, v in text.items()}
+        return dict(line.split(":", 1) for line in str(text).splitlines() if ":" in line)
+
+    @staticmethod
+    def _answers(port: int) -> bool:
+        try:
+            with redis.Redis(port=port, socket_timeout=1, socket_connect_timeout=1) as client:
+                return bool(client.ping())
+        except redis.RedisError:
+            return False
+
+    @staticmethod
+    def _wait(check: object, what: str, deadline_s: float = START_DEADLINE_S) -> None:
+        deadline = time.monotonic() + deadline_s
+        pause = 0.05
+        while not check():  # type: ignore[operator]
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the Redis Cluster test fixture waited {deadline_s:.0f} s for {what}")
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
