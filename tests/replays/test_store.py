@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-import redis
 
 import replay
 from replay.clients import sync_client

@@ -75,6 +75,7 @@ def server(grpc_redis_url: str, keys: Keys) -> Iterator[ServerThread]:
         yield running
 
 
+@pytest.mark.cluster_too
 def test_each_key_of_a_key_file_is_let_in_and_others_are_not(server: ServerThread, keys: Keys) -> None:
     for name in (keys.alice, keys.bob):
         channel, games = stub_for(server.target, keys.secrets[name])
@@ -85,6 +86,7 @@ def test_each_key_of_a_key_file_is_let_in_and_others_are_not(server: ServerThrea
         assert refusal(lambda: create(games, [PERSON, bot()])).code() == grpc.StatusCode.UNAUTHENTICATED
 
 
+@pytest.mark.cluster_too
 def test_matches_in_play_are_limited_per_key_and_a_finished_one_frees_its_place(server: ServerThread,
                                                                                    keys: Keys) -> None:
     alice_channel, alice = stub_for(server.target, keys.secrets[keys.alice])
@@ -103,6 +105,7 @@ def test_matches_in_play_are_limited_per_key_and_a_finished_one_frees_its_place(
         assert again.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
+@pytest.mark.cluster_too
 def test_an_abandoned_match_that_expired_frees_its_place(grpc_redis_url: str, keys: Keys) -> None:
     config = ServerConfig(port=0, redis_url=grpc_redis_url, api_key=keys.api_keys(), retention=Retention(60, 1.0),
                           limits=ClientLimits(live_matches=1))
@@ -122,6 +125,7 @@ def test_an_abandoned_match_that_expired_frees_its_place(grpc_redis_url: str, ke
             assert create(games, [PERSON, bot()], game_id="german_whist")[0].match_id
 
 
+@pytest.mark.cluster_too
 def test_the_limits_hold_across_server_processes_sharing_redis(grpc_redis_url: str, keys: Keys) -> None:
     config = ServerConfig(port=0, redis_url=grpc_redis_url, api_key=keys.api_keys(),
                           limits=ClientLimits(live_matches=2))
@@ -173,6 +177,7 @@ def test_match_flooding_is_cut_off_at_the_creation_rate(grpc_redis_url: str, key
             assert create(bob, [PERSON, bot()], game_id="german_whist")[0].match_id
 
 
+@pytest.mark.cluster_too
 def test_without_keys_a_client_is_its_address(grpc_redis_url: str) -> None:
     config = ServerConfig(port=0, redis_url=grpc_redis_url, limits=ClientLimits(matches_per_minute=2))
     with ServerThread(config) as server, grpc.insecure_channel(server.target) as channel:

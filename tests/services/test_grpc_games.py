@@ -12,6 +12,8 @@ from matchplay import ONE_DEAL, PERSON, act, bot, create, observe, play_to_end
 import engine
 from services.generated.cardtable.v1 import common_pb2, game_service_pb2
 
+pytestmark = pytest.mark.cluster_too
+
 Code = grpc.StatusCode
 
 

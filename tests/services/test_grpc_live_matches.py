@@ -16,10 +16,13 @@ from grpc_harness import ServerThread
 from keyspace import NAMESPACE
 from matchplay import PERSON, act, bot, create, observe, play_to_end
 
+from replay.clients import async_client, sync_client
 from replay.namespace import KEY_PREFIX_ENV
 from services.game_store import KEY_PREFIX, GameStore, Retention
 from services.generated.cardtable.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
 from services.server import ServerConfig
+
+pytestmark = pytest.mark.cluster_too
 
 ABANDONED_S = 2.0
 SEED = 987654321987654321  # long enough that its digits cannot turn up by chance
@@ -43,7 +46,7 @@ def stub(namespace, grpc_redis_url) -> Iterator[game_service_pb2_grpc.GameServic
 
 @pytest.fixture(scope="module")
 def client(grpc_redis_url) -> Iterator[redis.Redis]:
-    with redis.Redis.from_url(grpc_redis_url, decode_responses=True) as connection:
+    with sync_client(grpc_redis_url, decode_responses=True) as connection:
         yield connection
 
 
@@ -159,7 +162,7 @@ def test_the_index_keys_share_one_cluster_slot(namespace, grpc_redis_url):
     """Each index script names several keys: in a Redis Cluster they must hash to one slot ({live})."""
     from redis.crc import key_slot
 
-    store = GameStore(redis.asyncio.Redis.from_url(grpc_redis_url))
+    store = GameStore(async_client(grpc_redis_url))
     assert store._seq.endswith("{live}:seq") and len({key_slot(k.encode()) for k in (store._seq, store._order,
                                                                                        store._until)}) == 1
 

@@ -8,13 +8,15 @@ import secrets
 
 import grpc
 import pytest
-import redis
 from forged import REASONS, store_one_bad_replay
 from matchplay import PERSON, bot, create, play_to_end
 
 import replay
+from replay.clients import sync_client
 from replay.store import ReplayStore
 from services.generated.cardtable.v1 import common_pb2, game_service_pb2, replay_service_pb2, replay_service_pb2_grpc
+
+pytestmark = pytest.mark.cluster_too
 
 Code = grpc.StatusCode
 
@@ -36,7 +38,7 @@ def finished(games):
 
 @pytest.fixture
 def store(grpc_redis_url):
-    return ReplayStore(redis.Redis.from_url(grpc_redis_url))
+    return ReplayStore(sync_client(grpc_redis_url))
 
 
 @pytest.fixture

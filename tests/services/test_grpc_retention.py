@@ -13,6 +13,7 @@ import redis.asyncio
 from grpc_harness import ServerProcess, ServerThread
 from matchplay import PERSON, act, bot, create, observe, play_to_end
 
+from replay.clients import async_client, sync_client
 from replay.namespace import namespaced
 from services.game_store import KEY_PREFIX, GameStore, Retention
 from services.generated.cardtable.v1 import game_service_pb2_grpc, replay_service_pb2, replay_service_pb2_grpc
@@ -30,7 +31,7 @@ def server(grpc_redis_url):
 
 @pytest.fixture(scope="module")
 def client(grpc_redis_url):
-    with redis.Redis.from_url(grpc_redis_url, decode_responses=True) as connection:
+    with sync_client(grpc_redis_url, decode_responses=True) as connection:
         yield connection
 
 
@@ -62,6 +63,7 @@ def test_by_default_finished_matches_stay_a_week_and_abandoned_ones_six_hours():
     assert (ServerConfig().retention.finished, ServerConfig().retention.abandoned_after) == (7 * 86_400, 6 * 3600)
 
 
+@pytest.mark.cluster_too
 def test_a_finished_match_expires_and_its_replay_stays(server, client):
     prefix = server.server.backends.games.prefix
     with grpc.insecure_channel(server.target) as channel:
@@ -79,17 +81,19 @@ def test_a_finished_match_expires_and_its_replay_stays(server, client):
         assert kept.replay.seed == 41 and len(kept.moves) == final.view.move_number
 
 
+@pytest.mark.cluster_too
 def test_the_replay_id_of_a_match_that_expired_meanwhile_stores_nothing(grpc_redis_url, client):
     """A finished match's replay is built off the event loop; if the match expired by then (a short retention), noting
     its replay id must not bring it back as a record that never expires."""
     async def note_replay_of_expired_match() -> None:
-        async with redis.asyncio.Redis.from_url(grpc_redis_url, decode_responses=True) as connection:
+        async with async_client(grpc_redis_url, decode_responses=True) as connection:
             await GameStore(connection).set_replay_id("expired0match", "live/1")
 
     asyncio.run(note_replay_of_expired_match())
     assert _ttls_ms(client, namespaced(KEY_PREFIX), "expired0match") == [-2, -2, -2]
 
 
+@pytest.mark.cluster_too
 def test_a_match_nobody_moves_in_expires_and_each_move_renews_it(server, client):
     prefix = server.server.backends.games.prefix
     with grpc.insecure_channel(server.target) as channel:

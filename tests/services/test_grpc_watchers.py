@@ -8,12 +8,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import grpc
 import pytest
-import redis
 from grpc_harness import ServerThread
 from matchplay import PERSON, act, create, observe
 
+from replay.clients import sync_client
 from services.generated.cardtable.v1 import game_service_pb2, game_service_pb2_grpc
 from services.server import ServerConfig
+
+pytestmark = pytest.mark.cluster_too
 
 LIMIT = 150  # above the 100 connections of a Redis client's pool: a connection per watcher would run out
 MATCHES = 10
@@ -27,7 +29,7 @@ def server(grpc_redis_url):
 
 def _connections(server: ServerThread, redis_url: str) -> list[dict]:
     """The server's Redis connections, as Redis lists them."""
-    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    client = sync_client(redis_url, decode_responses=True)
     try:
         return [c for c in client.client_list() if c.get("name") == server.server.backends.client_name]
     finally:

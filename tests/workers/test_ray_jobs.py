@@ -81,6 +81,7 @@ def test_one_or_two_workers_and_any_chunk_size_give_identical_results(job_store,
     assert runs[0].results["sides"][0]["win_rate"] > 0.6  # greedy beats random: the numbers are real
 
 
+@pytest.mark.cluster_too
 def test_chunks_played_in_time_slices_give_the_same_results_and_replays(job_store, redis_url, replays,
                                                                           monkeypatch):
     """A task that runs out of its slice hands the rest of its chunk back (here every deal is a slice of its own):
@@ -138,6 +139,7 @@ def _running_worker(store: JobStore, job_id: str) -> int | None:
     return None
 
 
+@pytest.mark.cluster_too
 def test_a_sample_of_replays(job_store, redis_url, replays):
     record = run(job_store, redis_url, whist(1000, chunk_size=64, log=LogSpec("sample", 10)))
     assert record.results["replays"] == 10
