@@ -19,7 +19,7 @@ import engine
 from .connect import open_redis
 from .namespace import namespaced
 from .record import Replayer, record_deal
-from .store import BUCKET, ReplayStore
+from .store import BUCKET, SHARDS, ReplayStore
 
 BENCH_GAMES = ("german_whist", "tablanette")
 
@@ -44,6 +44,7 @@ def collection_memory(store: ReplayStore, collection: str, count: int) -> int:
     """The bytes the server holds for a collection of ``count`` replays: MEMORY USAGE of each of its keys, counted
     exactly (SAMPLES 0). Unlike the server's used_memory, other clients of a shared server do not change it."""
     keys = [store.bucket_key(collection, b) for b in range((count + BUCKET - 1) // BUCKET)]
+    keys += [store.shard_count_key(collection, shard) for shard in range(SHARDS)]
     keys += [store.meta_key(collection), store.buckets_key(collection), store.times_key(collection)]
     pipe = store.redis.pipeline(transaction=False)
     for key in keys:

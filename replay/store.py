@@ -1,25 +1,32 @@
 """The replay store: replays in Redis, grouped by collection, laid out for memory and written in pipelined batches.
 
-Keys (``P`` is the prefix, default ``cardtable:replay`` in the key namespace of :mod:`replay.namespace`; ``{C}``
-the collection in a hash tag, so that a collection stays in one Redis Cluster slot):
+Keys (``P`` is the prefix, default ``cardtable:replay`` in the key namespace of :mod:`replay.namespace`; ``{...}``
+a Redis Cluster hash tag: the keys with the same tag share a slot):
 
-- ``P:{C}:b:<k>``: a hash holding the replays ``100k .. 100k+99`` of collection C, field ``i mod 100`` -> replay
+- ``P:{C|s}:b:<k>``: a hash holding the replays ``100k .. 100k+99`` of collection C, field ``i mod 100`` -> replay
   bytes. A bucket of small fields stays a listpack (Redis's compact encoding: a few bytes of overhead per replay
-  instead of a dict entry and two objects).
-- ``P:{C}:meta``: a hash with ``count`` (replays stored), ``next`` (one past the highest index written) and
+  instead of a dict entry and two objects). Bucket k lies in shard ``s = k mod 64``: a collection's buckets spread
+  over 64 hash tags, so over a cluster's slots and nodes, and one huge collection does not fill one node.
+- ``P:{C|s}:count``: how many replays shard s holds (the collection's count is the sum).
+- ``P:{C}:meta``: a hash with ``layout`` (64: the shards above), ``next`` (one past the highest index written) and
   ``indexed`` (``P:{C}:buckets`` lists every bucket; collections written before that index existed get it on first
   read).
-- ``P:{C}:buckets``: a sorted set of the collection's non-empty bucket numbers, so that a sparse collection (a sample
-  of 100 replays over a million deals) pages by replay without visiting ten thousand empty buckets.
+- ``P:{C}:buckets``: a sorted set of the collection's bucket numbers, so that a sparse collection (a sample of 100
+  replays over a million deals) pages by replay without visiting ten thousand empty buckets.
 - ``P:{C}:times``: when replays were written, run-length coded: member ``"<index>:<minute>"`` scored by the index
   says that the replays from that index on were written in that minute (Unix minutes), until the next member. A
   write adds a member only when its minute differs from the one in force, so its size follows the minutes of
   activity, not the number of replays.
 - ``P:collections``: the set of collection names.
 
+Collections written before the shards (their meta has a ``count`` and no ``layout``) keep the first layout, in which
+every key is tagged ``{C}``: the buckets are ``P:{C}:b:<k>`` and the count is the meta's ``count``. They are read
+and written as they are; the store tells the layouts apart by the meta.
+
 A replay's id is ``"<collection>/<index>"``; a collection name is letters, digits and ``_.:-``.
-Writes go in one round trip per batch, through a server-side script that sets a bucket's fields and keeps the count
-exact even when an index is written twice (a retried simulation chunk overwrites its own replays).
+Writes go in one round trip per batch, through server-side scripts that set a bucket's fields and keep the count
+exact even when an index is written twice (a retried simulation chunk overwrites its own replays): each script
+touches the keys of one hash tag only, as a Redis Cluster requires.
 
 >>> store = ReplayStore(redis.Redis.from_url("redis://127.0.0.1:6379"))  # doctest: +SKIP
 >>> store.put_many("sim:job1", [(0, data0), (1, data1)]); store.count("sim:job1")  # doctest: +SKIP
@@ -44,15 +51,42 @@ from .namespace import namespaced
 
 DEFAULT_PREFIX = "cardtable:replay"
 BUCKET = 100
+SHARDS = 64
+FIRST_LAYOUT = 0  # the layout of the collections written before the shards: every key in the collection's own tag
 LIVE_COLLECTION = "live"
 WRITE_BATCH = 5000
 
 _COLLECTION = re.compile(r"[A-Za-z0-9_.:\-]{1,128}")
 
-# KEYS: bucket, meta, buckets index, times. ARGV: next (one past the highest index of this bucket write), the bucket
-# number, the lowest index written, the minute (Unix minutes), then field, value, field, value...
-# Returns how many fields are new: HSET's count keeps ``count`` exact when fields are overwritten. A collection that
-# has no ``count`` yet is new, so its buckets index is complete from the start.
+# KEYS: bucket, shard count. ARGV: field, value, field, value... Returns how many fields are new: HSET's count keeps
+# the count exact when fields are overwritten.
+_PUT_SHARDED = """
+local added = redis.call('HSET', KEYS[1], unpack(ARGV))
+redis.call('INCRBY', KEYS[2], added)
+return added
+"""
+
+# KEYS: meta, buckets index, times. ARGV: next (one past the highest index of the write), the lowest index written,
+# the minute (Unix minutes), the layout, then the bucket numbers written. A new collection's buckets index is
+# complete from the start.
+_NOTE_WRITE = """
+redis.call('HSETNX', KEYS[1], 'layout', ARGV[4])
+redis.call('HSETNX', KEYS[1], 'indexed', 1)
+for i = 5, #ARGV do redis.call('ZADD', KEYS[2], ARGV[i], ARGV[i]) end
+local top = tonumber(redis.call('HGET', KEYS[1], 'next') or '0')
+if tonumber(ARGV[1]) > top then redis.call('HSET', KEYS[1], 'next', ARGV[1]) end
+local current = redis.call('ZREVRANGEBYSCORE', KEYS[3], ARGV[2], '-inf', 'LIMIT', 0, 1)[1]
+local minute = current and string.match(current, ':(%d+)$')
+if minute ~= ARGV[3] then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], ARGV[2], ARGV[2])
+  redis.call('ZADD', KEYS[3], ARGV[2], ARGV[2] .. ':' .. ARGV[3])
+end
+return 0
+"""
+
+# The first layout's write, all in the collection's tag. KEYS: bucket, meta, buckets index, times. ARGV: next (one
+# past the highest index of this bucket write), the bucket number, the lowest index written, the minute (Unix
+# minutes), then field, value, field, value... Returns how many fields are new.
 _PUT_BUCKET = """
 if redis.call('HEXISTS', KEYS[2], 'count') == 0 then redis.call('HSET', KEYS[2], 'indexed', 1) end
 local added = redis.call('HSET', KEYS[1], unpack(ARGV, 5))
@@ -69,7 +103,15 @@ end
 return added
 """
 
-# KEYS: bucket, meta, buckets index. ARGV: bucket number, field. Returns 1 if a replay was deleted.
+# KEYS: bucket, shard count. ARGV: field. Returns 1 if a replay was deleted. (The bucket stays in the buckets index,
+# which is in another slot: an empty bucket listed costs a page one empty read.)
+_DELETE_SHARDED = """
+local removed = redis.call('HDEL', KEYS[1], ARGV[1])
+if removed == 1 then redis.call('DECR', KEYS[2]) end
+return removed
+"""
+
+# The first layout's. KEYS: bucket, meta, buckets index. ARGV: bucket number, field. Returns 1 if a replay was deleted.
 _DELETE_ONE = """
 local removed = redis.call('HDEL', KEYS[1], ARGV[2])
 if removed == 1 then
@@ -128,11 +170,21 @@ class ReplayStore:
         self.prefix = namespaced(DEFAULT_PREFIX) if prefix is None else prefix
         self._put = self.redis.register_script(_PUT_BUCKET)
         self._delete_one = self.redis.register_script(_DELETE_ONE)
+        self._put_sharded = self.redis.register_script(_PUT_SHARDED)
+        self._note_write = self.redis.register_script(_NOTE_WRITE)
+        self._delete_sharded = self.redis.register_script(_DELETE_SHARDED)
+        self._layouts: dict[str, int] = {}  # collection -> its layout, once known (a collection keeps its layout)
 
     # ---- keys ---------------------------------------------------------------------------------------------------
 
-    def bucket_key(self, collection: str, bucket: int) -> str:
-        return f"{self.prefix}:{{{collection}}}:b:{bucket}"
+    def bucket_key(self, collection: str, bucket: int, layout: int = SHARDS) -> str:
+        """The key of a bucket (in the layout of the collections written today unless ``layout`` says otherwise)."""
+        if layout == FIRST_LAYOUT:
+            return f"{self.prefix}:{{{collection}}}:b:{bucket}"
+        return f"{self.prefix}:{{{collection}|{bucket % layout}}}:b:{bucket}"
+
+    def shard_count_key(self, collection: str, shard: int) -> str:
+        return f"{self.prefix}:{{{collection}|{shard}}}:count"
 
     def meta_key(self, collection: str) -> str:
         return f"{self.prefix}:{{{collection}}}:meta"
@@ -192,7 +244,40 @@ class ReplayStore:
         except redis.ResponseError as exc:
             raise StoreError(f"cannot allocate replay indexes: {exc}", key=key) from None
 
+    def _layout(self, collection: str) -> int:
+        """The collection's layout: its meta's ``layout``; the first layout for a collection with a ``count`` and no
+        ``layout``; :data:`SHARDS` for a new one (its first write notes it)."""
+        if collection not in self._layouts:
+            layout, count = self._safe(self.redis.hmget, self.meta_key(collection), "layout", "count")
+            if layout is not None:
+                self._layouts[collection] = self._meta_int(layout, collection, "layout")
+            else:  # not remembered while the collection is new: another process may write it first
+                return FIRST_LAYOUT if count is not None else SHARDS
+        return self._layouts[collection]
+
     def _write(self, collection: str, items: list[tuple[int, bytes]]) -> int:
+        layout = self._layout(collection)
+        if layout == FIRST_LAYOUT:
+            return self._write_first_layout(collection, items)
+        fields: dict[int, list[int | bytes]] = {}
+        for index, data in items:
+            fields.setdefault(index // BUCKET, []).extend((index % BUCKET, data))
+        lowest, top = min(index for index, _ in items), max(index for index, _ in items) + 1
+        meta = [self.meta_key(collection), self.buckets_key(collection), self.times_key(collection)]
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.sadd(self.collections_key, collection)
+        self._note_write(keys=meta, args=[top, lowest, int(time.time() // 60), layout, *sorted(fields)], client=pipe)
+        keys = [self.collections_key, *meta]
+        for bucket, args in sorted(fields.items()):
+            bucket_keys = [self.bucket_key(collection, bucket, layout),
+                           self.shard_count_key(collection, bucket % layout)]
+            self._put_sharded(keys=bucket_keys, args=args, client=pipe)
+            keys += bucket_keys
+        confirm_replicated(pipe, keys)
+        results = self._execute(pipe, f"{self.prefix}:{{{collection}|*}}:*")
+        return sum(int(n) for n in results[2:])
+
+    def _write_first_layout(self, collection: str, items: list[tuple[int, bytes]]) -> int:
         minute = int(time.time() // 60)
         buckets: dict[int, list[int | bytes]] = {}
         for index, data in items:
@@ -204,7 +289,7 @@ class ReplayStore:
         pipe = self.redis.pipeline(transaction=False)
         pipe.sadd(self.collections_key, collection)
         for bucket, args in sorted(buckets.items()):
-            self._put(keys=[self.bucket_key(collection, bucket), *keys], args=args, client=pipe)
+            self._put(keys=[self.bucket_key(collection, bucket, FIRST_LAYOUT), *keys], args=args, client=pipe)
         confirm_replicated(pipe, [self.collections_key, *keys])
         results = self._execute(pipe, f"{self.prefix}:{{{collection}}}:*")
         return sum(int(n) for n in results[1:])
@@ -222,54 +307,70 @@ class ReplayStore:
         """Several replays in one round trip, in the order asked (None where there is none)."""
         where = [parse_id(replay_id) for replay_id in replay_ids]
         pipe = self.redis.pipeline(transaction=False)
-        for collection, index in where:
-            pipe.hget(self.bucket_key(collection, index // BUCKET), index % BUCKET)
-        results = self._execute(pipe, "the requested buckets")
-        return [None if data is None else self._checked(data, collection, index)
-                for (collection, index), data in zip(where, results, strict=True)]
+        asked = []  # (position, layout): a collection whose layout is not known yet is looked up in both
+        for position, (collection, index) in enumerate(where):
+            for layout in self._readable_layouts(collection):
+                pipe.hget(self.bucket_key(collection, index // BUCKET, layout), index % BUCKET)
+                asked.append((position, layout))
+        found: list[tuple[bytes, int] | None] = [None] * len(where)
+        for (position, layout), data in zip(asked, self._execute(pipe, "the requested buckets"), strict=True):
+            if data is not None:
+                found[position] = (data, layout)
+        return [None if hit is None else self._checked(hit[0], collection, index, hit[1])
+                for (collection, index), hit in zip(where, found, strict=True)]
+
+    def _readable_layouts(self, collection: str) -> tuple[int, ...]:
+        known = self._layouts.get(collection)
+        return (SHARDS, FIRST_LAYOUT) if known is None else (known,)
 
     def page(self, collection: str, start: int = 0, count: int = 1000, checked: bool = True) -> Page:
         """Up to ``count`` replays of a collection, the lowest indexes from ``start`` on; ``next_start`` (one past
-        the last one given) continues the listing when more follow. Empty buckets are never visited, so a sample of
-        100 replays over a million deals pages like 100 replays in a row. Each replay's bytes are ``checked`` (magic,
-        version, CRC: a StoreError for the page), unless a listing marks the bad ones itself."""
+        the last one given) continues the listing when more follow. Buckets never written are never visited, so a
+        sample of 100 replays over a million deals pages like 100 replays in a row. Each replay's bytes are
+        ``checked`` (magic, version, CRC: a StoreError for the page), unless a listing marks the bad ones itself."""
         check_collection(collection)
         if start < 0 or count <= 0:
             raise ValueError(f"start must be >= 0 and count > 0, got start={start}, count={count}")
         found: list[tuple[int, bytes]] = []
         first = start // BUCKET
         trip = min(MAX_BUCKETS_PER_TRIP, -(-count // BUCKET) + 1)
-        buckets = self._buckets_from(collection, first, trip)
+        layout, buckets = self._buckets_from(collection, first, trip)
         while buckets:
             pipe = self.redis.pipeline(transaction=False)
             for bucket in buckets:
-                pipe.hgetall(self.bucket_key(collection, bucket))
-            results = self._execute(pipe, f"{self.prefix}:{{{collection}}}:*")
+                pipe.hgetall(self.bucket_key(collection, bucket, layout))
+            results = self._execute(pipe, f"the buckets of {collection!r}")
             for bucket, fields in zip(buckets, results, strict=True):
-                key = self.bucket_key(collection, bucket)
+                key = self.bucket_key(collection, bucket, layout)
                 found += [(index, data) for field, data in fields.items()
                           if (index := bucket * BUCKET + _field_index(field, key)) >= start]
             if len(found) > count or len(buckets) < trip:
                 break
             trip = min(MAX_BUCKETS_PER_TRIP, trip * 2)
-            buckets = self._buckets_from(collection, buckets[-1] + 1, trip)
+            layout, buckets = self._buckets_from(collection, buckets[-1] + 1, trip)
         found.sort()
-        items = [(index, self._checked(data, collection, index) if checked else data) for index, data in found[:count]]
+        items = [(index, self._checked(data, collection, index, layout) if checked else data)
+                 for index, data in found[:count]]
         more = len(found) > count
         return Page(collection, items, items[-1][0] + 1 if more else None)
 
-    def _buckets_from(self, collection: str, first: int, limit: int) -> list[int]:
-        """Up to ``limit`` non-empty bucket numbers from ``first`` on (the index is built first if it is missing)."""
+    def _buckets_from(self, collection: str, first: int, limit: int) -> tuple[int, list[int]]:
+        """The collection's layout, and up to ``limit`` of its bucket numbers from ``first`` on (the index is built
+        first if it is missing)."""
         pipe = self.redis.pipeline(transaction=False)
-        pipe.hmget(self.meta_key(collection), "indexed", "next")
+        pipe.hmget(self.meta_key(collection), "indexed", "next", "layout", "count")
         pipe.zrangebyscore(self.buckets_key(collection), first, "+inf", start=0, num=limit)
-        (indexed, top), buckets = self._execute(pipe, f"{self.prefix}:{{{collection}}}:*")
+        (indexed, top, layout, count), buckets = self._execute(pipe, self.meta_key(collection))
+        if layout is not None:
+            self._layouts[collection] = number = self._meta_int(layout, collection, "layout")
+        else:
+            number = FIRST_LAYOUT if count is not None else SHARDS
         if indexed is None and top is not None:
-            self._build_index(collection, self._meta_int(top, collection, "next"))
+            self._build_index(collection, self._meta_int(top, collection, "next"), number)
             return self._buckets_from(collection, first, limit)
-        return [int(b) for b in buckets]
+        return number, [int(b) for b in buckets]
 
-    def _build_index(self, collection: str, top: int) -> None:
+    def _build_index(self, collection: str, top: int, layout: int) -> None:
         """List the non-empty buckets of a collection written before the buckets index existed."""
         numbers = range((top + BUCKET - 1) // BUCKET)
         present: list[int] = []
@@ -277,7 +378,7 @@ class ReplayStore:
             part = numbers[start:start + 1000]
             pipe = self.redis.pipeline(transaction=False)
             for bucket in part:
-                pipe.exists(self.bucket_key(collection, bucket))
+                pipe.exists(self.bucket_key(collection, bucket, layout))
             present += [b for b, exists in zip(part, self._execute(pipe, "the buckets"), strict=True) if exists]
         pipe = self.redis.pipeline(transaction=False)
         if present:
@@ -315,25 +416,46 @@ class ReplayStore:
 
     def count(self, collection: str) -> int:
         check_collection(collection)
-        return self._meta_int(self._safe(self.redis.hget, self.meta_key(collection), "count"), collection, "count")
+        return self._counts([collection])[0]
 
     def collections(self) -> list[tuple[str, int]]:
         """Every collection with its replay count, sorted by name."""
         names = sorted(n.decode() for n in self._safe(self.redis.smembers, self.collections_key))
+        return list(zip(names, self._counts(names), strict=True))
+
+    def _counts(self, collections: Sequence[str]) -> list[int]:
+        """The replay counts of collections in one round trip: the meta's count (the first layout) plus the shards'
+        counts (of the layout in force when a collection's is not known yet)."""
         pipe = self.redis.pipeline(transaction=False)
-        for name in names:
-            pipe.hget(self.meta_key(name), "count")
-        counts = self._execute(pipe, "the collections' meta keys")
-        return [(name, self._meta_int(c, name, "count")) for name, c in zip(names, counts, strict=True)]
+        asked = []
+        for position, collection in enumerate(collections):
+            layouts = self._readable_layouts(collection)
+            if FIRST_LAYOUT in layouts:
+                pipe.hget(self.meta_key(collection), "count")
+                asked.append((position, collection, "count"))
+            for shards in set(layouts) - {FIRST_LAYOUT}:
+                for shard in range(shards):
+                    pipe.get(self.shard_count_key(collection, shard))
+                    asked.append((position, collection, "shard count"))
+        counts = [0] * len(collections)
+        for (position, collection, what), value in zip(asked, self._execute(pipe, "the counts"), strict=True):
+            counts[position] += self._meta_int(value, collection, what)
+        return counts
 
     def delete(self, replay_id: str) -> None:
         """Delete one replay; KeyError if there is none. The collection stays, even when it is left empty."""
         collection, index = parse_id(replay_id)
         bucket = index // BUCKET
-        self._buckets_from(collection, bucket, 1)  # a collection written before the index gets it first
-        keys = [self.bucket_key(collection, bucket), self.meta_key(collection), self.buckets_key(collection)]
+        layout, _ = self._buckets_from(collection, bucket, 1)  # a collection written before the index gets it first
+        if layout == FIRST_LAYOUT:
+            keys = [self.bucket_key(collection, bucket, layout), self.meta_key(collection),
+                    self.buckets_key(collection)]
+            script, args = self._delete_one, [bucket, index % BUCKET]
+        else:
+            keys = [self.bucket_key(collection, bucket, layout), self.shard_count_key(collection, bucket % layout)]
+            script, args = self._delete_sharded, [index % BUCKET]
         try:
-            removed = self._delete_one(keys=keys, args=[bucket, index % BUCKET])
+            removed = script(keys=keys, args=args)
         except redis.ResponseError as exc:
             raise StoreError(f"Redis refused to delete a replay: {exc}", key=keys[0]) from None
         if not removed:
@@ -347,22 +469,26 @@ class ReplayStore:
     def delete_collection(self, collection: str) -> int:
         """Delete a collection and every replay in it; returns how many replays it held."""
         held = self.count(collection)
+        layout, _ = self._buckets_from(collection, 0, 1)
         top = self._meta_int(self._safe(self.redis.hget, self.meta_key(collection), "next"), collection, "next")
-        buckets = [self.bucket_key(collection, b) for b in range((top + BUCKET - 1) // BUCKET)]
+        keys = [self.bucket_key(collection, b, layout) for b in range((top + BUCKET - 1) // BUCKET)]
+        keys += [self.shard_count_key(collection, shard) for shard in range(layout)]
+        keys += [self.meta_key(collection), self.buckets_key(collection), self.times_key(collection)]
         pipe = self.redis.pipeline(transaction=False)
-        for key in [*buckets, self.meta_key(collection), self.buckets_key(collection), self.times_key(collection)]:
+        for key in keys:
             pipe.unlink(key)  # one key a command: a cluster pipeline sends each to the node holding it
         pipe.srem(self.collections_key, collection)
-        self._execute(pipe, f"{self.prefix}:{{{collection}}}:*")
+        self._execute(pipe, f"the keys of {collection!r}")
+        self._layouts.pop(collection, None)
         return held
 
     # ---- checks -------------------------------------------------------------------------------------------------
 
-    def _checked(self, data: bytes, collection: str, index: int) -> bytes:
+    def _checked(self, data: bytes, collection: str, index: int, layout: int) -> bytes:
         try:
             check_bytes(data)
         except ReplayError as exc:
-            where = f"{self.bucket_key(collection, index // BUCKET)} field {index % BUCKET}"
+            where = f"{self.bucket_key(collection, index // BUCKET, layout)} field {index % BUCKET}"
             raise StoreError(f"replay {format_id(collection, index)} is unreadable: {exc.reason}", key=where) from None
         return data
 
