@@ -66,12 +66,21 @@ redis.call('INCRBY', KEYS[2], added)
 return added
 """
 
+# The first layout's (the count is a field of the meta, in the bucket's slot): KEYS: bucket, meta. ARGV: likewise.
+_PUT_FIRST_LAYOUT = """
+local added = redis.call('HSET', KEYS[1], unpack(ARGV))
+redis.call('HINCRBY', KEYS[2], 'count', added)
+return added
+"""
+
 # KEYS: meta, buckets index, times. ARGV: next (one past the highest index of the write), the lowest index written,
-# the minute (Unix minutes), the layout, then the bucket numbers written. A new collection's buckets index is
-# complete from the start.
+# the minute (Unix minutes), the layout ('' for the first layout's collections, which exist already), then the bucket
+# numbers written. A new collection's buckets index is complete from the start.
 _NOTE_WRITE = """
-redis.call('HSETNX', KEYS[1], 'layout', ARGV[4])
-redis.call('HSETNX', KEYS[1], 'indexed', 1)
+if ARGV[4] ~= '' then
+  redis.call('HSETNX', KEYS[1], 'layout', ARGV[4])
+  redis.call('HSETNX', KEYS[1], 'indexed', 1)
+end
 for i = 5, #ARGV do redis.call('ZADD', KEYS[2], ARGV[i], ARGV[i]) end
 local top = tonumber(redis.call('HGET', KEYS[1], 'next') or '0')
 if tonumber(ARGV[1]) > top then redis.call('HSET', KEYS[1], 'next', ARGV[1]) end
@@ -82,25 +91,6 @@ if minute ~= ARGV[3] then
   redis.call('ZADD', KEYS[3], ARGV[2], ARGV[2] .. ':' .. ARGV[3])
 end
 return 0
-"""
-
-# The first layout's write, all in the collection's tag. KEYS: bucket, meta, buckets index, times. ARGV: next (one
-# past the highest index of this bucket write), the bucket number, the lowest index written, the minute (Unix
-# minutes), then field, value, field, value... Returns how many fields are new.
-_PUT_BUCKET = """
-if redis.call('HEXISTS', KEYS[2], 'count') == 0 then redis.call('HSET', KEYS[2], 'indexed', 1) end
-local added = redis.call('HSET', KEYS[1], unpack(ARGV, 5))
-redis.call('HINCRBY', KEYS[2], 'count', added)
-redis.call('ZADD', KEYS[3], ARGV[2], ARGV[2])
-local top = tonumber(redis.call('HGET', KEYS[2], 'next') or '0')
-if tonumber(ARGV[1]) > top then redis.call('HSET', KEYS[2], 'next', ARGV[1]) end
-local current = redis.call('ZREVRANGEBYSCORE', KEYS[4], ARGV[3], '-inf', 'LIMIT', 0, 1)[1]
-local minute = current and string.match(current, ':(%d+)$')
-if minute ~= ARGV[4] then
-  redis.call('ZREMRANGEBYSCORE', KEYS[4], ARGV[3], ARGV[3])
-  redis.call('ZADD', KEYS[4], ARGV[3], ARGV[3] .. ':' .. ARGV[4])
-end
-return added
 """
 
 # KEYS: bucket, shard count. ARGV: field. Returns 1 if a replay was deleted. (The bucket stays in the buckets index,
@@ -168,7 +158,7 @@ class ReplayStore:
     def __init__(self, client: Client, prefix: str | None = None) -> None:
         self.redis = bytes_client(client)
         self.prefix = namespaced(DEFAULT_PREFIX) if prefix is None else prefix
-        self._put = self.redis.register_script(_PUT_BUCKET)
+        self._put_first_layout = self.redis.register_script(_PUT_FIRST_LAYOUT)
         self._delete_one = self.redis.register_script(_DELETE_ONE)
         self._put_sharded = self.redis.register_script(_PUT_SHARDED)
         self._note_write = self.redis.register_script(_NOTE_WRITE)
@@ -257,42 +247,27 @@ class ReplayStore:
 
     def _write(self, collection: str, items: list[tuple[int, bytes]]) -> int:
         layout = self._layout(collection)
-        if layout == FIRST_LAYOUT:
-            return self._write_first_layout(collection, items)
         fields: dict[int, list[int | bytes]] = {}
         for index, data in items:
             fields.setdefault(index // BUCKET, []).extend((index % BUCKET, data))
         lowest, top = min(index for index, _ in items), max(index for index, _ in items) + 1
         meta = [self.meta_key(collection), self.buckets_key(collection), self.times_key(collection)]
+        note = [top, lowest, int(time.time() // 60), "" if layout == FIRST_LAYOUT else layout, *sorted(fields)]
         pipe = self.redis.pipeline(transaction=False)
         pipe.sadd(self.collections_key, collection)
-        self._note_write(keys=meta, args=[top, lowest, int(time.time() // 60), layout, *sorted(fields)], client=pipe)
+        self._note_write(keys=meta, args=note, client=pipe)
         keys = [self.collections_key, *meta]
         for bucket, args in sorted(fields.items()):
-            bucket_keys = [self.bucket_key(collection, bucket, layout),
-                           self.shard_count_key(collection, bucket % layout)]
-            self._put_sharded(keys=bucket_keys, args=args, client=pipe)
-            keys += bucket_keys
+            bucket_key = self.bucket_key(collection, bucket, layout)
+            if layout == FIRST_LAYOUT:
+                self._put_first_layout(keys=[bucket_key, meta[0]], args=args, client=pipe)
+            else:
+                count_key = self.shard_count_key(collection, bucket % layout)
+                self._put_sharded(keys=[bucket_key, count_key], args=args, client=pipe)
+                keys += [bucket_key, count_key]
         confirm_replicated(pipe, keys)
-        results = self._execute(pipe, f"{self.prefix}:{{{collection}|*}}:*")
+        results = self._execute(pipe, f"the keys of {collection!r}")
         return sum(int(n) for n in results[2:])
-
-    def _write_first_layout(self, collection: str, items: list[tuple[int, bytes]]) -> int:
-        minute = int(time.time() // 60)
-        buckets: dict[int, list[int | bytes]] = {}
-        for index, data in items:
-            fields = buckets.setdefault(index // BUCKET, [0, index // BUCKET, index, minute])
-            fields[0] = max(fields[0], index + 1)
-            fields[2] = min(fields[2], index)
-            fields += (index % BUCKET, data)
-        keys = [self.meta_key(collection), self.buckets_key(collection), self.times_key(collection)]
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.sadd(self.collections_key, collection)
-        for bucket, args in sorted(buckets.items()):
-            self._put(keys=[self.bucket_key(collection, bucket, FIRST_LAYOUT), *keys], args=args, client=pipe)
-        confirm_replicated(pipe, [self.collections_key, *keys])
-        results = self._execute(pipe, f"{self.prefix}:{{{collection}}}:*")
-        return sum(int(n) for n in results[1:])
 
     # ---- reading ------------------------------------------------------------------------------------------------
 
