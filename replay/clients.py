@@ -63,6 +63,15 @@ AsyncClient = redis.asyncio.Redis | redis.asyncio.cluster.RedisCluster
 T = TypeVar("T")
 
 
+def is_failover(error: BaseException) -> bool:
+    """``error`` is one that Redis (a cluster failing over, a restart) gives while it is out of reach: a connection
+    error, a cluster one of :data:`FAILOVER_ERRORS`, or the client's own "cannot be connected" when it looked for the
+    cluster's nodes anew and met connection errors alone."""
+    if isinstance(error, FAILOVER_ERRORS):
+        return True
+    return isinstance(error, RedisClusterException) and isinstance(error.__cause__, FAILOVER_ERRORS)
+
+
 def cluster_node_url(url: str) -> str | None:
     """The plain URL of the node a ``redis+cluster://`` (``rediss+cluster://``) URL names; None for any other URL."""
     scheme, sep, rest = url.partition("://")
@@ -175,7 +184,9 @@ class PatientCluster(redis.cluster.RedisCluster):
         for pause in _pauses(self.patience):
             try:
                 return call()
-            except FAILOVER_ERRORS:
+            except Exception as exc:
+                if not is_failover(exc):
+                    raise
                 time.sleep(pause)
         return call()
 
@@ -206,7 +217,9 @@ class PatientClusterPipeline(redis.cluster.ClusterPipeline):
         for pause in _pauses(self.owner.patience):
             try:
                 results = self._send(stack, raise_on_error=False)
-            except FAILOVER_ERRORS:
+            except Exception as exc:
+                if not is_failover(exc):
+                    raise
                 time.sleep(pause)
                 continue
             error = _failed(results)
@@ -254,7 +267,9 @@ class AsyncPatientCluster(redis.asyncio.cluster.RedisCluster):
         for pause in _pauses(self.patience):
             try:
                 return await call()
-            except FAILOVER_ERRORS:
+            except Exception as exc:
+                if not is_failover(exc):
+                    raise
                 await asyncio.sleep(pause)
         return await call()
 
@@ -279,7 +294,9 @@ class AsyncPatientClusterPipeline(redis.asyncio.cluster.ClusterPipeline):
         for pause in _pauses(self.cluster_client.patience):
             try:
                 results = await self._send(stack)
-            except FAILOVER_ERRORS:
+            except Exception as exc:
+                if not is_failover(exc):
+                    raise
                 await asyncio.sleep(pause)
                 continue
             if _failed(results) is None:

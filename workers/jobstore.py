@@ -28,7 +28,7 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
-from replay.clients import FAILOVER_ERRORS, Client, confirm_replicated
+from replay.clients import Client, confirm_replicated, is_failover
 from replay.namespace import namespaced
 from replay.store import DEFAULT_PREFIX as REPLAY_PREFIX
 
@@ -318,7 +318,6 @@ def _record(job_id: str, f: dict[str, str], units_done: int, chunks_done: int) -
 # failover, short enough that a job whose Redis is gone is handed on (to the next server) within a minute.
 REDIS_PATIENCE_S = 45.0
 _FIRST_PAUSE_S, _LONGEST_PAUSE_S = 0.1, 2.0
-_OUT_OF_REACH = FAILOVER_ERRORS  # the connection errors, and a Redis Cluster's while it fails over
 
 
 class RedisAway(Exception):
@@ -358,7 +357,9 @@ class PatientStore:
         while True:
             try:
                 return function(*args, **kwargs)
-            except _OUT_OF_REACH as exc:
+            except Exception as exc:
+                if not is_failover(exc):  # a connection error, or a Redis Cluster's while it fails over
+                    raise
                 now = time.monotonic()
                 if deadline is None:
                     deadline = now + self.patience

@@ -34,7 +34,7 @@ from typing import Any
 import ray
 from ray.exceptions import RayError, RuntimeEnvSetupError, TaskCancelledError
 
-from replay.clients import FAILOVER_ERRORS, Client
+from replay.clients import Client, is_failover
 from replay.connect import sync_client
 
 from .chunk import ChunkResult, DealFailed, PolicyUnavailable, play_chunk
@@ -264,7 +264,7 @@ class _Driver:
             if isinstance(cause, DealFailed):  # the same deal fails the same way: no retry, the others play on
                 self.failed[chunk.index] = str(cause)
                 return ""
-            if isinstance(cause, FAILOVER_ERRORS):  # Redis went away: not the chunk's fault
+            if cause is not None and is_failover(cause):  # Redis went away: not the chunk's fault
                 tries = self.redis_attempts[chunk.index] = self.redis_attempts.get(chunk.index, 0) + 1
                 if tries < MAX_REDIS_ATTEMPTS:
                     self.store.note_retry(self.job_id, chunk.index)  # waits for Redis to answer again
