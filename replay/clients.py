@@ -209,6 +209,13 @@ class PatientClusterPipeline(redis.cluster.ClusterPipeline):
         one slot like any command's): a node that lacks the script gets every registered one, and the stack again."""
         return self.pipeline_execute_command("EVALSHA", sha, numkeys, *keys_and_args)  # type: ignore[no-untyped-call]
 
+    def _get_command_keys(self, *args: Any) -> Any:
+        # A script's keys are its KEYS: redis-py would ask the default node (COMMAND GETKEYS) for each script it
+        # queues, one round trip each, and fail while that node is down.
+        if str(args[0]).upper() in ("EVALSHA", "EVAL"):
+            return list(args[3:3 + int(args[2])])
+        return super()._get_command_keys(*args)  # type: ignore[no-untyped-call]
+
     def execute(self, raise_on_error: bool = True) -> list[Any]:
         stack = [(command.args, dict(command.options)) for command in self._execution_strategy.command_queue]
         self.reset()  # type: ignore[no-untyped-call]  # each try queues the stack again
@@ -220,6 +227,7 @@ class PatientClusterPipeline(redis.cluster.ClusterPipeline):
             except Exception as exc:
                 if not is_failover(exc):
                     raise
+                self.owner.replace_default_node()  # keyless commands go to the default node: it may be the dead one
                 time.sleep(pause)
                 continue
             error = _failed(results)

@@ -63,6 +63,8 @@ def test_a_primary_killed_mid_job_loses_no_replay_and_no_deal_count(cluster: Loo
         cluster.kill(victim)
         wait_for(lambda: victim not in cluster.primaries() and len(cluster.primaries()) == 3, "the replica's promotion")
         promoted_s = time.monotonic() - killed_at
+        wait_for(lambda: store.get(record.job_id).chunks_done > before, "a chunk stored after the failover")
+        resumed_s = time.monotonic() - killed_at
     finally:
         driver.join(timeout=300)
     faulted = outcome["record"]
@@ -77,6 +79,7 @@ def test_a_primary_killed_mid_job_loses_no_replay_and_no_deal_count(cluster: Loo
     assert stored == list(replays.iter_collection(calm.replay_collection, page_size=5000))
     assert [index for index, _ in stored] == list(range(DEALS))
     assert all(replay.decode(data).header.seed == match_seed(SEED, index) for index, data in stored)
+    seconds = faulted.results["seconds"], calm.results["seconds"]
     print(f"\nfailover: primary :{victim} killed after {before} of {DEALS // CHUNK} chunks, replica promoted in "
-          f"{promoted_s:.1f} s; the job took {faulted.results.get('seconds', float('nan')):.1f} s with "
-          f"{faulted.retries} chunk retries, {calm.results.get('seconds', float('nan')):.1f} s without the fault")
+          f"{promoted_s:.1f} s, a chunk stored {resumed_s:.1f} s after the kill; the job took {seconds[0]:.1f} s "
+          f"with {faulted.retries} chunk retries, {seconds[1]:.1f} s without the fault")
