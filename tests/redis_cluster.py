@@ -129,9 +129,20 @@ class LoopbackCluster:
         return all(self._info(port).get("cluster_state") == "ok" for port in self.live_ports())
 
     def _replicating(self) -> bool:
+        """Each replica follows its primary, and every node's CLUSTER SLOTS (what clients learn) shows it."""
         roles = [self._replication(port) for port in self.ports]
         replicas = [role for role in roles if role.get("role") == "slave"]
-        return len(replicas) == NODES // 2 and all(role.get("master_link_status") == "up" for role in replicas)
+        if len(replicas) != NODES // 2 or any(role.get("master_link_status") != "up" for role in replicas):
+            return False
+        for port in self.ports:
+            try:
+                with redis.Redis(port=port, socket_timeout=2) as client:
+                    ranges = client.execute_command("CLUSTER SLOTS")
+            except redis.RedisError:
+                return False
+            if len(ranges) != NODES // 2 or any(len(section) < 4 for section in ranges):
+                return False
+        return True
 
     def _replication(self, port: int) -> dict[str, str]:
         try:

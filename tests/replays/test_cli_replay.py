@@ -34,6 +34,7 @@ def test_registered_in_the_main_command() -> None:
     assert cli.commands["replay"] is replay_group
 
 
+@pytest.mark.cluster_too
 def test_list_show_export_stream(run, store: ReplayStore, tmp_path: Path) -> None:
     data = [replay.record_deal("tablanette", seed=s) for s in range(3)]
     store.put_many("sim:job9", enumerate(data))
@@ -106,6 +107,7 @@ def test_errors_are_messages_not_tracebacks(run, store: ReplayStore, tmp_path: P
     assert corrupt.exit_code == 1 and store.bucket_key("c", 0) in corrupt.output
 
 
+@pytest.mark.cluster_too
 def test_list_pages_a_sparse_collection_by_replay(run, store: ReplayStore) -> None:
     """A sample of 100 replays over 100,000 deals (deal n*1000): a page of 50 holds 50 replays."""
     data = replay.record_deal("tablic", seed=4, policies=["greedy:epsilon=0.3", "random"])

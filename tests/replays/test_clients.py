@@ -1,0 +1,73 @@
+"""The one client factory (replay/clients.py): plain and cluster URLs, and the WAIT that keeps a write through a
+failover."""
+
+from __future__ import annotations
+
+import click
+import pytest
+import redis
+
+from replay.clients import cluster_node_url, confirm_replicated, is_cluster, is_failover, sync_client
+from services.cli.redis_url import REDIS_URL
+
+
+@pytest.mark.parametrize(("url", "node"), [
+    ("redis+cluster://127.0.0.1:7000", "redis://127.0.0.1:7000"),
+    ("rediss+cluster://user:secret@cache.example:6380/0", "rediss://user:secret@cache.example:6380/0"),
+    ("REDIS+CLUSTER://h:1", "redis://h:1"),
+    ("redis://127.0.0.1:6379", None),
+    ("unix:///run/redis.sock", None),
+])
+def test_a_cluster_url_names_one_node(url: str, node: str | None) -> None:
+    assert cluster_node_url(url) == node
+
+
+@pytest.mark.parametrize(("url", "words"), [
+    ("redis+cluster://127.0.0.1:7000/3", "database 0 alone"),
+    ("redis+clustr://127.0.0.1:7000", "redis://"),
+])
+def test_the_redis_url_option_refuses_what_a_cluster_cannot_be(url: str, words: str) -> None:
+    with pytest.raises(click.BadParameter, match=words):
+        REDIS_URL.convert(url, None, None)
+
+
+def test_a_cluster_that_nobody_answers_for_is_a_connection_error() -> None:
+    with pytest.raises(redis.ConnectionError, match="cannot reach the Redis Cluster at redis://127.0.0.1:1"):
+        sync_client("redis+cluster://127.0.0.1:1", socket_connect_timeout=1)
+
+
+def test_errors_of_a_failover_are_told_from_the_others() -> None:
+    refused = redis.ConnectionError("refused")
+    try:
+        raise redis.exceptions.RedisClusterException("cannot be connected") from refused
+    except redis.exceptions.RedisClusterException as exc:
+        assert is_failover(exc)
+    assert is_failover(redis.exceptions.ClusterDownError("CLUSTERDOWN")) and is_failover(refused)
+    assert not is_failover(redis.exceptions.RedisClusterException("keys in different slots"))
+    assert not is_failover(redis.ResponseError("WRONGTYPE"))
+
+
+@pytest.mark.cluster_too
+def test_a_confirmed_pipeline_waits_for_a_replica_of_each_primary_it_wrote_to(redis_url: str) -> None:
+    client = sync_client(redis_url)
+    keys = [f"cttest:wait:{{{tag}}}" for tag in ("a", "b", "c", "d", "e")]
+    waits = _waits(client)
+    pipe = client.pipeline(transaction=False)
+    for key in keys:
+        pipe.set(key, 1, ex=60)
+    confirm_replicated(pipe, keys)
+    assert pipe.execute() == [True] * len(keys)  # the WAITs' answers are not the caller's
+    if is_cluster(client):
+        holders = {client.get_node_from_key(key).name for key in keys}
+        after = _waits(client)
+        assert {name for name in after if after[name] > waits.get(name, 0)} == holders
+    else:
+        assert _waits(client) == waits  # a plain Redis: nothing to wait for
+
+
+def _waits(client) -> dict[str, int]:
+    """The WAIT commands each primary has run."""
+    if not is_cluster(client):
+        return {"server": client.info("commandstats").get("cmdstat_wait", {}).get("calls", 0)}
+    return {node.name: client.info("commandstats", target_nodes=node).get("cmdstat_wait", {}).get("calls", 0)
+            for node in client.get_primaries()}
