@@ -20,10 +20,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import grpc
-import redis
 from google.protobuf.message import DecodeError, Message
 
 from engine import ActionLimitExceeded
+from replay.clients import is_failover
 
 from .errors import InvalidArgument, ServiceError, bounded
 
@@ -90,8 +90,9 @@ async def _abort_for(exc: Exception, method: str, context: grpc.aio.ServicerCont
         await context.abort(exc.code, bounded(exc.message))
     if isinstance(exc, ActionLimitExceeded):
         await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, bounded(str(exc)))
-    if isinstance(exc, (redis.ConnectionError, redis.TimeoutError)):
-        # Redis is away (down, restarting, unreachable): the client may try again later; one line in the log.
+    if is_failover(exc):
+        # Redis is away (down, restarting, unreachable, a cluster failing over for longer than its client waits):
+        # the client may try again later; one line in the log.
         address = getattr(servicer, "redis_address", "")
         message = redis_unreachable(exc, address)
         log.warning("cannot reach Redis", extra={"rpc": method, "redis": address, "error": message})

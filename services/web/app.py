@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-import redis
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -39,6 +38,7 @@ from engine.bots import policy_names
 from engine.budget import Budget
 from engine.rng import fresh_seed
 from engine.state import State
+from replay.clients import is_failover
 from replay.connect import sync_client
 from workers.jobstore import JobRecord, JobStore
 from workers.stats import counter_groups
@@ -102,9 +102,9 @@ def api(handler: Callable[[Request], Awaitable[Any]]) -> Handler:
             return error_response(exc.code, exc.message)
         except ActionLimitExceeded as exc:
             return error_response(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
-            return error_response(grpc.StatusCode.UNAVAILABLE, f"cannot reach Redis: {exc}")
-        except Exception:  # noqa: BLE001  (a traceback never leaks: the log has it)
+        except Exception as exc:  # noqa: BLE001  (a traceback never leaks: the log has it)
+            if is_failover(exc):  # Redis away, or a cluster failing over for longer than its client waits
+                return error_response(grpc.StatusCode.UNAVAILABLE, f"cannot reach Redis: {exc}")
             log.exception("unexpected error", extra={"path": request.url.path})
             return error_response(grpc.StatusCode.INTERNAL, f"internal error in {request.url.path}; the server "
                                                             "logged it")

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+from types import SimpleNamespace
+
+import grpc
 import pytest
+import redis
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,7 +18,9 @@ from services.errors import InvalidArgument
 from services.game_store import parse_moves
 from services.matches import LiveMatch, Seat
 from services.paging import page
+from services.rpc import _abort_for
 from services.views import public_observation
+from services.web.app import api
 
 
 @pytest.mark.parametrize("game_id", engine.list_games())
@@ -64,3 +71,32 @@ def test_a_cached_match_keeps_no_history_but_its_moves_are_saved_once():
     assert len(match.new_moves()) == match.version - before >= 2  # the person's move and the bot's reply
     match.saved()
     assert match.new_moves() == [] and match.state.observation(0)["history"] == []
+
+
+@pytest.mark.parametrize(("error", "code"), [
+    (redis.ConnectionError("Connection refused"), grpc.StatusCode.UNAVAILABLE),
+    (redis.exceptions.ClusterDownError("CLUSTERDOWN The cluster is down"), grpc.StatusCode.UNAVAILABLE),
+    (redis.exceptions.TryAgainError("TRYAGAIN"), grpc.StatusCode.UNAVAILABLE),
+    (redis.ResponseError("WRONGTYPE"), grpc.StatusCode.INTERNAL),
+])
+def test_a_redis_away_or_failing_over_is_unavailable_and_other_errors_internal(error, code):
+    class Context:
+        async def abort(self, status, message):
+            raise LookupError(status, message)
+
+    with pytest.raises(LookupError) as aborted:
+        asyncio.run(_abort_for(error, "Act", Context()))
+    assert aborted.value.args[0] == code
+
+
+@pytest.mark.parametrize(("error", "status"), [
+    (redis.exceptions.ClusterDownError("CLUSTERDOWN The cluster is down"), 503),
+    (redis.TimeoutError("Timeout reading from socket"), 503),
+    (redis.ResponseError("WRONGTYPE"), 500),
+])
+def test_the_web_answers_a_redis_away_or_failing_over_with_503(error, status):
+    async def handler(request):
+        raise error
+
+    response = asyncio.run(api(handler)(SimpleNamespace(url=SimpleNamespace(path="/api/games"))))
+    assert response.status_code == status
