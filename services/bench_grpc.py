@@ -120,13 +120,12 @@ def _process_cpu_s(pid: int) -> float:
 
 
 def _redis_cpu_s(url: str) -> float:
-    from replay.clients import sync_client
+    from replay.clients import is_cluster, sync_client
 
-    with sync_client(url) as client:
-        info = client.info("cpu")
-    if "used_cpu_user" not in info:  # a cluster answers per node: the CPU of every primary
-        return sum(node["used_cpu_user"] + node["used_cpu_sys"] for node in info.values())
-    return info["used_cpu_user"] + info["used_cpu_sys"]
+    with sync_client(url) as client:  # a cluster: the CPU of every primary
+        infos = client.info("cpu", target_nodes=client.PRIMARIES).values() if is_cluster(client) \
+            else [client.info("cpu")]
+    return sum(info["used_cpu_user"] + info["used_cpu_sys"] for info in infos)
 
 
 def percentile(values: list[float], q: float) -> float:

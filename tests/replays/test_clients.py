@@ -71,3 +71,13 @@ def _waits(client) -> dict[str, int]:
         return {"server": client.info("commandstats").get("cmdstat_wait", {}).get("calls", 0)}
     return {node.name: client.info("commandstats", target_nodes=node).get("cmdstat_wait", {}).get("calls", 0)
             for node in client.get_primaries()}
+
+
+@pytest.mark.cluster_too
+def test_the_grpc_bench_counts_the_redis_cpu_of_every_primary(redis_url: str) -> None:
+    from services.bench_grpc import _redis_cpu_s
+
+    client = sync_client(redis_url)
+    nodes = client.get_primaries() if is_cluster(client) else [None]
+    before = [client.info("cpu", **({} if node is None else {"target_nodes": node})) for node in nodes]
+    assert _redis_cpu_s(redis_url) >= sum(info["used_cpu_user"] + info["used_cpu_sys"] for info in before)
