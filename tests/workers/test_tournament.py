@@ -173,6 +173,7 @@ def test_three_sides_play_every_arrangement_of_the_two_policies(game: str) -> No
 
 
 @pytest.mark.usefixtures("local_ray")
+@pytest.mark.cluster_too
 def test_one_or_two_workers_give_the_same_standings(job_store: JobStore, redis_url: str) -> None:
     spec = check_tournament(TournamentSpec("german_whist", ("random", "greedy", "pimc:samples=1:dd_cards=8"),
                                            deals=12, seed=3, chunk_size=4))
