@@ -89,8 +89,12 @@ class DealRows:
 
     def _reset(self) -> None:
         self._columns: dict[str, list[Any]] = {name: [] for name in self._plain}
-        self._counter_offsets, self._counter_keys, self._counter_values = [0], [], []
-        self._move_offsets, self._move_seats, self._move_actions = [0], [], []
+        self._counter_offsets: list[int] = [0]
+        self._counter_keys: list[str] = []
+        self._counter_values: list[int] = []
+        self._move_offsets: list[int] = [0]
+        self._move_seats: list[int] = []
+        self._move_actions: list[str] = []
         self._rows = 0
 
     def __len__(self) -> int:
@@ -144,7 +148,13 @@ class ParquetOut:
         self.rows = 0
         self._buffer: list[pa.RecordBatch] = []
         self._buffered_rows = self._buffered_bytes = 0
-        self._writer: pq.ParquetWriter | None = pq.ParquetWriter(self.partial, self.schema, compression=COMPRESSION)
+        self.partial.open("xb").close()  # Python's OSError names the reason (Arrow's names the temporary file)
+        try:
+            self._writer: pq.ParquetWriter | None = pq.ParquetWriter(self.partial, self.schema,
+                                                                     compression=COMPRESSION)
+        except BaseException:
+            self.partial.unlink(missing_ok=True)
+            raise
 
     def add_metadata(self, metadata: Mapping[str, str]) -> None:
         """More key-value metadata for the file (known once it is open: a job's id)."""
