@@ -17,6 +17,7 @@ beside its target and renamed into place when complete, so a failed or interrupt
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import secrets
@@ -142,7 +143,7 @@ class ParquetOut:
     def __init__(self, path: Path, schema: pa.Schema, metadata: Mapping[str, str] | None = None) -> None:
         self.path = Path(path)
         if self.path.is_dir():
-            raise IsADirectoryError(f"{self.path} is a folder")
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(self.path))
         self.partial = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}.partial")
         self.schema = schema.with_metadata(dict(metadata or {}))
         self.rows = 0

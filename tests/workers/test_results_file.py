@@ -179,10 +179,11 @@ def test_a_bad_results_option_is_a_usage_error(simulate, target, message):
 
 def test_an_unwritable_results_path_fails_before_the_job_starts(simulate, tmp_path, redis_client):
     jobs_before = len(JobStore(redis_client).list(1000)[0])
-    for target in (tmp_path / "missing" / "deals.parquet", tmp_path):
+    for target, reason in ((tmp_path / "missing" / "deals.parquet", "No such file or directory"),
+                           (tmp_path, "Is a directory")):
         result = simulate("tablic", "--deals", "5", "--policies", "random", "--results", f"parquet:{target}")
         assert result.exit_code == 1, result.output
-        assert f"cannot write the results to {target}" in result.output
+        assert f"Error: cannot write the results to {target}: {reason}" in result.output
     assert list(tmp_path.iterdir()) == []
     assert len(JobStore(redis_client).list(1000)[0]) == jobs_before, "no job was stored"
 
