@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import multiprocessing
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -33,11 +33,13 @@ class EmptyCollection(ValueError):
     """The collection holds no replay: there is nothing to export."""
 
 
-def export_collection(store: ReplayStore, collection: str, path: Path, workers: int = 1) -> int:
+def export_collection(store: ReplayStore, collection: str, path: Path, workers: int = 1,
+                      on_progress: Callable[[int, int], None] | None = None) -> int:
     """Write every replay of ``collection`` into the Parquet file ``path``; returns how many. KeyError for a
     collection that does not exist, :class:`EmptyCollection` for one without replays, ValueError for a replay that
     does not decode, OSError when ``path`` cannot be written: in each case no file is left at ``path`` (an existing
-    one stays as it was)."""
+    one stays as it was). ``on_progress`` gets the replays written so far and the collection's count, a page at a
+    time."""
     if not store.exists(collection):
         raise KeyError(f"no collection {collection!r}")
     total = store.count(collection)
@@ -47,6 +49,8 @@ def export_collection(store: ReplayStore, collection: str, path: Path, workers: 
     with ParquetOut(path, REPLAY_SCHEMA, metadata) as out:
         for batch in _batches(store, collection, workers if total > PAGE else 1):
             out.write(batch)
+            if on_progress is not None:
+                on_progress(out.rows, total)
         out.commit()
     return out.rows
 

@@ -29,6 +29,8 @@ from typing import Any
 
 import click
 import redis
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from replay import Replayer, ReplayError, decode
 from replay.analysis import MAX_NODES
@@ -199,10 +201,15 @@ def _export_parquet(ctx: click.Context, collection: str, output: Path | None, wo
             raise click.ClickException(f"no collection {collection!r}; {_known_collections(store)}")
         from ..replay_columns import export_collection  # pyarrow: half a second to import, for this command only
 
-        try:
-            rows = export_collection(store, collection, output, workers)
-        except OSError as exc:
-            raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
+        columns = [TextColumn("replays"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
+        console = Console(stderr=True)
+        with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as progress:
+            task = progress.add_task("export", total=None)
+            try:
+                rows = export_collection(store, collection, output, workers,
+                                         lambda done, total: progress.update(task, completed=done, total=total))
+            except OSError as exc:
+                raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
     seconds = time.perf_counter() - started
     click.echo(f"wrote {output}: {count_of(rows, 'replay')}, {count_of(output.stat().st_size, 'byte')} "
                f"in {seconds:.1f} s")
