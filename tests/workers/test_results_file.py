@@ -23,7 +23,7 @@ from replay.store import ReplayStore
 from services.cli.main import cli
 from workers.counters import add_deal_counters
 from workers.jobstore import JobStore
-from workers.results import JOB_SCHEMA
+from workers.results import JOB_SCHEMA, ResultsFile
 
 pytestmark = pytest.mark.usefixtures("local_ray")
 
@@ -166,6 +166,21 @@ def test_duckdb_polars_and_pandas_read_the_files_as_they_are(simulate, tmp_path)
     pandas_frame = pandas.read_parquet(path)
     assert len(pandas_frame) == 150 and pandas_frame["scores"].map(lambda s: s[0]).mean() == pytest.approx(mean)
     assert set(pandas_frame.columns) == set(JOB_SCHEMA.names)
+
+
+def test_a_chunk_played_in_time_slices_has_each_row_once(simulate, tmp_path, monkeypatch):
+    monkeypatch.setattr("workers.runner.SLICE_SECONDS", 0.05)  # a task hands back the rest of its chunk at once
+    slices: list[int] = []
+    write = ResultsFile.write
+    monkeypatch.setattr(ResultsFile, "write", lambda self, result: (slices.append(len(result.rows)),
+                                                                     write(self, result)))
+    path = tmp_path / "sliced.parquet"
+    result = simulate("tablanette", "--deals", "90", "--chunk-size", "45", "--policies", "greedy", "--seed", "4",
+                      "--results", f"parquet:{path}")
+    assert result.exit_code == 0, result.output
+    numbers = pq.read_table(path, columns=["number"]).column("number").to_pylist()
+    assert sorted(numbers) == list(range(90))
+    assert len(slices) == 2 and max(slices) > 1, "a chunk's rows came in several slices"
 
 
 @pytest.mark.parametrize(("target", "message"), [
