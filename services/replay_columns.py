@@ -13,6 +13,7 @@ bounded whatever the collection's size.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -101,8 +102,10 @@ def _batches(store: ReplayStore, collection: str, workers: int) -> Iterator[pa.R
         for items in _pages(store, collection):
             yield replay_batch(collection, items)
         return
-    # spawn: a fresh interpreter, not a fork of a process that holds Redis connections and threads
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    # spawn: a fresh interpreter, not a fork of a process that holds Redis connections and threads. Ctrl-C is this
+    # process's to handle (the file is removed, the pool shut down), not its workers' (a traceback each).
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
     ahead: deque[Future[pa.RecordBatch]] = deque()
     try:
         for items in _pages(store, collection):
