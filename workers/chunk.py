@@ -114,6 +114,9 @@ class ChunkResult:
     counters: Counter = field(default_factory=Counter)
     # Each unit's score per side, in unit order, when the job keeps them (JobSpec.unit_scores: tournaments pair them).
     unit_scores: list[list[int]] = field(default_factory=list)
+    # Each unit's row, as Arrow record batches, when the job keeps them (JobSpec.unit_rows: see workers.results):
+    # handed to the driver's results file, never stored with the chunk's result.
+    rows: list[Any] = field(default_factory=list)
     stopped: bool = False
     seconds: float = 0.0
     worker: str = ""
@@ -162,6 +165,7 @@ def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
     side_of = first_state.side_of
     result = ChunkResult.empty(chunk.index, chunk.first, max(side_of) + 1)
     logged = set(logged_numbers(spec.log, spec.count, chunk)) if sink is not None else set()
+    rows = _unit_rows(spec, first_state) if spec.unit_rows else None
     stride = trace_stride(spec.count)
     for number in range(chunk.first, chunk.stop):
         state = first_state if number == chunk.first else game_class.create(
@@ -173,14 +177,17 @@ def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
         try:
             if sink is not None and number in logged:
                 recorder = Recorder(state, spec.unit, spec.policies, seeded=True)
-                result.moves += recorder.play_out(bots)
+                moves = recorder.play_out(bots)
                 sink.add(number, recorder.finish())
                 result.replays += 1
             else:
-                result.moves += play_out(state, bots)
+                moves = play_out(state, bots)
         except Exception as exc:  # a policy's bug, or an engine's: either way, say where to look
             raise deal_failure(spec, number, state, exc) from exc
+        result.moves += moves
         _count(result, state, side_of, number // stride)
+        if rows is not None:
+            rows.add(number, state, moves, logged=number in logged)
         if spec.unit_scores:
             result.unit_scores.append(list(state.side_scores))
         done = number - chunk.first + 1
@@ -193,9 +200,17 @@ def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
                 break
         if out_of_time:
             break
+    if rows is not None:
+        result.rows.append(rows.batch())
     result.seconds = time.perf_counter() - started
     result.worker = f"{socket.gethostname()}:{os.getpid()}"
     return result
+
+
+def _unit_rows(spec: JobSpec, first_state: engine.State) -> Any:
+    from .results import UnitRows  # pyarrow (half a second to import) for the jobs that keep rows only
+
+    return UnitRows(spec, first_state)
 
 
 def _count(result: ChunkResult, state: engine.State, side_of: tuple[int, ...], trace_point: int) -> None:

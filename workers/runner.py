@@ -69,6 +69,7 @@ SLICE_SECONDS = 5.0
 SLOTS = FairSlots(cluster_cpus)
 
 OnUpdate = Callable[[JobRecord], None]
+OnChunk = Callable[[ChunkResult], None]
 
 _clients: dict[str, Client] = {}
 
@@ -100,15 +101,18 @@ def play_chunk_task(spec_dict: dict[str, Any], chunk: Chunk, job_id: str, redis_
 
 def run_job(store: JobStore | PatientStore, job_id: str, redis_url: str, max_workers: int = 0,
             on_update: OnUpdate | None = None, leave: threading.Event | None = None,
-            slots: FairSlots | None = None) -> JobRecord:
+            slots: FairSlots | None = None, on_chunk: OnChunk | None = None) -> JobRecord:
     """Run (or resume) a stored job on the connected Ray cluster until it succeeds, fails or is cancelled, or until
     ``leave`` is set (its process stops): then the job is left as it is, for another driver to resume at once. Its
     tasks take their turns in ``slots`` (by default the process's :data:`SLOTS`) with the other jobs' that run.
 
     The driver rides out a Redis outage (its calls wait, see :class:`workers.jobstore.PatientStore`); when Redis stays
     away longer, its tasks stop and :class:`workers.jobstore.RedisAway` is raised: the job is left as it is (its lease
-    lapses), for the next driver to resume."""
-    return _Driver(store, job_id, redis_url, max_workers, on_update, leave, slots or SLOTS).run()
+    lapses), for the next driver to resume.
+
+    ``on_chunk`` gets each chunk's result once, as it is stored (with its units' rows when the spec keeps them:
+    :mod:`workers.results`); the rows go no further."""
+    return _Driver(store, job_id, redis_url, max_workers, on_update, leave, slots or SLOTS, on_chunk).run()
 
 
 class _Pending:
@@ -142,7 +146,7 @@ class _Pending:
 class _Driver:
     def __init__(self, store: JobStore | PatientStore, job_id: str, redis_url: str, max_workers: int,
                  on_update: OnUpdate | None, leave: threading.Event | None = None,
-                 slots: FairSlots | None = None) -> None:
+                 slots: FairSlots | None = None, on_chunk: OnChunk | None = None) -> None:
         self.leave = leave or threading.Event()
         self.store = store if isinstance(store, PatientStore) else PatientStore(store, leave=self.leave)
         self.job_id = job_id
@@ -154,6 +158,7 @@ class _Driver:
         # An explicit worker count caps the tasks in flight; otherwise the job may use every slot nobody else wants.
         self.window = max_workers if max_workers > 0 else 2 * cluster_cpus()
         self.on_update = on_update
+        self.on_chunk = on_chunk
         self.attempts: dict[int, int] = {}
         self.redis_attempts: dict[int, int] = {}  # chunk index -> tasks of it that failed to reach Redis
         self.failed: dict[int, str] = {}  # chunk index -> why a deal of it cannot be played (DealFailed)
@@ -289,6 +294,9 @@ class _Driver:
             self.sliced[chunk.index] = result
             pending.appendleft(Chunk(chunk.index, chunk.first + played, chunk.count - played))
             return ""
+        if self.on_chunk is not None:
+            self.on_chunk(result)
+        result.rows = []  # the job's total keeps no row of its deals
         self.store.save_chunk(self.job_id, result)
         done.setdefault(chunk.index, result)
         return ""

@@ -82,6 +82,7 @@ class JobSpec:
     log: LogSpec = LogSpec()
     chunk_size: int = 0
     unit_scores: bool = False  # keep each unit's side scores in the results (tournaments pair the deals)
+    unit_rows: bool = False  # a row per unit for a results file (workers.results; `cardtable simulate --results`)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -95,7 +96,8 @@ class JobSpec:
         """The inverse of :meth:`to_dict` (the result is not validated again)."""
         return cls(game=d["game"], policies=tuple(d["policies"]), count=d["count"], seed=d["seed"], unit=d["unit"],
                    players=d["players"], options=dict(d["options"]), log=LogSpec.parse(d["log"]),
-                   chunk_size=d["chunk_size"], unit_scores=d.get("unit_scores", False))
+                   chunk_size=d["chunk_size"], unit_scores=d.get("unit_scores", False),
+                   unit_rows=d.get("unit_rows", False))
 
     def match_options(self) -> dict[str, Any]:
         """The options each match is created with: a deal job plays single-deal matches."""

@@ -46,6 +46,7 @@ def total(results: Iterable[ChunkResult], sides: int) -> ChunkResult:
                 into[i] += value
         out.counters.update(r.counters)
         out.unit_scores.extend(r.unit_scores)
+        out.rows.extend(r.rows)
     return out
 
 

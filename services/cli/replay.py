@@ -5,6 +5,7 @@
     cardtable replay show sim-1a2b3c4d5e6f/17 --hands
     cardtable replay export live/3 --format text
     cardtable replay export live/3 --format bin -o deal.ctr
+    cardtable replay export sim-1a2b3c4d5e6f --format parquet -o deals.parquet   # a row per replay
     cardtable replay import deal.ctr           # or an exported JSON replay
     cardtable replay stream live/3 --delay 0.5
     cardtable replay delete live/3             # or a whole collection; --yes skips the question
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -27,6 +29,8 @@ from typing import Any
 
 import click
 import redis
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from replay import Replayer, ReplayError, decode
 from replay.analysis import MAX_NODES
@@ -155,15 +159,23 @@ def show(ctx: click.Context, replay_id: str, hands: bool) -> None:
 
 
 @replay.command()
-@click.argument("replay_id")
-@click.option("--format", "fmt", type=click.Choice(["json", "text", "bin"]), default="json", show_default=True,
+@click.argument("replay_id", metavar="REPLAY_ID|COLLECTION")
+@click.option("--format", "fmt", type=click.Choice(["json", "text", "bin", "parquet"]), default="json",
+              show_default=True,
               help="json (imports back to the same bytes), text (a readable record) or bin (the replay's own bytes, "
-                   "which import back as they are).")
+                   "which import back as they are); parquet exports a whole COLLECTION, a row per replay, for "
+                   "DuckDB, polars or pandas (docs/analysis.md).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write to this file instead of the terminal.")
+              help="Write to this file instead of the terminal (parquet: required).")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="parquet: processes that decode the replays (default: every CPU).")
 @click.pass_context
-def export(ctx: click.Context, replay_id: str, fmt: str, output: Path | None) -> None:
-    """A replay as JSON, as a readable text record, or as its bytes (`replay import` takes JSON and bytes)."""
+def export(ctx: click.Context, replay_id: str, fmt: str, output: Path | None, workers: int | None) -> None:
+    """A replay as JSON, as a readable text record, or as its bytes (`replay import` takes JSON and bytes); or a
+    whole collection as a Parquet file."""
+    if fmt == "parquet":
+        _export_parquet(ctx, replay_id, output, workers or os.cpu_count() or 1)
+        return
     with _store(ctx) as store:
         data = store.get(replay_id)
         if fmt == "bin":
@@ -175,6 +187,32 @@ def export(ctx: click.Context, replay_id: str, fmt: str, output: Path | None) ->
     else:
         output.write_text(text + "\n")
         click.echo(f"wrote {output}")
+
+
+def _export_parquet(ctx: click.Context, collection: str, output: Path | None, workers: int) -> None:
+    if output is None:
+        raise click.UsageError("a Parquet export goes to a file: add -o FILE")
+    if "/" in collection:
+        raise click.UsageError(f"--format parquet exports a whole collection (such as {collection.rpartition('/')[0]}"
+                               f"), not one replay ({collection})")
+    started = time.perf_counter()
+    with _store(ctx) as store:
+        if not store.exists(collection):
+            raise click.ClickException(f"no collection {collection!r}; {_known_collections(store)}")
+        from ..replay_columns import export_collection  # pyarrow: half a second to import, for this command only
+
+        columns = [TextColumn("replays"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
+        console = Console(stderr=True)
+        with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as progress:
+            task = progress.add_task("export", total=None)
+            try:
+                rows = export_collection(store, collection, output, workers,
+                                         lambda done, total: progress.update(task, completed=done, total=total))
+            except OSError as exc:
+                raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
+    seconds = time.perf_counter() - started
+    click.echo(f"wrote {output}: {count_of(rows, 'replay')}, {count_of(output.stat().st_size, 'byte')} "
+               f"in {seconds:.1f} s")
 
 
 def _write_bytes(data: bytes, output: Path | None) -> None:

@@ -4,6 +4,7 @@
     cardtable simulate belote --matches 500 --policies random --address ray://10.0.0.5:10001 --json
     cardtable simulate tablic --deals 20000 --policies greedy,random --plot tablic.png
     cardtable simulate tablanette --deals 50000 --policies greedy:epsilon=0.2,greedy
+    cardtable simulate belote --deals 1000000 --policies greedy,random --results parquet:belote.parquet
 
 A policy is written with its parameters as NAME:PARAM=VALUE (more as NAME:P1=V1:P2=V2); ``cardtable policies`` lists
 the policies and their parameters. A policy of one's own is named by its import path from the current folder (or
@@ -18,6 +19,9 @@ machines give a URL that every node can reach (the embedded Valkey listens on th
 Redis and Ray are reached before the job is stored: an address that does not answer is one line of error (exit 1)
 and leaves no job behind. Ctrl-C cancels the job: it is recorded as cancelled with the deals played so far, one
 line says so, and the command exits with 130. Ray's own log lines are shown with ``--verbose`` only.
+
+``--results parquet:PATH`` also writes a row per deal (or match) into a Parquet file, for DuckDB, polars or pandas
+(:mod:`workers.results`, docs/analysis.md). The file appears when the job has succeeded, never in part.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ import json
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +71,35 @@ redis_url_option = shared_redis_url_option(
     "Redis for the jobs, their results and replays (default: $REDIS_URL, else an embedded Valkey).")
 
 
+def parse_results(ctx: click.Context, param: click.Parameter, text: str | None) -> tuple[str, Path] | None:
+    if text is None:
+        return None
+    from workers.results import ResultsError, parse_results
+
+    try:
+        return parse_results(text)
+    except ResultsError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+@contextlib.contextmanager
+def results_file(target: tuple[str, Path] | None) -> Iterator[Any]:
+    """The job's results file (a :class:`workers.results.ResultsFile`) open for writing, or None; a
+    ClickException when it cannot be written. What is not committed is removed at the end."""
+    if target is None:
+        yield None
+        return
+    from workers.results import ResultsFile  # pyarrow: half a second to import, for the jobs that write rows only
+
+    _fmt, path = target
+    try:
+        results = ResultsFile(path)
+    except OSError as exc:
+        raise click.ClickException(f"cannot write the results to {path}: {exc.strerror or exc}") from None
+    with results:
+        yield results
+
+
 def parse_log(ctx: click.Context, param: click.Parameter, text: str) -> LogSpec:
     try:
         return LogSpec.parse(text)
@@ -96,18 +130,22 @@ def parse_log(ctx: click.Context, param: click.Parameter, text: str) -> LogSpec:
               help="Also write the results as JSON into this file (the job id included).")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Draw the score distribution and the running mean per side into this PNG.")
+@click.option("--results", "results_to", default=None, callback=parse_results, metavar="parquet:PATH",
+              help="Also write a row per deal (or match) into this Parquet file, for DuckDB, polars or pandas "
+                   "(docs/analysis.md).")
 @click.option("--verbose", is_flag=True, help="Also show Ray's own log lines.")
 @click.pass_context
 def simulate(ctx: click.Context, game: str, deals: int | None, matches: int | None, policies: str,
              players: int | None, option_pairs: tuple[str, ...], seed: int | None, workers: int | None,
              chunk_size: int, log: LogSpec, address: str | None, redis_url: str | None, as_json: bool,
-             output: Path | None, plot: Path | None, verbose: bool) -> None:
+             output: Path | None, plot: Path | None, results_to: tuple[str, Path] | None, verbose: bool) -> None:
     """Simulate bot policies over many deals (or matches) on Ray and report the statistics."""
     if (deals is None) == (matches is None):
         raise click.UsageError("say how many to play: --deals N or --matches N (one of them)")
     spec = _checked_spec(ctx, game, deals, matches, policies, players, option_pairs, seed, chunk_size, log)
+    spec = replace(spec, unit_rows=results_to is not None)
     console = Console(stderr=as_json, highlight=False)
-    with redis_url_for(redis_url) as url:
+    with results_file(results_to) as results, redis_url_for(redis_url) as url:
         store = JobStore(_reachable_redis(url))
         record = None
         try:
@@ -117,27 +155,46 @@ def simulate(ctx: click.Context, game: str, deals: int | None, matches: int | No
                 console.print(f"[bold]{record.job_id}[/]: {count_of(spec.count, spec.unit)} of {game}, policies "
                               f"{','.join(spec.policies)}, seed {spec.seed}, log {spec.log.describe()}")
                 console.print(cluster)
-            record = _run_with_progress(store, record, url, workers or 0, console, show=not as_json)
+            if results is not None:
+                results.start(record)
+            record = _run_with_progress(store, record, url, workers or 0, console, show=not as_json,
+                                        on_chunk=results.write if results is not None else None)
         except KeyboardInterrupt:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the recording short
             click.echo(_record_interrupted(store, record), err=True)
             ctx.exit(130)
         except RedisAway as exc:
             raise click.ClickException(f"{record.job_id} stopped, left unfinished in Redis: {exc}") from None
+        except OSError:
+            if results is None or results.failure is None:
+                raise
+            raise click.ClickException(f"{record.job_id} stopped: {results.failure}") from None
         played_on = sorted(set(store.workers(record.job_id).values()))
+        if results is not None and record.state == SUCCEEDED:
+            try:
+                results.commit(spec.count)
+            except (ValueError, OSError) as exc:
+                raise click.ClickException(f"{record.job_id}: {exc}") from None
+    if results is not None and record.state != SUCCEEDED:
+        click.echo(f"{results.path} not written: the job {record.state}", err=True)
     if record.results is None:
         raise click.ClickException(f"job {record.job_id} {record.state} before any chunk finished: {record.error}")
     if plot is not None:
         plot_results(record.results, plot)
-    report = json.dumps(_json_report(record, played_on))
+    report = _json_report(record, played_on)
+    if results is not None:
+        report["results_file"] = str(results.path) if record.state == SUCCEEDED else None
+    text = json.dumps(report)
     if output is not None:
-        output.write_text(report + "\n")
+        output.write_text(text + "\n")
     if as_json:
-        click.echo(report)
+        click.echo(text)
     else:
         console.print(results_table(record.results, record.job_id))
         if plot is not None:
             console.print(f"plot written to {plot}")
+        if results is not None and record.state == SUCCEEDED:
+            console.print(f"a row per {spec.unit} written to {results.path}")
     if record.state != SUCCEEDED:
         raise click.ClickException(f"job {record.job_id} {record.state}: {record.error or 'see above'}")
 
@@ -187,7 +244,7 @@ def _record_interrupted(store: JobStore, record: JobRecord | None) -> str:
 
 
 def _run_with_progress(store: JobStore, record: JobRecord, url: str, workers: int, console: Console,
-                       show: bool) -> JobRecord:
+                       show: bool, on_chunk: Callable[[Any], None] | None = None) -> JobRecord:
     columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
                TextColumn("{task.fields[rate]}"), TimeRemainingColumn()]
     with Progress(*columns, console=console, disable=not show, transient=False) as progress:
@@ -201,7 +258,7 @@ def _run_with_progress(store: JobStore, record: JobRecord, url: str, workers: in
 
         from workers.runner import run_job
 
-        return run_job(store, record.job_id, url, max_workers=workers, on_update=update)
+        return run_job(store, record.job_id, url, max_workers=workers, on_update=update, on_chunk=on_chunk)
 
 
 def _json_report(record: JobRecord, played_on: list[str]) -> dict[str, Any]:
