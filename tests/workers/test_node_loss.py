@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import secrets
 import shutil
@@ -29,6 +30,7 @@ from other_ray import RAY, free_port, short_temp_dir, stop_node
 
 from replay.store import ReplayStore
 from workers.chunk import play_chunk
+from workers.cluster import route_ray_notices
 from workers.jobstore import DEFAULT_PREFIX, JobStore
 from workers.plan import job_chunks
 from workers.replays import replay_sink
@@ -184,3 +186,27 @@ def test_a_job_survives_the_loss_of_a_node_with_the_results_of_one_process(two_n
     ray_replays = on_ray.page(report["replay_collection"], count=DEALS + 1).items
     assert on_ray.count(report["replay_collection"]) == DEALS
     assert ray_replays == replays.page("single", count=DEALS + 1).items
+
+
+NOTICE = ("The node with node id: a71863cb3fae and address: 127.0.0.1 and node name: 127.0.0.1 has been marked dead "
+          "because the detector has missed too many heartbeats from it. This can happen when a \t(1) raylet crashes "
+          "unexpectedly (OOM, etc.) \n\t(2) raylet has lagging heartbeats due to slow network or busy workload.")
+
+
+def test_rays_notices_go_to_the_log_in_one_line_and_other_lines_as_before(monkeypatch, caplog):
+    from ray._private import worker
+
+    printed = []
+    monkeypatch.setattr(worker, "print_to_stdstream", lambda data, ignore_prefix: printed.append(data))
+    route_ray_notices()
+    route_ray_notices()  # once is enough: not wrapped twice
+    line = {"lines": ["a worker's line"], "pid": 4321, "is_err": False}
+    with caplog.at_level(logging.DEBUG, logger="cardtable.ray"):
+        worker.print_to_stdstream({"lines": [NOTICE], "pid": "raylet", "is_err": False}, ignore_prefix=False)
+        worker.print_to_stdstream(line, ignore_prefix=False)
+    assert printed == [line]
+    assert [(record.levelname, record.getMessage()) for record in caplog.records] == [
+        ("WARNING", "Ray: The node with node id: a71863cb3fae and address: 127.0.0.1 and node name: 127.0.0.1 has "
+                    "been marked dead because the detector has missed too many heartbeats from it."),
+        ("DEBUG", f"Ray's notice in full: {NOTICE}"),
+    ]
