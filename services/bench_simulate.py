@@ -110,21 +110,17 @@ class Costs:
 
 
 class CostMeter:
-    """Measures runs: the Redis server's CPU and traffic (``INFO``) and, on Linux, the CPU of the processes this
-    one started since the meter was made (a local Ray's), around each run."""
+    """Measures runs: the Redis server's CPU and traffic (``INFO``) and, on Linux, the CPU of this process's local
+    Ray (its processes are this one's descendants), around each run."""
 
     def __init__(self, client: Any) -> None:
         self.client = client
-        self.before_ray = set(started_processes_cpu())  # the embedded Valkey and its watchdog, if ours
-
-    def ray_cpu(self) -> dict[int, float]:
-        return {pid: cpu for pid, cpu in started_processes_cpu().items() if pid not in self.before_ray}
 
     def run(self, costs: Costs, run: Callable[[], tuple[str, dict[str, Any], float]]) -> tuple[str, dict[str, Any]]:
         """``run()`` (returning a job id, its results and the driver's CPU seconds), its costs added to ``costs``."""
-        redis_before, ray_before = _redis_counters(self.client), self.ray_cpu()
+        redis_before, ray_before = _redis_counters(self.client), local_ray_cpu()
         job_id, results, driver_cpu = run()
-        redis_after, ray_after = _redis_counters(self.client), self.ray_cpu()
+        redis_after, ray_after = _redis_counters(self.client), local_ray_cpu()
         costs.deals += results["deals"]
         costs.players += results["cpu_seconds"]
         costs.driver += driver_cpu
@@ -134,7 +130,7 @@ class CostMeter:
         if ray_after and costs.ray_processes is not None:
             spent = sum(cpu - ray_before.get(pid, 0.0) for pid, cpu in ray_after.items())
             costs.ray_processes += max(0.0, spent - (results["cpu_seconds"] if driver_cpu else 0.0))
-        elif driver_cpu:  # a Ray run that /proc cannot see
+        elif driver_cpu:  # a Ray run that /proc cannot see (a cluster elsewhere, or no /proc)
             costs.ray_processes = None
         return job_id, results
 
@@ -146,24 +142,30 @@ def _redis_counters(client: Any) -> tuple[float, int, int]:
             int(stats["total_net_output_bytes"]))
 
 
-def started_processes_cpu() -> dict[int, float]:
-    """CPU seconds so far of every process this one started, and those started, and so on (a local Ray's raylet,
-    GCS, agents and workers); empty where there is no /proc to tell."""
-    table: dict[int, tuple[int, float]] = {}
+def local_ray_cpu() -> dict[int, float]:
+    """CPU seconds so far of each process of this process's local Ray: its descendants that are Ray's (the raylet,
+    the GCS, the agents, the workers: a program of Ray's package, or a process titled ``ray::...``), not the embedded
+    Valkey nor anything else it started; empty where there is no /proc to tell."""
+    import ray
+
+    package = os.path.dirname(ray.__file__)
+    table: dict[int, tuple[int, float, str]] = {}
     tick = os.sysconf("SC_CLK_TCK")
     for entry in Path("/proc").glob("[0-9]*"):
         with contextlib.suppress(OSError, ValueError, IndexError):
             stat = (entry / "stat").read_text()
             fields = stat[stat.rindex(")") + 2:].split()
-            table[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+            command = (entry / "cmdline").read_bytes().decode(errors="replace")
+            table[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick, command)
     found: dict[int, float] = {}
     frontier = [os.getpid()]
     while frontier:
         parent = frontier.pop()
-        for pid, (ppid, cpu) in table.items():
-            if ppid == parent and pid not in found:
-                found[pid] = cpu
+        for pid, (ppid, cpu, command) in table.items():
+            if ppid == parent:
                 frontier.append(pid)
+                if command.startswith("ray::") or package in command:
+                    found[pid] = cpu
     return found
 
 
