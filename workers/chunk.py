@@ -1,7 +1,8 @@
 """Playing one chunk of a job: the hot loop, and its compact result (integer counters and sums, no per-deal objects).
 
-Everything in a :class:`ChunkResult` but ``seconds`` and ``worker`` is a pure function of the job and the chunk's
-deal numbers, and results add up exactly (integers), so summing chunk results in any grouping gives the same totals.
+Everything in a :class:`ChunkResult` but ``seconds``, ``cpu_seconds`` and ``worker`` is a pure function of the job and
+the chunk's deal numbers, and results add up exactly (integers), so summing chunk results in any grouping gives the
+same totals.
 
 >>> from workers.spec import JobSpec, validate
 >>> spec = validate(JobSpec(game="german_whist", policies=("random",), count=20, seed=1))
@@ -119,6 +120,8 @@ class ChunkResult:
     rows: list[Any] = field(default_factory=list)
     stopped: bool = False
     seconds: float = 0.0
+    # The CPU time of the process that played it, while it did (its Redis writes included): what a deal costs a worker.
+    cpu_seconds: float = 0.0
     worker: str = ""
 
     @classmethod
@@ -134,7 +137,7 @@ class ChunkResult:
             "wins": self.wins, "draws": self.draws, "histograms": [dict(h) for h in self.histograms],
             "trace": self.trace, "counters": dict(self.counters), "unit_scores": self.unit_scores,
             "stopped": self.stopped,
-            "seconds": self.seconds, "worker": self.worker,
+            "seconds": self.seconds, "cpu_seconds": self.cpu_seconds, "worker": self.worker,
         }
 
     @classmethod
@@ -146,7 +149,7 @@ class ChunkResult:
             histograms=[Counter({int(k): v for k, v in h.items()}) for h in d["histograms"]],
             trace={int(k): list(v) for k, v in d["trace"].items()}, counters=Counter(d["counters"]),
             unit_scores=[list(scores) for scores in d.get("unit_scores", [])],
-            stopped=d["stopped"], seconds=d["seconds"], worker=d["worker"],
+            stopped=d["stopped"], seconds=d["seconds"], cpu_seconds=d.get("cpu_seconds", 0.0), worker=d["worker"],
         )
 
 
@@ -156,7 +159,7 @@ def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
     ``max_seconds``, no deal is begun past that time: the result then holds the first deals only (``units``
     fewer than the chunk's), and the rest of the chunk can be played apart, the two results adding up to the chunk's.
     """
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     until = started + max_seconds if max_seconds is not None else float("inf")
     check_policies_load(spec)
     game_class = engine.game_class(spec.game)
@@ -203,6 +206,7 @@ def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
     if rows is not None:
         result.rows.append(rows.batch())
     result.seconds = time.perf_counter() - started
+    result.cpu_seconds = time.process_time() - cpu_started
     result.worker = f"{socket.gethostname()}:{os.getpid()}"
     return result
 

@@ -17,7 +17,9 @@ port it picks free, whatever else runs on the machine: another ``ray start --hea
 file a killed one left in Ray's shared temp folder, is never joined (only ``--address`` / ``RAY_ADDRESS`` join a
 cluster). It listens on 127.0.0.1 alone, every process of it (:func:`loopback_node`), and sends no usage statistics
 anywhere. When it cannot start, :class:`RayNotStarted` gives Ray's reason in one line. Ray's own log lines (warnings
-included) are shown only with ``verbose``: a person sees cardtable's messages.
+included) are shown only with ``verbose``: a person sees cardtable's messages. The cluster's notices to the driver (a
+node marked dead, a worker killed for memory), which Ray prints to standard output a paragraph each, go to the
+``cardtable.ray`` logger instead, one line each (:func:`route_ray_notices`): standard output stays the command's.
 
 >>> connect_ray(cpus=2)  # doctest: +SKIP
 'Ray: 1 node, 2 CPUs'
@@ -128,7 +130,45 @@ def connect_ray(address: str | None = None, cpus: int | None = None, verbose: bo
             ray.init(address=address, **quiet, **runtime_env)
     else:
         start_local_ray(cpus or os.cpu_count() or 1, **quiet, **runtime_env)
+    route_ray_notices()
     return describe_cluster()
+
+
+notices = logging.getLogger("cardtable.ray")
+
+
+def route_ray_notices() -> None:
+    """Send the notices Ray's driver receives from the cluster (its ``ray_listen_error_messages`` thread: a node
+    marked dead, a worker killed, each a paragraph of advice) to :data:`notices` as one warning line each, their first
+    sentence (the whole text at DEBUG), instead of Ray's print to standard output. Ray's thread looks its printer up by
+    name at each notice, so the replacement takes effect for a driver already joined; the worker log lines that
+    ``verbose`` shows are printed by another handler, bound at ``ray.init``, and stay as they are."""
+    from ray._private import worker
+
+    printer = worker.print_to_stdstream
+    if getattr(printer, "routes_notices", False):
+        return
+
+    def to_log(data: dict[str, Any], ignore_prefix: bool) -> None:
+        if data.get("pid") != "raylet" or data.get("is_err"):
+            printer(data, ignore_prefix)
+            return
+        for message in data.get("lines", []):
+            notices.warning("Ray: %s", first_sentence(message))
+            notices.debug("Ray's notice in full: %s", message)
+
+    to_log.routes_notices = True  # type: ignore[attr-defined]
+    worker.print_to_stdstream = to_log
+
+
+def first_sentence(text: str) -> str:
+    """A paragraph's first sentence on one line.
+
+    >>> first_sentence("The node with node id: ab12 has been marked dead.  This can happen when a\\n\\t(1) raylet ...")
+    'The node with node id: ab12 has been marked dead.'
+    """
+    flat = " ".join(text.split())
+    return re.split(r"(?<=\.)\s+(?=[A-Z(])", flat, maxsplit=1)[0]
 
 
 def start_local_ray(cpus: int, **init: Any) -> str:

@@ -281,6 +281,14 @@ class JobStore:
         if indexes:
             self.redis.hdel(self._progress(job_id), *indexes)
 
+    def memory(self, job_id: str) -> int:
+        """The bytes the server holds for the job's record (spec, state, chunk results, progress, workers; not its
+        replays): ``MEMORY USAGE`` of each of its keys, counted exactly."""
+        pipe = self.redis.pipeline(transaction=False)
+        for key in (self._job(job_id), self._chunks(job_id), self._progress(job_id), self._workers(job_id)):
+            pipe.memory_usage(key, samples=0)
+        return sum(size or 0 for size in pipe.execute())
+
     def delete(self, job_id: str) -> None:
         pipe = self.redis.pipeline()
         for key in (self._job(job_id), self._chunks(job_id), self._progress(job_id), self._workers(job_id),

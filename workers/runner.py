@@ -23,6 +23,7 @@ A policy that cannot be loaded on the workers (:class:`workers.chunk.PolicyUnava
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import socket
 import threading
@@ -38,7 +39,7 @@ from replay.clients import Client, is_failover
 from replay.connect import sync_client
 
 from .chunk import ChunkResult, DealFailed, PolicyUnavailable, play_chunk
-from .cluster import cluster_cpus, code_runtime_env, policy_code, ray_reason
+from .cluster import cluster_cpus, code_runtime_env, first_sentence, policy_code, ray_reason
 from .jobstore import (
     CANCELLED,
     FAILED,
@@ -70,6 +71,8 @@ SLOTS = FairSlots(cluster_cpus)
 
 OnUpdate = Callable[[JobRecord], None]
 OnChunk = Callable[[ChunkResult], None]
+
+log = logging.getLogger("cardtable.jobs")
 
 _clients: dict[str, Client] = {}
 
@@ -279,6 +282,7 @@ class _Driver:
             if attempts >= MAX_ATTEMPTS:
                 return (f"chunk {chunk.index} ({chunk.first + 1} to {chunk.stop} of the job's "
                         f"{self.spec.unit}s) failed {attempts} times: {exc}")
+            log.warning(self._retry_line(chunk, attempts, exc))
             self.store.note_retry(self.job_id, chunk.index)
             pending.appendleft(chunk)
             return ""
@@ -300,6 +304,13 @@ class _Driver:
         self.store.save_chunk(self.job_id, result)
         done.setdefault(chunk.index, result)
         return ""
+
+    def _retry_line(self, chunk: Chunk, attempts: int, exc: RayError) -> str:
+        """One line on a chunk whose task was lost (its worker or node died) and is played again: the deals of a chunk
+        come from their own seeds, so the new task gives the same results and overwrites the same replays."""
+        return (f"{self.job_id}: chunk {chunk.index} ({self.spec.unit}s {chunk.first + 1} to {chunk.stop}) was lost "
+                f"({type(exc).__name__}: {first_sentence(ray_reason(exc))}); playing it again, attempt "
+                f"{attempts + 1} of {MAX_ATTEMPTS}")
 
     def _joined(self, before: ChunkResult, after: ChunkResult) -> ChunkResult:
         """Two consecutive slices of a chunk as one result (that of the deals of both)."""

@@ -22,7 +22,7 @@ from .spec import JobSpec
 
 Z95 = 1.959963984540054
 # Keys of the results that depend on the machine and the moment, not on the job.
-TIMING_KEYS = ("seconds", "deals_per_s", "moves_per_s")
+TIMING_KEYS = ("seconds", "deals_per_s", "moves_per_s", "cpu_seconds")
 
 
 def total(results: Iterable[ChunkResult], sides: int) -> ChunkResult:
@@ -35,6 +35,7 @@ def total(results: Iterable[ChunkResult], sides: int) -> ChunkResult:
         out.replays += r.replays
         out.draws += r.draws
         out.seconds += r.seconds
+        out.cpu_seconds += r.cpu_seconds
         for side in range(sides):
             out.score_sum[side] += r.score_sum[side]
             out.score_squares[side] += r.score_squares[side]
@@ -100,6 +101,7 @@ def summarize(spec: JobSpec, job_total: ChunkResult, seconds: float) -> dict[str
         "running_mean": running_mean(job_total.trace),
         "seconds": seconds, "deals_per_s": job_total.deals / seconds if seconds > 0 else 0.0,
         "moves_per_s": job_total.moves / seconds if seconds > 0 else 0.0,
+        "cpu_seconds": job_total.cpu_seconds,  # the workers' (see ChunkResult.cpu_seconds)
     }
 
 

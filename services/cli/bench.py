@@ -141,7 +141,8 @@ def run_clone_bench(floor: Path, floor_seconds: float = 2.0) -> dict[str, Any]:
 @click.option("--grpc", "grpc_load", is_flag=True,
               help="Load-test the gRPC server instead: a server, a Redis and 16 clients playing whole matches via Act.")
 @click.option("--simulate", "simulate_job", is_flag=True,
-              help="Time one German Whist job, every replay logged, in one process and on Ray with 2 workers.")
+              help="Time one job (German Whist unless --game; --policy), every replay logged, in one process and on "
+                   "Ray with 2 workers; what a deal costs in CPU (workers, driver, Ray, Redis) and Redis bytes.")
 @click.option("--deals", type=click.IntRange(min=1), default=50_000, show_default=True,
               help="Deals of the --simulate job.")
 @click.option("--replays", "replay_sizes", is_flag=True,
@@ -171,7 +172,7 @@ def bench(ctx: click.Context, game: str | None, players: int | None, policy: str
         _grpc_bench(seconds, as_json)
         return
     if simulate_job:
-        _simulate_bench(deals, as_json)
+        _simulate_bench(deals, game or "german_whist", policy, as_json)
         return
     if replay_sizes:
         _replay_bench(count, as_json)
@@ -258,11 +259,11 @@ def _steps(total: int) -> Iterator[Callable[[str, int], None]]:
         progress.update(task, completed=total)
 
 
-def _simulate_bench(deals: int, as_json: bool) -> None:
+def _simulate_bench(deals: int, game: str, policy: str, as_json: bool) -> None:
     from services.bench_simulate import run_simulate_bench, simulate_bench_steps
 
     with _steps(simulate_bench_steps()) as on_step:
-        result = run_simulate_bench(deals, on_step=on_step)
+        result = run_simulate_bench(deals, on_step=on_step, game=game, policy=policy)
     if as_json:
         click.echo(json.dumps(result))
         return
@@ -273,8 +274,23 @@ def _simulate_bench(deals: int, as_json: bool) -> None:
         f"  Ray, {result['ray_workers']} workers: {result['ray_deals_per_s']:,.0f} deals/s (best of {result['rounds']} "
         "runs each way)\n"
         f"  speed-up {result['speedup']:.2f}x ({result['cpus']} CPUs, load average {result['load_average_1m']}; two "
-        f"plain processes get {result['machine_parallel_capacity']:.2f}x one process's work done on this machine now)"
+        f"plain processes get {result['machine_parallel_capacity']:.2f}x one process's work done on this machine now)\n"
+        + _cost_lines(result)
     )
+
+
+def _cost_lines(result: dict[str, Any]) -> str:
+    cpu = result["cpu_us_per_deal"]
+    ray_processes = "?" if cpu["ray_processes"] is None else f"{cpu['ray_processes']:,.1f}"
+    projected, net = result["projected_speedup"], result["redis_net_bytes_per_deal"]
+    return (
+        f"  CPU per deal: one process {cpu['single_process']:,.1f} µs; on Ray, workers {cpu['workers']:,.1f} µs, "
+        f"driver {cpu['driver']:,.1f} µs ({100 * result['driver_to_workers']:.1f}% of the workers'), Ray's own "
+        f"processes {ray_processes} µs, Redis {cpu['redis']:,.1f} µs"
+        + (f": {projected:.2f}x on 2 idle cores" if projected is not None else "") + "\n"
+        f"  Redis per deal: {result['redis_replay_bytes_per_logged_deal']:,.1f} bytes of replay, "
+        f"{result['redis_job_record_bytes_per_deal']:,.2f} bytes of job record, "
+        f"{net['in']:,.0f} bytes in and {net['out']:,.0f} out over the network")
 
 
 def _replay_bench(count: int, as_json: bool) -> None:

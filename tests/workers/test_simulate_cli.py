@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -111,3 +112,21 @@ def test_bench_simulate(cli_runner, redis_url, monkeypatch):
     assert len(report["ray_runs_deals_per_s"]) == len(report["single_process_runs_deals_per_s"]) == 2
     assert report["single_process_deals_per_s"] > 0 and report["ray_deals_per_s"] > 0
     assert 0 < report["machine_parallel_capacity"] <= 2.5
+    cpu = report["cpu_us_per_deal"]  # measured, so only their signs and sources are known in advance
+    assert cpu["single_process"] > 0 and cpu["workers"] > 0 and cpu["driver"] > 0 and cpu["redis"] >= 0
+    assert report["driver_to_workers"] == pytest.approx(cpu["driver"] / cpu["workers"], rel=0.01)
+    assert cpu["ray_processes"] >= 0 and report["projected_speedup"] > 0  # Linux: /proc tells
+    assert report["redis_replay_bytes_per_logged_deal"] > 20 and report["redis_job_record_bytes_per_deal"] > 0
+    assert report["redis_net_bytes_per_deal"]["in"] > 20  # each replay crosses to Redis once
+
+
+def test_bench_simulate_other_game_in_words(cli_runner, redis_url, monkeypatch):
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    result = cli_runner.invoke(cli, ["bench", "--simulate", "--game", "tablanette", "--policy", "greedy",
+                                     "--deals", "200"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stdout.split())  # as the console wrapped it
+    assert "200 deals of tablanette (greedy,greedy)" in text
+    assert re.search(r"CPU per deal: one process [\d,.]+ µs; on Ray, workers [\d,.]+ µs, driver [\d,.]+ µs "
+                     r"\([\d.]+% of the workers'\)", text), text
+    assert re.search(r"Redis per deal: [\d,.]+ bytes of replay", text), text
