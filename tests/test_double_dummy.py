@@ -151,16 +151,21 @@ def test_a_meter_is_charged_the_nodes_searched() -> None:
 
 @pytest.mark.parametrize(("low", "high", "value"), [(0, 162, 0), (0, 162, 162), (0, 162, 77), (5, 5, 5), (0, 1, 1)])
 def test_zero_window_tests_find_the_exact_value(low: int, high: int, value: int) -> None:
-    """``exact_value`` with a fail-hard test of a known value (the weakest answers a search gives)."""
-    asked = []
+    """``exact_value`` with a fail-hard test of a known value (the weakest answers a search gives): by halving, and
+    in two tests from a right guess."""
+    asked: list[int] = []
 
     def test(alpha: int, beta: int) -> int:
         asked.append(beta)
         assert beta == alpha + 1
         return beta if value >= beta else alpha
 
-    assert exact_value(test, low, high, (low + high) // 2) == value
+    assert exact_value(test, low, high) == value
     assert len(asked) <= max(1, (high - low).bit_length() + 1)
+    asked.clear()
+    assert exact_value(test, low, high, guess=value) == value
+    assert len(asked) <= 2
+    assert exact_value(test, low, high, guess=(value + 3) % (high + 1)) == value
 
 
 @pytest.mark.parametrize(("game", "options", "reason"), [

@@ -91,16 +91,19 @@ def tables(rules: TrickRules, trump: int) -> Tables:
     return Tables(tuple(inner), tuple(card_of), beat, over, worth, tuple(block_points), above, follow, plain)
 
 
-def exact_value(test: Callable[[int, int], int], low: int, high: int, guess: int) -> int:
-    """The exact value between ``low`` and ``high`` of a fail-soft search ``test(alpha, beta)``, by zero-window tests
-    that halve the interval left (the fail-soft answers narrow it more)."""
+def exact_value(test: Callable[[int, int], int], low: int, high: int, guess: int | None = None) -> int:
+    """The exact value between ``low`` and ``high`` of a fail-soft search ``test(alpha, beta)``, by zero-window tests:
+    first whether it reaches ``guess`` (when given, and then ``guess + 1``), then each halving the interval left (the
+    fail-soft answers narrow it more)."""
     while low < high:
-        beta = (low + high + 1) // 2
+        beta = (low + high + 1) // 2 if guess is None else min(max(guess, low + 1), high)
         g = test(beta - 1, beta)
         if g < beta:
             high = g
+            guess = None
         else:
             low = g
+            guess = g + 1 if guess is not None else None
     return low
 
 
@@ -137,7 +140,7 @@ class Search:
 
     def solve(self) -> int:
         """What the side takes from the position on."""
-        return self._run(lambda: exact_value(self._root, 0, self._most(), self._most() // 2))
+        return self._run(lambda: exact_value(self._root, 0, self._most()))
 
     def card_values(self) -> dict[int, int]:
         """Each legal card of the seat to play (game numbering) and what the side takes after it."""
@@ -164,7 +167,7 @@ class Search:
     def _card_values(self) -> dict[int, int]:
         """Each run of equivalent cards searched once, from the last card's value as the first guess."""
         values: dict[int, int] = {}
-        guess = self._most() // 2
+        guess = None
         for card, equal in self._root_moves():
 
             def test(alpha: int, beta: int, card: int = card) -> int:
