@@ -12,10 +12,13 @@ import pytest
 import engine
 from engine.bots import make_policies
 from engine.budget import Budget, Meter
+from engine.cards import BIT, SUIT, cards_in, mask_of, parse_cards
 from engine.rng import Rng
-from engine.search.dd_search import exact_value
+from engine.scoring import point_table
+from engine.search.dd_search import Search, exact_value
 from engine.search.double_dummy import DoubleDummy, NodeBudgetExceeded, cards_left, taken, unsolvable
-from engine.trickgame import TrickGame
+from engine.trickgame import TrickGame, TrickRules
+from engine.tricks import HEARTS, NO_TRUMP, FollowRule, Ranking, legal_mask, trick_winner
 
 # name: (game, players, options): every trick game whose card play the solver takes (unsolvable says the others).
 # Thunee only in its normal contract: a lone call stops the play at the caller's first lost trick (6.4.3) and trip
@@ -236,3 +239,77 @@ def test_contree_double_dummy_points_give_the_deals_margin_with_best_play(tricks
             assert points is not None and points[side] - points[1 - side] == _margin_minimax(child, side)
             checked += 1
     assert checked >= 10
+
+
+# ---- the search on rules as data, against brute force over the same rules ----------------------------------------
+
+PLAIN = Ranking("AKQJT98765432")
+RULE_SETS = {  # what the trick games' rules vary, including follow rules no solvable game uses yet (Boonaken's)
+    "whist": (TrickRules(PLAIN, tricks=3), (0, 1, 0, 1)),
+    "points": (TrickRules(Ranking("ATKQJ987", "J9ATKQ87"), FollowRule(must_trump=True, partner_exempts=True,
+                                                                      must_overtrump=True), tricks=3,
+                          points=point_table({"A": 11, "T": 10, "K": 4}, {"J": 20, "9": 14, "A": 11}), last_trick=10),
+               (0, 1, 0, 1)),
+    "jass": (TrickRules(Ranking("AKQJT987", "J9AKQT87"), FollowRule(trump_with_suit=True, free_trump="J"), tricks=3,
+                        points=point_table({"A": 11, "T": 10}, {"J": 20, "9": 14})), (0, 1, 0, 1)),
+    "three sides, lead passes": (TrickRules(PLAIN, tricks=4, lead_passes=True), (0, 1, 2)),
+}
+
+
+def _rules_minimax(rules: TrickRules, trump: int, side_of: tuple[int, ...], side: int, hands: list[int],
+                   trick: list[tuple[int, int]], seat: int, done: int) -> int:
+    """What ``side`` takes from here on, every legal card of every line, by the rules' legal_mask and trick_winner."""
+    if done == rules.tricks:
+        return 0
+    if trick:
+        cards = [c for _s, c in trick]
+        best_seat, best = trick[trick_winner(cards, trump, rules.ranking)]
+        over = rules.beaters[trump][best]
+        legal = legal_mask(rules.follow, hands[seat], SUIT[cards[0]], trump, over, side_of[best_seat] == side_of[seat])
+    else:
+        legal = hands[seat]
+    values = []
+    for card in cards_in(legal):
+        hands[seat] ^= BIT[card]
+        played = [*trick, (seat, card)]
+        if len(played) < len(side_of):
+            values.append(_rules_minimax(rules, trump, side_of, side, hands, played, (seat + 1) % len(side_of), done))
+        else:
+            winner = played[trick_winner([c for _s, c in played], trump, rules.ranking)][0]
+            gain = 0
+            if side_of[winner] == side:
+                gain = 1 if rules.points is None else sum(rules.points[trump][c] for _s, c in played) + (
+                    rules.last_trick if done + 1 == rules.tricks else 0)
+            leader = (played[0][0] + 1) % len(side_of) if rules.lead_passes else winner
+            values.append(gain + _rules_minimax(rules, trump, side_of, side, hands, [], leader, done + 1))
+        hands[seat] ^= BIT[card]
+    return max(values) if side_of[seat] == side else min(values)
+
+
+@pytest.mark.parametrize(("rule_set", "seed"), [(name, seed) for name in RULE_SETS for seed in range(6)])
+def test_the_search_plays_any_rules_as_data_as_brute_force_does(rule_set: str, seed: int) -> None:
+    """Random hands from a 32-card deck under rules that differ in every way the search reads them (points and the
+    last trick's bonus, must trump and overtrump, trumping with a suit held, a free trump, three sides, the lead
+    passing on), with and without trumps."""
+    rules, side_of = RULE_SETS[rule_set]
+    rng = Rng(seed)
+    deck = [c for c in range(52) if c % 13 >= 5]
+    rng.shuffle(deck)
+    n = len(side_of)
+    hands = [mask_of(deck[k * rules.tricks:(k + 1) * rules.tricks]) for k in range(n)]
+    trump = (NO_TRUMP, HEARTS)[seed % 2]
+    for side in sorted(set(side_of)):
+        search = Search(rules, trump, side_of, side, seed % n, hands, [], 0, [], [True] * rules.tricks)
+        assert search.solve() == _rules_minimax(rules, trump, side_of, side, list(hands), [], seed % n, 0), side
+
+
+def test_a_free_trump_need_not_follow_a_trump_lead() -> None:
+    """Boonaken's rule 7.5 as data: the jack of trumps alone never has to follow trumps. West keeps his lone jack of
+    hearts on North's heart lead, and East-West take all 65 points (forced to play it, they would leave North-South
+    21)."""
+    jass = RULE_SETS["jass"][0]
+    rules = TrickRules(jass.ranking, jass.follow, tricks=2, points=jass.points)
+    hands = [mask_of(parse_cards(codes)) for codes in (["TD", "8H"], ["9H", "QS"], ["TC", "AD"], ["7D", "JH"])]
+    for side, value in ((0, 0), (1, 65)):
+        assert _rules_minimax(rules, HEARTS, (0, 1, 0, 1), side, list(hands), [], 0, 0) == value
+        assert Search(rules, HEARTS, (0, 1, 0, 1), side, 0, hands, [], 0, [], [True, True]).solve() == value

@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import TypeVar
 
 from ..budget import Meter
-from ..cards import BIT, SUIT, SUIT_MASK, cards_in
+from ..cards import BIT, RANKS, SUIT, SUIT_MASK, cards_in
 from ..trickgame import TrickRules
 from ..tricks import NO_TRUMP, FollowRule, legal_mask
 
@@ -76,8 +76,8 @@ def tables(rules: TrickRules, trump: int) -> Tables:
     worth = tuple(points[c] for c in card_of)
     follow = rules.follow
     if follow.free_trump and trump != NO_TRUMP:
-        free = inner[13 * trump + "23456789TJQKA".index(follow.free_trump)] - 13 * trump
-        follow = dataclasses.replace(follow, free_trump="23456789TJQKA"[free])
+        free = inner[13 * trump + RANKS.index(follow.free_trump)] - 13 * trump
+        follow = dataclasses.replace(follow, free_trump=RANKS[free])
     plain = tuple(not ((led == trump and (follow.must_overtrump or follow.free_trump)) or
                        (led != trump and trump != NO_TRUMP and follow.trump_with_suit)) for led in range(4))
     block_points = []
