@@ -53,9 +53,23 @@ class Tables:
     plain_follow: tuple[bool, ...]  # per led suit: a hand that holds the suit plays exactly its cards of it
 
 
-@lru_cache(maxsize=64)
+_TABLES: dict[tuple[int, int], tuple[TrickRules, Tables]] = {}
+
+
 def tables(rules: TrickRules, trump: int) -> Tables:
-    """The search's tables for ``rules`` under ``trump`` (kept for the few rule sets and trumps a process plays)."""
+    """The search's tables for ``rules`` under ``trump``, kept for the rule sets and trumps a process plays (by the
+    rules' identity: hashing them would cost more than many a search)."""
+    kept = _TABLES.get((id(rules), trump))
+    if kept is not None and kept[0] is rules:
+        return kept[1]
+    if len(_TABLES) >= 64:
+        _TABLES.clear()
+    made = _make_tables(rules, trump)
+    _TABLES[id(rules), trump] = (rules, made)
+    return made
+
+
+def _make_tables(rules: TrickRules, trump: int) -> Tables:
     power = rules.ranking.power[trump]
     points = rules.points[trump] if rules.points is not None else (0,) * 52
     card_of = [c for s in range(4) for c in sorted(range(13 * s, 13 * s + 13), key=lambda c: (power[c], c))]
@@ -89,6 +103,19 @@ def tables(rules: TrickRules, trump: int) -> Tables:
         block_points.append(tuple(table))
     above = tuple(SUIT_MASK[SUIT[i]] & ~((2 << i) - 1) for i in range(52))
     return Tables(tuple(inner), tuple(card_of), beat, over, worth, tuple(block_points), above, follow, plain)
+
+
+@lru_cache(maxsize=64)
+def seats(side_of: tuple[int, ...], side: int) -> tuple[tuple[bool, ...], tuple[int, ...],
+                                                       tuple[tuple[tuple[int, ...], ...], ...], tuple[int, ...],
+                                                       tuple[int, ...]]:
+    """Per seat whether it plays for ``side``, the next seat, the seats after it in a trick from its ``k``-th card
+    (``later[seat][k]``); the seats of the side and the others."""
+    n = len(side_of)
+    maxi = tuple(side_of[s] == side for s in range(n))
+    later = tuple(tuple(tuple((s + j) % n for j in range(1, n - k)) for k in range(n)) for s in range(n))
+    return (maxi, tuple((s + 1) % n for s in range(n)), later, tuple(s for s in range(n) if maxi[s]),
+            tuple(s for s in range(n) if not maxi[s]))
 
 
 def exact_value(test: Callable[[int, int], int], low: int, high: int, guess: int | None = None) -> int:
@@ -188,11 +215,7 @@ class Search:
         scored = rules.points is not None
         bonus, total = rules.last_trick, rules.tricks
         lead_passes = rules.lead_passes
-        maxi = tuple(side_of[s] == side for s in range(n))
-        nxt = tuple((s + 1) % n for s in range(n))
-        later = tuple(tuple(tuple((s + j) % n for j in range(1, n - k)) for k in range(n)) for s in range(n))
-        max_seats = [s for s in range(n) if maxi[s]]
-        min_seats = [s for s in range(n) if not maxi[s]]
+        maxi, nxt, later, max_seats, min_seats = seats(side_of, side)
         tricks_left = [sum(counts[k:]) for k in range(total + 1)]
         all_count = [all(counts[k:]) for k in range(total + 1)]
         nstock = len(stock)
@@ -247,8 +270,8 @@ class Search:
             return (block_points[0][m & BLOCK] + block_points[1][m >> 13 & BLOCK] + block_points[2][m >> 26 & BLOCK]
                     + block_points[3][m >> 39 & BLOCK])
 
-        def sure_tricks(sure_cards: int, seats: list[int]) -> int:
-            return max((hands[s] & sure_cards).bit_count() for s in seats)
+        def sure_tricks(sure_cards: int, of: tuple[int, ...]) -> int:
+            return max((hands[s] & sure_cards).bit_count() for s in of)
 
         def boundary(leader: int, done: int, alpha: int, beta: int) -> int:
             """The side's take from trick ``done`` on, ``leader`` to lead (fail-soft)."""
