@@ -348,3 +348,9 @@ def _bots_bench(seconds: float, positions: int, games: list[str] | None, as_json
         console.print(f"double dummy, {game}, last {row['cards']} cards: {row['nodes_per_s']:,} nodes/s, "
                       f"{row['mean_seconds']:.3f} s a solve on average, {row['max_seconds']:.3f} s at most "
                       f"({row['positions']} positions)")
+    bridge = result["bridge"]
+    for name in ("no_trump", "spades"):
+        row = bridge[name]
+        dds = f"DDS {row['dds_mean_seconds']:.5f} s, {row['times_dds']:,}x" if row["times_dds"] else bridge["dds"]
+        console.print(f"double dummy, bridge ({name}), {bridge['cards']} cards: {row['mean_seconds']:.3f} s a solve "
+                      f"on average; {dds} ({bridge['positions']} endings)")
