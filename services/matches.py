@@ -1,7 +1,8 @@
 """Live matches between people and bots: who sits where, seat tokens, and playing a person's move and the bots' replies.
 
-A :class:`LiveMatch` is rebuilt from Redis for every request (the server keeps nothing of its own): the engine state
-comes from the stored position, its history (when the request needs it) from the move log. Bots choose with an RNG
+A :class:`LiveMatch` is rebuilt from Redis for a request (a server keeps only a cache, checked by the store's
+compare-and-set): the engine state comes from the stored position and the moves logged after it, its history (when
+the request needs it) from the move log. Bots choose with an RNG
 derived from the match seed and the move number, so a bot's move does not depend on which server process plays it.
 
 >>> seats = [Seat("person"), Seat("bot", "greedy")]
