@@ -139,7 +139,8 @@ def run_clone_bench(floor: Path, floor_seconds: float = 2.0) -> dict[str, Any]:
 @option_option
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 @click.option("--grpc", "grpc_load", is_flag=True,
-              help="Load-test the gRPC server instead: a server, a Redis and 16 clients playing whole matches via Act.")
+              help="Load-test the gRPC server instead: a server, a Redis and --clients clients playing whole matches "
+                   "via Act; server CPU per Act, Act/s, latencies.")
 @click.option("--clients", type=click.IntRange(min=1), default=16, show_default=True,
               help="Concurrent clients of --grpc.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
