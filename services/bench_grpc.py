@@ -4,7 +4,12 @@ Each client creates a Tablanette match (a person's seat against a ``random`` bot
 legal moves through ``Act`` (the expected move number of its last view) until the match is over, then starts the
 next, until the time is up. Only Act calls are timed; any failed call counts as an error.
 
-    run_grpc_bench(seconds=10, clients=16)   # -> {"act_per_s": ..., "act_p50_ms": ..., "act_p99_ms": ..., ...}
+    run_grpc_bench(seconds=10, clients=16)   # -> {"act_per_s": ..., "act_p99_ms": ..., "server_cpu_us_per_act": ...}
+
+The server's CPU time per Act (its processes' user and system time over the run, divided by the Act calls) is the
+steadier figure on a shared machine: Act/s and latencies depend on what else runs. Then the same clients call the
+health check, which does nothing, for a moment: the server's CPU per such call is gRPC's own cost of a call, the floor
+under any Act (``grpc_floor_server_cpu_us_per_call``).
 
 The server runs as its own ``cardtable serve`` process, as in production; the Redis is ``redis_url`` or an
 embedded Valkey started for the run.
@@ -102,6 +107,25 @@ async def _client(target: str, deadline: float, seed: int, latencies: list[float
             tally["matches_finished"] += view.game_over
 
 
+async def _health_checks(target: str, deadline: float) -> int:
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    calls = 0
+    async with grpc.aio.insecure_channel(target) as channel:
+        check = health_pb2_grpc.HealthStub(channel).Check
+        request = health_pb2.HealthCheckRequest()
+        while time.perf_counter() < deadline:
+            await check(request)
+            calls += 1
+    return calls
+
+
+async def _floor(target: str, clients: int, seconds: float) -> int:
+    """Health checks from ``clients`` concurrent clients for ``seconds``: the calls made."""
+    deadline = time.perf_counter() + seconds
+    return sum(await asyncio.gather(*(_health_checks(target, deadline) for _ in range(clients))))
+
+
 async def _load(target: str, clients: int, seconds: float) -> tuple[list[float], dict[str, int], float]:
     latencies: list[float] = []
     tally = {"errors": 0, "matches_finished": 0}
@@ -136,16 +160,20 @@ def percentile(values: list[float], q: float) -> float:
 def run_grpc_bench(seconds: float = 10.0, clients: int = 16, redis_url: str | None = None,
                    workers: int = 1) -> dict[str, Any]:
     """Start a Redis (unless given) and a server (``workers`` processes on one port), run ``clients`` concurrent
-    players for ``seconds``."""
+    players for ``seconds``, then health checks for a moment (at most 2 s)."""
     ensure_generated()
+    floor_seconds = min(2.0, seconds / 2)
     with ExitStack() as stack:
         url = stack.enter_context(_redis(redis_url))
         port, server_pid = stack.enter_context(_server(url, workers))
-        cpu_before = time.process_time(), _process_cpu_s(server_pid), _redis_cpu_s(url)
+        target = f"127.0.0.1:{port}"
         # The clients share this machine's cores with the server: the lighter loop leaves the server more of them.
-        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-            latencies, tally, elapsed = runner.run(_load(f"127.0.0.1:{port}", clients, seconds))
+        runner = stack.enter_context(asyncio.Runner(loop_factory=uvloop.new_event_loop))
+        cpu_before = time.process_time(), _process_cpu_s(server_pid), _redis_cpu_s(url)
+        latencies, tally, elapsed = runner.run(_load(target, clients, seconds))
         cpu_after = time.process_time(), _process_cpu_s(server_pid), _redis_cpu_s(url)
+        floor_calls = runner.run(_floor(target, clients, floor_seconds))
+        floor_cpu = _process_cpu_s(server_pid) - cpu_after[1]
     client_cpu, server_cpu, redis_cpu = (after - before for after, before in zip(cpu_after, cpu_before, strict=True))
     per_act = 1e6 / max(1, len(latencies))
     return {
@@ -162,8 +190,11 @@ def run_grpc_bench(seconds: float = 10.0, clients: int = 16, redis_url: str | No
         "matches_finished": tally["matches_finished"],
         "redis": "given" if redis_url else "embedded valkey",
         # CPU per Act call (creating matches included), which does not depend on what else the machine runs.
+        "server_cpu_us_per_act": round(server_cpu * per_act),
         "cpu_us_per_act": {"server": round(server_cpu * per_act), "clients": round(client_cpu * per_act),
                            "redis": round(redis_cpu * per_act)},
+        "grpc_floor_calls": floor_calls,
+        "grpc_floor_server_cpu_us_per_call": round(floor_cpu * 1e6 / max(1, floor_calls)),
         "cpus": os.cpu_count(),
         "load_average_1m": round(os.getloadavg()[0], 2),
     }

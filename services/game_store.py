@@ -3,7 +3,8 @@
 Keys of match ``m`` (the braces keep them in one Redis Cluster slot)::
 
     ct:match:{m}         hash    meta (JSON, fixed at creation), version (moves played), position (JSON, the
-                                 engine's position after ``version`` moves), replay_id (once the match is over)
+                                 engine's position at the last checkpoint), position_log (the log's length then),
+                                 replay_id (once the match is over)
     ct:match:{m}:log     string  the move log: "<seat>,<action int>," per move, in order (read in one piece)
     ct:match:{m}:moves   stream  the moves as events for watchers: id "<move number>-0", field m = "<seat>,<action>"
 
@@ -17,6 +18,11 @@ A match joins the index when it is created in play and leaves it when its last m
 index nothing. A listing first looks at the matches whose deadline has passed: one whose keys have expired (it was
 abandoned) leaves, one that moved since gets the deadline of its keys' expiry. It also drops any match it lists
 whose record says it is over or gone.
+
+The position is written at creation, at the end and at least every ``POSITION_EVERY`` moves (a checkpoint), not on
+every move: writing it (building it, encoding it, sending it) cost more than the rest of a move. A load reads the
+checkpoint and the moves logged after it (``StoredMatch.after_position``, fewer than ``POSITION_EVERY`` but for one
+request's moves), which the engine replays.
 
 Every change goes through one Lua script that checks the version first, so two server processes (or a retried
 request) can never apply two moves on the same version: the loser gets ``False`` and nothing changes. The script
@@ -32,7 +38,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,13 +48,18 @@ from replay.namespace import namespaced
 
 KEY_PREFIX = "ct:match:"
 
+POSITION_EVERY = 8  # a checkpoint of the position at least every so many moves (and at creation and at the end)
+
 DAY_S = 86_400.0
 HOUR_S = 3600.0
 
-# KEYS: record, log, moves. ARGV: expected version, expiry in ms (0: none), new position JSON, then the moves
-# "<seat>,<action>". An expected version of "" creates the match (ARGV[4] is then its meta) and fails if it exists.
+# KEYS: record, log, moves. ARGV: expected version, expiry in ms (0: none), the position JSON after the moves ("":
+# keep the last checkpoint), then the moves "<seat>,<action>". An expected version of "" creates the match (ARGV[4]
+# is then its meta) and fails if it exists. A record without position_log (written before checkpoints) holds the
+# position after all its logged moves.
 _COMMIT = """
-local version = redis.call('HGET', KEYS[1], 'version')
+local record = redis.call('HMGET', KEYS[1], 'version', 'position_log')
+local version = record[1]
 local first = 4
 if ARGV[1] == '' then
   if version then return 0 end
@@ -59,6 +70,8 @@ elseif not version then
   return -1
 elseif version ~= ARGV[1] then
   return 0
+elseif not record[2] then
+  redis.call('HSET', KEYS[1], 'position_log', redis.call('STRLEN', KEYS[2]))
 end
 local n = tonumber(version)
 for i = first, #ARGV do
@@ -66,7 +79,11 @@ for i = first, #ARGV do
   redis.call('XADD', KEYS[3], n .. '-0', 'm', ARGV[i])
   redis.call('APPEND', KEYS[2], ARGV[i] .. ',')
 end
-redis.call('HSET', KEYS[1], 'version', n, 'position', ARGV[3])
+if ARGV[3] == '' then
+  redis.call('HSET', KEYS[1], 'version', n)
+else
+  redis.call('HSET', KEYS[1], 'version', n, 'position', ARGV[3], 'position_log', redis.call('STRLEN', KEYS[2]))
+end
 for i = 1, 3 do
   if ARGV[2] == '0' then redis.call('PERSIST', KEYS[i]) else redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
 end
@@ -74,13 +91,15 @@ redis.call('PUBLISH', KEYS[3], n)
 return 1
 """
 
-# KEYS: record, log. ARGV: "1" to read the log too. One atomic read of everything a request needs.
+# KEYS: record, log. ARGV: "1" to read the whole log, else only the moves after the position. One atomic read of
+# everything a request needs: meta, version, position, replay id, the log (or its tail) and where the tail starts.
 _LOAD = """
-local record = redis.call('HMGET', KEYS[1], 'meta', 'version', 'position', 'replay_id')
+local record = redis.call('HMGET', KEYS[1], 'meta', 'version', 'position', 'replay_id', 'position_log')
 if not record[1] then return false end
-local log = ''
-if ARGV[1] == '1' then log = redis.call('GET', KEYS[2]) or '' end
-return {record[1], record[2], record[3], record[4] or '', log}
+local at = tonumber(record[5] or redis.call('STRLEN', KEYS[2]))
+local log
+if ARGV[1] == '1' then log = redis.call('GET', KEYS[2]) or '' else log = redis.call('GETRANGE', KEYS[2], at, -1) end
+return {record[1], record[2], record[3], record[4] or '', log, at}
 """
 
 # KEYS: record. ARGV: replay id. Only a match still stored gets it: one that expired meanwhile (a short retention, a
@@ -126,13 +145,14 @@ class Retention:
 
 @dataclass
 class StoredMatch:
-    """A match as Redis holds it: the meta, the version, the position after ``version`` moves and the move log
-    (``None`` when it was not asked for)."""
+    """A match as Redis holds it: the meta, the version, the position at the last checkpoint and the moves played
+    after it (``version`` moves in all), the whole move log (``None`` when it was not asked for)."""
 
     match_id: str
     meta: dict[str, Any]
     version: int
     position: dict[str, Any]
+    after_position: list[Move]
     moves: list[Move] | None
     replay_id: str
 
@@ -169,11 +189,12 @@ class GameStore:
                                   args=[match_id, self.retention.abandoned_at_ms(time.time())])
         return True
 
-    async def commit(self, match_id: str, expected_version: int, position: dict[str, Any], moves: Sequence[Move],
-                     finished: bool = False) -> bool:
-        """Append ``moves`` and store the position after them, only if the match is still at ``expected_version``;
-        ``finished``: these moves ended the match."""
-        args = [str(expected_version), self.retention.expiry_ms(finished), _to_json(position),
+    async def commit(self, match_id: str, expected_version: int, position: Callable[[], dict[str, Any]],
+                     moves: Sequence[Move], finished: bool = False) -> bool:
+        """Append ``moves``, only if the match is still at ``expected_version``; ``finished``: these moves ended the
+        match. ``position()`` (the position after the moves) is asked for only where a checkpoint falls."""
+        checkpoint = finished or expected_version // POSITION_EVERY != (expected_version + len(moves)) // POSITION_EVERY
+        args = [str(expected_version), self.retention.expiry_ms(finished), _to_json(position()) if checkpoint else "",
                 *(_entry(m) for m in moves)]
         if await self._commit(keys=self._keys(match_id), args=args) != 1:
             return False
@@ -234,27 +255,20 @@ class GameStore:
             await self.client.zadd(self._until, moved, xx=True)
 
     async def _records(self, match_ids: list[str]) -> list[StoredMatch | None]:
-        """The matches' records without their logs (one round trip)."""
+        """The matches without their logs (one round trip)."""
         async with self.client.pipeline(transaction=False) as pipe:
             for match_id in match_ids:
-                pipe.hmget(self._keys(match_id)[0], "meta", "version", "position", "replay_id")
+                await self._load(keys=self._keys(match_id)[:2], args=["0"], client=pipe)
             rows = await pipe.execute()
-        return [None if meta is None else StoredMatch(match_id, json.loads(meta), int(version), json.loads(position),
-                                                       None, replay_id or "")
-                for match_id, (meta, version, position, replay_id) in zip(match_ids, rows, strict=True)]
+        return [_stored(match_id, row, with_log=False) for match_id, row in zip(match_ids, rows, strict=True)]
 
     async def load(self, match_id: str, with_log: bool = True) -> StoredMatch | None:
         """The match as one consistent snapshot (one script reads record and log), or None.
 
         A move needs no log (its history is in the log already); a view with the history, a watch and a replay do.
         """
-        record, log, _ = self._keys(match_id)
-        found = await self._load(keys=(record, log), args=["1" if with_log else "0"])
-        if not found:
-            return None
-        meta, version, position, replay_id, moves = found
-        return StoredMatch(match_id, json.loads(meta), int(version), json.loads(position),
-                           parse_moves(moves) if with_log else None, replay_id)
+        found = await self._load(keys=self._keys(match_id)[:2], args=["1" if with_log else "0"])
+        return _stored(match_id, found, with_log)
 
     async def log(self, match_id: str) -> list[Move]:
         """The whole move log."""
@@ -293,6 +307,16 @@ class GameStore:
     async def replay_id(self, match_id: str) -> str:
         record, *_ = self._keys(match_id)
         return await self.client.hget(record, "replay_id") or ""
+
+
+def _stored(match_id: str, found: list[Any] | None, with_log: bool) -> StoredMatch | None:
+    """A match from what the load script read (None: no such match)."""
+    if not found:
+        return None
+    meta, version, position, replay_id, log, at = found
+    moves = parse_moves(log) if with_log else None
+    after = parse_moves(log[at:] if with_log else log)
+    return StoredMatch(match_id, json.loads(meta), int(version), json.loads(position), after, moves, replay_id)
 
 
 def _entry(move: Move) -> str:

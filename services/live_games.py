@@ -39,6 +39,8 @@ from .watchers import MatchWatchers
 log = logging.getLogger("cardtable.games")
 
 DEFAULT_LIVE_PAGE, MAX_LIVE_PAGE = 20, 100  # matches in play per page (each one loaded and viewed)
+# How long the quick bots' replies to a move may play on the event loop before the rest goes to a worker thread.
+QUICK_SLICE_S = 0.002
 REPLAY_ID_WAIT_S = 5.0  # how long a watcher waits for the final move's replay id (written right after that move)
 
 # Saves a finished match's replay bytes and returns its replay id.
@@ -136,21 +138,27 @@ class LiveGames:
         return await asyncio.to_thread(lambda: [LiveMatch.load(s) for s in stored]), token_of(next_start)
 
     async def act(self, match_id: str, seat: int, token: str, action: str, expected_move_number: int) -> Acted:
-        """Play a person's move and the bots' replies, and store them; nothing changes if the move is refused."""
+        """Play a person's move and the bots' replies, and store them; nothing changes if the move is refused.
+
+        The move and the quick bots' replies are played right here (a few dozen microseconds, less than handing them
+        to a worker thread costs); a searching bot, or what is left after ``QUICK_SLICE_S``, in a worker thread."""
         cached = self.cache.take(match_id)
         fresh = cached is None or cached.version != expected_move_number
         match = await self.load(match_id, with_history=False) if fresh or cached is None else cached
         request = (seat, token, action, expected_move_number)
         try:
-            played = await self._bots_move(match.play_person, *request)
+            played = match.play_move(*request)
         except ServiceError:
             if fresh:
                 raise
             # The cached match may be behind the store: judge the request on the stored match.
             match = await self.load(match_id, with_history=False)
-            played = await self._bots_move(match.play_person, *request)
+            played = match.play_move(*request)
+        played += match.play_bots(self.budget, quick_for=QUICK_SLICE_S)
+        if match.bot_to_act():
+            played += await self._bots_move(match.play_bots)
         before = match.loaded_version
-        if not await self.store.commit(match.match_id, before, match.state.to_position(), match.new_moves(),
+        if not await self.store.commit(match.match_id, before, match.state.to_position, match.new_moves(),
                                        finished=match.state.is_terminal):
             raise Aborted(f"stale move number: match {match.match_id} moved on from move {before} while this move "
                           "was being played; read the match again")

@@ -1,7 +1,8 @@
 """Live matches between people and bots: who sits where, seat tokens, and playing a person's move and the bots' replies.
 
-A :class:`LiveMatch` is rebuilt from Redis for every request (the server keeps nothing of its own): the engine state
-comes from the stored position, its history (when the request needs it) from the move log. Bots choose with an RNG
+A :class:`LiveMatch` is rebuilt from Redis for a request (a server keeps only a cache, checked by the store's
+compare-and-set): the engine state comes from the stored position and the moves logged after it, its history (when
+the request needs it) from the move log. Bots choose with an RNG
 derived from the match seed and the move number, so a bot's move does not depend on which server process plays it.
 
 >>> seats = [Seat("person"), Seat("bot", "greedy")]
@@ -14,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,7 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 import engine
-from engine.bots import make_policy, parse_policy, seat_observer
+from engine.bots import GreedyPolicy, RandomPolicy, make_policy, parse_policy, seat_observer
 from engine.bots.policy import Policy
 from engine.budget import NO_BUDGET, Budget, Cancel
 from engine.rng import derive_seed
@@ -35,6 +37,9 @@ from .game_store import Move, StoredMatch
 BOT, PERSON = "bot", "person"
 HUMAN_POLICY = "human"  # the replay codec's name for a person's seat
 MAX_ACTION_LENGTH = 256  # far above any game's longest action string; longer input is not echoed back
+# Bots whose decision is a one-move heuristic (no search): microseconds, a few milliseconds at worst. Only these play
+# in a bounded slice (see LiveMatch.play_bots); an exact type, so a policy derived from one is not taken for it.
+QUICK_POLICIES = frozenset({RandomPolicy, GreedyPolicy})
 
 
 @dataclass(frozen=True)
@@ -109,9 +114,10 @@ class LiveMatch:
     @classmethod
     def load(cls, stored: StoredMatch) -> LiveMatch:
         state = engine.from_position(stored.meta["game"], stored.position)
-        if stored.moves is not None:
-            # The position holds no history; the move log does (action ints are context free).
-            state.moves = list(stored.moves)
+        for _, action_id in stored.after_position:  # the moves played since the stored position
+            state.apply_id(action_id)
+        # The position holds no history; the move log does (action ints are context free).
+        state.moves = [] if stored.moves is None else list(stored.moves)
         return cls(stored.match_id, stored.meta, state, stored.version, stored.replay_id, stored.moves is not None)
 
     # ---- access -------------------------------------------------------------------------------------------------
@@ -138,6 +144,11 @@ class LiveMatch:
                     cancel: Cancel | None = None) -> list[Played]:
         """Play a person's move and the bots' replies (see :meth:`play_bots`); the state is unchanged if anything is
         refused."""
+        return self.play_move(seat, token, action, expected_version) + self.play_bots(budget, cancel)
+
+    def play_move(self, seat: int, token: str, action: str, expected_version: int) -> list[Played]:
+        """Play a person's move alone (a fishing game's whole turn: its decisions); the state is unchanged if
+        anything is refused."""
         self.authorize(seat, token)
         if expected_version != self.version:
             raise Aborted(f"stale move number: the request expects move {expected_version} but the match is at move "
@@ -154,21 +165,34 @@ class LiveMatch:
             action_ids = state.action_ids(action)  # one action, or a fishing game's whole turn as its decisions
         except engine.IllegalAction as exc:
             raise InvalidArgument(str(exc)) from None
-        played = [self._apply(action_id) for action_id in action_ids]
-        return played + self.play_bots(budget, cancel)
+        return [self._apply(action_id) for action_id in action_ids]
 
-    def play_bots(self, budget: Budget = NO_BUDGET, cancel: Cancel | None = None) -> list[Played]:
+    def play_bots(self, budget: Budget = NO_BUDGET, cancel: Cancel | None = None,
+                  quick_for: float | None = None) -> list[Played]:
         """Let bots move while a bot is to act, each decision bounded by ``budget``; raising ``cancel`` abandons the
-        decision under way (:class:`engine.budget.Cancelled`), the moves before it played on this object only."""
+        decision under way (:class:`engine.budget.Cancelled`), the moves before it played on this object only.
+
+        ``quick_for`` (seconds): play only while the bot to act is a quick one (``QUICK_POLICIES``) and no longer than
+        that before its decision, leaving the rest (:meth:`bot_to_act`) to another call; a server plays these on its
+        event loop, sparing a worker thread's hand-overs. The bots' moves are the same however they are split.
+        """
         played = []
         state = self.state
-        while not state.is_terminal and self.seats[state.current_player].kind == BOT:
+        deadline = None if quick_for is None else time.perf_counter() + quick_for
+        while self.bot_to_act():
             seat = state.current_player
             bot_seed = derive_seed(self.meta["seed"], self.version)
-            bot = bot_policy(self.seats[seat].policy, state.game_id, seat, bot_seed).bound(budget, cancel)
-            action_id = bot.choose_id(state.legal_action_ids(), seat_observer(state, seat, bot))
+            bot = bot_policy(self.seats[seat].policy, state.game_id, seat, bot_seed)
+            if deadline is not None and (type(bot) not in QUICK_POLICIES or time.perf_counter() >= deadline):
+                break
+            action_id = bot.bound(budget, cancel).choose_id(state.legal_action_ids(), seat_observer(state, seat, bot))
             played.append(self._apply(action_id))
         return played
+
+    def bot_to_act(self) -> bool:
+        """Whether a bot is to act."""
+        state = self.state
+        return not state.is_terminal and self.seats[state.current_player].kind == BOT
 
     def _apply(self, action_id: int) -> Played:
         state = self.state

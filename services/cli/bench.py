@@ -139,7 +139,12 @@ def run_clone_bench(floor: Path, floor_seconds: float = 2.0) -> dict[str, Any]:
 @option_option
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 @click.option("--grpc", "grpc_load", is_flag=True,
-              help="Load-test the gRPC server instead: a server, a Redis and 16 clients playing whole matches via Act.")
+              help="Load-test the gRPC server instead: a server, a Redis and --clients clients playing whole matches "
+                   "via Act; server CPU per Act, Act/s, latencies.")
+@click.option("--clients", type=click.IntRange(min=1), default=16, show_default=True,
+              help="Concurrent clients of --grpc.")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Server processes of --grpc sharing its port (cardtable serve --workers).")
 @click.option("--simulate", "simulate_job", is_flag=True,
               help="Time one job (German Whist unless --game; --policy), every replay logged, in one process and on "
                    "Ray with 2 workers; what a deal costs in CPU (workers, driver, Ray, Redis) and Redis bytes.")
@@ -163,13 +168,14 @@ def run_clone_bench(floor: Path, floor_seconds: float = 2.0) -> dict[str, Any]:
               help="The floor script of --clone (default: shared/bench/whist_floor.py here or in a parent folder).")
 @click.pass_context
 def bench(ctx: click.Context, game: str | None, players: int | None, policy: str, seconds: float, seed: int,
-          option_pairs: tuple[str, ...], as_json: bool, grpc_load: bool, simulate_job: bool, deals: int,
+          option_pairs: tuple[str, ...], as_json: bool, grpc_load: bool, clients: int, workers: int,
+          simulate_job: bool, deals: int,
           replay_sizes: bool, count: int, clone_cost: bool, env_kind: str | None, bot_speed: bool, positions: int,
           floor_script: Path | None) -> None:
     """Measure deals/s, moves/s and microseconds per move of bot rollouts of single deals (or, with --grpc, Act
     calls/s and latency of the gRPC server)."""
     if grpc_load:
-        _grpc_bench(seconds, as_json)
+        _grpc_bench(seconds, clients, workers, as_json)
         return
     if simulate_job:
         _simulate_bench(deals, game or "german_whist", policy, as_json)
@@ -229,22 +235,24 @@ def _env_bench(game: str, players: int | None, seconds: float, seed: int, as_jso
         f"{result['protocol_steps_per_s']:,.0f} steps/s)"))
 
 
-def _grpc_bench(seconds: float, as_json: bool) -> None:
+def _grpc_bench(seconds: float, clients: int, workers: int, as_json: bool) -> None:
     import os
 
     from services.bench_grpc import run_grpc_bench
 
-    result = run_grpc_bench(seconds=seconds, redis_url=os.environ.get("REDIS_URL"))
+    result = run_grpc_bench(seconds=seconds, clients=clients, redis_url=os.environ.get("REDIS_URL"), workers=workers)
     if as_json:
         click.echo(json.dumps(result))
         return
     cpu = result["cpu_us_per_act"]
     Console(highlight=False).print(
         f"gRPC Act load: {result['clients']} clients, {result['game']} against a bot, {result['seconds']:.1f} s "
-        f"({result['redis']}): {result['act_calls']:,} Act calls, {result['errors']} errors\n"
+        f"({result['redis']}, {result['server_workers']} server process(es)): {result['act_calls']:,} Act calls, "
+        f"{result['errors']} errors\n"
         f"  {result['act_per_s']:,.0f} Act/s   p50 {result['act_p50_ms']:.2f} ms   p99 {result['act_p99_ms']:.2f} ms\n"
         f"  CPU per Act: server {cpu['server']} µs, clients {cpu['clients']} µs, redis {cpu['redis']} µs "
-        f"({result['cpus']} CPUs, load average {result['load_average_1m']})"
+        f"({result['cpus']} CPUs, load average {result['load_average_1m']})\n"
+        f"  gRPC's own cost of a call (an empty health check): server {result['grpc_floor_server_cpu_us_per_call']} µs"
     )
 
 
