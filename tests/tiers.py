@@ -7,9 +7,9 @@
 
 A test's tier is the one it is marked with itself (``@pytest.mark.integration`` in a module of unit tests), else the
 one of a fixture it uses in ``BY_FIXTURE`` (a browser), else the one of its folder or module in ``BY_PATH`` (the
-longest matching prefix). A test with no tier, or with two, stops the
-collection. A unit test that connects or binds a socket, starts a process, opens a gRPC server or channel, or starts
-Ray fails, whatever it caught on the way (``IOGuard``)."""
+longest matching prefix). A test with no tier, or with two, stops the collection. A unit test that connects or binds
+a socket, starts a process, opens a gRPC server or channel, or starts Ray fails, whatever it caught on the way
+(``IOGuard``; it sees Python's sockets, not those an event loop such as uvloop opens in C)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,6 @@ BY_PATH: dict[str, str] = {
     "tests/workers/test_spec.py": "unit",
 }
 
-
 # Fixtures that make a test of their tier wherever it is.
 BY_FIXTURE: dict[str, str] = {"browser": "e2e"}  # tests/web/conftest.py's Chromium
 
@@ -68,7 +67,7 @@ BY_FIXTURE: dict[str, str] = {"browser": "e2e"}  # tests/web/conftest.py's Chrom
 def tier_by_path(relative: str) -> str | None:
     """The tier ``BY_PATH`` gives a file (its path from the project's root, with "/"), or None.
 
-    >>> tier_by_path("tests/web/test_browser.py"), tier_by_path("tests/web/test_api.py"), tier_by_path("setup.py")
+    >>> tier_by_path("tests/clients/test_codegen.py"), tier_by_path("tests/web/test_api.py"), tier_by_path("setup.py")
     ('e2e', 'integration', None)
     """
     matches = [prefix for prefix in BY_PATH if relative == prefix or (prefix.endswith("/") and
