@@ -216,6 +216,7 @@ def _interrupt(args: list[str], ready: str) -> subprocess.CompletedProcess:
     (["play", "tablanette", "--seed", "5"], "Your move > "),
     (["watch", "tablanette", "--seed", "5", "--delay", "600"], "Deal 1, dealer seat 1\n"),
 ])
+@pytest.mark.integration  # a cardtable process
 def test_ctrl_c_ends_with_one_line_and_exit_code_130(args: list[str], ready: str) -> None:
     done = _interrupt(args, ready)
     assert done.returncode == 130, done

@@ -49,6 +49,7 @@ BY_PATH: dict[str, str] = {
     "tests/replays/test_store.py": "integration",
     "tests/services/": "integration",
     "tests/services/test_service_units.py": "unit",
+    "tests/test_bench_clone.py": "integration",
     "tests/test_cli_jobs.py": "integration",
     "tests/test_readme.py": "integration",
     "tests/test_typing.py": "integration",
