@@ -6,7 +6,7 @@ STAMP := $(VENV)/.cardtable-installed
 BENCH_GAME ?= tablanette
 BENCH_SECONDS ?= 3
 
-.PHONY: install test demo bench lint
+.PHONY: install test test-fast test-integration test-e2e demo bench lint
 
 NODE_CLIENT := tests/clients/node
 NODE_STAMP := $(NODE_CLIENT)/node_modules/.package-lock.json
@@ -49,6 +49,18 @@ $(NODE_STAMP): $(NODE_CLIENT)/package-lock.json
 
 test: install
 	$(BIN)/pytest
+
+# The suite's tiers (tests/tiers.py), which `make test` runs together: unit (no I/O: the engine, codec, bots and
+# environments, about a minute), integration (a real Redis, gRPC server, Ray, `cardtable` processes) and e2e (a
+# browser, the clients in other languages). pytest's exit 5 (no test collected) fails the target too.
+test-fast: $(STAMP) $(STUBS)
+	$(BIN)/pytest -m unit
+
+test-integration: install
+	$(BIN)/pytest -m integration
+
+test-e2e: install
+	$(BIN)/pytest -m e2e
 
 # The main job on embedded defaults: two simulations of a few thousand deals on a local Ray, a sample of their replays
 # in the embedded Valkey, the results, then one logged deal streamed back move by move, and its address in the web

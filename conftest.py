@@ -1,6 +1,12 @@
 """Collection for the whole tree: the suite in tests/ and, through --doctest-modules, every module's examples."""
 
+import sys
 from pathlib import Path
+
+# tests/tiers.py: the tiers (unit, integration, e2e) of every test of the tree, doctests included; imported under the
+# name the suite's own imports give it (tests/ on the path, as pytest puts it for tests/conftest.py)
+sys.path.insert(0, str(Path(__file__).resolve().parent / "tests"))
+pytest_plugins = ["tiers"]
 
 collect_ignore = ["services/generated"]  # protoc output, built by services/protogen.py: no examples of ours
 

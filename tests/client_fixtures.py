@@ -8,14 +8,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
-import sys
-import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
+from grpc_harness import ServerProcess
 
 from replay import decode
 from replay.store import ReplayStore
@@ -23,7 +22,6 @@ from replay.store import ReplayStore
 __all__ = ["node_modules", "play_with_client", "run_client", "server"]
 
 NODE = Path(__file__).resolve().parent / "clients" / "node"
-CARDTABLE = str(Path(sys.executable).with_name("cardtable"))
 
 
 @pytest.fixture(scope="module")
@@ -38,23 +36,10 @@ def node_modules() -> Path:
 
 
 @pytest.fixture
-def server(grpc_redis_url: str):
-    """`cardtable serve` on a free loopback port; yields the port."""
-    process = subprocess.Popen([CARDTABLE, "serve", "--port", "0", "--redis-url", grpc_redis_url],
-                               stderr=subprocess.PIPE, text=True)
-    try:
-        for line in process.stderr:
-            record = json.loads(line)
-            if record.get("msg") == "serving":
-                break
-        else:
-            pytest.fail(f"cardtable serve exited with {process.wait()}")
-        # Keep reading the log so the server never blocks on a full pipe.
-        threading.Thread(target=process.stderr.read, daemon=True).start()
-        yield record["port"]
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=15)
+def server(grpc_redis_url: str) -> Iterator[int]:
+    """`cardtable serve` on a free loopback port (tests/grpc_harness.py); yields the port."""
+    with ServerProcess("--redis-url", grpc_redis_url) as served:
+        yield served.port
 
 
 @pytest.fixture

@@ -251,6 +251,7 @@ def test_a_malformed_redis_url_from_the_environment_is_a_usage_error(cli_runner:
     assert "'127.0.0.1:6379' is not a Redis URL" in result.output
 
 
+@pytest.mark.integration  # a socket, to find a port nothing answers on
 def test_web_with_a_redis_that_does_not_answer_is_one_line(cli_runner: CliRunner, monkeypatch) -> None:
     import socket
 
@@ -276,6 +277,7 @@ def test_ctrl_c_in_a_command_with_nothing_to_record_is_one_line_and_exit_code_13
     assert result.output == "interrupted\n"
 
 
+@pytest.mark.integration  # a socket, to find a port nothing answers on
 @pytest.mark.parametrize("command", [["play", "tablanette"], ["watch", "tablanette"]], ids=lambda c: c[0])
 def test_save_to_a_redis_that_does_not_answer_fails_before_the_match(cli_runner: CliRunner, command: list[str]) -> None:
     import socket

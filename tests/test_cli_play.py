@@ -10,11 +10,11 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from waiting import wait_until
 
 import engine
 from services.cli.main import cli
@@ -53,7 +53,7 @@ def _prompts(output: str) -> list[tuple[list[str], list[str]]]:
 
 # ---- play: moves, captures, tricks, sides ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("game", ["tablanette", "tablic", "german_whist", "belote", "trappola", "tres", "two_ten_jack"])
+@pytest.mark.parametrize("game", engine.list_games())  # Thunee and Botifarra with calls before the cards
 def test_moves_are_numbered_in_the_order_of_the_hand(cli_runner: CliRunner, game: str) -> None:
     output = _ok(cli_runner.invoke(cli, ["play", game, "--seed", "7", *SHORT], input="1\n" * 200))
     asked = [(hand, moves) for hand, moves in _prompts(output) if len(moves) > 1 and ":" not in "".join(hand)]
@@ -63,14 +63,6 @@ def test_moves_are_numbered_in_the_order_of_the_hand(cli_runner: CliRunner, game
         places = [hand.index(move.partition(":")[0]) for move in moves]
         assert places == sorted(places), (hand, moves)
     assert any(sorted(moves) != moves for _, moves in card_moves)  # not the engine's byte order by chance
-
-
-def test_thunee_moves_are_numbered_in_the_order_of_the_hand(cli_runner: CliRunner) -> None:
-    test_moves_are_numbered_in_the_order_of_the_hand(cli_runner, "thunee")  # 4 players, calls before the cards
-
-
-def test_botifarra_moves_are_numbered_in_the_order_of_the_hand(cli_runner: CliRunner) -> None:
-    test_moves_are_numbered_in_the_order_of_the_hand(cli_runner, "botifarra")  # four seats, the calls first
 
 
 def test_the_number_typed_is_the_number_shown() -> None:
@@ -207,8 +199,9 @@ def _interrupt(args: list[str], ready: str) -> subprocess.CompletedProcess:
         chunk = os.read(out, 1)
         assert chunk, f"the command ended before {ready!r}: {seen.decode()}"
         seen += chunk
-    while _state_of(proc.pid) != "S":  # Python runs a signal's handler between bytecodes: a SIGINT that came just
-        time.sleep(0.01)               # before the blocking read (or sleep) began would wait for the read to end
+    # Python runs a signal's handler between bytecodes: a SIGINT that came just before the blocking read (or sleep)
+    # began would wait for the read to end
+    wait_until(lambda: _state_of(proc.pid) == "S", 30, "the command did not block", interval=0.01)
     proc.send_signal(signal.SIGINT)
     rest = b""
     while chunk := os.read(out, 4096):
@@ -223,6 +216,7 @@ def _interrupt(args: list[str], ready: str) -> subprocess.CompletedProcess:
     (["play", "tablanette", "--seed", "5"], "Your move > "),
     (["watch", "tablanette", "--seed", "5", "--delay", "600"], "Deal 1, dealer seat 1\n"),
 ])
+@pytest.mark.integration  # a cardtable process
 def test_ctrl_c_ends_with_one_line_and_exit_code_130(args: list[str], ready: str) -> None:
     done = _interrupt(args, ready)
     assert done.returncode == 130, done

@@ -16,6 +16,6 @@ def test_pytest_collects_the_examples_of_every_package() -> None:
 
 
 def test_only_the_generated_stubs_are_left_out() -> None:
-    namespace: dict[str, object] = {}
+    namespace: dict[str, object] = {"__file__": str(ROOT / "conftest.py")}
     exec((ROOT / "conftest.py").read_text(), namespace)
     assert namespace["collect_ignore"] == ["services/generated"]

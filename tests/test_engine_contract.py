@@ -202,6 +202,7 @@ def _apply_in_child(game: str, players: int, action: object, answers: multiproce
 
 @case
 @pytest.mark.parametrize("action", [-1, -64])
+@pytest.mark.integration  # a child process (tests/tiers.py)
 def test_a_negative_action_id_is_refused_in_time(game: str, players: int, action: int) -> None:
     # In a child process, so that a hang fails this test instead of stalling the suite.
     answers = multiprocessing.get_context("fork").Queue()

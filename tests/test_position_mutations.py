@@ -1,10 +1,11 @@
 """A position the rules cannot reach is refused (issue 10): valid positions met in random matches of a game, changed
 in one way the rules forbid, must raise ``engine.PositionError``.
 
-Each game lists its mutations in ``MUTATORS``: a mutation takes a valid position (a copy it may change) and a random
-source, and returns the changed position, or None where it does not apply (no finished trick, the match is over).
-The generic ones below suit any game whose position has ``hands`` and ``current_player``; a game adds its own (a
-follow rule broken in a finished trick) and registers its list under its id.
+Every game of the registry has its mutations in ``MUTATORS``: a mutation takes a valid position (a copy it may change)
+and a random source, and returns the changed position, or None where it does not apply (no finished trick, the match
+is over). The generic ones below suit any game whose position has ``hands`` and ``current_player``; a trick game and
+a fishing game take those of their kind, and a game with a follow rule of its own (broken in a finished trick) lists
+its own in ``OWN_MUTATORS``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from hypothesis import strategies as st
 
 import engine
 from engine.cards import CODES, SUIT, parse_card
+from engine.fishing import FishingState
+from engine.trickgame import TrickGame
 
 Mutator = Callable[[dict, random.Random], "dict | None"]
 
@@ -215,20 +218,18 @@ FISHING_MUTATORS: list[Mutator] = [swap_between_hands, change_seat_to_play, drop
                                    move_a_card_between_hands, swap_stock_cards, swap_hand_and_stock, swap_turn_card,
                                    false_as_a_seat, no_last_capturer_with_captures, sweep_points_left_out,
                                    unsorted_table]
-MUTATORS: dict[str, list[Mutator]] = {
-    "german_whist": TRICK_MUTATORS,
-    "belote": TRICK_MUTATORS,
-    "belote_contree": TRICK_MUTATORS,
-    "botifarra": TRICK_MUTATORS,
-    "tablanette": FISHING_MUTATORS,
-    "tablic": FISHING_MUTATORS,
-    "trappola": TRICK_MUTATORS,
+# Games whose follow rule is their own; every other game takes the mutations of its kind (TrickGame or FishingState).
+OWN_MUTATORS: dict[str, list[Mutator]] = {
     "tres": [swap_between_hands, change_seat_to_play, drop_a_card, break_tres_follow_rule, unsorted_hand],
-    "two_ten_jack": TRICK_MUTATORS,
     "boonaken": [swap_between_hands, change_seat_to_play, drop_a_card, break_boonaken_follow_rule, unsorted_hand],
-    "thunee": TRICK_MUTATORS,
 }
-CASES = [case for case in GAME_CASES if case.values[0] in MUTATORS]
+KINDS: dict[type, list[Mutator]] = {TrickGame: TRICK_MUTATORS, FishingState: FISHING_MUTATORS}
+MUTATORS: dict[str, list[Mutator]] = {
+    game: OWN_MUTATORS.get(game) or next(mutators for kind, mutators in KINDS.items()
+                                         if issubclass(engine.game_class(game), kind))
+    for game in engine.list_games()
+}
+CASES = GAME_CASES
 
 
 @pytest.mark.parametrize(("game", "players"), CASES)

@@ -108,6 +108,7 @@ def test_a_first_deal_follows_from_its_seed(game: str, players: int, seed: int) 
     assert dealt in cuts, f"{game}: the first deck is neither Rng(seed)'s shuffle of the deck nor a cut of it"
 
 
+@pytest.mark.integration  # a node process
 def test_the_javascript_port_in_the_index_reproduces_the_vectors(tmp_path: Path) -> None:
     node = shutil.which("node")
     if node is None:

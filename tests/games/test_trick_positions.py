@@ -17,12 +17,11 @@ from hypothesis import strategies as st
 import engine
 from engine.rng import Rng
 
-CASES = [("german_whist", 2), ("belote_contree", 4), ("belote", 2), ("belote", 3), ("belote", 4), ("trappola", 2)]
 # Position keys that are plain lists of card codes, per game (a seat's hand is "hands", index seat).
 CARD_LISTS = {"german_whist": ("hands", "stock"), "belote_contree": ("hands",), "belote": ("hands", "stock"),
-              "trappola": ("hands", "stock")}
-CASES.append(("botifarra", 4))
-CARD_LISTS["botifarra"] = ("hands",)
+              "trappola": ("hands", "stock"), "botifarra": ("hands",)}
+# Each of those games with each of its player counts.
+CASES = [(game, players) for game in CARD_LISTS for players in engine.game_info(game).player_counts]
 
 
 def _position(game: str, players: int, seed: int, steps: int, **options: Any) -> dict:

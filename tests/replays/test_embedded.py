@@ -6,13 +6,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
 from listening import descendants
+from waiting import wait_until
 
 import replay
 from replay.connect import open_store
@@ -114,9 +114,10 @@ def test_the_server_of_a_killed_owner_is_taken_over_not_doubled(tmp_path: Path, 
         assert ReplayStore(redis.Redis.from_url(valkey.url)).get("before/4") == REPLAYS[4]
 
 
-def _gone(pids: list[int], timeout: float = 30) -> bool:
-    """Whether the processes ``pids`` all ended (a zombie has) within ``timeout`` seconds."""
-    return _until(lambda: not any(_alive(pid) for pid in pids), timeout)
+def _gone(pids: list[int], message: str, timeout: float = 30) -> None:
+    """Waits until the processes ``pids`` all ended (a zombie has); AssertionError with ``message`` if they have not
+    within ``timeout`` seconds."""
+    wait_until(lambda: not any(_alive(pid) for pid in pids), timeout, message)
 
 
 def _alive(pid: int) -> bool:
@@ -134,22 +135,11 @@ def test_the_watchdog_of_a_killed_owner_stops_the_server_nobody_uses(tmp_path: P
     owner.kill()
     owner.wait()
     owner.stdout.close()
-    assert _gone([pid]), "the server outlived its killed owner"  # stopped gracefully: its data is all there
+    _gone([pid], "the server outlived its killed owner")  # stopped gracefully: its data is all there
     url_file = tmp_path / "valkey" / "url"
-    assert _until(lambda: not url_file.exists()), "the watchdog left the stopped server's address behind"
+    wait_until(lambda: not url_file.exists(), 30, "the watchdog left the stopped server's address behind")
     with EmbeddedValkey(tmp_path) as valkey:
         assert ReplayStore(redis.Redis.from_url(valkey.url)).get("before/4") == REPLAYS[4]
-
-
-def _until(condition: Callable[[], bool], timeout: float = 30) -> bool:
-    """Whether ``condition`` holds within ``timeout`` seconds (the watchdog forgets the address after the server
-    stopped, a moment later)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 def test_the_watchdog_of_a_killed_owner_leaves_the_server_to_another_user(tmp_path: Path) -> None:
@@ -164,10 +154,11 @@ def test_the_watchdog_of_a_killed_owner_leaves_the_server_to_another_user(tmp_pa
         owner.kill()
         owner.wait()
         owner.stdout.close()
-        assert _gone(watchdogs)  # the owner's watchdog has looked, and left
+        _gone(watchdogs, "the owner's watchdog did not leave")  # it has looked, and left
         ReplayStore(redis.Redis.from_url(url)).put_many("after", enumerate(REPLAYS[:3]))
         user.communicate("\n", timeout=60)  # the last user leaves: it takes the server over and stops it
-        assert user.returncode == 0 and _gone([pid])
+        assert user.returncode == 0
+        _gone([pid], "the server did not stop")
     finally:
         if user.poll() is None:
             user.kill()

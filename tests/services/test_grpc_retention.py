@@ -12,6 +12,7 @@ import redis
 import redis.asyncio
 from grpc_harness import ServerProcess, ServerThread
 from matchplay import PERSON, act, bot, create, observe, play_to_end
+from waiting import wait_until
 
 from replay.clients import async_client, sync_client
 from replay.namespace import namespaced
@@ -100,7 +101,9 @@ def test_a_match_nobody_moves_in_expires_and_each_move_renews_it(server, client)
         games = game_service_pb2_grpc.GameServiceStub(channel)
         moving, moving_tokens = create(games, [PERSON, PERSON], seed=42)
         idle, idle_tokens = create(games, [PERSON, PERSON], seed=43)
-        time.sleep(ABANDONED_S / 2)
+        # half its idle time gone, so that the move's renewal shows in the TTL
+        wait_until(lambda: 0 < _ttls_ms(client, prefix, moving.match_id)[0] <= ABANDONED_S * 1000 / 2, ABANDONED_S,
+                   "the match's TTL did not run down")
         seat = observe(games, moving.match_id, 0, moving_tokens[0]).current_player
         view = observe(games, moving.match_id, seat, moving_tokens[seat])
         act(games, moving.match_id, seat, moving_tokens[seat], view.legal_actions[0], view.move_number)

@@ -63,12 +63,7 @@ def test_a_tournament_over_grpc_gives_the_standings_played_here(tmp_path):
         assert caught.value.code() == grpc.StatusCode.NOT_FOUND
         started = sims.SubmitTournament(sim_pb2.SubmitTournamentRequest(spec=_spec("random", "greedy"))).tournament
         assert started.state == sim_pb2.JOB_STATE_RUNNING
-        deadline = time.monotonic() + 300
-        while True:
-            got = sims.GetTournament(sim_pb2.GetTournamentRequest(tournament_id=started.tournament_id)).tournament
-            if got.state != sim_pb2.JOB_STATE_RUNNING or time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
+        got = _final(sims, started.tournament_id)
         channel.close()
         assert server.terminate(timeout=90) == 0
     assert got.state == sim_pb2.JOB_STATE_SUCCEEDED, got.error

@@ -3,14 +3,13 @@ commands) starts with the key namespace, ``CARDTABLE_KEY_PREFIX``, so the tests'
 
 from __future__ import annotations
 
-import time
-
 import grpc
 import pytest
 import redis
 from grpc_harness import ServerThread
 from keyspace import wipe
 from matchplay import PERSON, bot, create, play_to_end
+from waiting import wait_until
 
 from replay.embedded import EmbeddedValkey
 from replay.namespace import KEY_PREFIX_ENV
@@ -39,8 +38,8 @@ def _play_and_simulate(target: str) -> None:
         spec = sim_pb2.JobSpec(game_id="german_whist", policies=[sim_pb2.PolicySpec(name="random")], count=20,
                                seed=1, logging=sim_pb2.REPLAY_LOGGING_ALL)
         job_id = jobs.SubmitJob(sim_pb2.SubmitJobRequest(spec=spec)).job.job_id
-        while jobs.GetJob(sim_pb2.GetJobRequest(job_id=job_id)).job.state != sim_pb2.JOB_STATE_SUCCEEDED:
-            time.sleep(0.1)
+        wait_until(lambda: jobs.GetJob(sim_pb2.GetJobRequest(job_id=job_id)).job.state == sim_pb2.JOB_STATE_SUCCEEDED,
+                   120, "the job did not succeed")
         listed = replay_service_pb2_grpc.ReplayServiceStub(channel).ListReplays(
             replay_service_pb2.ListReplaysRequest(collection=job_id))
         assert len(listed.replays) == 20

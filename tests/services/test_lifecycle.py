@@ -22,6 +22,7 @@ import redis
 from grpc_harness import CARDTABLE, ROOT, ServerProcess
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from listening import descendants, is_loopback, listeners, process_table
+from waiting import wait_until
 
 from replay.embedded import EmbeddedValkey
 from services.generated.cardtable.v1 import game_service_pb2, game_service_pb2_grpc, simulation_service_pb2_grpc
@@ -164,8 +165,8 @@ def interrupt_once_a_job_runs(command: list[str], tmp_path: Path) -> Interrupted
                                stderr=subprocess.PIPE, text=True, start_new_session=True,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
-        while not (tmp_path / "valkey" / "url").exists() and process.poll() is None:
-            time.sleep(0.1)
+        wait_until(lambda: (tmp_path / "valkey" / "url").exists() or process.poll() is not None, 120,
+                   "the command did not start its Valkey")
         client = redis.Redis.from_url((tmp_path / "valkey" / "url").read_text())
         valkey = {pid: row for pid, row in process_table().items() if pid == int(client.info("server")["process_id"])}
         job_id = running_job(JobStore(client), process)

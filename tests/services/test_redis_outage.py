@@ -24,6 +24,7 @@ import pytest
 import redis
 from grpc_harness import CARDTABLE, ROOT, ServerThread
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from waiting import wait_until
 
 from services.generated.cardtable.v1 import game_service_pb2 as game_pb2
 from services.generated.cardtable.v1 import (
@@ -34,6 +35,7 @@ from services.generated.cardtable.v1 import (
 )
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
 from services.server import ServerConfig
+from services.simulation_service import JobDrivers
 from workers.chunk import play_chunk
 from workers.jobstore import JobStore
 from workers.plan import job_chunks
@@ -193,13 +195,14 @@ def wait_for(jobs: simulation_service_pb2_grpc.SimulationServiceStub, job_id: st
 
 
 @pytest.mark.usefixtures("local_ray")
-def test_a_running_job_survives_a_short_redis_outage(served):
+def test_a_running_job_survives_a_short_redis_outage(served, caplog):
     redis_server, channel = served
     jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
     job = jobs.SubmitJob(sim_pb2.SubmitJobRequest(spec=whist_job(20_000, 1000)), timeout=10).job
     wait_for(jobs, job.job_id, lambda j: j.progress.units_done > 0, 120)
     redis_server.stop()
-    time.sleep(1.0)
+    wait_until(lambda: any(r.getMessage() == "job driver waiting for Redis" and getattr(r, "job_id", None) == job.job_id
+                           for r in caplog.records), 60, "the job's driver did not meet the outage")
     redis_server.start()
     final = wait_for(jobs, job.job_id, lambda j: j.state not in (sim_pb2.JOB_STATE_QUEUED, sim_pb2.JOB_STATE_RUNNING),
                      90)
@@ -256,6 +259,14 @@ def test_a_job_cancelled_while_it_had_no_driver_keeps_its_finished_chunks(own_re
 @pytest.mark.usefixtures("local_ray")
 def test_a_running_server_adopts_a_job_whose_driver_died(own_redis, monkeypatch):
     monkeypatch.setattr("services.simulation_service.ADOPT_INTERVAL_S", 0.5, raising=False)
+    rounds: list[list[str]] = []  # what each of the server's rounds of adopt_orphans adopted
+    adopt = JobDrivers.adopt_orphans
+
+    def noted_round(drivers: JobDrivers) -> list[str]:
+        rounds.append(adopt(drivers))
+        return rounds[-1]
+
+    monkeypatch.setattr(JobDrivers, "adopt_orphans", noted_round)
     store = JobStore(redis.Redis.from_url(own_redis.url))
     spec = validate(JobSpec(game="german_whist", policies=("random",), count=2000, seed=5, chunk_size=1000))
     record = store.create(spec)
@@ -264,9 +275,11 @@ def test_a_running_server_adopts_a_job_whose_driver_died(own_redis, monkeypatch)
     with ServerThread(ServerConfig(port=0, redis_url=own_redis.url)) as server, \
             grpc.insecure_channel(server.target) as channel:
         jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
-        time.sleep(1.0)
+        # two rounds: enough to adopt a job seen without a driver (twice in a row), had the lease been ignored
+        wait_until(lambda: len(rounds) >= 2, 30, "the server did not look for jobs to adopt twice")
         assert jobs.GetJob(sim_pb2.GetJobRequest(job_id=record.job_id), timeout=10).job.state == \
             sim_pb2.JOB_STATE_RUNNING  # started within the dead driver's lease: it skipped the job
+        assert not any(record.job_id in adopted for adopted in rounds)
         store.redis.pexpire(store._driver(record.job_id), 1)  # the lease lapses (as it does DRIVER_LEASE_SECONDS on)
         final = wait_for(jobs, record.job_id, lambda j: j.state != sim_pb2.JOB_STATE_RUNNING, 30)
     assert (final.state, final.error) == (sim_pb2.JOB_STATE_SUCCEEDED, "")

@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import signal
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
 from listening import descendants, is_loopback, listeners
+from waiting import wait_until
 
 import replay
 from replay.store import ReplayStore
@@ -98,16 +98,6 @@ def test_chunks_played_in_time_slices_give_the_same_results_and_replays(job_stor
         [replays.get(f"{whole.replay_collection}/{n}") for n in range(120)]
 
 
-def wait_for(condition, timeout: float = 60.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise TimeoutError(f"{what} not met in {timeout} s")
-
-
 def test_a_killed_worker_loses_and_double_counts_nothing(job_store, redis_url, replays):
     spec = whist(KILL_JOB_DEALS, chunk_size=KILL_CHUNK, log=LogSpec("all"))
     record = job_store.create(spec)
@@ -115,7 +105,7 @@ def test_a_killed_worker_loses_and_double_counts_nothing(job_store, redis_url, r
     driver = threading.Thread(target=lambda: outcome.update(record=run_job(job_store, record.job_id, redis_url)))
     driver.start()
     # Kill a worker once it has reported progress inside a chunk, so the chunk dies half-played.
-    victim = wait_for(lambda: _running_worker(job_store, record.job_id), what="a chunk half-played")
+    victim = wait_until(lambda: _running_worker(job_store, record.job_id), 60, "no chunk got half-played", 0.02)
     os.kill(victim, signal.SIGKILL)
     driver.join(timeout=180)
     killed = outcome["record"]
@@ -151,7 +141,7 @@ def test_cancel_stops_the_job_and_keeps_what_was_played(job_store, redis_url):
     outcome = {}
     driver = threading.Thread(target=lambda: outcome.update(record=run_job(job_store, record.job_id, redis_url)))
     driver.start()
-    wait_for(lambda: job_store.get(record.job_id).chunks_done >= 1, what="a finished chunk")
+    wait_until(lambda: job_store.get(record.job_id).chunks_done >= 1, 60, "no chunk finished", 0.02)
     job_store.request_cancel(record.job_id)
     driver.join(timeout=60)
     cancelled = outcome["record"]
@@ -219,8 +209,7 @@ def test_a_driver_whose_job_was_taken_over_steps_aside(job_store, redis_url):
     outcome = {}
     first = threading.Thread(target=lambda: outcome.update(record=run_job(job_store, job_id, redis_url)))
     first.start()
-    while job_store.get(job_id).state != "running":
-        time.sleep(0.05)
+    wait_until(lambda: job_store.get(job_id).state == "running", 60, "the first driver did not start the job")
     _take_over(job_store, job_id, "b")
     first.join(timeout=120)
     assert not first.is_alive() and not outcome["record"].is_final

@@ -3,10 +3,9 @@ and a job that outlives its server."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import grpc
 import pytest
@@ -15,11 +14,13 @@ from services.protogen import ensure_generated
 
 ensure_generated()
 
+from grpc_harness import ServerThread  # noqa: E402
+
 from services import simulation_service  # noqa: E402
 from services.allowed_policies import PolicyAllowList  # noqa: E402
 from services.generated.cardtable.v1 import common_pb2, simulation_service_pb2_grpc  # noqa: E402
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2  # noqa: E402
-from services.server import CardtableServer, ServerConfig  # noqa: E402
+from services.server import ServerConfig  # noqa: E402
 from workers.chunk import play_chunk  # noqa: E402
 from workers.jobstore import JobStore  # noqa: E402
 from workers.plan import job_chunks  # noqa: E402
@@ -29,32 +30,19 @@ from workers.stats import comparable, summarize, total  # noqa: E402
 pytestmark = pytest.mark.usefixtures("local_ray")
 
 
-class ServerThread:
-    """A server with only the SimulationService (keys under the test's prefix), on its own loop and thread;
-    ``config`` adds to its ServerConfig (API keys, limits)."""
-
-    def __init__(self, redis_url: str, prefix: str, **config) -> None:
-        install = lambda server, backends: simulation_service.install(server, backends, prefix)  # noqa: E731
-        self.server = CardtableServer(ServerConfig(port=0, redis_url=redis_url, services=(install,), **config))
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-
-    def __enter__(self) -> grpc.Channel:
-        self.thread.start()
-        port = asyncio.run_coroutine_threadsafe(self.server.start(), self.loop).result(timeout=30)
-        self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-        return self.channel
-
-    def __exit__(self, *exc: object) -> None:
-        self.channel.close()
-        asyncio.run_coroutine_threadsafe(self.server.stop(grace=1.0), self.loop).result(timeout=30)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(timeout=10)
+@contextmanager
+def simulation_server(redis_url: str, prefix: str, **config) -> Iterator[grpc.Channel]:
+    """A server with only the SimulationService (keys under the test's prefix), in a thread (tests/grpc_harness.py),
+    and a channel to it; ``config`` adds to its ServerConfig (API keys, limits)."""
+    install = lambda server, backends: simulation_service.install(server, backends, prefix)  # noqa: E731
+    with ServerThread(ServerConfig(port=0, redis_url=redis_url, services=(install,), **config)) as server, \
+            grpc.insecure_channel(server.target) as channel:
+        yield channel
 
 
 @pytest.fixture
-def server(redis_url: str, test_prefix: str) -> Iterator[ServerThread]:
-    with ServerThread(redis_url, test_prefix) as channel:
+def server(redis_url: str, test_prefix: str) -> Iterator[simulation_service_pb2_grpc.SimulationServiceStub]:
+    with simulation_server(redis_url, test_prefix) as channel:
         yield simulation_service_pb2_grpc.SimulationServiceStub(channel)
 
 
@@ -173,7 +161,7 @@ def test_unknown_jobs_and_bad_tokens(server):
 
 
 def test_a_job_outlives_its_server(redis_url, test_prefix, redis_client):
-    with ServerThread(redis_url, test_prefix) as channel:
+    with simulation_server(redis_url, test_prefix) as channel:
         stub = simulation_service_pb2_grpc.SimulationServiceStub(channel)
         job = stub.SubmitJob(sim_pb2.SubmitJobRequest(spec=job_spec(count=300))).job
         finished = [u.job for u in stub.WatchJob(sim_pb2.WatchJobRequest(job_id=job.job_id), timeout=120)][-1]
@@ -182,7 +170,7 @@ def test_a_job_outlives_its_server(redis_url, test_prefix, redis_client):
     unfinished = store.create(store.get(job.job_id).spec)
     store.save_chunk(unfinished.job_id, store.chunk_results(job.job_id)[0])
     store.set_state(unfinished.job_id, "running")
-    with ServerThread(redis_url, test_prefix) as channel:
+    with simulation_server(redis_url, test_prefix) as channel:
         stub = simulation_service_pb2_grpc.SimulationServiceStub(channel)
         assert stub.GetJob(sim_pb2.GetJobRequest(job_id=job.job_id)).job.results.units == 300
         resumed = [u.job for u in stub.WatchJob(sim_pb2.WatchJobRequest(job_id=unfinished.job_id), timeout=120)][-1]
@@ -213,7 +201,7 @@ def test_a_job_naming_a_policy_of_ones_own_ships_its_code_to_the_workers(redis_u
     monkeypatch.syspath_prepend(str(tmp_path))
     policies = [sim_pb2.PolicySpec(name="shippedbots.lowest:Lowest"), sim_pb2.PolicySpec(name="random")]
     spec = job_spec(game_id="german_whist", policies=policies, count=40, chunk_size=10)
-    with ServerThread(redis_url, test_prefix, allow_policies=PolicyAllowList(("shippedbots",))) as channel:
+    with simulation_server(redis_url, test_prefix, allow_policies=PolicyAllowList(("shippedbots",))) as channel:
         server = simulation_service_pb2_grpc.SimulationServiceStub(channel)
         job = server.SubmitJob(sim_pb2.SubmitJobRequest(spec=spec)).job
         finished = [u.job for u in server.WatchJob(sim_pb2.WatchJobRequest(job_id=job.job_id), timeout=300)][-1]

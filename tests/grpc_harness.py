@@ -16,9 +16,13 @@ import threading
 import time
 from pathlib import Path
 
-from services.server import CardtableServer, ServerConfig
+from services.protogen import ensure_generated
 
-ROOT = Path(__file__).resolve().parents[2]
+ensure_generated()  # a fresh clone has no stubs until the build makes them
+
+from services.server import CardtableServer, ServerConfig  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 CARDTABLE = str(Path(sys.executable).with_name("cardtable"))
 THREAD_NAME = "cardtable-grpc-server"  # a test elsewhere checks that none is left running
 
