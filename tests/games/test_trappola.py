@@ -566,7 +566,7 @@ def test_declarations_are_listed_in_the_order_made() -> None:
         engine.from_position(GAME, position)
 
 
-# ---- greedy (engine/bots/greedy_trappola.py) ------------------------------------------------------------------------
+# ---- greedy (engine/games/trappola/greedy.py) ------------------------------------------------------------------------
 
 
 def _greedy(**obs) -> str:

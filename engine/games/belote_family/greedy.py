@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..cards import CARD_OF_CODE, SUIT, SUITS, cards_in, make_deck
-from ..games import belote_family, german_whist
-from ..games.belote_family import DECK_RANKS, POINTS
-from ..state import State
-from ..trickgame import TrickGame
-from ..tricks import NO_TRUMP, beats
-from .greedy import SortKey, register_greedy, register_state_ranker
-from .policy import Observation
+from ...bots.greedy import SortKey, register_greedy, register_state_ranker
+from ...bots.policy import Observation
+from ...cards import CARD_OF_CODE, SUIT, SUITS, cards_in, make_deck
+from ...state import State
+from ...trickgame import TrickGame
+from ...tricks import NO_TRUMP, beats
+from .. import belote_family, german_whist
+from . import DECK_RANKS, POINTS
 
 WHIST_POWER = german_whist.RANKING.power
 POWER = belote_family.RANKING.power
