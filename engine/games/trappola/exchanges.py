@@ -18,12 +18,12 @@ from abc import abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .cards import cards_in, codes_of, mask_of
-from .clone import LIST, ROWS
-from .errors import PositionError
-from .state import position_list, position_moves
-from .trickgame import TrickGame
-from .tricks import position_cards
+from ...cards import cards_in, codes_of, mask_of
+from ...clone import LIST, ROWS
+from ...errors import PositionError
+from ...state import position_list, position_moves
+from ...trickgame import TrickGame
+from ...tricks import position_cards
 
 EXCHANGE_WORDS = ("keep", "redeal")  # a seat's decisions in the exchanges
 
