@@ -693,20 +693,6 @@ def position_list(value: object, key: str, length: int | None = None) -> list[An
     return value  # type: ignore[return-value]
 
 
-def position_moves(value: object, key: str, n: int, words: Sequence[str]) -> list[tuple[int, str]]:
-    """A position's ``[[seat, word], ...]`` (each word one of ``words``) as pairs, else PositionError naming ``key``.
-
-    >>> position_moves([[0, "keep"]], "exchanges", 2, ("keep", "redeal"))
-    [(0, 'keep')]
-    """
-    pairs = []
-    for item in position_list(value, key):
-        _check(isinstance(item, list) and len(item) == 2 and item[1] in words,
-               f"{key} holds [seat, word] pairs, each word one of {list(words)}, got {item!r}")
-        pairs.append((position_seat(item[0], f"{key}: a seat", n), item[1]))
-    return pairs
-
-
 def _seat(p: Mapping[str, Any], key: str, n: int) -> int:
     value = position_seat(p[key], key, n)
     assert value is not None

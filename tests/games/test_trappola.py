@@ -10,8 +10,8 @@ from trick_positions import documented_example
 
 import engine
 from engine.cards import CODES, parse_card, parse_cards
-from engine.declarations import hidden_set_ranks, rank_sets
 from engine.games.trappola import DECK, POINTS, RANKING, SET_VALUES
+from engine.games.trappola.rules import hidden_set_ranks, rank_sets
 from engine.rng import Rng
 from engine.tricks import NO_TRUMP, trick_winner
 

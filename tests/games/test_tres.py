@@ -15,8 +15,8 @@ from rules_text import play_checked
 import engine
 from engine.cards import CODES, parse_card, parse_cards
 from engine.games.tres import BONUS, RANKING, TRICKS_PER_DEAL
+from engine.games.tres.rules import TrickBonus, ranks_mask
 from engine.rng import Rng
-from engine.scoring import TrickBonus, ranks_mask
 from engine.tricks import suit_of_code, trick_winner
 
 GAME = "tres"

@@ -13,10 +13,11 @@ from typing import Any
 
 from ...cards import BIT, CODES, RANK, cards_in, mask_of
 from ...dealing import deal_round, draw_for_dealer, seats_from
-from ...fishing import ACE, DECISIONS_PER_DEAL, JACK, MAX_GROUP_CARDS, CaptureRules, FishingState, sweep_value
+from ...fishing import ACE, DECISIONS_PER_DEAL, JACK, MAX_GROUP_CARDS, CaptureRules, FishingState
 from ...options import Option
 from ...registry import register
 from ...state import GameInfo, GameLength, match_length
+from .rules import sweep_value
 
 # §3.1: low draw ranks A < 2 < ... < K; high draw ranks 2 < ... < K < A.
 _LOW_DRAW = tuple(-1 if r == ACE else r for r in range(13))

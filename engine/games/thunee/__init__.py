@@ -20,11 +20,10 @@ from functools import cache
 from operator import mod
 from typing import Any
 
-from ...auction import PASS, RaiseForRight
+from ...auction import PASS
 from ...cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
 from ...clone import LIST, OBJECT, SHARED
 from ...dealing import deal_round, seats_from
-from ...declarations import Marriage, marriages
 from ...determinize import Slot, in_deck_order, redeal_consistent, relabeling
 from ...errors import PositionError
 from ...options import Option
@@ -33,7 +32,8 @@ from ...rng import GOLDEN, MASK64, THRESHOLDS, Rng, outputs
 from ...scoring import PlusMinusCards, point_table, sides_at_or_over
 from ...state import Chooser, GameInfo, GameLength, match_length
 from ...trickgame import TrickGame, TrickRules, same_json
-from ...tricks import NO_TRUMP, CardActions, Ranking, cut, tiered_ranking
+from ...tricks import NO_TRUMP, CardActions, Ranking, cut
+from .rules import Marriage, RaiseForRight, marriages, tiered_ranking
 
 DECK = tuple(make_deck("9TJQKA"))  # 1.3
 RANKINGS = {

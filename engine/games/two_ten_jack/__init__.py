@@ -20,7 +20,7 @@ from typing import Any
 
 from ...cards import BIT, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
 from ...clone import LIST
-from ...dealing import best_from, deal_round, even_decks, holds_none, seats_from
+from ...dealing import deal_round, seats_from
 from ...errors import PositionError
 from ...facedown import FaceDownLead
 from ...options import Option
@@ -29,6 +29,7 @@ from ...scoring import PlusMinusCards, target_or_deals
 from ...state import GameInfo, GameLength, match_length
 from ...trickgame import FACE_DOWN_WORDS, TrickRules
 from ...tricks import CLUBS, DIAMONDS, CardActions, Ranking, SpecialCards, suit_of_code
+from .rules import best_from, even_decks, holds_none
 
 RANKING = Ranking("AKQJT98765432")  # 2.1
 ALMIGHTY = parse_card("AS")
