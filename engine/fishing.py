@@ -646,6 +646,7 @@ class FishingState(State):
     target: int  # the match target (each game sets it in _configure)
 
     SWEEP_COUNTER = "sweeps"
+    PHASES = ("play", "capture", "over")  # "capture": a capture being decided step by step
     DECK = tuple(range(52))
     POSITION_CARD_PILES = ("turn_card",)  # the card played to a capture being decided (its other cards are on table)
 

@@ -75,6 +75,14 @@ class GameInfo:
     # The phases a deal goes through (the game's ``PHASES``, filled in when the game registers): beyond "play" and
     # "over", its auctions, exchanges, trump choices and special calls.
     phases: tuple[str, ...] = ()
+    # What the seats see and when (the observation encoders of envs/ read these):
+    # some moves show their actor cards the other seats do not see (cards played or laid face down, discards);
+    face_down: bool = False
+    # face-up or known cards may change at any move, not only with the stock, the deal or a phase (a trump turned
+    # up during the play, cards declared and played);
+    shown_every_move: bool = False
+    # face-up or known cards stop showing when they are played (a face-up stock drawn from, a bottom card shown).
+    shown_until_played: bool = False
 
     def all_options(self) -> list[Option]:
         return [*self.options, MAX_DEALS]

@@ -14,7 +14,7 @@ last seed started. ``render()`` returns the table as text (``render_mode="ansi"`
 (True, 56)
 >>> observation, reward, terminated, truncated, info = env.last()
 >>> observation["observation"].shape, int(observation["action_mask"].sum()) == len(env.state.legal_actions())
-((383,), True)
+((379,), True)
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self.game_options = dict(options or {})
         self.render_mode = render_mode
         self.codec = ActionCodec.for_game(game)
-        self.encoder = ObservationEncoder(self.n)
+        self.encoder = ObservationEncoder(self.n, game)
         self.fast = trick_encoder(game, self.n)  # the same vector, faster, where the game allows
         self.possible_agents = [f"player_{seat}" for seat in range(self.n)]
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}

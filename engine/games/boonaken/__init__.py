@@ -199,6 +199,7 @@ class Boonaken(TrickGame):
         options=OPTIONS,
         summary="Dutch Jass-family game, each for himself: bid points, misère, zwabber or boonaak; two marks decide.",
         deck_size=len(DECK),
+        face_down=True, shown_every_move=True,
     )
 
     minus: list[int]  # per seat, its - marks (its score is its + marks less its - marks)

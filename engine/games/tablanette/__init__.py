@@ -55,6 +55,7 @@ class Tablanette(FishingState):
         default_players=2,
         options=OPTIONS,
         summary="Fishing game: capture by rank or by sums, jacks take all, tablanettes score the cards' values.",
+        shown_until_played=True,
     )
     SWEEP_COUNTER = "tablanettes"
 

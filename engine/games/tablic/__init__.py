@@ -45,6 +45,7 @@ class Tablic(FishingState):
         default_players=2,
         options=OPTIONS,
         summary="Fishing game: capture by rank or by sums, jack worth 12, capturing is optional, tablas score 1.",
+        shown_until_played=True,
     )
     SWEEP_COUNTER = "tablas"
 

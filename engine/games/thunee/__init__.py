@@ -144,6 +144,7 @@ class Thunee(TrickGame):
         summary="South African partnership game of 24 cards: call for trump, take 105 of the 304 points, call "
                 "thunee, jodi, double and kanak; the first team to 12 balls wins.",
         deck_size=len(DECK),
+        face_down=True, shown_every_move=True,
     )
 
     # What a deal holds besides the trick base's hands and tricks.

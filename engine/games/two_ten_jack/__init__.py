@@ -93,6 +93,7 @@ class TwoTenJack(FaceDownLead):
                 "falls only to the queen of hearts.",
         deck_size=52,
         deck_sizes={n: len(deck_for(n)) for n in range(2, 8)},
+        face_down=True, shown_until_played=True,
     )
 
     hand_size: int
