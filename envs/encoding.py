@@ -163,7 +163,7 @@ class ObservationEncoder:
         return vector
 
 
-class TrickEncoder:
+class IncrementalEncoder:
     """:class:`ObservationEncoder`'s vector for a trick game, kept up to date from the state's own hands and trick
     (masks) instead of building the observation dict at every move: the same vector (the tests compare the two at
     every move of every game it serves), several times faster.
@@ -177,7 +177,7 @@ class TrickEncoder:
     hook, where it has one, else from ``state.observation(seat)``). :meth:`new_match` starts over.
 
     Used for the trick games that show every move to every seat as it is stored (all but those that play face
-    down: :func:`trick_encoder` says which), and Tablanette and Tablić, whose table takes the trick's place."""
+    down: :func:`incremental_encoder` says which), and Tablanette and Tablić, whose table takes the trick's place."""
 
     def __init__(self, players: int, game: type[engine.State]) -> None:
         self.reference = ObservationEncoder(players, game.INFO.id)
@@ -378,12 +378,12 @@ class _NamedCards(dict[int, int]):
         return mask
 
 
-def trick_encoder(game_id: str, players: int) -> TrickEncoder | None:
+def incremental_encoder(game_id: str, players: int) -> IncrementalEncoder | None:
     """The fast encoder of a trick game, Tablanette or Tablić, or None (use the reference)."""
     game = engine.game_class(game_id)
     if not issubclass(game, (TrickGame, FishingState)):
         return None
-    return TrickEncoder(players, game)
+    return IncrementalEncoder(players, game)
 
 
 def secret_actions(game_id: str, players: int) -> frozenset[int]:

@@ -30,7 +30,7 @@ from pettingzoo import AECEnv
 import engine
 from engine.rng import Rng, fresh_seed
 
-from .encoding import ActionCodec, ObservationEncoder, trick_encoder
+from .encoding import ActionCodec, ObservationEncoder, incremental_encoder
 from .text import render_text
 
 RENDER_MODES = ("ansi", "human")
@@ -53,7 +53,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self.render_mode = render_mode
         self.codec = ActionCodec.for_game(game)
         self.encoder = ObservationEncoder(self.n, game)
-        self.fast = trick_encoder(game, self.n)  # the same vector, faster, where the game allows
+        self.fast = incremental_encoder(game, self.n)  # the same vector, faster, where the game allows
         self.possible_agents = [f"player_{seat}" for seat in range(self.n)]
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.metadata = {**self.metadata, "name": f"cardtable_{game}_{self.n}p_v0"}

@@ -14,6 +14,8 @@ from collections import defaultdict
 from functools import cache
 from pathlib import Path
 
+import pytest
+
 import engine
 from engine.registry import game_package
 
@@ -183,3 +185,13 @@ def test_a_core_definition_used_by_one_game_is_found(monkeypatch) -> None:
 
     monkeypatch.setattr(Path, "read_text", read_text)
     assert single_game_definitions().get("engine.tricks.only_thunee") == "thunee"
+
+
+@pytest.mark.parametrize("game", engine.list_games())
+def test_a_new_match_and_its_position_reloaded_hold_the_same_attributes(game: str) -> None:
+    """One construction path: ``create`` and ``from_position`` set every attribute the State base declares."""
+    declared = {name for name in engine.State.__annotations__ if not name.isupper()}
+    state = engine.new_match(game, seed=3)
+    again = engine.from_position(game, state.to_position())
+    assert declared <= set(vars(state)) and declared <= set(vars(again))
+    assert again.to_position() == state.to_position()

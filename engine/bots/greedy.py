@@ -42,7 +42,7 @@ _STATE_RANKERS: dict[str, StateRanker] = {}
 
 
 def register_greedy(*game_ids: str) -> Callable[[Ranker], Ranker]:
-    """Decorator: ``@register_greedy("tablanette", "tablic")`` makes the ranker the greedy heuristic of those games."""
+    """Decorator: ``@register_greedy("tres")`` in ``engine/games/tres/greedy.py`` makes the ranker Très' greedy."""
 
     def register(ranker: Ranker) -> Ranker:
         for game_id in game_ids:

@@ -17,7 +17,7 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from engine.fishing import FishingState  # noqa: E402
 from engine.trickgame import TrickGame  # noqa: E402
-from envs.encoding import ActionCodec, secret_actions, trick_encoder  # noqa: E402
+from envs.encoding import ActionCodec, incremental_encoder, secret_actions  # noqa: E402
 from envs.pettingzoo import CardtableEnv  # noqa: E402
 
 CASES = [(game, players) for game in engine.list_games() for players in engine.game_info(game).player_counts]
@@ -163,7 +163,7 @@ def test_every_legal_action_has_its_own_index(game: str) -> None:
             state.apply_id(rng.choice(legal))
 
 
-FAST_CASES = [case for case in CASES if trick_encoder(*case) is not None]
+FAST_CASES = [case for case in CASES if incremental_encoder(*case) is not None]
 
 
 def test_every_trick_game_and_the_fishing_games_have_the_fast_encoding() -> None:
