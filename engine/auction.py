@@ -418,58 +418,6 @@ class OutbidAuction(Copyable):
         self.thrown_in = not holders
 
 
-class RaiseForRight(Copyable):
-    """Calling to take a right away from its holder (Thunee's trump, thunee.md 4): ``holder`` has it at call 0;
-    only the holder's opponents speak, in seat order from the holder's next seat (his partners pass without
-    speaking), each ``pass`` or ``call:<N>`` with N the next of ``calls`` above the standing call (with ``jump``, any
-    of them above it); a call takes the right. ``passes_to_end`` passes in a row, or the top call, end it.
-
-    >>> calling = RaiseForRight((10, 20, 30), sides=(0, 1, 0, 1), holder=1, passes_to_end=2)
-    >>> calling.turn, calling.legal_words()
-    (2, ['pass', 'call:10'])
-    >>> for word in ["call:10", "call:20", "pass", "pass"]:
-    ...     calling.apply(word)
-    >>> calling.over, calling.holder, calling.call
-    (True, 3, 20)
-    """
-
-    COPY = {"calls": SHARED, "sides": SHARED}  # the rest are ints and bools
-
-    def __init__(self, calls: tuple[int, ...], sides: tuple[int, ...], holder: int, passes_to_end: int,
-                 jump: bool = False) -> None:
-        self.calls, self.sides, self.jump = calls, sides, jump
-        self.n = len(sides)
-        self.holder = holder
-        self.call = 0
-        self.passes = 0
-        self.passes_to_end = passes_to_end
-        self.over = False
-        self.turn = self._next_speaker(holder)
-
-    def _next_speaker(self, seat: int) -> int:
-        """The first opponent of the holder after ``seat``."""
-        side = self.sides[self.holder]
-        seat = (seat + 1) % self.n
-        while self.sides[seat] == side:
-            seat = (seat + 1) % self.n
-        return seat
-
-    def legal_words(self) -> list[str]:
-        higher = [c for c in self.calls if c > self.call]
-        return [PASS, *(f"call:{c}" for c in (higher if self.jump else higher[:1]))]
-
-    def apply(self, word: str) -> None:
-        """Record the action of the seat to speak (the caller has checked it is legal)."""
-        seat = self.turn
-        if word == PASS:
-            self.passes += 1
-            self.over = self.passes == self.passes_to_end
-        else:
-            self.holder, self.call, self.passes = seat, int(word[len("call:"):]), 0
-            self.over = self.call == self.calls[-1]
-        self.turn = self._next_speaker(seat)
-
-
 def replay_auction(auction: ContractAuction | TakeRounds | TrumpChoice | DoublingRounds | OutbidAuction,
                    actions: object) -> None:
     """Replay a position's ``[[seat, word], ...]`` on a fresh auction; PositionError for anything the rules forbid,

@@ -1,5 +1,5 @@
-"""Dealing helpers shared by every game: drawing for the first dealer, dealing singly or in packets, a deck shared
-equally, void deals and the next leader.
+"""Dealing helpers shared by every game: drawing for the first dealer, dealing singly or in packets and the next
+leader.
 
 >>> hands, used = deal_rounds(list(range(32)), seats_from(1, 4), [3, 2, 3])
 >>> hands[1][:5], hands[0][:3], used
@@ -13,7 +13,7 @@ from functools import cache
 from operator import itemgetter
 from typing import Any
 
-from .cards import BIT, SUIT, make_deck, mask_of
+from .cards import BIT, make_deck, mask_of
 from .rng import Rng
 
 
@@ -43,19 +43,6 @@ def draw_for_dealer(rng: Rng, n: int, strength: Callable[[int], int], lowest_dea
             drawn_from, top = list(cards), 0
             rng.shuffle(drawn_from)
     return contenders[0]
-
-
-def draw_by_suit(rng: Rng, pack: Sequence[int]) -> int:
-    """The first dealer by a turned card (Botifarra 3.1): a fresh shuffle of ``pack``; the suit of its top card (C 0,
-    D 1, H 2, S 3) is the seat that deals.
-
-    >>> from engine.rng import Rng
-    >>> draw_by_suit(Rng(1), make_deck()) in range(4)
-    True
-    """
-    cards = list(pack)
-    rng.shuffle(cards)
-    return SUIT[cards[0]]
 
 
 def deal_rounds(deck: Sequence[int], order: Sequence[int], rounds: Iterable[int | Sequence[int]], start: int = 0,
@@ -119,40 +106,6 @@ def deal_round(deck: list[int], top: int, hands: list[int], order: Sequence[int]
             hands[seat] |= mask_of(deck[top:top + size])
             top += size
     return top
-
-
-def even_decks(removed: Sequence[int], counts: Iterable[int], deck: Sequence[int] = tuple(make_deck())
-               ) -> dict[int, tuple[int, ...]]:
-    """Per player count n of ``counts``, ``deck`` less the first len(deck) mod n cards of ``removed``: a deck that
-    every player's hands share equally (Two-Ten-Jack 1.3).
-
-    >>> from engine.cards import parse_cards
-    >>> {n: len(cards) for n, cards in even_decks(parse_cards(["3C", "3D", "3H", "3S"]), (2, 3, 5, 6)).items()}
-    {2: 52, 3: 51, 5: 50, 6: 48}
-    """
-    return {n: tuple(c for c in deck if c not in removed[:len(deck) % n]) for n in counts}
-
-
-def holds_none(cards: Iterable[int], wanted: int, new: Sequence[int] | None = None) -> bool:
-    """Whether none of ``cards`` (each relabeled by ``new``, when given) is in ``wanted`` (a mask): dealt hands that
-    hold none of some cards make a void deal (Two-Ten-Jack 3.6).
-
-    >>> from engine.cards import SUIT_MASK, parse_cards
-    >>> holds_none(parse_cards(["2H", "AS"]), SUIT_MASK[0] | SUIT_MASK[1]), holds_none([0], SUIT_MASK[0])
-    (True, False)
-    """
-    return all(not BIT[c if new is None else new[c]] & wanted for c in cards)
-
-
-def best_from(points: Sequence[int], first: int) -> int:
-    """The seat with the highest of ``points``, ties to the first in seat order from ``first`` (Two-Ten-Jack 3.2: the
-    next game's first leader).
-
-    >>> best_from([3, 9, 9, 1], 2), best_from([3, 9, 9, 1], 0)
-    (2, 1)
-    """
-    n, top = len(points), max(points)
-    return next(s for s in ((first + k) % n for k in range(n)) if points[s] == top)
 
 
 def seats_from(first: int, n: int) -> list[int]:

@@ -178,39 +178,6 @@ def capture_sets(played: int, table_mask: int, rules: CaptureRules, table: Table
     return unions
 
 
-def sweep_value(played: int, captured_mask: int, rules: CaptureRules) -> int:
-    """Tablanette's score for a capture that empties the table (tablanette.md §5.7, §9.2).
-
-    The played card's value plus each captured group's value (a rank-matched ace counts 11), maximised over the
-    played card's values for which the captured cards split into groups.
-    """
-    valued = captured_mask & ~JACKS_MASK if rules.jack_takes_all else captured_mask  # §5.6 (c): no special jacks
-    found = turn_groups(valued, played, rules.max_sum_cards)
-    best = 0
-    for v in capture_value(RANK[played], rules.jack_value):
-        groups = [g for g, values in found if values >> v & 1]
-        worth = {g: (11 if RANK[played] == ACE else v) if g.bit_count() == 1 and RANK[cards_in(g)[0]] == RANK[played]
-                 else v for g in groups}
-        total = _best_partition(captured_mask, groups, worth)
-        if total is not None:
-            best = max(best, v + total)
-    return best
-
-
-def _best_partition(mask: int, groups: list[int], worth: Mapping[int, int]) -> int | None:
-    """The largest total worth of groups that partition ``mask`` exactly, or None if none does."""
-    if not mask:
-        return 0
-    lowest = mask & -mask
-    best = None
-    for g in groups:
-        if g & lowest and g & mask == g:
-            rest = _best_partition(mask & ~g, groups, worth)
-            if rest is not None and (best is None or worth[g] + rest > best):
-                best = worth[g] + rest
-    return best
-
-
 def split_action(action: int) -> tuple[int, int]:
     return action & 63, action >> 6
 
@@ -679,6 +646,7 @@ class FishingState(State):
     target: int  # the match target (each game sets it in _configure)
 
     SWEEP_COUNTER = "sweeps"
+    PHASES = ("play", "capture", "over")  # "capture": a capture being decided step by step
     DECK = tuple(range(52))
     POSITION_CARD_PILES = ("turn_card",)  # the card played to a capture being decided (its other cards are on table)
 

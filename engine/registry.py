@@ -1,7 +1,8 @@
-"""The registry of games: every game module registers its State class by id."""
+"""The registry of games: every game package (``engine/games/<game>/``) registers its State class by id."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -31,6 +32,16 @@ def game_class(game_id: str) -> type[State]:
 
 def list_games() -> list[str]:
     return sorted(_GAMES)
+
+
+def game_package(game_id: str) -> str:
+    """The package that holds a game: its rules and its own parts (``greedy``), e.g. ``engine.games.belote``.
+
+    >>> game_package("belote")
+    'engine.games.belote'
+    """
+    module = sys.modules[game_class(game_id).__module__]
+    return module.__name__ if hasattr(module, "__path__") else module.__name__.rpartition(".")[0]
 
 
 def game_info(game_id: str) -> GameInfo:

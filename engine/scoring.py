@@ -1,7 +1,7 @@
 """Scoring machinery shared by trick games: card-point tables, last-trick bonuses, trick values and match targets.
 
 A game states its card points as data (rank -> points in a plain suit and in the trump suit) and gets one table per
-trump suit; a game that values whole tricks by the special cards in them (Très) states a :class:`TrickBonus`; the
+trump suit; the
 match end is one of a few standard rules over the sides' cumulative scores.
 
 >>> table = point_table({"A": 11, "T": 10}, {"J": 20, "9": 14, "A": 11, "T": 10}, )
@@ -13,9 +13,8 @@ match end is one of a few standard rules over the sides' cumulative scores.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
-from .cards import BIT, CODES, RANKS, SUIT, SUIT_MASK, mask_of
+from .cards import CODES, RANKS, SUIT, mask_of
 
 
 def point_table(plain: Mapping[str, int], trump: Mapping[str, int] | None = None) -> tuple[tuple[int, ...], ...]:
@@ -75,133 +74,6 @@ def deals_to_target(target: int, deals: int, least_points: int, tied: int = 10) 
     (2, 44, 22)
     """
     return deals if target == 0 else -(-2 * target // least_points) + tied
-
-
-def over_half(points: Sequence[int], half: int, multiplier: int = 1) -> list[int]:
-    """Each side's score when only a side holding more than ``half`` of a deal's points scores, its excess times
-    ``multiplier`` (Botifarra 7.2); at exactly half nobody scores.
-
-    >>> over_half([45, 27], 36), over_half([45, 27], 36, 8), over_half([36, 36], 36)
-    ([9, 0], [72, 0], [0, 0])
-    """
-    return [(p - half) * multiplier if p > half else 0 for p in points]
-
-
-def two_side_points(attack: int, base: list[int], declarations: list[int], belote: list[int],
-                    litige: bool = True) -> tuple[list[int], str, int]:
-    """A taker's contract between two sides (Belote 7.3 with 2 or 4 players): each side's points, the outcome and
-    the points held back. The attack must score more than the defence (``made``: both score their totals); else it
-    is ``dedans`` (the defence scores every point of the deal, the attack keeps only its belote), or with
-    ``litige`` at equal totals the defence scores its own and the attack's, less its belote, are held back.
-
-    ``base`` is card points + last trick (+ a capot's bonus) per side; ``declarations`` the scoring declarations.
-
-    >>> two_side_points(0, [100, 62], [20, 0], [20, 0])  # Belote 10.8
-    ([140, 62], 'made', 0)
-    >>> two_side_points(0, [81, 81], [0, 0], [0, 0]), two_side_points(0, [60, 102], [0, 20], [0, 0])
-    (([0, 81], 'litige', 81), ([0, 182], 'dedans', 0))
-    """
-    defence = 1 - attack
-    totals = [base[s] + declarations[s] + belote[s] for s in (0, 1)]
-    points = [0, 0]
-    if totals[attack] > totals[defence]:
-        return totals, "made", 0
-    points[attack] = belote[attack]
-    if totals[attack] == totals[defence] and litige:
-        points[defence] = totals[defence]
-        return points, "litige", totals[attack] - belote[attack]
-    points[defence] = sum(base) + sum(declarations) + belote[defence]  # dedans
-    return points, "dedans", 0
-
-
-def three_player_points(taker: int, totals: list[int], belote: list[int], order: list[int]) -> tuple[list[int], str]:
-    """A taker against two opponents (Belote 7.5): he must score more than each of them; else (``dedans``) they
-    share his points, less his belote (the odd point to the first of them in ``order``, clockwise from the dealer's
-    left)."""
-    if all(totals[taker] > totals[s] for s in range(3) if s != taker):
-        return list(totals), "made"
-    points = [0, 0, 0]
-    points[taker] = belote[taker]
-    share = totals[taker] - belote[taker]
-    for k, seat in enumerate(s for s in order if s != taker):
-        points[seat] = totals[seat] + share // 2 + (share % 2 if k == 0 else 0)
-    return points, "dedans"
-
-
-def ranks_mask(ranks: str) -> int:
-    """The cards of the given ranks in every suit, as a mask (``"234"``: the twelve 2s, 3s and 4s)."""
-    mask = 0
-    for card in range(52):
-        if RANKS[card % 13] in ranks:
-            mask |= BIT[card]
-    return mask
-
-
-@dataclass(frozen=True)
-class TrickBonus:
-    """A won trick's value from the special cards it holds (Très 7.1), only the highest applicable value counting.
-
-    ``special`` is the special cards (a mask); a trick holding k of them earns ``by_count[k]``; a trick made of
-    special cards only earns instead ``by_suits[s]`` when its cards are of s suits and s is listed (as pairs
-    (s, value)). A trick is worth ``trick_point`` or its bonus, the higher (:meth:`value`), or with ``additive``
-    the two added.
-
-    >>> from engine.cards import parse_cards
-    >>> tres = TrickBonus(ranks_mask("234"), by_count=(0, 2, 4, 8), by_suits=((1, 16), (3, 16)))
-    >>> [tres.value(parse_cards(t)) for t in (["AS", "KS", "QS"], ["3S", "4C", "AH"], ["2H", "3D", "4H"])]
-    [1, 4, 8]
-    >>> tres.value(parse_cards(["2H", "2C", "2D"])), tres.value(parse_cards(["3S", "4C", "AH"]), additive=True)
-    (16, 5)
-    """
-
-    special: int
-    by_count: tuple[int, ...]
-    by_suits: tuple[tuple[int, int], ...] = ()
-
-    def bonus(self, cards: Sequence[int]) -> int:
-        held = 0
-        for card in cards:
-            held |= BIT[card]
-        special = held & self.special
-        count = special.bit_count()
-        if count == len(cards) and self.by_suits:
-            suits = sum(1 for suit_cards in SUIT_MASK if special & suit_cards)
-            for number, value in self.by_suits:
-                if number == suits:
-                    return value
-        return self.by_count[count]
-
-    def value(self, cards: Sequence[int], trick_point: int = 1, additive: bool = False) -> int:
-        bonus = self.bonus(cards)
-        return trick_point + bonus if additive else max(trick_point, bonus)
-
-
-@dataclass(frozen=True)
-class WinningCardBonus:
-    """Bonuses for the tricks a special card wins (Trappola 7.1.3 - 7.1.5): each such trick earns its winner a bonus
-    (counted here), the last trick's winner earns ``last``; a deal that ends with a run of such tricks pays
-    ``per_run_trick`` for each trick of the run to its last winner instead, and its tricks count for nothing else.
-
-    >>> bonus = WinningCardBonus(last=6, per_run_trick=26)
-    >>> bonus.score([(0, True), (1, False), (0, False)], 2), bonus.score([(1, False), (0, True), (1, True)], 2)
-    (([1, 0], [6, 0], 0), ([0, 0], [0, 52], 2))
-    """
-
-    last: int
-    per_run_trick: int
-
-    def score(self, winners: Sequence[tuple[int, bool]], seats: int) -> tuple[list[int], list[int], int]:
-        """For (winner, won by the special card) of each trick in order: per seat its special tricks outside the final
-        run, per seat the last trick's or the run's points, and the run's length."""
-        run = 0
-        while run < len(winners) and winners[-1 - run][1]:
-            run += 1
-        special, bonus = [0] * seats, [0] * seats
-        for seat, by_special in winners[:len(winners) - run]:
-            special[seat] += by_special
-        if winners:
-            bonus[winners[-1][0]] = self.per_run_trick * run if run else self.last
-        return special, bonus, run
 
 
 class PileValues:

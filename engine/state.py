@@ -75,6 +75,14 @@ class GameInfo:
     # The phases a deal goes through (the game's ``PHASES``, filled in when the game registers): beyond "play" and
     # "over", its auctions, exchanges, trump choices and special calls.
     phases: tuple[str, ...] = ()
+    # What the seats see and when (the observation encoders of envs/ read these):
+    # some moves show their actor cards the other seats do not see (cards played or laid face down, discards);
+    face_down: bool = False
+    # face-up or known cards may change at any move, not only with the stock, the deal or a phase (a trump turned
+    # up during the play, cards declared and played);
+    shown_every_move: bool = False
+    # face-up or known cards stop showing when they are played (a face-up stock drawn from, a bottom card shown).
+    shown_until_played: bool = False
 
     def all_options(self) -> list[Option]:
         return [*self.options, MAX_DEALS]
@@ -193,20 +201,7 @@ class State(ABC):
             seed = fresh_seed()
         if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        self = cls.__new__(cls)
-        self.n = players
-        self.options, self.length = cls._match_settings(players, options)
-        self._configure()
-        self.dealings = 0
-        self.seed = seed
-        self.rng = Rng(seed)
-        self.side_of = self._sides()
-        self.side_scores = [0] * (max(self.side_of) + 1)
-        self.deal_index = 0
-        self.deal_results = []
-        self.winners = None
-        self.moves = []
-        self._legal = None
+        self = cls._new_match(players, *cls._match_settings(players, options), seed)
         if first_dealer is not None:
             if not isinstance(first_dealer, int) or isinstance(first_dealer, bool) or not 0 <= first_dealer < players:
                 raise ValueError(f"first_dealer must be a seat 0..{players - 1}, got {first_dealer!r}")
@@ -219,7 +214,26 @@ class State(ABC):
         return self
 
     @classmethod
-    def _match_settings(cls, players: int, given: dict[str, Any]) -> tuple[dict[str, Any], GameLength]:
+    def _new_match(cls, players: int, options: dict[str, Any], length: GameLength, seed: int) -> Self:
+        """A match before anything is dealt: the attributes every match holds, set in this one place (``create`` then
+        draws the dealer and deals; ``from_position`` sets what the position says)."""
+        self = cls.__new__(cls)
+        self.n = players
+        self.options, self.length = options, length
+        self._configure()
+        self.seed = seed
+        self.rng = Rng(seed)
+        self.side_of = self._sides()
+        self.side_scores = [0] * (max(self.side_of) + 1)
+        self.dealings = self.deal_index = 0
+        self.deal_results = []
+        self.winners = None
+        self.moves = []
+        self._legal = None
+        return self
+
+    @classmethod
+    def _match_settings(cls, players: int, given: Mapping[str, Any]) -> tuple[dict[str, Any], GameLength]:
         """The options resolved and checked (``_validate_options`` included) and the GameLength: remembered per game,
         player count and given options (rollouts start a match with the same ones again and again)."""
         key: tuple[Any, ...] | None = None
@@ -606,17 +620,10 @@ class State(ABC):
     @classmethod
     def _from_position(cls, p: Mapping[str, Any]) -> State:
         _check(p["game"] == cls.INFO.id, f"position is for game {p['game']!r}, not {cls.INFO.id!r}")
-        self = cls.__new__(cls)
-        self.n = cls._resolve_players(p["players"], None)
+        players = cls._resolve_players(p["players"], None)
         _check(isinstance(p["options"], Mapping), f"options must be a JSON object, got {p['options']!r}")
-        self.options = resolve_options(cls.INFO.all_options(), p["options"], self.n)
-        self._validate_options()
-        self._configure()
-        self.length = cls._length(self.n, self.options)
-        self.seed = _int(p, "seed")
-        self.rng = Rng(0)
+        self = cls._new_match(players, *cls._match_settings(players, p["options"]), _int(p, "seed"))
         self.rng.state = _int(p, "rng")
-        self.side_of = self._sides()
         self.first_dealer = _seat(p, "first_dealer", self.n)
         self.dealer = _seat(p, "dealer", self.n)
         self.deal_index = _int(p, "deal_index")
@@ -624,13 +631,9 @@ class State(ABC):
         _check(self.dealings <= self.length.deals + 1,
                f"deal_index + 1 + redealt may be at most {self.length.deals + 1} (the game's longest match and the "
                f"deal it ended at), got {self.dealings}")
-        self.deal_results = []
-        self.moves = []
-        self._legal = None
         self.deal_deck = parse_deck(p["deal_deck"], self._deck_cards())
         scores = p["scores"]
         _check(isinstance(scores, list) and len(scores) == self.n, f"scores must list {self.n} integers")
-        self.side_scores = [0] * (max(self.side_of) + 1)
         for seat, score in enumerate(scores):
             _check(isinstance(score, int) and not isinstance(score, bool), f"score {score!r} is not an integer")
             side = self.side_of[seat]
@@ -691,20 +694,6 @@ def position_list(value: object, key: str, length: int | None = None) -> list[An
     _check(isinstance(value, list) and (length is None or len(value) == length),
            f"{key} must be a list{'' if length is None else f' of {length} items'}, got {value!r}")
     return value  # type: ignore[return-value]
-
-
-def position_moves(value: object, key: str, n: int, words: Sequence[str]) -> list[tuple[int, str]]:
-    """A position's ``[[seat, word], ...]`` (each word one of ``words``) as pairs, else PositionError naming ``key``.
-
-    >>> position_moves([[0, "keep"]], "exchanges", 2, ("keep", "redeal"))
-    [(0, 'keep')]
-    """
-    pairs = []
-    for item in position_list(value, key):
-        _check(isinstance(item, list) and len(item) == 2 and item[1] in words,
-               f"{key} holds [seat, word] pairs, each word one of {list(words)}, got {item!r}")
-        pairs.append((position_seat(item[0], f"{key}: a seat", n), item[1]))
-    return pairs
 
 
 def _seat(p: Mapping[str, Any], key: str, n: int) -> int:

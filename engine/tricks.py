@@ -7,9 +7,8 @@ A game states its rules as data and calls these small functions (dealing in pack
   ``bid:80:H``) so that sorting action ids sorts their strings, and turns a hand mask into the sorted id list;
 - :class:`Ranking` holds a game's rank order in plain and trump suits; :func:`beats` and :func:`trick_winner` use it;
 - :class:`FollowRule` states the legal-card rule (must follow, must trump, must overtrump, the partner exception) and
-  :func:`legal_mask` applies it to a hand mask; :func:`second_card_mask` is the rule for a seat's second card to a
-  trick that holds more cards than seats (Très); :class:`MustWinRule` is the Manille family's rule (win the trick if
-  you can, else play your lowest card: Botifarra);
+  :func:`legal_mask` applies it to a hand mask (a game with a rule of its own keeps it in its package: Très' second
+  card, Botifarra's must-win);
 - :class:`SpecialCards` and :func:`special_trick_winner`: cards that win outside the rank order (an almighty card,
   its killer, a low card that takes a one-suit trick) and face-down cards that cannot win;
 - :func:`draw_in_turn`, :func:`gather_tricks` and :func:`cut` handle stocks drawn after tricks and undealt packs.
@@ -28,7 +27,7 @@ Cards are the canonical ints of :mod:`engine.cards`; hands and sets of cards are
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain
 from operator import itemgetter
@@ -261,95 +260,6 @@ def legal_mask(rule: FollowRule, hand: int, led: int | None, trump: int, over: i
     return (hand & ~SUIT_MASK[trump]) | trumping
 
 
-def second_card_mask(hand: int, winning: int, opponent_winning: bool) -> int:
-    """The cards of ``hand`` (a mask) a seat may play as its second card to a trick (Très 5.4): while an opponent's
-    card ``winning`` wins the trick, one of that card's suit if it has one; otherwise (void in it, or its own card
-    winning) any card.
-
-    >>> from engine.cards import cards_in, codes_of, mask_of, parse_card, parse_cards
-    >>> hand = mask_of(parse_cards(["3C", "AC", "2H", "QH", "7S"]))
-    >>> codes_of(cards_in(second_card_mask(hand, parse_card("4H"), opponent_winning=True)))
-    ['2H', 'QH']
-    >>> len(cards_in(second_card_mask(hand, parse_card("4D"), opponent_winning=True)))
-    5
-    """
-    if not opponent_winning:
-        return hand
-    return (hand & SUIT_MASK[SUIT[winning]]) or hand
-
-
-@dataclass(frozen=True)
-class MustWinRule:
-    """The Manille family's legal-card rule (Botifarra 5.5, 5.6) as data: follow suit when able (else any card may
-    be played), and while the partner is not winning the trick, play a card that wins it now when one can (trumping
-    or overtrumping when void, never undertrumping).
-
-    With ``lowest`` a card that does not win must be the lowest its player holds in its suit (void: of any suit),
-    except that a card of ``loads`` (the point cards) may be played instead by the trick's second player or while
-    the partner is winning, who may also overtake him; without ``lowest`` any card that follows suit may be played
-    then.
-
-    >>> from engine.cards import cards_in, codes_of, mask_of, parse_card, parse_cards
-    >>> rule = MustWinRule(Ranking("9AKQJ8765432"), lowest=True, loads=mask_of(parse_cards(["JC", "QC", "KC"])))
-    >>> hand = mask_of(parse_cards(["2C", "7C", "JC", "QC", "9D"]))
-    >>> codes_of(cards_in(rule.legal(hand, CLUBS, HEARTS, parse_card("AC"), partner_winning=False, second=True)))
-    ['2C', 'JC', 'QC']
-    """
-
-    ranking: Ranking
-    lowest: bool = True
-    loads: int = 0
-    # beat[trump][best]: every card that takes the trick from ``best`` (higher of its suit, or any trump over a plain
-    # card); low_plain / low_trump: for each 13-bit rank mask, its lowest rank's bit in the plain / trump order
-    beat: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
-    low_plain: tuple[int, ...] = field(init=False, repr=False)
-    low_trump: tuple[int, ...] = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "beat", self.ranking.beat)
-        object.__setattr__(self, "low_plain", _lowest_table(self.ranking.plain))
-        object.__setattr__(self, "low_trump", _lowest_table(self.ranking.trump))
-
-    def lowest_cards(self, cards: int, trump: int) -> int:
-        """The lowest card (a mask) of each suit present in ``cards``, by the ranking (the trump order in trumps)."""
-        low = 0
-        for suit in range(4):
-            ranks = (cards >> (13 * suit)) & 0x1FFF
-            if ranks:
-                low |= (self.low_trump if suit == trump else self.low_plain)[ranks] << (13 * suit)
-        return low
-
-    def legal(self, hand: int, led: int, trump: int, best: int, partner_winning: bool, second: bool) -> int:
-        """The cards of ``hand`` (a mask) that may be played to a trick led in suit ``led`` and won so far by
-        ``best``; ``second``: the player is the trick's second."""
-        same = hand & SUIT_MASK[led]
-        allowed = same or hand
-        beaters = allowed & self.beat[trump][best]
-        if beaters and not partner_winning:
-            return beaters
-        if not self.lowest:
-            return allowed
-        if same:  # one suit: its lowest card, one look-up
-            low = (self.low_trump if led == trump else self.low_plain)[same >> (13 * led)] << (13 * led)
-        else:
-            low = self.lowest_cards(hand, trump)
-        if partner_winning:
-            return beaters | low | (allowed & self.loads)
-        return low | (allowed & self.loads) if second else low
-
-
-_LOWEST: dict[str, tuple[int, ...]] = {}
-
-
-def _lowest_table(order: str) -> tuple[int, ...]:
-    """For each 13-bit rank mask, the bit of its lowest rank in ``order`` (high to low; unlisted ranks lowest)."""
-    if order not in _LOWEST:
-        rising = [RANKS.index(r) for r in reversed(order)]
-        rising = [r for r in range(13) if RANKS[r] not in order] + rising
-        _LOWEST[order] = (0, *(1 << next(r for r in rising if m >> r & 1) for m in range(1, 1 << 13)))
-    return _LOWEST[order]
-
-
 # ---- card actions -----------------------------------------------------------------------------------------------
 
 
@@ -527,18 +437,3 @@ def check_play_order(tricks: Sequence[Sequence[tuple[int, int]]], trick: Sequenc
         if finished:
             leader = after(leader, 1) if lead_passes else seats[winner([card for _seat, card in played])]
     return after(leader, len(trick))
-
-
-def tiered_ranking(tiers: Sequence[str]) -> Ranking:
-    """A rank order with ties, high to low, the same in every suit and no trumps: the ranks of one tier are equal, so
-    the first of them played to a trick stays best (Thunee's six-player trip, thunee.md 8.2).
-
-    >>> from engine.cards import parse_cards
-    >>> trip = tiered_ranking(["9AT", "J", "K", "Q"])
-    >>> trick_winner(parse_cards(["TS", "9S", "AS", "JS"]), NO_TRUMP, trip)
-    0
-    """
-    ranking = Ranking("".join(tiers))
-    tier_of = {rank: len(tiers) - k for k, tier in enumerate(tiers) for rank in tier}
-    ranking.power = tuple(tuple(tier_of.get(RANKS[card % 13], 0) for card in range(52)) for _t in range(5))
-    return ranking

@@ -22,15 +22,19 @@ n+3 known             ``known_cards``: cards known to be in another seat's hand 
 n+4 played            every card in this deal's public moves so far (played, trailed or captured, as seen)
 ====================  ==========================================================================================
 
-then ``trump`` one-hot (C, D, H, S, none), ``phase`` one-hot (:data:`PHASES`, then any other), the match score of
-each seat (raw points), the dealer one-hot, 1 if the observer is to act, the stock size, the deal index.
+then ``trump`` one-hot (C, D, H, S, none), ``phase`` one-hot (the game's phases as its ``GameInfo.phases`` lists
+them, then any other), the match score of each seat (raw points), the dealer one-hot, 1 if the observer is to act, the
+stock size, the deal index.
+
+What a game shows and when (cards played face down, face-up cards that change at any move or stop showing when
+played) is declared on its ``GameInfo`` and read from the registry.
 
 >>> import engine
 >>> state = engine.new_match("german_whist", seed=1)
->>> encoder = ObservationEncoder(2)
+>>> encoder = ObservationEncoder(2, "german_whist")
 >>> vector = encoder.encode(state.observation(0, history=True), 0, 0)
 >>> vector.shape, int(vector[:52].sum())
-((383,), 13)
+((379,), 13)
 >>> ActionCodec.for_game("tablanette").size, ActionCodec.for_game("german_whist").size
 (210, 56)
 """
@@ -47,20 +51,8 @@ from engine.cards import CARD_OF_CODE, CODES, NUM_CARDS, SUITS
 from engine.fishing import BEGIN, DONE, NEXT, TAKE, FishingState
 from engine.trickgame import FaceDownPlays, TrickGame
 
-PHASES = ("auction", "exchange", "declare", "play", "capture", "over")
 FACE_UP_KEYS = ("face_up", "turn_up", "bottom_card", "removed_card")
 CARD_MASK = (1 << 6) - 1
-# Games with cards played or laid face down, whose moves show a seat cards the others do not see (a first trick played
-# partly face down; Boonaken's discards, boonaken.md 6.1; Thunee's trump card laid face down, thunee.md 4.5).
-FACE_DOWN_GAMES = ("two_ten_jack", "boonaken", "thunee")
-# Those whose trump, face-up and known cards may change at any move (Thunee's trump turned up and its jodi cards
-# played, Boonaken's centre): the fast encoder reads them from the seat's observation (without history) at every one.
-SHOWN_EVERY_MOVE = ("boonaken", "thunee")
-# Those whose face-up or known cards stop showing when played (Two-Ten-Jack's cards drawn from the face-up stock;
-# Tablić's bottom card, shown until the dealer plays it): the fast encoder reads them again then.
-SHOWN_UNTIL_PLAYED = ("two_ten_jack", "tablanette", "tablic")
-# The fishing games the fast encoder serves: their face-up and known cards change only with the stock or when played.
-FAST_FISHING_GAMES = ("tablanette", "tablic")
 BULK_BITS = 16  # more changed entries than this are written with one numpy call, not one by one
 
 
@@ -128,12 +120,13 @@ def card_tokens(action: str) -> list[int]:
 
 
 class ObservationEncoder:
-    """The observation vector of one seat of an ``players``-player game (see the module's table)."""
+    """The observation vector of one seat of a ``players``-player match of ``game_id`` (see the module's table)."""
 
-    def __init__(self, players: int) -> None:
+    def __init__(self, players: int, game_id: str) -> None:
         self.players = players
+        self.phases = engine.game_info(game_id).phases
         self.planes = players + 5
-        self.scalars = len(SUITS) + 1 + len(PHASES) + 1 + 2 * players + 3
+        self.scalars = len(SUITS) + 1 + len(self.phases) + 1 + 2 * players + 3
         self.size = self.planes * NUM_CARDS + self.scalars
 
     def encode(self, observation: Mapping[str, Any], seat: int, deal_start: int) -> np.ndarray:
@@ -155,9 +148,9 @@ class ObservationEncoder:
         trump = observation.get("trump")
         vector[at + (SUITS.index(trump) if isinstance(trump, str) and trump in SUITS else len(SUITS))] = 1.0
         at += len(SUITS) + 1
-        phase = observation.get("phase")
-        vector[at + (PHASES.index(phase) if phase in PHASES else len(PHASES))] = 1.0
-        at += len(PHASES) + 1
+        phase, phases = observation.get("phase"), self.phases
+        vector[at + (phases.index(phase) if phase in phases else len(phases))] = 1.0
+        at += len(phases) + 1
         scores = observation["scores"]
         for k in range(n):
             vector[at + k] = scores[(seat + k) % n]
@@ -170,7 +163,7 @@ class ObservationEncoder:
         return vector
 
 
-class TrickEncoder:
+class IncrementalEncoder:
     """:class:`ObservationEncoder`'s vector for a trick game, kept up to date from the state's own hands and trick
     (masks) instead of building the observation dict at every move: the same vector (the tests compare the two at
     every move of every game it serves), several times faster.
@@ -184,10 +177,10 @@ class TrickEncoder:
     hook, where it has one, else from ``state.observation(seat)``). :meth:`new_match` starts over.
 
     Used for the trick games that show every move to every seat as it is stored (all but those that play face
-    down: :func:`trick_encoder` says which), and Tablanette and Tablić, whose table takes the trick's place."""
+    down: :func:`incremental_encoder` says which), and Tablanette and Tablić, whose table takes the trick's place."""
 
     def __init__(self, players: int, game: type[engine.State]) -> None:
-        self.reference = ObservationEncoder(players)
+        self.reference = ObservationEncoder(players, game.INFO.id)
         self.players = n = players
         self._fishing = issubclass(game, FishingState)  # a table plane and no trick; its action strings name cards
         self._stocked = self._fishing or game.STOCK_SHOWN is not None  # type: ignore[attr-defined]  # it deals a stock
@@ -200,15 +193,17 @@ class TrickEncoder:
                              [_mask_of(card_tokens(action), self._played_at) for action in strings])
         # The actions the other seats see without their cards (a card played face down, Boonaken's discards, Thunee's
         # trump card laid face down): only the actor's played plane shows them, the others' once the history does.
-        probe = engine.new_match(game.INFO.id, seed=0, players=players)
-        self._secret = frozenset(a for a, action in enumerate(strings)
-                                 if self._bit_of[a] and _hidden_from_others(probe, action))
+        self._secret = secret_actions(game.INFO.id, players) if game.INFO.face_down else frozenset()
         self._face_down_plays = issubclass(game, FaceDownPlays)  # its face-down trick cards show no card
-        self._shown_every_move = game.INFO.id in SHOWN_EVERY_MOVE
-        self._shown_until_played = game.INFO.id in SHOWN_UNTIL_PLAYED
+        # Face-up and known cards that change at any move (Thunee's trump turned up and its jodi cards played,
+        # Boonaken's centre) are read from the seat's observation (without history) at every one; those that stop
+        # showing when played (Two-Ten-Jack's face-up stock, Tablić's bottom card) again when one is played.
+        self._shown_every_move = game.INFO.shown_every_move
+        self._shown_until_played = game.INFO.shown_until_played
         self._trump_at = self.reference.planes * NUM_CARDS
         self._phase_at = self._trump_at + len(SUITS) + 1
-        self._scores_at = self._phase_at + len(PHASES) + 1
+        self._phases = self.reference.phases
+        self._scores_at = self._phase_at + len(self._phases) + 1
         self._dealer_at = self._scores_at + n
         self._to_act_at = self._dealer_at + n
         self._to_act_bit = 1 << self._to_act_at
@@ -344,7 +339,8 @@ class TrickEncoder:
         if self._deal_seen[seat] != self._deal_epoch:
             self._deal_seen[seat] = self._deal_epoch
             trump = len(SUITS) if self._fishing else state.trump  # suits 0..3, NO_TRUMP (4) is "none"
-            phase = PHASES.index(state.phase) if state.phase in PHASES else len(PHASES)
+            phases = self._phases
+            phase = phases.index(state.phase) if state.phase in phases else len(phases)
             self._deal_bits[seat] = (1 << (self._trump_at + trump) | 1 << (self._phase_at + phase)
                                      | 1 << (self._dealer_at + (state.dealer - seat) % self.players))
             view[self._to_act_at + 2] = state.deal_index
@@ -382,12 +378,21 @@ class _NamedCards(dict[int, int]):
         return mask
 
 
-def trick_encoder(game_id: str, players: int) -> TrickEncoder | None:
+def incremental_encoder(game_id: str, players: int) -> IncrementalEncoder | None:
     """The fast encoder of a trick game, Tablanette or Tablić, or None (use the reference)."""
     game = engine.game_class(game_id)
-    if not (issubclass(game, TrickGame) or game_id in FAST_FISHING_GAMES):
+    if not issubclass(game, (TrickGame, FishingState)):
         return None
-    return TrickEncoder(players, game)
+    return IncrementalEncoder(players, game)
+
+
+def secret_actions(game_id: str, players: int) -> frozenset[int]:
+    """The action ids of a trick game whose cards the other seats do not see (a card played face down, Boonaken's
+    discards, Thunee's trump card laid face down): a game has some exactly when its ``GameInfo.face_down`` says so."""
+    probe = engine.new_match(game_id, seed=0, players=players)
+    strings = probe.ACTIONS.strings  # type: ignore[attr-defined]
+    return frozenset(a for a, action in enumerate(strings)
+                     if card_tokens(action) and _hidden_from_others(probe, action))
 
 
 def _hidden_from_others(state: Any, action: str) -> bool:

@@ -66,7 +66,7 @@ class DealSpec:
         self.seed = seed
         self.deck_cards = sorted(probe._deck_cards())
         self.codec = ActionCodec.for_game(game_id)
-        self.encoder = ObservationEncoder(self.players)
+        self.encoder = ObservationEncoder(self.players, game_id)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> DealSpec:
         return self  # shared by the states (OpenSpiel clones a Python state by deep copy), never changed

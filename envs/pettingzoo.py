@@ -14,7 +14,7 @@ last seed started. ``render()`` returns the table as text (``render_mode="ansi"`
 (True, 56)
 >>> observation, reward, terminated, truncated, info = env.last()
 >>> observation["observation"].shape, int(observation["action_mask"].sum()) == len(env.state.legal_actions())
-((383,), True)
+((379,), True)
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pettingzoo import AECEnv
 import engine
 from engine.rng import Rng, fresh_seed
 
-from .encoding import ActionCodec, ObservationEncoder, trick_encoder
+from .encoding import ActionCodec, ObservationEncoder, incremental_encoder
 from .text import render_text
 
 RENDER_MODES = ("ansi", "human")
@@ -52,8 +52,8 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self.game_options = dict(options or {})
         self.render_mode = render_mode
         self.codec = ActionCodec.for_game(game)
-        self.encoder = ObservationEncoder(self.n)
-        self.fast = trick_encoder(game, self.n)  # the same vector, faster, where the game allows
+        self.encoder = ObservationEncoder(self.n, game)
+        self.fast = incremental_encoder(game, self.n)  # the same vector, faster, where the game allows
         self.possible_agents = [f"player_{seat}" for seat in range(self.n)]
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.metadata = {**self.metadata, "name": f"cardtable_{game}_{self.n}p_v0"}

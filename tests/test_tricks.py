@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from engine.cards import CODES, SUIT, SUIT_MASK, cards_in, codes_of, mask_of, parse_card, parse_cards
 from engine.dealing import deal_rounds
 from engine.errors import PositionError
-from engine.scoring import TrickBonus, highest_once_target_reached, point_table, ranks_mask
+from engine.games.tres.rules import TrickBonus, ranks_mask, second_card_mask
+from engine.scoring import highest_once_target_reached, point_table
 from engine.tricks import (
     CLUBS,
     DIAMONDS,
@@ -29,7 +30,6 @@ from engine.tricks import (
     draw_in_turn,
     gather_tricks,
     legal_mask,
-    second_card_mask,
     trick_winner,
 )
 

@@ -11,15 +11,7 @@ A label names a policy and its parameters (``greedy:epsilon=0.2``); see :mod:`en
 
 from __future__ import annotations
 
-from . import fishing as _fishing  # noqa: F401  (registers the fishing games' greedy)
-from . import greedy_boonaken as _greedy_boonaken  # noqa: F401  (registers Boonaken's greedy)
-from . import greedy_botifarra as _greedy_botifarra  # noqa: F401  (registers Botifarra's greedy)
-from . import greedy_thunee as _greedy_thunee  # noqa: F401  (registers Thunee's greedy)
-from . import greedy_trappola as _greedy_trappola  # noqa: F401  (registers Trappola's greedy)
-from . import greedy_tres as _greedy_tres  # noqa: F401  (registers Très' greedy)
-from . import greedy_tricks as _greedy_tricks  # noqa: F401  (registers the trick games' greedy)
-from . import greedy_two_ten_jack as _greedy_two_ten_jack  # noqa: F401  (registers Two-Ten-Jack's greedy)
-from .greedy import GreedyPolicy, greedy_games, register_greedy
+from .greedy import GreedyPolicy, greedy_games, load_game_greedies, register_greedy
 from .plugins import ENTRY_POINT_GROUP, load_policy, policy_sources
 from .policy import IllegalPolicyAction, Policy, RandomPolicy
 from .registry import (
@@ -63,3 +55,5 @@ __all__ = [
     "register_greedy",
     "seat_observer",
 ]
+
+load_game_greedies()  # every game's own greedy, found through the registry (after this package's names exist)

@@ -39,7 +39,7 @@ from ..fishing import (
     turn_values,
 )
 from ..registry import game_class
-from .greedy import SortKey, register_greedy
+from .greedy import SortKey
 from .policy import Observation
 
 SEARCH_NODES = 400  # steps searched per legal action: enough for every turn on a table of ordinary size
@@ -108,7 +108,6 @@ def _key(rater: _Rater, action: str, turn: Mapping[str, Any] | None) -> SortKey:
     return rater.turn_key(card, _mask(taken.split(",")) if taken else 0)
 
 
-@register_greedy("tablanette", "tablic")
 def rank_fishing_actions(observation: Observation) -> list[SortKey]:
     rater = _Rater(observation)
     turn = observation.get("turn")

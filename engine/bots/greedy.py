@@ -1,8 +1,10 @@
 """``greedy``: a one-move heuristic per game family, looked up in a per-game registry.
 
-A game family contributes a *ranker*: a function of the observation that returns one sort key per legal action
-(higher is better). The policy plays an action with the highest key and breaks ties with its own RNG. Fishing games
-register theirs in :mod:`engine.bots.fishing`; trick-taking games add their own module the same way.
+A game contributes a *ranker*: a function of the observation that returns one sort key per legal action (higher is
+better). The policy plays an action with the highest key and breaks ties with its own RNG. Each game registers its
+ranker in its own package's ``greedy`` module (``engine/games/<game>/greedy.py``), which :func:`load_game_greedies`
+finds through the game registry; games of one family share one ranker (the fishing games' in
+:mod:`engine.bots.fishing`).
 
 Its one parameter, ``epsilon``, is the probability of playing a uniformly random legal action instead (an
 epsilon-greedy player). The coin is tossed only when there is a choice: a 53-bit draw ``u`` of the policy's RNG
@@ -17,10 +19,12 @@ True
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..options import Option
+from ..registry import game_package, list_games
 from .policy import Observation, Observe, Policy
 from .view import SeatObserver
 
@@ -38,7 +42,7 @@ _STATE_RANKERS: dict[str, StateRanker] = {}
 
 
 def register_greedy(*game_ids: str) -> Callable[[Ranker], Ranker]:
-    """Decorator: ``@register_greedy("tablanette", "tablic")`` makes the ranker the greedy heuristic of those games."""
+    """Decorator: ``@register_greedy("tres")`` in ``engine/games/tres/greedy.py`` makes the ranker Très' greedy."""
 
     def register(ranker: Ranker) -> Ranker:
         for game_id in game_ids:
@@ -63,6 +67,18 @@ def register_state_ranker(*game_ids: str) -> Callable[[StateRanker], StateRanker
 def state_ranker(game_id: str) -> StateRanker | None:
     """The state ranker registered for ``game_id`` (None if it has none)."""
     return _STATE_RANKERS.get(game_id)
+
+
+def load_game_greedies() -> None:
+    """Import each registered game's ``greedy`` module (``<its package>.greedy``, if it has one), which registers its
+    rankers."""
+    for game_id in list_games():
+        module = f"{game_package(game_id)}.greedy"
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
 
 
 def greedy_games() -> list[str]:

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("pettingzoo")
 pytest.importorskip("pyspiel")
 
+import engine  # noqa: E402
 from envs.encoding import ObservationEncoder  # noqa: E402
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "environments.md"
@@ -26,6 +27,9 @@ def test_the_examples_run(capsys) -> None:
 
 
 def test_the_documented_size_is_the_encoders() -> None:
-    assert "`52 * (n + 5) + 2 * n + 15`: 383 for two players, 491 for four" in DOC.read_text()
-    assert [ObservationEncoder(n).size for n in (2, 4)] == [383, 491]
-    assert all(ObservationEncoder(n).size == 52 * (n + 5) + 2 * n + 15 for n in range(2, 8))
+    assert ("`52 * (n + 5) + 2 * n + 9 + p`, p the game's phases: 379 for two players of German Whist, 488 for four "
+            "of Belote") in DOC.read_text()
+    assert [ObservationEncoder(2, "german_whist").size, ObservationEncoder(4, "belote").size] == [379, 488]
+    for game in engine.list_games():
+        phases = len(engine.game_info(game).phases)
+        assert all(ObservationEncoder(n, game).size == 52 * (n + 5) + 2 * n + 9 + phases for n in range(2, 8))

@@ -15,8 +15,9 @@ from engine.rng import Rng
 pytest.importorskip("pettingzoo")
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
+from engine.fishing import FishingState  # noqa: E402
 from engine.trickgame import TrickGame  # noqa: E402
-from envs.encoding import FACE_DOWN_GAMES, FAST_FISHING_GAMES, ActionCodec, trick_encoder  # noqa: E402
+from envs.encoding import ActionCodec, incremental_encoder, secret_actions  # noqa: E402
 from envs.pettingzoo import CardtableEnv  # noqa: E402
 
 CASES = [(game, players) for game in engine.list_games() for players in engine.game_info(game).player_counts]
@@ -67,7 +68,7 @@ def test_the_mask_and_the_encoding_say_what_the_seat_may_know(game: str, players
         for other, code in view.get("trick", ()):
             if code in CARD_OF_CODE:
                 assert vector[52 * (1 + (other - seat) % players) + CARD_OF_CODE[code]] == 1
-        at = 52 * (players + 5) + 5 + 7
+        at = 52 * (players + 5) + 5 + len(engine.game_info(game).phases) + 1  # past the planes, trump and phase
         assert list(vector[at:at + players]) == [view["scores"][(seat + k) % players] for k in range(players)]
 
     _play(env, 3, check)
@@ -162,14 +163,22 @@ def test_every_legal_action_has_its_own_index(game: str) -> None:
             state.apply_id(rng.choice(legal))
 
 
-FAST_CASES = [case for case in CASES if trick_encoder(*case) is not None]
+FAST_CASES = [case for case in CASES if incremental_encoder(*case) is not None]
 
 
 def test_every_trick_game_and_the_fishing_games_have_the_fast_encoding() -> None:
     trick_games = {game for game in engine.list_games() if issubclass(engine.game_class(game), TrickGame)}
-    assert {game for game, _ in FAST_CASES} == trick_games | set(FAST_FISHING_GAMES)
-    assert FAST_FISHING_GAMES == ("tablanette", "tablic")
-    assert set(FACE_DOWN_GAMES) <= trick_games and FACE_DOWN_GAMES == ("two_ten_jack", "boonaken", "thunee")
+    fishing_games = {game for game in engine.list_games() if issubclass(engine.game_class(game), FishingState)}
+    assert {game for game, _ in FAST_CASES} == trick_games | fishing_games
+    assert fishing_games == {"tablanette", "tablic"}
+
+
+@pytest.mark.parametrize("game", [g for g in engine.list_games() if issubclass(engine.game_class(g), TrickGame)])
+def test_a_game_declares_face_down_moves_exactly_when_it_has_them(game: str) -> None:
+    info = engine.game_info(game)
+    assert info.face_down == any(secret_actions(game, n) for n in info.player_counts)
+    face_down = {g for g in engine.list_games() if engine.game_info(g).face_down}
+    assert face_down == {"two_ten_jack", "boonaken", "thunee"}
 
 
 @pytest.mark.parametrize(("game", "players", "options"), [(*case, {}) for case in FAST_CASES] + [

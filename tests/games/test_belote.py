@@ -13,8 +13,9 @@ from trick_positions import deck_dealing, documented_example, fill_play, first_a
 
 import engine
 from engine.cards import CODES, make_deck, mask_of, parse_cards
-from engine.declarations import Meld, melds
+from engine.declarations import Meld
 from engine.games.belote import CARRE_VALUES, meld_key, three_player_points, two_side_points
+from engine.games.belote.rules import melds
 from engine.games.belote_family import NATURAL_ORDER
 from engine.rng import Rng
 from engine.tricks import HEARTS, cut

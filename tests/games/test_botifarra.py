@@ -11,8 +11,8 @@ from engine.auction import DoublingRounds, TrumpChoice
 from engine.bots import make_policy
 from engine.cards import CODES, SUIT, mask_of, parse_card, parse_cards
 from engine.games.botifarra import DECK, PAIRINGS, PLAY_RULES, POINTS, RANKING
+from engine.games.botifarra.rules import over_half
 from engine.rng import Rng
-from engine.scoring import over_half
 from engine.tricks import HEARTS, NO_TRUMP, trick_winner
 
 GAME = "botifarra"

@@ -235,6 +235,15 @@ def test_7_4b_with_all_tricks_per_trick_the_higher_total_wins_instead_of_raising
     assert state.scores == [55, 52] and not state.is_terminal and state.to_position()["target"] == 60
 
 
+def test_asking_whether_the_match_is_won_changes_nothing():
+    """7.4b's raise of the target belongs to the deal's scoring: the match-end check only reads the state."""
+    state = new(target_score=50)
+    state.side_scores = [60, 59]  # both over the target in force
+    before = state.to_position()
+    assert [state._match_winners(), state._match_winners()] == [None, None]
+    assert state.to_position() == before and before["target"] == 50
+
+
 def test_7_4b_with_all_tricks_per_trick_equal_totals_over_the_target_play_another_deal():
     state = _last_trick([6, 7], [6, 6], scores=(40, 40), target_score=50, score_all_tricks=True)
     assert state.scores == [53, 53] and not state.is_terminal and state.deal_index == 1

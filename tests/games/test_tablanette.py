@@ -8,7 +8,8 @@ from fishing_text import Dealt, Rules, check_first_dealer_and_deck, deal_hands, 
 
 import engine
 from engine.cards import CODES, mask_of, parse_card, parse_cards
-from engine.fishing import CARD_POINTS, CaptureRules, sweep_value
+from engine.fishing import CARD_POINTS, CaptureRules
+from engine.games.tablanette.rules import sweep_value
 
 GAME = "tablanette"
 

@@ -9,11 +9,10 @@ import pytest
 from rules_text import play_checked
 
 import engine
-from engine.auction import RaiseForRight
 from engine.cards import SUIT, parse_card, parse_cards
-from engine.declarations import marriages
 from engine.errors import IllegalAction, PositionError
 from engine.games.thunee import CALLS, CARD_POINTS, JODI, POINTS, RANKINGS, Thunee, hand_points
+from engine.games.thunee.rules import RaiseForRight, marriages
 from engine.rng import Rng
 from engine.tricks import NO_TRUMP, trick_winner
 

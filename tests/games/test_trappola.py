@@ -10,8 +10,8 @@ from trick_positions import documented_example
 
 import engine
 from engine.cards import CODES, parse_card, parse_cards
-from engine.declarations import hidden_set_ranks, rank_sets
 from engine.games.trappola import DECK, POINTS, RANKING, SET_VALUES
+from engine.games.trappola.rules import hidden_set_ranks, rank_sets
 from engine.rng import Rng
 from engine.tricks import NO_TRUMP, trick_winner
 
@@ -566,7 +566,7 @@ def test_declarations_are_listed_in_the_order_made() -> None:
         engine.from_position(GAME, position)
 
 
-# ---- greedy (engine/bots/greedy_trappola.py) ------------------------------------------------------------------------
+# ---- greedy (engine/games/trappola/greedy.py) ------------------------------------------------------------------------
 
 
 def _greedy(**obs) -> str:

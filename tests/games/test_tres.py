@@ -15,8 +15,8 @@ from rules_text import play_checked
 import engine
 from engine.cards import CODES, parse_card, parse_cards
 from engine.games.tres import BONUS, RANKING, TRICKS_PER_DEAL
+from engine.games.tres.rules import TrickBonus, ranks_mask
 from engine.rng import Rng
-from engine.scoring import TrickBonus, ranks_mask
 from engine.tricks import suit_of_code, trick_winner
 
 GAME = "tres"
@@ -485,7 +485,7 @@ def test_game_length_bounds_a_match_to_a_target():
     assert max(state.scores) >= 170 and len(state.deal_results) <= engine.game_length(GAME, 2, state.options).deals
 
 
-# ---- greedy (engine/bots/greedy_tres.py) ------------------------------------------------------------------------
+# ---- greedy (engine/games/tres/greedy.py) ------------------------------------------------------------------------
 
 
 def _obs(hand: list[str], trick: list[list], tricks: list | None = None, **options) -> dict:
@@ -495,7 +495,7 @@ def _obs(hand: list[str], trick: list[list], tricks: list | None = None, **optio
 
 
 def _best(obs: dict) -> str:
-    from engine.bots.greedy_tres import rank_tres
+    from engine.games.tres.greedy import rank_tres
     keys = rank_tres(obs)
     return obs["legal_actions"][keys.index(max(keys))]
 

@@ -416,7 +416,7 @@ def test_a_position_with_a_face_down_card_round_trips_and_is_checked() -> None:
         engine.from_position(GAME, {**p, "scores": [1, 0]})
 
 
-# ---- greedy (engine/bots/greedy_two_ten_jack.py) -----------------------------------------------------------------
+# ---- greedy (engine/games/two_ten_jack/greedy.py) -----------------------------------------------------------------
 
 def _greedy(legal: list[str], trick: list, trump: str = "C", tricks_played: int = 3, players: int = 2) -> str:
     obs = {"game": GAME, "players": players, "trump": trump, "trick": trick, "tricks_played": tricks_played,

@@ -23,7 +23,7 @@ from services.web.frames import replay_frames
 BIG_SEED = 3331525659724964719  # above 2**53: a JSON number would reach the page as 3331525659724965000
 SEEDS = range(1, 61)  # the deals looked through for each game's phases and calls, with each of BOTS
 BOTS = ("random", "greedy")  # random bots call what greedy ones never would, and greedy ones what random rarely reach
-PLAIN_PHASES = {"play", "over"}
+PLAIN_PHASES = {"play", "capture", "over"}  # a fishing game's capture is its card play, not a call
 # What must never show where the page means words. A raw internal key is an engine identifier shown as it is: a
 # snake_case name (``declaration_points``) or a colon-joined code (``sequence:4:TS``, ``bid:140:C``, ``Seat 1:x``
 # glued), or a move's code where its words belong ("declared declare"). The rules' notation of a move is no raw

@@ -18,17 +18,18 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..auction import DELEGATE, NO_TRUMP_WORD, PASS, DoublingRounds, TrumpChoice, replay_auction
-from ..cards import BIT, SUIT, SUIT_MASK, SUITS, make_deck
-from ..clone import LIST, OBJECT
-from ..dealing import deal_round, draw_by_suit
-from ..errors import PositionError
-from ..options import Option
-from ..registry import register
-from ..scoring import highest_once_target_reached, leaders, over_half, point_table
-from ..state import GameInfo, GameLength, match_length
-from ..trickgame import TrickGame, TrickRules
-from ..tricks import NO_TRUMP, CardActions, MustWinRule, Ranking
+from ...auction import DELEGATE, NO_TRUMP_WORD, PASS, DoublingRounds, TrumpChoice, replay_auction
+from ...cards import BIT, SUIT, SUIT_MASK, SUITS, make_deck
+from ...clone import LIST, OBJECT
+from ...dealing import deal_round
+from ...errors import PositionError
+from ...options import Option
+from ...registry import register
+from ...scoring import highest_once_target_reached, leaders, point_table
+from ...state import GameInfo, GameLength, match_length
+from ...trickgame import TrickGame, TrickRules
+from ...tricks import NO_TRUMP, CardActions, Ranking
+from .rules import MustWinRule, draw_by_suit, over_half
 
 DECK = tuple(make_deck("23456789JQKA"))  # 1.3: the four tens removed
 RANKING = Ranking("9AKQJ8765432")  # 2.1: the same order in every suit, trump included

@@ -20,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..cards import CARD_OF_CODE, RANK_CHAR, SUIT, SUITS
-from ..games.botifarra import DECK, POINTS, RANKING
-from ..tricks import NO_TRUMP, beats
-from .greedy import SortKey, register_greedy
-from .policy import Observation
+from ...bots.greedy import SortKey, register_greedy
+from ...bots.policy import Observation
+from ...cards import CARD_OF_CODE, RANK_CHAR, SUIT, SUITS
+from ...tricks import NO_TRUMP, beats
+from . import DECK, POINTS, RANKING
 
 PLAIN_POINTS = POINTS[NO_TRUMP]
 NAME_SUIT_AT = 5  # the dealer names a suit he holds this many cards of (else delegates)

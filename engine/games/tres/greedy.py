@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..cards import BIT, CARD_OF_CODE, SUIT, SUIT_MASK, cards_in, mask_of
-from ..games.tres import BONUS, DECKS, RANKING
-from ..scoring import ranks_mask
-from ..tricks import beats, second_card_mask, suit_of_code
-from .greedy import SortKey, register_greedy
-from .policy import Observation
+from ...bots.greedy import SortKey, register_greedy
+from ...bots.policy import Observation
+from ...cards import BIT, CARD_OF_CODE, SUIT, SUIT_MASK, cards_in, mask_of
+from ...tricks import beats, suit_of_code
+from . import BONUS, DECKS, RANKING
+from .rules import ranks_mask, second_card_mask
 
 LOW = ranks_mask("234")
 

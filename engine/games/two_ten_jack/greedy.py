@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..cards import CARD_OF_CODE, SUIT, SUITS
-from ..games.two_ten_jack import ALMIGHTY, CARDS, RANKING, SPECIALS
-from ..trickgame import FACEDOWN
-from ..tricks import special_trick_winner
-from .greedy import SortKey, register_greedy
-from .policy import Observation
+from ...bots.greedy import SortKey, register_greedy
+from ...bots.policy import Observation
+from ...cards import CARD_OF_CODE, SUIT, SUITS
+from ...trickgame import FACEDOWN
+from ...tricks import special_trick_winner
+from . import ALMIGHTY, CARDS, RANKING, SPECIALS
 
 POINTS = CARDS.points
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..cards import CODES, RANK
-from ..dealing import deal_round, draw_for_dealer, seats_from
-from ..errors import PositionError
-from ..fishing import ACE, DECISIONS_PER_DEAL, MAX_GROUP_CARDS, CaptureRules, FishingState, capture_value
-from ..options import Option
-from ..registry import register
-from ..scoring import highest_once_target_reached
-from ..state import GameInfo, GameLength, match_length
+from ...cards import CODES, RANK
+from ...dealing import deal_round, draw_for_dealer, seats_from
+from ...errors import PositionError
+from ...fishing import ACE, DECISIONS_PER_DEAL, MAX_GROUP_CARDS, CaptureRules, FishingState, capture_value
+from ...options import Option
+from ...registry import register
+from ...scoring import highest_once_target_reached
+from ...state import GameInfo, GameLength, match_length
 
 OPTIONS = (
     Option("first_dealer_draw", str, "high", "drawing for the first deal: high card deals (ace 11: 2 < ... < T < A "
@@ -45,6 +45,7 @@ class Tablic(FishingState):
         default_players=2,
         options=OPTIONS,
         summary="Fishing game: capture by rank or by sums, jack worth 12, capturing is optional, tablas score 1.",
+        shown_until_played=True,
     )
     SWEEP_COUNTER = "tablas"
 

@@ -15,17 +15,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..auction import LegalWordIds, TakeRounds, replay_auction
-from ..cards import BIT, CODES, RANKS, SUIT, SUITS, mask_of
-from ..dealing import deal_masks
-from ..declarations import Meld, MeldDeclaring
-from ..errors import PositionError
-from ..options import Option
-from ..registry import register
-from ..scoring import highest_once_target_reached, three_player_points, two_side_points
-from ..state import GameInfo, GameLength, match_length, position_count
-from ..tricks import NO_TRUMP, gather_tricks
-from .belote_family import NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
+from ...auction import LegalWordIds, TakeRounds, replay_auction
+from ...cards import BIT, CODES, RANKS, SUIT, SUITS, mask_of
+from ...dealing import deal_masks
+from ...declarations import Meld
+from ...errors import PositionError
+from ...options import Option
+from ...registry import register
+from ...scoring import highest_once_target_reached
+from ...state import GameInfo, GameLength, match_length, position_count
+from ...tricks import NO_TRUMP, gather_tricks
+from ..belote_family import NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
+from .rules import MeldDeclaring, three_player_points, two_side_points
 
 CARRE_VALUES = {"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100}  # 6.1
 CAPOT_BONUS = 90  # 7.2: 162 becomes 252

@@ -21,20 +21,20 @@ from itertools import combinations
 from math import comb
 from typing import Any
 
-from ..auction import PASS, OutbidAuction, OutbidLadder, replay_auction
-from ..cards import BIT, CODES, SUIT, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
-from ..clone import LIST, OBJECT, SHARED
-from ..dealing import deal_round
-from ..declarations import carres, sequences
-from ..determinize import Slot, in_deck_order, relabel_mask, relabeling
-from ..errors import PositionError
-from ..options import Option
-from ..registry import register
-from ..rng import Rng
-from ..scoring import point_table
-from ..state import GameInfo, GameLength, match_length, position_count, position_seat
-from ..trickgame import TrickGame, TrickRules, position_hand
-from ..tricks import NO_TRUMP, CardActions, FollowRule, Ranking, legal_mask, suit_of_code
+from ...auction import PASS, OutbidAuction, OutbidLadder, replay_auction
+from ...cards import BIT, CODES, SUIT, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
+from ...clone import LIST, OBJECT, SHARED
+from ...dealing import deal_round
+from ...declarations import carres, sequences
+from ...determinize import Slot, in_deck_order, relabel_mask, relabeling
+from ...errors import PositionError
+from ...options import Option
+from ...registry import register
+from ...rng import Rng
+from ...scoring import point_table
+from ...state import GameInfo, GameLength, match_length, position_count, position_seat
+from ...trickgame import TrickGame, TrickRules, position_hand
+from ...tricks import NO_TRUMP, CardActions, FollowRule, Ranking, legal_mask, suit_of_code
 
 DECK = tuple(make_deck("789TJQKA"))  # 1.3
 NATURAL_ORDER = "AKQJT987"  # 3.1: sequences, also in trumps
@@ -199,6 +199,7 @@ class Boonaken(TrickGame):
         options=OPTIONS,
         summary="Dutch Jass-family game, each for himself: bid points, misère, zwabber or boonaak; two marks decide.",
         deck_size=len(DECK),
+        face_down=True, shown_every_move=True,
     )
 
     minus: list[int]  # per seat, its - marks (its score is its + marks less its - marks)

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..cards import CARD_OF_CODE, RANK, SUIT
-from ..declarations import RANK_MASK
-from ..games.trappola import DECK, POINTS, RANKING, SET_VALUES, TRICKS
-from ..tricks import NO_TRUMP
-from .greedy import SortKey, register_greedy
-from .policy import Observation
+from ...bots.greedy import SortKey, register_greedy
+from ...bots.policy import Observation
+from ...cards import CARD_OF_CODE, RANK, SUIT
+from ...declarations import RANK_MASK
+from ...tricks import NO_TRUMP
+from . import DECK, POINTS, RANKING, SET_VALUES, TRICKS
 
 POWER = RANKING.power[NO_TRUMP]
 VALUE = POINTS[NO_TRUMP]

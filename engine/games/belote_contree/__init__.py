@@ -16,17 +16,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..auction import BidLadder, Contract, ContractAuction, LegalWordIds, replay_auction
-from ..cards import SUITS, cards_in
-from ..clone import LIST
-from ..dealing import deal_masks
-from ..errors import PositionError
-from ..options import Option
-from ..registry import register
-from ..scoring import PileValues, highest_once_target_reached, single_leader
-from ..state import GameInfo, GameLength, match_length, position_list, position_seat
-from ..tricks import NO_TRUMP, gather_tricks
-from .belote_family import BELOTE_POINTS, KQ_MASK, LAST_TRICK, POINTS, TRICKS, BelotePlay, belote_actions
+from ...auction import BidLadder, Contract, ContractAuction, LegalWordIds, replay_auction
+from ...cards import SUITS, cards_in
+from ...clone import LIST
+from ...dealing import deal_masks
+from ...errors import PositionError
+from ...options import Option
+from ...registry import register
+from ...scoring import PileValues, highest_once_target_reached, single_leader
+from ...state import GameInfo, GameLength, match_length, position_list, position_seat
+from ...tricks import NO_TRUMP, gather_tricks
+from ..belote_family import BELOTE_POINTS, KQ_MASK, LAST_TRICK, POINTS, TRICKS, BelotePlay, belote_actions
 
 NUMERIC_BIDS = (160, 170, 180)
 LADDERS = {top: BidLadder(values=tuple(range(80, top + 1, 10))) for top in NUMERIC_BIDS}

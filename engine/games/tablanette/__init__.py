@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..cards import BIT, CODES, RANK, cards_in, mask_of
-from ..dealing import deal_round, draw_for_dealer, seats_from
-from ..fishing import ACE, DECISIONS_PER_DEAL, JACK, MAX_GROUP_CARDS, CaptureRules, FishingState, sweep_value
-from ..options import Option
-from ..registry import register
-from ..state import GameInfo, GameLength, match_length
+from ...cards import BIT, CODES, RANK, cards_in, mask_of
+from ...dealing import deal_round, draw_for_dealer, seats_from
+from ...fishing import ACE, DECISIONS_PER_DEAL, JACK, MAX_GROUP_CARDS, CaptureRules, FishingState
+from ...options import Option
+from ...registry import register
+from ...state import GameInfo, GameLength, match_length
+from .rules import sweep_value
 
 # §3.1: low draw ranks A < 2 < ... < K; high draw ranks 2 < ... < K < A.
 _LOW_DRAW = tuple(-1 if r == ACE else r for r in range(13))
@@ -54,6 +55,7 @@ class Tablanette(FishingState):
         default_players=2,
         options=OPTIONS,
         summary="Fishing game: capture by rank or by sums, jacks take all, tablanettes score the cards' values.",
+        shown_until_played=True,
     )
     SWEEP_COUNTER = "tablanettes"
 

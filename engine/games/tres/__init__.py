@@ -15,15 +15,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..cards import SUIT, SUIT_MASK, make_deck, parse_card
-from ..clone import LIST
-from ..dealing import deal_round
-from ..options import Option
-from ..registry import register
-from ..scoring import TrickBonus, deals_to_target, ranks_mask, target_or_deals
-from ..state import GameInfo, GameLength, match_length
-from ..trickgame import TrickGame, TrickRules
-from ..tricks import CardActions, Ranking, second_card_mask, suit_of_code
+from ...cards import SUIT, SUIT_MASK, make_deck, parse_card
+from ...clone import LIST
+from ...dealing import deal_round
+from ...options import Option
+from ...registry import register
+from ...scoring import deals_to_target, target_or_deals
+from ...state import GameInfo, GameLength, match_length
+from ...trickgame import TrickGame, TrickRules
+from ...tricks import CardActions, Ranking, suit_of_code
+from .rules import TrickBonus, ranks_mask, second_card_mask
 
 RANKING = Ranking("AKQJT98765432")  # 2.1: the same order in every suit, trump included
 TRICKS_PER_DEAL = 17  # 5.1: 26 + 25 = 51 cards in tricks of three

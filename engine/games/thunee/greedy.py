@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..cards import CARD_OF_CODE, SUIT, SUITS
-from ..games.thunee import CARD_POINTS, RANKINGS
-from ..tricks import NO_TRUMP, beats
-from .greedy import SortKey, register_greedy
-from .policy import Observation
+from ...bots.greedy import SortKey, register_greedy
+from ...bots.policy import Observation
+from ...cards import CARD_OF_CODE, SUIT, SUITS
+from ...tricks import NO_TRUMP, beats
+from . import CARD_POINTS, RANKINGS
 
 PASSING = {"pass": 1, "keep": 0, "redeal": 2, "mooney": 3, "trip": 0, "thunee": 0, "royals": 0, "double": 0,
            "kanak": -1}

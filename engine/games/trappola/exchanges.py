@@ -15,15 +15,15 @@ the hooks the class's docstring names.
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from .cards import cards_in, codes_of, mask_of
-from .clone import LIST, ROWS
-from .errors import PositionError
-from .state import position_list, position_moves
-from .trickgame import TrickGame
-from .tricks import position_cards
+from ...cards import cards_in, codes_of, mask_of
+from ...clone import LIST, ROWS
+from ...errors import PositionError
+from ...state import position_list, position_seat
+from ...trickgame import TrickGame
+from ...tricks import position_cards
 
 EXCHANGE_WORDS = ("keep", "redeal")  # a seat's decisions in the exchanges
 
@@ -125,3 +125,17 @@ class HandExchanges(TrickGame):
             raise PositionError("phase must be 'exchange' and no card played while a seat may still exchange")
         if p["current_player"] != exchanging:
             raise PositionError(f"current_player must be {exchanging}, the seat to exchange")
+
+
+def position_moves(value: object, key: str, n: int, words: Sequence[str]) -> list[tuple[int, str]]:
+    """A position's ``[[seat, word], ...]`` (each word one of ``words``) as pairs, else PositionError naming ``key``.
+
+    >>> position_moves([[0, "keep"]], "exchanges", 2, ("keep", "redeal"))
+    [(0, 'keep')]
+    """
+    pairs = []
+    for item in position_list(value, key):
+        if not (isinstance(item, list) and len(item) == 2 and item[1] in words):
+            raise PositionError(f"{key} holds [seat, word] pairs, each word one of {list(words)}, got {item!r}")
+        pairs.append((position_seat(item[0], f"{key}: a seat", n), item[1]))
+    return pairs

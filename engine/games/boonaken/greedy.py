@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..cards import CARD_OF_CODE, SUIT, SUITS, parse_cards
-from ..games.boonaken import POINTS, RANKING, roem_of
-from ..tricks import NO_TRUMP, beats
-from .greedy import SortKey, register_greedy
-from .policy import Observation
+from ...bots.greedy import SortKey, register_greedy
+from ...bots.policy import Observation
+from ...cards import CARD_OF_CODE, SUIT, SUITS, parse_cards
+from ...tricks import NO_TRUMP, beats
+from . import POINTS, RANKING, roem_of
 
 TOP_TRUMPS = "J9AK"  # trumps that usually win their trick
 CAPTURE = 4  # about what each other player's card in a won trick is worth

@@ -20,20 +20,20 @@ from functools import cache
 from operator import mod
 from typing import Any
 
-from ..auction import PASS, RaiseForRight
-from ..cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
-from ..clone import LIST, OBJECT, SHARED
-from ..dealing import deal_round, seats_from
-from ..declarations import Marriage, marriages
-from ..determinize import Slot, in_deck_order, redeal_consistent, relabeling
-from ..errors import PositionError
-from ..options import Option
-from ..registry import register
-from ..rng import GOLDEN, MASK64, THRESHOLDS, Rng, outputs
-from ..scoring import PlusMinusCards, point_table, sides_at_or_over
-from ..state import Chooser, GameInfo, GameLength, match_length
-from ..trickgame import TrickGame, TrickRules, same_json
-from ..tricks import NO_TRUMP, CardActions, Ranking, cut, tiered_ranking
+from ...auction import PASS
+from ...cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
+from ...clone import LIST, OBJECT, SHARED
+from ...dealing import deal_round, seats_from
+from ...determinize import Slot, in_deck_order, redeal_consistent, relabeling
+from ...errors import PositionError
+from ...options import Option
+from ...registry import register
+from ...rng import GOLDEN, MASK64, THRESHOLDS, Rng, outputs
+from ...scoring import PlusMinusCards, point_table, sides_at_or_over
+from ...state import Chooser, GameInfo, GameLength, match_length
+from ...trickgame import TrickGame, TrickRules, same_json
+from ...tricks import NO_TRUMP, CardActions, Ranking, cut
+from .rules import Marriage, RaiseForRight, marriages, tiered_ranking
 
 DECK = tuple(make_deck("9TJQKA"))  # 1.3
 RANKINGS = {
@@ -144,6 +144,7 @@ class Thunee(TrickGame):
         summary="South African partnership game of 24 cards: call for trump, take 105 of the 304 points, call "
                 "thunee, jodi, double and kanak; the first team to 12 balls wins.",
         deck_size=len(DECK),
+        face_down=True, shown_every_move=True,
     )
 
     # What a deal holds besides the trick base's hands and tricks.

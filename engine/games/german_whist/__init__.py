@@ -15,16 +15,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..cards import CODES, SUIT, make_deck, mask_of, parse_card
-from ..dealing import deal_round, deal_rounds
-from ..errors import PositionError
-from ..facedown import FaceDownSlots
-from ..options import Option
-from ..registry import register
-from ..scoring import leaders, single_leader
-from ..state import GameInfo, GameLength, match_length, position_count, position_list
-from ..trickgame import TrickRules
-from ..tricks import CardActions, Ranking
+from ...cards import CODES, SUIT, make_deck, mask_of, parse_card
+from ...dealing import deal_round, deal_rounds
+from ...errors import PositionError
+from ...facedown import FaceDownSlots
+from ...options import Option
+from ...registry import register
+from ...scoring import leaders, single_leader
+from ...state import GameInfo, GameLength, match_length, position_count, position_list
+from ...trickgame import TrickRules
+from ...tricks import CardActions, Ranking
 
 RANKING = Ranking("AKQJT98765432")  # 2.1: the same order in trump and plain suits
 SLOTS = 4
@@ -142,7 +142,12 @@ class GermanWhist(FaceDownSlots):
             points = [max(diff, 0), max(-diff, 0)]
         else:  # 7.2
             points = counted
+        # 7.4b: both reach the target in force: it is raised by 10 (unless fixed), checked again after the next deal
+        raised = (self.target != 0 and not self._target_fixed()
+                  and all(score + p >= self.target for score, p in zip(self.side_scores, points, strict=True)))
         self._deal_over(points, counted_tricks=counted, phase1_tricks=won[0])
+        if raised:
+            self.target += 10
 
     def _match_winners(self) -> list[int] | None:
         scores = self.side_scores
@@ -150,10 +155,9 @@ class GermanWhist(FaceDownSlots):
             return leaders(self.deal_results[-1]["counted_tricks"])
         reached = [seat for seat in (0, 1) if scores[seat] >= self.target]
         if len(reached) == 2:
-            if self._target_fixed():
-                return single_leader(scores)  # 7.4b exception: the higher total wins, a tie plays another deal
-            self.target += 10  # 7.4b: both reached it: raised by 10, checked again after the next deal
-            return None
+            # 7.4b exception: with the target fixed the higher total wins, a tie plays another deal; otherwise the
+            # deal's scoring raises the target and the match goes on
+            return single_leader(scores) if self._target_fixed() else None
         return reached or None
 
     def _target_fixed(self) -> bool:

@@ -16,16 +16,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..cards import BIT, RANK, make_deck
-from ..dealing import deal_round
-from ..declarations import SetDeclarations, SetDeclaring
-from ..options import Option
-from ..registry import register
-from ..scoring import WinningCardBonus, deals_to_target, point_table, target_or_deals
-from ..state import GameInfo, GameLength, match_length
-from ..stock import EXCHANGE_WORDS, HandExchanges
-from ..trickgame import TrickRules
-from ..tricks import NO_TRUMP, Ranking, trick_winner
+from ...cards import BIT, RANK, make_deck
+from ...dealing import deal_round
+from ...options import Option
+from ...registry import register
+from ...scoring import deals_to_target, point_table, target_or_deals
+from ...state import GameInfo, GameLength, match_length
+from ...trickgame import TrickRules
+from ...tricks import NO_TRUMP, Ranking, trick_winner
+from .exchanges import EXCHANGE_WORDS, HandExchanges
+from .rules import SetDeclarations, SetDeclaring, WinningCardBonus
 
 DECK = tuple(make_deck("2789TJQKA"))  # 1.3: the 3 to 6 of every suit removed
 RANKING = Ranking("AKQJT9872")  # 2.1: no trumps

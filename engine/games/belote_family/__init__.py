@@ -11,15 +11,15 @@ from abc import abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
-from ..auction import ContractAuction, TakeRounds
-from ..cards import BIT, RANK_CHAR, SUITS, cards_in, make_deck, mask_of, parse_card
-from ..clone import OBJECT, SHARED
-from ..dealing import deal_rounds, draw_for_dealer
-from ..errors import PositionError
-from ..rng import Rng
-from ..scoring import point_table
-from ..trickgame import TrickGame, TrickRules
-from ..tricks import NO_TRUMP, CardActions, FollowRule, Ranking, cut
+from ...auction import ContractAuction, TakeRounds
+from ...cards import BIT, RANK_CHAR, SUITS, cards_in, make_deck, mask_of, parse_card
+from ...clone import OBJECT, SHARED
+from ...dealing import deal_rounds, draw_for_dealer
+from ...errors import PositionError
+from ...rng import Rng
+from ...scoring import point_table
+from ...trickgame import TrickGame, TrickRules
+from ...tricks import NO_TRUMP, CardActions, FollowRule, Ranking, cut
 
 DECK_RANKS = "789TJQKA"
 DECK = tuple(make_deck(DECK_RANKS))

@@ -18,17 +18,18 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from ..cards import BIT, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
-from ..clone import LIST
-from ..dealing import best_from, deal_round, even_decks, holds_none, seats_from
-from ..errors import PositionError
-from ..facedown import FaceDownLead
-from ..options import Option
-from ..registry import register
-from ..scoring import PlusMinusCards, target_or_deals
-from ..state import GameInfo, GameLength, match_length
-from ..trickgame import FACE_DOWN_WORDS, TrickRules
-from ..tricks import CLUBS, DIAMONDS, CardActions, Ranking, SpecialCards, suit_of_code
+from ...cards import BIT, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
+from ...clone import LIST
+from ...dealing import deal_round, seats_from
+from ...errors import PositionError
+from ...facedown import FaceDownLead
+from ...options import Option
+from ...registry import register
+from ...scoring import PlusMinusCards, target_or_deals
+from ...state import GameInfo, GameLength, match_length
+from ...trickgame import FACE_DOWN_WORDS, TrickRules
+from ...tricks import CLUBS, DIAMONDS, CardActions, Ranking, SpecialCards, suit_of_code
+from .rules import best_from, even_decks, holds_none
 
 RANKING = Ranking("AKQJT98765432")  # 2.1
 ALMIGHTY = parse_card("AS")
@@ -92,6 +93,7 @@ class TwoTenJack(FaceDownLead):
                 "falls only to the queen of hearts.",
         deck_size=52,
         deck_sizes={n: len(deck_for(n)) for n in range(2, 8)},
+        face_down=True, shown_until_played=True,
     )
 
     hand_size: int

@@ -1,0 +1,197 @@
+"""The engine's shape (issue 29): the core (``engine/*.py``, ``engine/bots/*.py``) holds only what two or more games
+use; what serves a single game lives in that game's package, ``engine/games/<game>/``.
+
+A core definition's users are found with ``ast``: the modules that import it (or read it off its module), and, through
+the core definitions that use it, theirs. A game package counts as one user; a family module shared by games
+(``engine/games/belote_family/``) counts as the games that import it; anything outside the engine (envs, services,
+workers, replay) and the core's generic parts make a definition shared.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+import engine
+from engine.registry import game_package
+
+ROOT = Path(engine.__file__).resolve().parent.parent
+OUTSIDE = ("envs", "services", "workers", "replay")
+# Core definitions that serve one game for a reason written beside each; nothing else may.
+ALLOWED = {
+    # Their card-play methods (_card_ids, _play_action, _plain_play) are being rewritten by issue 29's single
+    # card-play path in a parallel branch; they move into engine/games/two_ten_jack and engine/games/german_whist
+    # once that lands, so that both changes merge.
+    "engine.facedown.FaceDownLead": "two_ten_jack",
+    "engine.facedown.FaceDownSlots": "german_whist",
+    # Used by FaceDownLead (above) and move with it.
+    "engine.trickgame.FACE_DOWN_WORDS": "two_ten_jack",
+    "engine.tricks.SpecialCards": "two_ten_jack",
+    "engine.tricks.special_trick_winner": "two_ten_jack",
+}
+Key = tuple[str, str]
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_core(module: str) -> bool:
+    parts = module.split(".")
+    return parts[0] == "engine" and (
+        (len(parts) == 2 and parts[1] not in ("games", "bots", "search")) or (len(parts) == 3 and parts[1] == "bots"))
+
+
+def _targets(node: ast.stmt) -> list[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, ast.Assign):
+        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return [node.target.id]
+    return []
+
+
+def _absolute(module: str, is_package: bool, level: int, name: str | None) -> str:
+    if not level:
+        return name or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[:len(base) - level + 1]
+    return ".".join([*base, *([name] if name else [])])
+
+
+def _users() -> tuple[set[Key], dict[Key, set[tuple[str, object]]], dict[str, set[str]]]:
+    """The core's definitions, who uses each (("def", key), ("entry", games/<entry>) or ("outside", module)), and
+    which modules each engine/games entry imports."""
+    paths = [p for folder in ("engine", *OUTSIDE) for p in (ROOT / folder).rglob("*.py") if "_pb2" not in p.name]
+    modules = {_module_name(p): p for p in paths}
+    trees = {m: ast.parse(p.read_text(), str(p)) for m, p in modules.items()}
+    defs = {(m, name) for m in modules if _is_core(m) for node in trees[m].body for name in _targets(node)}
+    users: dict[Key, set[tuple[str, object]]] = defaultdict(set)
+    imports: dict[str, set[str]] = defaultdict(set)
+    for module, tree in trees.items():
+        is_package = modules[module].name == "__init__.py"
+        names: dict[str, Key] = {}
+        aliases: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                source = _absolute(module, is_package, node.level, node.module)
+                for alias in node.names:
+                    local = alias.asname or alias.name
+                    if (source, alias.name) in defs:
+                        names[local] = (source, alias.name)
+                    if f"{source}.{alias.name}" in modules:
+                        aliases[local] = f"{source}.{alias.name}"
+                    if module.startswith("engine.games."):
+                        imports[module.split(".")[2]].add(source)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    aliases[alias.asname or alias.name] = alias.name
+        if _is_core(module):
+            names.update({name: (module, name) for node in tree.body for name in _targets(node)})
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            if _is_core(module):
+                who = [("def", (module, name)) for name in _targets(node)] or [("def", (module, "<module>"))]
+            elif module.startswith("engine.games."):
+                who = [("entry", module.split(".")[2])]
+            else:
+                who = [("outside", module)]
+            for sub in ast.walk(node):
+                used = None
+                if isinstance(sub, ast.Name) and sub.id in names:
+                    used = names[sub.id]
+                elif (isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id in aliases
+                      and (aliases[sub.value.id], sub.attr) in defs):
+                    used = (aliases[sub.value.id], sub.attr)
+                if used is not None:
+                    users[used].update(user for user in who if user != ("def", used))
+    return defs, users, imports
+
+
+def single_game_definitions() -> dict[str, str]:
+    """Each core definition whose only users are one game's package, with that game's package name."""
+    defs, users, imports = _users()
+    games = {game_package(g).split(".")[2] for g in engine.list_games()}
+
+    def entry_games(entry: str) -> set[str]:  # a family module counts as the games that import it
+        if entry in games:
+            return {entry}
+        return {g for g in games if f"engine.games.{entry}" in imports[g]}
+
+    found: dict[Key, set[str]] = {}
+
+    def served(key: Key, seen: frozenset[Key]) -> set[str]:
+        if key in found:
+            return found[key]
+        out: set[str] = set()
+        for kind, value in users.get(key, ()):
+            if kind == "entry":
+                out |= entry_games(str(value))
+            elif kind == "outside" or (kind == "def" and value[1] == "<module>"):  # type: ignore[index]
+                out |= {"*shared*"}
+            elif value not in seen:
+                out |= served(value, seen | {key})  # type: ignore[arg-type]
+        if not seen:
+            found[key] = out
+        return out
+
+    single = {}
+    for key in sorted(defs):
+        serves = served(key, frozenset())
+        if len(serves) == 1 and "*shared*" not in serves:
+            single[f"{key[0]}.{key[1]}"] = next(iter(serves))
+    return single
+
+
+@cache
+def _single() -> dict[str, str]:
+    return single_game_definitions()
+
+
+def test_every_core_definition_serves_two_or_more_games() -> None:
+    single = _single()
+    unexplained = {name: game for name, game in single.items() if ALLOWED.get(name) != game}
+    assert not unexplained, ("core definitions used by one game only; move each into engine/games/<game>/: "
+                             f"{unexplained}")
+
+
+def test_the_allow_list_holds_only_what_still_serves_one_game() -> None:
+    single = _single()
+    assert {name: game for name, game in ALLOWED.items() if single.get(name) != game} == {}
+
+
+def test_a_core_definition_used_by_one_game_is_found(monkeypatch) -> None:
+    """The check itself: a function added to engine/tricks.py and used by Thunee's package alone is named."""
+    assert "engine.games.thunee.rules.tiered_ranking" not in _single()  # game packages are not the core
+    fake = ROOT / "engine" / "tricks.py"
+    moved = fake.read_text() + "\n\ndef only_thunee() -> int:\n    return 1\n"
+    thunee = ROOT / "engine" / "games" / "thunee" / "rules.py"
+    thunee_source = thunee.read_text()
+    real_read = Path.read_text
+
+    def read_text(self: Path, *args: object, **kwargs: object) -> str:
+        if self == fake:
+            return moved
+        if self == thunee:
+            return thunee_source + "\n\nfrom ...tricks import only_thunee\nX = only_thunee()\n"
+        return real_read(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "read_text", read_text)
+    assert single_game_definitions().get("engine.tricks.only_thunee") == "thunee"
+
+
+@pytest.mark.parametrize("game", engine.list_games())
+def test_a_new_match_and_its_position_reloaded_hold_the_same_attributes(game: str) -> None:
+    """One construction path: ``create`` and ``from_position`` set every attribute the State base declares."""
+    declared = {name for name in engine.State.__annotations__ if not name.isupper()}
+    state = engine.new_match(game, seed=3)
+    again = engine.from_position(game, state.to_position())
+    assert declared <= set(vars(state)) and declared <= set(vars(again))
+    assert again.to_position() == state.to_position()
