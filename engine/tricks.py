@@ -386,6 +386,10 @@ class CardActions:
             CARD_AT_STRING_RANK[a // self.width] for a in range(self.first_word)
         ) + (None,) * len(self.words)
         self.plain_id: tuple[int, ...] = tuple(STRING_RANK[c] * self.width for c in range(52))
+        # plain_card[a]: the card a plain play id plays (None for a suffixed form and for words): the trick loop plays
+        # these itself and hands the others to the game.
+        self.plain_card: tuple[int | None, ...] = tuple(
+            card if a % self.width == 0 else None for a, card in enumerate(self.card_of))
         self.suit_tables = _suit_tables(self.width)  # per suit, the sorted ids of each 13-bit rank mask
 
     def card_id(self, card: int, suffix: int = 0) -> int:

@@ -49,6 +49,7 @@ OPTIONS = (
 @register
 class GermanWhist(FaceDownSlots):
     RULES = RULES
+    DOUBLE_DUMMY = True  # tricks (those 7.1 counts: _trick_counts)
     ACTIONS = ACTIONS
     DECK = DECK
     STOCK_SHOWN = 1  # 3.5: the top stock card is face up
@@ -94,11 +95,6 @@ class GermanWhist(FaceDownSlots):
             self.target = self.options["target_score"]
         self.phase = "play"
         self.current_player = order[0]  # 5.1: the non-dealer leads
-
-    # ---- legal actions (5.3, 8.1c) ------------------------------------------------------------------------------
-
-    def _all_plain(self) -> bool:
-        return not self.options["face_down_four"]
 
     # ---- play (5.4 - 5.6) ---------------------------------------------------------------------------------------
 

@@ -12,8 +12,8 @@ winners and low discards) and equivalent cards merged: two cards of one hand wit
 their suit, worth the same points, lead to the same results.
 
 It plays the game's own trick rules from ``RULES`` (rank order, follow rule, points, stock drawn after each trick), so
-it solves the games whose card play is exactly the base's: a game that opts into the base's plain card plays
-(``_plain_play``) and keeps the base's trick winner, with every card still to play in a hand or the stock
+it solves the games whose card play is exactly the base's: a game that declares it (``TrickGame.DOUBLE_DUMMY``)
+and keeps the base's legal cards, trick winner and turn order, with every card still to play in a hand or the stock
 (:func:`unsolvable` says why not otherwise).
 
 >>> import engine
@@ -51,9 +51,8 @@ def unsolvable(state: State) -> str | None:
     if not isinstance(state, TrickGame):
         return f"{state.game_id} is not a trick game"
     cls = type(state)
-    if cls._plain_play is TrickGame._plain_play or any(
-            getattr(cls, name) is not getattr(TrickGame, name) for name in ("_add_to_trick", "_end_trick",
-                                                                            "_winner_rule")):
+    if not cls.DOUBLE_DUMMY or any(getattr(cls, name) is not getattr(TrickGame, name)
+                                   for name in ("_card_ids", "_won_by", "_next_seats", "_winner_rule")):
         return f"{state.game_id} plays its tricks by rules of its own"
     if state.RULES.trick_cards:
         return f"{state.game_id} has tricks of more cards than seats"
