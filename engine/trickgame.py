@@ -71,7 +71,9 @@ class TrickRules:
     of the last trick's winner; with ``draw_after_trick`` each seat takes a stock card after a trick, winner first,
     while the stock lasts. ``trick_cards`` is the cards of a trick (0: one from each seat); seats play in turn from
     the leader, round again when a trick holds more cards than there are seats (Très: leader, follower, leader). With
-    ``lead_passes`` the lead passes to the next seat every trick, whoever wins (Très 5.1); else the winner leads.
+    ``lead_passes`` the lead passes to the next seat every trick, whoever wins (Très 5.1); else the winner leads. With
+    ``extras`` the play has moves beside the plain card plays: the game's ``TrickGame._turn_extras`` (a belote
+    announced with its card, a face-down card, a call or a declaration before the card).
 
     >>> rules = TrickRules(Ranking("AKQJT98765432"), tricks=13)
     >>> rules.follow.must_trump, rules.points is None
@@ -86,6 +88,7 @@ class TrickRules:
     draw_after_trick: bool = False
     trick_cards: int = 0
     lead_passes: bool = False
+    extras: bool = False
     # beaters[trump][card]: the trumps that beat ``card`` when it is the best trump of a trick (every trump for a
     # plain card); the must-overtrump rule reads it.
     beaters: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
@@ -139,6 +142,14 @@ class TrickGame(State):
     COPY = {"hands": LIST, "trick": LIST, "tricks": LIST, "card_points": LIST, "tricks_won": LIST,
             "stock": SHARED}  # a stock is read from stock_top on or replaced whole, never changed in place
     _loading = False  # a position's tricks are being replayed: the last one is not scored
+    # Which of the trick loop's hooks a game class overrides (set for each class): _card_ids, _won_by, _trick_taken
+    # and _event_cards, in that order; the loop calls only those.
+    _own_hooks: ClassVar[tuple[bool, ...]] = (False,) * 4
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._own_hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
+                               for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards"))
 
     hands: list[int]
     trump: int
@@ -170,8 +181,8 @@ class TrickGame(State):
     def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
         """The legal moves of ``seat``, the seat to play, given its legal card plays ``ids`` (a list never changed in
         place): by default those; a game with moves of its own in the play (a belote announced with its card, a
-        face-down card, a call or a declaration before the card) adds them or puts them in their place. The trick loop
-        asks at every turn of a game that declares them (overrides this)."""
+        face-down card, a call or a declaration before the card) adds them or puts them in their place: asked at every
+        turn while its rules declare them (``TrickRules.extras``)."""
         return ids
 
     def _extra_played(self, seat: int, action: int) -> int | None:
@@ -288,7 +299,8 @@ class TrickGame(State):
         ``_turn_extras``, as the trick loop lists them."""
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
-        return self._turn_extras(seat, self._card_ids())
+        ids = self._card_ids()
+        return self._turn_extras(seat, ids) if self.RULES.extras else ids
 
     def _card_action(self, seat: int, card: int) -> int | None:
         """The action that plays ``card`` for ``seat``, None if the seat does not hold it."""
@@ -327,28 +339,24 @@ class TrickGame(State):
         rule's cards, or the game's own ``_card_ids``, with its ``_turn_extras``) listed, ``choose[seat]`` picks one
         (``action`` >= 0: one move already chosen, checked and recorded, played alone), it is recorded and played: a
         plain card from the hand into the trick (the game's own moves by ``_extra_played``), the best card kept; a
-        full trick is gathered (card points, tricks won, the winner or the next seat leading, ``_trick_taken``, the
-        stock drawn) and the deal scored after its last trick. The game is called only at those events and for
-        the cards it watches (``_card_played``); the loop returns after a move of the game's own, a watched card, a
-        trick after which the play changed (its phase, rules or hands) and the deal's end, and the caller plays on from
-        the state as it is. With two seats each hand's ids are kept sorted as it changes (sorting them is most of what
-        listing costs: half the plays are leads)."""
-        rules, n, side_of, hands, trick, tricks = self.RULES, self.n, self.side_of, self.hands, self.trick, self.tricks
-        trump, size, after = self.trump, self.trick_size, self._next_seats()
-        beaters, beat, points, plain_card = rules.beaters[trump], rules.ranking.beat[trump], rules.points, \
-            self.ACTIONS.plain_card
-        cls = type(self)
-        own_ids = None if cls._card_ids is TrickGame._card_ids else self._card_ids
-        extras = None if cls._turn_extras is TrickGame._turn_extras else self._turn_extras
-        won_by = None if cls._won_by is TrickGame._won_by else self._won_by
-        trick_taken = None if cls._trick_taken is TrickGame._trick_taken else self._trick_taken
-        watched, stop = self._event_cards(), action >= 0
-        keep = n == 2 and not stop and own_ids is None
-        if not stop:
-            actions, follow, record = self.ACTIONS, rules.follow, self.moves.append
-            card_ids, suit_ids, plain_id = actions.ids, actions.suit_tables, actions.plain_id
+        full trick is gathered (``_trick_taken``, the stock drawn) and the deal scored after its last trick. The game
+        is called only at those events and for the cards it watches (``_card_played``); the loop returns after a move
+        of the game's own, a watched card, a trick after which the play changed (its phase or rules) and the deal's
+        end, and the caller plays on from the state as it is. With two seats each hand's ids are kept sorted as it
+        changes (sorting them is most of what listing costs: half the plays are leads)."""
+        rules, hands, trick, trump = self.RULES, self.hands, self.trick, self.trump
+        beaters, beat, plain_card, size = rules.beaters[trump], rules.ranking.beat[trump], self.ACTIONS.plain_card, \
+            self.trick_size
+        own, winner_rule, after_trick, watching = self._own_hooks
+        watched, after, stop, keep = self._event_cards() if watching else 0, self._next_seats(), action >= 0, False
+        if not stop:  # what choosing takes: each turn's legal moves
+            n, side_of, actions, follow, record = self.n, self.side_of, self.ACTIONS, rules.follow, self.moves.append
+            card_ids, suit_ids = actions.ids, actions.suit_tables
+            own_ids = self._card_ids if own else None
+            extras = self._turn_extras if rules.extras else None
             over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
-        held = [card_ids(hand) for hand in hands] if keep else []
+            keep = n == 2 and own_ids is None
+            held = [card_ids(hand) for hand in hands] if keep else []
         seat = self.current_player
         assert seat is not None  # the caller plays only while someone is to act
         played = len(trick)
@@ -380,12 +388,11 @@ class TrickGame(State):
                 hands[seat] ^= BIT[card]
                 if keep:
                     held[seat].remove(action)
-                hit = watched & BIT[card]
             else:
                 card = self._extra_played(seat, action)
                 if card is None:
                     return  # no card played: the game says who moves next
-                hit, stop = 0, True
+                watched, stop = 0, True  # (the game saw this card)
             action = -1
             trick.append((seat, card))
             played += 1
@@ -395,43 +402,46 @@ class TrickGame(State):
             elif beat[best] & BIT[card]:
                 best, best_seat = card, seat
                 self.best_card, self.best_seat, self.over = card, seat, beaters[card]
-            if hit:
+            if watched and watched & BIT[card]:
                 self._card_played(seat, card)
                 if self.current_player is None or self.trick is not trick:
-                    return  # the game ended the deal (a void deal, 5.9), or the match
+                    return  # the game ended the deal (a void deal, Thunee 5.9), or the match
                 stop = True
             if played < size:
                 seat = self.current_player = after[seat]
                 if stop:
                     return
                 continue
-            # the trick is full: gathered
-            winner = best_seat if won_by is None else won_by(trick)
-            side = side_of[winner]
-            if points is not None:
-                total, worth = 0, points[self.trump]
+            # the trick is full: gathered (its card points and the tricks won, the next leader: the winner or, with
+            # lead_passes, the next seat; the game's _trick_taken; the stock drawn in turn; the deal scored after its
+            # last trick), and the loop plays on unless the deal is over or the game changed the phase or the rules
+            winner = self._won_by(trick) if winner_rule else best_seat
+            side, tricks = self.side_of[winner], self.tricks
+            if rules.points is not None:
+                total, worth = 0, rules.points[self.trump]
                 for _s, c in trick:
                     total += worth[c]
                 self.card_points[side] += total
             self.tricks_won[side] += 1
             tricks.append(trick)
-            seat = self.current_player = after[trick[0][0]] if rules.lead_passes else winner
+            self.current_player = after[trick[0][0]] if rules.lead_passes else winner
             trick, played = [], 0
             self.trick = trick
-            if trick_taken is not None:
+            if after_trick:
                 before = hands[:] if keep else hands
-                trick_taken(winner)
+                self._trick_taken(winner)
                 if self.current_player is None or self.tricks is not tricks:
                     return  # the game ended the deal
-                if self.phase != "play" or self.RULES is not rules or (keep and hands != before):
-                    stop = True  # the play goes on, changed: from the state as it is
-                seat = self.current_player
+                if self.phase != "play" or self.RULES is not rules:
+                    stop = True
+                elif keep and hands != before:
+                    held = [card_ids(hand) for hand in hands]  # (a game that changes hands: its lists again)
             if rules.draw_after_trick and self.stock_top < len(self.stock):
                 top, stock = self.stock_top, self.stock
-                self.stock_top = draw_in_turn(hands, stock, top, winner, n)
+                self.stock_top = draw_in_turn(hands, stock, top, winner, len(hands))
                 if keep:  # the drawn cards' ids into their hands' lists
                     for k in range(self.stock_top - top):
-                        insort(held[(winner + k) % n], plain_id[stock[top + k]])
+                        insort(held[(winner + k) % n], actions.plain_id[stock[top + k]])
             if len(tricks) == rules.tricks:
                 self.last_trick_side = side
                 if not self._loading:
@@ -439,6 +449,9 @@ class TrickGame(State):
                 return
             if stop:
                 return
+            next_seat = self.current_player
+            assert next_seat is not None  # the play goes on
+            seat = next_seat
 
     def trick_totals(self) -> list[int]:
         """Each side's card points plus the last-trick bonus."""
@@ -590,7 +603,7 @@ class TrickGame(State):
             raise PositionError(f"{key}: seat {seat} plays {CODES[card]}, which deal_deck did not deal it (or it had "
                                 "played it already)")
         legal = self._card_ids()
-        if self.ACTIONS.plain_card[action] is None:  # a card the game plays its own way (a face-down slot)
+        if self.ACTIONS.plain_card[action] is None and self.RULES.extras:  # a card played its own way (a slot)
             legal = self._turn_extras(seat, legal)
         if action not in legal:
             allowed = ", ".join(self.ACTIONS.strings[a] for a in legal)

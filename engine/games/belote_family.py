@@ -35,7 +35,7 @@ TRICKS = 8
 FEWEST_CUT = 3  # a cut leaves at least 3 cards in each packet (belote_contree.md 3.5, belote.md 8)
 # 5.2: follow suit; void, trump (overtrumping when able) unless the partner is winning the trick; 5.3, 5.4
 RULES = TrickRules(RANKING, FollowRule(must_trump=True, partner_exempts=True, must_overtrump=True), tricks=TRICKS,
-                   points=POINTS, last_trick=LAST_TRICK)
+                   points=POINTS, last_trick=LAST_TRICK, extras=True)  # 6.4: a belote is announced with its card
 BELOTE_SUFFIX = 1  # the action id offset of "<card>:belote"
 KING_QUEEN = tuple((parse_card("K" + s), parse_card("Q" + s)) for s in SUITS)
 KQ_MASK = tuple(BIT[k] | BIT[q] for k, q in KING_QUEEN)

@@ -91,7 +91,7 @@ OPTIONS = (
 @cache
 def rules_for(ranking: str, tricks: int) -> TrickRules:
     """5.5: follow suit, nothing more; card points and the last trick's 10 (2.1, 2.3)."""
-    return TrickRules(RANKINGS[ranking], tricks=tricks, points=POINTS, last_trick=LAST_TRICK)
+    return TrickRules(RANKINGS[ranking], tricks=tricks, points=POINTS, last_trick=LAST_TRICK, extras=True)  # kanak
 
 
 HAND_POINTS = PlusMinusCards({CODES[c]: CARD_POINTS[c] for c in DECK})  # all plus: a hand's points in 4 look-ups

@@ -31,7 +31,8 @@ DECK = tuple(make_deck("2789TJQKA"))  # 1.3: the 3 to 6 of every suit removed
 RANKING = Ranking("AKQJT9872")  # 2.1: no trumps
 POINTS = point_table({"A": 6, "K": 5, "Q": 4, "J": 3})  # 2.2
 TRICKS = HAND = 9
-RULES = TrickRules(RANKING, tricks=TRICKS, points=POINTS)  # 5.2: follow suit, else anything; 5.3
+# 5.2: follow suit, else anything; 5.3; 6.3: sets declared on one's turn, before the card
+RULES = TrickRules(RANKING, tricks=TRICKS, points=POINTS, extras=True)
 SET_VALUES = {"A": {3: 12, 4: 24}, "K": {3: 6, 4: 12}, "Q": {3: 6, 4: 12}, "J": {3: 6, 4: 12}, "2": {3: 10, 4: 20}}
 SETS = SetDeclarations(SET_VALUES, public_ranks="A")  # 6.1, 6.2; 6.4: an ace set shows its rank, the others their size
 TWO_TRICK = 10  # 7.1.3: a trick won by a 2
