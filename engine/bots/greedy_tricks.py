@@ -24,6 +24,7 @@ from ..trickgame import TrickGame
 from ..tricks import NO_TRUMP, beats
 from .greedy import SortKey, register_greedy, register_state_ranker
 from .policy import Observation
+from .seen import Seen
 
 WHIST_POWER = german_whist.RANKING.power
 POWER = belote_family.RANKING.power
@@ -95,11 +96,7 @@ def _lead_key(card: int, trump: int, unseen: set[int]) -> SortKey:
 
 def _rank_belote_play(obs: Observation) -> Sequence[SortKey]:
     trick = [(seat, CARD_OF_CODE[code]) for seat, code in obs["trick"]]
-    unseen = None
-    if not trick:
-        seen = {CARD_OF_CODE[code] for code in obs["hand"]}
-        seen.update(CARD_OF_CODE[code] for played in obs["tricks"] for _seat, code in played)
-        unseen = _unseen(seen)
+    unseen = Seen(obs).unseen(BELOTE_DECK) if not trick else None
     plays = [(CARD_OF_CODE[action[:2]], action.endswith(":belote")) for action in obs["legal_actions"]]
     return _belote_play_keys(SUITS.index(obs["trump"]) if obs["trump"] else NO_TRUMP, trick,
                              obs["players"] == 4, obs["seat"], unseen, plays)
