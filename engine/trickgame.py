@@ -53,7 +53,6 @@ from .tricks import (
     beaters_mask,
     check_cards_once,
     check_play_order,
-    draw_in_turn,
     legal_mask,
     position_cards,
     position_trick,
@@ -349,9 +348,11 @@ class TrickGame(State):
             self.trick_size
         own, winner_rule, after_trick, watching = self._own_hooks
         watched, after, stop, keep = self._event_cards() if watching else 0, self._next_seats(), action >= 0, False
+        side_of, tricks, tricks_won, points, draws = self.side_of, self.tricks, self.tricks_won, rules.points, \
+            rules.draw_after_trick
         if not stop:  # what choosing takes: each turn's legal moves
-            n, side_of, actions, follow, record = self.n, self.side_of, self.ACTIONS, rules.follow, self.moves.append
-            card_ids, suit_ids = actions.ids, actions.suit_tables
+            n, actions, follow, record = self.n, self.ACTIONS, rules.follow, self.moves.append
+            card_ids, suit_ids, plain_id = actions.ids, actions.suit_tables, actions.plain_id
             own_ids = self._card_ids if own else None
             extras = self._turn_extras if rules.extras else None
             over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
@@ -416,13 +417,13 @@ class TrickGame(State):
             # lead_passes, the next seat; the game's _trick_taken; the stock drawn in turn; the deal scored after its
             # last trick), and the loop plays on unless the deal is over or the game changed the phase or the rules
             winner = self._won_by(trick) if winner_rule else best_seat
-            side, tricks = self.side_of[winner], self.tricks
-            if rules.points is not None:
-                total, worth = 0, rules.points[self.trump]
+            side = side_of[winner]
+            if points is not None:
+                total, worth = 0, points[self.trump]
                 for _s, c in trick:
                     total += worth[c]
                 self.card_points[side] += total
-            self.tricks_won[side] += 1
+            tricks_won[side] += 1
             tricks.append(trick)
             self.current_player = after[trick[0][0]] if rules.lead_passes else winner
             trick, played = [], 0
@@ -436,12 +437,17 @@ class TrickGame(State):
                     stop = True
                 elif keep and hands != before:
                     held = [card_ids(hand) for hand in hands]  # (a game that changes hands: its lists again)
-            if rules.draw_after_trick and self.stock_top < len(self.stock):
-                top, stock = self.stock_top, self.stock
-                self.stock_top = draw_in_turn(hands, stock, top, winner, len(hands))
-                if keep:  # the drawn cards' ids into their hands' lists
-                    for k in range(self.stock_top - top):
-                        insort(held[(winner + k) % n], actions.plain_id[stock[top + k]])
+            if draws and self.stock_top < len(self.stock):  # each seat from the winner on, while the stock lasts
+                top, stock, seats = self.stock_top, self.stock, len(hands)
+                for k in range(seats):
+                    if top == len(stock):
+                        break
+                    drawn, to = stock[top], (winner + k) % seats
+                    hands[to] |= BIT[drawn]
+                    if keep:
+                        insort(held[to], plain_id[drawn])
+                    top += 1
+                self.stock_top = top
             if len(tricks) == rules.tricks:
                 self.last_trick_side = side
                 if not self._loading:

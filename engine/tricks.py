@@ -12,7 +12,8 @@ A game states its rules as data and calls these small functions (dealing in pack
   you can, else play your lowest card: Botifarra);
 - :class:`SpecialCards` and :func:`special_trick_winner`: cards that win outside the rank order (an almighty card,
   its killer, a low card that takes a one-suit trick) and face-down cards that cannot win;
-- :func:`draw_in_turn`, :func:`gather_tricks` and :func:`cut` handle stocks drawn after tricks and undealt packs.
+- :func:`gather_tricks` and :func:`cut` handle undealt packs (a stock drawn after tricks: the trick loop,
+  ``engine.trickgame``).
 
 Cards are the canonical ints of :mod:`engine.cards`; hands and sets of cards are bit masks.
 
@@ -46,18 +47,6 @@ CARD_AT_STRING_RANK: tuple[int, ...] = tuple(sorted(range(52), key=STRING_RANK._
 
 # ---- dealing ----------------------------------------------------------------------------------------------------
 
-
-def draw_in_turn(hands: list[int], stock: Sequence[int], top: int, first: int, n: int) -> int:
-    """After a trick, each seat from ``first`` on (the winner) takes the next stock card into its hand mask.
-
-    Returns the new index of the stock's top card. Stops when the stock runs out.
-    """
-    for k in range(n):
-        if top >= len(stock):
-            break
-        hands[(first + k) % n] |= BIT[stock[top]]
-        top += 1
-    return top
 
 
 def gather_tricks(tricks: Iterable[Sequence[tuple[int, int]]]) -> list[int]:
