@@ -30,16 +30,24 @@ class FaceDownLead(FaceDownPlays):
     sweeper only with ``sweep``, never in the first trick), else the best trump or card of the led suit.
 
     A game calls ``_open_lead`` as it deals; its actions are the card plays (``_legal_ids = _card_ids``,
-    ``_apply = _play_action``)."""
+    ``_apply = _play_action``: the trick loop)."""
 
     LEADS: ClassVar[int]
     SPECIALS: ClassVar[SpecialCards]
     sweep = True  # SPECIALS' sweeper wins its suit's tricks (after the first)
     void_must = 0
-    led: int | None  # the led suit of the trick in play: its first face-up card's (None before one)
 
     def _open_lead(self) -> None:
-        self.led, self.down = None, 0
+        self.down = 0
+
+    @property
+    def led(self) -> int | None:
+        """The led suit of the trick in play: its first face-up card's (None before one)."""
+        down = self.down
+        for _s, c in self.trick:
+            if not down & BIT[c]:
+                return SUIT[c]
+        return None
 
     def _card_ids(self) -> list[int]:
         seat = self.current_player
@@ -56,32 +64,12 @@ class FaceDownLead(FaceDownPlays):
         must = hand & self.void_must
         return actions.ids(must if must else hand)
 
-    def _play_action(self, action: int) -> None:
-        seat, card = self.current_player, self.ACTIONS.card_of[action]
-        assert seat is not None  # State.apply_id applies only a legal action
-        if card is None:  # facedown:<card>
-            card = self.DOWN_CARD[action]
-            self.down |= BIT[card]
-        self.hands[seat] ^= BIT[card]
-        self._add_to_trick(seat, card)
-
-    def _add_to_trick(self, seat: int, card: int) -> None:
-        trick = self.trick
-        trick.append((seat, card))
-        if self.led is None and not self.down & BIT[card]:
-            self.led = SUIT[card]
-        n = self.n
-        if len(trick) < n:
-            self.current_player = seat + 1 if seat + 1 < n else 0
-            return
+    def _won_by(self, trick: list[tuple[int, int]]) -> int:
         cards = [c for _s, c in trick]
         if self.tricks:  # after the first trick: every card face up (the common case, without _winner's calls)
             best = self.SPECIALS.winner(cards, self.sweep)
-            self.best_seat = trick[trick_winner(cards, self.trump, self.RULES.ranking) if best is None else best][0]
-        else:
-            self.best_seat = trick[self._winner(True, cards, self.trump, self.down)][0]
-        self.led = None  # for the next trick
-        self._end_trick()
+            return trick[trick_winner(cards, self.trump, self.RULES.ranking) if best is None else best][0]
+        return trick[self._winner(True, cards, self.trump, self.down)][0]
 
     def _winner(self, first: bool, cards: list[int], trump: int, down: int) -> int:
         """The index of the winning card; the first trick knows no sweeper, its face-down cards never win."""
@@ -123,44 +111,30 @@ class FaceDownSlots(TrickGame):
         """Whether ``seat`` may look at its face-down cards: it has some and won a trick."""
         return bool(self.down[seat]) and self.tricks_won[self.side_of[seat]] > 0
 
-    def _plain_play(self, seat: int) -> bool:
-        # no face-down card may be played now: none left, a hand to lead from, or the led suit held
-        trick = self.trick
-        if not self.down[seat]:
-            return True
-        if not trick:
-            return bool(self.hands[seat])
-        return bool(self.hands[seat] & SUIT_MASK[SUIT[trick[0][1]]])
-
-    def _card_ids(self) -> list[int]:
-        ids = TrickGame._card_ids(self)  # (not super(): the hot path of rollouts)
-        seat = self.current_player
-        assert seat is not None  # legal actions are listed only while someone is to act
-        if self._plain_play(seat):
+    def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
+        """8.1c: a seat void in the led suit, or to lead with an empty hand, may play a face-down card."""
+        down = self.down[seat]
+        if not down:
             return ids
-        return ids + [self.SLOT_IDS[slot] for slot, card in enumerate(self.down[seat]) if card is not None]
+        trick, hand = self.trick, self.hands[seat]
+        if hand & SUIT_MASK[SUIT[trick[0][1]]] if trick else hand:
+            return ids
+        return ids + [self.SLOT_IDS[slot] for slot, card in enumerate(down) if card is not None]
 
-    _legal_ids = _card_ids  # every action plays a card
+    _legal_ids = TrickGame._turn_ids
+    _apply = TrickGame._play_action
 
     def _card_action(self, seat: int, card: int) -> int | None:
         if card in self.down[seat]:
             return self.SLOT_IDS[self.down[seat].index(card)]
         return super()._card_action(seat, card)
 
-    def _play_action(self, action: int) -> None:
-        seat = self.current_player
-        assert seat is not None  # State.apply_id applies only a legal action
-        card = self.ACTIONS.card_of[action]
-        if card is None:  # a slot
-            slot = self.SLOT_IDS.index(action)
-            card = self.down[seat][slot]
-            assert card is not None  # a legal slot action names a card still face down
-            self.down[seat][slot] = None
-        else:
-            self.hands[seat] ^= BIT[card]
-        self._add_to_trick(seat, card)
-
-    _apply = _play_action
+    def _extra_played(self, seat: int, action: int) -> int | None:
+        slot = self.SLOT_IDS.index(action)  # down:<slot>
+        card = self.down[seat][slot]
+        assert card is not None  # a legal slot action names a card still face down
+        self.down[seat][slot] = None
+        return card
 
     def _slot_codes(self, viewer: int | None) -> list[list[Any]]:
         """Each seat's slots as ``viewer`` sees them (None: all of them, as positions write them): a card's code,

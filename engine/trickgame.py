@@ -8,6 +8,12 @@ tricks into observations and positions, and loads them back checked: every card 
 turn and under the follow rule, the seat to play. A game module deals, runs its own auction, says what happens after
 a trick (``_trick_taken``) and scores the deal (``_score_deal``).
 
+Card play has one path, the trick loop (``_play_cards``): ``apply_id`` plays one move of the play through it and
+``play_to_end`` plays on in it. It calls the game only at declared events: its own legal-card rule (``_card_ids``) and
+trick winner (``_won_by``), its moves beside the plain cards (``_turn_extras``, played by ``_extra_played``: a belote,
+a face-down card, a call before the card), the cards it watches (``_event_cards``, ``_card_played``), the trick's end
+and the deal's.
+
 A game declares the rest as data: ``RULES`` (a :class:`TrickRules`), ``ACTIONS``, ``DECK``, ``STOCK_SHOWN`` (a stock,
 and how many of its top cards everyone sees), ``OBSERVED`` / ``POSITIONED`` (which of the base's ``PLAY_FACTS`` its
 observations and positions show), ``KEY_RULES`` (its own position keys that the replayed deal decides) and ``PHASES``.
@@ -47,7 +53,6 @@ from .tricks import (
     beaters_mask,
     check_cards_once,
     check_play_order,
-    draw_in_turn,
     legal_mask,
     position_cards,
     position_trick,
@@ -65,7 +70,9 @@ class TrickRules:
     of the last trick's winner; with ``draw_after_trick`` each seat takes a stock card after a trick, winner first,
     while the stock lasts. ``trick_cards`` is the cards of a trick (0: one from each seat); seats play in turn from
     the leader, round again when a trick holds more cards than there are seats (Très: leader, follower, leader). With
-    ``lead_passes`` the lead passes to the next seat every trick, whoever wins (Très 5.1); else the winner leads.
+    ``lead_passes`` the lead passes to the next seat every trick, whoever wins (Très 5.1); else the winner leads. With
+    ``extras`` the play has moves beside the plain card plays: the game's ``TrickGame._turn_extras`` (a belote
+    announced with its card, a face-down card, a call or a declaration before the card).
 
     >>> rules = TrickRules(Ranking("AKQJT98765432"), tricks=13)
     >>> rules.follow.must_trump, rules.points is None
@@ -80,6 +87,7 @@ class TrickRules:
     draw_after_trick: bool = False
     trick_cards: int = 0
     lead_passes: bool = False
+    extras: bool = False
     # beaters[trump][card]: the trumps that beat ``card`` when it is the best trump of a trick (every trump for a
     # plain card); the must-overtrump rule reads it.
     beaters: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
@@ -90,6 +98,7 @@ class TrickRules:
 
 
 FULL_MASK = (1 << 52) - 1
+NEXT_SEATS = tuple(tuple((seat + 1) % n for seat in range(n)) for n in range(9))  # [n][seat]: the seat after it
 
 
 def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, trump: int, over: int,
@@ -126,9 +135,20 @@ class TrickGame(State):
     POSITIONED: ClassVar[tuple[str, ...]] = ()
     KEY_RULES: ClassVar[Mapping[str, str]] = {}
     PHASES: ClassVar[tuple[str, ...]] = ("play", "over")  # the phases a position may be in
+    # Whether the double-dummy search (engine.search.double_dummy) counts what this game's deal counts: its tricks or
+    # card points under RULES, or what ``double_dummy_points`` makes of them.
+    DOUBLE_DUMMY: ClassVar[bool] = False
     COPY = {"hands": LIST, "trick": LIST, "tricks": LIST, "card_points": LIST, "tricks_won": LIST,
             "stock": SHARED}  # a stock is read from stock_top on or replaced whole, never changed in place
     _loading = False  # a position's tricks are being replayed: the last one is not scored
+    # Which of the trick loop's hooks a game class overrides (set for each class): _card_ids, _won_by, _trick_taken
+    # and _event_cards, in that order; the loop calls only those.
+    _own_hooks: ClassVar[tuple[bool, ...]] = (False,) * 4
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._own_hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
+                               for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards"))
 
     hands: list[int]
     trump: int
@@ -157,18 +177,37 @@ class TrickGame(State):
         """The seat that leads the first trick: the dealer's left."""
         return (self.dealer + 1) % self.n
 
-    def _plain_play(self, seat: int) -> bool:
-        """Whether ``seat``, the seat to act, now makes a plain card play: its legal actions are exactly
-        ``TrickGame._card_ids`` and playing one is ``TrickGame._play`` followed by nothing of the game's own (the
-        fused loop of ``play_to_end`` plays it). False by default: a game opts in by answering it exactly."""
-        return False
+    def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
+        """The legal moves of ``seat``, the seat to play, given its legal card plays ``ids`` (a list never changed in
+        place): by default those; a game with moves of its own in the play (a belote announced with its card, a
+        face-down card, a call or a declaration before the card) adds them or puts them in their place: asked at every
+        turn while its rules declare them (``TrickRules.extras``)."""
+        return ids
 
-    def _all_plain(self) -> bool:
-        """Whether every move from here to the end of the deal is a plain card play (``_plain_play`` would always say
-        so, as in German Whist without face-down cards, or in a Belote deal where nobody can announce a belote any
-        more): the fused loop then does not ask. It asks again after each trick, each move it does not fuse and
-        each deal."""
-        return False
+    def _extra_played(self, seat: int, action: int) -> int | None:
+        """Play ``seat``'s legal move ``action`` that is no plain card play (one of ``_turn_extras``, or of a game's own
+        ``_card_ids``): return the card it puts into the trick, taken from where it lay, or None when it plays no card
+        (a call, a declaration: the seat to act moves next). Only a game that lists such moves is asked."""
+        raise AssertionError(f"{self.game_id} lists {self.action_string(action)!r} without playing it")
+
+    def _event_cards(self) -> int:
+        """The cards (a mask) whose plain play the game watches (``_card_played``), read as the trick loop starts."""
+        return 0
+
+    def _card_played(self, seat: int, card: int) -> None:
+        """After a watched card (``_event_cards``) is put into the trick, before the trick is gathered: the game's own
+        effects (a rebelote, the trump a first card names)."""
+
+    def _won_by(self, trick: list[tuple[int, int]]) -> int:
+        """The seat that won the full ``trick``, for a game whose winner is not the best card under ``RULES`` (special
+        cards): asked when the trick is gathered, only of a game that overrides it (the loop keeps the best card as
+        it goes)."""
+        return trick[trick_winner([c for _s, c in trick], self.trump, self.RULES.ranking)][0]
+
+    def _next_seats(self) -> Sequence[int]:
+        """Per seat, the seat that plays after it in a trick: the next seat clockwise (a game where some seats sit
+        the deal out skips them)."""
+        return NEXT_SEATS[self.n]
 
     def _playing_seats(self) -> list[int] | None:
         """The seats that play this deal's tricks, in turn order, when some seats sit it out (Boonaken 8.3's
@@ -254,126 +293,108 @@ class TrickGame(State):
         return follow_ids(self.ACTIONS, self.RULES.follow, hand, SUIT[trick[0][1]], self.trump, self.over,
                           side_of[self.best_seat] == side_of[seat])
 
+    def _turn_ids(self) -> list[int]:
+        """The legal moves of the seat to play in the play: its card plays (``_card_ids``) with the game's
+        ``_turn_extras``, as the trick loop lists them."""
+        seat = self.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
+        ids = self._card_ids()
+        return self._turn_extras(seat, ids) if self.RULES.extras else ids
+
     def _card_action(self, seat: int, card: int) -> int | None:
         """The action that plays ``card`` for ``seat``, None if the seat does not hold it."""
         return self.ACTIONS.plain_id[card] if self.hands[seat] & BIT[card] else None
 
     def _play_action(self, action: int) -> None:
-        """Play a card action of ``_card_ids`` for the seat to play."""
-        seat, card = self.current_player, self.ACTIONS.card_of[action]
-        assert seat is not None and card is not None  # State.apply_id applies only a legal card action
-        self._play(seat, card)
-
-    def _play(self, seat: int, card: int) -> None:
-        """``seat`` plays ``card`` from its hand."""
-        self.hands[seat] ^= BIT[card]
-        self._add_to_trick(seat, card)
-
-    def _add_to_trick(self, seat: int, card: int) -> None:
-        trick = self.trick
-        trick.append((seat, card))
-        played = len(trick)
-        trump = self.trump
-        if played == 1 or self.RULES.ranking.beat[trump][self.best_card] & BIT[card]:
-            self.best_card, self.best_seat = card, seat
-            self.over = self.RULES.beaters[trump][card]
-        if played < self.trick_size:
-            self.current_player = seat + 1 if seat + 1 < self.n else 0
-            return
-        self._end_trick()
-
-    def _end_trick(self) -> None:
-        rules = self.RULES
-        winner = self.best_seat
-        side = self.side_of[winner]
-        if rules.points is not None:
-            points = rules.points[self.trump]
-            total = 0
-            for _s, c in self.trick:
-                total += points[c]
-            self.card_points[side] += total
-        self.tricks_won[side] += 1
-        self.tricks.append(self.trick)
-        self.current_player = (self.trick[0][0] + 1) % self.n if rules.lead_passes else winner
-        self.trick = []
-        self._trick_taken(winner)
-        if rules.draw_after_trick and self.stock_top < len(self.stock):
-            self.stock_top = draw_in_turn(self.hands, self.stock, self.stock_top, winner, self.n)
-        if len(self.tricks) == rules.tricks:
-            self.last_trick_side = side
-            if not self._loading:
-                self._score_deal()
+        """Play the legal move ``action`` of the seat to play, checked and recorded (``apply_id``): the trick loop's
+        one move (``_play_cards``)."""
+        self._play_cards((), (), action)
 
     def play_to_end(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> int:
-        """``State.play_to_end`` with the plain card plays (``_plain_play``) fused (``_play_plain``), the same moves,
-        scores and RNG draws as ``_legal_ids`` and ``_apply``; any other move takes the generic step.
+        """``State.play_to_end`` with the turns of the play taken by the trick loop (``_play_cards``), through which
+        ``apply_id`` plays a card too; the other phases' moves take the generic step.
 
         >>> import engine
         >>> state = engine.new_match("german_whist", seed=1, first_dealer=0)
         >>> state.play_to_end([lambda ids, observe: ids[-1]] * 2, [lambda: {}] * 2), state.is_terminal
         (52, True)
         """
-        if type(self)._plain_play is TrickGame._plain_play:
-            return State.play_to_end(self, choose, observe)
         start = len(self.moves)
         while self.current_player is not None:
-            plain = None if self._all_plain() else self._plain_play  # asked again each deal and after generic moves
-            if plain is None or plain(self.current_player):
-                self._play_plain(choose, observe, plain)
-                self._legal = None  # (the fused plays leave the last move's)
-            else:  # the generic moves, up to the next plain card play
-                self._play_moves(choose, observe, plain)
+            if self.phase == "play":
+                self._play_cards(choose, observe)
+                self._legal = None  # (the loop leaves the last turn's)
+            else:
+                self._play_moves(choose, observe, self._in_play)
         self._legal = None
         return len(self.moves) - start
 
-    def _play_plain(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]],
-                    plain: Callable[[int], bool] | None) -> None:
-        """``play_to_end``'s plain card plays, from the seat to act to the end of the deal or (``plain``) to a move
-        that is no plain play. The legal ids are those of the base's ``_card_ids`` (no game dispatch) and the card is
-        played as ``_play`` and ``_end_trick`` play it, inline: the game's hooks would dispatch per move, and with two
-        seats a lead lists each hand's ids kept sorted here as it changes (sorting them is most of what listing
-        costs)."""
-        rules, actions, n, side_of, record = self.RULES, self.ACTIONS, self.n, self.side_of, self.moves.append
-        hands, trump, trick, tricks = self.hands, self.trump, self.trick, self.tricks
-        beaters, beat, points = rules.beaters[trump], rules.ranking.beat[trump], rules.points
-        follow, card_of, plain_id, card_ids, suit_ids = rules.follow, actions.card_of, actions.plain_id, actions.ids, \
-            actions.suit_tables
-        over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
-        trick_taken = None if type(self)._trick_taken is TrickGame._trick_taken else self._trick_taken
-        draws, size, lead_passes, last, tricks_won = rules.draw_after_trick, self.trick_size, rules.lead_passes, \
-            rules.tricks, self.tricks_won
-        stock = self.stock if draws else []
-        stock_end = len(stock)
-        # Each hand's ids kept sorted as it changes: with two seats half the plays are leads, each saving a sort; with
-        # more seats the per-play upkeep costs more than the sorts it saves.
-        keep = n == 2
-        held = [card_ids(hand) for hand in hands] if keep else []
+    def _in_play(self, seat: int) -> bool:
+        return self.phase == "play"
+
+    def _play_cards(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]],
+                    action: int = -1) -> None:
+        """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
+        rule's cards, or the game's own ``_card_ids``, with its ``_turn_extras``) listed, ``choose[seat]`` picks one
+        (``action`` >= 0: one move already chosen, checked and recorded, played alone), it is recorded and played: a
+        plain card from the hand into the trick (the game's own moves by ``_extra_played``), the best card kept; a
+        full trick is gathered (``_trick_taken``, the stock drawn) and the deal scored after its last trick. The game
+        is called only at those events and for the cards it watches (``_card_played``); the loop returns after a move
+        of the game's own, a watched card, a trick after which the play changed (its phase or rules) and the deal's
+        end, and the caller plays on from the state as it is. With two seats each hand's ids are kept sorted as it
+        changes (sorting them is most of what listing costs: half the plays are leads)."""
+        rules, hands, trick, trump = self.RULES, self.hands, self.trick, self.trump
+        beaters, beat, plain_card, size = rules.beaters[trump], rules.ranking.beat[trump], self.ACTIONS.plain_card, \
+            self.trick_size
+        own, winner_rule, after_trick, watching = self._own_hooks
+        watched, after, stop, keep = self._event_cards() if watching else 0, self._next_seats(), action >= 0, False
+        side_of, tricks, tricks_won, points, draws = self.side_of, self.tricks, self.tricks_won, rules.points, \
+            rules.draw_after_trick
+        if not stop:  # what choosing takes: each turn's legal moves
+            n, actions, follow, record = self.n, self.ACTIONS, rules.follow, self.moves.append
+            card_ids, suit_ids, plain_id = actions.ids, actions.suit_tables, actions.plain_id
+            own_ids = self._card_ids if own else None
+            extras = self._turn_extras if rules.extras else None
+            over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
+            keep = n == 2 and own_ids is None
+            held = [card_ids(hand) for hand in hands] if keep else []
         seat = self.current_player
         assert seat is not None  # the caller plays only while someone is to act
         played = len(trick)
         if trick:
             led, best, best_seat = SUIT[trick[0][1]], self.best_card, self.best_seat
         while True:
-            hand = hands[seat]
-            if not played:
-                legal = held[seat][:] if keep else card_ids(hand)
-            else:  # follow_ids, with the hand's ids at hand
-                same = hand & SUIT_MASK[led]
-                if same and led != over_suit:
-                    legal = suit_ids[led][same >> 13 * led]
+            if action < 0:  # the seat's turn: its legal moves (follow_ids, with the hand's ids at hand), its choice
+                hand = hands[seat]
+                if own_ids is not None:
+                    legal = own_ids()
+                elif not played:
+                    legal = held[seat][:] if keep else card_ids(hand)
                 else:
-                    mask = legal_mask(follow, hand, led, trump, self.over, side_of[best_seat] == side_of[seat])
-                    legal = held[seat][:] if keep and mask == hand else card_ids(mask)
-            self._legal = legal  # known while the seat chooses (its observation lists them)
-            action = choose[seat](legal, observe[seat])
-            if action not in legal:
-                raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
-            record((seat, action))
-            card = card_of[action]
-            assert card is not None  # a plain play's ids are cards
-            hands[seat] = hand ^ BIT[card]
-            if keep:
-                held[seat].remove(action)
+                    same = hand & SUIT_MASK[led]
+                    if same and led != over_suit:
+                        legal = suit_ids[led][same >> 13 * led]
+                    else:
+                        mask = legal_mask(follow, hand, led, trump, self.over, side_of[best_seat] == side_of[seat])
+                        legal = held[seat][:] if keep and mask == hand else card_ids(mask)
+                if extras is not None:
+                    legal = extras(seat, legal)
+                self._legal = legal  # known while the seat chooses (its observation lists them)
+                action = choose[seat](legal, observe[seat])
+                if action not in legal:
+                    raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
+                record((seat, action))
+            card = plain_card[action]
+            if card is not None:
+                hands[seat] ^= BIT[card]
+                if keep:
+                    held[seat].remove(action)
+            else:
+                card = self._extra_played(seat, action)
+                if card is None:
+                    return  # no card played: the game says who moves next
+                watched, stop = 0, True  # (the game saw this card)
+            action = -1
             trick.append((seat, card))
             played += 1
             if played == 1:
@@ -382,49 +403,61 @@ class TrickGame(State):
             elif beat[best] & BIT[card]:
                 best, best_seat = card, seat
                 self.best_card, self.best_seat, self.over = card, seat, beaters[card]
-            if played < size:  # the next seat plays (_add_to_trick)
-                seat = self.current_player = seat + 1 if seat + 1 < n else 0
-                if plain is not None and not plain(seat):
+            if watched and watched & BIT[card]:
+                self._card_played(seat, card)
+                if self.current_player is None or self.trick is not trick:
+                    return  # the game ended the deal (a void deal, Thunee 5.9), or the match
+                stop = True
+            if played < size:
+                seat = self.current_player = after[seat]
+                if stop:
                     return
                 continue
-            side = side_of[best_seat]  # _end_trick
+            # the trick is full: gathered (its card points and the tricks won, the next leader: the winner or, with
+            # lead_passes, the next seat; the game's _trick_taken; the stock drawn in turn; the deal scored after its
+            # last trick), and the loop plays on unless the deal is over or the game changed the phase or the rules
+            winner = self._won_by(trick) if winner_rule else best_seat
+            side = side_of[winner]
             if points is not None:
-                total, worth = 0, points[trump]
+                total, worth = 0, points[self.trump]
                 for _s, c in trick:
                     total += worth[c]
                 self.card_points[side] += total
             tricks_won[side] += 1
             tricks.append(trick)
-            seat = self.current_player = (trick[0][0] + 1) % n if lead_passes else best_seat
+            self.current_player = after[trick[0][0]] if rules.lead_passes else winner
             trick, played = [], 0
             self.trick = trick
-            if trick_taken is not None:
-                before = hands[:]
-                trick_taken(best_seat)
-                if self.current_player is None or self.tricks is not tricks or self.RULES is not rules or \
-                        hands != before:
-                    return  # the game ended the deal, changed its rules or a hand: play on from the state as it is
-                seat = self.current_player
-            if draws and self.stock_top < stock_end:  # draw_in_turn, with the hands' ids
-                top = self.stock_top
-                for k in range(n):
-                    if top == stock_end:
+            if after_trick:
+                before = hands[:] if keep else hands
+                self._trick_taken(winner)
+                if self.current_player is None or self.tricks is not tricks:
+                    return  # the game ended the deal
+                if self.phase != "play" or self.RULES is not rules:
+                    stop = True
+                elif keep and hands != before:
+                    held = [card_ids(hand) for hand in hands]  # (a game that changes hands: its lists again)
+            if draws and self.stock_top < len(self.stock):  # each seat from the winner on, while the stock lasts
+                top, stock, seats = self.stock_top, self.stock, len(hands)
+                for k in range(seats):
+                    if top == len(stock):
                         break
-                    drawn, to = stock[top], (best_seat + k) % n
+                    drawn, to = stock[top], (winner + k) % seats
                     hands[to] |= BIT[drawn]
                     if keep:
                         insort(held[to], plain_id[drawn])
                     top += 1
                 self.stock_top = top
-            if len(tricks) == last:
+            if len(tricks) == rules.tricks:
                 self.last_trick_side = side
-                self._score_deal()
+                if not self._loading:
+                    self._score_deal()
                 return
-            if plain is not None:
-                if self._all_plain():  # e.g. nobody can announce a belote any more: no need to ask
-                    plain = None
-                elif not plain(seat):
-                    return
+            if stop:
+                return
+            next_seat = self.current_player
+            assert next_seat is not None  # the play goes on
+            seat = next_seat
 
     def trick_totals(self) -> list[int]:
         """Each side's card points plus the last-trick bonus."""
@@ -576,6 +609,8 @@ class TrickGame(State):
             raise PositionError(f"{key}: seat {seat} plays {CODES[card]}, which deal_deck did not deal it (or it had "
                                 "played it already)")
         legal = self._card_ids()
+        if self.ACTIONS.plain_card[action] is None and self.RULES.extras:  # a card played its own way (a slot)
+            legal = self._turn_extras(seat, legal)
         if action not in legal:
             allowed = ", ".join(self.ACTIONS.strings[a] for a in legal)
             raise PositionError(f"{key}: seat {seat} may not play {CODES[card]} there: the follow rule allows only "
@@ -806,14 +841,20 @@ class FaceDownPlays(TrickGame):
     (``DOWN_ID``, ``DOWN_CARD``: a game's ACTIONS list ``FACE_DOWN_WORDS``), ``down`` holds the cards so played this
     deal, and the other seats see ``facedown`` (in the trick, the moves and the history) until the trick is gathered.
     A sample deals the others' face-down cards of the trick in play again, none of ``DOWN_LACKS`` (what playing face
-    down shows a hand lacked); positions list the deal's face-down cards under ``face_down``. A game plays them (its
-    ``_play_action``) and says which cards win."""
+    down shows a hand lacked); positions list the deal's face-down cards under ``face_down``. A game lists them (its
+    ``_card_ids``) and says which cards win; the trick loop plays them (``_extra_played``)."""
 
     DOWN_ID: ClassVar[tuple[int, ...]]  # per card, the action that plays it face down
     DOWN_CARD: ClassVar[Mapping[int, int]]  # action -> the card it plays face down
     DOWN_LACKS: ClassVar[int] = 0
     _down_given = 0  # loading a position: its face_down cards, replayed face down
     down: int  # the cards played face down this deal
+
+    def _extra_played(self, seat: int, action: int) -> int | None:
+        card = self.DOWN_CARD[action]  # facedown:<card>
+        self.down |= BIT[card]
+        self.hands[seat] ^= BIT[card]
+        return card
 
     def _shown(self, seat: int, viewer: int, card: int) -> str:
         """A trick card as ``viewer`` sees it: a card played face down is hidden from the others until gathered."""

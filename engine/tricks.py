@@ -11,7 +11,8 @@ A game states its rules as data and calls these small functions (dealing in pack
   card, Botifarra's must-win);
 - :class:`SpecialCards` and :func:`special_trick_winner`: cards that win outside the rank order (an almighty card,
   its killer, a low card that takes a one-suit trick) and face-down cards that cannot win;
-- :func:`draw_in_turn`, :func:`gather_tricks` and :func:`cut` handle stocks drawn after tricks and undealt packs.
+- :func:`gather_tricks` and :func:`cut` handle undealt packs (a stock drawn after tricks: the trick loop,
+  ``engine.trickgame``).
 
 Cards are the canonical ints of :mod:`engine.cards`; hands and sets of cards are bit masks.
 
@@ -45,18 +46,6 @@ CARD_AT_STRING_RANK: tuple[int, ...] = tuple(sorted(range(52), key=STRING_RANK._
 
 # ---- dealing ----------------------------------------------------------------------------------------------------
 
-
-def draw_in_turn(hands: list[int], stock: Sequence[int], top: int, first: int, n: int) -> int:
-    """After a trick, each seat from ``first`` on (the winner) takes the next stock card into its hand mask.
-
-    Returns the new index of the stock's top card. Stops when the stock runs out.
-    """
-    for k in range(n):
-        if top >= len(stock):
-            break
-        hands[(first + k) % n] |= BIT[stock[top]]
-        top += 1
-    return top
 
 
 def gather_tricks(tricks: Iterable[Sequence[tuple[int, int]]]) -> list[int]:
@@ -296,6 +285,10 @@ class CardActions:
             CARD_AT_STRING_RANK[a // self.width] for a in range(self.first_word)
         ) + (None,) * len(self.words)
         self.plain_id: tuple[int, ...] = tuple(STRING_RANK[c] * self.width for c in range(52))
+        # plain_card[a]: the card a plain play id plays (None for a suffixed form and for words): the trick loop plays
+        # these itself and hands the others to the game.
+        self.plain_card: tuple[int | None, ...] = tuple(
+            card if a % self.width == 0 else None for a, card in enumerate(self.card_of))
         self.suit_tables = _suit_tables(self.width)  # per suit, the sorted ids of each 13-bit rank mask
 
     def card_id(self, card: int, suffix: int = 0) -> int:

@@ -7,6 +7,7 @@ import pytest
 
 import engine
 from engine.bots import make_policies, play_out
+from engine.trickgame import TrickGame
 
 CASES = [(game, n) for game in engine.list_games() for n in engine.game_info(game).player_counts]
 
@@ -106,3 +107,45 @@ def test_an_observation_while_choosing_lists_the_legal_actions_now() -> None:
     observers = [lambda seat=seat: state.observation(seat) for seat in range(2)]
     state.play_to_end([choose, choose], observers)
     assert len(seen) == 52 and all(seen)
+
+
+TRICK_GAMES = [game for game in engine.list_games() if isinstance(engine.new_match(game, seed=0), TrickGame)]
+
+
+@pytest.mark.parametrize("game", TRICK_GAMES)
+@pytest.mark.parametrize("loop", ["apply_id", "play_to_end"])
+def test_every_move_of_the_play_goes_through_the_trick_loop(game: str, loop: str, monkeypatch) -> None:
+    # one card-play path: a move chosen in phase 'play' (a card, a belote, a face-down card, a call before the card)
+    # is recorded and played inside TrickGame._play_cards, by apply_id and by play_to_end alike
+    inside = []
+    loop_body = TrickGame._play_cards
+
+    def counted(self, choose, observe, action=-1):
+        before = len(self.moves) - (action >= 0)  # apply_id records its move first
+        loop_body(self, choose, observe, action)
+        inside.append(len(self.moves) - before)
+
+    monkeypatch.setattr(TrickGame, "_play_cards", counted)
+    for seed in range(4):
+        state = engine.new_match(game, seed=seed, options={"max_deals": 1})
+        policies = make_policies(["random"] * state.players, game, seed)
+        in_play: list[bool] = []
+
+        def choose(ids, observe, seat, state=state, policies=policies, in_play=in_play):
+            in_play.append(state.phase == "play")
+            return policies[seat].choose_id(ids, observe)
+
+        if loop == "apply_id":
+            while state.current_player is not None:
+                seat = state.current_player
+                state.apply_id(choose(state.legal_action_ids(), dict, seat))
+        else:
+            state.play_to_end([lambda ids, observe, seat=seat: choose(ids, observe, seat)
+                               for seat in range(state.players)], [dict] * state.players)
+        assert sum(inside) == sum(in_play) > 0
+        inside.clear()
+
+
+def test_the_double_dummy_search_takes_the_games_that_declare_it() -> None:
+    solvable = {game for game in TRICK_GAMES if getattr(engine.new_match(game, seed=0), "DOUBLE_DUMMY", False)}
+    assert solvable == {"belote", "belote_contree", "german_whist", "thunee"}

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import engine
 from engine.cards import CODES, SUIT, SUIT_MASK, cards_in, codes_of, mask_of, parse_card, parse_cards
 from engine.dealing import deal_rounds
 from engine.errors import PositionError
@@ -27,7 +28,6 @@ from engine.tricks import (
     beats,
     check_play_order,
     cut,
-    draw_in_turn,
     gather_tricks,
     legal_mask,
     trick_winner,
@@ -60,12 +60,20 @@ def test_deal_rounds_with_per_seat_counts_and_a_start():
     assert hands[3] == [21, 22, 23] and hands[0] == [24, 25] and hands[2] == [29, 30, 31] and used == 32
 
 
-def test_draw_in_turn_winner_first_until_the_stock_runs_out():
-    hands = [0, 0]
-    top = draw_in_turn(hands, [5, 6, 7], 0, 1, 2)
-    assert hands == [1 << 6, 1 << 5] and top == 2
-    top = draw_in_turn(hands, [5, 6, 7], top, 0, 2)
-    assert hands[0] == (1 << 6) | (1 << 7) and top == 3
+def test_after_a_trick_each_seat_draws_from_the_winner_on_while_the_stock_lasts():
+    state = engine.new_match("two_ten_jack", seed=4, players=3, first_dealer=0, options={"max_deals": 1})
+    stock = list(state.stock)
+    while state.current_player is not None:
+        top, before = state.stock_top, list(state.hands)
+        for _ in range(3):
+            state.apply_id(state.legal_action_ids()[-1])
+        if state.current_player is None:
+            break
+        winner, drawn = state.current_player, stock[top:top + 3]
+        assert state.stock_top == top + len(drawn)
+        for k, card in enumerate(drawn):
+            seat = (winner + k) % 3
+            assert state.hands[seat] & ~before[seat] == 1 << card
 
 
 def test_gather_and_cut():

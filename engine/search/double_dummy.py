@@ -7,8 +7,8 @@ it: tricks (``RULES.points`` is None), else card points with the last trick's bo
 With more than two sides the other sides are assumed to play against it together.
 
 It plays the game's own trick rules from ``RULES`` (rank order, follow rule, points, stock drawn after each trick), so
-it solves the games whose card play is exactly the base's: a game that opts into the base's plain card plays
-(``_plain_play``) and keeps the base's trick winner, with every card still to play in a hand or the stock
+it solves the games whose card play is exactly the base's: a game that declares it (``TrickGame.DOUBLE_DUMMY``)
+and keeps the base's legal cards, trick winner and turn order, with every card still to play in a hand or the stock
 (:func:`unsolvable` says why not otherwise).
 
 The search (:mod:`engine.search.dd_search`, written once for every such game) is alpha-beta over the card plays,
@@ -45,9 +45,8 @@ def unsolvable(state: State) -> str | None:
     if not isinstance(state, TrickGame):
         return f"{state.game_id} is not a trick game"
     cls = type(state)
-    if cls._plain_play is TrickGame._plain_play or any(
-            getattr(cls, name) is not getattr(TrickGame, name) for name in ("_add_to_trick", "_end_trick",
-                                                                            "_winner_rule")):
+    if not cls.DOUBLE_DUMMY or any(getattr(cls, name) is not getattr(TrickGame, name)
+                                   for name in ("_card_ids", "_won_by", "_next_seats", "_winner_rule")):
         return f"{state.game_id} plays its tricks by rules of its own"
     if state.RULES.trick_cards:
         return f"{state.game_id} has tricks of more cards than seats"

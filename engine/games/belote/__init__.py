@@ -35,6 +35,7 @@ CAPOT_BONUS = 90  # 7.2: 162 becomes 252
 CARRE_RANKS = mask_of(RANKS.index(rank) for rank in CARRE_VALUES)
 ACTIONS = belote_actions(["pass", "take", *(f"take:{s}" for s in SUITS), "declare", "nodeclare"])
 TAKE_IDS = LegalWordIds(ACTIONS).of
+DECLARE_IDS = [ACTIONS.word_id("declare"), ACTIONS.word_id("nodeclare")]
 
 OPTIONS = (
     Option("target_score", int, 1000, "match target (1.5, 7.7)", minimum=1, maximum=10_000),
@@ -128,30 +129,25 @@ class Belote(MeldDeclaring, BelotePlay):
 
     def _legal_ids(self) -> list[int]:
         if self.phase == "play":
-            if not self.tricks and self._must_choose_declaration():  # (after the first trick, never: a cheap test)
-                return [ACTIONS.word_id("declare"), ACTIONS.word_id("nodeclare")]
-            return self._card_ids()
+            return self._turn_ids()
         return TAKE_IDS(self.auction.key(), self.auction)  # 4.5
 
-    def _plain_play(self, seat: int) -> bool:
-        if not self.tricks and self.declared[seat] is None and self.melds[seat]:
-            return False  # 6.2: a seat with a combination chooses first whether to declare it
-        return BelotePlay._plain_play(self, seat)
+    def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
+        if not self.tricks and self._must_choose_declaration():  # (after the first trick, never: a cheap test)
+            return DECLARE_IDS  # 6.2: a seat with a combination chooses first whether to declare it
+        return BelotePlay._turn_extras(self, seat, ids)
 
-    def _all_plain(self) -> bool:
-        if not self.tricks and any(d is None and m for d, m in zip(self.declared, self.melds, strict=True)):
-            return False
-        return BelotePlay._all_plain(self)
+    def _extra_played(self, seat: int, action: int) -> int | None:
+        if action in DECLARE_IDS:
+            self.declared[seat] = ACTIONS.strings[action]
+            return None
+        return BelotePlay._extra_played(self, seat, action)
 
     def _apply(self, action: int) -> None:
-        word = ACTIONS.strings[action]
         if self.phase == "auction":
-            self._bid(word)
-        elif word in ("declare", "nodeclare"):
-            assert self.current_player is not None  # State.apply_id applies only a legal action
-            self.declared[self.current_player] = word
+            self._bid(ACTIONS.strings[action])
         else:
-            self._play_card(action)
+            self._play_action(action)
 
     def _trick_taken(self, winner: int) -> None:
         if len(self.tricks) == 1 and not self._loading:  # a loaded position's are resolved once it is checked

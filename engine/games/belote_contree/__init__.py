@@ -144,14 +144,14 @@ class BeloteContree(BelotePlay):
 
     def _legal_ids(self) -> list[int]:
         if self.phase == "play":
-            return self._card_ids()
+            return self._turn_ids()
         if self.phase == "auction":
             return AUCTION_IDS((self.ladder.values[-1], *self.auction.key()), self.auction)
         return [ACTIONS.word_id("keep"), ACTIONS.word_id("redeal")]
 
     def _apply(self, action: int) -> None:
         if self.phase == "play":
-            self._play_card(action)
+            self._play_action(action)
         elif self.phase == "auction":
             self._bid(ACTIONS.strings[action])
         else:

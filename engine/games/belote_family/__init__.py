@@ -35,7 +35,7 @@ TRICKS = 8
 FEWEST_CUT = 3  # a cut leaves at least 3 cards in each packet (belote_contree.md 3.5, belote.md 8)
 # 5.2: follow suit; void, trump (overtrumping when able) unless the partner is winning the trick; 5.3, 5.4
 RULES = TrickRules(RANKING, FollowRule(must_trump=True, partner_exempts=True, must_overtrump=True), tricks=TRICKS,
-                   points=POINTS, last_trick=LAST_TRICK)
+                   points=POINTS, last_trick=LAST_TRICK, extras=True)  # 6.4: a belote is announced with its card
 BELOTE_SUFFIX = 1  # the action id offset of "<card>:belote"
 KING_QUEEN = tuple((parse_card("K" + s), parse_card("Q" + s)) for s in SUITS)
 KQ_MASK = tuple(BIT[k] | BIT[q] for k, q in KING_QUEEN)
@@ -49,6 +49,7 @@ class BelotePlay(TrickGame):
     """The play of a Belote deal: 8 tricks under the belote legal-card rule, with belote / rebelote."""
 
     RULES = RULES
+    DOUBLE_DUMMY = True  # card points (double_dummy_points: a contract's)
     DECK = DECK
     COPY = {"next_pack": SHARED, "auction": OBJECT}  # a gathered pack is only cut into a new list
     next_pack: list[int] | None = None  # the gathered pack the next deal is cut from, when it is not shuffled
@@ -83,44 +84,28 @@ class BelotePlay(TrickGame):
 
     # ---- legal cards (5.2) and belote (6.1 / 6.4) ---------------------------------------------------------------
 
-    def _card_ids(self) -> list[int]:
-        ids = TrickGame._card_ids(self)  # (not super(): the hot path of rollouts)
-        seat = self.current_player
-        assert seat is not None  # legal actions are listed only while someone is to act
+    def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
+        """6.4: a seat holding the trump king and queen may announce a belote with the first of them it plays."""
         kq = KQ_MASK[self.trump]
         if self.hands[seat] & kq == kq:
             playable = self._playable(seat) & kq
             if playable:
-                ids = sorted(ids + [self.ACTIONS.plain_id[c] + BELOTE_SUFFIX for c in cards_in(playable)])
+                return sorted(ids + [self.ACTIONS.plain_id[c] + BELOTE_SUFFIX for c in cards_in(playable)])
         return ids
 
-    def _plain_play(self, seat: int) -> bool:
-        """In the play phase, a seat that can announce no belote (6.4: it does not hold both the trump king and
-        queen) and has none to complete (6.2: it announced one and holds the other card) plays a plain card."""
-        if self.phase != "play":
-            return False
-        held = self.hands[seat] & KQ_MASK[self.trump]
-        return held != KQ_MASK[self.trump] and not (held and self.belote_seat == seat)
+    def _extra_played(self, seat: int, action: int) -> int | None:
+        card = self.ACTIONS.card_of[action]  # <card>:belote (6.4)
+        assert card is not None  # a belote is announced with a card
+        self.belote_seat = seat
+        self.hands[seat] ^= BIT[card]
+        return card
 
-    def _all_plain(self) -> bool:
-        """In the play phase, once no seat holds both the trump king and queen and an announced belote has no card
-        left to complete it, every card of the deal is a plain play (hands only shrink)."""
-        if self.phase != "play":
-            return False
-        kq = KQ_MASK[self.trump]
-        if self.belote_seat is not None and self.hands[self.belote_seat] & kq:
-            return False
-        return all(hand & kq != kq for hand in self.hands)
+    def _event_cards(self) -> int:
+        return 0 if self.trump == NO_TRUMP else KQ_MASK[self.trump]
 
-    def _play_card(self, action: int) -> None:
-        seat, card = self.current_player, self.ACTIONS.card_of[action]
-        assert seat is not None and card is not None  # State.apply_id applies only a legal card action
-        if action % self.ACTIONS.width == BELOTE_SUFFIX:
-            self.belote_seat = seat
-        elif self.belote_seat == seat and card in KING_QUEEN[self.trump]:
+    def _card_played(self, seat: int, card: int) -> None:
+        if self.belote_seat == seat:
             self.rebelote = True  # 6.2: announced automatically with the other card
-        self.hands[seat] ^= BIT[card]  # _play, inlined (the hot path of rollouts)
-        self._add_to_trick(seat, card)
 
     def _cut(self, pack: list[int]) -> list[int]:
         """The pack cut at a seeded position, at least FEWEST_CUT cards from either end (3..29 of 32)."""

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from ...bots.greedy import SortKey
 from ...bots.policy import Observation
+from ...bots.seen import Seen
 from ...cards import CARD_OF_CODE, SUIT, SUITS, cards_in, make_deck
 from ...state import State
 from ...trickgame import TrickGame
@@ -47,11 +48,7 @@ def _lead_key(card: int, trump: int, unseen: set[int]) -> SortKey:
 
 def rank_belote_play(obs: Observation) -> Sequence[SortKey]:
     trick = [(seat, CARD_OF_CODE[code]) for seat, code in obs["trick"]]
-    unseen = None
-    if not trick:
-        seen = {CARD_OF_CODE[code] for code in obs["hand"]}
-        seen.update(CARD_OF_CODE[code] for played in obs["tricks"] for _seat, code in played)
-        unseen = _unseen(seen)
+    unseen = Seen(obs).unseen(BELOTE_DECK) if not trick else None
     plays = [(CARD_OF_CODE[action[:2]], action.endswith(":belote")) for action in obs["legal_actions"]]
     return _belote_play_keys(SUITS.index(obs["trump"]) if obs["trump"] else NO_TRUMP, trick,
                              obs["players"] == 4, obs["seat"], unseen, plays)

@@ -302,13 +302,8 @@ class Boonaken(TrickGame):
     def _playing_seats(self) -> list[int] | None:
         return list(self.active) if len(self.active) < self.n else None
 
-    def _play_action(self, action: int) -> None:
-        seat, card = self.current_player, CARD_OF[action]
-        assert seat is not None and card is not None  # State.apply_id applies only a legal card action
-        self.hands[seat] ^= BIT[card]
-        TrickGame._add_to_trick(self, seat, card)
-        if self.trick and self.trick_size < self.n:
-            self.current_player = self.after[seat]  # 8.3: absent seats do not play
+    def _next_seats(self) -> tuple[int, ...]:
+        return self.after  # 8.3: absent seats do not play
 
     # ---- actions ------------------------------------------------------------------------------------------------
 

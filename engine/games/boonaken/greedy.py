@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from ...bots.greedy import SortKey, register_greedy
 from ...bots.policy import Observation
+from ...bots.seen import Seen
 from ...cards import CARD_OF_CODE, SUIT, SUITS, parse_cards
 from ...tricks import NO_TRUMP, beats
 from . import POINTS, RANKING, roem_of
@@ -122,7 +123,8 @@ def _rank_cards(obs: Observation) -> list[SortKey]:
     trump = NO_TRUMP if obs["trump"] is None else SUITS.index(obs["trump"])
     power, points = RANKING.power[trump], POINTS[trump]
     declarers, contract, me = obs["declarers"], obs["contract"], obs["seat"]
-    trick = [(seat, CARD_OF_CODE[code]) for seat, code in obs["trick"]]
+    seen = Seen(obs)
+    trick = seen.trick
     keys = []
     for action in obs["legal_actions"]:
         card = CARD_OF_CODE[action]
@@ -130,10 +132,7 @@ def _rank_cards(obs: Observation) -> list[SortKey]:
         if not trick:
             keys.append(_lead(card, me in declarers, contract, power))
             continue
-        best_seat, best = trick[0]
-        for seat, played in trick[1:]:
-            if beats(played, best, trump, power):
-                best_seat, best = seat, played
+        best_seat, best = seen.winning(trump, power)
         wins = beats(card, best, trump, power)
         if contract == "misere":
             if me in declarers:

@@ -230,10 +230,7 @@ class Botifarra(TrickGame):
 
     def _apply(self, action: int) -> None:
         if action < FIRST_WORD:
-            seat, card = self.current_player, CARD_OF[action]
-            assert seat is not None and card is not None  # State.apply_id applies only a legal action
-            self.hands[seat] ^= BIT[card]  # _play, inlined (the hot path of rollouts)
-            self._add_to_trick(seat, card)
+            self._play_action(action)
         elif self.phase == "choice":
             self._choose(ACTIONS.strings[action])
         else:

@@ -18,10 +18,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from ...bots.greedy import SortKey, register_greedy
 from ...bots.policy import Observation
+from ...bots.seen import Seen
 from ...cards import CARD_OF_CODE, RANK_CHAR, SUIT, SUITS
 from ...tricks import NO_TRUMP, beats
 from . import DECK, POINTS, RANKING
@@ -65,27 +65,13 @@ def _rank_choice(obs: Observation, hand: list[int]) -> list[SortKey]:
     return keys
 
 
-def _unseen(obs: Observation, hand: list[int]) -> set[int]:
-    seen = set(hand) | {CARD_OF_CODE[code] for trick in [*obs["tricks"], obs["trick"]] for _seat, code in trick}
-    return set(DECK) - seen
-
-
-def _winning(trick: list[list[Any]], trump: int) -> tuple[int, int]:
-    power = RANKING.power[trump]
-    seat, best = trick[0][0], CARD_OF_CODE[trick[0][1]]
-    for s, code in trick[1:]:
-        card = CARD_OF_CODE[code]
-        if beats(card, best, trump, power):
-            seat, best = s, card
-    return seat, best
-
-
 def _rank_play(obs: Observation, hand: list[int]) -> list[SortKey]:
     trump = SUITS.index(obs["trump"]) if obs["trump"] else NO_TRUMP
     power, trick = RANKING.power[trump], obs["trick"]
     cards = [CARD_OF_CODE[a] for a in obs["legal_actions"]]
+    seen = Seen(obs)
     if not trick:
-        unseen = _unseen(obs, hand)
+        unseen = seen.unseen(DECK)
         keys: list[SortKey] = []
         for card in cards:
             master = not any(SUIT[c] == SUIT[card] and power[c] > power[card] for c in unseen)
@@ -93,7 +79,7 @@ def _rank_play(obs: Observation, hand: list[int]) -> list[SortKey]:
             keys.append((1, PLAIN_POINTS[card]) if master else (0, length - 20 * (SUIT[card] == trump),
                                                                -PLAIN_POINTS[card], -power[card]))
         return keys
-    seat, best = _winning(trick, trump)
+    seat, best = seen.winning(trump, power)
     partner_winning = seat == obs["partners"][obs["seat"]]
     last = len(trick) == 3
     keys = []

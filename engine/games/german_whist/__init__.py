@@ -13,6 +13,7 @@ only phase-2 tricks score (7.1). Option ``face_down_four`` plays the seed's 11 +
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ...cards import CODES, SUIT, make_deck, mask_of, parse_card
@@ -32,6 +33,7 @@ DECK = tuple(make_deck())
 TRICKS_PER_DEAL = 26  # each player plays his 13 (or 11 + 4 face-down) cards and 13 (or 11) drawn ones
 # 5.3: follow suit, else play any card; 5.5: after each phase-1 trick the winner draws first
 RULES = TrickRules(RANKING, tricks=TRICKS_PER_DEAL, draw_after_trick=True)
+FACE_DOWN_RULES = replace(RULES, extras=True)  # 8.1c: a face-down card played when void
 ACTIONS = CardActions(words=[f"down:{slot}" for slot in range(SLOTS)])
 DOWN_IDS = tuple(ACTIONS.word_id(f"down:{slot}") for slot in range(SLOTS))
 
@@ -49,6 +51,7 @@ OPTIONS = (
 @register
 class GermanWhist(FaceDownSlots):
     RULES = RULES
+    DOUBLE_DUMMY = True  # tricks (those 7.1 counts: _trick_counts)
     ACTIONS = ACTIONS
     DECK = DECK
     STOCK_SHOWN = 1  # 3.5: the top stock card is face up
@@ -70,6 +73,10 @@ class GermanWhist(FaceDownSlots):
         options=OPTIONS,
         summary="Two-player whist: win the turned-up stock card in 13 tricks, then the 13 tricks that score.",
     )
+
+    def _configure(self) -> None:
+        if self.options["face_down_four"]:
+            self.__dict__["RULES"] = FACE_DOWN_RULES  # (an immutable record)
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
@@ -94,11 +101,6 @@ class GermanWhist(FaceDownSlots):
             self.target = self.options["target_score"]
         self.phase = "play"
         self.current_player = order[0]  # 5.1: the non-dealer leads
-
-    # ---- legal actions (5.3, 8.1c) ------------------------------------------------------------------------------
-
-    def _all_plain(self) -> bool:
-        return not self.options["face_down_four"]
 
     # ---- play (5.4 - 5.6) ---------------------------------------------------------------------------------------
 

@@ -30,8 +30,8 @@ from ...options import Option
 from ...registry import register
 from ...rng import GOLDEN, MASK64, THRESHOLDS, Rng, outputs
 from ...scoring import PlusMinusCards, point_table, sides_at_or_over
-from ...state import Chooser, GameInfo, GameLength, match_length
-from ...trickgame import TrickGame, TrickRules, same_json
+from ...state import GameInfo, GameLength, match_length
+from ...trickgame import FULL_MASK, TrickGame, TrickRules, same_json
 from ...tricks import NO_TRUMP, CardActions, Ranking, cut
 from .rules import Marriage, RaiseForRight, marriages, tiered_ranking
 
@@ -91,7 +91,7 @@ OPTIONS = (
 @cache
 def rules_for(ranking: str, tricks: int) -> TrickRules:
     """5.5: follow suit, nothing more; card points and the last trick's 10 (2.1, 2.3)."""
-    return TrickRules(RANKINGS[ranking], tricks=tricks, points=POINTS, last_trick=LAST_TRICK)
+    return TrickRules(RANKINGS[ranking], tricks=tricks, points=POINTS, last_trick=LAST_TRICK, extras=True)  # kanak
 
 
 HAND_POINTS = PlusMinusCards({CODES[c]: CARD_POINTS[c] for c in DECK})  # all plus: a hand's points in 4 look-ups
@@ -129,6 +129,7 @@ def calling_ids(call: int, jump: bool) -> list[int]:
 @register
 class Thunee(TrickGame):
     RULES = rules_for("normal", 6)  # per deal: rules_for(contract's ranking, 24 // players)
+    DOUBLE_DUMMY = True  # card points
     ACTIONS = ACTIONS
     # (the stock is only ever replaced whole)
     COPY = {"queue": LIST, "auction": OBJECT, "jodis": LIST, "calls": LIST, "stock": SHARED}
@@ -167,7 +168,6 @@ class Thunee(TrickGame):
     doubler: int | None  # 6.2
     kanak: int | None  # 6.3
     voided: bool  # 5.9: the deal was void
-    _fused_rules: TrickRules | None = None  # the rules play_to_end's fused card plays read (see play_to_end)
     _replaying = False  # a position's deal_actions are being replayed: a deal's end is noted, not scored
     _replay_over = False
 
@@ -300,8 +300,7 @@ class Thunee(TrickGame):
             assert auction is not None
             return calling_ids(auction.call, auction.jump)
         if phase == "play":
-            ids = self._card_ids()
-            return ids + [KANAK] if self._may_kanak() else ids
+            return self._turn_ids()
         if phase == "jodi":
             return sorted([PASS_ID, *(JODI_ID[m.cards] for m in self._jodis_open(seat))])
         if phase == "trump":
@@ -332,18 +331,17 @@ class Thunee(TrickGame):
         played = next(c for s, c in self.tricks[-1] if s == seat)
         return marriages(self.hands[seat] | BIT[played], self.trump, JODI, self.used)
 
-    def play_to_end(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> int:
-        """``TrickGame.play_to_end``, whose fused card plays read the rules of the deal it starts in: they are used
-        only while a deal has those rules (``_plain_play``), since royals and trip deals have their own."""
-        self._fused_rules = self.RULES
-        return super().play_to_end(choose, observe)
+    def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
+        return ids + [KANAK] if self._may_kanak() else ids
 
-    def _plain_play(self, seat: int) -> bool:
-        """A card play after the first of the deal (that one turns the trump card up, 5.3; a lone caller's names
-        trump, 6.4.2) and outside the last trick's kanak (6.3), under the rules the fused loop read."""
-        if self.phase != "play" or self.RULES is not self._fused_rules:
-            return False
-        return bool(self.tricks or self.trick) and not self._may_kanak()
+    def _extra_played(self, seat: int, action: int) -> int | None:
+        """Kanak (6.3.1): the same seat then plays its card."""
+        self.calls.append((self.n * len(self.tricks) + len(self.trick), seat, action))
+        self.kanak = seat
+        return None
+
+    def _event_cards(self) -> int:
+        return 0 if self.tricks or self.trick else FULL_MASK  # the deal's first card (5.3, 6.4.2)
 
     def _may_kanak(self) -> bool:
         """6.3.1: in the last trick, before a card, once a deal, not after a double nor in a lone call."""
@@ -353,11 +351,11 @@ class Thunee(TrickGame):
     # ---- actions --------------------------------------------------------------------------------------------------
 
     def _apply(self, action: int) -> None:
+        if self.phase == "play":  # a card, or kanak before it (the trick loop)
+            self._play_action(action)
+            return
         seat = self.current_player
         assert seat is not None  # State.apply_id applies only a legal action
-        if action < FIRST_WORD:
-            self._play_card(seat, action)
-            return
         self.calls.append((self.n * len(self.tricks) + len(self.trick), seat, action))
         phase = self.phase
         if phase == "calling":
@@ -372,11 +370,9 @@ class Thunee(TrickGame):
             self._answer_special(seat, ACTIONS.strings[action])
         elif phase == "jodi":
             self._answer_jodi(seat, action)
-        elif phase == "double":
+        else:  # double (6.2)
             self.doubler = seat if action == WORD["double"] else None
             self.phase = "play"
-        else:  # kanak (6.3.1): the same seat then plays its card
-            self.kanak = seat
 
     def _answer_redeal(self, action: int) -> None:
         if action == REDEAL:  # 3.4: the first redeal ends the deal at once
@@ -468,16 +464,8 @@ class Thunee(TrickGame):
         if not self._ask_next():
             self._resume_play()
 
-    def _play_card(self, seat: int, action: int) -> None:
-        card = CARD_OF[action]
-        assert card is not None  # a card action
-        first = not self.tricks and not self.trick
-        self.hands[seat] ^= BIT[card]
-        self._add_to_trick(seat, card)
-        if first:
-            self._first_card_played(seat, card)
-
-    def _first_card_played(self, seat: int, card: int) -> None:
+    def _card_played(self, seat: int, card: int) -> None:
+        """The deal's first card (``_event_cards``)."""
         if self.contract == "normal":  # 5.3: the trump card turned up, back to the trumper's hand
             assert self.trump_card is not None and self.trumper is not None
             self.shown = BIT[self.trump_card]

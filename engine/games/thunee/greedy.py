@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from ...bots.greedy import SortKey, register_greedy
 from ...bots.policy import Observation
+from ...bots.seen import Seen
 from ...cards import CARD_OF_CODE, SUIT, SUITS
 from ...tricks import NO_TRUMP, beats
 from . import CARD_POINTS, RANKINGS
@@ -60,7 +61,8 @@ def _trump_key(obs: Observation, action: str) -> SortKey:
 def _card_keys(obs: Observation, legal: Sequence[str]) -> list[SortKey]:
     trump = NO_TRUMP if obs["trump"] is None else SUITS.index(obs["trump"])
     power = RANKINGS["royals" if obs["contract"] == "royals" else "normal"].power[trump]
-    trick = [(s, CARD_OF_CODE[c]) for s, c in obs["trick"]]
+    seen = Seen(obs)
+    trick = seen.trick
     keys: list[SortKey] = []
     for action in legal:
         if action not in CARD_OF_CODE:
@@ -70,10 +72,7 @@ def _card_keys(obs: Observation, legal: Sequence[str]) -> list[SortKey]:
         if not trick:
             keys.append((1, SUIT[card] != trump, power[card]))
             continue
-        best_seat, best = trick[0]
-        for s, c in trick[1:]:
-            if beats(c, best, trump, power):
-                best_seat, best = s, c
+        best_seat, best = seen.winning(trump, power)
         last = len(trick) == obs["players"] - 1
         if best_seat % 2 == obs["seat"] % 2:
             keys.append((1, CARD_POINTS[card] if last else -power[card]))

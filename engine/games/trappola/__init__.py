@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...cards import BIT, RANK, make_deck
+from ...cards import RANK, make_deck
 from ...dealing import deal_round
 from ...options import Option
 from ...registry import register
@@ -31,7 +31,8 @@ DECK = tuple(make_deck("2789TJQKA"))  # 1.3: the 3 to 6 of every suit removed
 RANKING = Ranking("AKQJT9872")  # 2.1: no trumps
 POINTS = point_table({"A": 6, "K": 5, "Q": 4, "J": 3})  # 2.2
 TRICKS = HAND = 9
-RULES = TrickRules(RANKING, tricks=TRICKS, points=POINTS)  # 5.2: follow suit, else anything; 5.3
+# 5.2: follow suit, else anything; 5.3; 6.3: sets declared on one's turn, before the card
+RULES = TrickRules(RANKING, tricks=TRICKS, points=POINTS, extras=True)
 SET_VALUES = {"A": {3: 12, 4: 24}, "K": {3: 6, 4: 12}, "Q": {3: 6, 4: 12}, "J": {3: 6, 4: 12}, "2": {3: 10, 4: 20}}
 SETS = SetDeclarations(SET_VALUES, public_ranks="A")  # 6.1, 6.2; 6.4: an ace set shows its rank, the others their size
 TWO_TRICK = 10  # 7.1.3: a trick won by a 2
@@ -104,23 +105,22 @@ class Trappola(SetDeclaring, HandExchanges):
     def _legal_ids(self) -> list[int]:
         if self.phase == "exchange":
             return [KEEP, REDEAL]
-        seat = self.current_player
-        assert seat is not None  # legal actions are listed only while someone is to act
-        return self._with_sets(seat, self._card_ids())  # 6.3: on one's turn, before the card
+        return self._turn_ids()
+
+    def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
+        return self._with_sets(seat, ids)  # 6.3: on one's turn, before the card
+
+    def _extra_played(self, seat: int, action: int) -> int | None:
+        self._declare(seat, action)  # 6.3: the same seat then declares more or plays
+        return None
 
     def _apply(self, action: int) -> None:
+        if self.phase == "play":  # a card or a set (the trick loop)
+            self._play_action(action)
+            return
         seat = self.current_player
         assert seat is not None  # State.apply_id applies only a legal action
-        if action < FIRST_WORD:
-            card = CARD_OF[action]
-            assert card is not None  # a card action
-            self.hands[seat] ^= BIT[card]  # _play, inlined (the hot path of rollouts)
-            self._add_to_trick(seat, card)
-            return
-        if action in (KEEP, REDEAL):
-            self._exchange(seat, action)
-            return
-        self._declare(seat, action)  # 6.3
+        self._exchange(seat, action)
 
     # ---- scoring and the match (7) ------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from ...bots.greedy import SortKey, register_greedy
 from ...bots.policy import Observation
+from ...bots.seen import Seen
 from ...cards import CARD_OF_CODE, RANK, SUIT
 from ...declarations import RANK_MASK
 from ...tricks import NO_TRUMP
@@ -36,25 +37,6 @@ def hand_worth(cards: Sequence[int]) -> int:
     mask = sum(1 << c for c in cards)
     sets = sum(values.get((mask & RANK_MASK[rank]).bit_count(), 0) for rank, values in SET_VALUES.items())
     return sum(VALUE[c] for c in cards) + sets + TWO_WORTH * sum(RANK[c] == 0 for c in cards)
-
-
-def _voids(obs: Observation) -> set[int]:
-    """The suits the opponent has shown it lacks (it did not follow them)."""
-    seat = obs["seat"]
-    voids = set()
-    for trick in obs["tricks"]:
-        (_leader, led), (follower, card) = trick
-        if follower != seat and SUIT[CARD_OF_CODE[card]] != SUIT[CARD_OF_CODE[led]]:
-            voids.add(SUIT[CARD_OF_CODE[led]])
-    return voids
-
-
-def _unseen(obs: Observation) -> set[int]:
-    """The cards this seat has not seen: not in its hand, not played, not laid dead in an exchange."""
-    seen = {CARD_OF_CODE[c] for c in obs["hand"]}
-    seen.update(CARD_OF_CODE[c] for trick in [*obs["tricks"], obs["trick"]] for _s, c in trick)
-    seen.update(CARD_OF_CODE[c] for hands in obs["dead"] for hand in hands for c in hand)
-    return set(DECK) - seen
 
 
 def _lead_key(card: int, unseen: set[int], voids: set[int]) -> SortKey:
@@ -83,7 +65,9 @@ def rank_trappola(obs: Observation) -> Sequence[SortKey]:
         led = CARD_OF_CODE[trick[0][1]]
         worth = VALUE[led] > 0 or len(obs["tricks"]) == TRICKS - 1
     else:
-        unseen, voids = _unseen(obs), _voids(obs)
+        seen = Seen(obs)  # the cards laid dead in an exchange are seen too; the opponent's voids
+        unseen, voids = seen.unseen(DECK, [c for hands in obs["dead"] for hand in hands for c in hand]), \
+            seen.voids_of_others()
     keys: list[SortKey] = []
     for action in legal:
         if action.startswith("declare"):

@@ -142,7 +142,7 @@ class TwoTenJack(FaceDownLead):
     # ---- play (5: FaceDownLead) -------------------------------------------------------------------------------
 
     _legal_ids = FaceDownLead._card_ids  # every action plays a card
-    _apply = FaceDownLead._play_action
+    _apply = FaceDownLead._play_action  # (the trick loop)
 
     def _trick_taken(self, winner: int) -> None:
         won = 0
