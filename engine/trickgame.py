@@ -598,6 +598,11 @@ class TrickGame(State):
                                     f"{' '.join(wrong) or 'nothing'} not its, {' '.join(missing) or 'nothing'} missing")
         return to_play
 
+    def double_dummy_refusal(self) -> str | None:
+        """Why this deal's card play is not what the double-dummy search plays (None when it is), for a game whose
+        contracts change the play deal by deal."""
+        return None
+
     def _winner_rule(self, trump: int) -> Callable[[list[int]], int]:
         """How a position's finished tricks were won, called for each in play order: its winning card's index."""
         return lambda cards: trick_winner(cards, trump, self.RULES.ranking)

@@ -313,3 +313,25 @@ def test_a_free_trump_need_not_follow_a_trump_lead() -> None:
     for side, value in ((0, 0), (1, 65)):
         assert _rules_minimax(rules, HEARTS, (0, 1, 0, 1), side, list(hands), [], 0, 0) == value
         assert Search(rules, HEARTS, (0, 1, 0, 1), side, 0, hands, [], 0, [], [True, True]).solve() == value
+
+
+@pytest.mark.parametrize(("players", "call", "reason"), [
+    (4, "thunee", "first lost trick"),
+    (4, "royals", "first lost trick"),
+    (6, "trip", "9 = A = T"),
+])
+def test_thunee_deals_that_are_not_played_on_card_points_are_refused(players: int, call: str, reason: str) -> None:
+    """A lone call ends at the caller's first lost trick and a trip ranks its own way: the search plays neither."""
+    for seed in range(200):
+        state = engine.new_match("thunee", seed=seed, players=players)
+        rng = Rng(seed)
+        while state.current_player is not None and state.phase != "play":
+            legal = state.legal_actions()
+            state.apply(call if call in legal else legal[rng.below(len(legal))])
+        if state.current_player is not None and state.contract == call:
+            break
+    else:
+        pytest.fail(f"no deal of 200 reached a {call} contract")
+    assert reason in (unsolvable(state) or "")
+    with pytest.raises(ValueError, match=reason):
+        DoubleDummy(state)

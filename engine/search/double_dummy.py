@@ -48,6 +48,9 @@ def unsolvable(state: State) -> str | None:
     if not cls.DOUBLE_DUMMY or any(getattr(cls, name) is not getattr(TrickGame, name)
                                    for name in ("_card_ids", "_won_by", "_next_seats", "_winner_rule")):
         return f"{state.game_id} plays its tricks by rules of its own"
+    refusal = state.double_dummy_refusal()
+    if refusal is not None:
+        return f"{state.game_id}: {refusal}"
     if state.RULES.trick_cards:
         return f"{state.game_id} has tricks of more cards than seats"
     seat = state.current_player

@@ -544,6 +544,13 @@ class Thunee(TrickGame):
                      jodi=[self._jodi_of(side) for side in (0, 1)])
         return balls, facts
 
+    def double_dummy_refusal(self) -> str | None:
+        if self.contract in SOLO:
+            return f"a {self.contract} deal ends at the caller's first lost trick (6.4, 6.5, 8.2.3), not on card points"
+        if self.contract == "trip":
+            return "a trip's tricks rank 9 = A = T and the dealer's trick 4 decides it (8.2.2), not card points"
+        return None
+
     def _lone_result(self) -> tuple[bool, tuple[int, int]]:
         """(made, (team, balls)) of thunee, royals, mooney (6.4.3, 6.5.2, 8.2.3) or trip (8.2.2)."""
         caller = self.caller
