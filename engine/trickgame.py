@@ -838,13 +838,13 @@ def position_hand(value: object, key: str) -> list[int]:
 
 
 FACEDOWN = "facedown:"  # the prefix of a card played face down (``facedown:7C``)
-FACE_DOWN_WORDS = tuple(FACEDOWN + code for code in CODES)
 
 
 class FaceDownPlays(TrickGame):
     """A trick game where a card may be played face down (Two-Ten-Jack 5.3): its action is ``facedown:<card>``
-    (``DOWN_ID``, ``DOWN_CARD``: a game's ACTIONS list ``FACE_DOWN_WORDS``), ``down`` holds the cards so played this
-    deal, and the other seats see ``facedown`` (in the trick, the moves and the history) until the trick is gathered.
+    (``DOWN_ID``, ``DOWN_CARD``: a game's ACTIONS list ``FACEDOWN`` + each card's code), ``down`` holds the cards so
+    played this deal, and the other seats see ``facedown`` (in the trick, the moves and the history) until the trick
+    is gathered.
     A sample deals the others' face-down cards of the trick in play again, none of ``DOWN_LACKS`` (what playing face
     down shows a hand lacked); positions list the deal's face-down cards under ``face_down``. A game lists them (its
     ``_card_ids``) and says which cards win; the trick loop plays them (``_extra_played``)."""

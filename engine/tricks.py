@@ -9,8 +9,6 @@ A game states its rules as data and calls these small functions (dealing in pack
 - :class:`FollowRule` states the legal-card rule (must follow, must trump, must overtrump, the partner exception) and
   :func:`legal_mask` applies it to a hand mask (a game with a rule of its own keeps it in its package: Très' second
   card, Botifarra's must-win);
-- :class:`SpecialCards` and :func:`special_trick_winner`: cards that win outside the rank order (an almighty card,
-  its killer, a low card that takes a one-suit trick) and face-down cards that cannot win;
 - :func:`gather_tricks` and :func:`cut` handle undealt packs (a stock drawn after tricks: the trick loop,
   ``engine.trickgame``).
 
@@ -128,57 +126,6 @@ def trick_winner(cards: Sequence[int], trump: int, ranking: Ranking) -> int:
         if beats(cards[i], cards[best], trump, power):
             best = i
     return best
-
-
-class SpecialCards:
-    """Cards that win a trick outside the rank and trump order, as data (Two-Ten-Jack's yakufuda and same two).
-
-    ``almighty`` wins every trick it is in, unless its ``killer`` is in the same trick: then the killer wins.
-    ``sweeper`` is a rank letter: in a trick whose cards all share one suit (and hold no almighty card), that suit's
-    card of this rank wins, where the caller lets it (``sweep``).
-
-    >>> from engine.cards import parse_card, parse_cards
-    >>> yaku = SpecialCards(almighty=parse_card("AS"), killer=parse_card("QH"), sweeper="2")
-    >>> yaku.winner(parse_cards(["AD", "2D"])), yaku.winner(parse_cards(["7H", "AS", "QH"])), yaku.winner([5, 18])
-    (1, 2, None)
-    """
-
-    def __init__(self, almighty: int | None = None, killer: int | None = None, sweeper: str | None = None) -> None:
-        self.almighty, self.killer = almighty, killer
-        # sweepers[suit]: the suit's card of the sweeper rank (None without a sweeper)
-        self.sweepers = tuple(None if sweeper is None else 13 * s + RANKS.index(sweeper) for s in range(4))
-
-    def winner(self, cards: Sequence[int], sweep: bool = True) -> int | None:
-        """The index in ``cards`` (face-up, in play order) of the card these rules make win, None when none does."""
-        almighty, killer = self.almighty, self.killer
-        if almighty is not None and almighty in cards:
-            return cards.index(killer if killer is not None and killer in cards else almighty)
-        low = self.sweepers[SUIT[cards[0]]]
-        if sweep and low is not None and low in cards:
-            suit = SUIT[cards[0]]
-            if all(SUIT[c] == suit for c in cards):
-                return cards.index(low)
-        return None
-
-
-def special_trick_winner(cards: Sequence[int], trump: int, ranking: Ranking, specials: SpecialCards,
-                         sweep: bool = True, hidden: int = 0) -> int:
-    """The index in ``cards`` of the winning card when ``specials`` win first; cards of ``hidden`` (a mask: played
-    face down) neither win nor lead, the first face-up card leads.
-
-    >>> from engine.cards import mask_of, parse_card, parse_cards
-    >>> yaku = SpecialCards(almighty=parse_card("AS"), killer=parse_card("QH"), sweeper="2")
-    >>> cards = parse_cards(["7H", "KD", "2D"])
-    >>> special_trick_winner(cards, SPADES, Ranking("AKQJT98765432"), yaku, hidden=mask_of([parse_card("7H")]))
-    2
-    """
-    if not hidden:
-        best = specials.winner(cards, sweep)
-        return trick_winner(cards, trump, ranking) if best is None else best
-    up = [i for i, c in enumerate(cards) if not BIT[c] & hidden]
-    shown = [cards[i] for i in up]
-    best = specials.winner(shown, sweep)
-    return up[trick_winner(shown, trump, ranking) if best is None else best]
 
 
 def beaters_mask(ranking: Ranking, trump: int, best_trump: int | None) -> int:

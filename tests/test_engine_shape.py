@@ -21,18 +21,6 @@ from engine.registry import game_package
 
 ROOT = Path(engine.__file__).resolve().parent.parent
 OUTSIDE = ("envs", "services", "workers", "replay")
-# Core definitions that serve one game for a reason written beside each; nothing else may.
-ALLOWED = {
-    # Their card-play methods (_card_ids, _play_action, _plain_play) are being rewritten by issue 29's single
-    # card-play path in a parallel branch; they move into engine/games/two_ten_jack and engine/games/german_whist
-    # once that lands, so that both changes merge.
-    "engine.facedown.FaceDownLead": "two_ten_jack",
-    "engine.facedown.FaceDownSlots": "german_whist",
-    # Used by FaceDownLead (above) and move with it.
-    "engine.trickgame.FACE_DOWN_WORDS": "two_ten_jack",
-    "engine.tricks.SpecialCards": "two_ten_jack",
-    "engine.tricks.special_trick_winner": "two_ten_jack",
-}
 Key = tuple[str, str]
 
 
@@ -157,14 +145,7 @@ def _single() -> dict[str, str]:
 
 def test_every_core_definition_serves_two_or_more_games() -> None:
     single = _single()
-    unexplained = {name: game for name, game in single.items() if ALLOWED.get(name) != game}
-    assert not unexplained, ("core definitions used by one game only; move each into engine/games/<game>/: "
-                             f"{unexplained}")
-
-
-def test_the_allow_list_holds_only_what_still_serves_one_game() -> None:
-    single = _single()
-    assert {name: game for name, game in ALLOWED.items() if single.get(name) != game} == {}
+    assert not single, f"core definitions used by one game only; move each into engine/games/<game>/: {single}"
 
 
 def test_a_core_definition_used_by_one_game_is_found(monkeypatch) -> None:

@@ -19,13 +19,13 @@ from typing import Any
 from ...cards import CODES, SUIT, make_deck, mask_of, parse_card
 from ...dealing import deal_round, deal_rounds
 from ...errors import PositionError
-from ...facedown import FaceDownSlots
 from ...options import Option
 from ...registry import register
 from ...scoring import leaders, single_leader
 from ...state import GameInfo, GameLength, match_length, position_count, position_list
 from ...trickgame import TrickRules
 from ...tricks import CardActions, Ranking
+from .facedown import FaceDownSlots
 
 RANKING = Ranking("AKQJT98765432")  # 2.1: the same order in trump and plain suits
 SLOTS = 4

@@ -22,14 +22,14 @@ from ...cards import BIT, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, p
 from ...clone import LIST
 from ...dealing import deal_round, seats_from
 from ...errors import PositionError
-from ...facedown import FaceDownLead
 from ...options import Option
 from ...registry import register
 from ...scoring import PlusMinusCards, target_or_deals
 from ...state import GameInfo, GameLength, match_length
-from ...trickgame import FACE_DOWN_WORDS, TrickRules
-from ...tricks import CLUBS, DIAMONDS, CardActions, Ranking, SpecialCards, suit_of_code
-from .rules import best_from, even_decks, holds_none
+from ...trickgame import TrickRules
+from ...tricks import CLUBS, DIAMONDS, CardActions, Ranking, suit_of_code
+from .facedown import FACE_DOWN_WORDS, FaceDownLead
+from .rules import SpecialCards, best_from, even_decks, holds_none
 
 RANKING = Ranking("AKQJT98765432")  # 2.1
 ALMIGHTY = parse_card("AS")

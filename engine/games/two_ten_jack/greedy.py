@@ -25,8 +25,8 @@ from ...bots.greedy import SortKey, register_greedy
 from ...bots.policy import Observation
 from ...cards import CARD_OF_CODE, SUIT, SUITS
 from ...trickgame import FACEDOWN
-from ...tricks import special_trick_winner
 from . import ALMIGHTY, CARDS, RANKING, SPECIALS
+from .rules import special_trick_winner
 
 POINTS = CARDS.points
 

@@ -1,11 +1,12 @@
-"""Two-Ten-Jack's own dealing rules (two_ten_jack.md 3): decks shared equally, void hands dealt again and the
-next leader."""
+"""Two-Ten-Jack's own rules: decks shared equally, void hands dealt again and the next leader (two_ten_jack.md 3);
+the cards that win a trick outside the rank order, and face-down cards that cannot win (2.3, 5.3, 5.4)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ...cards import BIT, make_deck
+from ...cards import BIT, RANKS, SUIT, make_deck
+from ...tricks import Ranking, trick_winner
 
 
 def even_decks(removed: Sequence[int], counts: Iterable[int], deck: Sequence[int] = tuple(make_deck())
@@ -42,3 +43,53 @@ def best_from(points: Sequence[int], first: int) -> int:
     return next(s for s in ((first + k) % n for k in range(n)) if points[s] == top)
 
 
+class SpecialCards:
+    """Cards that win a trick outside the rank and trump order, as data (Two-Ten-Jack's yakufuda and same two).
+
+    ``almighty`` wins every trick it is in, unless its ``killer`` is in the same trick: then the killer wins.
+    ``sweeper`` is a rank letter: in a trick whose cards all share one suit (and hold no almighty card), that suit's
+    card of this rank wins, where the caller lets it (``sweep``).
+
+    >>> from engine.cards import parse_card, parse_cards
+    >>> yaku = SpecialCards(almighty=parse_card("AS"), killer=parse_card("QH"), sweeper="2")
+    >>> yaku.winner(parse_cards(["AD", "2D"])), yaku.winner(parse_cards(["7H", "AS", "QH"])), yaku.winner([5, 18])
+    (1, 2, None)
+    """
+
+    def __init__(self, almighty: int | None = None, killer: int | None = None, sweeper: str | None = None) -> None:
+        self.almighty, self.killer = almighty, killer
+        # sweepers[suit]: the suit's card of the sweeper rank (None without a sweeper)
+        self.sweepers = tuple(None if sweeper is None else 13 * s + RANKS.index(sweeper) for s in range(4))
+
+    def winner(self, cards: Sequence[int], sweep: bool = True) -> int | None:
+        """The index in ``cards`` (face-up, in play order) of the card these rules make win, None when none does."""
+        almighty, killer = self.almighty, self.killer
+        if almighty is not None and almighty in cards:
+            return cards.index(killer if killer is not None and killer in cards else almighty)
+        low = self.sweepers[SUIT[cards[0]]]
+        if sweep and low is not None and low in cards:
+            suit = SUIT[cards[0]]
+            if all(SUIT[c] == suit for c in cards):
+                return cards.index(low)
+        return None
+
+
+def special_trick_winner(cards: Sequence[int], trump: int, ranking: Ranking, specials: SpecialCards,
+                         sweep: bool = True, hidden: int = 0) -> int:
+    """The index in ``cards`` of the winning card when ``specials`` win first; cards of ``hidden`` (a mask: played
+    face down) neither win nor lead, the first face-up card leads.
+
+    >>> from engine.cards import mask_of, parse_card, parse_cards
+    >>> from engine.tricks import SPADES
+    >>> yaku = SpecialCards(almighty=parse_card("AS"), killer=parse_card("QH"), sweeper="2")
+    >>> cards = parse_cards(["7H", "KD", "2D"])
+    >>> special_trick_winner(cards, SPADES, Ranking("AKQJT98765432"), yaku, hidden=mask_of([parse_card("7H")]))
+    2
+    """
+    if not hidden:
+        best = specials.winner(cards, sweep)
+        return trick_winner(cards, trump, ranking) if best is None else best
+    up = [i for i, c in enumerate(cards) if not BIT[c] & hidden]
+    shown = [cards[i] for i in up]
+    best = specials.winner(shown, sweep)
+    return up[trick_winner(shown, trump, ranking) if best is None else best]

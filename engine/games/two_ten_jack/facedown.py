@@ -1,7 +1,6 @@
-"""Face-down cards of trick games, each written once: a deal's first trick led face up only from some cards, a player
-holding none of them giving up the lead with a card played face down (Two-Ten-Jack 5.3), in tricks that special cards
-win first (2.3, 5.4): :class:`FaceDownLead`, a :class:`engine.trickgame.FaceDownPlays` layer; and cards dealt face
-down in slots beside the hand (German Whist 8.1): :class:`FaceDownSlots`.
+"""Two-Ten-Jack's face-down lead (two_ten_jack.md 5.3): a deal's first trick led face up only from some cards, a player
+holding none of them giving up the lead with a card played face down, in tricks that special cards win first (2.3,
+5.4): :class:`FaceDownLead`, a :class:`engine.trickgame.FaceDownPlays` layer.
 
 >>> import engine
 >>> state = engine.new_match("two_ten_jack", seed=1, first_dealer=0)
@@ -12,13 +11,15 @@ down in slots beside the hand (German Whist 8.1): :class:`FaceDownSlots`.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import ClassVar
 
-from .cards import BIT, CODES, SUIT, SUIT_MASK, cards_in
-from .clone import ROWS
-from .trickgame import FaceDownPlays, TrickGame
-from .tricks import SpecialCards, special_trick_winner, trick_winner
+from ...cards import BIT, CODES, SUIT, SUIT_MASK, cards_in
+from ...trickgame import FACEDOWN, FaceDownPlays
+from ...tricks import trick_winner
+from .rules import SpecialCards, special_trick_winner
+
+FACE_DOWN_WORDS = tuple(FACEDOWN + code for code in CODES)  # the actions that play a card face down
 
 
 class FaceDownLead(FaceDownPlays):
@@ -95,60 +96,3 @@ class FaceDownLead(FaceDownPlays):
                 elif SUIT[card] != led:
                     lacks[seat].append((k, SUIT_MASK[led] | (must if not must & BIT[card] else 0)))
         return lacks
-
-
-class FaceDownSlots(TrickGame):
-    """Cards dealt face down beside the hand, in numbered slots (German Whist 8.1): ``down[seat][slot]`` (None once
-    played). A seat void in the led suit, or to lead with an empty hand, may also play one, ``SLOT_IDS[slot]``
-    (``down:<slot>``); it sees its own once it won a trick, the other seats never until played. Observations and
-    positions write them as ``_slot_codes`` gives them; samples deal the unseen ones again."""
-
-    SLOT_IDS: ClassVar[tuple[int, ...]]  # the action of each slot, in order
-    COPY = {"down": ROWS}
-    down: list[list[int | None]]
-
-    def down_seen(self, seat: int) -> bool:
-        """Whether ``seat`` may look at its face-down cards: it has some and won a trick."""
-        return bool(self.down[seat]) and self.tricks_won[self.side_of[seat]] > 0
-
-    def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
-        """8.1c: a seat void in the led suit, or to lead with an empty hand, may play a face-down card."""
-        down = self.down[seat]
-        if not down:
-            return ids
-        trick, hand = self.trick, self.hands[seat]
-        if hand & SUIT_MASK[SUIT[trick[0][1]]] if trick else hand:
-            return ids
-        return ids + [self.SLOT_IDS[slot] for slot, card in enumerate(down) if card is not None]
-
-    _legal_ids = TrickGame._turn_ids
-    _apply = TrickGame._play_action
-
-    def _card_action(self, seat: int, card: int) -> int | None:
-        if card in self.down[seat]:
-            return self.SLOT_IDS[self.down[seat].index(card)]
-        return super()._card_action(seat, card)
-
-    def _extra_played(self, seat: int, action: int) -> int | None:
-        slot = self.SLOT_IDS.index(action)  # down:<slot>
-        card = self.down[seat][slot]
-        assert card is not None  # a legal slot action names a card still face down
-        self.down[seat][slot] = None
-        return card
-
-    def _slot_codes(self, viewer: int | None) -> list[list[Any]]:
-        """Each seat's slots as ``viewer`` sees them (None: all of them, as positions write them): a card's code,
-        ``"?"`` for a card it may not see, None for a slot played."""
-        return [[None if c is None else CODES[c] if viewer is None or (s == viewer and self.down_seen(s)) else "?"
-                 for c in slots] for s, slots in enumerate(self.down)]
-
-    def _hidden_piles(self, seat: int) -> list[list[int]]:
-        piles = super()._hidden_piles(seat)
-        for s, slots in enumerate(self.down):
-            if s != seat or not self.down_seen(s):
-                piles.append([c for c in slots if c is not None])
-        return piles
-
-    def _relabel(self, new: Sequence[int]) -> None:
-        super()._relabel(new)
-        self.down = [[None if c is None else new[c] for c in slots] for slots in self.down]
