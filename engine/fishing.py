@@ -658,16 +658,16 @@ class FishingState(State):
 
     def _begin_fishing_deal(self) -> None:
         n_sides = len(self.side_scores)
-        self.hands = [0] * self.n
+        self.hands = [0] * self.n_players
         self.table = 0
         self.stock = []
-        self.captured = [0] * self.n
+        self.captured = [0] * self.n_players
         self.last_capturer = None
         self.sweeps = [0] * n_sides
         self.sweep_points = [0] * n_sides
         self.turn: Turn | None = None
         self.phase = "play"
-        self.current_player = (self.dealer + 1) % self.n
+        self.current_player = (self.dealer + 1) % self.n_players
 
     def _refill(self) -> None:
         """Deal new hands from the stock when every hand is empty."""
@@ -880,10 +880,10 @@ class FishingState(State):
         else:
             self.table |= BIT[played]
         if any(self.hands):
-            self.current_player = (seat + 1) % self.n
+            self.current_player = (seat + 1) % self.n_players
         elif self.stock:
             self._refill()
-            self.current_player = (self.dealer + 1) % self.n
+            self.current_player = (self.dealer + 1) % self.n_players
         else:
             self._end_deal()
 
@@ -931,7 +931,7 @@ class FishingState(State):
         slots = None if memo is None else memo.get("slots")
         if slots is None:
             known, ordered = self.hands[seat] | self._known_places(seat), in_deck_order(self.deal_deck)
-            slots = [Slot(ordered(cards_in(self.hands[s] & ~known))) for s in range(self.n) if s != seat]
+            slots = [Slot(ordered(cards_in(self.hands[s] & ~known))) for s in range(self.n_players) if s != seat]
             slots.append(Slot([c for c in self.stock if not BIT[c] & known]))
             if memo is not None:
                 memo["slots"] = slots
@@ -983,10 +983,10 @@ class FishingState(State):
         consistent with the capture piles and the scores, the hands, the stock and the piles with the deal that
         ``deal_deck`` makes."""
         n_sides = len(self.side_scores)
-        hands = [_canonical(cards, f"hands[{seat}]") for seat, cards in enumerate(_list_of(p, "hands", self.n))]
+        hands = [_canonical(cards, f"hands[{seat}]") for seat, cards in enumerate(_list_of(p, "hands", self.n_players))]
         table = _canonical(p["table"], "table")
         stock = position_cards(p["stock"], "stock")
-        piles_of = enumerate(_list_of(p, "captured", self.n))
+        piles_of = enumerate(_list_of(p, "captured", self.n_players))
         captured = [_canonical(cards, f"captured[{seat}]") for seat, cards in piles_of]
         turn_keys = ("turn_card", "turn_taken", "turn_group")
         turn = {key[5:]: p[key] for key in turn_keys if key in p} or None
@@ -997,7 +997,7 @@ class FishingState(State):
             piles["turn_card"] = [parse_card(cast(str, turn.get("card")))]  # parse_card refuses a non-code
         check_cards_once(piles, self._deck_cards())
         self.hands, self.table, self.stock, self.captured = hands, table, stock, captured
-        self.last_capturer = position_seat(p["last_capturer"], "last_capturer", self.n, nullable=True)
+        self.last_capturer = position_seat(p["last_capturer"], "last_capturer", self.n_players, nullable=True)
         self.sweeps = _counts(p, "sweeps", n_sides)
         self.sweep_points = _counts(p, "sweep_points", n_sides)
         self.turn = self._load_turn(turn)
@@ -1011,13 +1011,14 @@ class FishingState(State):
         (rules §5.1), so the seats before the seat to play in that order hold one card fewer than the others."""
         if self.phase == "over":
             return
-        seat, first = self.current_player, (self.dealer + 1) % self.n
+        seat, first = self.current_player, (self.dealer + 1) % self.n_players
         if seat is None:
             raise PositionError(f"phase {self.phase!r} needs a seat to act (current_player)")
         if self.phase == "play" and not self.hands[seat]:
             raise PositionError(f"seat {seat} is to play but holds no card")
         base = self.hands[seat].bit_count() + (self.turn is not None)
-        expected = [base - ((s - first) % self.n < (seat - first) % self.n) for s in range(self.n)]
+        n = self.n_players
+        expected = [base - ((s - first) % n < (seat - first) % n) for s in range(n)]
         if self.turn is not None:
             expected[seat] -= 1
         sizes = [h.bit_count() for h in self.hands]
@@ -1063,7 +1064,7 @@ class FishingState(State):
         probe._start_deal(list(self.deal_deck))
         rounds = [DealtRound(list(probe.hands), list(probe.stock))]
         while probe.stock:
-            probe.hands = [0] * self.n
+            probe.hands = [0] * self.n_players
             probe._refill()
             rounds.append(DealtRound(list(probe.hands), list(probe.stock)))
         return probe.table, rounds

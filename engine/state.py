@@ -151,7 +151,7 @@ class State(ABC):
     # Seat -> side; sides pool their points. The default: every seat is its own side.
     side_of: tuple[int, ...]
     # What every match holds (set by create and by _load_position; each game adds its own).
-    n: int  # the number of players
+    n_players: int  # the number of players
     options: dict[str, Any]
     length: GameLength
     dealings: int  # deals dealt, redeals included
@@ -218,7 +218,7 @@ class State(ABC):
         """A match before anything is dealt: the attributes every match holds, set in this one place (``create`` then
         draws the dealer and deals; ``from_position`` sets what the position says)."""
         self = cls.__new__(cls)
-        self.n = players
+        self.n_players = players
         self.options, self.length = options, length
         self._configure()
         self.seed = seed
@@ -245,7 +245,7 @@ class State(ABC):
             key = None
         if known is None:
             self = cls.__new__(cls)
-            self.n = players
+            self.n_players = players
             self.options = resolve_options(cls.INFO.all_options(), given, players)
             self._validate_options()
             known = (self.options, cls._length(players, self.options))
@@ -276,14 +276,15 @@ class State(ABC):
         """Cross-option checks (e.g. partnerships only with 4 players); raise ValueError."""
 
     def _configure(self) -> None:
-        """Derive per-match settings from ``self.options`` and ``self.n`` (runs for new matches and positions)."""
+        """Derive per-match settings from ``self.options`` and ``self.n_players`` (runs for new matches and
+        positions)."""
 
     def _partnerships(self) -> bool:
         """Whether 4 players play in partnerships, seats {0,2} against {1,3} (a game says when)."""
         return False
 
     def _sides(self) -> tuple[int, ...]:
-        return (0, 1, 0, 1) if self.n == 4 and self._partnerships() else tuple(range(self.n))
+        return (0, 1, 0, 1) if self.n_players == 4 and self._partnerships() else tuple(range(self.n_players))
 
     @classmethod
     @abstractmethod
@@ -296,7 +297,7 @@ class State(ABC):
 
     def _draw_first_dealer(self) -> int:
         """The game's own rule for drawing the first dealer, using ``self.rng``."""
-        return self.rng.below(self.n)
+        return self.rng.below(self.n_players)
 
     @abstractmethod
     def _start_deal(self, deck: list[int]) -> None:
@@ -353,11 +354,11 @@ class State(ABC):
         return deck
 
     def _next_dealer(self) -> int:
-        return (self.dealer + 1) % self.n
+        return (self.dealer + 1) % self.n_players
 
     def seats_from_dealer(self) -> list[int]:
         """The seats in order of play from the dealer's left (who is dealt to, speaks and leads first)."""
-        return seats_from(self.dealer + 1, self.n)
+        return seats_from(self.dealer + 1, self.n_players)
 
     def partners(self, a: int, b: int) -> bool:
         """Whether two different seats play on one side."""
@@ -365,7 +366,7 @@ class State(ABC):
 
     def partner_of(self, seat: int) -> int | None:
         """The seat's partner, the one other seat on its side (None without partnerships)."""
-        partners = [other for other in range(self.n) if self.partners(seat, other)]
+        partners = [other for other in range(self.n_players) if self.partners(seat, other)]
         return partners[0] if len(partners) == 1 else None
 
     def _record_deal(self, points: list[int], **counters: Any) -> None:
@@ -394,7 +395,7 @@ class State(ABC):
 
     def _finish_match(self, winning_sides: list[int]) -> None:
         assert winning_sides or self.NO_WINNER_POSSIBLE, "only a game that declares NO_WINNER_POSSIBLE ends unwon"
-        self.winners = [seat for seat in range(self.n) if self.side_of[seat] in winning_sides]
+        self.winners = [seat for seat in range(self.n_players) if self.side_of[seat] in winning_sides]
         self.current_player = None
         self.phase = "over"
         self._legal = None
@@ -407,7 +408,7 @@ class State(ABC):
 
     @property
     def players(self) -> int:
-        return self.n
+        return self.n_players
 
     @property
     def is_terminal(self) -> bool:
@@ -416,7 +417,7 @@ class State(ABC):
     @property
     def scores(self) -> list[int]:
         """Match scores per seat; partners share their side's score."""
-        return [self.side_scores[self.side_of[seat]] for seat in range(self.n)]
+        return [self.side_scores[self.side_of[seat]] for seat in range(self.n_players)]
 
     @property
     def max_moves_left(self) -> int:
@@ -535,12 +536,12 @@ class State(ABC):
 
         ``history=False`` leaves the history out, so the cost does not grow with the match (bots, live servers).
         """
-        if not isinstance(seat, int) or not 0 <= seat < self.n:
-            raise ValueError(f"seat must be 0..{self.n - 1}, got {seat!r}")
+        if not isinstance(seat, int) or not 0 <= seat < self.n_players:
+            raise ValueError(f"seat must be 0..{self.n_players - 1}, got {seat!r}")
         obs = {
             "game": self.game_id,
             "seat": seat,
-            "players": self.n,
+            "players": self.n_players,
             "options": dict(self.options),
             "deal_index": self.deal_index,
             "dealer": self.dealer,
@@ -579,7 +580,7 @@ class State(ABC):
         """A JSON document that describes the state completely enough to continue play (like FEN)."""
         position = {
             "game": self.game_id,
-            "players": self.n,
+            "players": self.n_players,
             "options": dict(self.options),
             "seed": self.seed,
             "rng": self.rng.state,
@@ -624,8 +625,8 @@ class State(ABC):
         _check(isinstance(p["options"], Mapping), f"options must be a JSON object, got {p['options']!r}")
         self = cls._new_match(players, *cls._match_settings(players, p["options"]), _int(p, "seed"))
         self.rng.state = _int(p, "rng")
-        self.first_dealer = _seat(p, "first_dealer", self.n)
-        self.dealer = _seat(p, "dealer", self.n)
+        self.first_dealer = _seat(p, "first_dealer", self.n_players)
+        self.dealer = _seat(p, "dealer", self.n_players)
         self.deal_index = _int(p, "deal_index")
         self.dealings = self.deal_index + 1 + (_int(p, "redealt") if "redealt" in p else 0)
         _check(self.dealings <= self.length.deals + 1,
@@ -633,7 +634,8 @@ class State(ABC):
                f"deal it ended at), got {self.dealings}")
         self.deal_deck = parse_deck(p["deal_deck"], self._deck_cards())
         scores = p["scores"]
-        _check(isinstance(scores, list) and len(scores) == self.n, f"scores must list {self.n} integers")
+        n = self.n_players
+        _check(isinstance(scores, list) and len(scores) == n, f"scores must list {n} integers")
         for seat, score in enumerate(scores):
             _check(isinstance(score, int) and not isinstance(score, bool), f"score {score!r} is not an integer")
             side = self.side_of[seat]
@@ -648,7 +650,7 @@ class State(ABC):
                    "a finished match has phase 'over', current_player null and its winners")
             _check_winners(self.winners, self.side_of, self.NO_WINNER_POSSIBLE)
         else:
-            _seat(p, "current_player", self.n)
+            _seat(p, "current_player", self.n_players)
         if self.cut_short:
             self._load_cut_short(p)
         else:

@@ -175,7 +175,7 @@ class TrickGame(State):
 
     def _first_leader(self) -> int:
         """The seat that leads the first trick: the dealer's left."""
-        return (self.dealer + 1) % self.n
+        return (self.dealer + 1) % self.n_players
 
     def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
         """The legal moves of ``seat``, the seat to play, given its legal card plays ``ids`` (a list never changed in
@@ -207,7 +207,7 @@ class TrickGame(State):
     def _next_seats(self) -> Sequence[int]:
         """Per seat, the seat that plays after it in a trick: the next seat clockwise (a game where some seats sit
         the deal out skips them)."""
-        return NEXT_SEATS[self.n]
+        return NEXT_SEATS[self.n_players]
 
     def _playing_seats(self) -> list[int] | None:
         """The seats that play this deal's tricks, in turn order, when some seats sit it out (Boonaken 8.3's
@@ -264,7 +264,7 @@ class TrickGame(State):
         """A deal's play begins: ``hands`` (masks) and ``trump`` (NO_TRUMP until it is named)."""
         self.hands = hands
         self.trump = trump
-        self.trick_size = self.RULES.trick_cards or self.n
+        self.trick_size = self.RULES.trick_cards or self.n_players
         self.trick: list[tuple[int, int]] = []
         self.tricks: list[list[tuple[int, int]]] = []
         self.best_seat = self.best_card = -1
@@ -351,7 +351,7 @@ class TrickGame(State):
         side_of, tricks, tricks_won, points, draws = self.side_of, self.tricks, self.tricks_won, rules.points, \
             rules.draw_after_trick
         if not stop:  # what choosing takes: each turn's legal moves
-            n, actions, follow, record = self.n, self.ACTIONS, rules.follow, self.moves.append
+            n, actions, follow, record = self.n_players, self.ACTIONS, rules.follow, self.moves.append
             card_ids, suit_ids, plain_id = actions.ids, actions.suit_tables, actions.plain_id
             own_ids = self._card_ids if own else None
             extras = self._turn_extras if rules.extras else None
@@ -554,7 +554,7 @@ class TrickGame(State):
         canonical order; the tricks are played in turn, the dealer's left leading the first and each winner the
         next; replayed from the hands ``deal_deck`` dealt (``_deal_again``), every card was held by its player and
         allowed by the follow rule when played, and the hands left are the position's hands."""
-        n = self.n
+        n = self.n_players
         hands = p["hands"]
         if not isinstance(hands, list) or len(hands) != n:
             raise PositionError(f"hands must list {n} seats")
@@ -649,7 +649,7 @@ class TrickGame(State):
         """Whether everything ``seat`` has not seen is known by elimination: all of it in one other hand, none in a
         hidden pile (German Whist once the stock is drawn), so every sample of the state is the same deal."""
         known = self.hands[seat] | self._known_cards(seat)
-        holders = sum(1 for other in range(self.n) if other != seat and self.hands[other] & ~known)
+        holders = sum(1 for other in range(self.n_players) if other != seat and self.hands[other] & ~known)
         return holders <= 1 and not any(self._hidden_piles(seat))
 
     def _unseen_slots(self, seat: int) -> list[Slot]:
@@ -659,7 +659,7 @@ class TrickGame(State):
         known = self.hands[seat] | self._known_cards(seat)
         lacks, ordered = self._shown_lacking(), in_deck_order(self.deal_deck)
         slots = []
-        for other in range(self.n):
+        for other in range(self.n_players):
             if other == seat:
                 continue
             entered: dict[int, list[int]] = {}
@@ -678,7 +678,7 @@ class TrickGame(State):
         """Per seat, (trick number, cards) for each of its plays this deal that showed it held none of those cards:
         any card that, held with the one it played, would have made that play illegal."""
         trump, power = self.trump, self.RULES.ranking.power[self.trump]
-        lacks: list[list[tuple[int, int]]] = [[] for _ in range(self.n)]
+        lacks: list[list[tuple[int, int]]] = [[] for _ in range(self.n_players)]
         for k, played in enumerate([*self.tricks, self.trick]):
             for i, (seat, card) in enumerate(played):
                 if i == 0:
@@ -726,7 +726,7 @@ class TrickGame(State):
             return 0
         first = len(self.deal_deck) - len(self.stock)
         index = self.deal_deck.index(card)
-        return 0 if index < first else (index - first) // self.n + 1
+        return 0 if index < first else (index - first) // self.n_players + 1
 
     def _played_blind(self, seat: int, card: int) -> bool:
         """Whether ``seat`` played ``card`` from outside its hand (German Whist's face-down cards)."""
@@ -784,7 +784,7 @@ class TrickGame(State):
             where = f"{key}[{number}]"
             if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[1], str):
                 raise PositionError(f"{where} must be a [seat, action] pair, got {entry!r}")
-            seat = position_seat(entry[0], where, self.n)
+            seat = position_seat(entry[0], where, self.n_players)
             if over():
                 raise PositionError(f"{where}: the deal was over before it")
             if seat != self.current_player or entry[1] not in self.legal_actions():
@@ -794,7 +794,7 @@ class TrickGame(State):
 
     def _load_seat(self, value: object, key: str) -> int | None:
         """A nullable seat of a position (the belote announcer, ...)."""
-        return position_seat(value, key, self.n, nullable=True)
+        return position_seat(value, key, self.n_players, nullable=True)
 
 
 # The base's facts of the play, by key, for a game's OBSERVED and POSITIONED: how each is written, and the rule a

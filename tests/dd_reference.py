@@ -38,7 +38,7 @@ class DoubleDummy:
         self.side = self.side_of[state.current_player] if side is None else side
         if self.side not in self.side_of:
             raise ValueError(f"side must be one of {sorted(set(self.side_of))}, got {side!r}")
-        self.n = state.n
+        self.n = state.n_players
         self.trump = trump
         self.power = rules.ranking.power[trump]
         self.follow = rules.follow

@@ -44,7 +44,7 @@ def _ending(name: str, tricks_left: float, seed: int, bots: str = "random") -> T
     deal = state.deal_index
     while not state.is_terminal and state.deal_index == deal:
         if isinstance(state, TrickGame) and state.phase == "play" and \
-                cards_left(state) == round(tricks_left * state.n):
+                cards_left(state) == round(tricks_left * state.n_players):
             lone = state.game_id == "thunee" and state.contract != "normal"  # type: ignore[attr-defined]
             return None if lone or unsolvable(state) is not None else state
         seat = state.current_player

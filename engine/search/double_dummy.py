@@ -60,7 +60,7 @@ def unsolvable(state: State) -> str | None:
     if any(card_of[a] is None for a in state.legal_action_ids()):
         return f"{state.game_id} is in its {state.phase} phase, not playing cards"
     held = sum(bin(hand).count("1") for hand in state.hands) + _stock_left(state)
-    to_play = (state.RULES.tricks - len(state.tricks)) * state.n - len(state.trick)
+    to_play = (state.RULES.tricks - len(state.tricks)) * state.n_players - len(state.trick)
     if held != to_play:
         return f"{state.game_id}: {to_play - held} of the cards still to play are in no hand (face down)"
     return None
@@ -165,4 +165,4 @@ def nominal_nodes(cards: int) -> int:
 def cards_left(state: State) -> int:
     """The cards still to play in a trick game's deal (hands, stock and face-down ones): what ``dd_cards`` counts."""
     assert isinstance(state, TrickGame)
-    return (state.RULES.tricks - len(state.tricks)) * (state.RULES.trick_cards or state.n) - len(state.trick)
+    return (state.RULES.tricks - len(state.tricks)) * (state.RULES.trick_cards or state.n_players) - len(state.trick)

@@ -1214,8 +1214,8 @@ def test_5_every_auction_of_a_short_ladder_is_the_rules_text_s() -> None:
 def test_9_players_is_an_option_too() -> None:
     """9: the options table names ``players`` (like ``first_dealer``, it is also new_match's own argument)."""
     state = engine.new_match(GAME, seed=1, options={"players": 5, "first_dealer": 2})
-    assert state.n == 5 and state.dealer == 2 and len(state.to_position()["hands"]) == 5
-    assert engine.new_match(GAME, seed=1, players=3, options={"players": 3}).n == 3
+    assert state.n_players == 5 and state.dealer == 2 and len(state.to_position()["hands"]) == 5
+    assert engine.new_match(GAME, seed=1, players=3, options={"players": 3}).n_players == 3
     for bad in ({"players": 6}, {"players": 2}):
         with pytest.raises(ValueError):
             engine.new_match(GAME, seed=1, options=bad)

@@ -94,7 +94,7 @@ class Belote(MeldDeclaring, BelotePlay):
         order = self.seats_from_dealer()
         self._first_dealing(deck)
         self.taken = False
-        self.auction = TakeRounds(self.n, order[0], SUITS[SUIT[self.turn_up]])
+        self.auction = TakeRounds(self.n_players, order[0], SUITS[SUIT[self.turn_up]])
         self._reset_melds()
         self.phase, self.current_player = "auction", order[0]
 
@@ -113,7 +113,7 @@ class Belote(MeldDeclaring, BelotePlay):
 
     def _second_dealing(self, taker: int) -> None:
         order = self.seats_from_dealer()
-        if self.n == 4:  # 3.5: three each, two to the taker, who adds the turn-up card
+        if self.n_players == 4:  # 3.5: three each, two to the taker, who adds the turn-up card
             hands, _ = deal_masks(self.stock, order, (tuple(2 if seat == taker else 3 for seat in order),))
             self.hands[taker] |= BIT[self.turn_up]
             self.stock = []
@@ -160,7 +160,7 @@ class Belote(MeldDeclaring, BelotePlay):
         self._second_dealing(rounds.taker)
 
     def _other_piles(self) -> dict[str, list[int]]:
-        return {"turn_up": [] if self.taken and self.n == 4 else [self.turn_up]}
+        return {"turn_up": [] if self.taken and self.n_players == 4 else [self.turn_up]}
 
     # ---- declarations (6.3: MeldDeclaring) ---------------------------------------------------------------------
 
@@ -184,7 +184,7 @@ class Belote(MeldDeclaring, BelotePlay):
             base[capot] += CAPOT_BONUS
         belote = self.belote_points()
         totals = [base[s] + self.declaration_points[s] + belote[s] for s in range(len(base))]
-        if self.n == 3:
+        if self.n_players == 3:
             points, outcome = three_player_points(attack, totals, belote, self.seats_from_dealer())
         else:
             points, outcome, held = two_side_points(attack, base, self.declaration_points, belote,
@@ -195,7 +195,7 @@ class Belote(MeldDeclaring, BelotePlay):
             points[winner] += self.pot
             self.pot = 0
         if self.options["no_shuffle"]:
-            self.next_pack = gather_tricks(self.tricks) + ([] if self.n == 4 else [self.turn_up, *self.stock])
+            self.next_pack = gather_tricks(self.tricks) + ([] if self.n_players == 4 else [self.turn_up, *self.stock])
         self._deal_over(points, taker=taker, trump=SUITS[self.trump], outcome=outcome, totals=totals,
                         card_points=self.trick_totals(), declarations=list(self.declaration_points),
                         belote=self.belote_seat, capot=capot is not None)
@@ -226,7 +226,8 @@ class Belote(MeldDeclaring, BelotePlay):
         return self._melds_kept(seat, known)  # 6.1
 
     def _cut_from_tricks(self) -> bool:
-        return self.options["no_shuffle"] and self.n == 4  # 8: with 2 or 3 players the set-aside cards are unseen
+        # 8: with 2 or 3 players the set-aside cards are unseen
+        return self.options["no_shuffle"] and self.n_players == 4
 
     def _public_places(self) -> list[int]:
         return [self.turn_up]
@@ -234,7 +235,7 @@ class Belote(MeldDeclaring, BelotePlay):
     # ---- positions (docs/positions/belote.md) -------------------------------------------------------------------
 
     def _deal_position(self) -> dict[str, Any]:
-        turn_up = None if self.taken and self.n == 4 else CODES[self.turn_up]
+        turn_up = None if self.taken and self.n_players == 4 else CODES[self.turn_up]
         return {**super()._deal_position(), "turn_up": turn_up, "declared": list(self.declared), "pot": self.pot}
 
     def _dealt_trump(self) -> tuple[int, str]:
@@ -242,19 +243,20 @@ class Belote(MeldDeclaring, BelotePlay):
         return trump, "trump must be the taken suit once the auction is over, null before"
 
     def _load_position(self, p: Mapping[str, Any]) -> None:
-        self.turn_up = self.deal_deck[5 * self.n]  # 3.4 / 3.6: the card after the first dealing
-        self.auction = TakeRounds(self.n, self.seats_from_dealer()[0], SUITS[SUIT[self.turn_up]])
+        self.turn_up = self.deal_deck[5 * self.n_players]  # 3.4 / 3.6: the card after the first dealing
+        self.auction = TakeRounds(self.n_players, self.seats_from_dealer()[0], SUITS[SUIT[self.turn_up]])
         replay_auction(self.auction, p["auction"])
         self.taken = self.auction.over
-        shown = None if self.taken and self.n == 4 else CODES[self.turn_up]
+        shown = None if self.taken and self.n_players == 4 else CODES[self.turn_up]
         if p["turn_up"] != shown:
-            raise PositionError(f"turn_up must be {shown!r} here (deal_deck[{5 * self.n}], null once taken with 4)")
+            raise PositionError(f"turn_up must be {shown!r} here (deal_deck[{5 * self.n_players}], null once taken "
+                                "with 4)")
         self.pot = position_count(p["pot"], "pot")
-        if self.pot and (self.n == 3 or not self.options["litige"]):
+        if self.pot and (self.n_players == 3 or not self.options["litige"]):
             raise PositionError("only a litige holds points in the pot (7.3; never with 3 players)")
         self._load_declared(p["declared"])
         if self.phase not in ("play" if self.taken else "auction", "over"):
             raise PositionError(f"phase {self.phase!r} does not fit the taking rounds")
-        self.melds = [[] for _ in range(self.n)]
+        self.melds = [[] for _ in range(self.n_players)]
         self._load_play(p)  # the deal replayed: stock and melds as dealt
         self._check_declared()

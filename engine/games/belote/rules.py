@@ -45,8 +45,8 @@ class MeldDeclaring(TrickGame):
         """A combination's strength, for the single best one."""
 
     def _reset_melds(self) -> None:
-        self.declared = [None] * self.n
-        self.melds = [[] for _ in range(self.n)]
+        self.declared = [None] * self.n_players
+        self.melds = [[] for _ in range(self.n_players)]
         self.declaration_points = [0] * len(self.card_points)
 
     def _hand_melds(self, hand: int) -> list[Meld]:
@@ -73,7 +73,7 @@ class MeldDeclaring(TrickGame):
         if best is None:
             return
         side = self.side_of[best[1]]
-        for seat in range(self.n):
+        for seat in range(self.n_players):
             if self.side_of[seat] == side and self.declared[seat] == "declare":
                 self.declaration_points[side] += sum(m.value for m in self.melds[seat])
 
@@ -82,14 +82,14 @@ class MeldDeclaring(TrickGame):
         if not self.tricks:
             return {}
         return {"declarations": [[m.code() for m in self.melds[s]] if self.declared[s] == "declare" else []
-                                 for s in range(self.n)],
+                                 for s in range(self.n_players)],
                 "declaration_points": list(self.declaration_points)}
 
     def _shown_meld_cards(self) -> list[int]:
         """The cards of the declared combinations, shown by the end of trick 1."""
         if not self.tricks:
             return []
-        return [c for s in range(self.n) if self.declared[s] == "declare" for m in self.melds[s]
+        return [c for s in range(self.n_players) if self.declared[s] == "declare" for m in self.melds[s]
                 for c in m.cards(self.MELD_ORDER)]
 
     def _known_cards(self, seat: int) -> int:
@@ -116,11 +116,11 @@ class MeldDeclaring(TrickGame):
     def _find_dealt_melds(self) -> None:
         """The combinations of the dealt hands, once they are all dealt (in play): a sample's own."""
         if self.phase == "play":
-            self.melds = [self._hand_melds(self.hands[s] | self._played_since(s)) for s in range(self.n)]
+            self.melds = [self._hand_melds(self.hands[s] | self._played_since(s)) for s in range(self.n_players)]
 
     def _load_declared(self, value: Any) -> None:
         """A position's ``declared`` (checked by ``_check_declared`` once the deal is replayed)."""
-        declared = position_list(value, "declared", self.n)
+        declared = position_list(value, "declared", self.n_players)
         if any(d not in (None, "declare", "nodeclare") for d in declared):
             raise PositionError(f"declared lists per seat null, 'declare' or 'nodeclare', got {declared!r}")
         self.declared = list(declared)
@@ -130,7 +130,7 @@ class MeldDeclaring(TrickGame):
         declarations are then scored as in play."""
         self.declaration_points = [0] * len(self.card_points)
         played = {seat for trick in [*self.tricks, self.trick] for seat, _c in trick}
-        for seat in range(self.n):
+        for seat in range(self.n_players):
             choice = self.declared[seat]
             if not self.melds[seat]:
                 allowed: tuple[str | None, ...] = (None,)

@@ -60,7 +60,7 @@ class BelotePlay(TrickGame):
 
     def _draw_first_dealer(self) -> int:
         # 3.1: the lowest card in natural order deals; tied seats draw again from a fresh shuffle
-        return draw_for_dealer(self.rng, self.n, DRAW_STRENGTH.__getitem__, lowest_deals=True, pack=DECK,
+        return draw_for_dealer(self.rng, self.n_players, DRAW_STRENGTH.__getitem__, lowest_deals=True, pack=DECK,
                                fresh_pack_for_ties=True)
 
     def _keeps_pack(self) -> bool:
@@ -211,7 +211,7 @@ class BelotePlay(TrickGame):
         known = self.hands[seat] | self._known_cards(seat)
         lacks = self._shown_lacking()
         hands = []
-        for s in range(self.n):
+        for s in range(self.n_players):
             played = self._played_since(s)
             dealt = mask_of(deck[where[c]] for c in cards_in(self.hands[s] | played))
             hand = dealt & ~played

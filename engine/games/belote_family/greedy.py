@@ -73,7 +73,7 @@ def rank_belote_play_state(state: State, seat: int, legal_ids: Sequence[int]) ->
         if card is None:  # a declaration (Belote 6.2): the observation's ranker decides
             return None
         plays.append((card, strings[a].endswith(":belote")))
-    return _belote_play_keys(state.trump, trick, state.n == 4, seat, unseen, plays)
+    return _belote_play_keys(state.trump, trick, state.n_players == 4, seat, unseen, plays)
 
 
 def _belote_play_keys(trump: int, trick: Sequence[tuple[int, int]], partners: bool, me: int,

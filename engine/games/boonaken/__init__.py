@@ -232,7 +232,7 @@ class Boonaken(TrickGame):
 
     def _configure(self) -> None:
         o = self.options
-        self.minus = [0] * self.n
+        self.minus = [0] * self.n_players
         self.ladder = bid_ladder(o["min_bid"], o["max_bid"], o["bid_step"], o["six_sequence_value"])
         self.six = o["six_sequence_value"]
 
@@ -252,8 +252,8 @@ class Boonaken(TrickGame):
     def _staying(self) -> list[int]:
         """8.3: the seats still at the table (with ``elimination`` a winner leaves)."""
         if not self.options["elimination"]:
-            return list(range(self.n))
-        return [s for s in range(self.n) if self.plus(s) < self.options["plus_to_win"]]
+            return list(range(self.n_players))
+        return [s for s in range(self.n_players) if self.plus(s) < self.options["plus_to_win"]]
 
     def plus(self, seat: int) -> int:
         """The ``+`` marks of ``seat`` (8.1): its score (net marks) and its ``-`` marks."""
@@ -263,17 +263,18 @@ class Boonaken(TrickGame):
         """Set the seats at the table this deal (``active``, ``after``) and return them in turn from the dealer's
         left."""
         self.active = active = self._dealt_table or tuple(self._staying())
-        self.after, order = _turns(self.n, active, self.dealer)
+        self.after, order = _turns(self.n_players, active, self.dealer)
         return list(order)
 
     def _next_dealer(self) -> int:
         """4.1, 8.3: the next seat at the table clockwise."""
         staying = self._staying()
-        return next((self.dealer + k) % self.n for k in range(1, self.n + 1) if (self.dealer + k) % self.n in staying)
+        n = self.n_players
+        return next((self.dealer + k) % n for k in range(1, n + 1) if (self.dealer + k) % n in staying)
 
     def _start_deal(self, deck: list[int]) -> None:
         order = self._seat_order()
-        hands = [0] * self.n
+        hands = [0] * self.n_players
         top = deal_round(deck, 0, hands, order, (3,))  # 4.2: 3 to each
         if len(order) == 5:
             face_up, face_down = deck[top:top + 2], []
@@ -300,7 +301,7 @@ class Boonaken(TrickGame):
         return self.declarers[0] if self.declarers else self.after[self.dealer]
 
     def _playing_seats(self) -> list[int] | None:
-        return list(self.active) if len(self.active) < self.n else None
+        return list(self.active) if len(self.active) < self.n_players else None
 
     def _next_seats(self) -> tuple[int, ...]:
         return self.after  # 8.3: absent seats do not play
@@ -394,8 +395,8 @@ class Boonaken(TrickGame):
     def _score_deal(self) -> None:
         assert self.contract is not None  # a deal is scored only under a contract
         made = [seat for seat in self.declarers if self.made(seat)]
-        plus = [int(seat in made) for seat in range(self.n)]
-        minus = [int(seat in self.declarers and seat not in made) for seat in range(self.n)]
+        plus = [int(seat in made) for seat in range(self.n_players)]
+        minus = [int(seat in self.declarers and seat not in made) for seat in range(self.n_players)]
         for seat, mark in enumerate(minus):
             self.minus[seat] += mark
         net = [p - m for p, m in zip(plus, minus, strict=True)]
@@ -407,14 +408,14 @@ class Boonaken(TrickGame):
         """8.2: two + marks win (checked first), else a loser ends the match with no winner. 8.3 (``elimination``):
         a seat with two + marks leaves the table as a winner; a loser, or the last seat left, ends the match and
         the winners are the seats that left (perhaps none)."""
-        losers = [s for s in range(self.n) if self.minus[s] >= self.options["minus_to_lose"]]
+        losers = [s for s in range(self.n_players) if self.minus[s] >= self.options["minus_to_lose"]]
         if not self.options["elimination"]:
-            winners = [s for s in range(self.n) if self.plus(s) >= self.options["plus_to_win"]]
+            winners = [s for s in range(self.n_players) if self.plus(s) >= self.options["plus_to_win"]]
             return winners or ([] if losers else None)
         staying = self._staying()
         if not losers and len(staying) > 1:
             return None
-        return [s for s in range(self.n) if s not in staying and s not in losers]
+        return [s for s in range(self.n_players) if s not in staying and s not in losers]
 
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 
@@ -473,7 +474,7 @@ class Boonaken(TrickGame):
         obs["card_points"] = list(self.card_points)
         obs["tricks_won"] = list(self.tricks_won)
         obs["minus_marks"] = list(self.minus)
-        obs["left_table"] = [s for s in range(self.n) if s not in self.active]  # 8.3: winners who left
+        obs["left_table"] = [s for s in range(self.n_players) if s not in self.active]  # 8.3: winners who left
 
     # ---- determinization ----------------------------------------------------------------------------------------
 
@@ -589,7 +590,7 @@ class Boonaken(TrickGame):
 
     def _dealt_places(self) -> tuple[dict[int, list[int]], list[int]]:
         """4.2: the places in ``deal_deck`` of each seat's dealt cards, and of the centre's face-down cards."""
-        order = _turns(self.n, self.active, self.dealer)[1]
+        order = _turns(self.n_players, self.active, self.dealer)[1]
         m = len(order)
         places = {s: [3 * k, 3 * k + 1, 3 * k + 2, 3 * m + 2 + 3 * k, 3 * m + 3 + 3 * k, 3 * m + 4 + 3 * k]
                   for k, s in enumerate(order)}
@@ -645,7 +646,7 @@ class Boonaken(TrickGame):
                            first_dealer=position["dealer"], deck=position["deal_deck"])
         assert isinstance(state, Boonaken)  # (create makes one of its own class)
         state.side_scores = list(position["scores"])
-        state.minus = unpack_marks(position["minus_marks"], state.n)
+        state.minus = unpack_marks(position["minus_marks"], state.n_players)
         state.deal_index = position_count(position["deal_index"], "deal_index")
         state._check_marks()  # (seats enough left at the table to deal to)
         state._start_deal(list(state.deal_deck))
@@ -656,10 +657,10 @@ class Boonaken(TrickGame):
         trump, roem and the tricks, each legal when made) to the position's hands and piles and seat to act."""
         if self.phase not in PHASES:
             raise PositionError(f"phase must be one of {PHASES}, got {self.phase!r}")
-        self.minus = unpack_marks(p["minus_marks"], self.n)
+        self.minus = unpack_marks(p["minus_marks"], self.n_players)
         self._check_marks()
         if self.phase == "over":  # the last deal was dealt to the seats that played its tricks (8.3)
-            self._dealt_table = _seats_in(p["tricks"], self.n)
+            self._dealt_table = _seats_in(p["tricks"], self.n_players)
         scratch = OutbidAuction(self.ladder, self._seat_order())
         replay_auction(scratch, p["auction"])
         self.declarers = tuple(scratch.holders) if scratch.over else ()
@@ -683,16 +684,16 @@ class Boonaken(TrickGame):
         self.current_player = expected
 
     def _load_cut_short(self, p: Mapping[str, Any]) -> None:
-        self.minus = unpack_marks(p["minus_marks"], self.n)
+        self.minus = unpack_marks(p["minus_marks"], self.n_players)
         super()._load_cut_short(p)
 
     def _check_last_table(self) -> None:
         """A finished match's last deal was dealt to the seats at the table before it: those its marks leave."""
         del self._dealt_table
         made = [s for s in self.declarers if self.made(s)]
-        before_plus = [self.plus(s) - (s in made) for s in range(self.n)]
-        before_minus = [self.minus[s] - (s in self.declarers and s not in made) for s in range(self.n)]
-        staying = [s for s in range(self.n) if not self.options["elimination"] or
+        before_plus = [self.plus(s) - (s in made) for s in range(self.n_players)]
+        before_minus = [self.minus[s] - (s in self.declarers and s not in made) for s in range(self.n_players)]
+        staying = [s for s in range(self.n_players) if not self.options["elimination"] or
                    before_plus[s] < self.options["plus_to_win"]]
         if list(self.active) != staying or min(before_plus + before_minus) < 0 or \
                 max(before_minus) >= self.options["minus_to_lose"]:
@@ -701,7 +702,7 @@ class Boonaken(TrickGame):
 
     def _check_marks(self) -> None:
         """8: the marks a match can hold at this point (its end not yet reached while it goes on)."""
-        plus, minus, over = [self.plus(s) for s in range(self.n)], self.minus, self.phase == "over"
+        plus, minus, over = [self.plus(s) for s in range(self.n_players)], self.minus, self.phase == "over"
         most_plus = self.options["plus_to_win"] - (0 if over or self.options["elimination"] else 1)
         most_minus = self.options["minus_to_lose"] - (0 if over else 1)
         if any(not 0 <= p <= most_plus for p in plus) or any(m > most_minus for m in minus):
@@ -709,7 +710,7 @@ class Boonaken(TrickGame):
                                 "here")
         marks = sum(plus) + sum(minus)
         deals = self.deal_index + (1 if over else 0)
-        if marks > self.n * deals or (not over and marks < self.deal_index):
+        if marks > self.n_players * deals or (not over and marks < self.deal_index):
             raise PositionError(f"{self.deal_index} deals played give their declarers one mark each: {marks} marks "
                                 "cannot come from them")
         if not over and len(self._staying()) < 2:

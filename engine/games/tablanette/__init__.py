@@ -67,7 +67,7 @@ class Tablanette(FishingState):
 
     def _configure(self) -> None:
         self.capture_rules = self.capture_rules_for(self.options)
-        self.target = match_target(self.n, self.options)
+        self.target = match_target(self.n_players, self.options)
 
     def _partnerships(self) -> bool:
         return bool(self.options["partnerships"])
@@ -82,11 +82,13 @@ class Tablanette(FishingState):
 
     def _draw_first_dealer(self) -> int:
         low = self.options["first_dealer_draw"] == "low"
-        return draw_for_dealer(self.rng, self.n, lambda c: _LOW_DRAW[RANK[c]] if low else RANK[c], lowest_deals=low)
+        return draw_for_dealer(self.rng, self.n_players, lambda c: _LOW_DRAW[RANK[c]] if low else RANK[c],
+                               lowest_deals=low)
 
     def _start_deal(self, deck: list[int]) -> None:
         self._begin_fishing_deal()
-        top = deal_round(deck, 0, self.hands, seats_from(self.dealer + 1, self.n), (1,) * self.options["hand_size"])
+        seats = seats_from(self.dealer + 1, self.n_players)
+        top = deal_round(deck, 0, self.hands, seats, (1,) * self.options["hand_size"])
         slots, self.stock = deck[top:top + 4], deck[top + 4:]
         if self.capture_rules.jack_takes_all:
             self._replace_table_jacks(slots)
@@ -109,7 +111,7 @@ class Tablanette(FishingState):
         """§3.6: everyone saw where the jacks dealt to the table went into the stock, so whose hand they reach."""
         if not self.capture_rules.jack_takes_all:
             return 0
-        top = self.n * self.options["hand_size"]
+        top = self.n_players * self.options["hand_size"]
         probe = self.clone()
         probe.stock = self.deal_deck[top + 4:]
         return mask_of(probe._replace_table_jacks(self.deal_deck[top:top + 4]))
@@ -122,8 +124,9 @@ class Tablanette(FishingState):
         obs["known_cards"] = [CODES[c] for c in cards_in(self._known_places(seat) & (stock | others))]
 
     def _refill(self) -> None:
-        deal_round(self.stock, 0, self.hands, seats_from(self.dealer + 1, self.n), (1,) * self.options["hand_size"])
-        del self.stock[: self.n * self.options["hand_size"]]
+        seats = seats_from(self.dealer + 1, self.n_players)
+        deal_round(self.stock, 0, self.hands, seats, (1,) * self.options["hand_size"])
+        del self.stock[: self.n_players * self.options["hand_size"]]
 
     def _sweep_scored_at_once(self) -> bool:
         return True  # §6.2: tablanette points count at once, and can end the match mid-deal (§7.5)

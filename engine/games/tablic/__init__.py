@@ -73,12 +73,13 @@ class Tablic(FishingState):
         low = self.options["first_dealer_draw"] == "low"
         ace = 1 if low else 11
         return draw_for_dealer(
-            self.rng, self.n, lambda c: ace if RANK[c] == ACE else capture_value(RANK[c], 12)[0], lowest_deals=low
+            self.rng, self.n_players, lambda c: ace if RANK[c] == ACE else capture_value(RANK[c], 12)[0],
+            lowest_deals=low
         )
 
     def _start_deal(self, deck: list[int]) -> None:
         self._begin_fishing_deal()
-        order = seats_from(self.dealer + 1, self.n)
+        order = seats_from(self.dealer + 1, self.n_players)
         if self.options["cut_mode"] == "cut":
             table, top = deck[:4], deal_round(deck, 4, self.hands, order, HAND_PACKETS)
         else:
@@ -89,7 +90,7 @@ class Tablic(FishingState):
         self.stock = deck[top:]
 
     def _refill(self) -> None:
-        top = deal_round(self.stock, 0, self.hands, seats_from(self.dealer + 1, self.n), HAND_PACKETS)
+        top = deal_round(self.stock, 0, self.hands, seats_from(self.dealer + 1, self.n_players), HAND_PACKETS)
         del self.stock[:top]
 
     def _sweep(self, seat: int, played: int, captured: int, last_play: bool) -> int:

@@ -172,7 +172,7 @@ class Thunee(TrickGame):
     _replay_over = False
 
     def _sides(self) -> tuple[int, ...]:
-        return SIDES[self.n]
+        return SIDES[self.n_players]
 
     def _deck_cards(self) -> list[int]:
         return list(DECK)
@@ -207,7 +207,7 @@ class Thunee(TrickGame):
             _DECK_AFTER[after] = (cut(_shuffled(draws[SHUFFLE_DRAWS:]), 1 + draws[-1] % CUT_BOUND),
                                   (after + (SHUFFLE_DRAWS + 1) * GOLDEN) & MASK64)
             rng.state = after
-        return next(k for k, card in enumerate(pack) if card in BLACK_JACKS) % self.n
+        return next(k for k, card in enumerate(pack) if card in BLACK_JACKS) % self.n_players
 
     def _shuffled_deck(self) -> list[int]:
         """3.2: shuffle, then a cut (the same draws as ``Rng.shuffle`` and ``Rng.below``, in one batch)."""
@@ -225,7 +225,7 @@ class Thunee(TrickGame):
         return cut(_shuffled(draws), 1 + draws[-1] % CUT_BOUND)
 
     def _start_deal(self, deck: list[int]) -> None:
-        n, first = self.n, (self.dealer + 1) % self.n
+        n, first = self.n_players, (self.dealer + 1) % self.n_players
         dealt = FIRST_ROUND[n]
         hands = [0] * n
         order = ORDERS[n][self.dealer]
@@ -250,19 +250,20 @@ class Thunee(TrickGame):
         self._start_deal(list(self.deal_deck))
 
     def _after_redeal_answers(self) -> None:
-        if self.n == 6 and self.options["six_trip"]:  # 8.2.2: the dealer is asked first
+        if self.n_players == 6 and self.options["six_trip"]:  # 8.2.2: the dealer is asked first
             self.phase, self.current_player = "trip", self.dealer
             return
         self._open_calling()
 
     def _open_calling(self) -> None:
-        holder = (self.dealer + 1) % self.n  # 4.1
-        self.auction = RaiseForRight(CALLS, self.side_of, holder, self.n // 2, jump=self.options["call_jump"])
+        holder = (self.dealer + 1) % self.n_players  # 4.1
+        self.auction = RaiseForRight(CALLS, self.side_of, holder, self.n_players // 2, jump=self.options["call_jump"])
         self.phase, self.current_player = "calling", self.auction.turn
 
     def _deal_second_round(self) -> None:
         """3.6: the rest of the deck one card at a time in the same order."""
-        deal_round(self.stock, 0, self.hands, ORDERS[self.n][self.dealer], ROUNDS[self.n][1])  # FIRST_ROUND[n] % n == 0
+        n = self.n_players
+        deal_round(self.stock, 0, self.hands, ORDERS[n][self.dealer], ROUNDS[n][1])  # FIRST_ROUND[n] % n == 0
         self.stock = []
 
     def _dealt_again_now(self) -> None:
@@ -307,7 +308,7 @@ class Thunee(TrickGame):
             ids = [TRUMP_ID[c] for c in cards_in(self.hands[seat])]
             return sorted(ids + [LAST_ID] if self.options["last_card_trump"] else ids)
         if phase == "special":
-            return special_ids(self.options["royals"], self.n == 6 and self.options["six_mooney"] and
+            return special_ids(self.options["royals"], self.n_players == 6 and self.options["six_mooney"] and
                                self._mooney_suit(seat) is not None)
         if phase == "redeal":
             return [KEEP, REDEAL]
@@ -336,7 +337,7 @@ class Thunee(TrickGame):
 
     def _extra_played(self, seat: int, action: int) -> int | None:
         """Kanak (6.3.1): the same seat then plays its card."""
-        self.calls.append((self.n * len(self.tricks) + len(self.trick), seat, action))
+        self.calls.append((self.n_players * len(self.tricks) + len(self.trick), seat, action))
         self.kanak = seat
         return None
 
@@ -356,7 +357,7 @@ class Thunee(TrickGame):
             return
         seat = self.current_player
         assert seat is not None  # State.apply_id applies only a legal action
-        self.calls.append((self.n * len(self.tricks) + len(self.trick), seat, action))
+        self.calls.append((self.n_players * len(self.tricks) + len(self.trick), seat, action))
         phase = self.phase
         if phase == "calling":
             self._speak(ACTIONS.strings[action])
@@ -409,15 +410,15 @@ class Thunee(TrickGame):
 
     def _choose_trump(self, seat: int, action: int) -> None:
         if action == LAST_ID:  # 8.1 last_card_trump: the last card dealt to the trumper, unseen
-            first, dealt = (self.dealer + 1) % self.n, FIRST_ROUND[self.n]
-            card = [c for k, c in enumerate(self.stock, start=dealt) if (first + k) % self.n == seat][-1]
+            first, dealt = (self.dealer + 1) % self.n_players, FIRST_ROUND[self.n_players]
+            card = [c for k, c in enumerate(self.stock, start=dealt) if (first + k) % self.n_players == seat][-1]
             self.by_last = True
         else:
             card = TRUMP_CARD[action]
         self._deal_second_round()
         self.hands[seat] ^= BIT[card]
         self.trump_card, self.trump = card, SUIT[card]
-        self.queue = [(seat + k) % self.n for k in range(self.n)]  # 6.4.1: the trumper first
+        self.queue = [(seat + k) % self.n_players for k in range(self.n_players)]  # 6.4.1: the trumper first
         self.phase, self.current_player = "special", seat
 
     def _answer_special(self, seat: int, word: str) -> None:
@@ -429,7 +430,7 @@ class Thunee(TrickGame):
             if self._void(self.side_of[trumper]):  # 5.9: checked before the first lead
                 self._void_deal()
             else:
-                self._begin_play((trumper + 1) % self.n)  # 5.2
+                self._begin_play((trumper + 1) % self.n_players)  # 5.2
             return
         self.contract, self.caller = word, seat
         self._return_trump_card()  # 6.4.2: the trumper takes his card back; the call no longer matters
@@ -451,7 +452,7 @@ class Thunee(TrickGame):
     def _void(self, holders: int) -> bool:
         """5.9: whether the team other than ``holders`` holds no trump (the deal is void)."""
         held = 0
-        for seat in range(1 - holders, self.n, 2):  # the other team's seats (1.2: team of seat s is s mod 2)
+        for seat in range(1 - holders, self.n_players, 2):  # the other team's seats (1.2: team of seat s is s mod 2)
             held |= self.hands[seat]
         return not held & SUIT_MASK[self.trump]
 
@@ -491,7 +492,8 @@ class Thunee(TrickGame):
             return
         if done in JODI_AFTER:  # 6.1.3: the winner, then his partners in turn order
             side = self.side_of[winner]
-            self.queue = [s for s in ((winner + k) % self.n for k in range(self.n)) if self.side_of[s] == side]
+            n = self.n_players
+            self.queue = [s for s in ((winner + k) % n for k in range(n)) if self.side_of[s] == side]
             self.phase, self.current_player = "jodi", winner
             return
         self._resume_play()
@@ -606,7 +608,8 @@ class Thunee(TrickGame):
         if self.voided:
             return self.dealer
         side = self.side_of[self.dealer]
-        return (self.dealer + 1) % self.n if self.side_scores[side] >= self.side_scores[1 - side] else self.dealer
+        ahead = self.side_scores[side] >= self.side_scores[1 - side]
+        return (self.dealer + 1) % self.n_players if ahead else self.dealer
 
     # ---- what a seat sees -----------------------------------------------------------------------------------------
 
@@ -675,7 +678,7 @@ class Thunee(TrickGame):
         eligible = self._redeal_eligibility()
         limit = self.options["redeal_max_points"]
         slots = []
-        for other in range(self.n):
+        for other in range(self.n_players):
             if other == seat:
                 continue
             hidden = self._held(other) & ~known
@@ -695,8 +698,8 @@ class Thunee(TrickGame):
         return slots + ([Slot(list(self.stock))] if self.stock else [])
 
     def _first_round_cards(self) -> list[int]:
-        cards = [0] * self.n
-        deal_round(self.deal_deck, 0, cards, self.seats_from_dealer(), ROUNDS[self.n][0])
+        cards = [0] * self.n_players
+        deal_round(self.deal_deck, 0, cards, self.seats_from_dealer(), ROUNDS[self.n_players][0])
         return cards
 
     def _redeal_eligibility(self) -> dict[int, bool]:

@@ -59,10 +59,10 @@ class HandExchanges(TrickGame):
         """The deal is dealt, ``stock`` left face down: the dealer's left decides first, or with no exchanges
         (``allowed`` false) the play begins."""
         self.stock, self.stock_top = stock, 0
-        self.dead = [[] for _ in range(self.n)]
+        self.dead = [[] for _ in range(self.n_players)]
         self.exchanges = []
         if allowed:
-            self.phase, self.current_player = "exchange", (self.dealer + 1) % self.n
+            self.phase, self.current_player = "exchange", (self.dealer + 1) % self.n_players
         else:
             self._begin_play()
 
@@ -79,7 +79,7 @@ class HandExchanges(TrickGame):
             if self.stock_left() >= size:
                 return
         if seat != self.dealer and self.stock_left() >= size:
-            self.current_player = (seat + 1) % self.n
+            self.current_player = (seat + 1) % self.n_players
         else:
             self._begin_play()
 
@@ -96,10 +96,10 @@ class HandExchanges(TrickGame):
     def _load_exchanges(self, p: Mapping[str, Any]) -> dict[str, list[int]]:
         """A position's ``exchanges`` (replayed by ``_deal_again``) and ``dead`` hands, returned as card piles for
         ``_load_deal``."""
-        words = position_moves(p["exchanges"], "exchanges", self.n, EXCHANGE_WORDS)
+        words = position_moves(p["exchanges"], "exchanges", self.n_players, EXCHANGE_WORDS)
         self._given_exchanges = [(seat, self.REDEAL if word == "redeal" else self.KEEP) for seat, word in words]
         self._given_dead = [[position_cards(hand, f"dead[{seat}]") for hand in position_list(hands, f"dead[{seat}]")]
-                            for seat, hands in enumerate(position_list(p["dead"], "dead", self.n))]
+                            for seat, hands in enumerate(position_list(p["dead"], "dead", self.n_players))]
         return {f"dead[{s}]": [c for hand in hands for c in hand] for s, hands in enumerate(self._given_dead)}
 
     def _deal_again(self, trump: int) -> None:

@@ -123,7 +123,7 @@ class SetDeclaring(TrickGame):
     may_declare: list[bool]
 
     def _reset_declarations(self) -> None:
-        self.declared = [""] * self.n
+        self.declared = [""] * self.n_players
         self.declarations = []
 
     def _open_declarations(self) -> None:
@@ -147,7 +147,7 @@ class SetDeclaring(TrickGame):
 
     def declared_points(self) -> list[int]:
         """Per seat, the points of the sets it declared this deal."""
-        points = [0] * self.n
+        points = [0] * self.n_players
         for seat, rank, size, _k, _move in self.declarations:
             points[seat] += self.SETS.values[rank][size]
         return points
@@ -181,7 +181,7 @@ class SetDeclaring(TrickGame):
 
     def _relabel(self, new: Sequence[int]) -> None:
         super()._relabel(new)
-        self.may_declare = [self.declaring] * self.n  # the new hands are looked at afresh
+        self.may_declare = [self.declaring] * self.n_players  # the new hands are looked at afresh
 
     def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
         """Each set ``seat`` declared was held then, at its size; sets of hidden rank have some distinct ranks."""
@@ -207,7 +207,7 @@ class SetDeclaring(TrickGame):
         """Deal the unseen cards again, then give each other seat's sets of hidden rank ranks its new hand held (one
         of the fits at random), in the declarations and in this deal's moves."""
         super()._determinize(seat, rng, memo)
-        for other in range(self.n):
+        for other in range(self.n_players):
             mine = [i for i, d in enumerate(self.declarations) if d[0] == other != seat and self._secret_rank(d[1])]
             if not mine:
                 continue
@@ -234,7 +234,7 @@ class SetDeclaring(TrickGame):
             key = f"declarations[{number}]"
             if not isinstance(item, list) or len(item) != 3 or item[1] not in self.ACTIONS.ids_of_string:
                 raise PositionError(f"{key} must be [seat, 'declare:<three|four>:<rank>', trick], got {item!r}")
-            seat = position_seat(item[0], key, self.n)
+            seat = position_seat(item[0], key, self.n_players)
             rank, size = self.SETS.of_id.get(self.ACTIONS.ids_of_string[item[1]], ("", 0))
             k = item[2]
             if not size or type(k) is not int or not 0 <= k <= len(self.tricks):

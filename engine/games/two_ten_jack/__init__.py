@@ -103,12 +103,12 @@ class TwoTenJack(FaceDownLead):
         self.hand_size = self.options["hand_size"]
         self.sweep = self.options["same_two"]  # 5.4
         # A deal plays every card of the deck: its trick count depends on the players (an immutable record).
-        self.__dict__["RULES"] = rules_for(len(deck_for(self.n)) // self.n)
+        self.__dict__["RULES"] = rules_for(len(deck_for(self.n_players)) // self.n_players)
         fixed = self.options["fixed_trump"]
         self.fixed_trump = None if fixed == "none" else suit_of_code(fixed)
 
     def _deck_cards(self) -> list[int]:
-        return deck_for(self.n)
+        return deck_for(self.n_players)
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
@@ -119,25 +119,25 @@ class TwoTenJack(FaceDownLead):
 
     def _misdeal(self, new: Sequence[int] | None = None) -> str | None:
         """3.6: a deal that gives the hands no club or diamond is void, dealt again."""
-        if not holds_none(self.deal_deck[:self.n * self.hand_size], MINORS, new):
+        if not holds_none(self.deal_deck[:self.n_players * self.hand_size], MINORS, new):
             return None
         return "deals only hearts and spades: a void deal is dealt again (3.6)"
 
     def _start_deal(self, deck: list[int]) -> None:
-        leader, hands = self._first_leader(), [0] * self.n
-        dealt = deal_round(deck, 0, hands, seats_from(leader, self.n), (1,) * self.hand_size)  # 3.4: singly
+        leader, hands = self._first_leader(), [0] * self.n_players
+        dealt = deal_round(deck, 0, hands, seats_from(leader, self.n_players), (1,) * self.hand_size)  # 3.4: singly
         self.stock, self.stock_top = deck[dealt:], 0  # 3.5: face up
         trump = SUIT[self.stock[0]] if self.fixed_trump is None else self.fixed_trump
         self._reset_tricks(hands, trump)
         self._open_lead()
         self.void_must = SUIT_MASK[trump] | BIT[ALMIGHTY] if self.options["must_trump"] else 0  # 8: AS a trump too
-        self.taken = [0] * self.n
+        self.taken = [0] * self.n_players
         self.phase, self.current_player = "play", leader  # 5.1
 
     def _next_dealer(self) -> int:
         """3.2: the winner of the game just played leads the next (ties: the first from the last first leader); the
         dealer is the seat before him."""
-        return (best_from(self.deal_results[-1]["points"], self._first_leader()) - 1) % self.n
+        return (best_from(self.deal_results[-1]["points"], self._first_leader()) - 1) % self.n_players
 
     # ---- play (5: FaceDownLead) -------------------------------------------------------------------------------
 
@@ -188,6 +188,6 @@ class TwoTenJack(FaceDownLead):
         super()._load_position(p)
 
     def _dealt_trump(self) -> tuple[int, str]:
-        dealt = self.n * self.hand_size  # 3.5: the suit of the stock's first card, or fixed_trump
+        dealt = self.n_players * self.hand_size  # 3.5: the suit of the stock's first card, or fixed_trump
         want = SUIT[self.deal_deck[dealt]] if self.fixed_trump is None else self.fixed_trump
         return want, f"trump must be {SUITS[want]}: fixed_trump, else the suit of deal_deck[{dealt}]"

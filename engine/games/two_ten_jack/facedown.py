@@ -84,7 +84,7 @@ class FaceDownLead(FaceDownPlays):
     def _shown_lacking(self) -> list[list[tuple[int, int]]]:
         """A card played face down shows a hand without ``LEADS``; a follower who does not follow shows a void, and
         no card of ``void_must`` when he plays none."""
-        lacks: list[list[tuple[int, int]]] = [[] for _ in range(self.n)]
+        lacks: list[list[tuple[int, int]]] = [[] for _ in range(self.n_players)]
         must, down = self.void_must, self.down
         for k, played in enumerate([*self.tricks, self.trick]):
             led = None
