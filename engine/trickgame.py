@@ -268,7 +268,7 @@ class TrickGame(State):
         self.trick: list[tuple[int, int]] = []
         self.tricks: list[list[tuple[int, int]]] = []
         self.best_seat = self.best_card = -1
-        self.over = 0
+        self.overtrumps = 0  # the trumps that beat best_card (every trump while it is a plain card)
         sides = max(self.side_of) + 1
         self.card_points = [0] * sides
         self.tricks_won = [0] * sides
@@ -280,7 +280,7 @@ class TrickGame(State):
         if not self.trick:
             return hand
         partner_winning = self.side_of[self.best_seat] == self.side_of[seat]
-        return legal_mask(self.RULES.follow, hand, SUIT[self.trick[0][1]], self.trump, self.over, partner_winning)
+        return legal_mask(self.RULES.follow, hand, SUIT[self.trick[0][1]], self.trump, self.overtrumps, partner_winning)
 
     def _card_ids(self) -> list[int]:
         """The legal card plays of the seat to play (all of them while a game asks for nothing else first)."""
@@ -290,7 +290,7 @@ class TrickGame(State):
         if not trick:
             return self.ACTIONS.ids(hand)
         side_of = self.side_of
-        return follow_ids(self.ACTIONS, self.RULES.follow, hand, SUIT[trick[0][1]], self.trump, self.over,
+        return follow_ids(self.ACTIONS, self.RULES.follow, hand, SUIT[trick[0][1]], self.trump, self.overtrumps,
                           side_of[self.best_seat] == side_of[seat])
 
     def _turn_ids(self) -> list[int]:
@@ -375,7 +375,8 @@ class TrickGame(State):
                     if same and led != over_suit:
                         legal = suit_ids[led][same >> 13 * led]
                     else:
-                        mask = legal_mask(follow, hand, led, trump, self.over, side_of[best_seat] == side_of[seat])
+                        mask = legal_mask(follow, hand, led, trump, self.overtrumps,
+                                          side_of[best_seat] == side_of[seat])
                         legal = held[seat][:] if keep and mask == hand else card_ids(mask)
                 if extras is not None:
                     legal = extras(seat, legal)
@@ -399,10 +400,10 @@ class TrickGame(State):
             played += 1
             if played == 1:
                 led, best, best_seat = SUIT[card], card, seat
-                self.best_card, self.best_seat, self.over = card, seat, beaters[card]
+                self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[card]
             elif beat[best] & BIT[card]:
                 best, best_seat = card, seat
-                self.best_card, self.best_seat, self.over = card, seat, beaters[card]
+                self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[card]
             if watched and watched & BIT[card]:
                 self._card_played(seat, card)
                 if self.current_player is None or self.trick is not trick:

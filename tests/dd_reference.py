@@ -63,7 +63,7 @@ class DoubleDummy:
         self.trick = list(state.trick)
         self.done = len(state.tricks)
         self.drawn = 0
-        self.best_seat, self.best_card, self.over = state.best_seat, state.best_card, state.over
+        self.best_seat, self.best_card, self.overtrumps = state.best_seat, state.best_card, state.overtrumps
         # the most the side can still take: per tricks done, the counted tricks left (a trick game), or the points of
         # the cards not yet won with the last trick's bonus (kept as the tricks are won and taken back)
         self.tricks_left = [sum(self.counts[k:]) for k in range(rules.tricks + 1)]
@@ -118,7 +118,7 @@ class DoubleDummy:
         if not trick:
             return hand
         partner = self.side_of[self.best_seat] == self.side_of[seat]
-        return legal_mask(self.follow, hand, SUIT[trick[0][1]], self.trump, self.over, partner)
+        return legal_mask(self.follow, hand, SUIT[trick[0][1]], self.trump, self.overtrumps, partner)
 
     def _node(self, seat: int, alpha: int, beta: int) -> int:
         self.nodes += 1
@@ -182,22 +182,22 @@ class DoubleDummy:
     def _after(self, seat: int, card: int, alpha: int, beta: int) -> int:
         """Play ``card`` for ``seat``, search on, take it back: the side's value from here."""
         hands, trick = self.hands, self.trick
-        saved = self.best_seat, self.best_card, self.over
+        saved = self.best_seat, self.best_card, self.overtrumps
         hands[seat] ^= BIT[card]
         trick.append((seat, card))
         if len(trick) == 1:
-            self.best_seat, self.best_card, self.over = seat, card, self.beaters[card]
+            self.best_seat, self.best_card, self.overtrumps = seat, card, self.beaters[card]
         else:
             power, best = self.power, self.best_card
             if power[card] > power[best] and (SUIT[card] == SUIT[best] or SUIT[card] == self.trump):
-                self.best_seat, self.best_card, self.over = seat, card, self.beaters[card]
+                self.best_seat, self.best_card, self.overtrumps = seat, card, self.beaters[card]
         if len(trick) < self.n:
             value = self._node(seat + 1 if seat + 1 < self.n else 0, alpha, beta)
         else:
             value = self._trick_over(alpha, beta)
         trick.pop()
         hands[seat] ^= BIT[card]
-        self.best_seat, self.best_card, self.over = saved
+        self.best_seat, self.best_card, self.overtrumps = saved
         return value
 
     def _trick_over(self, alpha: int, beta: int) -> int:

@@ -329,7 +329,7 @@ class Boonaken(TrickGame):
         if not trick:
             return ACTIONS.ids(hand)
         # 7.5 (trumping while able to follow is not the base's fast path); every seat plays for himself
-        return ACTIONS.ids(legal_mask(FOLLOW, hand, SUIT[trick[0][1]], self.trump, self.over, False))
+        return ACTIONS.ids(legal_mask(FOLLOW, hand, SUIT[trick[0][1]], self.trump, self.overtrumps, False))
 
     def action_string(self, action: int) -> str:
         return ACTIONS.strings[action]
