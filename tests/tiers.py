@@ -53,6 +53,7 @@ BY_PATH: dict[str, str] = {
     "tests/services/": "integration",
     "tests/services/test_service_units.py": "unit",
     "tests/test_analysis_doc.py": "integration",
+    "tests/test_bench_bots.py": "integration",  # endplay loads DDS through ctypes, which runs ldconfig
     "tests/test_bench_clone.py": "integration",
     "tests/test_cli_jobs.py": "integration",
     "tests/test_readme.py": "integration",

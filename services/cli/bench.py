@@ -258,12 +258,13 @@ def _grpc_bench(seconds: float, clients: int, workers: int, as_json: bool) -> No
 
 @contextlib.contextmanager
 def _steps(total: int) -> Iterator[Callable[[str, int], None]]:
-    """A progress bar on stderr (stdout keeps the result alone, JSON or text), told what runs and the steps done."""
+    """A progress bar on stderr (stdout keeps the result alone, JSON or text), told what runs and the steps done;
+    each step is drawn when it starts, however short (a few steps, each of seconds, so no cost worth a skip)."""
     columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
     console = Console(stderr=True)
     with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as progress:
         task = progress.add_task("", total=total)
-        yield lambda what, done: progress.update(task, description=what, completed=done)
+        yield lambda what, done: progress.update(task, description=what, completed=done, refresh=True)
         progress.update(task, completed=total)
 
 
