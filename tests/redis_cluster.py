@@ -7,9 +7,11 @@ primaries, each with a replica) joined by ``redis-cli --cluster create``, each w
 
 from __future__ import annotations
 
+import ctypes
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 from types import TracebackType
@@ -20,6 +22,13 @@ NODES = 6
 START_DEADLINE_S = 30.0
 # Small, so that a killed primary's replica takes over within a few seconds (the default is 15 s).
 NODE_TIMEOUT_MS = 1500
+PR_SET_PDEATHSIG = 1
+
+
+def _end_with_parent() -> None:
+    """Run in a node's process before redis-server starts: the node gets SIGTERM when the test run that started it
+    ends, even killed (no fixture's teardown runs then; the nodes were left running when a run was killed)."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def free_ports(count: int) -> list[int]:
@@ -79,7 +88,8 @@ class LoopbackCluster:
                      "--cluster-config-file", str(folder / "nodes.conf"), "--dir", str(folder), "--save", "",
                      "--appendonly", "no", "--cluster-node-timeout", str(self.node_timeout_ms),
                      "--logfile", str(folder / "redis.log")],
-                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                    preexec_fn=_end_with_parent if sys.platform == "linux" else None)
             self._wait(lambda: all(self._answers(port) for port in self.ports), "the nodes to answer")
             subprocess.run(["redis-cli", "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports),
                             "--cluster-replicas", "1", "--cluster-yes"], check=True, capture_output=True,

@@ -57,6 +57,7 @@ BY_PATH: dict[str, str] = {
     "tests/test_bench_clone.py": "integration",
     "tests/test_cli_jobs.py": "integration",
     "tests/test_readme.py": "integration",
+    "tests/test_redis_cluster_nodes.py": "integration",
     "tests/test_typing.py": "integration",
     "tests/web/": "integration",
     "tests/workers/": "integration",
