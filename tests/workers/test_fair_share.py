@@ -9,7 +9,7 @@ import time
 
 import grpc
 import pytest
-from test_service import ServerThread
+from test_service import simulation_server
 
 from services.auth import ApiKeys
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
@@ -44,7 +44,7 @@ def poll(server, job_id: str, done, timeout: float, metadata=()) -> sim_pb2.Job:
 
 
 def test_a_small_job_finishes_within_a_minute_while_a_job_of_a_billion_deals_runs(redis_url, test_prefix):
-    with ServerThread(redis_url, test_prefix) as channel:
+    with simulation_server(redis_url, test_prefix) as channel:
         server = simulation_service_pb2_grpc.SimulationServiceStub(channel)
         big = server.SubmitJob(sim_pb2.SubmitJobRequest(spec=greedy_tablanette(10**9))).job
         try:
@@ -69,7 +69,7 @@ def test_a_small_job_finishes_within_a_minute_while_a_job_of_a_billion_deals_run
 def test_a_small_job_on_another_server_process_is_not_starved_either(redis_url, test_prefix):
     """Two servers on one Redis and one Ray (here two in this process, each with its own slots, as two processes
     have): each holds its jobs' part of the CPUs (JobStore.jobs_elsewhere)."""
-    with ServerThread(redis_url, test_prefix) as first, ServerThread(redis_url, test_prefix) as second:
+    with simulation_server(redis_url, test_prefix) as first, simulation_server(redis_url, test_prefix) as second:
         on_first = simulation_service_pb2_grpc.SimulationServiceStub(first)
         on_second = simulation_service_pb2_grpc.SimulationServiceStub(second)
         big = on_first.SubmitJob(sim_pb2.SubmitJobRequest(spec=greedy_tablanette(10**9))).job
@@ -97,7 +97,7 @@ def test_a_client_has_at_most_its_limit_of_unfinished_jobs_and_tournaments(redis
     tournament = sim_pb2.TournamentSpec(game_id="german_whist", policies=[sim_pb2.PolicySpec(name="random"),
                                                                           sim_pb2.PolicySpec(name="greedy")],
                                         deals=4, seed=2)
-    with ServerThread(redis_url, test_prefix, api_key=keys, limits=ClientLimits(jobs=2)) as channel:
+    with simulation_server(redis_url, test_prefix, api_key=keys, limits=ClientLimits(jobs=2)) as channel:
         server = simulation_service_pb2_grpc.SimulationServiceStub(channel)
         running = [server.SubmitJob(sim_pb2.SubmitJobRequest(spec=whist), metadata=as_alice).job.job_id
                    for _ in range(2)]
