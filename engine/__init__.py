@@ -7,8 +7,17 @@
 
 from . import games as _games  # noqa: F401  (registers every game)
 from .determinize import determinize
-from .errors import ActionLimitExceeded, IllegalAction, PositionError
-from .registry import from_position, game_class, game_info, game_length, list_games, new_match
+from .errors import ActionLimitExceeded, IllegalAction, PositionError, UnknownGame, UnknownOption, UnsupportedPlayers
+from .registry import (
+    check_options,
+    check_players,
+    from_position,
+    game_class,
+    game_info,
+    game_length,
+    list_games,
+    new_match,
+)
 from .state import GameInfo, GameLength, State
 
 __all__ = [
@@ -18,6 +27,11 @@ __all__ = [
     "IllegalAction",
     "PositionError",
     "State",
+    "UnknownGame",
+    "UnknownOption",
+    "UnsupportedPlayers",
+    "check_options",
+    "check_players",
     "determinize",
     "from_position",
     "game_class",

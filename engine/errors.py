@@ -35,6 +35,50 @@ def _listed(actions: list[str]) -> str:
     return ", ".join(actions) if len(actions) <= 60 else ", ".join(actions[:60]) + f", ... ({len(actions)} in all)"
 
 
+class UnknownGame(ValueError):
+    """A game id that is not registered; the message names the games.
+
+    >>> raise UnknownGame("snap", ["belote", "tablanette"])
+    Traceback (most recent call last):
+    engine.errors.UnknownGame: unknown game 'snap'; games are belote, tablanette
+    """
+
+    def __init__(self, game_id: object, games: list[str]) -> None:
+        self.game_id = game_id
+        super().__init__(f"unknown game {quoted(game_id)}; games are {', '.join(games)}")
+
+
+class UnknownOption(ValueError):
+    """Option names that a game (``owner``; None: a set of options of its own, a policy's parameters) does not
+    declare; the message names the declared ones.
+
+    >>> raise UnknownOption(["nope"], ["target", "first_dealer"], "tablanette")
+    Traceback (most recent call last):
+    engine.errors.UnknownOption: unknown option 'nope' for tablanette; its options are 'first_dealer', 'target'
+    """
+
+    def __init__(self, names: list[str], known: list[str], owner: str | None = None) -> None:
+        self.names = names
+        where = f" for {owner}" if owner else ""
+        listed = ", ".join(quoted(name) for name in names)
+        plural = "s" if len(names) > 1 else ""
+        options = ", ".join(map(repr, sorted(known)))
+        super().__init__(f"unknown option{plural} {listed}{where}; its options are {options}")
+
+
+class UnsupportedPlayers(ValueError):
+    """A player count that the game is not played by.
+
+    >>> raise UnsupportedPlayers("tablanette", 7, (2, 3, 4))
+    Traceback (most recent call last):
+    engine.errors.UnsupportedPlayers: tablanette is played by 2, 3, 4 players, not 7
+    """
+
+    def __init__(self, game_id: str, players: object, counts: tuple[int, ...]) -> None:
+        self.players = players
+        super().__init__(f"{game_id} is played by {', '.join(map(str, counts))} players, not {players!r}")
+
+
 class PositionError(ValueError):
     """A position (JSON document) that does not describe a valid state of the game."""
 

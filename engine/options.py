@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import UnknownOption
+
 TYPE_NAMES = {int: "int", float: "float", bool: "bool", str: "str"}  # every type an Option may have
 GAME_OPTION_TYPES: tuple[type, ...] = (bool, int, str)  # a game option's: what replays and the API carry
 _TRUE = {"true", "yes", "on", "1"}
@@ -185,8 +187,10 @@ def check_game_options(game_id: str, options: Iterable[Option]) -> None:
                 raise TypeError(f"{game_id}: {option.title} has a bound {bound!r} that is not an int")
 
 
-def resolve_options(spec: list[Option], given: Mapping[str, Any] | None, players: int | None) -> dict[str, Any]:
-    """Every option of ``spec`` with its value: the given one (checked) or the default for this player count.
+def resolve_options(spec: list[Option], given: Mapping[str, Any] | None, players: int | None,
+                    owner: str | None = None) -> dict[str, Any]:
+    """Every option of ``spec`` with its value: the given one (checked) or the default for this player count;
+    UnknownOption names the options of ``owner`` (a game id) that ``given`` does not declare.
 
     ``players`` is None where no player count applies (a policy's parameters): defaults must then be plain values.
     """
@@ -196,8 +200,7 @@ def resolve_options(spec: list[Option], given: Mapping[str, Any] | None, players
     known = {o.name for o in spec}
     unknown = sorted(set(given) - known)
     if unknown:
-        raise ValueError(f"unknown option(s) {', '.join(map(repr, unknown))}; this game's options are "
-                         f"{', '.join(map(repr, sorted(known)))}")
+        raise UnknownOption(unknown, sorted(known), owner)
     return {o.name: (o.check(given[o.name], players) if o.name in given else o.default_for(players)) for o in spec}
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from .errors import UnknownGame, UnknownOption
 from .options import check_game_options
 from .state import GameInfo, GameLength, State
 
@@ -27,7 +28,7 @@ def game_class(game_id: str) -> type[State]:
     try:
         return _GAMES[game_id]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown game {game_id!r}; games are {', '.join(list_games())}") from None
+        raise UnknownGame(game_id, list_games()) from None
 
 
 def list_games() -> list[str]:
@@ -46,6 +47,32 @@ def game_package(game_id: str) -> str:
 
 def game_info(game_id: str) -> GameInfo:
     return game_class(game_id).INFO
+
+
+def check_options(game_id: str, names: Iterable[str]) -> None:
+    """UnknownGame, or UnknownOption naming those of ``names`` that are no option of ``game_id`` (their values are
+    checked where a match starts): for a caller that reads option values by their declared types first.
+
+    >>> try:
+    ...     check_options("tablanette", ["target", "nope"])
+    ... except UnknownOption as exc:
+    ...     exc.names
+    ['nope']
+    """
+    known = [option.name for option in game_info(game_id).all_options()]
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        raise UnknownOption(unknown, known, game_id)
+
+
+def check_players(game_id: str, players: int | None) -> int:
+    """``players``, or the game's usual count for None; UnknownGame, or UnsupportedPlayers for a count the game is not
+    played by.
+
+    >>> check_players("tablanette", None), check_players("tablanette", 4)
+    (2, 4)
+    """
+    return game_class(game_id)._resolve_players(players, None)
 
 
 def game_length(game_id: str, players: int | None = None, options: Mapping[str, Any] | None = None) -> GameLength:

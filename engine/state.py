@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal, Self, overload
 from .cards import CODES, parse_deck
 from .clone import LIST, OBJECT, SHARED, Copier, copy_declared
 from .dealing import seats_from
-from .errors import IllegalAction, PositionError
+from .errors import IllegalAction, PositionError, UnsupportedPlayers
 from .options import Option, resolve_options
 from .rng import Rng, fresh_seed
 from .scoring import leaders
@@ -246,7 +246,7 @@ class State(ABC):
         if known is None:
             self = cls.__new__(cls)
             self.n_players = players
-            self.options = resolve_options(cls.INFO.all_options(), given, players)
+            self.options = resolve_options(cls.INFO.all_options(), given, players, cls.INFO.id)
             self._validate_options()
             known = (self.options, cls._length(players, self.options))
             if key is not None and len(_SETTINGS) < MOST_SETTINGS:
@@ -257,7 +257,7 @@ class State(ABC):
     def game_length(cls, players: int | None = None, options: Mapping[str, Any] | None = None) -> GameLength:
         """The longest match with these players and options (the game's defaults where not given)."""
         n = cls._resolve_players(players, None)
-        return cls._length(n, resolve_options(cls.INFO.all_options(), options, n))
+        return cls._length(n, resolve_options(cls.INFO.all_options(), options, n, cls.INFO.id))
 
     @classmethod
     def _resolve_players(cls, players: int | None, alias: int | None) -> int:
@@ -266,8 +266,7 @@ class State(ABC):
             raise ValueError(f"players given twice with different values ({players} and num_players={alias})")
         n = players if players is not None else alias if alias is not None else info.default_players
         if not isinstance(n, int) or isinstance(n, bool) or n not in info.player_counts:
-            allowed = ", ".join(map(str, info.player_counts))
-            raise ValueError(f"{info.id} is played by {allowed} players, not {n!r}")
+            raise UnsupportedPlayers(info.id, n, tuple(info.player_counts))
         return n
 
     # ---- what a game implements ---------------------------------------------------------------------------------

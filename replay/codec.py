@@ -274,10 +274,8 @@ def _write_code(w: ByteWriter, name: str, table: tuple[str, ...]) -> None:
 
 
 def _write_options(w: ByteWriter, h: Header) -> None:
+    engine.check_options(h.game, h.options)
     declared = [o.name for o in engine.game_info(h.game).all_options()]
-    unknown = sorted(set(h.options) - set(declared))
-    if unknown:
-        raise ValueError(f"unknown option(s) {unknown} for {h.game}; its options are {declared}")
     w.varint(len(h.options))
     for index, name in enumerate(declared):
         if name in h.options:
@@ -337,8 +335,10 @@ def decode_frame(data: bytes) -> Frame:
     if flags & ~KNOWN_FLAGS:
         raise ReplayError(f"corrupt replay: unknown flag bits {flags & ~KNOWN_FLAGS:#x}")
     game = _read_code(r, GAME_CODES, "game")
-    if game not in engine.list_games():
-        raise ReplayError(f"unknown game {game!r} (this cardtable has {', '.join(engine.list_games())})")
+    try:
+        engine.game_info(game)
+    except engine.UnknownGame as exc:
+        raise ReplayError(str(exc)) from None
     players = r.varint("the player count")
     if players not in engine.game_info(game).player_counts:
         raise ReplayError(f"{game} is not played by {players} players")

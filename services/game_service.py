@@ -1,7 +1,7 @@
 """GameService: the gRPC face of live matches (see protos/cardtable/v1/game_service.proto).
 
-The matches themselves are :class:`services.live_games.LiveGames`' (shared with the web app): this module translates
-requests and answers.
+The matches themselves are :class:`services.app.live_matches.LiveMatches`' (shared with the web app): this module
+translates requests and answers.
 
     servicer = GameServicer(GameStore(redis_client), replay_sink)
     game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
@@ -17,19 +17,19 @@ import engine
 from engine.budget import Budget, Cancel
 from engine.rng import fresh_seed
 
-from .allowed_policies import PolicyAllowList
-from .budgets import DEFAULT_BOT_BUDGET
-from .convert import game_info_response, game_summary, known_game, options_from_request, policy_label_of
-from .errors import InvalidArgument
+from .app.allowed_policies import PolicyAllowList
+from .app.budgets import DEFAULT_BOT_BUDGET
+from .app.convert import game_info_response, game_summary, options_from_request, policy_label_of
+from .app.errors import InvalidArgument, redis_address
+from .app.limits import Clients
+from .app.live_matches import LiveMatches, ReplaySink, start_replay_builder
+from .app.matches import BOT, PERSON, LiveMatch, Played, Seat
+from .app.paging import page
+from .app.views import move_message, public_view, seat_view, view
+from .app.watchers import MatchWatchers
 from .game_store import GameStore
 from .generated.cardtable.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
-from .limits import Clients
-from .live_games import LiveGames, ReplaySink, start_replay_builder
-from .matches import BOT, PERSON, LiveMatch, Played, Seat
-from .paging import page
-from .rpc import redis_address, streaming, unary
-from .views import move_message, public_view, seat_view, view
-from .watchers import MatchWatchers
+from .rpc import streaming, unary
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 
@@ -46,7 +46,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                  policies: PolicyAllowList | None = None, budget: Budget = DEFAULT_BOT_BUDGET,
                  stopping: Cancel | None = None) -> None:
         self.clients = clients or Clients()
-        self.games = LiveGames(store, save_replay, cache_size, self.clients, budget, stopping)
+        self.matches = LiveMatches(store, save_replay, cache_size, self.clients, budget, stopping)
         self.watchers = watchers or MatchWatchers(store)
         self.policies = policies or PolicyAllowList()  # the policies a bot's seat may name
 
@@ -60,17 +60,17 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def GetGameInfo(self, request: game_service_pb2.GetGameInfoRequest,
                           context: grpc.aio.ServicerContext) -> game_service_pb2.GetGameInfoResponse:
         players = request.players if request.HasField("players") else None
-        return game_info_response(known_game(request.game_id), players)
+        return game_info_response(request.game_id, players)
 
     @unary
     async def CreateGame(self, request: game_service_pb2.CreateGameRequest,
                          context: grpc.aio.ServicerContext) -> game_service_pb2.CreateGameResponse:
-        game_id = known_game(request.game_id)
+        game_id = engine.game_info(request.game_id).id  # an unknown game is refused first
         seats = [_seat(n, spec, self.policies) for n, spec in enumerate(request.seats)]
         seed = request.seed if request.HasField("seed") else fresh_seed()
         first_dealer = request.first_dealer if request.HasField("first_dealer") else None
-        created = await self.games.create(game_id, seats, options_from_request(request.options, game_id), seed,
-                                          first_dealer, self.clients.of_call(context))
+        created = await self.matches.create(game_id, seats, options_from_request(request.options, game_id), seed,
+                                            first_dealer, self.clients.of_call(context))
         match = created.match
         return game_service_pb2.CreateGameResponse(
             match_id=match.match_id, seat_tokens=[game_service_pb2.SeatToken(seat=s, token=t)
@@ -81,14 +81,14 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     @unary
     async def GetObservation(self, request: game_service_pb2.GetObservationRequest,
                              context: grpc.aio.ServicerContext) -> game_service_pb2.GetObservationResponse:
-        match = await self.games.load(request.match_id)
+        match = await self.matches.load(request.match_id)
         match.authorize(request.seat, request.seat_token)
         return game_service_pb2.GetObservationResponse(view=seat_view(match.state, request.seat, match.version))
 
     @unary
     async def Act(self, request: game_service_pb2.ActRequest,
                   context: grpc.aio.ServicerContext) -> game_service_pb2.ActResponse:
-        acted = await self.games.act(request.match_id, request.seat, request.seat_token, request.action,
+        acted = await self.matches.act(request.match_id, request.seat, request.seat_token, request.action,
                                      request.expected_move_number)
         match = acted.match
         return game_service_pb2.ActResponse(moves=[_move(p, request.seat) for p in acted.played],
@@ -103,7 +103,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             raise InvalidArgument("a live match is watched from PERSPECTIVE_PUBLIC or PERSPECTIVE_SEAT; the full view "
                                   "is for replays (ReplayService.StreamReplay)")
         seat = request.seat if perspective == common_pb2.PERSPECTIVE_SEAT else None
-        async for watched in self.games.watch(self.watchers, request.match_id, seat, request.seat_token):
+        async for watched in self.matches.watch(self.watchers, request.match_id, seat, request.seat_token):
             state, move = watched.state, watched.move
             shown = view(state, perspective, request.seat, watched.number)
             if move is None:
@@ -118,7 +118,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     @unary
     async def ListMatches(self, request: game_service_pb2.ListMatchesRequest,
                           context: grpc.aio.ServicerContext) -> game_service_pb2.ListMatchesResponse:
-        matches, next_token = await self.games.page_in_play(request.page_token, request.page_size)
+        matches, next_token = await self.matches.page_in_play(request.page_token, request.page_size)
         return game_service_pb2.ListMatchesResponse(matches=[_summary(m) for m in matches],
                                                     next_page_token=next_token)
 

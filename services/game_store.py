@@ -27,7 +27,7 @@ request's moves), which the engine replays.
 Every change goes through one Lua script that checks the version first, so two server processes (or a retried
 request) can never apply two moves on the same version: the loser gets ``False`` and nothing changes. The script
 also publishes the new move number on the channel named like the moves key (watchers subscribe to it, see
-:mod:`services.watchers`) and sets the keys' expiry (:class:`Retention`): a match in play lives ``abandoned_after``
+:mod:`services.app.watchers`) and sets the keys' expiry (:class:`Retention`): a match in play lives ``abandoned_after``
 past its last move, a finished match ``finished`` past its end (its replay stays in the replay store).
 
 >>> store = GameStore(redis.asyncio.Redis.from_url("redis://127.0.0.1:6379", decode_responses=True))  # doctest: +SKIP

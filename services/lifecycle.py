@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 from engine.budget import Cancel, Cancelled
 
-from .errors import Unavailable
+from .app.errors import Unavailable
 
 STOP_MARGIN_S = 4.0  # beyond the grace: closing Redis and Ray (about 2.5 s with a job running), with room to spare
 FOLLOW_INTERVAL_S = 0.5

@@ -1,6 +1,6 @@
 """ReplayService: the gRPC face of the replay store (see protos/cardtable/v1/replay_service.proto).
 
-Replays are read through :mod:`services.replays` (shared with the web app) and replayed through the engine with
+Replays are read through :mod:`services.app.replays` (shared with the web app) and replayed through the engine with
 :mod:`replay`; a replay that does not decode is reported as DATA_LOSS with the codec's message (what is wrong, at which
 move; a listing marks it with that message and lists the others). Decoding, replaying and exporting run in worker
 threads, a stream's moves in batches: a long replay never stalls the event loop, which serves every other call
@@ -23,11 +23,9 @@ from replay import ReplayError
 from replay.analysis import BEFORE, EXACT, MAX_NODES, TOO_LARGE
 from replay.export import export_json, text_record
 
-from .backends import Backends
-from .errors import DataLoss, InvalidArgument
-from .generated.cardtable.v1 import common_pb2, replay_service_pb2, replay_service_pb2_grpc
-from .lifecycle import abandonable
-from .replays import (
+from .app.backends import Backends
+from .app.errors import DataLoss, InvalidArgument, redis_address
+from .app.replays import (
     ReplayHeader,
     Replays,
     UnreadableReplay,
@@ -37,8 +35,10 @@ from .replays import (
     read_header,
     replay_steps,
 )
-from .rpc import redis_address, streaming, unary
-from .views import move_message, view
+from .app.views import move_message, view
+from .generated.cardtable.v1 import common_pb2, replay_service_pb2, replay_service_pb2_grpc
+from .lifecycle import abandonable
+from .rpc import streaming, unary
 
 SERVICE_NAME = replay_service_pb2.DESCRIPTOR.services_by_name["ReplayService"].full_name
 MAX_PACE_MS = 10_000

@@ -1,7 +1,7 @@
 """What every call shares: a ServiceError becomes its gRPC status, Redis out of reach becomes UNAVAILABLE (naming the
 servicer's ``redis_address``, if it has one; one warning line in the log), a traceback never leaks, a text in a
-request is at most ``MAX_TEXT`` characters, a status's details stay short (see :mod:`services.errors`), and a request
-whose bytes do not parse is refused with INVALID_ARGUMENT (``MalformedRequestInterceptor``).
+request is at most ``MAX_TEXT`` characters, a status's details stay short (see :mod:`services.app.errors`), and a
+request whose bytes do not parse is refused with INVALID_ARGUMENT (``MalformedRequestInterceptor``).
 
     class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         @unary
@@ -17,20 +17,14 @@ import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 import grpc
 from google.protobuf.message import DecodeError, Message
 
-from engine import ActionLimitExceeded
-from replay.clients import is_failover
-
-from .errors import InvalidArgument, ServiceError, bounded
+from .app.auth import API_KEY_HEADER, ApiKeys, key_from_metadata
+from .app.errors import MAX_TEXT, InvalidArgument, ServiceError, bounded, refusal
 
 log = logging.getLogger("cardtable.rpc")
-
-# Every text a request carries is an id, a token, a name, an action or a page token: none comes near this.
-MAX_TEXT = 256
 
 
 def check_texts(request: Message, limit: int = MAX_TEXT) -> None:
@@ -66,39 +60,16 @@ def _long_text(message: Message, limit: int, path: str = "") -> tuple[str, int] 
     return None
 
 
-def redis_address(url: str) -> str:
-    """``url`` as it may be shown to a client or written to the log: without its user name and password."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if ":" in host:  # an IPv6 address
-        host = f"[{host}]"
-    netloc = host if parts.port is None else f"{host}:{parts.port}"
-    return parts._replace(netloc=netloc).geturl()
-
-
-def redis_unreachable(exc: Exception, address: str = "") -> str:
-    """The one line that says Redis could not be reached (``address``: its URL without credentials, if known)."""
-    where = f" at {address}" if address else ""
-    detail = " ".join(str(exc).split()) or type(exc).__name__
-    return f"cannot reach Redis{where}: {detail}"
-
-
 async def _abort_for(exc: Exception, method: str, context: grpc.aio.ServicerContext, servicer: Any = None) -> None:
-    if isinstance(exc, ServiceError):
-        await context.abort(exc.code, bounded(exc.message))
-    if isinstance(exc, ActionLimitExceeded):
-        await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, bounded(str(exc)))
-    if is_failover(exc):
-        # Redis is away (down, restarting, unreachable, a cluster failing over for longer than its client waits):
-        # the client may try again later; one line in the log.
-        address = getattr(servicer, "redis_address", "")
-        message = redis_unreachable(exc, address)
-        log.warning("cannot reach Redis", extra={"rpc": method, "redis": address, "error": message})
-        await context.abort(grpc.StatusCode.UNAVAILABLE, bounded(message))
-    log.exception("unexpected error", extra={"rpc": method})
-    await context.abort(grpc.StatusCode.INTERNAL, f"internal error in {method}; the server logged it")
+    refused = refusal(exc, getattr(servicer, "redis_address", ""))
+    if refused is None:
+        log.exception("unexpected error", extra={"rpc": method})
+        await context.abort(grpc.StatusCode.INTERNAL, f"internal error in {method}; the server logged it")
+        return
+    if refused.status == "UNAVAILABLE" and not isinstance(exc, ServiceError):  # Redis away: one line in the log
+        log.warning("cannot reach Redis", extra={"rpc": method, "redis": getattr(servicer, "redis_address", ""),
+                                                 "error": refused.message})
+    await context.abort(grpc.StatusCode[refused.status], bounded(refused.message))
 
 
 def unary(method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
@@ -202,3 +173,52 @@ def _tolerant(handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHand
             yield item
 
     return grpc.unary_stream_rpc_method_handler(stream_call, **kwargs)
+
+
+# The calls that need no API key: load balancers' and Kubernetes' probes send no metadata.
+OPEN_PREFIXES = ("/grpc.health.v1.Health/",)
+
+
+class ApiKeyInterceptor(grpc.aio.ServerInterceptor):
+    """Refuses every call (but health checks) whose metadata does not carry one of the API keys."""
+
+    def __init__(self, api_keys: str | ApiKeys) -> None:
+        keys = ApiKeys.of(api_keys)
+        if keys is None:
+            raise ValueError("an API key must not be empty")
+        self._keys = keys
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None or details.method.startswith(OPEN_PREFIXES):
+            return handler
+        given = key_from_metadata(details.invocation_metadata)
+        if self._keys.name_of(given) is not None:
+            return handler
+        reason = "wrong API key" if given else f"missing API key: send it in the {API_KEY_HEADER!r} metadata"
+        return _refusal(handler, reason)
+
+
+def _refusal(handler: grpc.RpcMethodHandler, reason: str) -> grpc.RpcMethodHandler:
+    """A handler of the same shape as ``handler`` that ends the call with UNAUTHENTICATED."""
+
+    async def deny(request: Any, context: grpc.aio.ServicerContext) -> None:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, reason)
+
+    async def deny_stream(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, reason)
+        yield  # unreachable: makes this an async generator, as a streaming handler must be
+
+    kwargs = {"request_deserializer": handler.request_deserializer,
+              "response_serializer": handler.response_serializer}
+    if handler.unary_unary:
+        return grpc.unary_unary_rpc_method_handler(deny, **kwargs)
+    if handler.unary_stream:
+        return grpc.unary_stream_rpc_method_handler(deny_stream, **kwargs)
+    if handler.stream_unary:
+        return grpc.stream_unary_rpc_method_handler(deny, **kwargs)
+    return grpc.stream_stream_rpc_method_handler(deny_stream, **kwargs)

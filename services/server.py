@@ -34,16 +34,16 @@ from grpc_reflection.v1alpha import reflection
 from engine.budget import Budget
 
 from . import game_service, replay_service, simulation_service
-from .allowed_policies import PolicyAllowList
-from .auth import ApiKeyInterceptor, ApiKeys
-from .backends import Backends, open_backends
-from .budgets import DEFAULT_BOT_BUDGET
+from .app.allowed_policies import PolicyAllowList
+from .app.auth import ApiKeys
+from .app.backends import Backends, open_backends
+from .app.budgets import DEFAULT_BOT_BUDGET
+from .app.limits import ClientLimits
+from .app.watchers import DEFAULT_MAX_WATCHERS
 from .game_store import Retention
 from .health import RedisHealth
 from .lifecycle import STOP_MARGIN_S, exit_after
-from .limits import ClientLimits
-from .rpc import MalformedRequestInterceptor
-from .watchers import DEFAULT_MAX_WATCHERS
+from .rpc import ApiKeyInterceptor, MalformedRequestInterceptor
 
 log = logging.getLogger("cardtable.server")
 
@@ -68,7 +68,7 @@ class ServerConfig:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     redis_url: str | None = None
-    api_key: str | ApiKeys | None = None  # one key, or several (each client its own, named: see services.auth)
+    api_key: str | ApiKeys | None = None  # one key, or several (each client its own, named: see services.app.auth)
     tls_cert: Path | None = None
     tls_key: Path | None = None
     grace_s: float = 5.0
@@ -80,7 +80,7 @@ class ServerConfig:
     # The import paths a client may name a policy by (built-ins and installed entry points always): by default none.
     allow_policies: PolicyAllowList = field(default_factory=PolicyAllowList)
     limits: ClientLimits = field(default_factory=ClientLimits)  # per client (API key, else address); none by default
-    bot_budget: Budget = DEFAULT_BOT_BUDGET  # what a bot's decision may spend (services.budgets)
+    bot_budget: Budget = DEFAULT_BOT_BUDGET  # what a bot's decision may spend (services.app.budgets)
 
     def __post_init__(self) -> None:
         if (self.tls_cert is None) != (self.tls_key is None):

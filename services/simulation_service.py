@@ -49,15 +49,15 @@ from workers.tournament import (
     unfinished_tournaments,
 )
 
-from .allowed_policies import PolicyAllowList
-from .budgets import DEFAULT_BOT_BUDGET, check_costs
-from .convert import option_value, options_from_request, policy_label_of
-from .errors import FailedPrecondition, InvalidArgument, NotFound
+from .app.allowed_policies import PolicyAllowList
+from .app.budgets import DEFAULT_BOT_BUDGET, check_costs
+from .app.convert import option_value, options_from_request, policy_label_of
+from .app.errors import FailedPrecondition, InvalidArgument, NotFound, redis_address
+from .app.limits import Clients
+from .app.paging import page_size, start_of, token_of
 from .generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
 from .generated.cardtable.v1 import simulation_service_pb2_grpc
-from .limits import Clients
-from .paging import page_size, start_of, token_of
-from .rpc import redis_address, streaming, unary
+from .rpc import streaming, unary
 
 log = logging.getLogger("cardtable.simulations")
 
@@ -297,7 +297,7 @@ class SimulationServicer(simulation_service_pb2_grpc.SimulationServiceServicer):
         self.watch_interval_s = watch_interval_s
         self.clients = clients or Clients()
         self.policies = policies or PolicyAllowList()  # the policies a job or a tournament may name
-        self.bot_budget = bot_budget  # a job's bots asking far more a decision are refused (services.budgets)
+        self.bot_budget = bot_budget  # a job's bots asking far more a decision are refused (services.app.budgets)
 
     @unary
     async def SubmitJob(self, request: sim_pb2.SubmitJobRequest,

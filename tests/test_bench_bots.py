@@ -6,7 +6,7 @@ import json
 
 from click.testing import CliRunner
 
-from services.bench_bots import bridge_against_dds
+from services.bench.bots import bridge_against_dds
 from services.cli.main import cli
 
 

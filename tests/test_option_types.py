@@ -17,8 +17,8 @@ from engine.bots import policy_class, policy_label, policy_names
 from engine.options import GAME_OPTION_TYPES, TYPE_NAMES, Option, check_game_options
 from engine.registry import register
 from replay.codec import Header, decode_frame, encode
+from services.app.convert import OPTION_TYPES, option_spec, option_value, python_value
 from services.cli.main import cli
-from services.convert import OPTION_TYPES, option_spec, option_value, python_value
 
 # (option of tablanette, a value other than its default, the text a person writes for it, the type)
 CASES = [

@@ -144,9 +144,9 @@ def test_job_specs_take_search_policies_with_parameters() -> None:
 
 
 def test_grpc_policy_specs_name_search_policies_with_parameters() -> None:
-    from services.allowed_policies import PolicyAllowList
-    from services.convert import policy_label_of
-    from services.errors import InvalidArgument
+    from services.app.allowed_policies import PolicyAllowList
+    from services.app.convert import policy_label_of
+    from services.app.errors import InvalidArgument
     built_in = PolicyAllowList()
     assert policy_label_of("pimc", {"samples": "8", "rollout": "random"}, built_in) == "pimc:samples=8:rollout=random"
     assert policy_label_of("ismcts:iters=50", {}, built_in) == "ismcts:iters=50"

@@ -21,10 +21,10 @@ from engine.bots import (
     policy_names,
 )
 from engine.bots.plugins import refresh_entry_points
-from services.allowed_policies import PolicyAllowList
+from services.app.allowed_policies import PolicyAllowList
+from services.app.convert import policy_label_of
+from services.app.errors import InvalidArgument
 from services.cli.main import cli
-from services.convert import policy_label_of
-from services.errors import InvalidArgument
 from workers.chunk import DealFailed, play_chunk
 from workers.cluster import policy_code
 from workers.plan import Chunk, bot_seed, match_seed

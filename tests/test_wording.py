@@ -12,8 +12,8 @@ import engine
 from engine.bots import make_policy
 from replay import ReplayError
 from replay.export import export_json, import_json
-from services.errors import InvalidArgument
-from services.matches import PERSON, LiveMatch, Seat
+from services.app.errors import InvalidArgument
+from services.app.matches import PERSON, LiveMatch, Seat
 
 FIXTURE = Path(__file__).parent / "fixtures" / "replays" / "tablanette-2p-deal.ctr"
 

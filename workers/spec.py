@@ -106,8 +106,10 @@ class JobSpec:
 
 def validate(spec: JobSpec) -> JobSpec:
     """The spec with its defaults resolved (players, a policy per seat, chunk size); JobSpecError when it cannot run."""
-    if spec.game not in engine.list_games():
-        raise JobSpecError(f"unknown game {spec.game!r}; games are {', '.join(engine.list_games())}")
+    try:
+        engine.game_info(spec.game)
+    except engine.UnknownGame as exc:
+        raise JobSpecError(str(exc)) from None
     if spec.unit not in UNITS:
         raise JobSpecError(f"unit must be one of {', '.join(UNITS)}, not {spec.unit!r}")
     _check_int("count", spec.count, 1, MAX_COUNT, what=f"the number of {UNIT_PLURALS[spec.unit]}")

@@ -238,7 +238,7 @@ def _env_bench(game: str, players: int | None, seconds: float, seed: int, as_jso
 def _grpc_bench(seconds: float, clients: int, workers: int, as_json: bool) -> None:
     import os
 
-    from services.bench_grpc import run_grpc_bench
+    from services.bench.grpc import run_grpc_bench
 
     result = run_grpc_bench(seconds=seconds, clients=clients, redis_url=os.environ.get("REDIS_URL"), workers=workers)
     if as_json:
@@ -269,7 +269,7 @@ def _steps(total: int) -> Iterator[Callable[[str, int], None]]:
 
 
 def _simulate_bench(deals: int, game: str, policy: str, as_json: bool) -> None:
-    from services.bench_simulate import run_simulate_bench, simulate_bench_steps
+    from services.bench.simulate import run_simulate_bench, simulate_bench_steps
 
     with _steps(simulate_bench_steps()) as on_step:
         result = run_simulate_bench(deals, on_step=on_step, game=game, policy=policy)
@@ -341,7 +341,7 @@ def _clone_bench(floor_script: Path | None, as_json: bool) -> None:
 
 
 def _bots_bench(seconds: float, positions: int, games: list[str] | None, as_json: bool) -> None:
-    from services.bench_bots import bots_bench_steps, run_bots_bench
+    from services.bench.bots import bots_bench_steps, run_bots_bench
 
     with _steps(bots_bench_steps(len(games or engine.list_games()), positions)) as on_step:
         result = run_bots_bench(seconds=seconds, positions=positions, games=games, on_step=on_step)

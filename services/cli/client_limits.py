@@ -14,8 +14,8 @@ from typing import Any
 
 import click
 
-from services.auth import ApiKeys
-from services.limits import DEFAULT_LIMITS, ClientLimits
+from services.app.auth import ApiKeys
+from services.app.limits import DEFAULT_LIMITS, ClientLimits
 
 _WHO = "a client (an API key's name, else an address)"
 _OPTIONS = {

@@ -14,7 +14,7 @@ from typing import TypeVar
 
 import click
 
-from services.auth import ApiKeys
+from services.app.auth import ApiKeys
 
 ALLOW_UNAUTHENTICATED = "--allow-unauthenticated"
 F = TypeVar("F", bound=Callable[..., object])

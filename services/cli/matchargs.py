@@ -18,8 +18,10 @@ import engine
 
 def check_game(ctx: click.Context | None, param: click.Parameter | None, game_id: str) -> str:
     """A click callback: the game id must be registered."""
-    if game_id not in engine.list_games():
-        raise click.BadParameter(f"unknown game {game_id!r}; games are {', '.join(engine.list_games())}")
+    try:
+        engine.game_info(game_id)
+    except engine.UnknownGame as exc:
+        raise click.BadParameter(str(exc)) from None
     return game_id
 
 
@@ -32,8 +34,7 @@ def parse_option_pairs(game_id: str, pairs: Iterable[str]) -> dict[str, Any]:
         name = name.strip()
         if not sep or not name:
             raise ValueError(f"options are written name=value, got {pair!r}")
-        if name not in declared:
-            raise ValueError(f"unknown option {name!r} for {game_id}; its options are {', '.join(sorted(declared))}")
+        engine.check_options(game_id, [name])
         options[name] = declared[name].from_text(text)
     return options
 

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import click
 
 from engine.bots.plugins import refresh_entry_points
-from services.allowed_policies import ALLOW_FLAG, PolicyAllowList
+from services.app.allowed_policies import ALLOW_FLAG, PolicyAllowList
 
 ALLOW_POLICIES_ENV = "CARDTABLE_ALLOW_POLICIES"
 POLICY_PATH_ENV = "CARDTABLE_POLICY_PATH"

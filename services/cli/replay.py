@@ -41,7 +41,7 @@ from replay.export import export_json, import_json, text_record
 from replay.record import replay_turns
 from replay.store import ReplayStore, format_id
 
-from ..replays import UnreadableReplay, list_entry
+from ..app.replays import UnreadableReplay, list_entry
 from .redis_url import redis_url_option
 from .render import aligned, count_of
 
@@ -199,7 +199,7 @@ def _export_parquet(ctx: click.Context, collection: str, output: Path | None, wo
     with _store(ctx) as store:
         if not store.exists(collection):
             raise click.ClickException(f"no collection {collection!r}; {_known_collections(store)}")
-        from ..replay_columns import export_collection  # pyarrow: half a second to import, for this command only
+        from ..app.replay_columns import export_collection  # pyarrow: half a second to import, for this command only
 
         columns = [TextColumn("replays"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
         console = Console(stderr=True)

@@ -29,8 +29,8 @@ its Ray and its embedded Valkey.
 
 A bot's decision spends at most ``--bot-budget`` work units (100,000 by default; the same moves for the same seed on
 any machine) and ``--bot-time-limit`` (2 s); a bot whose parameters ask more than 10 times the budget is refused
-(see :mod:`services.budgets`). A decision whose client's deadline passes is abandoned; SIGTERM stops the server within
-``--grace`` and 4 s whatever runs, and no process it started outlives it, SIGKILL included.
+(see :mod:`services.app.budgets`). A decision whose client's deadline passes is abandoned; SIGTERM stops the server
+within ``--grace`` and 4 s whatever runs, and no process it started outlives it, SIGKILL included.
 
 ``--workers N`` runs N server processes on one port (SO_REUSEPORT: the kernel spreads the connections), one per
 core, since one Python process serves on one core; they share nothing but Redis, as any server processes can.
@@ -49,10 +49,10 @@ from pathlib import Path
 
 import click
 
-from services.allowed_policies import PolicyAllowList
-from services.auth import ApiKeys
-from services.budgets import DEFAULT_BOT_SECONDS, DEFAULT_BOT_WORK, REFUSE_FACTOR
-from services.limits import ClientLimits
+from services.app.allowed_policies import PolicyAllowList
+from services.app.auth import ApiKeys
+from services.app.budgets import DEFAULT_BOT_SECONDS, DEFAULT_BOT_WORK, REFUSE_FACTOR
+from services.app.limits import ClientLimits
 from services.protogen import ensure_generated
 
 from .client_limits import client_limit_options, limit_args, read_api_keys
@@ -85,7 +85,7 @@ class Duration(click.ParamType):
 
 
 def bot_budget_options(command: Callable[..., None]) -> Callable[..., None]:
-    """``--bot-budget`` and ``--bot-time-limit``: what a bot's decision may spend (see :mod:`services.budgets`)."""
+    """``--bot-budget`` and ``--bot-time-limit``: what a bot's decision may spend (see :mod:`services.app.budgets`)."""
     command = click.option(
         "--bot-time-limit", type=Duration(), default=f"{DEFAULT_BOT_SECONDS:g}s", show_default=True,
         help="Wall-clock limit of a live bot's decision, a last resort where --bot-budget takes longer (a slow or "

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import click
 
-from services.allowed_policies import PolicyAllowList
-from services.auth import ApiKeys
-from services.limits import ClientLimits
+from services.app.allowed_policies import PolicyAllowList
+from services.app.auth import ApiKeys
+from services.app.limits import ClientLimits
 from services.web.analysis import NODES as ANALYSIS_NODES
 
 from .client_limits import client_limit_options, read_api_keys

@@ -1,4 +1,4 @@
-"""The viewer's move-by-move analysis of a trick-game replay: :func:`services.replays.analysis_of` (so
+"""The viewer's move-by-move analysis of a trick-game replay: :func:`services.app.replays.analysis_of` (so
 :mod:`replay.analysis`, as ``cardtable replay analyze`` and ``ReplayService.Analyze`` run it) with the web server's node
 budget per position, computed off the event loop and kept per replay.
 
@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.budget import Cancel
 
-from ..replays import analysis_of
+from ..app.replays import analysis_of
 
 NODES = 50_000  # the web server's double-dummy budget per position: at most a second or two per replay
 CACHED = 256  # reports kept

@@ -1,8 +1,8 @@
 """The web app: one page, its assets and a small HTTP/JSON API, plus server-sent events (a live match's moves, the
 jobs' progress); the endpoints are listed in docs/web.md.
 
-Everything goes through the code the gRPC services use (:mod:`services.live_games`, :mod:`services.replays`, the
-job store's readers in :mod:`services.simulation_service`); this module only translates. A refused request gets the
+Everything goes through the code the gRPC services use (:mod:`services.app`: live matches, replays, jobs); this
+module only translates. A refused request gets the
 gRPC call's message with the HTTP status of its code (``{"error": {"code": "INVALID_ARGUMENT", "message": ...}}``)
 and changes nothing. With an API key, every ``/api/`` call must carry it (``x-api-key: <key>`` or ``Authorization:
 Bearer <key>``), as gRPC calls do; the page and its assets hold no data and stay open.
@@ -22,7 +22,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import grpc
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -33,30 +32,27 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 import engine
-from engine import ActionLimitExceeded
 from engine.bots import policy_names
 from engine.budget import Budget
 from engine.rng import fresh_seed
 from engine.state import State
-from replay.clients import is_failover
 from replay.connect import sync_client
 from workers.jobstore import JobRecord, JobStore
 from workers.stats import counter_groups
 
-from ..allowed_policies import PolicyAllowList
-from ..auth import API_KEY_HEADER, ApiKeys, key_from_metadata
-from ..backends import Backends, open_backends
-from ..budgets import DEFAULT_BOT_BUDGET
-from ..convert import check_option_names, known_game, policy_label_of
-from ..errors import InvalidArgument, PermissionDenied, ServiceError, quoted
+from ..app.allowed_policies import PolicyAllowList
+from ..app.auth import API_KEY_HEADER, ApiKeys, key_from_metadata
+from ..app.backends import Backends, open_backends
+from ..app.budgets import DEFAULT_BOT_BUDGET
+from ..app.convert import policy_label_of
+from ..app.errors import MAX_TEXT, InvalidArgument, PermissionDenied, ServiceError, quoted, redis_address, refusal
+from ..app.limits import ClientLimits, Clients, Quotas
+from ..app.live_matches import LiveMatches, start_replay_builder
+from ..app.matches import BOT, PERSON, LiveMatch, Played, Seat
+from ..app.replays import ReplayHeader, Replays, UnreadableReplay, list_entry, read_header
+from ..app.views import public_observation
 from ..health import redis_answers
-from ..limits import ClientLimits, Clients, Quotas
-from ..live_games import LiveGames, start_replay_builder
-from ..matches import BOT, PERSON, LiveMatch, Played, Seat
-from ..replays import ReplayHeader, Replays, UnreadableReplay, list_entry, read_header
-from ..rpc import MAX_TEXT, redis_address
 from ..simulation_service import list_jobs, load_job
-from ..views import public_observation
 from .analysis import NODES, Analyses
 from .frames import replay_frames
 from .serving import while_connected
@@ -70,13 +66,11 @@ MAX_BODY_BYTES = 16_384
 JOB_EVENTS_INTERVAL_S = 0.5
 OPTION_TYPES = (bool, int, str, type(None))
 
-# The HTTP status of each gRPC status code (as Google's APIs map them).
+# The HTTP status of each refusal's status (gRPC's code names, as Google's APIs map them to HTTP).
 HTTP_STATUS = {
-    grpc.StatusCode.INVALID_ARGUMENT: 400, grpc.StatusCode.FAILED_PRECONDITION: 400,
-    grpc.StatusCode.OUT_OF_RANGE: 400, grpc.StatusCode.UNAUTHENTICATED: 401,
-    grpc.StatusCode.PERMISSION_DENIED: 403, grpc.StatusCode.NOT_FOUND: 404, grpc.StatusCode.ABORTED: 409,
-    grpc.StatusCode.ALREADY_EXISTS: 409, grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
-    grpc.StatusCode.DATA_LOSS: 500, grpc.StatusCode.INTERNAL: 500, grpc.StatusCode.UNAVAILABLE: 503,
+    "INVALID_ARGUMENT": 400, "FAILED_PRECONDITION": 400, "OUT_OF_RANGE": 400, "UNAUTHENTICATED": 401,
+    "PERMISSION_DENIED": 403, "NOT_FOUND": 404, "ABORTED": 409, "ALREADY_EXISTS": 409, "RESOURCE_EXHAUSTED": 429,
+    "DATA_LOSS": 500, "INTERNAL": 500, "UNAVAILABLE": 503,
 }
 
 
@@ -85,36 +79,34 @@ def sse(event: str, data: Any) -> str:
     return f"event: {event}\ndata: {dumps(data)}\n\n"
 
 
-def error_response(code: grpc.StatusCode, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code.name, "message": message}}, status_code=HTTP_STATUS.get(code, 500))
+def error_response(status: str, message: str) -> JSONResponse:
+    """A refusal as the web answers it: ``status`` is the name of its gRPC status code (``NOT_FOUND``)."""
+    return JSONResponse({"error": {"code": status, "message": message}}, status_code=HTTP_STATUS.get(status, 500))
 
 
 Handler = Callable[[Request], Awaitable[Response]]
 
 
 def api(handler: Callable[[Request], Awaitable[Any]]) -> Handler:
-    """A JSON endpoint: its result as JSON, a ServiceError as its status and message, anything else as a logged 500."""
+    """A JSON endpoint: its result as JSON, a refusal (:func:`services.app.errors.refusal`) as its status and
+    message, anything else as a logged 500."""
 
     async def endpoint(request: Request) -> Response:
         try:
             result = await handler(request)
-        except ServiceError as exc:
-            return error_response(exc.code, exc.message)
-        except ActionLimitExceeded as exc:
-            return error_response(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
         except Exception as exc:  # noqa: BLE001  (a traceback never leaks: the log has it)
-            if is_failover(exc):  # Redis away, or a cluster failing over for longer than its client waits
-                return error_response(grpc.StatusCode.UNAVAILABLE, f"cannot reach Redis: {exc}")
+            refused = refusal(exc)
+            if refused is not None:
+                return error_response(refused.status, refused.message)
             log.exception("unexpected error", extra={"path": request.url.path})
-            return error_response(grpc.StatusCode.INTERNAL, f"internal error in {request.url.path}; the server "
-                                                            "logged it")
+            return error_response("INTERNAL", f"internal error in {request.url.path}; the server logged it")
         return result if isinstance(result, Response) else WireResponse(result)
 
     return endpoint
 
 
 class ApiKeyMiddleware:
-    """Refuses every ``/api/`` request without one of the API keys, as :class:`services.auth.ApiKeyInterceptor`
+    """Refuses every ``/api/`` request without one of the API keys, as :class:`services.rpc.ApiKeyInterceptor`
     does."""
 
     def __init__(self, app: ASGIApp, api_keys: ApiKeys) -> None:
@@ -131,7 +123,7 @@ class ApiKeyMiddleware:
             await self.app(scope, receive, send)
             return
         reason = "wrong API key" if given else f"missing API key: send it in the {API_KEY_HEADER!r} header"
-        await error_response(grpc.StatusCode.UNAUTHENTICATED, reason)(scope, receive, send)
+        await error_response("UNAUTHENTICATED", reason)(scope, receive, send)
 
 
 # ---- request reading ----------------------------------------------------------------------------------------------
@@ -283,7 +275,7 @@ class WebApi:
         self.clients = Clients(api_keys)
         self.policies = policies or PolicyAllowList()
         self.backends: Backends | None = None
-        self.games: LiveGames | None = None
+        self.matches: LiveMatches | None = None
         self.replays: Replays | None = None
         self.jobs: JobStore | None = None
 
@@ -291,8 +283,8 @@ class WebApi:
         self.backends = backends
         quotas = Quotas(backends.redis, self.limits, matches_ttl_s=backends.games.retention.abandoned_after)
         self.clients = Clients(self.api_keys, quotas if self.limits else None)
-        self.games = LiveGames(backends.games, backends.save_replay, clients=self.clients, budget=backends.bot_budget,
-                               stopping=backends.stopping)
+        self.matches = LiveMatches(backends.games, backends.save_replay, clients=self.clients,
+                                   budget=backends.bot_budget, stopping=backends.stopping)
         self.replays = Replays(backends)
         self.jobs = JobStore(sync_client(backends.redis_url), replay_prefix=backends.replays.prefix)
 
@@ -345,11 +337,8 @@ class WebApi:
 
     async def game_info(self, request: Request) -> dict[str, Any]:
         """A game's player counts and its options for ``players`` (default: the game's usual count)."""
-        game_id = known_game(request.path_params["game_id"])
-        info = engine.game_info(game_id)
-        players = query_int(request, "players", info.default_players)
-        if players not in info.player_counts:
-            raise InvalidArgument(f"{game_id} is played by {list(info.player_counts)} players, not {players}")
+        info = engine.game_info(request.path_params["game_id"])
+        players = engine.check_players(info.id, query_int(request, "players"))
         options = [{"name": o.name, "type": o.type.__name__, "default": o.default_for(players),
                     "choices": None if o.allowed(players) is None else list(o.allowed(players) or ()),
                     "nullable": o.nullable, "minimum": o.minimum, "maximum": o.maximum, "doc": o.doc,
@@ -432,20 +421,17 @@ class WebApi:
     # ---- live matches ----
 
     async def create_match(self, request: Request) -> dict[str, Any]:
-        assert self.games is not None
+        assert self.matches is not None
         body = await json_body(request, {"game": (str,), "players": (int,), "seat": (int,), "policy": (str,),
                                          "seed": (int, str), "options": (dict,)})
-        game_id = known_game(body.get("game", ""))
-        info = engine.game_info(game_id)
-        players = body.get("players", info.default_players)
-        if players not in info.player_counts:
-            raise InvalidArgument(f"{game_id} is played by {list(info.player_counts)} players, not {players}")
+        game_id = engine.game_info(body.get("game", "")).id
+        players = engine.check_players(game_id, body.get("players"))
         seat = body.get("seat", 0)
         if not 0 <= seat < players:
             raise InvalidArgument(f"seat {seat} does not exist: a {players}-player match has seats 0..{players - 1}")
         policy = policy_label_of(body.get("policy", "greedy"), {}, self.policies)
         options = body.get("options", {})
-        check_option_names(game_id, options)
+        engine.check_options(game_id, options)
         for name, value in options.items():
             if not isinstance(value, OPTION_TYPES):
                 raise InvalidArgument(f"option {quoted(name)} is a number, true/false, text or null, got "
@@ -453,34 +439,34 @@ class WebApi:
         seed = seed_of(body.get("seed", fresh_seed()))
         seats = [Seat(PERSON) if n == seat else Seat(BOT, policy) for n in range(players)]
         client = self.clients.of_request(request.headers, request.client.host if request.client else None)
-        created = await while_connected(request, self.games.create(game_id, seats, options, seed, client=client))
+        created = await while_connected(request, self.matches.create(game_id, seats, options, seed, client=client))
         return {"token": created.tokens[seat], "moves": played_moves(created.played, seat),
                 "view": match_view(created.match, seat, history=False)}
 
     async def list_matches(self, request: Request) -> dict[str, Any]:
         """A page of the matches in play, newest first, as anyone sees them (GameService.ListMatches)."""
-        assert self.games is not None
-        matches, next_token = await self.games.page_in_play(query_text(request, "page_token"),
+        assert self.matches is not None
+        matches, next_token = await self.matches.page_in_play(query_text(request, "page_token"),
                                                             query_int(request, "page_size", 0) or 0)
         return {"matches": [match_view(m, None, history=False) for m in matches], "next_page_token": next_token}
 
     async def get_match(self, request: Request) -> dict[str, Any]:
-        assert self.games is not None
-        match = await self.games.load(request.path_params["match_id"])
+        assert self.matches is not None
+        match = await self.matches.load(request.path_params["match_id"])
         seat = query_int(request, "seat", 0) or 0
         match.authorize(seat, seat_token(request))
         if match.state.is_terminal and not match.replay_id:
-            match.replay_id = await self.games.replay_id_of(match)
+            match.replay_id = await self.matches.replay_id_of(match)
         return {"view": match_view(match, seat)}
 
     async def act(self, request: Request) -> dict[str, Any]:
-        assert self.games is not None
+        assert self.matches is not None
         body = await json_body(request, {"seat": (int,), "action": (str,), "expected_move_number": (int,)})
         for name in ("action", "expected_move_number"):
             if name not in body:
                 raise InvalidArgument(f"{name} is missing")
         seat = body.get("seat", 0)
-        acted = await while_connected(request, self.games.act(request.path_params["match_id"], seat,
+        acted = await while_connected(request, self.matches.act(request.path_params["match_id"], seat,
                                                               seat_token(request), body["action"],
                                                               body["expected_move_number"]))
         match = acted.match
@@ -496,18 +482,18 @@ class WebApi:
     async def match_events(self, request: Request) -> StreamingResponse:
         """Server-sent events of a live match: a "snapshot" event, then a "move" event per move, until it is over;
         from a seat (``?seat=N`` with its token) or, without a seat, as anyone sees it."""
-        assert self.games is not None and self.backends is not None
-        games, watchers = self.games, self.backends.watchers
+        assert self.matches is not None and self.backends is not None
+        matches, watchers = self.matches, self.backends.watchers
         match_id = request.path_params["match_id"]
         seat = query_int(request, "seat")
         token = seat_token(request) if seat is not None else ""
-        match = await games.load(match_id, with_history=False)  # refuse a bad request before the stream starts
+        match = await matches.load(match_id, with_history=False)  # refuse a bad request before the stream starts
         if seat is not None:
             match.authorize(seat, token)
 
         async def events() -> AsyncIterator[str]:
             try:
-                async for watched in games.watch(watchers, match_id, seat, token):
+                async for watched in matches.watch(watchers, match_id, seat, token):
                     move = watched.move
                     shown = state_view(watched.state, match, seat, watched.number, watched.replay_id)
                     if move is None:
@@ -515,7 +501,7 @@ class WebApi:
                     else:
                         yield sse("move", {"move": played_moves([move], seat)[0], "view": shown})
             except ServiceError as exc:  # the stream has begun: the refusal (too many watchers) is its last event
-                yield sse("error", {"error": {"code": exc.code.name, "message": exc.message}})
+                yield sse("error", {"error": {"code": exc.status, "message": exc.message}})
 
         return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 

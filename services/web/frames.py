@@ -19,9 +19,9 @@ from engine.state import State
 from replay import ReplayError
 from replay.record import replay_turns
 
-from ..errors import DataLoss, InvalidArgument
-from ..replays import open_replayer
-from ..views import public_observation
+from ..app.errors import DataLoss, InvalidArgument
+from ..app.replays import open_replayer
+from ..app.views import public_observation
 
 # Position keys that the full view shows beside the public observation: what only some seats know (the fishing
 # games' captured cards, Tablić's bottom card) and the tricks played, where the observation does not list them.

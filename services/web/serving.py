@@ -15,11 +15,10 @@ from collections.abc import Awaitable
 from types import FrameType
 from typing import TypeVar
 
-import grpc
 import uvicorn
 from starlette.requests import Request
 
-from services.errors import ServiceError
+from services.app.errors import ServiceError
 from services.lifecycle import STOP_MARGIN_S, exit_after
 
 GRACE_S = 3.0  # what running requests and open event streams get to finish on SIGTERM (the last resort 4 s later)
@@ -31,7 +30,7 @@ T = TypeVar("T")
 class ClientGone(ServiceError):
     """The client hung up before the answer (nobody reads it)."""
 
-    code = grpc.StatusCode.CANCELLED
+    status = "CANCELLED"
 
 
 async def while_connected(request: Request, work: Awaitable[T]) -> T:

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import redis
 
 import replay.columnar as columnar
-import services.replay_columns as replay_columns
+import services.app.replay_columns as replay_columns
 from replay.columnar import REPLAY_SCHEMA, DealRows, ParquetOut
 from replay.store import ReplayStore
 

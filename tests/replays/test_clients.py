@@ -75,7 +75,7 @@ def _waits(client) -> dict[str, int]:
 
 @pytest.mark.cluster_too
 def test_the_grpc_bench_counts_the_redis_cpu_of_every_primary(redis_url: str) -> None:
-    from services.bench_grpc import _redis_cpu_s
+    from services.bench.grpc import _redis_cpu_s
 
     client = sync_client(redis_url)
     nodes = client.get_primaries() if is_cluster(client) else [None]

@@ -16,10 +16,10 @@ import pytest
 from grpc_harness import ServerProcess, ServerThread
 from matchplay import PERSON, bot, create, observe, play_to_end
 
-from services.auth import ApiKeys
+from services.app.auth import ApiKeys
+from services.app.limits import DEFAULT_LIMITS, ClientLimits
 from services.game_store import Retention
 from services.generated.cardtable.v1 import game_service_pb2_grpc
-from services.limits import DEFAULT_LIMITS, ClientLimits
 from services.server import ServerConfig
 
 LIVE_LIMIT = 3

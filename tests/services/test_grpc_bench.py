@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from services.bench_grpc import percentile, run_grpc_bench
+from services.bench.grpc import percentile, run_grpc_bench
 from services.cli.main import cli
 
 

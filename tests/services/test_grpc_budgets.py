@@ -11,11 +11,11 @@ import pytest
 from grpc_harness import ServerThread
 
 from engine.budget import Budget
-from services.budgets import DEFAULT_BOT_WORK, REFUSE_FACTOR
+from services.app.budgets import DEFAULT_BOT_WORK, REFUSE_FACTOR
+from services.app.matches import BOT, LiveMatch, Seat
 from services.generated.cardtable.v1 import game_service_pb2 as game_pb2
 from services.generated.cardtable.v1 import game_service_pb2_grpc, simulation_service_pb2_grpc
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
-from services.matches import BOT, LiveMatch, Seat
 from services.server import ServerConfig
 
 BOMB = "pimc:samples=10000:rollouts=1000:dd_cards=52"

@@ -176,7 +176,7 @@ def test_a_bot_seat_takes_policy_parameters(games, replays, seat):
 def test_an_epsilon_of_one_plays_at_random():
     """greedy:epsilon=1 is a random player: over a match its moves differ from plain greedy's (the parameter
     reaches the bot)."""
-    from services.matches import LiveMatch, Seat
+    from services.app.matches import LiveMatch, Seat
 
     plain, _, greedy_moves = LiveMatch.create("tablanette", [Seat("bot", "greedy")] * 2, {"max_deals": 1}, 9, None)
     noisy, _, noisy_moves = LiveMatch.create("tablanette", [Seat("bot", "greedy:epsilon=1.0")] * 2,

@@ -8,7 +8,7 @@ import pytest
 from matchplay import ONE_DEAL, PERSON, bot, create, play_to_end
 
 import replay
-from services.convert import OPTION_TYPES, option_value
+from services.app.convert import OPTION_TYPES, option_value
 from services.generated.cardtable.v1 import common_pb2, game_service_pb2, replay_service_pb2, replay_service_pb2_grpc
 
 CASES = [("last_play_tablanette", False, bool), ("max_sum_cards", 2, int), ("jack_mode", "value12", str),

@@ -20,7 +20,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from matchplay import ONE_DEAL, PERSON, bot, create, play_to_end
 from planted import PACKAGE, evil_module
 
-from services.allowed_policies import PolicyAllowList
+from services.app.allowed_policies import PolicyAllowList
 from services.generated.cardtable.v1 import game_service_pb2, game_service_pb2_grpc, simulation_service_pb2_grpc
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
 from services.server import ServerConfig

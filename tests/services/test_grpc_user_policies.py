@@ -12,7 +12,7 @@ from grpc_harness import ServerThread
 from matchplay import PERSON, create, play_to_end
 
 import engine
-from services.allowed_policies import PolicyAllowList
+from services.app.allowed_policies import PolicyAllowList
 from services.generated.cardtable.v1 import game_service_pb2
 from services.server import ServerConfig
 

@@ -1,5 +1,5 @@
 """The web API refuses what the gRPC API refuses, with the same message and the HTTP status of the same code: both
-run the same code (services/live_games.py, services/replays.py), and this holds them to it on one match."""
+run the same code (services/app/live_matches.py, services/app/replays.py), and this holds them to it on one match."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def test_moves_are_refused_alike(games: Any, web: TestClient) -> None:
 ])
 def test_new_matches_are_refused_alike(games: Any, web: TestClient, game: str, options: dict[str, Any],
                                        policy: str) -> None:
-    from services.convert import option_value
+    from services.app.convert import option_value
 
     request = game_service_pb2.CreateGameRequest(game_id=game, seats=[PERSON, bot(policy)], seed=1,
                                                  options={k: option_value(v) for k, v in options.items()})

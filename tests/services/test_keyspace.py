@@ -13,6 +13,7 @@ from waiting import wait_until
 
 from replay.embedded import EmbeddedValkey
 from replay.namespace import KEY_PREFIX_ENV
+from services.app.limits import DEFAULT_LIMITS
 from services.cli.main import cli
 from services.generated.cardtable.v1 import (
     game_service_pb2_grpc,
@@ -21,7 +22,6 @@ from services.generated.cardtable.v1 import (
     simulation_service_pb2_grpc,
 )
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
-from services.limits import DEFAULT_LIMITS
 from services.server import ServerConfig
 
 pytestmark = pytest.mark.usefixtures("local_ray")

@@ -14,9 +14,9 @@ import redis.asyncio
 
 from engine.bots import registry
 from engine.bots.policy import RandomPolicy
+from services.app.live_matches import LiveMatches
+from services.app.matches import LiveMatch, Seat
 from services.game_store import POSITION_EVERY, GameStore
-from services.live_games import LiveGames
-from services.matches import LiveMatch, Seat
 
 PERSON_AND_BOT = [Seat("person"), Seat("bot", "random")]
 
@@ -116,7 +116,7 @@ def test_two_processes_take_turns_on_one_match(redis_url):
             replays.append(data)
             return f"r{len(replays)}"
 
-        servers = [LiveGames(store, save), LiveGames(GameStore(client), save)]
+        servers = [LiveMatches(store, save), LiveMatches(GameStore(client), save)]
         created = await servers[0].create("tablanette", PERSON_AND_BOT, {"max_deals": 1}, seed=12)
         match_id, token = created.match.match_id, created.tokens[0]
         twin, twin_tokens, _ = LiveMatch.create("tablanette", PERSON_AND_BOT, {"max_deals": 1}, seed=12,

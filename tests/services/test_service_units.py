@@ -12,14 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
-from services.auth import key_from_metadata
-from services.convert import option_value, options_from_request, python_value
-from services.errors import InvalidArgument
+from services.app.auth import key_from_metadata
+from services.app.convert import option_value, options_from_request, python_value
+from services.app.errors import InvalidArgument
+from services.app.matches import LiveMatch, Seat
+from services.app.paging import page
+from services.app.views import public_observation
 from services.game_store import parse_moves
-from services.matches import LiveMatch, Seat
-from services.paging import page
 from services.rpc import _abort_for
-from services.views import public_observation
 from services.web.app import api
 
 

@@ -28,7 +28,7 @@ from services.web.frames import replay_frames
 from workers.jobstore import JobStore
 from workers.spec import JobSpec, validate
 
-STATUS = {code.name: status for code, status in HTTP_STATUS.items()}
+STATUS = dict(HTTP_STATUS)
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +97,7 @@ def test_games_and_their_options(client: TestClient) -> None:
     assert info["players"] == 4
     assert {o["name"] for o in info["options"]} == {o.name for o in engine.game_info("tablanette").all_options()}
     refused(client.get("/api/games/chess"), "INVALID_ARGUMENT", "unknown game 'chess'", "tablanette")
-    refused(client.get("/api/games/belote_contree?players=3"), "INVALID_ARGUMENT", "[4] players, not 3")
+    refused(client.get("/api/games/belote_contree?players=3"), "INVALID_ARGUMENT", "is played by 4 players, not 3")
     refused(client.get("/api/games/tablanette?players=two"), "INVALID_ARGUMENT", "players is a whole number")
 
 
@@ -161,7 +161,7 @@ def test_an_illegal_move_is_refused_with_the_engines_message_and_changes_nothing
 
 @pytest.mark.parametrize(("body", "code", "fragment"), [
     ({"game": "chess"}, "INVALID_ARGUMENT", "unknown game 'chess'"),
-    ({"game": "belote_contree", "players": 3}, "INVALID_ARGUMENT", "[4] players, not 3"),
+    ({"game": "belote_contree", "players": 3}, "INVALID_ARGUMENT", "is played by 4 players, not 3"),
     ({"game": "tablanette", "seat": 2}, "INVALID_ARGUMENT", "seat 2 does not exist"),
     ({"game": "tablanette", "policy": "genius"}, "INVALID_ARGUMENT", "unknown policy 'genius'"),
     ({"game": "tablanette", "policy": "pimc:samples=10000:rollouts=1000:dd_cards=52"}, "INVALID_ARGUMENT",
@@ -280,7 +280,7 @@ def test_a_trick_games_replay_is_analysed_apart_and_once(web_server: WebServer,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """The viewer's analysis is replay.analysis' report with the server's node budget, asked for after the replay
     (which does not wait for it), computed once per replay and from_trick."""
-    import services.replays
+    import services.app.replays
 
     runs: list[tuple[int, int]] = []
 
@@ -288,7 +288,7 @@ def test_a_trick_games_replay_is_analysed_apart_and_once(web_server: WebServer,
         runs.append((from_trick, max_nodes))
         return analyze(data, from_trick, max_nodes, cancel)
 
-    monkeypatch.setattr(services.replays, "analyze", counted)
+    monkeypatch.setattr(services.app.replays, "analyze", counted)
     replay_id = f"{web_server.collection}/2"  # German Whist
     data = web_server.replays[replay_id]
     with TestClient(create_app(web_server.redis_url, analysis_nodes=ANALYSIS_NODES)) as analysed:
@@ -312,7 +312,7 @@ def test_a_trick_games_replay_is_analysed_apart_and_once(web_server: WebServer,
 def test_an_analysis_under_way_holds_up_nothing_else(web_server: WebServer, monkeypatch: pytest.MonkeyPatch) -> None:
     """While a search runs (held here until the other requests are answered), the server answers the replay and
     other calls; a second request for the same replay waits for the same search."""
-    import services.replays
+    import services.app.replays
 
     started, release = threading.Event(), threading.Event()
     runs = []
@@ -323,7 +323,7 @@ def test_an_analysis_under_way_holds_up_nothing_else(web_server: WebServer, monk
         assert release.wait(30)
         return analyze(data, from_trick, max_nodes, cancel)
 
-    monkeypatch.setattr(services.replays, "analyze", held)
+    monkeypatch.setattr(services.app.replays, "analyze", held)
     replay_id = f"{web_server.collection}/0"  # Belote contrée
     server, thread, port = serve_in_thread(create_app(web_server.redis_url, analysis_nodes=ANALYSIS_NODES))
     base = f"http://127.0.0.1:{port}"

@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 from starlette.testclient import TestClient
 
-from services.auth import ApiKeys
+from services.app.auth import ApiKeys
+from services.app.limits import ClientLimits
 from services.cli.main import cli
-from services.limits import ClientLimits
 from services.web.app import create_app
 
 

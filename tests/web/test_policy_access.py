@@ -19,7 +19,7 @@ from planted import PACKAGE, evil_module
 from starlette.testclient import TestClient
 from web_harness import ANALYSIS_NODES, CARDTABLE, free_port, serve_in_thread, wait_until_answering
 
-from services.allowed_policies import PolicyAllowList
+from services.app.allowed_policies import PolicyAllowList
 from services.web.app import create_app
 
 pytestmark = pytest.mark.usefixtures("user_policies")

@@ -11,10 +11,10 @@ import grpc
 import pytest
 from test_service import simulation_server
 
-from services.auth import ApiKeys
+from services.app.auth import ApiKeys
+from services.app.limits import ClientLimits
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
 from services.generated.cardtable.v1 import simulation_service_pb2_grpc
-from services.limits import ClientLimits
 from workers import jobstore
 
 pytestmark = pytest.mark.usefixtures("local_ray")

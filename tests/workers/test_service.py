@@ -17,7 +17,7 @@ ensure_generated()
 from grpc_harness import ServerThread  # noqa: E402
 
 from services import simulation_service  # noqa: E402
-from services.allowed_policies import PolicyAllowList  # noqa: E402
+from services.app.allowed_policies import PolicyAllowList  # noqa: E402
 from services.generated.cardtable.v1 import common_pb2, simulation_service_pb2_grpc  # noqa: E402
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2  # noqa: E402
 from services.server import ServerConfig  # noqa: E402

@@ -8,16 +8,16 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import engine
 from engine.bots import label_parts, parse_params, policy_class, policy_label
 from engine.options import Option
 
+from ..generated.cardtable.v1 import common_pb2, game_service_pb2
 from .allowed_policies import PolicyAllowList
 from .errors import InvalidArgument, quoted
-from .generated.cardtable.v1 import common_pb2, game_service_pb2
 
 OPTION_TYPES = {int: game_service_pb2.OPTION_TYPE_INT, bool: game_service_pb2.OPTION_TYPE_BOOL,
                 str: game_service_pb2.OPTION_TYPE_STRING}
@@ -45,9 +45,9 @@ def python_value(value: common_pb2.OptionValue) -> Any:
 
 def options_from_request(options: Mapping[str, common_pb2.OptionValue], game_id: str | None = None) -> dict[str, Any]:
     """The options map of a request as Python values; with ``game_id``, names that the game does not know are refused
-    here (the engine checks the rest)."""
+    here (UnknownOption; the engine checks the rest)."""
     if game_id is not None:
-        check_option_names(game_id, options)
+        engine.check_options(game_id, options)
     out = {}
     for name, value in options.items():
         try:
@@ -55,14 +55,6 @@ def options_from_request(options: Mapping[str, common_pb2.OptionValue], game_id:
         except InvalidArgument as exc:
             raise InvalidArgument(f"option {quoted(name)}: {exc}") from None
     return out
-
-
-def check_option_names(game_id: str, names: Iterable[str]) -> None:
-    """InvalidArgument for the first of ``names`` that is not an option of ``game_id`` (the engine checks values)."""
-    known = [option.name for option in engine.game_info(game_id).all_options()]
-    for name in names:
-        if name not in known:
-            raise InvalidArgument(f"unknown option {quoted(name)}; {game_id}'s options are {', '.join(known)}")
 
 
 def game_summary(game_id: str) -> game_service_pb2.GameSummary:
@@ -86,9 +78,7 @@ def option_spec(option: Option, players: int) -> game_service_pb2.OptionSpec:
 def game_info_response(game_id: str, players: int | None) -> game_service_pb2.GetGameInfoResponse:
     """GetGameInfo's answer: defaults and allowed values for ``players`` (the game's default when None)."""
     info = engine.game_info(game_id)
-    players = info.default_players if players is None else players
-    if players not in info.player_counts:
-        raise InvalidArgument(f"{game_id} is played by {list(info.player_counts)} players, not {players}")
+    players = engine.check_players(game_id, players)
     return game_service_pb2.GetGameInfoResponse(
         game=game_summary(game_id), deck_size=info.deck_size_for(players), players=players,
         options=[option_spec(o, players) for o in info.all_options()])
@@ -112,9 +102,3 @@ def policy_label_of(name: str, params: Mapping[str, str], allowed: PolicyAllowLi
     except ValueError as exc:
         raise InvalidArgument(str(exc)) from None
 
-
-def known_game(game_id: str) -> str:
-    """``game_id`` if the engine has it, else InvalidArgument naming the games."""
-    if game_id not in engine.list_games():
-        raise InvalidArgument(f"unknown game {quoted(game_id)}; games are {', '.join(engine.list_games())}")
-    return game_id

@@ -21,8 +21,8 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 
+from ..game_store import GameStore, Move
 from .errors import ResourceExhausted
-from .game_store import GameStore, Move
 
 log = logging.getLogger("cardtable.watchers")
 

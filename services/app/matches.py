@@ -30,9 +30,9 @@ from engine.rng import derive_seed
 from engine.state import State
 from replay import Recorder
 
+from ..game_store import Move, StoredMatch
 from .budgets import check_cost
 from .errors import Aborted, FailedPrecondition, InvalidArgument, PermissionDenied, quoted
-from .game_store import Move, StoredMatch
 
 BOT, PERSON = "bot", "person"
 HUMAN_POLICY = "human"  # the replay codec's name for a person's seat
@@ -92,7 +92,7 @@ class LiveMatch:
                cancel: Cancel | None = None) -> tuple[LiveMatch, dict[int, str], list[Played]]:
         """A new match, its seat tokens (person seats only) and the bots' opening moves (each decision bounded by
         ``budget``, abandoned when ``cancel`` is raised: see :meth:`play_bots`); a bot whose parameters ask far more
-        than ``budget`` is refused (:func:`services.budgets.check_cost`)."""
+        than ``budget`` is refused (:func:`services.app.budgets.check_cost`)."""
         if not seats:
             raise InvalidArgument("a match needs seats: one SeatSpec per player")
         for number, seat in enumerate(seats):

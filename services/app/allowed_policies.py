@@ -11,7 +11,7 @@ simulate``, ``play``...) do not go through here: their user is the operator.
 [True, True, False, False]
 >>> PolicyAllowList().check("unittest.__main__:X")
 Traceback (most recent call last):
-services.errors.InvalidArgument: policy 'unittest.__main__:X' is not allowed on this server; the policies are \
+services.app.errors.InvalidArgument: policy 'unittest.__main__:X' is not allowed on this server; the policies are \
 greedy, ismcts, pimc, random (built in); no import paths are allowed on this server; start it with --allow-policies \
 MODULE
 """

@@ -10,7 +10,7 @@ A server may take several keys, one per client (a key file, one line each: ``nam
 without keys, by its address (:func:`client_of`, for gRPC and the web alike).
 
     keys = ApiKeys.parse("alice:3f9c1e...\\nbob 77ab20...\\n")
-    server = grpc.aio.server(interceptors=[ApiKeyInterceptor(keys)])
+    server = grpc.aio.server(interceptors=[ApiKeyInterceptor(keys)])  # services.rpc: the gRPC edge's check
 """
 
 from __future__ import annotations
@@ -18,14 +18,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import grpc
-
 API_KEY_HEADER = "x-api-key"
-OPEN_PREFIXES = ("/grpc.health.v1.Health/",)
 KEY_NAME = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
 
 
@@ -151,48 +148,3 @@ def client_of(keys: ApiKeys | None, metadata: Any, host: str) -> str:
         if name is not None:
             return f"key:{name}"
     return f"peer:{host}"
-
-
-class ApiKeyInterceptor(grpc.aio.ServerInterceptor):
-    """Refuses every call (but health checks) whose metadata does not carry one of the API keys."""
-
-    def __init__(self, api_keys: str | ApiKeys) -> None:
-        keys = ApiKeys.of(api_keys)
-        if keys is None:
-            raise ValueError("an API key must not be empty")
-        self._keys = keys
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(details)
-        if handler is None or details.method.startswith(OPEN_PREFIXES):
-            return handler
-        given = key_from_metadata(details.invocation_metadata)
-        if self._keys.name_of(given) is not None:
-            return handler
-        reason = "wrong API key" if given else f"missing API key: send it in the {API_KEY_HEADER!r} metadata"
-        return _refusal(handler, reason)
-
-
-def _refusal(handler: grpc.RpcMethodHandler, reason: str) -> grpc.RpcMethodHandler:
-    """A handler of the same shape as ``handler`` that ends the call with UNAUTHENTICATED."""
-
-    async def deny(request: Any, context: grpc.aio.ServicerContext) -> None:
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, reason)
-
-    async def deny_stream(request: Any, context: grpc.aio.ServicerContext) -> Any:
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, reason)
-        yield  # unreachable: makes this an async generator, as a streaming handler must be
-
-    kwargs = {"request_deserializer": handler.request_deserializer,
-              "response_serializer": handler.response_serializer}
-    if handler.unary_unary:
-        return grpc.unary_unary_rpc_method_handler(deny, **kwargs)
-    if handler.unary_stream:
-        return grpc.unary_stream_rpc_method_handler(deny_stream, **kwargs)
-    if handler.stream_unary:
-        return grpc.stream_unary_rpc_method_handler(deny, **kwargs)
-    return grpc.stream_stream_rpc_method_handler(deny_stream, **kwargs)

@@ -28,10 +28,10 @@ from replay.connect import async_client, sync_client
 from replay.embedded import EmbeddedValkey
 from replay.store import ReplayStore
 
+from ..game_store import GameStore, Retention
 from .allowed_policies import PolicyAllowList
 from .auth import ApiKeys
 from .budgets import DEFAULT_BOT_BUDGET
-from .game_store import GameStore, Retention
 from .limits import ClientLimits, Clients, Quotas
 from .watchers import DEFAULT_MAX_WATCHERS, MatchWatchers
 
@@ -52,7 +52,7 @@ class Backends:
     closers: list[Callable[[], None]] = field(default_factory=list)
     policies: PolicyAllowList = field(default_factory=PolicyAllowList)  # what a client's bots and jobs may name
     clients: Clients = field(default_factory=Clients)  # who calls, and the per-client limits
-    bot_budget: Budget = DEFAULT_BOT_BUDGET  # what a live bot's decision may spend (services.budgets)
+    bot_budget: Budget = DEFAULT_BOT_BUDGET  # what a live bot's decision may spend (services.app.budgets)
     stopping: Cancel = field(default_factory=Cancel)  # raised on close: the bots' decisions under way stop
 
     def on_close(self, closer: Callable[[], None]) -> None:

@@ -1,6 +1,6 @@
 """Per-client limits, counted in Redis so that they hold across server processes: unfinished jobs (and tournaments),
 matches in play, and match creations a minute. A client is an API key's name, else an address (see
-:func:`services.auth.client_of`). Beyond a limit the call ends with RESOURCE_EXHAUSTED (HTTP 429 on the web), whose
+:func:`services.app.auth.client_of`). Beyond a limit the call ends with RESOURCE_EXHAUSTED (HTTP 429 on the web), whose
 message names the limit, its value and the server flag that sets it.
 
 Keys of client ``c`` (``P`` is the prefix, ``ct:client:`` by default; the braces keep a client's keys in one Redis

@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.state import State
 
-from .generated.cardtable.v1 import common_pb2
+from ..generated.cardtable.v1 import common_pb2
 
 # Keys that name the viewer rather than the match.
 _VIEWER_KEYS = frozenset({"seat", "legal_actions"})

@@ -5,7 +5,7 @@ Every call loads the match from Redis, works on it with the engine and writes it
 version, so any number of server processes can share one Redis. The only thing a process keeps is a cache of the
 matches it saved last (``MatchCache``): a move computed on a cached match is checked by the same compare-and-set.
 
-    games = LiveGames(GameStore(redis_client), backends.save_replay)
+    games = LiveMatches(GameStore(redis_client), backends.save_replay)
     created = await games.create("tablanette", [Seat("person"), Seat("bot", "greedy")], {}, seed=7)
     acted = await games.act(created.match.match_id, 0, created.tokens[0], "7H", created.match.version)
 """
@@ -27,10 +27,10 @@ from typing import Any, TypeVar
 from engine.budget import Budget, Cancel
 from engine.state import State
 
+from ..game_store import GameStore, Move
+from ..lifecycle import abandonable, follow_parent
 from .budgets import DEFAULT_BOT_BUDGET
 from .errors import Aborted, InvalidArgument, NotFound, ServiceError, quoted
-from .game_store import GameStore, Move
-from .lifecycle import abandonable, follow_parent
 from .limits import Clients
 from .matches import LiveMatch, MatchCache, Played, Seat, build_replay
 from .paging import page_size, start_of, token_of
@@ -82,7 +82,7 @@ class Acted:
     replay_id: str
 
 
-class LiveGames:
+class LiveMatches:
     """Live matches in a :class:`GameStore`; finished ones are saved as replays through ``save_replay``. Each bot
     decision is bounded by ``budget`` and abandoned when its call is cancelled (a deadline passed, the client left) or
     when ``stopping`` (the server's flag) is raised."""

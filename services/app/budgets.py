@@ -13,7 +13,7 @@ their bound.
 
 >>> check_cost("pimc:samples=10000:rollouts=1000:dd_cards=52", DEFAULT_BOT_BUDGET)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
-services.errors.InvalidArgument: pimc:samples=10000:rollouts=1000:dd_cards=52 asks about ...
+services.app.errors.InvalidArgument: pimc:samples=10000:rollouts=1000:dd_cards=52 asks about ...
 """
 
 from __future__ import annotations

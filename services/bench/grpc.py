@@ -33,7 +33,7 @@ from typing import Any
 import grpc
 import uvloop
 
-from .protogen import ensure_generated
+from ..protogen import ensure_generated
 
 GAME = "tablanette"
 
@@ -81,8 +81,8 @@ def _free_port() -> int:
 
 
 async def _client(target: str, deadline: float, seed: int, latencies: list[float], tally: dict[str, int]) -> None:
-    from .generated.cardtable.v1 import game_service_pb2 as pb
-    from .generated.cardtable.v1 import game_service_pb2_grpc
+    from ..generated.cardtable.v1 import game_service_pb2 as pb
+    from ..generated.cardtable.v1 import game_service_pb2_grpc
 
     rng = random.Random(seed)
     async with grpc.aio.insecure_channel(target) as channel:

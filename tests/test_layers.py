@@ -1,0 +1,150 @@
+"""The layers point one way (issue 32, ARCHITECTURE.md's layout): the engine imports no other part; ``services/app/``
+holds the use cases and imports no edge; the edges (the gRPC servicers and server, the web app, the CLI, the benches)
+translate over the app and never reach into each other; a refusal's words are written once.
+
+What a module imports is read with ``ast`` (every ``import`` and ``from ... import``, inside functions too). The app
+may import the generated stubs: a resource's projection is its API message, which the gRPC servicers answer with and
+the web maps to JSON. The CLI's launchers start the other edges (``cardtable serve`` the gRPC server, ``cardtable web``
+the web app, ``cardtable bench`` the benches); that is all the CLI imports of them.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+import engine
+
+ROOT = Path(engine.__file__).resolve().parent.parent
+PARTS = ("engine", "replay", "workers", "envs", "services")
+
+GRPC_EDGE = ("services.server", "services.rpc", "services.health", "services.game_service", "services.replay_service",
+             "services.simulation_service")
+EDGES = {"grpc": GRPC_EDGE, "web": ("services.web",), "cli": ("services.cli",), "bench": ("services.bench",)}
+# The frameworks of the edges: the app answers in its own terms (typed errors, API messages), whoever asked.
+EDGE_FRAMEWORKS = ("grpc", "grpc_health", "grpc_reflection", "starlette", "uvicorn", "click", "rich")
+# The CLI commands that start another edge, and what they start.
+LAUNCHERS = {"services.cli.serve": ("services.server",), "services.cli.web": ("services.web",),
+             "services.cli.bench": ("services.bench",)}
+# Where an edge still reads the workers' modules itself instead of through the app: each one a step left to do (the
+# test fails when one is no longer needed, so the list only shrinks).
+EDGE_WORKERS_LEFT = {
+    "services.cli.simulate": {"workers.cluster", "workers.jobstore", "workers.results", "workers.runner",
+                              "workers.spec"},
+    "services.cli.jobs": {"workers.jobstore"},
+    "services.cli.tournament": {"workers.jobstore", "workers.spec", "workers.tournament"},
+    "services.bench.simulate": {"workers.chunk", "workers.cluster", "workers.jobstore", "workers.plan",
+                                "workers.replays", "workers.runner", "workers.spec", "workers.stats"},
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for part in PARTS for p in (ROOT / part).rglob("*.py")
+            if "generated" not in p.parts and "_pb2" not in p.name}
+
+
+@cache
+def imports_of(module: str) -> frozenset[str]:
+    """The absolute names of the modules ``module`` imports (``from a import b`` gives ``a.b`` when that is a module,
+    else ``a``)."""
+    path = _modules()[module]
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join([*package[:len(package) - node.level + 1], *([node.module] if node.module else [])]) \
+                if node.level else node.module or ""
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                found.add(full if full in _modules() else base)
+    return frozenset(found)
+
+
+def _within(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def _of(prefixes: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in _modules() if _within(m, prefixes))
+
+
+def _edge_of(module: str) -> str | None:
+    return next((edge for edge, prefixes in EDGES.items() if _within(module, prefixes)), None)
+
+
+def test_the_engine_imports_no_other_part() -> None:
+    wrong = {m: sorted(i for i in imports_of(m) if _within(i, PARTS[1:])) for m in _of(("engine",))}
+    assert {m: i for m, i in wrong.items() if i} == {}
+
+
+@pytest.mark.parametrize(("part", "below"), [("replay", ("engine",)), ("workers", ("engine", "replay"))])
+def test_replay_and_workers_import_only_what_is_below_them(part: str, below: tuple[str, ...]) -> None:
+    others = tuple(p for p in PARTS if p not in below and p != part)
+    wrong = {m: sorted(i for i in imports_of(m) if _within(i, others)) for m in _of((part,))}
+    assert {m: i for m, i in wrong.items() if i} == {}
+
+
+def test_the_app_imports_no_edge_and_no_edge_framework() -> None:
+    edges = tuple(p for prefixes in EDGES.values() for p in prefixes)
+    wrong = {m: sorted(i for i in imports_of(m) if _within(i, edges + EDGE_FRAMEWORKS)) for m in _of(("services.app",))}
+    assert {m: i for m, i in wrong.items() if i} == {}
+
+
+def test_no_support_module_imports_an_edge() -> None:
+    """The modules of ``services/`` that are neither the app nor an edge (the live matches' Redis store, logging,
+    the stubs' generation, the lifecycle) serve every edge, so they import none."""
+    support = [m for m in _of(("services",)) if _edge_of(m) is None and not _within(m, ("services.app",))]
+    assert "services.game_store" in support
+    edges = tuple(p for prefixes in EDGES.values() for p in prefixes)
+    wrong = {m: sorted(i for i in imports_of(m) if _within(i, edges)) for m in support}
+    assert {m: i for m, i in wrong.items() if i} == {}
+
+
+def test_the_edges_do_not_import_each_other() -> None:
+    wrong = {}
+    for module in _of(tuple(p for prefixes in EDGES.values() for p in prefixes)):
+        own = _edge_of(module)
+        allowed = LAUNCHERS.get(module, ())
+        crossed = sorted(i for i in imports_of(module) if _edge_of(i) not in (None, own)
+                         and not _within(i, allowed))
+        if crossed:
+            wrong[module] = crossed
+    assert wrong == {}
+
+
+def test_the_edges_reach_the_workers_through_the_app() -> None:
+    edges = tuple(p for prefixes in EDGES.values() for p in prefixes)
+    found = {m: {i for i in imports_of(m) if _within(i, ("workers",))} for m in _of(edges)}
+    assert {m: i for m, i in found.items() if i} == EDGE_WORKERS_LEFT
+
+
+# The start of each refusal that the engine, the workers or the replays define once, as a typed error.
+ONCE = {"unknown game": "engine.errors", "unknown option": "engine.errors", "players, not": "engine.errors"}
+
+
+def _messages(module: str) -> list[str]:
+    """The texts ``module`` passes to a call (an error's message among them; docstrings and comments aside): string
+    constants and the literal parts of f-strings."""
+    path = _modules()[module]
+    calls = [node for node in ast.walk(ast.parse(path.read_text(), str(path))) if isinstance(node, ast.Call)]
+    return [sub.value for call in calls for arg in [*call.args, *(k.value for k in call.keywords)]
+            for sub in ast.walk(arg) if isinstance(sub, ast.Constant) and isinstance(sub.value, str)]
+
+
+@pytest.mark.parametrize("words", sorted(ONCE))
+def test_a_validation_message_is_written_once(words: str) -> None:
+    pattern = re.compile(rf"(^|\W){re.escape(words)}\b")
+    writers = sorted(m for m in _modules() if any(pattern.search(text) for text in _messages(m)))
+    assert writers == [ONCE[words]]
