@@ -5,7 +5,7 @@
     watcher.start()           # a ping every second, the status set when it changes
     await watcher.stop()
 
-The web app asks :func:`redis_answers` on each ``GET /healthz``.
+The web app asks the same :func:`services.app.backends.redis_answers` on each ``GET /healthz``.
 """
 
 from __future__ import annotations
@@ -20,23 +20,14 @@ import redis.asyncio
 from grpc_health.v1 import health_pb2
 from grpc_health.v1._async import HealthServicer
 
+from .app.backends import redis_answers
+
 log = logging.getLogger("cardtable.health")
 
 CHECK_INTERVAL_S = 1.0  # between two pings of Redis
-PING_TIMEOUT_S = 1.0  # a ping unanswered this long counts as Redis away (a dropped host answers nothing at all)
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
-
-
-async def redis_answers(client: redis.asyncio.Redis, timeout: float = PING_TIMEOUT_S) -> bool:
-    """Redis answers a PING within ``timeout`` seconds."""
-    try:
-        async with asyncio.timeout(timeout):
-            await client.ping()
-    except (redis.RedisError, OSError, TimeoutError):
-        return False
-    return True
 
 
 class RedisHealth:

@@ -30,16 +30,10 @@ EDGE_FRAMEWORKS = ("grpc", "grpc_health", "grpc_reflection", "starlette", "uvico
 # The CLI commands that start another edge, and what they start.
 LAUNCHERS = {"services.cli.serve": ("services.server",), "services.cli.web": ("services.web",),
              "services.cli.bench": ("services.bench",)}
-# Where an edge still reads the workers' modules itself instead of through the app: each one a step left to do (the
-# test fails when one is no longer needed, so the list only shrinks).
-EDGE_WORKERS_LEFT = {
-    "services.cli.simulate": {"workers.cluster", "workers.jobstore", "workers.results", "workers.runner",
-                              "workers.spec"},
-    "services.cli.jobs": {"workers.jobstore"},
-    "services.cli.tournament": {"workers.jobstore", "workers.spec", "workers.tournament"},
-    "services.bench.simulate": {"workers.chunk", "workers.cluster", "workers.jobstore", "workers.plan",
-                                "workers.replays", "workers.runner", "workers.spec", "workers.stats"},
-}
+# The workers' modules that run jobs (Ray, the chunk task, the driver loop): an edge reaches them through the app's
+# use cases (services.app.jobs), the CLI's own jobs included; the benches measure them directly.
+RUNNING = ("workers.runner", "workers.chunk", "workers.cluster", "workers.ray_head", "workers.slots", "workers.plan",
+           "workers.replays")
 
 
 def _module_name(path: Path) -> str:
@@ -125,9 +119,13 @@ def test_the_edges_do_not_import_each_other() -> None:
 
 
 def test_the_edges_reach_the_workers_through_the_app() -> None:
-    edges = tuple(p for prefixes in EDGES.values() for p in prefixes)
-    found = {m: {i for i in imports_of(m) if _within(i, ("workers",))} for m in _of(edges)}
-    assert {m: i for m, i in found.items() if i} == EDGE_WORKERS_LEFT
+    """The gRPC servicers and the web import no workers' module at all; the CLI reads the workers' records and specs
+    (what it prints) but runs nothing of theirs itself."""
+    found = {m: sorted(i for i in imports_of(m) if _within(i, ("workers",)))
+             for m in _of(EDGES["grpc"] + EDGES["web"])}
+    assert {m: i for m, i in found.items() if i} == {}
+    running = {m: sorted(i for i in imports_of(m) if _within(i, RUNNING)) for m in _of(EDGES["cli"])}
+    assert {m: i for m, i in running.items() if i} == {}
 
 
 # The start of each refusal that the engine, the workers or the replays define once, as a typed error.
@@ -148,3 +146,46 @@ def test_a_validation_message_is_written_once(words: str) -> None:
     pattern = re.compile(rf"(^|\W){re.escape(words)}\b")
     writers = sorted(m for m in _modules() if any(pattern.search(text) for text in _messages(m)))
     assert writers == [ONCE[words]]
+
+
+def _statuses() -> set[str]:
+    """Every status a refusal can carry: the app's errors' and those of the typed errors of the other parts."""
+    from services.app import errors
+
+    kinds = [c for c in vars(errors).values() if isinstance(c, type) and issubclass(c, errors.ServiceError)]
+    return {c.status for c in kinds} | set(errors.STATUS_OF.values()) | {"UNAVAILABLE"}
+
+
+def test_every_edge_maps_every_refusal_in_its_one_table() -> None:
+    import grpc
+
+    from services.cli.main import EXIT_CODE
+    from services.web.app import HTTP_STATUS
+    from services.web.serving import ClientGone
+
+    statuses = _statuses() - {ClientGone.status}  # the web's own: nobody reads its answer
+    assert "INVALID_ARGUMENT" in statuses and "NOT_FOUND" in statuses
+    assert all(grpc.StatusCode[status].name == status for status in statuses)
+    assert statuses <= set(HTTP_STATUS) and statuses <= set(EXIT_CODE)
+
+
+@pytest.mark.parametrize(("error", "code", "message"), [
+    (engine.UnknownGame("snap", ["belote", "tablanette"]), 2, "unknown game 'snap'; games are belote, tablanette"),
+    (engine.UnsupportedPlayers("tablanette", 7, (2, 3, 4)), 2, "tablanette is played by 2, 3, 4 players, not 7"),
+])
+def test_the_cli_answers_a_refusal_with_its_message_and_exit_code(error: Exception, code: int, message: str) -> None:
+    import click
+    from click.testing import CliRunner
+
+    from services.cli.main import _Cardtable
+
+    @click.group(cls=_Cardtable)
+    def group() -> None:
+        pass
+
+    @group.command()
+    def refused() -> None:
+        raise error
+
+    result = CliRunner().invoke(group, ["refused"])
+    assert (result.exit_code, result.output) == (code, f"Error: {message}\n")

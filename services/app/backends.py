@@ -35,6 +35,7 @@ from .budgets import DEFAULT_BOT_BUDGET
 from .limits import ClientLimits, Clients, Quotas
 from .watchers import DEFAULT_MAX_WATCHERS, MatchWatchers
 
+PING_TIMEOUT_S = 1.0  # a ping unanswered this long counts as Redis away (a dropped host answers nothing at all)
 T = TypeVar("T")
 
 
@@ -106,3 +107,13 @@ async def open_backends(redis_url: str | None, data_dir: Path | None = None, ret
     quotas = Quotas(client, limits, matches_ttl_s=games.retention.abandoned_after) if limits else None
     return Backends(redis_url, client, games, replays, MatchWatchers(games, max_watchers), client_name, embedded,
                     clients=Clients(api_keys, quotas), policies=policies or PolicyAllowList(), bot_budget=bot_budget)
+
+
+async def redis_answers(client: redis.asyncio.Redis, timeout: float = PING_TIMEOUT_S) -> bool:
+    """Redis answers a PING within ``timeout`` seconds."""
+    try:
+        async with asyncio.timeout(timeout):
+            await client.ping()
+    except (redis.RedisError, OSError, TimeoutError):
+        return False
+    return True

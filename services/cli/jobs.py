@@ -23,8 +23,9 @@ from rich.console import Console
 from replay.connect import open_redis
 from workers.jobstore import JobNotFound, JobRecord, JobStore
 
+from ..app.results import count_of
 from .redis_url import redis_url_option
-from .render import aligned, count_of
+from .render import aligned
 from .simulate_report import results_table
 
 

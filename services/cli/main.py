@@ -14,6 +14,7 @@ import sys
 
 import click
 
+from ..app.errors import refusal
 from .bench import bench
 from .games import games
 from .jobs import jobs
@@ -27,14 +28,22 @@ from .tournament import tournament
 from .watch import watch
 from .web import web
 
+# The exit code of each refusal's status (services.app.errors) that reaches the command group: a request that can
+# never be served as given exits 2, as click's own usage errors do; any other refusal 1.
+EXIT_CODE = {"INVALID_ARGUMENT": 2, "NOT_FOUND": 2, "PERMISSION_DENIED": 2, "FAILED_PRECONDITION": 1, "ABORTED": 1,
+             "RESOURCE_EXHAUSTED": 1, "DATA_LOSS": 1, "UNAVAILABLE": 1, "INTERNAL": 1}
+
 
 class _Cardtable(click.Group):
-    """The command group: a reader that goes away (``cardtable replay stream X | head``) ends a command quietly, and
-    Ctrl-C in a command that has nothing of its own to record says so in one line and exits 130 (as a shell would)."""
+    """The command group: a reader that goes away (``cardtable replay stream X | head``) ends a command quietly,
+    Ctrl-C in a command that has nothing of its own to record says so in one line and exits 130 (as a shell would),
+    and a refusal of the use cases (an unknown game, Redis out of reach) is its message and :data:`EXIT_CODE`."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
+        except click.ClickException:
+            raise
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             ctx.exit(130)
@@ -42,6 +51,12 @@ class _Cardtable(click.Group):
             # Nothing more can be shown: stdout goes nowhere, so that the final flush at exit fails no more.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             ctx.exit(0)
+        except Exception as exc:
+            refused = refusal(exc)
+            if refused is None:
+                raise
+            click.echo(f"Error: {refused.message}", err=True)
+            ctx.exit(EXIT_CODE.get(refused.status, 1))
 
 
 @click.group(cls=_Cardtable, context_settings={"help_option_names": ["-h", "--help"]})

@@ -18,8 +18,6 @@ the figures kept per side are shown per side, each side labelled with its seats.
 one two
   three
   four
->>> count_of(1, "replay"), count_of(200, "match"), count_of(12_000, "deal"), count_of(0, "retry")
-('1 replay', '200 matches', '12,000 deals', '0 retries')
 """
 
 from __future__ import annotations
@@ -47,20 +45,6 @@ SIDE_LETTERS = "ABCDEFGH"
 
 def plain(text: Text) -> str:
     return text.plain
-
-
-def plural(noun: str) -> str:
-    """``deal`` -> ``deals``, ``match`` -> ``matches``, ``retry`` -> ``retries``."""
-    if noun.endswith(("s", "x", "ch", "sh")):
-        return f"{noun}es"
-    if noun.endswith("y") and noun[-2:-1] not in tuple("aeiou"):
-        return f"{noun[:-1]}ies"
-    return f"{noun}s"
-
-
-def count_of(number: int, noun: str) -> str:
-    """A number and its noun, singular or plural: ``1 replay``, ``200 matches``."""
-    return f"{number:,} {noun if number == 1 else plural(noun)}"
 
 
 def aligned(rows: Sequence[Sequence[str]], gap: int = 2) -> str:

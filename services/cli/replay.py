@@ -42,8 +42,9 @@ from replay.record import replay_turns
 from replay.store import ReplayStore, format_id
 
 from ..app.replays import UnreadableReplay, list_entry
+from ..app.results import count_of
 from .redis_url import redis_url_option
-from .render import aligned, count_of
+from .render import aligned
 
 
 @contextlib.contextmanager

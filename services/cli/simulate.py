@@ -37,20 +37,20 @@ from pathlib import Path
 from typing import Any
 
 import click
-import redis
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
 from engine.rng import fresh_seed
 from replay.embedded import EmbeddedValkey
-from workers.jobstore import CANCELLED, SUCCEEDED, JobRecord, JobStore, RedisAway
+from workers.jobstore import SUCCEEDED, JobRecord, JobStore, RedisAway
 from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 
+from ..app.jobs import drive, jobs_at, join_ray, stop_here
+from ..app.results import count_of, plot_results, plural
 from .matchargs import game_argument, option_option, option_pairs_param, players_option
 from .redis_url import check_reachable
 from .redis_url import redis_url_option as shared_redis_url_option
-from .render import count_of, plural
-from .simulate_report import plot_results, results_table
+from .simulate_report import results_table
 
 
 @contextlib.contextmanager
@@ -146,7 +146,7 @@ def simulate(ctx: click.Context, game: str, deals: int | None, matches: int | No
     spec = replace(spec, unit_rows=results_to is not None)
     console = Console(stderr=as_json, highlight=False)
     with results_file(results_to) as results, redis_url_for(redis_url) as url:
-        store = JobStore(_reachable_redis(url))
+        store = _reachable_jobs(url)
         record = None
         try:
             cluster = _join_ray(address, workers, verbose, spec.policies)
@@ -213,20 +213,15 @@ def _checked_spec(ctx: click.Context, game: str, deals: int | None, matches: int
         raise click.UsageError(str(exc)) from None
 
 
-def _reachable_redis(url: str) -> redis.Redis:
-    """The client for ``url`` once its server answers; a ClickException saying why not otherwise."""
+def _reachable_jobs(url: str) -> JobStore:
+    """The jobs on ``url`` once its server answers; a ClickException saying why not otherwise."""
     check_reachable(url)
-    from workers.runner import redis_client
-
-    return redis_client(url)
+    return jobs_at(url)
 
 
 def _join_ray(address: str | None, workers: int | None, verbose: bool, policies: tuple[str, ...]) -> str:
-    # Ray is imported by the commands that use it only (it takes a second), after this process's Ray settings.
-    from workers.cluster import connect_ray, policy_code
-
-    try:  # policies of one's own: their code goes to the workers with the job (Ray's py_modules)
-        return connect_ray(address, cpus=workers, verbose=verbose, py_modules=policy_code(policies))
+    try:
+        return join_ray(address, workers, verbose, policies)
     except ConnectionError as exc:  # RayUnreachable, or Ray's own "Failed to connect"
         raise click.ClickException(str(exc).splitlines()[0]) from None
 
@@ -235,10 +230,7 @@ def _record_interrupted(store: JobStore, record: JobRecord | None) -> str:
     """Record an interrupted job as cancelled (if its driver has not yet); returns the line that says so."""
     if record is None:
         return "interrupted: no job was started"
-    job = store.request_cancel(record.job_id)
-    if not job.is_final:
-        store.set_state(job.job_id, CANCELLED, finished=time.time(), error="interrupted")
-        job = store.get(job.job_id)
+    job = stop_here(store, record.job_id, "interrupted")
     return (f"{job.job_id} {job.state} (interrupted): {count_of(job.units_done, job.spec.unit)} of "
             f"{job.spec.count:,} played")
 
@@ -256,9 +248,7 @@ def _run_with_progress(store: JobStore, record: JobRecord, url: str, workers: in
             rate = f"{current.units_done / elapsed:,.0f}/s" if elapsed > 0.5 else ""
             progress.update(task, completed=current.units_done, rate=rate)
 
-        from workers.runner import run_job
-
-        return run_job(store, record.job_id, url, max_workers=workers, on_update=update, on_chunk=on_chunk)
+        return drive(store, record.job_id, url, workers, on_update=update, on_chunk=on_chunk)
 
 
 def _json_report(record: JobRecord, played_on: list[str]) -> dict[str, Any]:

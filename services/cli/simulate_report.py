@@ -1,13 +1,12 @@
-"""How ``cardtable simulate`` shows a job's results: a table with confidence intervals, and an optional plot.
+"""How ``cardtable simulate`` shows a job's results: a table with confidence intervals (the plot is
+:func:`services.app.results.plot_results`, which the web draws too).
 
 >>> console.print(results_table(record.results, record.job_id))   # doctest: +SKIP
->>> plot_results(record.results, Path("scores.png"))                 # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from rich.console import Group
 from rich.table import Table
@@ -15,16 +14,10 @@ from rich.text import Text
 
 from workers.stats import counter_groups
 
-from .render import count_of, plural
+from ..app.results import count_of, side_label
 
 # A fact with more distinct values than this (a contract per level and suit, say) shows its most common ones.
 MAX_VALUES_SHOWN = 8
-
-
-def side_label(side: dict[str, Any]) -> str:
-    seats = "+".join(str(s) for s in side["seats"])
-    names = sorted(set(side["policies"]))
-    return f"seat{'s' if len(side['seats']) > 1 else ''} {seats} ({'/'.join(names)})"
 
 
 def results_table(results: dict[str, Any], job_id: str) -> Group:
@@ -78,30 +71,3 @@ def _is_positional(name: str, counters: dict[str, int]) -> bool:
 
 def _by_index(item: tuple[str, int]) -> int:
     return int(item[0])
-
-
-def plot_results(results: dict[str, Any], path: Path | BinaryIO, file_format: str | None = None) -> None:
-    """Two panels: each side's score distribution, and each side's running mean score as the job went on; written to
-    ``path`` (a file or a binary stream) as ``file_format`` says (default: by the file's suffix, else PNG)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, (distribution, running) = plt.subplots(1, 2, figsize=(12, 4.5))
-    for side, histogram in zip(results["sides"], results["histograms"], strict=True):
-        scores = sorted(int(score) for score in histogram)
-        distribution.bar(scores, [histogram[str(s)] for s in scores], alpha=0.5, label=side_label(side),
-                         width=max(1.0, (scores[-1] - scores[0]) / 80) if scores else 1.0)
-    distribution.set(title=f"score per {results['unit']}", xlabel="score", ylabel=plural(results["unit"]))
-    distribution.legend()
-    points = results["running_mean"]
-    played = [p[0] for p in points]
-    for index, side in enumerate(results["sides"]):
-        running.plot(played, [p[index + 1] for p in points], label=side_label(side))
-    running.set(title="running mean score", xlabel=f"{plural(results['unit'])} played", ylabel="mean score")
-    running.legend()
-    figure.suptitle(f"{results['game']}: {count_of(results['units'], results['unit'])}")
-    figure.tight_layout()
-    figure.savefig(path, dpi=100, format=file_format)
-    plt.close(figure)

@@ -30,10 +30,11 @@ from workers.jobstore import JobRecord, JobStore, RedisAway
 from workers.spec import JobSpecError
 from workers.tournament import TournamentSpec, cancel_tournament, check_tournament, load_tournament, new_tournament
 
+from ..app.jobs import drive_tournament
 from .matchargs import game_argument, option_option, option_pairs_param, players_option
 from .simulate import (
     _join_ray,
-    _reachable_redis,
+    _reachable_jobs,
     _record_interrupted,
     address_option,
     redis_url_for,
@@ -79,7 +80,7 @@ def tournament(ctx: click.Context, game: str, policies: str | None, deals: int |
     console = Console(stderr=as_json, highlight=False)
     current: dict[str, JobRecord] = {}
     with redis_url_for(redis_url) as url:
-        store = JobStore(_reachable_redis(url))
+        store = _reachable_jobs(url)
         record = None if resume_id is None else _resumable(store, resume_id, game)
         if record is not None:
             spec = TournamentSpec.from_dict(record["spec"])
@@ -99,9 +100,8 @@ def tournament(ctx: click.Context, game: str, policies: str | None, deals: int |
             if not as_json and job.is_final:
                 console.print(f"job {number + 1}/{jobs} {job.job_id} ({','.join(job.spec.policies)}): {job.state}")
 
-        from workers.tournament import run_tournament
         try:
-            result = run_tournament(store, spec, url, max_workers=workers or 0, on_update=progress, record=record)
+            result = drive_tournament(store, spec, url, workers or 0, on_update=progress, record=record)
         except KeyboardInterrupt:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             click.echo(_record_interrupted(store, current.get("job")), err=True)

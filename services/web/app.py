@@ -36,23 +36,20 @@ from engine.bots import policy_names
 from engine.budget import Budget
 from engine.rng import fresh_seed
 from engine.state import State
-from replay.connect import sync_client
-from workers.jobstore import JobRecord, JobStore
-from workers.stats import counter_groups
 
 from ..app.allowed_policies import PolicyAllowList
 from ..app.auth import API_KEY_HEADER, ApiKeys, key_from_metadata
-from ..app.backends import Backends, open_backends
+from ..app.backends import Backends, open_backends, redis_answers
 from ..app.budgets import DEFAULT_BOT_BUDGET
 from ..app.convert import policy_label_of
 from ..app.errors import MAX_TEXT, InvalidArgument, PermissionDenied, ServiceError, quoted, redis_address, refusal
+from ..app.jobs import JobRecord, JobStore, grouped_counters, job_store, list_jobs, load_job
 from ..app.limits import ClientLimits, Clients, Quotas
 from ..app.live_matches import LiveMatches, start_replay_builder
 from ..app.matches import BOT, PERSON, LiveMatch, Played, Seat
 from ..app.replays import ReplayHeader, Replays, UnreadableReplay, list_entry, read_header
+from ..app.results import plot_results
 from ..app.views import public_observation
-from ..health import redis_answers
-from ..simulation_service import list_jobs, load_job
 from .analysis import NODES, Analyses
 from .frames import replay_frames
 from .serving import while_connected
@@ -255,8 +252,7 @@ def job_summary(record: JobRecord, with_results: bool = True) -> dict[str, Any]:
            "cancel_requested": record.cancel_requested}
     if with_results:
         out["results"] = record.results
-        out["counters"] = None if record.results is None else {
-            name: dict(group) for name, group in counter_groups(record.results["counters"]).items()}
+        out["counters"] = None if record.results is None else grouped_counters(record.results)
     return out
 
 
@@ -286,7 +282,7 @@ class WebApi:
         self.matches = LiveMatches(backends.games, backends.save_replay, clients=self.clients,
                                    budget=backends.bot_budget, stopping=backends.stopping)
         self.replays = Replays(backends)
-        self.jobs = JobStore(sync_client(backends.redis_url), replay_prefix=backends.replays.prefix)
+        self.jobs = job_store(backends)
 
     def close(self) -> None:
         if self.jobs is not None:
@@ -507,8 +503,6 @@ class WebApi:
 
 
 def _plot_svg(results: dict[str, Any]) -> bytes:
-    from ..cli.simulate_report import plot_results
-
     out = io.BytesIO()
     plot_results(results, out, file_format="svg")
     return out.getvalue()

@@ -152,7 +152,7 @@ def test_a_server_leaves_alone_and_unannounced_the_tournament_and_job_whose_driv
 
 
 def test_a_tournament_stored_with_openskill_ratings_still_reads_with_its_old_ratings_said_so() -> None:
-    from services.simulation_service import tournament_message
+    from services.app.jobs import tournament_message
 
     spec = check_tournament(TournamentSpec("german_whist", ("random", "greedy"), deals=6, seed=11))
     old = {"tournament_id": "tournament-3", "state": "succeeded", "spec": spec.to_dict(), "jobs": ["sim-1", "sim-2"],

@@ -35,7 +35,7 @@ def grpc_refusal(call: Callable[[], Any]) -> tuple[grpc.StatusCode, str]:
 
 def same_refusal(rpc: Callable[[], Any], response: Any) -> None:
     code, message = grpc_refusal(rpc)
-    assert response.status_code == HTTP_STATUS[code], response.text
+    assert response.status_code == HTTP_STATUS[code.name], response.text
     assert response.json()["error"] == {"code": code.name, "message": message}
 
 
@@ -78,7 +78,7 @@ def test_new_matches_are_refused_alike(games: Any, web: TestClient, game: str, o
                                                  options={k: option_value(v) for k, v in options.items()})
     code, message = grpc_refusal(lambda: games.CreateGame(request))
     response = web.post("/api/matches", json={"game": game, "options": options, "policy": policy, "seed": 1})
-    assert response.status_code == HTTP_STATUS[code]
+    assert response.status_code == HTTP_STATUS[code.name]
     error = response.json()["error"]
     assert error["code"] == code.name
     # a bot's seat is numbered in a gRPC request (its SeatSpec), not in the web's (one policy for every bot)

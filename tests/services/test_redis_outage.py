@@ -26,6 +26,7 @@ from grpc_harness import CARDTABLE, ROOT, ServerThread
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from waiting import wait_until
 
+from services.app.jobs import JobDrivers
 from services.generated.cardtable.v1 import game_service_pb2 as game_pb2
 from services.generated.cardtable.v1 import (
     game_service_pb2_grpc,
@@ -35,7 +36,6 @@ from services.generated.cardtable.v1 import (
 )
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
 from services.server import ServerConfig
-from services.simulation_service import JobDrivers
 from workers.chunk import play_chunk
 from workers.jobstore import JobStore
 from workers.plan import job_chunks
@@ -258,7 +258,7 @@ def test_a_job_cancelled_while_it_had_no_driver_keeps_its_finished_chunks(own_re
 
 @pytest.mark.usefixtures("local_ray")
 def test_a_running_server_adopts_a_job_whose_driver_died(own_redis, monkeypatch):
-    monkeypatch.setattr("services.simulation_service.ADOPT_INTERVAL_S", 0.5, raising=False)
+    monkeypatch.setattr("services.app.jobs.ADOPT_INTERVAL_S", 0.5, raising=False)
     rounds: list[list[str]] = []  # what each of the server's rounds of adopt_orphans adopted
     adopt = JobDrivers.adopt_orphans
 

@@ -17,6 +17,7 @@ ensure_generated()
 from grpc_harness import ServerThread  # noqa: E402
 
 from services import simulation_service  # noqa: E402
+from services.app import jobs  # noqa: E402
 from services.app.allowed_policies import PolicyAllowList  # noqa: E402
 from services.generated.cardtable.v1 import common_pb2, simulation_service_pb2_grpc  # noqa: E402
 from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2  # noqa: E402
@@ -97,10 +98,10 @@ def test_policy_parameters_are_played_and_given_back(server):
 def test_spec_messages_round_trip_policy_parameters():
     request = job_spec(policies=[sim_pb2.PolicySpec(name=" greedy ", params={"epsilon": "1"}),
                                  sim_pb2.PolicySpec(name="random")])
-    spec = simulation_service.spec_from_proto(request, PolicyAllowList())
+    spec = jobs.spec_from_proto(request, PolicyAllowList())
     assert spec.policies == ("greedy:epsilon=1.0", "random")
-    message = simulation_service.spec_message(spec)
-    assert simulation_service.spec_from_proto(message, PolicyAllowList()) == spec
+    message = jobs.spec_message(spec)
+    assert jobs.spec_from_proto(message, PolicyAllowList()) == spec
     assert dict(message.policies[0].params) == {"epsilon": "1.0"}
 
 
