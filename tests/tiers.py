@@ -36,6 +36,7 @@ BY_PATH: dict[str, str] = {
     "envs/": "unit",
     "replay/": "unit",
     "services/": "unit",
+    "services/bench/bots.py": "integration",  # its example loads DDS through ctypes, which runs ldconfig
     "workers/": "unit",
     # the suite
     "tests/": "unit",
