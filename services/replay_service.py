@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -26,14 +25,13 @@ from replay.export import export_json, text_record
 from .app.backends import Backends
 from .app.errors import DataLoss, InvalidArgument, redis_address
 from .app.replays import (
-    ReplayHeader,
     Replays,
-    UnreadableReplay,
     analysis_of,
     list_entry,
     open_replayer,
-    read_header,
     replay_steps,
+    summary,
+    summary_of,
 )
 from .app.views import move_message, view
 from .generated.cardtable.v1 import common_pb2, replay_service_pb2, replay_service_pb2_grpc
@@ -116,23 +114,6 @@ class ReplayServicer(replay_service_pb2_grpc.ReplayServiceServicer):
         report = await abandonable(analysis_of, data, request.replay_id, request.from_trick or 1, max_nodes,
                                    stopping=self.stopping, what="the analysis")
         return analysis_message(request.replay_id, report)
-
-
-def summary(replay_id: str, data: bytes) -> replay_service_pb2.ReplaySummary:
-    """What a replay's header says (read without replaying the moves); DataLoss if it does not decode."""
-    return summary_of(read_header(replay_id, data))
-
-
-def summary_of(entry: ReplayHeader | UnreadableReplay) -> replay_service_pb2.ReplaySummary:
-    """A listed replay as the proto message: its header, or (marked) why it cannot be read."""
-    if isinstance(entry, UnreadableReplay):
-        return replay_service_pb2.ReplaySummary(replay_id=entry.replay_id, size_bytes=entry.size_bytes,
-                                                error=entry.error)
-    header = entry.header
-    return replay_service_pb2.ReplaySummary(
-        replay_id=entry.replay_id, game_id=header.game, players=header.players, seed=header.seed,
-        scope=header.scope, policies=header.policies, move_count=entry.move_count, size_bytes=entry.size_bytes,
-        header_json=json.dumps(header.to_dict()))
 
 
 _STATUSES = {EXACT: replay_service_pb2.ANALYSIS_STATUS_EXACT, TOO_LARGE: replay_service_pb2.ANALYSIS_STATUS_TOO_LARGE,

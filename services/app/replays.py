@@ -13,6 +13,7 @@ answers. The store is synchronous, so its calls run in worker threads.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,7 @@ from replay.codec import Header, decode_frame
 from replay.record import Step
 from replay.store import LIVE_COLLECTION, check_collection, parse_id
 
+from ..generated.cardtable.v1 import replay_service_pb2
 from .backends import Backends
 from .errors import DataLoss, InvalidArgument, NotFound, Unavailable, quoted
 from .paging import page_size, start_of, token_of
@@ -153,3 +155,22 @@ def analysis_of(data: bytes, replay_id: str, from_trick: int, max_nodes: int,
         raise InvalidArgument(str(exc)) from None
     except Cancelled as exc:
         raise Unavailable(f"the analysis was abandoned: {exc}") from None
+
+
+# ---- the projection: a replay as the API's message, which the gRPC service answers with and the web maps to JSON
+
+def summary(replay_id: str, data: bytes) -> replay_service_pb2.ReplaySummary:
+    """What a replay's header says (read without replaying the moves); DataLoss if it does not decode."""
+    return summary_of(read_header(replay_id, data))
+
+
+def summary_of(entry: ReplayHeader | UnreadableReplay) -> replay_service_pb2.ReplaySummary:
+    """A listed replay as the proto message: its header, or (marked) why it cannot be read."""
+    if isinstance(entry, UnreadableReplay):
+        return replay_service_pb2.ReplaySummary(replay_id=entry.replay_id, size_bytes=entry.size_bytes,
+                                                error=entry.error)
+    header = entry.header
+    return replay_service_pb2.ReplaySummary(
+        replay_id=entry.replay_id, game_id=header.game, players=header.players, seed=header.seed,
+        scope=header.scope, policies=header.policies, move_count=entry.move_count, size_bytes=entry.size_bytes,
+        header_json=json.dumps(header.to_dict()))

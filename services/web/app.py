@@ -47,9 +47,10 @@ from ..app.jobs import JobRecord, JobStore, grouped_counters, job_store, list_jo
 from ..app.limits import ClientLimits, Clients, Quotas
 from ..app.live_matches import LiveMatches, start_replay_builder
 from ..app.matches import BOT, PERSON, LiveMatch, Played, Seat
-from ..app.replays import ReplayHeader, Replays, UnreadableReplay, list_entry, read_header
+from ..app.replays import Replays, list_entry, summary, summary_of
 from ..app.results import plot_results
 from ..app.views import public_observation
+from ..generated.cardtable.v1.replay_service_pb2 import ReplaySummary
 from .analysis import NODES, Analyses
 from .frames import replay_frames
 from .serving import while_connected
@@ -227,19 +228,14 @@ def played_moves(played: list[Played], viewer: int | None) -> list[dict[str, Any
             for p in played]
 
 
-def replay_summary(replay_id: str, data: bytes) -> dict[str, Any]:
-    return replay_json(read_header(replay_id, data))
-
-
-def replay_json(entry: ReplayHeader | UnreadableReplay) -> dict[str, Any]:
-    """A listed replay: its header, or (marked with ``error``) why it cannot be read."""
-    if isinstance(entry, UnreadableReplay):
-        return {"replay_id": entry.replay_id, "size_bytes": entry.size_bytes, "error": entry.error}
-    header = entry.header
-    return {"replay_id": entry.replay_id, "game": header.game, "game_name": game_name(header.game),
-            "players": header.players, "seed": header.seed,
-            "scope": header.scope, "policies": list(header.policies), "move_count": entry.move_count,
-            "size_bytes": entry.size_bytes, "header": header.to_dict()}
+def replay_json(replay: ReplaySummary) -> dict[str, Any]:
+    """A replay's summary (the gRPC service's message) as the web names its fields: its header, or (marked with
+    ``error``) why it cannot be read."""
+    if replay.error:
+        return {"replay_id": replay.replay_id, "size_bytes": replay.size_bytes, "error": replay.error}
+    return {"replay_id": replay.replay_id, "game": replay.game_id, "game_name": game_name(replay.game_id),
+            "players": replay.players, "seed": replay.seed, "scope": replay.scope, "policies": list(replay.policies),
+            "move_count": replay.move_count, "size_bytes": replay.size_bytes, "header": json.loads(replay.header_json)}
 
 
 def job_summary(record: JobRecord, with_results: bool = True) -> dict[str, Any]:
@@ -355,7 +351,8 @@ class WebApi:
         assert self.replays is not None
         found = await self.replays.page(query_text(request, "collection"), query_text(request, "page_token"),
                                         query_int(request, "page_size", 0) or 0)
-        summaries = await asyncio.to_thread(lambda: [replay_json(list_entry(i, d)) for i, d in found.items])
+        summaries = await asyncio.to_thread(lambda: [replay_json(summary_of(list_entry(i, d)))
+                                                     for i, d in found.items])
         return {"replays": summaries, "next_page_token": found.next_page_token}
 
     async def get_replay(self, request: Request) -> dict[str, Any]:
@@ -367,7 +364,7 @@ class WebApi:
         seat = query_int(request, "seat", 0) if perspective == "seat" else None
         data = await self.replays.fetch(replay_id)
         shown = await asyncio.to_thread(replay_frames, data, replay_id, seat)
-        return {"replay": replay_summary(replay_id, data), "perspective": perspective, "seat": seat, **shown}
+        return {"replay": replay_json(summary(replay_id, data)), "perspective": perspective, "seat": seat, **shown}
 
     async def get_analysis(self, request: Request) -> dict[str, Any]:
         """The move-by-move analysis of a trick game's replay (``cardtable replay analyze``'s report), from trick
