@@ -7,7 +7,15 @@
 
 from . import games as _games  # noqa: F401  (registers every game)
 from .determinize import determinize
-from .errors import ActionLimitExceeded, IllegalAction, PositionError, UnknownGame, UnknownOption, UnsupportedPlayers
+from .errors import (
+    ActionLimitExceeded,
+    IllegalAction,
+    PositionError,
+    UnknownGame,
+    UnknownOption,
+    UnknownPolicy,
+    UnsupportedPlayers,
+)
 from .registry import (
     check_options,
     check_players,
@@ -29,6 +37,7 @@ __all__ = [
     "State",
     "UnknownGame",
     "UnknownOption",
+    "UnknownPolicy",
     "UnsupportedPlayers",
     "check_options",
     "check_players",

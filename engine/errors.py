@@ -66,6 +66,19 @@ class UnknownOption(ValueError):
         super().__init__(f"unknown option{plural} {listed}{where}; its options are {options}")
 
 
+class UnknownPolicy(ValueError):
+    """A policy name that is not known (here: among ``choices``, the policies said in words).
+
+    >>> raise UnknownPolicy("clever", "policies are greedy, random")
+    Traceback (most recent call last):
+    engine.errors.UnknownPolicy: unknown policy 'clever'; policies are greedy, random
+    """
+
+    def __init__(self, name: object, choices: str) -> None:
+        self.name = name
+        super().__init__(f"unknown policy {quoted(name)}; {choices}")
+
+
 class UnsupportedPlayers(ValueError):
     """A player count that the game is not played by.
 

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from ..errors import quoted
+from ..errors import UnknownPolicy
 from ..options import Option
 from .greedy import GreedyPolicy
 from .ismcts import IsmctsPolicy
@@ -54,8 +54,7 @@ def policy_class(name: str) -> type[Policy]:
         return load_policy(name)
     found = entry_point_policy(name) if isinstance(name, str) else None
     if found is None:
-        raise ValueError(f"unknown policy {quoted(name)}; policies are {', '.join(policy_names())} (or an import path, "
-                         "module:Class)")
+        raise UnknownPolicy(name, f"policies are {', '.join(policy_names())} (or an import path, module:Class)")
     return found
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from engine.bots import builtin_policy_names
 from engine.bots.plugins import entry_point_names, is_import_path
+from engine.errors import UnknownPolicy
 
 from .errors import InvalidArgument, quoted
 
@@ -61,12 +62,13 @@ class PolicyAllowList:
                                               for allowed in self.modules)
 
     def check(self, name: str) -> None:
-        """InvalidArgument naming the allowed sources unless a client may name policy ``name``."""
+        """InvalidArgument (an import path), or UnknownPolicy, naming the allowed sources unless a client may name
+        policy ``name``."""
         if self.allows(name):
             return
-        refused = f"policy {quoted(name)} is not allowed on this server" if is_import_path(name) \
-            else f"unknown policy {quoted(name)}"
-        raise InvalidArgument(f"{refused}; {self.describe()}")
+        if not is_import_path(name):
+            raise UnknownPolicy(name, self.describe())
+        raise InvalidArgument(f"policy {quoted(name)} is not allowed on this server; {self.describe()}")
 
     def describe(self) -> str:
         """The allowed sources in words: the built-ins, the entry points, the modules of the allowed import paths."""

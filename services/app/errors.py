@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from engine.errors import ActionLimitExceeded, UnknownGame, UnknownOption, UnsupportedPlayers
+from engine.errors import ActionLimitExceeded, UnknownGame, UnknownOption, UnknownPolicy, UnsupportedPlayers
 from engine.errors import quoted as quoted  # one home in the engine; the services quote through here
 from replay.clients import is_failover
 from workers.spec import JobSpecError
@@ -94,7 +94,8 @@ class Unavailable(ServiceError):
 
 # The typed errors of engine/, workers/ and replay/ that refuse a request, and their status.
 STATUS_OF: dict[type[Exception], str] = {
-    UnknownGame: "INVALID_ARGUMENT", UnknownOption: "INVALID_ARGUMENT", UnsupportedPlayers: "INVALID_ARGUMENT",
+    UnknownGame: "INVALID_ARGUMENT", UnknownOption: "INVALID_ARGUMENT", UnknownPolicy: "INVALID_ARGUMENT",
+    UnsupportedPlayers: "INVALID_ARGUMENT",
     JobSpecError: "INVALID_ARGUMENT",
     ActionLimitExceeded: "RESOURCE_EXHAUSTED",
 }

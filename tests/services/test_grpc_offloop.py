@@ -14,7 +14,7 @@ from engine.bots import registry
 from engine.bots.policy import RandomPolicy
 from replay import Replayer
 from services import replay_service
-from services import replays as replay_reads
+from services.app import replays as replay_reads
 from services.generated.cardtable.v1 import game_service_pb2, replay_service_pb2, replay_service_pb2_grpc
 
 DEADLOCK_S = 60  # a bound on waiting for what must happen; a passing run never comes near it
