@@ -2,6 +2,8 @@
 results, and validation as typed errors (:mod:`services.app.errors`).
 
 The edges translate: the gRPC servicers (``services/*_service.py``), the web app (``services/web/``) and the CLI
-(``services/cli/``) call in here and never into each other. A resource's projection is its API message (the
-generated stubs of ``protos/``): the gRPC servicers answer with it, the web with its JSON mapping.
+(``services/cli/``) call in here and never into each other (``tests/test_layers.py``). A refusal is a typed error
+(:mod:`services.app.errors`) that each edge maps to its status, HTTP status or exit code in one table. A resource's
+projection is its API message (the generated stubs of ``protos/``, the one thing of an edge's that the app imports):
+the gRPC servicers answer with it, and the web maps a replay's summary to its JSON.
 """

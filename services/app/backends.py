@@ -1,4 +1,4 @@
-"""What the servicers work with: the Redis connections, the match store and the replay store.
+"""What the use cases work with: the Redis connections, the match store and the replay store.
 
 With no Redis URL the embedded Valkey of :mod:`replay.embedded` is used (started if no other process runs it), so a
 new user needs no setup. Every client tries a command once more when its connection dropped (see
