@@ -3,8 +3,9 @@ jobs' progress); the endpoints are listed in docs/web.md.
 
 Everything goes through the use cases the gRPC services call (:mod:`services.app`: live matches, replays, jobs);
 this module only translates. A refused request gets the gRPC call's message with the HTTP status of its code
-(``{"error": {"code": "INVALID_ARGUMENT", "message": ...}}``, :data:`HTTP_STATUS`) and changes nothing. With an API key, every ``/api/`` call must carry it (``x-api-key: <key>`` or ``Authorization:
-Bearer <key>``), as gRPC calls do; the page and its assets hold no data and stay open.
+(``{"error": {"code": "INVALID_ARGUMENT", "message": ...}}``, :data:`HTTP_STATUS`) and changes nothing. With an
+API key, every ``/api/`` call must carry it (``x-api-key: <key>`` or ``Authorization: Bearer <key>``), as gRPC calls
+do; the page and its assets hold no data and stay open.
 
     app = create_app(redis_url="redis://127.0.0.1:6379", api_key=None)
     uvicorn.run(app, host="127.0.0.1", port=8080)
