@@ -256,6 +256,12 @@ class PatientClusterPipeline(redis.cluster.ClusterPipeline):
             holders = self.owner.nodes_manager.slots_cache.get(self.owner.keyslot(key), [])  # type: ignore[no-untyped-call]
             if len(holders) > 1:
                 primaries[holders[0].name] = holders[0]
+        if isinstance(self._execution_strategy, redis.cluster.TransactionStrategy):
+            # A WAIT inside MULTI/EXEC does not wait: it follows the EXEC, on the transaction's node.
+            results = list(super().execute(raise_on_error=raise_on_error))
+            for node in primaries.values():
+                self.owner.execute_command("WAIT", 1, REPLICA_WAIT_MS, target_nodes=node)
+            return results
         for node in primaries.values():
             self.pipeline_execute_command("WAIT", 1, REPLICA_WAIT_MS, target_nodes=node)  # type: ignore[no-untyped-call]
         return list(super().execute(raise_on_error=raise_on_error))[:len(stack)]

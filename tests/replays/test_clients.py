@@ -65,6 +65,25 @@ def test_a_confirmed_pipeline_waits_for_a_replica_of_each_primary_it_wrote_to(re
         assert _waits(client) == waits  # a plain Redis: nothing to wait for
 
 
+@pytest.mark.cluster_too
+def test_a_confirmed_transaction_waits_for_a_replica_of_its_primary_after_its_exec(redis_url: str) -> None:
+    client = sync_client(redis_url)
+    keys = [f"cttest:wait:{{t}}:{n}" for n in range(3)]  # one slot
+    waits = _waits(client)
+    pipe = client.pipeline(transaction=True)
+    for key in keys:
+        pipe.incr(key)
+        pipe.expire(key, 60)
+    confirm_replicated(pipe, keys)
+    first = pipe.execute()
+    assert first[0::2] == [first[0]] * 3 and first[1::2] == [True] * 3  # MULTI/EXEC's answers alone
+    after = _waits(client)
+    if is_cluster(client):
+        assert {name for name in after if after[name] > waits.get(name, 0)} == {client.get_node_from_key(keys[0]).name}
+    else:
+        assert after == waits
+
+
 def _waits(client) -> dict[str, int]:
     """The WAIT commands each primary has run."""
     if not is_cluster(client):

@@ -120,7 +120,7 @@ def test_a_killed_worker_loses_and_double_counts_nothing(job_store, redis_url, r
 
 
 def _running_worker(store: JobStore, job_id: str) -> int | None:
-    progress = store.redis.hgetall(f"{store.prefix}job:{job_id}:progress")
+    progress = store.redis.hgetall(store._progress(job_id))
     started = {int(k): int(v) for k, v in progress.items() if 0 < int(v) < KILL_CHUNK}
     workers = store.workers(job_id)
     for chunk_index in started:
@@ -186,14 +186,14 @@ def test_a_job_driven_elsewhere_is_left_alone(job_store, redis_url):
 
 def _take_over(store: JobStore, job_id: str, driver: str) -> None:
     """The job's lease lapses (its driver stalled for longer than the lease) and ``driver`` claims it at once."""
-    store.redis.delete(f"{store.prefix}job:{job_id}:driver")
+    store.redis.delete(store._driver(job_id))
     assert store.claim(job_id, driver)
 
 
 def test_a_lease_is_renewed_and_released_only_by_its_driver(job_store):
     job_id = job_store.create(whist(100)).job_id
     assert job_store.claim(job_id, "a")
-    job_store.redis.delete(f"{job_store.prefix}job:{job_id}:driver")
+    job_store.redis.delete(job_store._driver(job_id))
     assert job_store.renew(job_id, "a") and job_store.driver(job_id) == "a"  # lapsed, nobody took over: a goes on
     _take_over(job_store, job_id, "b")
     assert not job_store.renew(job_id, "a") and job_store.driver(job_id) == "b"
