@@ -62,6 +62,17 @@ if holder and holder ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 return 1
 """
+# _RENEW, and whether the job was asked to stop. KEYS: the lease, the job's record. ARGV: _RENEW's. Returns {renewed,
+# cancel asked}, each 0 or 1.
+_HEARTBEAT = """
+local holder = redis.call('GET', KEYS[1])
+local renewed = 0
+if not holder or holder == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+  renewed = 1
+end
+return {renewed, redis.call('HEXISTS', KEYS[2], 'cancel')}
+"""
 _RELEASE = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1])
@@ -132,6 +143,7 @@ class JobStore:
         self._renew = client.register_script(_RENEW)
         self._release = client.register_script(_RELEASE)
         self._cancel = client.register_script(_CANCEL)
+        self._heartbeat = client.register_script(_HEARTBEAT)
         self._tags: dict[str, str] = {}  # job id -> the part of its keys after "job:" (see _tag)
 
     # ---- keys ---------------------------------------------------------------------------------------------------
@@ -227,11 +239,16 @@ class JobStore:
 
     def save_chunk(self, job_id: str, result: ChunkResult) -> bool:
         """Store a finished chunk's result once; False (and nothing changes) if that chunk is already stored."""
+        return self.save_chunks(job_id, [result])[0]
+
+    def save_chunks(self, job_id: str, results: list[ChunkResult]) -> list[bool]:
+        """Store finished chunks' results (one round trip), each once: False for one already stored (unchanged)."""
         pipe = self._transaction(job_id)
-        pipe.hsetnx(self._chunks(job_id), str(result.index), json.dumps(result.to_dict()))
-        pipe.hset(self._progress(job_id), str(result.index), result.units)
+        for result in results:
+            pipe.hsetnx(self._chunks(job_id), str(result.index), json.dumps(result.to_dict()))
+        pipe.hset(self._progress(job_id), mapping={str(result.index): result.units for result in results})
         confirm_replicated(pipe, [self._chunks(job_id), self._progress(job_id)])  # a failover loses no deal count
-        return bool(pipe.execute()[0])
+        return [bool(stored) for stored in pipe.execute()[:len(results)]]
 
     def chunk_results(self, job_id: str) -> dict[int, ChunkResult]:
         raw = self.redis.hgetall(self._chunks(job_id))
@@ -244,8 +261,8 @@ class JobStore:
         pipe.hexists(self._job(job_id), "cancel")
         return bool(pipe.execute()[1])
 
-    def note_worker(self, job_id: str, chunk_index: int, worker: str) -> None:
-        self.redis.hset(self._workers(job_id), str(chunk_index), worker)
+    def note_workers(self, job_id: str, chunk_indexes: list[int], worker: str) -> None:
+        self.redis.hset(self._workers(job_id), mapping=dict.fromkeys(map(str, chunk_indexes), worker))
 
     def workers(self, job_id: str) -> dict[int, str]:
         """Chunk index -> the worker that last started it ("node:pid")."""
@@ -272,6 +289,15 @@ class JobStore:
     def release(self, job_id: str, driver: str) -> bool:
         """End ``driver``'s lease; False (and nothing changes) when it no longer holds the job."""
         return bool(self._release(keys=[self._driver(job_id)], args=[driver]))
+
+    def heartbeat(self, job_id: str, driver: str) -> tuple[bool, bool]:
+        """:meth:`renew` and :meth:`cancel_requested` in one script (one round trip): (``driver`` still holds the
+        job, the job was asked to stop)."""
+        if not self._tag(job_id).startswith("{") and is_cluster(self.redis):  # stored before the tags: two slots
+            return self.renew(job_id, driver), self.cancel_requested(job_id)
+        ours, cancel = self._heartbeat(keys=[self._driver(job_id), self._job(job_id)],
+                                       args=[driver, DRIVER_LEASE_SECONDS])
+        return bool(ours), bool(cancel)
 
     def jobs_elsewhere(self, process: str, mine: int) -> int:
         """Note that ``process`` drives ``mine`` jobs (for a few seconds), and return how many the other processes

@@ -45,7 +45,7 @@ def test_a_jobs_keys_share_its_tag_and_its_updates_are_transactions(job_store: J
     spec = whist()
     job_id = job_store.create(spec).job_id
     first = play_chunk(spec, job_chunks(spec)[0])
-    job_store.note_worker(job_id, 0, "node:1")
+    job_store.note_workers(job_id, [0], "node:1")
     assert job_store.claim(job_id, "driver-1")
     record_key = f"{job_store.prefix}job:{{{job_id}}}"
     before = exec_count(job_store, record_key)

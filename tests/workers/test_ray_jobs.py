@@ -129,6 +129,40 @@ def _running_worker(store: JobStore, job_id: str) -> int | None:
     return None
 
 
+def test_a_task_plays_several_chunks_once_a_deals_cost_is_known(job_store, redis_url, replays, monkeypatch):
+    """The driver groups the plan's chunks into tasks of about TASK_SECONDS of play (shrinking towards the end):
+    far fewer tasks than chunks, and the same chunk results, job results and replays as one chunk a task."""
+    import ray
+
+    @ray.remote(num_cpus=1, max_retries=0)
+    def counted(spec_dict, chunks, job_id, url, prefix, *rest):  # the task, noting how many chunks it was given
+        from replay.clients import sync_client
+        sync_client(url).rpush(f"{prefix}test-tasks:{job_id}", len(chunks))
+        return runner.play_chunk_task._function(spec_dict, chunks, job_id, url, prefix, *rest)
+
+    monkeypatch.setattr(runner, "play_chunk_task", counted)
+    spec = whist(6400, chunk_size=50, log=LogSpec("all"))  # 128 chunks of about 10 ms
+    monkeypatch.setattr(runner, "TASK_SECONDS", 0.0)
+    alone = run(job_store, redis_url, spec, workers=2)
+    monkeypatch.setattr(runner, "TASK_SECONDS", 0.5)
+    grouped = run(job_store, redis_url, spec, workers=2)
+
+    def tasks(record):
+        return [int(n) for n in job_store.redis.lrange(f"{job_store.prefix}test-tasks:{record.job_id}", 0, -1)]
+
+    assert (alone.state, grouped.state) == (SUCCEEDED, SUCCEEDED)
+    assert tasks(alone) == [1] * 128
+    assert sum(tasks(grouped)) == 128 and len(tasks(grouped)) < 40 and max(tasks(grouped)) > 4
+    assert comparable(grouped.results) == comparable(alone.results)
+    assert job_store.chunk_results(grouped.job_id).keys() == job_store.chunk_results(alone.job_id).keys()
+    assert [r.to_dict() | {"seconds": 0, "cpu_seconds": 0, "worker": ""}
+            for _, r in sorted(job_store.chunk_results(grouped.job_id).items())] == \
+        [r.to_dict() | {"seconds": 0, "cpu_seconds": 0, "worker": ""}
+         for _, r in sorted(job_store.chunk_results(alone.job_id).items())]
+    assert list(replays.iter_collection(grouped.replay_collection, page_size=2000)) == \
+        list(replays.iter_collection(alone.replay_collection, page_size=2000))
+
+
 @pytest.mark.cluster_too
 def test_a_sample_of_replays(job_store, redis_url, replays):
     record = run(job_store, redis_url, whist(1000, chunk_size=64, log=LogSpec("sample", 10)))
