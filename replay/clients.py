@@ -29,7 +29,7 @@ import redis.asyncio.cluster
 import redis.asyncio.retry
 import redis.cluster
 from redis.backoff import ExponentialBackoff
-from redis.commands.core import Script
+from redis.commands.core import AsyncScript, Script
 from redis.exceptions import (
     AskError,
     ClusterDownError,
@@ -256,6 +256,12 @@ class PatientClusterPipeline(redis.cluster.ClusterPipeline):
             holders = self.owner.nodes_manager.slots_cache.get(self.owner.keyslot(key), [])  # type: ignore[no-untyped-call]
             if len(holders) > 1:
                 primaries[holders[0].name] = holders[0]
+        if isinstance(self._execution_strategy, redis.cluster.TransactionStrategy):
+            # A WAIT inside MULTI/EXEC does not wait: it follows the EXEC, on the transaction's node.
+            results = list(super().execute(raise_on_error=raise_on_error))
+            for node in primaries.values():
+                self.owner.execute_command("WAIT", 1, REPLICA_WAIT_MS, target_nodes=node)
+            return results
         for node in primaries.values():
             self.pipeline_execute_command("WAIT", 1, REPLICA_WAIT_MS, target_nodes=node)  # type: ignore[no-untyped-call]
         return list(super().execute(raise_on_error=raise_on_error))[:len(stack)]
@@ -265,6 +271,15 @@ class AsyncPatientCluster(redis.asyncio.cluster.RedisCluster):
     """:class:`PatientCluster` for asyncio."""
 
     patience: float = FAILOVER_PATIENCE_S
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.scripts: dict[str, AsyncScript] = {}  # sha -> script: loaded again on a node that lacks one
+
+    def register_script(self, script: Any) -> AsyncScript:  # type: ignore[override]
+        registered = super().register_script(script)
+        self.scripts[registered.sha] = registered
+        return registered
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         if "target_nodes" in kwargs:
@@ -289,9 +304,16 @@ class AsyncPatientCluster(redis.asyncio.cluster.RedisCluster):
 
 
 class AsyncPatientClusterPipeline(redis.asyncio.cluster.ClusterPipeline):
-    """:class:`PatientClusterPipeline` for asyncio (its scripts are run by the client, never queued)."""
+    """:class:`PatientClusterPipeline` for asyncio."""
 
     cluster_client: AsyncPatientCluster
+
+    async def evalsha(self, sha: str, numkeys: int, *keys_and_args: Any) -> Any:
+        """A script in the pipeline, awaited as a registered script's call awaits it (redis-py refuses it in a
+        cluster pipeline, though the client finds the slot of its keys as any command's): a node that lacks the
+        script gets every registered one, and the stack again. (Not the pipeline's own awaitable: awaiting that
+        empties the stack.)"""
+        return self.execute_command("EVALSHA", sha, numkeys, *keys_and_args)
 
     async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> list[Any]:
         strategy: Any = self._execution_strategy
@@ -307,9 +329,14 @@ class AsyncPatientClusterPipeline(redis.asyncio.cluster.ClusterPipeline):
                     raise
                 await asyncio.sleep(pause)
                 continue
-            if _failed(results) is None:
+            error = _failed(results)
+            if error is None:
                 break
-            await asyncio.sleep(pause)
+            if isinstance(error, NoScriptError):
+                for script in self.cluster_client.scripts.values():
+                    await self.cluster_client.script_load(script.script)
+            else:
+                await asyncio.sleep(pause)
         else:
             results = await self._send(stack)
         if raise_on_error:

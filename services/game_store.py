@@ -36,7 +36,6 @@ past its last move, a finished match ``finished`` past its end (its replay stays
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -45,7 +44,6 @@ from typing import Any
 
 import redis.asyncio
 
-from replay.clients import is_cluster
 from replay.namespace import namespaced
 
 KEY_PREFIX = "ct:match:"
@@ -257,16 +255,11 @@ class GameStore:
             await self.client.zadd(self._until, moved, xx=True)
 
     async def _records(self, match_ids: list[str]) -> list[StoredMatch | None]:
-        """The matches without their logs (one round trip; on a cluster, one per match, sent together: its pipelines
-        take no scripts)."""
-        if is_cluster(self.client):
-            rows = await asyncio.gather(*(self._load(keys=self._keys(match_id)[:2], args=["0"])
-                                          for match_id in match_ids))
-        else:
-            async with self.client.pipeline(transaction=False) as pipe:
-                for match_id in match_ids:
-                    await self._load(keys=self._keys(match_id)[:2], args=["0"], client=pipe)
-                rows = await pipe.execute()
+        """The matches without their logs (one round trip; on a cluster, one per node)."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for match_id in match_ids:
+                await self._load(keys=self._keys(match_id)[:2], args=["0"], client=pipe)
+            rows = await pipe.execute()
         return [_stored(match_id, row, with_log=False) for match_id, row in zip(match_ids, rows, strict=True)]
 
     async def load(self, match_id: str, with_log: bool = True) -> StoredMatch | None:

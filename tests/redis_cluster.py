@@ -3,6 +3,9 @@ primaries, each with a replica) joined by ``redis-cli --cluster create``, each w
 
 >>> with LoopbackCluster(tmp_path) as cluster:    # doctest: +SKIP
 ...     client = sync_client(cluster.url)          # redis+cluster://127.0.0.1:<port>
+
+With ``tls=(cert, key)`` every node speaks TLS alone (clients, the cluster bus, replication), with a certificate that
+is its own CA, and :attr:`LoopbackCluster.url` is a ``rediss+cluster://`` one that trusts it.
 """
 
 from __future__ import annotations
@@ -60,15 +63,34 @@ def free_ports(count: int) -> list[int]:
 class LoopbackCluster:
     """Start with ``with`` (or :meth:`start`); :meth:`kill` ends one node with SIGKILL (a crash)."""
 
-    def __init__(self, root: Path, node_timeout_ms: int = NODE_TIMEOUT_MS) -> None:
+    def __init__(self, root: Path, node_timeout_ms: int = NODE_TIMEOUT_MS,
+                 tls: tuple[Path, Path] | None = None) -> None:
         self.root = root
         self.node_timeout_ms = node_timeout_ms
+        self.tls = tls  # (certificate, key): the certificate is also the CA everyone trusts
         self.ports = free_ports(NODES)
         self.processes: dict[int, subprocess.Popen[bytes]] = {}
 
     @property
     def url(self) -> str:
-        return f"redis+cluster://127.0.0.1:{self.ports[0]}"
+        if self.tls is None:
+            return f"redis+cluster://127.0.0.1:{self.ports[0]}"
+        return f"rediss+cluster://127.0.0.1:{self.ports[0]}?ssl_ca_certs={self.tls[0]}"
+
+    def _listen(self, port: int) -> list[str]:
+        """redis-server's options to listen on ``port`` (TLS alone, and on the bus and for replication, with tls)."""
+        if self.tls is None:
+            return ["--port", str(port)]
+        cert, key = (str(path) for path in self.tls)
+        return ["--port", "0", "--tls-port", str(port), "--tls-cluster", "yes", "--tls-replication", "yes",
+                "--tls-cert-file", cert, "--tls-key-file", key, "--tls-ca-cert-file", cert,
+                "--tls-auth-clients", "no"]
+
+    def node(self, port: int, **options: object) -> redis.Redis:
+        """A plain client of the node on ``port``."""
+        if self.tls is not None:
+            options.update(ssl=True, ssl_ca_certs=str(self.tls[0]))
+        return redis.Redis(host="127.0.0.1", port=port, **options)  # type: ignore[arg-type]
 
     def __enter__(self) -> LoopbackCluster:
         self.start()
@@ -84,14 +106,15 @@ class LoopbackCluster:
                 folder = self.root / str(port)
                 folder.mkdir(parents=True, exist_ok=True)
                 self.processes[port] = subprocess.Popen(
-                    ["redis-server", "--cluster-enabled", "yes", "--port", str(port), "--bind", "127.0.0.1",
+                    ["redis-server", "--cluster-enabled", "yes", *self._listen(port), "--bind", "127.0.0.1",
                      "--cluster-config-file", str(folder / "nodes.conf"), "--dir", str(folder), "--save", "",
                      "--appendonly", "no", "--cluster-node-timeout", str(self.node_timeout_ms),
                      "--logfile", str(folder / "redis.log")],
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                     preexec_fn=_end_with_parent if sys.platform == "linux" else None)
             self._wait(lambda: all(self._answers(port) for port in self.ports), "the nodes to answer")
-            subprocess.run(["redis-cli", "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports),
+            tls = [] if self.tls is None else ["--tls", "--cacert", str(self.tls[0])]
+            subprocess.run(["redis-cli", *tls, "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports),
                             "--cluster-replicas", "1", "--cluster-yes"], check=True, capture_output=True,
                            timeout=START_DEADLINE_S)
             self._wait(lambda: self.healthy() and self._replicating(),
@@ -122,7 +145,7 @@ class LoopbackCluster:
         """The ports of the live primaries, as the first live node that answers sees them."""
         for port in self.live_ports():
             try:
-                with redis.Redis(port=port, socket_timeout=2, decode_responses=True) as client:
+                with self.node(port, socket_timeout=2, decode_responses=True) as client:
                     text = client.execute_command("CLUSTER", "NODES")
             except redis.RedisError:
                 continue
@@ -146,7 +169,7 @@ class LoopbackCluster:
             return False
         for port in self.ports:
             try:
-                with redis.Redis(port=port, socket_timeout=2) as client:
+                with self.node(port, socket_timeout=2) as client:
                     ranges = client.execute_command("CLUSTER SLOTS")
             except redis.RedisError:
                 return False
@@ -156,7 +179,7 @@ class LoopbackCluster:
 
     def _replication(self, port: int) -> dict[str, str]:
         try:
-            with redis.Redis(port=port, socket_timeout=2, decode_responses=True) as client:
+            with self.node(port, socket_timeout=2, decode_responses=True) as client:
                 return {str(k): str(v) for k, v in client.info("replication").items()}
         except redis.RedisError:
             return {}
@@ -166,7 +189,7 @@ class LoopbackCluster:
 
     def _info(self, port: int) -> dict[str, str]:
         try:
-            with redis.Redis(port=port, socket_timeout=2, decode_responses=True) as client:
+            with self.node(port, socket_timeout=2, decode_responses=True) as client:
                 text = client.execute_command("CLUSTER", "INFO")
         except redis.RedisError:
             return {}
@@ -174,10 +197,9 @@ class LoopbackCluster:
             return {str(k): str(v) for k, v in text.items()}
         return dict(line.split(":", 1) for line in str(text).splitlines() if ":" in line)
 
-    @staticmethod
-    def _answers(port: int) -> bool:
+    def _answers(self, port: int) -> bool:
         try:
-            with redis.Redis(port=port, socket_timeout=1, socket_connect_timeout=1) as client:
+            with self.node(port, socket_timeout=1, socket_connect_timeout=1) as client:
                 return bool(client.ping())
         except redis.RedisError:
             return False

@@ -4,16 +4,24 @@ Everything a job is lives here, so any process that reaches the same Redis (a re
 it, and a driver can pick up a job where another one stopped: chunk results are stored once per chunk index
 (``HSETNX``), so a retried or duplicated chunk can never be counted twice.
 
-Keys (``P`` is the prefix, ``ct:sim:`` by default)::
+Keys (``P`` is the prefix, ``ct:sim:`` by default; ``{...}`` a Redis Cluster hash tag: a job's keys share one slot)::
 
     P seq                   counter of submitted jobs (orders the list)
     P jobs                  sorted set: job id, scored by its sequence number
-    P job:<id>              hash: spec (JSON), state, times, error, results (JSON), cancel flag
-    P job:<id>:chunks       hash: chunk index -> chunk result (JSON)
-    P job:<id>:progress     hash: chunk index -> deals done in that chunk so far (overwritten by a retry)
-    P job:<id>:workers      hash: chunk index -> the worker playing (or that played) it, "node:pid"
-    P job:<id>:driver       string with a time to live: the driver running the job (renewed while it runs)
+    P job:{<id>}            hash: spec (JSON), state, times, error, results (JSON), cancel flag
+    P job:{<id>}:chunks     hash: chunk index -> chunk result (JSON)
+    P job:{<id>}:progress   hash: chunk index -> deals done in that chunk so far (overwritten by a retry)
+    P job:{<id>}:workers    hash: chunk index -> the worker playing (or that played) it, "node:pid"
+    P job:{<id>}:driver     string with a time to live: the driver running the job (renewed while it runs); a
+                            tournament's driver holds ``P job:{tournament-<n>}:driver``, in its record's slot
     P drivers               hash: process -> "<jobs it drives> <until, ms>" (the processes sharing the cluster)
+
+A job's updates that go together (a chunk's result with its deal count, a progress report with the cancel flag, a
+retry's count with the progress it forgets, the reads of :meth:`JobStore.get`) are one MULTI/EXEC in the job's slot,
+on a Redis Cluster as on one server. Jobs stored before the keys had a tag (``P job:<id>``, ``P job:<id>:chunks``...)
+keep those keys: they are read and written as they are (a finished job's results stay readable); the store tells the
+two apart by which record exists. Their leases, live state of 15 s, take the tagged key (one version of drivers runs
+at a time).
 
 >>> store = JobStore(redis.Redis())  # doctest: +SKIP
 >>> record = store.create(validate(JobSpec("tablic", ("greedy", "random"), 1000, seed=1)))  # doctest: +SKIP
@@ -28,7 +36,7 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
-from replay.clients import Client, confirm_replicated, is_failover
+from replay.clients import Client, confirm_replicated, is_cluster, is_failover
 from replay.namespace import namespaced
 from replay.store import DEFAULT_PREFIX as REPLAY_PREFIX
 
@@ -54,9 +62,31 @@ if holder and holder ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 return 1
 """
+# _RENEW, and whether the job was asked to stop. KEYS: the lease, the job's record. ARGV: _RENEW's. Returns {renewed,
+# cancel asked}, each 0 or 1.
+_HEARTBEAT = """
+local holder = redis.call('GET', KEYS[1])
+local renewed = 0
+if not holder or holder == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+  renewed = 1
+end
+return {renewed, redis.call('HEXISTS', KEYS[2], 'cancel')}
+"""
 _RELEASE = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1])
+"""
+
+
+# A job not over is asked to stop, and one still queued is over at once, in one step (a driver may be starting it).
+# KEYS: the job's record. ARGV: the time (Unix seconds). Returns 1 when the job was not over.
+_CANCEL = """
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state or state == 'succeeded' or state == 'failed' or state == 'cancelled' then return 0 end
+redis.call('HSET', KEYS[1], 'cancel', 1)
+if state == 'queued' then redis.call('HSET', KEYS[1], 'state', 'cancelled', 'finished', ARGV[1]) end
+return 1
 """
 
 
@@ -103,9 +133,8 @@ def replay_collection(job_id: str) -> str:
 
 class JobStore:
     """Jobs, their progress and results in one Redis or Redis Cluster (a client of :mod:`replay.clients`, bytes or
-    str replies alike; in a cluster a job's keys lie in several slots, and a pipeline is no transaction: each of its
-    writes may be repeated alone). The jobs' replays go to the replay store under ``replay_prefix``. Both prefixes
-    default to the key namespace's."""
+    str replies alike; a job's keys share a slot, see the module). The jobs' replays go to the replay store under
+    ``replay_prefix``. Both prefixes default to the key namespace's."""
 
     def __init__(self, client: Client, prefix: str | None = None, replay_prefix: str | None = None) -> None:
         self.redis = client
@@ -113,23 +142,47 @@ class JobStore:
         self.replay_prefix = namespaced(REPLAY_PREFIX) if replay_prefix is None else replay_prefix
         self._renew = client.register_script(_RENEW)
         self._release = client.register_script(_RELEASE)
+        self._cancel = client.register_script(_CANCEL)
+        self._heartbeat = client.register_script(_HEARTBEAT)
+        self._tags: dict[str, str] = {}  # job id -> the part of its keys after "job:" (see _tag)
 
     # ---- keys ---------------------------------------------------------------------------------------------------
 
+    def _tag(self, job_id: str) -> str:
+        """The part of the job's keys after ``job:``: ``{<id>}`` (a hash tag), or the id alone for a job stored before
+        the tags (see the module): looked up once per job and store, when its record is first touched."""
+        tag = self._tags.get(job_id)
+        if tag is None:
+            tagged, untagged = f"{{{job_id}}}", job_id
+            pipe = self.redis.pipeline(transaction=False)  # two slots
+            pipe.exists(f"{self.prefix}job:{tagged}")
+            pipe.exists(f"{self.prefix}job:{untagged}")
+            has_tagged, has_untagged = pipe.execute()
+            tag = untagged if has_untagged and not has_tagged else tagged
+            if has_tagged or has_untagged:  # a job not stored (yet) is looked up again next time
+                self._tags[job_id] = tag
+        return tag
+
     def _job(self, job_id: str) -> str:
-        return f"{self.prefix}job:{job_id}"
+        return f"{self.prefix}job:{self._tag(job_id)}"
 
     def _chunks(self, job_id: str) -> str:
-        return f"{self.prefix}job:{job_id}:chunks"
+        return f"{self.prefix}job:{self._tag(job_id)}:chunks"
 
     def _progress(self, job_id: str) -> str:
-        return f"{self.prefix}job:{job_id}:progress"
+        return f"{self.prefix}job:{self._tag(job_id)}:progress"
 
     def _workers(self, job_id: str) -> str:
-        return f"{self.prefix}job:{job_id}:workers"
+        return f"{self.prefix}job:{self._tag(job_id)}:workers"
 
     def _driver(self, job_id: str) -> str:
-        return f"{self.prefix}job:{job_id}:driver"
+        return f"{self.prefix}job:{{{job_id}}}:driver"
+
+    def _transaction(self, job_id: str) -> Any:
+        """A MULTI/EXEC pipeline for commands on the job's keys (one slot on a cluster); on a cluster, a job stored
+        before the tags has its keys in several slots: its pipeline is no transaction then (each write may be
+        repeated alone)."""
+        return self.redis.pipeline(transaction=self._tag(job_id).startswith("{") or not is_cluster(self.redis))
 
     # ---- jobs ---------------------------------------------------------------------------------------------------
 
@@ -138,18 +191,18 @@ class JobStore:
         job_id = f"sim-{secrets.token_hex(6)}"
         sequence = int(self.redis.incr(f"{self.prefix}seq"))
         created = time.time()
-        pipe = self.redis.pipeline()
-        pipe.hset(self._job(job_id), mapping={
+        self._tags[job_id] = f"{{{job_id}}}"
+        # The record, then the list (another slot): the list never names a job that has no record.
+        self.redis.hset(self._job(job_id), mapping={
             "spec": json.dumps(spec.to_dict()), "state": QUEUED, "sequence": sequence, "created": created,
             "chunks_total": len(job_chunks(spec)),
         })
-        pipe.zadd(f"{self.prefix}jobs", {job_id: sequence})
-        pipe.execute()
+        self.redis.zadd(f"{self.prefix}jobs", {job_id: sequence})
         return self.get(job_id)
 
     def get(self, job_id: str) -> JobRecord:
         """The job with its current progress; JobNotFound if there is none."""
-        pipe = self.redis.pipeline()
+        pipe = self._transaction(job_id)  # the record, its progress and chunks as of one moment
         pipe.hgetall(self._job(job_id))
         pipe.hvals(self._progress(job_id))
         pipe.hlen(self._chunks(job_id))
@@ -175,11 +228,8 @@ class JobStore:
 
     def request_cancel(self, job_id: str) -> JobRecord:
         """Ask the job's driver and tasks to stop; a job that is already over is left as it is."""
-        record = self.get(job_id)
-        if not record.is_final:
-            self.redis.hset(self._job(job_id), "cancel", 1)
-            if record.state == QUEUED:
-                self.set_state(job_id, CANCELLED, finished=time.time())
+        self.get(job_id)  # JobNotFound
+        self._cancel(keys=[self._job(job_id)], args=[time.time()])
         return self.get(job_id)
 
     def cancel_requested(self, job_id: str) -> bool:
@@ -189,11 +239,16 @@ class JobStore:
 
     def save_chunk(self, job_id: str, result: ChunkResult) -> bool:
         """Store a finished chunk's result once; False (and nothing changes) if that chunk is already stored."""
-        pipe = self.redis.pipeline()
-        pipe.hsetnx(self._chunks(job_id), str(result.index), json.dumps(result.to_dict()))
-        pipe.hset(self._progress(job_id), str(result.index), result.units)
+        return self.save_chunks(job_id, [result])[0]
+
+    def save_chunks(self, job_id: str, results: list[ChunkResult]) -> list[bool]:
+        """Store finished chunks' results (one round trip), each once: False for one already stored (unchanged)."""
+        pipe = self._transaction(job_id)
+        for result in results:
+            pipe.hsetnx(self._chunks(job_id), str(result.index), json.dumps(result.to_dict()))
+        pipe.hset(self._progress(job_id), mapping={str(result.index): result.units for result in results})
         confirm_replicated(pipe, [self._chunks(job_id), self._progress(job_id)])  # a failover loses no deal count
-        return bool(pipe.execute()[0])
+        return [bool(stored) for stored in pipe.execute()[:len(results)]]
 
     def chunk_results(self, job_id: str) -> dict[int, ChunkResult]:
         raw = self.redis.hgetall(self._chunks(job_id))
@@ -201,13 +256,13 @@ class JobStore:
 
     def report_progress(self, job_id: str, chunk_index: int, units_done: int) -> bool:
         """Note how far a running chunk is (one round trip); returns True when the job should stop."""
-        pipe = self.redis.pipeline()
+        pipe = self._transaction(job_id)
         pipe.hset(self._progress(job_id), str(chunk_index), units_done)
         pipe.hexists(self._job(job_id), "cancel")
         return bool(pipe.execute()[1])
 
-    def note_worker(self, job_id: str, chunk_index: int, worker: str) -> None:
-        self.redis.hset(self._workers(job_id), str(chunk_index), worker)
+    def note_workers(self, job_id: str, chunk_indexes: list[int], worker: str) -> None:
+        self.redis.hset(self._workers(job_id), mapping=dict.fromkeys(map(str, chunk_indexes), worker))
 
     def workers(self, job_id: str) -> dict[int, str]:
         """Chunk index -> the worker that last started it ("node:pid")."""
@@ -235,12 +290,21 @@ class JobStore:
         """End ``driver``'s lease; False (and nothing changes) when it no longer holds the job."""
         return bool(self._release(keys=[self._driver(job_id)], args=[driver]))
 
+    def heartbeat(self, job_id: str, driver: str) -> tuple[bool, bool]:
+        """:meth:`renew` and :meth:`cancel_requested` in one script (one round trip): (``driver`` still holds the
+        job, the job was asked to stop)."""
+        if not self._tag(job_id).startswith("{") and is_cluster(self.redis):  # stored before the tags: two slots
+            return self.renew(job_id, driver), self.cancel_requested(job_id)
+        ours, cancel = self._heartbeat(keys=[self._driver(job_id), self._job(job_id)],
+                                       args=[driver, DRIVER_LEASE_SECONDS])
+        return bool(ours), bool(cancel)
+
     def jobs_elsewhere(self, process: str, mine: int) -> int:
         """Note that ``process`` drives ``mine`` jobs (for a few seconds), and return how many the other processes
         on this Redis drive (those that said so lately): their fair shares of the cluster follow from it."""
         now = round(time.time() * 1000)
         key = f"{self.prefix}drivers"
-        pipe = self.redis.pipeline()
+        pipe = self.redis.pipeline(transaction=True)  # one key
         if mine:
             pipe.hset(key, process, f"{mine} {now + round(PROCESS_JOBS_SECONDS * 1000)}")
         else:
@@ -262,7 +326,7 @@ class JobStore:
     def unfinished(self) -> list[str]:
         """The ids of the jobs that are queued or running (oldest first)."""
         ids = [_str(i) for i in self.redis.zrange(f"{self.prefix}jobs", 0, -1)]
-        pipe = self.redis.pipeline()
+        pipe = self.redis.pipeline(transaction=False)  # the jobs' slots
         for job_id in ids:
             pipe.hget(self._job(job_id), "state")
         return [job_id for job_id, state in zip(ids, pipe.execute(), strict=True)
@@ -270,7 +334,7 @@ class JobStore:
 
     def note_retry(self, job_id: str, chunk_index: int) -> None:
         """Count a chunk played again, and forget its progress so far."""
-        pipe = self.redis.pipeline()
+        pipe = self._transaction(job_id)
         pipe.hincrby(self._job(job_id), "retries", 1)
         pipe.hdel(self._progress(job_id), str(chunk_index))
         pipe.execute()
@@ -284,18 +348,17 @@ class JobStore:
     def memory(self, job_id: str) -> int:
         """The bytes the server holds for the job's record (spec, state, chunk results, progress, workers; not its
         replays): ``MEMORY USAGE`` of each of its keys, counted exactly."""
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self._transaction(job_id)
         for key in (self._job(job_id), self._chunks(job_id), self._progress(job_id), self._workers(job_id)):
             pipe.memory_usage(key, samples=0)
         return sum(size or 0 for size in pipe.execute())
 
     def delete(self, job_id: str) -> None:
-        pipe = self.redis.pipeline()
-        for key in (self._job(job_id), self._chunks(job_id), self._progress(job_id), self._workers(job_id),
-                    self._driver(job_id)):
-            pipe.delete(key)  # one key a command: in a Redis Cluster the job's keys lie in different slots
-        pipe.zrem(f"{self.prefix}jobs", job_id)
-        pipe.execute()
+        # Off the list first (another slot): the list never names a job that has no record.
+        self.redis.zrem(f"{self.prefix}jobs", job_id)
+        self.redis.delete(self._job(job_id), self._chunks(job_id), self._progress(job_id), self._workers(job_id))
+        self.redis.delete(self._driver(job_id))  # the lease's key has the tag even for a job stored before the tags
+        self._tags.pop(job_id, None)
 
 
 def _str(value: bytes | str) -> str:

@@ -6,9 +6,16 @@ once by chunk index, a retry neither loses nor double-counts a deal, and its rep
 that stops half-way leaves the finished chunks in Redis: running the job again plays only the missing ones.
 
 Jobs driven at once by one process share the cluster fairly (:mod:`workers.slots`), and a task plays at most
-``SLICE_SECONDS`` of its chunk: what is left of the chunk goes back to the driver's queue as another task, so a
+``SLICE_SECONDS`` of its chunks: what is left of a chunk goes back to the driver's queue as another task, so a
 second job's task never waits long for a CPU, whatever a deal of the first job costs. A chunk's slices add up to the
 chunk's result (every deal's seeds come from its number), and only the whole chunk's result is stored.
+
+What the driver spends goes by the task (Ray's submission and the result's transfer, storing it) and by the second
+(its look at the cancel flag and renewal of its lease, in one round trip, five times a second), not by the deal. So
+once the first tasks have told what a deal costs, a task plays several of the plan's chunks one after the other, as
+many as make about ``TASK_SECONDS`` of play (fewer towards the end of the job, so that every worker stays busy to
+the end), and their results are stored in one round trip. The plan, the chunk results and so the job's results are
+the same whatever the grouping.
 
 A chunk whose deal cannot be played (:class:`workers.chunk.DealFailed`: a policy raised or chose an illegal action)
 would fail the same way again, so it is not retried: the other chunks play on and are kept, and the job ends as
@@ -24,12 +31,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import ray
@@ -62,6 +70,8 @@ MAX_ATTEMPTS = 3
 # attempt: up to this many times per chunk (a worker that never reaches a Redis the driver reaches fails the job).
 MAX_REDIS_ATTEMPTS = 10
 POLL_SECONDS = 0.2
+# A task plays about this much CPU time of chunks once the job's cost per deal is known (one chunk each until then).
+TASK_SECONDS = 0.5
 # A task plays its chunk for about this long at most (a deal begun is finished), then hands the rest back to its
 # driver: a CPU frees this often for the job that waits for one.
 SLICE_SECONDS = 5.0
@@ -85,21 +95,42 @@ def redis_client(url: str) -> Client:
 
 
 @ray.remote(num_cpus=1, max_retries=0)
-def play_chunk_task(spec_dict: dict[str, Any], chunk: Chunk, job_id: str, redis_url: str, prefix: str,
-                    replay_prefix: str, max_seconds: float | None = None) -> ChunkResult:
-    """A Ray task: play one chunk (or the rest of one: ``chunk`` starts past its plan's first deal) for at most about
-    ``max_seconds``, streaming progress (and replays) to Redis; stops early if the job is cancelled."""
+def play_chunk_task(spec_dict: dict[str, Any], chunks: list[Chunk], job_id: str, redis_url: str, prefix: str,
+                    replay_prefix: str, max_seconds: float | None = None) -> list[ChunkResult]:
+    """A Ray task: play ``chunks`` one after the other (one may be the rest of a chunk: it starts past its plan's
+    first deal) for at most about ``max_seconds`` in all, streaming progress (and replays) to Redis; stops early if
+    the job is cancelled. The results of the chunks it began, in order: the last may hold fewer deals than its chunk
+    (out of time, or stopped); a chunk not begun has none. A deal that cannot be played ends the task: with the
+    results before it, unless it is in the first chunk (then it raises, and the driver learns which chunk fails)."""
     spec = JobSpec.from_dict(spec_dict)
-    before = chunk.first - job_chunks(spec)[chunk.index].first  # deals of the chunk played by earlier slices
+    plan = job_chunks(spec)
     client = redis_client(redis_url)
     store = PatientStore(JobStore(client, prefix, replay_prefix))  # progress reports ride out a Redis restart
     worker = f"{ray.get_runtime_context().get_node_id()[:12]}:{os.getpid()}"
-    store.note_worker(job_id, chunk.index, worker)
+    store.note_workers(job_id, [chunk.index for chunk in chunks], worker)
     sink = replay_sink(client, replay_collection(job_id), replay_prefix) if spec.log.mode != "none" else None
-    result = play_chunk(spec, chunk, sink, lambda done: store.report_progress(job_id, chunk.index, before + done),
-                        max_seconds)
-    result.worker = worker
-    return result
+    until = None if max_seconds is None else time.perf_counter() + max_seconds
+    results: list[ChunkResult] = []
+    for chunk in chunks:
+        left = None if until is None else until - time.perf_counter()
+        if results and left is not None and left <= 0:
+            break
+        before = chunk.first - plan[chunk.index].first  # deals of the chunk played by earlier slices
+        try:
+            result = play_chunk(spec, chunk, sink, _reporter(store, job_id, chunk.index, before), left)
+        except DealFailed:
+            if not results:
+                raise
+            break  # played again first in a task of its own, where it raises
+        result.worker = worker
+        results.append(result)
+        if result.stopped or result.units < chunk.count:
+            break
+    return results
+
+
+def _reporter(store: PatientStore, job_id: str, index: int, before: int) -> Callable[[int], bool]:
+    return lambda done: bool(store.report_progress(job_id, index, before + done))
 
 
 def run_job(store: JobStore | PatientStore, job_id: str, redis_url: str, max_workers: int = 0,
@@ -122,10 +153,11 @@ class _Pending:
     """The chunks left to submit: retries first, then the plan's chunks that have no result yet, in order, drawn
     from the plan one at a time (a job of many chunks is never listed up front)."""
 
-    def __init__(self, plan: Iterable[Chunk], done: Container[int]) -> None:
+    def __init__(self, plan: Sequence[Chunk], done: Collection[int]) -> None:
         self.retries: deque[Chunk] = deque()
         self.fresh = (chunk for chunk in plan if chunk.index not in done)
         self.head: Chunk | None = None
+        self.left = len(plan) - len(done)  # chunks (or their rests) still to hand out
 
     def __bool__(self) -> bool:
         if self.retries or self.head is not None:
@@ -134,16 +166,26 @@ class _Pending:
         return self.head is not None
 
     def popleft(self) -> Chunk:
-        if self.retries:
-            return self.retries.popleft()
         if not self:
             raise IndexError("no chunk left to play")
+        self.left -= 1
+        if self.retries:
+            return self.retries.popleft()
         chunk, self.head = self.head, None
+        assert chunk is not None
         return chunk
+
+    def take(self, count: int) -> list[Chunk]:
+        """Up to ``count`` chunks (at least one), in order."""
+        chunks = [self.popleft()]
+        while len(chunks) < count and self:
+            chunks.append(self.popleft())
+        return chunks
 
     def appendleft(self, chunk: Chunk) -> None:
         """Play ``chunk`` again, next."""
         self.retries.appendleft(chunk)
+        self.left += 1
 
 
 class _Driver:
@@ -165,8 +207,10 @@ class _Driver:
         self.attempts: dict[int, int] = {}
         self.redis_attempts: dict[int, int] = {}  # chunk index -> tasks of it that failed to reach Redis
         self.failed: dict[int, str] = {}  # chunk index -> why a deal of it cannot be played (DealFailed)
-        self.in_flight: dict[ray.ObjectRef, Chunk] = {}
+        self.in_flight: dict[ray.ObjectRef, list[Chunk]] = {}
         self.sliced: dict[int, ChunkResult] = {}  # chunk index -> the sum of its slices played so far
+        self.played_units, self.played_cpu = 0, 0.0  # what the tasks so far played, and their CPU time
+        self.next_beat = 0.0  # when the driver next renews its lease and looks at the cancel flag
         self.share: Share  # the job's slots while it runs
         self.driver = f"{socket.gethostname()}:{os.getpid()}:{id(self)}"
         self.task = play_chunk_task
@@ -213,11 +257,16 @@ class _Driver:
                     failure = self._collect(ref, done, pending)
                     if failure:
                         return self._finish(FAILED, done, started, error=failure)
-                if self.store.cancel_requested(self.job_id):
-                    return self._finish(CANCELLED, done, started)
-                if self.leave.is_set() or not self.store.renew(self.job_id, self.driver):
+                if self.leave.is_set():
                     return self._step_aside()
-                self._notify()
+                if time.monotonic() >= self.next_beat:  # one round trip, POLL_SECONDS apart (sooner: see _collect)
+                    self.next_beat = time.monotonic() + POLL_SECONDS
+                    ours, cancelled = self.store.heartbeat(self.job_id, self.driver)
+                    if cancelled:
+                        return self._finish(CANCELLED, done, started)
+                    if not ours:
+                        return self._step_aside()
+                    self._notify()
         except RedisAway:  # nothing can be recorded: the job stays as it is
             raise
         except KeyboardInterrupt:
@@ -240,12 +289,21 @@ class _Driver:
         """Fill the slots this job may have now (its fair share: see :mod:`workers.slots`)."""
         granted = self.share.take(self.window - len(self.in_flight) if pending else 0)
         while granted and pending:
-            chunk = pending.popleft()
-            ref = self.task.remote(self.spec_dict, chunk, self.job_id, self.redis_url, self.store.prefix,
+            chunks = pending.take(self._group_size(pending))
+            ref = self.task.remote(self.spec_dict, chunks, self.job_id, self.redis_url, self.store.prefix,
                                    self.store.replay_prefix, SLICE_SECONDS)
-            self.in_flight[ref] = chunk
+            self.in_flight[ref] = chunks
             granted -= 1
         self.share.give_back(granted)
+
+    def _group_size(self, pending: _Pending) -> int:
+        """How many chunks the next task plays: about TASK_SECONDS of play once a deal's cost is known, and no more
+        than its share of what is left to hand out among the task slots (guided self-scheduling: the tasks shrink
+        towards the end of the job, so that the slots finish together)."""
+        if not self.played_units:
+            return 1
+        per_chunk = max(self.played_cpu, 1e-9) / self.played_units * self.spec.chunk_size
+        return max(1, min(math.ceil(TASK_SECONDS / per_chunk), pending.left // self.window))
 
     def _wait(self) -> list[ray.ObjectRef]:
         """The tasks that finished within a poll (none in flight: wait for a slot to free instead)."""
@@ -257,58 +315,89 @@ class _Driver:
 
     def _collect(self, ref: ray.ObjectRef, done: dict[int, ChunkResult], pending: _Pending) -> str:
         """Take one finished task; returns an error message when the job cannot go on."""
-        chunk = self.in_flight.pop(ref)
+        chunks = self.in_flight.pop(ref)
         self.share.give_back(1)
         try:
-            result: ChunkResult = ray.get(ref)
+            results: list[ChunkResult] = ray.get(ref)
         except TaskCancelledError:
             return ""
         except RuntimeEnvSetupError as exc:  # the same on every try: the job cannot run there
             return f"the workers could not set up the job's runtime environment: {ray_reason(exc)}"
         except RayError as exc:
-            cause = getattr(exc, "cause", None)
-            if isinstance(cause, PolicyUnavailable):  # every chunk would fail the same way
-                return str(cause)
-            if isinstance(cause, DealFailed):  # the same deal fails the same way: no retry, the others play on
-                self.failed[chunk.index] = str(cause)
-                return ""
-            if cause is not None and is_failover(cause):  # Redis went away: not the chunk's fault
-                tries = self.redis_attempts[chunk.index] = self.redis_attempts.get(chunk.index, 0) + 1
-                if tries < MAX_REDIS_ATTEMPTS:
-                    self.store.note_retry(self.job_id, chunk.index)  # waits for Redis to answer again
-                    pending.appendleft(chunk)
-                    return ""
-            attempts = self.attempts[chunk.index] = self.attempts.get(chunk.index, 0) + 1
-            if attempts >= MAX_ATTEMPTS:
-                return (f"chunk {chunk.index} ({chunk.first + 1} to {chunk.stop} of the job's "
-                        f"{self.spec.unit}s) failed {attempts} times: {exc}")
-            log.warning(self._retry_line(chunk, attempts, exc))
-            self.store.note_retry(self.job_id, chunk.index)
+            return self._failed_task(chunks, exc, pending)
+        for chunk in reversed(chunks[len(results):]):  # not begun (the task ran out of time): next, in order
             pending.appendleft(chunk)
-            return ""
-        if result.stopped:  # cancelled half-way: the job is about to end as cancelled
-            return ""
-        if not 0 < result.units <= chunk.count:
-            return f"chunk {chunk.index} played {result.units} deals instead of {chunk.count}"
-        if chunk.index in self.sliced:  # the chunk's earlier slices
-            result, played = self._joined(self.sliced.pop(chunk.index), result), result.units
-        else:
-            played = result.units
-        if played < chunk.count:  # its time slice is over: the rest of the chunk is another task, next
-            self.sliced[chunk.index] = result
-            pending.appendleft(Chunk(chunk.index, chunk.first + played, chunk.count - played))
-            return ""
-        if self.on_chunk is not None:
-            self.on_chunk(result)
-        result.rows = []  # the job's total keeps no row of its deals
-        self.store.save_chunk(self.job_id, result)
-        done.setdefault(chunk.index, result)
+        finished = []
+        for chunk, result in zip(chunks, results, strict=False):
+            self.played_units += result.units
+            self.played_cpu += result.cpu_seconds
+            if result.stopped:  # cancelled half-way: the job is about to end as cancelled
+                self.next_beat = 0.0
+                break
+            if not 0 < result.units <= chunk.count:
+                return f"chunk {chunk.index} played {result.units} deals instead of {chunk.count}"
+            if chunk.index in self.sliced:  # the chunk's earlier slices
+                result, played = self._joined(self.sliced.pop(chunk.index), result), result.units
+            else:
+                played = result.units
+            if played < chunk.count:  # its time slice is over: the rest of the chunk is another task, next
+                self.sliced[chunk.index] = result
+                pending.appendleft(Chunk(chunk.index, chunk.first + played, chunk.count - played))
+                break
+            finished.append(result)
+        for result in finished:
+            if self.on_chunk is not None:
+                self.on_chunk(result)
+            result.rows = []  # the job's total keeps no row of its deals
+        if finished:
+            self.store.save_chunks(self.job_id, finished)
+        for result in finished:
+            done.setdefault(result.index, result)
         return ""
 
-    def _retry_line(self, chunk: Chunk, attempts: int, exc: RayError) -> str:
-        """One line on a chunk whose task was lost (its worker or node died) and is played again: the deals of a chunk
-        come from their own seeds, so the new task gives the same results and overwrites the same replays."""
-        return (f"{self.job_id}: chunk {chunk.index} ({self.spec.unit}s {chunk.first + 1} to {chunk.stop}) was lost "
+    def _failed_task(self, chunks: list[Chunk], exc: RayError, pending: _Pending) -> str:
+        """A task that raised: its chunks are played again (an attempt of each), unless the job cannot go on (an
+        error message then)."""
+        cause = getattr(exc, "cause", None)
+        if isinstance(cause, PolicyUnavailable):  # every chunk would fail the same way
+            return str(cause)
+        if isinstance(cause, DealFailed):  # the first chunk's deal fails the same way: no retry, the others play on
+            self.failed[chunks[0].index] = str(cause)
+            self._play_again(chunks[1:], pending, retry=False)  # not begun
+            return ""
+        redis_away = cause is not None and is_failover(cause)  # not the chunks' fault
+        if redis_away and self._count(self.redis_attempts, chunks)[1] < MAX_REDIS_ATTEMPTS:
+            self._play_again(chunks, pending)
+            return ""
+        worst, attempts = self._count(self.attempts, chunks)
+        if attempts >= MAX_ATTEMPTS:
+            return (f"chunk {worst.index} ({worst.first + 1} to {worst.stop} of the job's "
+                    f"{self.spec.unit}s) failed {attempts} times: {exc}")
+        log.warning(self._retry_line(chunks, attempts, exc))
+        self._play_again(chunks, pending)
+        return ""
+
+    @staticmethod
+    def _count(tries: dict[int, int], chunks: list[Chunk]) -> tuple[Chunk, int]:
+        """Count one more try of each chunk in ``tries``; the chunk tried most, and how often."""
+        for chunk in chunks:
+            tries[chunk.index] = tries.get(chunk.index, 0) + 1
+        worst = max(chunks, key=lambda chunk: tries[chunk.index])
+        return worst, tries[worst.index]
+
+    def _play_again(self, chunks: list[Chunk], pending: _Pending, retry: bool = True) -> None:
+        """Put ``chunks`` first in the queue, in order; ``retry``: note each as a retry (forgetting its progress)."""
+        for chunk in reversed(chunks):
+            if retry:
+                self.store.note_retry(self.job_id, chunk.index)  # waits for Redis to answer again
+            pending.appendleft(chunk)
+
+    def _retry_line(self, chunks: list[Chunk], attempts: int, exc: RayError) -> str:
+        """One line on a task whose chunks were lost (its worker or node died) and are played again: the deals of a
+        chunk come from their own seeds, so the new tasks give the same results and overwrite the same replays."""
+        first, last = chunks[0], chunks[-1]
+        which = (f"chunk {first.index}" if len(chunks) == 1 else f"chunks {first.index} to {last.index}")
+        return (f"{self.job_id}: {which} ({self.spec.unit}s {first.first + 1} to {last.stop}) was lost "
                 f"({type(exc).__name__}: {first_sentence(ray_reason(exc))}); playing it again, attempt "
                 f"{attempts + 1} of {MAX_ATTEMPTS}")
 

@@ -293,17 +293,32 @@ def _unfinished_key(store: JobStore) -> str:
     return f"{store.prefix}tournaments:unfinished"
 
 
+def _record_key(store: JobStore, tournament_id: str) -> str:
+    """A tournament's record: tagged with its id, so in the slot of its driver's lease (``P job:{<id>}:driver``)."""
+    return f"{store.prefix}tournament:{{{tournament_id}}}"
+
+
+def _untagged_record_key(store: JobStore, tournament_id: str) -> str:
+    """Where a tournament stored before the tags keeps its record until it is saved again."""
+    return f"{store.prefix}tournament:{tournament_id}"
+
+
 def save_tournament(store: JobStore, record: Mapping[str, Any]) -> None:
     tournament_id = record["tournament_id"]
-    pipe = store.redis.pipeline()
-    pipe.set(f"{store.prefix}tournament:{tournament_id}", json.dumps(record))
+    # The record (moved off an untagged key: one key, so a crash between leaves the tagged one to be read), then the
+    # list of the unfinished ones (another slot): a finished tournament still listed is only looked at again.
+    store.redis.set(_record_key(store, tournament_id), json.dumps(record))
+    store.redis.delete(_untagged_record_key(store, tournament_id))
     if record["state"] == "running":
-        pipe.zadd(_unfinished_key(store), {tournament_id: int(tournament_id.rsplit("-", 1)[1])})
+        store.redis.zadd(_unfinished_key(store), {tournament_id: int(tournament_id.rsplit("-", 1)[1])})
     else:
-        pipe.zrem(_unfinished_key(store), tournament_id)
-    pipe.execute()
+        store.redis.zrem(_unfinished_key(store), tournament_id)
 
 
 def load_tournament(store: JobStore, tournament_id: str) -> dict[str, Any] | None:
-    data = store.redis.get(f"{store.prefix}tournament:{tournament_id}")
+    pipe = store.redis.pipeline(transaction=False)  # two slots
+    pipe.get(_record_key(store, tournament_id))
+    pipe.get(_untagged_record_key(store, tournament_id))
+    tagged, untagged = pipe.execute()
+    data = tagged if tagged is not None else untagged
     return None if data is None else dict(json.loads(data))

@@ -3,11 +3,13 @@ failover."""
 
 from __future__ import annotations
 
+import asyncio
+
 import click
 import pytest
 import redis
 
-from replay.clients import cluster_node_url, confirm_replicated, is_cluster, is_failover, sync_client
+from replay.clients import async_client, cluster_node_url, confirm_replicated, is_cluster, is_failover, sync_client
 from services.cli.redis_url import REDIS_URL
 
 
@@ -63,6 +65,60 @@ def test_a_confirmed_pipeline_waits_for_a_replica_of_each_primary_it_wrote_to(re
         assert {name for name in after if after[name] > waits.get(name, 0)} == holders
     else:
         assert _waits(client) == waits  # a plain Redis: nothing to wait for
+
+
+@pytest.mark.cluster_too
+def test_a_confirmed_transaction_waits_for_a_replica_of_its_primary_after_its_exec(redis_url: str) -> None:
+    client = sync_client(redis_url)
+    keys = [f"cttest:wait:{{t}}:{n}" for n in range(3)]  # one slot
+    waits = _waits(client)
+    pipe = client.pipeline(transaction=True)
+    for key in keys:
+        pipe.incr(key)
+        pipe.expire(key, 60)
+    confirm_replicated(pipe, keys)
+    first = pipe.execute()
+    assert first[0::2] == [first[0]] * 3 and first[1::2] == [True] * 3  # MULTI/EXEC's answers alone
+    after = _waits(client)
+    if is_cluster(client):
+        assert {name for name in after if after[name] > waits.get(name, 0)} == {client.get_node_from_key(keys[0]).name}
+    else:
+        assert after == waits
+
+
+_ECHO = "return {KEYS[1], ARGV[1], redis.call('INCR', KEYS[1])}"
+
+
+@pytest.mark.cluster_too
+def test_scripts_go_in_one_pipeline_even_to_nodes_that_do_not_know_them(redis_url: str) -> None:
+    """A pipeline of script calls over many slots (on a cluster: every primary), sent once the nodes have forgotten
+    the script (a promoted replica that never loaded it): the script is loaded and the stack sent again."""
+    keys = [f"cttest:script:{{{n}}}" for n in range(12)]
+
+    async def run() -> tuple[list[object], list[object]]:
+        client = async_client(redis_url, decode_responses=True)
+        try:
+            script = client.register_script(_ECHO)
+            for key in keys:
+                await client.delete(key)
+            await client.script_flush()
+            async with client.pipeline(transaction=False) as pipe:
+                for number, key in enumerate(keys):
+                    await script(keys=[key], args=[number], client=pipe)
+                first = await pipe.execute()
+            async with client.pipeline(transaction=False) as pipe:
+                for number, key in enumerate(keys):
+                    await script(keys=[key], args=[number], client=pipe)
+                again = await pipe.execute()
+            for key in keys:
+                await client.delete(key)
+            return first, again
+        finally:
+            await client.aclose()
+
+    first, again = asyncio.run(run())
+    assert first == [[key, str(n), 1] for n, key in enumerate(keys)]
+    assert again == [[key, str(n), 2] for n, key in enumerate(keys)]
 
 
 def _waits(client) -> dict[str, int]:

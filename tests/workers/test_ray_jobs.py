@@ -120,13 +120,47 @@ def test_a_killed_worker_loses_and_double_counts_nothing(job_store, redis_url, r
 
 
 def _running_worker(store: JobStore, job_id: str) -> int | None:
-    progress = store.redis.hgetall(f"{store.prefix}job:{job_id}:progress")
+    progress = store.redis.hgetall(store._progress(job_id))
     started = {int(k): int(v) for k, v in progress.items() if 0 < int(v) < KILL_CHUNK}
     workers = store.workers(job_id)
     for chunk_index in started:
         if chunk_index in workers:
             return int(workers[chunk_index].rsplit(":", 1)[1])
     return None
+
+
+def test_a_task_plays_several_chunks_once_a_deals_cost_is_known(job_store, redis_url, replays, monkeypatch):
+    """The driver groups the plan's chunks into tasks of about TASK_SECONDS of play (shrinking towards the end):
+    far fewer tasks than chunks, and the same chunk results, job results and replays as one chunk a task."""
+    import ray
+
+    @ray.remote(num_cpus=1, max_retries=0)
+    def counted(spec_dict, chunks, job_id, url, prefix, *rest):  # the task, noting how many chunks it was given
+        from replay.clients import sync_client
+        sync_client(url).rpush(f"{prefix}test-tasks:{job_id}", len(chunks))
+        return runner.play_chunk_task._function(spec_dict, chunks, job_id, url, prefix, *rest)
+
+    monkeypatch.setattr(runner, "play_chunk_task", counted)
+    spec = whist(6400, chunk_size=50, log=LogSpec("all"))  # 128 chunks of about 10 ms
+    monkeypatch.setattr(runner, "TASK_SECONDS", 0.0)
+    alone = run(job_store, redis_url, spec, workers=2)
+    monkeypatch.setattr(runner, "TASK_SECONDS", 0.5)
+    grouped = run(job_store, redis_url, spec, workers=2)
+
+    def tasks(record):
+        return [int(n) for n in job_store.redis.lrange(f"{job_store.prefix}test-tasks:{record.job_id}", 0, -1)]
+
+    assert (alone.state, grouped.state) == (SUCCEEDED, SUCCEEDED)
+    assert tasks(alone) == [1] * 128
+    assert sum(tasks(grouped)) == 128 and len(tasks(grouped)) < 40 and max(tasks(grouped)) > 4
+    assert comparable(grouped.results) == comparable(alone.results)
+    assert job_store.chunk_results(grouped.job_id).keys() == job_store.chunk_results(alone.job_id).keys()
+    assert [r.to_dict() | {"seconds": 0, "cpu_seconds": 0, "worker": ""}
+            for _, r in sorted(job_store.chunk_results(grouped.job_id).items())] == \
+        [r.to_dict() | {"seconds": 0, "cpu_seconds": 0, "worker": ""}
+         for _, r in sorted(job_store.chunk_results(alone.job_id).items())]
+    assert list(replays.iter_collection(grouped.replay_collection, page_size=2000)) == \
+        list(replays.iter_collection(alone.replay_collection, page_size=2000))
 
 
 @pytest.mark.cluster_too
@@ -186,14 +220,14 @@ def test_a_job_driven_elsewhere_is_left_alone(job_store, redis_url):
 
 def _take_over(store: JobStore, job_id: str, driver: str) -> None:
     """The job's lease lapses (its driver stalled for longer than the lease) and ``driver`` claims it at once."""
-    store.redis.delete(f"{store.prefix}job:{job_id}:driver")
+    store.redis.delete(store._driver(job_id))
     assert store.claim(job_id, driver)
 
 
 def test_a_lease_is_renewed_and_released_only_by_its_driver(job_store):
     job_id = job_store.create(whist(100)).job_id
     assert job_store.claim(job_id, "a")
-    job_store.redis.delete(f"{job_store.prefix}job:{job_id}:driver")
+    job_store.redis.delete(job_store._driver(job_id))
     assert job_store.renew(job_id, "a") and job_store.driver(job_id) == "a"  # lapsed, nobody took over: a goes on
     _take_over(job_store, job_id, "b")
     assert not job_store.renew(job_id, "a") and job_store.driver(job_id) == "b"
