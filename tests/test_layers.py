@@ -130,7 +130,7 @@ def test_the_edges_reach_the_workers_through_the_app() -> None:
 
 # The start of each refusal that the engine, the workers or the replays define once, as a typed error.
 ONCE = {"unknown game": "engine.errors", "unknown option": "engine.errors", "unknown policy": "engine.errors",
-        "players, not": "engine.errors"}
+        "players, not": "engine.errors", "characters long; at most": "services.app.errors"}
 
 
 def _messages(module: str) -> list[str]:
