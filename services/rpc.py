@@ -22,7 +22,7 @@ import grpc
 from google.protobuf.message import DecodeError, Message
 
 from .app.auth import API_KEY_HEADER, ApiKeys, key_from_metadata
-from .app.errors import MAX_TEXT, InvalidArgument, ServiceError, bounded, refusal
+from .app.errors import MAX_TEXT, ServiceError, TextTooLong, bounded, refusal
 
 log = logging.getLogger("cardtable.rpc")
 
@@ -35,7 +35,7 @@ def check_texts(request: Message, limit: int = MAX_TEXT) -> None:
     found = _long_text(request, limit)
     if found is not None:
         field, length = found
-        raise InvalidArgument(f"{field} is {length} characters long; at most {limit} are accepted")
+        raise TextTooLong(field, length, limit)
 
 
 def _long_text(message: Message, limit: int, path: str = "") -> tuple[str, int] | None:

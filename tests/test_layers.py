@@ -3,9 +3,9 @@ holds the use cases and imports no edge; the edges (the gRPC servicers and serve
 translate over the app and never reach into each other; a refusal's words are written once.
 
 What a module imports is read with ``ast`` (every ``import`` and ``from ... import``, inside functions too). The app
-may import the generated stubs: a resource's projection is its API message, which the gRPC servicers answer with and
-the web maps to JSON. The CLI's launchers start the other edges (``cardtable serve`` the gRPC server, ``cardtable web``
-the web app, ``cardtable bench`` the benches); that is all the CLI imports of them.
+may import the generated stubs: a resource's projection is its API message, which the gRPC servicers answer with (and
+the web maps a replay's to its JSON). The CLI's launchers start the other edges (``cardtable serve`` the gRPC server,
+``cardtable web`` the web app, ``cardtable bench`` the benches); that is all the CLI imports of them.
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def test_the_edges_reach_the_workers_through_the_app() -> None:
 
 # The start of each refusal that the engine, the workers or the replays define once, as a typed error.
 ONCE = {"unknown game": "engine.errors", "unknown option": "engine.errors", "unknown policy": "engine.errors",
-        "players, not": "engine.errors"}
+        "players, not": "engine.errors", "characters long; at most": "services.app.errors"}
 
 
 def _messages(module: str) -> list[str]:

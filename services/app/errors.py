@@ -50,6 +50,17 @@ class InvalidArgument(ServiceError):
     status = "INVALID_ARGUMENT"
 
 
+class TextTooLong(InvalidArgument):
+    """A text of a request longer than an id, a token, a name or an action can be (its value is not quoted).
+
+    >>> TextTooLong("match_id", 300).message
+    'match_id is 300 characters long; at most 256 are accepted'
+    """
+
+    def __init__(self, name: str, length: int, limit: int = MAX_TEXT) -> None:
+        super().__init__(f"{name} is {length} characters long; at most {limit} are accepted")
+
+
 class NotFound(ServiceError):
     """No such game, match or replay."""
 

@@ -42,7 +42,16 @@ from ..app.auth import API_KEY_HEADER, ApiKeys, key_from_metadata
 from ..app.backends import Backends, open_backends, redis_answers
 from ..app.budgets import DEFAULT_BOT_BUDGET
 from ..app.convert import policy_label_of
-from ..app.errors import MAX_TEXT, InvalidArgument, PermissionDenied, ServiceError, quoted, redis_address, refusal
+from ..app.errors import (
+    MAX_TEXT,
+    InvalidArgument,
+    PermissionDenied,
+    ServiceError,
+    TextTooLong,
+    quoted,
+    redis_address,
+    refusal,
+)
 from ..app.jobs import JobRecord, JobStore, grouped_counters, job_store, list_jobs, load_job
 from ..app.limits import ClientLimits, Clients, Quotas
 from ..app.live_matches import LiveMatches, start_replay_builder
@@ -147,7 +156,7 @@ async def json_body(request: Request, fields: dict[str, tuple[type, ...]]) -> di
             names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
             raise InvalidArgument(f"field {quoted(name)} is {names}, got {quoted(value)}")
         if isinstance(value, str) and len(value) > MAX_TEXT:
-            raise InvalidArgument(f"{name} is {len(value)} characters long; at most {MAX_TEXT} are accepted")
+            raise TextTooLong(name, len(value))
     return body
 
 
@@ -165,7 +174,7 @@ def query_int(request: Request, name: str, default: int | None = None, low: int 
 def query_text(request: Request, name: str) -> str:
     text = request.query_params.get(name, "")
     if len(text) > MAX_TEXT:
-        raise InvalidArgument(f"{name} is {len(text)} characters long; at most {MAX_TEXT} are accepted")
+        raise TextTooLong(name, len(text))
     return text
 
 
