@@ -1,4 +1,4 @@
-"""Running a stored job on Ray: one task per chunk, results collected once per chunk, retries, progress, cancel.
+"""Running a stored job on Ray: tasks of one or more chunks, results stored once per chunk, retries, progress, cancel.
 
 The driver keeps a window of chunk tasks in flight. A task that fails or whose worker dies is submitted again (up to
 ``MAX_ATTEMPTS`` times); since a chunk replays the same deal numbers from the same seeds and its result is stored
