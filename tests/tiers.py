@@ -37,6 +37,7 @@ BY_PATH: dict[str, str] = {
     "replay/": "unit",
     "services/": "unit",
     "workers/": "unit",
+    "services/bench_bots.py": "integration",  # its example loads DDS (endplay) through ctypes, which runs ldconfig
     # the suite
     "tests/": "unit",
     "tests/clients/": "e2e",
