@@ -47,20 +47,31 @@ $(STUBS): $(STAMP) $(wildcard protos/cardtable/v1/*.proto) services/protogen.py
 $(NODE_STAMP): $(NODE_CLIENT)/package-lock.json
 	npm ci --prefix $(NODE_CLIENT) --no-audit --no-fund --loglevel=error
 
-test: install
-	$(BIN)/pytest
+# The suite's tiers (tests/tiers.py): unit (no I/O: the engine, codec, bots and environments), integration (a real
+# Redis, gRPC server, Ray, `cardtable` processes) and e2e (a browser, the clients in other languages). `make test` runs
+# them all: the unit tier on every core (pytest-xdist; its tests share nothing), then the others in one process, as
+# they share the session's Redis and Ray. The second run goes on after a failed first, and the target fails if either
+# did, exit 5 (no test collected) included. The runs keep Python's bytecode cache (__pycache__/, ignored by git) even
+# where $PYTHONDONTWRITEBYTECODE is set: each pytest process and each command or server a test starts would otherwise
+# compile the project again.
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
+TEST_WORKERS ?= auto
+UNIT_TIER := -m unit -n $(TEST_WORKERS) --dist worksteal
 
-# The suite's tiers (tests/tiers.py), which `make test` runs together: unit (no I/O: the engine, codec, bots and
-# environments, about a minute), integration (a real Redis, gRPC server, Ray, `cardtable` processes) and e2e (a
-# browser, the clients in other languages). pytest's exit 5 (no test collected) fails the target too.
+test: install
+	@status=0; \
+	(set -x; $(PYTEST) $(UNIT_TIER)) || status=$$?; \
+	(set -x; $(PYTEST) -m "not unit") || status=$$?; \
+	exit $$status
+
 test-fast: $(STAMP) $(STUBS)
-	$(BIN)/pytest -m unit
+	$(PYTEST) $(UNIT_TIER)
 
 test-integration: install
-	$(BIN)/pytest -m integration
+	$(PYTEST) -m integration
 
 test-e2e: install
-	$(BIN)/pytest -m e2e
+	$(PYTEST) -m e2e
 
 # The main job on embedded defaults: two simulations of a few thousand deals on a local Ray, a sample of their replays
 # in the embedded Valkey, the results, then one logged deal streamed back move by move, and its address in the web

@@ -160,3 +160,39 @@ def test_talks():
 """)
     result = inner.runpytest_subprocess("-p", "tiers")
     result.assert_outcomes(passed=1)
+
+
+@pytest.mark.integration  # the inner run starts pytest-xdist's worker processes
+def test_the_guard_works_in_xdist_workers(inner: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`make test` runs the unit tier in pytest-xdist workers: the guard still refuses a unit test's I/O there, and
+    takes no offence at the channel a worker reports on."""
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parent))  # tiers.py, for the pytest it starts
+    inner.makepyfile(test_in_workers="""
+import socket
+import subprocess
+
+import pytest
+
+pytestmark = pytest.mark.unit
+
+
+def test_falls_back():
+    try:
+        socket.create_connection(("127.0.0.1", 6379), timeout=1)
+    except Exception:
+        pass
+
+
+def test_runs_a_command():
+    subprocess.run(["true"])
+
+
+@pytest.mark.parametrize("n", range(6))
+def test_stays_home(n):
+    assert sum(range(n + 1)) == n * (n + 1) // 2
+""")
+    result = inner.runpytest_subprocess("-p", "tiers", "-p", "xdist", "-n", "2", "-m", "unit")
+    result.assert_outcomes(passed=6, failed=2)
+    result.stdout.fnmatch_lines(["*created: 2/2 workers*"])
+    result.stdout.fnmatch_lines(["*_ test_falls_back _*", "*tried to connect a socket to ('127.0.0.1', 6379)*"])
+    result.stdout.fnmatch_lines(["*_ test_runs_a_command _*", "*tried to start a process*true*"])
