@@ -141,14 +141,14 @@ class TrickGame(State):
     COPY = {"hands": LIST, "trick": LIST, "tricks": LIST, "card_points": LIST, "tricks_won": LIST,
             "stock": SHARED}  # a stock is read from stock_top on or replaced whole, never changed in place
     _loading = False  # a position's tricks are being replayed: the last one is not scored
-    # Which of the trick loop's hooks a game class overrides (set for each class): _card_ids, _won_by, _trick_taken
-    # and _event_cards, in that order; the loop calls only those.
-    _own_hooks: ClassVar[tuple[bool, ...]] = (False,) * 4
+    # Which of the trick loop's hooks a game class overrides (set for each class): _card_ids, _won_by, _trick_taken,
+    # _event_cards and _next_seats, in that order; the loop calls only those.
+    _own_hooks: ClassVar[tuple[bool, ...]] = (False,) * 5
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._own_hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
-                               for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards"))
+                               for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards", "_next_seats"))
 
     hands: list[int]
     trump: int
@@ -339,17 +339,19 @@ class TrickGame(State):
         (``action`` >= 0: one move already chosen, checked and recorded, played alone), it is recorded and played: a
         plain card from the hand into the trick (the game's own moves by ``_extra_played``), the best card kept; a
         full trick is gathered (``_trick_taken``, the stock drawn) and the deal scored after its last trick. The game
-        is called only at those events and for the cards it watches (``_card_played``); the loop returns after a move
-        of the game's own, a watched card, a trick after which the play changed (its phase or rules) and the deal's
-        end, and the caller plays on from the state as it is. With two seats each hand's ids are kept sorted as it
-        changes (sorting them is most of what listing costs: half the plays are leads)."""
+        is called only at those events and for the cards it watches (``_card_played``); after each the loop plays on
+        while the play is as it read it (``_play_holds``), else it returns (as it does at the deal's end) and the
+        caller plays on from the state as it is. With two seats each hand's ids are kept sorted as it changes (sorting
+        them is most of what listing costs: half the plays are leads)."""
         rules, hands, trick, trump = self.RULES, self.hands, self.trick, self.trump
         beaters, beat, plain_card, size = rules.beaters[trump], rules.ranking.beat[trump], self.ACTIONS.plain_card, \
             self.trick_size
-        own, winner_rule, after_trick, watching = self._own_hooks
-        watched, after, stop, keep = self._event_cards() if watching else 0, self._next_seats(), action >= 0, False
+        own, winner_rule, after_trick, watching, own_next = self._own_hooks
+        watched = self._event_cards() if watching else 0
+        after = self._next_seats() if own_next else NEXT_SEATS[self.n_players]
         side_of, tricks, tricks_won, points, draws = self.side_of, self.tricks, self.tricks_won, rules.points, \
             rules.draw_after_trick
+        stop, keep = action >= 0, False
         if not stop:  # what choosing takes: each turn's legal moves
             n, actions, follow, record = self.n_players, self.ACTIONS, rules.follow, self.moves.append
             card_ids, suit_ids, plain_id = actions.ids, actions.suit_tables, actions.plain_id
@@ -390,11 +392,19 @@ class TrickGame(State):
                 hands[seat] ^= BIT[card]
                 if keep:
                     held[seat].remove(action)
-            else:
+                seen = False
+            else:  # the game's own move: it plays it (the game sees its card, if any: it is not watched)
                 card = self._extra_played(seat, action)
-                if card is None:
-                    return  # no card played: the game says who moves next
-                watched, stop = 0, True  # (the game saw this card)
+                if card is None:  # no card played: the game says who moves next
+                    if stop or not self._play_holds(rules, trump, trick, hands):
+                        return
+                    next_seat = self.current_player
+                    assert next_seat is not None  # (_play_holds)
+                    seat, action, watched = next_seat, -1, self._event_cards() if watching else 0
+                    if keep:
+                        held = [card_ids(hand) for hand in hands]
+                    continue
+                seen = True
             action = -1
             trick.append((seat, card))
             played += 1
@@ -404,11 +414,18 @@ class TrickGame(State):
             elif beat[best] & BIT[card]:
                 best, best_seat = card, seat
                 self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[card]
-            if watched and watched & BIT[card]:
+            if watched and not seen and watched & BIT[card]:
                 self._card_played(seat, card)
                 if self.current_player is None or self.trick is not trick:
                     return  # the game ended the deal (a void deal, Thunee 5.9), or the match
-                stop = True
+                seen = True
+            if seen:  # the game acted: the loop plays on under what it left, or stops after this card
+                if stop or not self._play_holds(rules, trump, trick, hands):
+                    stop = True
+                else:
+                    watched = self._event_cards() if watching else 0
+                    if keep:
+                        held = [card_ids(hand) for hand in hands]
             if played < size:
                 seat = self.current_player = after[seat]
                 if stop:
@@ -434,7 +451,7 @@ class TrickGame(State):
                 self._trick_taken(winner)
                 if self.current_player is None or self.tricks is not tricks:
                     return  # the game ended the deal
-                if self.phase != "play" or self.RULES is not rules:
+                if self.phase != "play" or self.RULES is not rules or self.trump != trump:
                     stop = True
                 elif keep and hands != before:
                     held = [card_ids(hand) for hand in hands]  # (a game that changes hands: its lists again)
@@ -459,6 +476,12 @@ class TrickGame(State):
             next_seat = self.current_player
             assert next_seat is not None  # the play goes on
             seat = next_seat
+
+    def _play_holds(self, rules: TrickRules, trump: int, trick: list[tuple[int, int]], hands: list[int]) -> bool:
+        """After the game's own move or a watched card, whether the trick loop may play on with what it read as it
+        started: the deal's play goes on under the same rules and trump, with the same trick and hands."""
+        return self.current_player is not None and self.phase == "play" and self.RULES is rules and \
+            self.trump == trump and self.trick is trick and self.hands is hands
 
     def trick_totals(self) -> list[int]:
         """Each side's card points plus the last-trick bonus."""
