@@ -91,10 +91,13 @@ class TrickRules:
     # beaters[trump][card]: the trumps that beat ``card`` when it is the best trump of a trick (every trump for a
     # plain card); the must-overtrump rule reads it.
     beaters: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
+    # by_trump[trump]: (beaters[trump], ranking.beat[trump]), what the trick loop reads as it starts
+    by_trump: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beaters", tuple(
             tuple(beaters_mask(self.ranking, t, c if SUIT[c] == t else None) for c in range(52)) for t in range(5)))
+        object.__setattr__(self, "by_trump", tuple((self.beaters[t], self.ranking.beat[t]) for t in range(5)))
 
 
 FULL_MASK = (1 << 52) - 1
@@ -144,11 +147,15 @@ class TrickGame(State):
     # Which of the trick loop's hooks a game class overrides (set for each class): _card_ids, _won_by, _trick_taken,
     # _event_cards and _next_seats, in that order; the loop calls only those.
     _own_hooks: ClassVar[tuple[bool, ...]] = (False,) * 5
+    # What the trick loop reads of the class as it starts, in one look-up: ACTIONS.plain_card, then _own_hooks.
+    _loop_class: ClassVar[tuple[Any, ...]] = ((),) + _own_hooks
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._own_hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
                                for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards", "_next_seats"))
+        actions = getattr(cls, "ACTIONS", None)
+        cls._loop_class = (() if actions is None else actions.plain_card,) + cls._own_hooks
 
     hands: list[int]
     trump: int
@@ -343,15 +350,17 @@ class TrickGame(State):
         while the play is as it read it (``_play_holds``), else it returns (as it does at the deal's end) and the
         caller plays on from the state as it is. With two seats each hand's ids are kept sorted as it changes (sorting
         them is most of what listing costs: half the plays are leads)."""
-        rules, hands, trick, trump = self.RULES, self.hands, self.trick, self.trump
-        beaters, beat, plain_card, size = rules.beaters[trump], rules.ranking.beat[trump], self.ACTIONS.plain_card, \
-            self.trick_size
-        own, winner_rule, after_trick, watching, own_next = self._own_hooks
+        rules = self.RULES
+        trump = self.trump
+        beaters, beat = rules.by_trump[trump]
+        plain_card, own, winner_rule, after_trick, watching, own_next = self._loop_class
+        hands = self.hands
+        trick = self.trick
+        size = self.trick_size
         watched = self._event_cards() if watching else 0
         after = self._next_seats() if own_next else NEXT_SEATS[self.n_players]
-        side_of, tricks, tricks_won, points, draws = self.side_of, self.tricks, self.tricks_won, rules.points, \
-            rules.draw_after_trick
-        stop, keep = action >= 0, False
+        stop = action >= 0
+        keep = False
         if not stop:  # what choosing takes: each turn's legal moves
             n, actions, follow, record = self.n_players, self.ACTIONS, rules.follow, self.moves.append
             card_ids, suit_ids, plain_id = actions.ids, actions.suit_tables, actions.plain_id
@@ -360,6 +369,7 @@ class TrickGame(State):
             over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
             keep = n == 2 and own_ids is None
             held = [card_ids(hand) for hand in hands] if keep else []
+        side_of = self.side_of
         seat = self.current_player
         assert seat is not None  # the caller plays only while someone is to act
         played = len(trick)
@@ -436,12 +446,14 @@ class TrickGame(State):
             # last trick), and the loop plays on unless the deal is over or the game changed the phase or the rules
             winner = self._won_by(trick) if winner_rule else best_seat
             side = side_of[winner]
+            points = rules.points
             if points is not None:
                 total, worth = 0, points[self.trump]
                 for _s, c in trick:
                     total += worth[c]
                 self.card_points[side] += total
-            tricks_won[side] += 1
+            self.tricks_won[side] += 1
+            tricks = self.tricks
             tricks.append(trick)
             self.current_player = after[trick[0][0]] if rules.lead_passes else winner
             trick, played = [], 0
@@ -455,7 +467,7 @@ class TrickGame(State):
                     stop = True
                 elif keep and hands != before:
                     held = [card_ids(hand) for hand in hands]  # (a game that changes hands: its lists again)
-            if draws and self.stock_top < len(self.stock):  # each seat from the winner on, while the stock lasts
+            if rules.draw_after_trick and self.stock_top < len(self.stock):  # each seat from the winner on, while the stock lasts
                 top, stock, seats = self.stock_top, self.stock, len(hands)
                 for k in range(seats):
                     if top == len(stock):
