@@ -312,11 +312,6 @@ class TrickGame(State):
         """The action that plays ``card`` for ``seat``, None if the seat does not hold it."""
         return self.ACTIONS.plain_id[card] if self.hands[seat] & BIT[card] else None
 
-    def _play_action(self, action: int) -> None:
-        """Play the legal move ``action`` of the seat to play, checked and recorded (``apply_id``): the trick loop's
-        one move (``_play_cards``)."""
-        self._play_cards((), (), action)
-
     def play_to_end(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> int:
         """``State.play_to_end`` with the turns of the play taken by the trick loop (``_play_cards``), through which
         ``apply_id`` plays a card too; the other phases' moves take the generic step.
@@ -329,7 +324,7 @@ class TrickGame(State):
         start = len(self.moves)
         while self.current_player is not None:
             if self.phase == "play":
-                self._play_cards(choose, observe)
+                self._play_cards(-1, choose, observe)
                 self._legal = None  # (the loop leaves the last turn's)
             else:
                 self._play_moves(choose, observe, self._in_play)
@@ -339,8 +334,8 @@ class TrickGame(State):
     def _in_play(self, seat: int) -> bool:
         return self.phase == "play"
 
-    def _play_cards(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]],
-                    action: int = -1) -> None:
+    def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
+                    observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
         """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
         rule's cards, or the game's own ``_card_ids``, with its ``_turn_extras``) listed, ``choose[seat]`` picks one
         (``action`` >= 0: one move already chosen, checked and recorded, played alone), it is recorded and played: a
@@ -488,6 +483,10 @@ class TrickGame(State):
             next_seat = self.current_player
             assert next_seat is not None  # the play goes on
             seat = next_seat
+
+    # Play the legal move ``action`` of the seat to play, checked and recorded (``apply_id``): the trick loop's one
+    # move, the loop itself (no call in between).
+    _play_action = _play_cards
 
     def _play_holds(self, rules: TrickRules, trump: int, trick: list[tuple[int, int]], hands: list[int]) -> bool:
         """After the game's own move or a watched card, whether the trick loop may play on with what it read as it
