@@ -303,10 +303,11 @@ class TrickGame(State):
     def _turn_ids(self) -> list[int]:
         """The legal moves of the seat to play in the play: its card plays (``_card_ids``) with the game's
         ``_turn_extras``, as the trick loop lists them."""
+        if not self.RULES.extras:
+            return self._card_ids()
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
-        ids = self._card_ids()
-        return self._turn_extras(seat, ids) if self.RULES.extras else ids
+        return self._turn_extras(seat, self._card_ids())
 
     def _card_action(self, seat: int, card: int) -> int | None:
         """The action that plays ``card`` for ``seat``, None if the seat does not hold it."""
@@ -364,7 +365,7 @@ class TrickGame(State):
             over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
             keep = n == 2 and own_ids is None
             held = [card_ids(hand) for hand in hands] if keep else []
-        side_of = self.side_of
+            side_of = self.side_of
         seat = self.current_player
         assert seat is not None  # the caller plays only while someone is to act
         played = len(trick)
@@ -397,8 +398,7 @@ class TrickGame(State):
                 hands[seat] ^= BIT[card]
                 if keep:
                     held[seat].remove(action)
-                seen = False
-            else:  # the game's own move: it plays it (the game sees its card, if any: it is not watched)
+            else:  # the game's own move: it plays it
                 card = self._extra_played(seat, action)
                 if card is None:  # no card played: the game says who moves next
                     if stop or not self._play_holds(rules, trump, trick, hands):
@@ -409,8 +409,7 @@ class TrickGame(State):
                     if keep:
                         held = [card_ids(hand) for hand in hands]
                     continue
-                seen = True
-            action = -1
+                watched = -1  # (its card is not watched, the game saw it; the loop reads the play again below)
             trick.append((seat, card))
             played += 1
             if played == 1:
@@ -419,18 +418,18 @@ class TrickGame(State):
             elif beat[best] & BIT[card]:
                 best, best_seat = card, seat
                 self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[card]
-            if watched and not seen and watched & BIT[card]:
-                self._card_played(seat, card)
-                if self.current_player is None or self.trick is not trick:
-                    return  # the game ended the deal (a void deal, Thunee 5.9), or the match
-                seen = True
-            if seen:  # the game acted: the loop plays on under what it left, or stops after this card
+            if watched and watched & BIT[card]:  # a watched card, or the game's own move's
+                if plain_card[action] is not None:
+                    self._card_played(seat, card)
+                    if self.current_player is None or self.trick is not trick:
+                        return  # the game ended the deal (a void deal, Thunee 5.9), or the match
                 if stop or not self._play_holds(rules, trump, trick, hands):
-                    stop = True
-                else:
+                    stop = True  # the loop stops after this card
+                else:  # it plays on under what the game left
                     watched = self._event_cards() if watching else 0
                     if keep:
                         held = [card_ids(hand) for hand in hands]
+            action = -1
             if played < size:
                 seat = self.current_player = after[seat]
                 if stop:
@@ -440,7 +439,7 @@ class TrickGame(State):
             # lead_passes, the next seat; the game's _trick_taken; the stock drawn in turn; the deal scored after its
             # last trick), and the loop plays on unless the deal is over or the game changed the phase or the rules
             winner = self._won_by(trick) if winner_rule else best_seat
-            side = side_of[winner]
+            side = self.side_of[winner]
             points = rules.points
             if points is not None:
                 total, worth = 0, points[self.trump]
@@ -458,11 +457,13 @@ class TrickGame(State):
                 self._trick_taken(winner)
                 if self.current_player is None or self.tricks is not tricks:
                     return  # the game ended the deal
-                if self.phase != "play" or self.RULES is not rules or self.trump != trump:
+                if stop:
+                    pass
+                elif self.phase != "play" or self.RULES is not rules or self.trump != trump:
                     stop = True
                 elif keep and hands != before:
                     held = [card_ids(hand) for hand in hands]  # (a game that changes hands: its lists again)
-            if rules.draw_after_trick and self.stock_top < len(self.stock):  # each seat from the winner on, while the stock lasts
+            if rules.draw_after_trick and self.stock_top < len(self.stock):  # each seat from the winner on, while any
                 top, stock, seats = self.stock_top, self.stock, len(hands)
                 for k in range(seats):
                     if top == len(stock):
