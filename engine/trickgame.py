@@ -365,14 +365,17 @@ class TrickGame(State):
             over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
             keep = n == 2 and own_ids is None
             held = [card_ids(hand) for hand in hands] if keep else []
-            side_of = self.side_of
+            side_of, tricks, points, draws, last = self.side_of, self.tricks, rules.points, rules.draw_after_trick, \
+                rules.tricks
         seat = self.current_player
         assert seat is not None  # the caller plays only while someone is to act
+        if stop:
+            hand = hands[seat]
         played = len(trick)
         if trick:
             led, best, best_seat = SUIT[trick[0][1]], self.best_card, self.best_seat
         while True:
-            if action < 0:  # the seat's turn: its legal moves (follow_ids, with the hand's ids at hand), its choice
+            if not stop:  # the seat's turn: its legal moves (follow_ids, with the hand's ids at hand), its choice
                 hand = hands[seat]
                 if own_ids is not None:
                     legal = own_ids()
@@ -395,7 +398,7 @@ class TrickGame(State):
                 record((seat, action))
             card = plain_card[action]
             if card is not None:
-                hands[seat] ^= BIT[card]
+                hands[seat] = hand ^ BIT[card]
                 if keep:
                     held[seat].remove(action)
             else:  # the game's own move: it plays it
@@ -405,7 +408,7 @@ class TrickGame(State):
                         return
                     next_seat = self.current_player
                     assert next_seat is not None  # (_play_holds)
-                    seat, action, watched = next_seat, -1, self._event_cards() if watching else 0
+                    seat, watched = next_seat, self._event_cards() if watching else 0
                     if keep:
                         held = [card_ids(hand) for hand in hands]
                     continue
@@ -429,7 +432,6 @@ class TrickGame(State):
                     watched = self._event_cards() if watching else 0
                     if keep:
                         held = [card_ids(hand) for hand in hands]
-            action = -1
             if played < size:
                 seat = self.current_player = after[seat]
                 if stop:
@@ -438,18 +440,19 @@ class TrickGame(State):
             # the trick is full: gathered (its card points and the tricks won, the next leader: the winner or, with
             # lead_passes, the next seat; the game's _trick_taken; the stock drawn in turn; the deal scored after its
             # last trick), and the loop plays on unless the deal is over or the game changed the phase or the rules
+            if stop:  # (a single move: what the trick's end reads, read now)
+                side_of, tricks, points, draws, last = self.side_of, self.tricks, rules.points, \
+                    rules.draw_after_trick, rules.tricks
             winner = self._won_by(trick) if winner_rule else best_seat
-            side = self.side_of[winner]
-            points = rules.points
+            side = side_of[winner]
             if points is not None:
                 total, worth = 0, points[self.trump]
                 for _s, c in trick:
                     total += worth[c]
                 self.card_points[side] += total
             self.tricks_won[side] += 1
-            tricks = self.tricks
             tricks.append(trick)
-            self.current_player = after[trick[0][0]] if rules.lead_passes else winner
+            seat = self.current_player = after[trick[0][0]] if rules.lead_passes else winner
             trick, played = [], 0
             self.trick = trick
             if after_trick:
@@ -457,16 +460,18 @@ class TrickGame(State):
                 self._trick_taken(winner)
                 if self.current_player is None or self.tricks is not tricks:
                     return  # the game ended the deal
+                seat = self.current_player
                 if stop:
                     pass
                 elif self.phase != "play" or self.RULES is not rules or self.trump != trump:
                     stop = True
                 elif keep and hands != before:
                     held = [card_ids(hand) for hand in hands]  # (a game that changes hands: its lists again)
-            if rules.draw_after_trick and self.stock_top < len(self.stock):  # each seat from the winner on, while any
+            if draws and self.stock_top < len(self.stock):  # each seat from the winner on, while any
                 top, stock, seats = self.stock_top, self.stock, len(hands)
+                end = len(stock)
                 for k in range(seats):
-                    if top == len(stock):
+                    if top == end:
                         break
                     drawn, to = stock[top], (winner + k) % seats
                     hands[to] |= BIT[drawn]
@@ -474,16 +479,13 @@ class TrickGame(State):
                         insort(held[to], plain_id[drawn])
                     top += 1
                 self.stock_top = top
-            if len(tricks) == rules.tricks:
+            if len(tricks) == last:
                 self.last_trick_side = side
                 if not self._loading:
                     self._score_deal()
                 return
             if stop:
                 return
-            next_seat = self.current_player
-            assert next_seat is not None  # the play goes on
-            seat = next_seat
 
     # Play the legal move ``action`` of the seat to play, checked and recorded (``apply_id``): the trick loop's one
     # move, the loop itself (no call in between).
