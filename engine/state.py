@@ -454,11 +454,14 @@ class State(ABC):
         return [self.action_id(action)]
 
     def apply_id(self, action: int) -> None:
-        legal = self._legal if self._legal is not None else self.legal_action_ids()
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_action_ids()
         if action not in legal:
             raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
-        assert self.current_player is not None  # a legal action has a seat to play it
-        self.moves.append((self.current_player, action))
+        seat = self.current_player
+        assert seat is not None  # a legal action has a seat to play it
+        self.moves.append((seat, action))
         self._legal = None
         self._apply(action)
 

@@ -91,10 +91,13 @@ class TrickRules:
     # beaters[trump][card]: the trumps that beat ``card`` when it is the best trump of a trick (every trump for a
     # plain card); the must-overtrump rule reads it.
     beaters: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
+    # by_trump[trump]: (beaters[trump], ranking.beat[trump]), what the trick loop reads as it starts
+    by_trump: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beaters", tuple(
             tuple(beaters_mask(self.ranking, t, c if SUIT[c] == t else None) for c in range(52)) for t in range(5)))
+        object.__setattr__(self, "by_trump", tuple((self.beaters[t], self.ranking.beat[t]) for t in range(5)))
 
 
 FULL_MASK = (1 << 52) - 1
@@ -141,14 +144,18 @@ class TrickGame(State):
     COPY = {"hands": LIST, "trick": LIST, "tricks": LIST, "card_points": LIST, "tricks_won": LIST,
             "stock": SHARED}  # a stock is read from stock_top on or replaced whole, never changed in place
     _loading = False  # a position's tricks are being replayed: the last one is not scored
-    # Which of the trick loop's hooks a game class overrides (set for each class): _card_ids, _won_by, _trick_taken
-    # and _event_cards, in that order; the loop calls only those.
-    _own_hooks: ClassVar[tuple[bool, ...]] = (False,) * 4
+    # Which of the trick loop's hooks a game class overrides (set for each class): _card_ids, _won_by, _trick_taken,
+    # _event_cards and _next_seats, in that order; the loop calls only those.
+    _own_hooks: ClassVar[tuple[bool, ...]] = (False,) * 5
+    # What the trick loop reads of the class as it starts, in one look-up: ACTIONS.plain_card, then _own_hooks.
+    _loop_class: ClassVar[tuple[Any, ...]] = ((),) + _own_hooks
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._own_hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
-                               for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards"))
+                               for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards", "_next_seats"))
+        actions = getattr(cls, "ACTIONS", None)
+        cls._loop_class = (() if actions is None else actions.plain_card,) + cls._own_hooks
 
     hands: list[int]
     trump: int
@@ -296,19 +303,15 @@ class TrickGame(State):
     def _turn_ids(self) -> list[int]:
         """The legal moves of the seat to play in the play: its card plays (``_card_ids``) with the game's
         ``_turn_extras``, as the trick loop lists them."""
+        if not self.RULES.extras:
+            return self._card_ids()
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
-        ids = self._card_ids()
-        return self._turn_extras(seat, ids) if self.RULES.extras else ids
+        return self._turn_extras(seat, self._card_ids())
 
     def _card_action(self, seat: int, card: int) -> int | None:
         """The action that plays ``card`` for ``seat``, None if the seat does not hold it."""
         return self.ACTIONS.plain_id[card] if self.hands[seat] & BIT[card] else None
-
-    def _play_action(self, action: int) -> None:
-        """Play the legal move ``action`` of the seat to play, checked and recorded (``apply_id``): the trick loop's
-        one move (``_play_cards``)."""
-        self._play_cards((), (), action)
 
     def play_to_end(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> int:
         """``State.play_to_end`` with the turns of the play taken by the trick loop (``_play_cards``), through which
@@ -322,7 +325,7 @@ class TrickGame(State):
         start = len(self.moves)
         while self.current_player is not None:
             if self.phase == "play":
-                self._play_cards(choose, observe)
+                self._play_cards(-1, choose, observe)
                 self._legal = None  # (the loop leaves the last turn's)
             else:
                 self._play_moves(choose, observe, self._in_play)
@@ -332,24 +335,28 @@ class TrickGame(State):
     def _in_play(self, seat: int) -> bool:
         return self.phase == "play"
 
-    def _play_cards(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]],
-                    action: int = -1) -> None:
+    def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
+                    observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
         """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
         rule's cards, or the game's own ``_card_ids``, with its ``_turn_extras``) listed, ``choose[seat]`` picks one
         (``action`` >= 0: one move already chosen, checked and recorded, played alone), it is recorded and played: a
         plain card from the hand into the trick (the game's own moves by ``_extra_played``), the best card kept; a
         full trick is gathered (``_trick_taken``, the stock drawn) and the deal scored after its last trick. The game
-        is called only at those events and for the cards it watches (``_card_played``); the loop returns after a move
-        of the game's own, a watched card, a trick after which the play changed (its phase or rules) and the deal's
-        end, and the caller plays on from the state as it is. With two seats each hand's ids are kept sorted as it
-        changes (sorting them is most of what listing costs: half the plays are leads)."""
-        rules, hands, trick, trump = self.RULES, self.hands, self.trick, self.trump
-        beaters, beat, plain_card, size = rules.beaters[trump], rules.ranking.beat[trump], self.ACTIONS.plain_card, \
-            self.trick_size
-        own, winner_rule, after_trick, watching = self._own_hooks
-        watched, after, stop, keep = self._event_cards() if watching else 0, self._next_seats(), action >= 0, False
-        side_of, tricks, tricks_won, points, draws = self.side_of, self.tricks, self.tricks_won, rules.points, \
-            rules.draw_after_trick
+        is called only at those events and for the cards it watches (``_card_played``); after each the loop plays on
+        while the play is as it read it (``_play_holds``), else it returns (as it does at the deal's end) and the
+        caller plays on from the state as it is. With two seats each hand's ids are kept sorted as it changes (sorting
+        them is most of what listing costs: half the plays are leads)."""
+        rules = self.RULES
+        trump = self.trump
+        beaters, beat = rules.by_trump[trump]
+        plain_card, own, winner_rule, after_trick, watching, own_next = self._loop_class
+        hands = self.hands
+        trick = self.trick
+        size = self.trick_size
+        watched = self._event_cards() if watching else 0
+        after = self._next_seats() if own_next else NEXT_SEATS[self.n_players]
+        stop = action >= 0
+        keep = False
         if not stop:  # what choosing takes: each turn's legal moves
             n, actions, follow, record = self.n_players, self.ACTIONS, rules.follow, self.moves.append
             card_ids, suit_ids, plain_id = actions.ids, actions.suit_tables, actions.plain_id
@@ -358,13 +365,17 @@ class TrickGame(State):
             over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
             keep = n == 2 and own_ids is None
             held = [card_ids(hand) for hand in hands] if keep else []
+            side_of, tricks, points, draws, last = self.side_of, self.tricks, rules.points, rules.draw_after_trick, \
+                rules.tricks
         seat = self.current_player
         assert seat is not None  # the caller plays only while someone is to act
+        if stop:
+            hand = hands[seat]
         played = len(trick)
         if trick:
             led, best, best_seat = SUIT[trick[0][1]], self.best_card, self.best_seat
         while True:
-            if action < 0:  # the seat's turn: its legal moves (follow_ids, with the hand's ids at hand), its choice
+            if not stop:  # the seat's turn: its legal moves (follow_ids, with the hand's ids at hand), its choice
                 hand = hands[seat]
                 if own_ids is not None:
                     legal = own_ids()
@@ -387,15 +398,21 @@ class TrickGame(State):
                 record((seat, action))
             card = plain_card[action]
             if card is not None:
-                hands[seat] ^= BIT[card]
+                hands[seat] = hand ^ BIT[card]
                 if keep:
                     held[seat].remove(action)
-            else:
+            else:  # the game's own move: it plays it
                 card = self._extra_played(seat, action)
-                if card is None:
-                    return  # no card played: the game says who moves next
-                watched, stop = 0, True  # (the game saw this card)
-            action = -1
+                if card is None:  # no card played: the game says who moves next
+                    if stop or not self._play_holds(rules, trump, trick, hands):
+                        return
+                    next_seat = self.current_player
+                    assert next_seat is not None  # (_play_holds)
+                    seat, watched = next_seat, self._event_cards() if watching else 0
+                    if keep:
+                        held = [card_ids(hand) for hand in hands]
+                    continue
+                watched = -1  # (its card is not watched, the game saw it; the loop reads the play again below)
             trick.append((seat, card))
             played += 1
             if played == 1:
@@ -404,11 +421,17 @@ class TrickGame(State):
             elif beat[best] & BIT[card]:
                 best, best_seat = card, seat
                 self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[card]
-            if watched and watched & BIT[card]:
-                self._card_played(seat, card)
-                if self.current_player is None or self.trick is not trick:
-                    return  # the game ended the deal (a void deal, Thunee 5.9), or the match
-                stop = True
+            if watched and watched & BIT[card]:  # a watched card, or the game's own move's
+                if plain_card[action] is not None:
+                    self._card_played(seat, card)
+                    if self.current_player is None or self.trick is not trick:
+                        return  # the game ended the deal (a void deal, Thunee 5.9), or the match
+                if stop or not self._play_holds(rules, trump, trick, hands):
+                    stop = True  # the loop stops after this card
+                else:  # it plays on under what the game left
+                    watched = self._event_cards() if watching else 0
+                    if keep:
+                        held = [card_ids(hand) for hand in hands]
             if played < size:
                 seat = self.current_player = after[seat]
                 if stop:
@@ -417,6 +440,9 @@ class TrickGame(State):
             # the trick is full: gathered (its card points and the tricks won, the next leader: the winner or, with
             # lead_passes, the next seat; the game's _trick_taken; the stock drawn in turn; the deal scored after its
             # last trick), and the loop plays on unless the deal is over or the game changed the phase or the rules
+            if stop:  # (a single move: what the trick's end reads, read now)
+                side_of, tricks, points, draws, last = self.side_of, self.tricks, rules.points, \
+                    rules.draw_after_trick, rules.tricks
             winner = self._won_by(trick) if winner_rule else best_seat
             side = side_of[winner]
             if points is not None:
@@ -424,9 +450,9 @@ class TrickGame(State):
                 for _s, c in trick:
                     total += worth[c]
                 self.card_points[side] += total
-            tricks_won[side] += 1
+            self.tricks_won[side] += 1
             tricks.append(trick)
-            self.current_player = after[trick[0][0]] if rules.lead_passes else winner
+            seat = self.current_player = after[trick[0][0]] if rules.lead_passes else winner
             trick, played = [], 0
             self.trick = trick
             if after_trick:
@@ -434,14 +460,18 @@ class TrickGame(State):
                 self._trick_taken(winner)
                 if self.current_player is None or self.tricks is not tricks:
                     return  # the game ended the deal
-                if self.phase != "play" or self.RULES is not rules:
+                seat = self.current_player
+                if stop:
+                    pass
+                elif self.phase != "play" or self.RULES is not rules or self.trump != trump:
                     stop = True
                 elif keep and hands != before:
                     held = [card_ids(hand) for hand in hands]  # (a game that changes hands: its lists again)
-            if draws and self.stock_top < len(self.stock):  # each seat from the winner on, while the stock lasts
+            if draws and self.stock_top < len(self.stock):  # each seat from the winner on, while any
                 top, stock, seats = self.stock_top, self.stock, len(hands)
+                end = len(stock)
                 for k in range(seats):
-                    if top == len(stock):
+                    if top == end:
                         break
                     drawn, to = stock[top], (winner + k) % seats
                     hands[to] |= BIT[drawn]
@@ -449,16 +479,23 @@ class TrickGame(State):
                         insort(held[to], plain_id[drawn])
                     top += 1
                 self.stock_top = top
-            if len(tricks) == rules.tricks:
+            if len(tricks) == last:
                 self.last_trick_side = side
                 if not self._loading:
                     self._score_deal()
                 return
             if stop:
                 return
-            next_seat = self.current_player
-            assert next_seat is not None  # the play goes on
-            seat = next_seat
+
+    # Play the legal move ``action`` of the seat to play, checked and recorded (``apply_id``): the trick loop's one
+    # move, the loop itself (no call in between).
+    _play_action = _play_cards
+
+    def _play_holds(self, rules: TrickRules, trump: int, trick: list[tuple[int, int]], hands: list[int]) -> bool:
+        """After the game's own move or a watched card, whether the trick loop may play on with what it read as it
+        started: the deal's play goes on under the same rules and trump, with the same trick and hands."""
+        return self.current_player is not None and self.phase == "play" and self.RULES is rules and \
+            self.trump == trump and self.trick is trick and self.hands is hands
 
     def trick_totals(self) -> list[int]:
         """Each side's card points plus the last-trick bonus."""

@@ -119,13 +119,18 @@ def test_every_move_of_the_play_goes_through_the_trick_loop(game: str, loop: str
     # is recorded and played inside TrickGame._play_cards, by apply_id and by play_to_end alike
     inside = []
     loop_body = TrickGame._play_cards
+    assert TrickGame._play_action is loop_body  # apply_id's card play is the loop itself
 
-    def counted(self, choose, observe, action=-1):
+    def counted(self, action, choose=(), observe=()):
         before = len(self.moves) - (action >= 0)  # apply_id records its move first
-        loop_body(self, choose, observe, action)
+        loop_body(self, action, choose, observe)
         inside.append(len(self.moves) - before)
 
     monkeypatch.setattr(TrickGame, "_play_cards", counted)
+    monkeypatch.setattr(TrickGame, "_play_action", counted)
+    for cls in type(engine.new_match(game, seed=0)).__mro__:  # a game's `_apply = TrickGame._play_action`
+        if cls.__dict__.get("_apply") is loop_body:
+            monkeypatch.setattr(cls, "_apply", counted)
     for seed in range(4):
         state = engine.new_match(game, seed=seed, options={"max_deals": 1})
         policies = make_policies(["random"] * state.players, game, seed)

@@ -53,7 +53,8 @@ class FaceDownLead(FaceDownPlays):
     def _card_ids(self) -> list[int]:
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
-        actions, hand, led = self.ACTIONS, self.hands[seat], self.led
+        actions, hand, trick = self.ACTIONS, self.hands[seat], self.trick
+        led = SUIT[trick[0][1]] if trick and not self.down & BIT[trick[0][1]] else self.led  # (led face up: its suit)
         if led is None:
             if self.tricks:
                 return actions.ids(hand)
