@@ -1,6 +1,6 @@
 """What a seat has seen of a deal, from its view: the one helper a bot ranks from. It gives the facts of card play
 (the seat, the phase, the trump, the trick in play and who is winning it, the legal actions and their cards, the
-cards the seat has not seen, the suits each seat showed it lacks, the face-up cards) and the seat's whole
+cards the seat has not seen, the suits each seat showed it lacks, the stock's face-up card) and the seat's whole
 observation (``obs``) for anything else.
 
 A ``Seen`` is read from the seat's observation (``Seen(obs)``), or, in play-outs, from the state through the seat's
@@ -24,7 +24,7 @@ such game, and on samples of what the seat has not seen), without building the o
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..cards import CARD_OF_CODE, SUIT, SUITS, cards_in
 from ..tricks import NO_TRUMP, beats
@@ -33,9 +33,6 @@ from .policy import Observation
 if TYPE_CHECKING:
     from ..trickgame import TrickGame
     from .view import SeatObserver
-
-FACE_UP_KEYS = ("face_up", "turn_up", "bottom_card", "removed_card")  # the observation's single face-up cards
-
 
 class Seen:
     """A seat's view of the play, read from its observation ``obs`` (or from the state: :meth:`of_state`)."""
@@ -139,8 +136,8 @@ class Seen:
         return best_seat, best
 
     def _played(self) -> Iterable[Sequence[tuple[int, int]]]:
-        """The finished tricks of the deal, as (seat, card) in the order played."""
-        if self._state is not None:
+        """The finished tricks of the deal the observation shows, as (seat, card) in the order played."""
+        if self._state is not None and "tricks" in self._state.OBSERVED:
             return self._state.tricks
         return [[(seat, CARD_OF_CODE[code]) for seat, code in played] for played in self.obs["tricks"]]
 
@@ -153,7 +150,7 @@ class Seen:
     def unseen(self, deck: Iterable[int], also: Iterable[str] = ()) -> set[int]:
         """The cards of ``deck`` the seat has not seen: not in its hand, not played this deal, none of ``also``
         (codes of the game's other shown cards: Trappola's dead cards)."""
-        if self._view is not None and self._state is not None:
+        if self._view is not None and self._state is not None and "tricks" in self._state.OBSERVED:
             mask = self._state.hands[self.seat] | self._view.played()
             for _seat, card in self._state.trick:
                 mask |= 1 << card
@@ -181,18 +178,12 @@ class Seen:
         me = self.seat
         return {suit for seat, suits in self.voids().items() if seat != me for suit in suits}
 
-    def face_up(self) -> int:
-        """The single face-up cards the seat sees (``face_up``, ``turn_up``, ``bottom_card``, ``removed_card``: German
-        Whist's stock card, Belote's turn-up; a list of them, Boonaken's centre), as a mask."""
-        if self._view is not None:
-            shown = self._view.face_up()
-            if shown is not None:
-                return shown
-        mask = 0
-        obs = self.obs
-        for key in FACE_UP_KEYS:
-            value: Any = obs.get(key)
-            for code in [value] if isinstance(value, str) else value if isinstance(value, (list, tuple)) else ():
-                if isinstance(code, str) and code in CARD_OF_CODE:
-                    mask |= 1 << CARD_OF_CODE[code]
-        return mask
+    def face_up(self) -> int | None:
+        """The stock's face-up top card the seat sees (the observation's ``face_up``: German Whist's), None when
+        there is none."""
+        state = self._state
+        if state is not None and "face_up" in state.OBSERVED:
+            stock, top = state.stock, state.stock_top
+            return stock[top] if top < len(stock) else None
+        code = self.obs.get("face_up")
+        return CARD_OF_CODE[code] if isinstance(code, str) else None

@@ -31,7 +31,7 @@ class SeatObserver:
     the facts of card play a bot ranks from (:class:`engine.bots.seen.Seen`), read from the state where its
     observation shows them as the state holds them, without building the observation."""
 
-    __slots__ = ("_face_up", "_face_up_at", "_played", "_played_at", "_plain", "history", "seat", "state")
+    __slots__ = ("_played", "_played_at", "_plain", "history", "seat", "state")
 
     def __init__(self, state: State, seat: int, history: bool = False) -> None:
         self.state = state
@@ -41,10 +41,7 @@ class SeatObserver:
         # its trump until it is turned up) shows the seat its hand, trump, trick and tricks as the state holds them.
         info = state.INFO
         self._plain = isinstance(state, TrickGame) and not info.face_down and not info.shown_every_move
-        # Facts that change only as a trick ends (or a phase, or a deal), kept for the moves until then: the state
-        # only moves on.
-        self._face_up: int | None = None
-        self._face_up_at: tuple[int, str, int] | None = None
+        # The cards of the finished tricks, kept until the next trick ends (the state only moves on).
         self._played = 0
         self._played_at: tuple[int, int] | None = None
 
@@ -71,17 +68,6 @@ class SeatObserver:
                     played |= 1 << card
             self._played, self._played_at = played, at
         return self._played
-
-    def face_up(self) -> int | None:
-        """The single face-up cards the seat's observation shows, as a mask (a trick game's ``shown_cards``; None
-        when the game does not give them so): they change only as a trick ends, or a phase or a deal."""
-        state = self.state
-        assert isinstance(state, TrickGame)
-        at = (state.dealings, state.phase, len(state.tricks))
-        if at != self._face_up_at:
-            shown = state.shown_cards(self.seat)
-            self._face_up, self._face_up_at = None if shown is None else shown[0], at
-        return self._face_up
 
 
 class SeatView(SeatObserver):

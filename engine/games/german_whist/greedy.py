@@ -25,9 +25,8 @@ def rank_german_whist(seen: Seen) -> Sequence[SortKey]:
 
     A ``down:<slot>`` card (face_down_four) is unknown, so it ranks below every hand card.
     """
-    face_up, trick = seen.face_up(), seen.trick
-    return _whist_keys(seen.trump, face_up.bit_length() - 1 if face_up else None, trick[0][1] if trick else None,
-                       seen.legal_cards)
+    trick = seen.trick
+    return _whist_keys(seen.trump, seen.face_up(), trick[0][1] if trick else None, seen.legal_cards)
 
 
 def _whist_keys(trump: int, face_up: int | None, lead: int | None, cards: Sequence[int | None]) -> list[SortKey]:
