@@ -33,6 +33,8 @@ class SeatObserver:
 
     __slots__ = ("_played", "_played_at", "_plain", "history", "seat", "state")
 
+    _plain: TrickGame | None
+
     def __init__(self, state: State, seat: int, history: bool = False) -> None:
         self.state = state
         self.seat = seat
@@ -40,7 +42,8 @@ class SeatObserver:
         # A trick game that plays no card face down and whose shown cards do not change at every move (Thunee hides
         # its trump until it is turned up) shows the seat its hand, trump, trick and tricks as the state holds them.
         info = state.INFO
-        self._plain = isinstance(state, TrickGame) and not info.face_down and not info.shown_every_move
+        self._plain = (state if isinstance(state, TrickGame) and not info.face_down and not info.shown_every_move
+                       else None)
         # The cards of the finished tricks, kept until the next trick ends (the state only moves on).
         self._played = 0
         self._played_at: tuple[int, int] | None = None
@@ -50,16 +53,15 @@ class SeatObserver:
 
     def seen(self, legal_ids: Sequence[int]) -> Seen:
         """What the seat has seen, the seat being to act with ``legal_ids``."""
-        if self._plain:
-            state = self.state
-            assert isinstance(state, TrickGame)
-            return Seen.of_state(self, state, legal_ids)
-        return Seen(self())
+        plain = self._plain
+        if plain is None:
+            return Seen(self())
+        return Seen.of_state(self, plain, legal_ids)
 
     def played(self) -> int:
         """The cards of the deal's finished tricks, as a mask (a trick game's)."""
-        state = self.state
-        assert isinstance(state, TrickGame)
+        state = self._plain
+        assert state is not None
         at = (state.dealings, len(state.tricks))
         if at != self._played_at:
             played = 0
