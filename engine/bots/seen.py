@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 class Seen:
     """A seat's view of the play, read from its observation ``obs`` (or from the state: :meth:`of_state`)."""
 
-    __slots__ = ("_legal", "_legal_cards", "_legal_ids", "_obs", "_phase", "_players", "_seat", "_state", "_trick",
-                 "_view")
+    __slots__ = ("_face_up_shown", "_legal", "_legal_cards", "_legal_ids", "_obs", "_phase", "_players", "_seat",
+                 "_state", "_trick", "_tricks_shown", "_view")
 
     def __init__(self, obs: Observation) -> None:
         self._obs: Observation | None = obs
@@ -51,18 +51,26 @@ class Seen:
         self._seat: int | None = None
         self._players: int | None = None
         self._phase: str | None = None
+        self._face_up_shown = self._tricks_shown = False
 
     @classmethod
-    def of_state(cls, view: SeatObserver, state: TrickGame, legal_ids: Sequence[int]) -> Seen:
+    def of_state(cls, view: SeatObserver, state: TrickGame) -> Seen:
         """The facts the observation of ``view``'s seat shows (``view()`` builds it, asked only for ``obs``), read
         from ``state``, the view's: only for a trick game that shows the seat its hand, the trump, the trick and the
-        tricks played as it holds them (no card played face down). ``legal_ids``: the seat's legal ids, it being
-        the seat to act."""
+        tricks played as it holds them (no card played face down). The view keeps it, and :meth:`at` brings it to
+        each of the seat's turns."""
         seen = cls.__new__(cls)
-        seen._obs, seen._view, seen._state, seen._legal_ids = None, view, state, legal_ids
-        seen._trick, seen._legal, seen._legal_cards = state.trick, None, None
-        seen._seat, seen._players, seen._phase = view.seat, state.n_players, state.phase
-        return seen
+        seen._view, seen._state, seen._seat, seen._players = view, state, view.seat, state.n_players
+        seen._face_up_shown, seen._tricks_shown = "face_up" in state.OBSERVED, "tricks" in state.OBSERVED
+        return seen.at(())
+
+    def at(self, legal_ids: Sequence[int]) -> Seen:
+        """This view (of :meth:`of_state`) now, the seat being to act with ``legal_ids``: good until the next."""
+        state = self._state
+        assert state is not None
+        self._obs, self._legal_ids, self._trick, self._legal, self._legal_cards, self._phase = (
+            None, legal_ids, state.trick, None, None, state.phase)
+        return self
 
     @property
     def seat(self) -> int:
@@ -137,7 +145,7 @@ class Seen:
 
     def _played(self) -> Iterable[Sequence[tuple[int, int]]]:
         """The finished tricks of the deal the observation shows, as (seat, card) in the order played."""
-        if self._state is not None and "tricks" in self._state.OBSERVED:
+        if self._state is not None and self._tricks_shown:
             return self._state.tricks
         return [[(seat, CARD_OF_CODE[code]) for seat, code in played] for played in self.obs["tricks"]]
 
@@ -150,7 +158,7 @@ class Seen:
     def unseen(self, deck: Iterable[int], also: Iterable[str] = ()) -> set[int]:
         """The cards of ``deck`` the seat has not seen: not in its hand, not played this deal, none of ``also``
         (codes of the game's other shown cards: Trappola's dead cards)."""
-        if self._view is not None and self._state is not None and "tricks" in self._state.OBSERVED:
+        if self._view is not None and self._state is not None and self._tricks_shown:
             mask = self._state.hands[self.seat] | self._view.played()
             for _seat, card in self._state.trick:
                 mask |= 1 << card
@@ -182,7 +190,7 @@ class Seen:
         """The stock's face-up top card the seat sees (the observation's ``face_up``: German Whist's), None when
         there is none."""
         state = self._state
-        if state is not None and "face_up" in state.OBSERVED:
+        if state is not None and self._face_up_shown:
             stock, top = state.stock, state.stock_top
             return stock[top] if top < len(stock) else None
         code = self.obs.get("face_up")

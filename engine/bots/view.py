@@ -31,7 +31,7 @@ class SeatObserver:
     the facts of card play a bot ranks from (:class:`engine.bots.seen.Seen`), read from the state where its
     observation shows them as the state holds them, without building the observation."""
 
-    __slots__ = ("_played", "_played_at", "_plain", "history", "seat", "state")
+    __slots__ = ("_played", "_played_at", "_plain", "_seen", "history", "seat", "state")
 
     _plain: TrickGame | None
 
@@ -47,16 +47,17 @@ class SeatObserver:
         # The cards of the finished tricks, kept until the next trick ends (the state only moves on).
         self._played = 0
         self._played_at: tuple[int, int] | None = None
+        self._seen = None if self._plain is None else Seen.of_state(self, self._plain)
 
     def __call__(self) -> Observation:
         return self.state.observation(self.seat, history=self.history)
 
     def seen(self, legal_ids: Sequence[int]) -> Seen:
         """What the seat has seen, the seat being to act with ``legal_ids``."""
-        plain = self._plain
-        if plain is None:
+        seen = self._seen
+        if seen is None:
             return Seen(self())
-        return Seen.of_state(self, plain, legal_ids)
+        return seen.at(legal_ids)
 
     def played(self) -> int:
         """The cards of the deal's finished tricks, as a mask (a trick game's)."""
