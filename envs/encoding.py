@@ -6,9 +6,10 @@ every game (documented in docs/environments.md).
 game's steps (docs/fishing_moves.md) are ``52 * k + card`` for k = 0 trail, 1 a jack that takes the whole table,
 2 begin a capture with the card, 3 take the card, then ``next`` and ``done``.
 
-**Observation.** A float32 vector computed from ``state.observation(seat)`` and the deal's public moves only, so it
-holds nothing the seat may not know. Seats are relative to the observer (0 itself, 1 the next seat in seat order, ...).
-Card planes are 52 entries each, card ``suit * 13 + rank`` (suits C D H S, ranks 2..A), 1 where the card is:
+**Observation.** A float32 vector of what ``state.observation(seat)`` and the deal's public moves show, so it holds
+nothing the seat may not know (:class:`ObservationEncoder`). Seats are relative to the observer (0 itself, 1 the next
+seat in seat order, ...). Card planes are 52 entries each, card ``suit * 13 + rank`` (suits C D H S, ranks 2..A),
+1 where the card is:
 
 ====================  ==========================================================================================
 plane                 cards
@@ -32,7 +33,7 @@ played) is declared on its ``GameInfo`` and read from the registry.
 >>> import engine
 >>> state = engine.new_match("german_whist", seed=1)
 >>> encoder = ObservationEncoder(2, "german_whist")
->>> vector = encoder.encode(state.observation(0, history=True), 0, 0)
+>>> vector = encoder.encode_afresh(state, 0)
 >>> vector.shape, int(vector[:52].sum())
 ((379,), 13)
 >>> ActionCodec.for_game("tablanette").size, ActionCodec.for_game("german_whist").size
@@ -120,53 +121,10 @@ def card_tokens(action: str) -> list[int]:
 
 
 class ObservationEncoder:
-    """The observation vector of one seat of a ``players``-player match of ``game_id`` (see the module's table)."""
-
-    def __init__(self, players: int, game_id: str) -> None:
-        self.players = players
-        self.phases = engine.game_info(game_id).phases
-        self.planes = players + 5
-        self.scalars = len(SUITS) + 1 + len(self.phases) + 1 + 2 * players + 3
-        self.size = self.planes * NUM_CARDS + self.scalars
-
-    def encode(self, observation: Mapping[str, Any], seat: int, deal_start: int) -> np.ndarray:
-        """The vector of ``observation`` (``state.observation(seat, history=True)``); ``deal_start``: the number of
-        moves of the match before this deal (the history's entries from there on are this deal's moves)."""
-        n = self.players
-        vector = np.zeros(self.size, dtype=np.float32)
-        planes = vector[: self.planes * NUM_CARDS].reshape(self.planes, NUM_CARDS)
-        _mark(planes[0], observation.get("hand", ()))
-        for other, code in observation.get("trick", ()):
-            _mark(planes[1 + (other - seat) % n], (code,))
-        _mark(planes[n + 1], observation.get("table", ()))
-        _mark(planes[n + 2], face_up_codes(observation))
-        _mark(planes[n + 3], observation.get("known_cards", ()))
-        played = planes[n + 4]
-        for _, action in observation.get("history", ())[deal_start:]:
-            played[card_tokens(action)] = 1.0
-        at = self.planes * NUM_CARDS
-        trump = observation.get("trump")
-        vector[at + (SUITS.index(trump) if isinstance(trump, str) and trump in SUITS else len(SUITS))] = 1.0
-        at += len(SUITS) + 1
-        phase, phases = observation.get("phase"), self.phases
-        vector[at + (phases.index(phase) if phase in phases else len(phases))] = 1.0
-        at += len(phases) + 1
-        scores = observation["scores"]
-        for k in range(n):
-            vector[at + k] = scores[(seat + k) % n]
-        at += n
-        vector[at + (observation["dealer"] - seat) % n] = 1.0
-        at += n
-        vector[at] = 1.0 if observation.get("current_player") == seat else 0.0
-        vector[at + 1] = observation.get("stock_size") or 0
-        vector[at + 2] = observation["deal_index"]
-        return vector
-
-
-class IncrementalEncoder:
-    """:class:`ObservationEncoder`'s vector for a trick game, kept up to date from the state's own hands and trick
-    (masks) instead of building the observation dict at every move: the same vector (the tests compare the two at
-    every move of every game it serves), several times faster.
+    """The observation vector of each seat of a ``players``-player match of ``game_id`` (see the module's table), a
+    trick game or a fishing game: read from the state's own hands and trick (masks), never from an observation dict
+    built at every move, and kept up to date move by move (the tests compare it at every move of every game with the
+    table worked out from the seat's observation and public history).
 
     Every 0/1 entry of a seat's vector (the card planes, the trump, phase and dealer one-hots, "to act") is a bit of
     one int, its ``bits``: :meth:`encode` works out the seat's bits now, and writes only the entries whose bit changed
@@ -174,14 +132,20 @@ class IncrementalEncoder:
     move (:meth:`moved`, with the action id): it adds the cards the move names to the deal's played bits and notes
     when the phase, the deal, the stock or the first trick changed; only then are the bits that depend on them worked
     out again (trump, phase, dealer and deal; the face-up and known cards from the game's ``shown_cards``, an engine
-    hook, where it has one, else from ``state.observation(seat)``). :meth:`new_match` starts over.
+    hook, where it has one, else from ``state.observation(seat)``). :meth:`new_match` starts over;
+    :meth:`encode_afresh` encodes any state at once (OpenSpiel's, which it copies and samples).
 
-    Used for the trick games that show every move to every seat as it is stored (all but those that play face
-    down: :func:`incremental_encoder` says which), and Tablanette and Tablić, whose table takes the trick's place."""
+    The fishing games' table takes the trick's place."""
 
-    def __init__(self, players: int, game: type[engine.State]) -> None:
-        self.reference = ObservationEncoder(players, game.INFO.id)
+    def __init__(self, players: int, game_id: str) -> None:
+        game = engine.game_class(game_id)
+        if not issubclass(game, (TrickGame, FishingState)):
+            raise ValueError(f"{game_id} is neither a trick game nor a fishing game: it has no observation vector")
         self.players = n = players
+        self.phases = engine.game_info(game_id).phases
+        self.planes = n + 5
+        self.scalars = len(SUITS) + 1 + len(self.phases) + 1 + 2 * n + 3
+        self.size = self.planes * NUM_CARDS + self.scalars
         self._fishing = issubclass(game, FishingState)  # a table plane and no trick; its action strings name cards
         self._stocked = self._fishing or game.STOCK_SHOWN is not None  # type: ignore[attr-defined]  # it deals a stock
         self._table_at = (n + 1) * NUM_CARDS
@@ -193,16 +157,18 @@ class IncrementalEncoder:
                              [_mask_of(card_tokens(action), self._played_at) for action in strings])
         # The actions the other seats see without their cards (a card played face down, Boonaken's discards, Thunee's
         # trump card laid face down): only the actor's played plane shows them, the others' once the history does.
-        self._secret = secret_actions(game.INFO.id, players) if game.INFO.face_down else frozenset()
+        # Worked out by the first match (a probe match needs a player count the game is played by).
+        self._face_down_moves = game.INFO.face_down
+        self._secret: frozenset[int] | None = None
         self._face_down_plays = issubclass(game, FaceDownPlays)  # its face-down trick cards show no card
         # Face-up and known cards that change at any move (Thunee's trump turned up and its jodi cards played,
         # Boonaken's centre) are read from the seat's observation (without history) at every one; those that stop
         # showing when played (Two-Ten-Jack's face-up stock, Tablić's bottom card) again when one is played.
         self._shown_every_move = game.INFO.shown_every_move
         self._shown_until_played = game.INFO.shown_until_played
-        self._trump_at = self.reference.planes * NUM_CARDS
+        self._trump_at = self.planes * NUM_CARDS
         self._phase_at = self._trump_at + len(SUITS) + 1
-        self._phases = self.reference.phases
+        self._phases = self.phases
         self._scores_at = self._phase_at + len(self._phases) + 1
         self._dealer_at = self._scores_at + n
         self._to_act_at = self._dealer_at + n
@@ -216,10 +182,12 @@ class IncrementalEncoder:
 
     def new_match(self, state: Any) -> None:
         """Start every seat's vector afresh for ``state``, a new match."""
+        if self._secret is None:
+            self._secret = secret_actions(state.game_id, self.players) if self._face_down_moves else frozenset()
         n = self.players
         # Each seat's vector is a numpy array written through a memoryview (single entries cost a fraction of numpy's
         # item assignment); one copy per observation makes the array returned.
-        self._vectors = [np.zeros(self.reference.size, dtype=np.float32) for _ in range(n)]
+        self._vectors = [np.zeros(self.size, dtype=np.float32) for _ in range(n)]
         self._views = [memoryview(vector) for vector in self._vectors]
         self._bits = [0] * n  # the 0/1 entries each seat's vector holds
         # The parts of a seat's bits that change only with the trick, between tricks or phases, or between phases or
@@ -279,6 +247,21 @@ class IncrementalEncoder:
             if left != self._stock_left or bool(state.tricks) != self._tricks_begun:
                 self._stock_left, self._tricks_begun = left, bool(state.tricks)
                 self._shown_epoch += 1
+
+    def encode_afresh(self, state: Any, seat: int, deal_start: int = 0) -> np.ndarray:
+        """The vector of ``seat`` for ``state`` whatever came before (the moves this encoder was told of are
+        forgotten): the deal's played cards read from its moves from ``deal_start`` on (the match's moves before this
+        deal), as the seat's public history shows them."""
+        self.new_match(state)
+        secret_from = state._secret_moves_start()  # the history shows the secret moves before this one
+        moves = state.moves
+        for index in range(deal_start, len(moves)):
+            actor, action = moves[index]
+            if action in self._secret and index >= secret_from:
+                self._own[actor] |= self._bit_of[action]
+            else:
+                self._played_bits |= self._bit_of[action]
+        return self.encode(state, seat)
 
     def encode(self, state: Any, seat: int) -> np.ndarray:
         if self._shown_every_move:
@@ -378,14 +361,6 @@ class _NamedCards(dict[int, int]):
         return mask
 
 
-def incremental_encoder(game_id: str, players: int) -> IncrementalEncoder | None:
-    """The fast encoder of a trick game, Tablanette or Tablić, or None (use the reference)."""
-    game = engine.game_class(game_id)
-    if not issubclass(game, (TrickGame, FishingState)):
-        return None
-    return IncrementalEncoder(players, game)
-
-
 def secret_actions(game_id: str, players: int) -> frozenset[int]:
     """The action ids of a trick game whose cards the other seats do not see (a card played face down, Boonaken's
     discards, Thunee's trump card laid face down): a game has some exactly when its ``GameInfo.face_down`` says so."""
@@ -437,10 +412,3 @@ def _mask_of(codes: Any, at: int = 0) -> int:
         if card is not None:
             mask |= 1 << (at + card)
     return mask
-
-
-def _mark(plane: np.ndarray, codes: Any) -> None:
-    for code in codes:
-        card = CARD_OF_CODE.get(code) if isinstance(code, str) else None
-        if card is not None:
-            plane[card] = 1.0

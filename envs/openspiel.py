@@ -189,8 +189,8 @@ class CardtableObserver:
         if state.match is None:
             self.tensor.fill(0)
             return
-        # One deal: its public moves are the whole history.
-        self.tensor[:] = self.encoder.encode(state.match.observation(player, history=True), player, 0)
+        # One deal: its public moves are all the match's moves.
+        self.tensor[:] = self.encoder.encode_afresh(state.match, player)
 
     def string_from(self, state: CardtableState, player: int) -> str:
         if state.match is None:

@@ -30,7 +30,7 @@ from pettingzoo import AECEnv
 import engine
 from engine.rng import Rng, fresh_seed
 
-from .encoding import ActionCodec, ObservationEncoder, incremental_encoder
+from .encoding import ActionCodec, ObservationEncoder
 from .text import render_text
 
 RENDER_MODES = ("ansi", "human")
@@ -52,8 +52,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self.game_options = dict(options or {})
         self.render_mode = render_mode
         self.codec = ActionCodec.for_game(game)
-        self.encoder = ObservationEncoder(self.n, game)
-        self.fast = incremental_encoder(game, self.n)  # the same vector, faster, where the game allows
+        self.encoder = ObservationEncoder(self.n, game)  # kept up to date move by move
         self.possible_agents = [f"player_{seat}" for seat in range(self.n)]
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.metadata = {**self.metadata, "name": f"cardtable_{game}_{self.n}p_v0"}
@@ -89,8 +88,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
             self._seeds = self._seeds or Rng(fresh_seed())
             match_seed = self._seeds.next_u64()
         self.state = state = engine.new_match(self.game, seed=match_seed, players=self.n, options=self.game_options)
-        if self.fast is not None:
-            self.fast.new_match(state)
+        self.encoder.new_match(state)
         self.agents = list(self.possible_agents)
         self.rewards = self._no_rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
@@ -144,8 +142,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
             raise engine.IllegalAction(f"action index {action!r}", state.legal_actions(), state._where()) from None
         if self._cumulative_rewards[agent]:
             self._cumulative_rewards[agent] = 0
-        if self.fast is not None:
-            self.fast.moved(state, action_id)
+        self.encoder.moved(state, action_id)
         if state.current_player is not None and state.deal_index == self._deal_index:  # the usual move
             if self.rewards is not self._no_rewards:
                 self.rewards = self._no_rewards
@@ -175,16 +172,14 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         assert state is not None  # reset() comes first
         mask = self._mask if agent == self.agent_selection and state.current_player is not None else self._no_mask
         seat = self._seat_of[agent]
-        vector = self.fast.encode(state, seat) if self.fast is not None else self.encode(seat)
+        vector = self.encoder.encode(state, seat)
         return {"observation": vector, "action_mask": mask.copy()}
 
     def encode(self, seat: int) -> np.ndarray:
         """The observation vector of ``seat`` now (:mod:`envs.encoding`)."""
         state = self.state
         assert state is not None  # reset() comes first
-        if self.fast is not None:
-            return self.fast.encode(state, seat)
-        return self.encoder.encode(state.observation(seat, history=True), seat, self._deal_start)
+        return self.encoder.encode(state, seat)
 
     # ---- people -----------------------------------------------------------------------------------------------
 

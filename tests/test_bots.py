@@ -90,26 +90,6 @@ def test_fast_path_plays_exactly_like_the_string_path(game: str, policy: str) ->
     assert [p.rng.state for p in policies] == rng_states
 
 
-@pytest.mark.parametrize("game", [g for g in engine.list_games() if greedy_module.state_ranker(g) is not None])
-def test_state_rankers_give_the_observation_rankers_keys(game: str) -> None:
-    """Greedy's state ranker (play-outs' fast path) keys every position of random deals as the ranker of the
-    observation does, and knows nothing more: the same keys on a sample of what the seat has not seen."""
-    ranker, fast = greedy_module._RANKERS[game], greedy_module.state_ranker(game)
-    assert fast is not None
-    rng, compared = Rng(3), 0
-    for seed in range(12):
-        state = engine.new_match(game, seed=seed, options={"max_deals": 1})
-        while not state.is_terminal:
-            seat, legal = state.current_player, state.legal_action_ids()
-            keys = fast(state, seat, legal)
-            if keys is not None:
-                assert list(keys) == list(ranker(state.observation(seat))), state.to_position()
-                assert list(fast(engine.determinize(state, seat, rng), seat, legal) or []) == list(keys)
-                compared += 1
-            state.apply_id(legal[rng.below(len(legal))])
-    assert compared > 100
-
-
 def test_same_seed_same_choices_and_seats_draw_independently() -> None:
     legal = [f"{r}H" for r in "23456789"]
     obs = {"legal_actions": legal}

@@ -41,6 +41,7 @@ from ..fishing import (
 from ..registry import game_class
 from .greedy import SortKey
 from .policy import Observation
+from .seen import Seen
 
 SEARCH_NODES = 400  # steps searched per legal action: enough for every turn on a table of ordinary size
 
@@ -106,6 +107,11 @@ def _key(rater: _Rater, action: str, turn: Mapping[str, Any] | None) -> SortKey:
         begun = start_turn(card)
         return max(rater.best_after(begun, d) for d in turn_options(begun, rater.capturable, rater.rules))
     return rater.turn_key(card, _mask(taken.split(",")) if taken else 0)
+
+
+def rank_fishing(seen: Seen) -> list[SortKey]:
+    """The fishing games' ranker: :func:`rank_fishing_actions` of the seat's observation."""
+    return rank_fishing_actions(seen.obs)
 
 
 def rank_fishing_actions(observation: Observation) -> list[SortKey]:

@@ -1,6 +1,7 @@
 """``greedy``: a one-move heuristic per game family, looked up in a per-game registry.
 
-A game contributes a *ranker*: a function of the observation that returns one sort key per legal action (higher is
+A game contributes a *ranker*: a function of what the seat has seen (:class:`engine.bots.seen.Seen`: the facts of
+card play, and the seat's observation) that returns one sort key per legal action (higher is
 better). The policy plays an action with the highest key and breaks ties with its own RNG. Each game registers its
 ranker in its own package's ``greedy`` module (``engine/games/<game>/greedy.py``), which :func:`load_game_greedies`
 finds through the game registry; games of one family share one ranker (the fishing games' in
@@ -21,24 +22,19 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..options import Option
 from ..registry import game_package, list_games
 from .policy import Observation, Observe, Policy
+from .seen import Seen
 from .view import SeatObserver
 
-if TYPE_CHECKING:
-    from ..state import State
-
 SortKey = tuple[int, ...]  # compared as tuples: the greatest is the best action (bools count as 0 and 1)
-Ranker = Callable[[Observation], Sequence[SortKey]]
-# The same keys read from the state, for the seat to act and its legal ids (None: not in this phase, ask the
-# observation): it reads only what the seat's observation shows, and is checked equal to the ranker in the tests.
-StateRanker = Callable[["State", int, Sequence[int]], Sequence[SortKey] | None]
+# One key per legal action, in the order of the seat's legal actions, from what the seat has seen.
+Ranker = Callable[[Seen], Sequence[SortKey]]
 
 _RANKERS: dict[str, Ranker] = {}
-_STATE_RANKERS: dict[str, StateRanker] = {}
 
 
 def register_greedy(*game_ids: str) -> Callable[[Ranker], Ranker]:
@@ -50,23 +46,6 @@ def register_greedy(*game_ids: str) -> Callable[[Ranker], Ranker]:
         return ranker
 
     return register
-
-
-def register_state_ranker(*game_ids: str) -> Callable[[StateRanker], StateRanker]:
-    """Decorator: a faster form of a game's ranker that reads the facts it needs from the state instead of building
-    the observation (play-outs call greedy on every move). It must give the ranker's keys exactly."""
-
-    def register(ranker: StateRanker) -> StateRanker:
-        for game_id in game_ids:
-            _STATE_RANKERS[game_id] = ranker
-        return ranker
-
-    return register
-
-
-def state_ranker(game_id: str) -> StateRanker | None:
-    """The state ranker registered for ``game_id`` (None if it has none)."""
-    return _STATE_RANKERS.get(game_id)
 
 
 def load_game_greedies() -> None:
@@ -107,7 +86,6 @@ class GreedyPolicy(Policy):
             self._rank = _RANKERS[game_id]
         except KeyError:
             raise ValueError(f"no greedy heuristic for {game_id!r} yet; greedy plays {greedy_games()}") from None
-        self._state_rank = _STATE_RANKERS.get(game_id)
         self.epsilon = self.params["epsilon"]
         self._explore_below = self.epsilon * _UNIT_53
 
@@ -127,10 +105,8 @@ class GreedyPolicy(Policy):
             return legal_ids[0]
         if self.epsilon and self._explores():  # no observation needed for a random move
             return legal_ids[self.rng.below(count)]
-        if self._state_rank is not None and isinstance(observe, SeatObserver):
-            keys = self._state_rank(observe.state, observe.seat, legal_ids)
-            if keys is not None:
-                return legal_ids[self._best_of(keys)]
+        if isinstance(observe, SeatObserver):
+            return legal_ids[self._best_of(self._rank(observe.seen(legal_ids)))]
         return legal_ids[self._best_index(observe())]
 
     def _choose_index(self, observation: Observation) -> int:
@@ -139,7 +115,7 @@ class GreedyPolicy(Policy):
         return self._best_index(observation)
 
     def _best_index(self, observation: Observation) -> int:
-        return self._best_of(self._rank(observation))
+        return self._best_of(self._rank(Seen(observation)))
 
     def _best_of(self, keys: Sequence[SortKey]) -> int:
         best = max(keys)

@@ -1,51 +1,172 @@
-"""What a seat has seen of a trick game's deal, from its view (its observation): the one helper the rankers read for
-the trick in play and who is winning it, the cards the seat has not seen and the suits each seat showed it lacks.
+"""What a seat has seen of a deal, from its view: the one helper a bot ranks from. It gives the facts of card play
+(the seat, the phase, the trump, the trick in play and who is winning it, the legal actions and their cards, the
+cards the seat has not seen, the suits each seat showed it lacks, the stock's face-up card) and the seat's whole
+observation (``obs``) for anything else.
 
->>> obs = {"seat": 0, "hand": ["AH", "2S"], "trick": [[1, "KS"], [2, "AS"]], "tricks": [[[0, "3C"], [1, "5D"]]]}
+A ``Seen`` is read from the seat's observation (``Seen(obs)``), or, in play-outs, from the state through the seat's
+view (:meth:`Seen.of_state`, which :class:`engine.bots.view.SeatObserver` calls for the games whose observation shows
+these facts as the state holds them): the same facts either way (the tests compare the two at every move of every
+such game, and on samples of what the seat has not seen), without building the observation at every move.
+
+>>> obs = {"seat": 0, "players": 3, "phase": "play", "trump": None, "hand": ["AH", "2S"],
+...        "trick": [[1, "KS"], [2, "AS"]], "tricks": [[[0, "3C"], [1, "5D"]]], "legal_actions": ["2S"]}
 >>> seen = Seen(obs)
 >>> from engine.cards import CODES
->>> from engine.tricks import HEARTS, NO_TRUMP, Ranking
->>> seat, card = seen.winning(NO_TRUMP, Ranking("AKQJT98765432").power[NO_TRUMP]); seat, CODES[card]
+>>> from engine.tricks import HEARTS, Ranking
+>>> seat, card = seen.winning(seen.trump, Ranking("AKQJT98765432").power[seen.trump]); seat, CODES[card]
 (2, 'AS')
 >>> sorted(CODES[c] for c in seen.unseen(range(13 * HEARTS, 13 * HEARTS + 13)))[:3]
 ['2H', '3H', '4H']
->>> seen.voids(), seen.voids_of_others()
-({1: {0}}, {0})
+>>> seen.voids(), seen.voids_of_others(), [CODES[c] for c in seen.legal_cards]
+({1: {0}}, {0}, ['2S'])
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from ..cards import CARD_OF_CODE, SUIT
-from ..tricks import beats
+from ..cards import CARD_OF_CODE, SUIT, SUITS, cards_in
+from ..tricks import NO_TRUMP, beats
 from .policy import Observation
 
+if TYPE_CHECKING:
+    from ..trickgame import TrickGame
+    from .view import SeatObserver
 
 class Seen:
-    """A seat's view of the play, read from ``obs`` (its ``seat``, ``hand``, ``trick``, ``tricks``)."""
+    """A seat's view of the play, read from its observation ``obs`` (or from the state: :meth:`of_state`)."""
 
-    __slots__ = ("obs", "trick")
+    __slots__ = ("_face_up_shown", "_legal", "_legal_cards", "_legal_ids", "_obs", "_phase", "_players", "_seat",
+                 "_state", "_trick", "_tricks_shown", "_view")
 
     def __init__(self, obs: Observation) -> None:
-        self.obs = obs
-        self.trick: list[tuple[int, int]] = [(seat, CARD_OF_CODE[code]) for seat, code in obs["trick"]]  # in play
+        self._obs: Observation | None = obs
+        self._view: SeatObserver | None = None
+        self._state: TrickGame | None = None
+        self._legal_ids: Sequence[int] = ()
+        self._trick: list[tuple[int, int]] | None = None
+        self._legal: list[str] | None = None
+        self._legal_cards: list[int | None] | None = None
+        self._seat: int | None = None
+        self._players: int | None = None
+        self._phase: str | None = None
+        self._face_up_shown = self._tricks_shown = False
+
+    @classmethod
+    def of_state(cls, view: SeatObserver, state: TrickGame) -> Seen:
+        """The facts the observation of ``view``'s seat shows (``view()`` builds it, asked only for ``obs``), read
+        from ``state``, the view's: only for a trick game that shows the seat its hand, the trump, the trick and the
+        tricks played as it holds them (no card played face down). The view keeps it, and :meth:`at` brings it to
+        each of the seat's turns."""
+        seen = cls.__new__(cls)
+        seen._view, seen._state, seen._seat, seen._players = view, state, view.seat, state.n_players
+        seen._face_up_shown, seen._tricks_shown = "face_up" in state.OBSERVED, "tricks" in state.OBSERVED
+        return seen.at(())
+
+    def at(self, legal_ids: Sequence[int]) -> Seen:
+        """This view (of :meth:`of_state`) now, the seat being to act with ``legal_ids``: good until the next."""
+        state = self._state
+        assert state is not None
+        self._obs, self._legal_ids, self._trick, self._legal, self._legal_cards, self._phase = (
+            None, legal_ids, state.trick, None, None, state.phase)
+        return self
+
+    @property
+    def seat(self) -> int:
+        """The seat."""
+        return self.obs["seat"] if self._seat is None else self._seat
+
+    @property
+    def players(self) -> int:
+        """How many seats play."""
+        return self.obs["players"] if self._players is None else self._players
+
+    @property
+    def phase(self) -> str:
+        """The deal's phase."""
+        return self.obs["phase"] if self._phase is None else self._phase
+
+    @property
+    def obs(self) -> Observation:
+        """The seat's whole observation (without the history)."""
+        if self._obs is None:
+            assert self._view is not None
+            self._obs = self._view()
+        return self._obs
+
+    @property
+    def trump(self) -> int:
+        """The trump suit the seat sees, NO_TRUMP when there is none (or none shown)."""
+        if self._state is not None:
+            return self._state.trump
+        trump = self.obs.get("trump")
+        return SUITS.index(trump) if isinstance(trump, str) and trump in SUITS else NO_TRUMP
+
+    @property
+    def trick(self) -> list[tuple[int, int]]:
+        """The trick in play: (seat, card) in the order played."""
+        if self._trick is None:
+            self._trick = [(seat, CARD_OF_CODE[code]) for seat, code in self.obs["trick"]]
+        return self._trick
+
+    @property
+    def legal(self) -> list[str]:
+        """The seat's legal actions (empty when it is not to act)."""
+        if self._legal is None:
+            if self._state is not None:
+                strings = self._state.ACTIONS.strings
+                self._legal = [strings[a] for a in self._legal_ids]
+            else:
+                self._legal = self.obs["legal_actions"]
+        return self._legal
+
+    @property
+    def legal_cards(self) -> list[int | None]:
+        """The card each legal action plays (``KH`` and ``KH:belote`` play the king of hearts), None for the rest
+        (words, and German Whist's face-down ``down:<slot>`` cards, which the seat does not know)."""
+        if self._legal_cards is None:
+            if self._state is not None:
+                card_of = self._state.ACTIONS.card_of
+                self._legal_cards = [card_of[a] for a in self._legal_ids]
+            else:
+                self._legal_cards = [CARD_OF_CODE.get(action.split(":", 1)[0]) for action in self.obs["legal_actions"]]
+        return self._legal_cards
 
     def winning(self, trump: int, power: Sequence[int]) -> tuple[int, int]:
         """The seat and card winning the trick in play so far (it holds a card): the best trump, else the best card
         of the led suit, ``power`` ranking the cards under ``trump``."""
-        best_seat, best = self.trick[0]
-        for seat, card in self.trick[1:]:
+        trick = self.trick
+        best_seat, best = trick[0]
+        for seat, card in trick[1:]:
             if beats(card, best, trump, power):
                 best_seat, best = seat, card
         return best_seat, best
 
+    def _played(self) -> Iterable[Sequence[tuple[int, int]]]:
+        """The finished tricks of the deal the observation shows, as (seat, card) in the order played."""
+        if self._state is not None and self._tricks_shown:
+            return self._state.tricks
+        return [[(seat, CARD_OF_CODE[code]) for seat, code in played] for played in self.obs["tricks"]]
+
+    def hand(self) -> list[int]:
+        """The seat's cards."""
+        if self._state is not None:
+            return cards_in(self._state.hands[self.seat])
+        return [CARD_OF_CODE[code] for code in self.obs["hand"]]
+
     def unseen(self, deck: Iterable[int], also: Iterable[str] = ()) -> set[int]:
         """The cards of ``deck`` the seat has not seen: not in its hand, not played this deal, none of ``also``
         (codes of the game's other shown cards: Trappola's dead cards)."""
-        obs = self.obs
-        seen = {CARD_OF_CODE[code] for code in obs["hand"]}
-        seen.update(CARD_OF_CODE[code] for played in obs["tricks"] for _seat, code in played)
+        if self._view is not None and self._state is not None and self._tricks_shown:
+            mask = self._state.hands[self.seat] | self._view.played()
+            for _seat, card in self._state.trick:
+                mask |= 1 << card
+            for code in also:
+                mask |= 1 << CARD_OF_CODE[code]
+            return {card for card in deck if not mask >> card & 1}
+        seen = set(self.hand())
+        seen.update(card for played in self._played() for _seat, card in played)
         seen.update(card for _seat, card in self.trick)
         seen.update(CARD_OF_CODE[code] for code in also)
         return set(deck) - seen
@@ -53,14 +174,24 @@ class Seen:
     def voids(self) -> dict[int, set[int]]:
         """Per seat that showed some, the suits it lacks: the led suits of the finished tricks it did not follow."""
         voids: dict[int, set[int]] = {}
-        for played in self.obs["tricks"]:
-            led = SUIT[CARD_OF_CODE[played[0][1]]]
-            for seat, code in played[1:]:
-                if SUIT[CARD_OF_CODE[code]] != led:
+        for played in self._played():
+            led = SUIT[played[0][1]]
+            for seat, card in played[1:]:
+                if SUIT[card] != led:
                     voids.setdefault(seat, set()).add(led)
         return voids
 
     def voids_of_others(self) -> set[int]:
         """The suits some other seat showed it lacks."""
-        me = self.obs["seat"]
+        me = self.seat
         return {suit for seat, suits in self.voids().items() if seat != me for suit in suits}
+
+    def face_up(self) -> int | None:
+        """The stock's face-up top card the seat sees (the observation's ``face_up``: German Whist's), None when
+        there is none."""
+        state = self._state
+        if state is not None and self._face_up_shown:
+            stock, top = state.stock, state.stock_top
+            return stock[top] if top < len(stock) else None
+        code = self.obs.get("face_up")
+        return CARD_OF_CODE[code] if isinstance(code, str) else None

@@ -15,6 +15,7 @@ depend only on what the seat knows). :func:`seat_observer` builds the right ``ob
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..determinize import determinize
@@ -22,22 +23,54 @@ from ..rng import Rng
 from ..state import State
 from ..trickgame import TrickGame
 from .policy import Observation, Observe, Policy
+from .seen import Seen
 
 
 class SeatObserver:
-    """The ``observe`` of one seat: called, the seat's observation (with the history if ``history``). A policy with a
-    faster way to read the same facts (``greedy``'s state rankers, :func:`engine.bots.greedy.register_state_ranker`)
-    may read them from ``state`` instead, as the observation would show them to ``seat``, nothing more."""
+    """The ``observe`` of one seat: called, the seat's observation (with the history if ``history``); :meth:`seen`,
+    the facts of card play a bot ranks from (:class:`engine.bots.seen.Seen`), read from the state where its
+    observation shows them as the state holds them, without building the observation."""
 
-    __slots__ = ("history", "seat", "state")
+    __slots__ = ("_played", "_played_at", "_plain", "_seen", "history", "seat", "state")
+
+    _plain: TrickGame | None
 
     def __init__(self, state: State, seat: int, history: bool = False) -> None:
         self.state = state
         self.seat = seat
         self.history = history
+        # A trick game that plays no card face down and whose shown cards do not change at every move (Thunee hides
+        # its trump until it is turned up) shows the seat its hand, trump, trick and tricks as the state holds them.
+        info = state.INFO
+        self._plain = (state if isinstance(state, TrickGame) and not info.face_down and not info.shown_every_move
+                       else None)
+        # The cards of the finished tricks, kept until the next trick ends (the state only moves on).
+        self._played = 0
+        self._played_at: tuple[int, int] | None = None
+        self._seen = None if self._plain is None else Seen.of_state(self, self._plain)
 
     def __call__(self) -> Observation:
         return self.state.observation(self.seat, history=self.history)
+
+    def seen(self, legal_ids: Sequence[int]) -> Seen:
+        """What the seat has seen, the seat being to act with ``legal_ids``."""
+        seen = self._seen
+        if seen is None:
+            return Seen(self())
+        return seen.at(legal_ids)
+
+    def played(self) -> int:
+        """The cards of the deal's finished tricks, as a mask (a trick game's)."""
+        state = self._plain
+        assert state is not None
+        at = (state.dealings, len(state.tricks))
+        if at != self._played_at:
+            played = 0
+            for trick in state.tricks:
+                for _seat, card in trick:
+                    played |= 1 << card
+            self._played, self._played_at = played, at
+        return self._played
 
 
 class SeatView(SeatObserver):

@@ -89,3 +89,31 @@ def test_a_resampled_world_keeps_what_the_seat_knows_and_deals_the_rest_again() 
     assert sample.information_state_string(seat) == state.information_state_string(seat)
     assert sample.match.to_position()["hands"] != state.match.to_position()["hands"]
     assert state.match.to_position() == state.clone().match.to_position()  # the original is left as it was
+
+
+@pytest.mark.parametrize(("game", "players"), [("german_whist", 2), ("two_ten_jack", 3), ("thunee", 4),
+                                               ("boonaken", 3), ("tablic", 2), ("belote", 4)])
+def test_the_observation_tensor_is_the_observations_vector_at_every_move(game: str, players: int) -> None:
+    """The tensor of every seat, at every decision of random deals, is the vector of the seat's observation and
+    public history (docs/environments.md), also on a resampled world."""
+    from reference_encoding import ReferenceEncoder
+
+    reference = ReferenceEncoder(players, game)
+    rng, sample = np.random.RandomState(3), resampler(3)
+    for _deal in range(2):
+        state = pyspiel.load_game(short_name(game), {"players": players}).new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(int(rng.choice([outcome for outcome, _ in state.chance_outcomes()])))
+                continue
+            for seat in range(players):
+                expected = reference.encode(state.match.observation(seat, history=True), seat, 0)
+                np.testing.assert_array_equal(state.observation_tensor(seat), expected)
+            seat = state.current_player()
+            world = sample(state, seat)
+            np.testing.assert_array_equal(
+                world.observation_tensor(seat), reference.encode(world.match.observation(seat, history=True), seat, 0))
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        for seat in range(players):
+            expected = reference.encode(state.match.observation(seat, history=True), seat, 0)
+            np.testing.assert_array_equal(state.observation_tensor(seat), expected)

@@ -14,10 +14,11 @@ from engine.rng import Rng
 
 pytest.importorskip("pettingzoo")
 from pettingzoo.test import api_test, seed_test  # noqa: E402
+from reference_encoding import ReferenceEncoder  # noqa: E402
 
 from engine.fishing import FishingState  # noqa: E402
 from engine.trickgame import TrickGame  # noqa: E402
-from envs.encoding import ActionCodec, incremental_encoder, secret_actions  # noqa: E402
+from envs.encoding import ActionCodec, ObservationEncoder, secret_actions  # noqa: E402
 from envs.pettingzoo import CardtableEnv  # noqa: E402
 
 CASES = [(game, players) for game in engine.list_games() for players in engine.game_info(game).player_counts]
@@ -163,14 +164,13 @@ def test_every_legal_action_has_its_own_index(game: str) -> None:
             state.apply_id(rng.choice(legal))
 
 
-FAST_CASES = [case for case in CASES if incremental_encoder(*case) is not None]
-
-
-def test_every_trick_game_and_the_fishing_games_have_the_fast_encoding() -> None:
+def test_every_game_is_a_trick_game_or_a_fishing_game_and_has_the_encoding() -> None:
     trick_games = {game for game in engine.list_games() if issubclass(engine.game_class(game), TrickGame)}
     fishing_games = {game for game in engine.list_games() if issubclass(engine.game_class(game), FishingState)}
-    assert {game for game, _ in FAST_CASES} == trick_games | fishing_games
+    assert trick_games | fishing_games == set(engine.list_games())
     assert fishing_games == {"tablanette", "tablic"}
+    assert all(ObservationEncoder(players, game).size == ReferenceEncoder(players, game).size
+               for game, players in CASES)
 
 
 @pytest.mark.parametrize("game", [g for g in engine.list_games() if issubclass(engine.game_class(g), TrickGame)])
@@ -181,20 +181,21 @@ def test_a_game_declares_face_down_moves_exactly_when_it_has_them(game: str) -> 
     assert face_down == {"two_ten_jack", "boonaken", "thunee"}
 
 
-@pytest.mark.parametrize(("game", "players", "options"), [(*case, {}) for case in FAST_CASES] + [
+@pytest.mark.parametrize(("game", "players", "options"), [(*case, {}) for case in CASES] + [
     ("german_whist", 2, {"face_down_four": True}), ("trappola", 2, {"public_declaration_ranks": True}),
     ("tablanette", 4, {"partnerships": True}), ("tablanette", 2, {"hand_size": 8, "target": 20})])
 def test_the_fast_encoding_is_the_observations_at_every_move(game: str, players: int, options: dict) -> None:
     env = CardtableEnv(game, players, options={**options, "max_deals": 2})
+    reference = ReferenceEncoder(players, game)
 
     def check(env: CardtableEnv, observation: dict, info: dict) -> None:
         for seat in range(players):
             view = env.state.observation(seat, history=True)
-            np.testing.assert_array_equal(env.encode(seat), env.encoder.encode(view, seat, env._deal_start))
+            np.testing.assert_array_equal(env.encode(seat), reference.encode(view, seat, env._deal_start))
 
     for seed in range(2):
         _play(env, seed, check)
         assert env.state.is_terminal
         for seat in range(players):  # and at the match's end
             view = env.state.observation(seat, history=True)
-            np.testing.assert_array_equal(env.encode(seat), env.encoder.encode(view, seat, env._deal_start))
+            np.testing.assert_array_equal(env.encode(seat), reference.encode(view, seat, env._deal_start))

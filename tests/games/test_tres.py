@@ -495,8 +495,9 @@ def _obs(hand: list[str], trick: list[list], tricks: list | None = None, **optio
 
 
 def _best(obs: dict) -> str:
+    from engine.bots.seen import Seen
     from engine.games.tres.greedy import rank_tres
-    keys = rank_tres(obs)
+    keys = rank_tres(Seen(obs))
     return obs["legal_actions"][keys.index(max(keys))]
 
 

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...bots.greedy import SortKey, register_greedy, register_state_ranker
-from ...bots.policy import Observation
+from ...bots.greedy import SortKey, register_greedy
+from ...bots.seen import Seen
 from ...cards import CARD_OF_CODE, SUIT, SUITS
-from ..belote_family.greedy import rank_belote_play, rank_belote_play_state, trump_value
-
-register_state_ranker("belote")(rank_belote_play_state)
-
+from ..belote_family.greedy import rank_belote_play, trump_value
 
 # Minimum taking value (:func:`taking_value`) per player count, for ``take`` (round 1) and ``take:<suit>`` (round 2).
 # Without a partner the taker gets no turn-up card (3.6) but bold taking pays: rivals who take at random often fail.
@@ -24,16 +21,16 @@ def taking_value(hand: list[int], turn_up: int, suit: int, players: int) -> int:
 
 
 @register_greedy("belote")
-def rank_belote(obs: Observation) -> Sequence[SortKey]:
+def rank_belote(seen: Seen) -> Sequence[SortKey]:
     """Declare every combination (6.2); take the turn-up or name a suit when the hand is strong enough (4.1-4.2)."""
-    legal = obs["legal_actions"]
+    legal = seen.legal
     if "declare" in legal:
         return [(action == "declare",) for action in legal]
-    if obs["phase"] == "play":
-        return rank_belote_play(obs)
-    hand = [CARD_OF_CODE[c] for c in obs["hand"]]
-    turn_up = CARD_OF_CODE[obs["turn_up"]]
-    players = obs["players"]
+    if seen.phase == "play":
+        return rank_belote_play(seen)
+    hand = seen.hand()
+    turn_up = CARD_OF_CODE[seen.obs["turn_up"]]
+    players = seen.players
     take_at, name_at = TAKE_AT[players]
     keys = []
     for action in legal:

@@ -5,26 +5,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...bots.greedy import SortKey, register_greedy, register_state_ranker
-from ...bots.policy import Observation
-from ...cards import CARD_OF_CODE, SUITS
-from ..belote_family.greedy import rank_belote_play, rank_belote_play_state, trump_value
+from ...bots.greedy import SortKey, register_greedy
+from ...bots.seen import Seen
+from ...cards import SUITS
+from ..belote_family.greedy import rank_belote_play, trump_value
 
 PARTNER_SHARE = 40  # what a partner brings to the pair's contract, in points
 
-register_state_ranker("belote_contree")(rank_belote_play_state)
-
 
 @register_greedy("belote_contree")
-def rank_belote_contree(obs: Observation) -> Sequence[SortKey]:
+def rank_belote_contree(seen: Seen) -> Sequence[SortKey]:
     """Redeal a weak hand (3.8); bid the cheapest contract in the best suit that the pair can make (4.2); play."""
-    legal = obs["legal_actions"]
-    phase = obs["phase"]
+    legal = seen.legal
+    phase = seen.phase
     if phase == "play":
-        return rank_belote_play(obs)
+        return rank_belote_play(seen)
     if phase == "redeal":
         return [(action == "redeal",) for action in legal]
-    hand = [CARD_OF_CODE[c] for c in obs["hand"]]
+    hand = seen.hand()
     suit = max(range(4), key=lambda s: trump_value(hand, s))
     reach = (trump_value(hand, suit) + PARTNER_SHARE) // 10 * 10
     keys = []

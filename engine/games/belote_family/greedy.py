@@ -2,7 +2,7 @@
 highest. Each game's own package ranks its auction (``engine/games/belote/greedy.py``,
 ``engine/games/belote_contree/greedy.py``) and hands the play to :func:`rank_belote_play`.
 
-The rankers see only the observation of the seat to act (``state.observation(seat)``, which lists ``legal_actions``);
+The rankers see only what the seat to act has seen (:class:`engine.bots.seen.Seen`);
 :class:`engine.bots.greedy.GreedyPolicy` plays an action with the highest key and breaks ties with its own RNG.
 
 - Play: win a trick with the cheapest card that wins it when the trick is worth winning, give points to a partner
@@ -14,12 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...bots.greedy import SortKey
-from ...bots.policy import Observation
 from ...bots.seen import Seen
-from ...cards import CARD_OF_CODE, SUIT, SUITS, cards_in, make_deck
-from ...state import State
-from ...trickgame import TrickGame
-from ...tricks import NO_TRUMP, beats
+from ...cards import SUIT, make_deck
+from ...tricks import beats
 from . import DECK_RANKS, POINTS, RANKING
 
 POWER = RANKING.power
@@ -28,11 +25,6 @@ BELOTE_DECK = tuple(make_deck(DECK_RANKS))
 
 
 # ---- the Belote games: the play of the tricks ---------------------------------------------------------------------
-
-
-def _unseen(seen: set[int]) -> set[int]:
-    """The deck's cards this seat has not seen (``seen``: its hand and the cards played in this deal)."""
-    return {card for card in BELOTE_DECK if card not in seen}
 
 
 def _lead_key(card: int, trump: int, unseen: set[int]) -> SortKey:
@@ -46,53 +38,25 @@ def _lead_key(card: int, trump: int, unseen: set[int]) -> SortKey:
     return (1, -points[card] - (20 if suit == trump else 0), -power[card])
 
 
-def rank_belote_play(obs: Observation) -> Sequence[SortKey]:
-    trick = [(seat, CARD_OF_CODE[code]) for seat, code in obs["trick"]]
-    unseen = Seen(obs).unseen(BELOTE_DECK) if not trick else None
-    plays = [(CARD_OF_CODE[action[:2]], action.endswith(":belote")) for action in obs["legal_actions"]]
-    return _belote_play_keys(SUITS.index(obs["trump"]) if obs["trump"] else NO_TRUMP, trick,
-                             obs["players"] == 4, obs["seat"], unseen, plays)
-
-
-def rank_belote_play_state(state: State, seat: int, legal_ids: Sequence[int]) -> Sequence[SortKey] | None:
-    """:func:`rank_belote_play` from the state (None outside the play): the trump, the trick, the seat's hand and
-    the cards played in this deal."""
-    assert isinstance(state, TrickGame)
-    if state.phase != "play":
-        return None
-    trick = state.trick
-    unseen = None
-    if not trick:
-        seen = set(cards_in(state.hands[seat]))
-        seen.update(card for played in state.tricks for _seat, card in played)
-        unseen = _unseen(seen)
-    card_of, strings = state.ACTIONS.card_of, state.ACTIONS.strings
-    plays = []
-    for a in legal_ids:
-        card = card_of[a]
-        if card is None:  # a declaration (Belote 6.2): the observation's ranker decides
-            return None
-        plays.append((card, strings[a].endswith(":belote")))
-    return _belote_play_keys(state.trump, trick, state.n_players == 4, seat, unseen, plays)
-
-
-def _belote_play_keys(trump: int, trick: Sequence[tuple[int, int]], partners: bool, me: int,
-                      unseen: set[int] | None, plays: Sequence[tuple[int, bool]]) -> list[SortKey]:
-    """Each play's key: (card, whether it announces the belote) in ``plays``; ``unseen`` is needed for a lead."""
+def rank_belote_play(seen: Seen) -> Sequence[SortKey]:
+    """Each legal play's key (a card, or a card that announces the belote: ``KH:belote``)."""
+    trump, trick = seen.trump, seen.trick
     power, points = POWER[trump], POINTS[trump]
-    if trick:
-        seat, best = trick[0]
-        for other, card in trick[1:]:
-            if beats(card, best, trump, power):
-                seat, best = other, card
-        partner_winning = partners and seat == (me + 2) % 4
     keys: list[SortKey] = []
-    for card, announce in plays:  # 6.1: always announce the belote (20 points)
+    plays = zip(seen.legal_cards, seen.legal, strict=True)
+    if not trick:
+        unseen = seen.unseen(BELOTE_DECK)
+        for card, action in plays:
+            assert card is not None
+            keys.append((action.endswith(":belote"), *_lead_key(card, trump, unseen)))  # 6.1: announce it (20 points)
+        return keys
+    seat, best = seen.winning(trump, power)
+    partner_winning = seen.players == 4 and seat == (seen.seat + 2) % 4
+    for card, action in plays:
+        assert card is not None
+        announce = action.endswith(":belote")
         is_trump = SUIT[card] == trump
-        if not trick:
-            assert unseen is not None
-            keys.append((announce, *_lead_key(card, trump, unseen)))
-        elif partner_winning:
+        if partner_winning:
             keys.append((announce, 1, points[card] - (30 if is_trump else 0)))  # give points, keep trumps
         elif beats(card, best, trump, power):
             keys.append((announce, 2, -power[card], -points[card]))  # the cheapest card that wins

@@ -13,7 +13,7 @@ One sort key per legal action (higher is better), from the observation of the se
 
 >>> obs = {"game": "boonaken", "phase": "play", "players": 3, "seat": 1, "declarers": [0], "contract": "misere",
 ...        "trump": None, "trick": [[0, "9H"]], "legal_actions": ["7H", "KH"]}
->>> rank_boonaken(obs)  # duck under the misère declarer's nine
+>>> rank_boonaken(Seen(obs))  # duck under the misère declarer's nine
 [(1, -1), (0, 7)]
 """
 
@@ -34,11 +34,12 @@ HIGH_PLAIN = "AKQJT"  # cards a misère hand cannot keep
 
 
 @register_greedy("boonaken")
-def rank_boonaken(obs: Observation) -> Sequence[SortKey]:
+def rank_boonaken(seen: Seen) -> Sequence[SortKey]:
+    obs = seen.obs
     legal = obs["legal_actions"]
     phase = obs["phase"]
     if phase == "play":
-        return _rank_cards(obs)
+        return _rank_cards(seen)
     if phase == "bidding":
         choice = _bid(obs)
     elif phase == "exchange":
@@ -119,11 +120,11 @@ def _discard(obs: Observation) -> str:
     return max(legal, key=kept_value)
 
 
-def _rank_cards(obs: Observation) -> list[SortKey]:
+def _rank_cards(seen: Seen) -> list[SortKey]:
+    obs = seen.obs
     trump = NO_TRUMP if obs["trump"] is None else SUITS.index(obs["trump"])
     power, points = RANKING.power[trump], POINTS[trump]
     declarers, contract, me = obs["declarers"], obs["contract"], obs["seat"]
-    seen = Seen(obs)
     trick = seen.trick
     keys = []
     for action in obs["legal_actions"]:

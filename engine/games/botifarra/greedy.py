@@ -65,11 +65,11 @@ def _rank_choice(obs: Observation, hand: list[int]) -> list[SortKey]:
     return keys
 
 
-def _rank_play(obs: Observation, hand: list[int]) -> list[SortKey]:
+def _rank_play(seen: Seen, hand: list[int]) -> list[SortKey]:
+    obs = seen.obs
     trump = SUITS.index(obs["trump"]) if obs["trump"] else NO_TRUMP
     power, trick = RANKING.power[trump], obs["trick"]
     cards = [CARD_OF_CODE[a] for a in obs["legal_actions"]]
-    seen = Seen(obs)
     if not trick:
         unseen = seen.unseen(DECK)
         keys: list[SortKey] = []
@@ -95,7 +95,8 @@ def _rank_play(obs: Observation, hand: list[int]) -> list[SortKey]:
 
 
 @register_greedy("botifarra")
-def rank_botifarra(obs: Observation) -> Sequence[SortKey]:
+def rank_botifarra(seen: Seen) -> Sequence[SortKey]:
+    obs = seen.obs
     hand = [CARD_OF_CODE[c] for c in obs["hand"]]
     if obs["phase"] == "choice":
         return _rank_choice(obs, hand)
@@ -103,4 +104,4 @@ def rank_botifarra(obs: Observation) -> Sequence[SortKey]:
         trump = SUITS.index(obs["trump"]) if obs["trump"] else NO_TRUMP
         strong = _strength(hand, trump) >= DOUBLE_AT
         return [((action != "pass") == strong,) for action in obs["legal_actions"]]
-    return _rank_play(obs, hand)
+    return _rank_play(seen, hand)

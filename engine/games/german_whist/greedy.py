@@ -1,7 +1,8 @@
 """Greedy for German Whist: one sort key per legal action, best highest (german_whist.md 5.3-5.5).
 
->>> obs = {"game": "german_whist", "legal_actions": ["2C", "AC"], "trump": "H", "trick": [], "face_up": "AH"}
->>> rank_german_whist(obs)
+>>> obs = {"seat": 0, "players": 2, "phase": "play", "legal_actions": ["2C", "AC"], "trump": "H", "trick": [],
+...        "face_up": "AH"}
+>>> rank_german_whist(Seen(obs))
 [(1, 1), (1, 13)]
 """
 
@@ -9,11 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...bots.greedy import SortKey, register_greedy, register_state_ranker
-from ...bots.policy import Observation
-from ...cards import CARD_OF_CODE, SUIT, SUITS
-from ...state import State
-from ...trickgame import TrickGame
+from ...bots.greedy import SortKey, register_greedy
+from ...bots.seen import Seen
+from ...cards import SUIT
 from ...tricks import beats
 from . import RANKING
 
@@ -21,25 +20,13 @@ WHIST_POWER = RANKING.power
 
 
 @register_greedy("german_whist")
-def rank_german_whist(obs: Observation) -> Sequence[SortKey]:
+def rank_german_whist(seen: Seen) -> Sequence[SortKey]:
     """Phase 1: fight for a face-up card worth having (a trump or a ten and up), else duck; phase 2: win cheaply.
 
     A ``down:<slot>`` card (face_down_four) is unknown, so it ranks below every hand card.
     """
-    face_up = obs.get("face_up")
-    trick = obs["trick"]
-    return _whist_keys(SUITS.index(obs["trump"]), None if face_up is None else CARD_OF_CODE[face_up],
-                       CARD_OF_CODE[trick[0][1]] if trick else None,
-                       [CARD_OF_CODE.get(action) for action in obs["legal_actions"]])
-
-
-@register_state_ranker("german_whist")
-def rank_german_whist_state(state: State, seat: int, legal_ids: Sequence[int]) -> Sequence[SortKey]:
-    """:func:`rank_german_whist` from the state: the trump, the face-up card, the trick's lead and the legal cards."""
-    assert isinstance(state, TrickGame)
-    stock, top, trick, card_of = state.stock, state.stock_top, state.trick, state.ACTIONS.card_of
-    return _whist_keys(state.trump, stock[top] if top < len(stock) else None, trick[0][1] if trick else None,
-                       [card_of[a] for a in legal_ids])
+    trick = seen.trick
+    return _whist_keys(seen.trump, seen.face_up(), trick[0][1] if trick else None, seen.legal_cards)
 
 
 def _whist_keys(trump: int, face_up: int | None, lead: int | None, cards: Sequence[int | None]) -> list[SortKey]:

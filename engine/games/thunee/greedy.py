@@ -11,7 +11,7 @@
 >>> obs = {"game": "thunee", "seat": 3, "players": 4, "phase": "play", "trump": "H", "contract": "normal",
 ...        "hand": ["9S", "AS", "QH"], "trick": [[0, "TS"], [1, "KS"], [2, "JS"]],
 ...        "legal_actions": ["9S", "AS"]}
->>> rank_thunee(obs)  # seat 3's partner 1 does not win the trick, and neither spade beats the jack: lose the ace's 11
+>>> rank_thunee(Seen(obs))  # seat 3's partner 1 does not win the trick, and no spade beats the jack: lose the 11
 [(0, -20, -5), (0, -11, -4)]
 """
 
@@ -31,12 +31,13 @@ PASSING = {"pass": 1, "keep": 0, "redeal": 2, "mooney": 3, "trip": 0, "thunee": 
 
 
 @register_greedy("thunee")
-def rank_thunee(obs: Observation) -> Sequence[SortKey]:
+def rank_thunee(seen: Seen) -> Sequence[SortKey]:
+    obs = seen.obs
     legal = obs["legal_actions"]
     if obs["phase"] == "trump":
         return [_trump_key(obs, action) for action in legal]
     if obs["phase"] == "play":
-        return _card_keys(obs, legal)
+        return _card_keys(seen, legal)
     return [_word_key(action) for action in legal]
 
 
@@ -58,10 +59,10 @@ def _trump_key(obs: Observation, action: str) -> SortKey:
     return (len(suit), sum(CARD_POINTS[c] for c in suit), -power[card])
 
 
-def _card_keys(obs: Observation, legal: Sequence[str]) -> list[SortKey]:
+def _card_keys(seen: Seen, legal: Sequence[str]) -> list[SortKey]:
+    obs = seen.obs
     trump = NO_TRUMP if obs["trump"] is None else SUITS.index(obs["trump"])
     power = RANKINGS["royals" if obs["contract"] == "royals" else "normal"].power[trump]
-    seen = Seen(obs)
     trick = seen.trick
     keys: list[SortKey] = []
     for action in legal:

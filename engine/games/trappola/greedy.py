@@ -8,7 +8,7 @@
 
 >>> obs = {"game": "trappola", "phase": "play", "seat": 0, "legal_actions": ["7C", "AC"], "hand": ["7C", "AC"],
 ...        "trick": [[1, "KC"]], "tricks": [], "dead": [[], []]}
->>> rank_trappola(obs)
+>>> rank_trappola(Seen(obs))
 [(1, 0, 0, -2), (2, -6, -9)]
 """
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...bots.greedy import SortKey, register_greedy
-from ...bots.policy import Observation
 from ...bots.seen import Seen
 from ...cards import CARD_OF_CODE, RANK, SUIT
 from ...declarations import RANK_MASK
@@ -55,7 +54,8 @@ def _follow_key(card: int, led: int, worth: int) -> SortKey:
 
 
 @register_greedy("trappola")
-def rank_trappola(obs: Observation) -> Sequence[SortKey]:
+def rank_trappola(seen: Seen) -> Sequence[SortKey]:
+    obs = seen.obs
     legal = obs["legal_actions"]
     if obs["phase"] == "exchange":
         keep = hand_worth([CARD_OF_CODE[c] for c in obs["hand"]]) >= KEEP_AT
@@ -65,7 +65,7 @@ def rank_trappola(obs: Observation) -> Sequence[SortKey]:
         led = CARD_OF_CODE[trick[0][1]]
         worth = VALUE[led] > 0 or len(obs["tricks"]) == TRICKS - 1
     else:
-        seen = Seen(obs)  # the cards laid dead in an exchange are seen too; the opponent's voids
+        # the cards laid dead in an exchange are seen too; the opponent's voids
         unseen, voids = seen.unseen(DECK, [c for hands in obs["dead"] for hand in hands for c in hand]), \
             seen.voids_of_others()
     keys: list[SortKey] = []

@@ -13,7 +13,7 @@ ahead to the end of the trick in play with it.
 >>> obs = {"game": "tres", "seat": 1, "options": {"removed_card": "5D", "trump_suit": "H",
 ...        "additive_trick_point": False}, "legal_actions": ["2H", "7S"], "hand": ["2H", "7S"],
 ...        "trick": [[1, "9C"], [0, "3C"]], "tricks": []}
->>> rank_tres(obs)  # winning the trick already: the 2 of hearts makes it worth 4
+>>> rank_tres(Seen(obs))  # winning the trick already: the 2 of hearts makes it worth 4
 [(4, -121), (2, -6)]
 """
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...bots.greedy import SortKey, register_greedy
-from ...bots.policy import Observation
+from ...bots.seen import Seen
 from ...cards import BIT, CARD_OF_CODE, SUIT, SUIT_MASK, cards_in, mask_of
 from ...tricks import beats, suit_of_code
 from . import BONUS, DECKS, RANKING
@@ -31,11 +31,9 @@ from .rules import ranks_mask, second_card_mask
 LOW = ranks_mask("234")
 
 
-def _other_hand(obs: Observation) -> int:
-    """The cards the other seat holds (a mask): the deck less this hand and the cards played."""
-    seen = mask_of(CARD_OF_CODE[c] for c in obs["hand"])
-    seen |= mask_of(CARD_OF_CODE[c] for trick in [*obs["tricks"], obs["trick"]] for _s, c in trick)
-    return mask_of(DECKS[obs["options"]["removed_card"]]) & ~seen
+def _other_hand(seen: Seen) -> int:
+    """The cards the other seat holds (a mask): the deck's cards the seat has not seen."""
+    return mask_of(seen.unseen(DECKS[seen.obs["options"]["removed_card"]]))
 
 
 def _outcome(cards: Sequence[int], trump: int, additive: bool, power: Sequence[int]) -> int:
@@ -54,7 +52,8 @@ def _cost(card: int, trump: int, power: Sequence[int]) -> int:
 
 
 @register_greedy("tres")
-def rank_tres(obs: Observation) -> Sequence[SortKey]:
+def rank_tres(seen: Seen) -> Sequence[SortKey]:
+    obs = seen.obs
     options = obs["options"]
     trump, additive = suit_of_code(options["trump_suit"]), options["additive_trick_point"]
     power = RANKING.power[trump]
@@ -62,7 +61,7 @@ def rank_tres(obs: Observation) -> Sequence[SortKey]:
     legal = [CARD_OF_CODE[a] for a in obs["legal_actions"]]
     if len(trick) == 2:
         return [(_outcome([*trick, c], trump, additive, power), -_cost(c, trump, power)) for c in legal]
-    other = _other_hand(obs)
+    other = _other_hand(seen)
     if len(trick) == 1:
         keys = []
         for c in legal:

@@ -13,7 +13,7 @@ Ties prefer the weaker card (the almighty strongest), so strength is kept for la
 
 >>> obs = {"game": "two_ten_jack", "players": 2, "trump": "C", "trick": [[1, "JH"]], "tricks_played": 3,
 ...        "options": {"same_two": True}, "legal_actions": ["2H", "QH", "AH"]}
->>> rank_two_ten_jack(obs)
+>>> rank_two_ten_jack(Seen(obs))
 [(20, -1), (15, -11), (15, -13)]
 """
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...bots.greedy import SortKey, register_greedy
-from ...bots.policy import Observation
+from ...bots.seen import Seen
 from ...cards import CARD_OF_CODE, SUIT, SUITS
 from ...trickgame import FACEDOWN
 from . import ALMIGHTY, CARDS, RANKING, SPECIALS
@@ -32,7 +32,8 @@ POINTS = CARDS.points
 
 
 @register_greedy("two_ten_jack")
-def rank_two_ten_jack(obs: Observation) -> Sequence[SortKey]:
+def rank_two_ten_jack(seen: Seen) -> Sequence[SortKey]:
+    obs = seen.obs
     trump = SUITS.index(obs["trump"])
     power = RANKING.power[trump]
     others = obs["players"] - 1

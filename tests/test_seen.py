@@ -1,0 +1,51 @@
+"""The one helper bots rank from (engine/bots/seen.py): what a seat has seen reads the same from the state, in
+play-outs, as from the seat's observation, at every move of every game, and tells nothing the seat may not know."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import engine
+from engine.bots import greedy as greedy_module
+from engine.bots.greedy import greedy_games, load_game_greedies
+from engine.bots.seen import Seen
+from engine.bots.view import SeatObserver
+from engine.rng import Rng
+
+load_game_greedies()
+CASES = [(game, {}) for game in engine.list_games()] + [("german_whist", {"face_down_four": True})]
+
+
+def facts(seen: Seen) -> dict[str, Any]:
+    """Every fact a Seen gives, as plain values."""
+    return {"seat": seen.seat, "players": seen.players, "phase": seen.phase, "trump": seen.trump,
+            "legal": list(seen.legal), "legal_cards": list(seen.legal_cards), "face_up": seen.face_up(),
+            **({"trick": list(seen.trick), "hand": sorted(seen.hand())} if "trick" in seen.obs else {}),
+            **({"unseen": seen.unseen(range(52)), "voids": seen.voids()} if "tricks" in seen.obs else {})}
+
+
+@pytest.mark.parametrize(("game", "options"), CASES, ids=[f"{g}{'-' if o else ''}{'-'.join(o)}" for g, o in CASES])
+def test_the_seat_view_reads_what_the_observation_shows_and_no_more(game: str, options: dict[str, Any]) -> None:
+    """At every move of random deals, the seat's view (one per seat for the whole deal, its caches kept) gives the
+    facts and the greedy keys of the seat's observation; on a sample of what the seat has not seen, the same."""
+    rng, compared = Rng(3), 0
+    for seed in range(6):
+        state = engine.new_match(game, seed=seed, options={"max_deals": 1, **options})
+        views = [SeatObserver(state, seat) for seat in range(state.players)]
+        while not state.is_terminal:
+            seat, legal = state.current_player, state.legal_action_ids()
+            assert seat is not None
+            fast, plain = views[seat].seen(legal), Seen(state.observation(seat, history=False))
+            assert facts(fast) == facts(plain), state.to_position()
+            if game in greedy_games():
+                ranker = greedy_module._RANKERS[game]
+                keys = list(ranker(fast))
+                assert keys == list(ranker(plain)), state.to_position()
+                sample = engine.determinize(state, seat, rng)
+                other = SeatObserver(sample, seat).seen(sample.legal_action_ids())
+                assert facts(other) == facts(fast) and list(ranker(other)) == keys, state.to_position()
+            compared += 1
+            state.apply_id(legal[rng.below(len(legal))])
+    assert compared > 50
