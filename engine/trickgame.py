@@ -16,8 +16,9 @@ and the deal's.
 
 A game declares the rest as data: ``RULES`` (a :class:`TrickRules`), ``ACTIONS``, ``DECK``, ``STOCK_SHOWN`` (a stock,
 and how many of its top cards everyone sees), ``OBSERVED`` / ``POSITIONED`` (which of the base's ``PLAY_FACTS`` its
-observations and positions show), ``KEY_RULES`` (its own position keys that the replayed deal decides) and ``PHASES``.
-Its ``_load_position`` loads its own keys, then ``_load_deal`` and ``_check_deal`` (by default it does only those);
+observations and positions show), ``KEY_RULES`` (its own position keys that the replayed deal decides), ``PHASES``
+and ``DEAL_PHASES``: its phases in order, :data:`TRICK_PLAY` among them, which loads the play with ``_load_deal`` and
+checks it with ``_check_deal`` (a phase declared before it may hand it the cards of its own piles);
 ``_dealt_trump`` and ``_seat_to_speak`` say what a position's trump and seat to act must be. Determinization deals the
 unseen cards again under the voids the play showed; a game adds what else a seat knows (``_known_cards``,
 ``_hand_check``, ``_hidden_piles``). A deal the rules deal again at once (a void deal) is a ``_misdeal``; a game where
@@ -42,6 +43,7 @@ from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_
 from .clone import LIST, SHARED
 from .determinize import Slot, in_deck_order, known_start, redeal_consistent, relabel_mask, relabeling
 from .errors import IllegalAction, PositionError
+from .phases import Loading, Phase
 from .rng import Rng
 from .state import Chooser, State, position_seat
 from .tricks import (
@@ -119,6 +121,36 @@ def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, tr
 MISDEAL_TRIES = 1000  # determinization: samples drawn before a chain looks for a deal that is no misdeal
 
 
+class TrickPlay(Phase["TrickGame"]):
+    """The play of a deal's tricks, as a phase: its position keys are the hands, trump, the trick in play, the
+    finished tricks and the game's ``POSITIONED`` facts of the play; loading replays the tricks from the deal
+    (``_load_deal``, with the piles of the phases before it) and checks what the replay decides (``_check_deal``)."""
+
+    KEYS = ("trump", "hands", "trick", "tricks")
+
+    def keys(self, game: TrickGame) -> tuple[str, ...]:
+        return self.KEYS + game.POSITIONED
+
+    def save(self, game: TrickGame) -> dict[str, Any]:
+        return {
+            "trump": game._trump_code(),
+            "hands": [codes_of(cards_in(h)) for h in game.hands],
+            "trick": [[s, CODES[c]] for s, c in game.trick],
+            "tricks": game._tricks_codes(),
+            **{key: PLAY_FACTS[key][0](game) for key in game.POSITIONED},
+        }
+
+    def load(self, game: TrickGame, loading: Loading) -> None:
+        loading.to_play = game._load_deal(loading.position, loading.piles)
+
+    def check(self, game: TrickGame, loading: Loading) -> None:
+        assert loading.to_play is not None  # (load set it)
+        game._check_deal(loading.position, loading.to_play)
+
+
+TRICK_PLAY = TrickPlay()
+
+
 class TrickGame(State):
     """A deal played in tricks under ``RULES``; card plays are ``ACTIONS`` ids."""
 
@@ -135,6 +167,7 @@ class TrickGame(State):
     POSITIONED: ClassVar[tuple[str, ...]] = ()
     KEY_RULES: ClassVar[Mapping[str, str]] = {}
     PHASES: ClassVar[tuple[str, ...]] = ("play", "over")  # the phases a position may be in
+    DEAL_PHASES: ClassVar[tuple[Phase[Any], ...]] = (TRICK_PLAY,)
     # Whether the double-dummy search (engine.search.double_dummy) counts what this game's deal counts: its tricks or
     # card points under RULES, or what ``double_dummy_points`` makes of them.
     DOUBLE_DUMMY: ClassVar[bool] = False
@@ -249,14 +282,6 @@ class TrickGame(State):
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         """The game's own observation keys."""
-
-    def _deal_position(self) -> dict[str, Any]:
-        """The game's own position keys."""
-        return {}
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        """Load and check a position's play; a game with keys of its own loads them first, then does the same."""
-        self._check_deal(p, self._load_deal(p))
 
     # ---- the trick loop -----------------------------------------------------------------------------------------
 
@@ -477,16 +502,6 @@ class TrickGame(State):
         for key in self.OBSERVED:
             obs[key] = PLAY_FACTS[key][0](self)
         self._observe_deal(seat, obs)
-
-    def _position_keys(self) -> dict[str, Any]:
-        return {
-            "trump": self._trump_code(),
-            "hands": [codes_of(cards_in(h)) for h in self.hands],
-            "trick": [[s, CODES[c]] for s, c in self.trick],
-            "tricks": self._tricks_codes(),
-            **{key: PLAY_FACTS[key][0](self) for key in self.POSITIONED},
-            **self._deal_position(),
-        }
 
     def _tricks_codes(self) -> list[list[list[Any]]]:
         return [[[s, CODES[c]] for s, c in trick] for trick in self.tricks]
@@ -841,6 +856,25 @@ def position_hand(value: object, key: str) -> list[int]:
 FACEDOWN = "facedown:"  # the prefix of a card played face down (``facedown:7C``)
 
 
+class FaceDownCards(Phase["FaceDownPlays"]):
+    """The cards a deal's play put face down (``face_down``): declared before :data:`TRICK_PLAY`, which replays the
+    deal with them played face down."""
+
+    KEYS = ("face_down",)
+
+    def save(self, game: FaceDownPlays) -> dict[str, Any]:
+        return {"face_down": codes_of(cards_in(game.down))}
+
+    def load(self, game: FaceDownPlays, loading: Loading) -> None:
+        game._down_given = mask_of(position_hand(loading.position["face_down"], "face_down"))
+
+    def check(self, game: FaceDownPlays, loading: Loading) -> None:
+        del game._down_given  # (the replay is over: every later card is played as its move says)
+
+
+FACE_DOWN_CARDS = FaceDownCards()
+
+
 class FaceDownPlays(TrickGame):
     """A trick game where a card may be played face down (Two-Ten-Jack 5.3): its action is ``facedown:<card>``
     (``DOWN_ID``, ``DOWN_CARD``: a game's ACTIONS list ``FACEDOWN`` + each card's code), ``down`` holds the cards so
@@ -853,6 +887,7 @@ class FaceDownPlays(TrickGame):
     DOWN_ID: ClassVar[tuple[int, ...]]  # per card, the action that plays it face down
     DOWN_CARD: ClassVar[Mapping[int, int]]  # action -> the card it plays face down
     DOWN_LACKS: ClassVar[int] = 0
+    DEAL_PHASES: ClassVar[tuple[Phase[Any], ...]] = (FACE_DOWN_CARDS, TRICK_PLAY)
     _down_given = 0  # loading a position: its face_down cards, replayed face down
     down: int  # the cards played face down this deal
 
@@ -900,16 +935,6 @@ class FaceDownPlays(TrickGame):
             s, action = moves[k]
             if action in self.DOWN_CARD:
                 moves[k] = (s, self.DOWN_ID[new[self.DOWN_CARD[action]]])
-
-    def _deal_position(self) -> dict[str, Any]:
-        return {"face_down": codes_of(cards_in(self.down))}
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        """The deal replayed with the cards of ``face_down`` played face down."""
-        self._down_given = mask_of(position_hand(p["face_down"], "face_down"))
-        to_play = self._load_deal(p)
-        del self._down_given
-        self._check_deal(p, to_play)
 
     def _card_action(self, seat: int, card: int) -> int | None:
         if self.hands[seat] & BIT[card] & self._down_given:

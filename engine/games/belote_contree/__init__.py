@@ -22,11 +22,22 @@ from ...clone import LIST
 from ...dealing import deal_masks
 from ...errors import PositionError
 from ...options import Option
+from ...phases import Loading, Phase
 from ...registry import register
 from ...scoring import PileValues, highest_once_target_reached, single_leader
 from ...state import GameInfo, GameLength, match_length, position_list, position_seat
+from ...trickgame import TRICK_PLAY
 from ...tricks import NO_TRUMP, gather_tricks
-from ..belote_family import BELOTE_POINTS, KQ_MASK, LAST_TRICK, POINTS, TRICKS, BelotePlay, belote_actions
+from ..belote_family import (
+    BELOTE_ANNOUNCED,
+    BELOTE_POINTS,
+    KQ_MASK,
+    LAST_TRICK,
+    POINTS,
+    TRICKS,
+    BelotePlay,
+    belote_actions,
+)
 
 NUMERIC_BIDS = (160, 170, 180)
 LADDERS = {top: BidLadder(values=tuple(range(80, top + 1, 10))) for top in NUMERIC_BIDS}
@@ -84,11 +95,41 @@ def contract_points(contract: Contract, attack: int, cards: list[int], belote: l
     return points, made
 
 
+class ContractBidding(Phase["BeloteContree"]):
+    """The bidding in a position: ``auction`` replayed (4), and before it the weak hands still to be asked about a
+    redeal (3.8), ``redeal_queue``, which must be those of the deal not yet asked, in order."""
+
+    KEYS = ("auction", "redeal_queue")
+
+    def save(self, game: BeloteContree) -> dict[str, Any]:
+        return {"auction": game._auction_list(), "redeal_queue": list(game.redeal_queue)}
+
+    def load(self, game: BeloteContree, loading: Loading) -> None:
+        p = loading.position
+        game.ladder = LADDERS[game.options["max_numeric_bid"]]
+        game.auction = ContractAuction(game.ladder, 4, game.seats_from_dealer()[0])
+        replay_auction(game.auction, p["auction"])
+        queue = position_list(p["redeal_queue"], "redeal_queue")
+        game.redeal_queue = [position_seat(s, "redeal_queue", 4) for s in queue]
+        game.contract = game.auction.contract() if game.auction.over else None
+        expected = "play" if game.auction.over else "redeal" if game.redeal_queue else "auction"
+        if game.phase not in (expected, "over"):
+            raise PositionError(f"phase {game.phase!r} does not fit the auction and redeal queue ({expected!r})")
+
+    def check(self, game: BeloteContree, loading: Loading) -> None:
+        queue = game.redeal_queue
+        asked = [s for s in game.seats_from_dealer() if game._weak(s)] if game.options["weak_hand_redeal"] else []
+        if queue and (queue != asked[len(asked) - len(queue):] or game.auction.actions):
+            raise PositionError(f"redeal_queue must be the weak hands not yet asked, in order ({asked}), "
+                                "and empty once the auction has begun")
+
+
 @register
 class BeloteContree(BelotePlay):
     ACTIONS = ACTIONS
     COPY = {"redeal_queue": LIST}
     PHASES = ("redeal", "auction", "play", "over")
+    DEAL_PHASES = (ContractBidding(), TRICK_PLAY, BELOTE_ANNOUNCED)
     INFO = GameInfo(
         id="belote_contree",
         name="Belote contrée",
@@ -239,26 +280,6 @@ class BeloteContree(BelotePlay):
             self.redeal_queue = self.redeal_queue[:1] + [s for s in self._not_yet_asked() if self._weak(s)]
 
     # ---- positions (docs/positions/belote_contree.md) ------------------------------------------------------------
-
-    def _deal_position(self) -> dict[str, Any]:
-        return {**super()._deal_position(), "redeal_queue": list(self.redeal_queue)}
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        self.ladder = LADDERS[self.options["max_numeric_bid"]]
-        order = self.seats_from_dealer()
-        self.auction = ContractAuction(self.ladder, 4, order[0])
-        replay_auction(self.auction, p["auction"])
-        queue = position_list(p["redeal_queue"], "redeal_queue")
-        self.redeal_queue = [position_seat(s, "redeal_queue", 4) for s in queue]
-        self.contract = self.auction.contract() if self.auction.over else None
-        expected = "play" if self.auction.over else "redeal" if self.redeal_queue else "auction"
-        if self.phase not in (expected, "over"):
-            raise PositionError(f"phase {self.phase!r} does not fit the auction and redeal queue ({expected!r})")
-        self._load_play(p)
-        asked = [s for s in order if self._weak(s)] if self.options["weak_hand_redeal"] else []
-        if queue and (queue != asked[len(asked) - len(queue):] or self.auction.actions):
-            raise PositionError(f"redeal_queue must be the weak hands not yet asked, in order ({asked}), "
-                                "and empty once the auction has begun")
 
     def _dealt_trump(self) -> tuple[int, str]:
         trump = NO_TRUMP if self.contract is None else SUITS.index(self.contract.suit)

@@ -29,11 +29,12 @@ from ...declarations import carres, sequences
 from ...determinize import Slot, in_deck_order, relabel_mask, relabeling
 from ...errors import PositionError
 from ...options import Option
+from ...phases import Loading, Phase
 from ...registry import register
 from ...rng import Rng
 from ...scoring import point_table
 from ...state import GameInfo, GameLength, match_length, position_count, position_seat
-from ...trickgame import TrickGame, TrickRules, position_hand
+from ...trickgame import TRICK_PLAY, TrickGame, TrickRules, position_hand
 from ...tricks import NO_TRUMP, CardActions, FollowRule, Ranking, legal_mask, suit_of_code
 
 DECK = tuple(make_deck("789TJQKA"))  # 1.3
@@ -182,11 +183,73 @@ def _contract(word: str) -> str:
     return word.split(":", 1)[1]
 
 
+class Marks(Phase["Boonaken"]):
+    """The marks of the match so far (8): the + marks are the scores, the - marks ``minus_marks``; they must be marks
+    a match can hold at this point (its end not yet reached while it goes on)."""
+
+    KEYS = ("minus_marks",)
+
+    def save(self, game: Boonaken) -> dict[str, Any]:
+        return {"minus_marks": pack_marks(game.minus)}
+
+    def load(self, game: Boonaken, loading: Loading) -> None:
+        p = loading.position
+        if game.phase not in PHASES:
+            raise PositionError(f"phase must be one of {PHASES}, got {game.phase!r}")
+        game.minus = unpack_marks(p["minus_marks"], game.n_players)
+        game._check_marks()
+
+
+class DealReplay(Phase["Boonaken"]):
+    """A Boonaken deal in a position: replayed from deal_deck (the auction, the exchanges, trump, roem and the tricks,
+    each legal when made) to the position's hands, piles (``centre``, ``discards``, ``set_aside``) and seat to act."""
+
+    KEYS = (*TRICK_PLAY.KEYS, "auction", "exchanges", "roem", "centre", "discards", "set_aside")
+
+    def save(self, game: Boonaken) -> dict[str, Any]:
+        return {
+            **TRICK_PLAY.save(game),
+            "auction": [[s, w] for s, w in game.auction.actions],
+            "exchanges": [[s, DISCARD_WORDS[d]] for s, d, _m in game.exchanges],
+            "roem": game.roem,
+            "centre": codes_of(cards_in(game.centre)),
+            "discards": codes_of(cards_in(game.discards)),
+            "set_aside": codes_of(cards_in(game.set_aside)),
+        }
+
+    def load(self, game: Boonaken, loading: Loading) -> None:
+        p = loading.position
+        if game.phase == "over":  # the last deal was dealt to the seats that played its tricks (8.3)
+            game._dealt_table = _seats_in(p["tricks"], game.n_players)
+        scratch = OutbidAuction(game.ladder, game._seat_order())
+        replay_auction(scratch, p["auction"])
+        game.declarers = tuple(scratch.holders) if scratch.over else ()
+        game._given = (p["auction"], _exchanges(p["exchanges"]), p["trump"], p["roem"])
+        piles = {key: position_hand(p[key], key) for key in ("centre", "discards", "set_aside")}
+        to_play = game._load_tricks(p, piles)
+        del game._given
+        for key, cards in piles.items():
+            if mask_of(cards) != getattr(game, key):
+                raise PositionError(f"{key} must be {' '.join(codes_of(cards_in(getattr(game, key)))) or 'empty'}: "
+                                    "what deal_deck dealt there, after the exchanges")
+        phase = game._phase_now()
+        del game._loaded_phase
+        if game.phase != phase:
+            raise PositionError(f"phase must be {phase!r} here")
+        if phase == "over":
+            game._check_last_table()
+        expected = None if phase == "over" else to_play if phase == "play" else game.current_player
+        if p["current_player"] != expected:
+            raise PositionError(f"current_player must be {expected} here")
+        game.current_player = expected
+
+
 @register
 class Boonaken(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
     PHASES = PHASES
+    DEAL_PHASES = (Marks(), DealReplay())
     COPY = {"auction": OBJECT, "minus": LIST, "exchanges": LIST, "ladder": SHARED}
     POSITION_CARD_PILES = ("tricks", "centre", "discards", "set_aside")  # position keys of this game that hold cards
     CARRIED = (*TrickGame.CARRIED, "minus_marks")
@@ -218,6 +281,7 @@ class Boonaken(TrickGame):
     roem: int | None  # 7.3: the declared roem (numeric bids)
     actual_roem: int | None  # 3.5: the declarer's roem with the trump he named (trump contracts)
     six: int  # 3.1: the six_sequence_value option
+    _given: tuple[Any, ...]  # a position being loaded: its auction, exchanges, trump and roem, replayed (DealReplay)
     _dealt_table: tuple[int, ...] = ()  # a finished match's position being loaded: the seats its last deal dealt to
 
     def _deck_cards(self) -> list[int]:
@@ -628,17 +692,6 @@ class Boonaken(TrickGame):
 
     # ---- positions (docs/positions/boonaken.md) -----------------------------------------------------------------
 
-    def _deal_position(self) -> dict[str, Any]:
-        return {
-            "auction": [[s, w] for s, w in self.auction.actions],
-            "exchanges": [[s, DISCARD_WORDS[d]] for s, d, _m in self.exchanges],
-            "roem": self.roem,
-            "centre": codes_of(cards_in(self.centre)),
-            "discards": codes_of(cards_in(self.discards)),
-            "set_aside": codes_of(cards_in(self.set_aside)),
-            "minus_marks": pack_marks(self.minus),
-        }
-
     @classmethod
     def deal_start_position(cls, position: dict[str, Any]) -> dict[str, Any]:
         """8.3: a later deal is dealt to the seats its scores and ``minus_marks`` leave at the table."""
@@ -651,37 +704,6 @@ class Boonaken(TrickGame):
         state._check_marks()  # (seats enough left at the table to deal to)
         state._start_deal(list(state.deal_deck))
         return {**position, **state._position_keys(), "current_player": state.current_player}
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        """Load and check a position: the marks, then the deal replayed from deal_deck (the auction, the exchanges,
-        trump, roem and the tricks, each legal when made) to the position's hands and piles and seat to act."""
-        if self.phase not in PHASES:
-            raise PositionError(f"phase must be one of {PHASES}, got {self.phase!r}")
-        self.minus = unpack_marks(p["minus_marks"], self.n_players)
-        self._check_marks()
-        if self.phase == "over":  # the last deal was dealt to the seats that played its tricks (8.3)
-            self._dealt_table = _seats_in(p["tricks"], self.n_players)
-        scratch = OutbidAuction(self.ladder, self._seat_order())
-        replay_auction(scratch, p["auction"])
-        self.declarers = tuple(scratch.holders) if scratch.over else ()
-        self._given = (p["auction"], _exchanges(p["exchanges"]), p["trump"], p["roem"])
-        piles = {key: position_hand(p[key], key) for key in ("centre", "discards", "set_aside")}
-        to_play = self._load_tricks(p, piles)
-        del self._given
-        for key, cards in piles.items():
-            if mask_of(cards) != getattr(self, key):
-                raise PositionError(f"{key} must be {' '.join(codes_of(cards_in(getattr(self, key)))) or 'empty'}: "
-                                    "what deal_deck dealt there, after the exchanges")
-        phase = self._phase_now()
-        del self._loaded_phase
-        if self.phase != phase:
-            raise PositionError(f"phase must be {phase!r} here")
-        if phase == "over":
-            self._check_last_table()
-        expected = None if phase == "over" else to_play if phase == "play" else self.current_player
-        if p["current_player"] != expected:
-            raise PositionError(f"current_player must be {expected} here")
-        self.current_player = expected
 
     def _load_cut_short(self, p: Mapping[str, Any]) -> None:
         self.minus = unpack_marks(p["minus_marks"], self.n_players)

@@ -24,10 +24,11 @@ from ...clone import LIST, OBJECT
 from ...dealing import deal_round
 from ...errors import PositionError
 from ...options import Option
+from ...phases import Loading, Phase
 from ...registry import register
 from ...scoring import highest_once_target_reached, leaders, point_table
 from ...state import GameInfo, GameLength, match_length
-from ...trickgame import TrickGame, TrickRules
+from ...trickgame import TRICK_PLAY, TrickGame, TrickRules
 from ...tricks import NO_TRUMP, CardActions, Ranking
 from .rules import MustWinRule, draw_by_suit, over_half
 
@@ -67,12 +68,74 @@ OPTIONS = (
 )
 
 
+class Games(Phase["Botifarra"]):
+    """The game in play and its points so far (``game_index``, ``game_points_0``, ``game_points_1``), which must fit
+    the match scores (7.4, 8); the deal passes to the right (3.2)."""
+
+    KEYS = ("game_index", "game_points_0", "game_points_1")
+
+    def save(self, game: Botifarra) -> dict[str, Any]:
+        return {"game_index": game.game, "game_points_0": game.game_points[0], "game_points_1": game.game_points[1]}
+
+    def load(self, game: Botifarra, loading: Loading) -> None:
+        p = loading.position
+        if game.dealer != (game.first_dealer + game.deal_index) % 4:
+            raise PositionError("dealer must be first_dealer + deal_index (mod 4): the deal passes to the right (3.2)")
+        index, points = p["game_index"], [p["game_points_0"], p["game_points_1"]]
+        if any(type(v) is not int or v < 0 for v in (index, *points)):
+            raise PositionError("game_index, game_points_0 and game_points_1 are non-negative integers, got "
+                                f"{index!r}, {points}")
+        target, over = game.options["target_score"], game.phase == "over"
+        if not over and max(points) >= target:
+            raise PositionError(f"a game ends as soon as a team has {target} points: game points {points}")
+        if not game.rotation:
+            if index != 0 or points != game.side_scores:
+                raise PositionError("without three_game_rotation the match is one game: game_index is 0 and the game "
+                                    "points are the scores")
+            game.game_points = points
+            return
+        if index >= len(PAIRINGS) or index > game.deal_index:
+            raise PositionError(f"game_index is the index of the game in play, 0..2, at most deal_index, got {index}")
+        game.game, game.teams, game.game_points = index, PAIRINGS[index], points
+        finished = index + (1 if max(points) >= target else 0)
+        results = [[sum(1 for k, team in enumerate(won) if PAIRINGS[k][seat] == team) for seat in range(4)]
+                   for won in itertools.product((0, 1), repeat=finished)]
+        if game.side_scores not in results:
+            raise PositionError(f"scores must count the games each player's team won of the {finished} finished "
+                                f"(8), got {game.side_scores}")
+
+
+class Calls(Phase["Botifarra"]):
+    """The trump choice and the doubling (4), each call ``[seat, word]``, replayed from the deal."""
+
+    KEYS = ("choice", "doubling")
+
+    def save(self, game: Botifarra) -> dict[str, Any]:
+        return game._calls()
+
+    def load(self, game: Botifarra, loading: Loading) -> None:
+        p = loading.position
+        game.choice = game._trump_choice()
+        replay_auction(game.choice, p["choice"])
+        game.doubling = None
+        if game.choice.maker is not None and game.max_level:
+            game.doubling = DoublingRounds(DOUBLE_WORDS[:game.max_level], game.choice.maker, game.teams)
+            replay_auction(game.doubling, p["doubling"])
+        elif p["doubling"] != []:
+            raise PositionError("doubling is [] until trump is named, and always with max_double 'none'")
+        expected = "choice" if not game.choice.over else "doubling" if game.doubling and not game.doubling.over \
+            else "play"
+        if game.phase not in (expected, "over") or (game.phase == "over" and expected != "play"):
+            raise PositionError(f"phase {game.phase!r} does not fit the trump choice and doubling ({expected!r})")
+
+
 @register
 class Botifarra(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
     DECK = DECK
     PHASES = ("choice", "doubling", "play", "over")
+    DEAL_PHASES = (Games(), Calls(), TRICK_PLAY)
     OBSERVED = ("tricks",)  # every card was seen as it was played (5.7)
     COPY = {"choice": OBJECT, "doubling": OBJECT, "game_points": LIST}
     CARRIED = (*TrickGame.CARRIED, "game_index", "game_points_0", "game_points_1")
@@ -286,34 +349,6 @@ class Botifarra(TrickGame):
 
     # ---- positions (docs/positions/botifarra.md) ----------------------------------------------------------------
 
-    def _deal_position(self) -> dict[str, Any]:
-        return {
-            **self._calls(),
-            "game_index": self.game,
-            "game_points_0": self.game_points[0],
-            "game_points_1": self.game_points[1],
-        }
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        """Load and check a position: the game in play and its points against the scores, the calls replayed, then
-        the play (``_load_deal``, ``_check_deal``)."""
-        if self.dealer != (self.first_dealer + self.deal_index) % 4:
-            raise PositionError("dealer must be first_dealer + deal_index (mod 4): the deal passes to the right (3.2)")
-        self._load_game(p)
-        self.choice = self._trump_choice()
-        replay_auction(self.choice, p["choice"])
-        self.doubling = None
-        if self.choice.maker is not None and self.max_level:
-            self.doubling = DoublingRounds(DOUBLE_WORDS[:self.max_level], self.choice.maker, self.teams)
-            replay_auction(self.doubling, p["doubling"])
-        elif p["doubling"] != []:
-            raise PositionError("doubling is [] until trump is named, and always with max_double 'none'")
-        expected = "choice" if not self.choice.over else "doubling" if self.doubling and not self.doubling.over \
-            else "play"
-        if self.phase not in (expected, "over") or (self.phase == "over" and expected != "play"):
-            raise PositionError(f"phase {self.phase!r} does not fit the trump choice and doubling ({expected!r})")
-        self._check_deal(p, self._load_deal(p))
-
     def _dealt_trump(self) -> tuple[int, str]:
         named = self.choice.trump
         trump = None if named in (None, NO_TRUMP_WORD) else named
@@ -322,28 +357,3 @@ class Botifarra(TrickGame):
 
     def _seat_to_speak(self) -> int | None:
         return self.choice.turn if self.phase == "choice" else self.doubling.turn if self.doubling else None  # 4
-
-    def _load_game(self, p: Mapping[str, Any]) -> None:
-        """The game in play, its points so far and the match scores, which must fit each other (7.4, 8)."""
-        game, points = p["game_index"], [p["game_points_0"], p["game_points_1"]]
-        if any(type(v) is not int or v < 0 for v in (game, *points)):
-            raise PositionError(f"game_index, game_points_0 and game_points_1 are non-negative integers, got {game!r}, "
-                                f"{points}")
-        target, over = self.options["target_score"], self.phase == "over"
-        if not over and max(points) >= target:
-            raise PositionError(f"a game ends as soon as a team has {target} points: game points {points}")
-        if not self.rotation:
-            if game != 0 or points != self.side_scores:
-                raise PositionError("without three_game_rotation the match is one game: game_index is 0 and the game "
-                                    "points are the scores")
-            self.game_points = points
-            return
-        if game >= len(PAIRINGS) or game > self.deal_index:
-            raise PositionError(f"game_index is the index of the game in play, 0..2, at most deal_index, got {game}")
-        self.game, self.teams, self.game_points = game, PAIRINGS[game], points
-        finished = game + (1 if max(points) >= target else 0)
-        results = [[sum(1 for k, team in enumerate(won) if PAIRINGS[k][seat] == team) for seat in range(4)]
-                   for won in itertools.product((0, 1), repeat=finished)]
-        if self.side_scores not in results:
-            raise PositionError(f"scores must count the games each player's team won of the {finished} finished "
-                                f"(8), got {self.side_scores}")

@@ -27,11 +27,12 @@ from ...dealing import deal_round, seats_from
 from ...determinize import Slot, in_deck_order, redeal_consistent, relabeling
 from ...errors import PositionError
 from ...options import Option
+from ...phases import Loading, Phase
 from ...registry import register
 from ...rng import GOLDEN, MASK64, THRESHOLDS, Rng, outputs
 from ...scoring import PlusMinusCards, point_table, sides_at_or_over
 from ...state import GameInfo, GameLength, match_length
-from ...trickgame import FULL_MASK, TrickGame, TrickRules, same_json
+from ...trickgame import FULL_MASK, TRICK_PLAY, TrickGame, TrickRules, same_json
 from ...tricks import NO_TRUMP, CardActions, Ranking, cut
 from .rules import Marriage, RaiseForRight, marriages, tiered_ranking
 
@@ -126,6 +127,54 @@ def calling_ids(call: int, jump: bool) -> list[int]:
     return sorted([PASS_ID, *(CALL_ID[f"call:{c}"] for c in (higher if jump else higher[:1]))])
 
 
+class DealActions(Phase["Thunee"]):
+    """A Thunee deal in a position: the moves of this dealing (``deal_actions``) replayed from deal_deck, and every
+    key they decide (the hands and tricks, the stock, the calls, jodis, double and kanak, the points), which must then
+    say what the replay gives; ``redealt`` always written (3.4, 5.9: deals dealt again are common here)."""
+
+    KEYS = (*TRICK_PLAY.KEYS, "stock", "trump_card", "trump_by_last", "to_ask", "trumper", "call", "contract", "caller",
+            "jodi", "double", "kanak", "card_points", "tricks_won", "deal_actions", "redealt")
+
+    def save(self, game: Thunee) -> dict[str, Any]:
+        return {
+            **TRICK_PLAY.save(game),
+            "stock": [CODES[c] for c in game.stock],
+            "trump_card": None if game.trump_card is None else CODES[game.trump_card],
+            "trump_by_last": game.by_last,
+            "to_ask": list(game.queue),
+            **game._deal_keys(),
+            "deal_actions": [[s, ACTIONS.strings[a]] for s, a in game.deal_moves()],
+            "redealt": game.dealings - game.deal_index - 1,
+        }
+
+    def load(self, game: Thunee, loading: Loading) -> None:
+        """Load and check a position: this dealing dealt again from deal_deck and its deal_actions replayed, each
+        legal when made; every other key must then be what the replay gives (complete validation by construction)."""
+        p = loading.position
+        phase, to_act, winners = game.phase, game.current_player, game.winners
+        if phase not in game.PHASES:
+            raise PositionError(f"phase must be one of {game.PHASES}, got {phase!r}")
+        if "redealt" not in p:
+            raise PositionError("a thunee position writes redealt, the deals dealt again since deal_index began")
+        game._replaying, game._replay_over = True, False
+        game._start_deal(list(game.deal_deck))
+        game._replay_actions(p["deal_actions"], "deal_actions", lambda: game._replay_over)
+        over = game._replay_over
+        del game._replaying, game._replay_over
+        if over != (phase == "over"):
+            raise PositionError("phase is 'over' exactly when deal_actions end the deal (the match's last)")
+        if over:
+            game.phase, game.current_player, game.winners = "over", None, winners
+        elif (phase, to_act) != (game.phase, game.current_player):
+            raise PositionError(f"phase and current_player must be {game.phase!r} and {game.current_player} after "
+                                "deal_actions")
+        keys = game._position_keys()
+        for name, value in keys.items():
+            if not same_json(p[name], value):
+                raise PositionError(f"{name} must be {value!r} after deal_actions, got {p[name]!r}")
+        game._legal = None
+
+
 @register
 class Thunee(TrickGame):
     RULES = rules_for("normal", 6)  # per deal: rules_for(contract's ranking, 24 // players)
@@ -135,6 +184,7 @@ class Thunee(TrickGame):
     COPY = {"queue": LIST, "auction": OBJECT, "jodis": LIST, "calls": LIST, "stock": SHARED}
     POSITION_CARD_PILES = ("trump_card",)
     PHASES = ("redeal", "trip", "calling", "trump", "special", "play", "jodi", "double", "over")
+    DEAL_PHASES = (DealActions(),)
     INFO = GameInfo(
         id="thunee",
         name="Thunee",
@@ -744,48 +794,6 @@ class Thunee(TrickGame):
             "tricks_won": list(self.tricks_won),
         }
 
-    def _deal_position(self) -> dict[str, Any]:
-        return {
-            "stock": [CODES[c] for c in self.stock],
-            "trump_card": None if self.trump_card is None else CODES[self.trump_card],
-            "trump_by_last": self.by_last,
-            "to_ask": list(self.queue),
-            **self._deal_keys(),
-            "deal_actions": [[s, ACTIONS.strings[a]] for s, a in self.deal_moves()],
-        }
-
-    def to_position(self) -> dict[str, Any]:
-        """As every game's, with ``redealt`` always written: deals dealt again (3.4, 5.9) are common here, and a
-        position without the key is refused rather than read as none."""
-        position = super().to_position()
-        position.setdefault("redealt", 0)
-        return position
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        """Load and check a position: this dealing dealt again from deal_deck and its deal_actions replayed, each
-        legal when made; every other key must then be what the replay gives (complete validation by construction)."""
-        phase, to_act, winners = self.phase, self.current_player, self.winners
-        if phase not in self.PHASES:
-            raise PositionError(f"phase must be one of {self.PHASES}, got {phase!r}")
-        if "redealt" not in p:
-            raise PositionError("a thunee position writes redealt, the deals dealt again since deal_index began")
-        self._replaying, self._replay_over = True, False
-        self._start_deal(list(self.deal_deck))
-        self._replay_actions(p["deal_actions"], "deal_actions", lambda: self._replay_over)
-        over = self._replay_over
-        del self._replaying, self._replay_over
-        if over != (phase == "over"):
-            raise PositionError("phase is 'over' exactly when deal_actions end the deal (the match's last)")
-        if over:
-            self.phase, self.current_player, self.winners = "over", None, winners
-        elif (phase, to_act) != (self.phase, self.current_player):
-            raise PositionError(f"phase and current_player must be {self.phase!r} and {self.current_player} after "
-                                "deal_actions")
-        keys = self._position_keys()
-        for name, value in keys.items():
-            if not same_json(p[name], value):
-                raise PositionError(f"{name} must be {value!r} after deal_actions, got {p[name]!r}")
-        self._legal = None
 
 
 SHUFFLE_DRAWS, CUT_BOUND = len(DECK) - 1, len(DECK) - 1  # Rng.shuffle's draws for the deck; the cut's bound
