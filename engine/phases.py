@@ -8,6 +8,10 @@ pile set aside), then every phase's ``check`` in order (what the replayed deal d
 the trick play its cards outside the hands and tricks (``Loading.piles``), which must hold the deck once each with
 them.
 
+A :class:`DecisionPhase` is a phase with moves of its own outside the trick play (an auction, a trump choice, an
+exchange): it names the values of ``State.phase`` it acts in (``NAMES``) and gives their legal moves, applies them and
+says which seat a loaded position must have to act; a trick game asks it whenever its phase is not the play.
+
 Phase objects hold no match state: they are configured by data when a game declares them and act on the game they
 are given, so cloning a state copies nothing of them.
 
@@ -64,6 +68,37 @@ class Phase(ABC, Generic[G]):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {', '.join(self.KEYS)}>"
+
+
+class DecisionPhase(Phase[G]):
+    """A phase with moves of its own (in ``State.phase`` one of ``NAMES``): its legal moves, their effect, and the
+    seat a loaded position gives the turn."""
+
+    NAMES: ClassVar[tuple[str, ...]]
+
+    @abstractmethod
+    def legal(self, game: G) -> list[int]:
+        """The legal action ids of the seat to act, in the plain string order of their action strings."""
+
+    @abstractmethod
+    def apply(self, game: G, action: int) -> None:
+        """Play ``action``, a legal move of the seat to act (``State.apply_id`` checked and recorded it)."""
+
+    def speaker(self, game: G) -> int | None:
+        """The seat the loaded deal gives the turn in this phase (a position's ``current_player`` must be it), or
+        None to leave it to the phase's own checks."""
+        return None
+
+
+def decision_phases(phases: tuple[Phase[Any], ...]) -> dict[str, DecisionPhase[Any]]:
+    """The decision phases of a game's ``DEAL_PHASES`` by the ``State.phase`` values they act in."""
+    named: dict[str, DecisionPhase[Any]] = {}
+    for phase in phases:
+        if isinstance(phase, DecisionPhase):
+            for name in phase.NAMES:
+                assert name not in named, f"two phases act in phase {name!r}"
+                named[name] = phase
+    return named
 
 
 def load_phases(game: State, position: Mapping[str, Any]) -> None:

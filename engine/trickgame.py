@@ -43,7 +43,7 @@ from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_
 from .clone import LIST, SHARED
 from .determinize import Slot, in_deck_order, known_start, redeal_consistent, relabel_mask, relabeling
 from .errors import IllegalAction, PositionError
-from .phases import Loading, Phase
+from .phases import DecisionPhase, Loading, Phase, decision_phases
 from .rng import Rng
 from .state import Chooser, State, position_seat
 from .tricks import (
@@ -177,9 +177,12 @@ class TrickGame(State):
     # Which of the trick loop's hooks a game class overrides (set for each class): _card_ids, _won_by, _trick_taken
     # and _event_cards, in that order; the loop calls only those.
     _own_hooks: ClassVar[tuple[bool, ...]] = (False,) * 4
+    # The game's decision phases (engine.phases.DecisionPhase) by the phase they act in (set for each class).
+    _deciding: ClassVar[Mapping[str, DecisionPhase[Any]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        cls._deciding = decision_phases(cls.DEAL_PHASES)
         cls._own_hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
                                for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards"))
 
@@ -276,9 +279,10 @@ class TrickGame(State):
         return None
 
     def _seat_to_speak(self) -> int | None:
-        """Outside the play (an auction, a redeal question, an exchange): the seat the loaded deal gives the turn, or
-        None to leave it unchecked."""
-        return None
+        """Outside the play (an auction, a redeal question, an exchange): the seat the loaded deal gives the turn
+        (its decision phase's ``speaker``), or None to leave it unchecked."""
+        acting = self._deciding.get(self.phase)
+        return None if acting is None else acting.speaker(self)
 
     def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
         """The game's own observation keys."""
@@ -317,6 +321,19 @@ class TrickGame(State):
         side_of = self.side_of
         return follow_ids(self.ACTIONS, self.RULES.follow, hand, SUIT[trick[0][1]], self.trump, self.overtrumps,
                           side_of[self.best_seat] == side_of[seat])
+
+    def _legal_ids(self) -> list[int]:
+        """In the play the trick loop's moves (``_turn_ids``), else those of the decision phase in play."""
+        if self.phase == "play":
+            return self._turn_ids()
+        return self._deciding[self.phase].legal(self)
+
+    def _apply(self, action: int) -> None:
+        """In the play the trick loop's move (``_play_action``), else the decision phase's."""
+        if self.phase == "play":
+            self._play_action(action)
+        else:
+            self._deciding[self.phase].apply(self, action)
 
     def _turn_ids(self) -> list[int]:
         """The legal moves of the seat to play in the play: its card plays (``_card_ids``) with the game's

@@ -21,7 +21,7 @@ from ...dealing import deal_masks
 from ...declarations import Meld
 from ...errors import PositionError
 from ...options import Option
-from ...phases import Loading, Phase
+from ...phases import DecisionPhase, Loading, Phase
 from ...registry import register
 from ...scoring import highest_once_target_reached
 from ...state import GameInfo, GameLength, match_length, position_count
@@ -55,12 +55,22 @@ def meld_key(meld: Meld, trump: int) -> tuple[int, ...]:
     return (0, min(meld.length, 5), strength, SUITS.index(meld.suit) == trump)
 
 
-class TakingRoundsPhase(Phase["Belote"]):
+class TakingRoundsPhase(DecisionPhase["Belote"]):
     """The taking rounds in a position (4): ``auction`` replayed from the deal's turn-up (the card after the first
     dealing, 3.4 / 3.6), shown as ``turn_up`` until taken with 4 players, when it goes into the taker's hand (a pile
     of its own for the trick play until then)."""
 
     KEYS = ("auction", "turn_up")
+    NAMES = ("auction",)
+
+    def legal(self, game: Belote) -> list[int]:
+        return TAKE_IDS(game.auction.key(), game.auction)  # 4.5
+
+    def apply(self, game: Belote, action: int) -> None:
+        game._bid(ACTIONS.strings[action])
+
+    def speaker(self, game: Belote) -> int | None:
+        return game.auction.turn
 
     def save(self, game: Belote) -> dict[str, Any]:
         return {"auction": game._auction_list(),
@@ -186,11 +196,6 @@ class Belote(MeldDeclaring, BelotePlay):
 
     # ---- actions ------------------------------------------------------------------------------------------------
 
-    def _legal_ids(self) -> list[int]:
-        if self.phase == "play":
-            return self._turn_ids()
-        return TAKE_IDS(self.auction.key(), self.auction)  # 4.5
-
     def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
         if not self.tricks and self._must_choose_declaration():  # (after the first trick, never: a cheap test)
             return DECLARE_IDS  # 6.2: a seat with a combination chooses first whether to declare it
@@ -201,12 +206,6 @@ class Belote(MeldDeclaring, BelotePlay):
             self.declared[seat] = ACTIONS.strings[action]
             return None
         return BelotePlay._extra_played(self, seat, action)
-
-    def _apply(self, action: int) -> None:
-        if self.phase == "auction":
-            self._bid(ACTIONS.strings[action])
-        else:
-            self._play_action(action)
 
     def _trick_taken(self, winner: int) -> None:
         if len(self.tricks) == 1 and not self._loading:  # a loaded position's are resolved once it is checked

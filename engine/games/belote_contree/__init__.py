@@ -22,7 +22,7 @@ from ...clone import LIST
 from ...dealing import deal_masks
 from ...errors import PositionError
 from ...options import Option
-from ...phases import Loading, Phase
+from ...phases import DecisionPhase, Loading
 from ...registry import register
 from ...scoring import PileValues, highest_once_target_reached, single_leader
 from ...state import GameInfo, GameLength, match_length, position_list, position_seat
@@ -46,6 +46,7 @@ PLAIN_POINTS = PileValues(POINTS[NO_TRUMP])  # 3.8: every card valued as a plain
 PACKETS = (3, 2, 3)  # 3.6
 ACTIONS = belote_actions([*LADDERS[max(NUMERIC_BIDS)].words(), "redeal", "keep"])
 AUCTION_IDS = LegalWordIds(ACTIONS).of
+REDEAL_IDS = [ACTIONS.word_id("keep"), ACTIONS.word_id("redeal")]  # 3.8, in string order (a shared list)
 
 OPTIONS = (
     Option("target_score", int, 3000, "match target when num_deals is null (7.7)", minimum=1, maximum=30_000),
@@ -95,11 +96,26 @@ def contract_points(contract: Contract, attack: int, cards: list[int], belote: l
     return points, made
 
 
-class ContractBidding(Phase["BeloteContree"]):
+class ContractBidding(DecisionPhase["BeloteContree"]):
     """The bidding in a position: ``auction`` replayed (4), and before it the weak hands still to be asked about a
     redeal (3.8), ``redeal_queue``, which must be those of the deal not yet asked, in order."""
 
     KEYS = ("auction", "redeal_queue")
+    NAMES = ("redeal", "auction")
+
+    def legal(self, game: BeloteContree) -> list[int]:
+        if game.phase == "auction":
+            return AUCTION_IDS((game.ladder.values[-1], *game.auction.key()), game.auction)
+        return REDEAL_IDS
+
+    def apply(self, game: BeloteContree, action: int) -> None:
+        if game.phase == "auction":
+            game._bid(ACTIONS.strings[action])
+        else:
+            game._answer_redeal(ACTIONS.strings[action])
+
+    def speaker(self, game: BeloteContree) -> int | None:
+        return game.redeal_queue[0] if game.phase == "redeal" else game.auction.turn  # 3.8, 4
 
     def save(self, game: BeloteContree) -> dict[str, Any]:
         return {"auction": game._auction_list(), "redeal_queue": list(game.redeal_queue)}
@@ -182,21 +198,6 @@ class BeloteContree(BelotePlay):
             self.phase, self.current_player = "auction", self.auction.turn
 
     # ---- actions ------------------------------------------------------------------------------------------------
-
-    def _legal_ids(self) -> list[int]:
-        if self.phase == "play":
-            return self._turn_ids()
-        if self.phase == "auction":
-            return AUCTION_IDS((self.ladder.values[-1], *self.auction.key()), self.auction)
-        return [ACTIONS.word_id("keep"), ACTIONS.word_id("redeal")]
-
-    def _apply(self, action: int) -> None:
-        if self.phase == "play":
-            self._play_action(action)
-        elif self.phase == "auction":
-            self._bid(ACTIONS.strings[action])
-        else:
-            self._answer_redeal(ACTIONS.strings[action])
 
     def _answer_redeal(self, word: str) -> None:
         if word == "redeal":  # 3.8: the same dealer deals again from the gathered hands; not a played deal
@@ -285,8 +286,6 @@ class BeloteContree(BelotePlay):
         trump = NO_TRUMP if self.contract is None else SUITS.index(self.contract.suit)
         return trump, "trump must be the contract's suit once the auction is over, null before"
 
-    def _seat_to_speak(self) -> int | None:
-        return self.redeal_queue[0] if self.phase == "redeal" else self.auction.turn  # 3.8, 4
 
 
 def _weak(hand: int) -> bool:

@@ -277,5 +277,3 @@ class BelotePlay(TrickGame):
         """The bidding so far as observations and positions write it: ``[[seat, word], ...]``."""
         return [[s, w] for s, w in self.auction.actions]
 
-    def _seat_to_speak(self) -> int | None:
-        return self.auction.turn

@@ -24,7 +24,7 @@ from ...clone import LIST, OBJECT
 from ...dealing import deal_round
 from ...errors import PositionError
 from ...options import Option
-from ...phases import Loading, Phase
+from ...phases import DecisionPhase, Loading, Phase
 from ...registry import register
 from ...scoring import highest_once_target_reached, leaders, point_table
 from ...state import GameInfo, GameLength, match_length
@@ -105,10 +105,25 @@ class Games(Phase["Botifarra"]):
                                 f"(8), got {game.side_scores}")
 
 
-class Calls(Phase["Botifarra"]):
+class Calls(DecisionPhase["Botifarra"]):
     """The trump choice and the doubling (4), each call ``[seat, word]``, replayed from the deal."""
 
     KEYS = ("choice", "doubling")
+    NAMES = ("choice", "doubling")
+
+    def legal(self, game: Botifarra) -> list[int]:
+        if game.phase == "choice":
+            return CHOICE_IDS[game.choice.delegated]
+        return DOUBLE_IDS[game.level]
+
+    def apply(self, game: Botifarra, action: int) -> None:
+        if game.phase == "choice":
+            game._choose(ACTIONS.strings[action])
+        else:
+            game._double(ACTIONS.strings[action])
+
+    def speaker(self, game: Botifarra) -> int | None:
+        return game.choice.turn if game.phase == "choice" else game.doubling.turn if game.doubling else None  # 4
 
     def save(self, game: Botifarra) -> dict[str, Any]:
         return game._calls()
@@ -256,13 +271,6 @@ class Botifarra(TrickGame):
 
     # ---- legal actions and play (5) -----------------------------------------------------------------------------
 
-    def _legal_ids(self) -> list[int]:
-        if self.phase == "play":
-            return self._card_ids()
-        if self.phase == "choice":
-            return CHOICE_IDS[self.choice.delegated]
-        return DOUBLE_IDS[self.level]
-
     def _card_ids(self) -> list[int]:
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
@@ -290,14 +298,6 @@ class Botifarra(TrickGame):
             if not legal(BIT[card] | BIT[x], led, self.trump, best, partner, second) & BIT[card]:
                 lacking |= BIT[x]
         return lacking
-
-    def _apply(self, action: int) -> None:
-        if action < FIRST_WORD:
-            self._play_action(action)
-        elif self.phase == "choice":
-            self._choose(ACTIONS.strings[action])
-        else:
-            self._double(ACTIONS.strings[action])
 
     # ---- scoring and the match (7, 8) ---------------------------------------------------------------------------
 
@@ -354,6 +354,3 @@ class Botifarra(TrickGame):
         trump = None if named in (None, NO_TRUMP_WORD) else named
         return (NO_TRUMP if trump is None else SUITS.index(trump),
                 f"trump must be {trump!r}, the suit named (null before and for botifarra)")
-
-    def _seat_to_speak(self) -> int | None:
-        return self.choice.turn if self.phase == "choice" else self.doubling.turn if self.doubling else None  # 4

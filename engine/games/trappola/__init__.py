@@ -103,25 +103,12 @@ class Trappola(SetDeclaring, HandExchanges):
 
     # ---- legal actions and play (5, 6.3) ------------------------------------------------------------------------
 
-    def _legal_ids(self) -> list[int]:
-        if self.phase == "exchange":
-            return [KEEP, REDEAL]
-        return self._turn_ids()
-
     def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
         return self._with_sets(seat, ids)  # 6.3: on one's turn, before the card
 
     def _extra_played(self, seat: int, action: int) -> int | None:
         self._declare(seat, action)  # 6.3: the same seat then declares more or plays
         return None
-
-    def _apply(self, action: int) -> None:
-        if self.phase == "play":  # a card or a set (the trick loop)
-            self._play_action(action)
-            return
-        seat = self.current_player
-        assert seat is not None  # State.apply_id applies only a legal action
-        self._exchange(seat, action)
 
     # ---- scoring and the match (7) ------------------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from ...cards import cards_in, codes_of, mask_of
 from ...clone import LIST, ROWS
 from ...errors import PositionError
-from ...phases import Loading, Phase
+from ...phases import DecisionPhase, Loading
 from ...state import position_list, position_seat
 from ...trickgame import TrickGame
 from ...tricks import position_cards
@@ -106,11 +106,20 @@ class HandExchanges(TrickGame):
         self._exchanging = self.current_player if self.phase == "exchange" else None
 
 
-class Exchanges(Phase["HandExchanges"]):
+class Exchanges(DecisionPhase["HandExchanges"]):
     """The exchanges in a position: ``exchanges`` (the decisions in order, replayed from the deal) and ``dead``
     (the hands laid down), declared before the trick play (whose replay of the deal makes them again)."""
 
     KEYS = ("dead", "exchanges")
+    NAMES = ("exchange",)
+
+    def legal(self, game: HandExchanges) -> list[int]:
+        return [game.KEEP, game.REDEAL]
+
+    def apply(self, game: HandExchanges, action: int) -> None:
+        seat = game.current_player
+        assert seat is not None  # State.apply_id applies only a legal action
+        game._exchange(seat, action)
 
     def save(self, game: HandExchanges) -> dict[str, Any]:
         return {"dead": game._dead_codes(), "exchanges": game._exchange_codes()}
