@@ -1,12 +1,12 @@
 """The phases of a deal as components (issue 29): a game declares its phases in order, ``DEAL_PHASES``, and the
 state base drives what the phases share through one loop over them.
 
-A :class:`Phase` owns its part of a position: the keys it writes (``KEYS``, as the game's rules file documents
-them), and how they are loaded back and checked. ``State.to_position`` writes every phase's keys; ``from_position``
-runs every phase's ``load`` in order (the keys read before the deal is replayed: an auction replayed, the cards of a
-pile set aside), then every phase's ``check`` in order (what the replayed deal decides). A phase's ``load`` may hand
-the trick play its cards outside the hands and tricks (``Loading.piles``), which must hold the deck once each with
-them.
+A :class:`Phase` owns its part of a position: the keys it writes (``KEYS``, as the game's rules file documents them),
+and how they are loaded back and checked. ``State.to_position`` writes every phase's keys; ``from_position`` runs every
+phase's ``load`` in order (the keys read before the deal is replayed: an auction replayed, the cards of a pile set
+aside), then every phase's ``check`` in order (what the replayed deal decides). A phase's ``load`` may hand the trick
+play its cards outside the hands and tricks (``Loading.piles``), which must hold the deck once each with them. It
+also adds what each seat sees of it to that seat's observation (``observe``).
 
 A :class:`DecisionPhase` is a phase with moves of its own outside the trick play (an auction, a trump choice, an
 exchange): it names the values of ``State.phase`` it acts in (``NAMES``) and gives their legal moves, applies them and
@@ -65,6 +65,9 @@ class Phase(ABC, Generic[G]):
     def check(self, game: G, loading: Loading) -> None:
         """After the deal is replayed (the phases' ``load`` done, in order): the keys the replay decides must say
         what it says (PositionError)."""
+
+    def observe(self, game: G, seat: int, obs: dict[str, Any]) -> None:
+        """Add what ``seat`` sees of this phase to its observation (a phase everyone sees nothing of adds nothing)."""
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {', '.join(self.KEYS)}>"

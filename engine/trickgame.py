@@ -284,9 +284,6 @@ class TrickGame(State):
         acting = self._deciding.get(self.phase)
         return None if acting is None else acting.speaker(self)
 
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        """The game's own observation keys."""
-
     # ---- the trick loop -----------------------------------------------------------------------------------------
 
     def _reset_tricks(self, hands: list[int], trump: int) -> None:
@@ -518,7 +515,8 @@ class TrickGame(State):
         obs["trick"] = [[s, CODES[c]] for s, c in self.trick]
         for key in self.OBSERVED:
             obs[key] = PLAY_FACTS[key][0](self)
-        self._observe_deal(seat, obs)
+        for phase in self.DEAL_PHASES:  # each phase adds what the seat sees of it
+            phase.observe(self, seat, obs)
 
     def _tricks_codes(self) -> list[list[list[Any]]]:
         return [[[s, CODES[c]] for s, c in trick] for trick in self.tricks]

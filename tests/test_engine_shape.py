@@ -194,6 +194,8 @@ def test_a_positions_own_keys_are_its_phases_keys(game: str) -> None:
         for key in phase.keys(state):
             assert key not in owners, f"{game}: {key!r} is declared by {owners[key]} and {type(phase).__name__}"
             owners[key] = type(phase).__name__
+    for phase in state.DEAL_PHASES:
+        assert set(getattr(phase, "NAMES", ())) <= set(state.PHASES), f"{game}: {phase!r} acts in an unknown phase"
     for step in range(40):
         if state.is_terminal:
             break
@@ -212,7 +214,7 @@ SCORING = {"_score_deal", "_match_winners"}
 MACHINERY = {"_abc_impl", "_own_hooks", "_deciding"}
 # The most core names a game's own classes override (issue 29's target: 5 besides its phases and scoring). The
 # ceiling is what the engine has reached; lower it as the mixins become phases.
-MOST_OVERRIDES = 26
+MOST_OVERRIDES = 23
 
 
 def overridden_names(cls: type) -> list[str]:

@@ -76,6 +76,9 @@ class TakingRoundsPhase(DecisionPhase["Belote"]):
         return {"auction": game._auction_list(),
                 "turn_up": None if game.taken and game.n_players == 4 else CODES[game.turn_up]}
 
+    def observe(self, game: Belote, seat: int, obs: dict[str, Any]) -> None:
+        obs.update(auction=game._auction_list(), turn_up=CODES[game.turn_up], taker=game.auction.taker)
+
     def load(self, game: Belote, loading: Loading) -> None:
         p, n = loading.position, game.n_players
         game.turn_up = game.deal_deck[5 * n]
@@ -96,6 +99,9 @@ class Pot(Phase["Belote"]):
     def save(self, game: Belote) -> dict[str, Any]:
         return {"pot": game.pot}
 
+    def observe(self, game: Belote, seat: int, obs: dict[str, Any]) -> None:
+        obs["pot"] = game.pot
+
     def load(self, game: Belote, loading: Loading) -> None:
         game.pot = position_count(loading.position["pot"], "pot")
         if game.pot and (game.n_players == 3 or not game.options["litige"]):
@@ -110,6 +116,11 @@ class Declared(Phase["Belote"]):
 
     def save(self, game: Belote) -> dict[str, Any]:
         return {"declared": list(game.declared)}
+
+    def observe(self, game: Belote, seat: int, obs: dict[str, Any]) -> None:
+        obs["declared"] = list(game.declared)
+        obs.update(game._declarations_shown())  # announced and compared by the end of trick 1
+        obs["known_cards"] = [CODES[c] for c in [game.turn_up, *game._shown_meld_cards()]]
 
     def load(self, game: Belote, loading: Loading) -> None:
         game._load_declared(loading.position["declared"])
@@ -259,12 +270,6 @@ class Belote(MeldDeclaring, BelotePlay):
         return highest_once_target_reached(self.side_scores, self.options["target_score"])  # 7.7
 
     # ---- what a seat sees ---------------------------------------------------------------------------------------
-
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs.update(self._bidding_shown(), declared=list(self.declared), pot=self.pot, turn_up=CODES[self.turn_up],
-                   taker=self.auction.taker)
-        obs.update(self._declarations_shown())  # announced and compared by the end of trick 1
-        obs["known_cards"] = [CODES[c] for c in [self.turn_up, *self._shown_meld_cards()]]
 
     def shown_cards(self, seat: int) -> tuple[int, int, int]:
         """``turn_up`` and ``known_cards`` as masks (TrickGame.shown_cards); no stock is shown."""

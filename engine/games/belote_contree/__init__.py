@@ -114,6 +114,10 @@ class ContractBidding(DecisionPhase["BeloteContree"]):
         else:
             game._answer_redeal(ACTIONS.strings[action])
 
+    def observe(self, game: BeloteContree, seat: int, obs: dict[str, Any]) -> None:
+        obs["auction"] = game._auction_list()
+        obs["contract"] = None if game.contract is None else game.contract.to_dict()
+
     def speaker(self, game: BeloteContree) -> int | None:
         return game.redeal_queue[0] if game.phase == "redeal" else game.auction.turn  # 3.8, 4
 
@@ -251,12 +255,6 @@ class BeloteContree(BelotePlay):
         if self.options["num_deals"] is None:  # 7.7: a tie plays on
             return highest_once_target_reached(self.side_scores, self.options["target_score"])
         return single_leader(self.side_scores) if self.deal_index + 1 >= self.options["num_deals"] else None
-
-    # ---- what a seat sees ---------------------------------------------------------------------------------------
-
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        super()._observe_deal(seat, obs)
-        obs["contract"] = None if self.contract is None else self.contract.to_dict()
 
     # ---- determinization: a weak hand was asked about a redeal (3.8), so each hand keeps being weak or not ----------
 

@@ -54,6 +54,9 @@ class BeloteAnnounced(Phase["BelotePlay"]):
     def save(self, game: BelotePlay) -> dict[str, Any]:
         return {"belote": game.belote_seat}
 
+    def observe(self, game: BelotePlay, seat: int, obs: dict[str, Any]) -> None:
+        obs["belote"] = game.belote_seat  # announced: every seat sees it
+
     def load(self, game: BelotePlay, loading: Loading) -> None:
         game.belote_seat = game._load_seat(loading.position["belote"], "belote")  # (after the replay: as given)
         game.rebelote = False
@@ -265,13 +268,6 @@ class BelotePlay(TrickGame):
 
     def _partnerships(self) -> bool:
         return True  # belote_contree.md 1.2; belote.md 1.3, with 4 players
-
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs.update(self._bidding_shown())
-
-    def _bidding_shown(self) -> dict[str, Any]:
-        """The belote's announcer and the bidding: every seat sees them, and positions write them."""
-        return {"belote": self.belote_seat, "auction": self._auction_list()}
 
     def _auction_list(self) -> list[list[Any]]:
         """The bidding so far as observations and positions write it: ``[[seat, word], ...]``."""

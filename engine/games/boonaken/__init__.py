@@ -29,7 +29,7 @@ from ...declarations import carres, sequences
 from ...determinize import Slot, in_deck_order, relabel_mask, relabeling
 from ...errors import PositionError
 from ...options import Option
-from ...phases import Loading, Phase
+from ...phases import DecisionPhase, Loading, Phase
 from ...registry import register
 from ...rng import Rng
 from ...scoring import point_table
@@ -85,7 +85,6 @@ DISCARD_OF = {action: mask for mask, action in DISCARD_ID.items()}
 TRUMP_IDS = sorted(WORD_ID[word] for word in TRUMP_WORDS)
 TRUMP_OF = {WORD_ID[word]: suit for suit, word in enumerate(TRUMP_WORDS)}
 ROEM_OF = {WORD_ID[word]: r for r, word in ROEM_WORDS.items()}
-FIRST_WORD = ACTIONS.first_word
 CARD_OF = ACTIONS.card_of
 PHASES = ("bidding", "exchange", "trump", "roem", "play", "over")
 
@@ -183,6 +182,74 @@ def _contract(word: str) -> str:
     return word.split(":", 1)[1]
 
 
+class Bidding(DecisionPhase["Boonaken"]):
+    """The auction (5): each seat in turn passes or outbids; its words are in the replayed deal's ``auction``."""
+
+    NAMES = ("bidding",)
+
+    def save(self, game: Boonaken) -> dict[str, Any]:
+        return {}
+
+    def legal(self, game: Boonaken) -> list[int]:
+        return _bid_ids(game.ladder, game.auction)
+
+    def apply(self, game: Boonaken, action: int) -> None:
+        game._bid(ACTIONS.strings[action])
+
+
+class Exchange(DecisionPhase["Boonaken"]):
+    """6.1, 6.2: the declarer takes the centre and discards as many; the next misère declarer takes those."""
+
+    NAMES = ("exchange",)
+
+    def save(self, game: Boonaken) -> dict[str, Any]:
+        return {}
+
+    def legal(self, game: Boonaken) -> list[int]:
+        seat = game.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
+        return _discard_ids(game.hands[seat] | game.centre, game.centre.bit_count())
+
+    def apply(self, game: Boonaken, action: int) -> None:
+        seat = game.current_player
+        assert seat is not None  # State.apply_id applies only a legal action
+        game._exchange(seat, DISCARD_OF[action], len(game.moves) - 1)
+
+
+class TrumpNaming(DecisionPhase["Boonaken"]):
+    """7.1: the declarer names trump."""
+
+    NAMES = ("trump",)
+
+    def save(self, game: Boonaken) -> dict[str, Any]:
+        return {}
+
+    def legal(self, game: Boonaken) -> list[int]:
+        return TRUMP_IDS
+
+    def apply(self, game: Boonaken, action: int) -> None:
+        seat = game.current_player
+        assert seat is not None  # State.apply_id applies only a legal action
+        game._name_trump(seat, TRUMP_OF[action])
+
+
+class Roem(DecisionPhase["Boonaken"]):
+    """7.3: after a numeric bid the declarer declares roem, at most what his hand holds with the trump named."""
+
+    NAMES = ("roem",)
+
+    def save(self, game: Boonaken) -> dict[str, Any]:
+        return {}
+
+    def legal(self, game: Boonaken) -> list[int]:
+        assert game.actual_roem is not None  # set with the trump
+        return sorted(WORD_ID[ROEM_WORDS[r]] for r in range(0, game.actual_roem + 1, 10))  # 7.3
+
+    def apply(self, game: Boonaken, action: int) -> None:
+        game.roem = ROEM_OF[action]
+        game.phase = "play"
+
+
 class Marks(Phase["Boonaken"]):
     """The marks of the match so far (8): the + marks are the scores, the - marks ``minus_marks``; they must be marks
     a match can hold at this point (its end not yet reached while it goes on)."""
@@ -191,6 +258,9 @@ class Marks(Phase["Boonaken"]):
 
     def save(self, game: Boonaken) -> dict[str, Any]:
         return {"minus_marks": pack_marks(game.minus)}
+
+    def observe(self, game: Boonaken, seat: int, obs: dict[str, Any]) -> None:
+        obs["minus_marks"] = list(game.minus)
 
     def load(self, game: Boonaken, loading: Loading) -> None:
         p = loading.position
@@ -216,6 +286,24 @@ class DealReplay(Phase["Boonaken"]):
             "discards": codes_of(cards_in(game.discards)),
             "set_aside": codes_of(cards_in(game.set_aside)),
         }
+
+    def observe(self, game: Boonaken, seat: int, obs: dict[str, Any]) -> None:
+        seen = game._seen(seat)
+        obs["face_up"] = codes_of(cards_in(game.face_up))
+        obs["centre"] = codes_of(cards_in(game._visible_centre(seat)))
+        obs["centre_size"] = game.centre.bit_count()
+        obs["discards"] = codes_of(cards_in(game.discards if game._discarded_last(seat) else 0))
+        obs["discards_size"] = game.discards.bit_count()
+        obs["known_cards"] = codes_of(cards_in(seen))
+        obs["auction"] = [[s, w] for s, w in game.auction.actions]
+        obs["contract"] = None if game.contract is None else _contract(game.contract)
+        obs["declarers"] = list(game.declarers)
+        obs["exchanges"] = [[s, game.action_seen_by(seat, s, DISCARD_WORDS[d])] for s, d, _m in game.exchanges]
+        obs["roem"] = game.roem
+        obs["tricks"] = game._tricks_codes()
+        obs["card_points"] = list(game.card_points)
+        obs["tricks_won"] = list(game.tricks_won)
+        obs["left_table"] = [s for s in range(game.n_players) if s not in game.active]  # 8.3: winners who left
 
     def load(self, game: Boonaken, loading: Loading) -> None:
         p = loading.position
@@ -249,7 +337,7 @@ class Boonaken(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
     PHASES = PHASES
-    DEAL_PHASES = (Marks(), DealReplay())
+    DEAL_PHASES = (Marks(), Bidding(), Exchange(), TrumpNaming(), Roem(), DealReplay())
     COPY = {"auction": OBJECT, "minus": LIST, "exchanges": LIST, "ladder": SHARED}
     POSITION_CARD_PILES = ("tricks", "centre", "discards", "set_aside")  # position keys of this game that hold cards
     CARRIED = (*TrickGame.CARRIED, "minus_marks")
@@ -372,20 +460,6 @@ class Boonaken(TrickGame):
 
     # ---- actions ------------------------------------------------------------------------------------------------
 
-    def _legal_ids(self) -> list[int]:
-        phase, seat = self.phase, self.current_player
-        assert seat is not None  # legal actions are listed only while someone is to act
-        if phase == "play":
-            return self._card_ids()
-        if phase == "bidding":
-            return _bid_ids(self.ladder, self.auction)
-        if phase == "exchange":
-            return _discard_ids(self.hands[seat] | self.centre, self.centre.bit_count())
-        if phase == "trump":
-            return TRUMP_IDS
-        assert self.actual_roem is not None  # set with the trump
-        return sorted(WORD_ID[ROEM_WORDS[r]] for r in range(0, self.actual_roem + 1, 10))  # 7.3
-
     def _card_ids(self) -> list[int]:
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
@@ -397,22 +471,6 @@ class Boonaken(TrickGame):
 
     def action_string(self, action: int) -> str:
         return ACTIONS.strings[action]
-
-    def _apply(self, action: int) -> None:
-        if action < FIRST_WORD:
-            self._play_action(action)
-            return
-        seat = self.current_player
-        assert seat is not None  # State.apply_id applies only a legal action
-        if self.phase == "bidding":
-            self._bid(ACTIONS.strings[action])
-        elif self.phase == "exchange":
-            self._exchange(seat, DISCARD_OF[action], len(self.moves) - 1)
-        elif self.phase == "trump":
-            self._name_trump(seat, TRUMP_OF[action])
-        else:
-            self.roem = ROEM_OF[action]
-            self.phase = "play"
 
     def _bid(self, word: str) -> None:
         auction = self.auction
@@ -520,25 +578,6 @@ class Boonaken(TrickGame):
         if (self.phase == "exchange" and self.current_player == seat) or self._discarded_last(seat):
             return self.centre
         return 0 if self.exchanges else self.face_up
-
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        seen = self._seen(seat)
-        obs["face_up"] = codes_of(cards_in(self.face_up))
-        obs["centre"] = codes_of(cards_in(self._visible_centre(seat)))
-        obs["centre_size"] = self.centre.bit_count()
-        obs["discards"] = codes_of(cards_in(self.discards if self._discarded_last(seat) else 0))
-        obs["discards_size"] = self.discards.bit_count()
-        obs["known_cards"] = codes_of(cards_in(seen))
-        obs["auction"] = [[s, w] for s, w in self.auction.actions]
-        obs["contract"] = None if self.contract is None else _contract(self.contract)
-        obs["declarers"] = list(self.declarers)
-        obs["exchanges"] = [[s, self.action_seen_by(seat, s, DISCARD_WORDS[d])] for s, d, _m in self.exchanges]
-        obs["roem"] = self.roem
-        obs["tricks"] = self._tricks_codes()
-        obs["card_points"] = list(self.card_points)
-        obs["tricks_won"] = list(self.tricks_won)
-        obs["minus_marks"] = list(self.minus)
-        obs["left_table"] = [s for s in range(self.n_players) if s not in self.active]  # 8.3: winners who left
 
     # ---- determinization ----------------------------------------------------------------------------------------
 

@@ -48,7 +48,6 @@ DOUBLE_VALUES = {"2-4-8": (1, 2, 4, 8), "2-3-4": (1, 2, 3, 4)}  # option double_
 PAIRINGS = ((0, 1, 0, 1), (0, 0, 1, 1), (0, 1, 1, 0))
 TRUMP_WORDS = (*(f"trump:{s}" for s in SUITS), f"trump:{NO_TRUMP_WORD}")
 ACTIONS = CardActions(words=[*TRUMP_WORDS, DELEGATE, PASS, *DOUBLE_WORDS])
-FIRST_WORD = ACTIONS.first_word
 CARD_OF = ACTIONS.card_of
 PASS_ID = ACTIONS.word_id(PASS)
 CHOICE_IDS = {delegated: sorted(ACTIONS.word_id(w) for w in (*TRUMP_WORDS, *(() if delegated else (DELEGATE,))))
@@ -76,6 +75,12 @@ class Games(Phase["Botifarra"]):
 
     def save(self, game: Botifarra) -> dict[str, Any]:
         return {"game_index": game.game, "game_points_0": game.game_points[0], "game_points_1": game.game_points[1]}
+
+    def observe(self, game: Botifarra, seat: int, obs: dict[str, Any]) -> None:
+        obs["deal_points"] = game.deal_points()
+        obs["game_index"] = game.game
+        obs["game_points"] = list(game.game_points)
+        obs["partners"] = [game.partner_of(s) for s in range(4)]
 
     def load(self, game: Botifarra, loading: Loading) -> None:
         p = loading.position
@@ -127,6 +132,9 @@ class Calls(DecisionPhase["Botifarra"]):
 
     def save(self, game: Botifarra) -> dict[str, Any]:
         return game._calls()
+
+    def observe(self, game: Botifarra, seat: int, obs: dict[str, Any]) -> None:
+        obs.update(game._calls(), maker=game.maker, multiplier=game.multiplier)
 
     def load(self, game: Botifarra, loading: Loading) -> None:
         p = loading.position
@@ -332,15 +340,6 @@ class Botifarra(TrickGame):
         return highest_once_target_reached(self.side_scores, self.options["target_score"])  # 7.4
 
     # ---- what a seat sees ---------------------------------------------------------------------------------------
-
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs.update(self._calls())
-        obs["maker"] = self.maker
-        obs["multiplier"] = self.multiplier
-        obs["deal_points"] = self.deal_points()
-        obs["game_index"] = self.game
-        obs["game_points"] = list(self.game_points)
-        obs["partners"] = [self.partner_of(s) for s in range(4)]
 
     def _calls(self) -> dict[str, Any]:
         """The trump choice and the doubling so far (4), each call ``[seat, word]``: seen by all, and in positions."""

@@ -63,6 +63,13 @@ class Tally(Phase["GermanWhist"]):
             "target": game.target,
         }
 
+    def observe(self, game: GermanWhist, seat: int, obs: dict[str, Any]) -> None:
+        obs["won"] = game._won_dict()
+        taken = game.taken_face_up()
+        obs["taken_face_up"] = [[s, CODES[c]] for s, c in taken]
+        obs["known_cards"] = [CODES[c] for s, c in taken if s != seat]  # public draws (5.8)
+        obs["target"] = game.target
+
     def load(self, game: GermanWhist, loading: Loading) -> None:
         game.target = game._load_target(loading.position["target"])
 
@@ -188,15 +195,6 @@ class GermanWhist(FaceDownSlots):
         return bool(self.options["score_all_tricks"]) and self.options["deal_scoring"] == "per_trick"
 
     # ---- what a seat sees (5.8) ---------------------------------------------------------------------------------
-
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs["won"] = self._won_dict()
-        taken = self.taken_face_up()
-        obs["taken_face_up"] = [[s, CODES[c]] for s, c in taken]
-        obs["known_cards"] = [CODES[c] for s, c in taken if s != seat]  # public draws (5.8)
-        obs["target"] = self.target
-        if self.options["face_down_four"]:
-            obs["face_down"] = self._slot_codes(seat)
 
     def shown_cards(self, seat: int) -> tuple[int, int, int]:
         """``face_up``, ``known_cards`` and ``stock_size`` of the observation, as masks (TrickGame.shown_cards)."""

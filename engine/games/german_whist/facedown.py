@@ -22,6 +22,10 @@ class SlotCards(Phase["FaceDownSlots"]):
     def save(self, game: FaceDownSlots) -> dict[str, Any]:
         return {"face_down": game._slot_codes(None), "face_down_seen": [game.down_seen(s) for s in (0, 1)]}
 
+    def observe(self, game: FaceDownSlots, seat: int, obs: dict[str, Any]) -> None:
+        if game.options["face_down_four"]:
+            obs["face_down"] = game._slot_codes(seat)
+
     def load(self, game: FaceDownSlots, loading: Loading) -> None:
         slots = len(game.SLOT_IDS) if game.options["face_down_four"] else 0  # 8.1a
         down = [position_list(cards, f"face_down[{seat}]", slots)

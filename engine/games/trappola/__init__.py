@@ -137,9 +137,3 @@ class Trappola(SetDeclaring, HandExchanges):
     def _match_winners(self) -> list[int] | None:
         # 7.3: to target_score; with target 0 a single deal
         return target_or_deals(self.side_scores, self.options["target_score"], self.deal_index + 1, 1)
-
-    # ---- what a seat sees (3.5.1, 6.4: HandExchanges, SetDeclaring), positions (docs/positions/trappola.md) -----
-
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs["exchanges"], obs["dead"] = self._exchange_codes(), self._dead_codes()
-        obs["declarations"] = self._declarations_listed(seat)

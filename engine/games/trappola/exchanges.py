@@ -124,6 +124,9 @@ class Exchanges(DecisionPhase["HandExchanges"]):
     def save(self, game: HandExchanges) -> dict[str, Any]:
         return {"dead": game._dead_codes(), "exchanges": game._exchange_codes()}
 
+    def observe(self, game: HandExchanges, seat: int, obs: dict[str, Any]) -> None:
+        obs["exchanges"], obs["dead"] = game._exchange_codes(), game._dead_codes()  # 3.5.1: public
+
     def load(self, game: HandExchanges, loading: Loading) -> None:
         """A position's ``exchanges`` (replayed by ``_deal_again``) and ``dead`` hands, handed to the trick play as
         card piles."""

@@ -114,6 +114,9 @@ class Declarations(Phase["SetDeclaring"]):
     def save(self, game: SetDeclaring) -> dict[str, Any]:
         return {"declarations": game._declarations_listed(None)}
 
+    def observe(self, game: SetDeclaring, seat: int, obs: dict[str, Any]) -> None:
+        obs["declarations"] = game._declarations_listed(seat)  # 6.4
+
     def check(self, game: SetDeclaring, loading: Loading) -> None:
         game._load_declarations(loading.position["declarations"])
 

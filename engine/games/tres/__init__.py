@@ -61,6 +61,9 @@ class TrickPoints(Phase["Tres"]):
     def save(self, game: Tres) -> dict[str, Any]:
         return {"first_player": 1 - game.dealer, "points": list(game.points)}
 
+    def observe(self, game: Tres, seat: int, obs: dict[str, Any]) -> None:
+        obs.update(self.save(game), removed_card=game.options["removed_card"])  # 5.7
+
 
 TRICK_POINTS = TrickPoints()
 
@@ -143,11 +146,7 @@ class Tres(TrickGame):
         return target_or_deals(self.side_scores, self.options["target_score"], self.deal_index + 1,  # 7.3
                                self.options["num_deals"])
 
-    # ---- what a seat sees (5.7) ---------------------------------------------------------------------------------
-
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs.update(TRICK_POINTS.save(self))
-        obs["removed_card"] = self.options["removed_card"]
+    # ---- positions (docs/positions/tres.md; what a seat sees, 5.7: TrickPoints) ----------------------------------
 
     def _dealt_trump(self) -> tuple[int, str]:
         trump = self.options["trump_suit"]  # 2.2

@@ -71,13 +71,20 @@ OPTIONS = (
 )
 
 
-class ZeroSumGames(Phase["TwoTenJack"]):
-    """The match so far in a position: a sum of zero-sum games (2.4), the first dealt by first_dealer. The deal's
-    load and checks are the face-down cards' and the trick play's: the deck once each, the deal replayed from
-    deal_deck as the tricks say (draws and face-down cards included) and the stock left."""
+class Scoring(Phase["TwoTenJack"]):
+    """The score: every seat sees the cards each side took and their points (5.7, 6); a position's match scores are
+    a sum of zero-sum games (2.4), the first dealt by first_dealer. The deal's own keys are the face-down cards' and
+    the trick play's: the deck once each, the deal replayed from deal_deck as the tricks say (draws and face-down cards
+    included) and the stock left."""
 
     def save(self, game: TwoTenJack) -> dict[str, Any]:
         return {}
+
+    def observe(self, game: TwoTenJack, seat: int, obs: dict[str, Any]) -> None:
+        obs["taken"] = [codes_of(cards_in(pile)) for pile in game.taken]
+        obs["points"] = [CARDS.pile_points(pile) for pile in game.taken]
+        others = sum(hand for other, hand in enumerate(game.hands) if other != seat)  # disjoint masks
+        obs["known_cards"] = codes_of(cards_in(game._known_cards(seat) & others))
 
     def load(self, game: TwoTenJack, loading: Loading) -> None:
         if sum(game.side_scores):
@@ -96,7 +103,7 @@ class TwoTenJack(FaceDownLead):
     OBSERVED = ("face_up", "stock_size", "tricks_played")
     POSITIONED = ("face_up", "stock")
     KEY_RULES = {"face_down": "face_down lists the cards played face down in the first trick"}
-    DEAL_PHASES = (ZeroSumGames(), FACE_DOWN_CARDS, TRICK_PLAY)
+    DEAL_PHASES = (Scoring(), FACE_DOWN_CARDS, TRICK_PLAY)
     COPY = {"taken": LIST}
     POSITION_CARD_PILES = ("face_up",)
     INFO = GameInfo(
@@ -177,12 +184,6 @@ class TwoTenJack(FaceDownLead):
         return target_or_deals(self.side_scores, 0, self.deal_index + 1, self.options["num_games"])
 
     # ---- what a seat sees (3.5; 5.3: FaceDownPlays) -------------------------------------------------------------
-
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs["taken"] = [codes_of(cards_in(pile)) for pile in self.taken]
-        obs["points"] = [CARDS.pile_points(pile) for pile in self.taken]
-        others = sum(hand for other, hand in enumerate(self.hands) if other != seat)  # disjoint masks
-        obs["known_cards"] = codes_of(cards_in(self._known_cards(seat) & others))
 
     def _known_cards(self, seat: int) -> int:
         return mask_of(self.stock[:self.stock_top])  # 3.5, 5.7: each drawn from the face-up stock in view of all
