@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple, TypeVar, cast
+from typing import Any, ClassVar, NamedTuple, TypeVar, cast
 
 from .cards import BIT, CARD_OF_CODE, CODES, RANK, RANK_MASK, STRING_RANK, cards_in, format_cards, mask_of, parse_card
 from .clone import LIST
 from .determinize import Slot, in_deck_order, redeal, relabel_mask, relabeling
 from .errors import ActionLimitExceeded, IllegalAction, PositionError
+from .phases import Loading, Phase
 from .rng import Rng
 from .state import State, position_seat
 from .tricks import check_cards_once, position_cards
@@ -628,6 +629,62 @@ class DealtRound(NamedTuple):
     stock: list[int]
 
 
+class CapturePlay(Phase["FishingState"]):
+    """The play of a fishing deal, as a phase: hands, table, stock, capture piles, the last capturer, the sweeps
+    and the capture being decided (``turn_*``, phase ``capture``), loaded and checked without a replay."""
+
+    KEYS = ("hands", "table", "stock", "captured", "last_capturer", "sweeps", "sweep_points", "turn_card",
+            "turn_taken", "turn_group")
+
+    def save(self, game: FishingState) -> dict[str, Any]:
+        keys = {
+            "hands": [[CODES[c] for c in cards_in(h)] for h in game.hands],
+            "table": [CODES[c] for c in cards_in(game.table)],
+            "stock": [CODES[c] for c in game.stock],
+            "captured": [[CODES[c] for c in cards_in(pile)] for pile in game.captured],
+            "last_capturer": game.last_capturer,
+            "sweeps": list(game.sweeps),
+            "sweep_points": list(game.sweep_points),
+        }
+        turn = game._turn_keys()
+        if turn is not None:
+            keys.update(turn_card=turn["card"], turn_taken=turn["taken"], turn_group=turn["group"])
+        return keys
+
+    def load(self, game: FishingState, loading: Loading) -> None:
+        """Load and check a position (docs/positions/<game>.md lists the checks): every card once, set-like lists in
+        canonical order, the hand sizes and the seat to play as the turns go round, the last capturer and the sweeps
+        consistent with the capture piles and the scores, the hands, the stock and the piles with the deal that
+        ``deal_deck`` makes."""
+        p = loading.position
+        n_sides = len(game.side_scores)
+        hands = [_canonical(cards, f"hands[{seat}]") for seat, cards in enumerate(_list_of(p, "hands", game.n_players))]
+        table = _canonical(p["table"], "table")
+        stock = position_cards(p["stock"], "stock")
+        piles_of = enumerate(_list_of(p, "captured", game.n_players))
+        captured = [_canonical(cards, f"captured[{seat}]") for seat, cards in piles_of]
+        turn_keys = ("turn_card", "turn_taken", "turn_group")
+        turn = {key[5:]: p[key] for key in turn_keys if key in p} or None
+        piles = {f"hands[{s}]": cards_in(h) for s, h in enumerate(hands)}
+        piles.update({"table": cards_in(table), "stock": stock})
+        piles.update({f"captured[{s}]": cards_in(pile) for s, pile in enumerate(captured)})
+        if turn is not None:
+            piles["turn_card"] = [parse_card(cast(str, turn.get("card")))]  # parse_card refuses a non-code
+        check_cards_once(piles, game._deck_cards())
+        game.hands, game.table, game.stock, game.captured = hands, table, stock, captured
+        game.last_capturer = position_seat(p["last_capturer"], "last_capturer", game.n_players, nullable=True)
+        game.sweeps = _counts(p, "sweeps", n_sides)
+        game.sweep_points = _counts(p, "sweep_points", n_sides)
+        game.turn = game._load_turn(turn)
+        game._check_hands()
+        game._check_captures()
+        game._check_table()
+        game._check_dealt()
+
+
+CAPTURE_PLAY = CapturePlay()
+
+
 class FishingState(State):
     """The deal of a fishing game: hands, a face-up table, a stock, capture piles, sweeps and the last capture.
 
@@ -647,6 +704,7 @@ class FishingState(State):
 
     SWEEP_COUNTER = "sweeps"
     PHASES = ("play", "capture", "over")  # "capture": a capture being decided step by step
+    DEAL_PHASES: ClassVar[tuple[Phase[Any], ...]] = (CAPTURE_PLAY,)
     DECK = tuple(range(52))
     POSITION_CARD_PILES = ("turn_card",)  # the card played to a capture being decided (its other cards are on table)
 
@@ -961,50 +1019,6 @@ class FishingState(State):
         played, _, taken, group = self.turn
         return {"card": CODES[played], "taken": [CODES[c] for c in cards_in(taken)],
                 "group": [CODES[c] for c in cards_in(group)]}
-
-    def _position_keys(self) -> dict[str, Any]:
-        keys = {
-            "hands": [[CODES[c] for c in cards_in(h)] for h in self.hands],
-            "table": [CODES[c] for c in cards_in(self.table)],
-            "stock": [CODES[c] for c in self.stock],
-            "captured": [[CODES[c] for c in cards_in(pile)] for pile in self.captured],
-            "last_capturer": self.last_capturer,
-            "sweeps": list(self.sweeps),
-            "sweep_points": list(self.sweep_points),
-        }
-        turn = self._turn_keys()
-        if turn is not None:
-            keys.update(turn_card=turn["card"], turn_taken=turn["taken"], turn_group=turn["group"])
-        return keys
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        """Load and check a position (docs/positions/<game>.md lists the checks): every card once, set-like lists in
-        canonical order, the hand sizes and the seat to play as the turns go round, the last capturer and the sweeps
-        consistent with the capture piles and the scores, the hands, the stock and the piles with the deal that
-        ``deal_deck`` makes."""
-        n_sides = len(self.side_scores)
-        hands = [_canonical(cards, f"hands[{seat}]") for seat, cards in enumerate(_list_of(p, "hands", self.n_players))]
-        table = _canonical(p["table"], "table")
-        stock = position_cards(p["stock"], "stock")
-        piles_of = enumerate(_list_of(p, "captured", self.n_players))
-        captured = [_canonical(cards, f"captured[{seat}]") for seat, cards in piles_of]
-        turn_keys = ("turn_card", "turn_taken", "turn_group")
-        turn = {key[5:]: p[key] for key in turn_keys if key in p} or None
-        piles = {f"hands[{s}]": cards_in(h) for s, h in enumerate(hands)}
-        piles.update({"table": cards_in(table), "stock": stock})
-        piles.update({f"captured[{s}]": cards_in(pile) for s, pile in enumerate(captured)})
-        if turn is not None:
-            piles["turn_card"] = [parse_card(cast(str, turn.get("card")))]  # parse_card refuses a non-code
-        check_cards_once(piles, self._deck_cards())
-        self.hands, self.table, self.stock, self.captured = hands, table, stock, captured
-        self.last_capturer = position_seat(p["last_capturer"], "last_capturer", self.n_players, nullable=True)
-        self.sweeps = _counts(p, "sweeps", n_sides)
-        self.sweep_points = _counts(p, "sweep_points", n_sides)
-        self.turn = self._load_turn(turn)
-        self._check_hands()
-        self._check_captures()
-        self._check_table()
-        self._check_dealt()
 
     def _check_hands(self) -> None:
         """A seat holds one card fewer for each turn it has played: the turns go round from the dealer's left

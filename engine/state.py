@@ -2,7 +2,8 @@
 
 A game subclasses :class:`State`, declares itself as data in ``INFO`` and implements a handful of methods:
 ``_start_deal`` (deal from a deck order), ``_legal_ids`` (legal actions as ints, in string order), ``_apply``,
-``action_string``, ``_observe``, ``_position_keys`` / ``_load_position``. The base class runs the match: dealer
+``action_string``, ``_observe`` and declares its phases (``DEAL_PHASES``, engine/phases.py), which own the position
+keys beyond the common ones. The base class runs the match: dealer
 rotation, deal results, match scores, the end of the match, legality checks, history, positions and observations.
 
 Actions have two forms: strings at the edges (``"QS:3C,TD"``) and ints in hot loops. An action int is context free:
@@ -22,6 +23,7 @@ from .clone import LIST, OBJECT, SHARED, Copier, copy_declared
 from .dealing import seats_from
 from .errors import IllegalAction, PositionError, UnsupportedPlayers
 from .options import Option, resolve_options
+from .phases import Phase, load_phases, save_phases
 from .rng import Rng, fresh_seed
 from .scoring import leaders
 
@@ -150,7 +152,7 @@ class State(ABC):
     NO_WINNER_POSSIBLE: ClassVar[bool] = False
     # Seat -> side; sides pool their points. The default: every seat is its own side.
     side_of: tuple[int, ...]
-    # What every match holds (set by create and by _load_position; each game adds its own).
+    # What every match holds (set by create and by from_position; each game adds its own).
     n_players: int  # the number of players
     options: dict[str, Any]
     length: GameLength
@@ -170,6 +172,8 @@ class State(ABC):
     phase: str
     current_player: int | None
     PHASES: ClassVar[tuple[str, ...]] = ("play", "over")  # the phases of a deal; a game with more names them
+    # The phases of a deal as components, in order (engine/phases.py): their keys are the position's own keys.
+    DEAL_PHASES: ClassVar[tuple[Phase[Any], ...]] = ()
 
     # ---- construction -------------------------------------------------------------------------------------------
 
@@ -323,11 +327,8 @@ class State(ABC):
         """Add what ``seat`` may know of the deal to ``obs``."""
 
     def _position_keys(self) -> dict[str, Any]:
-        """The game's own position keys (hands, table, ...)."""
-        return {}
-
-    def _load_position(self, position: Mapping[str, Any]) -> None:
-        """Set the game's own state from a position; raise PositionError on anything inconsistent."""
+        """The game's own position keys (hands, table, ...): its phases' keys."""
+        return save_phases(self)
 
     # ---- the match ----------------------------------------------------------------------------------------------
 
@@ -656,7 +657,7 @@ class State(ABC):
         if self.cut_short:
             self._load_cut_short(p)
         else:
-            self._load_position(p)
+            load_phases(self, p)
         return self
 
     def _load_cut_short(self, p: Mapping[str, Any]) -> None:

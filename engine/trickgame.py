@@ -16,8 +16,9 @@ and the deal's.
 
 A game declares the rest as data: ``RULES`` (a :class:`TrickRules`), ``ACTIONS``, ``DECK``, ``STOCK_SHOWN`` (a stock,
 and how many of its top cards everyone sees), ``OBSERVED`` / ``POSITIONED`` (which of the base's ``PLAY_FACTS`` its
-observations and positions show), ``KEY_RULES`` (its own position keys that the replayed deal decides) and ``PHASES``.
-Its ``_load_position`` loads its own keys, then ``_load_deal`` and ``_check_deal`` (by default it does only those);
+observations and positions show), ``KEY_RULES`` (its own position keys that the replayed deal decides), ``PHASES``
+and ``DEAL_PHASES``: its phases in order, :data:`TRICK_PLAY` among them, which loads the play with ``_load_deal`` and
+checks it with ``_check_deal`` (a phase declared before it may hand it the cards of its own piles);
 ``_dealt_trump`` and ``_seat_to_speak`` say what a position's trump and seat to act must be. Determinization deals the
 unseen cards again under the voids the play showed; a game adds what else a seat knows (``_known_cards``,
 ``_hand_check``, ``_hidden_piles``). A deal the rules deal again at once (a void deal) is a ``_misdeal``; a game where
@@ -42,6 +43,7 @@ from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_
 from .clone import LIST, SHARED
 from .determinize import Slot, in_deck_order, known_start, redeal_consistent, relabel_mask, relabeling
 from .errors import IllegalAction, PositionError
+from .phases import DecisionPhase, Loading, Phase, decision_phases
 from .rng import Rng
 from .state import Chooser, State, position_seat
 from .tricks import (
@@ -122,6 +124,36 @@ def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, tr
 MISDEAL_TRIES = 1000  # determinization: samples drawn before a chain looks for a deal that is no misdeal
 
 
+class TrickPlay(Phase["TrickGame"]):
+    """The play of a deal's tricks, as a phase: its position keys are the hands, trump, the trick in play, the
+    finished tricks and the game's ``POSITIONED`` facts of the play; loading replays the tricks from the deal
+    (``_load_deal``, with the piles of the phases before it) and checks what the replay decides (``_check_deal``)."""
+
+    KEYS = ("trump", "hands", "trick", "tricks")
+
+    def keys(self, game: TrickGame) -> tuple[str, ...]:
+        return self.KEYS + game.POSITIONED
+
+    def save(self, game: TrickGame) -> dict[str, Any]:
+        return {
+            "trump": game._trump_code(),
+            "hands": [codes_of(cards_in(h)) for h in game.hands],
+            "trick": [[s, CODES[c]] for s, c in game.trick],
+            "tricks": game._tricks_codes(),
+            **{key: PLAY_FACTS[key][0](game) for key in game.POSITIONED},
+        }
+
+    def load(self, game: TrickGame, loading: Loading) -> None:
+        loading.to_play = game._load_deal(loading.position, loading.piles)
+
+    def check(self, game: TrickGame, loading: Loading) -> None:
+        assert loading.to_play is not None  # (load set it)
+        game._check_deal(loading.position, loading.to_play)
+
+
+TRICK_PLAY = TrickPlay()
+
+
 class TrickGame(State):
     """A deal played in tricks under ``RULES``; card plays are ``ACTIONS`` ids."""
 
@@ -138,6 +170,7 @@ class TrickGame(State):
     POSITIONED: ClassVar[tuple[str, ...]] = ()
     KEY_RULES: ClassVar[Mapping[str, str]] = {}
     PHASES: ClassVar[tuple[str, ...]] = ("play", "over")  # the phases a position may be in
+    DEAL_PHASES: ClassVar[tuple[Phase[Any], ...]] = (TRICK_PLAY,)
     # Whether the double-dummy search (engine.search.double_dummy) counts what this game's deal counts: its tricks or
     # card points under RULES, or what ``double_dummy_points`` makes of them.
     DOUBLE_DUMMY: ClassVar[bool] = False
@@ -149,9 +182,12 @@ class TrickGame(State):
     _own_hooks: ClassVar[tuple[bool, ...]] = (False,) * 5
     # What the trick loop reads of the class as it starts, in one look-up: ACTIONS.plain_card, then _own_hooks.
     _loop_class: ClassVar[tuple[Any, ...]] = ((),) + _own_hooks
+    # The game's decision phases (engine.phases.DecisionPhase) by the phase they act in (set for each class).
+    _deciding: ClassVar[Mapping[str, DecisionPhase[Any]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        cls._deciding = decision_phases(cls.DEAL_PHASES)
         cls._own_hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
                                for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards", "_next_seats"))
         actions = getattr(cls, "ACTIONS", None)
@@ -250,20 +286,10 @@ class TrickGame(State):
         return None
 
     def _seat_to_speak(self) -> int | None:
-        """Outside the play (an auction, a redeal question, an exchange): the seat the loaded deal gives the turn, or
-        None to leave it unchecked."""
-        return None
-
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        """The game's own observation keys."""
-
-    def _deal_position(self) -> dict[str, Any]:
-        """The game's own position keys."""
-        return {}
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        """Load and check a position's play; a game with keys of its own loads them first, then does the same."""
-        self._check_deal(p, self._load_deal(p))
+        """Outside the play (an auction, a redeal question, an exchange): the seat the loaded deal gives the turn
+        (its decision phase's ``speaker``), or None to leave it unchecked."""
+        acting = self._deciding.get(self.phase)
+        return None if acting is None else acting.speaker(self)
 
     # ---- the trick loop -----------------------------------------------------------------------------------------
 
@@ -299,6 +325,19 @@ class TrickGame(State):
         side_of = self.side_of
         return follow_ids(self.ACTIONS, self.RULES.follow, hand, SUIT[trick[0][1]], self.trump, self.overtrumps,
                           side_of[self.best_seat] == side_of[seat])
+
+    def _legal_ids(self) -> list[int]:
+        """In the play the trick loop's moves (``_turn_ids``), else those of the decision phase in play."""
+        if self.phase == "play":
+            return self._turn_ids()
+        return self._deciding[self.phase].legal(self)
+
+    def _apply(self, action: int) -> None:
+        """In the play the trick loop's move (``_play_action``), else the decision phase's."""
+        if self.phase == "play":
+            self._play_action(action)
+        else:
+            self._deciding[self.phase].apply(self, action)
 
     def _turn_ids(self) -> list[int]:
         """The legal moves of the seat to play in the play: its card plays (``_card_ids``) with the game's
@@ -513,17 +552,8 @@ class TrickGame(State):
         obs["trick"] = [[s, CODES[c]] for s, c in self.trick]
         for key in self.OBSERVED:
             obs[key] = PLAY_FACTS[key][0](self)
-        self._observe_deal(seat, obs)
-
-    def _position_keys(self) -> dict[str, Any]:
-        return {
-            "trump": self._trump_code(),
-            "hands": [codes_of(cards_in(h)) for h in self.hands],
-            "trick": [[s, CODES[c]] for s, c in self.trick],
-            "tricks": self._tricks_codes(),
-            **{key: PLAY_FACTS[key][0](self) for key in self.POSITIONED},
-            **self._deal_position(),
-        }
+        for phase in self.DEAL_PHASES:  # each phase adds what the seat sees of it
+            phase.observe(self, seat, obs)
 
     def _tricks_codes(self) -> list[list[list[Any]]]:
         return [[[s, CODES[c]] for s, c in trick] for trick in self.tricks]
@@ -878,6 +908,25 @@ def position_hand(value: object, key: str) -> list[int]:
 FACEDOWN = "facedown:"  # the prefix of a card played face down (``facedown:7C``)
 
 
+class FaceDownCards(Phase["FaceDownPlays"]):
+    """The cards a deal's play put face down (``face_down``): declared before :data:`TRICK_PLAY`, which replays the
+    deal with them played face down."""
+
+    KEYS = ("face_down",)
+
+    def save(self, game: FaceDownPlays) -> dict[str, Any]:
+        return {"face_down": codes_of(cards_in(game.down))}
+
+    def load(self, game: FaceDownPlays, loading: Loading) -> None:
+        game._down_given = mask_of(position_hand(loading.position["face_down"], "face_down"))
+
+    def check(self, game: FaceDownPlays, loading: Loading) -> None:
+        del game._down_given  # (the replay is over: every later card is played as its move says)
+
+
+FACE_DOWN_CARDS = FaceDownCards()
+
+
 class FaceDownPlays(TrickGame):
     """A trick game where a card may be played face down (Two-Ten-Jack 5.3): its action is ``facedown:<card>``
     (``DOWN_ID``, ``DOWN_CARD``: a game's ACTIONS list ``FACEDOWN`` + each card's code), ``down`` holds the cards so
@@ -890,6 +939,7 @@ class FaceDownPlays(TrickGame):
     DOWN_ID: ClassVar[tuple[int, ...]]  # per card, the action that plays it face down
     DOWN_CARD: ClassVar[Mapping[int, int]]  # action -> the card it plays face down
     DOWN_LACKS: ClassVar[int] = 0
+    DEAL_PHASES: ClassVar[tuple[Phase[Any], ...]] = (FACE_DOWN_CARDS, TRICK_PLAY)
     _down_given = 0  # loading a position: its face_down cards, replayed face down
     down: int  # the cards played face down this deal
 
@@ -937,16 +987,6 @@ class FaceDownPlays(TrickGame):
             s, action = moves[k]
             if action in self.DOWN_CARD:
                 moves[k] = (s, self.DOWN_ID[new[self.DOWN_CARD[action]]])
-
-    def _deal_position(self) -> dict[str, Any]:
-        return {"face_down": codes_of(cards_in(self.down))}
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        """The deal replayed with the cards of ``face_down`` played face down."""
-        self._down_given = mask_of(position_hand(p["face_down"], "face_down"))
-        to_play = self._load_deal(p)
-        del self._down_given
-        self._check_deal(p, to_play)
 
     def _card_action(self, seat: int, card: int) -> int | None:
         if self.hands[seat] & BIT[card] & self._down_given:

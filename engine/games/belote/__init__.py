@@ -21,11 +21,13 @@ from ...dealing import deal_masks
 from ...declarations import Meld
 from ...errors import PositionError
 from ...options import Option
+from ...phases import DecisionPhase, Loading, Phase
 from ...registry import register
 from ...scoring import highest_once_target_reached
 from ...state import GameInfo, GameLength, match_length, position_count
+from ...trickgame import TRICK_PLAY
 from ...tricks import NO_TRUMP, gather_tricks
-from ..belote_family import NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
+from ..belote_family import BELOTE_ANNOUNCED, NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
 from .rules import MeldDeclaring, three_player_points, two_side_points
 
 CARRE_VALUES = {"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100}  # 6.1
@@ -53,6 +55,83 @@ def meld_key(meld: Meld, trump: int) -> tuple[int, ...]:
     return (0, min(meld.length, 5), strength, SUITS.index(meld.suit) == trump)
 
 
+class TakingRoundsPhase(DecisionPhase["Belote"]):
+    """The taking rounds in a position (4): ``auction`` replayed from the deal's turn-up (the card after the first
+    dealing, 3.4 / 3.6), shown as ``turn_up`` until taken with 4 players, when it goes into the taker's hand (a pile
+    of its own for the trick play until then)."""
+
+    KEYS = ("auction", "turn_up")
+    NAMES = ("auction",)
+
+    def legal(self, game: Belote) -> list[int]:
+        return TAKE_IDS(game.auction.key(), game.auction)  # 4.5
+
+    def apply(self, game: Belote, action: int) -> None:
+        game._bid(ACTIONS.strings[action])
+
+    def speaker(self, game: Belote) -> int | None:
+        return game.auction.turn
+
+    def save(self, game: Belote) -> dict[str, Any]:
+        return {"auction": game._auction_list(),
+                "turn_up": None if game.taken and game.n_players == 4 else CODES[game.turn_up]}
+
+    def observe(self, game: Belote, seat: int, obs: dict[str, Any]) -> None:
+        obs.update(auction=game._auction_list(), turn_up=CODES[game.turn_up], taker=game.auction.taker)
+
+    def load(self, game: Belote, loading: Loading) -> None:
+        p, n = loading.position, game.n_players
+        game.turn_up = game.deal_deck[5 * n]
+        game.auction = TakeRounds(n, game.seats_from_dealer()[0], SUITS[SUIT[game.turn_up]])
+        replay_auction(game.auction, p["auction"])
+        game.taken = game.auction.over
+        shown = None if game.taken and n == 4 else CODES[game.turn_up]
+        if p["turn_up"] != shown:
+            raise PositionError(f"turn_up must be {shown!r} here (deal_deck[{5 * n}], null once taken with 4)")
+        loading.piles["turn_up"] = [] if shown is None else [game.turn_up]
+
+
+class Pot(Phase["Belote"]):
+    """The points a litige left in the pot (7.3), carried to the next deal."""
+
+    KEYS = ("pot",)
+
+    def save(self, game: Belote) -> dict[str, Any]:
+        return {"pot": game.pot}
+
+    def observe(self, game: Belote, seat: int, obs: dict[str, Any]) -> None:
+        obs["pot"] = game.pot
+
+    def load(self, game: Belote, loading: Loading) -> None:
+        game.pot = position_count(loading.position["pot"], "pot")
+        if game.pot and (game.n_players == 3 or not game.options["litige"]):
+            raise PositionError("only a litige holds points in the pot (7.3; never with 3 players)")
+
+
+class Declared(Phase["Belote"]):
+    """Each seat's choice to declare its combinations or not (6.3), ``declared``: checked against the melds of the
+    replayed deal and scored as in play."""
+
+    KEYS = ("declared",)
+
+    def save(self, game: Belote) -> dict[str, Any]:
+        return {"declared": list(game.declared)}
+
+    def observe(self, game: Belote, seat: int, obs: dict[str, Any]) -> None:
+        obs["declared"] = list(game.declared)
+        obs.update(game._declarations_shown())  # announced and compared by the end of trick 1
+        obs["known_cards"] = [CODES[c] for c in [game.turn_up, *game._shown_meld_cards()]]
+
+    def load(self, game: Belote, loading: Loading) -> None:
+        game._load_declared(loading.position["declared"])
+        if game.phase not in ("play" if game.taken else "auction", "over"):
+            raise PositionError(f"phase {game.phase!r} does not fit the taking rounds")
+        game.melds = [[] for _ in range(game.n_players)]  # (the replayed deal finds the dealt hands' own)
+
+    def check(self, game: Belote, loading: Loading) -> None:
+        game._check_declared()
+
+
 @register
 class Belote(MeldDeclaring, BelotePlay):
     ACTIONS = ACTIONS
@@ -62,6 +141,7 @@ class Belote(MeldDeclaring, BelotePlay):
     POSITION_CARD_PILES = ("turn_up",)  # position keys of this game that hold cards
     CARRIED = (*BelotePlay.CARRIED, "pot")
     PHASES = ("auction", "play", "over")
+    DEAL_PHASES = (TakingRoundsPhase(), Pot(), Declared(), TRICK_PLAY, BELOTE_ANNOUNCED)
     INFO = GameInfo(
         id="belote",
         name="Belote",
@@ -127,11 +207,6 @@ class Belote(MeldDeclaring, BelotePlay):
 
     # ---- actions ------------------------------------------------------------------------------------------------
 
-    def _legal_ids(self) -> list[int]:
-        if self.phase == "play":
-            return self._turn_ids()
-        return TAKE_IDS(self.auction.key(), self.auction)  # 4.5
-
     def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
         if not self.tricks and self._must_choose_declaration():  # (after the first trick, never: a cheap test)
             return DECLARE_IDS  # 6.2: a seat with a combination chooses first whether to declare it
@@ -143,12 +218,6 @@ class Belote(MeldDeclaring, BelotePlay):
             return None
         return BelotePlay._extra_played(self, seat, action)
 
-    def _apply(self, action: int) -> None:
-        if self.phase == "auction":
-            self._bid(ACTIONS.strings[action])
-        else:
-            self._play_action(action)
-
     def _trick_taken(self, winner: int) -> None:
         if len(self.tricks) == 1 and not self._loading:  # a loaded position's are resolved once it is checked
             self._resolve_declarations()  # 6.3: after the first trick
@@ -158,9 +227,6 @@ class Belote(MeldDeclaring, BelotePlay):
         assert rounds.trump is not None and rounds.taker is not None  # over and not thrown in: taken
         self.trump = SUITS.index(rounds.trump)
         self._second_dealing(rounds.taker)
-
-    def _other_piles(self) -> dict[str, list[int]]:
-        return {"turn_up": [] if self.taken and self.n_players == 4 else [self.turn_up]}
 
     # ---- declarations (6.3: MeldDeclaring) ---------------------------------------------------------------------
 
@@ -205,11 +271,6 @@ class Belote(MeldDeclaring, BelotePlay):
 
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs.update(self._deal_position(), turn_up=CODES[self.turn_up], taker=self.auction.taker)
-        obs.update(self._declarations_shown())  # announced and compared by the end of trick 1
-        obs["known_cards"] = [CODES[c] for c in [self.turn_up, *self._shown_meld_cards()]]
-
     def shown_cards(self, seat: int) -> tuple[int, int, int]:
         """``turn_up`` and ``known_cards`` as masks (TrickGame.shown_cards); no stock is shown."""
         turn_up = BIT[self.turn_up]
@@ -234,29 +295,7 @@ class Belote(MeldDeclaring, BelotePlay):
 
     # ---- positions (docs/positions/belote.md) -------------------------------------------------------------------
 
-    def _deal_position(self) -> dict[str, Any]:
-        turn_up = None if self.taken and self.n_players == 4 else CODES[self.turn_up]
-        return {**super()._deal_position(), "turn_up": turn_up, "declared": list(self.declared), "pot": self.pot}
-
     def _dealt_trump(self) -> tuple[int, str]:
         trump = NO_TRUMP if self.auction.trump is None else SUITS.index(self.auction.trump)
         return trump, "trump must be the taken suit once the auction is over, null before"
 
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        self.turn_up = self.deal_deck[5 * self.n_players]  # 3.4 / 3.6: the card after the first dealing
-        self.auction = TakeRounds(self.n_players, self.seats_from_dealer()[0], SUITS[SUIT[self.turn_up]])
-        replay_auction(self.auction, p["auction"])
-        self.taken = self.auction.over
-        shown = None if self.taken and self.n_players == 4 else CODES[self.turn_up]
-        if p["turn_up"] != shown:
-            raise PositionError(f"turn_up must be {shown!r} here (deal_deck[{5 * self.n_players}], null once taken "
-                                "with 4)")
-        self.pot = position_count(p["pot"], "pot")
-        if self.pot and (self.n_players == 3 or not self.options["litige"]):
-            raise PositionError("only a litige holds points in the pot (7.3; never with 3 players)")
-        self._load_declared(p["declared"])
-        if self.phase not in ("play" if self.taken else "auction", "over"):
-            raise PositionError(f"phase {self.phase!r} does not fit the taking rounds")
-        self.melds = [[] for _ in range(self.n_players)]
-        self._load_play(p)  # the deal replayed: stock and melds as dealt
-        self._check_declared()

@@ -22,11 +22,22 @@ from ...clone import LIST
 from ...dealing import deal_masks
 from ...errors import PositionError
 from ...options import Option
+from ...phases import DecisionPhase, Loading
 from ...registry import register
 from ...scoring import PileValues, highest_once_target_reached, single_leader
 from ...state import GameInfo, GameLength, match_length, position_list, position_seat
+from ...trickgame import TRICK_PLAY
 from ...tricks import NO_TRUMP, gather_tricks
-from ..belote_family import BELOTE_POINTS, KQ_MASK, LAST_TRICK, POINTS, TRICKS, BelotePlay, belote_actions
+from ..belote_family import (
+    BELOTE_ANNOUNCED,
+    BELOTE_POINTS,
+    KQ_MASK,
+    LAST_TRICK,
+    POINTS,
+    TRICKS,
+    BelotePlay,
+    belote_actions,
+)
 
 NUMERIC_BIDS = (160, 170, 180)
 LADDERS = {top: BidLadder(values=tuple(range(80, top + 1, 10))) for top in NUMERIC_BIDS}
@@ -35,6 +46,7 @@ PLAIN_POINTS = PileValues(POINTS[NO_TRUMP])  # 3.8: every card valued as a plain
 PACKETS = (3, 2, 3)  # 3.6
 ACTIONS = belote_actions([*LADDERS[max(NUMERIC_BIDS)].words(), "redeal", "keep"])
 AUCTION_IDS = LegalWordIds(ACTIONS).of
+REDEAL_IDS = [ACTIONS.word_id("keep"), ACTIONS.word_id("redeal")]  # 3.8, in string order (a shared list)
 
 OPTIONS = (
     Option("target_score", int, 3000, "match target when num_deals is null (7.7)", minimum=1, maximum=30_000),
@@ -84,11 +96,60 @@ def contract_points(contract: Contract, attack: int, cards: list[int], belote: l
     return points, made
 
 
+class ContractBidding(DecisionPhase["BeloteContree"]):
+    """The bidding in a position: ``auction`` replayed (4), and before it the weak hands still to be asked about a
+    redeal (3.8), ``redeal_queue``, which must be those of the deal not yet asked, in order."""
+
+    KEYS = ("auction", "redeal_queue")
+    NAMES = ("redeal", "auction")
+
+    def legal(self, game: BeloteContree) -> list[int]:
+        if game.phase == "auction":
+            return AUCTION_IDS((game.ladder.values[-1], *game.auction.key()), game.auction)
+        return REDEAL_IDS
+
+    def apply(self, game: BeloteContree, action: int) -> None:
+        if game.phase == "auction":
+            game._bid(ACTIONS.strings[action])
+        else:
+            game._answer_redeal(ACTIONS.strings[action])
+
+    def observe(self, game: BeloteContree, seat: int, obs: dict[str, Any]) -> None:
+        obs["auction"] = game._auction_list()
+        obs["contract"] = None if game.contract is None else game.contract.to_dict()
+
+    def speaker(self, game: BeloteContree) -> int | None:
+        return game.redeal_queue[0] if game.phase == "redeal" else game.auction.turn  # 3.8, 4
+
+    def save(self, game: BeloteContree) -> dict[str, Any]:
+        return {"auction": game._auction_list(), "redeal_queue": list(game.redeal_queue)}
+
+    def load(self, game: BeloteContree, loading: Loading) -> None:
+        p = loading.position
+        game.ladder = LADDERS[game.options["max_numeric_bid"]]
+        game.auction = ContractAuction(game.ladder, 4, game.seats_from_dealer()[0])
+        replay_auction(game.auction, p["auction"])
+        queue = position_list(p["redeal_queue"], "redeal_queue")
+        game.redeal_queue = [position_seat(s, "redeal_queue", 4) for s in queue]
+        game.contract = game.auction.contract() if game.auction.over else None
+        expected = "play" if game.auction.over else "redeal" if game.redeal_queue else "auction"
+        if game.phase not in (expected, "over"):
+            raise PositionError(f"phase {game.phase!r} does not fit the auction and redeal queue ({expected!r})")
+
+    def check(self, game: BeloteContree, loading: Loading) -> None:
+        queue = game.redeal_queue
+        asked = [s for s in game.seats_from_dealer() if game._weak(s)] if game.options["weak_hand_redeal"] else []
+        if queue and (queue != asked[len(asked) - len(queue):] or game.auction.actions):
+            raise PositionError(f"redeal_queue must be the weak hands not yet asked, in order ({asked}), "
+                                "and empty once the auction has begun")
+
+
 @register
 class BeloteContree(BelotePlay):
     ACTIONS = ACTIONS
     COPY = {"redeal_queue": LIST}
     PHASES = ("redeal", "auction", "play", "over")
+    DEAL_PHASES = (ContractBidding(), TRICK_PLAY, BELOTE_ANNOUNCED)
     INFO = GameInfo(
         id="belote_contree",
         name="Belote contrée",
@@ -141,21 +202,6 @@ class BeloteContree(BelotePlay):
             self.phase, self.current_player = "auction", self.auction.turn
 
     # ---- actions ------------------------------------------------------------------------------------------------
-
-    def _legal_ids(self) -> list[int]:
-        if self.phase == "play":
-            return self._turn_ids()
-        if self.phase == "auction":
-            return AUCTION_IDS((self.ladder.values[-1], *self.auction.key()), self.auction)
-        return [ACTIONS.word_id("keep"), ACTIONS.word_id("redeal")]
-
-    def _apply(self, action: int) -> None:
-        if self.phase == "play":
-            self._play_action(action)
-        elif self.phase == "auction":
-            self._bid(ACTIONS.strings[action])
-        else:
-            self._answer_redeal(ACTIONS.strings[action])
 
     def _answer_redeal(self, word: str) -> None:
         if word == "redeal":  # 3.8: the same dealer deals again from the gathered hands; not a played deal
@@ -210,12 +256,6 @@ class BeloteContree(BelotePlay):
             return highest_once_target_reached(self.side_scores, self.options["target_score"])
         return single_leader(self.side_scores) if self.deal_index + 1 >= self.options["num_deals"] else None
 
-    # ---- what a seat sees ---------------------------------------------------------------------------------------
-
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        super()._observe_deal(seat, obs)
-        obs["contract"] = None if self.contract is None else self.contract.to_dict()
-
     # ---- determinization: a weak hand was asked about a redeal (3.8), so each hand keeps being weak or not ----------
 
     def _cut_from_tricks(self) -> bool:
@@ -240,32 +280,10 @@ class BeloteContree(BelotePlay):
 
     # ---- positions (docs/positions/belote_contree.md) ------------------------------------------------------------
 
-    def _deal_position(self) -> dict[str, Any]:
-        return {**super()._deal_position(), "redeal_queue": list(self.redeal_queue)}
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        self.ladder = LADDERS[self.options["max_numeric_bid"]]
-        order = self.seats_from_dealer()
-        self.auction = ContractAuction(self.ladder, 4, order[0])
-        replay_auction(self.auction, p["auction"])
-        queue = position_list(p["redeal_queue"], "redeal_queue")
-        self.redeal_queue = [position_seat(s, "redeal_queue", 4) for s in queue]
-        self.contract = self.auction.contract() if self.auction.over else None
-        expected = "play" if self.auction.over else "redeal" if self.redeal_queue else "auction"
-        if self.phase not in (expected, "over"):
-            raise PositionError(f"phase {self.phase!r} does not fit the auction and redeal queue ({expected!r})")
-        self._load_play(p)
-        asked = [s for s in order if self._weak(s)] if self.options["weak_hand_redeal"] else []
-        if queue and (queue != asked[len(asked) - len(queue):] or self.auction.actions):
-            raise PositionError(f"redeal_queue must be the weak hands not yet asked, in order ({asked}), "
-                                "and empty once the auction has begun")
-
     def _dealt_trump(self) -> tuple[int, str]:
         trump = NO_TRUMP if self.contract is None else SUITS.index(self.contract.suit)
         return trump, "trump must be the contract's suit once the auction is over, null before"
 
-    def _seat_to_speak(self) -> int | None:
-        return self.redeal_queue[0] if self.phase == "redeal" else self.auction.turn  # 3.8, 4
 
 
 def _weak(hand: int) -> bool:

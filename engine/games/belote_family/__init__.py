@@ -8,7 +8,6 @@ subclasses :class:`BelotePlay`, deals, runs its own auction and scores; the play
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Mapping
 from typing import Any
 
 from ...auction import ContractAuction, TakeRounds
@@ -16,6 +15,7 @@ from ...cards import BIT, RANK_CHAR, SUITS, cards_in, make_deck, mask_of, parse_
 from ...clone import OBJECT, SHARED
 from ...dealing import deal_rounds, draw_for_dealer
 from ...errors import PositionError
+from ...phases import Loading, Phase
 from ...rng import Rng
 from ...scoring import point_table
 from ...trickgame import TrickGame, TrickRules
@@ -43,6 +43,29 @@ KQ_MASK = tuple(BIT[k] | BIT[q] for k, q in KING_QUEEN)
 
 def belote_actions(words: list[str]) -> CardActions:
     return CardActions(suffixes=("belote",), words=words)
+
+
+class BeloteAnnounced(Phase["BelotePlay"]):
+    """The belote in a position (6.4): ``belote``, the seat that announced it (null before), checked against the
+    replayed tricks."""
+
+    KEYS = ("belote",)
+
+    def save(self, game: BelotePlay) -> dict[str, Any]:
+        return {"belote": game.belote_seat}
+
+    def observe(self, game: BelotePlay, seat: int, obs: dict[str, Any]) -> None:
+        obs["belote"] = game.belote_seat  # announced: every seat sees it
+
+    def load(self, game: BelotePlay, loading: Loading) -> None:
+        game.belote_seat = game._load_seat(loading.position["belote"], "belote")  # (after the replay: as given)
+        game.rebelote = False
+
+    def check(self, game: BelotePlay, loading: Loading) -> None:
+        game._check_belote([c for played in [*game.tricks, game.trick] for c in played])
+
+
+BELOTE_ANNOUNCED = BeloteAnnounced()
 
 
 class BelotePlay(TrickGame):
@@ -231,16 +254,6 @@ class BelotePlay(TrickGame):
 
     # ---- observations and positions -----------------------------------------------------------------------------
 
-    def _load_play(self, p: Mapping[str, Any]) -> None:
-        """Hands, trump and the tricks so far, checked by replaying them from the hands deal_deck dealt (the dealer's
-        left leads the first trick, 5.1; each winner the next, 5.3; every card allowed by 5.2), then the seat to act
-        and the belote."""
-        belote = self._load_seat(p["belote"], "belote")
-        to_play = self._load_deal(p, self._other_piles())
-        self.belote_seat, self.rebelote = belote, False
-        self._check_deal(p, to_play)
-        self._check_belote([c for played in [*self.tricks, self.trick] for c in played])
-
     def _check_belote(self, played: list[tuple[int, int]]) -> None:
         """6.4: a belote is announced with the first of the trump king and queen, both held by the announcer."""
         if self.belote_seat is None:
@@ -256,23 +269,7 @@ class BelotePlay(TrickGame):
     def _partnerships(self) -> bool:
         return True  # belote_contree.md 1.2; belote.md 1.3, with 4 players
 
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs.update(self._bidding_shown())
-
-    def _deal_position(self) -> dict[str, Any]:
-        return self._bidding_shown()
-
-    def _bidding_shown(self) -> dict[str, Any]:
-        """The belote's announcer and the bidding: every seat sees them, and positions write them."""
-        return {"belote": self.belote_seat, "auction": self._auction_list()}
-
     def _auction_list(self) -> list[list[Any]]:
         """The bidding so far as observations and positions write it: ``[[seat, word], ...]``."""
         return [[s, w] for s, w in self.auction.actions]
 
-    def _seat_to_speak(self) -> int | None:
-        return self.auction.turn
-
-    def _other_piles(self) -> dict[str, list[int]]:
-        """Cards of the position outside the hands, tricks and stock (a turn-up), by position key."""
-        return {}

@@ -29,11 +29,12 @@ from ...declarations import carres, sequences
 from ...determinize import Slot, in_deck_order, relabel_mask, relabeling
 from ...errors import PositionError
 from ...options import Option
+from ...phases import DecisionPhase, Loading, Phase
 from ...registry import register
 from ...rng import Rng
 from ...scoring import point_table
 from ...state import GameInfo, GameLength, match_length, position_count, position_seat
-from ...trickgame import TrickGame, TrickRules, position_hand
+from ...trickgame import TRICK_PLAY, TrickGame, TrickRules, position_hand
 from ...tricks import NO_TRUMP, CardActions, FollowRule, Ranking, legal_mask, suit_of_code
 
 DECK = tuple(make_deck("789TJQKA"))  # 1.3
@@ -84,7 +85,6 @@ DISCARD_OF = {action: mask for mask, action in DISCARD_ID.items()}
 TRUMP_IDS = sorted(WORD_ID[word] for word in TRUMP_WORDS)
 TRUMP_OF = {WORD_ID[word]: suit for suit, word in enumerate(TRUMP_WORDS)}
 ROEM_OF = {WORD_ID[word]: r for r, word in ROEM_WORDS.items()}
-FIRST_WORD = ACTIONS.first_word
 CARD_OF = ACTIONS.card_of
 PHASES = ("bidding", "exchange", "trump", "roem", "play", "over")
 
@@ -182,11 +182,162 @@ def _contract(word: str) -> str:
     return word.split(":", 1)[1]
 
 
+class Bidding(DecisionPhase["Boonaken"]):
+    """The auction (5): each seat in turn passes or outbids; its words are in the replayed deal's ``auction``."""
+
+    NAMES = ("bidding",)
+
+    def save(self, game: Boonaken) -> dict[str, Any]:
+        return {}
+
+    def legal(self, game: Boonaken) -> list[int]:
+        return _bid_ids(game.ladder, game.auction)
+
+    def apply(self, game: Boonaken, action: int) -> None:
+        game._bid(ACTIONS.strings[action])
+
+
+class Exchange(DecisionPhase["Boonaken"]):
+    """6.1, 6.2: the declarer takes the centre and discards as many; the next misère declarer takes those."""
+
+    NAMES = ("exchange",)
+
+    def save(self, game: Boonaken) -> dict[str, Any]:
+        return {}
+
+    def legal(self, game: Boonaken) -> list[int]:
+        seat = game.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
+        return _discard_ids(game.hands[seat] | game.centre, game.centre.bit_count())
+
+    def apply(self, game: Boonaken, action: int) -> None:
+        seat = game.current_player
+        assert seat is not None  # State.apply_id applies only a legal action
+        game._exchange(seat, DISCARD_OF[action], len(game.moves) - 1)
+
+
+class TrumpNaming(DecisionPhase["Boonaken"]):
+    """7.1: the declarer names trump."""
+
+    NAMES = ("trump",)
+
+    def save(self, game: Boonaken) -> dict[str, Any]:
+        return {}
+
+    def legal(self, game: Boonaken) -> list[int]:
+        return TRUMP_IDS
+
+    def apply(self, game: Boonaken, action: int) -> None:
+        seat = game.current_player
+        assert seat is not None  # State.apply_id applies only a legal action
+        game._name_trump(seat, TRUMP_OF[action])
+
+
+class Roem(DecisionPhase["Boonaken"]):
+    """7.3: after a numeric bid the declarer declares roem, at most what his hand holds with the trump named."""
+
+    NAMES = ("roem",)
+
+    def save(self, game: Boonaken) -> dict[str, Any]:
+        return {}
+
+    def legal(self, game: Boonaken) -> list[int]:
+        assert game.actual_roem is not None  # set with the trump
+        return sorted(WORD_ID[ROEM_WORDS[r]] for r in range(0, game.actual_roem + 1, 10))  # 7.3
+
+    def apply(self, game: Boonaken, action: int) -> None:
+        game.roem = ROEM_OF[action]
+        game.phase = "play"
+
+
+class Marks(Phase["Boonaken"]):
+    """The marks of the match so far (8): the + marks are the scores, the - marks ``minus_marks``; they must be marks
+    a match can hold at this point (its end not yet reached while it goes on)."""
+
+    KEYS = ("minus_marks",)
+
+    def save(self, game: Boonaken) -> dict[str, Any]:
+        return {"minus_marks": pack_marks(game.minus)}
+
+    def observe(self, game: Boonaken, seat: int, obs: dict[str, Any]) -> None:
+        obs["minus_marks"] = list(game.minus)
+
+    def load(self, game: Boonaken, loading: Loading) -> None:
+        p = loading.position
+        if game.phase not in PHASES:
+            raise PositionError(f"phase must be one of {PHASES}, got {game.phase!r}")
+        game.minus = unpack_marks(p["minus_marks"], game.n_players)
+        game._check_marks()
+
+
+class DealReplay(Phase["Boonaken"]):
+    """A Boonaken deal in a position: replayed from deal_deck (the auction, the exchanges, trump, roem and the tricks,
+    each legal when made) to the position's hands, piles (``centre``, ``discards``, ``set_aside``) and seat to act."""
+
+    KEYS = (*TRICK_PLAY.KEYS, "auction", "exchanges", "roem", "centre", "discards", "set_aside")
+
+    def save(self, game: Boonaken) -> dict[str, Any]:
+        return {
+            **TRICK_PLAY.save(game),
+            "auction": [[s, w] for s, w in game.auction.actions],
+            "exchanges": [[s, DISCARD_WORDS[d]] for s, d, _m in game.exchanges],
+            "roem": game.roem,
+            "centre": codes_of(cards_in(game.centre)),
+            "discards": codes_of(cards_in(game.discards)),
+            "set_aside": codes_of(cards_in(game.set_aside)),
+        }
+
+    def observe(self, game: Boonaken, seat: int, obs: dict[str, Any]) -> None:
+        seen = game._seen(seat)
+        obs["face_up"] = codes_of(cards_in(game.face_up))
+        obs["centre"] = codes_of(cards_in(game._visible_centre(seat)))
+        obs["centre_size"] = game.centre.bit_count()
+        obs["discards"] = codes_of(cards_in(game.discards if game._discarded_last(seat) else 0))
+        obs["discards_size"] = game.discards.bit_count()
+        obs["known_cards"] = codes_of(cards_in(seen))
+        obs["auction"] = [[s, w] for s, w in game.auction.actions]
+        obs["contract"] = None if game.contract is None else _contract(game.contract)
+        obs["declarers"] = list(game.declarers)
+        obs["exchanges"] = [[s, game.action_seen_by(seat, s, DISCARD_WORDS[d])] for s, d, _m in game.exchanges]
+        obs["roem"] = game.roem
+        obs["tricks"] = game._tricks_codes()
+        obs["card_points"] = list(game.card_points)
+        obs["tricks_won"] = list(game.tricks_won)
+        obs["left_table"] = [s for s in range(game.n_players) if s not in game.active]  # 8.3: winners who left
+
+    def load(self, game: Boonaken, loading: Loading) -> None:
+        p = loading.position
+        if game.phase == "over":  # the last deal was dealt to the seats that played its tricks (8.3)
+            game._dealt_table = _seats_in(p["tricks"], game.n_players)
+        scratch = OutbidAuction(game.ladder, game._seat_order())
+        replay_auction(scratch, p["auction"])
+        game.declarers = tuple(scratch.holders) if scratch.over else ()
+        game._given = (p["auction"], _exchanges(p["exchanges"]), p["trump"], p["roem"])
+        piles = {key: position_hand(p[key], key) for key in ("centre", "discards", "set_aside")}
+        to_play = game._load_tricks(p, piles)
+        del game._given
+        for key, cards in piles.items():
+            if mask_of(cards) != getattr(game, key):
+                raise PositionError(f"{key} must be {' '.join(codes_of(cards_in(getattr(game, key)))) or 'empty'}: "
+                                    "what deal_deck dealt there, after the exchanges")
+        phase = game._phase_now()
+        del game._loaded_phase
+        if game.phase != phase:
+            raise PositionError(f"phase must be {phase!r} here")
+        if phase == "over":
+            game._check_last_table()
+        expected = None if phase == "over" else to_play if phase == "play" else game.current_player
+        if p["current_player"] != expected:
+            raise PositionError(f"current_player must be {expected} here")
+        game.current_player = expected
+
+
 @register
 class Boonaken(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
     PHASES = PHASES
+    DEAL_PHASES = (Marks(), Bidding(), Exchange(), TrumpNaming(), Roem(), DealReplay())
     COPY = {"auction": OBJECT, "minus": LIST, "exchanges": LIST, "ladder": SHARED}
     POSITION_CARD_PILES = ("tricks", "centre", "discards", "set_aside")  # position keys of this game that hold cards
     CARRIED = (*TrickGame.CARRIED, "minus_marks")
@@ -218,6 +369,7 @@ class Boonaken(TrickGame):
     roem: int | None  # 7.3: the declared roem (numeric bids)
     actual_roem: int | None  # 3.5: the declarer's roem with the trump he named (trump contracts)
     six: int  # 3.1: the six_sequence_value option
+    _given: tuple[Any, ...]  # a position being loaded: its auction, exchanges, trump and roem, replayed (DealReplay)
     _dealt_table: tuple[int, ...] = ()  # a finished match's position being loaded: the seats its last deal dealt to
 
     def _deck_cards(self) -> list[int]:
@@ -308,20 +460,6 @@ class Boonaken(TrickGame):
 
     # ---- actions ------------------------------------------------------------------------------------------------
 
-    def _legal_ids(self) -> list[int]:
-        phase, seat = self.phase, self.current_player
-        assert seat is not None  # legal actions are listed only while someone is to act
-        if phase == "play":
-            return self._card_ids()
-        if phase == "bidding":
-            return _bid_ids(self.ladder, self.auction)
-        if phase == "exchange":
-            return _discard_ids(self.hands[seat] | self.centre, self.centre.bit_count())
-        if phase == "trump":
-            return TRUMP_IDS
-        assert self.actual_roem is not None  # set with the trump
-        return sorted(WORD_ID[ROEM_WORDS[r]] for r in range(0, self.actual_roem + 1, 10))  # 7.3
-
     def _card_ids(self) -> list[int]:
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
@@ -333,22 +471,6 @@ class Boonaken(TrickGame):
 
     def action_string(self, action: int) -> str:
         return ACTIONS.strings[action]
-
-    def _apply(self, action: int) -> None:
-        if action < FIRST_WORD:
-            self._play_action(action)
-            return
-        seat = self.current_player
-        assert seat is not None  # State.apply_id applies only a legal action
-        if self.phase == "bidding":
-            self._bid(ACTIONS.strings[action])
-        elif self.phase == "exchange":
-            self._exchange(seat, DISCARD_OF[action], len(self.moves) - 1)
-        elif self.phase == "trump":
-            self._name_trump(seat, TRUMP_OF[action])
-        else:
-            self.roem = ROEM_OF[action]
-            self.phase = "play"
 
     def _bid(self, word: str) -> None:
         auction = self.auction
@@ -456,25 +578,6 @@ class Boonaken(TrickGame):
         if (self.phase == "exchange" and self.current_player == seat) or self._discarded_last(seat):
             return self.centre
         return 0 if self.exchanges else self.face_up
-
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        seen = self._seen(seat)
-        obs["face_up"] = codes_of(cards_in(self.face_up))
-        obs["centre"] = codes_of(cards_in(self._visible_centre(seat)))
-        obs["centre_size"] = self.centre.bit_count()
-        obs["discards"] = codes_of(cards_in(self.discards if self._discarded_last(seat) else 0))
-        obs["discards_size"] = self.discards.bit_count()
-        obs["known_cards"] = codes_of(cards_in(seen))
-        obs["auction"] = [[s, w] for s, w in self.auction.actions]
-        obs["contract"] = None if self.contract is None else _contract(self.contract)
-        obs["declarers"] = list(self.declarers)
-        obs["exchanges"] = [[s, self.action_seen_by(seat, s, DISCARD_WORDS[d])] for s, d, _m in self.exchanges]
-        obs["roem"] = self.roem
-        obs["tricks"] = self._tricks_codes()
-        obs["card_points"] = list(self.card_points)
-        obs["tricks_won"] = list(self.tricks_won)
-        obs["minus_marks"] = list(self.minus)
-        obs["left_table"] = [s for s in range(self.n_players) if s not in self.active]  # 8.3: winners who left
 
     # ---- determinization ----------------------------------------------------------------------------------------
 
@@ -628,17 +731,6 @@ class Boonaken(TrickGame):
 
     # ---- positions (docs/positions/boonaken.md) -----------------------------------------------------------------
 
-    def _deal_position(self) -> dict[str, Any]:
-        return {
-            "auction": [[s, w] for s, w in self.auction.actions],
-            "exchanges": [[s, DISCARD_WORDS[d]] for s, d, _m in self.exchanges],
-            "roem": self.roem,
-            "centre": codes_of(cards_in(self.centre)),
-            "discards": codes_of(cards_in(self.discards)),
-            "set_aside": codes_of(cards_in(self.set_aside)),
-            "minus_marks": pack_marks(self.minus),
-        }
-
     @classmethod
     def deal_start_position(cls, position: dict[str, Any]) -> dict[str, Any]:
         """8.3: a later deal is dealt to the seats its scores and ``minus_marks`` leave at the table."""
@@ -651,37 +743,6 @@ class Boonaken(TrickGame):
         state._check_marks()  # (seats enough left at the table to deal to)
         state._start_deal(list(state.deal_deck))
         return {**position, **state._position_keys(), "current_player": state.current_player}
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        """Load and check a position: the marks, then the deal replayed from deal_deck (the auction, the exchanges,
-        trump, roem and the tricks, each legal when made) to the position's hands and piles and seat to act."""
-        if self.phase not in PHASES:
-            raise PositionError(f"phase must be one of {PHASES}, got {self.phase!r}")
-        self.minus = unpack_marks(p["minus_marks"], self.n_players)
-        self._check_marks()
-        if self.phase == "over":  # the last deal was dealt to the seats that played its tricks (8.3)
-            self._dealt_table = _seats_in(p["tricks"], self.n_players)
-        scratch = OutbidAuction(self.ladder, self._seat_order())
-        replay_auction(scratch, p["auction"])
-        self.declarers = tuple(scratch.holders) if scratch.over else ()
-        self._given = (p["auction"], _exchanges(p["exchanges"]), p["trump"], p["roem"])
-        piles = {key: position_hand(p[key], key) for key in ("centre", "discards", "set_aside")}
-        to_play = self._load_tricks(p, piles)
-        del self._given
-        for key, cards in piles.items():
-            if mask_of(cards) != getattr(self, key):
-                raise PositionError(f"{key} must be {' '.join(codes_of(cards_in(getattr(self, key)))) or 'empty'}: "
-                                    "what deal_deck dealt there, after the exchanges")
-        phase = self._phase_now()
-        del self._loaded_phase
-        if self.phase != phase:
-            raise PositionError(f"phase must be {phase!r} here")
-        if phase == "over":
-            self._check_last_table()
-        expected = None if phase == "over" else to_play if phase == "play" else self.current_player
-        if p["current_player"] != expected:
-            raise PositionError(f"current_player must be {expected} here")
-        self.current_player = expected
 
     def _load_cut_short(self, p: Mapping[str, Any]) -> None:
         self.minus = unpack_marks(p["minus_marks"], self.n_players)

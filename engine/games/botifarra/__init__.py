@@ -24,10 +24,11 @@ from ...clone import LIST, OBJECT
 from ...dealing import deal_round
 from ...errors import PositionError
 from ...options import Option
+from ...phases import DecisionPhase, Loading, Phase
 from ...registry import register
 from ...scoring import highest_once_target_reached, leaders, point_table
 from ...state import GameInfo, GameLength, match_length
-from ...trickgame import TrickGame, TrickRules
+from ...trickgame import TRICK_PLAY, TrickGame, TrickRules
 from ...tricks import NO_TRUMP, CardActions, Ranking
 from .rules import MustWinRule, draw_by_suit, over_half
 
@@ -47,7 +48,6 @@ DOUBLE_VALUES = {"2-4-8": (1, 2, 4, 8), "2-3-4": (1, 2, 3, 4)}  # option double_
 PAIRINGS = ((0, 1, 0, 1), (0, 0, 1, 1), (0, 1, 1, 0))
 TRUMP_WORDS = (*(f"trump:{s}" for s in SUITS), f"trump:{NO_TRUMP_WORD}")
 ACTIONS = CardActions(words=[*TRUMP_WORDS, DELEGATE, PASS, *DOUBLE_WORDS])
-FIRST_WORD = ACTIONS.first_word
 CARD_OF = ACTIONS.card_of
 PASS_ID = ACTIONS.word_id(PASS)
 CHOICE_IDS = {delegated: sorted(ACTIONS.word_id(w) for w in (*TRUMP_WORDS, *(() if delegated else (DELEGATE,))))
@@ -67,12 +67,98 @@ OPTIONS = (
 )
 
 
+class Games(Phase["Botifarra"]):
+    """The game in play and its points so far (``game_index``, ``game_points_0``, ``game_points_1``), which must fit
+    the match scores (7.4, 8); the deal passes to the right (3.2)."""
+
+    KEYS = ("game_index", "game_points_0", "game_points_1")
+
+    def save(self, game: Botifarra) -> dict[str, Any]:
+        return {"game_index": game.game, "game_points_0": game.game_points[0], "game_points_1": game.game_points[1]}
+
+    def observe(self, game: Botifarra, seat: int, obs: dict[str, Any]) -> None:
+        obs["deal_points"] = game.deal_points()
+        obs["game_index"] = game.game
+        obs["game_points"] = list(game.game_points)
+        obs["partners"] = [game.partner_of(s) for s in range(4)]
+
+    def load(self, game: Botifarra, loading: Loading) -> None:
+        p = loading.position
+        if game.dealer != (game.first_dealer + game.deal_index) % 4:
+            raise PositionError("dealer must be first_dealer + deal_index (mod 4): the deal passes to the right (3.2)")
+        index, points = p["game_index"], [p["game_points_0"], p["game_points_1"]]
+        if any(type(v) is not int or v < 0 for v in (index, *points)):
+            raise PositionError("game_index, game_points_0 and game_points_1 are non-negative integers, got "
+                                f"{index!r}, {points}")
+        target, over = game.options["target_score"], game.phase == "over"
+        if not over and max(points) >= target:
+            raise PositionError(f"a game ends as soon as a team has {target} points: game points {points}")
+        if not game.rotation:
+            if index != 0 or points != game.side_scores:
+                raise PositionError("without three_game_rotation the match is one game: game_index is 0 and the game "
+                                    "points are the scores")
+            game.game_points = points
+            return
+        if index >= len(PAIRINGS) or index > game.deal_index:
+            raise PositionError(f"game_index is the index of the game in play, 0..2, at most deal_index, got {index}")
+        game.game, game.teams, game.game_points = index, PAIRINGS[index], points
+        finished = index + (1 if max(points) >= target else 0)
+        results = [[sum(1 for k, team in enumerate(won) if PAIRINGS[k][seat] == team) for seat in range(4)]
+                   for won in itertools.product((0, 1), repeat=finished)]
+        if game.side_scores not in results:
+            raise PositionError(f"scores must count the games each player's team won of the {finished} finished "
+                                f"(8), got {game.side_scores}")
+
+
+class Calls(DecisionPhase["Botifarra"]):
+    """The trump choice and the doubling (4), each call ``[seat, word]``, replayed from the deal."""
+
+    KEYS = ("choice", "doubling")
+    NAMES = ("choice", "doubling")
+
+    def legal(self, game: Botifarra) -> list[int]:
+        if game.phase == "choice":
+            return CHOICE_IDS[game.choice.delegated]
+        return DOUBLE_IDS[game.level]
+
+    def apply(self, game: Botifarra, action: int) -> None:
+        if game.phase == "choice":
+            game._choose(ACTIONS.strings[action])
+        else:
+            game._double(ACTIONS.strings[action])
+
+    def speaker(self, game: Botifarra) -> int | None:
+        return game.choice.turn if game.phase == "choice" else game.doubling.turn if game.doubling else None  # 4
+
+    def save(self, game: Botifarra) -> dict[str, Any]:
+        return game._calls()
+
+    def observe(self, game: Botifarra, seat: int, obs: dict[str, Any]) -> None:
+        obs.update(game._calls(), maker=game.maker, multiplier=game.multiplier)
+
+    def load(self, game: Botifarra, loading: Loading) -> None:
+        p = loading.position
+        game.choice = game._trump_choice()
+        replay_auction(game.choice, p["choice"])
+        game.doubling = None
+        if game.choice.maker is not None and game.max_level:
+            game.doubling = DoublingRounds(DOUBLE_WORDS[:game.max_level], game.choice.maker, game.teams)
+            replay_auction(game.doubling, p["doubling"])
+        elif p["doubling"] != []:
+            raise PositionError("doubling is [] until trump is named, and always with max_double 'none'")
+        expected = "choice" if not game.choice.over else "doubling" if game.doubling and not game.doubling.over \
+            else "play"
+        if game.phase not in (expected, "over") or (game.phase == "over" and expected != "play"):
+            raise PositionError(f"phase {game.phase!r} does not fit the trump choice and doubling ({expected!r})")
+
+
 @register
 class Botifarra(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
     DECK = DECK
     PHASES = ("choice", "doubling", "play", "over")
+    DEAL_PHASES = (Games(), Calls(), TRICK_PLAY)
     OBSERVED = ("tricks",)  # every card was seen as it was played (5.7)
     COPY = {"choice": OBJECT, "doubling": OBJECT, "game_points": LIST}
     CARRIED = (*TrickGame.CARRIED, "game_index", "game_points_0", "game_points_1")
@@ -193,13 +279,6 @@ class Botifarra(TrickGame):
 
     # ---- legal actions and play (5) -----------------------------------------------------------------------------
 
-    def _legal_ids(self) -> list[int]:
-        if self.phase == "play":
-            return self._card_ids()
-        if self.phase == "choice":
-            return CHOICE_IDS[self.choice.delegated]
-        return DOUBLE_IDS[self.level]
-
     def _card_ids(self) -> list[int]:
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
@@ -227,14 +306,6 @@ class Botifarra(TrickGame):
             if not legal(BIT[card] | BIT[x], led, self.trump, best, partner, second) & BIT[card]:
                 lacking |= BIT[x]
         return lacking
-
-    def _apply(self, action: int) -> None:
-        if action < FIRST_WORD:
-            self._play_action(action)
-        elif self.phase == "choice":
-            self._choose(ACTIONS.strings[action])
-        else:
-            self._double(ACTIONS.strings[action])
 
     # ---- scoring and the match (7, 8) ---------------------------------------------------------------------------
 
@@ -270,15 +341,6 @@ class Botifarra(TrickGame):
 
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs.update(self._calls())
-        obs["maker"] = self.maker
-        obs["multiplier"] = self.multiplier
-        obs["deal_points"] = self.deal_points()
-        obs["game_index"] = self.game
-        obs["game_points"] = list(self.game_points)
-        obs["partners"] = [self.partner_of(s) for s in range(4)]
-
     def _calls(self) -> dict[str, Any]:
         """The trump choice and the doubling so far (4), each call ``[seat, word]``: seen by all, and in positions."""
         return {"choice": [[s, w] for s, w in self.choice.actions],
@@ -286,64 +348,8 @@ class Botifarra(TrickGame):
 
     # ---- positions (docs/positions/botifarra.md) ----------------------------------------------------------------
 
-    def _deal_position(self) -> dict[str, Any]:
-        return {
-            **self._calls(),
-            "game_index": self.game,
-            "game_points_0": self.game_points[0],
-            "game_points_1": self.game_points[1],
-        }
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        """Load and check a position: the game in play and its points against the scores, the calls replayed, then
-        the play (``_load_deal``, ``_check_deal``)."""
-        if self.dealer != (self.first_dealer + self.deal_index) % 4:
-            raise PositionError("dealer must be first_dealer + deal_index (mod 4): the deal passes to the right (3.2)")
-        self._load_game(p)
-        self.choice = self._trump_choice()
-        replay_auction(self.choice, p["choice"])
-        self.doubling = None
-        if self.choice.maker is not None and self.max_level:
-            self.doubling = DoublingRounds(DOUBLE_WORDS[:self.max_level], self.choice.maker, self.teams)
-            replay_auction(self.doubling, p["doubling"])
-        elif p["doubling"] != []:
-            raise PositionError("doubling is [] until trump is named, and always with max_double 'none'")
-        expected = "choice" if not self.choice.over else "doubling" if self.doubling and not self.doubling.over \
-            else "play"
-        if self.phase not in (expected, "over") or (self.phase == "over" and expected != "play"):
-            raise PositionError(f"phase {self.phase!r} does not fit the trump choice and doubling ({expected!r})")
-        self._check_deal(p, self._load_deal(p))
-
     def _dealt_trump(self) -> tuple[int, str]:
         named = self.choice.trump
         trump = None if named in (None, NO_TRUMP_WORD) else named
         return (NO_TRUMP if trump is None else SUITS.index(trump),
                 f"trump must be {trump!r}, the suit named (null before and for botifarra)")
-
-    def _seat_to_speak(self) -> int | None:
-        return self.choice.turn if self.phase == "choice" else self.doubling.turn if self.doubling else None  # 4
-
-    def _load_game(self, p: Mapping[str, Any]) -> None:
-        """The game in play, its points so far and the match scores, which must fit each other (7.4, 8)."""
-        game, points = p["game_index"], [p["game_points_0"], p["game_points_1"]]
-        if any(type(v) is not int or v < 0 for v in (game, *points)):
-            raise PositionError(f"game_index, game_points_0 and game_points_1 are non-negative integers, got {game!r}, "
-                                f"{points}")
-        target, over = self.options["target_score"], self.phase == "over"
-        if not over and max(points) >= target:
-            raise PositionError(f"a game ends as soon as a team has {target} points: game points {points}")
-        if not self.rotation:
-            if game != 0 or points != self.side_scores:
-                raise PositionError("without three_game_rotation the match is one game: game_index is 0 and the game "
-                                    "points are the scores")
-            self.game_points = points
-            return
-        if game >= len(PAIRINGS) or game > self.deal_index:
-            raise PositionError(f"game_index is the index of the game in play, 0..2, at most deal_index, got {game}")
-        self.game, self.teams, self.game_points = game, PAIRINGS[game], points
-        finished = game + (1 if max(points) >= target else 0)
-        results = [[sum(1 for k, team in enumerate(won) if PAIRINGS[k][seat] == team) for seat in range(4)]
-                   for won in itertools.product((0, 1), repeat=finished)]
-        if self.side_scores not in results:
-            raise PositionError(f"scores must count the games each player's team won of the {finished} finished "
-                                f"(8), got {self.side_scores}")

@@ -16,16 +16,17 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ...cards import CODES, SUIT, make_deck, mask_of, parse_card
+from ...cards import CODES, SUIT, make_deck, mask_of
 from ...dealing import deal_round, deal_rounds
 from ...errors import PositionError
 from ...options import Option
+from ...phases import Loading, Phase
 from ...registry import register
 from ...scoring import leaders, single_leader
-from ...state import GameInfo, GameLength, match_length, position_count, position_list
-from ...trickgame import TrickRules
+from ...state import GameInfo, GameLength, match_length, position_count
+from ...trickgame import TRICK_PLAY, TrickRules
 from ...tricks import CardActions, Ranking
-from .facedown import FaceDownSlots
+from .facedown import SLOT_CARDS, FaceDownSlots
 
 RANKING = Ranking("AKQJT98765432")  # 2.1: the same order in trump and plain suits
 SLOTS = 4
@@ -48,6 +49,31 @@ OPTIONS = (
 )
 
 
+class Tally(Phase["GermanWhist"]):
+    """What the deal's play counts toward the score: the tricks each seat won per phase (7.1) and the face-up cards
+    taken (5.5), which the replayed tricks decide, and the target in force (7.4b), loaded after the replay (the deal
+    dealt again sets the first deal's)."""
+
+    KEYS = ("won", "taken_face_up", "target")
+
+    def save(self, game: GermanWhist) -> dict[str, Any]:
+        return {
+            "won": game._won_dict(),
+            "taken_face_up": [[s, CODES[c]] for s, c in game.taken_face_up()],
+            "target": game.target,
+        }
+
+    def observe(self, game: GermanWhist, seat: int, obs: dict[str, Any]) -> None:
+        obs["won"] = game._won_dict()
+        taken = game.taken_face_up()
+        obs["taken_face_up"] = [[s, CODES[c]] for s, c in taken]
+        obs["known_cards"] = [CODES[c] for s, c in taken if s != seat]  # public draws (5.8)
+        obs["target"] = game.target
+
+    def load(self, game: GermanWhist, loading: Loading) -> None:
+        game.target = game._load_target(loading.position["target"])
+
+
 @register
 class GermanWhist(FaceDownSlots):
     RULES = RULES
@@ -64,6 +90,7 @@ class GermanWhist(FaceDownSlots):
         "face_down_seen": "face_down_seen: a seat sees its face-down cards once it won a trick",
     }
     SLOT_IDS = DOWN_IDS  # 8.1c: down:<slot>
+    DEAL_PHASES = (SLOT_CARDS, TRICK_PLAY, Tally())
     POSITION_CARD_PILES = ("face_up", "face_down")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="german_whist",
@@ -169,15 +196,6 @@ class GermanWhist(FaceDownSlots):
 
     # ---- what a seat sees (5.8) ---------------------------------------------------------------------------------
 
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs["won"] = self._won_dict()
-        taken = self.taken_face_up()
-        obs["taken_face_up"] = [[s, CODES[c]] for s, c in taken]
-        obs["known_cards"] = [CODES[c] for s, c in taken if s != seat]  # public draws (5.8)
-        obs["target"] = self.target
-        if self.options["face_down_four"]:
-            obs["face_down"] = self._slot_codes(seat)
-
     def shown_cards(self, seat: int) -> tuple[int, int, int]:
         """``face_up``, ``known_cards`` and ``stock_size`` of the observation, as masks (TrickGame.shown_cards)."""
         stock, top, tricks = self.stock, self.stock_top, self.tricks
@@ -209,26 +227,6 @@ class GermanWhist(FaceDownSlots):
         return mask_of(c for _s, c in self.taken_face_up())  # 5.8: taken in view of both
 
     # ---- positions (docs/positions/german_whist.md) -------------------------------------------------------------
-
-    def _deal_position(self) -> dict[str, Any]:
-        return {
-            "won": self._won_dict(),
-            "taken_face_up": [[s, CODES[c]] for s, c in self.taken_face_up()],
-            "face_down": self._slot_codes(None),
-            "face_down_seen": [self.down_seen(s) for s in (0, 1)],
-            "target": self.target,
-        }
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        """Load and check a position: the 52 cards once each, the deal replayed from deal_deck as the tricks say
-        (draws and face-down cards included), and every key the replay implies."""
-        slots = SLOTS if self.options["face_down_four"] else 0  # 8.1a
-        down = [position_list(cards, f"face_down[{seat}]", slots)
-                for seat, cards in enumerate(position_list(p["face_down"], "face_down", 2))]
-        to_play = self._load_deal(p, {f"face_down[{seat}]": [parse_card(c) for c in cards if c is not None]
-                                      for seat, cards in enumerate(down)})
-        self.target = self._load_target(p["target"])
-        self._check_deal(p, to_play)
 
     def _dealt_trump(self) -> tuple[int, str]:
         first = len(self.deal_deck) - 2 * self.phase1_tricks  # 3.5, 8.1a: the first turned-up card

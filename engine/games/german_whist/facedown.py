@@ -6,9 +6,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from ...cards import CODES, SUIT, SUIT_MASK
+from ...cards import CODES, SUIT, SUIT_MASK, parse_card
 from ...clone import ROWS
+from ...phases import Loading, Phase
+from ...state import position_list
 from ...trickgame import TrickGame
+
+
+class SlotCards(Phase["FaceDownSlots"]):
+    """The face-down slots in a position (8.1): ``face_down`` (each seat's slots, None once played) and
+    ``face_down_seen``; the slots' cards are handed to the trick play as piles of their own."""
+
+    KEYS = ("face_down", "face_down_seen")
+
+    def save(self, game: FaceDownSlots) -> dict[str, Any]:
+        return {"face_down": game._slot_codes(None), "face_down_seen": [game.down_seen(s) for s in (0, 1)]}
+
+    def observe(self, game: FaceDownSlots, seat: int, obs: dict[str, Any]) -> None:
+        if game.options["face_down_four"]:
+            obs["face_down"] = game._slot_codes(seat)
+
+    def load(self, game: FaceDownSlots, loading: Loading) -> None:
+        slots = len(game.SLOT_IDS) if game.options["face_down_four"] else 0  # 8.1a
+        down = [position_list(cards, f"face_down[{seat}]", slots)
+                for seat, cards in enumerate(position_list(loading.position["face_down"], "face_down", 2))]
+        loading.piles.update({f"face_down[{seat}]": [parse_card(c) for c in cards if c is not None]
+                              for seat, cards in enumerate(down)})
+
+
+SLOT_CARDS = SlotCards()
 
 
 class FaceDownSlots(TrickGame):

@@ -14,8 +14,9 @@ from typing import Any
 from ...cards import CODES, RANK
 from ...dealing import deal_round, draw_for_dealer, seats_from
 from ...errors import PositionError
-from ...fishing import ACE, DECISIONS_PER_DEAL, MAX_GROUP_CARDS, CaptureRules, FishingState, capture_value
+from ...fishing import ACE, CAPTURE_PLAY, DECISIONS_PER_DEAL, MAX_GROUP_CARDS, CaptureRules, FishingState, capture_value
 from ...options import Option
+from ...phases import Loading, Phase
 from ...registry import register
 from ...scoring import highest_once_target_reached
 from ...state import GameInfo, GameLength, match_length
@@ -36,6 +37,17 @@ OPTIONS = (
 HAND_PACKETS = (3, 3)  # §3.5: two packets of three each round
 
 
+class TablaPoints(Phase["Tablic"]):
+    """§5.5 in a position: each tabla is worth 1 (the capture play's ``sweeps`` and ``sweep_points`` agree)."""
+
+    def save(self, game: Tablic) -> dict[str, Any]:
+        return {}
+
+    def check(self, game: Tablic, loading: Loading) -> None:
+        if game.sweep_points != game.sweeps:
+            raise PositionError("in Tablić each tabla is worth 1: sweep_points must equal sweeps")
+
+
 @register
 class Tablic(FishingState):
     INFO = GameInfo(
@@ -48,6 +60,7 @@ class Tablic(FishingState):
         shown_until_played=True,
     )
     SWEEP_COUNTER = "tablas"
+    DEAL_PHASES = (CAPTURE_PLAY, TablaPoints())
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
@@ -99,11 +112,6 @@ class Tablic(FishingState):
     def _match_winners(self) -> list[int] | None:
         """§7.3: the higher total wins once a side has reached the target; equal totals play another deal."""
         return highest_once_target_reached(self.side_scores, self.target)
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        super()._load_position(p)
-        if self.sweep_points != self.sweeps:
-            raise PositionError("in Tablić each tabla is worth 1: sweep_points must equal sweeps")
 
     @property
     def bottom_card(self) -> int:

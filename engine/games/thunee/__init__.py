@@ -15,6 +15,7 @@ kanak (6.3), and with six players trip and mooney (8.2). A deal gives balls to o
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from operator import mod
@@ -27,11 +28,12 @@ from ...dealing import deal_round, seats_from
 from ...determinize import Slot, in_deck_order, redeal_consistent, relabeling
 from ...errors import PositionError
 from ...options import Option
+from ...phases import DecisionPhase, Loading, Phase
 from ...registry import register
 from ...rng import GOLDEN, MASK64, THRESHOLDS, Rng, outputs
 from ...scoring import PlusMinusCards, point_table, sides_at_or_over
 from ...state import GameInfo, GameLength, match_length
-from ...trickgame import FULL_MASK, TrickGame, TrickRules, same_json
+from ...trickgame import FULL_MASK, TRICK_PLAY, TrickGame, TrickRules, same_json
 from ...tricks import NO_TRUMP, CardActions, Ranking, cut
 from .rules import Marriage, RaiseForRight, marriages, tiered_ranking
 
@@ -126,6 +128,180 @@ def calling_ids(call: int, jump: bool) -> list[int]:
     return sorted([PASS_ID, *(CALL_ID[f"call:{c}"] for c in (higher if jump else higher[:1]))])
 
 
+class Call(DecisionPhase["Thunee"]):
+    """A phase of calls outside the play (each recorded in ``calls`` as it is made; the replayed ``deal_actions``
+    hold them in positions): ``answer`` is its effect."""
+
+    def save(self, game: Thunee) -> dict[str, Any]:
+        return {}
+
+    def apply(self, game: Thunee, action: int) -> None:
+        seat = game.current_player
+        assert seat is not None  # State.apply_id applies only a legal action
+        game.calls.append((game.n_players * len(game.tricks) + len(game.trick), seat, action))
+        self.answer(game, seat, action)
+
+    @abstractmethod
+    def answer(self, game: Thunee, seat: int, action: int) -> None:
+        """The call's effect."""
+
+
+class RedealQuestion(Call):
+    """3.4: each seat whose first round is weak may ask for a redeal."""
+
+    NAMES = ("redeal",)
+
+    def legal(self, game: Thunee) -> list[int]:
+        return [KEEP, REDEAL]
+
+    def answer(self, game: Thunee, seat: int, action: int) -> None:
+        game._answer_redeal(action)
+
+
+class Trip(Call):
+    """8.2.2: the dealer's trip, or pass."""
+
+    NAMES = ("trip",)
+
+    def legal(self, game: Thunee) -> list[int]:
+        return sorted([PASS_ID, WORD["trip"]])
+
+    def answer(self, game: Thunee, seat: int, action: int) -> None:
+        game._answer_trip(seat, action)
+
+
+class Calling(Call):
+    """4.2 - 4.5: the calling for trump."""
+
+    NAMES = ("calling",)
+
+    def legal(self, game: Thunee) -> list[int]:
+        auction = game.auction
+        assert auction is not None
+        return calling_ids(auction.call, auction.jump)
+
+    def answer(self, game: Thunee, seat: int, action: int) -> None:
+        game._speak(ACTIONS.strings[action])
+
+
+class TrumpCard(Call):
+    """4.5: the trumper lays a trump card face down (or, 8.1, takes the last card dealt to him)."""
+
+    NAMES = ("trump",)
+
+    def legal(self, game: Thunee) -> list[int]:
+        seat = game.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
+        ids = [TRUMP_ID[c] for c in cards_in(game.hands[seat])]
+        return sorted(ids + [LAST_ID] if game.options["last_card_trump"] else ids)
+
+    def answer(self, game: Thunee, seat: int, action: int) -> None:
+        game._choose_trump(seat, action)
+
+
+class SpecialCalls(Call):
+    """6.4, 6.5, 8.2.3: thunee, royals or mooney before the first lead, or pass."""
+
+    NAMES = ("special",)
+
+    def legal(self, game: Thunee) -> list[int]:
+        seat = game.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
+        return special_ids(game.options["royals"], game.n_players == 6 and game.options["six_mooney"] and
+                           game._mooney_suit(seat) is not None)
+
+    def answer(self, game: Thunee, seat: int, action: int) -> None:
+        game._answer_special(seat, ACTIONS.strings[action])
+
+
+class Jodi(Call):
+    """6.1: jodi called after a trick won, then pass."""
+
+    NAMES = ("jodi",)
+
+    def legal(self, game: Thunee) -> list[int]:
+        seat = game.current_player
+        assert seat is not None  # legal actions are listed only while someone is to act
+        return sorted([PASS_ID, *(JODI_ID[m.cards] for m in game._jodis_open(seat))])
+
+    def answer(self, game: Thunee, seat: int, action: int) -> None:
+        game._answer_jodi(seat, action)
+
+
+class Double(Call):
+    """6.2: a double before the last trick, or pass."""
+
+    NAMES = ("double",)
+
+    def legal(self, game: Thunee) -> list[int]:
+        return sorted([PASS_ID, WORD["double"]])
+
+    def answer(self, game: Thunee, seat: int, action: int) -> None:
+        game.doubler = seat if action == WORD["double"] else None
+        game.phase = "play"
+
+
+class DealActions(Phase["Thunee"]):
+    """A Thunee deal in a position: the moves of this dealing (``deal_actions``) replayed from deal_deck, and every
+    key they decide (the hands and tricks, the stock, the calls, jodis, double and kanak, the points), which must then
+    say what the replay gives; ``redealt`` always written (3.4, 5.9: deals dealt again are common here)."""
+
+    KEYS = (*TRICK_PLAY.KEYS, "stock", "trump_card", "trump_by_last", "to_ask", "trumper", "call", "contract", "caller",
+            "jodi", "double", "kanak", "card_points", "tricks_won", "deal_actions", "redealt")
+
+    def save(self, game: Thunee) -> dict[str, Any]:
+        return {
+            **TRICK_PLAY.save(game),
+            "stock": [CODES[c] for c in game.stock],
+            "trump_card": None if game.trump_card is None else CODES[game.trump_card],
+            "trump_by_last": game.by_last,
+            "to_ask": list(game.queue),
+            **game._deal_keys(),
+            "deal_actions": [[s, ACTIONS.strings[a]] for s, a in game.deal_moves()],
+            "redealt": game.dealings - game.deal_index - 1,
+        }
+
+    def observe(self, game: Thunee, seat: int, obs: dict[str, Any]) -> None:
+        obs["trump"] = game._trump_seen_by(seat)
+        down = game.trump_card is not None and seat == game.trumper and not game.by_last
+        obs["trump_card"] = CODES[game.trump_card] if down and game.trump_card is not None else None
+        obs["stock_size"] = len(game.stock)
+        obs["tricks"] = game._tricks_codes()
+        others = 0
+        for other, hand in enumerate(game.hands):
+            if other != seat:
+                others |= hand
+        obs["known_cards"] = codes_of(cards_in(others & game._public_cards()))
+        obs.update(game._deal_keys())
+
+    def load(self, game: Thunee, loading: Loading) -> None:
+        """Load and check a position: this dealing dealt again from deal_deck and its deal_actions replayed, each
+        legal when made; every other key must then be what the replay gives (complete validation by construction)."""
+        p = loading.position
+        phase, to_act, winners = game.phase, game.current_player, game.winners
+        if phase not in game.PHASES:
+            raise PositionError(f"phase must be one of {game.PHASES}, got {phase!r}")
+        if "redealt" not in p:
+            raise PositionError("a thunee position writes redealt, the deals dealt again since deal_index began")
+        game._replaying, game._replay_over = True, False
+        game._start_deal(list(game.deal_deck))
+        game._replay_actions(p["deal_actions"], "deal_actions", lambda: game._replay_over)
+        over = game._replay_over
+        del game._replaying, game._replay_over
+        if over != (phase == "over"):
+            raise PositionError("phase is 'over' exactly when deal_actions end the deal (the match's last)")
+        if over:
+            game.phase, game.current_player, game.winners = "over", None, winners
+        elif (phase, to_act) != (game.phase, game.current_player):
+            raise PositionError(f"phase and current_player must be {game.phase!r} and {game.current_player} after "
+                                "deal_actions")
+        keys = game._position_keys()
+        for name, value in keys.items():
+            if not same_json(p[name], value):
+                raise PositionError(f"{name} must be {value!r} after deal_actions, got {p[name]!r}")
+        game._legal = None
+
+
 @register
 class Thunee(TrickGame):
     RULES = rules_for("normal", 6)  # per deal: rules_for(contract's ranking, 24 // players)
@@ -135,6 +311,7 @@ class Thunee(TrickGame):
     COPY = {"queue": LIST, "auction": OBJECT, "jodis": LIST, "calls": LIST, "stock": SHARED}
     POSITION_CARD_PILES = ("trump_card",)
     PHASES = ("redeal", "trip", "calling", "trump", "special", "play", "jodi", "double", "over")
+    DEAL_PHASES = (RedealQuestion(), Trip(), Calling(), TrumpCard(), SpecialCalls(), Jodi(), Double(), DealActions())
     INFO = GameInfo(
         id="thunee",
         name="Thunee",
@@ -293,28 +470,6 @@ class Thunee(TrickGame):
 
     # ---- legal actions --------------------------------------------------------------------------------------------
 
-    def _legal_ids(self) -> list[int]:
-        phase, seat = self.phase, self.current_player
-        assert seat is not None  # legal actions are listed only while someone is to act
-        if phase == "calling":
-            auction = self.auction
-            assert auction is not None
-            return calling_ids(auction.call, auction.jump)
-        if phase == "play":
-            return self._turn_ids()
-        if phase == "jodi":
-            return sorted([PASS_ID, *(JODI_ID[m.cards] for m in self._jodis_open(seat))])
-        if phase == "trump":
-            ids = [TRUMP_ID[c] for c in cards_in(self.hands[seat])]
-            return sorted(ids + [LAST_ID] if self.options["last_card_trump"] else ids)
-        if phase == "special":
-            return special_ids(self.options["royals"], self.n_players == 6 and self.options["six_mooney"] and
-                               self._mooney_suit(seat) is not None)
-        if phase == "redeal":
-            return [KEEP, REDEAL]
-        return sorted([PASS_ID, WORD["double" if phase == "double" else "trip"]])
-
-
     def _held(self, seat: int) -> int:
         """The seat's cards, the trumper's face-down trump card counted (3.6)."""
         down = self.trump_card if seat == self.trumper and self.trump_card is not None else None
@@ -350,30 +505,6 @@ class Thunee(TrickGame):
                 and self.doubler is None)
 
     # ---- actions --------------------------------------------------------------------------------------------------
-
-    def _apply(self, action: int) -> None:
-        if self.phase == "play":  # a card, or kanak before it (the trick loop)
-            self._play_action(action)
-            return
-        seat = self.current_player
-        assert seat is not None  # State.apply_id applies only a legal action
-        self.calls.append((self.n_players * len(self.tricks) + len(self.trick), seat, action))
-        phase = self.phase
-        if phase == "calling":
-            self._speak(ACTIONS.strings[action])
-        elif phase == "redeal":
-            self._answer_redeal(action)
-        elif phase == "trip":
-            self._answer_trip(seat, action)
-        elif phase == "trump":
-            self._choose_trump(seat, action)
-        elif phase == "special":
-            self._answer_special(seat, ACTIONS.strings[action])
-        elif phase == "jodi":
-            self._answer_jodi(seat, action)
-        else:  # double (6.2)
-            self.doubler = seat if action == WORD["double"] else None
-            self.phase = "play"
 
     def _answer_redeal(self, action: int) -> None:
         if action == REDEAL:  # 3.4: the first redeal ends the deal at once
@@ -626,19 +757,6 @@ class Thunee(TrickGame):
         """Cards every seat knows the place of: the turned-up trump card and the jodi cards, while in hand."""
         return self.shown | self.used
 
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs["trump"] = self._trump_seen_by(seat)
-        down = self.trump_card is not None and seat == self.trumper and not self.by_last
-        obs["trump_card"] = CODES[self.trump_card] if down and self.trump_card is not None else None
-        obs["stock_size"] = len(self.stock)
-        obs["tricks"] = self._tricks_codes()
-        others = 0
-        for other, hand in enumerate(self.hands):
-            if other != seat:
-                others |= hand
-        obs["known_cards"] = codes_of(cards_in(others & self._public_cards()))
-        obs.update(self._deal_keys())
-
     def action_string(self, action: int) -> str:
         return ACTIONS.strings[action]
 
@@ -744,48 +862,6 @@ class Thunee(TrickGame):
             "tricks_won": list(self.tricks_won),
         }
 
-    def _deal_position(self) -> dict[str, Any]:
-        return {
-            "stock": [CODES[c] for c in self.stock],
-            "trump_card": None if self.trump_card is None else CODES[self.trump_card],
-            "trump_by_last": self.by_last,
-            "to_ask": list(self.queue),
-            **self._deal_keys(),
-            "deal_actions": [[s, ACTIONS.strings[a]] for s, a in self.deal_moves()],
-        }
-
-    def to_position(self) -> dict[str, Any]:
-        """As every game's, with ``redealt`` always written: deals dealt again (3.4, 5.9) are common here, and a
-        position without the key is refused rather than read as none."""
-        position = super().to_position()
-        position.setdefault("redealt", 0)
-        return position
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        """Load and check a position: this dealing dealt again from deal_deck and its deal_actions replayed, each
-        legal when made; every other key must then be what the replay gives (complete validation by construction)."""
-        phase, to_act, winners = self.phase, self.current_player, self.winners
-        if phase not in self.PHASES:
-            raise PositionError(f"phase must be one of {self.PHASES}, got {phase!r}")
-        if "redealt" not in p:
-            raise PositionError("a thunee position writes redealt, the deals dealt again since deal_index began")
-        self._replaying, self._replay_over = True, False
-        self._start_deal(list(self.deal_deck))
-        self._replay_actions(p["deal_actions"], "deal_actions", lambda: self._replay_over)
-        over = self._replay_over
-        del self._replaying, self._replay_over
-        if over != (phase == "over"):
-            raise PositionError("phase is 'over' exactly when deal_actions end the deal (the match's last)")
-        if over:
-            self.phase, self.current_player, self.winners = "over", None, winners
-        elif (phase, to_act) != (self.phase, self.current_player):
-            raise PositionError(f"phase and current_player must be {self.phase!r} and {self.current_player} after "
-                                "deal_actions")
-        keys = self._position_keys()
-        for name, value in keys.items():
-            if not same_json(p[name], value):
-                raise PositionError(f"{name} must be {value!r} after deal_actions, got {p[name]!r}")
-        self._legal = None
 
 
 SHUFFLE_DRAWS, CUT_BOUND = len(DECK) - 1, len(DECK) - 1  # Rng.shuffle's draws for the deck; the cut's bound

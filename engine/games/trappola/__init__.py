@@ -22,10 +22,10 @@ from ...options import Option
 from ...registry import register
 from ...scoring import deals_to_target, point_table, target_or_deals
 from ...state import GameInfo, GameLength, match_length
-from ...trickgame import TrickRules
+from ...trickgame import TRICK_PLAY, TrickRules
 from ...tricks import NO_TRUMP, Ranking, trick_winner
-from .exchanges import EXCHANGE_WORDS, HandExchanges
-from .rules import SetDeclarations, SetDeclaring, WinningCardBonus
+from .exchanges import EXCHANGE_WORDS, EXCHANGES, HandExchanges
+from .rules import DECLARATIONS, SetDeclarations, SetDeclaring, WinningCardBonus
 
 DECK = tuple(make_deck("2789TJQKA"))  # 1.3: the 3 to 6 of every suit removed
 RANKING = Ranking("AKQJT9872")  # 2.1: no trumps
@@ -68,6 +68,7 @@ class Trappola(SetDeclaring, HandExchanges):
     OBSERVED = ("stock_size", "tricks", "card_points", "tricks_won")
     POSITIONED = ("stock",)
     PHASES = ("exchange", "play", "over")
+    DEAL_PHASES = (EXCHANGES, TRICK_PLAY, DECLARATIONS)
     POSITION_CARD_PILES = ("dead",)  # position keys of this game that hold cards
     INFO = GameInfo(
         id="trappola",
@@ -102,25 +103,12 @@ class Trappola(SetDeclaring, HandExchanges):
 
     # ---- legal actions and play (5, 6.3) ------------------------------------------------------------------------
 
-    def _legal_ids(self) -> list[int]:
-        if self.phase == "exchange":
-            return [KEEP, REDEAL]
-        return self._turn_ids()
-
     def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
         return self._with_sets(seat, ids)  # 6.3: on one's turn, before the card
 
     def _extra_played(self, seat: int, action: int) -> int | None:
         self._declare(seat, action)  # 6.3: the same seat then declares more or plays
         return None
-
-    def _apply(self, action: int) -> None:
-        if self.phase == "play":  # a card or a set (the trick loop)
-            self._play_action(action)
-            return
-        seat = self.current_player
-        assert seat is not None  # State.apply_id applies only a legal action
-        self._exchange(seat, action)
 
     # ---- scoring and the match (7) ------------------------------------------------------------------------------
 
@@ -149,21 +137,3 @@ class Trappola(SetDeclaring, HandExchanges):
     def _match_winners(self) -> list[int] | None:
         # 7.3: to target_score; with target 0 a single deal
         return target_or_deals(self.side_scores, self.options["target_score"], self.deal_index + 1, 1)
-
-    # ---- what a seat sees (3.5.1, 6.4: HandExchanges, SetDeclaring), positions (docs/positions/trappola.md) -----
-
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs["exchanges"], obs["dead"] = self._exchange_codes(), self._dead_codes()
-        obs["declarations"] = self._declarations_listed(seat)
-
-    def _deal_position(self) -> dict[str, Any]:
-        return {"dead": self._dead_codes(), "exchanges": self._exchange_codes(),
-                "declarations": self._declarations_listed(None)}
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        """Load and check a position: the 36 cards once each, the exchanges and the tricks replayed from deal_deck,
-        each declaration one its player could make when it says, and the seat to act."""
-        to_play = self._load_deal(p, self._load_exchanges(p))
-        self._check_exchanges(p)
-        self._check_deal(p, to_play)
-        self._load_declarations(p["declarations"])

@@ -15,12 +15,13 @@ the hooks the class's docstring names.
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ...cards import cards_in, codes_of, mask_of
 from ...clone import LIST, ROWS
 from ...errors import PositionError
+from ...phases import DecisionPhase, Loading
 from ...state import position_list, position_seat
 from ...trickgame import TrickGame
 from ...tricks import position_cards
@@ -36,8 +37,8 @@ class HandExchanges(TrickGame):
     public: observations and positions list them, and a position's are replayed from ``deal_deck``.
 
     A game deals, then calls ``_open_exchanges`` with the stock; it offers ``KEEP`` and ``REDEAL`` in phase
-    ``exchange`` and applies them with ``_exchange``; its ``_load_position`` passes ``_load_exchanges``'s piles to
-    ``_load_deal`` and calls ``_check_exchanges`` after it."""
+    ``exchange`` and applies them with ``_exchange``; it declares :data:`EXCHANGES` before the trick play among its
+    phases."""
 
     EXCHANGED: ClassVar[int]  # the cards of a hand, all exchanged at once
     EXCHANGE_RULE: ClassVar[str]  # who decides when, as a position's error cites it
@@ -46,6 +47,9 @@ class HandExchanges(TrickGame):
     COPY = {"dead": ROWS, "exchanges": LIST}
     dead: list[list[list[int]]]  # per seat, the hands it laid dead, in order (shown to all)
     exchanges: list[tuple[int, int]]  # (seat, KEEP or REDEAL) in order
+    # A position being loaded (EXCHANGES): its exchanges and dead hands, replayed and compared.
+    _given_exchanges: list[tuple[int, int]]
+    _given_dead: list[list[list[int]]]
 
     @abstractmethod
     def _begin_play(self) -> None:
@@ -93,15 +97,6 @@ class HandExchanges(TrickGame):
         """The observations' and positions' ``dead``: per seat, its dead hands' cards in order."""
         return [[codes_of(hand) for hand in hands] for hands in self.dead]
 
-    def _load_exchanges(self, p: Mapping[str, Any]) -> dict[str, list[int]]:
-        """A position's ``exchanges`` (replayed by ``_deal_again``) and ``dead`` hands, returned as card piles for
-        ``_load_deal``."""
-        words = position_moves(p["exchanges"], "exchanges", self.n_players, EXCHANGE_WORDS)
-        self._given_exchanges = [(seat, self.REDEAL if word == "redeal" else self.KEEP) for seat, word in words]
-        self._given_dead = [[position_cards(hand, f"dead[{seat}]") for hand in position_list(hands, f"dead[{seat}]")]
-                            for seat, hands in enumerate(position_list(p["dead"], "dead", self.n_players))]
-        return {f"dead[{s}]": [c for hand in hands for c in hand] for s, hands in enumerate(self._given_dead)}
-
     def _deal_again(self, trump: int) -> None:
         self._start_deal(list(self.deal_deck))
         for number, (seat, action) in enumerate(self._given_exchanges):
@@ -110,21 +105,58 @@ class HandExchanges(TrickGame):
             self._exchange(seat, action)
         self._exchanging = self.current_player if self.phase == "exchange" else None
 
-    def _check_exchanges(self, p: Mapping[str, Any]) -> None:
+
+class Exchanges(DecisionPhase["HandExchanges"]):
+    """The exchanges in a position: ``exchanges`` (the decisions in order, replayed from the deal) and ``dead``
+    (the hands laid down), declared before the trick play (whose replay of the deal makes them again)."""
+
+    KEYS = ("dead", "exchanges")
+    NAMES = ("exchange",)
+
+    def legal(self, game: HandExchanges) -> list[int]:
+        return [game.KEEP, game.REDEAL]
+
+    def apply(self, game: HandExchanges, action: int) -> None:
+        seat = game.current_player
+        assert seat is not None  # State.apply_id applies only a legal action
+        game._exchange(seat, action)
+
+    def save(self, game: HandExchanges) -> dict[str, Any]:
+        return {"dead": game._dead_codes(), "exchanges": game._exchange_codes()}
+
+    def observe(self, game: HandExchanges, seat: int, obs: dict[str, Any]) -> None:
+        obs["exchanges"], obs["dead"] = game._exchange_codes(), game._dead_codes()  # 3.5.1: public
+
+    def load(self, game: HandExchanges, loading: Loading) -> None:
+        """A position's ``exchanges`` (replayed by ``_deal_again``) and ``dead`` hands, handed to the trick play as
+        card piles."""
+        p = loading.position
+        words = position_moves(p["exchanges"], "exchanges", game.n_players, EXCHANGE_WORDS)
+        game._given_exchanges = [(seat, game.REDEAL if word == "redeal" else game.KEEP) for seat, word in words]
+        game._given_dead = [[position_cards(hand, f"dead[{seat}]") for hand in position_list(hands, f"dead[{seat}]")]
+                            for seat, hands in enumerate(position_list(p["dead"], "dead", game.n_players))]
+        loading.piles.update({f"dead[{s}]": [c for hand in hands for c in hand]
+                              for s, hands in enumerate(game._given_dead)})
+
+    def check(self, game: HandExchanges, loading: Loading) -> None:
         """After the replay: ``dead`` holds the hands the exchanges laid down, and the turn is with a seat that may
         still exchange (then no card is played), or with none in the play."""
-        if self.dead != self._given_dead:
-            raise PositionError(f"dead must list the hands the exchanges laid down: {self._dead_codes()}")
-        exchanging = self._exchanging
-        del self._given_exchanges, self._given_dead, self._exchanging
+        p = loading.position
+        if game.dead != game._given_dead:
+            raise PositionError(f"dead must list the hands the exchanges laid down: {game._dead_codes()}")
+        exchanging = game._exchanging
+        del game._given_exchanges, game._given_dead, game._exchanging
         if exchanging is None:
-            if self.phase == "exchange":
+            if game.phase == "exchange":
                 raise PositionError("the exchanges are over: phase must be 'play' or 'over'")
             return
-        if self.phase != "exchange" or self.tricks or self.trick:
+        if game.phase != "exchange" or game.tricks or game.trick:
             raise PositionError("phase must be 'exchange' and no card played while a seat may still exchange")
         if p["current_player"] != exchanging:
             raise PositionError(f"current_player must be {exchanging}, the seat to exchange")
+
+
+EXCHANGES = Exchanges()
 
 
 def position_moves(value: object, key: str, n: int, words: Sequence[str]) -> list[tuple[int, str]]:

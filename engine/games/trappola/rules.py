@@ -11,6 +11,7 @@ from ...cards import RANKS, mask_of
 from ...clone import LIST
 from ...declarations import RANK_MASK
 from ...errors import PositionError
+from ...phases import Loading, Phase
 from ...rng import Rng
 from ...state import position_seat
 from ...trickgame import TrickGame
@@ -102,6 +103,25 @@ class SetDeclarations:
         self.id_of = {key: actions.word_id(word) for key, word in self.words.items()}
         self.of_id = {action: key for key, action in self.id_of.items()}  # action id -> (rank, size)
         return actions
+
+
+class Declarations(Phase["SetDeclaring"]):
+    """The sets declared (6.3) in a position, ``declarations``: each checked once the tricks are replayed
+    (``_load_declarations``)."""
+
+    KEYS = ("declarations",)
+
+    def save(self, game: SetDeclaring) -> dict[str, Any]:
+        return {"declarations": game._declarations_listed(None)}
+
+    def observe(self, game: SetDeclaring, seat: int, obs: dict[str, Any]) -> None:
+        obs["declarations"] = game._declarations_listed(seat)  # 6.4
+
+    def check(self, game: SetDeclaring, loading: Loading) -> None:
+        game._load_declarations(loading.position["declarations"])
+
+
+DECLARATIONS = Declarations()
 
 
 class SetDeclaring(TrickGame):

@@ -19,10 +19,11 @@ from ...cards import SUIT, SUIT_MASK, make_deck, parse_card
 from ...clone import LIST
 from ...dealing import deal_round
 from ...options import Option
+from ...phases import Phase
 from ...registry import register
 from ...scoring import deals_to_target, target_or_deals
 from ...state import GameInfo, GameLength, match_length
-from ...trickgame import TrickGame, TrickRules
+from ...trickgame import TRICK_PLAY, TrickGame, TrickRules
 from ...tricks import CardActions, Ranking, suit_of_code
 from .rules import TrickBonus, ranks_mask, second_card_mask
 
@@ -51,6 +52,22 @@ OPTIONS = (
 )
 
 
+class TrickPoints(Phase["Tres"]):
+    """The points the tricks made so far (7.1) and who played first (5.1), in positions (docs/positions/tres.md)
+    and every seat's observation; the replayed tricks decide them (``KEY_RULES``)."""
+
+    KEYS = ("first_player", "points")
+
+    def save(self, game: Tres) -> dict[str, Any]:
+        return {"first_player": 1 - game.dealer, "points": list(game.points)}
+
+    def observe(self, game: Tres, seat: int, obs: dict[str, Any]) -> None:
+        obs.update(self.save(game), removed_card=game.options["removed_card"])  # 5.7
+
+
+TRICK_POINTS = TrickPoints()
+
+
 @register
 class Tres(TrickGame):
     RULES = RULES
@@ -58,6 +75,7 @@ class Tres(TrickGame):
     COPY = {"points": LIST}
     OBSERVED = ("tricks_played", "tricks_won", "tricks")  # 5.6: the tricks face down, but every card seen when played
     POSITIONED = ("tricks_played", "tricks_won")
+    DEAL_PHASES = (TRICK_PLAY, TRICK_POINTS)
     KEY_RULES = {  # the keys a replay of the tricks decides, with what each must say
         "first_player": "first_player is the non-dealer (3.3)",
         "points": "points must add up the values of the tricks each seat won (7.1)",
@@ -128,19 +146,7 @@ class Tres(TrickGame):
         return target_or_deals(self.side_scores, self.options["target_score"], self.deal_index + 1,  # 7.3
                                self.options["num_deals"])
 
-    # ---- what a seat sees (5.7) ---------------------------------------------------------------------------------
-
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs.update(self._deal_position())
-        obs["removed_card"] = self.options["removed_card"]
-
-    # ---- positions (docs/positions/tres.md) ---------------------------------------------------------------------
-
-    def _deal_position(self) -> dict[str, Any]:
-        return {
-            "first_player": 1 - self.dealer,
-            "points": list(self.points),
-        }
+    # ---- positions (docs/positions/tres.md; what a seat sees, 5.7: TrickPoints) ----------------------------------
 
     def _dealt_trump(self) -> tuple[int, str]:
         trump = self.options["trump_suit"]  # 2.2

@@ -23,10 +23,11 @@ from ...clone import LIST
 from ...dealing import deal_round, seats_from
 from ...errors import PositionError
 from ...options import Option
+from ...phases import Loading, Phase
 from ...registry import register
 from ...scoring import PlusMinusCards, target_or_deals
 from ...state import GameInfo, GameLength, match_length
-from ...trickgame import TrickRules
+from ...trickgame import FACE_DOWN_CARDS, TRICK_PLAY, TrickRules
 from ...tricks import CLUBS, DIAMONDS, CardActions, Ranking, suit_of_code
 from .facedown import FACE_DOWN_WORDS, FaceDownLead
 from .rules import SpecialCards, best_from, even_decks, holds_none
@@ -70,6 +71,28 @@ OPTIONS = (
 )
 
 
+class Scoring(Phase["TwoTenJack"]):
+    """The score: every seat sees the cards each side took and their points (5.7, 6); a position's match scores are
+    a sum of zero-sum games (2.4), the first dealt by first_dealer. The deal's own keys are the face-down cards' and
+    the trick play's: the deck once each, the deal replayed from deal_deck as the tricks say (draws and face-down cards
+    included) and the stock left."""
+
+    def save(self, game: TwoTenJack) -> dict[str, Any]:
+        return {}
+
+    def observe(self, game: TwoTenJack, seat: int, obs: dict[str, Any]) -> None:
+        obs["taken"] = [codes_of(cards_in(pile)) for pile in game.taken]
+        obs["points"] = [CARDS.pile_points(pile) for pile in game.taken]
+        others = sum(hand for other, hand in enumerate(game.hands) if other != seat)  # disjoint masks
+        obs["known_cards"] = codes_of(cards_in(game._known_cards(seat) & others))
+
+    def load(self, game: TwoTenJack, loading: Loading) -> None:
+        if sum(game.side_scores):
+            raise PositionError(f"scores must add up to 0 (every game is zero-sum, 2.4), got {game.side_scores}")
+        if game.deal_index == 0 and game.dealer != game.first_dealer:
+            raise PositionError("the first game's dealer is first_dealer")
+
+
 @register
 class TwoTenJack(FaceDownLead):
     RULES = rules_for(26)  # per match: rules_for(deck size // players), set by _configure
@@ -80,6 +103,7 @@ class TwoTenJack(FaceDownLead):
     OBSERVED = ("face_up", "stock_size", "tricks_played")
     POSITIONED = ("face_up", "stock")
     KEY_RULES = {"face_down": "face_down lists the cards played face down in the first trick"}
+    DEAL_PHASES = (Scoring(), FACE_DOWN_CARDS, TRICK_PLAY)
     COPY = {"taken": LIST}
     POSITION_CARD_PILES = ("face_up",)
     INFO = GameInfo(
@@ -161,12 +185,6 @@ class TwoTenJack(FaceDownLead):
 
     # ---- what a seat sees (3.5; 5.3: FaceDownPlays) -------------------------------------------------------------
 
-    def _observe_deal(self, seat: int, obs: dict[str, Any]) -> None:
-        obs["taken"] = [codes_of(cards_in(pile)) for pile in self.taken]
-        obs["points"] = [CARDS.pile_points(pile) for pile in self.taken]
-        others = sum(hand for other, hand in enumerate(self.hands) if other != seat)  # disjoint masks
-        obs["known_cards"] = codes_of(cards_in(self._known_cards(seat) & others))
-
     def _known_cards(self, seat: int) -> int:
         return mask_of(self.stock[:self.stock_top])  # 3.5, 5.7: each drawn from the face-up stock in view of all
 
@@ -177,15 +195,6 @@ class TwoTenJack(FaceDownLead):
         return face_up, self._known_cards(seat) & others, len(self.stock) - self.stock_top
 
     # ---- positions (docs/positions/two_ten_jack.md) -------------------------------------------------------------
-
-    def _load_position(self, p: Mapping[str, Any]) -> None:
-        """Load and check a position: the deck once each, the deal replayed from deal_deck as the tricks say (draws
-        and face-down cards included), the stock left and the scores a sum of zero-sum games."""
-        if sum(self.side_scores):
-            raise PositionError(f"scores must add up to 0 (every game is zero-sum, 2.4), got {self.side_scores}")
-        if self.deal_index == 0 and self.dealer != self.first_dealer:
-            raise PositionError("the first game's dealer is first_dealer")
-        super()._load_position(p)
 
     def _dealt_trump(self) -> tuple[int, str]:
         dealt = self.n_players * self.hand_size  # 3.5: the suit of the stock's first card, or fixed_trump

@@ -1,0 +1,122 @@
+"""The phases of a deal as components (issue 29): a game declares its phases in order, ``DEAL_PHASES``, and the
+state base drives what the phases share through one loop over them.
+
+A :class:`Phase` owns its part of a position: the keys it writes (``KEYS``, as the game's rules file documents them),
+and how they are loaded back and checked. ``State.to_position`` writes every phase's keys; ``from_position`` runs every
+phase's ``load`` in order (the keys read before the deal is replayed: an auction replayed, the cards of a pile set
+aside), then every phase's ``check`` in order (what the replayed deal decides). A phase's ``load`` may hand the trick
+play its cards outside the hands and tricks (``Loading.piles``), which must hold the deck once each with them. It
+also adds what each seat sees of it to that seat's observation (``observe``).
+
+A :class:`DecisionPhase` is a phase with moves of its own outside the trick play (an auction, a trump choice, an
+exchange): it names the values of ``State.phase`` it acts in (``NAMES``) and gives their legal moves, applies them and
+says which seat a loaded position must have to act; a trick game asks it whenever its phase is not the play.
+
+Phase objects hold no match state: they are configured by data when a game declares them and act on the game they
+are given, so cloning a state copies nothing of them.
+
+>>> import engine
+>>> state = engine.new_match("botifarra", seed=3)
+>>> [phase.KEYS for phase in state.DEAL_PHASES][:2]
+[('game_index', 'game_points_0', 'game_points_1'), ('choice', 'doubling')]
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from .state import State
+
+G = TypeVar("G", bound="State")
+
+
+@dataclass
+class Loading:
+    """A position being loaded, handed from phase to phase: the position, the cards the phases read outside the
+    hands and tricks (position key -> cards) and the seat the replayed tricks give the turn (trick play's)."""
+
+    position: Mapping[str, Any]
+    piles: dict[str, Sequence[int]] = field(default_factory=dict)
+    to_play: int | None = None
+
+
+class Phase(ABC, Generic[G]):
+    """One phase of a deal, as a component of the game that declares it: its part of a position."""
+
+    # The position keys this phase writes (and only it): documented in the game's rules file.
+    KEYS: ClassVar[tuple[str, ...]] = ()
+
+    def keys(self, game: G) -> tuple[str, ...]:
+        """The position keys the phase writes for ``game``: ``KEYS`` (a phase whose keys are also data of the game,
+        such as trick play's facts, adds those)."""
+        return self.KEYS
+
+    @abstractmethod
+    def save(self, game: G) -> dict[str, Any]:
+        """The phase's position keys, JSON-ready."""
+
+    def load(self, game: G, loading: Loading) -> None:
+        """Before the deal is replayed: set what the phase's keys say (PositionError on a bad value)."""
+
+    def check(self, game: G, loading: Loading) -> None:
+        """After the deal is replayed (the phases' ``load`` done, in order): the keys the replay decides must say
+        what it says (PositionError)."""
+
+    def observe(self, game: G, seat: int, obs: dict[str, Any]) -> None:
+        """Add what ``seat`` sees of this phase to its observation (a phase everyone sees nothing of adds nothing)."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {', '.join(self.KEYS)}>"
+
+
+class DecisionPhase(Phase[G]):
+    """A phase with moves of its own (in ``State.phase`` one of ``NAMES``): its legal moves, their effect, and the
+    seat a loaded position gives the turn."""
+
+    NAMES: ClassVar[tuple[str, ...]]
+
+    @abstractmethod
+    def legal(self, game: G) -> list[int]:
+        """The legal action ids of the seat to act, in the plain string order of their action strings."""
+
+    @abstractmethod
+    def apply(self, game: G, action: int) -> None:
+        """Play ``action``, a legal move of the seat to act (``State.apply_id`` checked and recorded it)."""
+
+    def speaker(self, game: G) -> int | None:
+        """The seat the loaded deal gives the turn in this phase (a position's ``current_player`` must be it), or
+        None to leave it to the phase's own checks."""
+        return None
+
+
+def decision_phases(phases: tuple[Phase[Any], ...]) -> dict[str, DecisionPhase[Any]]:
+    """The decision phases of a game's ``DEAL_PHASES`` by the ``State.phase`` values they act in."""
+    named: dict[str, DecisionPhase[Any]] = {}
+    for phase in phases:
+        if isinstance(phase, DecisionPhase):
+            for name in phase.NAMES:
+                assert name not in named, f"two phases act in phase {name!r}"
+                named[name] = phase
+    return named
+
+
+def load_phases(game: State, position: Mapping[str, Any]) -> None:
+    """Load a position's keys into ``game`` through its declared phases: every ``load``, then every ``check``."""
+    loading = Loading(position)
+    phases = game.DEAL_PHASES
+    for phase in phases:
+        phase.load(game, loading)
+    for phase in phases:
+        phase.check(game, loading)
+
+
+def save_phases(game: State) -> dict[str, Any]:
+    """Every declared phase's position keys, in the order the phases are declared."""
+    keys: dict[str, Any] = {}
+    for phase in game.DEAL_PHASES:
+        keys.update(phase.save(game))
+    return keys
