@@ -5,7 +5,9 @@
 >>> state.apply(state.legal_actions()[0])
 """
 
+from . import _native  # noqa: F401  (first: the compiled engine where `make install` built it, see there)
 from . import games as _games  # noqa: F401  (registers every game)
+from ._native import engine_kind, engine_report
 from .determinize import determinize
 from .errors import ActionLimitExceeded, IllegalAction, PositionError
 from .registry import from_position, game_class, game_info, game_length, list_games, new_match
@@ -19,6 +21,8 @@ __all__ = [
     "PositionError",
     "State",
     "determinize",
+    "engine_kind",
+    "engine_report",
     "from_position",
     "game_class",
     "game_info",
