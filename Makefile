@@ -6,14 +6,15 @@ STAMP := $(VENV)/.cardtable-installed
 BENCH_GAME ?= tablanette
 BENCH_SECONDS ?= 3
 
-.PHONY: install test test-fast test-integration test-e2e demo bench lint
+.PHONY: install engine test test-fast test-integration test-e2e demo bench lint
 
 NODE_CLIENT := tests/clients/node
 NODE_STAMP := $(NODE_CLIENT)/node_modules/.package-lock.json
 STUBS := services/generated/.generated
 DEB_STAMP := $(VENV)/.debian-packages
+ENGINE_STAMP := $(VENV)/.engine-compiled
 
-install: $(STAMP) $(STUBS) $(NODE_STAMP) $(DEB_STAMP)
+install: $(STAMP) $(STUBS) $(NODE_STAMP) $(DEB_STAMP) $(ENGINE_STAMP)
 
 # Reinstall only when the project's dependencies change; the install is editable, so code edits need nothing.
 $(STAMP): pyproject.toml
@@ -23,13 +24,14 @@ $(STAMP): pyproject.toml
 
 # Debian packages for the other-language tests (protoc with its Java generator, the Go and gRPC-Java plugins; Go with
 # its gRPC and protobuf modules, and a JDK with gRPC-Java's jars and theirs, for the Go and Java clients: tests/clients)
-# and for the browser tests (Chromium, driven by Playwright: tests/web), installed once where apt-get is; elsewhere
+# and for the browser tests (Chromium, driven by Playwright: tests/web), and a C compiler with Python's headers for the
+# compiled engine, installed once where apt-get is; elsewhere
 # those tests say what is missing and skip.
 DEB_PACKAGES := protobuf-compiler libprotobuf-java protoc-gen-go protoc-gen-go-grpc protobuf-compiler-grpc-java-plugin \
 	golang-go golang-google-grpc-dev golang-google-protobuf-dev golang-github-golang-protobuf-1-5-dev \
 	default-jdk-headless libgrpc-java libguava-java libnetty-java libgoogle-gson-java libperfmark-java \
 	libgeronimo-annotation-1.3-spec-java \
-	chromium
+	chromium gcc python3-dev
 $(DEB_STAMP): $(STAMP) Makefile
 	@missing=$$(command -v dpkg >/dev/null && for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ] && command -v apt-get >/dev/null; then \
@@ -39,6 +41,16 @@ $(DEB_STAMP): $(STAMP) Makefile
 		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 	touch $@
+
+# The engine compiled from its own source (build_engine.py: Cython into build/engine/, each module loaded only while
+# its source is unchanged, see engine/_native.py); without a C compiler it says so and the engine runs as Python.
+# `make engine` compiles what changed; CARDTABLE_ENGINE=python runs the source whatever is built.
+$(ENGINE_STAMP): $(DEB_STAMP) build_engine.py $(shell find engine -name '*.py')
+	$(BIN)/python build_engine.py
+	touch $@
+
+engine: $(DEB_STAMP)
+	$(BIN)/python build_engine.py
 
 # The gRPC stubs are built from protos/, never committed; the Node.js client's packages come from its lock file.
 $(STUBS): $(STAMP) $(wildcard protos/cardtable/v1/*.proto) services/protogen.py

@@ -5,7 +5,9 @@
 >>> state.apply(state.legal_actions()[0])
 """
 
+from . import _native  # noqa: F401  (first: the compiled engine where `make install` built it, see there)
 from . import games as _games  # noqa: F401  (registers every game)
+from ._native import engine_kind, engine_report
 from .determinize import determinize
 from .errors import (
     ActionLimitExceeded,
@@ -42,6 +44,8 @@ __all__ = [
     "check_options",
     "check_players",
     "determinize",
+    "engine_kind",
+    "engine_report",
     "from_position",
     "game_class",
     "game_info",

@@ -32,7 +32,9 @@ def test_games_json_lists_every_game_and_option(cli_runner: CliRunner) -> None:
     infos = json.loads(result.output)
     assert [info["id"] for info in infos] == engine.list_games()
     for info in infos:
-        assert info == json.loads(json.dumps(engine.game_info(info["id"]).to_dict()))
+        expected = json.loads(json.dumps(engine.game_info(info["id"]).to_dict()))
+        assert info == {**expected, "engine": engine.engine_kind()}
+        assert info["engine"] in ("compiled", "python", "mixed")  # mixed: modules edited since `make install`
         assert {"max_deals"} <= {o["name"] for o in info["options"]}
         assert all({"name", "default", "allowed", "doc"} <= set(o) for o in info["options"])
 

@@ -108,13 +108,19 @@ def _run_and_report(run: Callable[[], dict[str, Any]], as_json: bool,
     """Run a bench (a ValueError, such as a policy without a heuristic for the game, is a usage error) and print
     its result as JSON or as ``describe`` puts it."""
     try:
-        result = run()
+        result = {**run(), **engine.engine_report()}
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     if as_json:
         click.echo(json.dumps(result))
         return
-    Console(highlight=False).print(describe(result))
+    Console(highlight=False).print(describe(result) + f"\n  engine: {_engine_line(result)}")
+
+
+def _engine_line(result: dict[str, Any]) -> str:
+    """Which engine ran (``engine.engine_report``), for the text reports."""
+    modules = result.get("engine_from_source")
+    return result["engine"] + (f" ({', '.join(modules)} from source)" if modules else "")
 
 
 def _env_bench(game: str, players: int | None, seconds: float, seed: int, as_json: bool) -> None:
@@ -225,13 +231,13 @@ def _clone_bench(floor_script: Path | None, as_json: bool) -> None:
     floor = floor_script or find_floor()
     if floor is None:
         raise click.UsageError(f"no {FLOOR_SCRIPT} in this folder or a parent: give it with --floor")
-    result = run_clone_bench(floor)
+    result = {**run_clone_bench(floor), **engine.engine_report()}
     if as_json:
         click.echo(json.dumps(result))
         return
     console = Console(highlight=False)
     console.print(f"floor: {result['floor_moves_per_s']:,} moves/s ({floor}); load average "
-                  f"{result['load_average_1m']}")
+                  f"{result['load_average_1m']}; engine: {_engine_line(result)}")
     for game, row in result["games"].items():
         console.print(f"{game}, {row['players']} players: {row['us_per_clone']:.2f} µs per mid-deal clone = "
                       f"{row['floor_moves_per_clone']:.2f} floor moves")
@@ -241,13 +247,14 @@ def _bots_bench(seconds: float, positions: int, games: list[str] | None, as_json
     from services.bench.bots import bots_bench_steps, run_bots_bench
 
     with _steps(bots_bench_steps(len(games or engine.list_games()), positions)) as on_step:
-        result = run_bots_bench(seconds=seconds, positions=positions, games=games, on_step=on_step)
+        result = {**run_bots_bench(seconds=seconds, positions=positions, games=games, on_step=on_step),
+                  **engine.engine_report()}
     if as_json:
         click.echo(json.dumps(result))
         return
     console = Console(highlight=False)
     console.print(f"policies playing seat 0 against random seats, {seconds:g} s each (load average "
-                  f"{result['load_average_1m']}, {result['cpus']} CPUs): decisions/s")
+                  f"{result['load_average_1m']}, {result['cpus']} CPUs; engine: {_engine_line(result)}): decisions/s")
     for game, rows in result["policies"].items():
         console.print(f"  {game}: " + ", ".join(f"{label} {row['decisions_per_s']:,}" for label, row in rows.items()))
     for game, row in result["double_dummy"].items():

@@ -1,7 +1,8 @@
 """``cardtable games``: every game, its player counts and every option with its default, allowed values and doc.
 
     cardtable games          # readable tables
-    cardtable games --json   # engine.game_info(gid).to_dict() for each game, as a JSON list
+    cardtable games --json   # engine.game_info(gid).to_dict() for each game, and the engine that plays it
+                             # ("engine": "compiled" or "python", see engine/_native.py), as a JSON list
 """
 
 from __future__ import annotations
@@ -85,7 +86,8 @@ def options_table(info: dict) -> Table:
 def games(as_json: bool) -> None:
     """List the games, their player counts and options."""
     infos = [engine.game_info(game_id).to_dict() for game_id in engine.list_games()]
-    if as_json:
+    if as_json:  # each game says which engine plays it ("compiled" or "python": engine.engine_kind)
+        infos = [{**info, "engine": engine.engine_kind()} for info in infos]
         click.echo(json.dumps(infos, indent=2))
         return
     console = Console(highlight=False)
@@ -93,6 +95,7 @@ def games(as_json: bool) -> None:
         console.print("No games are registered.")
         return
     console.print(games_table(infos))
+    console.print(f"engine: {engine.engine_kind()}")
     for info in infos:
         console.print()
         console.print(options_table(info))

@@ -1,0 +1,142 @@
+"""Which engine runs: the compiled modules that ``make install`` built from engine/'s own source, or that source.
+
+``build_engine.py`` compiles every module of ``engine/`` (Cython, pure-Python mode: the same ``.py`` files) into
+``build/engine/<ABI>/``, outside the source tree, and writes a manifest there with the SHA-256 of each source
+file it compiled. ``install()`` (run as ``engine/__init__.py`` imports this module, before the rest of the engine)
+puts a finder in front of Python's own that loads a module's compiled form only while its ``.py`` file still has the
+hash it was compiled from. An edited module runs from its source with a warning naming it (``make install`` compiles
+it again), so a stale build never runs old rules.
+
+``CARDTABLE_ENGINE`` chooses: ``python`` runs the source alone; ``compiled`` requires every compiled module (an
+ImportError names the missing or stale ones); unset or ``auto`` loads what is built and current.
+:func:`engine_kind` says what runs: ``"compiled"`` (every module compiled), ``"python"`` (none) or ``"mixed"``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.abc
+import importlib.machinery
+import json
+import os
+import sys
+import sysconfig
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+ENV = "CARDTABLE_ENGINE"
+CHOICES = ("auto", "python", "compiled")
+PACKAGE = "engine"
+SOURCE = Path(__file__).resolve().parent
+MANIFEST = "manifest.json"
+
+
+def build_dir(root: Path | None = None) -> Path:
+    """Where the compiled modules of this interpreter's ABI live, beside ``engine/``:
+    ``build/engine/cpython-311-x86_64-linux-gnu`` (an extension module's suffix names the ABI)."""
+    abi = str(sysconfig.get_config_var("EXT_SUFFIX") or sys.implementation.cache_tag).strip(".").removesuffix(".so")
+    return (root or SOURCE.parent) / "build" / "engine" / abi
+
+
+def source_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def module_source(name: str) -> Path:
+    """The ``.py`` file of an engine module: ``engine.games.belote`` -> ``engine/games/belote/__init__.py``."""
+    parts = name.split(".")[1:]
+    folder = SOURCE.joinpath(*parts)
+    return folder / "__init__.py" if folder.is_dir() else SOURCE.joinpath(*parts[:-1], parts[-1] + ".py")
+
+
+class CompiledFinder(importlib.abc.MetaPathFinder):
+    """Finds ``engine.*`` modules in the build while their source is unchanged since it was compiled."""
+
+    def __init__(self, folder: Path, modules: dict[str, dict[str, str]], skipped: dict[str, str],
+                 strict: bool) -> None:
+        self.folder = folder
+        self.modules = modules
+        self.skipped = skipped  # modules the compiler refused, with its reason: they run from source by design
+        self.strict = strict
+        self.compiled: list[str] = []
+        self.from_source: list[str] = []  # built modules edited since, and modules added since the build
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if not fullname.startswith(PACKAGE + ".") or fullname in self.skipped or fullname == __name__:
+            return None
+        source = module_source(fullname)
+        if not source.is_file():
+            return None  # not a module of the engine's source: Python's own finders say what it is
+        entry = self.modules.get(fullname)
+        if entry is None or source_hash(source) != entry["sha256"]:
+            self._from_source(fullname, "is new since the build" if entry is None else "was edited since the build")
+            return None
+        binary = self.folder / entry["file"]
+        loader = importlib.machinery.ExtensionFileLoader(fullname, str(binary))
+        package = source.name == "__init__.py"
+        spec = importlib.machinery.ModuleSpec(fullname, loader, origin=str(binary), is_package=package)
+        spec.has_location = True
+        if package:
+            spec.submodule_search_locations = [str(source.parent)]
+        self.compiled.append(fullname)
+        return spec
+
+    def _from_source(self, fullname: str, why: str) -> None:
+        message = f"{fullname} {why}: it runs from its source, not compiled (`make install` compiles it again)"
+        if self.strict:
+            raise ImportError(f"{ENV}=compiled, but {message}")
+        self.from_source.append(fullname)
+        warnings.warn(message, RuntimeWarning, stacklevel=2)
+
+
+_finder: CompiledFinder | None = None
+
+
+def install() -> None:
+    """Load the engine's compiled modules from here on, as ``CARDTABLE_ENGINE`` says (see the module docstring)."""
+    global _finder
+    choice = os.environ.get(ENV, "auto").strip().lower() or "auto"
+    if choice not in CHOICES:
+        raise ImportError(f"{ENV} must be one of {', '.join(CHOICES)}, got {os.environ[ENV]!r}")
+    if choice == "python" or _finder is not None:
+        return
+    folder = build_dir()
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text())
+        modules, skipped = manifest["modules"], manifest["skipped"]
+    except (OSError, ValueError, KeyError, TypeError):
+        if choice == "compiled":
+            raise ImportError(f"{ENV}=compiled, but no compiled engine is built in {folder}: run `make install` "
+                              "(it needs a C compiler)") from None
+        return
+    _finder = CompiledFinder(folder, modules, skipped, strict=choice == "compiled")
+    sys.meta_path.insert(0, _finder)
+
+
+def engine_kind() -> str:
+    """``"compiled"`` when the engine runs compiled (every module the build compiled), ``"python"`` when it runs
+    from source, ``"mixed"`` when some modules edited since the build run from source until ``make install``."""
+    if _finder is None or not _finder.compiled:
+        return "python"
+    return "mixed" if _finder.from_source else "compiled"
+
+
+def engine_report() -> dict[str, object]:
+    """What runs, for ``cardtable bench --json`` and ``cardtable games --json``: the kind, and the modules that run
+    from source although the engine is compiled (edited or new since the build, or refused by the compiler)."""
+    report: dict[str, object] = {"engine": engine_kind()}
+    if _finder is not None and _finder.compiled:
+        report["engine_from_source"] = sorted({*_finder.from_source, *_finder.skipped})
+    return report
+
+
+def _is_compiled(module: ModuleType | None) -> bool:
+    spec = getattr(module, "__spec__", None)
+    return isinstance(getattr(spec, "loader", None), importlib.machinery.ExtensionFileLoader)
+
+
+if __name__ == f"{PACKAGE}._native":  # (build_engine.py reads this file for its paths alone)
+    install()
