@@ -396,9 +396,14 @@ class _Driver:
         """One line on a task whose chunks were lost (its worker or node died) and are played again: the deals of a
         chunk come from their own seeds, so the new tasks give the same results and overwrite the same replays."""
         first, last = chunks[0], chunks[-1]
-        which = (f"chunk {first.index}" if len(chunks) == 1 else f"chunks {first.index} to {last.index}")
-        return (f"{self.job_id}: {which} ({self.spec.unit}s {first.first + 1} to {last.stop}) was lost "
-                f"({type(exc).__name__}: {first_sentence(ray_reason(exc))}); playing it again, attempt "
+        if all(b.index == a.index + 1 and b.first == a.stop for a, b in zip(chunks, chunks[1:], strict=False)):
+            which = f"chunk {first.index}" if len(chunks) == 1 else f"chunks {first.index}-{last.index}"
+            deals = f"{self.spec.unit}s {first.first + 1} to {last.stop}"
+        else:  # retried chunks (or rests of chunks) before the plan's next ones
+            which = f"chunks {', '.join(str(chunk.index) for chunk in chunks)}"
+            deals = f"{sum(chunk.count for chunk in chunks)} {self.spec.unit}s"
+        return (f"{self.job_id}: {which} ({deals}) was lost ({type(exc).__name__}: "
+                f"{first_sentence(ray_reason(exc))}); playing {'it' if len(chunks) == 1 else 'them'} again, attempt "
                 f"{attempts + 1} of {MAX_ATTEMPTS}")
 
     def _joined(self, before: ChunkResult, after: ChunkResult) -> ChunkResult:
