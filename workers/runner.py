@@ -101,7 +101,7 @@ def play_chunk_task(spec_dict: dict[str, Any], chunks: list[Chunk], job_id: str,
     first deal) for at most about ``max_seconds`` in all, streaming progress (and replays) to Redis; stops early if
     the job is cancelled. The results of the chunks it began, in order: the last may hold fewer deals than its chunk
     (out of time, or stopped); a chunk not begun has none. A deal that cannot be played ends the task: with the
-    results before it, unless it is in the first chunk (then it raises, and the driver learns which chunk fails)."""
+    results before it, unless it is in the first chunk: then it raises, and the driver learns which chunk fails."""
     spec = JobSpec.from_dict(spec_dict)
     plan = job_chunks(spec)
     client = redis_client(redis_url)
@@ -121,7 +121,7 @@ def play_chunk_task(spec_dict: dict[str, Any], chunks: list[Chunk], job_id: str,
         except DealFailed:
             if not results:
                 raise
-            break  # played again first in a task of its own, where it raises
+            break  # the chunk goes back to the queue, first: played first in a task, it raises there
         result.worker = worker
         results.append(result)
         if result.stopped or result.units < chunk.count:
