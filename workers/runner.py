@@ -101,7 +101,7 @@ def play_chunk_task(spec_dict: dict[str, Any], chunks: list[Chunk], job_id: str,
     first deal) for at most about ``max_seconds`` in all, streaming progress (and replays) to Redis; stops early if
     the job is cancelled. The results of the chunks it began, in order: the last may hold fewer deals than its chunk
     (out of time, or stopped); a chunk not begun has none. A deal that cannot be played ends the task: with the
-    results before it, unless it is in the first chunk (then it raises, and the driver learns which chunk fails)."""
+    results before it, unless it is in the first chunk: then it raises, and the driver learns which chunk fails."""
     spec = JobSpec.from_dict(spec_dict)
     plan = job_chunks(spec)
     client = redis_client(redis_url)
@@ -121,7 +121,7 @@ def play_chunk_task(spec_dict: dict[str, Any], chunks: list[Chunk], job_id: str,
         except DealFailed:
             if not results:
                 raise
-            break  # played again first in a task of its own, where it raises
+            break  # the chunk goes back to the queue, first: played first in a task, it raises there
         result.worker = worker
         results.append(result)
         if result.stopped or result.units < chunk.count:
@@ -396,9 +396,14 @@ class _Driver:
         """One line on a task whose chunks were lost (its worker or node died) and are played again: the deals of a
         chunk come from their own seeds, so the new tasks give the same results and overwrite the same replays."""
         first, last = chunks[0], chunks[-1]
-        which = (f"chunk {first.index}" if len(chunks) == 1 else f"chunks {first.index} to {last.index}")
-        return (f"{self.job_id}: {which} ({self.spec.unit}s {first.first + 1} to {last.stop}) was lost "
-                f"({type(exc).__name__}: {first_sentence(ray_reason(exc))}); playing it again, attempt "
+        if all(b.index == a.index + 1 and b.first == a.stop for a, b in zip(chunks, chunks[1:], strict=False)):
+            which = f"chunk {first.index}" if len(chunks) == 1 else f"chunks {first.index}-{last.index}"
+            deals = f"{self.spec.unit}s {first.first + 1} to {last.stop}"
+        else:  # retried chunks (or rests of chunks) before the plan's next ones
+            which = f"chunks {', '.join(str(chunk.index) for chunk in chunks)}"
+            deals = f"{sum(chunk.count for chunk in chunks)} {self.spec.unit}s"
+        return (f"{self.job_id}: {which} ({deals}) was lost ({type(exc).__name__}: "
+                f"{first_sentence(ray_reason(exc))}); playing {'it' if len(chunks) == 1 else 'them'} again, attempt "
                 f"{attempts + 1} of {MAX_ATTEMPTS}")
 
     def _joined(self, before: ChunkResult, after: ChunkResult) -> ChunkResult:
