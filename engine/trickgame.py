@@ -378,7 +378,8 @@ class TrickGame(State):
                     observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
         """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
         rule's cards, or the game's own ``_card_ids``, with its ``_turn_extras``) listed, ``choose[seat]`` picks one
-        (``action`` >= 0: one move already chosen, checked and recorded, played alone), it is recorded and played: a
+        (``action`` -1; ``action`` >= 0: one move already chosen, checked and recorded by ``apply_id``, played alone
+        and the loop returns), it is recorded and played: a
         plain card from the hand into the trick (the game's own moves by ``_extra_played``), the best card kept; a
         full trick is gathered (``_trick_taken``, the stock drawn) and the deal scored after its last trick. The game
         is called only at those events and for the cards it watches (``_card_played``); after each the loop plays on

@@ -151,6 +151,14 @@ def test_every_move_of_the_play_goes_through_the_trick_loop(game: str, loop: str
         inside.clear()
 
 
+@pytest.mark.parametrize("game", TRICK_GAMES)
+def test_the_trick_loop_reads_the_game_class_s_plain_cards_and_hooks(game: str) -> None:
+    cls = type(engine.new_match(game, seed=0))
+    hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
+                  for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards", "_next_seats"))
+    assert cls._loop_class == (cls.ACTIONS.plain_card, *hooks)
+
+
 def test_the_double_dummy_search_takes_the_games_that_declare_it() -> None:
     solvable = {game for game in TRICK_GAMES if getattr(engine.new_match(game, seed=0), "DOUBLE_DUMMY", False)}
     assert solvable == {"belote", "belote_contree", "german_whist", "thunee"}
