@@ -12,8 +12,8 @@ A :class:`DecisionPhase` is a phase with moves of its own outside the trick play
 exchange): it names the values of ``State.phase`` it acts in (``NAMES``) and gives their legal moves, applies them and
 says which seat a loaded position must have to act; a trick game asks it whenever its phase is not the play.
 
-Phase objects hold no match state: they are configured by data when a game declares them and act on the game they
-are given, so cloning a state copies nothing of them.
+Phase objects hold no match state: they act on the game they are given (whose rules stay data on its class), so
+cloning a state copies nothing of them.
 
 >>> import engine
 >>> state = engine.new_match("botifarra", seed=3)

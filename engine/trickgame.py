@@ -327,9 +327,13 @@ class TrickGame(State):
                           side_of[self.best_seat] == side_of[seat])
 
     def _legal_ids(self) -> list[int]:
-        """In the play the trick loop's moves (``_turn_ids``), else those of the decision phase in play."""
+        """In the play the trick loop's moves (``_turn_ids``, inlined: one call less per move), else those of the
+        decision phase in play."""
         if self.phase == "play":
-            return self._turn_ids()
+            seat = self.current_player
+            assert seat is not None  # legal actions are listed only while someone is to act
+            ids = self._card_ids()
+            return self._turn_extras(seat, ids) if self.RULES.extras else ids
         return self._deciding[self.phase].legal(self)
 
     def _apply(self, action: int) -> None:
