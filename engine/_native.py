@@ -77,7 +77,7 @@ class CompiledFinder(importlib.abc.MetaPathFinder):
             self._from_source(fullname, "is new since the build" if entry is None else "was edited since the build")
             return None
         binary = self.folder / entry["file"]
-        loader = importlib.machinery.ExtensionFileLoader(fullname, str(binary))
+        loader = CompiledLoader(fullname, str(binary), str(source))
         package = source.name == "__init__.py"
         spec = importlib.machinery.ModuleSpec(fullname, loader, origin=str(binary), is_package=package)
         spec.has_location = True
@@ -92,6 +92,19 @@ class CompiledFinder(importlib.abc.MetaPathFinder):
             raise ImportError(f"{ENV}=compiled, but {message}")
         self.from_source.append(fullname)
         warnings.warn(message, RuntimeWarning, stacklevel=2)
+
+
+class CompiledLoader(importlib.machinery.ExtensionFileLoader):
+    """Loads a compiled module, whose ``__file__`` then names its source: the rules a reader, a traceback, ``inspect``
+    and pytest's doctest collection look for are in the ``.py`` (``__spec__.origin`` names the compiled file)."""
+
+    def __init__(self, name: str, path: str, source: str) -> None:
+        super().__init__(name, path)
+        self.source = source
+
+    def exec_module(self, module: ModuleType) -> None:
+        super().exec_module(module)
+        module.__file__ = self.source
 
 
 _finder: CompiledFinder | None = None
