@@ -6,7 +6,7 @@ STAMP := $(VENV)/.cardtable-installed
 BENCH_GAME ?= tablanette
 BENCH_SECONDS ?= 3
 
-.PHONY: install engine test test-fast test-integration test-e2e demo bench lint
+.PHONY: install engine test test-compiled test-fast test-integration test-e2e demo bench lint
 
 NODE_CLIENT := tests/clients/node
 NODE_STAMP := $(NODE_CLIENT)/node_modules/.package-lock.json
@@ -78,6 +78,14 @@ test: install
 
 test-fast: $(STAMP) $(STUBS)
 	$(PYTEST) $(UNIT_TIER)
+
+# The engine tier again, under the compiled engine (CARDTABLE_ENGINE=compiled: every module compiled and current, or
+# an error): the pinned transcripts and replay fixtures, the rollout loop and clones of every game, and tests/test_native.py
+# (the same matches in both engines, in two processes).
+ENGINE_TIER := tests/games/test_trick_transcripts.py tests/replays/test_fixtures.py tests/test_play_to_end.py \
+	tests/test_clone.py tests/test_native.py
+test-compiled: install
+	CARDTABLE_ENGINE=compiled $(BIN)/pytest $(ENGINE_TIER)
 
 test-integration: install
 	$(PYTEST) -m integration

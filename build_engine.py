@@ -86,7 +86,8 @@ def cythonize(todo: list[tuple[str, Path]], folder: Path, workers: int) -> tuple
     from setuptools import Extension
 
     def run(items: list[tuple[str, Path]], threads: int) -> list[Any]:
-        extensions = [Extension(name, [str(path.relative_to(ROOT))]) for name, path in items]
+        # -w: the C that Cython writes warns of nothing a reader of the .py could act on
+        extensions = [Extension(name, [str(path.relative_to(ROOT))], extra_compile_args=["-w"]) for name, path in items]
         return list(translate(extensions, compiler_directives=DIRECTIVES, build_dir=str(folder / "c"), force=True,
                               nthreads=threads, quiet=True))
 

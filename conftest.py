@@ -16,3 +16,13 @@ def pytest_ignore_collect(collection_path: Path) -> bool | None:
     module name ``conftest``, so a second one collected as a module clashes with the first ("import file mismatch"
     when test folders are given out of order)."""
     return True if collection_path.name == "conftest.py" else None
+
+
+
+def pytest_report_header() -> str:
+    """Which engine the run tests: compiled (build_engine.py) or its Python source (engine/_native.py)."""
+    import engine
+
+    report = engine.engine_report()
+    from_source = report.get("engine_from_source")
+    return f"engine: {report['engine']}" + (f" ({', '.join(from_source)} from source)" if from_source else "")

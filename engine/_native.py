@@ -44,19 +44,21 @@ def source_hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def module_source(name: str) -> Path:
-    """The ``.py`` file of an engine module: ``engine.games.belote`` -> ``engine/games/belote/__init__.py``."""
+def module_source(name: str, source: Path = SOURCE) -> Path:
+    """The ``.py`` file of an engine module in the engine's folder ``source``: ``engine.games.belote`` ->
+    ``engine/games/belote/__init__.py``."""
     parts = name.split(".")[1:]
-    folder = SOURCE.joinpath(*parts)
-    return folder / "__init__.py" if folder.is_dir() else SOURCE.joinpath(*parts[:-1], parts[-1] + ".py")
+    folder = source.joinpath(*parts)
+    return folder / "__init__.py" if folder.is_dir() else source.joinpath(*parts[:-1], parts[-1] + ".py")
 
 
 class CompiledFinder(importlib.abc.MetaPathFinder):
     """Finds ``engine.*`` modules in the build while their source is unchanged since it was compiled."""
 
     def __init__(self, folder: Path, modules: dict[str, dict[str, str]], skipped: dict[str, str],
-                 strict: bool) -> None:
+                 strict: bool, source: Path = SOURCE) -> None:
         self.folder = folder
+        self.source = source
         self.modules = modules
         self.skipped = skipped  # modules the compiler refused, with its reason: they run from source by design
         self.strict = strict
@@ -67,7 +69,7 @@ class CompiledFinder(importlib.abc.MetaPathFinder):
                   target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         if not fullname.startswith(PACKAGE + ".") or fullname in self.skipped or fullname == __name__:
             return None
-        source = module_source(fullname)
+        source = module_source(fullname, self.source)
         if not source.is_file():
             return None  # not a module of the engine's source: Python's own finders say what it is
         entry = self.modules.get(fullname)
@@ -75,7 +77,7 @@ class CompiledFinder(importlib.abc.MetaPathFinder):
             self._from_source(fullname, "is new since the build" if entry is None else "was edited since the build")
             return None
         binary = self.folder / entry["file"]
-        loader = importlib.machinery.ExtensionFileLoader(fullname, str(binary))
+        loader = CompiledLoader(fullname, str(binary), str(source))
         package = source.name == "__init__.py"
         spec = importlib.machinery.ModuleSpec(fullname, loader, origin=str(binary), is_package=package)
         spec.has_location = True
@@ -90,6 +92,19 @@ class CompiledFinder(importlib.abc.MetaPathFinder):
             raise ImportError(f"{ENV}=compiled, but {message}")
         self.from_source.append(fullname)
         warnings.warn(message, RuntimeWarning, stacklevel=2)
+
+
+class CompiledLoader(importlib.machinery.ExtensionFileLoader):
+    """Loads a compiled module, whose ``__file__`` then names its source: the rules a reader, a traceback, ``inspect``
+    and pytest's doctest collection look for are in the ``.py`` (``__spec__.origin`` names the compiled file)."""
+
+    def __init__(self, name: str, path: str, source: str) -> None:
+        super().__init__(name, path)
+        self.source = source
+
+    def exec_module(self, module: ModuleType) -> None:
+        super().exec_module(module)
+        module.__file__ = self.source
 
 
 _finder: CompiledFinder | None = None
