@@ -4,6 +4,7 @@ over random measured with a statistical margin."""
 from __future__ import annotations
 
 import math
+import sys
 from collections import Counter
 
 import pytest
@@ -395,11 +396,18 @@ def test_belote_contree_bids_the_cheapest_contract_in_its_best_suit_or_passes() 
 
 # ---- greedy beats random clearly ----------------------------------------------------------------------------------
 
-def _greedy_against_random(game: str, players: int, deals: int) -> tuple[list[float], int]:
+# The deals are played in batches; the test stops at the end of a batch where both of greedy's margins are already
+# EARLY_Z standard errors clear (where a full run's 1.96 and 3 could still fail, that almost never happens: it stops
+# early only when the edge is several times what the full run needs, and otherwise plays every deal and judges them
+# all as before).
+BATCH, EARLY_Z = 200, 5.0
+
+
+def _greedy_against_random(game: str, players: int, deals: range) -> tuple[list[float], int]:
     """Single deals with greedy's side rotating over the sides: per deal greedy's lead (its score minus the mean of
     the random seats' scores), and how many deals greedy's side scored strictly the most."""
     leads, wins = [], 0
-    for deal in range(deals):
+    for deal in deals:
         state = engine.new_match(game, seed=deal, players=players, options={"max_deals": 1})
         greedy_side = deal % (max(state.side_of) + 1)
         names = ["greedy" if state.side_of[seat] == greedy_side else "random" for seat in range(players)]
@@ -411,22 +419,53 @@ def _greedy_against_random(game: str, players: int, deals: int) -> tuple[list[fl
     return leads, wins
 
 
-def _assert_greedy_wins_clearly(leads: list[float], wins: int, sides: int) -> None:
-    """The 95% confidence interval of the mean lead is above 0, and greedy's side scores the most in more deals than
-    its fair share 1/sides by a one-sided binomial margin of 3 standard deviations."""
+def _margins(leads: list[float], wins: int, sides: int) -> tuple[float, float]:
+    """Greedy's mean lead and its win count above a fair share 1/sides, each in standard errors."""
     n = len(leads)
     mean = sum(leads) / n
     sd = math.sqrt(sum((x - mean) ** 2 for x in leads) / (n - 1))
-    low = mean - 1.96 * sd / math.sqrt(n)
-    assert low > 0, f"greedy's mean lead {mean:.2f}, 95% CI low {low:.2f}"
     fair = 1 / sides
-    assert wins > n * fair + 3 * math.sqrt(n * fair * (1 - fair)), f"greedy won {wins} of {n}"
+    lead_z = mean / (sd / math.sqrt(n)) if sd else math.inf if mean > 0 else -math.inf if mean < 0 else 0.0
+    return lead_z, (wins - n * fair) / math.sqrt(n * fair * (1 - fair))
+
+
+def _assert_greedy_wins_clearly(game: str, players: int, deals: int, sides: int) -> None:
+    """Over ``deals`` deals (fewer where the edge is overwhelming: ``EARLY_Z``), the 95% confidence interval of
+    greedy's mean lead is above 0, and greedy's side scores the most in more deals than its fair share 1/sides by a
+    one-sided binomial margin of 3 standard deviations."""
+    leads, wins = [], 0
+    for start in range(0, deals, BATCH):
+        more_leads, more_wins = _greedy_against_random(game, players, range(start, min(start + BATCH, deals)))
+        leads, wins = leads + more_leads, wins + more_wins
+        if len(leads) < deals and min(_margins(leads, wins, sides)) >= EARLY_Z:
+            return
+    lead_z, wins_z = _margins(leads, wins, sides)
+    assert lead_z > 1.96, f"greedy's mean lead {sum(leads) / len(leads):.2f}, {lead_z:.2f} standard errors"
+    assert wins_z > 3, f"greedy won {wins} of {len(leads)}"
+
+
+def test_a_clear_edge_stops_early_and_a_slight_one_is_judged_on_every_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    batches: list[range] = []
+
+    def scripted(game: str, players: int, deals: range) -> tuple[list[float], int]:
+        batches.append(deals)
+        lead = {"clear": 5.0, "slight": 0.2, "none": 0.0}[game]
+        return [lead + (-1.0) ** deal for deal in deals], sum(deal % 2 == 0 or lead > 1 for deal in deals)
+
+    monkeypatch.setattr(sys.modules[__name__], "_greedy_against_random", scripted)
+    _assert_greedy_wins_clearly("clear", 2, 1000, sides=2)
+    assert batches == [range(0, 200)]
+    batches.clear()
+    with pytest.raises(AssertionError, match="greedy won 500 of 1000"):
+        _assert_greedy_wins_clearly("slight", 2, 1000, sides=2)  # its lead is clear over 1000 deals, its wins not
+    assert batches == [range(start, start + 200) for start in range(0, 1000, 200)]
+    with pytest.raises(AssertionError, match="mean lead 0.00"):
+        _assert_greedy_wins_clearly("none", 2, 1000, sides=2)
 
 
 @pytest.mark.parametrize("game", FISHING)
 def test_greedy_beats_random_over_2000_deals(game: str) -> None:
-    leads, wins = _greedy_against_random(game, 2, 2000)
-    _assert_greedy_wins_clearly(leads, wins, sides=2)
+    _assert_greedy_wins_clearly(game, 2, 2000, sides=2)
 
 
 @pytest.mark.parametrize(("game", "players", "deals"), [
@@ -442,8 +481,7 @@ def test_greedy_beats_random_over_2000_deals(game: str) -> None:
     ("botifarra", 4, 600),       # about 66% (partners score together: the random side about 33%)
 ])
 def test_greedy_beats_random_at_trick_games(game: str, players: int, deals: int) -> None:
-    leads, wins = _greedy_against_random(game, players, deals)
-    _assert_greedy_wins_clearly(leads, wins, sides=2 if game == "belote_contree" else players)
+    _assert_greedy_wins_clearly(game, players, deals, sides=2 if game == "belote_contree" else players)
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
@@ -473,8 +511,7 @@ def test_greedy_beats_random_at_boonaken_matches(players: int) -> None:
 def test_greedy_beats_random_at_thunee(players: int) -> None:
     # Two teams; random calls thunee and royals a third of the time each and loses them: greedy wins about 97% (4
     # players) and 95% (6 players) of deals.
-    leads, wins = _greedy_against_random("thunee", players, 1000)
-    _assert_greedy_wins_clearly(leads, wins, sides=2)
+    _assert_greedy_wins_clearly("thunee", players, 1000, sides=2)
 
 
 def test_trick_games_have_greedy() -> None:

@@ -107,9 +107,7 @@ def test_a_test_with_two_tiers_stops_the_collection(inner: pytest.Pytester) -> N
     assert "test_two.py::test_both: two tiers: e2e, unit" in result.stderr.str()
 
 
-def test_a_unit_test_that_swallows_the_refusal_still_fails(inner: pytest.Pytester) -> None:
-    inner.makepyfile(test_sneaky="""
-import socket
+SNEAKY = """import socket
 import subprocess
 
 import pytest
@@ -133,7 +131,11 @@ def test_runs_a_command():
 
 def test_stays_home():
     assert sum(range(4)) == 6
-""")
+"""
+
+
+def test_a_unit_test_that_swallows_the_refusal_still_fails(inner: pytest.Pytester) -> None:
+    inner.makepyfile(test_sneaky=SNEAKY)
     result = inner.runpytest_inprocess("-p", "tiers", "-m", "unit")
     result.assert_outcomes(passed=1, failed=2)
     result.stdout.fnmatch_lines(["*_ test_falls_back _*", "*tried to connect a socket to ('127.0.0.1', 6379)*",
@@ -167,32 +169,14 @@ def test_the_guard_works_in_xdist_workers(inner: pytest.Pytester, monkeypatch: p
     """`make test` runs the unit tier in pytest-xdist workers: the guard still refuses a unit test's I/O there, and
     takes no offence at the channel a worker reports on."""
     monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parent))  # tiers.py, for the pytest it starts
-    inner.makepyfile(test_in_workers="""
-import socket
-import subprocess
-
-import pytest
-
-pytestmark = pytest.mark.unit
-
-
-def test_falls_back():
-    try:
-        socket.create_connection(("127.0.0.1", 6379), timeout=1)
-    except Exception:
-        pass
-
-
-def test_runs_a_command():
-    subprocess.run(["true"])
-
+    inner.makepyfile(test_in_workers=SNEAKY + """
 
 @pytest.mark.parametrize("n", range(6))
-def test_stays_home(n):
+def test_adds_up(n):
     assert sum(range(n + 1)) == n * (n + 1) // 2
 """)
     result = inner.runpytest_subprocess("-p", "tiers", "-p", "xdist", "-n", "2", "-m", "unit")
-    result.assert_outcomes(passed=6, failed=2)
+    result.assert_outcomes(passed=7, failed=2)
     result.stdout.fnmatch_lines(["*created: 2/2 workers*"])
     result.stdout.fnmatch_lines(["*_ test_falls_back _*", "*tried to connect a socket to ('127.0.0.1', 6379)*"])
     result.stdout.fnmatch_lines(["*_ test_runs_a_command _*", "*tried to start a process*true*"])
