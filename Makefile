@@ -74,14 +74,17 @@ test: install
 	@status=0; \
 	(set -x; $(PYTEST) $(UNIT_TIER)) || status=$$?; \
 	(set -x; $(PYTEST) -m "not unit") || status=$$?; \
+	(set -x; CARDTABLE_ENGINE=python $(PYTEST) -m unit $(ENGINE_TIER)) || status=$$?; \
 	exit $$status
 
 test-fast: $(STAMP) $(STUBS)
 	$(PYTEST) $(UNIT_TIER)
 
-# The engine tier again, under the compiled engine (CARDTABLE_ENGINE=compiled: every module compiled and current, or
-# an error): the pinned transcripts and replay fixtures, the rollout loop and clones of every game, and tests/test_native.py
-# (the same matches in both engines, in two processes).
+# The engine tier: the pinned transcripts and replay fixtures, the rollout loop and clones of every game, and
+# tests/test_native.py (the same matches in both engines, in two processes). `make test` runs the suite on the engine
+# `make install` built (compiled where a C compiler is), then this tier's unit tests from the Python source
+# (CARDTABLE_ENGINE=python), so both engines play every pinned match; `make test-compiled` runs it under the compiled
+# engine only (CARDTABLE_ENGINE=compiled: every module compiled and current, or an error).
 ENGINE_TIER := tests/games/test_trick_transcripts.py tests/replays/test_fixtures.py tests/test_play_to_end.py \
 	tests/test_clone.py tests/test_native.py
 test-compiled: install
