@@ -115,8 +115,7 @@ class Seen:
         """The seat's legal actions (empty when it is not to act)."""
         if self._legal is None:
             if self._state is not None:
-                strings = self._state.ACTIONS.strings
-                self._legal = [strings[a] for a in self._legal_ids]
+                self._legal = list(map(self._state.ACTIONS.strings.__getitem__, self._legal_ids))
             else:
                 self._legal = self.obs["legal_actions"]
         return self._legal
@@ -127,8 +126,7 @@ class Seen:
         (words, and German Whist's face-down ``down:<slot>`` cards, which the seat does not know)."""
         if self._legal_cards is None:
             if self._state is not None:
-                card_of = self._state.ACTIONS.card_of
-                self._legal_cards = [card_of[a] for a in self._legal_ids]
+                self._legal_cards = list(map(self._state.ACTIONS.card_of.__getitem__, self._legal_ids))
             else:
                 self._legal_cards = [CARD_OF_CODE.get(action.split(":", 1)[0]) for action in self.obs["legal_actions"]]
         return self._legal_cards

@@ -44,9 +44,9 @@ class SeatObserver:
         info = state.INFO
         self._plain = (state if isinstance(state, TrickGame) and not info.face_down and not info.shown_every_move
                        else None)
-        # The cards of the finished tricks, kept until the next trick ends (the state only moves on).
+        # The cards of the finished tricks, brought up to date trick by trick (the state only moves on).
         self._played = 0
-        self._played_at: tuple[int, int] | None = None
+        self._played_at = (-1, 0)  # the dealing and the number of its tricks they hold
         self._seen = None if self._plain is None else Seen.of_state(self, self._plain)
 
     def __call__(self) -> Observation:
@@ -63,13 +63,16 @@ class SeatObserver:
         """The cards of the deal's finished tricks, as a mask (a trick game's)."""
         state = self._plain
         assert state is not None
-        at = (state.dealings, len(state.tricks))
-        if at != self._played_at:
-            played = 0
-            for trick in state.tricks:
+        tricks, (dealing, counted) = state.tricks, self._played_at
+        if dealing != state.dealings or counted > len(tricks):  # another deal
+            self._played, dealing, counted = 0, state.dealings, 0
+        if counted < len(tricks):  # add the tricks finished since
+            played = self._played
+            for trick in tricks[counted:]:
                 for _seat, card in trick:
                     played |= 1 << card
-            self._played, self._played_at = played, at
+            self._played = played
+        self._played_at = (dealing, len(tricks))
         return self._played
 
 
