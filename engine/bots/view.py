@@ -1,4 +1,5 @@
-"""What a searching policy may know: the seat's observation and samples of the cards it has not seen.
+"""What a policy may know: the seat's observation, what the seat has seen (:class:`engine.bots.seen.Seen`, which
+greedy ranks from) and, for a searching policy, samples of the cards it has not seen.
 
 A policy that searches (``pimc``, ``ismcts``: ``Policy.searches``) is handed a :class:`SeatView` as its ``observe``:
 called, it gives the seat's observation, as for every policy; :meth:`SeatView.sample` gives a full state the seat
