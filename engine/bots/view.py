@@ -16,7 +16,7 @@ depend only on what the seat knows). :func:`seat_observer` builds the right ``ob
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..determinize import determinize
@@ -32,7 +32,7 @@ class SeatObserver:
     the facts of card play a bot ranks from (:class:`engine.bots.seen.Seen`), read from the state where its
     observation shows them as the state holds them, without building the observation."""
 
-    __slots__ = ("_played", "_played_at", "_plain", "_seen", "history", "seat", "state")
+    __slots__ = ("_played", "_played_at", "_plain", "history", "seat", "seen", "state")
 
     _plain: TrickGame | None
 
@@ -48,17 +48,16 @@ class SeatObserver:
         # The cards of the finished tricks, brought up to date trick by trick (the state only moves on).
         self._played = 0
         self._played_at = (-1, 0)  # the dealing and the number of its tricks they hold
-        self._seen = None if self._plain is None else Seen.of_state(self, self._plain)
+        # What the seat has seen, the seat being to act with the legal ids given: one Seen kept and brought to each
+        # turn where the state shows it, else one of the observation.
+        self.seen: Callable[[Sequence[int]], Seen] = (
+            self._seen_in_observation if self._plain is None else Seen.of_state(self, self._plain).at)
 
     def __call__(self) -> Observation:
         return self.state.observation(self.seat, history=self.history)
 
-    def seen(self, legal_ids: Sequence[int]) -> Seen:
-        """What the seat has seen, the seat being to act with ``legal_ids``."""
-        seen = self._seen
-        if seen is None:
-            return Seen(self())
-        return seen.at(legal_ids)
+    def _seen_in_observation(self, legal_ids: Sequence[int]) -> Seen:
+        return Seen(self())
 
     def played(self) -> int:
         """The cards of the deal's finished tricks, as a mask (a trick game's)."""
