@@ -23,7 +23,7 @@ such game, and on samples of what the seat has not seen), without building the o
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ..cards import CARD_OF_CODE, SUIT, SUITS, cards_in
@@ -37,21 +37,32 @@ if TYPE_CHECKING:
 class Seen:
     """A seat's view of the play, read from its observation ``obs`` (or from the state: :meth:`of_state`)."""
 
-    __slots__ = ("_face_up_shown", "_legal", "_legal_cards", "_legal_ids", "_obs", "_phase", "_players", "_seat",
-                 "_state", "_trick", "_tricks_shown", "_view")
+    __slots__ = ("_card_of", "_face_up_shown", "_legal", "_legal_ids", "_obs", "_players", "_seat", "_state",
+                 "_tricks_shown", "_view", "legal_cards", "phase", "trick", "trump")
+
+    _card_of: Callable[[int], int | None]  # the state's action table's card of an id (of_state)
 
     def __init__(self, obs: Observation) -> None:
         self._obs: Observation | None = obs
         self._view: SeatObserver | None = None
         self._state: TrickGame | None = None
         self._legal_ids: Sequence[int] = ()
-        self._trick: list[tuple[int, int]] | None = None
         self._legal: list[str] | None = None
-        self._legal_cards: list[int | None] | None = None
         self._seat: int | None = None
         self._players: int | None = None
-        self._phase: str | None = None
         self._face_up_shown = self._tricks_shown = False
+        self.phase: str | None = obs.get("phase")
+        """The deal's phase."""
+        trump = obs.get("trump")
+        self.trump: int = SUITS.index(trump) if isinstance(trump, str) and trump in SUITS else NO_TRUMP
+        """The trump suit the seat sees, NO_TRUMP when there is none (or none shown)."""
+        self.trick: list[tuple[int, int]] = [(seat, CARD_OF_CODE[code]) for seat, code in obs.get("trick", ())
+                                             if code in CARD_OF_CODE]
+        """The cards of the trick in play the seat sees, (seat, card) in the order played (none played face down)."""
+        self.legal_cards: list[int | None] = [CARD_OF_CODE.get(action.split(":", 1)[0])
+                                              for action in obs.get("legal_actions", ())]
+        """The card each legal action plays (``KH`` and ``KH:belote`` play the king of hearts), None for the rest
+        (words, and German Whist's face-down ``down:<slot>`` cards, which the seat does not know)."""
 
     @classmethod
     def of_state(cls, view: SeatObserver, state: TrickGame) -> Seen:
@@ -62,14 +73,17 @@ class Seen:
         seen = cls.__new__(cls)
         seen._view, seen._state, seen._seat, seen._players = view, state, view.seat, state.n_players
         seen._face_up_shown, seen._tricks_shown = "face_up" in state.OBSERVED, "tricks" in state.OBSERVED
+        seen._card_of = state.ACTIONS.card_of.__getitem__
         return seen.at(())
 
     def at(self, legal_ids: Sequence[int]) -> Seen:
         """This view (of :meth:`of_state`) now, the seat being to act with ``legal_ids``: good until the next."""
         state = self._state
         assert state is not None
-        self._obs, self._legal_ids, self._trick, self._legal, self._legal_cards, self._phase = (
-            None, legal_ids, state.trick, None, None, state.phase)
+        self._obs = self._legal = None
+        self._legal_ids = legal_ids
+        self.trick, self.trump, self.phase = state.trick, state.trump, state.phase
+        self.legal_cards = list(map(self._card_of, legal_ids))
         return self
 
     @property
@@ -83,11 +97,6 @@ class Seen:
         return self.obs["players"] if self._players is None else self._players
 
     @property
-    def phase(self) -> str:
-        """The deal's phase."""
-        return self.obs["phase"] if self._phase is None else self._phase
-
-    @property
     def obs(self) -> Observation:
         """The seat's whole observation (without the history)."""
         if self._obs is None:
@@ -96,42 +105,14 @@ class Seen:
         return self._obs
 
     @property
-    def trump(self) -> int:
-        """The trump suit the seat sees, NO_TRUMP when there is none (or none shown)."""
-        if self._state is not None:
-            return self._state.trump
-        trump = self.obs.get("trump")
-        return SUITS.index(trump) if isinstance(trump, str) and trump in SUITS else NO_TRUMP
-
-    @property
-    def trick(self) -> list[tuple[int, int]]:
-        """The trick in play: (seat, card) in the order played."""
-        if self._trick is None:
-            self._trick = [(seat, CARD_OF_CODE[code]) for seat, code in self.obs["trick"]]
-        return self._trick
-
-    @property
     def legal(self) -> list[str]:
         """The seat's legal actions (empty when it is not to act)."""
         if self._legal is None:
             if self._state is not None:
-                strings = self._state.ACTIONS.strings
-                self._legal = [strings[a] for a in self._legal_ids]
+                self._legal = list(map(self._state.ACTIONS.strings.__getitem__, self._legal_ids))
             else:
                 self._legal = self.obs["legal_actions"]
         return self._legal
-
-    @property
-    def legal_cards(self) -> list[int | None]:
-        """The card each legal action plays (``KH`` and ``KH:belote`` play the king of hearts), None for the rest
-        (words, and German Whist's face-down ``down:<slot>`` cards, which the seat does not know)."""
-        if self._legal_cards is None:
-            if self._state is not None:
-                card_of = self._state.ACTIONS.card_of
-                self._legal_cards = [card_of[a] for a in self._legal_ids]
-            else:
-                self._legal_cards = [CARD_OF_CODE.get(action.split(":", 1)[0]) for action in self.obs["legal_actions"]]
-        return self._legal_cards
 
     def winning(self, trump: int, power: Sequence[int]) -> tuple[int, int]:
         """The seat and card winning the trick in play so far (it holds a card): the best trump, else the best card

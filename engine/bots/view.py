@@ -1,4 +1,5 @@
-"""What a searching policy may know: the seat's observation and samples of the cards it has not seen.
+"""What a policy may know: the seat's observation, what the seat has seen (:class:`engine.bots.seen.Seen`, which
+greedy ranks from) and, for a searching policy, samples of the cards it has not seen.
 
 A policy that searches (``pimc``, ``ismcts``: ``Policy.searches``) is handed a :class:`SeatView` as its ``observe``:
 called, it gives the seat's observation, as for every policy; :meth:`SeatView.sample` gives a full state the seat
@@ -15,7 +16,7 @@ depend only on what the seat knows). :func:`seat_observer` builds the right ``ob
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..determinize import determinize
@@ -31,7 +32,7 @@ class SeatObserver:
     the facts of card play a bot ranks from (:class:`engine.bots.seen.Seen`), read from the state where its
     observation shows them as the state holds them, without building the observation."""
 
-    __slots__ = ("_played", "_played_at", "_plain", "_seen", "history", "seat", "state")
+    __slots__ = ("_played", "_played_at", "_plain", "history", "seat", "seen", "state")
 
     _plain: TrickGame | None
 
@@ -44,32 +45,34 @@ class SeatObserver:
         info = state.INFO
         self._plain = (state if isinstance(state, TrickGame) and not info.face_down and not info.shown_every_move
                        else None)
-        # The cards of the finished tricks, kept until the next trick ends (the state only moves on).
+        # The cards of the finished tricks, brought up to date trick by trick (the state only moves on).
         self._played = 0
-        self._played_at: tuple[int, int] | None = None
-        self._seen = None if self._plain is None else Seen.of_state(self, self._plain)
+        self._played_at = (-1, 0)  # the dealing and the number of its tricks they hold
+        # What the seat has seen, the seat being to act with the legal ids given: one Seen kept and brought to each
+        # turn where the state shows it, else one of the observation.
+        self.seen: Callable[[Sequence[int]], Seen] = (
+            self._seen_in_observation if self._plain is None else Seen.of_state(self, self._plain).at)
 
     def __call__(self) -> Observation:
         return self.state.observation(self.seat, history=self.history)
 
-    def seen(self, legal_ids: Sequence[int]) -> Seen:
-        """What the seat has seen, the seat being to act with ``legal_ids``."""
-        seen = self._seen
-        if seen is None:
-            return Seen(self())
-        return seen.at(legal_ids)
+    def _seen_in_observation(self, legal_ids: Sequence[int]) -> Seen:
+        return Seen(self())
 
     def played(self) -> int:
         """The cards of the deal's finished tricks, as a mask (a trick game's)."""
         state = self._plain
         assert state is not None
-        at = (state.dealings, len(state.tricks))
-        if at != self._played_at:
-            played = 0
-            for trick in state.tricks:
+        tricks, (dealing, counted) = state.tricks, self._played_at
+        if dealing != state.dealings or counted > len(tricks):  # another deal
+            self._played, dealing, counted = 0, state.dealings, 0
+        if counted < len(tricks):  # add the tricks finished since
+            played = self._played
+            for trick in tricks[counted:]:
                 for _seat, card in trick:
                     played |= 1 << card
-            self._played, self._played_at = played, at
+            self._played = played
+        self._played_at = (dealing, len(tricks))
         return self._played
 
 

@@ -23,10 +23,13 @@ def taking_value(hand: list[int], turn_up: int, suit: int, players: int) -> int:
 @register_greedy("belote")
 def rank_belote(seen: Seen) -> Sequence[SortKey]:
     """Declare every combination (6.2); take the turn-up or name a suit when the hand is strong enough (4.1-4.2)."""
+    play = seen.phase == "play"
+    if play and None not in seen.legal_cards:  # cards only, no declaration
+        return rank_belote_play(seen)
     legal = seen.legal
     if "declare" in legal:
         return [(action == "declare",) for action in legal]
-    if seen.phase == "play":
+    if play:
         return rank_belote_play(seen)
     hand = seen.hand()
     turn_up = CARD_OF_CODE[seen.obs["turn_up"]]
