@@ -129,6 +129,9 @@ class Meter:
 
     def look(self) -> None:
         """Cancelled if the decision is abandoned; BudgetSpent if its time is up."""
+        # Let the process's other threads run (the one that cancels, a server's event loop): compiled, a search never
+        # enters the interpreter's loop, where the GIL is handed over every few milliseconds.
+        time.sleep(0)
         if self.cancel is not None and (why := self.cancel.why):
             raise Cancelled(why)
         if self.deadline and time.monotonic() >= self.deadline:
