@@ -22,13 +22,16 @@ from .rules import sweep_value
 # §3.1: low draw ranks A < 2 < ... < K; high draw ranks 2 < ... < K < A.
 _LOW_DRAW = tuple(-1 if r == ACE else r for r in range(13))
 
+# Option choices by player count (dict look-ups: Cython cannot type a conditional between tuples of two lengths).
+PARTNERSHIP_CHOICES = {4: (False, True)}
+HAND_SIZES = {2: (6, 8)}
 OPTIONS = (
     Option("partnerships", bool, False, "4 players only: seats {0,2} vs {1,3} pool captures and points (§1.5)",
-           choices_for=lambda n: (False, True) if n == 4 else (False,)),
+           choices_for=lambda n: PARTNERSHIP_CHOICES.get(n, (False,))),
     Option("first_dealer_draw", str, "low", "drawing for the first deal: low card deals with A low (Phillips & "
            "Westall), or high card deals with A high (Arnold) (§3.1)", choices=("low", "high")),
     Option("hand_size", int, lambda n: 6 if n == 2 else 4, "cards per hand and per redeal: 6 or 8 with 2 players, "
-           "4 with 3-4 players (§3.4)", choices_for=lambda n: (6, 8) if n == 2 else (4,)),
+           "4 with 3-4 players (§3.4)", choices_for=lambda n: HAND_SIZES.get(n, (4,))),
     Option("max_sum_cards", int, 3, "most cards in one sum group; 0 = unlimited (§5.3)", minimum=0,
            maximum=MAX_GROUP_CARDS),
     Option("jack_mode", str, "special", "special: a jack takes the whole table; value12: the jack is an ordinary "
