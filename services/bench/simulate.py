@@ -182,20 +182,24 @@ def _probe_after(barrier: Any, results: Any, count: int) -> None:
     results.put(_play_probe(count))
 
 
+def _probe_processes(processes: int, count: int) -> float:
+    """Seconds the slowest of ``processes`` fresh interpreters took to play ``count`` deals each, started together."""
+    # Fresh interpreters (spawn), not forks, for the one alone as for the two together: the calling process may run
+    # Ray's threads, a server or a test session, and may even run another engine build than a new process does.
+    context = multiprocessing.get_context("spawn")
+    barrier, results = context.Barrier(processes), context.Queue()
+    started = [context.Process(target=_probe_after, args=(barrier, results, count)) for _ in range(processes)]
+    for process in started:
+        process.start()
+    slowest = max(results.get(timeout=300) for _ in started)
+    for process in started:
+        process.join()
+    return slowest
+
+
 def machine_parallel_capacity(count: int = 3000) -> float:
     """How many times one process's work two plain processes get done at once (2.0 on an idle 2-core machine)."""
-    _play_probe(1)
-    alone = _play_probe(count)
-    # Fresh interpreters (spawn), not forks: this process may already run Ray's threads.
-    context = multiprocessing.get_context("spawn")
-    barrier, results = context.Barrier(2), context.Queue()
-    processes = [context.Process(target=_probe_after, args=(barrier, results, count)) for _ in range(2)]
-    for process in processes:
-        process.start()
-    together = max(results.get(timeout=300) for _ in processes)
-    for process in processes:
-        process.join()
-    return 2 * alone / together
+    return 2 * _probe_processes(1, count) / _probe_processes(2, count)
 
 
 def simulate_bench_steps(rounds: int = 2) -> int:
