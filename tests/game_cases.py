@@ -9,10 +9,15 @@ contract and parametrized over ``engine.list_games()``, so a newly registered ga
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import json
 import os
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -194,4 +199,77 @@ def keys_in(observation: Any) -> set[str]:
             stack.extend(item.values())
         elif isinstance(item, list | tuple):
             stack.extend(item)
+    return found
+
+
+# ---- the generic suites for a game outside the registry's lists (tests/test_plain_whist.py) ---------------------
+
+# The modules whose tests are parametrized over the registry: every top-level test module that reads its games from it.
+SUITE_FOLDER = Path(__file__).parent
+REGISTRY_READ = re.compile(r"\blist_games\(|\bGAME_CASES\b|\bGAMES\b")
+
+
+@dataclass(frozen=True)
+class GenericTest:
+    """A test of the generic suites, parametrized over the registry's games (all of them, or all of a kind)."""
+
+    module: str
+    name: str
+    function: Callable[..., Any]
+    marks: tuple[Any, ...]  # its pytest marks, its module's included
+
+    def calls(self, info: engine.GameInfo) -> list[dict[str, Any]] | None:
+        """The arguments it takes for the game ``info`` describes: its game parametrization's players with that
+        game's player counts, every value of its other parametrizations; None when its game parametrization carries
+        values for the games it lists (options of theirs, an expected result) and none that suit any game (empty)."""
+        game = info.id
+        calls: list[dict[str, Any]] = [{}]
+        for names, rows in _parametrizations(self.marks):
+            if "game" in names:
+                extra = [n for n in names if n not in ("game", "players")]
+                kept = {json.dumps(v, sort_keys=True): v for v in ([row[names.index(n)] for n in extra] for row in rows)
+                        if not any(v)}
+                if extra and not kept:
+                    return None
+                counts = info.player_counts if "players" in names else (None,)
+                new = [{"game": game, **({"players": n} if n is not None else {}), **dict(zip(extra, v, strict=True))}
+                       for n in counts for v in (kept.values() if extra else [[]])]
+            else:
+                new = [dict(zip(names, row, strict=True)) for row in rows]
+            calls = [{**call, **row} for call in calls for row in new]
+        return calls
+
+
+def _parametrizations(marks: tuple[Any, ...]) -> list[tuple[list[str], list[list[Any]]]]:
+    """Each parametrize mark as (argument names, rows of values)."""
+    found = []
+    for mark in marks:
+        if mark.name == "parametrize":
+            names, rows = mark.args[0], mark.args[1]
+            names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+            rows = [list(getattr(row, "values", row)) if len(names) > 1 or hasattr(row, "values") else [row]
+                    for row in rows]
+            found.append((names, [list(row) if len(names) > 1 else row[:1] for row in rows]))
+    return found
+
+
+def generic_tests(kind: type) -> list[GenericTest]:
+    """Every test of the suite's top-level modules parametrized over all the registered games of ``kind`` (State,
+    or TrickGame for the trick games' tests), or over all of them."""
+    same_kind = {g for g in engine.list_games() if issubclass(engine.game_class(g), kind)}
+    found = []
+    for path in sorted(SUITE_FOLDER.glob("test_*.py")):
+        if not REGISTRY_READ.search(path.read_text()):
+            continue
+        module = importlib.import_module(path.stem)
+        module_marks = getattr(module, "pytestmark", [])
+        module_marks = module_marks if isinstance(module_marks, list) else [module_marks]
+        for name, function in vars(module).items():
+            if not (name.startswith("test_") and inspect.isfunction(function) and function.__module__ == path.stem):
+                continue
+            marks = (*getattr(function, "pytestmark", []), *module_marks)
+            games = {row[names.index("game")] for names, rows in _parametrizations(marks) if "game" in names
+                     for row in rows}
+            if games and same_kind <= games:
+                found.append(GenericTest(path.stem, name, function, marks))
     return found

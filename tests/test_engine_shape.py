@@ -219,8 +219,10 @@ MOST_OVERRIDES = 23
 
 def overridden_names(cls: type) -> list[str]:
     """The names of the core (engine/*.py: State, TrickGame, FishingState and their layers) that a game's own classes
-    (its package's and a family package's, engine/games/) define again, besides class data and scoring."""
-    own = [c for c in cls.__mro__ if c.__module__.startswith("engine.games.")]
+    (its package's and a family package's, engine/games/, or those of a game outside the engine) define again, besides
+    class data and scoring."""
+    own = [c for c in cls.__mro__ if c.__module__.startswith("engine.games.")
+           or not c.__module__.startswith(("engine.", "builtins", "abc", "typing"))]  # (or a test's own game)
     core = [c for c in cls.__mro__ if c.__module__.startswith("engine.") and c not in own]
     core_names = {name for c in core for name in vars(c)}
     return sorted({name for c in own for name in vars(c) if name in core_names and not name.startswith("__")

@@ -1,11 +1,11 @@
 """A position the rules cannot reach is refused (issue 10): valid positions met in random matches of a game, changed
 in one way the rules forbid, must raise ``engine.PositionError``.
 
-Every game of the registry has its mutations in ``MUTATORS``: a mutation takes a valid position (a copy it may change)
-and a random source, and returns the changed position, or None where it does not apply (no finished trick, the match
-is over). The generic ones below suit any game whose position has ``hands`` and ``current_player``; a trick game and
-a fishing game take those of their kind, and a game with a follow rule of its own (broken in a finished trick) lists
-its own in ``OWN_MUTATORS``.
+Every registered game has its mutations (``mutators(game)``): a mutation takes a valid position (a copy it may
+change) and a random source, and returns the changed position, or None where it does not apply (no finished trick,
+the match is over). The generic ones below suit any game whose position has ``hands`` and ``current_player``; a trick
+game and a fishing game take those of their kind, and a game with a follow rule of its own (broken in a finished
+trick) lists its own in ``OWN_MUTATORS``.
 """
 
 from __future__ import annotations
@@ -224,11 +224,14 @@ OWN_MUTATORS: dict[str, list[Mutator]] = {
     "boonaken": [swap_between_hands, change_seat_to_play, drop_a_card, break_boonaken_follow_rule, unsorted_hand],
 }
 KINDS: dict[type, list[Mutator]] = {TrickGame: TRICK_MUTATORS, FishingState: FISHING_MUTATORS}
-MUTATORS: dict[str, list[Mutator]] = {
-    game: OWN_MUTATORS.get(game) or next(mutators for kind, mutators in KINDS.items()
-                                         if issubclass(engine.game_class(game), kind))
-    for game in engine.list_games()
-}
+
+
+def mutators(game: str) -> list[Mutator]:
+    """The mutations of a registered game: its own, else those of its kind."""
+    return OWN_MUTATORS.get(game) or next(mutators for kind, mutators in KINDS.items()
+                                          if issubclass(engine.game_class(game), kind))
+
+
 CASES = GAME_CASES
 
 
@@ -246,7 +249,7 @@ def test_a_mutated_position_is_refused(game: str, players: int, seed: int, play_
         state.apply_id(rng.choice(state.legal_action_ids()))
     position = state.to_position()
     assert engine.from_position(game, position).to_position() == position
-    for mutate in MUTATORS[game]:
+    for mutate in mutators(game):
         changed = mutate(copy.deepcopy(position), rng)
         if changed is None:
             continue

@@ -61,8 +61,10 @@ def load_game_greedies() -> None:
 
 
 def greedy_games() -> list[str]:
-    """The games that have a greedy heuristic."""
-    return sorted(_RANKERS)
+    """The registered games that have a greedy heuristic (those of a game registered since are loaded first)."""
+    load_game_greedies()
+    games = set(list_games())
+    return sorted(game for game in _RANKERS if game in games)
 
 
 EPSILON = Option("epsilon", float, 0.0, "probability of playing a uniformly random legal move instead of the best",
@@ -82,6 +84,8 @@ class GreedyPolicy(Policy):
 
     def __init__(self, game_id: str, seat: int, seed: int, params: Mapping[str, Any] | None = None) -> None:
         super().__init__(game_id, seat, seed, params)
+        if game_id not in _RANKERS:
+            load_game_greedies()  # a game registered since the engine loaded (engine.registry.registered)
         try:
             self._rank = _RANKERS[game_id]
         except KeyError:
