@@ -14,6 +14,7 @@ import inspect
 import json
 import os
 import re
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -204,8 +205,9 @@ def keys_in(observation: Any) -> set[str]:
 
 # ---- the generic suites for a game outside the registry's lists (tests/test_plain_whist.py) ---------------------
 
-# The modules whose tests are parametrized over the registry: every top-level test module that reads its games from it.
-SUITE_FOLDER = Path(__file__).parent
+# The modules whose tests may be parametrized over the registry: every test module of these folders that reads its
+# games from it (the other folders' tests need servers, Redis or their own fixtures).
+SUITE_FOLDERS = (Path(__file__).parent, Path(__file__).parent / "envs")
 REGISTRY_READ = re.compile(r"\blist_games\(|\bGAME_CASES\b|\bGAMES\b")
 
 
@@ -254,13 +256,15 @@ def _parametrizations(marks: tuple[Any, ...]) -> list[tuple[list[str], list[list
 
 
 def generic_tests(kind: type) -> list[GenericTest]:
-    """Every test of the suite's top-level modules parametrized over all the registered games of ``kind`` (State,
-    or TrickGame for the trick games' tests), or over all of them."""
+    """Every test of the ``SUITE_FOLDERS``' modules parametrized over all the registered games of ``kind`` (State, or
+    TrickGame for the trick games' tests), or over all of them."""
     same_kind = {g for g in engine.list_games() if issubclass(engine.game_class(g), kind)}
     found = []
-    for path in sorted(SUITE_FOLDER.glob("test_*.py")):
+    for path in sorted(path for folder in SUITE_FOLDERS for path in folder.glob("test_*.py")):
         if not REGISTRY_READ.search(path.read_text()):
             continue
+        if str(path.parent) not in sys.path:  # (as pytest's rootdir-relative imports put it)
+            sys.path.insert(0, str(path.parent))
         module = importlib.import_module(path.stem)
         module_marks = getattr(module, "pytestmark", [])
         module_marks = module_marks if isinstance(module_marks, list) else [module_marks]
