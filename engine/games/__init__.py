@@ -1,12 +1,11 @@
-"""One module per game; importing this package registers them all."""
+"""One package per game, ``engine/games/<game>/``: importing this package imports each of them, and each registers
+its game (``@register`` on its class, engine/registry.py), so a new game is its folder and that one line
+(docs/adding_a_game.md). The folders are read from the source tree, which the compiled engine keeps beside its build."""
 
-from . import belote  # noqa: F401, I001
-from . import belote_contree  # noqa: F401, I001
-from . import german_whist  # noqa: F401, I001
-from . import tablanette, tablic  # noqa: F401
-from . import trappola  # noqa: F401, I001
-from . import tres  # noqa: F401, I001
-from . import two_ten_jack  # noqa: F401, I001
-from . import boonaken  # noqa: F401, I001
-from . import thunee  # noqa: F401, I001
-from . import botifarra  # noqa: F401, I001
+from importlib import import_module
+
+from .._native import SOURCE
+
+for _folder in sorted((SOURCE / "games").iterdir()):
+    if (_folder / "__init__.py").is_file():
+        import_module(f"{__name__}.{_folder.name}")
