@@ -147,6 +147,10 @@ class State(ABC):
     # The deck in canonical order (INFO.deck_size counts it); a game whose deck depends on the match (its players,
     # an option) overrides _deck_cards instead.
     DECK: ClassVar[tuple[int, ...]]
+    # The position keys of the game's own that hold cards (a face-up card, a pile set aside), besides the common
+    # ``hands``, ``captured``, ``table``, ``stock``, ``trick`` and ``tricks``: the generic suites count the deck's
+    # cards over all of them (every card once, in every position).
+    POSITION_CARD_PILES: ClassVar[tuple[str, ...]] = ()
     # Whether a match can end with no winner (``winners == []``: Boonaken's loser, 8.2); every other game's finished
     # match names at least one winning side.
     NO_WINNER_POSSIBLE: ClassVar[bool] = False

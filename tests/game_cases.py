@@ -152,7 +152,7 @@ def card_piles(game: str, position: dict) -> dict[str, list[str]]:
         if key in position:
             for seat, cards in enumerate(per_seat(position[key], players)):
                 piles[f"{key}[{seat}]"] = cards
-    extra = tuple(getattr(engine.game_class(game), "POSITION_CARD_PILES", ()))
+    extra = engine.game_class(game).POSITION_CARD_PILES
     for key in (*SHARED_CARD_KEYS, *extra):
         if key in position:
             piles[key] = pile_cards(position[key])

@@ -340,7 +340,7 @@ def test_a_duplicated_card_is_a_position_error(
     game: str, players: int, seed: int, play_seed: int, data: st.DataObject
 ) -> None:
     position = _position_at(game, players, seed, play_seed, data.draw(st.integers(0, 80), label="steps"))
-    pile_keys = {*PER_SEAT_CARD_KEYS, *SHARED_CARD_KEYS, *getattr(engine.game_class(game), "POSITION_CARD_PILES", ())}
+    pile_keys = {*PER_SEAT_CARD_KEYS, *SHARED_CARD_KEYS, *engine.game_class(game).POSITION_CARD_PILES}
     card_lists = [p for p in _paths(position) if p[0] in pile_keys and _is_card_list(_value_at(position, p))]
     held = sorted(code for cards in card_piles(game, position).values() for code in cards)
     if not held or not card_lists:
