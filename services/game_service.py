@@ -3,7 +3,7 @@
 The matches themselves are :class:`services.app.live_matches.LiveMatches`' (shared with the web app): this module
 translates requests and answers.
 
-    servicer = GameServicer(GameStore(redis_client), replay_sink)
+    servicer = GameServicer(MatchStore(redis_client), replay_sink)
     game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
 """
 
@@ -27,8 +27,8 @@ from .app.matches import BOT, PERSON, LiveMatch, Played, Seat
 from .app.paging import page
 from .app.views import move_message, public_view, seat_view, view
 from .app.watchers import MatchWatchers
-from .game_store import GameStore
 from .generated.cardtable.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
+from .match_store import MatchStore
 from .rpc import streaming, unary
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
@@ -41,7 +41,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     redis_address = ""  # the Redis URL (no credentials) named when Redis cannot be reached: see services.rpc
 
-    def __init__(self, store: GameStore, save_replay: ReplaySink | None = None, cache_size: int = 4096,
+    def __init__(self, store: MatchStore, save_replay: ReplaySink | None = None, cache_size: int = 4096,
                  watchers: MatchWatchers | None = None, clients: Clients | None = None,
                  policies: PolicyAllowList | None = None, budget: Budget = DEFAULT_BOT_BUDGET,
                  stopping: Cancel | None = None) -> None:
@@ -152,7 +152,7 @@ def _move(played: Played, viewer: int | None = None) -> common_pb2.Move:
     return move_message(played.number, played.seat, played.seen_by(viewer), played.deal_index)
 
 
-def install(server: grpc.aio.Server, store: GameStore, save_replay: ReplaySink | None,
+def install(server: grpc.aio.Server, store: MatchStore, save_replay: ReplaySink | None,
             watchers: MatchWatchers | None = None, redis_url: str = "", clients: Clients | None = None,
             policies: PolicyAllowList | None = None, budget: Budget = DEFAULT_BOT_BUDGET,
             stopping: Cancel | None = None) -> str:

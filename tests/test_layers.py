@@ -100,7 +100,7 @@ def test_no_support_module_imports_an_edge() -> None:
     """The modules of ``services/`` that are neither the app nor an edge (the live matches' Redis store, logging,
     the stubs' generation, the lifecycle) serve every edge, so they import none."""
     support = [m for m in _of(("services",)) if _edge_of(m) is None and not _within(m, ("services.app",))]
-    assert "services.game_store" in support
+    assert "services.match_store" in support
     edges = tuple(p for prefixes in EDGES.values() for p in prefixes)
     wrong = {m: sorted(i for i in imports_of(m) if _within(i, edges)) for m in support}
     assert {m: i for m, i in wrong.items() if i} == {}

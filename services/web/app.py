@@ -282,9 +282,9 @@ class WebApi:
 
     def attach(self, backends: Backends) -> None:
         self.backends = backends
-        quotas = Quotas(backends.redis, self.limits, matches_ttl_s=backends.games.retention.abandoned_after)
+        quotas = Quotas(backends.redis, self.limits, matches_ttl_s=backends.matches.retention.abandoned_after)
         self.clients = Clients(self.api_keys, quotas if self.limits else None)
-        self.matches = LiveMatches(backends.games, backends.save_replay, clients=self.clients,
+        self.matches = LiveMatches(backends.matches, backends.save_replay, clients=self.clients,
                                    budget=backends.bot_budget, stopping=backends.stopping)
         self.replays = Replays(backends)
         self.jobs = job_store(backends)
