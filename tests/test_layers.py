@@ -4,8 +4,9 @@ translate over the app and never reach into each other; a refusal's words are wr
 
 What a module imports is read with ``ast`` (every ``import`` and ``from ... import``, inside functions too). The app
 may import the generated stubs: a resource's projection is its API message, which the gRPC servicers answer with (and
-the web maps a replay's to its JSON). The CLI's launchers start the other edges (``cardtable serve`` the gRPC server,
-``cardtable web`` the web app, ``cardtable bench`` the benches); that is all the CLI imports of them.
+the web maps a job's and a replay's to its JSON, services/web/mapping.py). The CLI's launchers start the other edges
+(``cardtable serve`` the gRPC server, ``cardtable web`` the web app, ``cardtable bench`` the benches); that is all the
+CLI imports of them.
 """
 
 from __future__ import annotations
@@ -190,3 +191,24 @@ def test_the_cli_answers_a_refusal_with_its_message_and_exit_code(error: Excepti
 
     result = CliRunner().invoke(group, ["refused"])
     assert (result.exit_code, result.output) == (code, f"Error: {message}\n")
+
+
+# Keys that only a job's or a replay summary's JSON holds: a dict display with one of them builds it by hand.
+MAPPED_KEYS = {"job_id": "a job", "units_done": "a job", "move_count": "a replay summary",
+               "size_bytes": "a replay summary"}
+
+
+def test_the_web_maps_jobs_and_replays_from_their_messages() -> None:
+    """The web's JSON of a job or a replay summary is the app's message mapped by the tables of
+    services/web/mapping.py (one projection per resource): no module of the web writes one as a dict of its own."""
+    from services.web import mapping
+
+    assert {f.name for f in (*mapping.JOB, *mapping.REPLAY)} >= set(MAPPED_KEYS)
+    by_hand = {}
+    for module in _of(EDGES["web"]):
+        path = _modules()[module]
+        keys = {key.value for node in ast.walk(ast.parse(path.read_text(), str(path))) if isinstance(node, ast.Dict)
+                for key in node.keys if isinstance(key, ast.Constant) and key.value in MAPPED_KEYS}
+        if keys:
+            by_hand[module] = sorted(keys)
+    assert by_hand == {}

@@ -2,10 +2,11 @@
 jobs' progress); the endpoints are listed in docs/web.md.
 
 Everything goes through the use cases the gRPC services call (:mod:`services.app`: live matches, replays, jobs);
-this module only translates. A refused request gets the gRPC call's message with the HTTP status of its code
-(``{"error": {"code": "INVALID_ARGUMENT", "message": ...}}``, :data:`HTTP_STATUS`) and changes nothing. With an
-API key, every ``/api/`` call must carry it (``x-api-key: <key>`` or ``Authorization: Bearer <key>``), as gRPC calls
-do; the page and its assets hold no data and stay open.
+this module only translates: a job's and a replay summary's JSON is the message the gRPC service answers with, mapped
+to the web's names (:mod:`services.web.mapping`). A refused request gets the gRPC call's message with the HTTP status
+of its code (``{"error": {"code": "INVALID_ARGUMENT", "message": ...}}``, :data:`HTTP_STATUS`) and changes nothing.
+With an API key, every ``/api/`` call must carry it (``x-api-key: <key>`` or ``Authorization: Bearer <key>``), as
+gRPC calls do; the page and its assets hold no data and stay open.
 
     app = create_app(redis_url="redis://127.0.0.1:6379", api_key=None)
     uvicorn.run(app, host="127.0.0.1", port=8080)
@@ -52,16 +53,16 @@ from ..app.errors import (
     redis_address,
     refusal,
 )
-from ..app.jobs import JobRecord, JobStore, grouped_counters, job_store, list_jobs, load_job
+from ..app.jobs import JobStore, job_store, list_jobs, load_job
 from ..app.limits import ClientLimits, Clients, Quotas
 from ..app.live_matches import LiveMatches, start_replay_builder
 from ..app.matches import BOT, PERSON, LiveMatch, Played, Seat
 from ..app.replays import Replays, list_entry, summary, summary_of
 from ..app.results import plot_results
 from ..app.views import public_observation
-from ..generated.cardtable.v1.replay_service_pb2 import ReplaySummary
 from .analysis import NODES, Analyses
 from .frames import replay_frames
+from .mapping import game_name, job_json, replay_json
 from .serving import while_connected
 from .wire import WireResponse, dumps
 
@@ -223,42 +224,9 @@ def state_view(state: State, match: LiveMatch, seat: int | None, move_number: in
     }
 
 
-def game_name(game_id: str) -> str:
-    """What the page calls a game (``Belote contrée`` for ``belote_contree``); an id this server does not know (a
-    stored job of a game since removed) as it is."""
-    try:
-        return engine.game_info(game_id).name
-    except ValueError:
-        return game_id
-
-
 def played_moves(played: list[Played], viewer: int | None) -> list[dict[str, Any]]:
     return [{"number": p.number, "seat": p.seat, "action": p.seen_by(viewer), "deal_index": p.deal_index}
             for p in played]
-
-
-def replay_json(replay: ReplaySummary) -> dict[str, Any]:
-    """A replay's summary (the gRPC service's message) as the web names its fields: its header, or (marked with
-    ``error``) why it cannot be read."""
-    if replay.error:
-        return {"replay_id": replay.replay_id, "size_bytes": replay.size_bytes, "error": replay.error}
-    return {"replay_id": replay.replay_id, "game": replay.game_id, "game_name": game_name(replay.game_id),
-            "players": replay.players, "seed": replay.seed, "scope": replay.scope, "policies": list(replay.policies),
-            "move_count": replay.move_count, "size_bytes": replay.size_bytes, "header": json.loads(replay.header_json)}
-
-
-def job_summary(record: JobRecord, with_results: bool = True) -> dict[str, Any]:
-    out = {"job_id": record.job_id, "spec": record.spec.to_dict(), "game_name": game_name(record.spec.game),
-           "state": record.state,
-           "units_done": record.units_done, "units_total": record.spec.count, "chunks_done": record.chunks_done,
-           "chunks_total": record.chunks_total, "error": record.error, "created": record.created,
-           "started": record.started, "finished": record.finished, "replay_collection": record.replay_collection,
-           "logged": record.spec.log.mode != "none",
-           "cancel_requested": record.cancel_requested}
-    if with_results:
-        out["results"] = record.results
-        out["counters"] = None if record.results is None else grouped_counters(record.results)
-    return out
 
 
 # ---- the app --------------------------------------------------------------------------------------------------------
@@ -390,11 +358,11 @@ class WebApi:
         assert self.jobs is not None
         records, next_token = await list_jobs(self.jobs, query_text(request, "page_token"),
                                               query_int(request, "page_size", 0) or 0)
-        return {"jobs": [job_summary(r, with_results=False) for r in records], "next_page_token": next_token}
+        return {"jobs": [job_json(r, with_results=False) for r in records], "next_page_token": next_token}
 
     async def get_job(self, request: Request) -> dict[str, Any]:
         assert self.jobs is not None
-        return job_summary(await load_job(self.jobs, request.path_params["job_id"]))
+        return job_json(await load_job(self.jobs, request.path_params["job_id"]))
 
     async def job_plot(self, request: Request) -> Response:
         assert self.jobs is not None
@@ -412,7 +380,7 @@ class WebApi:
             last = None
             while not await request.is_disconnected():
                 records, _ = await list_jobs(jobs, "", 0)
-                page = [job_summary(r, with_results=False) for r in records]
+                page = [job_json(r, with_results=False) for r in records]
                 if page != last:
                     yield sse("jobs", page)
                     last = page

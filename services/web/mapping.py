@@ -1,0 +1,151 @@
+"""The web's JSON of a job or a replay: the JSON mapping of the API message the app builds for it (the one projection
+of the resource, which the gRPC services answer with), under the web's names and units.
+
+Each table lists the web's fields in the order the web sends them and where each comes from: a :class:`Field` is a
+path in the message's JSON mapping (``json_format.MessageToDict``: proto field names, every field present, 64-bit
+integers as strings, enums by name) with the conversion to the web's unit; a :class:`Kept` is one of the few values the
+message cannot carry as the web has always sent it, read from the stored record, with the reason. Whatever the message
+holds the web takes from it, so a field is read from the store and named once, in the app.
+
+>>> from services.generated.cardtable.v1.replay_service_pb2 import ReplaySummary
+>>> replay_json(ReplaySummary(replay_id="live/3", size_bytes=9, error="truncated"))
+{'replay_id': 'live/3', 'size_bytes': 9, 'error': 'truncated'}
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.message import Message
+
+import engine
+
+from ..app.jobs import JobRecord, job_message
+from ..generated.cardtable.v1.replay_service_pb2 import ReplaySummary
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+@dataclass(frozen=True)
+class Field:
+    """The web's field ``name``: the value at ``path`` (dotted) in the message's JSON mapping, through ``convert``
+    (which gets None where the message leaves the field unset)."""
+
+    name: str
+    path: str
+    convert: Callable[[Any], Any] = _same
+
+
+@dataclass(frozen=True)
+class Kept:
+    """The web's field ``name``, read from the stored record because the message does not carry it exactly (``why``)."""
+
+    name: str
+    read: Callable[[Any], Any]
+    why: str
+
+
+def game_name(game_id: str) -> str:
+    """What the page calls a game (``Belote contrée`` for ``belote_contree``); an id this server does not know (a
+    stored job of a game since removed) as it is."""
+    try:
+        return engine.game_info(game_id).name
+    except ValueError:
+        return game_id
+
+
+def _word(prefix: str) -> Callable[[str], str]:
+    """An enum's name as the web writes it: ``JOB_STATE_QUEUED`` -> ``queued``."""
+    return lambda name: name.removeprefix(prefix).lower()
+
+
+def _json(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def _grouped(counters: list[dict[str, str]] | None) -> dict[str, dict[str, int]] | None:
+    """The message's counters (name, label, value), grouped by name as the web sends them."""
+    if counters is None:
+        return None
+    groups: dict[str, dict[str, int]] = {}
+    for counter in counters:
+        groups.setdefault(counter["name"], {})[counter["label"]] = int(counter["value"])
+    return groups
+
+
+_STORED_TIME = "Unix seconds as stored (the message holds whole milliseconds)"
+
+JOB = (
+    Field("job_id", "job_id"),
+    Kept("spec", lambda record: record.spec.to_dict(),
+         "the spec as the store keeps it and `cardtable jobs show --json` prints it: the message's maps do not keep "
+         "the order of the options and of a policy's parameters, and it has no unit_scores or unit_rows"),
+    Field("game_name", "spec.game_id", game_name),
+    Field("state", "state", _word("JOB_STATE_")),
+    Field("units_done", "progress.units_done", int),
+    Field("units_total", "progress.units_total", int),
+    Field("chunks_done", "progress.chunks_done"),
+    Field("chunks_total", "progress.chunks_total"),
+    Field("error", "error"),
+    Kept("created", lambda record: record.created, _STORED_TIME),
+    Kept("started", lambda record: record.started, _STORED_TIME),
+    Kept("finished", lambda record: record.finished, _STORED_TIME),
+    Field("replay_collection", "replay_collection"),
+    Field("logged", "spec.logging", lambda logging: logging != "REPLAY_LOGGING_NONE"),
+    Field("cancel_requested", "cancel_requested"),
+)
+# A job read alone (not listed) adds its results (None until it has some): as the CLI prints them, and grouped counters.
+JOB_RESULTS = (
+    Field("results", "results.json", _json),
+    Field("counters", "results.counters", _grouped),
+)
+
+REPLAY = (
+    Field("replay_id", "replay_id"),
+    Field("game", "game_id"),
+    Field("game_name", "game_id", game_name),
+    Field("players", "players"),
+    Field("seed", "seed", int),
+    Field("scope", "scope"),
+    Field("policies", "policies"),
+    Field("move_count", "move_count"),
+    Field("size_bytes", "size_bytes"),
+    Field("header", "header_json", json.loads),
+)
+# A replay whose bytes do not decode: its id, its size and why.
+UNREADABLE_REPLAY = (
+    Field("replay_id", "replay_id"),
+    Field("size_bytes", "size_bytes"),
+    Field("error", "error"),
+)
+
+
+def _at(mapping: dict[str, Any], path: str) -> Any:
+    value: Any = mapping
+    for key in path.split("."):
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def mapped(message: Message, fields: Sequence[Field | Kept], record: Any = None) -> dict[str, Any]:
+    """The web's JSON of ``message`` (and, for its :class:`Kept` fields, of the stored ``record``) under ``fields``."""
+    mapping = MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+    return {f.name: f.convert(_at(mapping, f.path)) if isinstance(f, Field) else f.read(record) for f in fields}
+
+
+def job_json(record: JobRecord, with_results: bool = True) -> dict[str, Any]:
+    """A job as the web sends it: listed (``with_results`` False), or read alone with its results."""
+    return mapped(job_message(record, with_results), (*JOB, *JOB_RESULTS) if with_results else JOB, record)
+
+
+def replay_json(replay: ReplaySummary) -> dict[str, Any]:
+    """A replay's summary as the web sends it: its header, or (marked with ``error``) why it cannot be read."""
+    return mapped(replay, UNREADABLE_REPLAY if replay.error else REPLAY)
