@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from job_samples import sample_jobs, sample_replays
+from samples import sample_jobs, sample_replays
 
 from services.app.jobs import job_message
 from services.app.replays import list_entry, summary_of

@@ -1,14 +1,19 @@
 """Sample jobs and replays for the web's JSON of them (tests/web/test_projection.py), built without Redis and
 deterministically. The jobs: every state, with and without results, policy parameters, several options, a 64-bit
 seed, a tournament's job (unit_scores), a sample log, a game this server does not know, times with sub-millisecond
-digits. The replays: three games, both scopes, options, a 64-bit seed, and bytes that do not decode.
+digits. The replays: three games, both scopes, options, a 64-bit seed, and bytes that do not decode. The views of live
+matches: see :func:`sample_views`.
 
 tests/web/data/web_json.json holds the web's JSON of each (``wire.dumps``) as the web answered before its JSON was
-mapped from the API's messages (commit 3c94fe6's hand-written ``job_summary`` and ``replay_json``)."""
+mapped from the API's messages (commit 3c94fe6's hand-written ``job_summary``,
+``replay_json`` and ``state_view``)."""
 
 from __future__ import annotations
 
+import engine
+from engine.state import State
 from replay.record import record_deal, record_match
+from services.app.matches import BOT, PERSON, LiveMatch, Seat
 from workers.chunk import play_chunk
 from workers.jobstore import JobRecord
 from workers.plan import job_chunks
@@ -55,3 +60,24 @@ def sample_replays() -> list[tuple[str, bytes]]:
         ("sample/2", record_match("german_whist", seed=11, options={"max_deals": 2})),
         ("sample/3", b"\x00not a replay"),
     ]
+
+
+def sample_views() -> list[tuple[LiveMatch, State, int | None, int, bool]]:
+    """Views of live matches (match, state, seat or None for anyone, move number, with the history): a fishing
+    game's whole turns, an auction, a bot's parameters, a finished match with its replay, each from a seat and as
+    anyone sees it."""
+    tablanette, _, _ = LiveMatch.create("tablanette", [Seat(PERSON), Seat(BOT, "greedy:epsilon=0.25")], {},
+                                        seed=BIG_SEED, first_dealer=None, match_id="m0")
+    contree, _, _ = LiveMatch.create("belote_contree", [Seat(BOT, "random"), Seat(PERSON)] + [Seat(BOT, "greedy")] * 2,
+                                     {"target_score": 1000}, seed=5, first_dealer=None, match_id="m1")
+    state = engine.new_match("german_whist", seed=3, options={"max_deals": 1})
+    while not state.is_terminal:
+        state.apply_id(state.legal_action_ids()[0])
+    meta = {"game": "german_whist", "seats": [Seat(PERSON).to_dict(), Seat(BOT, "random").to_dict()]}
+    over = LiveMatch("m2", meta, state, len(state.history), replay_id="live/7")
+    views = []
+    for match in (tablanette, contree, over):
+        for seat in (0, 1, None):
+            for history in (True, False):
+                views.append((match, match.state, seat, match.version, history))
+    return views
