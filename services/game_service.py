@@ -23,9 +23,9 @@ from .app.convert import game_info_response, game_summary, options_from_request,
 from .app.errors import InvalidArgument, redis_address
 from .app.limits import Clients
 from .app.live_matches import LiveMatches, ReplaySink, start_replay_builder
-from .app.matches import BOT, PERSON, LiveMatch, Played, Seat
+from .app.matches import BOT, PERSON, Played, Seat
 from .app.paging import page
-from .app.views import move_message, public_view, seat_view, view
+from .app.views import match_summary, move_message, public_view, seat_view, view
 from .app.watchers import MatchWatchers
 from .generated.cardtable.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
 from .match_store import MatchStore
@@ -119,16 +119,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def ListMatches(self, request: game_service_pb2.ListMatchesRequest,
                           context: grpc.aio.ServicerContext) -> game_service_pb2.ListMatchesResponse:
         matches, next_token = await self.matches.page_in_play(request.page_token, request.page_size)
-        return game_service_pb2.ListMatchesResponse(matches=[_summary(m) for m in matches],
-                                                    next_page_token=next_token)
-
-
-def _summary(match: LiveMatch) -> game_service_pb2.MatchSummary:
-    """A match in play as anyone sees it: seats by kind and policy, the public view (no history)."""
-    seats = [game_service_pb2.SeatSpec(kind=game_service_pb2.SEAT_KIND_BOT, policy=seat.policy) if seat.kind == BOT
-             else game_service_pb2.SeatSpec(kind=game_service_pb2.SEAT_KIND_PERSON) for seat in match.seats]
-    return game_service_pb2.MatchSummary(match_id=match.match_id, game_id=match.meta["game"], seats=seats,
-                                         view=public_view(match.state, match.version, history=False))
+        shown = [match_summary(m, public_view(m.state, m.version, history=False)) for m in matches]
+        return game_service_pb2.ListMatchesResponse(matches=shown, next_page_token=next_token)
 
 
 def _seat(number: int, spec: game_service_pb2.SeatSpec, policies: PolicyAllowList) -> Seat:

@@ -4,9 +4,9 @@ translate over the app and never reach into each other; a refusal's words are wr
 
 What a module imports is read with ``ast`` (every ``import`` and ``from ... import``, inside functions too). The app
 may import the generated stubs: a resource's projection is its API message, which the gRPC servicers answer with (and
-the web maps a job's and a replay's to its JSON, services/web/mapping.py). The CLI's launchers start the other edges
-(``cardtable serve`` the gRPC server, ``cardtable web`` the web app, ``cardtable bench`` the benches); that is all the
-CLI imports of them.
+the web maps a job's, a replay's and a match view's to its JSON, services/web/mapping.py). The CLI's launchers start
+the other edges (``cardtable serve`` the gRPC server, ``cardtable web`` the web app, ``cardtable bench`` the
+benches); that is all the CLI imports of them.
 """
 
 from __future__ import annotations
@@ -193,17 +193,19 @@ def test_the_cli_answers_a_refusal_with_its_message_and_exit_code(error: Excepti
     assert (result.exit_code, result.output) == (code, f"Error: {message}\n")
 
 
-# Keys that only a job's or a replay summary's JSON holds: a dict display with one of them builds it by hand.
+# Keys that only a job's, a replay summary's or a live match view's JSON holds: a dict display with one of them builds
+# it by hand.
 MAPPED_KEYS = {"job_id": "a job", "units_done": "a job", "move_count": "a replay summary",
-               "size_bytes": "a replay summary"}
+               "size_bytes": "a replay summary", "legal_turns": "a live match's view",
+               "game_over": "a live match's view"}
 
 
-def test_the_web_maps_jobs_and_replays_from_their_messages() -> None:
-    """The web's JSON of a job or a replay summary is the app's message mapped by the tables of
+def test_the_web_maps_jobs_replays_and_match_views_from_their_messages() -> None:
+    """The web's JSON of a job, a replay summary or a live match's view is the app's message mapped by the tables of
     services/web/mapping.py (one projection per resource): no module of the web writes one as a dict of its own."""
     from services.web import mapping
 
-    assert {f.name for f in (*mapping.JOB, *mapping.REPLAY)} >= set(MAPPED_KEYS)
+    assert {f.name for f in (*mapping.JOB, *mapping.REPLAY, *mapping.MATCH_VIEW)} >= set(MAPPED_KEYS)
     by_hand = {}
     for module in _of(EDGES["web"]):
         path = _modules()[module]

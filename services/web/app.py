@@ -36,7 +36,6 @@ import engine
 from engine.bots import policy_names
 from engine.budget import Budget
 from engine.rng import fresh_seed
-from engine.state import State
 
 from ..app.allowed_policies import PolicyAllowList
 from ..app.auth import API_KEY_HEADER, ApiKeys, key_from_metadata
@@ -59,10 +58,9 @@ from ..app.live_matches import LiveMatches, start_replay_builder
 from ..app.matches import BOT, PERSON, LiveMatch, Played, Seat
 from ..app.replays import Replays, list_entry, summary, summary_of
 from ..app.results import plot_results
-from ..app.views import public_observation
 from .analysis import NODES, Analyses
 from .frames import replay_frames
-from .mapping import game_name, job_json, replay_json
+from .mapping import job_json, replay_json, view_json
 from .serving import while_connected
 from .wire import WireResponse, dumps
 
@@ -199,29 +197,7 @@ def seat_token(request: Request) -> str:
 
 def match_view(match: LiveMatch, seat: int | None, history: bool = True) -> dict[str, Any]:
     """What the person at ``seat`` (None: anyone) sees of a live match."""
-    return state_view(match.state, match, seat, match.version, match.replay_id, history and match.has_history)
-
-
-def state_view(state: State, match: LiveMatch, seat: int | None, move_number: int, replay_id: str,
-               history: bool = False) -> dict[str, Any]:
-    """``state`` of ``match`` after ``move_number`` moves, as ``seat`` (None: anyone) sees it."""
-    if seat is None:
-        observation = public_observation(state, history=history)
-        legal: list[str] = []
-    else:
-        observation = state.observation(seat, history=history)
-        legal = observation.pop("legal_actions")
-    return {
-        "match_id": match.match_id, "seat": seat, "move_number": move_number, "game": state.game_id,
-        "game_name": game_name(state.game_id),
-        "players": state.players, "seats": [s.to_dict() for s in match.seats],
-        "current_player": state.current_player, "legal_actions": legal,
-        "legal_turns": state.turn_choices() if legal else [],  # what a person chooses: whole turns (KS:4C,TD)
-        "game_over": state.is_terminal, "winners": None if state.winners is None else list(state.winners),
-        "scores": state.scores, "replay_id": replay_id,
-        "hand_counts": [len(cards) for cards in state.to_position().get("hands") or []],
-        "observation": observation,
-    }
+    return view_json(match.state, match, seat, match.version, match.replay_id, history and match.has_history)
 
 
 def played_moves(played: list[Played], viewer: int | None) -> list[dict[str, Any]]:
@@ -465,7 +441,7 @@ class WebApi:
             try:
                 async for watched in matches.watch(watchers, match_id, seat, token):
                     move = watched.move
-                    shown = state_view(watched.state, match, seat, watched.number, watched.replay_id)
+                    shown = view_json(watched.state, match, seat, watched.number, watched.replay_id)
                     if move is None:
                         yield sse("snapshot", {"view": shown})
                     else:

@@ -1,10 +1,11 @@
-"""The web's JSON of a job or a replay: the JSON mapping of the API message the app builds for it (the one projection
-of the resource, which the gRPC services answer with), under the web's names and units.
+"""The web's JSON of a job, a replay or a live match's view: the JSON mapping of the API message the app builds for
+it (the one projection of the resource, which the gRPC services answer with), under the web's names and units.
 
 Each table lists the web's fields in the order the web sends them and where each comes from: a :class:`Field` is a
 path in the message's JSON mapping (``json_format.MessageToDict``: proto field names, every field present, 64-bit
 integers as strings, enums by name) with the conversion to the web's unit; a :class:`Kept` is one of the few values the
-message cannot carry as the web has always sent it, read from the stored record, with the reason. Whatever the message
+message cannot carry as the web has always sent it, read from what the message was built from (the stored job, the
+match's state), with the reason. Whatever the message
 holds the web takes from it, so a field is read from the store and named once, in the app.
 
 >>> from services.generated.cardtable.v1.replay_service_pb2 import ReplaySummary
@@ -23,8 +24,11 @@ from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 
 import engine
+from engine.state import State
 
 from ..app.jobs import JobRecord, job_message
+from ..app.matches import HUMAN_POLICY, LiveMatch
+from ..app.views import match_summary, public_view, seat_view
 from ..generated.cardtable.v1.replay_service_pb2 import ReplaySummary
 
 
@@ -44,7 +48,7 @@ class Field:
 
 @dataclass(frozen=True)
 class Kept:
-    """The web's field ``name``, read from the stored record because the message does not carry it exactly (``why``)."""
+    """The web's field ``name``, read from what the message was built from (the message lacks it: ``why``)."""
 
     name: str
     read: Callable[[Any], Any]
@@ -126,6 +130,52 @@ UNREADABLE_REPLAY = (
 )
 
 
+
+def _seats(seats: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The message's seats (a person's has no policy) as the web sends them: kind and policy."""
+    return [{"kind": _word("SEAT_KIND_")(seat["kind"]), "policy": seat["policy"] or HUMAN_POLICY} for seat in seats]
+
+
+def _observation(view: dict[str, Any]) -> dict[str, Any]:
+    """The view's observation without the legal actions (the web sends them beside it)."""
+    observation = json.loads(view["json"])
+    observation.pop("legal_actions", None)
+    return observation
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a view of a live match shows that its message does not: the state (the cards in each hand) and the match's
+    replay once it is over."""
+
+    state: State
+    replay_id: str
+
+
+# A live match as a seat (or, with seat None, anyone) sees it: the match's summary message around a view.
+MATCH_VIEW = (
+    Field("match_id", "match_id"),
+    Field("seat", "view", lambda view: None if view["perspective"] == "PERSPECTIVE_PUBLIC" else view["seat"]),
+    Field("move_number", "view.move_number"),
+    Field("game", "game_id"),
+    Field("game_name", "game_id", game_name),
+    Field("players", "seats", len),
+    Field("seats", "seats", _seats),
+    Field("current_player", "view.current_player"),
+    Field("legal_actions", "view.legal_actions"),
+    Field("legal_turns", "view.legal_turns"),
+    Field("game_over", "view.game_over"),
+    # a finished match has its winners (none, in Boonaken, is []); one in play has none yet (null)
+    Field("winners", "view", lambda view: view["winners"] if view["game_over"] else None),
+    Field("scores", "view.scores", lambda scores: [int(score) for score in scores]),
+    Kept("replay_id", lambda shown: shown.replay_id, "a view message has no replay (GetObservation's and WatchGame's "
+                                                     "answers carry it beside the view)"),
+    Kept("hand_counts", lambda shown: [len(cards) for cards in shown.state.to_position().get("hands") or []],
+         "no message carries the number of cards in each hand"),
+    Field("observation", "view", _observation),
+)
+
+
 def _at(mapping: dict[str, Any], path: str) -> Any:
     value: Any = mapping
     for key in path.split("."):
@@ -149,3 +199,10 @@ def job_json(record: JobRecord, with_results: bool = True) -> dict[str, Any]:
 def replay_json(replay: ReplaySummary) -> dict[str, Any]:
     """A replay's summary as the web sends it: its header, or (marked with ``error``) why it cannot be read."""
     return mapped(replay, UNREADABLE_REPLAY if replay.error else REPLAY)
+
+
+def view_json(state: State, match: LiveMatch, seat: int | None, move_number: int, replay_id: str,
+              history: bool = False) -> dict[str, Any]:
+    """``state`` of ``match`` after ``move_number`` moves as the web sends it, as ``seat`` (None: anyone) sees it."""
+    shown = public_view(state, move_number, history) if seat is None else seat_view(state, seat, move_number, history)
+    return mapped(match_summary(match, shown), MATCH_VIEW, Shown(state, replay_id))

@@ -10,11 +10,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from samples import sample_jobs, sample_replays
+from samples import sample_jobs, sample_replays, sample_views
 
 from services.app.jobs import job_message
 from services.app.replays import list_entry, summary_of
-from services.web.mapping import JOB, JOB_RESULTS, REPLAY, UNREADABLE_REPLAY, Field, Kept, job_json, replay_json
+from services.app.views import match_summary, seat_view
+from services.web.mapping import (
+    JOB,
+    JOB_RESULTS,
+    MATCH_VIEW,
+    REPLAY,
+    UNREADABLE_REPLAY,
+    Field,
+    Kept,
+    job_json,
+    replay_json,
+    view_json,
+)
 from services.web.wire import dumps
 
 pytestmark = pytest.mark.unit
@@ -35,16 +47,22 @@ def test_a_replay_summary_is_sent_as_before(index: int) -> None:
     assert dumps(replay_json(summary_of(list_entry(replay_id, data)))) == BEFORE["replay"][index]
 
 
+@pytest.mark.parametrize("index", range(len(BEFORE["view"])))
+def test_a_view_of_a_live_match_is_sent_as_before(index: int) -> None:
+    match, state, seat, move_number, history = sample_views()[index]
+    assert dumps(view_json(state, match, seat, move_number, match.replay_id, history)) == BEFORE["view"][index]
+
+
 def _seconds_in_message(record: Any, name: str) -> float | None:
     """The time ``name`` as the message carries it (whole milliseconds), in the web's unit."""
     return getattr(job_message(record), f"{name}_unix_ms") / 1000 or None
 
 
 def test_only_what_the_message_does_not_carry_is_read_from_the_record() -> None:
-    kept = [f for f in (*JOB, *JOB_RESULTS, *REPLAY, *UNREADABLE_REPLAY) if isinstance(f, Kept)]
-    assert [k.name for k in kept] == ["spec", "created", "started", "finished"]
+    kept = [f for f in (*JOB, *JOB_RESULTS, *REPLAY, *UNREADABLE_REPLAY, *MATCH_VIEW) if isinstance(f, Kept)]
+    assert [k.name for k in kept] == ["spec", "created", "started", "finished", "replay_id", "hand_counts"]
     records = sample_jobs()
-    for time in kept[1:]:  # the message's whole milliseconds would change the seconds the web sends
+    for time in kept[1:4]:  # the message's whole milliseconds would change the seconds the web sends
         assert any(_seconds_in_message(r, time.name) != time.read(r) for r in records), time.name
     # the spec: a tournament's job pairs its deals (unit_scores), which the message does not say
     assert any(r.spec.unit_scores for r in records)
@@ -62,3 +80,11 @@ def test_every_field_of_the_message_reaches_the_web_or_is_named() -> None:
     assert {f"progress.{f.name}" for f in job.progress.DESCRIPTOR.fields} <= paths
     replay = summary_of(list_entry(*sample_replays()[0]))
     assert {f.name for f in replay.DESCRIPTOR.fields} == {f.path for f in (*REPLAY, *UNREADABLE_REPLAY)}
+    match, state, seat, number, history = sample_views()[0]
+    summary = match_summary(match, seat_view(state, seat, number, history))
+    assert {f.name for f in summary.DESCRIPTOR.fields} == {f.path.split(".")[0] for f in MATCH_VIEW
+                                                           if isinstance(f, Field)}
+    in_the_observation = {"deal_index", "phase"}  # the web sends them inside the view's observation only
+    whole_view = {"perspective", "seat", "winners", "json"}  # read by the conversions of the fields of "view"
+    assert {f.name for f in summary.view.DESCRIPTOR.fields} == in_the_observation | whole_view | {
+        f.path.removeprefix("view.") for f in MATCH_VIEW if isinstance(f, Field) and f.path.startswith("view.")}
