@@ -13,7 +13,7 @@ from __future__ import annotations
 import engine
 from engine.state import State
 from replay.record import record_deal, record_match
-from services.app.matches import BOT, PERSON, LiveMatch, Seat
+from services.app.matches import BOT, PERSON, LiveMatch, Played, Seat
 from workers.chunk import play_chunk
 from workers.jobstore import JobRecord
 from workers.plan import job_chunks
@@ -81,3 +81,16 @@ def sample_views() -> list[tuple[LiveMatch, State, int | None, int, bool]]:
             for history in (True, False):
                 views.append((match, match.state, seat, match.version, history))
     return views
+
+
+def sample_moves() -> list[tuple[list[Played], int | None]]:
+    """The bots' opening moves of a match (an auction), as the person's seat, another seat and anyone see them."""
+    _, _, played = LiveMatch.create("belote_contree", [Seat(BOT, "greedy")] * 3 + [Seat(PERSON)], {}, seed=9,
+                                    first_dealer=3, match_id="m3")
+    return [(played, viewer) for viewer in (3, 0, None)]
+
+
+def sample_game_infos() -> list[tuple[str, str]]:
+    """Every game at each of its player counts, and at its default (an empty ``players``): (game id, players)."""
+    return [(game_id, str(players)) for game_id in engine.list_games()
+            for players in ("", *engine.game_info(game_id).player_counts)]
