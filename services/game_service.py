@@ -23,9 +23,9 @@ from .app.convert import game_info_response, game_summary, options_from_request,
 from .app.errors import InvalidArgument, redis_address
 from .app.limits import Clients
 from .app.live_matches import LiveMatches, ReplaySink, start_replay_builder
-from .app.matches import BOT, PERSON, Played, Seat
+from .app.matches import BOT, PERSON, Seat
 from .app.paging import page
-from .app.views import match_summary, move_message, public_view, seat_view, view
+from .app.views import match_summary, move_message, played_message, public_view, seat_view, view
 from .app.watchers import MatchWatchers
 from .generated.cardtable.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
 from .match_store import MatchStore
@@ -139,9 +139,7 @@ def _seat(number: int, spec: game_service_pb2.SeatSpec, policies: PolicyAllowLis
         raise InvalidArgument(f"seat {number}: {exc}") from None
 
 
-def _move(played: Played, viewer: int | None = None) -> common_pb2.Move:
-    """A move as ``viewer`` (the seat that asked, or None: anyone) may see it."""
-    return move_message(played.number, played.seat, played.seen_by(viewer), played.deal_index)
+_move = played_message
 
 
 def install(server: grpc.aio.Server, store: MatchStore, save_replay: ReplaySink | None,

@@ -193,19 +193,20 @@ def test_the_cli_answers_a_refusal_with_its_message_and_exit_code(error: Excepti
     assert (result.exit_code, result.output) == (code, f"Error: {message}\n")
 
 
-# Keys that only a job's, a replay summary's or a live match view's JSON holds: a dict display with one of them builds
-# it by hand.
+# Keys that only a job's, a replay summary's, a live match view's or a game's JSON holds: a dict display with one of
+# them builds it by hand.
 MAPPED_KEYS = {"job_id": "a job", "units_done": "a job", "move_count": "a replay summary",
                "size_bytes": "a replay summary", "legal_turns": "a live match's view",
-               "game_over": "a live match's view"}
+               "game_over": "a live match's view", "default_players": "a game", "player_counts": "a game"}
 
 
-def test_the_web_maps_jobs_replays_and_match_views_from_their_messages() -> None:
-    """The web's JSON of a job, a replay summary or a live match's view is the app's message mapped by the tables of
-    services/web/mapping.py (one projection per resource): no module of the web writes one as a dict of its own."""
+def test_the_web_maps_its_resources_from_their_messages() -> None:
+    """The web's JSON of a job, a replay summary, a live match's view or a game is the app's message mapped by the
+    tables of services/web/mapping.py (one projection per resource): no module of the web writes one as a dict of its
+    own."""
     from services.web import mapping
 
-    assert {f.name for f in (*mapping.JOB, *mapping.REPLAY, *mapping.MATCH_VIEW)} >= set(MAPPED_KEYS)
+    assert {f.name for f in (*mapping.JOB, *mapping.REPLAY, *mapping.MATCH_VIEW, *mapping.GAME)} >= set(MAPPED_KEYS)
     by_hand = {}
     for module in _of(EDGES["web"]):
         path = _modules()[module]

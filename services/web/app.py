@@ -55,12 +55,12 @@ from ..app.errors import (
 from ..app.jobs import JobStore, job_store, list_jobs, load_job
 from ..app.limits import ClientLimits, Clients, Quotas
 from ..app.live_matches import LiveMatches, start_replay_builder
-from ..app.matches import BOT, PERSON, LiveMatch, Played, Seat
+from ..app.matches import BOT, PERSON, LiveMatch, Seat
 from ..app.replays import Replays, list_entry, summary, summary_of
 from ..app.results import plot_results
 from .analysis import NODES, Analyses
 from .frames import replay_frames
-from .mapping import job_json, replay_json, view_json
+from .mapping import game_info_json, games_json, job_json, moves_json, replay_json, view_json
 from .serving import while_connected
 from .wire import WireResponse, dumps
 
@@ -200,11 +200,6 @@ def match_view(match: LiveMatch, seat: int | None, history: bool = True) -> dict
     return view_json(match.state, match, seat, match.version, match.replay_id, history and match.has_history)
 
 
-def played_moves(played: list[Played], viewer: int | None) -> list[dict[str, Any]]:
-    return [{"number": p.number, "seat": p.seat, "action": p.seen_by(viewer), "deal_index": p.deal_index}
-            for p in played]
-
-
 # ---- the app --------------------------------------------------------------------------------------------------------
 
 class WebApi:
@@ -273,23 +268,12 @@ class WebApi:
     # ---- games ----
 
     async def list_games(self, request: Request) -> list[dict[str, Any]]:
-        games = []
-        for game_id in engine.list_games():
-            info = engine.game_info(game_id)
-            games.append({"id": info.id, "name": info.name, "summary": info.summary,
-                          "player_counts": list(info.player_counts), "default_players": info.default_players})
-        return games
+        return games_json()
 
     async def game_info(self, request: Request) -> dict[str, Any]:
         """A game's player counts and its options for ``players`` (default: the game's usual count)."""
-        info = engine.game_info(request.path_params["game_id"])
-        players = engine.check_players(info.id, query_int(request, "players"))
-        options = [{"name": o.name, "type": o.type.__name__, "default": o.default_for(players),
-                    "choices": None if o.allowed(players) is None else list(o.allowed(players) or ()),
-                    "nullable": o.nullable, "minimum": o.minimum, "maximum": o.maximum, "doc": o.doc,
-                    "allowed": o.describe_allowed(players)} for o in info.all_options()]
-        return {"id": info.id, "name": info.name, "summary": info.summary, "players": players,
-                "player_counts": list(info.player_counts), "options": options}
+        game_id = engine.game_info(request.path_params["game_id"]).id  # an unknown game is refused first
+        return game_info_json(game_id, query_int(request, "players"))
 
     async def list_policies(self, request: Request) -> list[str]:
         return policy_names()
@@ -386,7 +370,7 @@ class WebApi:
         seats = [Seat(PERSON) if n == seat else Seat(BOT, policy) for n in range(players)]
         client = self.clients.of_request(request.headers, request.client.host if request.client else None)
         created = await while_connected(request, self.matches.create(game_id, seats, options, seed, client=client))
-        return {"token": created.tokens[seat], "moves": played_moves(created.played, seat),
+        return {"token": created.tokens[seat], "moves": moves_json(created.played, seat),
                 "view": match_view(created.match, seat, history=False)}
 
     async def list_matches(self, request: Request) -> dict[str, Any]:
@@ -421,7 +405,7 @@ class WebApi:
         # the deals these moves ended (the view already shows the next deal): their results, for the page to show
         first_deal = acted.played[0].deal_index
         ended = [r for r in state.deal_results if r["deal"] >= first_deal]
-        return {"moves": played_moves(acted.played, seat), "view": match_view(match, seat, history=False),
+        return {"moves": moves_json(acted.played, seat), "view": match_view(match, seat, history=False),
                 "deal_results": ended}
 
 
@@ -445,7 +429,7 @@ class WebApi:
                     if move is None:
                         yield sse("snapshot", {"view": shown})
                     else:
-                        yield sse("move", {"move": played_moves([move], seat)[0], "view": shown})
+                        yield sse("move", {"move": moves_json([move], seat)[0], "view": shown})
             except ServiceError as exc:  # the stream has begun: the refusal (too many watchers) is its last event
                 yield sse("error", {"error": {"code": exc.status, "message": exc.message}})
 

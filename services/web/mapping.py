@@ -1,5 +1,6 @@
-"""The web's JSON of a job, a replay or a live match's view: the JSON mapping of the API message the app builds for
-it (the one projection of the resource, which the gRPC services answer with), under the web's names and units.
+"""The web's JSON of a job, a replay, a game, a live match's view and its moves: the JSON mapping of the API message
+the app builds for it (the one projection of the resource, which the gRPC services answer with), under the web's
+names and units.
 
 Each table lists the web's fields in the order the web sends them and where each comes from: a :class:`Field` is a
 path of the message's fields by their proto names (those of its JSON mapping with proto field names) with the
@@ -28,11 +29,12 @@ from google.protobuf.message import Message
 import engine
 from engine.state import State
 
+from ..app.convert import OPTION_TYPES, game_info_response, game_summary, python_value
 from ..app.jobs import JobRecord, job_message
-from ..app.matches import HUMAN_POLICY, LiveMatch
-from ..app.views import match_summary, public_view, seat_view
-from ..generated.cardtable.v1.common_pb2 import PERSPECTIVE_PUBLIC, View
-from ..generated.cardtable.v1.game_service_pb2 import SeatKind, SeatSpec
+from ..app.matches import HUMAN_POLICY, LiveMatch, Played
+from ..app.views import match_summary, played_message, public_view, seat_view
+from ..generated.cardtable.v1.common_pb2 import PERSPECTIVE_PUBLIC, OptionValue, View
+from ..generated.cardtable.v1.game_service_pb2 import OptionSpec, OptionType, SeatKind, SeatSpec
 from ..generated.cardtable.v1.replay_service_pb2 import ReplaySummary
 from ..generated.cardtable.v1.simulation_service_pb2 import GameCounter
 
@@ -181,6 +183,56 @@ MATCH_VIEW = (
     Field("observation", "view", _observation),
 )
 
+MOVE = (
+    Field("number", "number"),
+    Field("seat", "seat"),
+    Field("action", "action"),
+    Field("deal_index", "deal_index"),
+)
+
+GAME = (
+    Field("id", "game_id"),
+    Field("name", "name"),
+    Field("summary", "summary"),
+    Field("player_counts", "player_counts"),
+    Field("default_players", "default_players"),
+)
+
+_TYPE_NAMES = {OptionType.Name(number): kind.__name__ for kind, number in OPTION_TYPES.items()}  # "int", "bool", "str"
+
+
+def _choices(choices: list[OptionValue]) -> list[Any] | None:
+    """An option's values to choose from; None for an option without a list (no option's list is empty)."""
+    return [python_value(choice) for choice in choices] or None
+
+
+OPTION = (
+    Field("name", "name"),
+    Field("type", "type", _TYPE_NAMES.__getitem__),
+    Field("default", "default_value", python_value),
+    Field("choices", "choices", _choices),
+    Field("nullable", "nullable"),
+    Field("minimum", "minimum"),
+    Field("maximum", "maximum"),
+    Field("doc", "doc"),
+    Field("allowed", "allowed"),
+)
+
+
+def _options(options: list[OptionSpec]) -> list[dict[str, Any]]:
+    return [mapped(option, OPTION) for option in options]
+
+
+# A game's options for a player count (GetGameInfo's answer).
+GAME_INFO = (
+    Field("id", "game.game_id"),
+    Field("name", "game.name"),
+    Field("summary", "game.summary"),
+    Field("players", "players"),
+    Field("player_counts", "game.player_counts"),
+    Field("options", "options", _options),
+)
+
 
 _AS_IS, _LIST, _DICT, _ENUM = range(4)
 
@@ -237,3 +289,18 @@ def view_json(state: State, match: LiveMatch, seat: int | None, move_number: int
     """``state`` of ``match`` after ``move_number`` moves as the web sends it, as ``seat`` (None: anyone) sees it."""
     shown = public_view(state, move_number, history) if seat is None else seat_view(state, seat, move_number, history)
     return mapped(match_summary(match, shown), MATCH_VIEW, Shown(state, replay_id))
+
+
+def moves_json(played: Sequence[Played], viewer: int | None) -> list[dict[str, Any]]:
+    """Moves just played as ``viewer`` (a seat, or None: anyone) sees them."""
+    return [mapped(played_message(move, viewer), MOVE) for move in played]
+
+
+def games_json() -> list[dict[str, Any]]:
+    """Every game (ListGames' summaries, on one page)."""
+    return [mapped(game_summary(game_id), GAME) for game_id in engine.list_games()]
+
+
+def game_info_json(game_id: str, players: int | None) -> dict[str, Any]:
+    """A game's player counts and its options for ``players`` (None: the game's usual count)."""
+    return mapped(game_info_response(game_id, players), GAME_INFO)

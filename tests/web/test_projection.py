@@ -10,20 +10,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from samples import sample_jobs, sample_replays, sample_views
+from samples import sample_game_infos, sample_jobs, sample_moves, sample_replays, sample_views
 
+from services.app.convert import game_info_response
 from services.app.jobs import job_message
 from services.app.replays import list_entry, summary_of
-from services.app.views import match_summary, seat_view
+from services.app.views import match_summary, played_message, seat_view
 from services.web.mapping import (
+    GAME,
+    GAME_INFO,
     JOB,
     JOB_RESULTS,
     MATCH_VIEW,
+    MOVE,
+    OPTION,
     REPLAY,
     UNREADABLE_REPLAY,
     Field,
     Kept,
+    game_info_json,
+    games_json,
     job_json,
+    moves_json,
     replay_json,
     view_json,
 )
@@ -51,6 +59,21 @@ def test_a_replay_summary_is_sent_as_before(index: int) -> None:
 def test_a_view_of_a_live_match_is_sent_as_before(index: int) -> None:
     match, state, seat, move_number, history = sample_views()[index]
     assert dumps(view_json(state, match, seat, move_number, match.replay_id, history)) == BEFORE["view"][index]
+
+
+@pytest.mark.parametrize("index", range(len(BEFORE["moves"])))
+def test_moves_are_sent_as_before(index: int) -> None:
+    played, viewer = sample_moves()[index]
+    assert dumps(moves_json(played, viewer)) == BEFORE["moves"][index]
+
+
+def test_the_games_are_sent_as_before() -> None:
+    assert dumps(games_json()) == BEFORE["games"][0]
+
+
+def test_every_games_options_are_sent_as_before() -> None:
+    for (game_id, players), before in zip(sample_game_infos(), BEFORE["game_info"], strict=True):
+        assert dumps(game_info_json(game_id, int(players) if players else None)) == before, (game_id, players)
 
 
 def _seconds_in_message(record: Any, name: str) -> float | None:
@@ -84,6 +107,12 @@ def test_every_field_of_the_message_reaches_the_web_or_is_named() -> None:
     summary = match_summary(match, seat_view(state, seat, number, history))
     assert {f.name for f in summary.DESCRIPTOR.fields} == {f.path.split(".")[0] for f in MATCH_VIEW
                                                            if isinstance(f, Field)}
+    info = game_info_response("belote", None)
+    not_sent = {"deck_size"}  # the web never sent a game's deck size
+    assert {f.name for f in info.DESCRIPTOR.fields} == not_sent | {f.path.split(".")[0] for f in GAME_INFO}
+    assert {f.name for f in info.game.DESCRIPTOR.fields} == {f.path for f in GAME}
+    assert {f.name for f in info.options[0].DESCRIPTOR.fields} == {f.path for f in OPTION}
+    assert {f.name for f in played_message(sample_moves()[0][0][0]).DESCRIPTOR.fields} == {f.path for f in MOVE}
     in_the_observation = {"deal_index", "phase"}  # the web sends them inside the view's observation only
     whole_view = {"perspective", "seat", "winners", "json"}  # read by the conversions of the fields of "view"
     assert {f.name for f in summary.view.DESCRIPTOR.fields} == in_the_observation | whole_view | {
