@@ -1,12 +1,12 @@
-"""Sample jobs and replays for the web's JSON of them (tests/web/test_projection.py), built without Redis and
-deterministically. The jobs: every state, with and without results, policy parameters, several options, a 64-bit
-seed, a tournament's job (unit_scores), a sample log, a game this server does not know, times with sub-millisecond
-digits. The replays: three games, both scopes, options, a 64-bit seed, and bytes that do not decode. The views of live
-matches: see :func:`sample_views`.
+"""Samples of what the web answers with (tests/web/test_projection.py), built without Redis and deterministically.
+The jobs: every state, with and without results, policy parameters, several options, a 64-bit seed, a tournament's
+job (unit_scores), a sample log, a game this server does not know, times with sub-millisecond digits. The replays:
+three games, both scopes, options, a 64-bit seed, and bytes that do not decode. The views of live matches, moves and
+games: see :func:`sample_views`, :func:`sample_moves`, :func:`sample_game_infos`.
 
 tests/web/data/web_json.json holds the web's JSON of each (``wire.dumps``) as the web answered before its JSON was
-mapped from the API's messages (commit 3c94fe6's hand-written ``job_summary``,
-``replay_json`` and ``state_view``)."""
+mapped from the API's messages (the hand-written ``job_summary``, ``replay_json``, ``state_view``, ``played_moves``,
+``list_games`` and ``game_info`` of services/web/app.py at commit 3c94fe6)."""
 
 from __future__ import annotations
 
