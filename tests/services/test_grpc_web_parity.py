@@ -1,5 +1,6 @@
 """The web API refuses what the gRPC API refuses, with the same message and the HTTP status of the same code: both
-run the same code (services/app/live_matches.py, services/app/replays.py), and this holds them to it on one match."""
+run the same code (services/app/live_matches.py, services/app/replays.py), and this holds them to it on one match;
+and the web answers with the messages gRPC answers with, mapped (services/web/mapping.py)."""
 
 from __future__ import annotations
 
@@ -96,3 +97,32 @@ def test_replay_pages_are_refused_alike(replays: Any, web: TestClient, collectio
     same_refusal(lambda: replays.ListReplays(replay_service_pb2.ListReplaysRequest(collection=collection,
                                                                                    page_token=token)),
                  web.get("/api/replays", params={"collection": collection, "page_token": token}))
+
+
+def _web_fields(message: Any, fields: tuple) -> dict[str, Any]:
+    """The web's JSON of ``message`` under the fields of ``fields`` taken from the message (not the Kept ones)."""
+    from services.web.mapping import Field, mapped
+    from services.web.wire import dumps
+
+    return json.loads(dumps(mapped(message, [f for f in fields if isinstance(f, Field)])))
+
+
+def test_the_web_answers_with_the_games_grpc_answers_with(games: Any, web: TestClient) -> None:
+    from services.web.mapping import GAME, GAME_INFO
+
+    listed = games.ListGames(game_service_pb2.ListGamesRequest(page_size=1000))
+    assert web.get("/api/games").json() == [_web_fields(g, GAME) for g in listed.games]
+    info = games.GetGameInfo(game_service_pb2.GetGameInfoRequest(game_id="tablanette", players=3))
+    assert web.get("/api/games/tablanette?players=3").json() == _web_fields(info, GAME_INFO)
+
+
+def test_the_web_lists_the_matches_grpc_lists(games: Any, web: TestClient) -> None:
+    from services.web.mapping import MATCH_VIEW
+
+    created, _ = create(games, [PERSON, bot("greedy")], game_id="german_whist", seed=11)
+    summary = next(m for m in games.ListMatches(game_service_pb2.ListMatchesRequest(page_size=100)).matches
+                   if m.match_id == created.match_id)
+    shown = next(m for m in web.get("/api/matches?page_size=100").json()["matches"]
+                 if m["match_id"] == created.match_id)
+    expected = _web_fields(summary, MATCH_VIEW)
+    assert {name: shown[name] for name in expected} == expected
