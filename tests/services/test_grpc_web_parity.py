@@ -126,3 +126,31 @@ def test_the_web_lists_the_matches_grpc_lists(games: Any, web: TestClient) -> No
                  if m["match_id"] == created.match_id)
     expected = _web_fields(summary, MATCH_VIEW)
     assert {name: shown[name] for name in expected} == expected
+
+
+def test_the_web_shows_the_job_grpc_shows(channel: grpc.Channel, web: TestClient, grpc_redis_url: str) -> None:
+    import time
+
+    import redis
+
+    from services.generated.cardtable.v1 import simulation_service_pb2, simulation_service_pb2_grpc
+    from services.web.mapping import JOB, JOB_RESULTS
+    from workers.chunk import play_chunk
+    from workers.jobstore import SUCCEEDED, JobStore
+    from workers.plan import job_chunks
+    from workers.spec import JobSpec, validate
+    from workers.stats import side_seats, summarize, total
+
+    spec = validate(JobSpec("tablic", ("greedy:epsilon=0.25", "random"), 4, seed=3, chunk_size=4))
+    results = summarize(spec, total([play_chunk(spec, c) for c in job_chunks(spec)], len(side_seats(spec))), 1.0)
+    with redis.Redis.from_url(grpc_redis_url) as raw:  # played here and stored as over: no server adopts it
+        store = JobStore(raw)
+        record = store.create(spec)
+        store.set_state(record.job_id, SUCCEEDED, finished=time.time(), results=results)
+    jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
+    job = jobs.GetJob(simulation_service_pb2.GetJobRequest(job_id=record.job_id)).job
+    shown = web.get(f"/api/jobs/{record.job_id}").json()
+    expected = _web_fields(job, (*JOB, *JOB_RESULTS))
+    assert expected["results"]["units"] == 4 and expected["counters"]
+    assert {name: shown[name] for name in expected} == expected
+    assert shown["spec"]["policies"] == ["greedy:epsilon=0.25", "random"]
