@@ -3,7 +3,7 @@
 The matches themselves are :class:`services.app.live_matches.LiveMatches`' (shared with the web app): this module
 translates requests and answers.
 
-    servicer = GameServicer(GameStore(redis_client), replay_sink)
+    servicer = GameServicer(MatchStore(redis_client), replay_sink)
     game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
 """
 
@@ -23,12 +23,12 @@ from .app.convert import game_info_response, game_summary, options_from_request,
 from .app.errors import InvalidArgument, redis_address
 from .app.limits import Clients
 from .app.live_matches import LiveMatches, ReplaySink, start_replay_builder
-from .app.matches import BOT, PERSON, LiveMatch, Played, Seat
+from .app.matches import BOT, PERSON, Seat
 from .app.paging import page
-from .app.views import move_message, public_view, seat_view, view
+from .app.views import match_summary, move_message, played_message, public_view, seat_view, view
 from .app.watchers import MatchWatchers
-from .game_store import GameStore
 from .generated.cardtable.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
+from .match_store import MatchStore
 from .rpc import streaming, unary
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
@@ -41,7 +41,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     redis_address = ""  # the Redis URL (no credentials) named when Redis cannot be reached: see services.rpc
 
-    def __init__(self, store: GameStore, save_replay: ReplaySink | None = None, cache_size: int = 4096,
+    def __init__(self, store: MatchStore, save_replay: ReplaySink | None = None, cache_size: int = 4096,
                  watchers: MatchWatchers | None = None, clients: Clients | None = None,
                  policies: PolicyAllowList | None = None, budget: Budget = DEFAULT_BOT_BUDGET,
                  stopping: Cancel | None = None) -> None:
@@ -119,16 +119,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def ListMatches(self, request: game_service_pb2.ListMatchesRequest,
                           context: grpc.aio.ServicerContext) -> game_service_pb2.ListMatchesResponse:
         matches, next_token = await self.matches.page_in_play(request.page_token, request.page_size)
-        return game_service_pb2.ListMatchesResponse(matches=[_summary(m) for m in matches],
-                                                    next_page_token=next_token)
-
-
-def _summary(match: LiveMatch) -> game_service_pb2.MatchSummary:
-    """A match in play as anyone sees it: seats by kind and policy, the public view (no history)."""
-    seats = [game_service_pb2.SeatSpec(kind=game_service_pb2.SEAT_KIND_BOT, policy=seat.policy) if seat.kind == BOT
-             else game_service_pb2.SeatSpec(kind=game_service_pb2.SEAT_KIND_PERSON) for seat in match.seats]
-    return game_service_pb2.MatchSummary(match_id=match.match_id, game_id=match.meta["game"], seats=seats,
-                                         view=public_view(match.state, match.version, history=False))
+        shown = [match_summary(m, public_view(m.state, m.version, history=False)) for m in matches]
+        return game_service_pb2.ListMatchesResponse(matches=shown, next_page_token=next_token)
 
 
 def _seat(number: int, spec: game_service_pb2.SeatSpec, policies: PolicyAllowList) -> Seat:
@@ -147,12 +139,10 @@ def _seat(number: int, spec: game_service_pb2.SeatSpec, policies: PolicyAllowLis
         raise InvalidArgument(f"seat {number}: {exc}") from None
 
 
-def _move(played: Played, viewer: int | None = None) -> common_pb2.Move:
-    """A move as ``viewer`` (the seat that asked, or None: anyone) may see it."""
-    return move_message(played.number, played.seat, played.seen_by(viewer), played.deal_index)
+_move = played_message
 
 
-def install(server: grpc.aio.Server, store: GameStore, save_replay: ReplaySink | None,
+def install(server: grpc.aio.Server, store: MatchStore, save_replay: ReplaySink | None,
             watchers: MatchWatchers | None = None, redis_url: str = "", clients: Clients | None = None,
             policies: PolicyAllowList | None = None, budget: Budget = DEFAULT_BOT_BUDGET,
             stopping: Cancel | None = None) -> str:

@@ -3,7 +3,7 @@
 Fields passed as ``extra`` become keys of the object:
 
     log.info("match created", extra={"match_id": "a1b2", "game": "tablanette"})
-    # {"ts": "2026-11-29T13:40:00.123Z", "level": "info", "logger": "cardtable.games", "msg": "match created",
+    # {"ts": "2026-11-29T13:40:00.123Z", "level": "info", "logger": "cardtable.matches", "msg": "match created",
     #  "match_id": "a1b2", "game": "tablanette"}
 """
 

@@ -40,9 +40,9 @@ from .app.backends import Backends, open_backends
 from .app.budgets import DEFAULT_BOT_BUDGET
 from .app.limits import ClientLimits
 from .app.watchers import DEFAULT_MAX_WATCHERS
-from .game_store import Retention
 from .health import RedisHealth
 from .lifecycle import STOP_MARGIN_S, exit_after
+from .match_store import Retention
 from .rpc import ApiKeyInterceptor, MalformedRequestInterceptor
 
 log = logging.getLogger("cardtable.server")
@@ -54,7 +54,7 @@ MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 ServiceInstaller = Callable[[grpc.aio.Server, Backends], str]
 
 SERVICES: tuple[ServiceInstaller, ...] = (
-    lambda server, b: game_service.install(server, b.games, b.save_replay, b.watchers, b.redis_url, b.clients,
+    lambda server, b: game_service.install(server, b.matches, b.save_replay, b.watchers, b.redis_url, b.clients,
                                            b.policies, b.bot_budget, b.stopping),
     replay_service.install,
     simulation_service.install,

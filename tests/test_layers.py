@@ -4,8 +4,9 @@ translate over the app and never reach into each other; a refusal's words are wr
 
 What a module imports is read with ``ast`` (every ``import`` and ``from ... import``, inside functions too). The app
 may import the generated stubs: a resource's projection is its API message, which the gRPC servicers answer with (and
-the web maps a replay's to its JSON). The CLI's launchers start the other edges (``cardtable serve`` the gRPC server,
-``cardtable web`` the web app, ``cardtable bench`` the benches); that is all the CLI imports of them.
+the web maps a job's, a replay's and a match view's to its JSON, services/web/mapping.py). The CLI's launchers start
+the other edges (``cardtable serve`` the gRPC server, ``cardtable web`` the web app, ``cardtable bench`` the
+benches); that is all the CLI imports of them.
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ def test_no_support_module_imports_an_edge() -> None:
     """The modules of ``services/`` that are neither the app nor an edge (the live matches' Redis store, logging,
     the stubs' generation, the lifecycle) serve every edge, so they import none."""
     support = [m for m in _of(("services",)) if _edge_of(m) is None and not _within(m, ("services.app",))]
-    assert "services.game_store" in support
+    assert "services.match_store" in support
     edges = tuple(p for prefixes in EDGES.values() for p in prefixes)
     wrong = {m: sorted(i for i in imports_of(m) if _within(i, edges)) for m in support}
     assert {m: i for m, i in wrong.items() if i} == {}
@@ -190,3 +191,27 @@ def test_the_cli_answers_a_refusal_with_its_message_and_exit_code(error: Excepti
 
     result = CliRunner().invoke(group, ["refused"])
     assert (result.exit_code, result.output) == (code, f"Error: {message}\n")
+
+
+# Keys that only a job's, a replay summary's, a live match view's or a game's JSON holds: a dict display with one of
+# them builds it by hand.
+MAPPED_KEYS = {"job_id": "a job", "units_done": "a job", "move_count": "a replay summary",
+               "size_bytes": "a replay summary", "legal_turns": "a live match's view",
+               "game_over": "a live match's view", "default_players": "a game", "player_counts": "a game"}
+
+
+def test_the_web_maps_its_resources_from_their_messages() -> None:
+    """The web's JSON of a job, a replay summary, a live match's view or a game is the app's message mapped by the
+    tables of services/web/mapping.py (one projection per resource): no module of the web writes one as a dict of its
+    own."""
+    from services.web import mapping
+
+    assert {f.name for f in (*mapping.JOB, *mapping.REPLAY, *mapping.MATCH_VIEW, *mapping.GAME)} >= set(MAPPED_KEYS)
+    by_hand = {}
+    for module in _of(EDGES["web"]):
+        path = _modules()[module]
+        keys = {key.value for node in ast.walk(ast.parse(path.read_text(), str(path))) if isinstance(node, ast.Dict)
+                for key in node.keys if isinstance(key, ast.Constant) and key.value in MAPPED_KEYS}
+        if keys:
+            by_hand[module] = sorted(keys)
+    assert by_hand == {}

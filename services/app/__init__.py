@@ -5,5 +5,6 @@ The edges translate: the gRPC servicers (``services/*_service.py``), the web app
 (``services/cli/``) call in here and never into each other (``tests/test_layers.py``). A refusal is a typed error
 (:mod:`services.app.errors`) that each edge maps to its status, HTTP status or exit code in one table. A resource's
 projection is its API message (the generated stubs of ``protos/``, the one thing of an edge's that the app imports):
-the gRPC servicers answer with it, and the web maps a replay's summary to its JSON.
+the gRPC servicers answer with it, and the web maps it to its JSON (:mod:`services.web.mapping`: jobs, replays,
+games, live matches' views and moves).
 """

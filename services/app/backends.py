@@ -6,7 +6,7 @@ new user needs no setup. Every client tries a command once more when its connect
 calls run in worker threads (``await backends.replay(store.get, replay_id)``).
 
     backends = await open_backends("redis://127.0.0.1:6379")
-    stored = await backends.games.load("a1b2c3")
+    stored = await backends.matches.load("a1b2c3")
     await backends.close()
 """
 
@@ -28,7 +28,7 @@ from replay.connect import async_client, sync_client
 from replay.embedded import EmbeddedValkey
 from replay.store import ReplayStore
 
-from ..game_store import GameStore, Retention
+from ..match_store import MatchStore, Retention
 from .allowed_policies import PolicyAllowList
 from .auth import ApiKeys
 from .budgets import DEFAULT_BOT_BUDGET
@@ -45,7 +45,7 @@ class Backends:
 
     redis_url: str
     redis: redis.asyncio.Redis
-    games: GameStore
+    matches: MatchStore
     replays: ReplayStore
     watchers: MatchWatchers
     client_name: str
@@ -103,9 +103,9 @@ async def open_backends(redis_url: str | None, data_dir: Path | None = None, ret
             await asyncio.to_thread(embedded.stop)
         raise ConnectionError(f"cannot reach Redis at {redis_url}: {exc}") from None
     replays = ReplayStore(sync_client(redis_url))
-    games = GameStore(client, retention=retention)
-    quotas = Quotas(client, limits, matches_ttl_s=games.retention.abandoned_after) if limits else None
-    return Backends(redis_url, client, games, replays, MatchWatchers(games, max_watchers), client_name, embedded,
+    matches = MatchStore(client, retention=retention)
+    quotas = Quotas(client, limits, matches_ttl_s=matches.retention.abandoned_after) if limits else None
+    return Backends(redis_url, client, matches, replays, MatchWatchers(matches, max_watchers), client_name, embedded,
                     clients=Clients(api_keys, quotas), policies=policies or PolicyAllowList(), bot_budget=bot_budget)
 
 

@@ -1,7 +1,7 @@
 """Simulation jobs and tournaments: submitting, reading, watching, cancelling and listing them (:class:`Jobs`), the
 drivers that play them (:class:`JobDrivers`), and their projection, the API's messages (:func:`job_message`,
-:func:`tournament_message`), which the gRPC service answers with; the web reads the same records and results
-(:func:`load_job`, :func:`list_jobs`, :func:`grouped_counters`) into its own JSON.
+:func:`tournament_message`), which the gRPC service answers with and the web maps to its JSON
+(:mod:`services.web.mapping`).
 
 Jobs live in Redis (:mod:`workers.jobstore`); each running job has a driver thread in some server process that keeps
 its Ray tasks going (:mod:`workers.runner`). A driver holds a lease on its job, so when a server stops, the next

@@ -5,9 +5,9 @@ Every call loads the match from Redis, works on it with the engine and writes it
 version, so any number of server processes can share one Redis. The only thing a process keeps is a cache of the
 matches it saved last (``MatchCache``): a move computed on a cached match is checked by the same compare-and-set.
 
-    games = LiveMatches(GameStore(redis_client), backends.save_replay)
-    created = await games.create("tablanette", [Seat("person"), Seat("bot", "greedy")], {}, seed=7)
-    acted = await games.act(created.match.match_id, 0, created.tokens[0], "7H", created.match.version)
+    matches = LiveMatches(MatchStore(redis_client), backends.save_replay)
+    created = await matches.create("tablanette", [Seat("person"), Seat("bot", "greedy")], {}, seed=7)
+    acted = await matches.act(created.match.match_id, 0, created.tokens[0], "7H", created.match.version)
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from typing import Any, TypeVar
 from engine.budget import Budget, Cancel
 from engine.state import State
 
-from ..game_store import GameStore, Move
 from ..lifecycle import abandonable, follow_parent
+from ..match_store import MatchStore, Move
 from .budgets import DEFAULT_BOT_BUDGET
 from .errors import Aborted, InvalidArgument, NotFound, ServiceError, quoted
 from .limits import Clients
@@ -36,7 +36,7 @@ from .matches import LiveMatch, MatchCache, Played, Seat, build_replay
 from .paging import page_size, start_of, token_of
 from .watchers import MatchWatchers
 
-log = logging.getLogger("cardtable.games")
+log = logging.getLogger("cardtable.matches")
 
 DEFAULT_LIVE_PAGE, MAX_LIVE_PAGE = 20, 100  # matches in play per page (each one loaded and viewed)
 # How long the quick bots' replies to a move may play on the event loop before the rest goes to a worker thread.
@@ -83,11 +83,11 @@ class Acted:
 
 
 class LiveMatches:
-    """Live matches in a :class:`GameStore`; finished ones are saved as replays through ``save_replay``. Each bot
+    """Live matches in a :class:`MatchStore`; finished ones are saved as replays through ``save_replay``. Each bot
     decision is bounded by ``budget`` and abandoned when its call is cancelled (a deadline passed, the client left) or
     when ``stopping`` (the server's flag) is raised."""
 
-    def __init__(self, store: GameStore, save_replay: ReplaySink | None = None, cache_size: int = 4096,
+    def __init__(self, store: MatchStore, save_replay: ReplaySink | None = None, cache_size: int = 4096,
                  clients: Clients | None = None, budget: Budget = DEFAULT_BOT_BUDGET,
                  stopping: Cancel | None = None) -> None:
         self.store = store

@@ -30,7 +30,7 @@ from engine.rng import derive_seed
 from engine.state import State
 from replay import Recorder
 
-from ..game_store import Move, StoredMatch
+from ..match_store import Move, StoredMatch
 from .budgets import check_cost
 from .errors import Aborted, FailedPrecondition, InvalidArgument, PermissionDenied, quoted
 

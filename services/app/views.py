@@ -16,7 +16,8 @@ from typing import Any
 
 from engine.state import State
 
-from ..generated.cardtable.v1 import common_pb2
+from ..generated.cardtable.v1 import common_pb2, game_service_pb2
+from .matches import BOT, LiveMatch, Played
 
 # Keys that name the viewer rather than the match.
 _VIEWER_KEYS = frozenset({"seat", "legal_actions"})
@@ -78,3 +79,16 @@ def _view(state: State, perspective: int, body: dict, move_number: int, seat: in
 
 def move_message(number: int, seat: int, action: str, deal_index: int) -> common_pb2.Move:
     return common_pb2.Move(number=number, seat=seat, action=action, deal_index=deal_index)
+
+
+def played_message(played: Played, viewer: int | None = None) -> common_pb2.Move:
+    """A move just played in a live match as ``viewer`` (the seat that asked, or None: anyone) may see it."""
+    return move_message(played.number, played.seat, played.seen_by(viewer), played.deal_index)
+
+
+def match_summary(match: LiveMatch, shown: common_pb2.View) -> game_service_pb2.MatchSummary:
+    """A match with its seats by kind and policy, and ``shown`` (a view of it): the projection of a live match, which
+    ``ListMatches`` answers with (the public view, no history) and the web maps to its JSON (any view)."""
+    seats = [game_service_pb2.SeatSpec(kind=game_service_pb2.SEAT_KIND_BOT, policy=seat.policy) if seat.kind == BOT
+             else game_service_pb2.SeatSpec(kind=game_service_pb2.SEAT_KIND_PERSON) for seat in match.seats]
+    return game_service_pb2.MatchSummary(match_id=match.match_id, game_id=match.meta["game"], seats=seats, view=shown)

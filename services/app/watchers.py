@@ -3,7 +3,7 @@ match, and a limit on how many there are.
 
 A blocking read per watcher (XREAD BLOCK) would hold a Redis connection each, so that a few hundred watchers starve
 the ordinary calls of connections. Instead every commit publishes its new move number on the match's channel (see
-:mod:`services.game_store`); this process subscribes, on one connection, to the channels of the matches it has
+:mod:`services.match_store`); this process subscribes, on one connection, to the channels of the matches it has
 watchers of; and one feed per match reads each new move once (a short XRANGE) and hands it to all of that match's
 watchers. A feed also reads every ``poll_s`` seconds, so a notification lost while the subscription reconnects
 delays a watcher at most that long. Beyond ``limit`` watchers a watch is refused with RESOURCE_EXHAUSTED.
@@ -21,7 +21,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 
-from ..game_store import GameStore, Move
+from ..match_store import MatchStore, Move
 from .errors import ResourceExhausted
 
 log = logging.getLogger("cardtable.watchers")
@@ -47,7 +47,7 @@ class _Feed:
 class Feed:
     """One watcher's view of a match's feed."""
 
-    def __init__(self, store: GameStore, match_id: str, queue: asyncio.Queue) -> None:
+    def __init__(self, store: MatchStore, match_id: str, queue: asyncio.Queue) -> None:
         self._store = store
         self._match_id = match_id
         self._queue = queue
@@ -69,7 +69,7 @@ class Feed:
 class MatchWatchers:
     """Every watcher of this process; ``close()`` ends the feeds and the subscription."""
 
-    def __init__(self, store: GameStore, limit: int = DEFAULT_MAX_WATCHERS, poll_s: float = POLL_S) -> None:
+    def __init__(self, store: MatchStore, limit: int = DEFAULT_MAX_WATCHERS, poll_s: float = POLL_S) -> None:
         if limit < 1:
             raise ValueError(f"the watcher limit is at least 1, got {limit}")
         self.store = store

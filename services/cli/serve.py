@@ -158,8 +158,8 @@ def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_
         _run_workers(workers, config_args, host, port, redis_url, api_key, grace)
         return
     from engine.budget import Budget
-    from services.game_store import Retention
     from services.logs import configure_logging
+    from services.match_store import Retention
     from services.server import ServerConfig, run
 
     configure_logging(log_level)

@@ -3,7 +3,7 @@
 budget per position, computed off the event loop and kept per replay.
 
 The page asks for it after the replay shows (``GET /api/replays/{id}/analysis``), so a replay's first load never
-waits for a search. One analysis runs at a time, in a thread of its own (the replays' frames and the live games keep
+waits for a search. One analysis runs at a time, in a thread of its own (the replays' frames and the live matches keep
 the default worker threads); a second request for a replay being analysed waits for the same result; the last
 ``CACHED`` reports are kept, keyed by the replay's bytes (a stored replay never changes, but a digest also holds if a
 collection is removed and its ids reused).

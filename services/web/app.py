@@ -2,10 +2,11 @@
 jobs' progress); the endpoints are listed in docs/web.md.
 
 Everything goes through the use cases the gRPC services call (:mod:`services.app`: live matches, replays, jobs);
-this module only translates. A refused request gets the gRPC call's message with the HTTP status of its code
-(``{"error": {"code": "INVALID_ARGUMENT", "message": ...}}``, :data:`HTTP_STATUS`) and changes nothing. With an
-API key, every ``/api/`` call must carry it (``x-api-key: <key>`` or ``Authorization: Bearer <key>``), as gRPC calls
-do; the page and its assets hold no data and stay open.
+this module only translates: a job's and a replay summary's JSON is the message the gRPC service answers with, mapped
+to the web's names (:mod:`services.web.mapping`). A refused request gets the gRPC call's message with the HTTP status
+of its code (``{"error": {"code": "INVALID_ARGUMENT", "message": ...}}``, :data:`HTTP_STATUS`) and changes nothing.
+With an API key, every ``/api/`` call must carry it (``x-api-key: <key>`` or ``Authorization: Bearer <key>``), as
+gRPC calls do; the page and its assets hold no data and stay open.
 
     app = create_app(redis_url="redis://127.0.0.1:6379", api_key=None)
     uvicorn.run(app, host="127.0.0.1", port=8080)
@@ -35,7 +36,6 @@ import engine
 from engine.bots import policy_names
 from engine.budget import Budget
 from engine.rng import fresh_seed
-from engine.state import State
 
 from ..app.allowed_policies import PolicyAllowList
 from ..app.auth import API_KEY_HEADER, ApiKeys, key_from_metadata
@@ -52,16 +52,15 @@ from ..app.errors import (
     redis_address,
     refusal,
 )
-from ..app.jobs import JobRecord, JobStore, grouped_counters, job_store, list_jobs, load_job
+from ..app.jobs import JobStore, job_store, list_jobs, load_job
 from ..app.limits import ClientLimits, Clients, Quotas
 from ..app.live_matches import LiveMatches, start_replay_builder
-from ..app.matches import BOT, PERSON, LiveMatch, Played, Seat
+from ..app.matches import BOT, PERSON, LiveMatch, Seat
 from ..app.replays import Replays, list_entry, summary, summary_of
 from ..app.results import plot_results
-from ..app.views import public_observation
-from ..generated.cardtable.v1.replay_service_pb2 import ReplaySummary
 from .analysis import NODES, Analyses
 from .frames import replay_frames
+from .mapping import game_info_json, games_json, job_json, moves_json, replay_json, view_json
 from .serving import while_connected
 from .wire import WireResponse, dumps
 
@@ -198,67 +197,7 @@ def seat_token(request: Request) -> str:
 
 def match_view(match: LiveMatch, seat: int | None, history: bool = True) -> dict[str, Any]:
     """What the person at ``seat`` (None: anyone) sees of a live match."""
-    return state_view(match.state, match, seat, match.version, match.replay_id, history and match.has_history)
-
-
-def state_view(state: State, match: LiveMatch, seat: int | None, move_number: int, replay_id: str,
-               history: bool = False) -> dict[str, Any]:
-    """``state`` of ``match`` after ``move_number`` moves, as ``seat`` (None: anyone) sees it."""
-    if seat is None:
-        observation = public_observation(state, history=history)
-        legal: list[str] = []
-    else:
-        observation = state.observation(seat, history=history)
-        legal = observation.pop("legal_actions")
-    return {
-        "match_id": match.match_id, "seat": seat, "move_number": move_number, "game": state.game_id,
-        "game_name": game_name(state.game_id),
-        "players": state.players, "seats": [s.to_dict() for s in match.seats],
-        "current_player": state.current_player, "legal_actions": legal,
-        "legal_turns": state.turn_choices() if legal else [],  # what a person chooses: whole turns (KS:4C,TD)
-        "game_over": state.is_terminal, "winners": None if state.winners is None else list(state.winners),
-        "scores": state.scores, "replay_id": replay_id,
-        "hand_counts": [len(cards) for cards in state.to_position().get("hands") or []],
-        "observation": observation,
-    }
-
-
-def game_name(game_id: str) -> str:
-    """What the page calls a game (``Belote contrée`` for ``belote_contree``); an id this server does not know (a
-    stored job of a game since removed) as it is."""
-    try:
-        return engine.game_info(game_id).name
-    except ValueError:
-        return game_id
-
-
-def played_moves(played: list[Played], viewer: int | None) -> list[dict[str, Any]]:
-    return [{"number": p.number, "seat": p.seat, "action": p.seen_by(viewer), "deal_index": p.deal_index}
-            for p in played]
-
-
-def replay_json(replay: ReplaySummary) -> dict[str, Any]:
-    """A replay's summary (the gRPC service's message) as the web names its fields: its header, or (marked with
-    ``error``) why it cannot be read."""
-    if replay.error:
-        return {"replay_id": replay.replay_id, "size_bytes": replay.size_bytes, "error": replay.error}
-    return {"replay_id": replay.replay_id, "game": replay.game_id, "game_name": game_name(replay.game_id),
-            "players": replay.players, "seed": replay.seed, "scope": replay.scope, "policies": list(replay.policies),
-            "move_count": replay.move_count, "size_bytes": replay.size_bytes, "header": json.loads(replay.header_json)}
-
-
-def job_summary(record: JobRecord, with_results: bool = True) -> dict[str, Any]:
-    out = {"job_id": record.job_id, "spec": record.spec.to_dict(), "game_name": game_name(record.spec.game),
-           "state": record.state,
-           "units_done": record.units_done, "units_total": record.spec.count, "chunks_done": record.chunks_done,
-           "chunks_total": record.chunks_total, "error": record.error, "created": record.created,
-           "started": record.started, "finished": record.finished, "replay_collection": record.replay_collection,
-           "logged": record.spec.log.mode != "none",
-           "cancel_requested": record.cancel_requested}
-    if with_results:
-        out["results"] = record.results
-        out["counters"] = None if record.results is None else grouped_counters(record.results)
-    return out
+    return view_json(match.state, match, seat, match.version, match.replay_id, history and match.has_history)
 
 
 # ---- the app --------------------------------------------------------------------------------------------------------
@@ -282,9 +221,9 @@ class WebApi:
 
     def attach(self, backends: Backends) -> None:
         self.backends = backends
-        quotas = Quotas(backends.redis, self.limits, matches_ttl_s=backends.games.retention.abandoned_after)
+        quotas = Quotas(backends.redis, self.limits, matches_ttl_s=backends.matches.retention.abandoned_after)
         self.clients = Clients(self.api_keys, quotas if self.limits else None)
-        self.matches = LiveMatches(backends.games, backends.save_replay, clients=self.clients,
+        self.matches = LiveMatches(backends.matches, backends.save_replay, clients=self.clients,
                                    budget=backends.bot_budget, stopping=backends.stopping)
         self.replays = Replays(backends)
         self.jobs = job_store(backends)
@@ -329,23 +268,12 @@ class WebApi:
     # ---- games ----
 
     async def list_games(self, request: Request) -> list[dict[str, Any]]:
-        games = []
-        for game_id in engine.list_games():
-            info = engine.game_info(game_id)
-            games.append({"id": info.id, "name": info.name, "summary": info.summary,
-                          "player_counts": list(info.player_counts), "default_players": info.default_players})
-        return games
+        return games_json()
 
     async def game_info(self, request: Request) -> dict[str, Any]:
         """A game's player counts and its options for ``players`` (default: the game's usual count)."""
-        info = engine.game_info(request.path_params["game_id"])
-        players = engine.check_players(info.id, query_int(request, "players"))
-        options = [{"name": o.name, "type": o.type.__name__, "default": o.default_for(players),
-                    "choices": None if o.allowed(players) is None else list(o.allowed(players) or ()),
-                    "nullable": o.nullable, "minimum": o.minimum, "maximum": o.maximum, "doc": o.doc,
-                    "allowed": o.describe_allowed(players)} for o in info.all_options()]
-        return {"id": info.id, "name": info.name, "summary": info.summary, "players": players,
-                "player_counts": list(info.player_counts), "options": options}
+        game_id = engine.game_info(request.path_params["game_id"]).id  # an unknown game is refused first
+        return game_info_json(game_id, query_int(request, "players"))
 
     async def list_policies(self, request: Request) -> list[str]:
         return policy_names()
@@ -390,11 +318,11 @@ class WebApi:
         assert self.jobs is not None
         records, next_token = await list_jobs(self.jobs, query_text(request, "page_token"),
                                               query_int(request, "page_size", 0) or 0)
-        return {"jobs": [job_summary(r, with_results=False) for r in records], "next_page_token": next_token}
+        return {"jobs": [job_json(r, with_results=False) for r in records], "next_page_token": next_token}
 
     async def get_job(self, request: Request) -> dict[str, Any]:
         assert self.jobs is not None
-        return job_summary(await load_job(self.jobs, request.path_params["job_id"]))
+        return job_json(await load_job(self.jobs, request.path_params["job_id"]))
 
     async def job_plot(self, request: Request) -> Response:
         assert self.jobs is not None
@@ -412,7 +340,7 @@ class WebApi:
             last = None
             while not await request.is_disconnected():
                 records, _ = await list_jobs(jobs, "", 0)
-                page = [job_summary(r, with_results=False) for r in records]
+                page = [job_json(r, with_results=False) for r in records]
                 if page != last:
                     yield sse("jobs", page)
                     last = page
@@ -442,7 +370,7 @@ class WebApi:
         seats = [Seat(PERSON) if n == seat else Seat(BOT, policy) for n in range(players)]
         client = self.clients.of_request(request.headers, request.client.host if request.client else None)
         created = await while_connected(request, self.matches.create(game_id, seats, options, seed, client=client))
-        return {"token": created.tokens[seat], "moves": played_moves(created.played, seat),
+        return {"token": created.tokens[seat], "moves": moves_json(created.played, seat),
                 "view": match_view(created.match, seat, history=False)}
 
     async def list_matches(self, request: Request) -> dict[str, Any]:
@@ -477,7 +405,7 @@ class WebApi:
         # the deals these moves ended (the view already shows the next deal): their results, for the page to show
         first_deal = acted.played[0].deal_index
         ended = [r for r in state.deal_results if r["deal"] >= first_deal]
-        return {"moves": played_moves(acted.played, seat), "view": match_view(match, seat, history=False),
+        return {"moves": moves_json(acted.played, seat), "view": match_view(match, seat, history=False),
                 "deal_results": ended}
 
 
@@ -497,11 +425,11 @@ class WebApi:
             try:
                 async for watched in matches.watch(watchers, match_id, seat, token):
                     move = watched.move
-                    shown = state_view(watched.state, match, seat, watched.number, watched.replay_id)
+                    shown = view_json(watched.state, match, seat, watched.number, watched.replay_id)
                     if move is None:
                         yield sse("snapshot", {"view": shown})
                     else:
-                        yield sse("move", {"move": played_moves([move], seat)[0], "view": shown})
+                        yield sse("move", {"move": moves_json([move], seat)[0], "view": shown})
             except ServiceError as exc:  # the stream has begun: the refusal (too many watchers) is its last event
                 yield sse("error", {"error": {"code": exc.status, "message": exc.message}})
 

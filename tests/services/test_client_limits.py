@@ -18,8 +18,8 @@ from matchplay import PERSON, bot, create, observe, play_to_end
 
 from services.app.auth import ApiKeys
 from services.app.limits import DEFAULT_LIMITS, ClientLimits
-from services.game_store import Retention
 from services.generated.cardtable.v1 import game_service_pb2_grpc
+from services.match_store import Retention
 from services.server import ServerConfig
 
 LIVE_LIMIT = 3

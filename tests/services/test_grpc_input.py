@@ -48,7 +48,7 @@ def error_of(call) -> grpc.RpcError:
 
 def _stored_secrets(grpc_server, redis_url: str, match_id: str) -> tuple[int, int]:
     """The seed and the RNG state of a match, as only Redis holds them."""
-    record = f"{grpc_server.server.backends.games.prefix}{{{match_id}}}"
+    record = f"{grpc_server.server.backends.matches.prefix}{{{match_id}}}"
     client = redis.Redis.from_url(redis_url, decode_responses=True)
     position = json.loads(client.hget(record, "position"))
     client.close()

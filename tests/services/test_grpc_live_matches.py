@@ -18,8 +18,8 @@ from matchplay import PERSON, act, bot, create, observe, play_to_end
 
 from replay.clients import async_client, sync_client
 from replay.namespace import KEY_PREFIX_ENV
-from services.game_store import KEY_PREFIX, GameStore, Retention
 from services.generated.cardtable.v1 import common_pb2, game_service_pb2, game_service_pb2_grpc
+from services.match_store import KEY_PREFIX, MatchStore, Retention
 from services.server import ServerConfig
 
 pytestmark = pytest.mark.cluster_too
@@ -162,7 +162,7 @@ def test_the_index_keys_share_one_cluster_slot(namespace, grpc_redis_url):
     """Each index script names several keys: in a Redis Cluster they must hash to one slot ({live})."""
     from redis.crc import key_slot
 
-    store = GameStore(async_client(grpc_redis_url))
+    store = MatchStore(async_client(grpc_redis_url))
     assert store._seq.endswith("{live}:seq") and len({key_slot(k.encode()) for k in (store._seq, store._order,
                                                                                        store._until)}) == 1
 

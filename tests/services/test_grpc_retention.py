@@ -16,8 +16,8 @@ from waiting import wait_until
 
 from replay.clients import async_client, sync_client
 from replay.namespace import namespaced
-from services.game_store import KEY_PREFIX, GameStore, Retention
 from services.generated.cardtable.v1 import game_service_pb2_grpc, replay_service_pb2, replay_service_pb2_grpc
+from services.match_store import KEY_PREFIX, MatchStore, Retention
 from services.server import ServerConfig
 
 FINISHED_S, ABANDONED_S = 1.5, 3.0
@@ -66,7 +66,7 @@ def test_by_default_finished_matches_stay_a_week_and_abandoned_ones_six_hours():
 
 @pytest.mark.cluster_too
 def test_a_finished_match_expires_and_its_replay_stays(server, client):
-    prefix = server.server.backends.games.prefix
+    prefix = server.server.backends.matches.prefix
     with grpc.insecure_channel(server.target) as channel:
         games = game_service_pb2_grpc.GameServiceStub(channel)
         created, tokens = create(games, [PERSON, bot("greedy")], seed=41)
@@ -88,7 +88,7 @@ def test_the_replay_id_of_a_match_that_expired_meanwhile_stores_nothing(grpc_red
     its replay id must not bring it back as a record that never expires."""
     async def note_replay_of_expired_match() -> None:
         async with async_client(grpc_redis_url, decode_responses=True) as connection:
-            await GameStore(connection).set_replay_id("expired0match", "live/1")
+            await MatchStore(connection).set_replay_id("expired0match", "live/1")
 
     asyncio.run(note_replay_of_expired_match())
     assert _ttls_ms(client, namespaced(KEY_PREFIX), "expired0match") == [-2, -2, -2]
@@ -96,7 +96,7 @@ def test_the_replay_id_of_a_match_that_expired_meanwhile_stores_nothing(grpc_red
 
 @pytest.mark.cluster_too
 def test_a_match_nobody_moves_in_expires_and_each_move_renews_it(server, client):
-    prefix = server.server.backends.games.prefix
+    prefix = server.server.backends.matches.prefix
     with grpc.insecure_channel(server.target) as channel:
         games = game_service_pb2_grpc.GameServiceStub(channel)
         moving, moving_tokens = create(games, [PERSON, PERSON], seed=42)

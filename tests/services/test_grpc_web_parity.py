@@ -1,5 +1,6 @@
 """The web API refuses what the gRPC API refuses, with the same message and the HTTP status of the same code: both
-run the same code (services/app/live_matches.py, services/app/replays.py), and this holds them to it on one match."""
+run the same code (services/app/live_matches.py, services/app/replays.py), and this holds them to it on one match;
+and the web answers with the messages gRPC answers with, mapped (services/web/mapping.py)."""
 
 from __future__ import annotations
 
@@ -96,3 +97,60 @@ def test_replay_pages_are_refused_alike(replays: Any, web: TestClient, collectio
     same_refusal(lambda: replays.ListReplays(replay_service_pb2.ListReplaysRequest(collection=collection,
                                                                                    page_token=token)),
                  web.get("/api/replays", params={"collection": collection, "page_token": token}))
+
+
+def _web_fields(message: Any, fields: tuple) -> dict[str, Any]:
+    """The web's JSON of ``message`` under the fields of ``fields`` taken from the message (not the Kept ones)."""
+    from services.web.mapping import Field, mapped
+    from services.web.wire import dumps
+
+    return json.loads(dumps(mapped(message, [f for f in fields if isinstance(f, Field)])))
+
+
+def test_the_web_answers_with_the_games_grpc_answers_with(games: Any, web: TestClient) -> None:
+    from services.web.mapping import GAME, GAME_INFO
+
+    listed = games.ListGames(game_service_pb2.ListGamesRequest(page_size=1000))
+    assert web.get("/api/games").json() == [_web_fields(g, GAME) for g in listed.games]
+    info = games.GetGameInfo(game_service_pb2.GetGameInfoRequest(game_id="tablanette", players=3))
+    assert web.get("/api/games/tablanette?players=3").json() == _web_fields(info, GAME_INFO)
+
+
+def test_the_web_lists_the_matches_grpc_lists(games: Any, web: TestClient) -> None:
+    from services.web.mapping import MATCH_VIEW
+
+    created, _ = create(games, [PERSON, bot("greedy")], game_id="german_whist", seed=11)
+    summary = next(m for m in games.ListMatches(game_service_pb2.ListMatchesRequest(page_size=100)).matches
+                   if m.match_id == created.match_id)
+    shown = next(m for m in web.get("/api/matches?page_size=100").json()["matches"]
+                 if m["match_id"] == created.match_id)
+    expected = _web_fields(summary, MATCH_VIEW)
+    assert {name: shown[name] for name in expected} == expected
+
+
+def test_the_web_shows_the_job_grpc_shows(channel: grpc.Channel, web: TestClient, grpc_redis_url: str) -> None:
+    import time
+
+    import redis
+
+    from services.generated.cardtable.v1 import simulation_service_pb2, simulation_service_pb2_grpc
+    from services.web.mapping import JOB, JOB_RESULTS
+    from workers.chunk import play_chunk
+    from workers.jobstore import SUCCEEDED, JobStore
+    from workers.plan import job_chunks
+    from workers.spec import JobSpec, validate
+    from workers.stats import side_seats, summarize, total
+
+    spec = validate(JobSpec("tablic", ("greedy:epsilon=0.25", "random"), 4, seed=3, chunk_size=4))
+    results = summarize(spec, total([play_chunk(spec, c) for c in job_chunks(spec)], len(side_seats(spec))), 1.0)
+    with redis.Redis.from_url(grpc_redis_url) as raw:  # played here and stored as over: no server adopts it
+        store = JobStore(raw)
+        record = store.create(spec)
+        store.set_state(record.job_id, SUCCEEDED, finished=time.time(), results=results)
+    jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
+    job = jobs.GetJob(simulation_service_pb2.GetJobRequest(job_id=record.job_id)).job
+    shown = web.get(f"/api/jobs/{record.job_id}").json()
+    expected = _web_fields(job, (*JOB, *JOB_RESULTS))
+    assert expected["results"]["units"] == 4 and expected["counters"]
+    assert {name: shown[name] for name in expected} == expected
+    assert shown["spec"]["policies"] == ["greedy:epsilon=0.25", "random"]

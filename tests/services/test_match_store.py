@@ -16,15 +16,15 @@ from engine.bots import registry
 from engine.bots.policy import RandomPolicy
 from services.app.live_matches import LiveMatches
 from services.app.matches import LiveMatch, Seat
-from services.game_store import POSITION_EVERY, GameStore
+from services.match_store import POSITION_EVERY, MatchStore
 
 PERSON_AND_BOT = [Seat("person"), Seat("bot", "random")]
 
 
-def _run(redis_url: str, body: Callable[[GameStore, redis.asyncio.Redis], object]) -> None:
+def _run(redis_url: str, body: Callable[[MatchStore, redis.asyncio.Redis], object]) -> None:
     async def main() -> None:
         async with redis.asyncio.Redis.from_url(redis_url, decode_responses=True) as client:
-            await body(GameStore(client), client)
+            await body(MatchStore(client), client)
 
     asyncio.run(main())
 
@@ -48,7 +48,7 @@ def _same_state(loaded: LiveMatch, played: LiveMatch) -> None:
 
 
 def test_positions_are_checkpoints_and_every_load_rebuilds_the_state(redis_url):
-    async def body(store: GameStore, client: redis.asyncio.Redis) -> None:
+    async def body(store: MatchStore, client: redis.asyncio.Redis) -> None:
         rng = random.Random(4)
         match, tokens, _ = LiveMatch.create("tablanette", PERSON_AND_BOT, {"max_deals": 1}, seed=9, first_dealer=None,
                                             match_id=f"ckpt{rng.getrandbits(32):08x}")
@@ -82,7 +82,7 @@ def test_positions_are_checkpoints_and_every_load_rebuilds_the_state(redis_url):
 def test_a_record_from_before_checkpoints_loads_and_moves_on(redis_url):
     """A match stored when every move wrote the position (no position_log field) keeps its state through moves that
     write none."""
-    async def body(store: GameStore, client: redis.asyncio.Redis) -> None:
+    async def body(store: MatchStore, client: redis.asyncio.Redis) -> None:
         match, tokens, _ = LiveMatch.create("german_whist", PERSON_AND_BOT, {}, seed=5, first_dealer=None,
                                             match_id=f"old{random.getrandbits(32):08x}")
         assert await store.create(match.match_id, match.meta, match.state.to_position(), match.new_moves())
@@ -109,14 +109,14 @@ def test_a_record_from_before_checkpoints_loads_and_moves_on(redis_url):
 def test_two_processes_take_turns_on_one_match(redis_url):
     """Two servers over one Redis, a move each in turn: each move is made on a match loaded from a checkpoint and the
     moves after it (the other server's cache is stale), and both end with the same replay."""
-    async def body(store: GameStore, client: redis.asyncio.Redis) -> None:
+    async def body(store: MatchStore, client: redis.asyncio.Redis) -> None:
         replays: list[bytes] = []
 
         async def save(data: bytes) -> str:
             replays.append(data)
             return f"r{len(replays)}"
 
-        servers = [LiveMatches(store, save), LiveMatches(GameStore(client), save)]
+        servers = [LiveMatches(store, save), LiveMatches(MatchStore(client), save)]
         created = await servers[0].create("tablanette", PERSON_AND_BOT, {"max_deals": 1}, seed=12)
         match_id, token = created.match.match_id, created.tokens[0]
         twin, twin_tokens, _ = LiveMatch.create("tablanette", PERSON_AND_BOT, {"max_deals": 1}, seed=12,

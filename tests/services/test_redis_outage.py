@@ -113,12 +113,12 @@ def served(own_redis: RedisProcess) -> Iterator[tuple[RedisProcess, grpc.Channel
 PERSON = game_pb2.SeatSpec(kind=game_pb2.SEAT_KIND_PERSON)
 
 
-def new_game(games: game_service_pb2_grpc.GameServiceStub) -> game_pb2.CreateGameResponse:
+def new_match(games: game_service_pb2_grpc.GameServiceStub) -> game_pb2.CreateGameResponse:
     return games.CreateGame(game_pb2.CreateGameRequest(game_id="tablanette", seats=[PERSON, PERSON]), timeout=10)
 
 
-def observe(game: game_pb2.CreateGameResponse) -> game_pb2.GetObservationRequest:
-    return game_pb2.GetObservationRequest(match_id=game.match_id, seat=0, seat_token=game.seat_tokens[0].token)
+def observe(match: game_pb2.CreateGameResponse) -> game_pb2.GetObservationRequest:
+    return game_pb2.GetObservationRequest(match_id=match.match_id, seat=0, seat_token=match.seat_tokens[0].token)
 
 
 def test_calls_answer_unavailable_while_redis_is_down_and_log_one_line(served, caplog):
@@ -126,13 +126,13 @@ def test_calls_answer_unavailable_while_redis_is_down_and_log_one_line(served, c
     games = game_service_pb2_grpc.GameServiceStub(channel)
     jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
     replays = replay_service_pb2_grpc.ReplayServiceStub(channel)
-    game = new_game(games)
+    match = new_match(games)
     redis_server.stop()
 
     calls = {
-        "CreateGame": lambda: new_game(games),
-        "GetObservation": lambda: games.GetObservation(observe(game), timeout=10),
-        "WatchGame": lambda: list(games.WatchGame(game_pb2.WatchGameRequest(match_id=game.match_id), timeout=10)),
+        "CreateGame": lambda: new_match(games),
+        "GetObservation": lambda: games.GetObservation(observe(match), timeout=10),
+        "WatchGame": lambda: list(games.WatchGame(game_pb2.WatchGameRequest(match_id=match.match_id), timeout=10)),
         "ListJobs": lambda: jobs.ListJobs(sim_pb2.ListJobsRequest(), timeout=10),
         "GetJob": lambda: jobs.GetJob(sim_pb2.GetJobRequest(job_id="sim-000000000000"), timeout=10),
         "ListReplays": lambda: replays.ListReplays(replay_service_pb2.ListReplaysRequest(), timeout=10),
@@ -160,15 +160,15 @@ def test_the_first_call_after_redis_comes_back_works(served):
     games = game_service_pb2_grpc.GameServiceStub(channel)
     jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
     replays = replay_service_pb2_grpc.ReplayServiceStub(channel)
-    game = new_game(games)
+    match = new_match(games)
     jobs.ListJobs(sim_pb2.ListJobsRequest(), timeout=10)
     replays.ListReplays(replay_service_pb2.ListReplaysRequest(), timeout=10)
     redis_server.stop()
     redis_server.start()
 
-    observed = games.GetObservation(observe(game), timeout=10)
+    observed = games.GetObservation(observe(match), timeout=10)
     assert observed.view.seat == 0
-    new_game(games)
+    new_match(games)
     jobs.ListJobs(sim_pb2.ListJobsRequest(), timeout=10)
     replays.ListReplays(replay_service_pb2.ListReplaysRequest(), timeout=10)
 

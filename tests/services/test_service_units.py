@@ -18,7 +18,7 @@ from services.app.errors import InvalidArgument
 from services.app.matches import LiveMatch, Seat
 from services.app.paging import page
 from services.app.views import public_observation
-from services.game_store import parse_moves
+from services.match_store import parse_moves
 from services.rpc import _abort_for
 from services.web.app import api
 

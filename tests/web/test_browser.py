@@ -1,5 +1,5 @@
-"""The page in a real browser (headless Chromium): watch a replay to its end, play live games against the bots by
-clicking legal moves, have an illegal click refused, reload in the middle of a game. Each test saves a screenshot
+"""The page in a real browser (headless Chromium): watch a replay to its end, play live matches against the bots by
+clicking legal moves, have an illegal click refused, reload in the middle of a match. Each test saves a screenshot
 under build/web/."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import replay
 from replay.analysis import analyze
 from replay.store import ReplayStore
 from services.cli.web import allowed_hosts
-from services.game_store import GameStore
+from services.match_store import MatchStore
 from services.web.app import create_app
 from workers.chunk import play_chunk
 from workers.jobstore import RUNNING, SUCCEEDED, JobStore
@@ -270,7 +270,7 @@ def engine_refusal(web_server: WebServer, match_id: str, action: str) -> str:
     async def stored() -> dict[str, Any]:
         client = redis.asyncio.Redis.from_url(web_server.redis_url, decode_responses=True)
         try:
-            found = await GameStore(client).load(match_id, with_log=False)
+            found = await MatchStore(client).load(match_id, with_log=False)
         finally:
             await client.aclose()
         assert found is not None

@@ -2,7 +2,7 @@
  *   #/                         collections and their replays (paged)
  *   #/replay/<id>?move=N&seat=S  the replay viewer at move N (seat S's view; none: every hand)
  *   #/jobs, #/jobs/<job id>    simulation jobs (live progress over server-sent events), a job's results and plot
- *   #/play, #/play/<match id>  a new live game against the bots, a live game (its seat token kept in localStorage)
+ *   #/play, #/play/<match id>  a new live match against the bots, a live match (its seat token kept in localStorage)
  *   #/watch/<match id>         a live match as anyone sees it, move by move (server-sent events)
  *   #/live                     the matches in play, each linked to its watch (live.js)
  */

@@ -30,7 +30,7 @@ also publishes the new move number on the channel named like the moves key (watc
 :mod:`services.app.watchers`) and sets the keys' expiry (:class:`Retention`): a match in play lives ``abandoned_after``
 past its last move, a finished match ``finished`` past its end (its replay stays in the replay store).
 
->>> store = GameStore(redis.asyncio.Redis.from_url("redis://127.0.0.1:6379", decode_responses=True))  # doctest: +SKIP
+>>> store = MatchStore(redis.asyncio.Redis.from_url("redis://127.0.0.1:6379", decode_responses=True))  # doctest: +SKIP
 >>> stored = asyncio.run(store.load("a1b2c3"))  # None when there is no such match  # doctest: +SKIP
 """
 
@@ -157,7 +157,7 @@ class StoredMatch:
     replay_id: str
 
 
-class GameStore:
+class MatchStore:
     """Reads and writes matches; the only place that knows the Redis layout above."""
 
     def __init__(self, client: redis.asyncio.Redis, prefix: str | None = None,
