@@ -46,6 +46,8 @@ import redis.asyncio
 
 from replay.namespace import namespaced
 
+from .pipelined_redis import PipelinedRedis
+
 KEY_PREFIX = "ct:match:"
 
 POSITION_EVERY = 8  # a checkpoint of the position at least every so many moves (and at creation and at the end)
@@ -169,6 +171,7 @@ class MatchStore:
         self._load = client.register_script(_LOAD)
         self._set_replay_id = client.register_script(_SET_REPLAY_ID)
         self._index_add = client.register_script(_INDEX_ADD)
+        self._pipe = PipelinedRedis.of(client)  # a move's scripts go through it (None: through the client)
         index = f"{self.prefix}{{live}}"  # match ids are hex: never "live"
         self._seq, self._order, self._until = f"{index}:seq", f"{index}:order", f"{index}:until"
 
@@ -182,11 +185,11 @@ class MatchStore:
         ``finished``: those moves ended the match (its keys then expire as a finished match's)."""
         args = ["", self.retention.expiry_ms(finished), _to_json(position), _to_json(meta),
                 *(_entry(m) for m in moves)]
-        if await self._commit(keys=self._keys(match_id), args=args) != 1:
+        if await self._run(self._commit, self._keys(match_id), args) != 1:
             return False
         if not finished:
-            await self._index_add(keys=[self._seq, self._order, self._until],
-                                  args=[match_id, self.retention.abandoned_at_ms(time.time())])
+            await self._run(self._index_add, (self._seq, self._order, self._until),
+                            [match_id, self.retention.abandoned_at_ms(time.time())])
         return True
 
     async def commit(self, match_id: str, expected_version: int, position: Callable[[], dict[str, Any]],
@@ -196,11 +199,22 @@ class MatchStore:
         checkpoint = finished or expected_version // POSITION_EVERY != (expected_version + len(moves)) // POSITION_EVERY
         args = [str(expected_version), self.retention.expiry_ms(finished), _to_json(position()) if checkpoint else "",
                 *(_entry(m) for m in moves)]
-        if await self._commit(keys=self._keys(match_id), args=args) != 1:
+        if await self._run(self._commit, self._keys(match_id), args) != 1:
             return False
         if finished:
             await self._unindex([match_id])
         return True
+
+    async def _run(self, script: Any, keys: Sequence[str], args: list[str]) -> Any:
+        """A script call, on the pipelined connection where there is one (:mod:`services.pipelined_redis`)."""
+        if self._pipe is None:
+            return await script(keys=keys, args=args)
+        return await self._pipe.evalsha(script, keys, args)
+
+    async def close(self) -> None:
+        """Close the pipelined connection (the client is its owner's to close)."""
+        if self._pipe is not None:
+            await self._pipe.aclose()
 
     async def _unindex(self, match_ids: Sequence[str]) -> None:
         async with self.client.pipeline(transaction=True) as pipe:
@@ -267,7 +281,7 @@ class MatchStore:
 
         A move needs no log (its history is in the log already); a view with the history, a watch and a replay do.
         """
-        found = await self._load(keys=self._keys(match_id)[:2], args=["1" if with_log else "0"])
+        found = await self._run(self._load, self._keys(match_id)[:2], ["1" if with_log else "0"])
         return _stored(match_id, found, with_log)
 
     async def log(self, match_id: str) -> list[Move]:

@@ -57,10 +57,13 @@ def _server(redis_url: str, workers: int = 1):
 
     port = _free_port()
     cardtable = str(Path(sys.executable).with_name("cardtable"))
+    # The server runs the code the bench imports (a checkout's, not only the installed package's).
+    code_root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [code_root, os.environ.get("PYTHONPATH")]))}
     process = subprocess.Popen([cardtable, "serve", "--host", "127.0.0.1", "--port", str(port), "--redis-url",
                                 redis_url, "--log-level", "warning", "--workers", str(workers),
                                 # the clients create matches as fast as they can: no per-client limit
-                                "--max-live-matches", "0", "--max-matches-per-minute", "0"])
+                                "--max-live-matches", "0", "--max-matches-per-minute", "0"], env=env)
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             health = health_pb2_grpc.HealthStub(channel)
