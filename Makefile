@@ -63,7 +63,9 @@ $(NODE_STAMP): $(NODE_CLIENT)/package-lock.json
 # Redis, gRPC server, Ray, `cardtable` processes) and e2e (a browser, the clients in other languages). `make test` runs
 # them all: the unit tier on every core (pytest-xdist; its tests share nothing), then the others in one process, as
 # they share the session's Redis and Ray. The second run goes on after a failed first, and the target fails if either
-# did, exit 5 (no test collected) included. The runs keep Python's bytecode cache (__pycache__/, ignored by git) even
+# did, exit 5 (no test collected) included. Each run imports only the modules that may hold a test of its tier
+# (tests/tiers.py's pytest_ignore_collect): the unit tier's workers never import Ray's or the servers' tests, the second
+# run never the engine's hypothesis suites. The runs keep Python's bytecode cache (__pycache__/, ignored by git) even
 # where $PYTHONDONTWRITEBYTECODE is set: each pytest process and each command or server a test starts would otherwise
 # compile the project again.
 PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest

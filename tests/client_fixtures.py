@@ -1,7 +1,7 @@
 """Fixtures of the client tests in Node.js, Go and Java (tests/clients; imported by them: a conftest.py there would be
 collected by --doctest-modules before tests/conftest.py under the same module name): the Node.js packages from the
-lock file, a real `cardtable serve` on a free loopback port, and a client run checked against the replay the server
-stored."""
+lock file, a real `cardtable serve` on a free loopback port (one a module), and a client run checked against the replay
+the server stored."""
 
 from __future__ import annotations
 
@@ -35,9 +35,10 @@ def node_modules() -> Path:
     return modules
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def server(grpc_redis_url: str) -> Iterator[int]:
-    """`cardtable serve` on a free loopback port (tests/grpc_harness.py); yields the port."""
+    """`cardtable serve` on a free loopback port (tests/grpc_harness.py), one for a module's tests (each plays
+    matches of its own on it); yields the port."""
     with ServerProcess("--redis-url", grpc_redis_url) as served:
         yield served.port
 

@@ -141,6 +141,15 @@ def local_ray(redis_server_url: str) -> Iterator[list[str]]:
 
 
 @pytest.fixture(scope="session")
+def local_ray_address(local_ray: list[str]) -> str:
+    """The GCS address of the session's Ray (``local_ray``), for a `cardtable serve` to join (``RAY_ADDRESS``) rather
+    than start a Ray of its own, which takes it 10-20 s: for the tests that do not look at the server's own Ray."""
+    import ray
+
+    return str(ray.get_runtime_context().gcs_address)
+
+
+@pytest.fixture(scope="session")
 def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A self-signed certificate for 127.0.0.1 and localhost (its own CA) and its key: (cert.pem, key.pem)."""
     if shutil.which("openssl") is None:

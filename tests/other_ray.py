@@ -1,6 +1,6 @@
 """Another Ray on this machine, beside cardtable's own: a real ``ray start --head`` on loopback that asks for an
-authentication token, with a Ray Client server (tests/workers/test_other_rays.py,
-tests/services/test_serve_beside_other_rays.py).
+authentication token, with a Ray Client server (tests/workers/test_other_rays.py, `cardtable simulate` and `cardtable
+serve` beside it).
 
 Its temp folder is ``RAY_TMPDIR/ray`` for a ``RAY_TMPDIR`` of its own (:attr:`OtherRay.tmpdir`): ``ray start`` writes
 its address there into ``ray_current_cluster``, where a Ray started with that ``RAY_TMPDIR`` looks for a cluster to

@@ -107,6 +107,47 @@ def tier_of(marked: list[str], fixtures: list[str], relative: str) -> str:
     return tier
 
 
+# The ``-m`` expressions of the Makefile's runs, by the tiers they select.
+SELECTED: dict[str, frozenset[str]] = {
+    "unit": frozenset({"unit"}),
+    "not unit": frozenset({"integration", "e2e"}),
+    "integration": frozenset({"integration"}),
+    "e2e": frozenset({"e2e"}),
+    "not e2e": frozenset({"unit", "integration"}),
+}
+
+
+def may_hold(relative: str, source: str, tiers: frozenset[str]) -> bool:
+    """Whether a module (its path from the project's root, and its source) may hold a test of one of ``tiers``: its
+    folder's or module's tier is one of them, or it names one of them as a marker (``mark.unit``), or a fixture of
+    ``BY_FIXTURE`` that gives one, or it has no tier by path (it could then only error, which must be seen).
+
+    >>> may_hold("tests/services/test_lifecycle.py", "def test_x(): ...", frozenset({"unit"}))
+    False
+    >>> may_hold("tests/test_cli.py", "@pytest.mark.integration\\ndef test_x(): ...", frozenset({"integration"}))
+    True
+    >>> may_hold("tests/web/test_browser.py", "def test_x(browser): ...", frozenset({"e2e"}))
+    True
+    """
+    by_path = tier_by_path(relative)
+    return (by_path is None or by_path in tiers or any(f"mark.{tier}" in source for tier in tiers)
+            or any(name in source for name, tier in BY_FIXTURE.items() if tier in tiers))
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under one of the Makefile's ``-m`` selections (``SELECTED``), a module that cannot hold a selected test is not
+    imported at all (``-m`` would deselect all of its tests after collecting them): each run collects its own tier
+    only. Any other ``-m`` expression collects every module, as pytest does."""
+    tiers = SELECTED.get(" ".join(str(config.option.markexpr or "").split()))
+    if tiers is None or collection_path.suffix != ".py" or not collection_path.is_file():
+        return None
+    try:
+        relative = collection_path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:  # outside the project (pytester's)
+        return None
+    return None if may_hold(relative, collection_path.read_text(errors="replace"), tiers) else True
+
+
 def _relative(item: pytest.Item) -> str:
     path = Path(item.path)
     try:

@@ -42,16 +42,16 @@ def _final(sims: simulation_service_pb2_grpc.SimulationServiceStub, tournament_i
         got = sims.GetTournament(sim_pb2.GetTournamentRequest(tournament_id=tournament_id)).tournament
         if got.state != sim_pb2.JOB_STATE_RUNNING or time.monotonic() > deadline:
             return got
-        time.sleep(0.5)
+        time.sleep(0.1)
 
 
-def test_a_tournament_over_grpc_gives_the_standings_played_here(tmp_path):
+def check_a_tournament_over_grpc_gives_the_standings_played_here(server: ServerProcess) -> None:
+    """Bad tournaments are refused; a good one's standings are those of the same tournament played here."""
     expected_spec = check_tournament(TournamentSpec("german_whist", ("random", "greedy"), deals=6, seed=11))
     scores = {(pairing, arrangement): play_chunk(job, Chunk(0, 0, job.count)).unit_scores
               for pairing, arrangement, job in tournament_jobs(expected_spec)}
     expected = standings(expected_spec, scores)
-    with ServerProcess(env=server_env(tmp_path)) as server:
-        channel = grpc.insecure_channel(server.target)
+    with grpc.insecure_channel(server.target) as channel:
         sims = simulation_service_pb2_grpc.SimulationServiceStub(channel)
         for bad, words in [(_spec("random"), "at least two"), (_spec("random", "clever"), "unknown policy"),
                            (_spec("random", "greedy", deals=0), "count")]:
@@ -64,8 +64,6 @@ def test_a_tournament_over_grpc_gives_the_standings_played_here(tmp_path):
         started = sims.SubmitTournament(sim_pb2.SubmitTournamentRequest(spec=_spec("random", "greedy"))).tournament
         assert started.state == sim_pb2.JOB_STATE_RUNNING
         got = _final(sims, started.tournament_id)
-        channel.close()
-        assert server.terminate(timeout=90) == 0
     assert got.state == sim_pb2.JOB_STATE_SUCCEEDED, got.error
     assert len(got.job_ids) == 2 and [p.name for p in got.spec.policies] == ["random", "greedy"]
     [pairing] = got.pairings
@@ -75,7 +73,8 @@ def test_a_tournament_over_grpc_gives_the_standings_played_here(tmp_path):
         (r["policy"], r["rating"], r["ci95"], r["note"]) for r in expected["ratings"]]
 
 
-def test_a_tournament_the_server_stopped_in_is_resumed_by_the_next_without_replaying_finished_chunks(tmp_path):
+def test_a_tournament_the_server_stopped_in_is_resumed_by_the_next_without_replaying_finished_chunks(
+        tmp_path, local_ray_address):
     deals, chunk = 4000, 250
     expected_spec = check_tournament(TournamentSpec("german_whist", ("random", "greedy"), deals=deals, seed=11,
                                                     chunk_size=chunk))
@@ -84,7 +83,7 @@ def test_a_tournament_the_server_stopped_in_is_resumed_by_the_next_without_repla
     expected = standings(expected_spec, scores)
     with EmbeddedValkey(tmp_path) as valkey:
         store = JobStore(redis.Redis.from_url(valkey.url))
-        with ServerProcess(env=server_env(tmp_path)) as first:
+        with ServerProcess(env=server_env(tmp_path, local_ray_address)) as first:
             channel = grpc.insecure_channel(first.target)
             sims = simulation_service_pb2_grpc.SimulationServiceStub(channel)
             started = sims.SubmitTournament(sim_pb2.SubmitTournamentRequest(
@@ -100,7 +99,7 @@ def test_a_tournament_the_server_stopped_in_is_resumed_by_the_next_without_repla
         assert left["state"] == "running", left
         kept = {job_id: {i: r.to_dict() for i, r in store.chunk_results(job_id).items()} for job_id in left["jobs"]}
         assert sum(map(len, kept.values())) < 2 * deals // chunk, "the tournament ended before the server stopped"
-        with ServerProcess(env=server_env(tmp_path)) as second:
+        with ServerProcess(env=server_env(tmp_path, local_ray_address)) as second:
             channel = grpc.insecure_channel(second.target)
             got = _final(simulation_service_pb2_grpc.SimulationServiceStub(channel), started.tournament_id)
             channel.close()
@@ -119,10 +118,12 @@ def test_a_tournament_the_server_stopped_in_is_resumed_by_the_next_without_repla
         (r["policy"], r["rating"], r["ci95"]) for r in expected["ratings"]]
 
 
-def test_a_server_leaves_alone_and_unannounced_the_tournament_and_job_whose_driver_lives(tmp_path):
+def test_a_server_leaves_alone_and_unannounced_the_tournament_and_job_whose_driver_lives(
+        tmp_path, local_ray_address):
     """A `cardtable tournament` (and a `cardtable simulate`) still running elsewhere hold their leases: a server that
     starts resumes neither, says nothing of them, and plays none of their deals; a job whose driver is gone it
-    resumes."""
+    resumes. The same server then plays a tournament of its own over gRPC (what test_a_tournament_over_grpc_gives_the_
+    standings_played_here checked on a server and a Ray of its own)."""
     with EmbeddedValkey(tmp_path) as valkey:
         store = JobStore(redis.Redis.from_url(valkey.url))
         spec = check_tournament(TournamentSpec("german_whist", ("random", "greedy"), deals=40, seed=5))
@@ -134,11 +135,12 @@ def test_a_server_leaves_alone_and_unannounced_the_tournament_and_job_whose_driv
         orphan = store.create(jobs[0]).job_id  # its driver gone
         live = [tournament["tournament_id"], lone_job]
         with (live_driver(store, live[0]), live_driver(store, live[1]),
-              ServerProcess(env=server_env(tmp_path)) as server):
+              ServerProcess(env=server_env(tmp_path, local_ray_address)) as server):
             deadline = time.monotonic() + 300
             while not store.get(orphan).is_final:
                 assert time.monotonic() < deadline, server.log_lines
                 time.sleep(0.2)
+            check_a_tournament_over_grpc_gives_the_standings_played_here(server)
             assert server.terminate(timeout=90) == 0
             assert [store.driver(name) for name in live] == ["another-server:1"] * 2
         assert store.get(orphan).state == "succeeded"

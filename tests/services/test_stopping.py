@@ -23,7 +23,7 @@ from pathlib import Path
 import grpc
 import pytest
 from grpc_harness import CARDTABLE, ROOT, ServerProcess
-from listening import descendants
+from listening import descendants, is_loopback, listeners
 from test_lifecycle import data_dir_env, final_job, server_env, still_running, still_running_pids, whist_job
 
 import engine
@@ -111,11 +111,30 @@ def stop_time(process: subprocess.Popen, timeout: float = 60) -> float:
     return time.monotonic() - started
 
 
-def test_a_bot_decision_past_its_deadline_is_abandoned_and_sigterm_stops_a_bomb(tmp_path):
+def analysis_past_its_deadline_is_abandoned(channel: grpc.Channel, pid: int) -> None:
+    games = game_service_pb2_grpc.GameServiceStub(channel)
+    played = games.CreateGame(game_pb2.CreateGameRequest(game_id="belote", seats=[bot("greedy")] * 4, seed=3,
+                                                         first_dealer=0), timeout=60)
+    snapshot = next(iter(games.WatchGame(game_pb2.WatchGameRequest(match_id=played.match_id), timeout=60)))
+    assert played.view.game_over and snapshot.replay_id
+    replays = replay_service_pb2_grpc.ReplayServiceStub(channel)
+    # a whole match of 8 deals, each searched back from its last trick to one past 10,000,000 nodes: minutes
+    with pytest.raises(grpc.RpcError) as caught:
+        replays.Analyze(replay_service_pb2.AnalyzeRequest(replay_id=snapshot.replay_id, max_nodes=10_000_000),
+                        timeout=1)
+    assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    idle, used = idles_within(pid, timeout=10)
+    assert idle, f"the server used {used:.2f} CPU s in {IDLE_WINDOW_S} s, 10 s after the analysis' deadline passed"
+
+
+def test_a_bot_decision_or_an_analysis_past_its_deadline_is_abandoned_and_sigterm_stops_a_bomb(tmp_path):
+    """(With the former test_an_analysis_past_its_deadline_is_abandoned: one server for both deadlines; the bot
+    budget a server is given plays no part in an analysis.)"""
     server = ServerProcess(*UNBOUNDED, "--grace", "2", env=server_env(tmp_path)).start()
     try:
         pid = server.process.pid
-        games = game_service_pb2_grpc.GameServiceStub(grpc.insecure_channel(server.target))
+        channel = grpc.insecure_channel(server.target)
+        games = game_service_pb2_grpc.GameServiceStub(channel)
         # German Whist dealt by seat 1: the person at seat 0 leads, the bomb answers
         created = games.CreateGame(game_pb2.CreateGameRequest(game_id="german_whist", seats=[PERSON, bot(BOMB)],
                                                               seed=3, first_dealer=1), timeout=30)
@@ -134,6 +153,7 @@ def test_a_bot_decision_past_its_deadline_is_abandoned_and_sigterm_stops_a_bomb(
                                                                     seat_token=token), timeout=30).view
         assert (again.move_number, again.current_player, list(again.legal_actions)) == (
             0, 0, list(observed.legal_actions))  # the move was not played: the match is as it was
+        analysis_past_its_deadline_is_abandoned(channel, pid)
 
         # no deadline this time: the bomb runs until the server stops
         thread, outcome = in_background(lambda: games.Act(act, timeout=120))
@@ -151,25 +171,6 @@ def test_a_bot_decision_past_its_deadline_is_abandoned_and_sigterm_stops_a_bomb(
     assert said in (["shutting down", "stopped"], ["shutting down", "stop overran: exiting now"]), said
 
 
-def test_an_analysis_past_its_deadline_is_abandoned(tmp_path):
-    with ServerProcess(env=server_env(tmp_path)) as server:
-        channel = grpc.insecure_channel(server.target)
-        games = game_service_pb2_grpc.GameServiceStub(channel)
-        played = games.CreateGame(game_pb2.CreateGameRequest(game_id="belote", seats=[bot("greedy")] * 4, seed=3,
-                                                             first_dealer=0), timeout=60)
-        snapshot = next(iter(games.WatchGame(game_pb2.WatchGameRequest(match_id=played.match_id), timeout=60)))
-        assert played.view.game_over and snapshot.replay_id
-        replays = replay_service_pb2_grpc.ReplayServiceStub(channel)
-        # a whole match of 8 deals, each searched back from its last trick to one past 10,000,000 nodes: minutes
-        with pytest.raises(grpc.RpcError) as caught:
-            replays.Analyze(replay_service_pb2.AnalyzeRequest(replay_id=snapshot.replay_id, max_nodes=10_000_000),
-                            timeout=1)
-        assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-        idle, used = idles_within(server.process.pid, timeout=10)
-        assert idle, f"the server used {used:.2f} CPU s in {IDLE_WINDOW_S} s, 10 s after the deadline passed"
-        channel.close()
-
-
 def test_the_last_resort_ends_a_process_whose_thread_never_returns():
     """What a server arms when its stop begins (services.lifecycle.exit_after): a thread stuck for ever (a policy
     of one's own in an endless loop) would keep the interpreter alive at exit."""
@@ -179,35 +180,6 @@ def test_the_last_resort_ends_a_process_whose_thread_never_returns():
     started = time.monotonic()
     assert process.wait(timeout=STOP_S) == 1
     assert time.monotonic() - started < STOP_S
-
-
-def test_sigterm_stops_serve_within_10_s_while_a_job_runs_on_its_ray_and_watchers_stream(tmp_path):
-    server = ServerProcess(env=server_env(tmp_path)).start()
-    family = {}
-    try:
-        channel = grpc.insecure_channel(server.target)
-        jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
-        job = jobs.SubmitJob(sim_pb2.SubmitJobRequest(spec=whist_job(10_000_000, chunk_size=2000))).job
-        watch = jobs.WatchJob(sim_pb2.WatchJobRequest(job_id=job.job_id), timeout=300)
-        next(update for update in watch if update.job.progress.units_done > 0)  # a job watcher streams
-        games = game_service_pb2_grpc.GameServiceStub(channel)
-        match = games.CreateGame(game_pb2.CreateGameRequest(game_id="german_whist", seats=[PERSON, bot("greedy")],
-                                                            seed=3, first_dealer=1), timeout=30)
-        watching = games.WatchGame(game_pb2.WatchGameRequest(match_id=match.match_id), timeout=300)
-        next(iter(watching))  # a match watcher streams
-        family = descendants(server.process.pid)
-        assert "raylet" in {row[0] for row in family.values()}
-        started = time.monotonic()
-        code = server.terminate(timeout=60)
-        took = time.monotonic() - started
-        assert took < STOP_S, f"SIGTERM took {took:.1f} s (exit status {code})"
-        channel.close()
-        assert_none_left(family, "cardtable serve stopped by SIGTERM")
-    finally:
-        if server.process.poll() is None:
-            server.process.kill()
-        for pid in still_running_pids(family):
-            os.kill(pid, signal.SIGKILL)
 
 
 def free_port() -> int:
@@ -280,7 +252,9 @@ def assert_none_left(family: dict, what: str) -> None:
     assert left == [], f"{what} left these running 30 s after SIGKILL: {left}"
 
 
-def test_a_killed_server_leaves_no_process_behind(tmp_path):
+def test_a_killed_server_leaves_no_process_behind_and_its_ray_listens_on_loopback_alone(tmp_path):
+    """(With tests/services/test_lifecycle.py's former test_a_killed_server_takes_its_ray_with_it: one server, one
+    Ray.)"""
     server = ServerProcess(env=server_env(tmp_path)).start()
     family = {}
     try:
@@ -299,7 +273,15 @@ def test_a_killed_server_leaves_no_process_behind(tmp_path):
         assert {"valkey-server", "raylet", "gcs_server"} <= kinds
         for part in (b"spawn_main", b"resource_tracker", b"valkey_watchdog", b"workers.ray_head"):
             assert any(part in command for command in commands.values()), f"no {part.decode()} process"
+        [head] = [pid for pid, command in commands.items() if b"workers.ray_head" in command]
+        ray = {head: family[head], **descendants(head)}
+        assert {"raylet", "gcs_server"} <= {row[0] for row in ray.values()}
+        # The server's local Ray, every process of it, and the server (a driver of it) listen on 127.0.0.1 alone.
+        found = listeners([server.process.pid, *family])
+        assert {"raylet", "gcs_server", "ray::RuntimeEnv"} <= {name for _, name, _ in found}
+        assert [entry for entry in found if not is_loopback(entry[2])] == []
         server.kill()
+        assert still_running(ray) == []  # the head saw its standard input close, and stopped Ray
         assert_none_left(family, "cardtable serve")
     finally:
         for pid in still_running_pids(family):

@@ -2,7 +2,11 @@
 (tests/other_ray.py). ``cardtable simulate`` starts a local Ray of its own beside it, and beside a stale
 ``ray_current_cluster`` file, and says in one line why a local Ray could not start; over ``ray://`` a user's own bot
 plays as it does anywhere, a policy that cannot be imported on the workers fails the job in seconds, and a wrong or
-missing token is one line at once."""
+missing token is one line at once. `cardtable serve` beside it (moved here from tests/services/
+test_serve_beside_other_rays.py, to share the other head, whose start takes 15-20 s): its jobs run on a local Ray of
+its own (started in its own process, workers/ray_head.py), whatever the file where Ray looks for a cluster to join
+says; a local Ray that cannot start fails each job with Ray's reason in one line (it said "no address after 180 s",
+after 9 s)."""
 
 from __future__ import annotations
 
@@ -14,9 +18,13 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
 import pytest
+from grpc_harness import ServerProcess
 from other_ray import OtherRay, free_port, other_ray_head, short_temp_dir
 
+from services.generated.cardtable.v1 import simulation_service_pb2 as sim_pb2
+from services.generated.cardtable.v1 import simulation_service_pb2_grpc
 from workers.chunk import play_chunk
 from workers.jobstore import JobStore
 from workers.plan import job_chunks
@@ -196,3 +204,47 @@ def test_the_token_check_itself_answers_within_5_s(other_ray):
         with pytest.raises(RayRefused, match="refused this process's authentication token"):
             check_admitted(address)
         assert time.monotonic() - started < REFUSED_WITHIN_S
+
+
+SERVED_SPEC = sim_pb2.JobSpec(game_id="german_whist", policies=[sim_pb2.PolicySpec(name="random")], count=300, seed=5)
+
+
+def serve_env(tmp_path: Path, other_ray: OtherRay, **more: str) -> dict[str, str | None]:
+    """Its own embedded Valkey; Ray's temp folder (RAY_TMPDIR/ray) the other head's, whose ray_current_cluster
+    names it; no RAY_ADDRESS, no token of the other head's."""
+    return {"CARDTABLE_DATA_DIR": str(tmp_path), "REDIS_URL": None, "RAY_ADDRESS": None, "RAY_AUTH_TOKEN": None,
+            "RAY_AUTH_MODE": None, "RAY_TMPDIR": str(other_ray.tmpdir), **more}
+
+
+def served_job(server: ServerProcess) -> sim_pb2.Job:
+    with grpc.insecure_channel(server.target) as channel:
+        jobs = simulation_service_pb2_grpc.SimulationServiceStub(channel)
+        job_id = jobs.SubmitJob(sim_pb2.SubmitJobRequest(spec=SERVED_SPEC)).job.job_id
+        return [u.job for u in jobs.WatchJob(sim_pb2.WatchJobRequest(job_id=job_id), timeout=300)][-1]
+
+
+def test_a_server_runs_its_jobs_on_its_own_ray_beside_another(tmp_path, other_ray):
+    sessions = sorted(path.name for path in (other_ray.tmpdir / "ray").glob("session_2*"))
+    with ServerProcess(env=serve_env(tmp_path, other_ray)) as server:
+        job = served_job(server)
+        assert server.terminate(timeout=90) == 0
+    assert job.state == sim_pb2.JOB_STATE_SUCCEEDED, job.error
+    spec = validate(JobSpec(game="german_whist", policies=("random",), count=300, seed=5))
+    without_ray = comparable(summarize(spec, total([play_chunk(spec, c) for c in job_chunks(spec)], 2), 1.0))
+    assert comparable(json.loads(job.results.json)) == without_ray
+    assert sorted(path.name for path in (other_ray.tmpdir / "ray").glob("session_2*")) == sessions
+    assert list(other_ray.tmpdir.glob("ct-ray-*")) == []  # the head's own temp folder, gone with it
+
+
+def test_a_local_ray_that_cannot_start_fails_the_job_with_rays_reason(tmp_path, other_ray):
+    """Its GCS port taken (RAY_GCS_SERVER_PORT names the other head's)."""
+    port = other_ray.gcs.rpartition(":")[2]
+    with ServerProcess(env=serve_env(tmp_path, other_ray, RAY_GCS_SERVER_PORT=port)) as server:
+        started = time.monotonic()
+        job = served_job(server)
+        seconds = time.monotonic() - started
+        assert server.terminate(timeout=60) == 0
+    print(f"the job failed after {seconds:.1f} s: {job.error}")
+    assert job.state == sim_pb2.JOB_STATE_FAILED
+    assert job.error == ("the job's driver failed: the local Ray did not start: Failed to start GCS: Failed to start "
+                         f"the grpc server. The specified port is {port}.")
