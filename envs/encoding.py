@@ -197,7 +197,10 @@ class ObservationEncoder:
         self._shown_bits = [0] * n
         self._deal_bits = [0] * n
         self._fixed = [0] * n
-        self._trick_seen: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        # The trick list each seat's trick bits were worked out from, and its length then: the engine appends to the
+        # trick in progress and starts a new list for the next one, so only the new cards are added.
+        self._trick_seen: list[list[tuple[int, int]] | None] = [None] * n
+        self._trick_length = [0] * n
         self._scores: list[list[int] | None] = [None] * n
         self._deal_seen = [-1] * n  # the deal part (epoch) each seat's bits were worked out for
         self._shown_seen = [-1] * n  # and its shown part
@@ -283,7 +286,7 @@ class ObservationEncoder:
             bits = state.hands[seat] | self._fixed[seat] | self._played_bits | state.table << self._table_at
         else:
             trick = state.trick
-            if trick != self._trick_seen[seat]:
+            if trick is not self._trick_seen[seat] or len(trick) != self._trick_length[seat]:
                 self._trick_part(state, trick, seat)
             bits = state.hands[seat] | self._fixed[seat] | self._played_bits | self._own[seat]
         if state.current_player == seat:
@@ -324,12 +327,18 @@ class ObservationEncoder:
         return self._vectors[seat].copy()
 
     def _trick_part(self, state: Any, trick: list[tuple[int, int]], seat: int) -> None:
-        at, bits = self._trick_at[seat], 0
+        at = self._trick_at[seat]
+        start = self._trick_length[seat] if trick is self._trick_seen[seat] else 0
+        if start > len(trick) or self._face_down_plays:  # (a face-down card may show later: all again)
+            start = 0
+        bits = self._trick_bits[seat] if start else 0
         down = state.down if self._face_down_plays else 0  # shown as "facedown" (or "facedown:<card>"), no card
-        for other, card in trick:
+        for index in range(start, len(trick)):
+            other, card = trick[index]
             if not down >> card & 1:
                 bits |= 1 << (at[other] + card)
-        self._trick_seen[seat] = trick.copy()
+        self._trick_seen[seat] = trick
+        self._trick_length[seat] = len(trick)
         self._trick_bits[seat] = bits
         self._fixed[seat] = self._deal_bits[seat] | self._shown_bits[seat] | bits
 

@@ -122,12 +122,15 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
 
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         chosen = self._checked(actions)
-        states, encoders, id_of = self.states, self._encoders, self._id_of
+        states, encoders, id_of, codec = self.states, self._encoders, self._id_of, self.codec
         deal_index, rewards, terminations = self._deal_index, self._rewards, self._terminations
+        side_scores, scores_seen, width = self._side_scores, self._scores_seen, self._bit_bytes
         rewards.fill(0)
         terminations.fill(False)
+        seats, chunks, stock, counts, legal_all = [], [], [], [], []
+        # One pass over the matches: the move, the deal's or the match's end, then the next seat's view (_observe's).
         for index, action in enumerate(chosen):
-            state = states[index]
+            state, encoder = states[index], encoders[index]
             if id_of is not None:
                 action = id_of[index][action]
             state.apply_id(action)
@@ -137,11 +140,27 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
                 stream = self._seeds[index]
                 assert stream is not None  # reset() seeded every match
                 self._start(index, stream.next_u64())
-                continue
-            encoders[index].moved(state, action)
-            if state.deal_index != deal_index[index]:
-                self._deal_over(index)
-        self._observe()
+                state = states[index]
+            else:
+                encoder.moved(state, action)
+                if state.deal_index != deal_index[index]:
+                    self._deal_over(index)
+            seat = state.current_player
+            legal = state.legal_action_ids()
+            if id_of is not None:
+                id_of[index] = by_index = codec.legal_by_index(legal)
+                legal_all += by_index
+            else:
+                legal_all += legal
+            counts.append(len(legal))
+            seats.append(seat)
+            chunks.append(encoder.bits(state, seat).to_bytes(width, "little"))
+            stock.append(encoder._stock_seen[seat])
+            scores = state.side_scores
+            if scores != scores_seen[index]:
+                scores_seen[index] = scores.copy()
+                side_scores[index] = scores
+        self._write(seats, chunks, stock, counts, legal_all)
         copy = self.copy
         return (self._observations_out(), rewards.copy() if copy else rewards,
                 terminations.copy() if copy else terminations,
@@ -199,33 +218,32 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
 
     def _observe(self) -> None:
         """Every match's seat to act, its observation and its mask, written into the batch's arrays."""
-        states, encoders, id_of, codec = self.states, self._encoders, self._id_of, self.codec
         seats, chunks, stock, counts, legal_all = [], [], [], [], []
-        side_scores, scores_seen = self._side_scores, self._scores_seen
-        width = self._bit_bytes
-        for index in range(self.num_envs):
-            state, encoder = states[index], encoders[index]
-            seat = state.current_player
+        for index, state in enumerate(self.states):
+            encoder, seat = self._encoders[index], state.current_player
             legal = state.legal_action_ids()
-            if id_of is not None:
-                id_of[index] = by_index = codec.legal_by_index(legal)
-                legal_all.extend(by_index)
+            if self._id_of is not None:
+                self._id_of[index] = by_index = self.codec.legal_by_index(legal)
+                legal_all += by_index
             else:
-                legal_all.extend(legal)
+                legal_all += legal
             counts.append(len(legal))
             seats.append(seat)
-            chunks.append(encoder.bits(state, seat).to_bytes(width, "little"))
+            chunks.append(encoder.bits(state, seat).to_bytes(self._bit_bytes, "little"))
             stock.append(encoder.stock_size(seat))
-            scores = state.side_scores
-            if scores != scores_seen[index]:
-                scores_seen[index] = list(scores)
-                side_scores[index] = scores
+            self._scores_seen[index] = state.side_scores.copy()
+            self._side_scores[index] = state.side_scores
+        self._write(seats, chunks, stock, counts, legal_all)
+
+    def _write(self, seats: list[int], chunks: list[bytes], stock: list[int], counts: list[int],
+               legal: list[int]) -> None:
+        """The batch's arrays from each match's seat to act, its 0/1 entries (bytes), stock size and legal indexes."""
         self.current_player[:] = seats
         observations = self._observations
         observations[:, :self._bit_entries] = np.unpackbits(
-            np.frombuffer(b"".join(chunks), dtype=np.uint8).reshape(self.num_envs, width), axis=1,
+            np.frombuffer(b"".join(chunks), dtype=np.uint8).reshape(self.num_envs, self._bit_bytes), axis=1,
             count=self._bit_entries, bitorder="little")
-        observations[:, self._scores_at:self._scores_at + self.n] = side_scores[
+        observations[:, self._scores_at:self._scores_at + self.n] = self._side_scores[
             self._rows[:, None], self._side_at[self.current_player]]
         observations[:, self._stock_at] = stock
         observations[:, self._stock_at + 1] = self._deal_indexes
@@ -233,7 +251,7 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         masks[self._legal_rows, self._legal] = 0  # the last step's legal entries, not the whole (wide) array
         self._legal_counts[:] = counts
         self._legal_rows = np.repeat(self._rows, self._legal_counts)
-        self._legal = np.array(legal_all, dtype=np.int64)
+        self._legal = np.array(legal, dtype=np.int64)
         masks[self._legal_rows, self._legal] = 1
 
     def _observations_out(self) -> dict[str, np.ndarray]:
