@@ -97,6 +97,8 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         self._legal = np.zeros(0, dtype=np.int64)
         self._legal_rows = np.zeros(0, dtype=np.int64)
         self._legal_counts = np.zeros(num_envs, dtype=np.int64)
+        self._legal_starts = np.zeros(num_envs, dtype=np.int64)
+        self._rewarded = False  # whether the rewards or terminations hold anything
 
     # ---- Gymnasium's vector API ----------------------------------------------------------------------------------
 
@@ -125,12 +127,14 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         states, encoders, id_of, codec = self.states, self._encoders, self._id_of, self.codec
         deal_index, rewards, terminations = self._deal_index, self._rewards, self._terminations
         side_scores, scores_seen, width = self._side_scores, self._scores_seen, self._bit_bytes
-        rewards.fill(0)
-        terminations.fill(False)
+        if self._rewarded:  # the last step's rewards and ends (the buffers, whatever was handed out)
+            rewards.fill(0)
+            terminations.fill(False)
+            self._rewarded = False
         seats, chunks, stock, counts, legal_all = [], [], [], [], []
+        add_seat, add_chunk, add_stock, add_count = seats.append, chunks.append, stock.append, counts.append
         # One pass over the matches: the move, the deal's or the match's end, then the next seat's view (_observe's).
-        for index, action in enumerate(chosen):
-            state, encoder = states[index], encoders[index]
+        for index, state, encoder, action in zip(range(self.num_envs), states, encoders, chosen):
             if id_of is not None:
                 action = id_of[index][action]
             state.apply_id(action)
@@ -152,10 +156,10 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
                 legal_all += by_index
             else:
                 legal_all += legal
-            counts.append(len(legal))
-            seats.append(seat)
-            chunks.append(encoder.bits(state, seat).to_bytes(width, "little"))
-            stock.append(encoder._stock_seen[seat])
+            add_count(len(legal))
+            add_seat(seat)
+            add_chunk(encoder.bits(state, seat).to_bytes(width, "little"))
+            add_stock(encoder._stock_seen[seat])
             scores = state.side_scores
             if scores != scores_seen[index]:
                 scores_seen[index] = scores.copy()
@@ -174,9 +178,7 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A legal action index for every match, uniformly at random (without reading the masks: Boonaken's have
         37,120 entries)."""
-        starts = np.cumsum(self._legal_counts) - self._legal_counts
-        picks = starts + (rng.random(self.num_envs) * self._legal_counts).astype(np.int64)
-        return self._legal[picks]
+        return self._legal[self._legal_starts + (rng.random(self.num_envs) * self._legal_counts).astype(np.int64)]
 
     def legal_indexes(self, index: int) -> np.ndarray:
         """The legal action indexes of match ``index`` now."""
@@ -198,6 +200,7 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         scores, before = state.scores, self._scores_at_deal_start[index]
         self._rewards[index] = [now - then for now, then in zip(scores, before, strict=True)]
         self._scores_at_deal_start[index] = list(scores)
+        self._rewarded = True
         self._deal_index[index] = state.deal_index
         self._deal_indexes[index] = state.deal_index
 
@@ -207,9 +210,9 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         if chosen.shape != (self.num_envs,) or chosen.dtype.kind not in "iu":
             raise ValueError(f"step takes an integer array of {self.num_envs} action indexes, not "
                              f"{chosen.dtype} {chosen.shape}")
-        inside = (chosen >= 0) & (chosen < self.codec.size)
-        legal = inside & (self._masks[self._rows, np.where(inside, chosen, 0)] == 1)
-        if not legal.all():
+        if chosen.min() < 0 or chosen.max() >= self.codec.size or not self._masks[self._rows, chosen].all():
+            inside = (chosen >= 0) & (chosen < self.codec.size)
+            legal = inside & (self._masks[self._rows, np.where(inside, chosen, 0)] == 1)
             index = int(np.flatnonzero(~legal)[0])
             state = self.states[index]
             raise engine.IllegalAction(f"action index {int(chosen[index])} in match {index}", state.legal_actions(),
@@ -250,6 +253,7 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         masks = self._masks
         masks[self._legal_rows, self._legal] = 0  # the last step's legal entries, not the whole (wide) array
         self._legal_counts[:] = counts
+        self._legal_starts[1:] = np.cumsum(counts[:-1])
         self._legal_rows = np.repeat(self._rows, self._legal_counts)
         self._legal = np.array(legal, dtype=np.int64)
         masks[self._legal_rows, self._legal] = 1
