@@ -134,7 +134,7 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         seats, chunks, stock, counts, legal_all = [], [], [], [], []
         add_seat, add_chunk, add_stock, add_count = seats.append, chunks.append, stock.append, counts.append
         # One pass over the matches: the move, the deal's or the match's end, then the next seat's view (_observe's).
-        for index, state, encoder, action in zip(range(self.num_envs), states, encoders, chosen):
+        for index, state, encoder, action in zip(range(self.num_envs), states, encoders, chosen, strict=True):
             if id_of is not None:
                 action = id_of[index][action]
             state.apply_id(action)

@@ -36,6 +36,7 @@ def test_the_vector_bench_reports_the_envs_steps_beside_the_engines_moves(cli_ru
     assert report["game"] == "tablanette" and report["env"] == "vector" and report["num_envs"] == 8
     env, engine_rate = report["env_steps_per_s"], report["engine_moves_per_s"]
     assert env > 0 and engine_rate > 0 and report["env_to_engine"] == pytest.approx(env / engine_rate, abs=0.01)
-    text = cli_runner.invoke(cli, ["bench", "--env", "vector", "--game", "belote", "--num-envs", "4", "--seconds", "0.2"])
+    text = cli_runner.invoke(cli, ["bench", "--env", "vector", "--game", "belote", "--num-envs", "4",
+                                   "--seconds", "0.2"])
     assert text.exit_code == 0 and "vector env, 4 matches a step: " in text.output \
         and "x the engine's moves/s" in text.output
