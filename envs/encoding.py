@@ -241,7 +241,7 @@ class ObservationEncoder:
         if state.current_player is None:
             self._played_bits = 0  # the match is over: the environment's last deal starts after its last move
             self._own, self._pending = [0] * self.players, []
-        if named & self._shown_any and self._shown_until_played:
+        if self._shown_until_played and named & self._shown_any:
             self._shown_epoch += 1
         if self._fishing:
             if len(state.stock) != self._stock_left:  # its shown facts change with the stock
