@@ -11,6 +11,10 @@ AEC environment has to do around it (a generator of agents, ``last()``'s tuple a
 vector and the mask copied out, the mask filled from the legal ids, the agent's ``nonzero`` and numpy index, the
 index checked as an integer), with a fixed vector and no encoding, rewards or bookkeeping. Its cost, the same fraction,
 is what no encoder can take away.
+
+``cardtable bench --env vector`` plays the vector environment (``num_envs`` single-deal matches, random legal actions
+from :meth:`~envs.vector.CardtableVectorEnv.sample_actions`, copies of the batch returned as by default) in rounds
+with the engine's step loop and reports the steps of all matches per second beside the engine's moves per second.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from engine.bots import make_policies, play_out
 from engine.rng import Rng, derive_seed
 
 from .pettingzoo import CardtableEnv
+from .vector import CardtableVectorEnv
 
 DEAL = {"max_deals": 1}
 ROUNDS = 3
@@ -141,6 +146,49 @@ def run_env_bench(game: str, players: int | None = None, seconds: float = 3.0, s
         # The same fraction for the AEC protocol's floor: the engine's step with only the protocol's work around it.
         "protocol_steps_per_s": round(rates["protocol"], 1),
         "protocol_cost": round(engine_rate / rates["protocol"] - 1, 3),
+        "seconds": round(sum(elapsed for _, elapsed in totals.values()), 3),
+        "load_average_1m": round(os.getloadavg()[0], 2),
+    }
+
+
+def run_vector_bench(game: str, players: int | None = None, seconds: float = 3.0, seed: int = 1,
+                     num_envs: int = 64) -> dict[str, Any]:
+    """Rounds of the engine's step loop, its rollout and the vector environment's steps, ``seconds`` in all."""
+    venv = CardtableVectorEnv(game, num_envs, players, options=DEAL)
+    venv.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+
+    def vector_steps(seconds: float) -> tuple[int, float]:
+        steps, started = 0, time.perf_counter()
+        deadline = started + seconds
+        while True:
+            venv.step(venv.sample_actions(rng))
+            steps += num_envs
+            if time.perf_counter() >= deadline:
+                return steps, time.perf_counter() - started
+
+    loops: dict[str, Callable[[float, int], tuple[int, float]]] = {
+        "engine_steps": lambda share, first: _timed(engine_steps(game, players, seed), share, first),
+        "engine_rollouts": lambda share, first: _timed(engine_rollouts(game, players, seed), share, first),
+        "vector": lambda share, first: vector_steps(share)}
+    totals = {name: [0, 0.0] for name in loops}
+    share = seconds / (ROUNDS * len(loops))
+    for round_number in range(ROUNDS):
+        for name, loop in loops.items():
+            moves, elapsed = loop(share, 10_000 * round_number)
+            totals[name][0] += moves
+            totals[name][1] += elapsed
+    rates = {name: moves / elapsed for name, (moves, elapsed) in totals.items()}
+    return {
+        "game": game,
+        "players": venv.n,
+        "env": "vector",
+        "num_envs": num_envs,
+        "env_steps_per_s": round(rates["vector"], 1),
+        "engine_moves_per_s": round(rates["engine_steps"], 1),
+        "engine_rollout_moves_per_s": round(rates["engine_rollouts"], 1),
+        "env_to_engine": round(rates["vector"] / rates["engine_steps"], 3),
+        "env_to_rollout": round(rates["vector"] / rates["engine_rollouts"], 3),
         "seconds": round(sum(elapsed for _, elapsed in totals.values()), 3),
         "load_average_1m": round(os.getloadavg()[0], 2),
     }

@@ -42,6 +42,7 @@ played) is declared on its ``GameInfo`` and read from the registry.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -196,10 +197,14 @@ class ObservationEncoder:
         self._shown_bits = [0] * n
         self._deal_bits = [0] * n
         self._fixed = [0] * n
-        self._trick_seen: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        # The trick list each seat's trick bits were worked out from, and its length then: the engine appends to the
+        # trick in progress and starts a new list for the next one, so only the new cards are added.
+        self._trick_seen: list[list[tuple[int, int]] | None] = [None] * n
+        self._trick_length = [0] * n
         self._scores: list[list[int] | None] = [None] * n
         self._deal_seen = [-1] * n  # the deal part (epoch) each seat's bits were worked out for
         self._shown_seen = [-1] * n  # and its shown part
+        self._stock_seen = [0] * n
         self._played_bits = 0  # the cards this deal's moves named, on the played plane
         self._own = [0] * n  # and those of each seat's secret moves
         self._pending: list[tuple[int, int]] = []  # the secret moves (index, bits) the others' history does not show
@@ -236,7 +241,7 @@ class ObservationEncoder:
         if state.current_player is None:
             self._played_bits = 0  # the match is over: the environment's last deal starts after its last move
             self._own, self._pending = [0] * self.players, []
-        if named & self._shown_any and self._shown_until_played:
+        if self._shown_until_played and named & self._shown_any:
             self._shown_epoch += 1
         if self._fishing:
             if len(state.stock) != self._stock_left:  # its shown facts change with the stock
@@ -263,7 +268,16 @@ class ObservationEncoder:
                 self._played_bits |= self._bit_of[action]
         return self.encode(state, seat)
 
-    def encode(self, state: Any, seat: int) -> np.ndarray:
+    def twin(self) -> ObservationEncoder:
+        """A new encoder of the same game and player count sharing this one's tables (worked out once: Boonaken's
+        action table has 37,120 entries), for another match (a vector environment has one per match)."""
+        twin = copy.copy(self)
+        twin.__dict__.pop("_vectors", None)  # new_match gives it its own per-match state
+        return twin
+
+    def bits(self, state: Any, seat: int) -> int:
+        """The seat's 0/1 entries now (the card planes, trump, phase, dealer, to act) as the bits of one int, entry
+        ``i`` bit ``i``; the other entries are the scores, :meth:`stock_size` and the deal index."""
         if self._shown_every_move:
             self._shown_seen[seat] = -1
         if self._deal_seen[seat] != self._deal_epoch or self._shown_seen[seat] != self._shown_epoch:
@@ -272,11 +286,19 @@ class ObservationEncoder:
             bits = state.hands[seat] | self._fixed[seat] | self._played_bits | state.table << self._table_at
         else:
             trick = state.trick
-            if trick != self._trick_seen[seat]:
+            if trick is not self._trick_seen[seat] or len(trick) != self._trick_length[seat]:
                 self._trick_part(state, trick, seat)
             bits = state.hands[seat] | self._fixed[seat] | self._played_bits | self._own[seat]
         if state.current_player == seat:
             bits |= self._to_act_bit
+        return bits  # type: ignore[no-any-return]
+
+    def stock_size(self, seat: int) -> int:
+        """The stock's size as the seat's last :meth:`bits` saw it."""
+        return self._stock_seen[seat]
+
+    def encode(self, state: Any, seat: int) -> np.ndarray:
+        bits = self.bits(state, seat)
         changed = bits ^ self._bits[seat]
         if changed:
             self._bits[seat] = bits
@@ -305,12 +327,18 @@ class ObservationEncoder:
         return self._vectors[seat].copy()
 
     def _trick_part(self, state: Any, trick: list[tuple[int, int]], seat: int) -> None:
-        at, bits = self._trick_at[seat], 0
+        at = self._trick_at[seat]
+        start = self._trick_length[seat] if trick is self._trick_seen[seat] else 0
+        if start > len(trick) or self._face_down_plays:  # (a face-down card may show later: all again)
+            start = 0
+        bits = self._trick_bits[seat] if start else 0
         down = state.down if self._face_down_plays else 0  # shown as "facedown" (or "facedown:<card>"), no card
-        for other, card in trick:
+        for index in range(start, len(trick)):
+            other, card = trick[index]
             if not down >> card & 1:
                 bits |= 1 << (at[other] + card)
-        self._trick_seen[seat] = trick.copy()
+        self._trick_seen[seat] = trick
+        self._trick_length[seat] = len(trick)
         self._trick_bits[seat] = bits
         self._fixed[seat] = self._deal_bits[seat] | self._shown_bits[seat] | bits
 
@@ -339,7 +367,7 @@ class ObservationEncoder:
                     self._deal_bits[seat] = self._deal_bits[seat] & self._no_trump_bits | 1 << (self._trump_at + trump)
             self._shown_any |= (shown[0] | shown[1]) << self._played_at
             self._shown_bits[seat] = shown[0] << self._face_up_at | shown[1] << self._known_at
-            view[self._to_act_at + 1] = shown[2]
+            view[self._to_act_at + 1] = self._stock_seen[seat] = shown[2]
         self._fixed[seat] = self._deal_bits[seat] | self._shown_bits[seat] | self._trick_bits[seat]
 
 

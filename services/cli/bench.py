@@ -4,6 +4,7 @@ engine's speed (rollouts of single-deal matches through the public engine API: :
     cardtable bench --game tablanette --players 2 --policy random --seconds 3 --json
     cardtable bench --clone --json      # microseconds per mid-deal clone of every game, against the floor
     cardtable bench --env pettingzoo --game german_whist   # PettingZoo env steps/s against the engine's moves/s
+    cardtable bench --env vector --game german_whist       # vector env steps/s (64 matches a step), the same
     cardtable bench --bots --json       # decisions/s of every policy and game; the double-dummy solver's speed
 """
 
@@ -55,9 +56,11 @@ from .policies import POLICY_LABEL
               help="Replays stored by --replays.")
 @click.option("--clone", "clone_cost", is_flag=True,
               help="Microseconds per clone of a mid-deal state of every game, and the floor's moves/s in the same run.")
-@click.option("--env", "env_kind", type=click.Choice(["pettingzoo"]), default=None,
-              help="Steps/s through the game's PettingZoo environment against the engine's own moves/s, in one run "
-                   "(needs the [pettingzoo] extra).")
+@click.option("--env", "env_kind", type=click.Choice(["pettingzoo", "vector"]), default=None,
+              help="Steps/s through the game's PettingZoo environment (or its vector environment, --num-envs matches "
+                   "a step) against the engine's own moves/s, in one run (needs the [pettingzoo] extra).")
+@click.option("--num-envs", type=click.IntRange(min=1), default=64, show_default=True,
+              help="Matches stepped together by --env vector.")
 @click.option("--bots", "bot_speed", is_flag=True,
               help="Decisions/s of every policy in every game (--seconds each), and the double-dummy solver's nodes/s "
                    "and time for the last 8 tricks of German Whist and Belote contrée.")
@@ -69,7 +72,8 @@ from .policies import POLICY_LABEL
 def bench(ctx: click.Context, game: str | None, players: int | None, policy: str, seconds: float, seed: int,
           option_pairs: tuple[str, ...], as_json: bool, grpc_load: bool, clients: int, workers: int,
           simulate_job: bool, deals: int,
-          replay_sizes: bool, count: int, clone_cost: bool, env_kind: str | None, bot_speed: bool, positions: int,
+          replay_sizes: bool, count: int, clone_cost: bool, env_kind: str | None, num_envs: int, bot_speed: bool,
+          positions: int,
           floor_script: Path | None) -> None:
     """Measure deals/s, moves/s and microseconds per move of bot rollouts of single deals (or, with --grpc, Act
     calls/s and latency of the gRPC server)."""
@@ -91,7 +95,7 @@ def bench(ctx: click.Context, game: str | None, players: int | None, policy: str
     if game is None:
         raise click.UsageError("--game is required (or --grpc, --simulate, --replays, --clone or --bots)")
     if env_kind is not None:
-        _env_bench(game, players, seconds, seed, as_json)
+        _env_bench(env_kind, game, players, seconds, seed, num_envs, as_json)
         return
     options = option_pairs_param(ctx, game, option_pairs)
     if options.get("max_deals", 1) != 1:
@@ -123,12 +127,22 @@ def _engine_line(result: dict[str, Any]) -> str:
     return result["engine"] + (f" ({', '.join(modules)} from source)" if modules else "")
 
 
-def _env_bench(game: str, players: int | None, seconds: float, seed: int, as_json: bool) -> None:
+def _env_bench(kind: str, game: str, players: int | None, seconds: float, seed: int, num_envs: int,
+               as_json: bool) -> None:
     try:
-        from envs.bench import run_env_bench
+        from envs.bench import run_env_bench, run_vector_bench
     except ImportError as exc:
-        raise click.ClickException(f"the PettingZoo environments need the [pettingzoo] extra "
+        raise click.ClickException(f"the learning environments need the [pettingzoo] extra "
                                    f"(pip install 'cardtable[pettingzoo]'): {exc}") from None
+    if kind == "vector":
+        _run_and_report(lambda: run_vector_bench(game, players, seconds, seed, num_envs), as_json, lambda result: (
+            f"{game}, {result['players']} players, random legal moves, single deals, {result['seconds']:.1f} s in "
+            f"rounds of each (load average {result['load_average_1m']}):\n"
+            f"  vector env, {result['num_envs']} matches a step: {result['env_steps_per_s']:,.0f} steps/s\n"
+            f"  engine, move by move: {result['engine_moves_per_s']:,.0f} moves/s   (its rollout loop: "
+            f"{result['engine_rollout_moves_per_s']:,.0f} moves/s)\n"
+            f"  the vector env steps at {result['env_to_engine']:.2f}x the engine's moves/s"))
+        return
     _run_and_report(lambda: run_env_bench(game, players, seconds, seed), as_json, lambda result: (
         f"{game}, {result['players']} players, random legal moves, single deals, {result['seconds']:.1f} s in rounds "
         f"of each (load average {result['load_average_1m']}):\n"

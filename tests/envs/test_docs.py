@@ -18,12 +18,13 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "environments.md"
 
 def test_the_examples_run(capsys) -> None:
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     namespace: dict = {}
     for block in blocks:
         exec(compile(block, str(DOC), "exec"), namespace)
     assert capsys.readouterr().out.startswith("belote, deal 1, dealer seat ")
     assert namespace["game"].num_players() == 2 and namespace["bot"] is not None
+    assert namespace["observations"]["observation"].shape == (64, 379) and namespace["rewards"].shape == (64, 2)
 
 
 def test_the_documented_size_is_the_encoders() -> None:

@@ -26,3 +26,17 @@ def test_the_env_bench_reports_both_rates_and_the_wrappers_cost(cli_runner) -> N
     text = cli_runner.invoke(cli, ["bench", "--env", "pettingzoo", "--game", "tablanette", "--seconds", "0.2"])
     assert text.exit_code == 0 and "PettingZoo env: " in text.output and "the wrapper costs " in text.output \
         and "AEC protocol alone" in text.output
+
+
+def test_the_vector_bench_reports_the_envs_steps_beside_the_engines_moves(cli_runner) -> None:
+    result = cli_runner.invoke(cli, ["bench", "--env", "vector", "--game", "tablanette", "--num-envs", "8",
+                                     "--seconds", "0.3", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["game"] == "tablanette" and report["env"] == "vector" and report["num_envs"] == 8
+    env, engine_rate = report["env_steps_per_s"], report["engine_moves_per_s"]
+    assert env > 0 and engine_rate > 0 and report["env_to_engine"] == pytest.approx(env / engine_rate, abs=0.01)
+    text = cli_runner.invoke(cli, ["bench", "--env", "vector", "--game", "belote", "--num-envs", "4",
+                                   "--seconds", "0.2"])
+    assert text.exit_code == 0 and "vector env, 4 matches a step: " in text.output \
+        and "x the engine's moves/s" in text.output

@@ -172,6 +172,11 @@ class BeloteContree(BelotePlay):
         levels = len(LADDERS[options["max_numeric_bid"]].levels)
         return match_length(played, 4 + 3 + 9 * levels + 3 + TRICKS * 4, options, redeals=True)
 
+    def shown_cards(self, seat: int) -> tuple[int, int, int]:
+        """No card is face up or known in another hand and no stock is shown (TrickGame.shown_cards): the
+        environments' encoder need not read the observation."""
+        return 0, 0, 0
+
     # ---- the deck: gathered, never shuffled, then cut (3.3 - 3.5, 3.7) -------------------------------------------
 
     def _keeps_pack(self) -> bool:

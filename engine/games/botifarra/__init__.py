@@ -205,6 +205,11 @@ class Botifarra(TrickGame):
     def _draw_first_dealer(self) -> int:
         return draw_by_suit(self.rng, DECK)  # 3.1
 
+    def shown_cards(self, seat: int) -> tuple[int, int, int]:
+        """No card is face up or known in another hand and no stock is shown (TrickGame.shown_cards): the
+        environments' encoder need not read the observation."""
+        return 0, 0, 0
+
     # ---- the deal (3) and the trump choice (4) ------------------------------------------------------------------
 
     def _start_deal(self, deck: list[int]) -> None:

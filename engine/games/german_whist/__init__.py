@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ...cards import CODES, SUIT, make_deck, mask_of
+from ...cards import BIT, CODES, SUIT, make_deck, mask_of
 from ...dealing import deal_round, deal_rounds
 from ...errors import PositionError
 from ...options import Option
@@ -204,11 +204,12 @@ class GermanWhist(FaceDownSlots):
         # taken_face_up, without its lists (an environment asks after every trick): the winner of phase-1 trick k,
         # who took stock[2k], leads trick k + 1; the last finished trick's winner leads the one in progress.
         count = len(tricks)
-        leader = self.trick[0][0] if self.trick else self.current_player
-        for k in range(min(count, self.phase1_tricks)):
-            winner = tricks[k + 1][0][0] if k + 1 < count else leader
-            if winner != seat:
-                known |= 1 << stock[2 * k]
+        upto = min(count, self.phase1_tricks)
+        for k, after in enumerate(tricks[1:upto + 1]):
+            if after[0][0] != seat:
+                known |= BIT[stock[2 * k]]
+        if upto == count and upto and (self.trick[0][0] if self.trick else self.current_player) != seat:
+            known |= BIT[stock[2 * upto - 2]]
         return face_up, known, len(stock) - top
 
     def _won_dict(self) -> dict[str, Any]:

@@ -146,6 +146,11 @@ class Tres(TrickGame):
         return target_or_deals(self.side_scores, self.options["target_score"], self.deal_index + 1,  # 7.3
                                self.options["num_deals"])
 
+    def shown_cards(self, seat: int) -> tuple[int, int, int]:
+        """The removed five, which every observation shows (5.7), as the face-up card; nothing is known in another
+        hand and no stock is shown (TrickGame.shown_cards: the environments' encoder need not read the observation)."""
+        return 1 << parse_card(self.options["removed_card"]), 0, 0
+
     # ---- positions (docs/positions/tres.md; what a seat sees, 5.7: TrickPoints) ----------------------------------
 
     def _dealt_trump(self) -> tuple[int, str]:

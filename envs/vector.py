@@ -1,0 +1,268 @@
+"""N matches of one game stepped together, with batched numpy observations, action masks and rewards (the
+EnvPool/pgx style, with Gymnasium's vector API; ``pip install cardtable[pettingzoo]``; docs/environments.md).
+
+Each step takes one action index per match, for the seat to act there, and answers with every match's next seat to
+act, its observation vector (:mod:`envs.encoding`, the same vector as the PettingZoo environment's), its action mask
+and the rewards of every seat. A match that ends is started again at once with its next seed (Gymnasium's
+``SAME_STEP`` autoreset: the step that ends a match returns its rewards and ``terminations`` True with the new
+match's first observation).
+
+>>> venv = CardtableVectorEnv("german_whist", num_envs=4, options={"max_deals": 1})
+>>> observations, infos = venv.reset(seed=7)
+>>> observations["observation"].shape, observations["action_mask"].shape, infos["current_player"].shape
+((4, 379), (4, 56), (4,))
+>>> observations, rewards, terminations, truncations, infos = venv.step(venv.sample_actions(np.random.default_rng(1)))
+>>> rewards.shape, terminations.dtype.name
+((4, 2), 'bool')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+import engine
+from engine.rng import Rng, fresh_seed
+
+from .encoding import ActionCodec, ObservationEncoder
+
+
+class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
+    """``num_envs`` matches of ``game`` with ``players`` seats (the game's default when None) and game ``options``.
+
+    - ``reset(seed=S)`` starts match ``i`` from seed ``S + i`` (a sequence of ``num_envs`` seeds gives each its own),
+      the same deals as ``engine.new_match(game, seed=S + i)`` and as the PettingZoo environment's ``reset(seed=S +
+      i)``; a match started again after its end takes the next seed of its stream, as that environment's ``reset()``
+      does. ``reset()`` with no seed goes on with every stream (fresh ones if never seeded).
+    - Observations are a dict of ``"observation"``, float32 ``(num_envs, size)``, each row the vector of the seat to
+      act in that match, and ``"action_mask"``, int8 ``(num_envs, actions)``, 1 for each legal index;
+      ``infos["current_player"]`` (and ``self.current_player``) is the seat to act in each match.
+    - ``step(actions)`` takes an integer array of ``num_envs`` action indexes; an index that is not legal in its match
+      raises ``engine.IllegalAction`` naming the match, and no match moves. Rewards are float32 ``(num_envs,
+      players)``: at the end of a deal, the points each seat's side scored in it (as the PettingZoo environment's),
+      else 0. ``terminations`` is True where a match ended (it has been started again); nothing truncates.
+    - Arrays returned are copies unless ``copy=False`` (then they are this environment's buffers, rewritten by the
+      next step).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, game: str, num_envs: int, players: int | None = None, options: Mapping[str, Any] | None = None,
+                 copy: bool = True) -> None:
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be at least 1, not {num_envs}")
+        probe = engine.new_match(game, seed=0, players=players, options=options)  # checks game, players, options
+        self.game, self.num_envs, self.n = game, num_envs, probe.players
+        self.game_options = dict(options or {})
+        self.copy = copy
+        self.codec = ActionCodec.for_game(game)
+        encoder = ObservationEncoder(self.n, game)
+        encoder.new_match(probe)  # works out the tables the twins share
+        self._encoders = [encoder.twin() for _ in range(num_envs)]
+        self.single_observation_space = spaces.Dict({
+            "observation": spaces.Box(low=-np.inf, high=np.inf, shape=(encoder.size,), dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(self.codec.size,), dtype=np.int8)})
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.single_action_space = spaces.Discrete(self.codec.size)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        # Where the encoder's entries are: the 0/1 ones are the bits below ``_bit_entries`` (the scores' entries among
+        # them are 0 and written after), then the stock's size and the deal index.
+        self._bit_entries = encoder._to_act_at + 1
+        self._bit_bytes = (self._bit_entries + 7) // 8
+        self._scores_at, self._stock_at = encoder._scores_at, encoder._to_act_at + 1
+        side_of = probe.side_of
+        self._side_at = np.array([[side_of[(seat + k) % self.n] for k in range(self.n)] for seat in range(self.n)])
+        self._rows = np.arange(num_envs)
+        self._observations = np.zeros((num_envs, encoder.size), dtype=np.float32)
+        self._masks = np.zeros((num_envs, self.codec.size), dtype=np.int8)
+        self._rewards = np.zeros((num_envs, self.n), dtype=np.float32)
+        self._terminations = np.zeros(num_envs, dtype=bool)
+        self._truncations = np.zeros(num_envs, dtype=bool)
+        self.current_player = np.zeros(num_envs, dtype=np.int64)
+        self._side_scores = np.zeros((num_envs, max(side_of) + 1), dtype=np.float32)
+        self._deal_indexes = np.zeros(num_envs, dtype=np.float32)
+        # Each match's state, seed stream, deal and the scores at its start; a fishing game's index -> id of the
+        # legal moves; the legal indexes of every match as one array (match by match) and where each match's start.
+        self.states: list[engine.State] = []
+        self._seeds: list[Rng | None] = [None] * num_envs
+        self._deal_index = [0] * num_envs
+        self._scores_seen: list[list[int]] = [[] for _ in range(num_envs)]
+        self._scores_at_deal_start: list[list[int]] = [[] for _ in range(num_envs)]
+        self._id_of: list[dict[int, int]] | None = [{} for _ in range(num_envs)] if self.codec.fishing else None
+        self._legal = np.zeros(0, dtype=np.int64)
+        self._legal_rows = np.zeros(0, dtype=np.int64)
+        self._legal_counts = np.zeros(num_envs, dtype=np.int64)
+        self._legal_starts = np.zeros(num_envs, dtype=np.int64)
+        self._rewarded = False  # whether the rewards or terminations hold anything
+
+    # ---- Gymnasium's vector API ----------------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | Sequence[int] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Start every match again (see the class); ``options`` is not used: game options go to the constructor."""
+        if seed is None:
+            streams = [stream or Rng(fresh_seed()) for stream in self._seeds]
+            seeds = [stream.next_u64() for stream in streams]
+        else:
+            seeds = [seed + i for i in range(self.num_envs)] if isinstance(seed, int) else [int(s) for s in seed]
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"reset takes one seed or {self.num_envs}, not {len(seeds)}")
+            streams = [Rng(s) for s in seeds]
+        self._seeds = list(streams)
+        self.states = [None] * self.num_envs  # type: ignore[list-item]
+        for index, match_seed in enumerate(seeds):
+            self._start(index, match_seed)
+        self._rewards.fill(0)
+        self._terminations.fill(False)
+        self._observe()
+        return self._observations_out(), self._infos()
+
+    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        chosen = self._checked(actions)
+        states, encoders, id_of, codec = self.states, self._encoders, self._id_of, self.codec
+        deal_index, rewards, terminations = self._deal_index, self._rewards, self._terminations
+        side_scores, scores_seen, width = self._side_scores, self._scores_seen, self._bit_bytes
+        if self._rewarded:  # the last step's rewards and ends (the buffers, whatever was handed out)
+            rewards.fill(0)
+            terminations.fill(False)
+            self._rewarded = False
+        seats, chunks, stock, counts, legal_all = [], [], [], [], []
+        add_seat, add_chunk, add_stock, add_count = seats.append, chunks.append, stock.append, counts.append
+        # One pass over the matches: the move, the deal's or the match's end, then the next seat's view (_observe's).
+        for index, state, encoder, action in zip(range(self.num_envs), states, encoders, chosen, strict=True):
+            if id_of is not None:
+                action = id_of[index][action]
+            state.apply_id(action)
+            if state.current_player is None:  # the match is over: its last rewards, and the next match
+                self._deal_over(index)
+                terminations[index] = True
+                stream = self._seeds[index]
+                assert stream is not None  # reset() seeded every match
+                self._start(index, stream.next_u64())
+                state = states[index]
+            else:
+                encoder.moved(state, action)
+                if state.deal_index != deal_index[index]:
+                    self._deal_over(index)
+            seat = state.current_player
+            legal = state.legal_action_ids()
+            if id_of is not None:
+                id_of[index] = by_index = codec.legal_by_index(legal)
+                legal_all += by_index
+            else:
+                legal_all += legal
+            add_count(len(legal))
+            add_seat(seat)
+            add_chunk(encoder.bits(state, seat).to_bytes(width, "little"))
+            add_stock(encoder._stock_seen[seat])
+            scores = state.side_scores
+            if scores != scores_seen[index]:
+                scores_seen[index] = scores.copy()
+                side_scores[index] = scores
+        self._write(seats, chunks, stock, counts, legal_all)
+        copy = self.copy
+        return (self._observations_out(), rewards.copy() if copy else rewards,
+                terminations.copy() if copy else terminations,
+                self._truncations.copy() if copy else self._truncations, self._infos())
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self.states = []
+
+    # ---- beyond the API ----------------------------------------------------------------------------------------
+
+    def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """A legal action index for every match, uniformly at random (without reading the masks: Boonaken's have
+        37,120 entries)."""
+        return self._legal[self._legal_starts + (rng.random(self.num_envs) * self._legal_counts).astype(np.int64)]
+
+    def legal_indexes(self, index: int) -> np.ndarray:
+        """The legal action indexes of match ``index`` now."""
+        return self._legal[self._legal_rows == index]
+
+    # ---- the matches -------------------------------------------------------------------------------------------
+
+    def _start(self, index: int, match_seed: int) -> None:
+        state = engine.new_match(self.game, seed=match_seed, players=self.n, options=self.game_options)
+        self.states[index] = state
+        self._encoders[index].new_match(state)
+        self._deal_index[index] = state.deal_index
+        self._deal_indexes[index] = state.deal_index
+        self._scores_at_deal_start[index] = list(state.scores)
+
+    def _deal_over(self, index: int) -> None:
+        """Each seat's reward: the points its side scored in the deal that just ended."""
+        state = self.states[index]
+        scores, before = state.scores, self._scores_at_deal_start[index]
+        self._rewards[index] = [now - then for now, then in zip(scores, before, strict=True)]
+        self._scores_at_deal_start[index] = list(scores)
+        self._rewarded = True
+        self._deal_index[index] = state.deal_index
+        self._deal_indexes[index] = state.deal_index
+
+    def _checked(self, actions: Any) -> list[int]:
+        """The action indexes as ints, once every one is an integer legal in its match (else nothing moves)."""
+        chosen = np.asarray(actions)
+        if chosen.shape != (self.num_envs,) or chosen.dtype.kind not in "iu":
+            raise ValueError(f"step takes an integer array of {self.num_envs} action indexes, not "
+                             f"{chosen.dtype} {chosen.shape}")
+        if chosen.min() < 0 or chosen.max() >= self.codec.size or not self._masks[self._rows, chosen].all():
+            inside = (chosen >= 0) & (chosen < self.codec.size)
+            legal = inside & (self._masks[self._rows, np.where(inside, chosen, 0)] == 1)
+            index = int(np.flatnonzero(~legal)[0])
+            state = self.states[index]
+            raise engine.IllegalAction(f"action index {int(chosen[index])} in match {index}", state.legal_actions(),
+                                       state._where())
+        return chosen.tolist()  # type: ignore[no-any-return]
+
+    def _observe(self) -> None:
+        """Every match's seat to act, its observation and its mask, written into the batch's arrays."""
+        seats, chunks, stock, counts, legal_all = [], [], [], [], []
+        for index, state in enumerate(self.states):
+            encoder, seat = self._encoders[index], state.current_player
+            legal = state.legal_action_ids()
+            if self._id_of is not None:
+                self._id_of[index] = by_index = self.codec.legal_by_index(legal)
+                legal_all += by_index
+            else:
+                legal_all += legal
+            counts.append(len(legal))
+            seats.append(seat)
+            chunks.append(encoder.bits(state, seat).to_bytes(self._bit_bytes, "little"))
+            stock.append(encoder.stock_size(seat))
+            self._scores_seen[index] = state.side_scores.copy()
+            self._side_scores[index] = state.side_scores
+        self._write(seats, chunks, stock, counts, legal_all)
+
+    def _write(self, seats: list[int], chunks: list[bytes], stock: list[int], counts: list[int],
+               legal: list[int]) -> None:
+        """The batch's arrays from each match's seat to act, its 0/1 entries (bytes), stock size and legal indexes."""
+        self.current_player[:] = seats
+        observations = self._observations
+        observations[:, :self._bit_entries] = np.unpackbits(
+            np.frombuffer(b"".join(chunks), dtype=np.uint8).reshape(self.num_envs, self._bit_bytes), axis=1,
+            count=self._bit_entries, bitorder="little")
+        observations[:, self._scores_at:self._scores_at + self.n] = self._side_scores[
+            self._rows[:, None], self._side_at[self.current_player]]
+        observations[:, self._stock_at] = stock
+        observations[:, self._stock_at + 1] = self._deal_indexes
+        masks = self._masks
+        masks[self._legal_rows, self._legal] = 0  # the last step's legal entries, not the whole (wide) array
+        self._legal_counts[:] = counts
+        self._legal_starts[1:] = np.cumsum(counts[:-1])
+        self._legal_rows = np.repeat(self._rows, self._legal_counts)
+        self._legal = np.array(legal, dtype=np.int64)
+        masks[self._legal_rows, self._legal] = 1
+
+    def _observations_out(self) -> dict[str, np.ndarray]:
+        if self.copy:
+            return {"observation": self._observations.copy(), "action_mask": self._masks.copy()}
+        return {"observation": self._observations, "action_mask": self._masks}
+
+    def _infos(self) -> dict[str, Any]:
+        return {"current_player": self.current_player.copy() if self.copy else self.current_player}
+
