@@ -139,7 +139,8 @@ class Search:
 
     def __init__(self, rules: TrickRules, trump: int, side_of: Sequence[int], side: int, seat: int,
                  hands: Sequence[int], trick: Sequence[tuple[int, int]], done: int, stock: Sequence[int],
-                 counts: Sequence[bool], max_nodes: int = 0, meter: Meter | None = None) -> None:
+                 counts: Sequence[bool], max_nodes: int = 0, meter: Meter | None = None,
+                 table: dict[object, tuple[int, int, int]] | None = None) -> None:
         self.t = t = tables(rules, trump)
         self.rules, self.trump, self.side_of, self.side = rules, trump, tuple(side_of), side
         self.n = len(side_of)
@@ -152,7 +153,7 @@ class Search:
         self.max_nodes, self.meter = max_nodes, meter
         self.nodes = 0
         self._charged = 0
-        self.tt: dict[object, tuple[int, int, int]] = {}
+        self.tt: dict[object, tuple[int, int, int]] = {} if table is None else table
         self._build()
 
     def _inner_mask(self, mask: int) -> int:
@@ -224,6 +225,10 @@ class Search:
         meter = self.meter
         suit_masks = SUIT_MASK
 
+        suit_cache: list[dict[tuple[int, ...], int]] = [{}, {}, {}, {}]
+        free_card = -1 if not follow.free_trump or trump == NO_TRUMP else 13 * trump + RANKS.index(follow.free_trump)
+        free_code = 127  # above every card's points (a card worth more leaves the key to its ranks)
+        by_ranks = max(worth) < free_code and n <= 8
         live = 0
         points_left = 0
         drawn = 0
@@ -300,7 +305,7 @@ class Search:
                         low = sure_tricks(mine, max_seats)
                     if against:
                         high -= sure_tricks(against, min_seats)
-            key = (leader, *hands)
+            key = canonical(leader) if drawn == nstock and by_ranks else (-1 - leader, *hands)  # (apart from the first)
             entry = tt_get(key)
             first = -1
             if entry is not None:
@@ -324,6 +329,37 @@ class Search:
                 low = high = value
             tt[key] = (low, high, lead_move)
             return value
+
+        def canonical(leader: int) -> tuple[int, ...]:
+            """The transposition key of a trick start with no stock left: per suit, the owners of its live cards
+            from the weakest up with their points (and which is the free trump), whatever their ranks. Positions that
+            differ only by the ranks the played cards leave between the live ones play alike (a card's suit, its
+            order among the live cards and its points are all the rules read), so they share one entry."""
+            key = [leader]
+            for s in range(4):
+                shift = 13 * s
+                key.append(suit_code(s, tuple([h >> shift & BLOCK for h in hands])))
+            return tuple(key)
+
+        def suit_code(s: int, blocks: tuple[int, ...]) -> int:
+            cache = suit_cache[s]
+            code = cache.get(blocks)
+            if code is None:
+                code = 1
+                live_block = 0
+                for b in blocks:
+                    live_block |= b
+                base = 13 * s
+                while live_block:
+                    low = live_block & -live_block
+                    live_block ^= low
+                    i = low.bit_length() - 1
+                    owner = 0
+                    while not blocks[owner] & low:
+                        owner += 1
+                    code = code << 10 | (free_code if base + i == free_card else worth[base + i]) << 3 | owner
+                cache[blocks] = code
+            return code
 
         def last_trick(leader: int, done: int) -> int:
             """The last trick: one card in each hand, nothing to choose."""
