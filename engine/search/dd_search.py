@@ -10,8 +10,9 @@ weakest card lowest), so that "above in its suit", "nothing live between" and "t
   tricks done and the stock still to draw); its best lead is tried first. Once no stock is left the hands are keyed by
   relative rank where tricks are counted: each suit's live cards from the weakest up, by owner, so that positions
   differing only in which cards the tricks took from between the live ones share an entry (a third fewer nodes on
-  bridge endings; in Belote contrée card points keep most such cards apart, and the key cost more than it saved). A :class:`Search` may be given the table of an
-  earlier one of the same deal, side and trump: its entries hold whatever the position's history.
+  bridge endings; in Belote contrée card points keep most such cards apart, and the key cost more than it saved).
+  A :class:`Search` may be given the table of an earlier one of the same deal, side and trump: its entries hold
+  whatever the position's history.
 - Equivalent cards are one move: cards of one hand and one suit with no live card between them (the trick's cards
   are live) and the same points play the same.
 - Quick bounds at each trick start: a trump above every trump of the other side wins its trick whenever it is played
@@ -314,10 +315,10 @@ class Search:
                         high -= sure_tricks(against, min_seats)
             key = (-1 - leader, *hands)
             if drawn == nstock and by_ranks:
-                raw = key
-                key = canonical_get(raw)
-                if key is None:
-                    key = canonical_of[raw] = canonical(leader)
+                ranked = canonical_get(key)
+                if ranked is None:
+                    ranked = canonical_of[key] = canonical(leader)
+                key = ranked
             entry = tt_get(key)
             first = -1
             if entry is not None:
