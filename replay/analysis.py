@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.budget import Cancel, Meter
 from engine.cards import CODES
-from engine.search.double_dummy import DoubleDummy, NodeBudgetExceeded, taken, unsolvable
+from engine.search.double_dummy import DoubleDummy, NodeBudgetExceeded, Table, taken, unsolvable
 from engine.trickgame import TrickGame
 
 from .record import Replayer, Step
@@ -48,8 +48,9 @@ def analyze(data: bytes, from_trick: int = 1, max_nodes: int = MAX_NODES,
             plays.append((before, step))
         before = replayer.state.clone()
     meter = Meter(cancel=cancel) if cancel is not None else None  # counts the nodes, looks at the flag
-    exact = _exact_from(plays, from_trick, max_nodes, meter)
-    moves = [_row(state, step, from_trick, exact, max_nodes, meter) for state, step in plays]
+    table = Table()  # one per deal and side: each search reuses what the ones before it settled
+    exact = _exact_from(plays, from_trick, max_nodes, meter, table)
+    moves = [_row(state, step, from_trick, exact, max_nodes, meter, table) for state, step in plays]
     exact_from = next((row["move"] for row in moves if row["status"] == EXACT), None)
     losing = sorted((row for row in moves if row.get("loss")), key=lambda row: (-row["loss"], row["move"]))
     return {"game": replayer.header.game, "unit": "tricks" if replayer.state.RULES.points is None else "card points",
@@ -58,7 +59,7 @@ def analyze(data: bytes, from_trick: int = 1, max_nodes: int = MAX_NODES,
 
 
 def _exact_from(plays: list[tuple[TrickGame, Step]], from_trick: int, max_nodes: int,
-                meter: Meter | None) -> dict[int, int]:
+                meter: Meter | None, table: Table) -> dict[int, int]:
     """Per deal, the first trick (from ``from_trick`` on) whose first card solves within the budget, found from the
     last trick back (earlier positions only grow harder, so the search stops at the first that does not solve)."""
     leads: dict[int, list[tuple[int, TrickGame]]] = {}
@@ -71,7 +72,7 @@ def _exact_from(plays: list[tuple[TrickGame, Step]], from_trick: int, max_nodes:
             if trick < from_trick:
                 break
             try:
-                DoubleDummy(state, max_nodes=max_nodes, meter=meter).solve()
+                DoubleDummy(state, max_nodes=max_nodes, meter=meter, table=table).solve()
             except NodeBudgetExceeded:
                 break
             first[deal] = trick
@@ -79,7 +80,7 @@ def _exact_from(plays: list[tuple[TrickGame, Step]], from_trick: int, max_nodes:
 
 
 def _row(state: TrickGame, step: Step, from_trick: int, exact: dict[int, int], max_nodes: int,
-         meter: Meter | None) -> dict[str, Any]:
+         meter: Meter | None, table: Table) -> dict[str, Any]:
     trick = len(state.tricks) + 1
     card = step.action.split(":")[0]
     row: dict[str, Any] = {"move": step.number, "deal": state.deal_index, "trick": trick, "seat": step.seat,
@@ -88,7 +89,7 @@ def _row(state: TrickGame, step: Step, from_trick: int, exact: dict[int, int], m
         return {**row, "status": BEFORE}
     if trick < exact.get(state.deal_index, len(state.tricks) + 2):
         return {**row, "status": TOO_LARGE}
-    solver = DoubleDummy(state, max_nodes=max_nodes, meter=meter)
+    solver = DoubleDummy(state, max_nodes=max_nodes, meter=meter, table=table)
     try:
         values = solver.card_values()
     except NodeBudgetExceeded:

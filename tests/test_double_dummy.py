@@ -16,7 +16,7 @@ from engine.cards import BIT, SUIT, cards_in, mask_of, parse_cards
 from engine.rng import Rng
 from engine.scoring import point_table
 from engine.search.dd_search import Search, exact_value
-from engine.search.double_dummy import DoubleDummy, NodeBudgetExceeded, cards_left, taken, unsolvable
+from engine.search.double_dummy import DoubleDummy, NodeBudgetExceeded, Table, cards_left, taken, unsolvable
 from engine.trickgame import TrickGame, TrickRules
 from engine.tricks import HEARTS, NO_TRUMP, FollowRule, Ranking, legal_mask, trick_winner
 
@@ -335,3 +335,34 @@ def test_thunee_deals_that_are_not_played_on_card_points_are_refused(players: in
     assert reason in (unsolvable(state) or "")
     with pytest.raises(ValueError, match=reason):
         DoubleDummy(state)
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_solvers_legal_cards_are_the_engines(name: str) -> None:
+    """At every position of random play through the last tricks of four deals (any card of a trick), the cards the
+    search plays are exactly the engine's legal cards."""
+    checked = 0
+    for state in _endings(name, 3, 4):
+        card_of = state.ACTIONS.card_of
+        rng = Rng(checked)
+        while len(state.tricks) < state.RULES.tricks and state.current_player is not None:
+            legal = state.legal_action_ids()
+            if unsolvable(state) is None:  # not Thunee's calls in its play
+                assert set(DoubleDummy(state).card_values()) == {card_of[a] for a in legal}
+                checked += 1
+            state.apply_id(legal[rng.below(len(legal))])
+    assert checked >= 24
+
+
+@pytest.mark.parametrize("name", ["german_whist", "belote_contree", "thunee"])
+def test_a_table_shared_through_a_deal_gives_what_fresh_solvers_give(name: str) -> None:
+    """The positions one search settled serve the later ones of the deal (replay analysis shares a ``Table``): every
+    card's value along a played ending is the same as a solver of its own finds, for both sides."""
+    table = Table()
+    state = _endings(name, 4, 1, bots="greedy")[0]
+    rng = Rng(5)
+    while len(state.tricks) < state.RULES.tricks and state.current_player is not None:
+        for side in sorted(set(state.side_of)) if unsolvable(state) is None else ():
+            assert DoubleDummy(state, side, table=table).card_values() == DoubleDummy(state, side).card_values()
+        legal = state.legal_action_ids()
+        state.apply_id(legal[rng.below(len(legal))])

@@ -76,7 +76,9 @@ class PimcPolicy(SearchPolicy):
         Option("samples", int, 16, "worlds sampled per decision", minimum=1, maximum=10_000, noun="parameter"),
         Option("rollouts", int, 1, "play-outs per legal move and world", minimum=1, maximum=1000, noun="parameter"),
         # 16 from measured speed: 16 worlds solved at 16 cards cost 16k-32k units a decision in Belote, contrée and
-        # Thunee (0.3-0.5 s here), at 20 cards 96k-178k on average (up to 258k: over the default bot budget of 100k)
+        # Thunee (0.3-0.5 s here), at 20 cards 96k-178k on average (up to 258k: over the default bot budget of 100k).
+        # Still so after the relative-rank key (s37): it leaves card-point games' nodes as they were (contrée's last 5
+        # tricks: 21,049 nodes over `cardtable bench --bots`' 5 positions before and after).
         Option("dd_cards", int, 16, "cards left to play at which the double-dummy search takes over (0: never)",
                minimum=0, maximum=52, noun="parameter"),
         Option("budget", int, 0, "play-out moves and search nodes per decision after which no more worlds are "

@@ -7,7 +7,12 @@ weakest card lowest), so that "above in its suit", "nothing live between" and "t
   value is a property of the remaining cards alone. Searches run with zero windows (MTD(f)): each asks whether the
   side takes at least ``beta``, and the bounds they prove gather in the transposition table.
 - The transposition table holds bounds at trick starts only, keyed by the leader and the hands (which also fix the
-  tricks done and the stock still to draw); its best lead is tried first.
+  tricks done and the stock still to draw); its best lead is tried first. Once no stock is left the hands are keyed by
+  relative rank where tricks are counted: each suit's live cards from the weakest up, by owner, so that positions
+  differing only in which cards the tricks took from between the live ones share an entry (a third fewer nodes on
+  bridge endings; in Belote contrée card points keep most such cards apart, and the key cost more than it saved).
+  A :class:`Search` may be given the table of an earlier one of the same deal, side and trump: its entries hold
+  whatever the position's history.
 - Equivalent cards are one move: cards of one hand and one suit with no live card between them (the trick's cards
   are live) and the same points play the same.
 - Quick bounds at each trick start: a trump above every trump of the other side wins its trick whenever it is played
@@ -139,7 +144,8 @@ class Search:
 
     def __init__(self, rules: TrickRules, trump: int, side_of: Sequence[int], side: int, seat: int,
                  hands: Sequence[int], trick: Sequence[tuple[int, int]], done: int, stock: Sequence[int],
-                 counts: Sequence[bool], max_nodes: int = 0, meter: Meter | None = None) -> None:
+                 counts: Sequence[bool], max_nodes: int = 0, meter: Meter | None = None,
+                 table: dict[object, tuple[int, int, int]] | None = None) -> None:
         self.t = t = tables(rules, trump)
         self.rules, self.trump, self.side_of, self.side = rules, trump, tuple(side_of), side
         self.n = len(side_of)
@@ -152,7 +158,7 @@ class Search:
         self.max_nodes, self.meter = max_nodes, meter
         self.nodes = 0
         self._charged = 0
-        self.tt: dict[object, tuple[int, int, int]] = {}
+        self.tt: dict[object, tuple[int, int, int]] = {} if table is None else table
         self._build()
 
     def _inner_mask(self, mask: int) -> int:
@@ -224,6 +230,13 @@ class Search:
         meter = self.meter
         suit_masks = SUIT_MASK
 
+        suit_cache: list[dict[tuple[int, ...], int]] = [{}, {}, {}, {}]
+        canonical_of: dict[tuple[int, ...], tuple[int, ...]] = {}  # by the plain key: its positions recur in each pass
+        canonical_get = canonical_of.get
+        free_card = -1 if not follow.free_trump or trump == NO_TRUMP else 13 * trump + RANKS.index(follow.free_trump)
+        # Where card points count, they keep most cards apart: in Belote contrée the key by ranks merged 4% of the
+        # nodes at 24 cards and cost 11% more instructions (callgrind); on bridge endings it saves a fifth of them.
+        by_ranks = not scored and n <= 8
         live = 0
         points_left = 0
         drawn = 0
@@ -300,7 +313,12 @@ class Search:
                         low = sure_tricks(mine, max_seats)
                     if against:
                         high -= sure_tricks(against, min_seats)
-            key = (leader, *hands)
+            key = (-1 - leader, *hands)
+            if drawn == nstock and by_ranks:
+                ranked = canonical_get(key)
+                if ranked is None:
+                    ranked = canonical_of[key] = canonical(leader)
+                key = ranked
             entry = tt_get(key)
             first = -1
             if entry is not None:
@@ -324,6 +342,37 @@ class Search:
                 low = high = value
             tt[key] = (low, high, lead_move)
             return value
+
+        def canonical(leader: int) -> tuple[int, ...]:
+            """The transposition key of a trick start with no stock left, where tricks are counted: per suit, the
+            owners of its live cards from the weakest up (and which is the free trump), whatever their ranks.
+            Positions that differ only by the ranks the played cards leave between the live ones play alike (a card's
+            suit and its order among the live cards are all the rules read), so they share one entry."""
+            key = [leader]
+            for s in range(4):
+                shift = 13 * s
+                key.append(suit_code(s, tuple([h >> shift & BLOCK for h in hands])))
+            return tuple(key)
+
+        def suit_code(s: int, blocks: tuple[int, ...]) -> int:
+            cache = suit_cache[s]
+            code = cache.get(blocks)
+            if code is None:
+                code = 1
+                live_block = 0
+                for b in blocks:
+                    live_block |= b
+                base = 13 * s
+                while live_block:
+                    low = live_block & -live_block
+                    live_block ^= low
+                    i = low.bit_length() - 1
+                    owner = 0
+                    while not blocks[owner] & low:
+                        owner += 1
+                    code = code << 4 | (8 if base + i == free_card else 0) | owner
+                cache[blocks] = code
+            return code
 
         def last_trick(leader: int, done: int) -> int:
             """The last trick: one card in each hand, nothing to choose."""

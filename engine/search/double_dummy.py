@@ -35,8 +35,8 @@ from ..trickgame import TrickGame
 from ..tricks import trick_winner
 from .dd_search import CHARGE_EVERY, NodeBudgetExceeded, Search
 
-__all__ = ["CHARGE_EVERY", "DoubleDummy", "NodeBudgetExceeded", "card_values", "cards_left", "nominal_nodes",
-           "solve", "taken", "unsolvable"]
+__all__ = ["CHARGE_EVERY", "DoubleDummy", "NodeBudgetExceeded", "Table", "card_values", "cards_left",
+           "nominal_nodes", "solve", "taken", "unsolvable"]
 
 
 def unsolvable(state: State) -> str | None:
@@ -70,6 +70,22 @@ def _stock_left(state: TrickGame) -> int:
     return len(state.stock) - state.stock_top if state.RULES.draw_after_trick else 0
 
 
+class Table:
+    """A transposition table that solvers of one deal share, one for each side (and trump): what a side takes from a
+    position on depends on the remaining cards alone, so the positions a search settled serve every later one of the
+    deal (``cardtable replay analyze`` solves each card of a deal)."""
+
+    def __init__(self) -> None:
+        self._tables: dict[tuple[int, int, int], dict[object, tuple[int, int, int]]] = {}
+
+    def entries(self, state: TrickGame, side: int) -> dict[object, tuple[int, int, int]]:
+        """The table of ``side`` in ``state``'s deal (a new deal clears the others)."""
+        key = (state.deal_index, side, state.trump)
+        if key not in self._tables and any(k[0] != state.deal_index for k in self._tables):
+            self._tables.clear()
+        return self._tables.setdefault(key, {})
+
+
 class DoubleDummy:
     """A solver for one position and one side; its transposition table serves every search from that position on.
 
@@ -78,7 +94,8 @@ class DoubleDummy:
     :meth:`settle`), so that a decision's budget or its cancellation stops even one long search.
     """
 
-    def __init__(self, state: State, side: int | None = None, max_nodes: int = 0, meter: Meter | None = None) -> None:
+    def __init__(self, state: State, side: int | None = None, max_nodes: int = 0, meter: Meter | None = None,
+                 table: Table | None = None) -> None:
         reason = unsolvable(state)
         if reason is not None:
             raise ValueError(f"no double-dummy search here: {reason}")
@@ -92,7 +109,8 @@ class DoubleDummy:
         stock = list(state.stock[state.stock_top:]) if rules.draw_after_trick else []
         self._search = Search(rules, state.trump, state.side_of, self.side, state.current_player, state.hands,
                               state.trick, len(state.tricks), stock,
-                              [counts is None or counts(k) for k in range(rules.tricks)], max_nodes, meter)
+                              [counts is None or counts(k) for k in range(rules.tricks)], max_nodes, meter,
+                              None if table is None else table.entries(state, self.side))
 
     @property
     def nodes(self) -> int:
