@@ -24,7 +24,7 @@ cloning a state copies nothing of them.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -69,6 +69,41 @@ class Phase(ABC, Generic[G]):
     def observe(self, game: G, seat: int, obs: dict[str, Any]) -> None:
         """Add what ``seat`` sees of this phase to its observation (a phase everyone sees nothing of adds nothing)."""
 
+    # ---- a position's deal dealt again (TrickPlay's load) ------------------------------------------------------------
+
+    def trump(self, game: G) -> tuple[int, str] | None:
+        """The trump a loaded deal must have when this phase decides it (the suit an auction took, NO_TRUMP before),
+        with the rule that says so; None: the phase decides no trump."""
+        return None
+
+    def deal_again(self, game: G, trump: int) -> bool:
+        """Loading a position, when this phase decides how the deal before the play is dealt (a second dealing
+        after the taking rounds, the exchanges made): set the deal as ``deal_deck`` dealt it up to the first card
+        played, with ``trump``, and return True; False leaves it to a later phase, else to a fresh deal
+        (``_start_deal``)."""
+        return False
+
+    # ---- determinization (engine/determinize.py): what the phase hides from a seat and how a sample renames it --
+
+    def known(self, game: G, seat: int) -> int:
+        """The cards (a mask) in other seats' hands whose place ``seat`` knows through this phase (a turn-up taken,
+        a combination shown)."""
+        return 0
+
+    def hidden(self, game: G, seat: int) -> list[list[int]]:
+        """The cards of this phase's own piles that ``seat`` has not seen (a set-aside stock, face-down cards): a
+        sample deals them again with the hands' unseen cards."""
+        return []
+
+    def hand_check(self, game: G, seat: int, known: int) -> Callable[[list[int]], bool] | None:
+        """A fact of ``seat``'s whole hand that this phase showed (a declaration, an answer to a redeal question),
+        which a new deal of its unseen cards must keep; None when it showed none."""
+        return None
+
+    def relabel(self, game: G, new: Sequence[int]) -> None:
+        """After a sample renamed the deal's cards (``new[card]``, hands and deal_deck done): rename the cards of
+        this phase's own piles and records, and redo what depends on the hands."""
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {', '.join(self.KEYS)}>"
 
@@ -102,6 +137,20 @@ def decision_phases(phases: tuple[Phase[Any], ...]) -> dict[str, DecisionPhase[A
                 assert name not in named, f"two phases act in phase {name!r}"
                 named[name] = phase
     return named
+
+
+def hiding_phases(phases: tuple[Phase[Any], ...]) -> tuple[tuple[Phase[Any], ...], ...]:
+    """Of a game's ``DEAL_PHASES``, those that answer ``known``, ``hidden``, ``hand_check`` and ``relabel`` (in that
+    order), each in declared order: a game's determinization asks only those."""
+    return tuple(tuple(phase for phase in phases if getattr(type(phase), name) is not getattr(Phase, name))
+                 for name in ("known", "hidden", "hand_check", "relabel"))
+
+
+def all_checks(checks: list[Callable[[list[int]], bool]]) -> Callable[[list[int]], bool] | None:
+    """One hand check that keeps every fact of ``checks`` (None for none)."""
+    if len(checks) < 2:
+        return checks[0] if checks else None
+    return lambda cards: all(check(cards) for check in checks)
 
 
 def load_phases(game: State, position: Mapping[str, Any]) -> None:

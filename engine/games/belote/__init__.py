@@ -12,7 +12,7 @@ rebelote; made, dedans and litige; the match to 1000. Options give the 2- and 3-
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...auction import LegalWordIds, TakeRounds, replay_auction
@@ -90,6 +90,21 @@ class TakingRoundsPhase(DecisionPhase["Belote"]):
             raise PositionError(f"turn_up must be {shown!r} here (deal_deck[{5 * n}], null once taken with 4)")
         loading.piles["turn_up"] = [] if shown is None else [game.turn_up]
 
+    def trump(self, game: Belote) -> tuple[int, str]:
+        trump = NO_TRUMP if game.auction.trump is None else SUITS.index(game.auction.trump)
+        return trump, "trump must be the taken suit once the auction is over, null before"
+
+    def deal_again(self, game: Belote, trump: int) -> bool:
+        game._first_dealing(game.deal_deck)  # (the taking rounds as loaded)
+        if game.taken:
+            assert game.auction.taker is not None  # taken: someone took
+            game._second_dealing(game.auction.taker)
+        game.trump = trump
+        return True
+
+    def known(self, game: Belote, seat: int) -> int:
+        return BIT[game.turn_up]  # seen by all, in the taker's hand once taken
+
 
 class Pot(Phase["Belote"]):
     """The points a litige left in the pot (7.3), carried to the next deal."""
@@ -130,6 +145,17 @@ class Declared(Phase["Belote"]):
 
     def check(self, game: Belote, loading: Loading) -> None:
         game._check_declared()
+
+    # determinization: the combinations declared and shown are known; each hand keeps its combinations (6.1)
+
+    def known(self, game: Belote, seat: int) -> int:
+        return mask_of(game._shown_meld_cards())
+
+    def hand_check(self, game: Belote, seat: int, known: int) -> Callable[[list[int]], bool] | None:
+        return game._melds_kept(seat, known) if game.taken else None
+
+    def relabel(self, game: Belote, new: Sequence[int]) -> None:
+        game._find_dealt_melds()
 
 
 @register
@@ -183,13 +209,6 @@ class Belote(MeldDeclaring, BelotePlay):
         self._reset_play(hands)
         self.turn_up = deck[used]
         self.stock = deck[used + 1:]
-
-    def _deal_again(self, trump: int) -> None:
-        self._first_dealing(self.deal_deck)
-        if self.taken:
-            assert self.auction.taker is not None  # taken: someone took
-            self._second_dealing(self.auction.taker)
-        self.trump = trump
 
     def _second_dealing(self, taker: int) -> None:
         order = self.seats_from_dealer()
@@ -276,15 +295,7 @@ class Belote(MeldDeclaring, BelotePlay):
         turn_up = BIT[self.turn_up]
         return turn_up, turn_up | mask_of(self._shown_meld_cards()), 0
 
-    # ---- determinization: the turn-up and the declarations shown are known; each hand keeps its combinations --------
-
-    def _known_cards(self, seat: int) -> int:
-        return super()._known_cards(seat) | BIT[self.turn_up]
-
-    def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
-        if not self.taken:
-            return None
-        return self._melds_kept(seat, known)  # 6.1
+    # ---- determinization (the phases' known, hand_check, relabel): a deal cut from the gathered tricks -------------
 
     def _cut_from_tricks(self) -> bool:
         # 8: with 2 or 3 players the set-aside cards are unseen
@@ -292,10 +303,3 @@ class Belote(MeldDeclaring, BelotePlay):
 
     def _public_places(self) -> list[int]:
         return [self.turn_up]
-
-    # ---- positions (docs/positions/belote.md) -------------------------------------------------------------------
-
-    def _dealt_trump(self) -> tuple[int, str]:
-        trump = NO_TRUMP if self.auction.trump is None else SUITS.index(self.auction.trump)
-        return trump, "trump must be the taken suit once the auction is over, null before"
-

@@ -143,6 +143,27 @@ class ContractBidding(DecisionPhase["BeloteContree"]):
             raise PositionError(f"redeal_queue must be the weak hands not yet asked, in order ({asked}), "
                                 "and empty once the auction has begun")
 
+    def trump(self, game: BeloteContree) -> tuple[int, str]:
+        trump = NO_TRUMP if game.contract is None else SUITS.index(game.contract.suit)
+        return trump, "trump must be the contract's suit once the auction is over, null before"
+
+    def deal_again(self, game: BeloteContree, trump: int) -> bool:
+        hands, _ = deal_masks(game.deal_deck, game.seats_from_dealer(), PACKETS)  # 3.6 (the auction as loaded)
+        game._reset_play(hands)
+        game.trump = trump
+        return True
+
+    # determinization: a weak hand was asked about a redeal (3.8), so each hand keeps being weak or not
+
+    def hand_check(self, game: BeloteContree, seat: int, known: int) -> Callable[[list[int]], bool] | None:
+        if not game.options["weak_hand_redeal"] or seat in game._not_yet_asked():
+            return None
+        return game._dealt_hand_keeps(seat, known, _weak)  # 3.8: a weak hand was asked about a redeal
+
+    def relabel(self, game: BeloteContree, new: Sequence[int]) -> None:
+        if game.phase == "redeal":  # the weak hands of a sample still to be asked
+            game.redeal_queue = game.redeal_queue[:1] + [s for s in game._not_yet_asked() if game._weak(s)]
+
 
 @register
 class BeloteContree(BelotePlay):
@@ -186,11 +207,6 @@ class BeloteContree(BelotePlay):
         self.contract: Contract | None = None
         self.redeal_queue = [s for s in order if self._weak(s)] if self.options["weak_hand_redeal"] else []
         self._open_deal()
-
-    def _deal_again(self, trump: int) -> None:
-        hands, _ = deal_masks(self.deal_deck, self.seats_from_dealer(), PACKETS)  # 3.6
-        self._reset_play(hands)
-        self.trump = trump
 
     def _weak(self, seat: int) -> bool:
         return _weak(self.hands[seat])
@@ -256,15 +272,10 @@ class BeloteContree(BelotePlay):
             return highest_once_target_reached(self.side_scores, self.options["target_score"])
         return single_leader(self.side_scores) if self.deal_index + 1 >= self.options["num_deals"] else None
 
-    # ---- determinization: a weak hand was asked about a redeal (3.8), so each hand keeps being weak or not ----------
+    # ---- determinization (ContractBidding's hand_check and relabel): a deal cut from the gathered tricks ------------
 
     def _cut_from_tricks(self) -> bool:
         return not self.options["shuffle_each_deal"]  # 3.4
-
-    def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
-        if not self.options["weak_hand_redeal"] or seat in self._not_yet_asked():
-            return None
-        return self._dealt_hand_keeps(seat, known, _weak)  # 3.8: a weak hand was asked about a redeal
 
     def _not_yet_asked(self) -> list[int]:
         """3.8: the seats after the one asked about a redeal now, in asking order: whether they are weak is unseen."""
@@ -272,18 +283,6 @@ class BeloteContree(BelotePlay):
             return []
         order = self.seats_from_dealer()
         return order[order.index(self.redeal_queue[0]) + 1:]
-
-    def _relabel(self, new: Sequence[int]) -> None:
-        super()._relabel(new)
-        if self.phase == "redeal":  # the weak hands of a sample still to be asked
-            self.redeal_queue = self.redeal_queue[:1] + [s for s in self._not_yet_asked() if self._weak(s)]
-
-    # ---- positions (docs/positions/belote_contree.md) ------------------------------------------------------------
-
-    def _dealt_trump(self) -> tuple[int, str]:
-        trump = NO_TRUMP if self.contract is None else SUITS.index(self.contract.suit)
-        return trump, "trump must be the contract's suit once the auction is over, null before"
-
 
 
 def _weak(hand: int) -> bool:

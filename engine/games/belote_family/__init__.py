@@ -64,6 +64,10 @@ class BeloteAnnounced(Phase["BelotePlay"]):
     def check(self, game: BelotePlay, loading: Loading) -> None:
         game._check_belote([c for played in [*game.tricks, game.trick] for c in played])
 
+    def known(self, game: BelotePlay, seat: int) -> int:
+        """The trump king and queen of an announced belote (6.4: its announcer holds both until played)."""
+        return KQ_MASK[game.trump] if game.belote_seat is not None else 0
+
 
 BELOTE_ANNOUNCED = BeloteAnnounced()
 
@@ -176,10 +180,6 @@ class BelotePlay(TrickGame):
         return self.tricks_won.index(TRICKS) if TRICKS in self.tricks_won else None
 
     # ---- determinization ----------------------------------------------------------------------------------------
-
-    def _known_cards(self, seat: int) -> int:
-        """The trump king and queen of an announced belote (6.4: its announcer holds both until played)."""
-        return KQ_MASK[self.trump] if self.belote_seat is not None else 0
 
     def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
         """A deal cut from the previous deal's tricks gathered in play order (belote_contree.md 3.4, 3.5; belote.md 8

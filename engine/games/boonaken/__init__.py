@@ -215,6 +215,29 @@ class Exchange(DecisionPhase["Boonaken"]):
         assert seat is not None  # State.apply_id applies only a legal action
         game._exchange(seat, DISCARD_OF[action], len(game.moves) - 1)
 
+    # determinization: the centre, the discards and the set-aside cards lie face down (4.2, 6.1)
+
+    def known(self, game: Boonaken, seat: int) -> int:
+        placed = 0
+        for _a, _b, _places, cards in game._chains(seat):
+            placed |= cards
+        return game._seen(seat) & ~placed
+
+    def hidden(self, game: Boonaken, seat: int) -> list[list[int]]:
+        known = game._known_cards(seat)
+        return [cards_in(pile & ~known) for pile in (game.set_aside, game.centre, game.discards)]
+
+    def relabel(self, game: Boonaken, new: Sequence[int]) -> None:
+        game.centre, game.discards = relabel_mask(game.centre, new), relabel_mask(game.discards, new)
+        game.set_aside, game.dealt_centre = relabel_mask(game.set_aside, new), relabel_mask(game.dealt_centre, new)
+        exchanges = []
+        for seat, discard, move in game.exchanges:
+            discard = relabel_mask(discard, new)
+            exchanges.append((seat, discard, move))
+            if move >= 0:
+                game.moves[move] = (seat, DISCARD_ID[discard])
+        game.exchanges = exchanges
+
 
 class TrumpNaming(DecisionPhase["Boonaken"]):
     """7.1: the declarer names trump."""
@@ -248,6 +271,19 @@ class Roem(DecisionPhase["Boonaken"]):
     def apply(self, game: Boonaken, action: int) -> None:
         game.roem = ROEM_OF[action]
         game.phase = "play"
+
+    def hand_check(self, game: Boonaken, seat: int, known: int) -> Callable[[list[int]], bool] | None:
+        """7.3: a declared roem was held (never overstated) by the declarer's 6 cards."""
+        if not game.roem or seat != game.declarers[0]:
+            return None
+        held = (game.hands[seat] & known) | game._played_by(seat)
+        trump, declared, six = game.trump, game.roem, game.six
+        return lambda cards: roem_of(held | mask_of(cards), trump, six) >= declared
+
+    def relabel(self, game: Boonaken, new: Sequence[int]) -> None:
+        if game.actual_roem is not None:  # what the declarer's new hand holds
+            declarer = game.declarers[0]
+            game.actual_roem = roem_of(game.hands[declarer] | game._played_by(declarer), game.trump, game.six)
 
 
 class Marks(Phase["Boonaken"]):
@@ -331,11 +367,34 @@ class DealReplay(Phase["Boonaken"]):
             raise PositionError(f"current_player must be {expected} here")
         game.current_player = expected
 
+    def deal_again(self, game: Boonaken, trump: int) -> bool:
+        """The deal from deal_deck, its auction, exchanges, trump and roem made again, each checked legal."""
+        auction, exchanges, trump_code, roem = game._given
+        game._start_deal(list(game.deal_deck))
+        for number, (seat, word) in enumerate(auction):
+            game._replay(f"auction[{number}]", seat, WORD_ID[word])
+        for number, (seat, word) in enumerate(exchanges):
+            game._replay(f"exchanges[{number}]", seat, WORD_ID.get(word, -1))
+        if game.phase == "exchange" and (trump_code is not None or roem is not None):
+            raise PositionError("trump and roem are null until the exchanges are made")
+        if trump_code is not None:
+            if game.phase != "trump":
+                raise PositionError("trump is named only in a numeric or boonaak contract, once its exchange is made "
+                                    "(7.2)")
+            game._replay("trump", game.current_player, WORD_ID[f"trump:{SUITS[suit_of_code(trump_code)]}"])
+        if roem is not None:
+            if game.phase != "roem" or type(roem) is not int or roem not in ROEM_WORDS:
+                raise PositionError("roem is declared (a multiple of 10) after trump in a numeric contract, else null")
+            game._replay("roem", game.current_player, WORD_ID[ROEM_WORDS[roem]])
+        game._loaded_phase = game.phase
+        return True
+
 
 @register
 class Boonaken(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
+    DECK = DECK
     PHASES = PHASES
     DEAL_PHASES = (Marks(), Bidding(), Exchange(), TrumpNaming(), Roem(), DealReplay())
     COPY = {"auction": OBJECT, "minus": LIST, "exchanges": LIST, "ladder": SHARED}
@@ -371,9 +430,6 @@ class Boonaken(TrickGame):
     six: int  # 3.1: the six_sequence_value option
     _given: tuple[Any, ...]  # a position being loaded: its auction, exchanges, trump and roem, replayed (DealReplay)
     _dealt_table: tuple[int, ...] = ()  # a finished match's position being loaded: the seats its last deal dealt to
-
-    def _deck_cards(self) -> list[int]:
-        return list(DECK)
 
     def _validate_options(self) -> None:
         o = self.options
@@ -468,9 +524,6 @@ class Boonaken(TrickGame):
             return ACTIONS.ids(hand)
         # 7.5 (trumping while able to follow is not the base's fast path); every seat plays for himself
         return ACTIONS.ids(legal_mask(FOLLOW, hand, SUIT[trick[0][1]], self.trump, self.overtrumps, False))
-
-    def action_string(self, action: int) -> str:
-        return ACTIONS.strings[action]
 
     def _bid(self, word: str) -> None:
         auction = self.auction
@@ -580,12 +633,6 @@ class Boonaken(TrickGame):
         return 0 if self.exchanges else self.face_up
 
     # ---- determinization ----------------------------------------------------------------------------------------
-
-    def _known_cards(self, seat: int) -> int:
-        placed = 0
-        for _a, _b, _places, cards in self._chains(seat):
-            placed |= cards
-        return self._seen(seat) & ~placed
 
     def _chains(self, seat: int) -> list[tuple[int, int, int, int]]:
         """6.1, 6.2: the runs ``exchanges[a:b]`` of exchanges by seats other than ``seat`` (each seat's exchange
@@ -699,35 +746,8 @@ class Boonaken(TrickGame):
                   for k, s in enumerate(order)}
         return places, [] if m == 5 else [3 * m, 3 * m + 1]
 
-    def _hidden_piles(self, seat: int) -> list[list[int]]:
-        known = self._known_cards(seat)
-        return [cards_in(pile & ~known) for pile in (self.set_aside, self.centre, self.discards)]
-
-    def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
-        """7.3: a declared roem was held (never overstated) by the declarer's 6 cards."""
-        if not self.roem or seat != self.declarers[0]:
-            return None
-        held = (self.hands[seat] & known) | self._played_by(seat)
-        trump, declared, six = self.trump, self.roem, self.six
-        return lambda cards: roem_of(held | mask_of(cards), trump, six) >= declared
-
     def _played_by(self, seat: int) -> int:
         return mask_of(c for played in [*self.tricks, self.trick] for s, c in played if s == seat)
-
-    def _relabel(self, new: Sequence[int]) -> None:
-        super()._relabel(new)
-        self.centre, self.discards = relabel_mask(self.centre, new), relabel_mask(self.discards, new)
-        self.set_aside, self.dealt_centre = relabel_mask(self.set_aside, new), relabel_mask(self.dealt_centre, new)
-        exchanges = []
-        for seat, discard, move in self.exchanges:
-            discard = relabel_mask(discard, new)
-            exchanges.append((seat, discard, move))
-            if move >= 0:
-                self.moves[move] = (seat, DISCARD_ID[discard])
-        self.exchanges = exchanges
-        if self.actual_roem is not None:
-            declarer = self.declarers[0]
-            self.actual_roem = roem_of(self.hands[declarer] | self._played_by(declarer), self.trump, self.six)
 
     # ---- positions (docs/positions/boonaken.md) -----------------------------------------------------------------
 
@@ -776,27 +796,6 @@ class Boonaken(TrickGame):
                                 "cannot come from them")
         if not over and len(self._staying()) < 2:
             raise PositionError("a match goes on with two seats or more at the table (8.3)")
-
-    def _deal_again(self, trump: int) -> None:
-        """The deal from deal_deck, its auction, exchanges, trump and roem made again, each checked legal."""
-        auction, exchanges, trump_code, roem = self._given
-        self._start_deal(list(self.deal_deck))
-        for number, (seat, word) in enumerate(auction):
-            self._replay(f"auction[{number}]", seat, WORD_ID[word])
-        for number, (seat, word) in enumerate(exchanges):
-            self._replay(f"exchanges[{number}]", seat, WORD_ID.get(word, -1))
-        if self.phase == "exchange" and (trump_code is not None or roem is not None):
-            raise PositionError("trump and roem are null until the exchanges are made")
-        if trump_code is not None:
-            if self.phase != "trump":
-                raise PositionError("trump is named only in a numeric or boonaak contract, once its exchange is made "
-                                    "(7.2)")
-            self._replay("trump", self.current_player, WORD_ID[f"trump:{SUITS[suit_of_code(trump_code)]}"])
-        if roem is not None:
-            if self.phase != "roem" or type(roem) is not int or roem not in ROEM_WORDS:
-                raise PositionError("roem is declared (a multiple of 10) after trump in a numeric contract, else null")
-            self._replay("roem", self.current_player, WORD_ID[ROEM_WORDS[roem]])
-        self._loaded_phase = self.phase
 
     def _replay(self, key: str, seat: Any, action: int) -> None:
         if seat != self.current_player or self.phase in ("play", "over") or action not in self._legal_ids():

@@ -151,6 +151,17 @@ class Calls(DecisionPhase["Botifarra"]):
         if game.phase not in (expected, "over") or (game.phase == "over" and expected != "play"):
             raise PositionError(f"phase {game.phase!r} does not fit the trump choice and doubling ({expected!r})")
 
+    def trump(self, game: Botifarra) -> tuple[int, str]:
+        named = game.choice.trump
+        trump = None if named in (None, NO_TRUMP_WORD) else named
+        return (NO_TRUMP if trump is None else SUITS.index(trump),
+                f"trump must be {trump!r}, the suit named (null before and for botifarra)")
+
+    def deal_again(self, game: Botifarra, trump: int) -> bool:
+        game._deal_hands(game.deal_deck)  # (the calls as loaded)
+        game.trump = trump
+        return True
+
 
 @register
 class Botifarra(TrickGame):
@@ -220,10 +231,6 @@ class Botifarra(TrickGame):
         hands = [0] * 4
         deal_round(deck, 0, hands, self.seats_from_dealer(), (4, 4, 4))  # 3.4: three rounds of 4, the right first
         self._reset_tricks(hands, NO_TRUMP)
-
-    def _deal_again(self, trump: int) -> None:
-        self._deal_hands(self.deal_deck)
-        self.trump = trump
 
     def partners(self, a: int, b: int) -> bool:
         """Whether two seats are partners in the game in play (1.2; 8 with three_game_rotation)."""
@@ -345,11 +352,3 @@ class Botifarra(TrickGame):
         """The trump choice and the doubling so far (4), each call ``[seat, word]``: seen by all, and in positions."""
         return {"choice": [[s, w] for s, w in self.choice.actions],
                 "doubling": [] if self.doubling is None else [[s, w] for s, w in self.doubling.actions]}
-
-    # ---- positions (docs/positions/botifarra.md) ----------------------------------------------------------------
-
-    def _dealt_trump(self) -> tuple[int, str]:
-        named = self.choice.trump
-        trump = None if named in (None, NO_TRUMP_WORD) else named
-        return (NO_TRUMP if trump is None else SUITS.index(trump),
-                f"trump must be {trump!r}, the suit named (null before and for botifarra)")

@@ -73,6 +73,9 @@ class Tally(Phase["GermanWhist"]):
     def load(self, game: GermanWhist, loading: Loading) -> None:
         game.target = game._load_target(loading.position["target"])
 
+    def known(self, game: GermanWhist, seat: int) -> int:
+        return mask_of(c for _s, c in game.taken_face_up())  # 5.8: taken in view of both
+
 
 @register
 class GermanWhist(FaceDownSlots):
@@ -222,9 +225,6 @@ class GermanWhist(FaceDownSlots):
             return False
         start = 2 * self.phase1_tricks + (SLOTS if seat == self.dealer else 0)  # 8.1a: non-dealer's four first
         return card in self.deal_deck[start:start + SLOTS]
-
-    def _known_cards(self, seat: int) -> int:
-        return mask_of(c for _s, c in self.taken_face_up())  # 5.8: taken in view of both
 
     # ---- positions (docs/positions/german_whist.md) -------------------------------------------------------------
 

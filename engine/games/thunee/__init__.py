@@ -307,6 +307,7 @@ class Thunee(TrickGame):
     RULES = rules_for("normal", 6)  # per deal: rules_for(contract's ranking, 24 // players)
     DOUBLE_DUMMY = True  # card points
     ACTIONS = ACTIONS
+    DECK = DECK
     # (the stock is only ever replaced whole)
     COPY = {"queue": LIST, "auction": OBJECT, "jodis": LIST, "calls": LIST, "stock": SHARED}
     POSITION_CARD_PILES = ("trump_card",)
@@ -350,9 +351,6 @@ class Thunee(TrickGame):
 
     def _sides(self) -> tuple[int, ...]:
         return SIDES[self.n_players]
-
-    def _deck_cards(self) -> list[int]:
-        return list(DECK)
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
@@ -422,9 +420,6 @@ class Thunee(TrickGame):
             self.phase, self.current_player = "redeal", self.queue[0]
         else:
             self._after_redeal_answers()
-
-    def _deal_again(self, trump: int) -> None:
-        self._start_deal(list(self.deal_deck))
 
     def _after_redeal_answers(self) -> None:
         if self.n_players == 6 and self.options["six_trip"]:  # 8.2.2: the dealer is asked first
@@ -756,9 +751,6 @@ class Thunee(TrickGame):
     def _public_cards(self) -> int:
         """Cards every seat knows the place of: the turned-up trump card and the jodi cards, while in hand."""
         return self.shown | self.used
-
-    def action_string(self, action: int) -> str:
-        return ACTIONS.strings[action]
 
     def action_seen_by(self, viewer: int | None, actor: int, action: str) -> str:
         """4.5: the trump card is laid face down: the other seats see ``trump``, not the card."""

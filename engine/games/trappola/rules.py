@@ -120,6 +120,31 @@ class Declarations(Phase["SetDeclaring"]):
     def check(self, game: SetDeclaring, loading: Loading) -> None:
         game._load_declarations(loading.position["declarations"])
 
+    # determinization: each declared set stays in its declarer's hand
+
+    def hand_check(self, game: SetDeclaring, seat: int, known: int) -> Callable[[list[int]], bool] | None:
+        """Each set ``seat`` declared was held then, at its size; sets of hidden rank have some distinct ranks."""
+        if not game.declarations:
+            return None
+        held = game.hands[seat] & known
+        shown: list[tuple[int, int, str]] = []  # (cards played since, size, rank) of each set
+        hidden: list[tuple[int, int, str]] = []
+        for s, rank, size, k, _move in game.declarations:
+            if s == seat:
+                (hidden if game._secret_rank(rank) else shown).append((game._played_since(seat, k), size, rank))
+        hidden_ranks = game._hidden_ranks()
+
+        def check(cards: list[int]) -> bool:
+            hand = held | mask_of(cards)
+            if any(((hand | played) & RANK_MASK[rank]).bit_count() != size for played, size, rank in shown):
+                return False
+            return not hidden or bool(hidden_set_ranks([hand | p for p, _s, _r in hidden], [s for _p, s, _r in hidden],
+                                                       hidden_ranks))
+        return check
+
+    def relabel(self, game: SetDeclaring, new: Sequence[int]) -> None:
+        game.may_declare = [game.declaring] * game.n_players  # the new hands are looked at afresh
+
 
 DECLARATIONS = Declarations()
 
@@ -198,30 +223,6 @@ class SetDeclaring(TrickGame):
                 for s, rank, size, k, _move in self.declarations]
 
     # ---- determinization: each declared set stays in its declarer's hand ---------------------------------------
-
-    def _relabel(self, new: Sequence[int]) -> None:
-        super()._relabel(new)
-        self.may_declare = [self.declaring] * self.n_players  # the new hands are looked at afresh
-
-    def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
-        """Each set ``seat`` declared was held then, at its size; sets of hidden rank have some distinct ranks."""
-        if not self.declarations:
-            return None
-        held = self.hands[seat] & known
-        shown: list[tuple[int, int, str]] = []  # (cards played since, size, rank) of each set
-        hidden: list[tuple[int, int, str]] = []
-        for s, rank, size, k, _move in self.declarations:
-            if s == seat:
-                (hidden if self._secret_rank(rank) else shown).append((self._played_since(seat, k), size, rank))
-        hidden_ranks = self._hidden_ranks()
-
-        def check(cards: list[int]) -> bool:
-            hand = held | mask_of(cards)
-            if any(((hand | played) & RANK_MASK[rank]).bit_count() != size for played, size, rank in shown):
-                return False
-            return not hidden or bool(hidden_set_ranks([hand | p for p, _s, _r in hidden], [s for _p, s, _r in hidden],
-                                                       hidden_ranks))
-        return check
 
     def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
         """Deal the unseen cards again, then give each other seat's sets of hidden rank ranks its new hand held (one

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from ...cards import BIT, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
+from ...cards import BIT, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, parse_card
 from ...clone import LIST
 from ...dealing import deal_round, seats_from
 from ...errors import PositionError
@@ -100,6 +100,7 @@ class TwoTenJack(FaceDownLead):
     DOWN_ID, DOWN_CARD = DOWN_ID, DOWN_CARD
     LEADS = DOWN_LACKS = MINORS  # 5.3: a club or a diamond leads the first trick, else a card face down
     STOCK_SHOWN = 1  # 3.5: the stock is face up, its top card seen by all
+    STOCK_DRAWN_SHOWN = True  # 3.5, 5.7: each card drawn from the face-up stock in view of all
     OBSERVED = ("face_up", "stock_size", "tricks_played")
     POSITIONED = ("face_up", "stock")
     KEY_RULES = {"face_down": "face_down lists the cards played face down in the first trick"}
@@ -184,9 +185,6 @@ class TwoTenJack(FaceDownLead):
         return target_or_deals(self.side_scores, 0, self.deal_index + 1, self.options["num_games"])
 
     # ---- what a seat sees (3.5; 5.3: FaceDownPlays) -------------------------------------------------------------
-
-    def _known_cards(self, seat: int) -> int:
-        return mask_of(self.stock[:self.stock_top])  # 3.5, 5.7: each drawn from the face-up stock in view of all
 
     def shown_cards(self, seat: int) -> tuple[int, int, int]:
         """``face_up``, ``known_cards`` and ``stock_size`` of the observation, as masks (TrickGame.shown_cards)."""
