@@ -12,13 +12,21 @@ A :class:`DecisionPhase` is a phase with moves of its own outside the trick play
 exchange): it names the values of ``State.phase`` it acts in (``NAMES``) and gives their legal moves, applies them and
 says which seat a loaded position must have to act; a trick game asks it whenever its phase is not the play.
 
+The phases also carry what is theirs beyond the position: one of them deals (``deal``, the deal itself); a phase
+says the trump it decides and deals a loaded deal again up to the play (``trump``, ``deal_again``); what it keeps
+of its moves from the other seats (``seen_as``, ``secret_from``); and for determinization what a seat knows through
+it, what it hides, what a sample must keep of a hand, and how a sample renames its cards (``known``, ``hidden``,
+``hand_check``, ``relabel``). The base asks only the phases that answer (tables set per class).
+
 Phase objects hold no match state: they act on the game they are given (whose rules stay data on its class), so
 cloning a state copies nothing of them.
 
 >>> import engine
 >>> state = engine.new_match("botifarra", seed=3)
->>> [phase.KEYS for phase in state.DEAL_PHASES][:2]
-[('game_index', 'game_points_0', 'game_points_1'), ('choice', 'doubling')]
+>>> [phase.KEYS for phase in state.DEAL_PHASES][:3]
+[(), ('game_index', 'game_points_0', 'game_points_1'), ('choice', 'doubling')]
+>>> type(state._dealing).__name__, [type(phase).__name__ for phase in state._hiding[0]]
+('Deal', [])
 """
 
 from __future__ import annotations
@@ -68,6 +76,26 @@ class Phase(ABC, Generic[G]):
 
     def observe(self, game: G, seat: int, obs: dict[str, Any]) -> None:
         """Add what ``seat`` sees of this phase to its observation (a phase everyone sees nothing of adds nothing)."""
+
+    # ---- the deal itself ------------------------------------------------------------------------------------------
+
+    def deal(self, game: G, deck: list[int]) -> None:
+        """Only the phase that deals (a game declares one): deal ``deck`` (top first) and open the deal's first
+        phase (``phase`` and ``current_player``)."""
+        raise AssertionError(f"{type(self).__name__} does not deal")
+
+    # ---- what the other seats see of the phase's moves (State.action_seen_by) ----------------------------------------
+
+    def seen_as(self, game: G, viewer: int | None, actor: int, action: str) -> str:
+        """How ``viewer`` (a seat, or None: anyone) sees ``action``, a move ``actor`` played: the action itself,
+        unless it is one of this phase's moves that the phase keeps in part from the other seats (a discard laid
+        face down); a phase that does says from which move on (``secret_from``)."""
+        return action
+
+    def secret_from(self, game: G) -> int:
+        """The index in ``game.moves`` from which this phase's moves may be seen in part (``seen_as``): by default
+        0, for the whole match."""
+        return 0
 
     # ---- a position's deal dealt again (TrickPlay's load) ------------------------------------------------------------
 
@@ -137,6 +165,18 @@ def decision_phases(phases: tuple[Phase[Any], ...]) -> dict[str, DecisionPhase[A
                 assert name not in named, f"two phases act in phase {name!r}"
                 named[name] = phase
     return named
+
+
+def dealing_phase(phases: tuple[Phase[Any], ...]) -> Phase[Any] | None:
+    """Of a game's ``DEAL_PHASES``, the one that deals (``deal``), if it declares one."""
+    dealing = [phase for phase in phases if type(phase).deal is not Phase.deal]
+    assert len(dealing) <= 1, f"two phases deal: {dealing}"
+    return dealing[0] if dealing else None
+
+
+def seeing_phases(phases: tuple[Phase[Any], ...]) -> tuple[Phase[Any], ...]:
+    """Of a game's ``DEAL_PHASES``, those that keep part of their moves from the other seats (``seen_as``)."""
+    return tuple(phase for phase in phases if type(phase).seen_as is not Phase.seen_as)
 
 
 def hiding_phases(phases: tuple[Phase[Any], ...]) -> tuple[tuple[Phase[Any], ...], ...]:

@@ -158,6 +158,21 @@ class Declared(Phase["Belote"]):
         game._find_dealt_melds()
 
 
+class Deal(Phase["Belote"]):
+    """The deal itself: the first dealing and the turn-up (3.4), then the taking rounds."""
+
+    def save(self, game: Belote) -> dict[str, Any]:
+        return {}
+
+    def deal(self, game: Belote, deck: list[int]) -> None:
+        order = game.seats_from_dealer()
+        game._first_dealing(deck)
+        game.taken = False
+        game.auction = TakeRounds(game.n_players, order[0], SUITS[SUIT[game.turn_up]])
+        game._reset_melds()
+        game.phase, game.current_player = "auction", order[0]
+
+
 @register
 class Belote(MeldDeclaring, BelotePlay):
     ACTIONS = ACTIONS
@@ -167,7 +182,7 @@ class Belote(MeldDeclaring, BelotePlay):
     POSITION_CARD_PILES = ("turn_up",)  # position keys of this game that hold cards
     CARRIED = (*BelotePlay.CARRIED, "pot")
     PHASES = ("auction", "play", "over")
-    DEAL_PHASES = (TakingRoundsPhase(), Pot(), Declared(), TRICK_PLAY, BELOTE_ANNOUNCED)
+    DEAL_PHASES = (Deal(), TakingRoundsPhase(), Pot(), Declared(), TRICK_PLAY, BELOTE_ANNOUNCED)
     INFO = GameInfo(
         id="belote",
         name="Belote",
@@ -195,14 +210,6 @@ class Belote(MeldDeclaring, BelotePlay):
 
     def _keeps_pack(self) -> bool:
         return bool(self.options["no_shuffle"])
-
-    def _start_deal(self, deck: list[int]) -> None:
-        order = self.seats_from_dealer()
-        self._first_dealing(deck)
-        self.taken = False
-        self.auction = TakeRounds(self.n_players, order[0], SUITS[SUIT[self.turn_up]])
-        self._reset_melds()
-        self.phase, self.current_player = "auction", order[0]
 
     def _first_dealing(self, deck: list[int]) -> None:
         hands, used = deal_masks(deck, self.seats_from_dealer(), self.FIRST_PACKETS)

@@ -22,7 +22,7 @@ from ...clone import LIST
 from ...dealing import deal_masks
 from ...errors import PositionError
 from ...options import Option
-from ...phases import DecisionPhase, Loading
+from ...phases import DecisionPhase, Loading, Phase
 from ...registry import register
 from ...scoring import PileValues, highest_once_target_reached, single_leader
 from ...state import GameInfo, GameLength, match_length, position_list, position_seat
@@ -165,12 +165,29 @@ class ContractBidding(DecisionPhase["BeloteContree"]):
             game.redeal_queue = game.redeal_queue[:1] + [s for s in game._not_yet_asked() if game._weak(s)]
 
 
+class Deal(Phase["BeloteContree"]):
+    """The deal itself: the hands (3.6), then the redeal questions (3.8) or the bidding."""
+
+    def save(self, game: BeloteContree) -> dict[str, Any]:
+        return {}
+
+    def deal(self, game: BeloteContree, deck: list[int]) -> None:
+        order = game.seats_from_dealer()
+        hands, _ = deal_masks(deck, order, PACKETS)  # 3.6
+        game._reset_play(hands)
+        game.ladder = LADDERS[game.options["max_numeric_bid"]]
+        game.auction = ContractAuction(game.ladder, 4, order[0])
+        game.contract: Contract | None = None
+        game.redeal_queue = [s for s in order if game._weak(s)] if game.options["weak_hand_redeal"] else []
+        game._open_deal()
+
+
 @register
 class BeloteContree(BelotePlay):
     ACTIONS = ACTIONS
     COPY = {"redeal_queue": LIST}
     PHASES = ("redeal", "auction", "play", "over")
-    DEAL_PHASES = (ContractBidding(), TRICK_PLAY, BELOTE_ANNOUNCED)
+    DEAL_PHASES = (Deal(), ContractBidding(), TRICK_PLAY, BELOTE_ANNOUNCED)
     INFO = GameInfo(
         id="belote_contree",
         name="Belote contrée",
@@ -197,16 +214,6 @@ class BeloteContree(BelotePlay):
 
     def _keeps_pack(self) -> bool:
         return not self.options["shuffle_each_deal"]  # 3.4
-
-    def _start_deal(self, deck: list[int]) -> None:
-        order = self.seats_from_dealer()
-        hands, _ = deal_masks(deck, order, PACKETS)  # 3.6
-        self._reset_play(hands)
-        self.ladder = LADDERS[self.options["max_numeric_bid"]]
-        self.auction = ContractAuction(self.ladder, 4, order[0])
-        self.contract: Contract | None = None
-        self.redeal_queue = [s for s in order if self._weak(s)] if self.options["weak_hand_redeal"] else []
-        self._open_deal()
 
     def _weak(self, seat: int) -> bool:
         return _weak(self.hands[seat])

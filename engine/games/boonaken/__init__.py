@@ -215,6 +215,12 @@ class Exchange(DecisionPhase["Boonaken"]):
         assert seat is not None  # State.apply_id applies only a legal action
         game._exchange(seat, DISCARD_OF[action], len(game.moves) - 1)
 
+    def seen_as(self, game: Boonaken, viewer: int | None, actor: int, action: str) -> str:
+        """6.1: a discard is face down: the other seats see that it was made, not its cards."""
+        if viewer != actor and action.startswith("discard:"):
+            return "discard"
+        return action
+
     # determinization: the centre, the discards and the set-aside cards lie face down (4.2, 6.1)
 
     def known(self, game: Boonaken, seat: int) -> int:
@@ -390,13 +396,44 @@ class DealReplay(Phase["Boonaken"]):
         return True
 
 
+class Deal(Phase["Boonaken"]):
+    """The deal itself: the hands, the centre and the set-aside cards (4.2), then the bidding."""
+
+    def save(self, game: Boonaken) -> dict[str, Any]:
+        return {}
+
+    def deal(self, game: Boonaken, deck: list[int]) -> None:
+        order = game._seat_order()
+        hands = [0] * game.n_players
+        top = deal_round(deck, 0, hands, order, (3,))  # 4.2: 3 to each
+        if len(order) == 5:
+            face_up, face_down = deck[top:top + 2], []
+            top = deal_round(deck, top + 2, hands, order, (3,))
+        else:
+            face_down = deck[top:top + 2]
+            top = deal_round(deck, top + 2, hands, order, (3,))
+            face_up = deck[top:top + 2]
+            top += 2
+        game._reset_tricks(hands, NO_TRUMP)
+        game.trick_size = len(order)
+        game.face_up = mask_of(face_up)
+        game.centre = game.dealt_centre = game.face_up | mask_of(face_down)
+        game.set_aside = mask_of(deck[top:])
+        game.discards = 0
+        game.auction = OutbidAuction(game.ladder, order)
+        game.contract, game.declarers = None, ()
+        game.exchanges = []
+        game.roem = game.actual_roem = None
+        game.phase, game.current_player = "bidding", order[0]
+
+
 @register
 class Boonaken(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
     DECK = DECK
     PHASES = PHASES
-    DEAL_PHASES = (Marks(), Bidding(), Exchange(), TrumpNaming(), Roem(), DealReplay())
+    DEAL_PHASES = (Deal(), Marks(), Bidding(), Exchange(), TrumpNaming(), Roem(), DealReplay())
     COPY = {"auction": OBJECT, "minus": LIST, "exchanges": LIST, "ladder": SHARED}
     POSITION_CARD_PILES = ("tricks", "centre", "discards", "set_aside")  # position keys of this game that hold cards
     CARRIED = (*TrickGame.CARRIED, "minus_marks")
@@ -479,30 +516,6 @@ class Boonaken(TrickGame):
         staying = self._staying()
         n = self.n_players
         return next((self.dealer + k) % n for k in range(1, n + 1) if (self.dealer + k) % n in staying)
-
-    def _start_deal(self, deck: list[int]) -> None:
-        order = self._seat_order()
-        hands = [0] * self.n_players
-        top = deal_round(deck, 0, hands, order, (3,))  # 4.2: 3 to each
-        if len(order) == 5:
-            face_up, face_down = deck[top:top + 2], []
-            top = deal_round(deck, top + 2, hands, order, (3,))
-        else:
-            face_down = deck[top:top + 2]
-            top = deal_round(deck, top + 2, hands, order, (3,))
-            face_up = deck[top:top + 2]
-            top += 2
-        self._reset_tricks(hands, NO_TRUMP)
-        self.trick_size = len(order)
-        self.face_up = mask_of(face_up)
-        self.centre = self.dealt_centre = self.face_up | mask_of(face_down)
-        self.set_aside = mask_of(deck[top:])
-        self.discards = 0
-        self.auction = OutbidAuction(self.ladder, order)
-        self.contract, self.declarers = None, ()
-        self.exchanges = []
-        self.roem = self.actual_roem = None
-        self.phase, self.current_player = "bidding", order[0]
 
     def _first_leader(self) -> int:
         """7.1: the declarer (the first misère bidder) leads."""
@@ -593,15 +606,6 @@ class Boonaken(TrickGame):
         return [s for s in range(self.n_players) if s not in staying and s not in losers]
 
     # ---- what a seat sees ---------------------------------------------------------------------------------------
-
-    def action_seen_by(self, viewer: int | None, actor: int, action: str) -> str:
-        """6.1: a discard is face down: the other seats see that it was made, not its cards."""
-        if viewer != actor and action.startswith("discard:"):
-            return "discard"
-        return action
-
-    def _secret_moves_start(self) -> int:
-        return 0
 
     def _seen(self, seat: int) -> int:
         """The cards ``seat`` has seen outside its hand and the tricks: the centre face-up cards, the centre cards

@@ -163,13 +163,29 @@ class Calls(DecisionPhase["Botifarra"]):
         return True
 
 
+class Deal(Phase["Botifarra"]):
+    """The deal itself: the hands (3), then the trump choice (4.1)."""
+
+    def save(self, game: Botifarra) -> dict[str, Any]:
+        return {}
+
+    def deal(self, game: Botifarra, deck: list[int]) -> None:
+        if game.rotation and max(game.game_points) >= game.options["target_score"]:  # 8: the next game begins
+            game.game += 1
+            game.teams, game.game_points = PAIRINGS[game.game], [0, 0]
+        game._deal_hands(deck)
+        game.choice = game._trump_choice()
+        game.doubling = None
+        game.phase, game.current_player = "choice", game.dealer  # 4.1
+
+
 @register
 class Botifarra(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
     DECK = DECK
     PHASES = ("choice", "doubling", "play", "over")
-    DEAL_PHASES = (Games(), Calls(), TRICK_PLAY)
+    DEAL_PHASES = (Deal(), Games(), Calls(), TRICK_PLAY)
     OBSERVED = ("tricks",)  # every card was seen as it was played (5.7)
     COPY = {"choice": OBJECT, "doubling": OBJECT, "game_points": LIST}
     CARRIED = (*TrickGame.CARRIED, "game_index", "game_points_0", "game_points_1")
@@ -217,15 +233,6 @@ class Botifarra(TrickGame):
         return draw_by_suit(self.rng, DECK)  # 3.1
 
     # ---- the deal (3) and the trump choice (4) ------------------------------------------------------------------
-
-    def _start_deal(self, deck: list[int]) -> None:
-        if self.rotation and max(self.game_points) >= self.options["target_score"]:  # 8: the next game begins
-            self.game += 1
-            self.teams, self.game_points = PAIRINGS[self.game], [0, 0]
-        self._deal_hands(deck)
-        self.choice = self._trump_choice()
-        self.doubling = None
-        self.phase, self.current_player = "choice", self.dealer  # 4.1
 
     def _deal_hands(self, deck: list[int]) -> None:
         hands = [0] * 4

@@ -48,6 +48,25 @@ class TablaPoints(Phase["Tablic"]):
             raise PositionError("in Tablić each tabla is worth 1: sweep_points must equal sweeps")
 
 
+class Deal(Phase["Tablic"]):
+    """The deal itself: the hands, the table and the stock, then the play."""
+
+    def save(self, game: Tablic) -> dict[str, Any]:
+        return {}
+
+    def deal(self, game: Tablic, deck: list[int]) -> None:
+        game._begin_fishing_deal()
+        order = seats_from(game.dealer + 1, game.n_players)
+        if game.options["cut_mode"] == "cut":
+            table, top = deck[:4], deal_round(deck, 4, game.hands, order, HAND_PACKETS)
+        else:
+            top = deal_round(deck, 0, game.hands, order, HAND_PACKETS)
+            table, top = deck[top:top + 4], top + 4
+        for card in table:
+            game.table |= 1 << card
+        game.stock = deck[top:]
+
+
 @register
 class Tablic(FishingState):
     INFO = GameInfo(
@@ -60,7 +79,7 @@ class Tablic(FishingState):
         shown_until_played=True,
     )
     SWEEP_COUNTER = "tablas"
-    DEAL_PHASES = (CAPTURE_PLAY, TablaPoints())
+    DEAL_PHASES = (Deal(), CAPTURE_PLAY, TablaPoints())
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
@@ -89,18 +108,6 @@ class Tablic(FishingState):
             self.rng, self.n_players, lambda c: ace if RANK[c] == ACE else capture_value(RANK[c], 12)[0],
             lowest_deals=low
         )
-
-    def _start_deal(self, deck: list[int]) -> None:
-        self._begin_fishing_deal()
-        order = seats_from(self.dealer + 1, self.n_players)
-        if self.options["cut_mode"] == "cut":
-            table, top = deck[:4], deal_round(deck, 4, self.hands, order, HAND_PACKETS)
-        else:
-            top = deal_round(deck, 0, self.hands, order, HAND_PACKETS)
-            table, top = deck[top:top + 4], top + 4
-        for card in table:
-            self.table |= 1 << card
-        self.stock = deck[top:]
 
     def _refill(self) -> None:
         top = deal_round(self.stock, 0, self.hands, seats_from(self.dealer + 1, self.n_players), HAND_PACKETS)

@@ -198,6 +198,12 @@ class TrumpCard(Call):
     def answer(self, game: Thunee, seat: int, action: int) -> None:
         game._choose_trump(seat, action)
 
+    def seen_as(self, game: Thunee, viewer: int | None, actor: int, action: str) -> str:
+        """4.5: the trump card is laid face down: the other seats see ``trump``, not the card."""
+        if viewer != actor and action.startswith("trump:") and action != "trump:last":
+            return "trump"
+        return action
+
 
 class SpecialCalls(Call):
     """6.4, 6.5, 8.2.3: thunee, royals or mooney before the first lead, or pass."""
@@ -302,6 +308,35 @@ class DealActions(Phase["Thunee"]):
         game._legal = None
 
 
+class Deal(Phase["Thunee"]):
+    """The deal itself: the first round (3.3), then the redeal questions (3.4) or the calling."""
+
+    def save(self, game: Thunee) -> dict[str, Any]:
+        return {}
+
+    def deal(self, game: Thunee, deck: list[int]) -> None:
+        n, first = game.n_players, (game.dealer + 1) % game.n_players
+        dealt = FIRST_ROUND[n]
+        hands = [0] * n
+        order = ORDERS[n][game.dealer]
+        deal_round(deck, 0, hands, order, ROUNDS[n][0])  # 3.3: deck card k to seat dealer + 1 + k
+        game._reset_tricks(hands, NO_TRUMP)
+        game.__dict__["RULES"] = NORMAL_RULES[n]
+        game.stock = deck[dealt:]
+        game.calls = []
+        game.auction = None
+        game.trumper, game.call, game.trump_card, game.by_last, game.shown = first, 0, None, False, 0
+        game.contract, game.caller, game.doubler, game.kanak, game.voided = "normal", None, None, None, False
+        game.jodis, game.used, game.leader = [], 0, first
+        limit, points = game.options["redeal_max_points"], HAND_POINTS.pile_points
+        over = worth_more(limit)  # a hand holding one of these holds more than the limit
+        game.queue = [s for s in order if not hands[s] & over and points(hands[s]) <= limit]  # 3.4
+        if game.queue:
+            game.phase, game.current_player = "redeal", game.queue[0]
+        else:
+            game._after_redeal_answers()
+
+
 @register
 class Thunee(TrickGame):
     RULES = rules_for("normal", 6)  # per deal: rules_for(contract's ranking, 24 // players)
@@ -312,7 +347,8 @@ class Thunee(TrickGame):
     COPY = {"queue": LIST, "auction": OBJECT, "jodis": LIST, "calls": LIST, "stock": SHARED}
     POSITION_CARD_PILES = ("trump_card",)
     PHASES = ("redeal", "trip", "calling", "trump", "special", "play", "jodi", "double", "over")
-    DEAL_PHASES = (RedealQuestion(), Trip(), Calling(), TrumpCard(), SpecialCalls(), Jodi(), Double(), DealActions())
+    DEAL_PHASES = (Deal(), RedealQuestion(), Trip(), Calling(), TrumpCard(), SpecialCalls(), Jodi(), Double(),
+                   DealActions())
     INFO = GameInfo(
         id="thunee",
         name="Thunee",
@@ -398,28 +434,6 @@ class Thunee(TrickGame):
             return cut(deck, 1 + rng.below(len(deck) - 1))
         rng.state = (start + (SHUFFLE_DRAWS + 1) * GOLDEN) & MASK64
         return cut(_shuffled(draws), 1 + draws[-1] % CUT_BOUND)
-
-    def _start_deal(self, deck: list[int]) -> None:
-        n, first = self.n_players, (self.dealer + 1) % self.n_players
-        dealt = FIRST_ROUND[n]
-        hands = [0] * n
-        order = ORDERS[n][self.dealer]
-        deal_round(deck, 0, hands, order, ROUNDS[n][0])  # 3.3: deck card k to seat dealer + 1 + k
-        self._reset_tricks(hands, NO_TRUMP)
-        self.__dict__["RULES"] = NORMAL_RULES[n]
-        self.stock = deck[dealt:]
-        self.calls = []
-        self.auction = None
-        self.trumper, self.call, self.trump_card, self.by_last, self.shown = first, 0, None, False, 0
-        self.contract, self.caller, self.doubler, self.kanak, self.voided = "normal", None, None, None, False
-        self.jodis, self.used, self.leader = [], 0, first
-        limit, points = self.options["redeal_max_points"], HAND_POINTS.pile_points
-        over = worth_more(limit)  # a hand holding one of these holds more than the limit
-        self.queue = [s for s in order if not hands[s] & over and points(hands[s]) <= limit]  # 3.4
-        if self.queue:
-            self.phase, self.current_player = "redeal", self.queue[0]
-        else:
-            self._after_redeal_answers()
 
     def _after_redeal_answers(self) -> None:
         if self.n_players == 6 and self.options["six_trip"]:  # 8.2.2: the dealer is asked first
@@ -751,15 +765,6 @@ class Thunee(TrickGame):
     def _public_cards(self) -> int:
         """Cards every seat knows the place of: the turned-up trump card and the jodi cards, while in hand."""
         return self.shown | self.used
-
-    def action_seen_by(self, viewer: int | None, actor: int, action: str) -> str:
-        """4.5: the trump card is laid face down: the other seats see ``trump``, not the card."""
-        if viewer != actor and action.startswith("trump:") and action != "trump:last":
-            return "trump"
-        return action
-
-    def _secret_moves_start(self) -> int:
-        return 0
 
     # ---- determinization: unseen hands, the face-down trump card and the undealt cards ------------------------
 

@@ -120,6 +120,16 @@ class Declarations(Phase["SetDeclaring"]):
     def check(self, game: SetDeclaring, loading: Loading) -> None:
         game._load_declarations(loading.position["declarations"])
 
+    def seen_as(self, game: SetDeclaring, viewer: int | None, actor: int, action: str) -> str:
+        """A set of hidden rank shows the other seats its size only (``declare:three``) until the deal is scored."""
+        key = game.SETS.of_word.get(action)
+        if key is None or viewer == actor or game.phase == "over" or not game._secret_rank(key[0]):
+            return action
+        return action.rsplit(":", 1)[0]
+
+    def secret_from(self, game: SetDeclaring) -> int:
+        return game.dealing_start  # earlier deals were scored: their sets show their ranks
+
     # determinization: each declared set stays in its declarer's hand
 
     def hand_check(self, game: SetDeclaring, seat: int, known: int) -> Callable[[list[int]], bool] | None:
@@ -205,16 +215,6 @@ class SetDeclaring(TrickGame):
 
     def _hidden_ranks(self) -> str:
         return "".join(rank for rank in self.SETS.values if self._secret_rank(rank))
-
-    def action_seen_by(self, viewer: int | None, actor: int, action: str) -> str:
-        """A set of hidden rank shows the other seats its size only (``declare:three``) until the deal is scored."""
-        key = self.SETS.of_word.get(action)
-        if key is None or viewer == actor or self.phase == "over" or not self._secret_rank(key[0]):
-            return action
-        return action.rsplit(":", 1)[0]
-
-    def _secret_moves_start(self) -> int:
-        return self.dealing_start  # earlier deals were scored: their sets show their ranks
 
     def _declarations_listed(self, viewer: int | None) -> list[list[Any]]:
         """The declarations as ``[seat, action, trick]``, as ``viewer`` sees them (None: in full, for positions)."""

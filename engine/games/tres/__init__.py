@@ -68,6 +68,25 @@ class TrickPoints(Phase["Tres"]):
 TRICK_POINTS = TrickPoints()
 
 
+class Deal(Phase["Tres"]):
+    """The deal itself: the hands (3.4), then the play."""
+
+    def save(self, game: Tres) -> dict[str, Any]:
+        return {}
+
+    def deal(self, game: Tres, deck: list[int]) -> None:
+        order, hands = game.seats_from_dealer(), [0, 0]  # 3.3: the non-dealer is the first player
+        deal_round(deck, 0, hands, order, (1,) * ((len(deck) + 1) // 2))  # 3.4: one at a time, the first 26
+        game._reset_tricks(hands, suit_of_code(game.options["trump_suit"]))
+        game.points = [0, 0]
+        game.phase = "play"
+        game.current_player = order[0]  # 5.1: the first player leads trick 1
+
+    def trump(self, game: Tres) -> tuple[int, str]:
+        trump = game.options["trump_suit"]  # 2.2
+        return suit_of_code(trump), f"trump must be the trump_suit option, {trump!r}"
+
+
 @register
 class Tres(TrickGame):
     RULES = RULES
@@ -75,7 +94,7 @@ class Tres(TrickGame):
     COPY = {"points": LIST}
     OBSERVED = ("tricks_played", "tricks_won", "tricks")  # 5.6: the tricks face down, but every card seen when played
     POSITIONED = ("tricks_played", "tricks_won")
-    DEAL_PHASES = (TRICK_PLAY, TRICK_POINTS)
+    DEAL_PHASES = (Deal(), TRICK_PLAY, TRICK_POINTS)
     KEY_RULES = {  # the keys a replay of the tricks decides, with what each must say
         "first_player": "first_player is the non-dealer (3.3)",
         "points": "points must add up the values of the tricks each seat won (7.1)",
@@ -101,16 +120,6 @@ class Tres(TrickGame):
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
         deals = deals_to_target(options["target_score"], options["num_deals"], POINTS_PER_DEAL, TIED_DEALS)
         return match_length(deals, 3 * TRICKS_PER_DEAL, options)
-
-    # ---- the deal (3) -------------------------------------------------------------------------------------------
-
-    def _start_deal(self, deck: list[int]) -> None:
-        order, hands = self.seats_from_dealer(), [0, 0]  # 3.3: the non-dealer is the first player
-        deal_round(deck, 0, hands, order, (1,) * ((len(deck) + 1) // 2))  # 3.4: one at a time, the first 26
-        self._reset_tricks(hands, suit_of_code(self.options["trump_suit"]))
-        self.points = [0, 0]
-        self.phase = "play"
-        self.current_player = order[0]  # 5.1: the first player leads trick 1
 
     # ---- legal cards (5.3, 5.4) ---------------------------------------------------------------------------------
 
@@ -145,9 +154,3 @@ class Tres(TrickGame):
     def _match_winners(self) -> list[int] | None:
         return target_or_deals(self.side_scores, self.options["target_score"], self.deal_index + 1,  # 7.3
                                self.options["num_deals"])
-
-    # ---- positions (docs/positions/tres.md; what a seat sees, 5.7: TrickPoints) ----------------------------------
-
-    def _dealt_trump(self) -> tuple[int, str]:
-        trump = self.options["trump_suit"]  # 2.2
-        return suit_of_code(trump), f"trump must be the trump_suit option, {trump!r}"

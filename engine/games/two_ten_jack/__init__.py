@@ -93,6 +93,29 @@ class Scoring(Phase["TwoTenJack"]):
             raise PositionError("the first game's dealer is first_dealer")
 
 
+class Deal(Phase["TwoTenJack"]):
+    """The deal itself: the hands and the face-up stock (3.4, 3.5), then the play."""
+
+    def save(self, game: TwoTenJack) -> dict[str, Any]:
+        return {}
+
+    def deal(self, game: TwoTenJack, deck: list[int]) -> None:
+        leader, hands = game._first_leader(), [0] * game.n_players
+        dealt = deal_round(deck, 0, hands, seats_from(leader, game.n_players), (1,) * game.hand_size)  # 3.4: singly
+        game.stock, game.stock_top = deck[dealt:], 0  # 3.5: face up
+        trump = SUIT[game.stock[0]] if game.fixed_trump is None else game.fixed_trump
+        game._reset_tricks(hands, trump)
+        game._open_lead()
+        game.void_must = SUIT_MASK[trump] | BIT[ALMIGHTY] if game.options["must_trump"] else 0  # 8: AS a trump too
+        game.taken = [0] * game.n_players
+        game.phase, game.current_player = "play", leader  # 5.1
+
+    def trump(self, game: TwoTenJack) -> tuple[int, str]:
+        dealt = game.n_players * game.hand_size  # 3.5: the suit of the stock's first card, or fixed_trump
+        want = SUIT[game.deal_deck[dealt]] if game.fixed_trump is None else game.fixed_trump
+        return want, f"trump must be {SUITS[want]}: fixed_trump, else the suit of deal_deck[{dealt}]"
+
+
 @register
 class TwoTenJack(FaceDownLead):
     RULES = rules_for(26)  # per match: rules_for(deck size // players), set by _configure
@@ -104,7 +127,7 @@ class TwoTenJack(FaceDownLead):
     OBSERVED = ("face_up", "stock_size", "tricks_played")
     POSITIONED = ("face_up", "stock")
     KEY_RULES = {"face_down": "face_down lists the cards played face down in the first trick"}
-    DEAL_PHASES = (Scoring(), FACE_DOWN_CARDS, TRICK_PLAY)
+    DEAL_PHASES = (Deal(), Scoring(), FACE_DOWN_CARDS, TRICK_PLAY)
     COPY = {"taken": LIST}
     POSITION_CARD_PILES = ("face_up",)
     INFO = GameInfo(
@@ -148,17 +171,6 @@ class TwoTenJack(FaceDownLead):
             return None
         return "deals only hearts and spades: a void deal is dealt again (3.6)"
 
-    def _start_deal(self, deck: list[int]) -> None:
-        leader, hands = self._first_leader(), [0] * self.n_players
-        dealt = deal_round(deck, 0, hands, seats_from(leader, self.n_players), (1,) * self.hand_size)  # 3.4: singly
-        self.stock, self.stock_top = deck[dealt:], 0  # 3.5: face up
-        trump = SUIT[self.stock[0]] if self.fixed_trump is None else self.fixed_trump
-        self._reset_tricks(hands, trump)
-        self._open_lead()
-        self.void_must = SUIT_MASK[trump] | BIT[ALMIGHTY] if self.options["must_trump"] else 0  # 8: AS a trump too
-        self.taken = [0] * self.n_players
-        self.phase, self.current_player = "play", leader  # 5.1
-
     def _next_dealer(self) -> int:
         """3.2: the winner of the game just played leads the next (ties: the first from the last first leader); the
         dealer is the seat before him."""
@@ -191,10 +203,3 @@ class TwoTenJack(FaceDownLead):
         face_up = 1 << self.stock[self.stock_top] if self.stock_top < len(self.stock) else 0
         others = sum(hand for other, hand in enumerate(self.hands) if other != seat)  # disjoint masks
         return face_up, self._known_cards(seat) & others, len(self.stock) - self.stock_top
-
-    # ---- positions (docs/positions/two_ten_jack.md) -------------------------------------------------------------
-
-    def _dealt_trump(self) -> tuple[int, str]:
-        dealt = self.n_players * self.hand_size  # 3.5: the suit of the stock's first card, or fixed_trump
-        want = SUIT[self.deal_deck[dealt]] if self.fixed_trump is None else self.fixed_trump
-        return want, f"trump must be {SUITS[want]}: fixed_trump, else the suit of deal_deck[{dealt}]"
