@@ -177,7 +177,7 @@ class Deal(Phase["BeloteContree"]):
         game._reset_play(hands)
         game.ladder = LADDERS[game.options["max_numeric_bid"]]
         game.auction = ContractAuction(game.ladder, 4, order[0])
-        game.contract: Contract | None = None
+        game.contract = None
         game.redeal_queue = [s for s in order if game._weak(s)] if game.options["weak_hand_redeal"] else []
         game._open_deal()
 
@@ -186,6 +186,9 @@ class Deal(Phase["BeloteContree"]):
 class BeloteContree(BelotePlay):
     ACTIONS = ACTIONS
     COPY = {"redeal_queue": LIST}
+    ladder: BidLadder
+    redeal_queue: list[int]  # the weak hands still to be asked about a redeal (3.8), in order
+    contract: Contract | None
     PHASES = ("redeal", "auction", "play", "over")
     DEAL_PHASES = (Deal(), ContractBidding(), TRICK_PLAY, BELOTE_ANNOUNCED)
     INFO = GameInfo(

@@ -435,6 +435,7 @@ class Boonaken(TrickGame):
     PHASES = PHASES
     DEAL_PHASES = (Deal(), Marks(), Bidding(), Exchange(), TrumpNaming(), Roem(), DealReplay())
     COPY = {"auction": OBJECT, "minus": LIST, "exchanges": LIST, "ladder": SHARED}
+    _loaded_phase: str  # loading a position: the phase its auction, exchanges, trump and roem replayed to
     POSITION_CARD_PILES = ("tricks", "centre", "discards", "set_aside")  # position keys of this game that hold cards
     CARRIED = (*TrickGame.CARRIED, "minus_marks")
     NO_WINNER_POSSIBLE = True  # 8.2: a loser ends the match and there is no winner

@@ -87,7 +87,7 @@ class Deal(Phase["GermanWhist"]):
         order = game.seats_from_dealer()
         hands = [0, 0]
         used = deal_round(deck, 0, hands, order, (1,) * (11 if game.options["face_down_four"] else 13))  # 3.4
-        game.down: list[list[int | None]] = [[], []]
+        game.down = [[], []]
         if game.options["face_down_four"]:
             downs, used = deal_rounds(deck, order, [SLOTS], start=used)  # 8.1a
             game.down = [list(downs[0]), list(downs[1])]
@@ -109,6 +109,7 @@ class GermanWhist(FaceDownSlots):
     RULES = RULES
     DOUBLE_DUMMY = True  # tricks (those 7.1 counts: _trick_counts)
     ACTIONS = ACTIONS
+    target: int  # the target score in force (7.4b: raised by 10 when both seats reach it)
     DECK = DECK
     STOCK_SHOWN = 1  # 3.5: the top stock card is face up
     OBSERVED = ("face_up", "stock_size", "tricks_played")

@@ -50,6 +50,7 @@ class HandExchanges(TrickGame):
     # A position being loaded (EXCHANGES): its exchanges and dead hands, replayed and compared.
     _given_exchanges: list[tuple[int, int]]
     _given_dead: list[list[list[int]]]
+    _exchanging: int | None  # the seat whose exchange the replayed position waits for
 
     @abstractmethod
     def _begin_play(self) -> None:

@@ -92,6 +92,7 @@ class Tres(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
     COPY = {"points": LIST}
+    points: list[int]  # per seat, the points of the tricks it won (7.1)
     OBSERVED = ("tricks_played", "tricks_won", "tricks")  # 5.6: the tricks face down, but every card seen when played
     POSITIONED = ("tricks_played", "tricks_won")
     DEAL_PHASES = (Deal(), TRICK_PLAY, TRICK_POINTS)
