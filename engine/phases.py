@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 if TYPE_CHECKING:
+    from .determinize import Slot
+    from .rng import Rng
     from .state import State
 
 G = TypeVar("G", bound="State")
@@ -83,6 +85,20 @@ class Phase(ABC, Generic[G]):
         """Only the phase that deals (a game declares one): deal ``deck`` (top first) and open the deal's first
         phase (``phase`` and ``current_player``)."""
         raise AssertionError(f"{type(self).__name__} does not deal")
+
+    def first_dealer(self, game: G) -> int:
+        """Only the phase that deals: the first dealer, drawn with ``game.rng`` (by default a seat at random)."""
+        return game.rng.below(game.n_players)
+
+    def next_dealer(self, game: G) -> int:
+        """Only the phase that deals: the next deal's dealer (by default the next seat)."""
+        return (game.dealer + 1) % game.n_players
+
+    def misdeal(self, game: G, new: Sequence[int] | None = None) -> str | None:
+        """Only the phase that deals (a trick game's): what makes the deal dealt from ``deal_deck`` (its cards
+        relabeled by ``new``, when given) one the rules deal again at once (Two-Ten-Jack 3.6's void deal), or None:
+        such a deal is dealt again, refused in a position and never sampled."""
+        return None
 
     # ---- what the other seats see of the phase's moves (State.action_seen_by) ----------------------------------------
 
@@ -132,6 +148,25 @@ class Phase(ABC, Generic[G]):
         """After a sample renamed the deal's cards (``new[card]``, hands and deal_deck done): rename the cards of
         this phase's own piles and records, and redo what depends on the hands."""
 
+    def narrow(self, game: G, seat: int, slots: list[Slot]) -> None:
+        """Narrow the slots of what ``seat`` has not seen by what this phase showed it (a card it saw that may lie
+        in some places only): add to their ``forbidden`` cards."""
+
+    def sample(self, game: G, seat: int, rng: Rng, memo: dict[str, Any]) -> bool:
+        """Deal ``seat``'s sample of the game here when this phase knows a better way than dealing the unseen slots
+        again (a deal cut from a pack every seat saw, a deal whose moves must replay) and return True; the first
+        phase that does deals it. ``memo`` keeps what every sample of the position shares."""
+        return False
+
+    def redealt(self, game: G, seat: int, slots: list[Slot], contents: list[list[int]], rng: Rng) -> bool:
+        """Give ``seat``'s unseen ``slots`` their new ``contents`` when this phase's records must be made again to
+        fit them (exchanges whose cards moved), returning True; else the cards are renamed (``relabel``)."""
+        return False
+
+    def sampled(self, game: G, seat: int, rng: Rng) -> None:
+        """After a sample is dealt: redo what this phase keeps of the hands (with ``rng`` for what the sample draws
+        beyond the cards)."""
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {', '.join(self.KEYS)}>"
 
@@ -180,10 +215,14 @@ def seeing_phases(phases: tuple[Phase[Any], ...]) -> tuple[Phase[Any], ...]:
 
 
 def hiding_phases(phases: tuple[Phase[Any], ...]) -> tuple[tuple[Phase[Any], ...], ...]:
-    """Of a game's ``DEAL_PHASES``, those that answer ``known``, ``hidden``, ``hand_check`` and ``relabel`` (in that
-    order), each in declared order: a game's determinization asks only those."""
+    """Of a game's ``DEAL_PHASES``, those that answer each of ``HIDING`` (in that order), each in declared order: a
+    game's determinization asks only those."""
     return tuple(tuple(phase for phase in phases if getattr(type(phase), name) is not getattr(Phase, name))
-                 for name in ("known", "hidden", "hand_check", "relabel"))
+                 for name in HIDING)
+
+
+# The determinization hooks of a phase, in the order of a game's ``_hiding`` table.
+HIDING = ("known", "hidden", "hand_check", "relabel", "narrow", "sample", "redealt", "sampled")
 
 
 def all_checks(checks: list[Callable[[list[int]], bool]]) -> Callable[[list[int]], bool] | None:

@@ -308,8 +308,9 @@ class State(ABC):
         return list(self.DECK)
 
     def _draw_first_dealer(self) -> int:
-        """The game's own rule for drawing the first dealer, using ``self.rng``."""
-        return self.rng.below(self.n_players)
+        """The game's own rule for drawing the first dealer, using ``self.rng``: its dealing phase's."""
+        dealing = self._dealing
+        return self.rng.below(self.n_players) if dealing is None else dealing.first_dealer(self)
 
     def _start_deal(self, deck: list[int]) -> None:
         """Deal from ``deck`` (top first) and set ``phase`` and ``current_player``: the phase that deals does
@@ -366,7 +367,8 @@ class State(ABC):
         return deck
 
     def _next_dealer(self) -> int:
-        return (self.dealer + 1) % self.n_players
+        dealing = self._dealing
+        return (self.dealer + 1) % self.n_players if dealing is None else dealing.next_dealer(self)
 
     def seats_from_dealer(self) -> list[int]:
         """The seats in order of play from the dealer's left (who is dealt to, speaks and leads first)."""

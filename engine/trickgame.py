@@ -43,7 +43,7 @@ from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_
 from .clone import LIST, SHARED
 from .determinize import Slot, in_deck_order, known_start, redeal_consistent, relabel_mask, relabeling
 from .errors import IllegalAction, PositionError
-from .phases import DecisionPhase, Loading, Phase, all_checks, decision_phases, hiding_phases
+from .phases import HIDING, DecisionPhase, Loading, Phase, all_checks, decision_phases, hiding_phases
 from .rng import Rng
 from .state import Chooser, State, position_seat
 from .tricks import (
@@ -188,7 +188,7 @@ class TrickGame(State):
     # The game's decision phases (engine.phases.DecisionPhase) by the phase they act in (set for each class).
     _deciding: ClassVar[Mapping[str, DecisionPhase[Any]]] = {}
     # The declared phases that answer determinization's known, hidden, hand_check and relabel (set for each class).
-    _hiding: ClassVar[tuple[tuple[Phase[Any], ...], ...]] = ((), (), (), ())
+    _hiding: ClassVar[tuple[tuple[Phase[Any], ...], ...]] = ((),) * len(HIDING)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -269,8 +269,9 @@ class TrickGame(State):
     def _misdeal(self, new: Sequence[int] | None = None) -> str | None:
         """What makes the deal dealt from ``deal_deck`` (its cards relabeled by ``new``, when given) one the rules
         deal again at once (Two-Ten-Jack 3.6's void deal), or None: such a deal is dealt again, refused in a
-        position and never sampled."""
-        return None
+        position and never sampled. The phase that deals says (``Phase.misdeal``)."""
+        dealing = self._dealing
+        return None if dealing is None else dealing.misdeal(self, new)
 
     def _begin_deal(self, deck: list[int] | None) -> None:
         State._begin_deal(self, deck)
@@ -715,20 +716,27 @@ class TrickGame(State):
         ``deal_deck`` on, is one the public play could come from (never a ``_misdeal``; when ``MISDEAL_TRIES`` samples
         are all misdeals, ``redeal_consistent``'s chain finds one, never the real deal for want of one). ``memo``
         (kept by the caller for one position and seat, see ``engine.determinize``) holds the slots and the chain's
-        start from the first sample on."""
+        start from the first sample on. A phase may deal the sample its own way (``Phase.sample``); then each phase
+        redoes what it keeps of the hands (``Phase.sampled``)."""
         if memo is None:
             memo = {}
-        if "slots" not in memo:
-            memo["slots"] = slots = self._unseen_slots(seat)
-            memo["start"] = known_start(slots) or [slot.cards for slot in slots]
-        slots = memo["slots"]
-        contents = redeal_consistent(slots, rng, lambda dealt: self._misdeal(relabeling(slots, dealt)) is None,
-                                     tries=MISDEAL_TRIES, start=memo["start"])
-        self._redealt(seat, slots, contents, rng)
+        if not any(phase.sample(self, seat, rng, memo) for phase in self._hiding[5]):
+            if "slots" not in memo:
+                memo["slots"] = slots = self._unseen_slots(seat)
+                memo["start"] = known_start(slots) or [slot.cards for slot in slots]
+            slots = memo["slots"]
+            contents = redeal_consistent(slots, rng, lambda dealt: self._misdeal(relabeling(slots, dealt)) is None,
+                                         tries=MISDEAL_TRIES, start=memo["start"])
+            self._redealt(seat, slots, contents, rng)
+        for phase in self._hiding[7]:
+            phase.sampled(self, seat, rng)
 
     def _redealt(self, seat: int, slots: list[Slot], contents: list[list[int]], rng: Rng) -> None:
         """Give ``seat``'s unseen ``slots`` their new ``contents``: by default each card becomes the one dealt in its
-        place (``rng`` for a game that draws more of the sample from them)."""
+        place; a phase whose records must be made again to fit them does it (``Phase.redealt``)."""
+        for phase in self._hiding[6]:
+            if phase.redealt(self, seat, slots, contents, rng):
+                return
         self._relabel(relabeling(slots, contents))
 
     def unseen_fixed(self, seat: int) -> bool:
@@ -758,7 +766,10 @@ class TrickGame(State):
                     if k >= since:
                         forbidden |= mask
                 slots.append(Slot(ordered(cards), forbidden, check))
-        return slots + [Slot(ordered(cards)) for cards in self._hidden_piles(seat) if cards]
+        slots += [Slot(ordered(cards)) for cards in self._hidden_piles(seat) if cards]
+        for phase in self._hiding[4]:
+            phase.narrow(self, seat, slots)
+        return slots
 
     def _shown_lacking(self) -> list[list[tuple[int, int]]]:
         """Per seat, (trick number, cards) for each of its plays this deal that showed it held none of those cards:

@@ -23,11 +23,12 @@ from ...errors import PositionError
 from ...options import Option
 from ...phases import DecisionPhase, Loading, Phase
 from ...registry import register
+from ...rng import Rng
 from ...scoring import highest_once_target_reached
 from ...state import GameInfo, GameLength, match_length, position_count
 from ...trickgame import TRICK_PLAY
 from ...tricks import NO_TRUMP, gather_tricks
-from ..belote_family import BELOTE_ANNOUNCED, NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
+from ..belote_family import BELOTE_ANNOUNCED, GATHERED_PACK, NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
 from .rules import MeldDeclaring, three_player_points, two_side_points
 
 CARRE_VALUES = {"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100}  # 6.1
@@ -157,6 +158,9 @@ class Declared(Phase["Belote"]):
     def relabel(self, game: Belote, new: Sequence[int]) -> None:
         game._find_dealt_melds()
 
+    def sampled(self, game: Belote, seat: int, rng: Rng) -> None:
+        game._find_dealt_melds()  # (a deal cut from the gathered tricks sets the hands after renaming the cards)
+
 
 class Deal(Phase["Belote"]):
     """The deal itself: the first dealing and the turn-up (3.4), then the taking rounds."""
@@ -182,7 +186,7 @@ class Belote(MeldDeclaring, BelotePlay):
     POSITION_CARD_PILES = ("turn_up",)  # position keys of this game that hold cards
     CARRIED = (*BelotePlay.CARRIED, "pot")
     PHASES = ("auction", "play", "over")
-    DEAL_PHASES = (Deal(), TakingRoundsPhase(), Pot(), Declared(), TRICK_PLAY, BELOTE_ANNOUNCED)
+    DEAL_PHASES = (Deal(), GATHERED_PACK, TakingRoundsPhase(), Pot(), Declared(), TRICK_PLAY, BELOTE_ANNOUNCED)
     INFO = GameInfo(
         id="belote",
         name="Belote",

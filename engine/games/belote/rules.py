@@ -10,7 +10,6 @@ from typing import Any, ClassVar
 from ...clone import LIST, SHARED
 from ...declarations import Meld, carres, sequences
 from ...errors import PositionError
-from ...rng import Rng
 from ...state import position_list
 from ...trickgame import TrickGame
 
@@ -100,10 +99,6 @@ class MeldDeclaring(TrickGame):
         if self.declared[seat] is None and not self.tricks and all(s != seat for s, _c in self.trick):
             return None
         return self._dealt_hand_keeps(seat, known, lambda hand: bool(self._hand_melds(hand)))
-
-    def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
-        super()._determinize(seat, rng, memo)
-        self._find_dealt_melds()  # (a deal cut from the gathered tricks sets the hands after renaming the cards)
 
     def _find_dealt_melds(self) -> None:
         """The combinations of the dealt hands, once they are all dealt (in play): a sample's own."""

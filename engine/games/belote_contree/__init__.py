@@ -31,6 +31,7 @@ from ...tricks import NO_TRUMP, gather_tricks
 from ..belote_family import (
     BELOTE_ANNOUNCED,
     BELOTE_POINTS,
+    GATHERED_PACK,
     KQ_MASK,
     LAST_TRICK,
     POINTS,
@@ -190,7 +191,7 @@ class BeloteContree(BelotePlay):
     redeal_queue: list[int]  # the weak hands still to be asked about a redeal (3.8), in order
     contract: Contract | None
     PHASES = ("redeal", "auction", "play", "over")
-    DEAL_PHASES = (Deal(), ContractBidding(), TRICK_PLAY, BELOTE_ANNOUNCED)
+    DEAL_PHASES = (Deal(), GATHERED_PACK, ContractBidding(), TRICK_PLAY, BELOTE_ANNOUNCED)
     INFO = GameInfo(
         id="belote_contree",
         name="Belote contrée",

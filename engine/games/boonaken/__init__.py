@@ -223,6 +223,45 @@ class Exchange(DecisionPhase["Boonaken"]):
 
     # determinization: the centre, the discards and the set-aside cards lie face down (4.2, 6.1)
 
+    def narrow(self, game: Boonaken, seat: int, slots: list[Slot]) -> None:
+        """Each run of exchanges' ``placed`` cards (``_chains``) is forbidden outside the slots of its places."""
+        for _a, _b, places, placed in game._chains(seat):
+            if placed:
+                for slot in slots:
+                    if not BIT[slot.cards[0]] & places:
+                        slot.forbidden |= placed
+
+    def redealt(self, game: Boonaken, seat: int, slots: list[Slot], contents: list[list[int]], rng: Rng) -> bool:
+        """Every card outside the runs of exchanges by other seats (``_chains``) becomes the one dealt in its place;
+        a run's places (its ``placed`` cards keeping their names) hold what the sample dealt them, and the run's
+        deal and exchanges are made again to fit (``_exchange_again``)."""
+        chains = game._chains(seat)
+        if not chains:
+            return False
+        ordered, merged, redone = in_deck_order(game.deal_deck), [], []
+        outside = list(range(len(slots)))
+        for a, b, places, placed in chains:
+            ours = [k for k in outside if BIT[slots[k].cards[0]] & places]
+            outside = [k for k in outside if not BIT[slots[k].cards[0]] & places]
+            old = ordered(c for k in ours for c in slots[k].cards if not BIT[c] & placed)
+            merged.append((Slot(old), [c for k in ours for c in contents[k] if not BIT[c] & placed]))
+            slotted = mask_of(c for k in ours for c in slots[k].cards)
+            declarers = game.declarers[a:b]
+            now = [(game.hands[d] & ~slotted) | mask_of(c for k in ours if BIT[slots[k].cards[0]] & game.hands[d]
+                                                        for c in contents[k]) for d in declarers]
+            pile = game.exchanges[b - 1][1]
+            now.append((pile & ~slotted) | mask_of(c for k in ours if BIT[slots[k].cards[0]] & pile
+                                                   for c in contents[k]))
+            redone.append((a, b, now))
+        game._relabel(relabeling([*(slots[k] for k in outside), *(slot for slot, _c in merged)],
+                                 [*(contents[k] for k in outside), *(dealt for _s, dealt in merged)]))
+        for a, b, now in redone:
+            game._exchange_again(a, b, now, rng)
+        if game.actual_roem is not None:  # (a trump contract: one declarer)
+            declarer = game.declarers[0]
+            game.actual_roem = roem_of(game.hands[declarer] | game._played_by(declarer), game.trump, game.six)
+        return True
+
     def known(self, game: Boonaken, seat: int) -> int:
         placed = 0
         for _a, _b, _places, cards in game._chains(seat):
@@ -426,6 +465,12 @@ class Deal(Phase["Boonaken"]):
         game.roem = game.actual_roem = None
         game.phase, game.current_player = "bidding", order[0]
 
+    def next_dealer(self, game: Boonaken) -> int:
+        """4.1, 8.3: the next seat at the table clockwise."""
+        staying = game._staying()
+        n = game.n_players
+        return next((game.dealer + k) % n for k in range(1, n + 1) if (game.dealer + k) % n in staying)
+
 
 @register
 class Boonaken(TrickGame):
@@ -511,12 +556,6 @@ class Boonaken(TrickGame):
         self.active = active = self._dealt_table or tuple(self._staying())
         self.after, order = _turns(self.n_players, active, self.dealer)
         return list(order)
-
-    def _next_dealer(self) -> int:
-        """4.1, 8.3: the next seat at the table clockwise."""
-        staying = self._staying()
-        n = self.n_players
-        return next((self.dealer + k) % n for k in range(1, n + 1) if (self.dealer + k) % n in staying)
 
     def _first_leader(self) -> int:
         """7.1: the declarer (the first misère bidder) leads."""
@@ -661,48 +700,6 @@ class Boonaken(TrickGame):
                 chains.append((a, b, places, seen & places))
             a = b + 1
         return chains
-
-    def _unseen_slots(self, seat: int) -> list[Slot]:
-        """As a trick game's, with each run of exchanges' ``placed`` cards (``_chains``) forbidden outside the
-        slots of its places."""
-        slots = super()._unseen_slots(seat)
-        for _a, _b, places, placed in self._chains(seat):
-            if placed:
-                for slot in slots:
-                    if not BIT[slot.cards[0]] & places:
-                        slot.forbidden |= placed
-        return slots
-
-    def _redealt(self, seat: int, slots: list[Slot], contents: list[list[int]], rng: Rng) -> None:
-        """Every card outside the runs of exchanges by other seats (``_chains``) becomes the one dealt in its place;
-        a run's places (its ``placed`` cards keeping their names) hold what the sample dealt them, and the run's
-        deal and exchanges are made again to fit (``_exchange_again``)."""
-        chains = self._chains(seat)
-        if not chains:
-            super()._redealt(seat, slots, contents, rng)
-            return
-        ordered, merged, redone = in_deck_order(self.deal_deck), [], []
-        outside = list(range(len(slots)))
-        for a, b, places, placed in chains:
-            ours = [k for k in outside if BIT[slots[k].cards[0]] & places]
-            outside = [k for k in outside if not BIT[slots[k].cards[0]] & places]
-            old = ordered(c for k in ours for c in slots[k].cards if not BIT[c] & placed)
-            merged.append((Slot(old), [c for k in ours for c in contents[k] if not BIT[c] & placed]))
-            slotted = mask_of(c for k in ours for c in slots[k].cards)
-            declarers = self.declarers[a:b]
-            now = [(self.hands[d] & ~slotted) | mask_of(c for k in ours if BIT[slots[k].cards[0]] & self.hands[d]
-                                                        for c in contents[k]) for d in declarers]
-            pile = self.exchanges[b - 1][1]
-            now.append((pile & ~slotted) | mask_of(c for k in ours if BIT[slots[k].cards[0]] & pile
-                                                   for c in contents[k]))
-            redone.append((a, b, now))
-        self._relabel(relabeling([*(slots[k] for k in outside), *(slot for slot, _c in merged)],
-                                 [*(contents[k] for k in outside), *(dealt for _s, dealt in merged)]))
-        for a, b, now in redone:
-            self._exchange_again(a, b, now, rng)
-        if self.actual_roem is not None:  # (a trump contract: one declarer)
-            declarer = self.declarers[0]
-            self.actual_roem = roem_of(self.hands[declarer] | self._played_by(declarer), self.trump, self.six)
 
     def _exchange_again(self, a: int, b: int, now: list[int], rng: Rng) -> None:
         """6.1, 6.2: the run ``exchanges[a:b]``'s declarers hold ``now[:-1]`` and its last discards are ``now[-1]``;

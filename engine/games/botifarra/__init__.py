@@ -178,6 +178,9 @@ class Deal(Phase["Botifarra"]):
         game.doubling = None
         game.phase, game.current_player = "choice", game.dealer  # 4.1
 
+    def first_dealer(self, game: Botifarra) -> int:
+        return draw_by_suit(game.rng, DECK)  # 3.1
+
 
 @register
 class Botifarra(TrickGame):
@@ -228,9 +231,6 @@ class Botifarra(TrickGame):
         games = 3 if options["three_game_rotation"] else 1
         deals = games * (2 * options["target_score"] - 1 + TIED_DEALS)
         return match_length(deals, 2 + 2 * MAX_LEVEL[options["max_double"]] + len(DECK), options)
-
-    def _draw_first_dealer(self) -> int:
-        return draw_by_suit(self.rng, DECK)  # 3.1
 
     # ---- the deal (3) and the trump choice (4) ------------------------------------------------------------------
 

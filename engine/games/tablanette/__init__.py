@@ -66,6 +66,11 @@ class Deal(Phase["Tablanette"]):
         for card in slots:
             game.table |= BIT[card]
 
+    def first_dealer(self, game: Tablanette) -> int:
+        low = game.options["first_dealer_draw"] == "low"
+        return draw_for_dealer(game.rng, game.n_players, lambda c: _LOW_DRAW[RANK[c]] if low else RANK[c],
+                               lowest_deals=low)
+
 
 @register
 class Tablanette(FishingState):
@@ -101,11 +106,6 @@ class Tablanette(FishingState):
         # are played in a deal, in at most DECISIONS_PER_DEAL decisions.
         sides = 2 if options["partnerships"] else n
         return match_length(-(-match_target(n, options) * sides // 22), DECISIONS_PER_DEAL, options)
-
-    def _draw_first_dealer(self) -> int:
-        low = self.options["first_dealer_draw"] == "low"
-        return draw_for_dealer(self.rng, self.n_players, lambda c: _LOW_DRAW[RANK[c]] if low else RANK[c],
-                               lowest_deals=low)
 
     def _replace_table_jacks(self, slots: list[int]) -> list[int]:
         """§3.6: a jack dealt to the table goes back into the stock and the stock's top card takes its slot; returns

@@ -66,6 +66,14 @@ class Deal(Phase["Tablic"]):
             game.table |= 1 << card
         game.stock = deck[top:]
 
+    def first_dealer(self, game: Tablic) -> int:
+        low = game.options["first_dealer_draw"] == "low"
+        ace = 1 if low else 11
+        return draw_for_dealer(
+            game.rng, game.n_players, lambda c: ace if RANK[c] == ACE else capture_value(RANK[c], 12)[0],
+            lowest_deals=low
+        )
+
 
 @register
 class Tablic(FishingState):
@@ -100,14 +108,6 @@ class Tablic(FishingState):
 
     def _partnerships(self) -> bool:
         return True  # with 4 players
-
-    def _draw_first_dealer(self) -> int:
-        low = self.options["first_dealer_draw"] == "low"
-        ace = 1 if low else 11
-        return draw_for_dealer(
-            self.rng, self.n_players, lambda c: ace if RANK[c] == ACE else capture_value(RANK[c], 12)[0],
-            lowest_deals=low
-        )
 
     def _refill(self) -> None:
         top = deal_round(self.stock, 0, self.hands, seats_from(self.dealer + 1, self.n_players), HAND_PACKETS)

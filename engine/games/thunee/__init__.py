@@ -336,6 +336,81 @@ class Deal(Phase["Thunee"]):
         else:
             game._after_redeal_answers()
 
+    def next_dealer(self, game: Thunee) -> int:
+        """3.8: the deal passes on when the dealer's team has at least as many balls as the other."""
+        if game.voided:
+            return game.dealer
+        side = game.side_of[game.dealer]
+        ahead = game.side_scores[side] >= game.side_scores[1 - side]
+        return (game.dealer + 1) % game.n_players if ahead else game.dealer
+
+    def first_dealer(self, game: Thunee) -> int:
+        """3.1: cards turned up to seats 0, 1, ... from a shuffled pack (top first); the first black jack deals.
+
+        The draws of the first deal's shuffle and cut (3.2), which come next, are computed in the same batch and
+        its deck remembered (``_deck_after``)."""
+        rng = game.rng
+        start = rng.state
+        draws = outputs(start, 2 * SHUFFLE_DRAWS + 1)
+        if min(draws) < len(DECK) or draws[-1] < CUT_THRESHOLD:  # a draw below() would reject: the plain way
+            pack = list(DECK)
+            rng.shuffle(pack)
+        else:
+            pack = _shuffled(draws)
+            after = (start + SHUFFLE_DRAWS * GOLDEN) & MASK64
+            _DECK_AFTER.clear()
+            _DECK_AFTER[after] = (cut(_shuffled(draws[SHUFFLE_DRAWS:]), 1 + draws[-1] % CUT_BOUND),
+                                  (after + (SHUFFLE_DRAWS + 1) * GOLDEN) & MASK64)
+            rng.state = after
+        return next(k for k, card in enumerate(pack) if card in BLACK_JACKS) % game.n_players
+
+    def sample(self, game: Thunee, seat: int, rng: Rng, memo: dict[str, Any]) -> bool:
+        """Deal the unseen cards again (each hand keeping its shown voids and, once known, whether its first round
+        could ask a redeal) so that this dealing's moves replay on the sample, every one legal, and the seat sees the
+        same (no redeal nor void deal came instead): ``redeal_consistent``, never the real deal for want of one."""
+        slots = self.slots(game, seat)
+        seen = game.observation(seat, history=False)
+
+        def sample_of(contents: list[list[int]]) -> Thunee | None:
+            new = relabeling(slots, contents)
+            sample = game._replayed_on([new[c] for c in game.deal_deck], new)
+            return sample if sample is not None and sample.observation(seat, history=False) == seen else None
+
+        sample = sample_of(redeal_consistent(slots, rng, lambda contents: sample_of(contents) is not None))
+        assert sample is not None  # redeal_consistent returns a deal the check accepted
+        game.__dict__.update(sample.__dict__)
+        return True
+
+    def slots(self, game: Thunee, seat: int) -> list[Slot]:
+        """The unseen cards of ``seat``: each other hand's (its first round apart, with its redeal check once
+        known), the face-down trump card to its trumper when taken last, and the undealt stock."""
+        known = game.hands[seat] | game._public_cards()
+        if seat == game.trumper and game.trump_card is not None and not game.by_last:
+            known |= BIT[game.trump_card]
+        lacks, ordered = game._shown_lacking(), in_deck_order(game.deal_deck)
+        first_round = game._first_round_cards()
+        eligible = game._redeal_eligibility()
+        limit = game.options["redeal_max_points"]
+        slots = []
+        for other in range(game.n_players):
+            if other == seat:
+                continue
+            hidden = game._held(other) & ~known
+            forbidden = 0
+            for _k, mask in lacks[other]:
+                forbidden |= mask
+            first = first_round[other]
+            check = None
+            if other in eligible:
+                kept, asked = hand_points(first & ~hidden), eligible[other]
+                check = _redeal_check(kept, limit, asked)
+            for part, part_check in ((hidden & first, check), (hidden & ~first, None)):
+                if part:
+                    slots.append(Slot(ordered(cards_in(part)), forbidden, part_check))
+        if game.trump_card is not None and seat == game.trumper and game.by_last:
+            slots.append(Slot([game.trump_card]))
+        return slots + ([Slot(list(game.stock))] if game.stock else [])
+
 
 @register
 class Thunee(TrickGame):
@@ -399,26 +474,6 @@ class Thunee(TrickGame):
         return match_length(2 * options["target_balls"] - 1, moves, options, redeals=True)
 
     # ---- the deal (3) -------------------------------------------------------------------------------------------
-
-    def _draw_first_dealer(self) -> int:
-        """3.1: cards turned up to seats 0, 1, ... from a shuffled pack (top first); the first black jack deals.
-
-        The draws of the first deal's shuffle and cut (3.2), which come next, are computed in the same batch and
-        its deck remembered (``_deck_after``)."""
-        rng = self.rng
-        start = rng.state
-        draws = outputs(start, 2 * SHUFFLE_DRAWS + 1)
-        if min(draws) < len(DECK) or draws[-1] < CUT_THRESHOLD:  # a draw below() would reject: the plain way
-            pack = list(DECK)
-            rng.shuffle(pack)
-        else:
-            pack = _shuffled(draws)
-            after = (start + SHUFFLE_DRAWS * GOLDEN) & MASK64
-            _DECK_AFTER.clear()
-            _DECK_AFTER[after] = (cut(_shuffled(draws[SHUFFLE_DRAWS:]), 1 + draws[-1] % CUT_BOUND),
-                                  (after + (SHUFFLE_DRAWS + 1) * GOLDEN) & MASK64)
-            rng.state = after
-        return next(k for k, card in enumerate(pack) if card in BLACK_JACKS) % self.n_players
 
     def _shuffled_deck(self) -> list[int]:
         """3.2: shuffle, then a cut (the same draws as ``Rng.shuffle`` and ``Rng.below``, in one batch)."""
@@ -743,14 +798,6 @@ class Thunee(TrickGame):
     def _match_winners(self) -> list[int] | None:
         return sides_at_or_over(self.side_scores, self.options["target_balls"]) or None  # 7.4
 
-    def _next_dealer(self) -> int:
-        """3.8: the deal passes on when the dealer's team has at least as many balls as the other."""
-        if self.voided:
-            return self.dealer
-        side = self.side_of[self.dealer]
-        ahead = self.side_scores[side] >= self.side_scores[1 - side]
-        return (self.dealer + 1) % self.n_players if ahead else self.dealer
-
     # ---- what a seat sees -----------------------------------------------------------------------------------------
 
     def _trump_seen_by(self, seat: int) -> str | None:
@@ -766,51 +813,7 @@ class Thunee(TrickGame):
         """Cards every seat knows the place of: the turned-up trump card and the jodi cards, while in hand."""
         return self.shown | self.used
 
-    # ---- determinization: unseen hands, the face-down trump card and the undealt cards ------------------------
-
-    def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
-        """Deal the unseen cards again (each hand keeping its shown voids and, once known, whether its first round
-        could ask a redeal) so that this dealing's moves replay on the sample, every one legal, and the seat sees the
-        same (no redeal nor void deal came instead): ``redeal_consistent``, never the real deal for want of one."""
-        slots = self._unseen_slots(seat)
-        seen = self.observation(seat, history=False)
-
-        def sample_of(contents: list[list[int]]) -> Thunee | None:
-            new = relabeling(slots, contents)
-            sample = self._replayed_on([new[c] for c in self.deal_deck], new)
-            return sample if sample is not None and sample.observation(seat, history=False) == seen else None
-
-        sample = sample_of(redeal_consistent(slots, rng, lambda contents: sample_of(contents) is not None))
-        assert sample is not None  # redeal_consistent returns a deal the check accepted
-        self.__dict__.update(sample.__dict__)
-
-    def _unseen_slots(self, seat: int) -> list[Slot]:
-        known = self.hands[seat] | self._public_cards()
-        if seat == self.trumper and self.trump_card is not None and not self.by_last:
-            known |= BIT[self.trump_card]
-        lacks, ordered = self._shown_lacking(), in_deck_order(self.deal_deck)
-        first_round = self._first_round_cards()
-        eligible = self._redeal_eligibility()
-        limit = self.options["redeal_max_points"]
-        slots = []
-        for other in range(self.n_players):
-            if other == seat:
-                continue
-            hidden = self._held(other) & ~known
-            forbidden = 0
-            for _k, mask in lacks[other]:
-                forbidden |= mask
-            first = first_round[other]
-            check = None
-            if other in eligible:
-                kept, asked = hand_points(first & ~hidden), eligible[other]
-                check = _redeal_check(kept, limit, asked)
-            for part, part_check in ((hidden & first, check), (hidden & ~first, None)):
-                if part:
-                    slots.append(Slot(ordered(cards_in(part)), forbidden, part_check))
-        if self.trump_card is not None and seat == self.trumper and self.by_last:
-            slots.append(Slot([self.trump_card]))
-        return slots + ([Slot(list(self.stock))] if self.stock else [])
+    # ---- determinization (Deal.sample): unseen hands, the face-down trump card and the undealt cards ----------
 
     def _first_round_cards(self) -> list[int]:
         cards = [0] * self.n_players

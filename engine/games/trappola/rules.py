@@ -155,6 +155,24 @@ class Declarations(Phase["SetDeclaring"]):
     def relabel(self, game: SetDeclaring, new: Sequence[int]) -> None:
         game.may_declare = [game.declaring] * game.n_players  # the new hands are looked at afresh
 
+    def sampled(self, game: SetDeclaring, seat: int, rng: Rng) -> None:
+        """Once the unseen cards are dealt again, give each other seat's sets of hidden rank ranks its new hand held
+        (one of the fits at random), in the declarations and in this deal's moves."""
+        for other in range(game.n_players):
+            mine = [i for i, d in enumerate(game.declarations) if d[0] == other != seat and game._secret_rank(d[1])]
+            if not mine:
+                continue
+            hand = game.hands[other]
+            held = [hand | game._played_since(other, game.declarations[i][3]) for i in mine]
+            fits = hidden_set_ranks(held, [game.declarations[i][2] for i in mine], game._hidden_ranks())
+            ranks = fits[rng.below(len(fits))]
+            for i, rank in zip(mine, ranks, strict=True):
+                s, _old, size, k, move = game.declarations[i]
+                game.declarations[i] = (s, rank, size, k, move)
+                if move >= 0:
+                    game.moves[move] = (s, game.SETS.id_of[rank, size])
+            game.declared[other] = "".join(d[1] for d in game.declarations if d[0] == other)
+
 
 DECLARATIONS = Declarations()
 
@@ -221,27 +239,6 @@ class SetDeclaring(TrickGame):
         words = self.SETS.words
         return [[s, words[rank, size] if viewer is None else self.action_seen_by(viewer, s, words[rank, size]), k]
                 for s, rank, size, k, _move in self.declarations]
-
-    # ---- determinization: each declared set stays in its declarer's hand ---------------------------------------
-
-    def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
-        """Deal the unseen cards again, then give each other seat's sets of hidden rank ranks its new hand held (one
-        of the fits at random), in the declarations and in this deal's moves."""
-        super()._determinize(seat, rng, memo)
-        for other in range(self.n_players):
-            mine = [i for i, d in enumerate(self.declarations) if d[0] == other != seat and self._secret_rank(d[1])]
-            if not mine:
-                continue
-            hand = self.hands[other]
-            held = [hand | self._played_since(other, self.declarations[i][3]) for i in mine]
-            fits = hidden_set_ranks(held, [self.declarations[i][2] for i in mine], self._hidden_ranks())
-            ranks = fits[rng.below(len(fits))]
-            for i, rank in zip(mine, ranks, strict=True):
-                s, _old, size, k, move = self.declarations[i]
-                self.declarations[i] = (s, rank, size, k, move)
-                if move >= 0:
-                    self.moves[move] = (s, self.SETS.id_of[rank, size])
-            self.declared[other] = "".join(d[1] for d in self.declarations if d[0] == other)
 
     # ---- positions ----------------------------------------------------------------------------------------------
 

@@ -115,6 +115,17 @@ class Deal(Phase["TwoTenJack"]):
         want = SUIT[game.deal_deck[dealt]] if game.fixed_trump is None else game.fixed_trump
         return want, f"trump must be {SUITS[want]}: fixed_trump, else the suit of deal_deck[{dealt}]"
 
+    def misdeal(self, game: TwoTenJack, new: Sequence[int] | None = None) -> str | None:
+        """3.6: a deal that gives the hands no club or diamond is void, dealt again."""
+        if not holds_none(game.deal_deck[:game.n_players * game.hand_size], MINORS, new):
+            return None
+        return "deals only hearts and spades: a void deal is dealt again (3.6)"
+
+    def next_dealer(self, game: TwoTenJack) -> int:
+        """3.2: the winner of the game just played leads the next (ties: the first from the last first leader); the
+        dealer is the seat before him."""
+        return (best_from(game.deal_results[-1]["points"], game._first_leader()) - 1) % game.n_players
+
 
 @register
 class TwoTenJack(FaceDownLead):
@@ -162,19 +173,6 @@ class TwoTenJack(FaceDownLead):
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
         # num_games deals of every card of the deck; void deals (3.6) are dealt again.
         return match_length(options["num_games"], len(deck_for(n)), options, redeals=True)
-
-    # ---- the deal (3) -------------------------------------------------------------------------------------------
-
-    def _misdeal(self, new: Sequence[int] | None = None) -> str | None:
-        """3.6: a deal that gives the hands no club or diamond is void, dealt again."""
-        if not holds_none(self.deal_deck[:self.n_players * self.hand_size], MINORS, new):
-            return None
-        return "deals only hearts and spades: a void deal is dealt again (3.6)"
-
-    def _next_dealer(self) -> int:
-        """3.2: the winner of the game just played leads the next (ties: the first from the last first leader); the
-        dealer is the seat before him."""
-        return (best_from(self.deal_results[-1]["points"], self._first_leader()) - 1) % self.n_players
 
     # ---- play (5: FaceDownLead) -------------------------------------------------------------------------------
 
