@@ -65,9 +65,9 @@ class Phase(ABC, Generic[G]):
         such as trick play's facts, adds those)."""
         return self.KEYS
 
-    @abstractmethod
     def save(self, game: G) -> dict[str, Any]:
-        """The phase's position keys, JSON-ready."""
+        """The phase's position keys, JSON-ready (a phase without keys writes none)."""
+        return {}
 
     def load(self, game: G, loading: Loading) -> None:
         """Before the deal is replayed: set what the phase's keys say (PositionError on a bad value)."""
@@ -89,6 +89,11 @@ class Phase(ABC, Generic[G]):
     def first_dealer(self, game: G) -> int:
         """Only the phase that deals: the first dealer, drawn with ``game.rng`` (by default a seat at random)."""
         return game.rng.below(game.n_players)
+
+    def deck(self, game: G) -> list[int]:
+        """Only the phase that deals: the cards of the deal's deck in canonical order (by default the game's
+        ``DECK``; a deck that depends on the players or an option is the phase's)."""
+        return list(game.DECK)
 
     def next_dealer(self, game: G) -> int:
         """Only the phase that deals: the next deal's dealer (by default the next seat)."""

@@ -304,8 +304,9 @@ class State(ABC):
         """The most dealings a match may take and the most moves one dealing can take (see GameLength)."""
 
     def _deck_cards(self) -> list[int]:
-        """The cards of one deal's deck, in canonical order: ``DECK``."""
-        return list(self.DECK)
+        """The cards of one deal's deck, in canonical order: ``DECK``, or the dealing phase's ``deck``."""
+        dealing = self._dealing
+        return list(self.DECK) if dealing is None else dealing.deck(self)
 
     def _draw_first_dealer(self) -> int:
         """The game's own rule for drawing the first dealer, using ``self.rng``: its dealing phase's."""

@@ -165,9 +165,6 @@ class Declared(Phase["Belote"]):
 class Deal(Phase["Belote"]):
     """The deal itself: the first dealing and the turn-up (3.4), then the taking rounds."""
 
-    def save(self, game: Belote) -> dict[str, Any]:
-        return {}
-
     def deal(self, game: Belote, deck: list[int]) -> None:
         order = game.seats_from_dealer()
         game._first_dealing(deck)

@@ -169,9 +169,6 @@ class ContractBidding(DecisionPhase["BeloteContree"]):
 class Deal(Phase["BeloteContree"]):
     """The deal itself: the hands (3.6), then the redeal questions (3.8) or the bidding."""
 
-    def save(self, game: BeloteContree) -> dict[str, Any]:
-        return {}
-
     def deal(self, game: BeloteContree, deck: list[int]) -> None:
         order = game.seats_from_dealer()
         hands, _ = deal_masks(deck, order, PACKETS)  # 3.6

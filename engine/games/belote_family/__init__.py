@@ -77,9 +77,6 @@ class GatheredPack(Phase["BelotePlay"]):
     with 4 players) comes from a pack every seat has seen; only the cut is unknown: a sample is dealt from a cut that
     fits everything shown."""
 
-    def save(self, game: BelotePlay) -> dict[str, Any]:
-        return {}
-
     def sample(self, game: BelotePlay, seat: int, rng: Rng, memo: dict[str, Any]) -> bool:
         pack = game._gathered_pack()
         if pack is None:

@@ -187,9 +187,6 @@ class Bidding(DecisionPhase["Boonaken"]):
 
     NAMES = ("bidding",)
 
-    def save(self, game: Boonaken) -> dict[str, Any]:
-        return {}
-
     def legal(self, game: Boonaken) -> list[int]:
         return _bid_ids(game.ladder, game.auction)
 
@@ -201,9 +198,6 @@ class Exchange(DecisionPhase["Boonaken"]):
     """6.1, 6.2: the declarer takes the centre and discards as many; the next misère declarer takes those."""
 
     NAMES = ("exchange",)
-
-    def save(self, game: Boonaken) -> dict[str, Any]:
-        return {}
 
     def legal(self, game: Boonaken) -> list[int]:
         seat = game.current_player
@@ -289,9 +283,6 @@ class TrumpNaming(DecisionPhase["Boonaken"]):
 
     NAMES = ("trump",)
 
-    def save(self, game: Boonaken) -> dict[str, Any]:
-        return {}
-
     def legal(self, game: Boonaken) -> list[int]:
         return TRUMP_IDS
 
@@ -305,9 +296,6 @@ class Roem(DecisionPhase["Boonaken"]):
     """7.3: after a numeric bid the declarer declares roem, at most what his hand holds with the trump named."""
 
     NAMES = ("roem",)
-
-    def save(self, game: Boonaken) -> dict[str, Any]:
-        return {}
 
     def legal(self, game: Boonaken) -> list[int]:
         assert game.actual_roem is not None  # set with the trump
@@ -437,9 +425,6 @@ class DealReplay(Phase["Boonaken"]):
 
 class Deal(Phase["Boonaken"]):
     """The deal itself: the hands, the centre and the set-aside cards (4.2), then the bidding."""
-
-    def save(self, game: Boonaken) -> dict[str, Any]:
-        return {}
 
     def deal(self, game: Boonaken, deck: list[int]) -> None:
         order = game._seat_order()

@@ -166,9 +166,6 @@ class Calls(DecisionPhase["Botifarra"]):
 class Deal(Phase["Botifarra"]):
     """The deal itself: the hands (3), then the trump choice (4.1)."""
 
-    def save(self, game: Botifarra) -> dict[str, Any]:
-        return {}
-
     def deal(self, game: Botifarra, deck: list[int]) -> None:
         if game.rotation and max(game.game_points) >= game.options["target_score"]:  # 8: the next game begins
             game.game += 1

@@ -80,9 +80,6 @@ class Tally(Phase["GermanWhist"]):
 class Deal(Phase["GermanWhist"]):
     """The deal itself: the hands, the face-down slots and the stock (3.4, 3.5, 8.1a), then the play."""
 
-    def save(self, game: GermanWhist) -> dict[str, Any]:
-        return {}
-
     def deal(self, game: GermanWhist, deck: list[int]) -> None:
         order = game.seats_from_dealer()
         hands = [0, 0]

@@ -53,9 +53,6 @@ def match_target(n: int, options: Mapping[str, Any]) -> int:
 class Deal(Phase["Tablanette"]):
     """The deal itself: the hands, the table and the stock, then the play."""
 
-    def save(self, game: Tablanette) -> dict[str, Any]:
-        return {}
-
     def deal(self, game: Tablanette, deck: list[int]) -> None:
         game._begin_fishing_deal()
         seats = seats_from(game.dealer + 1, game.n_players)

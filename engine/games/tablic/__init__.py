@@ -40,9 +40,6 @@ HAND_PACKETS = (3, 3)  # §3.5: two packets of three each round
 class TablaPoints(Phase["Tablic"]):
     """§5.5 in a position: each tabla is worth 1 (the capture play's ``sweeps`` and ``sweep_points`` agree)."""
 
-    def save(self, game: Tablic) -> dict[str, Any]:
-        return {}
-
     def check(self, game: Tablic, loading: Loading) -> None:
         if game.sweep_points != game.sweeps:
             raise PositionError("in Tablić each tabla is worth 1: sweep_points must equal sweeps")
@@ -50,9 +47,6 @@ class TablaPoints(Phase["Tablic"]):
 
 class Deal(Phase["Tablic"]):
     """The deal itself: the hands, the table and the stock, then the play."""
-
-    def save(self, game: Tablic) -> dict[str, Any]:
-        return {}
 
     def deal(self, game: Tablic, deck: list[int]) -> None:
         game._begin_fishing_deal()

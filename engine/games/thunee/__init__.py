@@ -132,9 +132,6 @@ class Call(DecisionPhase["Thunee"]):
     """A phase of calls outside the play (each recorded in ``calls`` as it is made; the replayed ``deal_actions``
     hold them in positions): ``answer`` is its effect."""
 
-    def save(self, game: Thunee) -> dict[str, Any]:
-        return {}
-
     def apply(self, game: Thunee, action: int) -> None:
         seat = game.current_player
         assert seat is not None  # State.apply_id applies only a legal action
@@ -310,9 +307,6 @@ class DealActions(Phase["Thunee"]):
 
 class Deal(Phase["Thunee"]):
     """The deal itself: the first round (3.3), then the redeal questions (3.4) or the calling."""
-
-    def save(self, game: Thunee) -> dict[str, Any]:
-        return {}
 
     def deal(self, game: Thunee, deck: list[int]) -> None:
         n, first = game.n_players, (game.dealer + 1) % game.n_players

@@ -60,9 +60,6 @@ OPTIONS = (
 class Deal(Phase["Trappola"]):
     """The deal itself: the hands (3.4), then the exchanges (3.5.1)."""
 
-    def save(self, game: Trappola) -> dict[str, Any]:
-        return {}
-
     def deal(self, game: Trappola, deck: list[int]) -> None:
         order, hands = game.seats_from_dealer(), [0, 0]
         top = deal_round(deck, 0, hands, order, (4, 5))  # 3.4: four each, then five, the non-dealer first

@@ -71,9 +71,6 @@ TRICK_POINTS = TrickPoints()
 class Deal(Phase["Tres"]):
     """The deal itself: the hands (3.4), then the play."""
 
-    def save(self, game: Tres) -> dict[str, Any]:
-        return {}
-
     def deal(self, game: Tres, deck: list[int]) -> None:
         order, hands = game.seats_from_dealer(), [0, 0]  # 3.3: the non-dealer is the first player
         deal_round(deck, 0, hands, order, (1,) * ((len(deck) + 1) // 2))  # 3.4: one at a time, the first 26
@@ -85,6 +82,9 @@ class Deal(Phase["Tres"]):
     def trump(self, game: Tres) -> tuple[int, str]:
         trump = game.options["trump_suit"]  # 2.2
         return suit_of_code(trump), f"trump must be the trump_suit option, {trump!r}"
+
+    def deck(self, game: Tres) -> list[int]:
+        return list(DECKS[game.options["removed_card"]])
 
 
 @register
@@ -113,9 +113,6 @@ class Tres(TrickGame):
 
     def _configure(self) -> None:
         self.additive = self.options["additive_trick_point"]
-
-    def _deck_cards(self) -> list[int]:
-        return list(DECKS[self.options["removed_card"]])
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:

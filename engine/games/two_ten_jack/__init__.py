@@ -77,9 +77,6 @@ class Scoring(Phase["TwoTenJack"]):
     the trick play's: the deck once each, the deal replayed from deal_deck as the tricks say (draws and face-down cards
     included) and the stock left."""
 
-    def save(self, game: TwoTenJack) -> dict[str, Any]:
-        return {}
-
     def observe(self, game: TwoTenJack, seat: int, obs: dict[str, Any]) -> None:
         obs["taken"] = [codes_of(cards_in(pile)) for pile in game.taken]
         obs["points"] = [CARDS.pile_points(pile) for pile in game.taken]
@@ -95,9 +92,6 @@ class Scoring(Phase["TwoTenJack"]):
 
 class Deal(Phase["TwoTenJack"]):
     """The deal itself: the hands and the face-up stock (3.4, 3.5), then the play."""
-
-    def save(self, game: TwoTenJack) -> dict[str, Any]:
-        return {}
 
     def deal(self, game: TwoTenJack, deck: list[int]) -> None:
         leader, hands = game._first_leader(), [0] * game.n_players
@@ -125,6 +119,9 @@ class Deal(Phase["TwoTenJack"]):
         """3.2: the winner of the game just played leads the next (ties: the first from the last first leader); the
         dealer is the seat before him."""
         return (best_from(game.deal_results[-1]["points"], game._first_leader()) - 1) % game.n_players
+
+    def deck(self, game: TwoTenJack) -> list[int]:
+        return deck_for(game.n_players)
 
 
 @register
@@ -165,9 +162,6 @@ class TwoTenJack(FaceDownLead):
         self.__dict__["RULES"] = rules_for(len(deck_for(self.n_players)) // self.n_players)
         fixed = self.options["fixed_trump"]
         self.fixed_trump = None if fixed == "none" else suit_of_code(fixed)
-
-    def _deck_cards(self) -> list[int]:
-        return deck_for(self.n_players)
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
