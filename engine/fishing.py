@@ -688,7 +688,8 @@ CAPTURE_PLAY = CapturePlay()
 class FishingState(State):
     """The deal of a fishing game: hands, a face-up table, a stock, capture piles, sweeps and the last capture.
 
-    A game subclass sets ``capture_rules`` in ``_configure``, deals the first hands and table in ``_start_deal``,
+    A game subclass sets ``capture_rules`` in ``_configure``, deals the first hands and table in the phase that deals
+    (``Phase.deal``, declared before :data:`CAPTURE_PLAY`),
     refills empty hands in ``_refill``, and says what a sweep is worth in ``_sweep``.
     """
 

@@ -1,10 +1,10 @@
 """The generic match state: the contract every game implements (see ARCHITECTURE.md, "Engine contract").
 
-A game subclasses :class:`State`, declares itself as data in ``INFO`` and implements a handful of methods:
-``_start_deal`` (deal from a deck order), ``_legal_ids`` (legal actions as ints, in string order), ``_apply``,
-``action_string``, ``_observe`` and declares its phases (``DEAL_PHASES``, engine/phases.py), which own the position
-keys beyond the common ones. The base class runs the match: dealer
-rotation, deal results, match scores, the end of the match, legality checks, history, positions and observations.
+A game subclasses :class:`State`, declares itself as data in ``INFO`` and its phases (``DEAL_PHASES``,
+engine/phases.py: one of them deals from a deck order, they own the position keys beyond the common ones and say what
+the other seats see of their moves) and implements a handful of methods: ``_legal_ids`` (legal actions as ints, in
+string order), ``_apply``, ``action_string``, ``_observe``. The base class runs the match: dealer rotation, deal
+results, match scores, the end of the match, legality checks, history, positions and observations.
 
 Actions have two forms: strings at the edges (``"QS:3C,TD"``) and ints in hot loops. An action int is context free:
 ``action_string(a)`` depends on nothing but ``a``. ``legal_action_ids()`` lists the same actions, in the same order,
@@ -23,7 +23,7 @@ from .clone import LIST, OBJECT, SHARED, Copier, copy_declared
 from .dealing import seats_from
 from .errors import IllegalAction, PositionError, UnsupportedPlayers
 from .options import Option, resolve_options
-from .phases import Phase, load_phases, save_phases
+from .phases import Phase, dealing_phase, load_phases, save_phases, seeing_phases
 from .rng import Rng, fresh_seed
 from .scoring import leaders
 
@@ -178,6 +178,15 @@ class State(ABC):
     PHASES: ClassVar[tuple[str, ...]] = ("play", "over")  # the phases of a deal; a game with more names them
     # The phases of a deal as components, in order (engine/phases.py): their keys are the position's own keys.
     DEAL_PHASES: ClassVar[tuple[Phase[Any], ...]] = ()
+    # The declared phases that keep part of their moves from the other seats (set for each class).
+    _seeing: ClassVar[tuple[Phase[Any], ...]] = ()
+    # The declared phase that deals (set for each class).
+    _dealing: ClassVar[Phase[Any] | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._seeing = seeing_phases(cls.DEAL_PHASES)
+        cls._dealing = dealing_phase(cls.DEAL_PHASES)
 
     # ---- construction -------------------------------------------------------------------------------------------
 
@@ -299,16 +308,21 @@ class State(ABC):
         """The most dealings a match may take and the most moves one dealing can take (see GameLength)."""
 
     def _deck_cards(self) -> list[int]:
-        """The cards of one deal's deck, in canonical order: ``DECK``."""
-        return list(self.DECK)
+        """The cards of one deal's deck, in canonical order: ``DECK``, or the dealing phase's ``deck``."""
+        dealing = self._dealing
+        return list(self.DECK) if dealing is None else dealing.deck(self)
 
     def _draw_first_dealer(self) -> int:
-        """The game's own rule for drawing the first dealer, using ``self.rng``."""
-        return self.rng.below(self.n_players)
+        """The game's own rule for drawing the first dealer, using ``self.rng``: its dealing phase's."""
+        dealing = self._dealing
+        return self.rng.below(self.n_players) if dealing is None else dealing.first_dealer(self)
 
-    @abstractmethod
     def _start_deal(self, deck: list[int]) -> None:
-        """Deal from ``deck`` (top first) and set ``phase`` and ``current_player``."""
+        """Deal from ``deck`` (top first) and set ``phase`` and ``current_player``: the phase that deals does
+        (``Phase.deal``)."""
+        dealing = self._dealing
+        assert dealing is not None, f"{type(self).__name__} declares no phase that deals"
+        dealing.deal(self, deck)
 
     @abstractmethod
     def _legal_ids(self) -> list[int]:
@@ -358,7 +372,8 @@ class State(ABC):
         return deck
 
     def _next_dealer(self) -> int:
-        return (self.dealer + 1) % self.n_players
+        dealing = self._dealing
+        return (self.dealer + 1) % self.n_players if dealing is None else dealing.next_dealer(self)
 
     def seats_from_dealer(self) -> list[int]:
         """The seats in order of play from the dealer's left (who is dealt to, speaks and leads first)."""
@@ -573,12 +588,19 @@ class State(ABC):
 
     def _secret_moves_start(self) -> int:
         """The index in ``moves`` from which the history may keep part of a move from the other seats
-        (``action_seen_by``): by default none (len(moves)); 0 when a move stays secret for the whole match."""
-        return len(self.moves)
+        (``action_seen_by``): by default none (len(moves)); 0 when a move stays secret for the whole match. The
+        phases that keep some say (``Phase.secret_from``)."""
+        start = len(self.moves)
+        for phase in self._seeing:
+            start = min(start, phase.secret_from(self))
+        return start
 
     def action_seen_by(self, viewer: int | None, actor: int, action: str) -> str:
         """How ``viewer`` (a seat, or None: anyone) sees ``action``, a move ``actor`` has just played: the action
-        itself, unless the game keeps part of it from the other seats (Trappola's sets declared by their size)."""
+        itself, unless a phase keeps part of it from the other seats (``Phase.seen_as``: Trappola's sets declared by
+        their size)."""
+        for phase in self._seeing:
+            action = phase.seen_as(self, viewer, actor, action)
         return action
 
     # ---- positions ----------------------------------------------------------------------------------------------

@@ -20,9 +20,9 @@ observations and positions show), ``KEY_RULES`` (its own position keys that the 
 and ``DEAL_PHASES``: its phases in order, :data:`TRICK_PLAY` among them, which loads the play with ``_load_deal`` and
 checks it with ``_check_deal`` (a phase declared before it may hand it the cards of its own piles);
 ``_dealt_trump`` and ``_seat_to_speak`` say what a position's trump and seat to act must be. Determinization deals the
-unseen cards again under the voids the play showed; a game adds what else a seat knows (``_known_cards``,
-``_hand_check``, ``_hidden_piles``). A deal the rules deal again at once (a void deal) is a ``_misdeal``; a game where
-a card may be played face down is a :class:`FaceDownPlays`.
+unseen cards again under the voids the play showed; each phase says what else a seat knows, what it hides and how a
+sample renames its cards (``Phase.known``, ``hand_check``, ``hidden``, ``relabel``). A deal the rules deal again at
+once (a void deal) is a ``_misdeal``; a game where a card may be played face down is a :class:`FaceDownPlays`.
 
 >>> import engine
 >>> state = engine.new_match("german_whist", seed=1, first_dealer=0)
@@ -43,7 +43,7 @@ from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_
 from .clone import LIST, SHARED
 from .determinize import Slot, in_deck_order, known_start, redeal_consistent, relabel_mask, relabeling
 from .errors import IllegalAction, PositionError
-from .phases import DecisionPhase, Loading, Phase, decision_phases
+from .phases import HIDING, DecisionPhase, Loading, Phase, all_checks, decision_phases, hiding_phases
 from .rng import Rng
 from .state import Chooser, State, position_seat
 from .tricks import (
@@ -163,6 +163,9 @@ class TrickGame(State):
     # (1: a face-up card, German Whist's and Two-Ten-Jack's; 0: an unseen stock), None without a stock. The base then
     # hides the rest of it in determinization, relabels it and writes its position and observation keys.
     STOCK_SHOWN: ClassVar[int | None] = None
+    # Whether every card drawn from the stock is drawn in view of all (Two-Ten-Jack 3.5, 5.7): every seat knows
+    # where each of them went.
+    STOCK_DRAWN_SHOWN: ClassVar[bool] = False
     # The facts of the play (PLAY_FACTS) the base writes into every seat's observation and into positions (position
     # keys are checked against the replayed deal), and the game's own position keys that the replay decides, each
     # with the rule it states (``_check_deal``).
@@ -184,10 +187,13 @@ class TrickGame(State):
     _loop_class: ClassVar[tuple[Any, ...]] = ((),) + _own_hooks
     # The game's decision phases (engine.phases.DecisionPhase) by the phase they act in (set for each class).
     _deciding: ClassVar[Mapping[str, DecisionPhase[Any]]] = {}
+    # The declared phases that answer determinization's known, hidden, hand_check and relabel (set for each class).
+    _hiding: ClassVar[tuple[tuple[Phase[Any], ...], ...]] = ((),) * len(HIDING)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._deciding = decision_phases(cls.DEAL_PHASES)
+        cls._hiding = hiding_phases(cls.DEAL_PHASES)
         cls._own_hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
                                for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards", "_next_seats"))
         actions = getattr(cls, "ACTIONS", None)
@@ -263,8 +269,9 @@ class TrickGame(State):
     def _misdeal(self, new: Sequence[int] | None = None) -> str | None:
         """What makes the deal dealt from ``deal_deck`` (its cards relabeled by ``new``, when given) one the rules
         deal again at once (Two-Ten-Jack 3.6's void deal), or None: such a deal is dealt again, refused in a
-        position and never sampled."""
-        return None
+        position and never sampled. The phase that deals says (``Phase.misdeal``)."""
+        dealing = self._dealing
+        return None if dealing is None else dealing.misdeal(self, new)
 
     def _begin_deal(self, deck: list[int] | None) -> None:
         State._begin_deal(self, deck)
@@ -273,8 +280,11 @@ class TrickGame(State):
 
     def _deal_again(self, trump: int) -> None:
         """Set the deal as ``deal_deck`` dealt it, up to the first card played (with ``trump``): the hands and the
-        game's own dealt piles (``_reset_tricks`` included). By default the deal is dealt again; a game whose trump
-        or hands come from an auction or other choices before the play replays those too."""
+        game's own dealt piles (``_reset_tricks`` included). The first phase that decides the deal before the play
+        (an auction, exchanges) sets it (``Phase.deal_again``); with none the deal is dealt again."""
+        for phase in self.DEAL_PHASES:
+            if phase.deal_again(self, trump):
+                return
         self._start_deal(list(self.deal_deck))
 
     def action_string(self, action: int) -> str:
@@ -282,7 +292,11 @@ class TrickGame(State):
 
     def _dealt_trump(self) -> tuple[int, str] | None:
         """The trump a position's deal must have (NO_TRUMP: none yet), with the rule that says so, or None to accept
-        any: checked when a position is loaded."""
+        any: checked when a position is loaded. The phase that decides it says it (``Phase.trump``)."""
+        for phase in self.DEAL_PHASES:
+            dealt = phase.trump(self)
+            if dealt is not None:
+                return dealt
         return None
 
     def _seat_to_speak(self) -> int | None:
@@ -702,20 +716,27 @@ class TrickGame(State):
         ``deal_deck`` on, is one the public play could come from (never a ``_misdeal``; when ``MISDEAL_TRIES`` samples
         are all misdeals, ``redeal_consistent``'s chain finds one, never the real deal for want of one). ``memo``
         (kept by the caller for one position and seat, see ``engine.determinize``) holds the slots and the chain's
-        start from the first sample on."""
+        start from the first sample on. A phase may deal the sample its own way (``Phase.sample``); then each phase
+        redoes what it keeps of the hands (``Phase.sampled``)."""
         if memo is None:
             memo = {}
-        if "slots" not in memo:
-            memo["slots"] = slots = self._unseen_slots(seat)
-            memo["start"] = known_start(slots) or [slot.cards for slot in slots]
-        slots = memo["slots"]
-        contents = redeal_consistent(slots, rng, lambda dealt: self._misdeal(relabeling(slots, dealt)) is None,
-                                     tries=MISDEAL_TRIES, start=memo["start"])
-        self._redealt(seat, slots, contents, rng)
+        if not any(phase.sample(self, seat, rng, memo) for phase in self._hiding[5]):
+            if "slots" not in memo:
+                memo["slots"] = slots = self._unseen_slots(seat)
+                memo["start"] = known_start(slots) or [slot.cards for slot in slots]
+            slots = memo["slots"]
+            contents = redeal_consistent(slots, rng, lambda dealt: self._misdeal(relabeling(slots, dealt)) is None,
+                                         tries=MISDEAL_TRIES, start=memo["start"])
+            self._redealt(seat, slots, contents, rng)
+        for phase in self._hiding[7]:
+            phase.sampled(self, seat, rng)
 
     def _redealt(self, seat: int, slots: list[Slot], contents: list[list[int]], rng: Rng) -> None:
         """Give ``seat``'s unseen ``slots`` their new ``contents``: by default each card becomes the one dealt in its
-        place (``rng`` for a game that draws more of the sample from them)."""
+        place; a phase whose records must be made again to fit them does it (``Phase.redealt``)."""
+        for phase in self._hiding[6]:
+            if phase.redealt(self, seat, slots, contents, rng):
+                return
         self._relabel(relabeling(slots, contents))
 
     def unseen_fixed(self, seat: int) -> bool:
@@ -745,7 +766,10 @@ class TrickGame(State):
                     if k >= since:
                         forbidden |= mask
                 slots.append(Slot(ordered(cards), forbidden, check))
-        return slots + [Slot(ordered(cards)) for cards in self._hidden_piles(seat) if cards]
+        slots += [Slot(ordered(cards)) for cards in self._hidden_piles(seat) if cards]
+        for phase in self._hiding[4]:
+            phase.narrow(self, seat, slots)
+        return slots
 
     def _shown_lacking(self) -> list[list[tuple[int, int]]]:
         """Per seat, (trick number, cards) for each of its plays this deal that showed it held none of those cards:
@@ -789,8 +813,12 @@ class TrickGame(State):
         return None
 
     def _known_cards(self, seat: int) -> int:
-        """Cards in other hands whose place ``seat`` knows (a turn-up taken, a declaration shown): a mask."""
-        return 0
+        """Cards in other hands whose place ``seat`` knows (a turn-up taken, a declaration shown): a mask, what the
+        stock's draws showed (``STOCK_DRAWN_SHOWN``) and each phase's ``known``."""
+        known = mask_of(self.stock[:self.stock_top]) if self.STOCK_DRAWN_SHOWN else 0
+        for phase in self._hiding[0]:
+            known |= phase.known(self, seat)
+        return known
 
     def _entered(self, seat: int, card: int) -> int:
         """How many tricks were over when ``card`` came into ``seat``'s hand (0: dealt before the play): with
@@ -806,8 +834,14 @@ class TrickGame(State):
         return False
 
     def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
-        """A fact about ``seat``'s whole hand that a new deal of its unseen cards must keep (or None)."""
-        return None
+        """The facts about ``seat``'s whole hand that a new deal of its unseen cards must keep, as one check (or
+        None): each phase's ``hand_check``."""
+        checks = []
+        for phase in self._hiding[2]:
+            check = phase.hand_check(self, seat, known)
+            if check is not None:
+                checks.append(check)
+        return all_checks(checks)
 
     def _played_since(self, seat: int, trick: int = 0) -> int:
         """The cards (a mask) ``seat`` has played from trick ``trick`` on, the trick in play included: with its hand,
@@ -831,17 +865,21 @@ class TrickGame(State):
 
     def _hidden_piles(self, seat: int) -> list[list[int]]:
         """Unseen cards outside the hands (an undealt stock, face-down cards): by default the stock under the cards
-        everyone sees (``STOCK_SHOWN``)."""
-        if self.STOCK_SHOWN is None:
-            return []
-        return [self.stock[self.stock_top + self.STOCK_SHOWN:]]
+        everyone sees (``STOCK_SHOWN``), then each phase's ``hidden`` piles."""
+        piles = [] if self.STOCK_SHOWN is None else [self.stock[self.stock_top + self.STOCK_SHOWN:]]
+        for phase in self._hiding[1]:
+            piles += phase.hidden(self, seat)
+        return piles
 
     def _relabel(self, new: Sequence[int]) -> None:
-        """Put ``new[card]`` wherever the deal holds ``card`` (hands, deal_deck, the stock and the game's own piles)."""
+        """Put ``new[card]`` wherever the deal holds ``card`` (hands, deal_deck, the stock, then each phase's own piles:
+        its ``relabel``)."""
         self.hands = [relabel_mask(hand, new) for hand in self.hands]
         self.deal_deck = [new[c] for c in self.deal_deck]
         if self.STOCK_SHOWN is not None:
             self.stock = [new[c] for c in self.stock]
+        for phase in self._hiding[3]:
+            phase.relabel(self, new)
 
     def trick_winner_seats(self, last_winner: int) -> list[int]:
         """The seat that won each finished trick where the winner leads the next: the next trick's leader, and for

@@ -99,7 +99,7 @@ class IsmctsPolicy(SearchPolicy):
     def _key_function(self, world: State) -> Callable[[int, int], Key]:
         """How the observer tells moves apart: by their ids, unless the game shows some moves only in part (action
         ids and strings are context free, so one world serves every sample)."""
-        if type(world).action_seen_by is State.action_seen_by:
+        if type(world).action_seen_by is State.action_seen_by and not world._seeing:
             return lambda seat, action: action
         me = self.seat
         return lambda seat, action: (seat, world.action_seen_by(me, seat, world.action_string(action)))

@@ -12,7 +12,7 @@ rebelote; made, dedans and litige; the match to 1000. Options give the 2- and 3-
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...auction import LegalWordIds, TakeRounds, replay_auction
@@ -23,11 +23,12 @@ from ...errors import PositionError
 from ...options import Option
 from ...phases import DecisionPhase, Loading, Phase
 from ...registry import register
+from ...rng import Rng
 from ...scoring import highest_once_target_reached
 from ...state import GameInfo, GameLength, match_length, position_count
 from ...trickgame import TRICK_PLAY
 from ...tricks import NO_TRUMP, gather_tricks
-from ..belote_family import BELOTE_ANNOUNCED, NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
+from ..belote_family import BELOTE_ANNOUNCED, GATHERED_PACK, NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
 from .rules import MeldDeclaring, three_player_points, two_side_points
 
 CARRE_VALUES = {"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100}  # 6.1
@@ -90,6 +91,21 @@ class TakingRoundsPhase(DecisionPhase["Belote"]):
             raise PositionError(f"turn_up must be {shown!r} here (deal_deck[{5 * n}], null once taken with 4)")
         loading.piles["turn_up"] = [] if shown is None else [game.turn_up]
 
+    def trump(self, game: Belote) -> tuple[int, str]:
+        trump = NO_TRUMP if game.auction.trump is None else SUITS.index(game.auction.trump)
+        return trump, "trump must be the taken suit once the auction is over, null before"
+
+    def deal_again(self, game: Belote, trump: int) -> bool:
+        game._first_dealing(game.deal_deck)  # (the taking rounds as loaded)
+        if game.taken:
+            assert game.auction.taker is not None  # taken: someone took
+            game._second_dealing(game.auction.taker)
+        game.trump = trump
+        return True
+
+    def known(self, game: Belote, seat: int) -> int:
+        return BIT[game.turn_up]  # seen by all, in the taker's hand once taken
+
 
 class Pot(Phase["Belote"]):
     """The points a litige left in the pot (7.3), carried to the next deal."""
@@ -131,6 +147,32 @@ class Declared(Phase["Belote"]):
     def check(self, game: Belote, loading: Loading) -> None:
         game._check_declared()
 
+    # determinization: the combinations declared and shown are known; each hand keeps its combinations (6.1)
+
+    def known(self, game: Belote, seat: int) -> int:
+        return mask_of(game._shown_meld_cards())
+
+    def hand_check(self, game: Belote, seat: int, known: int) -> Callable[[list[int]], bool] | None:
+        return game._melds_kept(seat, known) if game.taken else None
+
+    def relabel(self, game: Belote, new: Sequence[int]) -> None:
+        game._find_dealt_melds()
+
+    def sampled(self, game: Belote, seat: int, rng: Rng) -> None:
+        game._find_dealt_melds()  # (a deal cut from the gathered tricks sets the hands after renaming the cards)
+
+
+class Deal(Phase["Belote"]):
+    """The deal itself: the first dealing and the turn-up (3.4), then the taking rounds."""
+
+    def deal(self, game: Belote, deck: list[int]) -> None:
+        order = game.seats_from_dealer()
+        game._first_dealing(deck)
+        game.taken = False
+        game.auction = TakeRounds(game.n_players, order[0], SUITS[SUIT[game.turn_up]])
+        game._reset_melds()
+        game.phase, game.current_player = "auction", order[0]
+
 
 @register
 class Belote(MeldDeclaring, BelotePlay):
@@ -141,7 +183,7 @@ class Belote(MeldDeclaring, BelotePlay):
     POSITION_CARD_PILES = ("turn_up",)  # position keys of this game that hold cards
     CARRIED = (*BelotePlay.CARRIED, "pot")
     PHASES = ("auction", "play", "over")
-    DEAL_PHASES = (TakingRoundsPhase(), Pot(), Declared(), TRICK_PLAY, BELOTE_ANNOUNCED)
+    DEAL_PHASES = (Deal(), GATHERED_PACK, TakingRoundsPhase(), Pot(), Declared(), TRICK_PLAY, BELOTE_ANNOUNCED)
     INFO = GameInfo(
         id="belote",
         name="Belote",
@@ -170,26 +212,11 @@ class Belote(MeldDeclaring, BelotePlay):
     def _keeps_pack(self) -> bool:
         return bool(self.options["no_shuffle"])
 
-    def _start_deal(self, deck: list[int]) -> None:
-        order = self.seats_from_dealer()
-        self._first_dealing(deck)
-        self.taken = False
-        self.auction = TakeRounds(self.n_players, order[0], SUITS[SUIT[self.turn_up]])
-        self._reset_melds()
-        self.phase, self.current_player = "auction", order[0]
-
     def _first_dealing(self, deck: list[int]) -> None:
         hands, used = deal_masks(deck, self.seats_from_dealer(), self.FIRST_PACKETS)
         self._reset_play(hands)
         self.turn_up = deck[used]
         self.stock = deck[used + 1:]
-
-    def _deal_again(self, trump: int) -> None:
-        self._first_dealing(self.deal_deck)
-        if self.taken:
-            assert self.auction.taker is not None  # taken: someone took
-            self._second_dealing(self.auction.taker)
-        self.trump = trump
 
     def _second_dealing(self, taker: int) -> None:
         order = self.seats_from_dealer()
@@ -276,15 +303,7 @@ class Belote(MeldDeclaring, BelotePlay):
         turn_up = BIT[self.turn_up]
         return turn_up, turn_up | mask_of(self._shown_meld_cards()), 0
 
-    # ---- determinization: the turn-up and the declarations shown are known; each hand keeps its combinations --------
-
-    def _known_cards(self, seat: int) -> int:
-        return super()._known_cards(seat) | BIT[self.turn_up]
-
-    def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
-        if not self.taken:
-            return None
-        return self._melds_kept(seat, known)  # 6.1
+    # ---- determinization (the phases' known, hand_check, relabel): a deal cut from the gathered tricks -------------
 
     def _cut_from_tricks(self) -> bool:
         # 8: with 2 or 3 players the set-aside cards are unseen
@@ -292,10 +311,3 @@ class Belote(MeldDeclaring, BelotePlay):
 
     def _public_places(self) -> list[int]:
         return [self.turn_up]
-
-    # ---- positions (docs/positions/belote.md) -------------------------------------------------------------------
-
-    def _dealt_trump(self) -> tuple[int, str]:
-        trump = NO_TRUMP if self.auction.trump is None else SUITS.index(self.auction.trump)
-        return trump, "trump must be the taken suit once the auction is over, null before"
-

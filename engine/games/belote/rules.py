@@ -4,14 +4,12 @@ two sides or three players (7)."""
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from ...cards import mask_of
 from ...clone import LIST, SHARED
 from ...declarations import Meld, carres, sequences
 from ...errors import PositionError
-from ...rng import Rng
 from ...state import position_list
 from ...trickgame import TrickGame
 
@@ -92,9 +90,6 @@ class MeldDeclaring(TrickGame):
         return [c for s in range(self.n_players) if self.declared[s] == "declare" for m in self.melds[s]
                 for c in m.cards(self.MELD_ORDER)]
 
-    def _known_cards(self, seat: int) -> int:
-        return super()._known_cards(seat) | mask_of(self._shown_meld_cards())
-
     def _melds_kept(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
         """A ``_hand_check``: a sample's dealt hand keeps what the others know of ``seat``'s combinations: the
         combinations themselves once declared and shown (after trick 1), that it held some once it chose, none once
@@ -104,14 +99,6 @@ class MeldDeclaring(TrickGame):
         if self.declared[seat] is None and not self.tricks and all(s != seat for s, _c in self.trick):
             return None
         return self._dealt_hand_keeps(seat, known, lambda hand: bool(self._hand_melds(hand)))
-
-    def _relabel(self, new: Sequence[int]) -> None:
-        super()._relabel(new)
-        self._find_dealt_melds()
-
-    def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
-        super()._determinize(seat, rng, memo)
-        self._find_dealt_melds()  # (a deal cut from the gathered tricks sets the hands after renaming the cards)
 
     def _find_dealt_melds(self) -> None:
         """The combinations of the dealt hands, once they are all dealt (in play): a sample's own."""

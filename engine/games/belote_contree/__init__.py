@@ -22,7 +22,7 @@ from ...clone import LIST
 from ...dealing import deal_masks
 from ...errors import PositionError
 from ...options import Option
-from ...phases import DecisionPhase, Loading
+from ...phases import DecisionPhase, Loading, Phase
 from ...registry import register
 from ...scoring import PileValues, highest_once_target_reached, single_leader
 from ...state import GameInfo, GameLength, match_length, position_list, position_seat
@@ -31,6 +31,7 @@ from ...tricks import NO_TRUMP, gather_tricks
 from ..belote_family import (
     BELOTE_ANNOUNCED,
     BELOTE_POINTS,
+    GATHERED_PACK,
     KQ_MASK,
     LAST_TRICK,
     POINTS,
@@ -143,13 +144,51 @@ class ContractBidding(DecisionPhase["BeloteContree"]):
             raise PositionError(f"redeal_queue must be the weak hands not yet asked, in order ({asked}), "
                                 "and empty once the auction has begun")
 
+    def trump(self, game: BeloteContree) -> tuple[int, str]:
+        trump = NO_TRUMP if game.contract is None else SUITS.index(game.contract.suit)
+        return trump, "trump must be the contract's suit once the auction is over, null before"
+
+    def deal_again(self, game: BeloteContree, trump: int) -> bool:
+        hands, _ = deal_masks(game.deal_deck, game.seats_from_dealer(), PACKETS)  # 3.6 (the auction as loaded)
+        game._reset_play(hands)
+        game.trump = trump
+        return True
+
+    # determinization: a weak hand was asked about a redeal (3.8), so each hand keeps being weak or not
+
+    def hand_check(self, game: BeloteContree, seat: int, known: int) -> Callable[[list[int]], bool] | None:
+        if not game.options["weak_hand_redeal"] or seat in game._not_yet_asked():
+            return None
+        return game._dealt_hand_keeps(seat, known, _weak)  # 3.8: a weak hand was asked about a redeal
+
+    def relabel(self, game: BeloteContree, new: Sequence[int]) -> None:
+        if game.phase == "redeal":  # the weak hands of a sample still to be asked
+            game.redeal_queue = game.redeal_queue[:1] + [s for s in game._not_yet_asked() if game._weak(s)]
+
+
+class Deal(Phase["BeloteContree"]):
+    """The deal itself: the hands (3.6), then the redeal questions (3.8) or the bidding."""
+
+    def deal(self, game: BeloteContree, deck: list[int]) -> None:
+        order = game.seats_from_dealer()
+        hands, _ = deal_masks(deck, order, PACKETS)  # 3.6
+        game._reset_play(hands)
+        game.ladder = LADDERS[game.options["max_numeric_bid"]]
+        game.auction = ContractAuction(game.ladder, 4, order[0])
+        game.contract = None
+        game.redeal_queue = [s for s in order if game._weak(s)] if game.options["weak_hand_redeal"] else []
+        game._open_deal()
+
 
 @register
 class BeloteContree(BelotePlay):
     ACTIONS = ACTIONS
     COPY = {"redeal_queue": LIST}
+    ladder: BidLadder
+    redeal_queue: list[int]  # the weak hands still to be asked about a redeal (3.8), in order
+    contract: Contract | None
     PHASES = ("redeal", "auction", "play", "over")
-    DEAL_PHASES = (ContractBidding(), TRICK_PLAY, BELOTE_ANNOUNCED)
+    DEAL_PHASES = (Deal(), GATHERED_PACK, ContractBidding(), TRICK_PLAY, BELOTE_ANNOUNCED)
     INFO = GameInfo(
         id="belote_contree",
         name="Belote contrée",
@@ -181,21 +220,6 @@ class BeloteContree(BelotePlay):
 
     def _keeps_pack(self) -> bool:
         return not self.options["shuffle_each_deal"]  # 3.4
-
-    def _start_deal(self, deck: list[int]) -> None:
-        order = self.seats_from_dealer()
-        hands, _ = deal_masks(deck, order, PACKETS)  # 3.6
-        self._reset_play(hands)
-        self.ladder = LADDERS[self.options["max_numeric_bid"]]
-        self.auction = ContractAuction(self.ladder, 4, order[0])
-        self.contract: Contract | None = None
-        self.redeal_queue = [s for s in order if self._weak(s)] if self.options["weak_hand_redeal"] else []
-        self._open_deal()
-
-    def _deal_again(self, trump: int) -> None:
-        hands, _ = deal_masks(self.deal_deck, self.seats_from_dealer(), PACKETS)  # 3.6
-        self._reset_play(hands)
-        self.trump = trump
 
     def _weak(self, seat: int) -> bool:
         return _weak(self.hands[seat])
@@ -261,15 +285,10 @@ class BeloteContree(BelotePlay):
             return highest_once_target_reached(self.side_scores, self.options["target_score"])
         return single_leader(self.side_scores) if self.deal_index + 1 >= self.options["num_deals"] else None
 
-    # ---- determinization: a weak hand was asked about a redeal (3.8), so each hand keeps being weak or not ----------
+    # ---- determinization (ContractBidding's hand_check and relabel): a deal cut from the gathered tricks ------------
 
     def _cut_from_tricks(self) -> bool:
         return not self.options["shuffle_each_deal"]  # 3.4
-
-    def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
-        if not self.options["weak_hand_redeal"] or seat in self._not_yet_asked():
-            return None
-        return self._dealt_hand_keeps(seat, known, _weak)  # 3.8: a weak hand was asked about a redeal
 
     def _not_yet_asked(self) -> list[int]:
         """3.8: the seats after the one asked about a redeal now, in asking order: whether they are weak is unseen."""
@@ -277,18 +296,6 @@ class BeloteContree(BelotePlay):
             return []
         order = self.seats_from_dealer()
         return order[order.index(self.redeal_queue[0]) + 1:]
-
-    def _relabel(self, new: Sequence[int]) -> None:
-        super()._relabel(new)
-        if self.phase == "redeal":  # the weak hands of a sample still to be asked
-            self.redeal_queue = self.redeal_queue[:1] + [s for s in self._not_yet_asked() if self._weak(s)]
-
-    # ---- positions (docs/positions/belote_contree.md) ------------------------------------------------------------
-
-    def _dealt_trump(self) -> tuple[int, str]:
-        trump = NO_TRUMP if self.contract is None else SUITS.index(self.contract.suit)
-        return trump, "trump must be the contract's suit once the auction is over, null before"
-
 
 
 def _weak(hand: int) -> bool:

@@ -64,8 +64,39 @@ class BeloteAnnounced(Phase["BelotePlay"]):
     def check(self, game: BelotePlay, loading: Loading) -> None:
         game._check_belote([c for played in [*game.tricks, game.trick] for c in played])
 
+    def known(self, game: BelotePlay, seat: int) -> int:
+        """The trump king and queen of an announced belote (6.4: its announcer holds both until played)."""
+        return KQ_MASK[game.trump] if game.belote_seat is not None else 0
+
 
 BELOTE_ANNOUNCED = BeloteAnnounced()
+
+
+class GatheredPack(Phase["BelotePlay"]):
+    """A deal cut from the previous deal's tricks gathered in play order (belote_contree.md 3.4, 3.5; belote.md 8
+    with 4 players) comes from a pack every seat has seen; only the cut is unknown: a sample is dealt from a cut that
+    fits everything shown."""
+
+    def sample(self, game: BelotePlay, seat: int, rng: Rng, memo: dict[str, Any]) -> bool:
+        pack = game._gathered_pack()
+        if pack is None:
+            return False
+        fits = memo.get("fits")
+        if fits is None:
+            cuts = (cut(pack, c) for c in range(FEWEST_CUT, len(pack) - FEWEST_CUT + 1))
+            fits = memo["fits"] = [deck for deck in cuts if game._dealt_from(deck, seat) is not None]
+        deck = fits[rng.below(len(fits))]
+        hands = game._dealt_from(deck, seat)
+        assert hands is not None  # a cut that fits
+        new = list(range(52))  # each card of the deck the card the cut puts in its place (the stock's, deal_deck)
+        for i, card in enumerate(game.deal_deck):
+            new[card] = deck[i]
+        game._relabel(new)
+        game.hands = hands  # (a seat's played cards may trade places among themselves: not a relabeling)
+        return True
+
+
+GATHERED_PACK = GatheredPack()
 
 
 class BelotePlay(TrickGame):
@@ -176,33 +207,6 @@ class BelotePlay(TrickGame):
         return self.tricks_won.index(TRICKS) if TRICKS in self.tricks_won else None
 
     # ---- determinization ----------------------------------------------------------------------------------------
-
-    def _known_cards(self, seat: int) -> int:
-        """The trump king and queen of an announced belote (6.4: its announcer holds both until played)."""
-        return KQ_MASK[self.trump] if self.belote_seat is not None else 0
-
-    def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
-        """A deal cut from the previous deal's tricks gathered in play order (belote_contree.md 3.4, 3.5; belote.md 8
-        with 4 players) comes from a pack every seat has seen; only the cut is unknown. The sample is then dealt from
-        a cut that fits everything shown."""
-        pack = self._gathered_pack()
-        if pack is None:
-            super()._determinize(seat, rng, memo)
-            return
-        fits = None if memo is None else memo.get("fits")
-        if fits is None:
-            fits = [deck for deck in (cut(pack, c) for c in range(FEWEST_CUT, len(pack) - FEWEST_CUT + 1))
-                    if self._dealt_from(deck, seat) is not None]
-            if memo is not None:
-                memo["fits"] = fits
-        deck = fits[rng.below(len(fits))]
-        hands = self._dealt_from(deck, seat)
-        assert hands is not None  # a cut that fits
-        new = list(range(52))  # each card of the deck the card the cut puts in its place (the stock's, deal_deck)
-        for i, card in enumerate(self.deal_deck):
-            new[card] = deck[i]
-        self._relabel(new)
-        self.hands = hands  # (a seat's played cards may trade places among themselves: not a relabeling)
 
     def _cut_from_tricks(self) -> bool:
         """Whether this deal's deck is the previous deal's tricks gathered and cut, when one was played."""

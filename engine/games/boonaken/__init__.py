@@ -187,9 +187,6 @@ class Bidding(DecisionPhase["Boonaken"]):
 
     NAMES = ("bidding",)
 
-    def save(self, game: Boonaken) -> dict[str, Any]:
-        return {}
-
     def legal(self, game: Boonaken) -> list[int]:
         return _bid_ids(game.ladder, game.auction)
 
@@ -202,9 +199,6 @@ class Exchange(DecisionPhase["Boonaken"]):
 
     NAMES = ("exchange",)
 
-    def save(self, game: Boonaken) -> dict[str, Any]:
-        return {}
-
     def legal(self, game: Boonaken) -> list[int]:
         seat = game.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
@@ -215,14 +209,79 @@ class Exchange(DecisionPhase["Boonaken"]):
         assert seat is not None  # State.apply_id applies only a legal action
         game._exchange(seat, DISCARD_OF[action], len(game.moves) - 1)
 
+    def seen_as(self, game: Boonaken, viewer: int | None, actor: int, action: str) -> str:
+        """6.1: a discard is face down: the other seats see that it was made, not its cards."""
+        if viewer != actor and action.startswith("discard:"):
+            return "discard"
+        return action
+
+    # determinization: the centre, the discards and the set-aside cards lie face down (4.2, 6.1)
+
+    def narrow(self, game: Boonaken, seat: int, slots: list[Slot]) -> None:
+        """Each run of exchanges' ``placed`` cards (``_chains``) is forbidden outside the slots of its places."""
+        for _a, _b, places, placed in game._chains(seat):
+            if placed:
+                for slot in slots:
+                    if not BIT[slot.cards[0]] & places:
+                        slot.forbidden |= placed
+
+    def redealt(self, game: Boonaken, seat: int, slots: list[Slot], contents: list[list[int]], rng: Rng) -> bool:
+        """Every card outside the runs of exchanges by other seats (``_chains``) becomes the one dealt in its place;
+        a run's places (its ``placed`` cards keeping their names) hold what the sample dealt them, and the run's
+        deal and exchanges are made again to fit (``_exchange_again``)."""
+        chains = game._chains(seat)
+        if not chains:
+            return False
+        ordered, merged, redone = in_deck_order(game.deal_deck), [], []
+        outside = list(range(len(slots)))
+        for a, b, places, placed in chains:
+            ours = [k for k in outside if BIT[slots[k].cards[0]] & places]
+            outside = [k for k in outside if not BIT[slots[k].cards[0]] & places]
+            old = ordered(c for k in ours for c in slots[k].cards if not BIT[c] & placed)
+            merged.append((Slot(old), [c for k in ours for c in contents[k] if not BIT[c] & placed]))
+            slotted = mask_of(c for k in ours for c in slots[k].cards)
+            declarers = game.declarers[a:b]
+            now = [(game.hands[d] & ~slotted) | mask_of(c for k in ours if BIT[slots[k].cards[0]] & game.hands[d]
+                                                        for c in contents[k]) for d in declarers]
+            pile = game.exchanges[b - 1][1]
+            now.append((pile & ~slotted) | mask_of(c for k in ours if BIT[slots[k].cards[0]] & pile
+                                                   for c in contents[k]))
+            redone.append((a, b, now))
+        game._relabel(relabeling([*(slots[k] for k in outside), *(slot for slot, _c in merged)],
+                                 [*(contents[k] for k in outside), *(dealt for _s, dealt in merged)]))
+        for a, b, now in redone:
+            game._exchange_again(a, b, now, rng)
+        if game.actual_roem is not None:  # (a trump contract: one declarer)
+            declarer = game.declarers[0]
+            game.actual_roem = roem_of(game.hands[declarer] | game._played_by(declarer), game.trump, game.six)
+        return True
+
+    def known(self, game: Boonaken, seat: int) -> int:
+        placed = 0
+        for _a, _b, _places, cards in game._chains(seat):
+            placed |= cards
+        return game._seen(seat) & ~placed
+
+    def hidden(self, game: Boonaken, seat: int) -> list[list[int]]:
+        known = game._known_cards(seat)
+        return [cards_in(pile & ~known) for pile in (game.set_aside, game.centre, game.discards)]
+
+    def relabel(self, game: Boonaken, new: Sequence[int]) -> None:
+        game.centre, game.discards = relabel_mask(game.centre, new), relabel_mask(game.discards, new)
+        game.set_aside, game.dealt_centre = relabel_mask(game.set_aside, new), relabel_mask(game.dealt_centre, new)
+        exchanges = []
+        for seat, discard, move in game.exchanges:
+            discard = relabel_mask(discard, new)
+            exchanges.append((seat, discard, move))
+            if move >= 0:
+                game.moves[move] = (seat, DISCARD_ID[discard])
+        game.exchanges = exchanges
+
 
 class TrumpNaming(DecisionPhase["Boonaken"]):
     """7.1: the declarer names trump."""
 
     NAMES = ("trump",)
-
-    def save(self, game: Boonaken) -> dict[str, Any]:
-        return {}
 
     def legal(self, game: Boonaken) -> list[int]:
         return TRUMP_IDS
@@ -238,9 +297,6 @@ class Roem(DecisionPhase["Boonaken"]):
 
     NAMES = ("roem",)
 
-    def save(self, game: Boonaken) -> dict[str, Any]:
-        return {}
-
     def legal(self, game: Boonaken) -> list[int]:
         assert game.actual_roem is not None  # set with the trump
         return sorted(WORD_ID[ROEM_WORDS[r]] for r in range(0, game.actual_roem + 1, 10))  # 7.3
@@ -248,6 +304,19 @@ class Roem(DecisionPhase["Boonaken"]):
     def apply(self, game: Boonaken, action: int) -> None:
         game.roem = ROEM_OF[action]
         game.phase = "play"
+
+    def hand_check(self, game: Boonaken, seat: int, known: int) -> Callable[[list[int]], bool] | None:
+        """7.3: a declared roem was held (never overstated) by the declarer's 6 cards."""
+        if not game.roem or seat != game.declarers[0]:
+            return None
+        held = (game.hands[seat] & known) | game._played_by(seat)
+        trump, declared, six = game.trump, game.roem, game.six
+        return lambda cards: roem_of(held | mask_of(cards), trump, six) >= declared
+
+    def relabel(self, game: Boonaken, new: Sequence[int]) -> None:
+        if game.actual_roem is not None:  # what the declarer's new hand holds
+            declarer = game.declarers[0]
+            game.actual_roem = roem_of(game.hands[declarer] | game._played_by(declarer), game.trump, game.six)
 
 
 class Marks(Phase["Boonaken"]):
@@ -331,14 +400,72 @@ class DealReplay(Phase["Boonaken"]):
             raise PositionError(f"current_player must be {expected} here")
         game.current_player = expected
 
+    def deal_again(self, game: Boonaken, trump: int) -> bool:
+        """The deal from deal_deck, its auction, exchanges, trump and roem made again, each checked legal."""
+        auction, exchanges, trump_code, roem = game._given
+        game._start_deal(list(game.deal_deck))
+        for number, (seat, word) in enumerate(auction):
+            game._replay(f"auction[{number}]", seat, WORD_ID[word])
+        for number, (seat, word) in enumerate(exchanges):
+            game._replay(f"exchanges[{number}]", seat, WORD_ID.get(word, -1))
+        if game.phase == "exchange" and (trump_code is not None or roem is not None):
+            raise PositionError("trump and roem are null until the exchanges are made")
+        if trump_code is not None:
+            if game.phase != "trump":
+                raise PositionError("trump is named only in a numeric or boonaak contract, once its exchange is made "
+                                    "(7.2)")
+            game._replay("trump", game.current_player, WORD_ID[f"trump:{SUITS[suit_of_code(trump_code)]}"])
+        if roem is not None:
+            if game.phase != "roem" or type(roem) is not int or roem not in ROEM_WORDS:
+                raise PositionError("roem is declared (a multiple of 10) after trump in a numeric contract, else null")
+            game._replay("roem", game.current_player, WORD_ID[ROEM_WORDS[roem]])
+        game._loaded_phase = game.phase
+        return True
+
+
+class Deal(Phase["Boonaken"]):
+    """The deal itself: the hands, the centre and the set-aside cards (4.2), then the bidding."""
+
+    def deal(self, game: Boonaken, deck: list[int]) -> None:
+        order = game._seat_order()
+        hands = [0] * game.n_players
+        top = deal_round(deck, 0, hands, order, (3,))  # 4.2: 3 to each
+        if len(order) == 5:
+            face_up, face_down = deck[top:top + 2], []
+            top = deal_round(deck, top + 2, hands, order, (3,))
+        else:
+            face_down = deck[top:top + 2]
+            top = deal_round(deck, top + 2, hands, order, (3,))
+            face_up = deck[top:top + 2]
+            top += 2
+        game._reset_tricks(hands, NO_TRUMP)
+        game.trick_size = len(order)
+        game.face_up = mask_of(face_up)
+        game.centre = game.dealt_centre = game.face_up | mask_of(face_down)
+        game.set_aside = mask_of(deck[top:])
+        game.discards = 0
+        game.auction = OutbidAuction(game.ladder, order)
+        game.contract, game.declarers = None, ()
+        game.exchanges = []
+        game.roem = game.actual_roem = None
+        game.phase, game.current_player = "bidding", order[0]
+
+    def next_dealer(self, game: Boonaken) -> int:
+        """4.1, 8.3: the next seat at the table clockwise."""
+        staying = game._staying()
+        n = game.n_players
+        return next((game.dealer + k) % n for k in range(1, n + 1) if (game.dealer + k) % n in staying)
+
 
 @register
 class Boonaken(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
+    DECK = DECK
     PHASES = PHASES
-    DEAL_PHASES = (Marks(), Bidding(), Exchange(), TrumpNaming(), Roem(), DealReplay())
+    DEAL_PHASES = (Deal(), Marks(), Bidding(), Exchange(), TrumpNaming(), Roem(), DealReplay())
     COPY = {"auction": OBJECT, "minus": LIST, "exchanges": LIST, "ladder": SHARED}
+    _loaded_phase: str  # loading a position: the phase its auction, exchanges, trump and roem replayed to
     POSITION_CARD_PILES = ("tricks", "centre", "discards", "set_aside")  # position keys of this game that hold cards
     CARRIED = (*TrickGame.CARRIED, "minus_marks")
     NO_WINNER_POSSIBLE = True  # 8.2: a loser ends the match and there is no winner
@@ -371,9 +498,6 @@ class Boonaken(TrickGame):
     six: int  # 3.1: the six_sequence_value option
     _given: tuple[Any, ...]  # a position being loaded: its auction, exchanges, trump and roem, replayed (DealReplay)
     _dealt_table: tuple[int, ...] = ()  # a finished match's position being loaded: the seats its last deal dealt to
-
-    def _deck_cards(self) -> list[int]:
-        return list(DECK)
 
     def _validate_options(self) -> None:
         o = self.options
@@ -418,36 +542,6 @@ class Boonaken(TrickGame):
         self.after, order = _turns(self.n_players, active, self.dealer)
         return list(order)
 
-    def _next_dealer(self) -> int:
-        """4.1, 8.3: the next seat at the table clockwise."""
-        staying = self._staying()
-        n = self.n_players
-        return next((self.dealer + k) % n for k in range(1, n + 1) if (self.dealer + k) % n in staying)
-
-    def _start_deal(self, deck: list[int]) -> None:
-        order = self._seat_order()
-        hands = [0] * self.n_players
-        top = deal_round(deck, 0, hands, order, (3,))  # 4.2: 3 to each
-        if len(order) == 5:
-            face_up, face_down = deck[top:top + 2], []
-            top = deal_round(deck, top + 2, hands, order, (3,))
-        else:
-            face_down = deck[top:top + 2]
-            top = deal_round(deck, top + 2, hands, order, (3,))
-            face_up = deck[top:top + 2]
-            top += 2
-        self._reset_tricks(hands, NO_TRUMP)
-        self.trick_size = len(order)
-        self.face_up = mask_of(face_up)
-        self.centre = self.dealt_centre = self.face_up | mask_of(face_down)
-        self.set_aside = mask_of(deck[top:])
-        self.discards = 0
-        self.auction = OutbidAuction(self.ladder, order)
-        self.contract, self.declarers = None, ()
-        self.exchanges = []
-        self.roem = self.actual_roem = None
-        self.phase, self.current_player = "bidding", order[0]
-
     def _first_leader(self) -> int:
         """7.1: the declarer (the first misère bidder) leads."""
         return self.declarers[0] if self.declarers else self.after[self.dealer]
@@ -468,9 +562,6 @@ class Boonaken(TrickGame):
             return ACTIONS.ids(hand)
         # 7.5 (trumping while able to follow is not the base's fast path); every seat plays for himself
         return ACTIONS.ids(legal_mask(FOLLOW, hand, SUIT[trick[0][1]], self.trump, self.overtrumps, False))
-
-    def action_string(self, action: int) -> str:
-        return ACTIONS.strings[action]
 
     def _bid(self, word: str) -> None:
         auction = self.auction
@@ -541,15 +632,6 @@ class Boonaken(TrickGame):
 
     # ---- what a seat sees ---------------------------------------------------------------------------------------
 
-    def action_seen_by(self, viewer: int | None, actor: int, action: str) -> str:
-        """6.1: a discard is face down: the other seats see that it was made, not its cards."""
-        if viewer != actor and action.startswith("discard:"):
-            return "discard"
-        return action
-
-    def _secret_moves_start(self) -> int:
-        return 0
-
     def _seen(self, seat: int) -> int:
         """The cards ``seat`` has seen outside its hand and the tricks: the centre face-up cards, the centre cards
         it took and those it discarded (6), and the centre it is choosing a discard from."""
@@ -581,12 +663,6 @@ class Boonaken(TrickGame):
 
     # ---- determinization ----------------------------------------------------------------------------------------
 
-    def _known_cards(self, seat: int) -> int:
-        placed = 0
-        for _a, _b, _places, cards in self._chains(seat):
-            placed |= cards
-        return self._seen(seat) & ~placed
-
     def _chains(self, seat: int) -> list[tuple[int, int, int, int]]:
         """6.1, 6.2: the runs ``exchanges[a:b]`` of exchanges by seats other than ``seat`` (each seat's exchange
         ends one), as ``(a, b, places, placed)``: ``places`` is where their cards are now that ``seat`` cannot
@@ -609,48 +685,6 @@ class Boonaken(TrickGame):
                 chains.append((a, b, places, seen & places))
             a = b + 1
         return chains
-
-    def _unseen_slots(self, seat: int) -> list[Slot]:
-        """As a trick game's, with each run of exchanges' ``placed`` cards (``_chains``) forbidden outside the
-        slots of its places."""
-        slots = super()._unseen_slots(seat)
-        for _a, _b, places, placed in self._chains(seat):
-            if placed:
-                for slot in slots:
-                    if not BIT[slot.cards[0]] & places:
-                        slot.forbidden |= placed
-        return slots
-
-    def _redealt(self, seat: int, slots: list[Slot], contents: list[list[int]], rng: Rng) -> None:
-        """Every card outside the runs of exchanges by other seats (``_chains``) becomes the one dealt in its place;
-        a run's places (its ``placed`` cards keeping their names) hold what the sample dealt them, and the run's
-        deal and exchanges are made again to fit (``_exchange_again``)."""
-        chains = self._chains(seat)
-        if not chains:
-            super()._redealt(seat, slots, contents, rng)
-            return
-        ordered, merged, redone = in_deck_order(self.deal_deck), [], []
-        outside = list(range(len(slots)))
-        for a, b, places, placed in chains:
-            ours = [k for k in outside if BIT[slots[k].cards[0]] & places]
-            outside = [k for k in outside if not BIT[slots[k].cards[0]] & places]
-            old = ordered(c for k in ours for c in slots[k].cards if not BIT[c] & placed)
-            merged.append((Slot(old), [c for k in ours for c in contents[k] if not BIT[c] & placed]))
-            slotted = mask_of(c for k in ours for c in slots[k].cards)
-            declarers = self.declarers[a:b]
-            now = [(self.hands[d] & ~slotted) | mask_of(c for k in ours if BIT[slots[k].cards[0]] & self.hands[d]
-                                                        for c in contents[k]) for d in declarers]
-            pile = self.exchanges[b - 1][1]
-            now.append((pile & ~slotted) | mask_of(c for k in ours if BIT[slots[k].cards[0]] & pile
-                                                   for c in contents[k]))
-            redone.append((a, b, now))
-        self._relabel(relabeling([*(slots[k] for k in outside), *(slot for slot, _c in merged)],
-                                 [*(contents[k] for k in outside), *(dealt for _s, dealt in merged)]))
-        for a, b, now in redone:
-            self._exchange_again(a, b, now, rng)
-        if self.actual_roem is not None:  # (a trump contract: one declarer)
-            declarer = self.declarers[0]
-            self.actual_roem = roem_of(self.hands[declarer] | self._played_by(declarer), self.trump, self.six)
 
     def _exchange_again(self, a: int, b: int, now: list[int], rng: Rng) -> None:
         """6.1, 6.2: the run ``exchanges[a:b]``'s declarers hold ``now[:-1]`` and its last discards are ``now[-1]``;
@@ -699,35 +733,8 @@ class Boonaken(TrickGame):
                   for k, s in enumerate(order)}
         return places, [] if m == 5 else [3 * m, 3 * m + 1]
 
-    def _hidden_piles(self, seat: int) -> list[list[int]]:
-        known = self._known_cards(seat)
-        return [cards_in(pile & ~known) for pile in (self.set_aside, self.centre, self.discards)]
-
-    def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
-        """7.3: a declared roem was held (never overstated) by the declarer's 6 cards."""
-        if not self.roem or seat != self.declarers[0]:
-            return None
-        held = (self.hands[seat] & known) | self._played_by(seat)
-        trump, declared, six = self.trump, self.roem, self.six
-        return lambda cards: roem_of(held | mask_of(cards), trump, six) >= declared
-
     def _played_by(self, seat: int) -> int:
         return mask_of(c for played in [*self.tricks, self.trick] for s, c in played if s == seat)
-
-    def _relabel(self, new: Sequence[int]) -> None:
-        super()._relabel(new)
-        self.centre, self.discards = relabel_mask(self.centre, new), relabel_mask(self.discards, new)
-        self.set_aside, self.dealt_centre = relabel_mask(self.set_aside, new), relabel_mask(self.dealt_centre, new)
-        exchanges = []
-        for seat, discard, move in self.exchanges:
-            discard = relabel_mask(discard, new)
-            exchanges.append((seat, discard, move))
-            if move >= 0:
-                self.moves[move] = (seat, DISCARD_ID[discard])
-        self.exchanges = exchanges
-        if self.actual_roem is not None:
-            declarer = self.declarers[0]
-            self.actual_roem = roem_of(self.hands[declarer] | self._played_by(declarer), self.trump, self.six)
 
     # ---- positions (docs/positions/boonaken.md) -----------------------------------------------------------------
 
@@ -776,27 +783,6 @@ class Boonaken(TrickGame):
                                 "cannot come from them")
         if not over and len(self._staying()) < 2:
             raise PositionError("a match goes on with two seats or more at the table (8.3)")
-
-    def _deal_again(self, trump: int) -> None:
-        """The deal from deal_deck, its auction, exchanges, trump and roem made again, each checked legal."""
-        auction, exchanges, trump_code, roem = self._given
-        self._start_deal(list(self.deal_deck))
-        for number, (seat, word) in enumerate(auction):
-            self._replay(f"auction[{number}]", seat, WORD_ID[word])
-        for number, (seat, word) in enumerate(exchanges):
-            self._replay(f"exchanges[{number}]", seat, WORD_ID.get(word, -1))
-        if self.phase == "exchange" and (trump_code is not None or roem is not None):
-            raise PositionError("trump and roem are null until the exchanges are made")
-        if trump_code is not None:
-            if self.phase != "trump":
-                raise PositionError("trump is named only in a numeric or boonaak contract, once its exchange is made "
-                                    "(7.2)")
-            self._replay("trump", self.current_player, WORD_ID[f"trump:{SUITS[suit_of_code(trump_code)]}"])
-        if roem is not None:
-            if self.phase != "roem" or type(roem) is not int or roem not in ROEM_WORDS:
-                raise PositionError("roem is declared (a multiple of 10) after trump in a numeric contract, else null")
-            self._replay("roem", self.current_player, WORD_ID[ROEM_WORDS[roem]])
-        self._loaded_phase = self.phase
 
     def _replay(self, key: str, seat: Any, action: int) -> None:
         if seat != self.current_player or self.phase in ("play", "over") or action not in self._legal_ids():

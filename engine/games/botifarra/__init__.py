@@ -151,6 +151,33 @@ class Calls(DecisionPhase["Botifarra"]):
         if game.phase not in (expected, "over") or (game.phase == "over" and expected != "play"):
             raise PositionError(f"phase {game.phase!r} does not fit the trump choice and doubling ({expected!r})")
 
+    def trump(self, game: Botifarra) -> tuple[int, str]:
+        named = game.choice.trump
+        trump = None if named in (None, NO_TRUMP_WORD) else named
+        return (NO_TRUMP if trump is None else SUITS.index(trump),
+                f"trump must be {trump!r}, the suit named (null before and for botifarra)")
+
+    def deal_again(self, game: Botifarra, trump: int) -> bool:
+        game._deal_hands(game.deal_deck)  # (the calls as loaded)
+        game.trump = trump
+        return True
+
+
+class Deal(Phase["Botifarra"]):
+    """The deal itself: the hands (3), then the trump choice (4.1)."""
+
+    def deal(self, game: Botifarra, deck: list[int]) -> None:
+        if game.rotation and max(game.game_points) >= game.options["target_score"]:  # 8: the next game begins
+            game.game += 1
+            game.teams, game.game_points = PAIRINGS[game.game], [0, 0]
+        game._deal_hands(deck)
+        game.choice = game._trump_choice()
+        game.doubling = None
+        game.phase, game.current_player = "choice", game.dealer  # 4.1
+
+    def first_dealer(self, game: Botifarra) -> int:
+        return draw_by_suit(game.rng, DECK)  # 3.1
+
 
 @register
 class Botifarra(TrickGame):
@@ -158,7 +185,7 @@ class Botifarra(TrickGame):
     ACTIONS = ACTIONS
     DECK = DECK
     PHASES = ("choice", "doubling", "play", "over")
-    DEAL_PHASES = (Games(), Calls(), TRICK_PLAY)
+    DEAL_PHASES = (Deal(), Games(), Calls(), TRICK_PLAY)
     OBSERVED = ("tricks",)  # every card was seen as it was played (5.7)
     COPY = {"choice": OBJECT, "doubling": OBJECT, "game_points": LIST}
     CARRIED = (*TrickGame.CARRIED, "game_index", "game_points_0", "game_points_1")
@@ -202,9 +229,6 @@ class Botifarra(TrickGame):
         deals = games * (2 * options["target_score"] - 1 + TIED_DEALS)
         return match_length(deals, 2 + 2 * MAX_LEVEL[options["max_double"]] + len(DECK), options)
 
-    def _draw_first_dealer(self) -> int:
-        return draw_by_suit(self.rng, DECK)  # 3.1
-
     def shown_cards(self, seat: int) -> tuple[int, int, int]:
         """No card is face up or known in another hand and no stock is shown (TrickGame.shown_cards): the
         environments' encoder need not read the observation."""
@@ -212,23 +236,10 @@ class Botifarra(TrickGame):
 
     # ---- the deal (3) and the trump choice (4) ------------------------------------------------------------------
 
-    def _start_deal(self, deck: list[int]) -> None:
-        if self.rotation and max(self.game_points) >= self.options["target_score"]:  # 8: the next game begins
-            self.game += 1
-            self.teams, self.game_points = PAIRINGS[self.game], [0, 0]
-        self._deal_hands(deck)
-        self.choice = self._trump_choice()
-        self.doubling = None
-        self.phase, self.current_player = "choice", self.dealer  # 4.1
-
     def _deal_hands(self, deck: list[int]) -> None:
         hands = [0] * 4
         deal_round(deck, 0, hands, self.seats_from_dealer(), (4, 4, 4))  # 3.4: three rounds of 4, the right first
         self._reset_tricks(hands, NO_TRUMP)
-
-    def _deal_again(self, trump: int) -> None:
-        self._deal_hands(self.deal_deck)
-        self.trump = trump
 
     def partners(self, a: int, b: int) -> bool:
         """Whether two seats are partners in the game in play (1.2; 8 with three_game_rotation)."""
@@ -350,11 +361,3 @@ class Botifarra(TrickGame):
         """The trump choice and the doubling so far (4), each call ``[seat, word]``: seen by all, and in positions."""
         return {"choice": [[s, w] for s, w in self.choice.actions],
                 "doubling": [] if self.doubling is None else [[s, w] for s, w in self.doubling.actions]}
-
-    # ---- positions (docs/positions/botifarra.md) ----------------------------------------------------------------
-
-    def _dealt_trump(self) -> tuple[int, str]:
-        named = self.choice.trump
-        trump = None if named in (None, NO_TRUMP_WORD) else named
-        return (NO_TRUMP if trump is None else SUITS.index(trump),
-                f"trump must be {trump!r}, the suit named (null before and for botifarra)")

@@ -73,12 +73,40 @@ class Tally(Phase["GermanWhist"]):
     def load(self, game: GermanWhist, loading: Loading) -> None:
         game.target = game._load_target(loading.position["target"])
 
+    def known(self, game: GermanWhist, seat: int) -> int:
+        return mask_of(c for _s, c in game.taken_face_up())  # 5.8: taken in view of both
+
+
+class Deal(Phase["GermanWhist"]):
+    """The deal itself: the hands, the face-down slots and the stock (3.4, 3.5, 8.1a), then the play."""
+
+    def deal(self, game: GermanWhist, deck: list[int]) -> None:
+        order = game.seats_from_dealer()
+        hands = [0, 0]
+        used = deal_round(deck, 0, hands, order, (1,) * (11 if game.options["face_down_four"] else 13))  # 3.4
+        game.down = [[], []]
+        if game.options["face_down_four"]:
+            downs, used = deal_rounds(deck, order, [SLOTS], start=used)  # 8.1a
+            game.down = [list(downs[0]), list(downs[1])]
+        game.stock = deck[used:]  # 3.5: the top stock card is face up and names trump
+        game.stock_top = 0
+        game._reset_tricks(hands, SUIT[game.stock[0]])
+        if game.deal_index == 0:
+            game.target = game.options["target_score"]
+        game.phase = "play"
+        game.current_player = order[0]  # 5.1: the non-dealer leads
+
+    def trump(self, game: GermanWhist) -> tuple[int, str]:
+        first = len(game.deal_deck) - 2 * game.phase1_tricks  # 3.5, 8.1a: the first turned-up card
+        return SUIT[game.deal_deck[first]], f"trump must be the suit of the first turned-up card, deal_deck[{first}]"
+
 
 @register
 class GermanWhist(FaceDownSlots):
     RULES = RULES
     DOUBLE_DUMMY = True  # tricks (those 7.1 counts: _trick_counts)
     ACTIONS = ACTIONS
+    target: int  # the target score in force (7.4b: raised by 10 when both seats reach it)
     DECK = DECK
     STOCK_SHOWN = 1  # 3.5: the top stock card is face up
     OBSERVED = ("face_up", "stock_size", "tricks_played")
@@ -90,7 +118,7 @@ class GermanWhist(FaceDownSlots):
         "face_down_seen": "face_down_seen: a seat sees its face-down cards once it won a trick",
     }
     SLOT_IDS = DOWN_IDS  # 8.1c: down:<slot>
-    DEAL_PHASES = (SLOT_CARDS, TRICK_PLAY, Tally())
+    DEAL_PHASES = (Deal(), SLOT_CARDS, TRICK_PLAY, Tally())
     POSITION_CARD_PILES = ("face_up", "face_down")  # position keys of this game that hold cards
     INFO = GameInfo(
         id="german_whist",
@@ -110,24 +138,6 @@ class GermanWhist(FaceDownSlots):
         # Difference scoring may give nobody a point, and 7.4b raises the target: 20 + 4 x target deals at most.
         target = options["target_score"]
         return match_length(1 if target == 0 else 20 + 4 * target, 2 * TRICKS_PER_DEAL, options)
-
-    # ---- the deal (3) -------------------------------------------------------------------------------------------
-
-    def _start_deal(self, deck: list[int]) -> None:
-        order = self.seats_from_dealer()
-        hands = [0, 0]
-        used = deal_round(deck, 0, hands, order, (1,) * (11 if self.options["face_down_four"] else 13))  # 3.4
-        self.down: list[list[int | None]] = [[], []]
-        if self.options["face_down_four"]:
-            downs, used = deal_rounds(deck, order, [SLOTS], start=used)  # 8.1a
-            self.down = [list(downs[0]), list(downs[1])]
-        self.stock = deck[used:]  # 3.5: the top stock card is face up and names trump
-        self.stock_top = 0
-        self._reset_tricks(hands, SUIT[self.stock[0]])
-        if self.deal_index == 0:
-            self.target = self.options["target_score"]
-        self.phase = "play"
-        self.current_player = order[0]  # 5.1: the non-dealer leads
 
     # ---- play (5.4 - 5.6) ---------------------------------------------------------------------------------------
 
@@ -224,14 +234,7 @@ class GermanWhist(FaceDownSlots):
         start = 2 * self.phase1_tricks + (SLOTS if seat == self.dealer else 0)  # 8.1a: non-dealer's four first
         return card in self.deal_deck[start:start + SLOTS]
 
-    def _known_cards(self, seat: int) -> int:
-        return mask_of(c for _s, c in self.taken_face_up())  # 5.8: taken in view of both
-
     # ---- positions (docs/positions/german_whist.md) -------------------------------------------------------------
-
-    def _dealt_trump(self) -> tuple[int, str]:
-        first = len(self.deal_deck) - 2 * self.phase1_tricks  # 3.5, 8.1a: the first turned-up card
-        return SUIT[self.deal_deck[first]], f"trump must be the suit of the first turned-up card, deal_deck[{first}]"
 
     def _load_target(self, value: Any) -> int:
         """7.4b: the target in force is target_score, raised by 10 for each deal after which both seats reached it

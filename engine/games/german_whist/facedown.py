@@ -33,6 +33,13 @@ class SlotCards(Phase["FaceDownSlots"]):
         loading.piles.update({f"face_down[{seat}]": [parse_card(c) for c in cards if c is not None]
                               for seat, cards in enumerate(down)})
 
+    def hidden(self, game: FaceDownSlots, seat: int) -> list[list[int]]:
+        return [[c for c in slots if c is not None] for s, slots in enumerate(game.down)
+                if s != seat or not game.down_seen(s)]
+
+    def relabel(self, game: FaceDownSlots, new: Sequence[int]) -> None:
+        game.down = [[None if c is None else new[c] for c in slots] for slots in game.down]
+
 
 SLOT_CARDS = SlotCards()
 
@@ -81,14 +88,3 @@ class FaceDownSlots(TrickGame):
         ``"?"`` for a card it may not see, None for a slot played."""
         return [[None if c is None else CODES[c] if viewer is None or (s == viewer and self.down_seen(s)) else "?"
                  for c in slots] for s, slots in enumerate(self.down)]
-
-    def _hidden_piles(self, seat: int) -> list[list[int]]:
-        piles = super()._hidden_piles(seat)
-        for s, slots in enumerate(self.down):
-            if s != seat or not self.down_seen(s):
-                piles.append([c for c in slots if c is not None])
-        return piles
-
-    def _relabel(self, new: Sequence[int]) -> None:
-        super()._relabel(new)
-        self.down = [[None if c is None else new[c] for c in slots] for slots in self.down]

@@ -15,6 +15,7 @@ from ...cards import BIT, CODES, RANK, cards_in, mask_of
 from ...dealing import deal_round, draw_for_dealer, seats_from
 from ...fishing import ACE, DECISIONS_PER_DEAL, JACK, MAX_GROUP_CARDS, CaptureRules, FishingState
 from ...options import Option
+from ...phases import Phase
 from ...registry import register
 from ...state import GameInfo, GameLength, match_length
 from .rules import sweep_value
@@ -49,8 +50,28 @@ def match_target(n: int, options: Mapping[str, Any]) -> int:
     return options["target"] or (251 if n == 2 or options["partnerships"] else 151)
 
 
+class Deal(Phase["Tablanette"]):
+    """The deal itself: the hands, the table and the stock, then the play."""
+
+    def deal(self, game: Tablanette, deck: list[int]) -> None:
+        game._begin_fishing_deal()
+        seats = seats_from(game.dealer + 1, game.n_players)
+        top = deal_round(deck, 0, game.hands, seats, (1,) * game.options["hand_size"])
+        slots, game.stock = deck[top:top + 4], deck[top + 4:]
+        if game.capture_rules.jack_takes_all:
+            game._replace_table_jacks(slots)
+        for card in slots:
+            game.table |= BIT[card]
+
+    def first_dealer(self, game: Tablanette) -> int:
+        low = game.options["first_dealer_draw"] == "low"
+        return draw_for_dealer(game.rng, game.n_players, lambda c: _LOW_DRAW[RANK[c]] if low else RANK[c],
+                               lowest_deals=low)
+
+
 @register
 class Tablanette(FishingState):
+    DEAL_PHASES = (Deal(), *FishingState.DEAL_PHASES)
     INFO = GameInfo(
         id="tablanette",
         name="Tablanette",
@@ -82,21 +103,6 @@ class Tablanette(FishingState):
         # are played in a deal, in at most DECISIONS_PER_DEAL decisions.
         sides = 2 if options["partnerships"] else n
         return match_length(-(-match_target(n, options) * sides // 22), DECISIONS_PER_DEAL, options)
-
-    def _draw_first_dealer(self) -> int:
-        low = self.options["first_dealer_draw"] == "low"
-        return draw_for_dealer(self.rng, self.n_players, lambda c: _LOW_DRAW[RANK[c]] if low else RANK[c],
-                               lowest_deals=low)
-
-    def _start_deal(self, deck: list[int]) -> None:
-        self._begin_fishing_deal()
-        seats = seats_from(self.dealer + 1, self.n_players)
-        top = deal_round(deck, 0, self.hands, seats, (1,) * self.options["hand_size"])
-        slots, self.stock = deck[top:top + 4], deck[top + 4:]
-        if self.capture_rules.jack_takes_all:
-            self._replace_table_jacks(slots)
-        for card in slots:
-            self.table |= BIT[card]
 
     def _replace_table_jacks(self, slots: list[int]) -> list[int]:
         """§3.6: a jack dealt to the table goes back into the stock and the stock's top card takes its slot; returns

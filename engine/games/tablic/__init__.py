@@ -40,12 +40,33 @@ HAND_PACKETS = (3, 3)  # §3.5: two packets of three each round
 class TablaPoints(Phase["Tablic"]):
     """§5.5 in a position: each tabla is worth 1 (the capture play's ``sweeps`` and ``sweep_points`` agree)."""
 
-    def save(self, game: Tablic) -> dict[str, Any]:
-        return {}
-
     def check(self, game: Tablic, loading: Loading) -> None:
         if game.sweep_points != game.sweeps:
             raise PositionError("in Tablić each tabla is worth 1: sweep_points must equal sweeps")
+
+
+class Deal(Phase["Tablic"]):
+    """The deal itself: the hands, the table and the stock, then the play."""
+
+    def deal(self, game: Tablic, deck: list[int]) -> None:
+        game._begin_fishing_deal()
+        order = seats_from(game.dealer + 1, game.n_players)
+        if game.options["cut_mode"] == "cut":
+            table, top = deck[:4], deal_round(deck, 4, game.hands, order, HAND_PACKETS)
+        else:
+            top = deal_round(deck, 0, game.hands, order, HAND_PACKETS)
+            table, top = deck[top:top + 4], top + 4
+        for card in table:
+            game.table |= 1 << card
+        game.stock = deck[top:]
+
+    def first_dealer(self, game: Tablic) -> int:
+        low = game.options["first_dealer_draw"] == "low"
+        ace = 1 if low else 11
+        return draw_for_dealer(
+            game.rng, game.n_players, lambda c: ace if RANK[c] == ACE else capture_value(RANK[c], 12)[0],
+            lowest_deals=low
+        )
 
 
 @register
@@ -60,7 +81,7 @@ class Tablic(FishingState):
         shown_until_played=True,
     )
     SWEEP_COUNTER = "tablas"
-    DEAL_PHASES = (CAPTURE_PLAY, TablaPoints())
+    DEAL_PHASES = (Deal(), CAPTURE_PLAY, TablaPoints())
 
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
@@ -81,26 +102,6 @@ class Tablic(FishingState):
 
     def _partnerships(self) -> bool:
         return True  # with 4 players
-
-    def _draw_first_dealer(self) -> int:
-        low = self.options["first_dealer_draw"] == "low"
-        ace = 1 if low else 11
-        return draw_for_dealer(
-            self.rng, self.n_players, lambda c: ace if RANK[c] == ACE else capture_value(RANK[c], 12)[0],
-            lowest_deals=low
-        )
-
-    def _start_deal(self, deck: list[int]) -> None:
-        self._begin_fishing_deal()
-        order = seats_from(self.dealer + 1, self.n_players)
-        if self.options["cut_mode"] == "cut":
-            table, top = deck[:4], deal_round(deck, 4, self.hands, order, HAND_PACKETS)
-        else:
-            top = deal_round(deck, 0, self.hands, order, HAND_PACKETS)
-            table, top = deck[top:top + 4], top + 4
-        for card in table:
-            self.table |= 1 << card
-        self.stock = deck[top:]
 
     def _refill(self) -> None:
         top = deal_round(self.stock, 0, self.hands, seats_from(self.dealer + 1, self.n_players), HAND_PACKETS)

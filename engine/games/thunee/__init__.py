@@ -132,9 +132,6 @@ class Call(DecisionPhase["Thunee"]):
     """A phase of calls outside the play (each recorded in ``calls`` as it is made; the replayed ``deal_actions``
     hold them in positions): ``answer`` is its effect."""
 
-    def save(self, game: Thunee) -> dict[str, Any]:
-        return {}
-
     def apply(self, game: Thunee, action: int) -> None:
         seat = game.current_player
         assert seat is not None  # State.apply_id applies only a legal action
@@ -197,6 +194,12 @@ class TrumpCard(Call):
 
     def answer(self, game: Thunee, seat: int, action: int) -> None:
         game._choose_trump(seat, action)
+
+    def seen_as(self, game: Thunee, viewer: int | None, actor: int, action: str) -> str:
+        """4.5: the trump card is laid face down: the other seats see ``trump``, not the card."""
+        if viewer != actor and action.startswith("trump:") and action != "trump:last":
+            return "trump"
+        return action
 
 
 class SpecialCalls(Call):
@@ -302,16 +305,119 @@ class DealActions(Phase["Thunee"]):
         game._legal = None
 
 
+class Deal(Phase["Thunee"]):
+    """The deal itself: the first round (3.3), then the redeal questions (3.4) or the calling."""
+
+    def deal(self, game: Thunee, deck: list[int]) -> None:
+        n, first = game.n_players, (game.dealer + 1) % game.n_players
+        dealt = FIRST_ROUND[n]
+        hands = [0] * n
+        order = ORDERS[n][game.dealer]
+        deal_round(deck, 0, hands, order, ROUNDS[n][0])  # 3.3: deck card k to seat dealer + 1 + k
+        game._reset_tricks(hands, NO_TRUMP)
+        game.__dict__["RULES"] = NORMAL_RULES[n]
+        game.stock = deck[dealt:]
+        game.calls = []
+        game.auction = None
+        game.trumper, game.call, game.trump_card, game.by_last, game.shown = first, 0, None, False, 0
+        game.contract, game.caller, game.doubler, game.kanak, game.voided = "normal", None, None, None, False
+        game.jodis, game.used, game.leader = [], 0, first
+        limit, points = game.options["redeal_max_points"], HAND_POINTS.pile_points
+        over = worth_more(limit)  # a hand holding one of these holds more than the limit
+        game.queue = [s for s in order if not hands[s] & over and points(hands[s]) <= limit]  # 3.4
+        if game.queue:
+            game.phase, game.current_player = "redeal", game.queue[0]
+        else:
+            game._after_redeal_answers()
+
+    def next_dealer(self, game: Thunee) -> int:
+        """3.8: the deal passes on when the dealer's team has at least as many balls as the other."""
+        if game.voided:
+            return game.dealer
+        side = game.side_of[game.dealer]
+        ahead = game.side_scores[side] >= game.side_scores[1 - side]
+        return (game.dealer + 1) % game.n_players if ahead else game.dealer
+
+    def first_dealer(self, game: Thunee) -> int:
+        """3.1: cards turned up to seats 0, 1, ... from a shuffled pack (top first); the first black jack deals.
+
+        The draws of the first deal's shuffle and cut (3.2), which come next, are computed in the same batch and
+        its deck remembered (``_deck_after``)."""
+        rng = game.rng
+        start = rng.state
+        draws = outputs(start, 2 * SHUFFLE_DRAWS + 1)
+        if min(draws) < len(DECK) or draws[-1] < CUT_THRESHOLD:  # a draw below() would reject: the plain way
+            pack = list(DECK)
+            rng.shuffle(pack)
+        else:
+            pack = _shuffled(draws)
+            after = (start + SHUFFLE_DRAWS * GOLDEN) & MASK64
+            _DECK_AFTER.clear()
+            _DECK_AFTER[after] = (cut(_shuffled(draws[SHUFFLE_DRAWS:]), 1 + draws[-1] % CUT_BOUND),
+                                  (after + (SHUFFLE_DRAWS + 1) * GOLDEN) & MASK64)
+            rng.state = after
+        return next(k for k, card in enumerate(pack) if card in BLACK_JACKS) % game.n_players
+
+    def sample(self, game: Thunee, seat: int, rng: Rng, memo: dict[str, Any]) -> bool:
+        """Deal the unseen cards again (each hand keeping its shown voids and, once known, whether its first round
+        could ask a redeal) so that this dealing's moves replay on the sample, every one legal, and the seat sees the
+        same (no redeal nor void deal came instead): ``redeal_consistent``, never the real deal for want of one."""
+        slots = self.slots(game, seat)
+        seen = game.observation(seat, history=False)
+
+        def sample_of(contents: list[list[int]]) -> Thunee | None:
+            new = relabeling(slots, contents)
+            sample = game._replayed_on([new[c] for c in game.deal_deck], new)
+            return sample if sample is not None and sample.observation(seat, history=False) == seen else None
+
+        sample = sample_of(redeal_consistent(slots, rng, lambda contents: sample_of(contents) is not None))
+        assert sample is not None  # redeal_consistent returns a deal the check accepted
+        game.__dict__.update(sample.__dict__)
+        return True
+
+    def slots(self, game: Thunee, seat: int) -> list[Slot]:
+        """The unseen cards of ``seat``: each other hand's (its first round apart, with its redeal check once
+        known), the face-down trump card to its trumper when taken last, and the undealt stock."""
+        known = game.hands[seat] | game._public_cards()
+        if seat == game.trumper and game.trump_card is not None and not game.by_last:
+            known |= BIT[game.trump_card]
+        lacks, ordered = game._shown_lacking(), in_deck_order(game.deal_deck)
+        first_round = game._first_round_cards()
+        eligible = game._redeal_eligibility()
+        limit = game.options["redeal_max_points"]
+        slots = []
+        for other in range(game.n_players):
+            if other == seat:
+                continue
+            hidden = game._held(other) & ~known
+            forbidden = 0
+            for _k, mask in lacks[other]:
+                forbidden |= mask
+            first = first_round[other]
+            check = None
+            if other in eligible:
+                kept, asked = hand_points(first & ~hidden), eligible[other]
+                check = _redeal_check(kept, limit, asked)
+            for part, part_check in ((hidden & first, check), (hidden & ~first, None)):
+                if part:
+                    slots.append(Slot(ordered(cards_in(part)), forbidden, part_check))
+        if game.trump_card is not None and seat == game.trumper and game.by_last:
+            slots.append(Slot([game.trump_card]))
+        return slots + ([Slot(list(game.stock))] if game.stock else [])
+
+
 @register
 class Thunee(TrickGame):
     RULES = rules_for("normal", 6)  # per deal: rules_for(contract's ranking, 24 // players)
     DOUBLE_DUMMY = True  # card points
     ACTIONS = ACTIONS
+    DECK = DECK
     # (the stock is only ever replaced whole)
     COPY = {"queue": LIST, "auction": OBJECT, "jodis": LIST, "calls": LIST, "stock": SHARED}
     POSITION_CARD_PILES = ("trump_card",)
     PHASES = ("redeal", "trip", "calling", "trump", "special", "play", "jodi", "double", "over")
-    DEAL_PHASES = (RedealQuestion(), Trip(), Calling(), TrumpCard(), SpecialCalls(), Jodi(), Double(), DealActions())
+    DEAL_PHASES = (Deal(), RedealQuestion(), Trip(), Calling(), TrumpCard(), SpecialCalls(), Jodi(), Double(),
+                   DealActions())
     INFO = GameInfo(
         id="thunee",
         name="Thunee",
@@ -351,9 +457,6 @@ class Thunee(TrickGame):
     def _sides(self) -> tuple[int, ...]:
         return SIDES[self.n_players]
 
-    def _deck_cards(self) -> list[int]:
-        return list(DECK)
-
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
         # Each scored deal gives at least one ball to one team, so the match ends within 2 (target - 1) + 1 deals;
@@ -365,26 +468,6 @@ class Thunee(TrickGame):
         return match_length(2 * options["target_balls"] - 1, moves, options, redeals=True)
 
     # ---- the deal (3) -------------------------------------------------------------------------------------------
-
-    def _draw_first_dealer(self) -> int:
-        """3.1: cards turned up to seats 0, 1, ... from a shuffled pack (top first); the first black jack deals.
-
-        The draws of the first deal's shuffle and cut (3.2), which come next, are computed in the same batch and
-        its deck remembered (``_deck_after``)."""
-        rng = self.rng
-        start = rng.state
-        draws = outputs(start, 2 * SHUFFLE_DRAWS + 1)
-        if min(draws) < len(DECK) or draws[-1] < CUT_THRESHOLD:  # a draw below() would reject: the plain way
-            pack = list(DECK)
-            rng.shuffle(pack)
-        else:
-            pack = _shuffled(draws)
-            after = (start + SHUFFLE_DRAWS * GOLDEN) & MASK64
-            _DECK_AFTER.clear()
-            _DECK_AFTER[after] = (cut(_shuffled(draws[SHUFFLE_DRAWS:]), 1 + draws[-1] % CUT_BOUND),
-                                  (after + (SHUFFLE_DRAWS + 1) * GOLDEN) & MASK64)
-            rng.state = after
-        return next(k for k, card in enumerate(pack) if card in BLACK_JACKS) % self.n_players
 
     def _shuffled_deck(self) -> list[int]:
         """3.2: shuffle, then a cut (the same draws as ``Rng.shuffle`` and ``Rng.below``, in one batch)."""
@@ -400,31 +483,6 @@ class Thunee(TrickGame):
             return cut(deck, 1 + rng.below(len(deck) - 1))
         rng.state = (start + (SHUFFLE_DRAWS + 1) * GOLDEN) & MASK64
         return cut(_shuffled(draws), 1 + draws[-1] % CUT_BOUND)
-
-    def _start_deal(self, deck: list[int]) -> None:
-        n, first = self.n_players, (self.dealer + 1) % self.n_players
-        dealt = FIRST_ROUND[n]
-        hands = [0] * n
-        order = ORDERS[n][self.dealer]
-        deal_round(deck, 0, hands, order, ROUNDS[n][0])  # 3.3: deck card k to seat dealer + 1 + k
-        self._reset_tricks(hands, NO_TRUMP)
-        self.__dict__["RULES"] = NORMAL_RULES[n]
-        self.stock = deck[dealt:]
-        self.calls = []
-        self.auction = None
-        self.trumper, self.call, self.trump_card, self.by_last, self.shown = first, 0, None, False, 0
-        self.contract, self.caller, self.doubler, self.kanak, self.voided = "normal", None, None, None, False
-        self.jodis, self.used, self.leader = [], 0, first
-        limit, points = self.options["redeal_max_points"], HAND_POINTS.pile_points
-        over = worth_more(limit)  # a hand holding one of these holds more than the limit
-        self.queue = [s for s in order if not hands[s] & over and points(hands[s]) <= limit]  # 3.4
-        if self.queue:
-            self.phase, self.current_player = "redeal", self.queue[0]
-        else:
-            self._after_redeal_answers()
-
-    def _deal_again(self, trump: int) -> None:
-        self._start_deal(list(self.deal_deck))
 
     def _after_redeal_answers(self) -> None:
         if self.n_players == 6 and self.options["six_trip"]:  # 8.2.2: the dealer is asked first
@@ -734,14 +792,6 @@ class Thunee(TrickGame):
     def _match_winners(self) -> list[int] | None:
         return sides_at_or_over(self.side_scores, self.options["target_balls"]) or None  # 7.4
 
-    def _next_dealer(self) -> int:
-        """3.8: the deal passes on when the dealer's team has at least as many balls as the other."""
-        if self.voided:
-            return self.dealer
-        side = self.side_of[self.dealer]
-        ahead = self.side_scores[side] >= self.side_scores[1 - side]
-        return (self.dealer + 1) % self.n_players if ahead else self.dealer
-
     # ---- what a seat sees -----------------------------------------------------------------------------------------
 
     def _trump_seen_by(self, seat: int) -> str | None:
@@ -757,63 +807,7 @@ class Thunee(TrickGame):
         """Cards every seat knows the place of: the turned-up trump card and the jodi cards, while in hand."""
         return self.shown | self.used
 
-    def action_string(self, action: int) -> str:
-        return ACTIONS.strings[action]
-
-    def action_seen_by(self, viewer: int | None, actor: int, action: str) -> str:
-        """4.5: the trump card is laid face down: the other seats see ``trump``, not the card."""
-        if viewer != actor and action.startswith("trump:") and action != "trump:last":
-            return "trump"
-        return action
-
-    def _secret_moves_start(self) -> int:
-        return 0
-
-    # ---- determinization: unseen hands, the face-down trump card and the undealt cards ------------------------
-
-    def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
-        """Deal the unseen cards again (each hand keeping its shown voids and, once known, whether its first round
-        could ask a redeal) so that this dealing's moves replay on the sample, every one legal, and the seat sees the
-        same (no redeal nor void deal came instead): ``redeal_consistent``, never the real deal for want of one."""
-        slots = self._unseen_slots(seat)
-        seen = self.observation(seat, history=False)
-
-        def sample_of(contents: list[list[int]]) -> Thunee | None:
-            new = relabeling(slots, contents)
-            sample = self._replayed_on([new[c] for c in self.deal_deck], new)
-            return sample if sample is not None and sample.observation(seat, history=False) == seen else None
-
-        sample = sample_of(redeal_consistent(slots, rng, lambda contents: sample_of(contents) is not None))
-        assert sample is not None  # redeal_consistent returns a deal the check accepted
-        self.__dict__.update(sample.__dict__)
-
-    def _unseen_slots(self, seat: int) -> list[Slot]:
-        known = self.hands[seat] | self._public_cards()
-        if seat == self.trumper and self.trump_card is not None and not self.by_last:
-            known |= BIT[self.trump_card]
-        lacks, ordered = self._shown_lacking(), in_deck_order(self.deal_deck)
-        first_round = self._first_round_cards()
-        eligible = self._redeal_eligibility()
-        limit = self.options["redeal_max_points"]
-        slots = []
-        for other in range(self.n_players):
-            if other == seat:
-                continue
-            hidden = self._held(other) & ~known
-            forbidden = 0
-            for _k, mask in lacks[other]:
-                forbidden |= mask
-            first = first_round[other]
-            check = None
-            if other in eligible:
-                kept, asked = hand_points(first & ~hidden), eligible[other]
-                check = _redeal_check(kept, limit, asked)
-            for part, part_check in ((hidden & first, check), (hidden & ~first, None)):
-                if part:
-                    slots.append(Slot(ordered(cards_in(part)), forbidden, part_check))
-        if self.trump_card is not None and seat == self.trumper and self.by_last:
-            slots.append(Slot([self.trump_card]))
-        return slots + ([Slot(list(self.stock))] if self.stock else [])
+    # ---- determinization (Deal.sample): unseen hands, the face-down trump card and the undealt cards ----------
 
     def _first_round_cards(self) -> list[int]:
         cards = [0] * self.n_players

@@ -19,6 +19,7 @@ from typing import Any
 from ...cards import RANK, make_deck
 from ...dealing import deal_round
 from ...options import Option
+from ...phases import Phase
 from ...registry import register
 from ...scoring import deals_to_target, point_table, target_or_deals
 from ...state import GameInfo, GameLength, match_length
@@ -56,6 +57,17 @@ OPTIONS = (
 )
 
 
+class Deal(Phase["Trappola"]):
+    """The deal itself: the hands (3.4), then the exchanges (3.5.1)."""
+
+    def deal(self, game: Trappola, deck: list[int]) -> None:
+        order, hands = game.seats_from_dealer(), [0, 0]
+        top = deal_round(deck, 0, hands, order, (4, 5))  # 3.4: four each, then five, the non-dealer first
+        game._reset_tricks(hands, NO_TRUMP)
+        game._reset_declarations()
+        game._open_exchanges(deck[top:], game.options["allow_redeal"])  # 3.5.1: the non-dealer first
+
+
 @register
 class Trappola(SetDeclaring, HandExchanges):
     RULES = RULES
@@ -68,7 +80,7 @@ class Trappola(SetDeclaring, HandExchanges):
     OBSERVED = ("stock_size", "tricks", "card_points", "tricks_won")
     POSITIONED = ("stock",)
     PHASES = ("exchange", "play", "over")
-    DEAL_PHASES = (EXCHANGES, TRICK_PLAY, DECLARATIONS)
+    DEAL_PHASES = (Deal(), EXCHANGES, TRICK_PLAY, DECLARATIONS)
     POSITION_CARD_PILES = ("dead",)  # position keys of this game that hold cards
     INFO = GameInfo(
         id="trappola",
@@ -89,13 +101,6 @@ class Trappola(SetDeclaring, HandExchanges):
         return match_length(deals, MOVES_PER_DEAL, options)
 
     # ---- the deal and the exchanges (3) -------------------------------------------------------------------------
-
-    def _start_deal(self, deck: list[int]) -> None:
-        order, hands = self.seats_from_dealer(), [0, 0]
-        top = deal_round(deck, 0, hands, order, (4, 5))  # 3.4: four each, then five, the non-dealer first
-        self._reset_tricks(hands, NO_TRUMP)
-        self._reset_declarations()
-        self._open_exchanges(deck[top:], self.options["allow_redeal"])  # 3.5.1: the non-dealer first
 
     def _begin_play(self) -> None:
         self.phase, self.current_player = "play", 1 - self.dealer  # 5.1

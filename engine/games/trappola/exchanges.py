@@ -50,6 +50,7 @@ class HandExchanges(TrickGame):
     # A position being loaded (EXCHANGES): its exchanges and dead hands, replayed and compared.
     _given_exchanges: list[tuple[int, int]]
     _given_dead: list[list[list[int]]]
+    _exchanging: int | None  # the seat whose exchange the replayed position waits for
 
     @abstractmethod
     def _begin_play(self) -> None:
@@ -97,14 +98,6 @@ class HandExchanges(TrickGame):
         """The observations' and positions' ``dead``: per seat, its dead hands' cards in order."""
         return [[codes_of(hand) for hand in hands] for hands in self.dead]
 
-    def _deal_again(self, trump: int) -> None:
-        self._start_deal(list(self.deal_deck))
-        for number, (seat, action) in enumerate(self._given_exchanges):
-            if self.phase != "exchange" or seat != self.current_player:
-                raise PositionError(f"exchanges[{number}]: seat {seat} may not decide there ({self.EXCHANGE_RULE})")
-            self._exchange(seat, action)
-        self._exchanging = self.current_player if self.phase == "exchange" else None
-
 
 class Exchanges(DecisionPhase["HandExchanges"]):
     """The exchanges in a position: ``exchanges`` (the decisions in order, replayed from the deal) and ``dead``
@@ -128,7 +121,7 @@ class Exchanges(DecisionPhase["HandExchanges"]):
         obs["exchanges"], obs["dead"] = game._exchange_codes(), game._dead_codes()  # 3.5.1: public
 
     def load(self, game: HandExchanges, loading: Loading) -> None:
-        """A position's ``exchanges`` (replayed by ``_deal_again``) and ``dead`` hands, handed to the trick play as
+        """A position's ``exchanges`` (replayed by ``deal_again``) and ``dead`` hands, handed to the trick play as
         card piles."""
         p = loading.position
         words = position_moves(p["exchanges"], "exchanges", game.n_players, EXCHANGE_WORDS)
@@ -137,6 +130,16 @@ class Exchanges(DecisionPhase["HandExchanges"]):
                             for seat, hands in enumerate(position_list(p["dead"], "dead", game.n_players))]
         loading.piles.update({f"dead[{s}]": [c for hand in hands for c in hand]
                               for s, hands in enumerate(game._given_dead)})
+
+    def deal_again(self, game: HandExchanges, trump: int) -> bool:
+        """The deal dealt again from deal_deck and the position's exchanges made again, each where the rules allow."""
+        game._start_deal(list(game.deal_deck))
+        for number, (seat, action) in enumerate(game._given_exchanges):
+            if game.phase != "exchange" or seat != game.current_player:
+                raise PositionError(f"exchanges[{number}]: seat {seat} may not decide there ({game.EXCHANGE_RULE})")
+            game._exchange(seat, action)
+        game._exchanging = game.current_player if game.phase == "exchange" else None
+        return True
 
     def check(self, game: HandExchanges, loading: Loading) -> None:
         """After the replay: ``dead`` holds the hands the exchanges laid down, and the turn is with a seat that may

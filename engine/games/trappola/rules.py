@@ -120,6 +120,59 @@ class Declarations(Phase["SetDeclaring"]):
     def check(self, game: SetDeclaring, loading: Loading) -> None:
         game._load_declarations(loading.position["declarations"])
 
+    def seen_as(self, game: SetDeclaring, viewer: int | None, actor: int, action: str) -> str:
+        """A set of hidden rank shows the other seats its size only (``declare:three``) until the deal is scored."""
+        key = game.SETS.of_word.get(action)
+        if key is None or viewer == actor or game.phase == "over" or not game._secret_rank(key[0]):
+            return action
+        return action.rsplit(":", 1)[0]
+
+    def secret_from(self, game: SetDeclaring) -> int:
+        return game.dealing_start  # earlier deals were scored: their sets show their ranks
+
+    # determinization: each declared set stays in its declarer's hand
+
+    def hand_check(self, game: SetDeclaring, seat: int, known: int) -> Callable[[list[int]], bool] | None:
+        """Each set ``seat`` declared was held then, at its size; sets of hidden rank have some distinct ranks."""
+        if not game.declarations:
+            return None
+        held = game.hands[seat] & known
+        shown: list[tuple[int, int, str]] = []  # (cards played since, size, rank) of each set
+        hidden: list[tuple[int, int, str]] = []
+        for s, rank, size, k, _move in game.declarations:
+            if s == seat:
+                (hidden if game._secret_rank(rank) else shown).append((game._played_since(seat, k), size, rank))
+        hidden_ranks = game._hidden_ranks()
+
+        def check(cards: list[int]) -> bool:
+            hand = held | mask_of(cards)
+            if any(((hand | played) & RANK_MASK[rank]).bit_count() != size for played, size, rank in shown):
+                return False
+            return not hidden or bool(hidden_set_ranks([hand | p for p, _s, _r in hidden], [s for _p, s, _r in hidden],
+                                                       hidden_ranks))
+        return check
+
+    def relabel(self, game: SetDeclaring, new: Sequence[int]) -> None:
+        game.may_declare = [game.declaring] * game.n_players  # the new hands are looked at afresh
+
+    def sampled(self, game: SetDeclaring, seat: int, rng: Rng) -> None:
+        """Once the unseen cards are dealt again, give each other seat's sets of hidden rank ranks its new hand held
+        (one of the fits at random), in the declarations and in this deal's moves."""
+        for other in range(game.n_players):
+            mine = [i for i, d in enumerate(game.declarations) if d[0] == other != seat and game._secret_rank(d[1])]
+            if not mine:
+                continue
+            hand = game.hands[other]
+            held = [hand | game._played_since(other, game.declarations[i][3]) for i in mine]
+            fits = hidden_set_ranks(held, [game.declarations[i][2] for i in mine], game._hidden_ranks())
+            ranks = fits[rng.below(len(fits))]
+            for i, rank in zip(mine, ranks, strict=True):
+                s, _old, size, k, move = game.declarations[i]
+                game.declarations[i] = (s, rank, size, k, move)
+                if move >= 0:
+                    game.moves[move] = (s, game.SETS.id_of[rank, size])
+            game.declared[other] = "".join(d[1] for d in game.declarations if d[0] == other)
+
 
 DECLARATIONS = Declarations()
 
@@ -181,66 +234,11 @@ class SetDeclaring(TrickGame):
     def _hidden_ranks(self) -> str:
         return "".join(rank for rank in self.SETS.values if self._secret_rank(rank))
 
-    def action_seen_by(self, viewer: int | None, actor: int, action: str) -> str:
-        """A set of hidden rank shows the other seats its size only (``declare:three``) until the deal is scored."""
-        key = self.SETS.of_word.get(action)
-        if key is None or viewer == actor or self.phase == "over" or not self._secret_rank(key[0]):
-            return action
-        return action.rsplit(":", 1)[0]
-
-    def _secret_moves_start(self) -> int:
-        return self.dealing_start  # earlier deals were scored: their sets show their ranks
-
     def _declarations_listed(self, viewer: int | None) -> list[list[Any]]:
         """The declarations as ``[seat, action, trick]``, as ``viewer`` sees them (None: in full, for positions)."""
         words = self.SETS.words
         return [[s, words[rank, size] if viewer is None else self.action_seen_by(viewer, s, words[rank, size]), k]
                 for s, rank, size, k, _move in self.declarations]
-
-    # ---- determinization: each declared set stays in its declarer's hand ---------------------------------------
-
-    def _relabel(self, new: Sequence[int]) -> None:
-        super()._relabel(new)
-        self.may_declare = [self.declaring] * self.n_players  # the new hands are looked at afresh
-
-    def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
-        """Each set ``seat`` declared was held then, at its size; sets of hidden rank have some distinct ranks."""
-        if not self.declarations:
-            return None
-        held = self.hands[seat] & known
-        shown: list[tuple[int, int, str]] = []  # (cards played since, size, rank) of each set
-        hidden: list[tuple[int, int, str]] = []
-        for s, rank, size, k, _move in self.declarations:
-            if s == seat:
-                (hidden if self._secret_rank(rank) else shown).append((self._played_since(seat, k), size, rank))
-        hidden_ranks = self._hidden_ranks()
-
-        def check(cards: list[int]) -> bool:
-            hand = held | mask_of(cards)
-            if any(((hand | played) & RANK_MASK[rank]).bit_count() != size for played, size, rank in shown):
-                return False
-            return not hidden or bool(hidden_set_ranks([hand | p for p, _s, _r in hidden], [s for _p, s, _r in hidden],
-                                                       hidden_ranks))
-        return check
-
-    def _determinize(self, seat: int, rng: Rng, memo: dict[str, Any] | None = None) -> None:
-        """Deal the unseen cards again, then give each other seat's sets of hidden rank ranks its new hand held (one
-        of the fits at random), in the declarations and in this deal's moves."""
-        super()._determinize(seat, rng, memo)
-        for other in range(self.n_players):
-            mine = [i for i, d in enumerate(self.declarations) if d[0] == other != seat and self._secret_rank(d[1])]
-            if not mine:
-                continue
-            hand = self.hands[other]
-            held = [hand | self._played_since(other, self.declarations[i][3]) for i in mine]
-            fits = hidden_set_ranks(held, [self.declarations[i][2] for i in mine], self._hidden_ranks())
-            ranks = fits[rng.below(len(fits))]
-            for i, rank in zip(mine, ranks, strict=True):
-                s, _old, size, k, move = self.declarations[i]
-                self.declarations[i] = (s, rank, size, k, move)
-                if move >= 0:
-                    self.moves[move] = (s, self.SETS.id_of[rank, size])
-            self.declared[other] = "".join(d[1] for d in self.declarations if d[0] == other)
 
     # ---- positions ----------------------------------------------------------------------------------------------
 

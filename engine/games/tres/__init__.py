@@ -68,14 +68,34 @@ class TrickPoints(Phase["Tres"]):
 TRICK_POINTS = TrickPoints()
 
 
+class Deal(Phase["Tres"]):
+    """The deal itself: the hands (3.4), then the play."""
+
+    def deal(self, game: Tres, deck: list[int]) -> None:
+        order, hands = game.seats_from_dealer(), [0, 0]  # 3.3: the non-dealer is the first player
+        deal_round(deck, 0, hands, order, (1,) * ((len(deck) + 1) // 2))  # 3.4: one at a time, the first 26
+        game._reset_tricks(hands, suit_of_code(game.options["trump_suit"]))
+        game.points = [0, 0]
+        game.phase = "play"
+        game.current_player = order[0]  # 5.1: the first player leads trick 1
+
+    def trump(self, game: Tres) -> tuple[int, str]:
+        trump = game.options["trump_suit"]  # 2.2
+        return suit_of_code(trump), f"trump must be the trump_suit option, {trump!r}"
+
+    def deck(self, game: Tres) -> list[int]:
+        return list(DECKS[game.options["removed_card"]])
+
+
 @register
 class Tres(TrickGame):
     RULES = RULES
     ACTIONS = ACTIONS
     COPY = {"points": LIST}
+    points: list[int]  # per seat, the points of the tricks it won (7.1)
     OBSERVED = ("tricks_played", "tricks_won", "tricks")  # 5.6: the tricks face down, but every card seen when played
     POSITIONED = ("tricks_played", "tricks_won")
-    DEAL_PHASES = (TRICK_PLAY, TRICK_POINTS)
+    DEAL_PHASES = (Deal(), TRICK_PLAY, TRICK_POINTS)
     KEY_RULES = {  # the keys a replay of the tricks decides, with what each must say
         "first_player": "first_player is the non-dealer (3.3)",
         "points": "points must add up the values of the tricks each seat won (7.1)",
@@ -94,23 +114,10 @@ class Tres(TrickGame):
     def _configure(self) -> None:
         self.additive = self.options["additive_trick_point"]
 
-    def _deck_cards(self) -> list[int]:
-        return list(DECKS[self.options["removed_card"]])
-
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
         deals = deals_to_target(options["target_score"], options["num_deals"], POINTS_PER_DEAL, TIED_DEALS)
         return match_length(deals, 3 * TRICKS_PER_DEAL, options)
-
-    # ---- the deal (3) -------------------------------------------------------------------------------------------
-
-    def _start_deal(self, deck: list[int]) -> None:
-        order, hands = self.seats_from_dealer(), [0, 0]  # 3.3: the non-dealer is the first player
-        deal_round(deck, 0, hands, order, (1,) * ((len(deck) + 1) // 2))  # 3.4: one at a time, the first 26
-        self._reset_tricks(hands, suit_of_code(self.options["trump_suit"]))
-        self.points = [0, 0]
-        self.phase = "play"
-        self.current_player = order[0]  # 5.1: the first player leads trick 1
 
     # ---- legal cards (5.3, 5.4) ---------------------------------------------------------------------------------
 
@@ -150,9 +157,3 @@ class Tres(TrickGame):
         """The removed five, which every observation shows (5.7), as the face-up card; nothing is known in another
         hand and no stock is shown (TrickGame.shown_cards: the environments' encoder need not read the observation)."""
         return 1 << parse_card(self.options["removed_card"]), 0, 0
-
-    # ---- positions (docs/positions/tres.md; what a seat sees, 5.7: TrickPoints) ----------------------------------
-
-    def _dealt_trump(self) -> tuple[int, str]:
-        trump = self.options["trump_suit"]  # 2.2
-        return suit_of_code(trump), f"trump must be the trump_suit option, {trump!r}"

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from ...cards import BIT, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
+from ...cards import BIT, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, parse_card
 from ...clone import LIST
 from ...dealing import deal_round, seats_from
 from ...errors import PositionError
@@ -77,9 +77,6 @@ class Scoring(Phase["TwoTenJack"]):
     the trick play's: the deck once each, the deal replayed from deal_deck as the tricks say (draws and face-down cards
     included) and the stock left."""
 
-    def save(self, game: TwoTenJack) -> dict[str, Any]:
-        return {}
-
     def observe(self, game: TwoTenJack, seat: int, obs: dict[str, Any]) -> None:
         obs["taken"] = [codes_of(cards_in(pile)) for pile in game.taken]
         obs["points"] = [CARDS.pile_points(pile) for pile in game.taken]
@@ -93,6 +90,40 @@ class Scoring(Phase["TwoTenJack"]):
             raise PositionError("the first game's dealer is first_dealer")
 
 
+class Deal(Phase["TwoTenJack"]):
+    """The deal itself: the hands and the face-up stock (3.4, 3.5), then the play."""
+
+    def deal(self, game: TwoTenJack, deck: list[int]) -> None:
+        leader, hands = game._first_leader(), [0] * game.n_players
+        dealt = deal_round(deck, 0, hands, seats_from(leader, game.n_players), (1,) * game.hand_size)  # 3.4: singly
+        game.stock, game.stock_top = deck[dealt:], 0  # 3.5: face up
+        trump = SUIT[game.stock[0]] if game.fixed_trump is None else game.fixed_trump
+        game._reset_tricks(hands, trump)
+        game._open_lead()
+        game.void_must = SUIT_MASK[trump] | BIT[ALMIGHTY] if game.options["must_trump"] else 0  # 8: AS a trump too
+        game.taken = [0] * game.n_players
+        game.phase, game.current_player = "play", leader  # 5.1
+
+    def trump(self, game: TwoTenJack) -> tuple[int, str]:
+        dealt = game.n_players * game.hand_size  # 3.5: the suit of the stock's first card, or fixed_trump
+        want = SUIT[game.deal_deck[dealt]] if game.fixed_trump is None else game.fixed_trump
+        return want, f"trump must be {SUITS[want]}: fixed_trump, else the suit of deal_deck[{dealt}]"
+
+    def misdeal(self, game: TwoTenJack, new: Sequence[int] | None = None) -> str | None:
+        """3.6: a deal that gives the hands no club or diamond is void, dealt again."""
+        if not holds_none(game.deal_deck[:game.n_players * game.hand_size], MINORS, new):
+            return None
+        return "deals only hearts and spades: a void deal is dealt again (3.6)"
+
+    def next_dealer(self, game: TwoTenJack) -> int:
+        """3.2: the winner of the game just played leads the next (ties: the first from the last first leader); the
+        dealer is the seat before him."""
+        return (best_from(game.deal_results[-1]["points"], game._first_leader()) - 1) % game.n_players
+
+    def deck(self, game: TwoTenJack) -> list[int]:
+        return deck_for(game.n_players)
+
+
 @register
 class TwoTenJack(FaceDownLead):
     RULES = rules_for(26)  # per match: rules_for(deck size // players), set by _configure
@@ -100,10 +131,11 @@ class TwoTenJack(FaceDownLead):
     DOWN_ID, DOWN_CARD = DOWN_ID, DOWN_CARD
     LEADS = DOWN_LACKS = MINORS  # 5.3: a club or a diamond leads the first trick, else a card face down
     STOCK_SHOWN = 1  # 3.5: the stock is face up, its top card seen by all
+    STOCK_DRAWN_SHOWN = True  # 3.5, 5.7: each card drawn from the face-up stock in view of all
     OBSERVED = ("face_up", "stock_size", "tricks_played")
     POSITIONED = ("face_up", "stock")
     KEY_RULES = {"face_down": "face_down lists the cards played face down in the first trick"}
-    DEAL_PHASES = (Scoring(), FACE_DOWN_CARDS, TRICK_PLAY)
+    DEAL_PHASES = (Deal(), Scoring(), FACE_DOWN_CARDS, TRICK_PLAY)
     COPY = {"taken": LIST}
     POSITION_CARD_PILES = ("face_up",)
     INFO = GameInfo(
@@ -131,37 +163,10 @@ class TwoTenJack(FaceDownLead):
         fixed = self.options["fixed_trump"]
         self.fixed_trump = None if fixed == "none" else suit_of_code(fixed)
 
-    def _deck_cards(self) -> list[int]:
-        return deck_for(self.n_players)
-
     @classmethod
     def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
         # num_games deals of every card of the deck; void deals (3.6) are dealt again.
         return match_length(options["num_games"], len(deck_for(n)), options, redeals=True)
-
-    # ---- the deal (3) -------------------------------------------------------------------------------------------
-
-    def _misdeal(self, new: Sequence[int] | None = None) -> str | None:
-        """3.6: a deal that gives the hands no club or diamond is void, dealt again."""
-        if not holds_none(self.deal_deck[:self.n_players * self.hand_size], MINORS, new):
-            return None
-        return "deals only hearts and spades: a void deal is dealt again (3.6)"
-
-    def _start_deal(self, deck: list[int]) -> None:
-        leader, hands = self._first_leader(), [0] * self.n_players
-        dealt = deal_round(deck, 0, hands, seats_from(leader, self.n_players), (1,) * self.hand_size)  # 3.4: singly
-        self.stock, self.stock_top = deck[dealt:], 0  # 3.5: face up
-        trump = SUIT[self.stock[0]] if self.fixed_trump is None else self.fixed_trump
-        self._reset_tricks(hands, trump)
-        self._open_lead()
-        self.void_must = SUIT_MASK[trump] | BIT[ALMIGHTY] if self.options["must_trump"] else 0  # 8: AS a trump too
-        self.taken = [0] * self.n_players
-        self.phase, self.current_player = "play", leader  # 5.1
-
-    def _next_dealer(self) -> int:
-        """3.2: the winner of the game just played leads the next (ties: the first from the last first leader); the
-        dealer is the seat before him."""
-        return (best_from(self.deal_results[-1]["points"], self._first_leader()) - 1) % self.n_players
 
     # ---- play (5: FaceDownLead) -------------------------------------------------------------------------------
 
@@ -185,18 +190,8 @@ class TwoTenJack(FaceDownLead):
 
     # ---- what a seat sees (3.5; 5.3: FaceDownPlays) -------------------------------------------------------------
 
-    def _known_cards(self, seat: int) -> int:
-        return mask_of(self.stock[:self.stock_top])  # 3.5, 5.7: each drawn from the face-up stock in view of all
-
     def shown_cards(self, seat: int) -> tuple[int, int, int]:
         """``face_up``, ``known_cards`` and ``stock_size`` of the observation, as masks (TrickGame.shown_cards)."""
         face_up = 1 << self.stock[self.stock_top] if self.stock_top < len(self.stock) else 0
         others = sum(hand for other, hand in enumerate(self.hands) if other != seat)  # disjoint masks
         return face_up, self._known_cards(seat) & others, len(self.stock) - self.stock_top
-
-    # ---- positions (docs/positions/two_ten_jack.md) -------------------------------------------------------------
-
-    def _dealt_trump(self) -> tuple[int, str]:
-        dealt = self.n_players * self.hand_size  # 3.5: the suit of the stock's first card, or fixed_trump
-        want = SUIT[self.deal_deck[dealt]] if self.fixed_trump is None else self.fixed_trump
-        return want, f"trump must be {SUITS[want]}: fixed_trump, else the suit of deal_deck[{dealt}]"
