@@ -77,6 +77,39 @@ def agent_spec(method: str, time_ms: int, worlds: int) -> str:
             f'determinizations = {worlds}\nparallel = false\n[worlds]\nsource = "uniform"\n')
 
 
+def colver_deal(dealer: int, hands: list[list[int]], contract: Mapping[str, Any], cards: Sequence[str],
+                agent: Any = None) -> Any:
+    """colver's ``Env`` of a deal of ours in its card play: the four hands as dealt (colver's card indices), the
+    shortest colver auction that ends in our final ``contract`` (passes to the declarer, the bid, the left-hand
+    opponent's contre and the partner's surcontre if any, passes), then ``cards`` (our codes) played; ``agent``, if
+    given, is started on the deal and shown every move, as colver's ``Agent`` wants."""
+    import colver
+
+    env = colver.Env.deal_with_hands(dealer, hands)
+    if agent is not None:
+        agent.init_deal(env)
+    declarer, multiplier = contract["declarer"], contract["multiplier"]
+    auction = [PASS] * ((declarer - env.current_player()) % 4)
+    auction.append(bid_action(contract["value"], contract["suit"]))
+    if multiplier >= 2:
+        auction.append(COINCHE)
+    if multiplier == 4:
+        auction.append(SURCOINCHE)  # colver's auction ends there
+
+    def step(action: int) -> None:
+        if agent is not None:
+            agent.observe(env, action)
+        env.step(action)
+
+    for action in auction:
+        step(action)
+    while env.phase() != PLAY:  # the passes that end the auction
+        step(PASS)
+    for card in cards:
+        step(card_index(card))
+    return env
+
+
 class ColverPolicy(Policy):
     """colver's model-free card play (IS-DD on uniform worlds by default) in a seat of Belote contrée; greedy's bids."""
 
@@ -141,36 +174,13 @@ class ColverPolicy(Policy):
         mine = sorted(card_index(code) for code in observation["hand"])
         assert sorted(hands[seat]) == sorted(mine + [card_index(c) for p, c in moves if p == seat])
         self.last_hands = [sorted(hand) for hand in hands]
-        env = colver.Env.deal_with_hands(observation["dealer"], hands)
         agent = colver.Agent(self._spec, seat=seat, seed=self.rng.below(2**31) ^ self._agent_seed)
-        agent.init_deal(env)
-        self._auction(env, agent, observation["contract"])
-        for _player, card in moves:
-            agent.observe(env, card_index(card))
-            env.step(card_index(card))
+        env = colver_deal(observation["dealer"], hands, observation["contract"], [card for _p, card in moves], agent)
         if env.phase() != PLAY or env.current_player() != seat:
             raise RuntimeError(f"colver's deal is not at seat {seat}'s card after the public moves (phase "
                                f"{env.phase()}, player {env.current_player()})")
         decision = agent.decide(env)
         return self._mapped(decision, legal)
-
-    @staticmethod
-    def _auction(env: Any, agent: Any, contract: Mapping[str, Any]) -> None:
-        """Step ``env`` (``agent`` watching) through the shortest colver auction that ends in our final contract:
-        passes to the declarer, the bid, the left-hand opponent's contre and the partner's surcontre if any, passes."""
-        declarer, multiplier = contract["declarer"], contract["multiplier"]
-        actions = [PASS] * ((declarer - env.current_player()) % 4)
-        actions.append(bid_action(contract["value"], contract["suit"]))
-        if multiplier >= 2:
-            actions.append(COINCHE)
-        if multiplier == 4:
-            actions.append(SURCOINCHE)  # colver's auction ends there
-        for action in actions:
-            agent.observe(env, action)
-            env.step(action)
-        while env.phase() != PLAY:
-            agent.observe(env, PASS)
-            env.step(PASS)
 
     @staticmethod
     def _mapped(decision: Mapping[str, Any], legal: list[str]) -> str:
