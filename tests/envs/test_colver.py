@@ -102,3 +102,12 @@ def test_a_card_our_rules_forbid_is_replaced_by_colvers_best_allowed_candidate()
     assert ColverPolicy._mapped(decision, legal) == "AH"
     assert ColverPolicy._mapped({"action": card_index("KH")}, ["KH", "KH:belote", "QS"]) == "KH:belote"
     assert [card_code(card_index(c)) for c in legal] == legal
+
+
+def test_colvers_solver_agrees_with_ours_on_the_bench_endings() -> None:
+    from services.bench.colver_dd import colver_against_ours
+
+    report = colver_against_ours(2, seed=3)
+    for label in ("belote_contree:6", "belote_contree:5"):
+        row = report[label]
+        assert row["values_agree"] == 2 and row["colver_oracle_mean_seconds"] > 0 and row["mean_seconds"] > 0
