@@ -6,9 +6,10 @@ trick that many tricks from the end. Each is solved, in turn, by our :class:`eng
 (the points the side to play takes from the remaining tricks, last trick's 10 included), by colver's oracle
 (``Env.action_oracle_dd``: its best card, which needs the root's value) and by colver's ``Env.solve_scores`` (the
 value of every legal card: more work than one value). colver's values are North-South's card points at the deal's end
-(capot counted as 252), so they agree with ours (plus the points already taken) except where a capot is still open or
-where colver's follow rule differs from ours (it lets a player undertrump a partner who wins with a trump): the JSON
-counts the endings where they agree.
+(capot counted as 252), so they agree with ours (plus the points already taken) except where a capot can still be won,
+where colver's follow rule differs from ours (it lets a player undertrump a partner who wins with a trump), or where
+the deal's score no longer depends on the cards (a failed capot contract: colver's card points are then not exact).
+The JSON counts the endings where they agree.
 """
 
 from __future__ import annotations
