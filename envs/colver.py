@@ -3,7 +3,7 @@ cardtable's ``belote_contree``, for tournaments against cardtable's bots (docs/r
 
 The policy is named by its import path: ``cardtable tournament belote_contree --policies
 pimc,envs.colver:ColverPolicy:time_ms=200``. What it compares, and where colver's rules differ from ours
-(/work/shared/rules/belote_contree.md wins), is in docs/ratings.md; in short:
+(our rules file, belote_contree.md, wins), is in docs/ratings.md; in short:
 
 - **Card play only.** Every move outside the play of the cards (weak-hand redeal answers, the auction) is ``greedy``'s,
   seeded as greedy would be in this seat, as ``pimc`` and ``ismcts`` do by default (``bids=greedy``): in a duplicate
@@ -14,8 +14,8 @@ pimc,envs.colver:ColverPolicy:time_ms=200``. What it compares, and where colver'
   (:meth:`engine.bots.view.SeatView.sample`: they respect the voids the play has shown). colver's ``Env`` needs four
   hands, and its agent is then told the public moves (``Agent.observe``) exactly as at a real table; the real hidden
   cards never reach it. The auction it observes is the shortest one that gives the final contract: passes to the
-  declarer, the declarer's bid, the contre (and surcontre) and passes. colver's model-free agents draw their worlds
-  from the play's constraints (``[worlds] source = "uniform"``), not from the bids.
+  declarer, the declarer's bid, the contre (and surcontre) and passes: the earlier bids are not shown (colver's
+  uniform worlds, ``[worlds] source = "uniform"``, are drawn within the play's constraints, by its README).
 - **Moves mapped to our rules.** colver's follow rules allow every card ours allow (checked on 9,600 positions) and
   one more case: a player void in the led suit, whose partner wins with a trump, may undertrump in colver and must
   overtrump if able in ours (rules 5.2). There the policy plays the best of colver's candidates that ours allow.
