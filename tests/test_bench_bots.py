@@ -16,7 +16,8 @@ def test_bench_bots_json_names_every_policy_and_the_solver() -> None:
                                                   "--positions", "1", "--json"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     for step in ("german_whist: pimc", "german_whist: ismcts", "double dummy, belote_contree: position 1",
-                 "double dummy, belote_contree:5: position 1", "double dummy, bridge: ending 1", "9/9"):
+                 "double dummy, belote_contree:5: position 1", "double dummy, bridge: ending 1",
+                 "double dummy against colver's, belote_contree:5: ending 1", "12/12"):
         assert step in result.stderr, result.stderr
     report = json.loads(result.stdout)
     assert set(report["policies"]) == {"german_whist"}
@@ -29,6 +30,7 @@ def test_bench_bots_json_names_every_policy_and_the_solver() -> None:
     assert bridge["cards"] == 32 and bridge["dds"].startswith("endplay")  # the dev extra installs it
     assert all(bridge[name]["mean_seconds"] > 0 and bridge[name]["dds_mean_seconds"] > 0
                for name in ("no_trump", "spades"))
+    assert report["colver_double_dummy"]["solver"].startswith("colver")  # the dev extra installs it
 
 
 def test_the_solver_agrees_with_dds_on_bridge_endings() -> None:

@@ -1,7 +1,8 @@
 """``cardtable bench --bots``: decisions per second of every policy in every game, and the double-dummy solver's
 nodes per second and time to solve the last 8 tricks of German Whist and Belote contrée (and the last 5 and 6 of
 contrée), and on bridge endings of 4 hands of 8 cards beside Bo Haglund's DDS (the ``endplay`` package of the dev
-extra) solving the same endings in the same run.
+extra) solving the same endings in the same run; colver's solver beside ours on the same contrée endings
+(:mod:`services.bench.colver_dd`).
 
 A policy's decisions are timed in single-deal matches where it plays seat 0 (the other seats random): every call with
 two or more legal actions counts, for ``seconds`` per policy and game (at least one decision). The solver is timed on
@@ -31,6 +32,9 @@ from engine.search.double_dummy import DoubleDummy, cards_left
 from engine.trickgame import TrickRules
 from engine.tricks import NO_TRUMP, SPADES, Ranking
 
+from .colver_dd import CASES as COLVER_CASES
+from .colver_dd import colver_against_ours
+
 POLICIES = ("random", "greedy", "pimc", "ismcts")
 LAST_TRICKS = 8
 # label: (game, options, tricks from the end)
@@ -48,8 +52,8 @@ OnStep = Callable[[str, int], None]  # (what the step times, steps done before i
 
 def bots_bench_steps(games: int, positions: int, policies: int = len(POLICIES)) -> int:
     """How many steps :func:`run_bots_bench` reports: a policy in a game, a position the solver solves, a bridge
-    ending solved by both solvers."""
-    return games * policies + (len(DD_CASES) + 1) * positions
+    ending solved by both solvers, a contrée ending solved by ours and colver's."""
+    return games * policies + (len(DD_CASES) + 1 + len(COLVER_CASES)) * positions
 
 
 def run_bots_bench(seconds: float = 3.0, positions: int = 5, policies: Sequence[str] = POLICIES,
@@ -68,6 +72,8 @@ def run_bots_bench(seconds: float = 3.0, positions: int = 5, policies: Sequence[
         f"double dummy, {label}: position {k + 1}", next(steps)), tricks=tricks)
         for label, (game, options, tricks) in DD_CASES.items()}
     bridge = bridge_against_dds(positions, seed, lambda k: report(f"double dummy, bridge: ending {k + 1}", next(steps)))
+    colver = colver_against_ours(positions, seed, lambda label, k: report(
+        f"double dummy against colver's, {label}: ending {k + 1}", next(steps)))
     return {
         "load_average_1m": round(os.getloadavg()[0], 2),
         "cpus": os.cpu_count(),
@@ -75,6 +81,7 @@ def run_bots_bench(seconds: float = 3.0, positions: int = 5, policies: Sequence[
         "policies": rates,
         "double_dummy": solver,
         "bridge": bridge,
+        "colver_double_dummy": colver,
     }
 
 

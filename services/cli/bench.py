@@ -281,3 +281,13 @@ def _bots_bench(seconds: float, positions: int, games: list[str] | None, as_json
         dds = f"DDS {row['dds_mean_seconds']:.5f} s, {row['times_dds']:,}x" if row["times_dds"] else bridge["dds"]
         console.print(f"double dummy, bridge ({name}), {bridge['cards']} cards: {row['mean_seconds']:.3f} s a solve "
                       f"on average; {dds} ({bridge['positions']} endings)")
+    colver = result["colver_double_dummy"]
+    for label, row in colver.items():
+        if isinstance(row, dict):
+            console.print(f"double dummy against colver's, {label}, last {row['cards']} cards: ours "
+                          f"{row['mean_seconds']:.4f} s, colver's oracle {row['colver_oracle_mean_seconds']:.4f} s "
+                          f"({row['times_colver_oracle']}x), its solve_scores "
+                          f"{row['colver_solve_scores_mean_seconds']:.4f} s; values agree on {row['values_agree']} of "
+                          f"{row['positions']}")
+    if colver["solver"] is None:
+        console.print(f"double dummy against colver's: {colver['missing']}")
