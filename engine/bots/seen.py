@@ -42,6 +42,8 @@ class Seen:
                  "trump")
 
     _card_of: Callable[[int], int | None]  # the state's action table's card of an id (of_state)
+    _played_mask: int  # (of_state) the cards of the finished tricks, as of _played_at: the dealing, the tricks counted
+    _played_at: tuple[int, int]
 
     def __init__(self, obs: Observation) -> None:
         self._obs: Observation | None = obs
@@ -75,7 +77,7 @@ class Seen:
         seen._state, seen._seat, seen._players, seen._history = state, seat, state.n_players, history
         seen._face_up_shown, seen._tricks_shown = "face_up" in state.OBSERVED, "tricks" in state.OBSERVED
         seen._card_of = state.ACTIONS.card_of.__getitem__
-        seen._played_mask, seen._played_at = 0, (-1, 0)  # the cards of the finished tricks: the dealing, the tricks
+        seen._played_mask, seen._played_at = 0, (-1, 0)
         return seen.at(())
 
     def at(self, legal_ids: Sequence[int]) -> Seen:
