@@ -6,7 +6,7 @@ shared machine, and comparable across commits (``--root`` runs another checkout'
 It runs itself under ``valgrind --tool=callgrind`` (PYTHONHASHSEED=0, CARDTABLE_ENGINE=python unless set) and
 prints one JSON line per game: the instructions of its measured region only, N seeded one-deal matches played
 between two ``os.getppid()`` calls (callgrind dumps its counts at each: ``--dump-before=os_getppid``), after a
-warm-up match outside it. The modes:
+warm-up match and a full garbage collection outside it. The modes:
 ``rollout``, random play through ``new_match`` and ``play_out`` (the engine's own loop); ``apply``, the same moves
 one at a time through ``legal_action_ids`` and ``apply_id``; ``greedy``, ``play_out`` with greedy bots.
 ``--keep DIR`` keeps the callgrind files (the k-th game's region: ``callgrind_annotate --inclusive=yes
@@ -16,6 +16,7 @@ DIR/MODE.out.2k``).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import re
@@ -42,6 +43,7 @@ def play(mode: str, games: list[str], deals: int) -> None:
         play_out(first, make_policies([label] * first.players, game, 1))  # warm: caches and first-call costs
         bots = make_policies([label] * first.players, game, 1)
         rng = Rng(7)
+        gc.collect()  # (the collections in the region are the region's own, not the count left by the imports)
         os.getppid()
         for k in range(1, deals + 1):
             state = engine.new_match(game, seed=derive_seed(1, k), options=options)
