@@ -184,10 +184,13 @@ class TrickGame(State):
     _loop_class: ClassVar[tuple[Any, ...]] = ((),) + _own_hooks
     # The game's decision phases (engine.phases.DecisionPhase) by the phase they act in (set for each class).
     _deciding: ClassVar[Mapping[str, DecisionPhase[Any]]] = {}
+    # The declared phases that add to an observation (whose ``observe`` is their own), in order (set for each class).
+    _observing: ClassVar[tuple[Phase[Any], ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._deciding = decision_phases(cls.DEAL_PHASES)
+        cls._observing = tuple(phase for phase in cls.DEAL_PHASES if type(phase).observe is not Phase.observe)
         cls._own_hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
                                for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards", "_next_seats"))
         actions = getattr(cls, "ACTIONS", None)
@@ -574,7 +577,7 @@ class TrickGame(State):
         obs["trick"] = [[s, CODES[c]] for s, c in self.trick]
         for key in self.OBSERVED:
             obs[key] = PLAY_FACTS[key][0](self)
-        for phase in self.DEAL_PHASES:  # each phase adds what the seat sees of it
+        for phase in self._observing:  # each phase adds what the seat sees of it (the others see nothing of theirs)
             phase.observe(self, seat, obs)
 
     def _tricks_codes(self) -> list[list[list[Any]]]:
