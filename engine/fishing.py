@@ -289,21 +289,25 @@ def _partitions(mask: int, v: int, rank: int, limit: int) -> bool:
     first, rest = low.bit_length() - 1, mask ^ low
     if RANK[first] == rank and _partitions(rest, v, rank, limit):
         return True
-    others = cards_in(rest)
+    return _grow(cards_in(rest), rest, v, rank, limit, 0, 0, _shifted(1, first), 1)
 
-    def grow(i: int, chosen: int, sums: int, size: int) -> bool:
-        if size >= 2 and sums >> v & 1 and _partitions(rest & ~chosen, v, rank, limit):
-            return True
-        if limit and size == limit:
-            return False
-        for j in range(i, len(others)):
-            card = others[j]
-            more = _shifted(sums, card)
-            if more and grow(j + 1, chosen | BIT[card], more, size + 1):
-                return True
+
+def _grow(others: list[int], rest: int, v: int, rank: int, limit: int, i: int, chosen: int, sums: int,
+          size: int) -> bool:
+    """``_partitions``' search for the group of the lowest card: grown by cards of ``others[i:]`` (so far ``size``
+    cards, ``chosen`` of ``rest`` and the sums ``sums`` they make), until it makes ``v`` and the rest of ``rest``
+    splits too. (A function of its own, not a closure that calls itself: that would be a reference cycle, left to
+    the garbage collector at every call.)"""
+    if size >= 2 and sums >> v & 1 and _partitions(rest & ~chosen, v, rank, limit):
+        return True
+    if limit and size == limit:
         return False
-
-    return grow(0, 0, _shifted(1, first), 1)
+    for j in range(i, len(others)):
+        card = others[j]
+        more = _shifted(sums, card)
+        if more and _grow(others, rest, v, rank, limit, j + 1, chosen | BIT[card], more, size + 1):
+            return True
+    return False
 
 
 def turn_values(played: int, taken: int, rules: CaptureRules) -> int:

@@ -497,17 +497,11 @@ class State(ABC):
         >>> state.play_to_end([lambda ids, observe: ids[0]] * 2, [lambda: {}] * 2), state.is_terminal
         (52, True)
         """
-        return self._play_moves(choose, observe, None)
-
-    def _play_moves(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]],
-                    until: Callable[[int], bool] | None) -> int:
-        """``play_to_end``'s loop, stopping early once ``until(seat)`` holds for the seat to act (a game's own
-        faster moves take over there); the number of moves played."""
         legal_ids, apply, record = self._legal_ids, self._apply, self.moves.append
         moves = 0
         while True:
             seat = self.current_player
-            if seat is None or (until is not None and until(seat)):
+            if seat is None:
                 self._legal = None
                 return moves
             self._legal = legal = legal_ids()  # known while the seat chooses (its observation lists them)

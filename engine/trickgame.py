@@ -189,11 +189,14 @@ class TrickGame(State):
     _deciding: ClassVar[Mapping[str, DecisionPhase[Any]]] = {}
     # The declared phases that answer determinization's known, hidden, hand_check and relabel (set for each class).
     _hiding: ClassVar[tuple[tuple[Phase[Any], ...], ...]] = ((),) * len(HIDING)
+    # The declared phases that add to an observation (whose ``observe`` is their own), in order (set for each class).
+    _observing: ClassVar[tuple[Phase[Any], ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._deciding = decision_phases(cls.DEAL_PHASES)
         cls._hiding = hiding_phases(cls.DEAL_PHASES)
+        cls._observing = tuple(phase for phase in cls.DEAL_PHASES if type(phase).observe is not Phase.observe)
         cls._own_hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
                                for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards", "_next_seats"))
         actions = getattr(cls, "ACTIONS", None)
@@ -372,7 +375,7 @@ class TrickGame(State):
 
     def play_to_end(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> int:
         """``State.play_to_end`` with the turns of the play taken by the trick loop (``_play_cards``), through which
-        ``apply_id`` plays a card too; the other phases' moves take the generic step.
+        ``apply_id`` plays a card too, and the other phases' moves by their decision phases (``_decide``).
 
         >>> import engine
         >>> state = engine.new_match("german_whist", seed=1, first_dealer=0)
@@ -385,12 +388,29 @@ class TrickGame(State):
                 self._play_cards(-1, choose, observe)
                 self._legal = None  # (the loop leaves the last turn's)
             else:
-                self._play_moves(choose, observe, self._in_play)
+                self._decide(choose, observe)
         self._legal = None
         return len(self.moves) - start
 
-    def _in_play(self, seat: int) -> bool:
-        return self.phase == "play"
+    def _decide(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> None:
+        """``play_to_end``'s moves outside the play (an auction, a trump choice, an exchange) until the play begins or
+        the match ends: each listed and applied by the decision phase in play itself, as ``_legal_ids`` and ``_apply``
+        would (without their call in between), checked and recorded as ``apply_id`` does."""
+        deciding, record = self._deciding, self.moves.append
+        seat = self.current_player
+        while seat is not None:
+            phase = self.phase
+            if phase == "play":
+                return
+            acting = deciding[phase]
+            self._legal = legal = acting.legal(self)  # known while the seat chooses (its observation lists them)
+            action = choose[seat](legal, observe[seat])
+            if action not in legal:
+                raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
+            record((seat, action))
+            self._legal = None
+            acting.apply(self, action)
+            seat = self.current_player
 
     def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
                     observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
@@ -571,7 +591,7 @@ class TrickGame(State):
         obs["trick"] = [[s, CODES[c]] for s, c in self.trick]
         for key in self.OBSERVED:
             obs[key] = PLAY_FACTS[key][0](self)
-        for phase in self.DEAL_PHASES:  # each phase adds what the seat sees of it
+        for phase in self._observing:  # each phase adds what the seat sees of it (the others see nothing of theirs)
             phase.observe(self, seat, obs)
 
     def _tricks_codes(self) -> list[list[list[Any]]]:

@@ -4,7 +4,7 @@ cards the seat has not seen, the suits each seat showed it lacks, the stock's fa
 observation (``obs``) for anything else.
 
 A ``Seen`` is read from the seat's observation (``Seen(obs)``), or, in play-outs, from the state through the seat's
-view (:meth:`Seen.of_state`, which :class:`engine.bots.view.SeatObserver` calls for the games whose observation shows
+view (:meth:`Seen.of_state`, which :class:`engine.bots.view.SeatObserver` keeps for the games whose observation shows
 these facts as the state holds them): the same facts either way (the tests compare the two at every move of every
 such game, and on samples of what the seat has not seen), without building the observation at every move.
 
@@ -32,19 +32,22 @@ from .policy import Observation
 
 if TYPE_CHECKING:
     from ..trickgame import TrickGame
-    from .view import SeatObserver
+
 
 class Seen:
     """A seat's view of the play, read from its observation ``obs`` (or from the state: :meth:`of_state`)."""
 
-    __slots__ = ("_card_of", "_face_up_shown", "_legal", "_legal_ids", "_obs", "_players", "_seat", "_state",
-                 "_tricks_shown", "_view", "legal_cards", "phase", "trick", "trump")
+    __slots__ = ("_card_of", "_face_up_shown", "_history", "_legal", "_legal_ids", "_obs", "_played_at",
+                 "_played_mask", "_players", "_seat", "_state", "_tricks_shown", "legal_cards", "phase", "trick",
+                 "trump")
 
     _card_of: Callable[[int], int | None]  # the state's action table's card of an id (of_state)
+    _played_mask: int  # (of_state) the cards of the finished tricks, as of _played_at: the dealing, the tricks counted
+    _played_at: tuple[int, int]
 
     def __init__(self, obs: Observation) -> None:
         self._obs: Observation | None = obs
-        self._view: SeatObserver | None = None
+        self._history = False
         self._state: TrickGame | None = None
         self._legal_ids: Sequence[int] = ()
         self._legal: list[str] | None = None
@@ -65,15 +68,16 @@ class Seen:
         (words, and German Whist's face-down ``down:<slot>`` cards, which the seat does not know)."""
 
     @classmethod
-    def of_state(cls, view: SeatObserver, state: TrickGame) -> Seen:
-        """The facts the observation of ``view``'s seat shows (``view()`` builds it, asked only for ``obs``), read
-        from ``state``, the view's: only for a trick game that shows the seat its hand, the trump, the trick and the
-        tricks played as it holds them (no card played face down). The view keeps it, and :meth:`at` brings it to
-        each of the seat's turns."""
+    def of_state(cls, state: TrickGame, seat: int, history: bool = False) -> Seen:
+        """The facts ``seat``'s observation shows (``state.observation(seat, history=history)`` builds it, asked only
+        for ``obs``), read from ``state``: only for a trick game that shows the seat its hand, the trump, the trick
+        and the tricks played as it holds them (no card played face down). The seat's view keeps it
+        (:class:`engine.bots.view.SeatObserver`), and :meth:`at` brings it to each of the seat's turns."""
         seen = cls.__new__(cls)
-        seen._view, seen._state, seen._seat, seen._players = view, state, view.seat, state.n_players
+        seen._state, seen._seat, seen._players, seen._history = state, seat, state.n_players, history
         seen._face_up_shown, seen._tricks_shown = "face_up" in state.OBSERVED, "tricks" in state.OBSERVED
         seen._card_of = state.ACTIONS.card_of.__getitem__
+        seen._played_mask, seen._played_at = 0, (-1, 0)
         return seen.at(())
 
     def at(self, legal_ids: Sequence[int]) -> Seen:
@@ -100,8 +104,8 @@ class Seen:
     def obs(self) -> Observation:
         """The seat's whole observation (without the history)."""
         if self._obs is None:
-            assert self._view is not None
-            self._obs = self._view()
+            assert self._state is not None and self._seat is not None
+            self._obs = self._state.observation(self._seat, history=self._history)
         return self._obs
 
     @property
@@ -130,6 +134,23 @@ class Seen:
             return self._state.tricks
         return [[(seat, CARD_OF_CODE[code]) for seat, code in played] for played in self.obs["tricks"]]
 
+    def _played_cards(self) -> int:
+        """The cards of the deal's finished tricks, as a mask (of :meth:`of_state`), brought up to date trick by trick
+        (the state only moves on)."""
+        state = self._state
+        assert state is not None
+        tricks, (dealing, counted) = state.tricks, self._played_at
+        if dealing != state.dealings or counted > len(tricks):  # another deal
+            self._played_mask, dealing, counted = 0, state.dealings, 0
+        if counted < len(tricks):  # add the tricks finished since
+            played = self._played_mask
+            for trick in tricks[counted:]:
+                for _seat, card in trick:
+                    played |= 1 << card
+            self._played_mask = played
+        self._played_at = (dealing, len(tricks))
+        return self._played_mask
+
     def hand(self) -> list[int]:
         """The seat's cards."""
         if self._state is not None:
@@ -139,8 +160,8 @@ class Seen:
     def unseen(self, deck: Iterable[int], also: Iterable[str] = ()) -> set[int]:
         """The cards of ``deck`` the seat has not seen: not in its hand, not played this deal, none of ``also``
         (codes of the game's other shown cards: Trappola's dead cards)."""
-        if self._view is not None and self._state is not None and self._tricks_shown:
-            mask = self._state.hands[self.seat] | self._view.played()
+        if self._state is not None and self._tricks_shown:
+            mask = self._state.hands[self.seat] | self._played_cards()
             for _seat, card in self._state.trick:
                 mask |= 1 << card
             for code in also:

@@ -16,7 +16,7 @@ depend only on what the seat knows). :func:`seat_observer` builds the right ``ob
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..determinize import determinize
@@ -32,48 +32,31 @@ class SeatObserver:
     the facts of card play a bot ranks from (:class:`engine.bots.seen.Seen`), read from the state where its
     observation shows them as the state holds them, without building the observation."""
 
-    __slots__ = ("_played", "_played_at", "_plain", "history", "seat", "seen", "state")
-
-    _plain: TrickGame | None
+    __slots__ = ("_seen", "history", "seat", "state")
 
     def __init__(self, state: State, seat: int, history: bool = False) -> None:
         self.state = state
         self.seat = seat
         self.history = history
-        # A trick game that plays no card face down and whose shown cards do not change at every move (Thunee hides
-        # its trump until it is turned up) shows the seat its hand, trump, trick and tricks as the state holds them.
-        info = state.INFO
-        self._plain = (state if isinstance(state, TrickGame) and not info.face_down and not info.shown_every_move
-                       else None)
-        # The cards of the finished tricks, brought up to date trick by trick (the state only moves on).
-        self._played = 0
-        self._played_at = (-1, 0)  # the dealing and the number of its tricks they hold
-        # What the seat has seen, the seat being to act with the legal ids given: one Seen kept and brought to each
-        # turn where the state shows it, else one of the observation.
-        self.seen: Callable[[Sequence[int]], Seen] = (
-            self._seen_in_observation if self._plain is None else Seen.of_state(self, self._plain).at)
+        self._seen: Seen | None = None  # the Seen kept from the seat's first turn on, where the state shows it
 
     def __call__(self) -> Observation:
         return self.state.observation(self.seat, history=self.history)
 
-    def _seen_in_observation(self, legal_ids: Sequence[int]) -> Seen:
-        return Seen(self())
-
-    def played(self) -> int:
-        """The cards of the deal's finished tricks, as a mask (a trick game's)."""
-        state = self._plain
-        assert state is not None
-        tricks, (dealing, counted) = state.tricks, self._played_at
-        if dealing != state.dealings or counted > len(tricks):  # another deal
-            self._played, dealing, counted = 0, state.dealings, 0
-        if counted < len(tricks):  # add the tricks finished since
-            played = self._played
-            for trick in tricks[counted:]:
-                for _seat, card in trick:
-                    played |= 1 << card
-            self._played = played
-        self._played_at = (dealing, len(tricks))
-        return self._played
+    def seen(self, legal_ids: Sequence[int]) -> Seen:
+        """What the seat has seen, the seat being to act with ``legal_ids``: good until its next turn. A trick game
+        that plays no card face down and whose shown cards do not change at every move (Thunee hides its trump until
+        it is turned up) shows the seat its hand, trump, trick and tricks as the state holds them: one Seen is kept
+        for it (made at the first turn: a policy that never asks makes none) and brought to each turn; else each is
+        read from the observation. (The Seen holds the state, never the observer: no reference cycle, so a rollout's
+        state is freed as soon as it is dropped, without the garbage collector.)"""
+        kept = self._seen
+        if kept is None:
+            state, info = self.state, self.state.INFO
+            if not isinstance(state, TrickGame) or info.face_down or info.shown_every_move:
+                return Seen(self())
+            kept = self._seen = Seen.of_state(state, self.seat, self.history)
+        return kept.at(legal_ids)
 
 
 class SeatView(SeatObserver):
