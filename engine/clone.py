@@ -48,7 +48,6 @@ DICT: Copier = dict.copy
 OBJECT: Copier = _object
 
 _PLANS: dict[type, tuple[tuple[str, Copier], ...]] = {}
-_new = object.__new__  # one look-up, not one per copy
 
 T = TypeVar("T")
 
@@ -72,11 +71,9 @@ def copy_plan(cls: type) -> tuple[tuple[str, Copier], ...]:
 def copy_declared(obj: T) -> T:
     """A copy of ``obj``: its attributes shared, then each declared mutable one (when not None) copied once."""
     cls = type(obj)
-    new = _new(cls)
-    # dict(), not .copy(): compiled, attrs is then known to be a dict, and .get and item stores are direct dict calls
-    attrs = dict(obj.__dict__)
-    plan = _PLANS.get(cls)
-    for name, how in plan if plan is not None else copy_plan(cls):
+    new = object.__new__(cls)
+    attrs = obj.__dict__.copy()
+    for name, how in _PLANS.get(cls) or copy_plan(cls):
         value = attrs.get(name)
         if value is not None:
             attrs[name] = how(value)
