@@ -90,53 +90,49 @@ class IsmctsPolicy(SearchPolicy):
                 return None
         best, best_visits = legal_ids[0], -1
         for action in legal_ids:
-            child = root.children.get(action if keys is None else keys(self.seat, action))
+            child = root.children.get(keys(self.seat, action))
             visits = child.visits if child is not None else 0
             if visits > best_visits:
                 best, best_visits = action, visits
         return best
 
-    def _key_function(self, world: State) -> Callable[[int, int], Key] | None:
-        """How the observer tells moves apart: None where it sees every move's id (the common case, which spares a
-        call per legal move and step), else a function of the mover and the id for a game that shows some moves
-        only in part (action ids and strings are context free, so one world serves every sample)."""
+    def _key_function(self, world: State) -> Callable[[int, int], Key]:
+        """How the observer tells moves apart: by their ids, unless the game shows some moves only in part (action
+        ids and strings are context free, so one world serves every sample)."""
         if type(world).action_seen_by is State.action_seen_by:
-            return None
+            return lambda seat, action: action
         me = self.seat
         return lambda seat, action: (seat, world.action_seen_by(me, seat, world.action_string(action)))
 
-    def _iterate(self, root: Node, world: State, keys: Callable[[int, int], Key] | None) -> int:
+    def _iterate(self, root: Node, world: State, keys: Callable[[int, int], Key]) -> int:
         """One iteration from ``world`` (consumed); the moves it played."""
         deal, before = world.deal_index, len(world.deal_results)
         node, path = root, []
         c = self.params["exploration"]
-        side_of = world.side_of
-        log, sqrt = math.log, math.sqrt
         while world.current_player is not None and world.deal_index == deal and len(world.deal_results) == before:
             seat = world.current_player
-            children = node.children
+            legal = world.legal_action_ids()
             untried = []
-            choice, choice_score, chosen = -1, -math.inf, node
-            for action in world.legal_action_ids():
-                child = children.get(action if keys is None else keys(seat, action))
+            choice, choice_score = -1, -math.inf
+            for action in legal:
+                child = node.children.get(keys(seat, action))
                 if child is None:
                     untried.append(action)
                     continue
                 child.available += 1
                 if not untried:
-                    visits = child.visits
-                    score = child.reward / visits + c * sqrt(log(child.available) / visits)
+                    score = child.reward / child.visits + c * math.sqrt(math.log(child.available) / child.visits)
                     if score > choice_score:
-                        choice, choice_score, chosen = action, score, child
+                        choice, choice_score = action, score
             if untried:
                 choice = untried[self.rng.below(len(untried))] if len(untried) > 1 else untried[0]
-                chosen = children[choice if keys is None else keys(seat, choice)] = Node()
-                chosen.available = 1
-                path.append((chosen, side_of[seat]))
+                child = node.children[keys(seat, choice)] = Node()
+                child.available = 1
+                path.append((child, world.side_of[seat]))
                 world.apply_id(choice)
                 break
-            node = chosen
-            path.append((node, side_of[seat]))
+            node = node.children[keys(seat, choice)]
+            path.append((node, world.side_of[seat]))
             world.apply_id(choice)
         moves = len(path)
         if len(world.deal_results) == before:
