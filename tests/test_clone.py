@@ -108,3 +108,32 @@ def test_undeclared_mutable_attributes_are_found() -> None:
     state = engine.new_match("tablanette", seed=1)
     state.scratch = [1, 2]  # type: ignore[attr-defined]
     assert undeclared_mutables(state, "state") == ["state.scratch (list)"]
+
+
+def _checkpoints(game: str, players: int, seed: int) -> list[engine.State]:
+    """Clones of one random match of up to two deals taken at the first move of each phase it enters (auctions,
+    declarations, exchanges, the play), and at every ``CHECK_EVERY``-th move."""
+    state = engine.new_match(game, seed=seed, players=players, options={"max_deals": 2})
+    points, phase = [], None
+    for step, _action in enumerate(random_steps(state, Rng(seed + 1), 2 * MAX_STEPS_PER_DEAL)):
+        if state.phase != phase or step % CHECK_EVERY == 0:
+            points.append(state.clone())
+        phase = state.phase
+    return points
+
+
+@pytest.mark.parametrize(("game", "players"), GAME_CASES)
+def test_a_clone_plays_on_exactly_as_its_original_in_every_phase(game: str, players: int) -> None:
+    phases = set()
+    for seed in range(2):
+        for point in _checkpoints(game, players, seed):
+            phases.add(point.phase)
+            before = snapshot(point)
+            twin = point.clone()
+            assert snapshot(twin) == before
+            moves = play_randomly(twin, Rng(seed ^ 0xC10E), 2 * MAX_STEPS_PER_DEAL)
+            assert snapshot(point) == before, f"playing a clone out from {point.phase} changed its original"
+            assert play_randomly(point, Rng(seed ^ 0xC10E), 2 * MAX_STEPS_PER_DEAL) == moves
+            assert snapshot(point) == snapshot(twin), f"a clone from {point.phase} played on unlike its original"
+    # random play reaches a game's auction, trump choice, exchange or captures (not every rare phase, e.g. a redeal)
+    assert len(phases) > 1 or set(engine.game_info(game).phases) <= {"play", "over"}, "only the play was checked"
