@@ -43,7 +43,16 @@ from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_
 from .clone import LIST, SHARED
 from .determinize import Slot, in_deck_order, known_start, redeal_consistent, relabel_mask, relabeling
 from .errors import IllegalAction, PositionError
-from .phases import HIDING, DecisionPhase, Loading, Phase, all_checks, decision_phases, hiding_phases
+from .phases import (
+    HIDING,
+    DecisionPhase,
+    Loading,
+    Phase,
+    all_checks,
+    decision_phases,
+    face_up_phases,
+    hiding_phases,
+)
 from .rng import Rng
 from .state import Chooser, State, position_seat
 from .tricks import (
@@ -189,11 +198,18 @@ class TrickGame(State):
     _deciding: ClassVar[Mapping[str, DecisionPhase[Any]]] = {}
     # The declared phases that answer determinization's known, hidden, hand_check and relabel (set for each class).
     _hiding: ClassVar[tuple[tuple[Phase[Any], ...], ...]] = ((),) * len(HIDING)
+    # The declared phases that show single face-up cards (Phase.face_up), and whether a seat's observation can show
+    # any card or stock size beside its hand and the trick at all (set for each class, for shown_cards).
+    _facing: ClassVar[tuple[Phase[Any], ...]] = ()
+    _shows: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._deciding = decision_phases(cls.DEAL_PHASES)
         cls._hiding = hiding_phases(cls.DEAL_PHASES)
+        cls._facing = face_up_phases(cls.DEAL_PHASES)
+        cls._shows = bool(cls.STOCK_SHOWN or cls.STOCK_DRAWN_SHOWN or cls._facing or cls._hiding[0]
+                          or "stock_size" in cls.OBSERVED)
         cls._own_hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
                                for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards", "_next_seats"))
         actions = getattr(cls, "ACTIONS", None)
@@ -808,9 +824,26 @@ class TrickGame(State):
     def shown_cards(self, seat: int) -> tuple[int, int, int] | None:
         """What ``seat``'s observation shows beside its hand and the trick, as masks for numeric encoders (envs/):
         the single face-up cards (``face_up``, ``turn_up``, ``bottom_card``, ``removed_card``), the cards of
-        ``known_cards`` and ``stock_size`` (0 when not shown); None when a game does not give them this way (then
-        they are read from ``observation(seat)``). A game that gives them keeps them equal to its observation's."""
-        return None
+        ``known_cards`` and ``stock_size`` (0 when not shown); None when they are read from ``observation(seat)``.
+        By default derived from what the game declares: the stock's face-up top card (``STOCK_SHOWN``), each phase's
+        ``face_up``, the cards of other hands ``_known_cards`` says the seat knows and the stock's size when
+        ``OBSERVED`` shows it; None for a game whose shown cards change at any move (``GameInfo.shown_every_move``:
+        the trump as the seat knows it goes with them). A game whose observation shows them otherwise gives its own,
+        equal to its observation's."""
+        if self.INFO.shown_every_move:
+            return None
+        if not self._shows:
+            return 0, 0, 0
+        face_up = 0
+        if self.STOCK_SHOWN:
+            stock, top = self.stock, self.stock_top
+            face_up = BIT[stock[top]] if top < len(stock) else 0
+        for phase in self._facing:
+            face_up |= phase.face_up(self, seat)
+        known = self._known_cards(seat)
+        if known:
+            known &= sum(self.hands) ^ self.hands[seat]  # (disjoint masks: the other hands)
+        return face_up, known, len(self.stock) - self.stock_top if "stock_size" in self.OBSERVED else 0
 
     def _known_cards(self, seat: int) -> int:
         """Cards in other hands whose place ``seat`` knows (a turn-up taken, a declaration shown): a mask, what the

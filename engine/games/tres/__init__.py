@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...cards import SUIT, SUIT_MASK, make_deck, parse_card
+from ...cards import BIT, SUIT, SUIT_MASK, make_deck, parse_card
 from ...clone import LIST
 from ...dealing import deal_round
 from ...options import Option
@@ -86,6 +86,9 @@ class Deal(Phase["Tres"]):
     def deck(self, game: Tres) -> list[int]:
         return list(DECKS[game.options["removed_card"]])
 
+    def face_up(self, game: Tres, seat: int) -> int:
+        return BIT[parse_card(game.options["removed_card"])]  # 5.7: every observation shows the removed five
+
 
 @register
 class Tres(TrickGame):
@@ -152,8 +155,3 @@ class Tres(TrickGame):
     def _match_winners(self) -> list[int] | None:
         return target_or_deals(self.side_scores, self.options["target_score"], self.deal_index + 1,  # 7.3
                                self.options["num_deals"])
-
-    def shown_cards(self, seat: int) -> tuple[int, int, int]:
-        """The removed five, which every observation shows (5.7), as the face-up card; nothing is known in another
-        hand and no stock is shown (TrickGame.shown_cards: the environments' encoder need not read the observation)."""
-        return 1 << parse_card(self.options["removed_card"]), 0, 0
