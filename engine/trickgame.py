@@ -130,6 +130,11 @@ def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, tr
     if same and not (led == trump and follow.must_overtrump):
         return actions.suit_tables[led][same >> (13 * led)]  # suit_ids, inlined: following suit (a shared list)
     return actions.ids(legal_mask(follow, hand, led, trump, over, partner_winning))
+
+
+# shown_cards: a class whose observations show no card beside the hand and trick, and no stock size
+SHOWS_NOTHING: tuple[bool, tuple[Phase[Any], ...], bool, bool] = (False, (), False, False)
+NOTHING_SHOWN = (0, 0, 0)
 MISDEAL_TRIES = 1000  # determinization: samples drawn before a chain looks for a deal that is no misdeal
 
 
@@ -198,18 +203,20 @@ class TrickGame(State):
     _deciding: ClassVar[Mapping[str, DecisionPhase[Any]]] = {}
     # The declared phases that answer determinization's known, hidden, hand_check and relabel (set for each class).
     _hiding: ClassVar[tuple[tuple[Phase[Any], ...], ...]] = ((),) * len(HIDING)
-    # The declared phases that show single face-up cards (Phase.face_up), and whether a seat's observation can show
-    # any card or stock size beside its hand and the trick at all (set for each class, for shown_cards).
-    _facing: ClassVar[tuple[Phase[Any], ...]] = ()
-    _shows: ClassVar[bool] = False
+    # What shown_cards reads (set for each class): None when the observation decides (GameInfo.shown_every_move),
+    # else whether the stock's top card is face up, the phases that show single face-up cards (Phase.face_up),
+    # whether a seat may know cards of other hands (_known_cards) and whether OBSERVED shows the stock's size.
+    _showing: ClassVar[tuple[bool, tuple[Phase[Any], ...], bool, bool] | None] = SHOWS_NOTHING
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._deciding = decision_phases(cls.DEAL_PHASES)
         cls._hiding = hiding_phases(cls.DEAL_PHASES)
-        cls._facing = face_up_phases(cls.DEAL_PHASES)
-        cls._shows = bool(cls.STOCK_SHOWN or cls.STOCK_DRAWN_SHOWN or cls._facing or cls._hiding[0]
-                          or "stock_size" in cls.OBSERVED)
+        info = getattr(cls, "INFO", None)
+        knows = cls.STOCK_DRAWN_SHOWN or bool(cls._hiding[0]) or cls._known_cards is not TrickGame._known_cards
+        showing = (bool(cls.STOCK_SHOWN), face_up_phases(cls.DEAL_PHASES), knows, "stock_size" in cls.OBSERVED)
+        cls._showing = None if info is not None and info.shown_every_move else \
+            SHOWS_NOTHING if showing == SHOWS_NOTHING else showing
         cls._own_hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
                                for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards", "_next_seats"))
         actions = getattr(cls, "ACTIONS", None)
@@ -830,20 +837,24 @@ class TrickGame(State):
         ``OBSERVED`` shows it; None for a game whose shown cards change at any move (``GameInfo.shown_every_move``:
         the trump as the seat knows it goes with them). A game whose observation shows them otherwise gives its own,
         equal to its observation's."""
-        if self.INFO.shown_every_move:
+        showing = self._showing
+        if showing is None:
             return None
-        if not self._shows:
-            return 0, 0, 0
-        face_up = 0
-        if self.STOCK_SHOWN:
-            stock, top = self.stock, self.stock_top
-            face_up = BIT[stock[top]] if top < len(stock) else 0
-        for phase in self._facing:
+        if showing is SHOWS_NOTHING:
+            return NOTHING_SHOWN
+        top_shown, facing, knows, sized = showing
+        face_up = known = size = 0
+        if top_shown and self.stock_top < len(self.stock):
+            face_up = BIT[self.stock[self.stock_top]]
+        for phase in facing:
             face_up |= phase.face_up(self, seat)
-        known = self._known_cards(seat)
-        if known:
-            known &= sum(self.hands) ^ self.hands[seat]  # (disjoint masks: the other hands)
-        return face_up, known, len(self.stock) - self.stock_top if "stock_size" in self.OBSERVED else 0
+        if knows:
+            known = self._known_cards(seat)
+            if known:
+                known &= sum(self.hands) ^ self.hands[seat]  # (disjoint masks: the other hands)
+        if sized:
+            size = len(self.stock) - self.stock_top
+        return face_up, known, size
 
     def _known_cards(self, seat: int) -> int:
         """Cards in other hands whose place ``seat`` knows (a turn-up taken, a declaration shown): a mask, what the

@@ -212,8 +212,8 @@ def test_a_positions_own_keys_are_its_phases_keys(game: str) -> None:
 # Names the game packages' classes may set without counting as overrides: class data (UPPER_CASE: rules, actions,
 # phases as data), scoring, and what Python or the base sets on every class (ABC, the trick loop's hook table).
 SCORING = {"_score_deal", "_match_winners"}
-MACHINERY = {"_abc_impl", "_own_hooks", "_deciding", "_hiding", "_seeing", "_dealing", "_loop_class", "_facing",
-             "_shows"}
+MACHINERY = {"_abc_impl", "_own_hooks", "_deciding", "_hiding", "_seeing", "_dealing", "_loop_class",
+             "_showing"}
 # The most core names a game's own classes override (issue 29's target: 5 besides its phases and scoring), and each
 # game's count: what the engine has reached; lower them as the mixins become phases (a game may not climb back).
 MOST_OVERRIDES = 10

@@ -37,6 +37,7 @@ BONUS = TrickBonus(ranks_mask("234"), by_count=(0, 2, 4, 8), by_suits=((1, 16), 
 ACTIONS = CardActions()
 FIVES = ("5C", "5D", "5H", "5S")
 DECKS = {five: tuple(c for c in make_deck() if c != parse_card(five)) for five in FIVES}  # 1.3: 51 cards
+REMOVED = {five: BIT[parse_card(five)] for five in FIVES}  # the removed five, as a mask
 # 7.3: every deal scores at least 17 (each trick is worth 1 or more), so after d deals someone holds 17d/2 or more
 POINTS_PER_DEAL = TRICKS_PER_DEAL
 TIED_DEALS = 10  # deals a match to a target may add while the highest totals stay tied (7.3); then a draw
@@ -87,7 +88,7 @@ class Deal(Phase["Tres"]):
         return list(DECKS[game.options["removed_card"]])
 
     def face_up(self, game: Tres, seat: int) -> int:
-        return BIT[parse_card(game.options["removed_card"])]  # 5.7: every observation shows the removed five
+        return REMOVED[game.options["removed_card"]]  # 5.7: every observation shows the removed five
 
 
 @register
