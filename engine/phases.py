@@ -105,6 +105,11 @@ class Phase(ABC, Generic[G]):
         such a deal is dealt again, refused in a position and never sampled."""
         return None
 
+    def face_up(self, game: G, seat: int) -> int:
+        """The single face-up cards (a mask) this phase shows ``seat`` in its observation beside a face-up stock (a
+        turned-up card, a card removed from the pack), as numeric encoders read them (``TrickGame.shown_cards``)."""
+        return 0
+
     # ---- what the other seats see of the phase's moves (State.action_seen_by) ----------------------------------------
 
     def seen_as(self, game: G, viewer: int | None, actor: int, action: str) -> str:
@@ -212,6 +217,11 @@ def dealing_phase(phases: tuple[Phase[Any], ...]) -> Phase[Any] | None:
     dealing = [phase for phase in phases if type(phase).deal is not Phase.deal]
     assert len(dealing) <= 1, f"two phases deal: {dealing}"
     return dealing[0] if dealing else None
+
+
+def face_up_phases(phases: tuple[Phase[Any], ...]) -> tuple[Phase[Any], ...]:
+    """Of a game's ``DEAL_PHASES``, those that show single face-up cards (``face_up``)."""
+    return tuple(phase for phase in phases if type(phase).face_up is not Phase.face_up)
 
 
 def seeing_phases(phases: tuple[Phase[Any], ...]) -> tuple[Phase[Any], ...]:

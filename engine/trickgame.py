@@ -43,7 +43,16 @@ from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_
 from .clone import LIST, SHARED
 from .determinize import Slot, in_deck_order, known_start, redeal_consistent, relabel_mask, relabeling
 from .errors import IllegalAction, PositionError
-from .phases import HIDING, DecisionPhase, Loading, Phase, all_checks, decision_phases, hiding_phases
+from .phases import (
+    HIDING,
+    DecisionPhase,
+    Loading,
+    Phase,
+    all_checks,
+    decision_phases,
+    face_up_phases,
+    hiding_phases,
+)
 from .rng import Rng
 from .state import Chooser, State, position_seat
 from .tricks import (
@@ -121,6 +130,11 @@ def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, tr
     if same and not (led == trump and follow.must_overtrump):
         return actions.suit_tables[led][same >> (13 * led)]  # suit_ids, inlined: following suit (a shared list)
     return actions.ids(legal_mask(follow, hand, led, trump, over, partner_winning))
+
+
+# shown_cards: a class whose observations show no card beside the hand and trick, and no stock size
+SHOWS_NOTHING: tuple[bool, tuple[Phase[Any], ...], bool, bool] = (False, (), False, False)
+NOTHING_SHOWN = (0, 0, 0)
 MISDEAL_TRIES = 1000  # determinization: samples drawn before a chain looks for a deal that is no misdeal
 
 
@@ -191,12 +205,21 @@ class TrickGame(State):
     _hiding: ClassVar[tuple[tuple[Phase[Any], ...], ...]] = ((),) * len(HIDING)
     # The declared phases that add to an observation (whose ``observe`` is their own), in order (set for each class).
     _observing: ClassVar[tuple[Phase[Any], ...]] = ()
+    # What shown_cards reads (set for each class): None when the observation decides (GameInfo.shown_every_move),
+    # else whether the stock's top card is face up, the phases that show single face-up cards (Phase.face_up),
+    # whether a seat may know cards of other hands (_known_cards) and whether OBSERVED shows the stock's size.
+    _showing: ClassVar[tuple[bool, tuple[Phase[Any], ...], bool, bool] | None] = SHOWS_NOTHING
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._deciding = decision_phases(cls.DEAL_PHASES)
         cls._hiding = hiding_phases(cls.DEAL_PHASES)
         cls._observing = tuple(phase for phase in cls.DEAL_PHASES if type(phase).observe is not Phase.observe)
+        info = getattr(cls, "INFO", None)
+        knows = cls.STOCK_DRAWN_SHOWN or bool(cls._hiding[0]) or cls._known_cards is not TrickGame._known_cards
+        showing = (bool(cls.STOCK_SHOWN), face_up_phases(cls.DEAL_PHASES), knows, "stock_size" in cls.OBSERVED)
+        cls._showing = None if info is not None and info.shown_every_move else \
+            SHOWS_NOTHING if showing == SHOWS_NOTHING else showing
         cls._own_hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
                                for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards", "_next_seats"))
         actions = getattr(cls, "ACTIONS", None)
@@ -828,9 +851,30 @@ class TrickGame(State):
     def shown_cards(self, seat: int) -> tuple[int, int, int] | None:
         """What ``seat``'s observation shows beside its hand and the trick, as masks for numeric encoders (envs/):
         the single face-up cards (``face_up``, ``turn_up``, ``bottom_card``, ``removed_card``), the cards of
-        ``known_cards`` and ``stock_size`` (0 when not shown); None when a game does not give them this way (then
-        they are read from ``observation(seat)``). A game that gives them keeps them equal to its observation's."""
-        return None
+        ``known_cards`` and ``stock_size`` (0 when not shown); None when they are read from ``observation(seat)``.
+        By default derived from what the game declares: the stock's face-up top card (``STOCK_SHOWN``), each phase's
+        ``face_up``, the cards of other hands ``_known_cards`` says the seat knows and the stock's size when
+        ``OBSERVED`` shows it; None for a game whose shown cards change at any move (``GameInfo.shown_every_move``:
+        the trump as the seat knows it goes with them). A game whose observation shows them otherwise gives its own,
+        equal to its observation's."""
+        showing = self._showing
+        if showing is None:
+            return None
+        if showing is SHOWS_NOTHING:
+            return NOTHING_SHOWN
+        top_shown, facing, knows, sized = showing
+        face_up = known = size = 0
+        if top_shown and self.stock_top < len(self.stock):
+            face_up = BIT[self.stock[self.stock_top]]
+        for phase in facing:
+            face_up |= phase.face_up(self, seat)
+        if knows:
+            known = self._known_cards(seat)
+            if known:
+                known &= sum(self.hands) ^ self.hands[seat]  # (disjoint masks: the other hands)
+        if sized:
+            size = len(self.stock) - self.stock_top
+        return face_up, known, size
 
     def _known_cards(self, seat: int) -> int:
         """Cards in other hands whose place ``seat`` knows (a turn-up taken, a declaration shown): a mask, what the

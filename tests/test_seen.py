@@ -12,7 +12,10 @@ from engine.bots import greedy as greedy_module
 from engine.bots.greedy import greedy_games, load_game_greedies
 from engine.bots.seen import Seen
 from engine.bots.view import SeatObserver
+from engine.cards import mask_of, parse_cards
 from engine.rng import Rng
+from engine.trickgame import TrickGame
+from envs.encoding import face_up_codes
 
 load_game_greedies()
 CASES = [(game, {}) for game in engine.list_games()] + [("german_whist", {"face_down_four": True})]
@@ -49,3 +52,31 @@ def test_the_seat_view_reads_what_the_observation_shows_and_no_more(game: str, o
             compared += 1
             state.apply_id(legal[rng.below(len(legal))])
     assert compared > 50
+
+
+TRICK_CASES = [(game, options) for game, options in CASES if issubclass(engine.game_class(game), TrickGame)]
+
+
+@pytest.mark.parametrize(("game", "options"), TRICK_CASES,
+                         ids=[f"{g}{'-' if o else ''}{'-'.join(o)}" for g, o in TRICK_CASES])
+def test_the_shown_cards_are_those_the_observation_shows(game: str, options: dict[str, Any]) -> None:
+    """At every move of random matches, for every seat: ``shown_cards`` (the game's, or TrickGame's from its phases
+    and class data), when a game gives it, is the face-up cards, known cards and stock size of the seat's observation,
+    as the environments' encoder would read them from it."""
+    rng, compared = Rng(5), 0
+    for seed in range(4):
+        state = engine.new_match(game, seed=seed, options={"max_deals": 2, **options})
+        while not state.is_terminal:
+            for seat in range(state.players):
+                shown = state.shown_cards(seat)  # type: ignore[attr-defined]
+                if shown is None:
+                    continue
+                seen = state.observation(seat, history=False)
+                assert shown == (mask_of(parse_cards(face_up_codes(seen))),
+                                 mask_of(parse_cards(seen.get("known_cards", []))),
+                                 seen.get("stock_size") or 0), (seat, state.to_position())
+                compared += 1
+            legal = state.legal_action_ids()
+            state.apply_id(legal[rng.below(len(legal))])
+    if not engine.game_info(game).shown_every_move:
+        assert compared > 100  # (a game whose shown cards change at any move is read from its observation)

@@ -49,12 +49,28 @@ OPTIONS = (
 )
 
 
-class TurnUp(Phase["PlainWhist"]):
-    """The turned-up card (2.1): every seat sees it (``turn_up``) and knows it in the dealer's hand until played
-    (``known_cards``). It writes no position key: ``deal_deck`` and ``trump`` say it."""
+class Deal(Phase["PlainWhist"]):
+    """The deal (2) and its turned-up card (2.1): every seat sees it (``turn_up``) and the others know it is in
+    the dealer's hand until he plays it (``known_cards``). No position key of its own: ``deal_deck`` and ``trump`` say
+    it."""
 
-    def save(self, game: PlainWhist) -> dict[str, Any]:
-        return {}
+    def deal(self, game: PlainWhist, deck: list[int]) -> None:
+        hands = [0] * 4
+        deal_round(deck, 0, hands, game.seats_from_dealer(), (1,) * 13)  # 2
+        game._reset_tricks(hands, SUIT[deck[-1]])  # 2.1
+        game.phase = "play"
+        game.current_player = game._first_leader()  # 3: the dealer's left
+
+    def trump(self, game: PlainWhist) -> tuple[int, str]:
+        return SUIT[game.turn_up], "trump must be the suit of the turned-up card, deal_deck's last (2.1)"
+
+    def face_up(self, game: PlainWhist, seat: int) -> int:
+        return BIT[game.turn_up]
+
+    def known(self, game: PlainWhist, seat: int) -> int:
+        if seat == game.dealer:
+            return 0  # (his own hand)
+        return game.hands[game.dealer] & BIT[game.turn_up]  # 2.1: in the dealer's hand until he plays it
 
     def observe(self, game: PlainWhist, seat: int, obs: dict[str, Any]) -> None:
         obs["turn_up"] = CODES[game.turn_up]
@@ -67,7 +83,7 @@ class PlainWhist(TrickGame):
     DECK = tuple(make_deck())
     OBSERVED = ("tricks_won",)  # facts of the play every seat sees, and positions write (checked on loading)
     POSITIONED = ("tricks_won",)
-    DEAL_PHASES = (TRICK_PLAY, TurnUp())
+    DEAL_PHASES = (Deal(), TRICK_PLAY)
     INFO = GameInfo(
         id="plain_whist",
         name="Whist",
@@ -86,23 +102,10 @@ class PlainWhist(TrickGame):
         # Every deal gives a side at least a point (4.1), so a game to 5 ends within 9 deals of 52 cards.
         return match_length(2 * options["target"] - 1, 52, options)
 
-    def _start_deal(self, deck: list[int]) -> None:
-        hands = [0] * 4
-        deal_round(deck, 0, hands, self.seats_from_dealer(), (1,) * 13)  # 2
-        self._reset_tricks(hands, SUIT[deck[-1]])  # 2.1
-        self.phase = "play"
-        self.current_player = self._first_leader()  # 3: the dealer's left
-
     @property
     def turn_up(self) -> int:
         """The turned-up card: the last one dealt (2.1)."""
         return self.deal_deck[-1]
-
-    def _dealt_trump(self) -> tuple[int, str]:
-        return SUIT[self.turn_up], "trump must be the suit of the turned-up card, deal_deck's last (2.1)"
-
-    def _known_cards(self, seat: int) -> int:
-        return self.hands[self.dealer] & BIT[self.turn_up]  # 2.1: in the dealer's hand until he plays it
 
     def honours(self) -> list[int]:
         """The honours (4.2) each side was dealt: A K Q J of trumps, from ``deal_deck`` as dealt."""

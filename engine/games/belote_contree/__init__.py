@@ -212,8 +212,9 @@ class BeloteContree(BelotePlay):
         return match_length(played, 4 + 3 + 9 * levels + 3 + TRICKS * 4, options, redeals=True)
 
     def shown_cards(self, seat: int) -> tuple[int, int, int]:
-        """No card is face up or known in another hand and no stock is shown (TrickGame.shown_cards): the
-        environments' encoder need not read the observation."""
+        """No card is face up or known in another hand and no stock is shown: its observation lists no
+        ``known_cards``, not even the trump king and queen of an announced belote, which the phase's ``known`` gives
+        determinization (so TrickGame.shown_cards's would differ)."""
         return 0, 0, 0
 
     # ---- the deck: gathered, never shuffled, then cut (3.3 - 3.5, 3.7) -------------------------------------------

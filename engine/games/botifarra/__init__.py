@@ -229,11 +229,6 @@ class Botifarra(TrickGame):
         deals = games * (2 * options["target_score"] - 1 + TIED_DEALS)
         return match_length(deals, 2 + 2 * MAX_LEVEL[options["max_double"]] + len(DECK), options)
 
-    def shown_cards(self, seat: int) -> tuple[int, int, int]:
-        """No card is face up or known in another hand and no stock is shown (TrickGame.shown_cards): the
-        environments' encoder need not read the observation."""
-        return 0, 0, 0
-
     # ---- the deal (3) and the trump choice (4) ------------------------------------------------------------------
 
     def _deal_hands(self, deck: list[int]) -> None:

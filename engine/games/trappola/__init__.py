@@ -115,11 +115,6 @@ class Trappola(SetDeclaring, HandExchanges):
         self._declare(seat, action)  # 6.3: the same seat then declares more or plays
         return None
 
-    def shown_cards(self, seat: int) -> tuple[int, int, int]:
-        """Only the stock's size is shown (TrickGame.shown_cards: the environments' encoder need not read the
-        observation)."""
-        return 0, 0, len(self.stock) - self.stock_top
-
     # ---- scoring and the match (7) ------------------------------------------------------------------------------
 
     def trick_winners(self) -> list[tuple[int, bool]]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...cards import SUIT, SUIT_MASK, make_deck, parse_card
+from ...cards import BIT, SUIT, SUIT_MASK, make_deck, parse_card
 from ...clone import LIST
 from ...dealing import deal_round
 from ...options import Option
@@ -37,6 +37,7 @@ BONUS = TrickBonus(ranks_mask("234"), by_count=(0, 2, 4, 8), by_suits=((1, 16), 
 ACTIONS = CardActions()
 FIVES = ("5C", "5D", "5H", "5S")
 DECKS = {five: tuple(c for c in make_deck() if c != parse_card(five)) for five in FIVES}  # 1.3: 51 cards
+REMOVED = {five: BIT[parse_card(five)] for five in FIVES}  # the removed five, as a mask
 # 7.3: every deal scores at least 17 (each trick is worth 1 or more), so after d deals someone holds 17d/2 or more
 POINTS_PER_DEAL = TRICKS_PER_DEAL
 TIED_DEALS = 10  # deals a match to a target may add while the highest totals stay tied (7.3); then a draw
@@ -85,6 +86,9 @@ class Deal(Phase["Tres"]):
 
     def deck(self, game: Tres) -> list[int]:
         return list(DECKS[game.options["removed_card"]])
+
+    def face_up(self, game: Tres, seat: int) -> int:
+        return REMOVED[game.options["removed_card"]]  # 5.7: every observation shows the removed five
 
 
 @register
@@ -152,8 +156,3 @@ class Tres(TrickGame):
     def _match_winners(self) -> list[int] | None:
         return target_or_deals(self.side_scores, self.options["target_score"], self.deal_index + 1,  # 7.3
                                self.options["num_deals"])
-
-    def shown_cards(self, seat: int) -> tuple[int, int, int]:
-        """The removed five, which every observation shows (5.7), as the face-up card; nothing is known in another
-        hand and no stock is shown (TrickGame.shown_cards: the environments' encoder need not read the observation)."""
-        return 1 << parse_card(self.options["removed_card"]), 0, 0

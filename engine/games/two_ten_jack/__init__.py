@@ -187,11 +187,3 @@ class TwoTenJack(FaceDownLead):
 
     def _match_winners(self) -> list[int] | None:
         return target_or_deals(self.side_scores, 0, self.deal_index + 1, self.options["num_games"])
-
-    # ---- what a seat sees (3.5; 5.3: FaceDownPlays) -------------------------------------------------------------
-
-    def shown_cards(self, seat: int) -> tuple[int, int, int]:
-        """``face_up``, ``known_cards`` and ``stock_size`` of the observation, as masks (TrickGame.shown_cards)."""
-        face_up = 1 << self.stock[self.stock_top] if self.stock_top < len(self.stock) else 0
-        others = sum(hand for other, hand in enumerate(self.hands) if other != seat)  # disjoint masks
-        return face_up, self._known_cards(seat) & others, len(self.stock) - self.stock_top
