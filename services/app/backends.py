@@ -73,7 +73,7 @@ class Backends:
         while self.closers:
             await asyncio.to_thread(self.closers.pop())
         await self.watchers.close()
-        await self.games.close()
+        await self.matches.close()
         await self.redis.aclose()
         self.replays.redis.close()
         if self.embedded is not None:
