@@ -360,7 +360,7 @@ class Deal(Phase["Thunee"]):
             _DECK_AFTER[after] = (cut(_shuffled(draws[SHUFFLE_DRAWS:]), 1 + draws[-1] % CUT_BOUND),
                                   (after + (SHUFFLE_DRAWS + 1) * GOLDEN) & MASK64)
             rng.state = after
-        return next(k for k, card in enumerate(pack) if card in BLACK_JACKS) % game.n_players
+        return min(map(pack.index, BLACK_JACKS)) % game.n_players  # the first black jack turned up
 
     def sample(self, game: Thunee, seat: int, rng: Rng, memo: dict[str, Any]) -> bool:
         """Deal the unseen cards again (each hand keeping its shown voids and, once known, whether its first round
