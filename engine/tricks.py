@@ -37,6 +37,7 @@ from .state import position_seat
 
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 NO_TRUMP = 4  # the trump index of a deal without trumps: no card is a trump
+SUIT_CARDS = tuple(range(13 * suit, 13 * suit + 13) for suit in range(4))  # [suit]: its cards
 
 # Canonical card of each position in the plain string order of the codes ("2C" < "2D" < ... < "TS").
 CARD_AT_STRING_RANK: tuple[int, ...] = tuple(sorted(range(52), key=STRING_RANK.__getitem__))
@@ -98,8 +99,20 @@ class Ranking:
         >>> codes_of(cards_in(Ranking("AKQJT98765432").beat[SPADES][parse_card("QS")]))
         ['KS', 'AS']
         """
-        return tuple(tuple(mask_of(c for c in range(52) if beats(c, best, t, self.power[t])) for best in range(52))
-                     for t in range(5))
+        return tuple(self._beat_table(t) for t in range(5))
+
+    def _beat_table(self, trump: int) -> tuple[int, ...]:
+        # beats(), read the other way: the cards of best's suit or the trump suit above it (built at import: cheap)
+        power = self.power[trump]
+        table = []
+        for best in range(52):
+            above, suit = power[best], SUIT[best]
+            mask = 0
+            for c in chain(SUIT_CARDS[suit], SUIT_CARDS[trump] if trump not in (suit, NO_TRUMP) else ()):
+                if power[c] > above:
+                    mask |= BIT[c]
+            table.append(mask)
+        return tuple(table)
 
     def _power(self, card: int, trump: int) -> int:
         rank = RANKS[card % 13]

@@ -90,16 +90,20 @@ OPTIONS = (
 )
 
 
-@cache
-def rules_for(ranking: str, tricks: int) -> TrickRules:
-    """5.5: follow suit, nothing more; card points and the last trick's 10 (2.1, 2.3)."""
-    return TrickRules(RANKINGS[ranking], tricks=tricks, points=POINTS, last_trick=LAST_TRICK, extras=True)  # kanak
+# 5.5: follow suit, nothing more; card points and the last trick's 10 (2.1, 2.3). The rules of every ranking and
+# deal length (24 // players) are built here, once: a deal switches between them (royals, trip) by a look-up, and a
+# clone shares them (RULES is not in COPY).
+RULES_FOR: dict[tuple[str, int], TrickRules] = {
+    (name, len(DECK) // n): TrickRules(ranking, tricks=len(DECK) // n, points=POINTS, last_trick=LAST_TRICK,
+                                       extras=True)  # extras: kanak
+    for name, ranking in RANKINGS.items() for n in FIRST_ROUND
+}
 
 
 HAND_POINTS = PlusMinusCards({CODES[c]: CARD_POINTS[c] for c in DECK})  # all plus: a hand's points in 4 look-ups
 
 
-NORMAL_RULES = {n: rules_for("normal", len(DECK) // n) for n in FIRST_ROUND}
+NORMAL_RULES = {n: RULES_FOR["normal", len(DECK) // n] for n in FIRST_ROUND}
 
 
 def hand_points(hand: int) -> int:
@@ -356,7 +360,7 @@ class Deal(Phase["Thunee"]):
             _DECK_AFTER[after] = (cut(_shuffled(draws[SHUFFLE_DRAWS:]), 1 + draws[-1] % CUT_BOUND),
                                   (after + (SHUFFLE_DRAWS + 1) * GOLDEN) & MASK64)
             rng.state = after
-        return next(k for k, card in enumerate(pack) if card in BLACK_JACKS) % game.n_players
+        return min(map(pack.index, BLACK_JACKS)) % game.n_players  # the first black jack turned up
 
     def sample(self, game: Thunee, seat: int, rng: Rng, memo: dict[str, Any]) -> bool:
         """Deal the unseen cards again (each hand keeping its shown voids and, once known, whether its first round
@@ -408,7 +412,7 @@ class Deal(Phase["Thunee"]):
 
 @register
 class Thunee(TrickGame):
-    RULES = rules_for("normal", 6)  # per deal: rules_for(contract's ranking, 24 // players)
+    RULES = RULES_FOR["normal", 6]  # per deal: RULES_FOR[contract's ranking, 24 // players]
     DOUBLE_DUMMY = True  # card points
     ACTIONS = ACTIONS
     DECK = DECK
@@ -583,7 +587,7 @@ class Thunee(TrickGame):
             self._open_calling()
             return
         self.contract, self.caller, self.trumper = "trip", seat, None  # 8.2.2: no trump, no calling
-        self.__dict__["RULES"] = rules_for("trip", self.RULES.tricks)
+        self.__dict__["RULES"] = RULES_FOR["trip", self.RULES.tricks]
         self._deal_second_round()
         self._begin_play(seat)
 
@@ -624,7 +628,7 @@ class Thunee(TrickGame):
         self.contract, self.caller = word, seat
         self._return_trump_card()  # 6.4.2: the trumper takes his card back; the call no longer matters
         if word == "royals":
-            self.__dict__["RULES"] = rules_for("royals", self.RULES.tricks)
+            self.__dict__["RULES"] = RULES_FOR["royals", self.RULES.tricks]
         suit = self._mooney_suit(seat) if word == "mooney" else None
         self.trump = NO_TRUMP if suit is None else suit  # thunee, royals: the caller's first lead names it
         self._begin_play(seat)
@@ -677,7 +681,7 @@ class Thunee(TrickGame):
             return
         if self.contract == "trip":
             if done == self.RULES.tricks - 1:  # 8.2.2: the normal order in the last trick
-                self.__dict__["RULES"] = rules_for("normal", self.RULES.tricks)
+                self.__dict__["RULES"] = RULES_FOR["normal", self.RULES.tricks]
             return
         if done in JODI_AFTER:  # 6.1.3: the winner, then his partners in turn order
             side = self.side_of[winner]
