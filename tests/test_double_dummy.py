@@ -154,8 +154,8 @@ def test_a_meter_is_charged_the_nodes_searched() -> None:
 
 @pytest.mark.parametrize(("low", "high", "value"), [(0, 162, 0), (0, 162, 162), (0, 162, 77), (5, 5, 5), (0, 1, 1)])
 def test_zero_window_tests_find_the_exact_value(low: int, high: int, value: int) -> None:
-    """``exact_value`` with a fail-hard test of a known value (the weakest answers a search gives): by halving, and
-    in two tests from a right guess."""
+    """``exact_value`` with a fail-hard test of a known value (the weakest answers a search gives): by halving, in two
+    tests from a right guess, and from any guess when it follows the bounds for a few tests first."""
     asked: list[int] = []
 
     def test(alpha: int, beta: int) -> int:
@@ -169,6 +169,8 @@ def test_zero_window_tests_find_the_exact_value(low: int, high: int, value: int)
     assert exact_value(test, low, high, guess=value) == value
     assert len(asked) <= 2
     assert exact_value(test, low, high, guess=(value + 3) % (high + 1)) == value
+    for guess in (low, high, (low + high) // 3, (value + 3) % (high + 1)):  # following the bounds first (MTD(f))
+        assert exact_value(test, low, high, guess=guess, steps=3) == value
 
 
 @pytest.mark.parametrize(("game", "options", "reason"), [
