@@ -229,6 +229,9 @@ class TrickGame(State):
     trump: int
     stock: list[int]
     stock_top: int = 0  # a stock that is only ever replaced whole (Belote's) is read from its first card
+    # With STOCK_DRAWN_SHOWN, the cards drawn so far (``stock[:stock_top]``, a mask) kept as they are drawn: every
+    # observation reads it. 0 otherwise; a game that declares it sets it to 0 as it deals its stock.
+    stock_drawn: int = 0
     trick_size: int  # the cards of a trick (TrickRules.trick_cards, or one from each seat)
 
     # ---- what a game implements ---------------------------------------------------------------------------------
@@ -570,16 +573,20 @@ class TrickGame(State):
                     held = [card_ids(hand) for hand in hands]  # (a game that changes hands: its lists again)
             if draws and self.stock_top < len(self.stock):  # each seat from the winner on, while any
                 top, stock, seats = self.stock_top, self.stock, len(hands)
-                end = len(stock)
+                end, got = len(stock), 0
                 for k in range(seats):
                     if top == end:
                         break
                     drawn, to = stock[top], (winner + k) % seats
-                    hands[to] |= BIT[drawn]
+                    bit = BIT[drawn]
+                    hands[to] |= bit
+                    got |= bit
                     if keep:
                         insort(held[to], plain_id[drawn])
                     top += 1
                 self.stock_top = top
+                if self.STOCK_DRAWN_SHOWN:
+                    self.stock_drawn |= got
             if len(tricks) == last:
                 self.last_trick_side = side
                 if not self._loading:
@@ -648,7 +655,7 @@ class TrickGame(State):
             if cards and not face_up:
                 raise PositionError("a stock with cards has its top card face up (face_up may not be null)")
             cards = face_up + cards
-        self.stock, self.stock_top = cards, 0
+        self.stock, self.stock_top, self.stock_drawn = cards, 0, 0
         return {self._stock_key(): cards}
 
     def _stock_key(self) -> str:
@@ -879,7 +886,7 @@ class TrickGame(State):
     def _known_cards(self, seat: int) -> int:
         """Cards in other hands whose place ``seat`` knows (a turn-up taken, a declaration shown): a mask, what the
         stock's draws showed (``STOCK_DRAWN_SHOWN``) and each phase's ``known``."""
-        known = mask_of(self.stock[:self.stock_top]) if self.STOCK_DRAWN_SHOWN else 0
+        known = self.stock_drawn
         for phase in self._hiding[0]:
             known |= phase.known(self, seat)
         return known
@@ -942,6 +949,8 @@ class TrickGame(State):
         self.deal_deck = [new[c] for c in self.deal_deck]
         if self.STOCK_SHOWN is not None:
             self.stock = [new[c] for c in self.stock]
+            if self.stock_drawn:
+                self.stock_drawn = relabel_mask(self.stock_drawn, new)
         for phase in self._hiding[3]:
             phase.relabel(self, new)
 
