@@ -37,6 +37,8 @@ from abc import abstractmethod
 from bisect import insort
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
+from operator import or_
 from typing import Any, ClassVar
 
 from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
@@ -191,8 +193,9 @@ class TrickGame(State):
     # Whether the double-dummy search (engine.search.double_dummy) counts what this game's deal counts: its tricks or
     # card points under RULES, or what ``double_dummy_points`` makes of them.
     DOUBLE_DUMMY: ClassVar[bool] = False
+    # (a stock is read from stock_top on or replaced whole, never changed in place; so is the record of its draws)
     COPY = {"hands": LIST, "trick": LIST, "tricks": LIST, "card_points": LIST, "tricks_won": LIST,
-            "stock": SHARED}  # a stock is read from stock_top on or replaced whole, never changed in place
+            "stock": SHARED, "_draws": SHARED}
     _loading = False  # a position's tricks are being replayed: the last one is not scored
     # Which of the trick loop's hooks a game class overrides (set for each class): _card_ids, _won_by, _trick_taken,
     # _event_cards and _next_seats, in that order; the loop calls only those.
@@ -229,9 +232,10 @@ class TrickGame(State):
     trump: int
     stock: list[int]
     stock_top: int = 0  # a stock that is only ever replaced whole (Belote's) is read from its first card
-    # With STOCK_DRAWN_SHOWN, the cards drawn so far (``stock[:stock_top]``, a mask) kept as they are drawn: every
-    # observation reads it. 0 otherwise; a game that declares it sets it to 0 as it deals its stock.
-    stock_drawn: int = 0
+    # With STOCK_DRAWN_SHOWN: a stock and the cards drawn from it by each stock_top k (the mask of stock[:k]) for
+    # _known_cards, read at almost every observation: worked out once for each stock it reads (a deal's, a loaded
+    # position's, a sample's relabelled one), never by the trick loop.
+    _draws: tuple[Sequence[int], tuple[int, ...]] = ((), (0,))
     trick_size: int  # the cards of a trick (TrickRules.trick_cards, or one from each seat)
 
     # ---- what a game implements ---------------------------------------------------------------------------------
@@ -573,20 +577,16 @@ class TrickGame(State):
                     held = [card_ids(hand) for hand in hands]  # (a game that changes hands: its lists again)
             if draws and self.stock_top < len(self.stock):  # each seat from the winner on, while any
                 top, stock, seats = self.stock_top, self.stock, len(hands)
-                end, got = len(stock), 0
+                end = len(stock)
                 for k in range(seats):
                     if top == end:
                         break
                     drawn, to = stock[top], (winner + k) % seats
-                    bit = BIT[drawn]
-                    hands[to] |= bit
-                    got |= bit
+                    hands[to] |= BIT[drawn]
                     if keep:
                         insort(held[to], plain_id[drawn])
                     top += 1
                 self.stock_top = top
-                if self.STOCK_DRAWN_SHOWN:
-                    self.stock_drawn |= got
             if len(tricks) == last:
                 self.last_trick_side = side
                 if not self._loading:
@@ -655,7 +655,7 @@ class TrickGame(State):
             if cards and not face_up:
                 raise PositionError("a stock with cards has its top card face up (face_up may not be null)")
             cards = face_up + cards
-        self.stock, self.stock_top, self.stock_drawn = cards, 0, 0
+        self.stock, self.stock_top = cards, 0
         return {self._stock_key(): cards}
 
     def _stock_key(self) -> str:
@@ -871,22 +871,33 @@ class TrickGame(State):
             return NOTHING_SHOWN
         top_shown, facing, knows, sized = showing
         face_up = known = size = 0
-        if top_shown and self.stock_top < len(self.stock):
-            face_up = BIT[self.stock[self.stock_top]]
+        if top_shown or sized:  # (read once: the stock's part is asked at almost every move of Two-Ten-Jack)
+            stock, top = self.stock, self.stock_top
+            left = len(stock) - top
+            if top_shown and left:
+                face_up = BIT[stock[top]]
+            if sized:
+                size = left
         for phase in facing:
             face_up |= phase.face_up(self, seat)
         if knows:
             known = self._known_cards(seat)
             if known:
-                known &= sum(self.hands) ^ self.hands[seat]  # (disjoint masks: the other hands)
-        if sized:
-            size = len(self.stock) - self.stock_top
+                hands = self.hands
+                known &= sum(hands) ^ hands[seat]  # (disjoint masks: the other hands)
         return face_up, known, size
 
     def _known_cards(self, seat: int) -> int:
         """Cards in other hands whose place ``seat`` knows (a turn-up taken, a declaration shown): a mask, what the
         stock's draws showed (``STOCK_DRAWN_SHOWN``) and each phase's ``known``."""
-        known = self.stock_drawn
+        known = 0
+        if self.STOCK_DRAWN_SHOWN:
+            stock, drawn = self._draws
+            if stock is not self.stock:
+                stock = self.stock
+                drawn = tuple(accumulate(map(BIT.__getitem__, stock), or_, initial=0))
+                self._draws = stock, drawn
+            known = drawn[self.stock_top]
         for phase in self._hiding[0]:
             known |= phase.known(self, seat)
         return known
@@ -949,8 +960,6 @@ class TrickGame(State):
         self.deal_deck = [new[c] for c in self.deal_deck]
         if self.STOCK_SHOWN is not None:
             self.stock = [new[c] for c in self.stock]
-            if self.stock_drawn:
-                self.stock_drawn = relabel_mask(self.stock_drawn, new)
         for phase in self._hiding[3]:
             phase.relabel(self, new)
 

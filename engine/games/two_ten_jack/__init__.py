@@ -96,7 +96,7 @@ class Deal(Phase["TwoTenJack"]):
     def deal(self, game: TwoTenJack, deck: list[int]) -> None:
         leader, hands = game._first_leader(), [0] * game.n_players
         dealt = deal_round(deck, 0, hands, seats_from(leader, game.n_players), (1,) * game.hand_size)  # 3.4: singly
-        game.stock, game.stock_top, game.stock_drawn = deck[dealt:], 0, 0  # 3.5: face up
+        game.stock, game.stock_top = deck[dealt:], 0  # 3.5: face up
         trump = SUIT[game.stock[0]] if game.fixed_trump is None else game.fixed_trump
         game._reset_tricks(hands, trump)
         game._open_lead()
