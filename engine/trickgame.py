@@ -135,7 +135,8 @@ def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, tr
 
 
 # shown_cards: a class whose observations show no card beside the hand and trick, and no stock size
-SHOWS_NOTHING: tuple[bool, tuple[Phase[Any], ...], bool, bool] = (False, (), False, False)
+Showing = tuple[bool, tuple[Phase[Any], ...], Callable[[Any, int], int] | None, bool]
+SHOWS_NOTHING: Showing = (False, (), None, False)
 NOTHING_SHOWN = (0, 0, 0)
 MISDEAL_TRIES = 1000  # determinization: samples drawn before a chain looks for a deal that is no misdeal
 
@@ -210,8 +211,9 @@ class TrickGame(State):
     _observing: ClassVar[tuple[Phase[Any], ...]] = ()
     # What shown_cards reads (set for each class): None when the observation decides (GameInfo.shown_every_move),
     # else whether the stock's top card is face up, the phases that show single face-up cards (Phase.face_up),
-    # whether a seat may know cards of other hands (_known_cards) and whether OBSERVED shows the stock's size.
-    _showing: ClassVar[tuple[bool, tuple[Phase[Any], ...], bool, bool] | None] = SHOWS_NOTHING
+    # what tells the cards of other hands a seat knows, if it may know any (_known_cards, or _stock_drawn when the
+    # stock's draws are all it knows: Two-Ten-Jack's, at almost every move) and whether OBSERVED shows the stock's size.
+    _showing: ClassVar[Showing | None] = SHOWS_NOTHING
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -219,8 +221,12 @@ class TrickGame(State):
         cls._hiding = hiding_phases(cls.DEAL_PHASES)
         cls._observing = tuple(phase for phase in cls.DEAL_PHASES if type(phase).observe is not Phase.observe)
         info = getattr(cls, "INFO", None)
-        knows = cls.STOCK_DRAWN_SHOWN or bool(cls._hiding[0]) or cls._known_cards is not TrickGame._known_cards
-        showing = (bool(cls.STOCK_SHOWN), face_up_phases(cls.DEAL_PHASES), knows, "stock_size" in cls.OBSERVED)
+        knows: Callable[[Any, int], int] | None = None
+        if cls._hiding[0] or cls._known_cards is not TrickGame._known_cards:
+            knows = cls._known_cards
+        elif cls.STOCK_DRAWN_SHOWN:
+            knows = TrickGame._stock_drawn
+        showing: Showing = (bool(cls.STOCK_SHOWN), face_up_phases(cls.DEAL_PHASES), knows, "stock_size" in cls.OBSERVED)
         cls._showing = None if info is not None and info.shown_every_move else \
             SHOWS_NOTHING if showing == SHOWS_NOTHING else showing
         cls._own_hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
@@ -880,8 +886,8 @@ class TrickGame(State):
                 size = left
         for phase in facing:
             face_up |= phase.face_up(self, seat)
-        if knows:
-            known = self._known_cards(seat)
+        if knows is not None:
+            known = knows(self, seat)
             if known:
                 hands = self.hands
                 known &= sum(hands) ^ hands[seat]  # (disjoint masks: the other hands)
@@ -890,17 +896,20 @@ class TrickGame(State):
     def _known_cards(self, seat: int) -> int:
         """Cards in other hands whose place ``seat`` knows (a turn-up taken, a declaration shown): a mask, what the
         stock's draws showed (``STOCK_DRAWN_SHOWN``) and each phase's ``known``."""
-        known = 0
-        if self.STOCK_DRAWN_SHOWN:
-            stock, drawn = self._draws
-            if stock is not self.stock:
-                stock = self.stock
-                drawn = tuple(accumulate(map(BIT.__getitem__, stock), or_, initial=0))
-                self._draws = stock, drawn
-            known = drawn[self.stock_top]
+        known = self._stock_drawn(seat) if self.STOCK_DRAWN_SHOWN else 0
         for phase in self._hiding[0]:
             known |= phase.known(self, seat)
         return known
+
+    def _stock_drawn(self, seat: int) -> int:
+        """The cards drawn from the stock so far (``stock[:stock_top]``, a mask), which every seat saw drawn
+        (``STOCK_DRAWN_SHOWN``)."""
+        stock, drawn = self._draws
+        if stock is not self.stock:
+            stock = self.stock
+            drawn = tuple(accumulate(map(BIT.__getitem__, stock), or_, initial=0))
+            self._draws = stock, drawn
+        return drawn[self.stock_top]
 
     def _entered(self, seat: int, card: int) -> int:
         """How many tricks were over when ``card`` came into ``seat``'s hand (0: dealt before the play): with
