@@ -37,6 +37,8 @@ from abc import abstractmethod
 from bisect import insort
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
+from operator import or_
 from typing import Any, ClassVar
 
 from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
@@ -133,7 +135,8 @@ def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, tr
 
 
 # shown_cards: a class whose observations show no card beside the hand and trick, and no stock size
-SHOWS_NOTHING: tuple[bool, tuple[Phase[Any], ...], bool, bool] = (False, (), False, False)
+Showing = tuple[bool, tuple[Phase[Any], ...], Callable[[Any, int], int] | None, bool]
+SHOWS_NOTHING: Showing = (False, (), None, False)
 NOTHING_SHOWN = (0, 0, 0)
 MISDEAL_TRIES = 1000  # determinization: samples drawn before a chain looks for a deal that is no misdeal
 
@@ -191,8 +194,9 @@ class TrickGame(State):
     # Whether the double-dummy search (engine.search.double_dummy) counts what this game's deal counts: its tricks or
     # card points under RULES, or what ``double_dummy_points`` makes of them.
     DOUBLE_DUMMY: ClassVar[bool] = False
+    # (a stock is read from stock_top on or replaced whole, never changed in place; so is the record of its draws)
     COPY = {"hands": LIST, "trick": LIST, "tricks": LIST, "card_points": LIST, "tricks_won": LIST,
-            "stock": SHARED}  # a stock is read from stock_top on or replaced whole, never changed in place
+            "stock": SHARED, "_draws": SHARED}
     _loading = False  # a position's tricks are being replayed: the last one is not scored
     # Which of the trick loop's hooks a game class overrides (set for each class): _card_ids, _won_by, _trick_taken,
     # _event_cards and _next_seats, in that order; the loop calls only those.
@@ -207,8 +211,9 @@ class TrickGame(State):
     _observing: ClassVar[tuple[Phase[Any], ...]] = ()
     # What shown_cards reads (set for each class): None when the observation decides (GameInfo.shown_every_move),
     # else whether the stock's top card is face up, the phases that show single face-up cards (Phase.face_up),
-    # whether a seat may know cards of other hands (_known_cards) and whether OBSERVED shows the stock's size.
-    _showing: ClassVar[tuple[bool, tuple[Phase[Any], ...], bool, bool] | None] = SHOWS_NOTHING
+    # what tells the cards of other hands a seat knows, if it may know any (_known_cards, or _stock_drawn when the
+    # stock's draws are all it knows: Two-Ten-Jack's, at almost every move) and whether OBSERVED shows the stock's size.
+    _showing: ClassVar[Showing | None] = SHOWS_NOTHING
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -216,8 +221,12 @@ class TrickGame(State):
         cls._hiding = hiding_phases(cls.DEAL_PHASES)
         cls._observing = tuple(phase for phase in cls.DEAL_PHASES if type(phase).observe is not Phase.observe)
         info = getattr(cls, "INFO", None)
-        knows = cls.STOCK_DRAWN_SHOWN or bool(cls._hiding[0]) or cls._known_cards is not TrickGame._known_cards
-        showing = (bool(cls.STOCK_SHOWN), face_up_phases(cls.DEAL_PHASES), knows, "stock_size" in cls.OBSERVED)
+        knows: Callable[[Any, int], int] | None = None
+        if cls._hiding[0] or cls._known_cards is not TrickGame._known_cards:
+            knows = cls._known_cards
+        elif cls.STOCK_DRAWN_SHOWN:
+            knows = TrickGame._stock_drawn
+        showing: Showing = (bool(cls.STOCK_SHOWN), face_up_phases(cls.DEAL_PHASES), knows, "stock_size" in cls.OBSERVED)
         cls._showing = None if info is not None and info.shown_every_move else \
             SHOWS_NOTHING if showing == SHOWS_NOTHING else showing
         cls._own_hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
@@ -229,6 +238,10 @@ class TrickGame(State):
     trump: int
     stock: list[int]
     stock_top: int = 0  # a stock that is only ever replaced whole (Belote's) is read from its first card
+    # With STOCK_DRAWN_SHOWN: a stock and the cards drawn from it by each stock_top k (the mask of stock[:k]) for
+    # _known_cards, read at almost every observation: worked out once for each stock it reads (a deal's, a loaded
+    # position's, a sample's relabelled one), never by the trick loop.
+    _draws: tuple[Sequence[int], tuple[int, ...]] = ((), (0,))
     trick_size: int  # the cards of a trick (TrickRules.trick_cards, or one from each seat)
 
     # ---- what a game implements ---------------------------------------------------------------------------------
@@ -864,25 +877,39 @@ class TrickGame(State):
             return NOTHING_SHOWN
         top_shown, facing, knows, sized = showing
         face_up = known = size = 0
-        if top_shown and self.stock_top < len(self.stock):
-            face_up = BIT[self.stock[self.stock_top]]
+        if top_shown or sized:  # (read once: the stock's part is asked at almost every move of Two-Ten-Jack)
+            stock, top = self.stock, self.stock_top
+            left = len(stock) - top
+            if top_shown and left:
+                face_up = BIT[stock[top]]
+            if sized:
+                size = left
         for phase in facing:
             face_up |= phase.face_up(self, seat)
-        if knows:
-            known = self._known_cards(seat)
+        if knows is not None:
+            known = knows(self, seat)
             if known:
-                known &= sum(self.hands) ^ self.hands[seat]  # (disjoint masks: the other hands)
-        if sized:
-            size = len(self.stock) - self.stock_top
+                hands = self.hands
+                known &= sum(hands) ^ hands[seat]  # (disjoint masks: the other hands)
         return face_up, known, size
 
     def _known_cards(self, seat: int) -> int:
         """Cards in other hands whose place ``seat`` knows (a turn-up taken, a declaration shown): a mask, what the
         stock's draws showed (``STOCK_DRAWN_SHOWN``) and each phase's ``known``."""
-        known = mask_of(self.stock[:self.stock_top]) if self.STOCK_DRAWN_SHOWN else 0
+        known = self._stock_drawn(seat) if self.STOCK_DRAWN_SHOWN else 0
         for phase in self._hiding[0]:
             known |= phase.known(self, seat)
         return known
+
+    def _stock_drawn(self, seat: int) -> int:
+        """The cards drawn from the stock so far (``stock[:stock_top]``, a mask), which every seat saw drawn
+        (``STOCK_DRAWN_SHOWN``)."""
+        stock, drawn = self._draws
+        if stock is not self.stock:
+            stock = self.stock
+            drawn = tuple(accumulate(map(BIT.__getitem__, stock), or_, initial=0))
+            self._draws = stock, drawn
+        return drawn[self.stock_top]
 
     def _entered(self, seat: int, card: int) -> int:
         """How many tricks were over when ``card`` came into ``seat``'s hand (0: dealt before the play): with

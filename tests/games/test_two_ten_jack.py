@@ -244,6 +244,40 @@ def test_5_7_5_8_the_stock_runs_out_then_hands_are_played_out() -> None:
     assert [hands for stock, hands in sizes if not stock] == [[4, 4, 4], [3, 3, 3], [2, 2, 2], [1, 1, 1]]
 
 
+def _drawn_in_view(p: dict) -> set[str]:
+    """3.5, 5.7 from a position: the cards drawn so far from the face-up stock, each in view of all (deal_deck's
+    cards after the hands, less the stock left)."""
+    dealt = len(p["hands"]) * p["options"]["hand_size"]
+    left = len(p["stock"]) + (p["face_up"] is not None)
+    return set(p["deal_deck"][dealt:len(p["deal_deck"]) - left])
+
+
+@pytest.mark.parametrize("players", [2, 3, 7])
+def test_3_5_5_7_every_seat_knows_where_each_drawn_card_went_across_deals_clones_and_positions(players: int) -> None:
+    def check(state: engine.State, p: dict) -> None:
+        drawn = _drawn_in_view(p)
+        for seat in range(players):
+            others = {c for other, hand in enumerate(p["hands"]) if other != seat for c in hand}
+            known = sorted(drawn & others, key=parse_card)
+            assert state.observation(seat)["known_cards"] == known
+            assert state.shown_cards(seat)[1] == mask_of(parse_cards(known))
+
+    state = engine.new_match(GAME, seed=players, players=players, options={"num_games": 2})
+    rng, moves = Rng(players), 0
+    while not state.is_terminal:
+        p = state.to_position()
+        check(state, p)
+        if moves % 7 == 3:  # a copy, a loaded position and a seat's sample answer the same
+            check(state.clone(), p)
+            check(engine.from_position(GAME, p), p)
+            seat = state.current_player
+            sample = engine.determinize(state, seat, rng)
+            assert sample.observation(seat)["known_cards"] == state.observation(seat)["known_cards"]
+        state.apply_id(rng.choice(state.legal_action_ids()))
+        moves += 1
+    assert state.deal_index == 2 or len(state.deal_results) == 2
+
+
 def test_5_5_in_the_first_trick_a_face_down_qh_does_not_beat_the_almighty() -> None:
     state = dealt([["QH", "2H", "3H"], ["4C", "5C", "6C"], ["AS", "7D", "8D"]], fixed_trump="D")
     state.apply("facedown:QH")
