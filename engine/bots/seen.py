@@ -24,7 +24,7 @@ such game, and on samples of what the seat has not seen), without building the o
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..cards import CARD_OF_CODE, SUIT, SUITS, cards_in
 from ..tricks import NO_TRUMP, beats
@@ -47,6 +47,10 @@ class Seen:
     _card_of: Callable[[int], int | None]  # the state's action table's card of an id (of_state)
     _played_mask: int  # (of_state) the cards of the finished tricks, as of _played_at: the dealing, the tricks counted
     _played_at: tuple[int, int]
+    # Whether a Seen read from an observation reads phase, trump, trick and legal_cards at their first use (the
+    # bots' SeenInObservation) rather than at once (a class with a __getattr__ is slower at every attribute read: the
+    # seat's view keeps a plain Seen).
+    _LAZY: ClassVar[bool] = False
 
     phase: str | None
     """The deal's phase."""
@@ -58,12 +62,6 @@ class Seen:
     """The card each legal action plays (``KH`` and ``KH:belote`` play the king of hearts), None for the rest (words,
     and German Whist's face-down ``down:<slot>`` cards, which the seat does not know)."""
 
-    def __new__(cls, obs: Observation) -> Seen:
-        # A Seen read from an observation is a _SeenInObservation, whose __getattr__ reads its facts at their first
-        # use; the one kept by the seat's view (of_state) has none: a class with a __getattr__ is slower to read
-        # every attribute from.
-        return object.__new__(_SeenInObservation)
-
     def __init__(self, obs: Observation) -> None:
         self._obs: Observation | None = obs
         self._history = False
@@ -73,8 +71,9 @@ class Seen:
         self._seat: int | None = None
         self._players: int | None = None
         self._face_up_shown = self._tricks_shown = False
-        # phase, trump, trick and legal_cards are read from obs when first asked (_SeenInObservation.__getattr__): a
-        # ranker that reads the observation itself (Two-Ten-Jack's, the fishing games') parses nothing twice
+        if not self._LAZY:
+            for name, read in _OBS_FACTS.items():
+                setattr(self, name, read(obs))
 
     @classmethod
     def of_state(cls, state: TrickGame, seat: int, history: bool = False) -> Seen:
@@ -82,7 +81,7 @@ class Seen:
         for ``obs``), read from ``state``: only for a trick game that shows the seat its hand, the trump, the trick
         and the tricks played as it holds them (no card played face down). The seat's view keeps it
         (:class:`engine.bots.view.SeatObserver`), and :meth:`at` brings it to each of the seat's turns."""
-        seen = object.__new__(cls)
+        seen = cls.__new__(cls)
         seen._state, seen._seat, seen._players, seen._history = state, seat, state.n_players, history
         seen._face_up_shown, seen._tricks_shown = "face_up" in state.OBSERVED, "tricks" in state.OBSERVED
         seen._card_of = state.ACTIONS.card_of.__getitem__
@@ -242,10 +241,12 @@ class Seen:
 
 
 
-class _SeenInObservation(Seen):
-    """A Seen read from an observation (``Seen(obs)``)."""
+class SeenInObservation(Seen):
+    """A Seen read from an observation whose facts are read at their first use: a ranker that reads the observation
+    itself (Two-Ten-Jack's, the fishing games') parses nothing twice."""
 
     __slots__ = ()
+    _LAZY = True
 
     def __getattr__(self, name: str) -> Any:
         """(Called only for an attribute not set yet.) A fact read from the observation at its first use, and kept."""

@@ -24,7 +24,7 @@ from ..rng import Rng
 from ..state import State
 from ..trickgame import TrickGame
 from .policy import Observation, Observe, Policy
-from .seen import Seen
+from .seen import Seen, SeenInObservation
 
 
 class SeatObserver:
@@ -59,7 +59,7 @@ class SeatObserver:
             else:
                 kept = self._seen = Seen.of_state(state, self.seat, self.history)
         if kept is False:
-            return Seen(self.state.observation(self.seat, history=self.history))
+            return SeenInObservation(self.state.observation(self.seat, history=self.history))
         return kept.at(legal_ids)
 
 
