@@ -257,6 +257,7 @@ class SeenInObservation(Seen):
         setattr(self, name, value)
         return value
 
+
 def _obs_trump(obs: Observation) -> int:
     trump = obs.get("trump")
     return SUITS.index(trump) if isinstance(trump, str) and trump in SUITS else NO_TRUMP
