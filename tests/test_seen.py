@@ -26,7 +26,9 @@ def facts(seen: Seen) -> dict[str, Any]:
     return {"seat": seen.seat, "players": seen.players, "phase": seen.phase, "trump": seen.trump,
             "legal": list(seen.legal), "legal_cards": list(seen.legal_cards), "face_up": seen.face_up(),
             **({"trick": list(seen.trick), "hand": sorted(seen.hand())} if "trick" in seen.obs else {}),
-            **({"unseen": seen.unseen(range(52)), "voids": seen.voids()} if "tricks" in seen.obs else {})}
+            **({"unseen": seen.unseen(range(52)), "voids": seen.voids(), "tricks_played": seen.tricks_played(),
+                "highest_unseen": seen.highest_unseen(range(52), range(52))} if "tricks" in seen.obs else {}),
+            **({"partner": seen.partner()} if "partners" in seen.obs else {})}
 
 
 @pytest.mark.parametrize(("game", "options"), CASES, ids=[f"{g}{'-' if o else ''}{'-'.join(o)}" for g, o in CASES])

@@ -27,7 +27,7 @@ from typing import Any
 from ..options import Option
 from ..registry import game_package, list_games
 from .policy import Observation, Observe, Policy
-from .seen import Seen
+from .seen import Seen, SeenInObservation
 from .view import SeatObserver
 
 SortKey = tuple[int, ...]  # compared as tuples: the greatest is the best action (bools count as 0 and 1)
@@ -119,7 +119,7 @@ class GreedyPolicy(Policy):
         return self._best_index(observation)
 
     def _best_index(self, observation: Observation) -> int:
-        return self._best_of(self._rank(Seen(observation)))
+        return self._best_of(self._rank(SeenInObservation(observation)))
 
     def _best_of(self, keys: Sequence[SortKey]) -> int:
         best = max(keys)

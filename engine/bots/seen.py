@@ -24,7 +24,7 @@ such game, and on samples of what the seat has not seen), without building the o
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..cards import CARD_OF_CODE, SUIT, SUITS, cards_in
 from ..tricks import NO_TRUMP, beats
@@ -32,6 +32,9 @@ from .policy import Observation
 
 if TYPE_CHECKING:
     from ..trickgame import TrickGame
+
+
+NONE_LEFT = -(1 << 30)  # Seen.highest_unseen of a suit the seat has seen every card of: below every power
 
 
 class Seen:
@@ -44,6 +47,20 @@ class Seen:
     _card_of: Callable[[int], int | None]  # the state's action table's card of an id (of_state)
     _played_mask: int  # (of_state) the cards of the finished tricks, as of _played_at: the dealing, the tricks counted
     _played_at: tuple[int, int]
+    # Whether a Seen read from an observation reads phase, trump, trick and legal_cards at their first use (the
+    # bots' SeenInObservation) rather than at once (a class with a __getattr__ is slower at every attribute read: the
+    # seat's view keeps a plain Seen).
+    _LAZY: ClassVar[bool] = False
+
+    phase: str | None
+    """The deal's phase."""
+    trump: int
+    """The trump suit the seat sees, NO_TRUMP when there is none (or none shown)."""
+    trick: list[tuple[int, int]]
+    """The cards of the trick in play the seat sees, (seat, card) in the order played (none played face down)."""
+    legal_cards: list[int | None]
+    """The card each legal action plays (``KH`` and ``KH:belote`` play the king of hearts), None for the rest (words,
+    and German Whist's face-down ``down:<slot>`` cards, which the seat does not know)."""
 
     def __init__(self, obs: Observation) -> None:
         self._obs: Observation | None = obs
@@ -54,18 +71,9 @@ class Seen:
         self._seat: int | None = None
         self._players: int | None = None
         self._face_up_shown = self._tricks_shown = False
-        self.phase: str | None = obs.get("phase")
-        """The deal's phase."""
-        trump = obs.get("trump")
-        self.trump: int = SUITS.index(trump) if isinstance(trump, str) and trump in SUITS else NO_TRUMP
-        """The trump suit the seat sees, NO_TRUMP when there is none (or none shown)."""
-        self.trick: list[tuple[int, int]] = [(seat, CARD_OF_CODE[code]) for seat, code in obs.get("trick", ())
-                                             if code in CARD_OF_CODE]
-        """The cards of the trick in play the seat sees, (seat, card) in the order played (none played face down)."""
-        self.legal_cards: list[int | None] = [CARD_OF_CODE.get(action.split(":", 1)[0])
-                                              for action in obs.get("legal_actions", ())]
-        """The card each legal action plays (``KH`` and ``KH:belote`` play the king of hearts), None for the rest
-        (words, and German Whist's face-down ``down:<slot>`` cards, which the seat does not know)."""
+        if not self._LAZY:
+            for name, read in _OBS_FACTS.items():
+                setattr(self, name, read(obs))
 
     @classmethod
     def of_state(cls, state: TrickGame, seat: int, history: bool = False) -> Seen:
@@ -151,6 +159,20 @@ class Seen:
         self._played_at = (dealing, len(tricks))
         return self._played_mask
 
+    def tricks_played(self) -> int:
+        """How many tricks of the deal are finished (a game whose observation shows its ``tricks``)."""
+        if self._state is not None and self._tricks_shown:
+            return len(self._state.tricks)
+        return len(self.obs["tricks"])
+
+    def partner(self) -> int | None:
+        """The seat's partner (None without one): the state's, or its observation's ``partners`` (Botifarra's, whose
+        partners change with three_game_rotation); a Seen read from an observation that shows none has none."""
+        if self._state is not None:
+            return self._state.partner_of(self.seat)
+        partners = self.obs.get("partners")
+        return None if partners is None else partners[self.seat]
+
     def hand(self) -> list[int]:
         """The seat's cards."""
         if self._state is not None:
@@ -160,18 +182,37 @@ class Seen:
     def unseen(self, deck: Iterable[int], also: Iterable[str] = ()) -> set[int]:
         """The cards of ``deck`` the seat has not seen: not in its hand, not played this deal, none of ``also``
         (codes of the game's other shown cards: Trappola's dead cards)."""
-        if self._state is not None and self._tricks_shown:
-            mask = self._state.hands[self.seat] | self._played_cards()
-            for _seat, card in self._state.trick:
-                mask |= 1 << card
-            for code in also:
-                mask |= 1 << CARD_OF_CODE[code]
+        mask = self._seen_mask(also)
+        if mask is not None:
             return {card for card in deck if not mask >> card & 1}
         seen = set(self.hand())
         seen.update(card for played in self._played() for _seat, card in played)
         seen.update(card for _seat, card in self.trick)
         seen.update(CARD_OF_CODE[code] for code in also)
         return set(deck) - seen
+
+    def _seen_mask(self, also: Iterable[str]) -> int | None:
+        """(of_state, where the tricks are shown) The cards the seat has seen as a mask: its hand, the cards played
+        this deal and ``also``; None for a Seen read from an observation."""
+        state = self._state
+        if state is None or not self._tricks_shown:
+            return None
+        mask = state.hands[self.seat] | self._played_cards()
+        for _seat, card in state.trick:
+            mask |= 1 << card
+        for code in also:
+            mask |= 1 << CARD_OF_CODE[code]
+        return mask
+
+    def highest_unseen(self, deck: Iterable[int], power: Sequence[int], also: Iterable[str] = ()) -> list[int]:
+        """Per suit, the highest ``power`` of the cards of ``deck`` the seat has not seen (:meth:`unseen`), NONE_LEFT
+        where it has seen them all: a card is master of its suit when its power is at least its suit's."""
+        highest = [NONE_LEFT] * 4
+        for card in self.unseen(deck, also):
+            suit = SUIT[card]
+            if power[card] > highest[suit]:
+                highest[suit] = power[card]
+        return highest
 
     def voids(self) -> dict[int, set[int]]:
         """Per seat that showed some, the suits it lacks: the led suits of the finished tricks it did not follow."""
@@ -197,3 +238,35 @@ class Seen:
             return stock[top] if top < len(stock) else None
         code = self.obs.get("face_up")
         return CARD_OF_CODE[code] if isinstance(code, str) else None
+
+
+
+class SeenInObservation(Seen):
+    """A Seen read from an observation whose facts are read at their first use: a ranker that reads the observation
+    itself (Two-Ten-Jack's, the fishing games') parses nothing twice."""
+
+    __slots__ = ()
+    _LAZY = True
+
+    def __getattr__(self, name: str) -> Any:
+        """(Called only for an attribute not set yet.) A fact read from the observation at its first use, and kept."""
+        obs = self._obs
+        if obs is None or name not in _OBS_FACTS:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        value = _OBS_FACTS[name](obs)
+        setattr(self, name, value)
+        return value
+
+
+def _obs_trump(obs: Observation) -> int:
+    trump = obs.get("trump")
+    return SUITS.index(trump) if isinstance(trump, str) and trump in SUITS else NO_TRUMP
+
+
+# How a Seen read from an observation reads each of its facts (at their first use).
+_OBS_FACTS: dict[str, Callable[[Observation], Any]] = {
+    "phase": lambda obs: obs.get("phase"),
+    "trump": _obs_trump,
+    "trick": lambda obs: [(seat, CARD_OF_CODE[code]) for seat, code in obs.get("trick", ()) if code in CARD_OF_CODE],
+    "legal_cards": lambda obs: [CARD_OF_CODE.get(action.split(":", 1)[0]) for action in obs.get("legal_actions", ())],
+}

@@ -17,14 +17,14 @@ depend only on what the seat knows). :func:`seat_observer` builds the right ``ob
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from ..determinize import determinize
 from ..rng import Rng
 from ..state import State
 from ..trickgame import TrickGame
 from .policy import Observation, Observe, Policy
-from .seen import Seen
+from .seen import Seen, SeenInObservation
 
 
 class SeatObserver:
@@ -38,7 +38,8 @@ class SeatObserver:
         self.state = state
         self.seat = seat
         self.history = history
-        self._seen: Seen | None = None  # the Seen kept from the seat's first turn on, where the state shows it
+        # the Seen kept from the seat's first turn on, where the state shows it; False: read from the observation
+        self._seen: Seen | Literal[False] | None = None
 
     def __call__(self) -> Observation:
         return self.state.observation(self.seat, history=self.history)
@@ -54,8 +55,11 @@ class SeatObserver:
         if kept is None:
             state, info = self.state, self.state.INFO
             if not isinstance(state, TrickGame) or info.face_down or info.shown_every_move:
-                return Seen(self())
-            kept = self._seen = Seen.of_state(state, self.seat, self.history)
+                kept = self._seen = False
+            else:
+                kept = self._seen = Seen.of_state(state, self.seat, self.history)
+        if kept is False:
+            return SeenInObservation(self.state.observation(self.seat, history=self.history))
         return kept.at(legal_ids)
 
 

@@ -27,14 +27,13 @@ BELOTE_DECK = tuple(make_deck(DECK_RANKS))
 # ---- the Belote games: the play of the tricks ---------------------------------------------------------------------
 
 
-def _lead_key(card: int, trump: int, unseen: set[int]) -> SortKey:
-    """Lead a master (no unseen card of its suit beats it), trumps first to draw them, then the richest; otherwise
-    the cheapest card, keeping tens whose ace is still out."""
+def _lead_key(card: int, trump: int, highest: list[int]) -> SortKey:
+    """Lead a master (no unseen card of its suit beats it: ``highest``, the best unseen power per suit), trumps first
+    to draw them, then the richest; otherwise the cheapest card, keeping tens whose ace is still out."""
     power, points = POWER[trump], POINTS[trump]
     suit = SUIT[card]
-    master = not any(SUIT[c] == suit and power[c] > power[card] for c in unseen)
-    if master:
-        return (2, SUIT[card] == trump, points[card])
+    if highest[suit] <= power[card]:
+        return (2, suit == trump, points[card])
     return (1, -points[card] - (20 if suit == trump else 0), -power[card])
 
 
@@ -45,10 +44,10 @@ def rank_belote_play(seen: Seen) -> Sequence[SortKey]:
     keys: list[SortKey] = []
     plays = zip(seen.legal_cards, seen.legal, strict=True)
     if not trick:
-        unseen = seen.unseen(BELOTE_DECK)
+        highest = seen.highest_unseen(BELOTE_DECK, power)
         for card, action in plays:
             assert card is not None
-            keys.append((action.endswith(":belote"), *_lead_key(card, trump, unseen)))  # 6.1: announce it (20 points)
+            keys.append((action.endswith(":belote"), *_lead_key(card, trump, highest)))  # 6.1: announce it (20 points)
         return keys
     seat, best = seen.winning(trump, power)
     partner_winning = seen.players == 4 and seat == (seen.seat + 2) % 4

@@ -127,13 +127,15 @@ def _rank_cards(seen: Seen) -> list[SortKey]:
     declarers, contract, me = obs["declarers"], obs["contract"], obs["seat"]
     trick = seen.trick
     keys = []
+    if trick:  # the trick's facts, once for every card
+        best_seat, best = seen.winning(trump, power)
+        trick_points = sum(points[c] for _s, c in trick)
     for action in obs["legal_actions"]:
         card = CARD_OF_CODE[action]
         cheap = -power[card] - points[card]
         if not trick:
             keys.append(_lead(card, me in declarers, contract, power))
             continue
-        best_seat, best = seen.winning(trump, power)
         wins = beats(card, best, trump, power)
         if contract == "misere":
             if me in declarers:
@@ -143,7 +145,7 @@ def _rank_cards(seen: Seen) -> list[SortKey]:
             else:
                 keys.append((0, power[card]))  # get rid of high cards
             continue
-        worth = sum(points[c] for _s, c in trick) + points[card]
+        worth = trick_points + points[card]
         if me in declarers or best_seat in declarers:
             keys.append((int(wins), worth + cheap if wins else -points[card]))  # take it cheaply
         else:

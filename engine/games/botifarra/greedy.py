@@ -20,9 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...bots.greedy import SortKey, register_greedy
-from ...bots.policy import Observation
 from ...bots.seen import Seen
-from ...cards import CARD_OF_CODE, RANK_CHAR, SUIT, SUITS
+from ...cards import RANK_CHAR, SUIT, SUITS
 from ...tricks import NO_TRUMP, beats
 from . import DECK, POINTS, RANKING
 
@@ -50,12 +49,12 @@ def _strength(hand: list[int], trump: int) -> int:
     return len(trumps) + sum(RANK_CHAR[c] in "9A" for c in trumps)
 
 
-def _rank_choice(obs: Observation, hand: list[int]) -> list[SortKey]:
+def _rank_choice(legal: Sequence[str], hand: list[int]) -> list[SortKey]:
     best = max(range(4), key=lambda s: _suit_value(hand, s))
     botifarra = _manillas(hand) >= BOTIFARRA_AT
     strong = botifarra or _suit_value(hand, best)[0] >= NAME_SUIT_AT
     keys: list[SortKey] = []
-    for action in obs["legal_actions"]:
+    for action in legal:
         if action == "delegate":
             keys.append((0 if strong else 3,))
         elif action == "trump:none":
@@ -66,24 +65,25 @@ def _rank_choice(obs: Observation, hand: list[int]) -> list[SortKey]:
 
 
 def _rank_play(seen: Seen, hand: list[int]) -> list[SortKey]:
-    obs = seen.obs
-    trump = SUITS.index(obs["trump"]) if obs["trump"] else NO_TRUMP
-    power, trick = RANKING.power[trump], obs["trick"]
-    cards = [CARD_OF_CODE[a] for a in obs["legal_actions"]]
+    trump, trick = seen.trump, seen.trick
+    power = RANKING.power[trump]
+    cards = seen.legal_cards
     if not trick:
-        unseen = seen.unseen(DECK)
+        highest = seen.highest_unseen(DECK, power)
         keys: list[SortKey] = []
         for card in cards:
-            master = not any(SUIT[c] == SUIT[card] and power[c] > power[card] for c in unseen)
+            assert card is not None
+            master = highest[SUIT[card]] <= power[card]
             length = sum(SUIT[c] == SUIT[card] for c in hand)
             keys.append((1, PLAIN_POINTS[card]) if master else (0, length - 20 * (SUIT[card] == trump),
                                                                -PLAIN_POINTS[card], -power[card]))
         return keys
     seat, best = seen.winning(trump, power)
-    partner_winning = seat == obs["partners"][obs["seat"]]
+    partner_winning = seat == seen.partner()
     last = len(trick) == 3
     keys = []
     for card in cards:
+        assert card is not None
         is_trump = SUIT[card] == trump
         if partner_winning:
             keys.append((1, PLAIN_POINTS[card] - 10 * is_trump, -power[card]))
@@ -96,12 +96,11 @@ def _rank_play(seen: Seen, hand: list[int]) -> list[SortKey]:
 
 @register_greedy("botifarra")
 def rank_botifarra(seen: Seen) -> Sequence[SortKey]:
-    obs = seen.obs
-    hand = [CARD_OF_CODE[c] for c in obs["hand"]]
-    if obs["phase"] == "choice":
-        return _rank_choice(obs, hand)
-    if obs["phase"] == "doubling":
-        trump = SUITS.index(obs["trump"]) if obs["trump"] else NO_TRUMP
-        strong = _strength(hand, trump) >= DOUBLE_AT
-        return [((action != "pass") == strong,) for action in obs["legal_actions"]]
+    hand = seen.hand()
+    phase = seen.phase
+    if phase == "choice":
+        return _rank_choice(seen.legal, hand)
+    if phase == "doubling":
+        strong = _strength(hand, seen.trump) >= DOUBLE_AT
+        return [((action != "pass") == strong,) for action in seen.legal]
     return _rank_play(seen, hand)

@@ -25,15 +25,12 @@ def rank_german_whist(seen: Seen) -> Sequence[SortKey]:
 
     A ``down:<slot>`` card (face_down_four) is unknown, so it ranks below every hand card.
     """
-    trick = seen.trick
-    return _whist_keys(seen.trump, seen.face_up(), trick[0][1] if trick else None, seen.legal_cards)
-
-
-def _whist_keys(trump: int, face_up: int | None, lead: int | None, cards: Sequence[int | None]) -> list[SortKey]:
+    trump, face_up, trick = seen.trump, seen.face_up(), seen.trick
+    lead = trick[0][1] if trick else None
     power = WHIST_POWER[trump]
     worth_winning = face_up is None or SUIT[face_up] == trump or power[face_up] >= 10
     keys: list[SortKey] = []
-    for card in cards:
+    for card in seen.legal_cards:
         if card is None:
             keys.append((0, 0))
         elif lead is None:

@@ -64,6 +64,10 @@ def _card_keys(seen: Seen, legal: Sequence[str]) -> list[SortKey]:
     trump = NO_TRUMP if obs["trump"] is None else SUITS.index(obs["trump"])
     power = RANKINGS["royals" if obs["contract"] == "royals" else "normal"].power[trump]
     trick = seen.trick
+    if trick:  # the trick's facts, once for every card
+        best_seat, best = seen.winning(trump, power)
+        last = len(trick) == obs["players"] - 1
+        partner_winning = best_seat % 2 == obs["seat"] % 2
     keys: list[SortKey] = []
     for action in legal:
         if action not in CARD_OF_CODE:
@@ -72,10 +76,7 @@ def _card_keys(seen: Seen, legal: Sequence[str]) -> list[SortKey]:
         card = CARD_OF_CODE[action]
         if not trick:
             keys.append((1, SUIT[card] != trump, power[card]))
-            continue
-        best_seat, best = seen.winning(trump, power)
-        last = len(trick) == obs["players"] - 1
-        if best_seat % 2 == obs["seat"] % 2:
+        elif partner_winning:
             keys.append((1, CARD_POINTS[card] if last else -power[card]))
         elif beats(card, best, trump, power):
             keys.append((1, -power[card]))

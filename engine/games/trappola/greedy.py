@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from ...bots.greedy import SortKey, register_greedy
 from ...bots.seen import Seen
-from ...cards import CARD_OF_CODE, RANK, SUIT
+from ...cards import RANK, SUIT
 from ...declarations import RANK_MASK
 from ...tricks import NO_TRUMP
 from . import DECK, POINTS, RANKING, SET_VALUES, TRICKS
@@ -38,11 +38,11 @@ def hand_worth(cards: Sequence[int]) -> int:
     return sum(VALUE[c] for c in cards) + sets + TWO_WORTH * sum(RANK[c] == 0 for c in cards)
 
 
-def _lead_key(card: int, unseen: set[int], voids: set[int]) -> SortKey:
+def _lead_key(card: int, highest: list[int], voids: set[int]) -> SortKey:
     suit = SUIT[card]
     if RANK[card] == 0:
         return (3, 0, 0) if suit in voids else (0, 0, 0)  # a 2 wins only where the opponent cannot follow
-    if not any(SUIT[c] == suit and POWER[c] > POWER[card] for c in unseen):
+    if highest[suit] <= POWER[card]:  # no unseen card of its suit above it
         return (2, VALUE[card], POWER[card])
     return (1, -VALUE[card], -POWER[card])
 
@@ -55,25 +55,23 @@ def _follow_key(card: int, led: int, worth: int) -> SortKey:
 
 @register_greedy("trappola")
 def rank_trappola(seen: Seen) -> Sequence[SortKey]:
-    obs = seen.obs
-    legal = obs["legal_actions"]
-    if obs["phase"] == "exchange":
-        keep = hand_worth([CARD_OF_CODE[c] for c in obs["hand"]]) >= KEEP_AT
-        return [((action == "keep") == keep,) for action in legal]
-    trick = obs["trick"]
+    if seen.phase == "exchange":
+        keep = hand_worth(seen.hand()) >= KEEP_AT
+        return [((action == "keep") == keep,) for action in seen.legal]
+    trick = seen.trick
     if trick:
-        led = CARD_OF_CODE[trick[0][1]]
-        worth = VALUE[led] > 0 or len(obs["tricks"]) == TRICKS - 1
+        led = trick[0][1]
+        worth = VALUE[led] > 0 or seen.tricks_played() == TRICKS - 1
     else:
         # the cards laid dead in an exchange are seen too; the opponent's voids
-        unseen, voids = seen.unseen(DECK, [c for hands in obs["dead"] for hand in hands for c in hand]), \
-            seen.voids_of_others()
+        dead = [c for hands in seen.obs["dead"] for hand in hands for c in hand]
+        highest, voids = seen.highest_unseen(DECK, POWER, dead), seen.voids_of_others()
     keys: list[SortKey] = []
-    for action in legal:
-        if action.startswith("declare"):
+    for card in seen.legal_cards:
+        if card is None:  # a set declared (6.3): the only words of the play
             keys.append((9,))
         elif trick:
-            keys.append(_follow_key(CARD_OF_CODE[action], led, worth))
+            keys.append(_follow_key(card, led, worth))
         else:
-            keys.append(_lead_key(CARD_OF_CODE[action], unseen, voids))
+            keys.append(_lead_key(card, highest, voids))
     return keys
