@@ -41,7 +41,9 @@ from workers.stats import comparable, side_seats, summarize, total
 BIN = Path(sys.executable).parent
 NODE = ["--block", "--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats"]
 START_TIMEOUT_S = 120
-DEALS, CHUNK, SEED = 8000, 100, 20261206
+# About 7 s of play on two nodes: the second node's first worker may take seconds to start on a loaded machine, and
+# its tasks carry ~0.5 s of chunks each, so a shorter job (8000 deals, ~3 s) could end before it finished one task.
+DEALS, CHUNK, SEED = 16000, 100, 20261206
 # The head's GCS takes a node for dead after 3 missed health checks 0.5 s apart (Ray's defaults: 5 of 3 s apart).
 FAST_DEATH = {"RAY_health_check_period_ms": "500", "RAY_health_check_failure_threshold": "3",
               "RAY_health_check_timeout_ms": "1000", "RAY_health_check_initial_delay_ms": "0"}
