@@ -25,7 +25,7 @@ cloning a state copies nothing of them.
 >>> state = engine.new_match("botifarra", seed=3)
 >>> [phase.KEYS for phase in state.DEAL_PHASES][:3]
 [(), ('game_index', 'game_points_0', 'game_points_1'), ('choice', 'doubling')]
->>> type(state._dealing).__name__, [type(phase).__name__ for phase in state._hiding[0]]
+>>> type(state._dealing).__name__, [type(phase).__name__ for phase in state._hiding['known']]
 ('Deal', [])
 """
 
@@ -229,14 +229,14 @@ def seeing_phases(phases: tuple[Phase[Any], ...]) -> tuple[Phase[Any], ...]:
     return tuple(phase for phase in phases if type(phase).seen_as is not Phase.seen_as)
 
 
-def hiding_phases(phases: tuple[Phase[Any], ...]) -> tuple[tuple[Phase[Any], ...], ...]:
-    """Of a game's ``DEAL_PHASES``, those that answer each of ``HIDING`` (in that order), each in declared order: a
-    game's determinization asks only those."""
-    return tuple(tuple(phase for phase in phases if getattr(type(phase), name) is not getattr(Phase, name))
-                 for name in HIDING)
+def hiding_phases(phases: tuple[Phase[Any], ...]) -> dict[str, tuple[Phase[Any], ...]]:
+    """Of a game's ``DEAL_PHASES``, by each hook of ``HIDING``, those that answer it, in declared order: a game's
+    determinization asks only those."""
+    return {name: tuple(phase for phase in phases if getattr(type(phase), name) is not getattr(Phase, name))
+            for name in HIDING}
 
 
-# The determinization hooks of a phase, in the order of a game's ``_hiding`` table.
+# The determinization hooks of a phase: the keys of a game's ``_hiding`` table.
 HIDING = ("known", "hidden", "hand_check", "relabel", "narrow", "sample", "redealt", "sampled")
 
 

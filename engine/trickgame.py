@@ -206,7 +206,7 @@ class TrickGame(State):
     # The game's decision phases (engine.phases.DecisionPhase) by the phase they act in (set for each class).
     _deciding: ClassVar[Mapping[str, DecisionPhase[Any]]] = {}
     # The declared phases that answer determinization's known, hidden, hand_check and relabel (set for each class).
-    _hiding: ClassVar[tuple[tuple[Phase[Any], ...], ...]] = ((),) * len(HIDING)
+    _hiding: ClassVar[Mapping[str, tuple[Phase[Any], ...]]] = dict.fromkeys(HIDING, ())
     # The declared phases that add to an observation (whose ``observe`` is their own), in order (set for each class).
     _observing: ClassVar[tuple[Phase[Any], ...]] = ()
     # What shown_cards reads (set for each class): None when the observation decides (GameInfo.shown_every_move),
@@ -222,7 +222,7 @@ class TrickGame(State):
         cls._observing = tuple(phase for phase in cls.DEAL_PHASES if type(phase).observe is not Phase.observe)
         info = getattr(cls, "INFO", None)
         knows: Callable[[Any, int], int] | None = None
-        if cls._hiding[0] or cls._known_cards is not TrickGame._known_cards:
+        if cls._hiding["known"] or cls._known_cards is not TrickGame._known_cards:
             knows = cls._known_cards
         elif cls.STOCK_DRAWN_SHOWN:
             knows = TrickGame._stock_drawn
@@ -776,7 +776,7 @@ class TrickGame(State):
         redoes what it keeps of the hands (``Phase.sampled``)."""
         if memo is None:
             memo = {}
-        if not any(phase.sample(self, seat, rng, memo) for phase in self._hiding[5]):
+        if not any(phase.sample(self, seat, rng, memo) for phase in self._hiding["sample"]):
             if "slots" not in memo:
                 memo["slots"] = slots = self._unseen_slots(seat)
                 memo["start"] = known_start(slots) or [slot.cards for slot in slots]
@@ -784,13 +784,13 @@ class TrickGame(State):
             contents = redeal_consistent(slots, rng, lambda dealt: self._misdeal(relabeling(slots, dealt)) is None,
                                          tries=MISDEAL_TRIES, start=memo["start"])
             self._redealt(seat, slots, contents, rng)
-        for phase in self._hiding[7]:
+        for phase in self._hiding["sampled"]:
             phase.sampled(self, seat, rng)
 
     def _redealt(self, seat: int, slots: list[Slot], contents: list[list[int]], rng: Rng) -> None:
         """Give ``seat``'s unseen ``slots`` their new ``contents``: by default each card becomes the one dealt in its
         place; a phase whose records must be made again to fit them does it (``Phase.redealt``)."""
-        for phase in self._hiding[6]:
+        for phase in self._hiding["redealt"]:
             if phase.redealt(self, seat, slots, contents, rng):
                 return
         self._relabel(relabeling(slots, contents))
@@ -823,7 +823,7 @@ class TrickGame(State):
                         forbidden |= mask
                 slots.append(Slot(ordered(cards), forbidden, check))
         slots += [Slot(ordered(cards)) for cards in self._hidden_piles(seat) if cards]
-        for phase in self._hiding[4]:
+        for phase in self._hiding["narrow"]:
             phase.narrow(self, seat, slots)
         return slots
 
@@ -897,7 +897,7 @@ class TrickGame(State):
         """Cards in other hands whose place ``seat`` knows (a turn-up taken, a declaration shown): a mask, what the
         stock's draws showed (``STOCK_DRAWN_SHOWN``) and each phase's ``known``."""
         known = self._stock_drawn(seat) if self.STOCK_DRAWN_SHOWN else 0
-        for phase in self._hiding[0]:
+        for phase in self._hiding["known"]:
             known |= phase.known(self, seat)
         return known
 
@@ -928,7 +928,7 @@ class TrickGame(State):
         """The facts about ``seat``'s whole hand that a new deal of its unseen cards must keep, as one check (or
         None): each phase's ``hand_check``."""
         checks = []
-        for phase in self._hiding[2]:
+        for phase in self._hiding["hand_check"]:
             check = phase.hand_check(self, seat, known)
             if check is not None:
                 checks.append(check)
@@ -958,7 +958,7 @@ class TrickGame(State):
         """Unseen cards outside the hands (an undealt stock, face-down cards): by default the stock under the cards
         everyone sees (``STOCK_SHOWN``), then each phase's ``hidden`` piles."""
         piles = [] if self.STOCK_SHOWN is None else [self.stock[self.stock_top + self.STOCK_SHOWN:]]
-        for phase in self._hiding[1]:
+        for phase in self._hiding["hidden"]:
             piles += phase.hidden(self, seat)
         return piles
 
@@ -969,7 +969,7 @@ class TrickGame(State):
         self.deal_deck = [new[c] for c in self.deal_deck]
         if self.STOCK_SHOWN is not None:
             self.stock = [new[c] for c in self.stock]
-        for phase in self._hiding[3]:
+        for phase in self._hiding["relabel"]:
             phase.relabel(self, new)
 
     def trick_winner_seats(self, last_winner: int) -> list[int]:
