@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 from rich.console import Console
@@ -81,15 +82,20 @@ def options_table(info: dict) -> Table:
     return table
 
 
+def games_json() -> list[dict[str, Any]]:
+    """Every game as `games --json` prints it: its description, and which engine plays it ("compiled" or "python":
+    engine.engine_kind)."""
+    return [{**engine.game_info(game_id).to_dict(), "engine": engine.engine_kind()} for game_id in engine.list_games()]
+
+
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 def games(as_json: bool) -> None:
     """List the games, their player counts and options."""
-    infos = [engine.game_info(game_id).to_dict() for game_id in engine.list_games()]
-    if as_json:  # each game says which engine plays it ("compiled" or "python": engine.engine_kind)
-        infos = [{**info, "engine": engine.engine_kind()} for info in infos]
-        click.echo(json.dumps(infos, indent=2))
+    if as_json:
+        click.echo(json.dumps(games_json(), indent=2))
         return
+    infos = [engine.game_info(game_id).to_dict() for game_id in engine.list_games()]
     console = Console(highlight=False)
     if not infos:
         console.print("No games are registered.")

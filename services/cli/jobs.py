@@ -60,7 +60,7 @@ def list_jobs(ctx: click.Context, count: int, before: int | None, as_json: bool)
     with _jobs(ctx) as store:
         records, next_cursor = store.list(count, before)
     if as_json:
-        click.echo(json.dumps({"jobs": [job_dict(r) for r in records], "next_before": next_cursor}, indent=2))
+        click.echo(json.dumps(jobs_page(records, next_cursor), indent=2))
         return
     if not records:
         click.echo("no simulation jobs yet (cardtable simulate starts one)")
@@ -83,6 +83,11 @@ def _progress(record: JobRecord) -> str:
 
 def _when(timestamp: float | None) -> str:
     return "-" if timestamp is None else datetime.fromtimestamp(timestamp).astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def jobs_page(records: list[JobRecord], next_cursor: int | None) -> dict[str, Any]:
+    """A page of jobs as `jobs list --json` prints it: the jobs and where the next page starts (None: no more)."""
+    return {"jobs": [job_dict(r) for r in records], "next_before": next_cursor}
 
 
 def job_dict(record: JobRecord) -> dict[str, Any]:
@@ -142,10 +147,17 @@ def results(ctx: click.Context, job_id: str, as_json: bool) -> None:
         raise click.ClickException(f"job {job_id} is {record.state} ({_progress(record)} played) and has no "
                                    "results yet; they are written when it finishes")
     if as_json:
-        click.echo(json.dumps({"job_id": record.job_id, "state": record.state, "spec": record.spec.to_dict(),
-                               "replay_collection": record.replay_collection, **record.results}))
+        click.echo(json.dumps(job_results(record)))
         return
     Console(highlight=False).print(results_table(record.results, record.job_id))
+
+
+def job_results(record: JobRecord) -> dict[str, Any]:
+    """A finished job's results as `jobs results --json` prints them: its id, state, spec and replay collection,
+    then the results."""
+    assert record.results is not None
+    return {"job_id": record.job_id, "state": record.state, "spec": record.spec.to_dict(),
+            "replay_collection": record.replay_collection, **record.results}
 
 
 @jobs.command()

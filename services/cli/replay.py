@@ -92,7 +92,7 @@ def list_replays(ctx: click.Context, collection: str | None, start: int, count: 
         total = store.count(collection)
         page = store.page(collection, start, count, checked=False)  # a replay that does not decode is marked
         written = store.written(collection, [index for index, _ in page.items])
-        rows = [_row(collection, index, data, written[index]) for index, data in page.items]
+        rows = [replay_row(collection, index, data, written[index]) for index, data in page.items]
     if as_json:
         click.echo(json.dumps({"collection": collection, "replays": total, "items": rows,
                                "next_start": page.next_start}, indent=2))
@@ -123,7 +123,7 @@ def _known_collections(store: ReplayStore) -> str:
     return f"the collections are {', '.join(names)}" if names else "no replays are stored yet"
 
 
-def _row(collection: str, index: int, data: bytes, written: float | None) -> dict[str, Any]:
+def replay_row(collection: str, index: int, data: bytes, written: float | None) -> dict[str, Any]:
     """One replay of a listing, as JSON: its id, game, players, what it covers, when it was written, the bytes; or,
     for a replay that does not decode, its id, when it was written, its bytes and why (``error``)."""
     entry = list_entry(format_id(collection, index), data)

@@ -181,10 +181,7 @@ def simulate(ctx: click.Context, game: str, deals: int | None, matches: int | No
         raise click.ClickException(f"job {record.job_id} {record.state} before any chunk finished: {record.error}")
     if plot is not None:
         plot_results(record.results, plot)
-    report = _json_report(record, played_on)
-    if results is not None:
-        report["results_file"] = str(results.path) if record.state == SUCCEEDED else None
-    text = json.dumps(report)
+    text = json.dumps(simulate_report(record, played_on, results.path if results is not None else None))
     if output is not None:
         output.write_text(text + "\n")
     if as_json:
@@ -251,8 +248,13 @@ def _run_with_progress(store: JobStore, record: JobRecord, url: str, workers: in
         return drive(store, record.job_id, url, workers, on_update=update, on_chunk=on_chunk)
 
 
-def _json_report(record: JobRecord, played_on: list[str]) -> dict[str, Any]:
-    """The results plus the job's id, spec and replay collection, and the workers ("node:pid") that played it."""
-    return {"job_id": record.job_id, "state": record.state, "spec": record.spec.to_dict(),
-            "replay_collection": record.replay_collection, "retries": record.retries, "workers": played_on,
-            **record.results}
+def simulate_report(record: JobRecord, played_on: list[str], results_path: Path | None = None) -> dict[str, Any]:
+    """The results plus the job's id, spec and replay collection, and the workers ("node:pid") that played it (as
+    `simulate --json` and `--output` write them); with ``results_path`` (``--results``), the rows' file once the job
+    has succeeded (None otherwise)."""
+    report = {"job_id": record.job_id, "state": record.state, "spec": record.spec.to_dict(),
+              "replay_collection": record.replay_collection, "retries": record.retries, "workers": played_on,
+              **record.results}
+    if results_path is not None:
+        report["results_file"] = str(results_path) if record.state == SUCCEEDED else None
+    return report
