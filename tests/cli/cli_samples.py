@@ -2,9 +2,9 @@
 
 The jobs and the replays are the web's samples (tests/web/samples.py: every state, with and without results, policy
 parameters, options, a 64-bit seed, a tournament's job, a game this server does not know; three games, both scopes,
-bytes that do not decode), with retries and the times the store wrote the replays. The tournaments: two and three
-policies, a partnership game, options, a 64-bit seed, one as its command finished it and one read back from Redis
-(resumed). The games: every game.
+bytes that do not decode) and a later deal of a match, with retries and the times the store wrote the replays. The
+tournaments: two and three policies, a partnership game, options, a 64-bit seed, one as its command finished it and
+one read back from Redis (resumed). The games: every game.
 
 tests/cli/data/cli_json.json holds each as the CLI printed it before its JSON was mapped from the API's messages (the
 hand-written ``job_dict``, ``jobs_page``, ``job_results``, ``simulate_report``, ``standings_json``, ``replay_row`` and
@@ -19,13 +19,21 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from replay.record import record_match_deals
 from workers.jobstore import JobRecord
 from workers.tournament import TournamentSpec, check_tournament, standings, tournament_jobs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "web"))
-from samples import BIG_SEED, CREATED, sample_jobs, sample_replays  # noqa: E402
+from samples import BIG_SEED, CREATED, sample_jobs  # noqa: E402
+from samples import sample_replays as web_replays  # noqa: E402
 
-__all__ = ["sample_jobs", "sample_replays"]
+__all__ = ["sample_jobs"]
+
+
+def sample_replays() -> list[tuple[str, bytes]]:
+    """The web's sample replays, and a later deal of a match (its deal index is listed)."""
+    later = record_match_deals("tablanette", seed=11, policies=("greedy", "random"), options={"max_deals": 2})[1]
+    return [*web_replays(), ("sample/4", later)]
 
 
 def cli_jobs() -> list[JobRecord]:
@@ -35,7 +43,7 @@ def cli_jobs() -> list[JobRecord]:
 
 def written_times() -> list[float | None]:
     """When the store wrote each sample replay (None: written before the store kept the time)."""
-    return [CREATED, CREATED + 0.0004567, None, 1.5]
+    return [CREATED, CREATED + 0.0004567, None, 1.5, CREATED + 3600]
 
 
 def sample_tournaments() -> list[dict[str, Any]]:
