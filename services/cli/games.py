@@ -8,13 +8,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
 import engine
+
+from .mapping import game_json
 
 
 def _shown_value(value: object) -> str:
@@ -82,18 +83,12 @@ def options_table(info: dict) -> Table:
     return table
 
 
-def games_json() -> list[dict[str, Any]]:
-    """Every game as `games --json` prints it: its description, and which engine plays it ("compiled" or "python":
-    engine.engine_kind)."""
-    return [{**engine.game_info(game_id).to_dict(), "engine": engine.engine_kind()} for game_id in engine.list_games()]
-
-
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 def games(as_json: bool) -> None:
     """List the games, their player counts and options."""
     if as_json:
-        click.echo(json.dumps(games_json(), indent=2))
+        click.echo(json.dumps([game_json(game_id) for game_id in engine.list_games()], indent=2))
         return
     infos = [engine.game_info(game_id).to_dict() for game_id in engine.list_games()]
     console = Console(highlight=False)

@@ -24,6 +24,7 @@ from replay.connect import open_redis
 from workers.jobstore import JobNotFound, JobRecord, JobStore
 
 from ..app.results import count_of
+from .mapping import job_json, job_results_json
 from .redis_url import redis_url_option
 from .render import aligned
 from .simulate_report import results_table
@@ -87,18 +88,7 @@ def _when(timestamp: float | None) -> str:
 
 def jobs_page(records: list[JobRecord], next_cursor: int | None) -> dict[str, Any]:
     """A page of jobs as `jobs list --json` prints it: the jobs and where the next page starts (None: no more)."""
-    return {"jobs": [job_dict(r) for r in records], "next_before": next_cursor}
-
-
-def job_dict(record: JobRecord) -> dict[str, Any]:
-    """A job as JSON: its id, state, spec, progress, times (Unix seconds), error and replay collection."""
-    return {
-        "job_id": record.job_id, "state": record.state, "spec": record.spec.to_dict(),
-        "units_done": record.units_done, "chunks_done": record.chunks_done, "chunks_total": record.chunks_total,
-        "retries": record.retries, "created": record.created, "started": record.started,
-        "finished": record.finished, "error": record.error, "cancel_requested": record.cancel_requested,
-        "replay_collection": record.replay_collection, "has_results": record.results is not None,
-    }
+    return {"jobs": [job_json(r) for r in records], "next_before": next_cursor}
 
 
 @jobs.command()
@@ -110,7 +100,7 @@ def show(ctx: click.Context, job_id: str, as_json: bool) -> None:
     with _jobs(ctx) as store:
         record = store.get(job_id)
     if as_json:
-        click.echo(json.dumps(job_dict(record), indent=2))
+        click.echo(json.dumps(job_json(record), indent=2))
         return
     spec = record.spec
     options = ", ".join(f"{name}={value}" for name, value in spec.options.items()) or "the game's defaults"
@@ -147,17 +137,9 @@ def results(ctx: click.Context, job_id: str, as_json: bool) -> None:
         raise click.ClickException(f"job {job_id} is {record.state} ({_progress(record)} played) and has no "
                                    "results yet; they are written when it finishes")
     if as_json:
-        click.echo(json.dumps(job_results(record)))
+        click.echo(json.dumps(job_results_json(record)))
         return
     Console(highlight=False).print(results_table(record.results, record.job_id))
-
-
-def job_results(record: JobRecord) -> dict[str, Any]:
-    """A finished job's results as `jobs results --json` prints them: its id, state, spec and replay collection,
-    then the results."""
-    assert record.results is not None
-    return {"job_id": record.job_id, "state": record.state, "spec": record.spec.to_dict(),
-            "replay_collection": record.replay_collection, **record.results}
 
 
 @jobs.command()

@@ -31,6 +31,7 @@ from workers.spec import JobSpecError
 from workers.tournament import TournamentSpec, cancel_tournament, check_tournament, load_tournament, new_tournament
 
 from ..app.jobs import drive_tournament
+from .mapping import tournament_json
 from .matchargs import game_argument, option_option, option_pairs_param, players_option
 from .simulate import (
     _join_ray,
@@ -116,7 +117,7 @@ def tournament(ctx: click.Context, game: str, policies: str | None, deals: int |
     if plot is not None:
         plot_ratings(result, plot)
     if as_json:
-        click.echo(json.dumps(standings_json(result)))
+        click.echo(json.dumps(tournament_json(result)))
         return
     console.print(standings_tables(result))
     if plot is not None:
@@ -133,11 +134,6 @@ def _resumable(store: JobStore, tournament_id: str, game: str) -> dict[str, Any]
     if record["state"] != "running":
         raise click.ClickException(f"{tournament_id} is {record['state']}: only a running one can be resumed")
     return record
-
-
-def standings_json(result: dict[str, Any]) -> dict[str, Any]:
-    """A finished tournament as `tournament --json` prints it: its record."""
-    return result
 
 
 def standings_tables(result: dict[str, Any]) -> Table:
