@@ -51,6 +51,7 @@ from .mapping import Simulated, simulated_json
 from .matchargs import game_argument, option_option, option_pairs_param, players_option
 from .redis_url import check_reachable
 from .redis_url import redis_url_option as shared_redis_url_option
+from .refusals import as_usage_error
 from .simulate_report import results_table
 
 
@@ -208,7 +209,7 @@ def _checked_spec(ctx: click.Context, game: str, deals: int | None, matches: int
     try:
         return validate(spec)
     except JobSpecError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise as_usage_error(click.UsageError, exc) from None
 
 
 def _reachable_jobs(url: str) -> JobStore:
