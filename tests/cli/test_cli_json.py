@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from cli_samples import cli_jobs, sample_replays, sample_tournaments, written_times
+from click.testing import CliRunner
 from google.protobuf.message import Message
 
 import engine
@@ -19,6 +20,7 @@ from services.app.jobs import job_message, tournament_message
 from services.app.projection import Field, Fields, Kept, Spread
 from services.app.replays import list_entry, summary_of
 from services.cli.jobs import jobs_page
+from services.cli.main import cli
 from services.cli.mapping import (
     GAME,
     JOB,
@@ -155,3 +157,9 @@ def test_every_field_of_the_messages_is_printed_or_named() -> None:
     replay = summary_of(list_entry(*sample_replays()[0]))
     assert _names(replay) == {"seed", "move_count"} | _read(REPLAY, UNREADABLE_REPLAY)  # never listed by the CLI
     assert _names(game_summary("belote")) == _read(GAME)
+
+
+def test_games_json_is_what_the_command_prints(before: dict[str, list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "engine_kind", lambda: "python")
+    result = CliRunner().invoke(cli, ["games", "--json"])
+    assert (result.exit_code, result.output) == (0, before["games"][0] + "\n")
