@@ -2,7 +2,8 @@
 them, each read from the message (the one projection of the resource, which the app builds and the gRPC services
 answer with) or, for the few values the message cannot carry as the edge has always written them, from what the
 message was built from, with the reason. The web's tables are in services/web/mapping.py, the CLI's in
-services/cli/mapping.py; both edges map through :func:`mapped`.
+services/cli/mapping.py; both edges map through :func:`mapped`, and the fields they write alike (a job's times, a
+game's summary) are declared here once.
 
 A :class:`Field` is a path of the message's fields by their proto names (those of its JSON mapping with proto field
 names; ``""``: the message itself) with the conversion to the edge's unit; a :class:`Kept` is read from what the
@@ -82,6 +83,24 @@ def word(prefix: str) -> Callable[[str], str]:
 def from_json(text: str | None) -> Any:
     """A JSON text the message carries (a job's results), read; None where the message has none."""
     return None if text is None else json.loads(text)
+
+
+def _stored_time(name: str) -> Kept:
+    return Kept(name, lambda record: getattr(record, name), "Unix seconds as stored (the message holds whole "
+                                                              "milliseconds)")
+
+
+# A job's times (a JobRecord's) as the web and the CLI have always written them.
+JOB_TIMES = tuple(_stored_time(name) for name in ("created", "started", "finished"))
+
+# A game (ListGames' GameSummary) as the web and the CLI have always written it.
+GAME_SUMMARY = (
+    Field("id", "game_id"),
+    Field("name", "name"),
+    Field("summary", "summary"),
+    Field("player_counts", "player_counts"),
+    Field("default_players", "default_players"),
+)
 
 
 _AS_IS, _LIST, _DICT, _ENUM = range(4)

@@ -28,10 +28,9 @@ from workers.jobstore import SUCCEEDED, JobRecord
 
 from ..app.convert import game_summary
 from ..app.jobs import job_message, tournament_message
-from ..app.projection import Field, Kept, Spread, from_json, mapped, word
+from ..app.projection import GAME_SUMMARY, JOB_TIMES, Field, Kept, Spread, from_json, mapped, word
 from ..generated.cardtable.v1.replay_service_pb2 import ReplaySummary
 
-_STORED_TIME = "Unix seconds as stored (the message holds whole milliseconds)"
 _SPEC = ("the spec as the store keeps it: the message's maps do not keep the order of the options and of a policy's "
          "parameters, and it has no unit_scores or unit_rows")
 _RETRIES = "the chunks retried: no message carries them (only the CLI prints them)"
@@ -57,9 +56,7 @@ JOB = (
     Field("chunks_done", "progress.chunks_done"),
     Field("chunks_total", "progress.chunks_total"),
     Kept("retries", lambda record: record.retries, _RETRIES),
-    Kept("created", lambda record: record.created, _STORED_TIME),
-    Kept("started", lambda record: record.started, _STORED_TIME),
-    Kept("finished", lambda record: record.finished, _STORED_TIME),
+    *JOB_TIMES,
     Field("error", "error"),
     Field("cancel_requested", "cancel_requested"),
     Field("replay_collection", "replay_collection"),
@@ -165,11 +162,7 @@ _ENGINE_DESCRIBES = "as the engine describes the game (GameInfo.to_dict)"
 
 # A game of `games --json` (ListGames' summary; built from the engine's description of the game).
 GAME = (
-    Field("id", "game_id"),
-    Field("name", "name"),
-    Field("summary", "summary"),
-    Field("player_counts", "player_counts"),
-    Field("default_players", "default_players"),
+    *GAME_SUMMARY,
     Kept("deck_size", lambda info: info["deck_size"],
          f"the game's deck, {_ENGINE_DESCRIBES}: GetGameInfo's deck_size is the deck at one player count"),
     Kept("options", lambda info: info["options"],

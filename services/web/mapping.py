@@ -27,7 +27,7 @@ from engine.state import State
 from ..app.convert import OPTION_TYPES, game_info_response, game_summary, python_value
 from ..app.jobs import JobRecord, job_message
 from ..app.matches import HUMAN_POLICY, LiveMatch, Played
-from ..app.projection import Field, Kept, from_json, game_name, mapped, word
+from ..app.projection import GAME_SUMMARY, JOB_TIMES, Field, Kept, from_json, game_name, mapped, word
 from ..app.views import match_summary, played_message, public_view, seat_view
 from ..generated.cardtable.v1.common_pb2 import PERSPECTIVE_PUBLIC, OptionValue, View
 from ..generated.cardtable.v1.game_service_pb2 import OptionSpec, OptionType, SeatKind, SeatSpec
@@ -45,8 +45,6 @@ def _grouped(counters: list[GameCounter] | None) -> dict[str, dict[str, int]] | 
     return groups
 
 
-_STORED_TIME = "Unix seconds as stored (the message holds whole milliseconds)"
-
 JOB = (
     Field("job_id", "job_id"),
     Kept("spec", lambda record: record.spec.to_dict(),
@@ -59,9 +57,7 @@ JOB = (
     Field("chunks_done", "progress.chunks_done"),
     Field("chunks_total", "progress.chunks_total"),
     Field("error", "error"),
-    Kept("created", lambda record: record.created, _STORED_TIME),
-    Kept("started", lambda record: record.started, _STORED_TIME),
-    Kept("finished", lambda record: record.finished, _STORED_TIME),
+    *JOB_TIMES,
     Field("replay_collection", "replay_collection"),
     Field("logged", "spec.logging", lambda logging: logging != "REPLAY_LOGGING_NONE"),
     Field("cancel_requested", "cancel_requested"),
@@ -145,13 +141,7 @@ MOVE = (
     Field("deal_index", "deal_index"),
 )
 
-GAME = (
-    Field("id", "game_id"),
-    Field("name", "name"),
-    Field("summary", "summary"),
-    Field("player_counts", "player_counts"),
-    Field("default_players", "default_players"),
-)
+GAME = GAME_SUMMARY
 
 _TYPE_NAMES = {OptionType.Name(number): kind.__name__ for kind, number in OPTION_TYPES.items()}  # "int", "bool", "str"
 
