@@ -24,7 +24,7 @@ from replay.connect import open_redis
 from workers.jobstore import JobNotFound, JobRecord, JobStore
 
 from ..app.results import count_of
-from .mapping import job_json, job_results_json
+from .mapping import job_json, job_results_json, listed_job_json
 from .redis_url import redis_url_option
 from .render import aligned
 from .simulate_report import results_table
@@ -88,7 +88,7 @@ def _when(timestamp: float | None) -> str:
 
 def jobs_page(records: list[JobRecord], next_cursor: int | None) -> dict[str, Any]:
     """A page of jobs as `jobs list --json` prints it: the jobs and where the next page starts (None: no more)."""
-    return {"jobs": [job_json(r) for r in records], "next_before": next_cursor}
+    return {"jobs": [listed_job_json(r) for r in records], "next_before": next_cursor}
 
 
 @jobs.command()

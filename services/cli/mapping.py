@@ -47,7 +47,7 @@ class Simulated:
     results_path: Path | None = None
 
 
-# `jobs show --json`, and each job of `jobs list --json`.
+# `jobs show --json`: a job read alone (GetJob's answer, with its results).
 JOB = (
     Field("job_id", "job_id"),
     Field("state", "state", _state),
@@ -61,6 +61,11 @@ JOB = (
     Field("cancel_requested", "cancel_requested"),
     Field("replay_collection", "replay_collection"),
     Field("has_results", "results", lambda results: results is not None),
+)
+# Each job of `jobs list --json` (ListJobs' answer: without the results, which take the most to build).
+LISTED_JOB = (
+    *JOB[:-1],
+    Kept("has_results", lambda record: record.results is not None, "a listed job's message leaves its results out"),
 )
 
 _results = Spread("results.json", from_json)
@@ -177,6 +182,10 @@ GAME = (
 
 def job_json(record: JobRecord) -> dict[str, Any]:
     return mapped(job_message(record), JOB, record)
+
+
+def listed_job_json(record: JobRecord) -> dict[str, Any]:
+    return mapped(job_message(record, with_results=False), LISTED_JOB, record)
 
 
 def job_results_json(record: JobRecord) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from services.cli.mapping import (
     GAME,
     JOB,
     JOB_RESULTS,
+    LISTED_JOB,
     PAIRING,
     RATING,
     REPLAY,
@@ -131,6 +132,8 @@ def test_only_what_the_messages_lack_is_kept() -> None:
     them (the options' order, whole milliseconds)."""
     assert _kept(JOB, JOB_RESULTS, SIMULATED_WITH_ROWS) == {"spec", "retries", "created", "started", "finished",
                                                             "workers", "results_file"}
+    assert _kept(LISTED_JOB) - _kept(JOB) == {"has_results"}  # a listed job's message has no results
+    assert not job_message(cli_jobs()[2], with_results=False).HasField("results")
     assert _kept(TOURNAMENT) == {"spec", "finished"}
     assert _kept(REPLAY, UNREADABLE_REPLAY) == {"written"}
     assert _kept(GAME) == {"deck_size", "options", "max_length", "engine"}
