@@ -28,7 +28,7 @@ from workers.jobstore import SUCCEEDED, JobRecord
 
 from ..app.convert import game_summary
 from ..app.jobs import job_message, tournament_message
-from ..app.projection import GAME_SUMMARY, JOB_TIMES, Field, Kept, Spread, from_json, mapped, word
+from ..app.projection import GAME_SUMMARY, JOB_TIMES, Field, Fields, Kept, Spread, from_json, mapped, word
 from ..generated.cardtable.v1.replay_service_pb2 import ReplaySummary
 
 _SPEC = ("the spec as the store keeps it: the message's maps do not keep the order of the options and of a policy's "
@@ -48,7 +48,7 @@ class Simulated:
 
 
 # `jobs show --json`: a job read alone (GetJob's answer, with its results).
-JOB = (
+JOB: Fields = (
     Field("job_id", "job_id"),
     Field("state", "state", _state),
     Kept("spec", lambda record: record.spec.to_dict(), _SPEC),
@@ -63,7 +63,7 @@ JOB = (
     Field("has_results", "results", lambda results: results is not None),
 )
 # Each job of `jobs list --json` (ListJobs' answer: without the results, which take the most to build).
-LISTED_JOB = (
+LISTED_JOB: Fields = (
     *JOB[:-1],
     Kept("has_results", lambda record: record.results is not None, "a listed job's message leaves its results out"),
 )
@@ -90,7 +90,7 @@ SIMULATED = (
     _results,
 )
 # With --results: the rows' file once the job has succeeded (None otherwise).
-SIMULATED_WITH_ROWS = (
+SIMULATED_WITH_ROWS: Fields = (
     *SIMULATED,
     Kept("results_file", lambda done: str(done.results_path) if done.record.state == SUCCEEDED else None,
          "a file this command wrote: no message names it"),
@@ -166,7 +166,7 @@ UNREADABLE_REPLAY = (
 _ENGINE_DESCRIBES = "as the engine describes the game (GameInfo.to_dict)"
 
 # A game of `games --json` (ListGames' summary; built from the engine's description of the game).
-GAME = (
+GAME: Fields = (
     *GAME_SUMMARY,
     Kept("deck_size", lambda info: info["deck_size"],
          f"the game's deck, {_ENGINE_DESCRIBES}: GetGameInfo's deck_size is the deck at one player count"),

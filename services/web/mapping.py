@@ -27,7 +27,7 @@ from engine.state import State
 from ..app.convert import OPTION_TYPES, game_info_response, game_summary, python_value
 from ..app.jobs import JobRecord, job_message
 from ..app.matches import HUMAN_POLICY, LiveMatch, Played
-from ..app.projection import GAME_SUMMARY, JOB_TIMES, Field, Kept, from_json, game_name, mapped, word
+from ..app.projection import GAME_SUMMARY, JOB_TIMES, Field, Fields, Kept, from_json, game_name, mapped, word
 from ..app.views import match_summary, played_message, public_view, seat_view
 from ..generated.cardtable.v1.common_pb2 import PERSPECTIVE_PUBLIC, OptionValue, View
 from ..generated.cardtable.v1.game_service_pb2 import OptionSpec, OptionType, SeatKind, SeatSpec
@@ -45,7 +45,7 @@ def _grouped(counters: list[GameCounter] | None) -> dict[str, dict[str, int]] | 
     return groups
 
 
-JOB = (
+JOB: Fields = (
     Field("job_id", "job_id"),
     Kept("spec", lambda record: record.spec.to_dict(),
          "the spec as the store keeps it and `cardtable jobs show --json` prints it: the message's maps do not keep "
