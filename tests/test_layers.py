@@ -5,9 +5,8 @@ translate over the app and never reach into each other; a refusal's words are wr
 What a module imports is read with ``ast`` (every ``import`` and ``from ... import``, inside functions too). The app
 may import the generated stubs: a resource's projection is its API message, which the gRPC servicers answer with (and
 the web and the CLI map a job's, a replay's, a match view's, a tournament's and a game's to their JSON,
-services/web/mapping.py and services/cli/mapping.py). The CLI's launchers start
-the other edges (``cardtable serve`` the gRPC server, ``cardtable web`` the web app, ``cardtable bench`` the
-benches); that is all the CLI imports of them.
+services/web/mapping.py and services/cli/mapping.py). The CLI's launchers start the other edges (``cardtable serve``
+the gRPC server, ``cardtable web`` the web app, ``cardtable bench`` the benches); that is all the CLI imports of them.
 """
 
 from __future__ import annotations
