@@ -4,9 +4,9 @@ translate over the app and never reach into each other; a refusal's words are wr
 
 What a module imports is read with ``ast`` (every ``import`` and ``from ... import``, inside functions too). The app
 may import the generated stubs: a resource's projection is its API message, which the gRPC servicers answer with (and
-the web maps a job's, a replay's and a match view's to its JSON, services/web/mapping.py). The CLI's launchers start
-the other edges (``cardtable serve`` the gRPC server, ``cardtable web`` the web app, ``cardtable bench`` the
-benches); that is all the CLI imports of them.
+the web and the CLI map a job's, a replay's, a match view's, a tournament's and a game's to their JSON,
+services/web/mapping.py and services/cli/mapping.py). The CLI's launchers start the other edges (``cardtable serve``
+the gRPC server, ``cardtable web`` the web app, ``cardtable bench`` the benches); that is all the CLI imports of them.
 """
 
 from __future__ import annotations
@@ -193,25 +193,65 @@ def test_the_cli_answers_a_refusal_with_its_message_and_exit_code(error: Excepti
     assert (result.exit_code, result.output) == (code, f"Error: {message}\n")
 
 
-# Keys that only a job's, a replay summary's, a live match view's or a game's JSON holds: a dict display with one of
-# them builds it by hand.
-MAPPED_KEYS = {"job_id": "a job", "units_done": "a job", "move_count": "a replay summary",
-               "size_bytes": "a replay summary", "legal_turns": "a live match's view",
-               "game_over": "a live match's view", "default_players": "a game", "player_counts": "a game"}
+# Keys that only a job's, a replay summary's, a live match view's, a tournament's or a game's JSON holds, by the edge
+# that writes it from the app's message: a dict with one of them (a display, dict(key=...), or d[key] = ...) built in
+# one of the edge's modules builds the resource by hand.
+MAPPED_KEYS = {
+    "web": {"job_id": "a job", "units_done": "a job", "move_count": "a replay summary",
+            "size_bytes": "a replay summary", "legal_turns": "a live match's view",
+            "game_over": "a live match's view", "default_players": "a game", "player_counts": "a game"},
+    "cli": {"job_id": "a job", "units_done": "a job", "has_results": "a job", "replay_collection": "a job",
+            "tournament_id": "a tournament", "pairings": "a tournament", "ratings": "a tournament",
+            "mean_difference": "a tournament's pairing", "deal_index": "a listed replay", "written": "a listed replay",
+            "default_players": "a game", "player_counts": "a game", "max_length": "a game"},
+}
+# The module of each edge whose tables map the messages (services.app.projection.mapped).
+MAPPING = {"web": "services.web.mapping", "cli": "services.cli.mapping"}
 
 
-def test_the_web_maps_its_resources_from_their_messages() -> None:
-    """The web's JSON of a job, a replay summary, a live match's view or a game is the app's message mapped by the
-    tables of services/web/mapping.py (one projection per resource): no module of the web writes one as a dict of its
-    own."""
-    from services.web import mapping
+def _keys_built(tree: ast.AST, keys: set[str]) -> set[str]:
+    """The ``keys`` a dict display, a ``dict(...)`` call or a subscript assignment of ``tree`` writes."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            found |= {k.value for k in node.keys if isinstance(k, ast.Constant) and k.value in keys}
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+            found |= {k.arg for k in node.keywords if k.arg in keys}
+        elif isinstance(node, ast.Assign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found |= {t.slice.value for t in targets if isinstance(t, ast.Subscript)
+                      and isinstance(t.slice, ast.Constant) and t.slice.value in keys}
+    return found
 
-    assert {f.name for f in (*mapping.JOB, *mapping.REPLAY, *mapping.MATCH_VIEW, *mapping.GAME)} >= set(MAPPED_KEYS)
-    by_hand = {}
-    for module in _of(EDGES["web"]):
-        path = _modules()[module]
-        keys = {key.value for node in ast.walk(ast.parse(path.read_text(), str(path))) if isinstance(node, ast.Dict)
-                for key in node.keys if isinstance(key, ast.Constant) and key.value in MAPPED_KEYS}
-        if keys:
-            by_hand[module] = sorted(keys)
+
+def _built_by_hand(module: str, keys: set[str]) -> set[str]:
+    path = _modules()[module]
+    return _keys_built(ast.parse(path.read_text(), str(path)), keys)
+
+
+@pytest.mark.parametrize("edge", sorted(MAPPED_KEYS))
+def test_the_edges_map_their_resources_from_their_messages(edge: str) -> None:
+    """The web's and the CLI's JSON of a job, a replay summary, a live match's view, a tournament or a game is the
+    app's message mapped by the tables of the edge's mapping module (services/web/mapping.py, services/cli/mapping.py;
+    one projection per resource): no module of the edge writes one as a dict of its own."""
+    import importlib
+
+    from services.app.projection import Field, Kept, Spread
+
+    tables = [value for value in vars(importlib.import_module(MAPPING[edge])).values()
+              if isinstance(value, tuple) and value and all(isinstance(f, Field | Kept | Spread) for f in value)]
+    names = {f.name for table in tables for f in table if isinstance(f, Field | Kept)}
+    assert names >= set(MAPPED_KEYS[edge])
+    by_hand = {m: sorted(keys) for m in _of(EDGES[edge]) if (keys := _built_by_hand(m, set(MAPPED_KEYS[edge])))}
     assert by_hand == {}
+
+
+def test_a_resource_built_by_hand_is_found() -> None:
+    """The check above sees each way of building a dict."""
+    source = """
+a = {"job_id": 1, "name": "x"}
+b = dict(tournament_id=2, size=3)
+c = {}
+c["pairings"] = []
+"""
+    assert _keys_built(ast.parse(source), set(MAPPED_KEYS["cli"])) == {"job_id", "tournament_id", "pairings"}

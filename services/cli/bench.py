@@ -26,6 +26,7 @@ import engine
 from ..bench.engine import FLOOR_SCRIPT, find_floor, run_bench, run_clone_bench
 from .matchargs import check_game, option_option, option_pairs_param, players_option
 from .policies import POLICY_LABEL
+from .refusals import as_usage_error
 
 
 @click.command()
@@ -114,7 +115,7 @@ def _run_and_report(run: Callable[[], dict[str, Any]], as_json: bool,
     try:
         result = {**run(), **engine.engine_report()}
     except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise as_usage_error(click.UsageError, exc) from None
     if as_json:
         click.echo(json.dumps(result))
         return

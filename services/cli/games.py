@@ -15,6 +15,8 @@ from rich.table import Table
 
 import engine
 
+from .mapping import game_json
+
 
 def _shown_value(value: object) -> str:
     """A value as it is typed after ``--option NAME=``: JSON (``true``, ``null``, ``120``), a string bare.
@@ -85,11 +87,10 @@ def options_table(info: dict) -> Table:
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 def games(as_json: bool) -> None:
     """List the games, their player counts and options."""
-    infos = [engine.game_info(game_id).to_dict() for game_id in engine.list_games()]
-    if as_json:  # each game says which engine plays it ("compiled" or "python": engine.engine_kind)
-        infos = [{**info, "engine": engine.engine_kind()} for info in infos]
-        click.echo(json.dumps(infos, indent=2))
+    if as_json:
+        click.echo(json.dumps([game_json(game_id) for game_id in engine.list_games()], indent=2))
         return
+    infos = [engine.game_info(game_id).to_dict() for game_id in engine.list_games()]
     console = Console(highlight=False)
     if not infos:
         console.print("No games are registered.")

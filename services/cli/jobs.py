@@ -24,6 +24,7 @@ from replay.connect import open_redis
 from workers.jobstore import JobNotFound, JobRecord, JobStore
 
 from ..app.results import count_of
+from .mapping import job_json, job_results_json, listed_job_json
 from .redis_url import redis_url_option
 from .render import aligned
 from .simulate_report import results_table
@@ -60,7 +61,7 @@ def list_jobs(ctx: click.Context, count: int, before: int | None, as_json: bool)
     with _jobs(ctx) as store:
         records, next_cursor = store.list(count, before)
     if as_json:
-        click.echo(json.dumps({"jobs": [job_dict(r) for r in records], "next_before": next_cursor}, indent=2))
+        click.echo(json.dumps(jobs_page(records, next_cursor), indent=2))
         return
     if not records:
         click.echo("no simulation jobs yet (cardtable simulate starts one)")
@@ -85,15 +86,9 @@ def _when(timestamp: float | None) -> str:
     return "-" if timestamp is None else datetime.fromtimestamp(timestamp).astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-def job_dict(record: JobRecord) -> dict[str, Any]:
-    """A job as JSON: its id, state, spec, progress, times (Unix seconds), error and replay collection."""
-    return {
-        "job_id": record.job_id, "state": record.state, "spec": record.spec.to_dict(),
-        "units_done": record.units_done, "chunks_done": record.chunks_done, "chunks_total": record.chunks_total,
-        "retries": record.retries, "created": record.created, "started": record.started,
-        "finished": record.finished, "error": record.error, "cancel_requested": record.cancel_requested,
-        "replay_collection": record.replay_collection, "has_results": record.results is not None,
-    }
+def jobs_page(records: list[JobRecord], next_cursor: int | None) -> dict[str, Any]:
+    """A page of jobs as `jobs list --json` prints it: the jobs and where the next page starts (None: no more)."""
+    return {"jobs": [listed_job_json(r) for r in records], "next_before": next_cursor}
 
 
 @jobs.command()
@@ -105,7 +100,7 @@ def show(ctx: click.Context, job_id: str, as_json: bool) -> None:
     with _jobs(ctx) as store:
         record = store.get(job_id)
     if as_json:
-        click.echo(json.dumps(job_dict(record), indent=2))
+        click.echo(json.dumps(job_json(record), indent=2))
         return
     spec = record.spec
     options = ", ".join(f"{name}={value}" for name, value in spec.options.items()) or "the game's defaults"
@@ -142,8 +137,7 @@ def results(ctx: click.Context, job_id: str, as_json: bool) -> None:
         raise click.ClickException(f"job {job_id} is {record.state} ({_progress(record)} played) and has no "
                                    "results yet; they are written when it finishes")
     if as_json:
-        click.echo(json.dumps({"job_id": record.job_id, "state": record.state, "spec": record.spec.to_dict(),
-                               "replay_collection": record.replay_collection, **record.results}))
+        click.echo(json.dumps(job_results_json(record)))
         return
     Console(highlight=False).print(results_table(record.results, record.job_id))
 

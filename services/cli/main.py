@@ -21,17 +21,13 @@ from .jobs import jobs
 from .play import play
 from .policies import policies
 from .policy_access import SERVER_COMMANDS
+from .refusals import EXIT_CODE
 from .replay import replay
 from .serve import serve
 from .simulate import simulate
 from .tournament import tournament
 from .watch import watch
 from .web import web
-
-# The exit code of each refusal's status (services.app.errors) that reaches the command group: a request that can
-# never be served as given exits 2, as click's own usage errors do; any other refusal 1.
-EXIT_CODE = {"INVALID_ARGUMENT": 2, "NOT_FOUND": 2, "PERMISSION_DENIED": 2, "FAILED_PRECONDITION": 1, "ABORTED": 1,
-             "RESOURCE_EXHAUSTED": 1, "DATA_LOSS": 1, "UNAVAILABLE": 1, "INTERNAL": 1}
 
 
 class _Cardtable(click.Group):

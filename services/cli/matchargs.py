@@ -1,6 +1,7 @@
 """Arguments shared by the commands that start a match: the game, ``--players``, ``--seed`` and ``--option k=v``.
 
-Bad values become click usage errors (exit code 2, one clear line, no traceback).
+Bad values become click usage errors (one clear line, no traceback): an unknown game or option, a player count the
+game is not played by say the engine's typed error as it is, with its status's exit code (2).
 
 >>> parse_option_pairs("tablanette", ("target=151", "partnerships=false"))
 {'target': 151, 'partnerships': False}
@@ -15,13 +16,15 @@ import click
 
 import engine
 
+from .refusals import as_usage_error
+
 
 def check_game(ctx: click.Context | None, param: click.Parameter | None, game_id: str) -> str:
     """A click callback: the game id must be registered."""
     try:
         engine.game_info(game_id)
     except engine.UnknownGame as exc:
-        raise click.BadParameter(str(exc)) from None
+        raise as_usage_error(click.BadParameter, exc) from None
     return game_id
 
 
@@ -44,7 +47,7 @@ def option_pairs_param(ctx: click.Context, game_id: str, pairs: Iterable[str]) -
     try:
         return parse_option_pairs(game_id, pairs)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), ctx=ctx, param_hint="'--option'") from None
+        raise as_usage_error(click.BadParameter, exc, ctx=ctx, param_hint="'--option'") from None
 
 
 def start_match(game_id: str, seed: int, players: int | None, options: Mapping[str, Any]) -> engine.State:
@@ -52,7 +55,7 @@ def start_match(game_id: str, seed: int, players: int | None, options: Mapping[s
     try:
         return engine.new_match(game_id, seed=seed, players=players, options=options)
     except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise as_usage_error(click.UsageError, exc) from None
 
 
 game_argument = click.argument("game", callback=check_game)

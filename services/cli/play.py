@@ -32,6 +32,7 @@ from .matchargs import game_argument, option_option, option_pairs_param, players
 from .policies import POLICY_LABEL
 from .redis_url import check_reachable
 from .redis_url import redis_url_option as shared_redis_url_option
+from .refusals import as_usage_error
 from .render import (
     Seating,
     action_text,
@@ -138,7 +139,7 @@ def seat_bots(labels: Sequence[str], game: str, seed: int, param_hint: str) -> l
     try:
         return make_policies(labels, game, seed)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint=param_hint) from None
+        raise as_usage_error(click.BadParameter, exc, param_hint=param_hint) from None
 
 
 def match_replay(start: State, state: State, policies: Sequence[str]) -> bytes:

@@ -25,6 +25,8 @@ from rich.table import Table
 import engine
 from engine.bots import canonical_label, policy_infos
 
+from .refusals import as_usage_error
+
 
 class PolicyLabelType(click.ParamType):
     """A policy label on the command line (``greedy``, ``greedy:epsilon=0.3``), checked and made canonical; a bad
@@ -39,7 +41,7 @@ class PolicyLabelType(click.ParamType):
         try:
             return canonical_label(value)
         except ValueError as exc:
-            self.fail(str(exc), param, ctx)
+            raise as_usage_error(click.BadParameter, exc, ctx, param) from None
 
 
 POLICY_LABEL = PolicyLabelType()

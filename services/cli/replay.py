@@ -23,7 +23,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +41,9 @@ from replay.export import export_json, import_json, text_record
 from replay.record import replay_turns
 from replay.store import ReplayStore, format_id
 
-from ..app.replays import UnreadableReplay, list_entry
+from ..app.replays import list_entry, summary_of
 from ..app.results import count_of
+from .mapping import replay_json
 from .redis_url import redis_url_option
 from .render import aligned
 
@@ -126,16 +127,7 @@ def _known_collections(store: ReplayStore) -> str:
 def _row(collection: str, index: int, data: bytes, written: float | None) -> dict[str, Any]:
     """One replay of a listing, as JSON: its id, game, players, what it covers, when it was written, the bytes; or,
     for a replay that does not decode, its id, when it was written, its bytes and why (``error``)."""
-    entry = list_entry(format_id(collection, index), data)
-    row: dict[str, Any] = {
-        "id": entry.replay_id, "bytes": entry.size_bytes,
-        "written": None if written is None else datetime.fromtimestamp(written, UTC).isoformat().replace("+00:00", "Z"),
-    }
-    if isinstance(entry, UnreadableReplay):
-        return {**row, "error": entry.error}
-    header = entry.header
-    return {**row, "game": header.game, "players": header.players, "scope": header.scope,
-            "deal_index": header.deal_index, "policies": list(header.policies)}
+    return replay_json(summary_of(list_entry(format_id(collection, index), data)), written)
 
 
 def _row_cells(row: dict[str, Any]) -> list[str]:

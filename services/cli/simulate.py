@@ -47,9 +47,11 @@ from workers.spec import JobSpec, JobSpecError, LogSpec, validate
 
 from ..app.jobs import drive, jobs_at, join_ray, stop_here
 from ..app.results import count_of, plot_results, plural
+from .mapping import Simulated, simulated_json
 from .matchargs import game_argument, option_option, option_pairs_param, players_option
 from .redis_url import check_reachable
 from .redis_url import redis_url_option as shared_redis_url_option
+from .refusals import as_usage_error
 from .simulate_report import results_table
 
 
@@ -181,10 +183,7 @@ def simulate(ctx: click.Context, game: str, deals: int | None, matches: int | No
         raise click.ClickException(f"job {record.job_id} {record.state} before any chunk finished: {record.error}")
     if plot is not None:
         plot_results(record.results, plot)
-    report = _json_report(record, played_on)
-    if results is not None:
-        report["results_file"] = str(results.path) if record.state == SUCCEEDED else None
-    text = json.dumps(report)
+    text = json.dumps(simulated_json(Simulated(record, played_on, results.path if results is not None else None)))
     if output is not None:
         output.write_text(text + "\n")
     if as_json:
@@ -210,7 +209,7 @@ def _checked_spec(ctx: click.Context, game: str, deals: int | None, matches: int
     try:
         return validate(spec)
     except JobSpecError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise as_usage_error(click.UsageError, exc) from None
 
 
 def _reachable_jobs(url: str) -> JobStore:
@@ -249,10 +248,3 @@ def _run_with_progress(store: JobStore, record: JobRecord, url: str, workers: in
             progress.update(task, completed=current.units_done, rate=rate)
 
         return drive(store, record.job_id, url, workers, on_update=update, on_chunk=on_chunk)
-
-
-def _json_report(record: JobRecord, played_on: list[str]) -> dict[str, Any]:
-    """The results plus the job's id, spec and replay collection, and the workers ("node:pid") that played it."""
-    return {"job_id": record.job_id, "state": record.state, "spec": record.spec.to_dict(),
-            "replay_collection": record.replay_collection, "retries": record.retries, "workers": played_on,
-            **record.results}

@@ -31,7 +31,9 @@ from workers.spec import JobSpecError
 from workers.tournament import TournamentSpec, cancel_tournament, check_tournament, load_tournament, new_tournament
 
 from ..app.jobs import drive_tournament
+from .mapping import tournament_json
 from .matchargs import game_argument, option_option, option_pairs_param, players_option
+from .refusals import as_usage_error
 from .simulate import (
     _join_ray,
     _reachable_jobs,
@@ -76,7 +78,7 @@ def tournament(ctx: click.Context, game: str, policies: str | None, deals: int |
                 game, tuple(p.strip() for p in policies.split(",") if p.strip()), deals,
                 seed if seed is not None else fresh_seed(), players, options, chunk_size))
         except JobSpecError as exc:
-            raise click.UsageError(str(exc)) from None
+            raise as_usage_error(click.UsageError, exc) from None
     console = Console(stderr=as_json, highlight=False)
     current: dict[str, JobRecord] = {}
     with redis_url_for(redis_url) as url:
@@ -116,7 +118,7 @@ def tournament(ctx: click.Context, game: str, policies: str | None, deals: int |
     if plot is not None:
         plot_ratings(result, plot)
     if as_json:
-        click.echo(json.dumps(result))
+        click.echo(json.dumps(tournament_json(result)))
         return
     console.print(standings_tables(result))
     if plot is not None:

@@ -6,9 +6,8 @@ Each table lists the web's fields in the order the web sends them and where each
 path of the message's fields by their proto names (those of its JSON mapping with proto field names) with the
 conversion to the web's unit; a :class:`Kept` is one of the few values the message cannot carry as the web has always
 sent it, read from what the message was built from (the stored job, the match's state), with the reason. Whatever the
-message holds the web takes from it, so a field is read from the store and named once, in the app. The fields are
-read from the message itself (an enum by its name, an unset optional field as None, a repeated field as a list):
-``json_format.MessageToDict`` gave the same values at four times the cost of the hand-written dicts it replaced.
+message holds the web takes from it, so a field is read from the store and named once, in the app. The tables are
+mapped by :func:`services.app.projection.mapped`, as the CLI's are (services/cli/mapping.py).
 
 >>> from services.generated.cardtable.v1.replay_service_pb2 import ReplaySummary
 >>> replay_json(ReplaySummary(replay_id="live/3", size_bytes=9, error="truncated"))
@@ -18,13 +17,9 @@ read from the message itself (an enum by its name, an unset optional field as No
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
-
-from google.protobuf.descriptor import Descriptor, EnumDescriptor
-from google.protobuf.message import Message
 
 import engine
 from engine.state import State
@@ -32,52 +27,12 @@ from engine.state import State
 from ..app.convert import OPTION_TYPES, game_info_response, game_summary, python_value
 from ..app.jobs import JobRecord, job_message
 from ..app.matches import HUMAN_POLICY, LiveMatch, Played
+from ..app.projection import GAME_SUMMARY, JOB_TIMES, Field, Fields, Kept, from_json, game_name, mapped, word
 from ..app.views import match_summary, played_message, public_view, seat_view
 from ..generated.cardtable.v1.common_pb2 import PERSPECTIVE_PUBLIC, OptionValue, View
 from ..generated.cardtable.v1.game_service_pb2 import OptionSpec, OptionType, SeatKind, SeatSpec
 from ..generated.cardtable.v1.replay_service_pb2 import ReplaySummary
 from ..generated.cardtable.v1.simulation_service_pb2 import GameCounter
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
-@dataclass(frozen=True)
-class Field:
-    """The web's field ``name``: the value at ``path`` (dotted proto field names) in the message, through ``convert``
-    (which gets None where the message leaves an optional field unset)."""
-
-    name: str
-    path: str
-    convert: Callable[[Any], Any] = _same
-
-
-@dataclass(frozen=True)
-class Kept:
-    """The web's field ``name``, read from what the message was built from (the message lacks it: ``why``)."""
-
-    name: str
-    read: Callable[[Any], Any]
-    why: str
-
-
-def game_name(game_id: str) -> str:
-    """What the page calls a game (``Belote contrée`` for ``belote_contree``); an id this server does not know (a
-    stored job of a game since removed) as it is."""
-    try:
-        return engine.game_info(game_id).name
-    except ValueError:
-        return game_id
-
-
-def _word(prefix: str) -> Callable[[str], str]:
-    """An enum's name as the web writes it: ``JOB_STATE_QUEUED`` -> ``queued``."""
-    return lambda name: name.removeprefix(prefix).lower()
-
-
-def _json(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
 
 
 def _grouped(counters: list[GameCounter] | None) -> dict[str, dict[str, int]] | None:
@@ -90,30 +45,26 @@ def _grouped(counters: list[GameCounter] | None) -> dict[str, dict[str, int]] | 
     return groups
 
 
-_STORED_TIME = "Unix seconds as stored (the message holds whole milliseconds)"
-
-JOB = (
+JOB: Fields = (
     Field("job_id", "job_id"),
     Kept("spec", lambda record: record.spec.to_dict(),
          "the spec as the store keeps it and `cardtable jobs show --json` prints it: the message's maps do not keep "
          "the order of the options and of a policy's parameters, and it has no unit_scores or unit_rows"),
     Field("game_name", "spec.game_id", game_name),
-    Field("state", "state", _word("JOB_STATE_")),
+    Field("state", "state", word("JOB_STATE_")),
     Field("units_done", "progress.units_done"),
     Field("units_total", "progress.units_total"),
     Field("chunks_done", "progress.chunks_done"),
     Field("chunks_total", "progress.chunks_total"),
     Field("error", "error"),
-    Kept("created", lambda record: record.created, _STORED_TIME),
-    Kept("started", lambda record: record.started, _STORED_TIME),
-    Kept("finished", lambda record: record.finished, _STORED_TIME),
+    *JOB_TIMES,
     Field("replay_collection", "replay_collection"),
     Field("logged", "spec.logging", lambda logging: logging != "REPLAY_LOGGING_NONE"),
     Field("cancel_requested", "cancel_requested"),
 )
 # A job read alone (not listed) adds its results (None until it has some): as the CLI prints them, and grouped counters.
 JOB_RESULTS = (
-    Field("results", "results.json", _json),
+    Field("results", "results.json", from_json),
     Field("counters", "results.counters", _grouped),
 )
 
@@ -140,7 +91,7 @@ UNREADABLE_REPLAY = (
 
 def _seats(seats: list[SeatSpec]) -> list[dict[str, str]]:
     """The message's seats (a person's has no policy) as the web sends them: kind and policy."""
-    kind = _word("SEAT_KIND_")
+    kind = word("SEAT_KIND_")
     return [{"kind": kind(SeatKind.Name(seat.kind)), "policy": seat.policy or HUMAN_POLICY} for seat in seats]
 
 
@@ -190,13 +141,7 @@ MOVE = (
     Field("deal_index", "deal_index"),
 )
 
-GAME = (
-    Field("id", "game_id"),
-    Field("name", "name"),
-    Field("summary", "summary"),
-    Field("player_counts", "player_counts"),
-    Field("default_players", "default_players"),
-)
+GAME = GAME_SUMMARY
 
 _TYPE_NAMES = {OptionType.Name(number): kind.__name__ for kind, number in OPTION_TYPES.items()}  # "int", "bool", "str"
 
@@ -232,46 +177,6 @@ GAME_INFO = (
     Field("player_counts", "game.player_counts"),
     Field("options", "options", _options),
 )
-
-
-_AS_IS, _LIST, _DICT, _ENUM = range(4)
-
-
-@cache
-def _steps(descriptor: Descriptor, path: str) -> tuple[tuple[str, bool, int, EnumDescriptor | None], ...]:
-    """How to read ``path`` in a message of type ``descriptor``: each field's name, whether it may be unset, and how
-    its value becomes the web's (a repeated field a list, a map a dict, an enum its name)."""
-    steps = []
-    for name in path.split("."):
-        field = descriptor.fields_by_name[name]
-        if field.is_repeated:
-            kind = _DICT if field.message_type and field.message_type.GetOptions().map_entry else _LIST
-        else:
-            kind = _ENUM if field.enum_type is not None else _AS_IS
-        steps.append((name, field.has_presence, kind, field.enum_type))
-        descriptor = field.message_type
-    return tuple(steps)
-
-
-def _at(message: Message, path: str) -> Any:
-    value: Any = message
-    for name, optional, kind, enum in _steps(message.DESCRIPTOR, path):
-        if optional and not value.HasField(name):
-            return None
-        value = getattr(value, name)
-        if kind == _LIST:
-            return list(value)
-        if kind == _DICT:
-            return dict(value)
-        if kind == _ENUM:
-            return enum.values_by_number[value].name  # type: ignore[union-attr]
-    return value
-
-
-def mapped(message: Message, fields: Sequence[Field | Kept], built_from: Any = None) -> dict[str, Any]:
-    """The web's JSON of ``message`` (and, for its :class:`Kept` fields, of what it was ``built_from``) under
-    ``fields``."""
-    return {f.name: f.convert(_at(message, f.path)) if isinstance(f, Field) else f.read(built_from) for f in fields}
 
 
 def job_json(record: JobRecord, with_results: bool = True) -> dict[str, Any]:
