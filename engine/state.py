@@ -190,8 +190,9 @@ def derive(setting: Setting, players: int, options: Mapping[str, Any]) -> Any:
 
 
 # Match settings already resolved (State._match_settings), by game class, player count and given options: the
-# options, the GameLength, the attributes a match starts with (SETTINGS and the sides) and which of them to copy.
-Resolved = tuple[dict[str, Any], GameLength, dict[str, Any], tuple[tuple[str, Copier], ...]]
+# options, the GameLength and the attributes a match starts with (SETTINGS and the sides), each with how a match copies
+# it (None: shared).
+Resolved = tuple[dict[str, Any], GameLength, tuple[tuple[str, Any, Copier | None], ...]]
 _SETTINGS: dict[tuple[Any, ...], Resolved] = {}
 MOST_SETTINGS = 1024
 
@@ -313,16 +314,14 @@ class State(ABC):
     def _new_match(cls, players: int, resolved: Resolved, seed: int) -> Self:
         """A match before anything is dealt: the attributes every match holds, set in this one place (``create`` then
         draws the dealer and deals; ``from_position`` sets what the position says)."""
-        options, length, settings, fresh = resolved
-        self = cls.__new__(cls)
-        attrs = self.__dict__
-        attrs.update(settings)  # (the sides and teams, and the game's SETTINGS)
-        for name, copy in fresh:
-            attrs[name] = copy(settings[name])
+        options, length, settings = resolved
+        self = cls.__new__(cls)  # (attributes set one by one: reading __dict__ would make later reads slower)
         self.n_players = players
         self.options, self.length = dict(options), length
         self.seed = seed
         self.rng = Rng(seed)
+        for name, value, copy in settings:  # the game's SETTINGS, the teams and the sides
+            setattr(self, name, value if copy is None else copy(value))
         self.side_scores = [0] * (max(self.side_of) + 1)
         self.dealings = self.deal_index = 0
         self.deal_results = []
@@ -358,8 +357,9 @@ class State(ABC):
             else:
                 settings["teams"] = partnerships.teams(players, options)
                 settings["side_of"] = partnerships.sides(players, options)
-            fresh = tuple((name, copy) for name, copy in copy_plan(cls) if name in settings)
-            known = (options, cls.LENGTH.of(players, options), settings, fresh)
+            copies = dict(copy_plan(cls))
+            known = (options, cls.LENGTH.of(players, options),
+                     tuple((name, value, copies.get(name)) for name, value in settings.items()))
             if key is not None and len(_SETTINGS) < MOST_SETTINGS:
                 _SETTINGS[key] = known
         return known
