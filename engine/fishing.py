@@ -692,7 +692,7 @@ CAPTURE_PLAY = CapturePlay()
 class FishingState(State):
     """The deal of a fishing game: hands, a face-up table, a stock, capture piles, sweeps and the last capture.
 
-    A game subclass sets ``capture_rules`` in ``_configure``, deals the first hands and table in the phase that deals
+    A game subclass sets ``capture_rules`` in its ``SETTINGS``, deals the first hands and table in the phase that deals
     (``Phase.deal``, declared before :data:`CAPTURE_PLAY`),
     refills empty hands in ``_refill``, and says what a sweep is worth in ``_sweep``.
     """
@@ -705,7 +705,7 @@ class FishingState(State):
     last_capturer: int | None
     sweeps: list[int]
     sweep_points: list[int]
-    target: int  # the match target (each game sets it in _configure)
+    target: int  # the match target (each game sets it in its SETTINGS)
 
     SWEEP_COUNTER = "sweeps"
     PHASES = ("play", "capture", "over")  # "capture": a capture being decided step by step

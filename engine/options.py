@@ -171,6 +171,25 @@ class Option:
         return self.default
 
 
+@dataclass(frozen=True)
+class OptionRule:
+    """A rule across a game's options (``GameInfo.option_rules``): ``holds`` says whether resolved options keep it;
+    ``message``, formatted with the options, says why they do not.
+
+    >>> rule = OptionRule(lambda o: o["low"] <= o["high"], "low {low} is above high {high}")
+    >>> rule.check({"low": 3, "high": 1})
+    Traceback (most recent call last):
+    ValueError: low 3 is above high 1
+    """
+
+    holds: Callable[[Mapping[str, Any]], bool]
+    message: str
+
+    def check(self, options: Mapping[str, Any]) -> None:
+        if not self.holds(options):
+            raise ValueError(self.message.format_map(options))
+
+
 def check_game_options(game_id: str, options: Iterable[Option]) -> None:
     """TypeError unless every option of a game holds a type that replays and the API carry, with integer bounds.
 

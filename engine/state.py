@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Self, overload
 
 from .cards import CODES, parse_deck
-from .clone import LIST, OBJECT, SHARED, Copier, copy_declared
+from .clone import LIST, OBJECT, SHARED, Copier, copy_declared, copy_plan
 from .dealing import seats_from
 from .errors import IllegalAction, PositionError, UnsupportedPlayers
-from .options import Option, resolve_options
+from .options import Option, OptionRule, resolve_options
 from .phases import Phase, dealing_phase, load_phases, save_phases, seeing_phases
 from .rng import Rng, fresh_seed
 from .scoring import leaders
@@ -70,6 +70,8 @@ class GameInfo:
     summary: str
     deck_size: int = 0  # the cards of a deal; 0: the game's DECK counted when it registers
     aliases: tuple[str, ...] = field(default=())
+    # Rules across the options, checked as a match starts (each option's own values are checked by the option).
+    option_rules: tuple[OptionRule, ...] = ()
     # The longest match with the default options, per player count (filled in when the game registers).
     max_length: Mapping[int, GameLength] = field(default_factory=dict)
     # Player counts whose deck is not ``deck_size`` cards (Two-Ten-Jack removes 52 mod n cards).
@@ -111,17 +113,87 @@ SPARE_DEALINGS_PER_DEAL = 3
 SPARE_DEALINGS = 10
 
 
-def match_length(played: int, moves_per_deal: int, options: Mapping[str, Any], redeals: bool = False) -> GameLength:
-    """The GameLength of a game whose matches play at most ``played`` deals (fewer with ``max_deals``); a game that
-    can deal a deal again without playing it (``redeals``) may also deal spare dealings for those."""
-    if options["max_deals"]:
-        played = min(played, options["max_deals"])
-    spare = played * SPARE_DEALINGS_PER_DEAL + SPARE_DEALINGS if redeals else 0
-    return GameLength(played + spare, moves_per_deal)
+@dataclass(frozen=True)
+class MatchLength:
+    """A game's longest match, declared (``State.LENGTH``): at most ``deals`` played deals (fewer with ``max_deals``)
+    of at most ``moves`` moves each, each a number or a function of the player count and the options. A game that can
+    deal a deal again without playing it (``redeals``: a throw-in, a weak hand's redeal) may also deal spare dealings
+    for those.
+
+    >>> whist = MatchLength(deals=lambda n, options: 2 * options["target"] - 1, moves=52)
+    >>> whist.of(4, {"target": 5, "max_deals": 0}), whist.of(4, {"target": 5, "max_deals": 2}).deals
+    (GameLength(deals=9, moves_per_deal=52), 2)
+    """
+
+    deals: int | Callable[[int, Mapping[str, Any]], int]
+    moves: int | Callable[[int, Mapping[str, Any]], int]
+    redeals: bool = False
+
+    def of(self, players: int, options: Mapping[str, Any]) -> GameLength:
+        """The GameLength with ``players`` players and these (resolved) options."""
+        played = self.deals(players, options) if callable(self.deals) else self.deals
+        moves = self.moves(players, options) if callable(self.moves) else self.moves
+        if options["max_deals"]:
+            played = min(played, options["max_deals"])
+        spare = played * SPARE_DEALINGS_PER_DEAL + SPARE_DEALINGS if self.redeals else 0
+        return GameLength(played + spare, moves)
 
 
-# Match settings already resolved (State._match_settings), by game class, player count and given options.
-_SETTINGS: dict[tuple[Any, ...], tuple[dict[str, Any], GameLength]] = {}
+@dataclass(frozen=True)
+class Partnerships:
+    """Seats in two partnerships sitting alternately (0 and 2 against 1 and 3; with six players 0, 2 and 4 against
+    1, 3 and 5) whenever the players are an even number, four or more: a game's ``PARTNERSHIPS``. ``option``: only
+    while that bool option is on; ``apart``: while that bool option is on, partners score apart, each seat its own
+    side (Botifarra's three_game_rotation, whose partnerships change from game to game).
+
+    >>> Partnerships().sides(4, {}), Partnerships().sides(3, {})
+    ((0, 1, 0, 1), (0, 1, 2))
+    >>> Partnerships(option="partnerships").teams(4, {"partnerships": False})
+    (0, 1, 2, 3)
+    """
+
+    option: str | None = None
+    apart: str | None = None
+
+    def teams(self, players: int, options: Mapping[str, Any]) -> tuple[int, ...]:
+        """Seat -> team: who plays as partners."""
+        if players % 2 or players < 4 or (self.option is not None and not options[self.option]):
+            return tuple(range(players))
+        return tuple(seat % 2 for seat in range(players))
+
+    def sides(self, players: int, options: Mapping[str, Any]) -> tuple[int, ...]:
+        """Seat -> side: who pools points."""
+        if self.apart is not None and options[self.apart]:
+            return tuple(range(players))
+        return self.teams(players, options)
+
+
+# How a game derives a setting of the match from the player count and the options (``State.SETTINGS``): an option's
+# name (the setting is its value), (an option's name, a table or a function that converts its value), or a function
+# of the player count and the options.
+Setting = str | tuple[str, Mapping[Any, Any] | Callable[[Any], Any]] | Callable[[int, Mapping[str, Any]], Any]
+
+
+def derive(setting: Setting, players: int, options: Mapping[str, Any]) -> Any:
+    """The value of one setting.
+
+    >>> options = {"play_rules": "seed", "target": None}
+    >>> derive("target", 4, options), derive(("play_rules", {"seed": 5}), 4, options), derive(lambda n, o: n, 4, {})
+    (None, 5, 4)
+    """
+    if isinstance(setting, str):
+        return options[setting]
+    if isinstance(setting, tuple):
+        name, convert = setting
+        return convert[options[name]] if isinstance(convert, Mapping) else convert(options[name])
+    return setting(players, options)
+
+
+# Match settings already resolved (State._match_settings), by game class, player count and given options: the
+# options, the GameLength and the attributes a match starts with (SETTINGS and the sides), each with how a match copies
+# it (None: shared).
+Resolved = tuple[dict[str, Any], GameLength, tuple[tuple[str, Any, Copier | None], ...]]
+_SETTINGS: dict[tuple[Any, ...], Resolved] = {}
 MOST_SETTINGS = 1024
 
 
@@ -154,8 +226,16 @@ class State(ABC):
     # Whether a match can end with no winner (``winners == []``: Boonaken's loser, 8.2); every other game's finished
     # match names at least one winning side.
     NO_WINNER_POSSIBLE: ClassVar[bool] = False
-    # Seat -> side; sides pool their points. The default: every seat is its own side.
-    side_of: tuple[int, ...]
+    # The longest match (a MatchLength: its most dealings and the most moves of one dealing).
+    LENGTH: ClassVar[MatchLength]
+    # Seats in partnerships (a Partnerships), or None: every seat plays and scores on its own.
+    PARTNERSHIPS: ClassVar[Partnerships | None] = None
+    # What a match starts with, derived from its player count and options: attribute -> Setting (see ``derive``).
+    # Worked out once per game, player count and options and shared by their matches: an attribute a match changes in
+    # place (declared in COPY) is copied for each. A subclass's table adds to its bases'.
+    SETTINGS: ClassVar[Mapping[str, Setting]] = {}
+    side_of: tuple[int, ...]  # seat -> side; sides pool their points (PARTNERSHIPS)
+    teams: tuple[int, ...]  # seat -> team: who plays as partners (``partners``); the sides unless partners score apart
     # What every match holds (set by create and by from_position; each game adds its own).
     n_players: int  # the number of players
     options: dict[str, Any]
@@ -218,7 +298,7 @@ class State(ABC):
             seed = fresh_seed()
         if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        self = cls._new_match(players, *cls._match_settings(players, options), seed)
+        self = cls._new_match(players, cls._match_settings(players, options), seed)
         if first_dealer is not None:
             if not isinstance(first_dealer, int) or isinstance(first_dealer, bool) or not 0 <= first_dealer < players:
                 raise ValueError(f"first_dealer must be a seat 0..{players - 1}, got {first_dealer!r}")
@@ -231,16 +311,17 @@ class State(ABC):
         return self
 
     @classmethod
-    def _new_match(cls, players: int, options: dict[str, Any], length: GameLength, seed: int) -> Self:
+    def _new_match(cls, players: int, resolved: Resolved, seed: int) -> Self:
         """A match before anything is dealt: the attributes every match holds, set in this one place (``create`` then
         draws the dealer and deals; ``from_position`` sets what the position says)."""
-        self = cls.__new__(cls)
+        options, length, settings = resolved
+        self = cls.__new__(cls)  # (attributes set one by one: reading __dict__ would make later reads slower)
         self.n_players = players
-        self.options, self.length = options, length
-        self._configure()
+        self.options, self.length = dict(options), length
         self.seed = seed
         self.rng = Rng(seed)
-        self.side_of = self._sides()
+        for name, value, copy in settings:  # the game's SETTINGS, the teams and the sides
+            setattr(self, name, value if copy is None else copy(value))
         self.side_scores = [0] * (max(self.side_of) + 1)
         self.dealings = self.deal_index = 0
         self.deal_results = []
@@ -250,9 +331,10 @@ class State(ABC):
         return self
 
     @classmethod
-    def _match_settings(cls, players: int, given: Mapping[str, Any]) -> tuple[dict[str, Any], GameLength]:
-        """The options resolved and checked (``_validate_options`` included) and the GameLength: remembered per game,
-        player count and given options (rollouts start a match with the same ones again and again)."""
+    def _match_settings(cls, players: int, given: Mapping[str, Any]) -> Resolved:
+        """The options resolved and checked (the rules across them, ``INFO.option_rules``, included), the GameLength
+        and the attributes a match starts with: remembered per game, player count and given options (rollouts start
+        a match with the same ones again and again)."""
         key: tuple[Any, ...] | None = None
         known = None
         try:
@@ -261,20 +343,32 @@ class State(ABC):
         except TypeError:  # a value that is no option value (unhashable): resolve_options names it
             key = None
         if known is None:
-            self = cls.__new__(cls)
-            self.n_players = players
-            self.options = resolve_options(cls.INFO.all_options(), given, players, cls.INFO.id)
-            self._validate_options()
-            known = (self.options, cls._length(players, self.options))
+            info = cls.INFO
+            options = resolve_options(info.all_options(), given, players, info.id)
+            for rule in info.option_rules:
+                rule.check(options)
+            table: dict[str, Setting] = {}
+            for klass in reversed(cls.__mro__):
+                table.update(klass.__dict__.get("SETTINGS", {}))
+            settings = {name: derive(setting, players, options) for name, setting in table.items()}
+            partnerships = cls.PARTNERSHIPS
+            if partnerships is None:
+                settings["teams"] = settings["side_of"] = tuple(range(players))
+            else:
+                settings["teams"] = partnerships.teams(players, options)
+                settings["side_of"] = partnerships.sides(players, options)
+            copies = dict(copy_plan(cls))
+            known = (options, cls.LENGTH.of(players, options),
+                     tuple((name, value, copies.get(name)) for name, value in settings.items()))
             if key is not None and len(_SETTINGS) < MOST_SETTINGS:
                 _SETTINGS[key] = known
-        return dict(known[0]), known[1]
+        return known
 
     @classmethod
     def game_length(cls, players: int | None = None, options: Mapping[str, Any] | None = None) -> GameLength:
         """The longest match with these players and options (the game's defaults where not given)."""
         n = cls._resolve_players(players, None)
-        return cls._length(n, resolve_options(cls.INFO.all_options(), options, n, cls.INFO.id))
+        return cls.LENGTH.of(n, resolve_options(cls.INFO.all_options(), options, n, cls.INFO.id))
 
     @classmethod
     def _resolve_players(cls, players: int | None, alias: int | None) -> int:
@@ -287,25 +381,6 @@ class State(ABC):
         return n
 
     # ---- what a game implements ---------------------------------------------------------------------------------
-
-    def _validate_options(self) -> None:
-        """Cross-option checks (e.g. partnerships only with 4 players); raise ValueError."""
-
-    def _configure(self) -> None:
-        """Derive per-match settings from ``self.options`` and ``self.n_players`` (runs for new matches and
-        positions)."""
-
-    def _partnerships(self) -> bool:
-        """Whether 4 players play in partnerships, seats {0,2} against {1,3} (a game says when)."""
-        return False
-
-    def _sides(self) -> tuple[int, ...]:
-        return (0, 1, 0, 1) if self.n_players == 4 and self._partnerships() else tuple(range(self.n_players))
-
-    @classmethod
-    @abstractmethod
-    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
-        """The most dealings a match may take and the most moves one dealing can take (see GameLength)."""
 
     def _deck_cards(self) -> list[int]:
         """The cards of one deal's deck, in canonical order: ``DECK``, or the dealing phase's ``deck``."""
@@ -380,8 +455,8 @@ class State(ABC):
         return seats_from(self.dealer + 1, self.n_players)
 
     def partners(self, a: int, b: int) -> bool:
-        """Whether two different seats play on one side."""
-        return a != b and self.side_of[a] == self.side_of[b]
+        """Whether two different seats play as partners (on one team)."""
+        return a != b and self.teams[a] == self.teams[b]
 
     def partner_of(self, seat: int) -> int | None:
         """The seat's partner, the one other seat on its side (None without partnerships)."""
@@ -646,7 +721,7 @@ class State(ABC):
         _check(p["game"] == cls.INFO.id, f"position is for game {p['game']!r}, not {cls.INFO.id!r}")
         players = cls._resolve_players(p["players"], None)
         _check(isinstance(p["options"], Mapping), f"options must be a JSON object, got {p['options']!r}")
-        self = cls._new_match(players, *cls._match_settings(players, p["options"]), _int(p, "seed"))
+        self = cls._new_match(players, cls._match_settings(players, p["options"]), _int(p, "seed"))
         self.rng.state = _int(p, "rng")
         self.first_dealer = _seat(p, "first_dealer", self.n_players)
         self.dealer = _seat(p, "dealer", self.n_players)

@@ -86,8 +86,8 @@ def test_it_is_a_game_of_the_registry_only_inside_the_block() -> None:
         engine.new_match("plain_whist", seed=1)
 
 
-def test_it_overrides_two_core_names_besides_its_phases_and_scoring() -> None:
-    assert overridden_names(PlainWhist) == ["_length", "_partnerships"]
+def test_it_overrides_no_core_name_besides_its_phases_and_scoring() -> None:
+    assert overridden_names(PlainWhist) == []
 
 
 # ---- its rules (tests/plain_whist/__init__.py's numbered list) -----------------------------------------------------

@@ -27,14 +27,13 @@ sections cite this list:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from engine.cards import BIT, CODES, RANK_CHAR, SUIT, cards_in, codes_of, make_deck
 from engine.dealing import deal_round
 from engine.options import Option
 from engine.phases import Phase
-from engine.state import GameInfo, GameLength, match_length
+from engine.state import GameInfo, MatchLength, Partnerships
 from engine.trickgame import TRICK_PLAY, TrickGame, TrickRules
 from engine.tricks import CardActions, Ranking
 
@@ -94,13 +93,9 @@ class PlainWhist(TrickGame):
         shown_until_played=True,  # the turn-up stops being a known card once the dealer plays it
     )
 
-    def _partnerships(self) -> bool:
-        return True  # 1
-
-    @classmethod
-    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
-        # Every deal gives a side at least a point (4.1), so a game to 5 ends within 9 deals of 52 cards.
-        return match_length(2 * options["target"] - 1, 52, options)
+    PARTNERSHIPS = Partnerships()  # 1: seats 0 and 2 against 1 and 3
+    # Every deal gives a side at least a point (4.1), so a game to 5 ends within 9 deals of 52 cards.
+    LENGTH = MatchLength(deals=lambda n, options: 2 * options["target"] - 1, moves=52)
 
     @property
     def turn_up(self) -> int:

@@ -12,7 +12,7 @@ rebelote; made, dedans and litige; the match to 1000. Options give the 2- and 3-
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...auction import LegalWordIds, TakeRounds, replay_auction
@@ -25,7 +25,7 @@ from ...phases import DecisionPhase, Loading, Phase
 from ...registry import register
 from ...rng import Rng
 from ...scoring import highest_once_target_reached
-from ...state import GameInfo, GameLength, match_length, position_count
+from ...state import GameInfo, MatchLength, position_count
 from ...trickgame import TRICK_PLAY
 from ...tricks import NO_TRUMP, gather_tricks
 from ..belote_family import BELOTE_ANNOUNCED, GATHERED_PACK, NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
@@ -193,16 +193,12 @@ class Belote(MeldDeclaring, BelotePlay):
         summary="Classic belote: take the turned-up trump or name another, declare, play 8 tricks, first to 1000.",
     )
     pot = 0  # litige points held for the next played deal (7.3)
-
-    @classmethod
-    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
-        # A played deal gives the sides at least 81 points between them (162, or half of it held in a litige), so the
-        # highest side reaches the target within target x sides / 81 deals; 10 more for ties at the top. A deal
-        # thrown in after two rounds of passes (4.3) is a spare dealing. Moves: two rounds of taking, a declaration
-        # choice each, 8 tricks.
-        sides = 2 if n == 4 else n
-        played = -(-options["target_score"] * sides // 81) + 10
-        return match_length(played, 2 * n + n + TRICKS * n, options, redeals=True)
+    # A played deal gives the sides at least 81 points between them (162, or half of it held in a litige), so the
+    # highest side reaches the target within target x sides / 81 deals; 10 more for ties at the top. A deal thrown in
+    # after two rounds of passes (4.3) is a spare dealing. Moves: two rounds of taking, a declaration choice each, 8
+    # tricks.
+    LENGTH = MatchLength(deals=lambda n, o: -(-o["target_score"] * (2 if n == 4 else n) // 81) + 10,
+                         moves=lambda n, o: 2 * n + n + TRICKS * n, redeals=True)
 
     # ---- the deck (3.3, option no_shuffle) ----------------------------------------------------------------------
 

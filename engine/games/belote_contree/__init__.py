@@ -13,7 +13,7 @@ one continuous deck.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...auction import BidLadder, Contract, ContractAuction, LegalWordIds, replay_auction
@@ -25,7 +25,7 @@ from ...options import Option
 from ...phases import DecisionPhase, Loading, Phase
 from ...registry import register
 from ...scoring import PileValues, highest_once_target_reached, single_leader
-from ...state import GameInfo, GameLength, match_length, position_list, position_seat
+from ...state import GameInfo, MatchLength, position_list, position_seat
 from ...trickgame import TRICK_PLAY
 from ...tricks import NO_TRUMP, gather_tricks
 from ..belote_family import (
@@ -201,15 +201,13 @@ class BeloteContree(BelotePlay):
     CUT_SHUFFLED = True  # 3.5: cut by seat (dealer + 3)
     FIRST_PACKETS = PACKETS  # 3.6: the whole deal
 
-    @classmethod
-    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
-        # A played deal gives at least 162 points (7.2 - 7.4), so a side reaches the target within target x 2 / 162
-        # deals; 10 more for ties at the top (7.7). Thrown-in (4.8) and redealt (3.8) deals are spare dealings. Moves:
-        # 4 redeal answers, an auction (at most 3 passes, then per level a bid, contre and surcontre with 2 passes
-        # after each, and 3 final passes) and 32 cards.
-        played = options["num_deals"] or -(-options["target_score"] * 2 // 162) + 10
-        levels = len(LADDERS[options["max_numeric_bid"]].levels)
-        return match_length(played, 4 + 3 + 9 * levels + 3 + TRICKS * 4, options, redeals=True)
+    # A played deal gives at least 162 points (7.2 - 7.4), so a side reaches the target within target x 2 / 162 deals;
+    # 10 more for ties at the top (7.7). Thrown-in (4.8) and redealt (3.8) deals are spare dealings. Moves: 4 redeal
+    # answers, an auction (at most 3 passes, then per level a bid, contre and surcontre with 2 passes after each, and
+    # 3 final passes) and 32 cards.
+    LENGTH = MatchLength(deals=lambda n, o: o["num_deals"] or -(-o["target_score"] * 2 // 162) + 10,
+                         moves=lambda n, o: 4 + 3 + 9 * len(LADDERS[o["max_numeric_bid"]].levels) + 3 + TRICKS * 4,
+                         redeals=True)
 
     def shown_cards(self, seat: int) -> tuple[int, int, int]:
         """No card is face up or known in another hand and no stock is shown: its observation lists no

@@ -18,6 +18,7 @@ from ...errors import PositionError
 from ...phases import Loading, Phase
 from ...rng import Rng
 from ...scoring import point_table
+from ...state import Partnerships
 from ...trickgame import TrickGame, TrickRules
 from ...tricks import NO_TRUMP, CardActions, FollowRule, Ranking, cut
 
@@ -110,6 +111,7 @@ class BelotePlay(TrickGame):
     auction: ContractAuction | TakeRounds  # the deal's bidding (contrée's contracts, Belote's taking rounds)
     OBSERVED = ("tricks", "card_points", "tricks_won")
     CUT_SHUFFLED = False  # whether a shuffled deck is cut too (belote_contree.md 3.5)
+    PARTNERSHIPS = Partnerships()  # belote_contree.md 1.2; belote.md 1.3, with 4 players
     FIRST_PACKETS: tuple[int, ...]  # the packets of the deal's first dealing round by round
 
     def _draw_first_dealer(self) -> int:
@@ -269,9 +271,6 @@ class BelotePlay(TrickGame):
                 c in by_seat or self.hands[seat] & BIT[c] for c in pair):
             raise PositionError(f"belote: seat {seat} must hold the trump king and queen and have played one of them")
         self.rebelote = all(c in by_seat for c in pair)
-
-    def _partnerships(self) -> bool:
-        return True  # belote_contree.md 1.2; belote.md 1.3, with 4 players
 
     def _auction_list(self) -> list[list[Any]]:
         """The bidding so far as observations and positions write it: ``[[seat, word], ...]``."""

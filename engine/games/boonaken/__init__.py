@@ -28,12 +28,12 @@ from ...dealing import deal_round
 from ...declarations import carres, sequences
 from ...determinize import Slot, in_deck_order, relabel_mask, relabeling
 from ...errors import PositionError
-from ...options import Option
+from ...options import Option, OptionRule
 from ...phases import DecisionPhase, Loading, Phase
 from ...registry import register
 from ...rng import Rng
 from ...scoring import point_table
-from ...state import GameInfo, GameLength, match_length, position_count, position_seat
+from ...state import GameInfo, MatchLength, position_count, position_seat
 from ...trickgame import TRICK_PLAY, TrickGame, TrickRules, position_hand
 from ...tricks import NO_TRUMP, CardActions, FollowRule, Ranking, legal_mask, suit_of_code
 
@@ -129,6 +129,11 @@ def bid_ladder(min_bid: int, max_bid: int, step: int, six_sequence_value: int) -
     ordered = sorted([*numeric, (145, MISERE), (205, ZWABBER)])
     boonaak = [w for w, r in BOONAAK_WORDS.items() if r <= most_roem(six_sequence_value)]
     return OutbidLadder((*(w for _s, w in ordered), BOONAAK, *boonaak), joinable=frozenset({MISERE}), join_closes=2)
+
+
+def options_ladder(options: Mapping[str, Any]) -> OutbidLadder:
+    """The bids the options allow (5.1)."""
+    return bid_ladder(options["min_bid"], options["max_bid"], options["bid_step"], options["six_sequence_value"])
 
 
 _BID_IDS: dict[tuple[Any, ...], list[int]] = {}
@@ -478,6 +483,9 @@ class Boonaken(TrickGame):
         summary="Dutch Jass-family game, each for himself: bid points, misère, zwabber or boonaak; two marks decide.",
         deck_size=len(DECK),
         face_down=True, shown_every_move=True,
+        option_rules=(OptionRule(lambda o: any(v % o["bid_step"] == 0 for v in range(o["min_bid"], o["max_bid"] + 1)),
+                                 "no numeric bid: no multiple of bid_step {bid_step} lies in min_bid..max_bid "
+                                 "({min_bid}..{max_bid})"),),
     )
 
     minus: list[int]  # per seat, its - marks (its score is its + marks less its - marks)
@@ -499,29 +507,17 @@ class Boonaken(TrickGame):
     _given: tuple[Any, ...]  # a position being loaded: its auction, exchanges, trump and roem, replayed (DealReplay)
     _dealt_table: tuple[int, ...] = ()  # a finished match's position being loaded: the seats its last deal dealt to
 
-    def _validate_options(self) -> None:
-        o = self.options
-        low, high, step = o["min_bid"], o["max_bid"], o["bid_step"]
-        if not any(v % step == 0 for v in range(low, high + 1)):
-            raise ValueError(f"no numeric bid: no multiple of bid_step {step} lies in min_bid..max_bid "
-                             f"({low}..{high})")
-
-    def _configure(self) -> None:
-        o = self.options
-        self.minus = [0] * self.n_players
-        self.ladder = bid_ladder(o["min_bid"], o["max_bid"], o["bid_step"], o["six_sequence_value"])
-        self.six = o["six_sequence_value"]
-
-    @classmethod
-    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
-        # Every played deal gives its declarer(s) a mark; a seat holds at most plus_to_win + marks and fewer than
-        # minus_to_lose - marks before the deal that ends the match. Thrown-in deals (5.4) are spare dealings. Moves:
-        # the bidding (each bid raises the highest bid or joins misère, and each seat passes once), an exchange per
-        # declarer, trump and roem, and the cards.
-        played = n * (options["plus_to_win"] + options["minus_to_lose"] - 1) + 1
-        ladder = bid_ladder(options["min_bid"], options["max_bid"], options["bid_step"],
-                            options["six_sequence_value"])
-        return match_length(played, len(ladder.bids) + 2 * n + n + 2 + TRICKS * n, options, redeals=True)
+    SETTINGS = {
+        "minus": lambda n, o: [0] * n,
+        "ladder": lambda n, o: options_ladder(o),
+        "six": "six_sequence_value",
+    }
+    # Every played deal gives its declarer(s) a mark; a seat holds at most plus_to_win + marks and fewer than
+    # minus_to_lose - marks before the deal that ends the match. Thrown-in deals (5.4) are spare dealings. Moves: the
+    # bidding (each bid raises the highest bid or joins misère, and each seat passes once), an exchange per declarer,
+    # trump and roem, and the cards.
+    LENGTH = MatchLength(deals=lambda n, o: n * (o["plus_to_win"] + o["minus_to_lose"] - 1) + 1,
+                         moves=lambda n, o: len(options_ladder(o).bids) + 2 * n + n + 2 + TRICKS * n, redeals=True)
 
     # ---- the table and the deal (4, 8.3) ------------------------------------------------------------------------
 

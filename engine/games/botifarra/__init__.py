@@ -15,7 +15,7 @@ A game is played to ``target_score``; with ``three_game_rotation`` three games, 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ...auction import DELEGATE, NO_TRUMP_WORD, PASS, DoublingRounds, TrumpChoice, replay_auction
@@ -27,7 +27,7 @@ from ...options import Option
 from ...phases import DecisionPhase, Loading, Phase
 from ...registry import register
 from ...scoring import highest_once_target_reached, leaders, point_table
-from ...state import GameInfo, GameLength, match_length
+from ...state import GameInfo, MatchLength, Partnerships
 from ...trickgame import TRICK_PLAY, TrickGame, TrickRules
 from ...tricks import NO_TRUMP, CardActions, Ranking
 from .rules import MustWinRule, draw_by_suit, over_half
@@ -203,31 +203,23 @@ class Botifarra(TrickGame):
     rule: MustWinRule  # option play_rules
     max_level: int  # option max_double: how many doubling words may be said (4.4)
     values: tuple[int, ...]  # option double_values: the multiplier per doubling level (7.2)
-    teams: tuple[int, ...]  # seat -> team in the game in play (team 0 holds seat 0)
-    game: int  # the index of the game in play (0 without three_game_rotation)
+    game = 0  # the index of the game in play (0 without three_game_rotation)
     game_points: list[int]  # that game's points per team (without rotation: the match scores)
     choice: TrumpChoice
     doubling: DoublingRounds | None  # None until trump is named, and with max_double none
 
-    def _configure(self) -> None:
-        self.rotation = self.options["three_game_rotation"]
-        self.rule = PLAY_RULES[self.options["play_rules"]]
-        self.max_level = MAX_LEVEL[self.options["max_double"]]
-        self.values = DOUBLE_VALUES[self.options["double_values"]]
-        self.teams, self.game, self.game_points = PAIRINGS[0], 0, [0, 0]
-
-    def _partnerships(self) -> bool:
-        # 1.2: fixed partnerships; with three_game_rotation each player keeps his own result (the games he won)
-        return not self.rotation
-
-    @classmethod
-    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
-        # Only one team scores a deal, at least 1 point unless 36-36 (7.2): a game is over within 2 x (target - 1) + 1
-        # scoring deals, TIED_DEALS more for ties. Moves: the choice and its delegation, two answers per doubling
-        # word, 48 cards.
-        games = 3 if options["three_game_rotation"] else 1
-        deals = games * (2 * options["target_score"] - 1 + TIED_DEALS)
-        return match_length(deals, 2 + 2 * MAX_LEVEL[options["max_double"]] + len(DECK), options)
+    SETTINGS = {"rotation": "three_game_rotation", "rule": ("play_rules", PLAY_RULES),
+                "max_level": ("max_double", MAX_LEVEL), "values": ("double_values", DOUBLE_VALUES),
+                "game_points": lambda n, o: [0, 0]}
+    # 1.2: fixed partnerships (``teams``: the game in play's, PAIRINGS); with three_game_rotation each player keeps
+    # his own result (the games he won)
+    PARTNERSHIPS = Partnerships(apart="three_game_rotation")
+    # Only one team scores a deal, at least 1 point unless 36-36 (7.2): a game is over within 2 x (target - 1) + 1
+    # scoring deals, TIED_DEALS more for ties. Moves: the choice and its delegation, two answers per doubling word, 48
+    # cards.
+    LENGTH = MatchLength(
+        deals=lambda n, o: (3 if o["three_game_rotation"] else 1) * (2 * o["target_score"] - 1 + TIED_DEALS),
+        moves=lambda n, o: 2 + 2 * MAX_LEVEL[o["max_double"]] + len(DECK))
 
     # ---- the deal (3) and the trump choice (4) ------------------------------------------------------------------
 
@@ -235,10 +227,6 @@ class Botifarra(TrickGame):
         hands = [0] * 4
         deal_round(deck, 0, hands, self.seats_from_dealer(), (4, 4, 4))  # 3.4: three rounds of 4, the right first
         self._reset_tricks(hands, NO_TRUMP)
-
-    def partners(self, a: int, b: int) -> bool:
-        """Whether two seats are partners in the game in play (1.2; 8 with three_game_rotation)."""
-        return a != b and self.teams[a] == self.teams[b]
 
     def _trump_choice(self) -> TrumpChoice:
         """4.1, 4.2: the dealer names trump or hands the choice to his partner."""

@@ -12,7 +12,6 @@ only phase-2 tricks score (7.1). Option ``face_down_four`` plays the seed's 11 +
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -23,7 +22,7 @@ from ...options import Option
 from ...phases import Loading, Phase
 from ...registry import register
 from ...scoring import leaders, single_leader
-from ...state import GameInfo, GameLength, match_length, position_count
+from ...state import GameInfo, MatchLength, position_count
 from ...trickgame import TRICK_PLAY, TrickRules
 from ...tricks import CardActions, Ranking
 from .facedown import SLOT_CARDS, FaceDownSlots
@@ -129,15 +128,10 @@ class GermanWhist(FaceDownSlots):
         summary="Two-player whist: win the turned-up stock card in 13 tricks, then the 13 tricks that score.",
     )
 
-    def _configure(self) -> None:
-        if self.options["face_down_four"]:
-            self.__dict__["RULES"] = FACE_DOWN_RULES  # (an immutable record)
-
-    @classmethod
-    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
-        # Difference scoring may give nobody a point, and 7.4b raises the target: 20 + 4 x target deals at most.
-        target = options["target_score"]
-        return match_length(1 if target == 0 else 20 + 4 * target, 2 * TRICKS_PER_DEAL, options)
+    SETTINGS = {"RULES": ("face_down_four", {False: RULES, True: FACE_DOWN_RULES})}  # (an immutable record)
+    # Difference scoring may give nobody a point, and 7.4b raises the target: 20 + 4 x target deals at most.
+    LENGTH = MatchLength(deals=lambda n, o: 1 if o["target_score"] == 0 else 20 + 4 * o["target_score"],
+                         moves=2 * TRICKS_PER_DEAL)
 
     # ---- play (5.4 - 5.6) ---------------------------------------------------------------------------------------
 

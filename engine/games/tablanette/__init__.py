@@ -17,7 +17,7 @@ from ...fishing import ACE, DECISIONS_PER_DEAL, JACK, MAX_GROUP_CARDS, CaptureRu
 from ...options import Option
 from ...phases import Phase
 from ...registry import register
-from ...state import GameInfo, GameLength, match_length
+from ...state import GameInfo, MatchLength, Partnerships
 from .rules import sweep_value
 
 # §3.1: low draw ranks A < 2 < ... < K; high draw ranks 2 < ... < K < A.
@@ -89,20 +89,13 @@ class Tablanette(FishingState):
             jack_takes_all=options["jack_mode"] == "special", max_sum_cards=options["max_sum_cards"], compulsory=True
         )
 
-    def _configure(self) -> None:
-        self.capture_rules = self.capture_rules_for(self.options)
-        self.target = match_target(self.n_players, self.options)
-
-    def _partnerships(self) -> bool:
-        return bool(self.options["partnerships"])
-
-    @classmethod
-    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
-        # Every deal hands out the pack's 22 card points (someone always captures: a 14th trail would match a rank
-        # on the table), so the highest side reaches the target within target x sides / 22 deals (7.6); 48 cards
-        # are played in a deal, in at most DECISIONS_PER_DEAL decisions.
-        sides = 2 if options["partnerships"] else n
-        return match_length(-(-match_target(n, options) * sides // 22), DECISIONS_PER_DEAL, options)
+    SETTINGS = {"capture_rules": lambda n, o: Tablanette.capture_rules_for(o), "target": match_target}
+    PARTNERSHIPS = Partnerships(option="partnerships")  # §1.5 (4 players only: the option's choices)
+    # Every deal hands out the pack's 22 card points (someone always captures: a 14th trail would match a rank on the
+    # table), so the highest side reaches the target within target x sides / 22 deals (7.6); 48 cards are played in a
+    # deal, in at most DECISIONS_PER_DEAL decisions.
+    LENGTH = MatchLength(deals=lambda n, o: -(-match_target(n, o) * (2 if o["partnerships"] else n) // 22),
+                         moves=DECISIONS_PER_DEAL)
 
     def _replace_table_jacks(self, slots: list[int]) -> list[int]:
         """§3.6: a jack dealt to the table goes back into the stock and the stock's top card takes its slot; returns

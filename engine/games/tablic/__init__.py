@@ -19,7 +19,7 @@ from ...options import Option
 from ...phases import Loading, Phase
 from ...registry import register
 from ...scoring import highest_once_target_reached
-from ...state import GameInfo, GameLength, match_length
+from ...state import GameInfo, MatchLength, Partnerships
 
 OPTIONS = (
     Option("first_dealer_draw", str, "high", "drawing for the first deal: high card deals (ace 11: 2 < ... < T < A "
@@ -83,12 +83,10 @@ class Tablic(FishingState):
     SWEEP_COUNTER = "tablas"
     DEAL_PHASES = (Deal(), CAPTURE_PLAY, TablaPoints())
 
-    @classmethod
-    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
-        # Capturing is optional, so a deal may hand out no points, and equal totals play on (7.3): four times the
-        # target x 2 sides / 22 deals in which all 22 card points are taken, and 10 more; 48 cards a deal,
-        # in at most DECISIONS_PER_DEAL decisions.
-        return match_length(4 * -(-options["target"] * 2 // 22) + 10, DECISIONS_PER_DEAL, options)
+    # Capturing is optional, so a deal may hand out no points, and equal totals play on (7.3): four times the target x
+    # 2 sides / 22 deals in which all 22 card points are taken, and 10 more; 48 cards a deal, in at most
+    # DECISIONS_PER_DEAL decisions.
+    LENGTH = MatchLength(deals=lambda n, o: 4 * -(-o["target"] * 2 // 22) + 10, moves=DECISIONS_PER_DEAL)
 
     @classmethod
     def capture_rules_for(cls, options: Mapping[str, Any]) -> CaptureRules:
@@ -96,12 +94,8 @@ class Tablic(FishingState):
             jack_takes_all=False, max_sum_cards=options["max_sum_cards"], compulsory=options["capture_compulsory"]
         )
 
-    def _configure(self) -> None:
-        self.capture_rules = self.capture_rules_for(self.options)
-        self.target = self.options["target"]
-
-    def _partnerships(self) -> bool:
-        return True  # with 4 players
+    SETTINGS = {"capture_rules": lambda n, o: Tablic.capture_rules_for(o), "target": "target"}
+    PARTNERSHIPS = Partnerships()  # with 4 players
 
     def _refill(self) -> None:
         top = deal_round(self.stock, 0, self.hands, seats_from(self.dealer + 1, self.n_players), HAND_PACKETS)

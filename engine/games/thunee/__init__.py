@@ -16,7 +16,7 @@ kanak (6.3), and with six players trip and mooney (8.2). A deal gives balls to o
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from operator import mod
 from typing import Any
@@ -32,7 +32,7 @@ from ...phases import DecisionPhase, Loading, Phase
 from ...registry import register
 from ...rng import GOLDEN, MASK64, THRESHOLDS, Rng, outputs
 from ...scoring import PlusMinusCards, point_table, sides_at_or_over
-from ...state import GameInfo, GameLength, match_length
+from ...state import GameInfo, MatchLength, Partnerships
 from ...trickgame import FULL_MASK, TRICK_PLAY, TrickGame, TrickRules, same_json
 from ...tricks import NO_TRUMP, CardActions, Ranking, cut
 from .rules import Marriage, RaiseForRight, marriages, tiered_ranking
@@ -53,7 +53,6 @@ JODI_AFTER = (1, 3)  # 6.1.2: after tricks 1 and 3
 BLACK_JACKS = (parse_card("JC"), parse_card("JS"))  # 3.1
 FIRST_ROUND = {4: 16, 6: 18}  # 3.3, 8.2.1: cards dealt before the calling
 ROUNDS = {n: ((1,) * (dealt // n), (1,) * ((len(DECK) - dealt) // n)) for n, dealt in FIRST_ROUND.items()}  # singly
-SIDES = {n: tuple(seat % 2 for seat in range(n)) for n in FIRST_ROUND}  # 1.2: team of seat s is s mod 2
 # The seats from each dealer's left (3.3), in the order they are dealt to and asked.
 ORDERS = {n: [tuple(seats_from(dealer + 1, n)) for dealer in range(n)] for n in FIRST_ROUND}
 SOLO = ("thunee", "royals", "mooney")  # a lone caller must win every trick (6.4, 6.5, 8.2.3)
@@ -458,18 +457,15 @@ class Thunee(TrickGame):
     _replaying = False  # a position's deal_actions are being replayed: a deal's end is noted, not scored
     _replay_over = False
 
-    def _sides(self) -> tuple[int, ...]:
-        return SIDES[self.n_players]
-
-    @classmethod
-    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
-        # Each scored deal gives at least one ball to one team, so the match ends within 2 (target - 1) + 1 deals;
-        # redeals (3.4) and void deals (5.9) are spare dealings. Moves: the redeal answers, a trip, the calling (each of
-        # the 11 calls after fewer than n/2 passes, and n/2 passes), the trump, the special calls, two jodi windows (a
-        # pass each and at most one jodi per suit), a double, a kanak and the 24 cards.
-        side = n // 2
-        moves = n + 1 + len(CALLS) * side + side + 1 + n + 2 * side + 4 + 1 + 1 + len(DECK)
-        return match_length(2 * options["target_balls"] - 1, moves, options, redeals=True)
+    PARTNERSHIPS = Partnerships()  # 1.2: the team of seat s is s mod 2
+    # Each scored deal gives at least one ball to one team, so the match ends within 2 (target - 1) + 1 deals; redeals
+    # (3.4) and void deals (5.9) are spare dealings. Moves: the redeal answers, a trip, the calling (each of the 11
+    # calls after fewer than n/2 passes, and n/2 passes), the trump, the special calls, two jodi windows (a pass each
+    # and at most one jodi per suit), a double, a kanak and the 24 cards.
+    LENGTH = MatchLength(
+        deals=lambda n, o: 2 * o["target_balls"] - 1,
+        moves=lambda n, o: n + 1 + len(CALLS) * (n // 2) + n // 2 + 1 + n + 2 * (n // 2) + 4 + 1 + 1 + len(DECK),
+        redeals=True)
 
     # ---- the deal (3) -------------------------------------------------------------------------------------------
 

@@ -13,7 +13,6 @@ twos (7). One deal, or deals to ``target_score``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from ...cards import RANK, make_deck
@@ -22,7 +21,7 @@ from ...options import Option
 from ...phases import Phase
 from ...registry import register
 from ...scoring import deals_to_target, point_table, target_or_deals
-from ...state import GameInfo, GameLength, match_length
+from ...state import GameInfo, MatchLength
 from ...trickgame import TRICK_PLAY, TrickRules
 from ...tricks import NO_TRUMP, Ranking, trick_winner
 from .exchanges import EXCHANGE_WORDS, EXCHANGES, HandExchanges
@@ -91,14 +90,9 @@ class Trappola(SetDeclaring, HandExchanges):
         summary="Cardano's two-player trick game: exchange hands, declare threes and fours, win tricks with a 2.",
     )
 
-    def _configure(self) -> None:
-        self.declaring = self.options["declarations"]
-        self.ranks_shown = self.options["public_declaration_ranks"]  # 6.4
-
-    @classmethod
-    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
-        deals = deals_to_target(options["target_score"], 1, LOWEST_DEAL_POINTS)  # 7.3
-        return match_length(deals, MOVES_PER_DEAL, options)
+    SETTINGS = {"declaring": "declarations", "ranks_shown": "public_declaration_ranks"}  # 6.4
+    LENGTH = MatchLength(deals=lambda n, o: deals_to_target(o["target_score"], 1, LOWEST_DEAL_POINTS),  # 7.3
+                         moves=MOVES_PER_DEAL)
 
     # ---- the deal and the exchanges (3) -------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ alternates every trick whoever wins (5.1). A won trick is worth 1, or more for t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ...cards import BIT, SUIT, SUIT_MASK, make_deck, parse_card
@@ -22,7 +22,7 @@ from ...options import Option
 from ...phases import Phase
 from ...registry import register
 from ...scoring import deals_to_target, target_or_deals
-from ...state import GameInfo, GameLength, match_length
+from ...state import GameInfo, MatchLength
 from ...trickgame import TRICK_PLAY, TrickGame, TrickRules
 from ...tricks import CardActions, Ranking, suit_of_code
 from .rules import TrickBonus, ranks_mask, second_card_mask
@@ -115,13 +115,10 @@ class Tres(TrickGame):
         deck_size=51,
     )
 
-    def _configure(self) -> None:
-        self.additive = self.options["additive_trick_point"]
-
-    @classmethod
-    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
-        deals = deals_to_target(options["target_score"], options["num_deals"], POINTS_PER_DEAL, TIED_DEALS)
-        return match_length(deals, 3 * TRICKS_PER_DEAL, options)
+    SETTINGS = {"additive": "additive_trick_point"}
+    LENGTH = MatchLength(
+        deals=lambda n, o: deals_to_target(o["target_score"], o["num_deals"], POINTS_PER_DEAL, TIED_DEALS),
+        moves=3 * TRICKS_PER_DEAL)
 
     # ---- legal cards (5.3, 5.4) ---------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ minus cards (7.2); a match of five games (7.3).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -26,7 +26,7 @@ from ...options import Option
 from ...phases import Loading, Phase
 from ...registry import register
 from ...scoring import PlusMinusCards, target_or_deals
-from ...state import GameInfo, GameLength, match_length
+from ...state import GameInfo, MatchLength
 from ...trickgame import FACE_DOWN_CARDS, TRICK_PLAY, TrickRules
 from ...tricks import CLUBS, DIAMONDS, CardActions, Ranking, suit_of_code
 from .facedown import FACE_DOWN_WORDS, FaceDownLead
@@ -126,7 +126,7 @@ class Deal(Phase["TwoTenJack"]):
 
 @register
 class TwoTenJack(FaceDownLead):
-    RULES = rules_for(26)  # per match: rules_for(deck size // players), set by _configure
+    RULES = rules_for(26)  # per match: rules_for(deck size // players), set by SETTINGS
     ACTIONS, SPECIALS = ACTIONS, SPECIALS
     DOWN_ID, DOWN_CARD = DOWN_ID, DOWN_CARD
     LEADS = DOWN_LACKS = MINORS  # 5.3: a club or a diamond leads the first trick, else a card face down
@@ -153,20 +153,18 @@ class TwoTenJack(FaceDownLead):
     )
 
     hand_size: int
+    fixed_trump: int | None  # the suit of option fixed_trump, None for none
     taken: list[int]  # each seat's won cards (7.1)
 
-    def _configure(self) -> None:
-        self.hand_size = self.options["hand_size"]
-        self.sweep = self.options["same_two"]  # 5.4
+    SETTINGS = {
+        "hand_size": "hand_size",
+        "sweep": "same_two",  # 5.4
         # A deal plays every card of the deck: its trick count depends on the players (an immutable record).
-        self.__dict__["RULES"] = rules_for(len(deck_for(self.n_players)) // self.n_players)
-        fixed = self.options["fixed_trump"]
-        self.fixed_trump = None if fixed == "none" else suit_of_code(fixed)
-
-    @classmethod
-    def _length(cls, n: int, options: Mapping[str, Any]) -> GameLength:
-        # num_games deals of every card of the deck; void deals (3.6) are dealt again.
-        return match_length(options["num_games"], len(deck_for(n)), options, redeals=True)
+        "RULES": lambda n, o: rules_for(len(deck_for(n)) // n),
+        "fixed_trump": ("fixed_trump", lambda code: None if code == "none" else suit_of_code(code)),
+    }
+    # num_games deals of every card of the deck; void deals (3.6) are dealt again.
+    LENGTH = MatchLength(deals=lambda n, o: o["num_games"], moves=lambda n, o: len(deck_for(n)), redeals=True)
 
     # ---- play (5: FaceDownLead) -------------------------------------------------------------------------------
 
