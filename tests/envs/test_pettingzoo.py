@@ -199,3 +199,27 @@ def test_the_fast_encoding_is_the_observations_at_every_move(game: str, players:
         for seat in range(players):  # and at the match's end
             view = env.state.observation(seat, history=True)
             np.testing.assert_array_equal(env.encode(seat), reference.encode(view, seat, env._deal_start))
+
+
+@pytest.mark.parametrize("game", engine.list_games())
+def test_the_incremental_encoding_is_a_fresh_encoding_at_every_step(game: str) -> None:
+    """The vectors kept up to date move by move (and the env's step and observe around them) equal the vector worked
+    out afresh from the state at every step, for every seat, across a deal's end and to the match's end."""
+    env = CardtableEnv(game, options={"max_deals": 2})
+    fresh = env.encoder.twin()
+    steps = 0
+
+    def check(env: CardtableEnv, observation: dict, info: dict) -> None:
+        nonlocal steps
+        steps += 1
+        state = env.state
+        np.testing.assert_array_equal(observation["observation"],
+                                      fresh.encode_afresh(state, state.current_player, env._deal_start))
+        for seat in range(env.n):
+            np.testing.assert_array_equal(env.encode(seat), fresh.encode_afresh(state, seat, env._deal_start))
+
+    for seed in (5, 6):
+        _play(env, seed, check)
+        for seat in range(env.n):
+            np.testing.assert_array_equal(env.encode(seat), fresh.encode_afresh(env.state, seat, env._deal_start))
+    assert steps > 20
