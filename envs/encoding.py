@@ -65,6 +65,9 @@ class ActionCodec:
         self.game_id = game_id
         self.size = size
         self.fishing = fishing
+        # A fishing game's action id -> its index, filled as ids come (a dict lookup per legal id at every step,
+        # not a call of ``index``).
+        self._index_of = _IndexOf(self) if fishing else None
 
     @classmethod
     def for_game(cls, game_id: str) -> ActionCodec:
@@ -105,9 +108,22 @@ class ActionCodec:
 
     def legal_by_index(self, legal_ids: Sequence[int]) -> dict[int, int]:
         """Index -> action id for the legal ids (one id per index: a state never offers two)."""
-        if not self.fishing:
+        index_of = self._index_of
+        if index_of is None:
             return {action: action for action in legal_ids}
-        return {self.index(action): action for action in legal_ids}
+        return {index_of[action]: action for action in legal_ids}
+
+
+class _IndexOf(dict[int, int]):
+    """A fishing game's action id -> its index (:meth:`ActionCodec.index`), worked out once per id."""
+
+    def __init__(self, codec: ActionCodec) -> None:
+        super().__init__()
+        self.codec = codec
+
+    def __missing__(self, action: int) -> int:
+        index = self[action] = self.codec.index(action)
+        return index
 
 
 def card_tokens(action: str) -> list[int]:
@@ -310,14 +326,14 @@ class ObservationEncoder:
                 changed &= self._above_bulk
             on = changed & bits
             changed ^= on
-            while on:
-                low = on & -on
-                view[low.bit_length() - 1] = 1.0
-                on ^= low
+            while on:  # from the highest bit down (a shift and an xor a bit: fewer big ints than ``on & -on``)
+                entry = on.bit_length() - 1
+                view[entry] = 1.0
+                on ^= 1 << entry
             while changed:
-                low = changed & -changed
-                view[low.bit_length() - 1] = 0.0
-                changed ^= low
+                entry = changed.bit_length() - 1
+                view[entry] = 0.0
+                changed ^= 1 << entry
         scores = state.side_scores
         if scores != self._scores[seat]:
             self._scores[seat] = list(scores)

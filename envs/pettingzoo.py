@@ -121,8 +121,14 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
         """``AECEnv.last``: the observation, cumulative reward, termination, truncation and info of the agent to act."""
         agent = self.agent_selection
-        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent], self.terminations[agent],
-                self.truncations[agent], self.infos[agent])
+        observation = None
+        if observe:  # observe(agent), inlined: it runs at every step
+            state = self.state
+            assert state is not None  # reset() comes first
+            mask = self._mask if state.current_player is not None else self._no_mask
+            observation = {"observation": self.encoder.encode(state, self._seat_of[agent]), "action_mask": mask.copy()}
+        return (observation, self._cumulative_rewards[agent], self.terminations[agent], self.truncations[agent],
+                self.infos[agent])
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

@@ -199,3 +199,29 @@ def test_the_fast_encoding_is_the_observations_at_every_move(game: str, players:
         for seat in range(players):  # and at the match's end
             view = env.state.observation(seat, history=True)
             np.testing.assert_array_equal(env.encode(seat), reference.encode(view, seat, env._deal_start))
+
+
+@pytest.mark.parametrize("game", engine.list_games())
+def test_the_incremental_encoding_is_a_fresh_encoding_at_every_step(game: str) -> None:
+    """The vectors kept up to date move by move (and the env's step and observe around them) equal the vector worked
+    out afresh from the state at every step, across a deal's end and to the match's end: the acting seat's only (as a
+    learner's loop asks), or every seat's at every step."""
+    env = CardtableEnv(game, options={"max_deals": 2})
+    fresh = env.encoder.twin()
+    steps = []
+
+    def checker(every_seat: bool):
+        def check(env: CardtableEnv, observation: dict, info: dict) -> None:
+            state = env.state
+            steps.append(state.current_player)
+            np.testing.assert_array_equal(observation["observation"],
+                                          fresh.encode_afresh(state, state.current_player, env._deal_start))
+            for seat in range(env.n) if every_seat else ():
+                np.testing.assert_array_equal(env.encode(seat), fresh.encode_afresh(state, seat, env._deal_start))
+        return check
+
+    for seed, every_seat in ((5, False), (6, True), (7, False)):
+        _play(env, seed, checker(every_seat))
+        for seat in range(env.n):
+            np.testing.assert_array_equal(env.encode(seat), fresh.encode_afresh(env.state, seat, env._deal_start))
+    assert len(steps) > 20

@@ -1,0 +1,90 @@
+"""The PettingZoo environment's step and the AEC protocol's floor step counted in instructions (callgrind), game by
+game: the loops of ``cardtable bench --env pettingzoo`` (``envs.bench.env_steps`` and ``protocol_steps``), steadier
+than its wall clock on a shared machine.
+
+    python tools/callgrind_env.py [--deals N] [--root CHECKOUT] [--switch-off encoder|encoder+moved] [GAME ...]
+
+It runs itself under ``valgrind --tool=callgrind`` (PYTHONHASHSEED=0, CARDTABLE_ENGINE=python unless set) and prints
+one JSON line per game: the instructions per step of N seeded one-deal matches of each loop, played between two
+``os.getppid()`` calls (``--dump-before=os_getppid``) after a warm-up match and a full garbage collection, and
+``ratio``, the protocol's instructions per step over the environment's (the instruction count's
+``env_steps_per_s / protocol_steps_per_s``). ``--switch-off encoder`` returns each seat's vector as it stands instead
+of encoding (what the encoder costs), ``encoder+moved`` also tells it of no move.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+GAMES = ("belote", "belote_contree", "boonaken", "botifarra", "german_whist", "tablanette", "tablic", "thunee",
+         "trappola", "tres", "two_ten_jack")
+
+
+def play(games: list[str], deals: int, switch_off: str | None) -> None:
+    """The measured regions (in the child, under callgrind); prints the steps each region played."""
+    from envs.bench import env_steps, protocol_steps
+    from envs.encoding import ObservationEncoder
+
+    if switch_off:
+        ObservationEncoder.encode = lambda self, state, seat: self._vectors[seat].copy()  # type: ignore[method-assign]
+        if switch_off == "encoder+moved":
+            ObservationEncoder.moved = lambda self, state, action: None  # type: ignore[method-assign]
+    for game in games:
+        for make in (protocol_steps, env_steps):
+            loop = make(game, None, 1)
+            loop(0)
+            gc.collect()
+            steps = 0
+            os.getppid()
+            for k in range(1, deals + 1):
+                steps += loop(k)
+            os.getppid()
+            print(steps, flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("games", nargs="*", default=list(GAMES))
+    ap.add_argument("--deals", type=int, default=5)
+    ap.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent)
+    ap.add_argument("--switch-off", choices=("encoder", "encoder+moved"), default=None)
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        play(args.games, args.deals, args.switch_off)
+        return
+    root = args.root.resolve()
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(root)}
+    env.setdefault("CARDTABLE_ENGINE", "python")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "env.out"
+        child = [sys.executable, __file__, "--child", "--deals", str(args.deals), *args.games]
+        if args.switch_off:
+            child += ["--switch-off", args.switch_off]
+        run = subprocess.run(["valgrind", "--tool=callgrind", "--dump-before=os_getppid",
+                              f"--callgrind-out-file={out}", *child],
+                             env=env, cwd=root, check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True)
+        steps = [int(line) for line in run.stdout.split()]
+        for g, game in enumerate(args.games):
+            per_step = []
+            for j in range(2):  # dumps: .1 the start and the first warm-up, .2 the first region, .3 ...
+                k = 2 * g + j
+                found = re.search(r"^(?:summary|totals): (\d+)", Path(f"{out}.{2 * k + 2}").read_text(), re.M)
+                assert found, f"no totals in {out}.{2 * k + 2}"
+                per_step.append(int(found.group(1)) / steps[k])
+            print(json.dumps({"game": game, "engine": env["CARDTABLE_ENGINE"], "deals": args.deals,
+                              "protocol_instr_per_step": round(per_step[0]), "env_instr_per_step": round(per_step[1]),
+                              "ratio": round(per_step[0] / per_step[1], 3)}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
