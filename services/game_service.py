@@ -91,9 +91,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         acted = await self.matches.act(request.match_id, request.seat, request.seat_token, request.action,
                                      request.expected_move_number)
         match = acted.match
-        return game_service_pb2.ActResponse(moves=[_move(p, request.seat) for p in acted.played],
-                                            view=seat_view(match.state, request.seat, match.version, history=False),
-                                            replay_id=acted.replay_id)
+        answer = game_service_pb2.ActResponse(replay_id=acted.replay_id)
+        add_move = answer.moves.add  # filled in place: a message passed to the constructor would be copied
+        for played in acted.played:
+            add_move(number=played.number, seat=played.seat, action=played.seen_by(request.seat),
+                     deal_index=played.deal_index)
+        seat_view(match.state, request.seat, match.version, history=False, into=answer.view)
+        return answer
 
     @streaming
     async def WatchGame(self, request: game_service_pb2.WatchGameRequest,

@@ -83,6 +83,8 @@ class LiveMatch:
         # Without its history, state.moves holds only the moves played since loading.
         self.has_history = has_history
         self.seats = [Seat(**s) for s in meta["seats"]]
+        # seat -> the token last found right for it (UTF-8): a cached match's next move skips hashing it again
+        self._tokens_checked: dict[int, bytes] = {}
 
     # ---- creation and loading -----------------------------------------------------------------------------------
 
@@ -135,8 +137,13 @@ class LiveMatch:
         expected = self.meta["token_sha256"][str(seat)]
         if not token:
             raise PermissionDenied(f"seat {seat}'s token is missing (seat_token)")
+        given = token.encode()
+        checked = self._tokens_checked.get(seat)
+        if checked is not None and hmac.compare_digest(given, checked):
+            return
         if not hmac.compare_digest(_digest(token), expected):
             raise PermissionDenied(f"wrong token for seat {seat}")
+        self._tokens_checked[seat] = given
 
     # ---- play ---------------------------------------------------------------------------------------------------
 

@@ -39,11 +39,14 @@ def full_observation(state: State) -> dict[str, Any]:
     return {**state.to_position(), "history": [[seat, action] for seat, action in state.history]}
 
 
-def seat_view(state: State, seat: int, move_number: int, history: bool = True) -> common_pb2.View:
-    """``seat``'s observation; ``history=False`` leaves out its "history" key (for a state loaded without it)."""
+def seat_view(state: State, seat: int, move_number: int, history: bool = True,
+              into: common_pb2.View | None = None) -> common_pb2.View:
+    """``seat``'s observation; ``history=False`` leaves out its "history" key (for a state loaded without it).
+    ``into``: an empty View to fill (an answer's own field, which spares copying a View into the answer)."""
     observation = state.observation(seat, history=history)
     legal = observation["legal_actions"]
-    out = _view(state, common_pb2.PERSPECTIVE_SEAT, observation, move_number, seat=seat, legal_actions=legal)
+    out = _view(state, common_pb2.PERSPECTIVE_SEAT, observation, move_number, seat=seat, legal_actions=legal,
+                into=into)
     if legal:
         out.legal_turns.extend(state.turn_choices())  # whole turns, for people (a fishing capture with its cards)
     return out
@@ -68,10 +71,20 @@ def view(state: State, perspective: int, seat: int, move_number: int) -> common_
 
 
 def _view(state: State, perspective: int, body: dict, move_number: int, seat: int = 0,
-          legal_actions: list[str] | None = None) -> common_pb2.View:
-    out = common_pb2.View(perspective=perspective, seat=seat, move_number=move_number, deal_index=state.deal_index,
-                          phase=state.phase, scores=state.scores, legal_actions=legal_actions or (),
-                          game_over=state.is_terminal, winners=state.winners or (), json=to_json(body))
+          legal_actions: list[str] | None = None, into: common_pb2.View | None = None) -> common_pb2.View:
+    out = common_pb2.View() if into is None else into
+    out.perspective = perspective
+    out.seat = seat
+    out.move_number = move_number
+    out.deal_index = state.deal_index
+    out.phase = state.phase
+    out.scores.extend(state.scores)
+    if legal_actions:
+        out.legal_actions.extend(legal_actions)
+    out.game_over = state.is_terminal
+    if state.winners:
+        out.winners.extend(state.winners)
+    out.json = to_json(body)
     if state.current_player is not None:
         out.current_player = state.current_player
     return out

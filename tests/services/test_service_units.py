@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import engine
 from services.app.auth import key_from_metadata
 from services.app.convert import option_value, options_from_request, python_value
-from services.app.errors import InvalidArgument
+from services.app.errors import InvalidArgument, PermissionDenied
 from services.app.matches import LiveMatch, Seat
 from services.app.paging import page
 from services.app.views import public_observation
@@ -100,3 +100,20 @@ def test_the_web_answers_a_redis_away_or_failing_over_with_503(error, status):
 
     response = asyncio.run(api(handler)(SimpleNamespace(url=SimpleNamespace(path="/api/games"))))
     assert response.status_code == status
+
+
+def test_a_seat_token_found_right_once_is_judged_the_same_again():
+    """authorize keeps the token it found right (a cached match's next move skips hashing it): a second call, and
+    any other token or seat after it, is answered as a match that never checked a token answers."""
+    match, tokens, _ = LiveMatch.create("tablanette", [Seat("person"), Seat("person")], {}, seed=3,
+                                        first_dealer=None)
+    fresh = LiveMatch(match.match_id, match.meta, match.state, match.version)
+    for checked in (match, match, fresh):
+        checked.authorize(0, tokens[0])
+    for seat, token in [(0, tokens[1]), (1, tokens[0]), (0, tokens[0] + "x"), (0, tokens[0][:-1]), (0, "é")]:
+        with pytest.raises(PermissionDenied):
+            match.authorize(seat, token)
+        with pytest.raises(PermissionDenied):
+            LiveMatch(match.match_id, match.meta, match.state, match.version).authorize(seat, token)
+    match.authorize(1, tokens[1])
+    match.authorize(0, tokens[0])
