@@ -56,6 +56,7 @@ class Tables:
     points: tuple[int, ...]
     block_points: tuple[tuple[int, ...], ...]  # block_points[suit][bits]: the points of those cards of the suit
     above: tuple[int, ...]  # above[card]: the cards above it in its suit
+    kind: tuple[int, ...]  # kind[card]: its suit and points (cards of one kind with no live card between play alike)
     follow: FollowRule  # the rule, its free trump named in the inner numbering
     plain_follow: tuple[bool, ...]  # per led suit: a hand that holds the suit plays exactly its cards of it
 
@@ -109,19 +110,21 @@ def _make_tables(rules: TrickRules, trump: int) -> Tables:
             table[bits] = table[bits ^ low] + worth[13 * s + low.bit_length() - 1]
         block_points.append(tuple(table))
     above = tuple(SUIT_MASK[SUIT[i]] & ~((2 << i) - 1) for i in range(52))
-    return Tables(tuple(inner), tuple(card_of), beat, over, worth, tuple(block_points), above, follow, plain)
+    kind = tuple(SUIT[i] << 16 | worth[i] for i in range(52))
+    return Tables(tuple(inner), tuple(card_of), beat, over, worth, tuple(block_points), above, kind, follow, plain)
 
 
 @lru_cache(maxsize=64)
 def seats(side_of: tuple[int, ...], side: int) -> tuple[tuple[bool, ...], tuple[int, ...],
                                                        tuple[tuple[tuple[int, ...], ...], ...], tuple[int, ...],
                                                        tuple[int, ...]]:
-    """Per seat whether it plays for ``side``, the next seat, the seats after it in a trick from its ``k``-th card
-    (``later[seat][k]``); the seats of the side and the others."""
+    """Per seat whether it plays for ``side``, the next seat, the seats of the other side that play after it in a
+    trick from its ``k``-th card (``rivals[seat][k]``); the seats of the side and the others."""
     n = len(side_of)
     maxi = tuple(side_of[s] == side for s in range(n))
-    later = tuple(tuple(tuple((s + j) % n for j in range(1, n - k)) for k in range(n)) for s in range(n))
-    return (maxi, tuple((s + 1) % n for s in range(n)), later, tuple(s for s in range(n) if maxi[s]),
+    rivals = tuple(tuple(tuple((s + j) % n for j in range(1, n - k) if maxi[(s + j) % n] != maxi[s])
+                         for k in range(n)) for s in range(n))
+    return (maxi, tuple((s + 1) % n for s in range(n)), rivals, tuple(s for s in range(n) if maxi[s]),
             tuple(s for s in range(n) if not maxi[s]))
 
 
@@ -229,14 +232,16 @@ class Search:
     def _build(self) -> None:  # noqa: C901  (the search's closures share its state: one scope on purpose)
         t, rules, n, side_of, side = self.t, self.rules, self.n, self.side_of, self.side
         hands, stock, counts = self.hands, self.stock, self.counts
-        beat, over_of, worth, block_points, above = t.beat, t.over, t.points, t.block_points, t.above
+        beat, over_of, worth, block_points, above, kind = t.beat, t.over, t.points, t.block_points, t.above, t.kind
         follow, plain_follow = t.follow, t.plain_follow
         trump = self.trump
         trump_mask = SUIT_MASK[trump] if trump != NO_TRUMP else 0
+        trump_shift = 13 * trump if trump != NO_TRUMP else 0
+        trump_points = block_points[trump] if trump != NO_TRUMP else block_points[0]
         scored = rules.points is not None
         bonus, total = rules.last_trick, rules.tricks
         lead_passes = rules.lead_passes
-        maxi, nxt, later, max_seats, min_seats = seats(side_of, side)
+        maxi, nxt, rivals, max_seats, min_seats = seats(side_of, side)
         tricks_left = [sum(counts[k:]) for k in range(total + 1)]
         all_count = [all(counts[k:]) for k in range(total + 1)]
         nstock = len(stock)
@@ -287,17 +292,6 @@ class Search:
         def sync() -> int:
             return nodes
 
-        def sure(own: int, other: int) -> int:
-            """The trumps of ``own`` above every other live trump (``other``: the rest live): whenever one is played
-            it wins its trick (a plain card may be discarded, a trump never loses to a lower card)."""
-            m = own & trump_mask
-            y = other & trump_mask
-            return m & ~((1 << y.bit_length()) - 1) if y and m else m
-
-        def mask_points(m: int) -> int:
-            return (block_points[0][m & BLOCK] + block_points[1][m >> 13 & BLOCK] + block_points[2][m >> 26 & BLOCK]
-                    + block_points[3][m >> 39 & BLOCK])
-
         def sure_tricks(sure_cards: int, of: tuple[int, ...]) -> int:
             return max((hands[s] & sure_cards).bit_count() for s in of)
 
@@ -318,11 +312,16 @@ class Search:
                     own |= hands[s]
                 for s in min_seats:
                     theirs |= hands[s]
-                mine = sure(own, live & ~own)
-                against = sure(theirs, live & ~theirs)
+                # each side's sure trumps: above every other live trump, they win their trick whenever played (a plain
+                # card may be discarded, a trump never loses to a lower card)
+                live_trumps = live & trump_mask
+                mine = own & live_trumps & -(1 << (live_trumps & ~own).bit_length())
+                against = theirs & live_trumps & -(1 << (live_trumps & ~theirs).bit_length())
                 if scored:
-                    low = mask_points(mine)
-                    high -= mask_points(against)
+                    if mine:
+                        low = trump_points[mine >> trump_shift]
+                    if against:
+                        high -= trump_points[against >> trump_shift]
                 elif all_count[done]:
                     if mine:
                         low = sure_tricks(mine, max_seats)
@@ -421,8 +420,20 @@ class Search:
                     legal = same
                 else:
                     legal = legal_mask(follow, hand, led, trump, over_of[best], side_of[best_seat] == side_of[seat])
-                moves = [legal.bit_length() - 1] if legal & (legal - 1) == 0 else \
-                    follows(legal, best, best_seat, seat, k, led)
+                if not legal & (legal - 1):  # one card to play: no choice to order or compare
+                    card = legal.bit_length() - 1
+                    hands[seat] = hand ^ legal
+                    if beat[best] & legal:
+                        best, best_seat = card, seat
+                    if k == n - 1:
+                        v = trick_over(best_seat, trick | legal, trick_points + worth[card], leader, done, alpha, beta)
+                    else:
+                        v = ply(nxt[seat], k + 1, led, best, best_seat, trick | legal, trick_points + worth[card],
+                                leader, done, alpha, beta, -1)
+                    hands[seat] = hand
+                    lead_move = card
+                    return v
+                moves = follows(legal, best, best_seat, seat, k, led)
             maximizing = maxi[seat]
             value = -INFINITY if maximizing else INFINITY
             chosen = -1
@@ -490,22 +501,28 @@ class Search:
             """The first card of each run of equivalent ones in ``cards`` (a mask), from the top: a card whose next
             card above in the mask is of its suit, worth the same, with no live card between them, plays as that
             one does."""
-            out = []
-            prev = -1
+            card = cards.bit_length() - 1
+            out = [card]
+            cards ^= BIT[card]
             while cards:
+                prev = card
                 card = cards.bit_length() - 1
                 cards ^= BIT[card]
-                if prev < 0 or prev // 13 != card // 13 or worth[prev] != worth[card] or \
-                        live & (BIT[prev] - BIT[card + 1]):
+                if kind[prev] != kind[card] or live & (BIT[prev] - BIT[card + 1]):
                     out.append(card)
-                prev = card
             return out
 
         def leads(hand: int, first: int) -> list[int]:
-            """The cards to lead, one of each equivalent run: the table's best first, then the masters of their
-            suits (nothing live above them), then the low cards."""
+            """The cards to lead, one of each equivalent run (:func:`heads`, inline): the table's best first, then
+            the masters of their suits (nothing live above them), then the low cards."""
             keyed = []
-            for card in heads(hand):
+            card = -1
+            while hand:
+                prev = card
+                card = hand.bit_length() - 1
+                hand ^= BIT[card]
+                if prev >= 0 and kind[prev] == kind[card] and not live & (BIT[prev] - BIT[card + 1]):
+                    continue
                 if card == first:
                     keyed.append(-1)
                 else:
@@ -514,23 +531,29 @@ class Search:
             return [first if x < 0 else (63 - x if x < 64 else x - 64) for x in keyed]
 
         def follows(legal: int, best: int, best_seat: int, seat: int, k: int, led: int) -> list[int]:
-            """The legal cards to follow with, one of each equivalent run. While the trick is safe for the seat's
-            side (its partner wins and no opponent to play can beat him), the richest non-winners first; else the
-            cheapest winner no later opponent can beat, the other winners, then the poorest discards."""
-            keyed = []
-            mine = maxi[seat]
+            """The legal cards to follow with, one of each equivalent run (:func:`heads`, inline). While the trick is
+            safe for the seat's side (its partner wins and no opponent to play can beat him), the richest non-winners
+            first; else the cheapest winner no later opponent can beat, the other winners, then the poorest
+            discards."""
             led_mask = suit_masks[led]
             threat = 0  # the cards later opponents could beat with
-            for s in later[seat][k]:
-                if maxi[s] != mine:
-                    h = hands[s]
-                    threat |= h & led_mask or h
-            safe = maxi[best_seat] == mine and not beat[best] & threat
+            for s in rivals[seat][k]:
+                h = hands[s]
+                threat |= h & led_mask or h
             winners = beat[best]
-            for card in heads(legal):
+            safe = maxi[best_seat] == maxi[seat] and not winners & threat
+            keyed = []
+            card = -1
+            while legal:
+                prev = card
+                card = legal.bit_length() - 1
+                bit = BIT[card]
+                legal ^= bit
+                if prev >= 0 and kind[prev] == kind[card] and not live & (BIT[prev] - BIT[card + 1]):
+                    continue
                 if safe:
                     keyed.append((63 - worth[card]) * 64 + card)
-                elif winners & BIT[card]:
+                elif winners & bit:
                     keyed.append(card if not beat[card] & threat else 4096 + card)
                 else:
                     keyed.append(8192 + worth[card] * 64 + card)
