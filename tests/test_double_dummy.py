@@ -120,11 +120,15 @@ def test_the_solver_agrees_with_the_one_it_replaced_on_larger_endings(name: str,
     assert new.solve() == old.solve()
 
 
-@pytest.mark.parametrize(("name", "tricks", "seed"), LARGER)
+QUICK = [(name, tricks, seed) for name, sizes in (("german_whist", (4, 6, 8, 9.5, 13)), ("german_whist:all", (6, 8.5)))
+         for tricks in sizes for seed in range(3)]
+
+
+@pytest.mark.parametrize(("name", "tricks", "seed"), QUICK)
 def test_the_quick_lead_bound_changes_no_value(name: str, tricks: float, seed: int,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bound from a master led that no one can trump (``QUICK_LEAD``) prunes, and changes no value: each card's
-    and the position's, for both sides, on random endings, equal an unpruned search's."""
+    """The bound from a master led that no opponent can trump (``QUICK_LEAD``, where tricks are counted) prunes, and
+    changes no value: each card's and the position's, for both sides, on random endings, equal an unpruned search's."""
     state = _endings(name, tricks, 3)[seed]
     other = next(s for s in state.side_of if s != state.side_of[state.current_player])
     pruned = DoubleDummy(state)
