@@ -472,22 +472,22 @@ class Search:
             maximizing = maxi[seat]
             value = -INFINITY if maximizing else INFINITY
             chosen = -1
+            after = nxt[seat]
+            beaters = beat[best]
             last = k == n - 1
             for card in moves:
                 bit = BIT[card]
                 hands[seat] = hand ^ bit
                 if k == 0:
-                    v = ply(nxt[seat], 1, card // 13, card, seat, bit, worth[card], leader, done, alpha, beta, -1)
-                elif beat[best] & bit:
-                    if last:
-                        v = trick_over(seat, trick | bit, trick_points + worth[card], leader, done, alpha, beta)
-                    else:
-                        v = ply(nxt[seat], k + 1, led, card, seat, trick | bit, trick_points + worth[card], leader,
-                                done, alpha, beta, -1)
+                    v = ply(after, 1, card // 13, card, seat, bit, worth[card], leader, done, alpha, beta, -1)
                 elif last:
-                    v = trick_over(best_seat, trick | bit, trick_points + worth[card], leader, done, alpha, beta)
+                    v = trick_over(seat if beaters & bit else best_seat, trick | bit, trick_points + worth[card],
+                                   leader, done, alpha, beta)
+                elif beaters & bit:
+                    v = ply(after, k + 1, led, card, seat, trick | bit, trick_points + worth[card], leader, done,
+                            alpha, beta, -1)
                 else:
-                    v = ply(nxt[seat], k + 1, led, best, best_seat, trick | bit, trick_points + worth[card], leader,
+                    v = ply(after, k + 1, led, best, best_seat, trick | bit, trick_points + worth[card], leader,
                             done, alpha, beta, -1)
                 hands[seat] = hand
                 if maximizing:
