@@ -475,7 +475,8 @@ class Search:
             after = nxt[seat]
             beaters = beat[best]
             last = k == n - 1
-            for card in moves:
+            for key in moves:
+                card = key & 63
                 bit = BIT[card]
                 hands[seat] = hand ^ bit
                 if k == 0:
@@ -548,8 +549,9 @@ class Search:
             return out
 
         def leads(hand: int, first: int) -> list[int]:
-            """The cards to lead, one of each equivalent run (:func:`heads`, inline): the table's best first, then
-            the masters of their suits (nothing live above them), then the low cards."""
+            """The cards to lead, one of each equivalent run (:func:`heads`, inline), as sorted keys (the card in the
+            low 6 bits): the table's best first, then the masters of their suits (nothing live above them), then the
+            low cards."""
             keyed = []
             card = -1
             while hand:
@@ -559,17 +561,17 @@ class Search:
                 if prev >= 0 and kind[prev] == kind[card] and not live & (BIT[prev] - BIT[card + 1]):
                     continue
                 if card == first:
-                    keyed.append(-1)
+                    keyed.append(card)
                 else:
-                    keyed.append(63 - card if not live & above[card] else 64 + card)
+                    keyed.append((64 - card if not live & above[card] else 128 + card) << 6 | card)
             keyed.sort()
-            return [first if x < 0 else (63 - x if x < 64 else x - 64) for x in keyed]
+            return keyed
 
         def follows(legal: int, best: int, best_seat: int, seat: int, k: int, led: int) -> list[int]:
-            """The legal cards to follow with, one of each equivalent run (:func:`heads`, inline). While the trick is
-            safe for the seat's side (its partner wins and no opponent to play can beat him), the richest non-winners
-            first; else the cheapest winner no later opponent can beat, the other winners, then the poorest
-            discards."""
+            """The legal cards to follow with, one of each equivalent run (:func:`heads`, inline), as sorted keys (the
+            card in the low 6 bits). While the trick is safe for the seat's side (its partner wins and no opponent to
+            play can beat him), the richest non-winners first; else the cheapest winner no later opponent can beat,
+            the other winners, then the poorest discards."""
             led_mask = suit_masks[led]
             threat = 0  # the cards later opponents could beat with
             for s in rivals[seat][k]:
@@ -593,7 +595,7 @@ class Search:
                 else:
                     keyed.append(8192 + worth[card] * 64 + card)
             keyed.sort()
-            return [x & 63 for x in keyed]
+            return keyed
 
         def root() -> tuple[int, int, int, int, int, int, int]:
             """The position's trick: (seat, k, led, best, best_seat, cards, points)."""
@@ -642,10 +644,10 @@ class Search:
             hand = hands[seat]
             if k == 0:
                 legal = hand
-                searched = leads(hand, -1)
+                searched = [x & 63 for x in leads(hand, -1)]
             else:
                 legal = legal_mask(follow, hand, led, trump, over_of[best], side_of[best_seat] == side_of[seat])
-                searched = follows(legal, best, best_seat, seat, k, led)
+                searched = [x & 63 for x in follows(legal, best, best_seat, seat, k, led)]
             runs: dict[int, list[int]] = {c: [] for c in searched}
             tops = heads(legal)
             for card in cards_in(legal):
@@ -666,11 +668,11 @@ class Search:
                 for j in range(k, n):
                     hand = hands[seat]
                     if j == 0:
-                        card = leads(hand, -1)[0]
+                        card = leads(hand, -1)[0] & 63
                         led, best, best_seat = card // 13, card, seat
                     else:
                         legal = legal_mask(follow, hand, led, trump, over_of[best], side_of[best_seat] == side_of[seat])
-                        card = follows(legal, best, best_seat, seat, j, led)[0] if legal & (legal - 1) else \
+                        card = follows(legal, best, best_seat, seat, j, led)[0] & 63 if legal & (legal - 1) else \
                             legal.bit_length() - 1
                         if beat[best] & BIT[card]:
                             best, best_seat = card, seat
