@@ -336,16 +336,21 @@ class Search:
             if high <= alpha:
                 return high
             if trump_mask:
-                own = theirs = 0
+                own = 0
                 for s in max_seats:
                     own |= hands[s]
-                for s in min_seats:
-                    theirs |= hands[s]
                 # each side's sure trumps: above every other live trump, they win their trick whenever played (a plain
-                # card may be discarded, a trump never loses to a lower card)
+                # card may be discarded, a trump never loses to a lower card); the stock's trumps are the others'
                 live_trumps = live & trump_mask
-                mine = own & live_trumps & -(1 << (live_trumps & ~own).bit_length())
-                against = theirs & live_trumps & -(1 << (live_trumps & ~theirs).bit_length())
+                own_trumps = own & trump_mask
+                if drawn == nstock:
+                    their_trumps = live_trumps ^ own_trumps
+                else:
+                    their_trumps = 0
+                    for s in min_seats:
+                        their_trumps |= hands[s] & trump_mask
+                mine = own_trumps & -(1 << (live_trumps ^ own_trumps).bit_length())
+                against = their_trumps & -(1 << (live_trumps ^ their_trumps).bit_length())
                 if scored:
                     if mine:
                         low = trump_points[mine >> trump_shift]
