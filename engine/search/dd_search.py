@@ -246,6 +246,12 @@ class Search:
         trump = self.trump
         trump_mask = SUIT_MASK[trump] if trump != NO_TRUMP else 0
         quick_lead = QUICK_LEAD
+        # the move orders' sort keys, the card in the low 6 bits: leads (masters from the top, then low cards from the
+        # bottom) and follows (the richest first, or the poorest)
+        master_key = tuple((64 - c) << 6 | c for c in range(52))
+        low_key = tuple((128 + c) << 6 | c for c in range(52))
+        rich_key = tuple((63 - worth[c]) * 64 + c for c in range(52))
+        poor_key = tuple(8192 + worth[c] * 64 + c for c in range(52))
         trump_shift = 13 * trump if trump != NO_TRUMP else 0
         trump_points = block_points[trump] if trump != NO_TRUMP else block_points[0]
         scored = rules.points is not None
@@ -568,7 +574,7 @@ class Search:
                 if card == first:
                     keyed.append(card)
                 else:
-                    keyed.append((64 - card if not live & above[card] else 128 + card) << 6 | card)
+                    keyed.append(low_key[card] if live & above[card] else master_key[card])
             keyed.sort()
             return keyed
 
@@ -594,11 +600,11 @@ class Search:
                 if prev >= 0 and kind[prev] == kind[card] and not live & (BIT[prev] - BIT[card + 1]):
                     continue
                 if safe:
-                    keyed.append((63 - worth[card]) * 64 + card)
+                    keyed.append(rich_key[card])
                 elif winners & bit:
                     keyed.append(card if not beat[card] & threat else 4096 + card)
                 else:
-                    keyed.append(8192 + worth[card] * 64 + card)
+                    keyed.append(poor_key[card])
             keyed.sort()
             return keyed
 
