@@ -15,6 +15,7 @@ from engine.budget import Budget, Meter
 from engine.cards import BIT, SUIT, cards_in, mask_of, parse_cards
 from engine.rng import Rng
 from engine.scoring import point_table
+from engine.search import dd_search
 from engine.search.dd_search import Search, exact_value
 from engine.search.double_dummy import DoubleDummy, NodeBudgetExceeded, Table, cards_left, taken, unsolvable
 from engine.trickgame import TrickGame, TrickRules
@@ -117,6 +118,24 @@ def test_the_solver_agrees_with_the_one_it_replaced_on_larger_endings(name: str,
     new, old = DoubleDummy(state), dd_reference.DoubleDummy(state)
     assert new.card_values() == old.card_values()
     assert new.solve() == old.solve()
+
+
+QUICK = [(name, tricks, seed) for name, sizes in (("german_whist", (4, 6, 8, 9.5, 13)), ("german_whist:all", (6, 8.5)))
+         for tricks in sizes for seed in range(3)]
+
+
+@pytest.mark.parametrize(("name", "tricks", "seed"), QUICK)
+def test_the_quick_lead_bound_changes_no_value(name: str, tricks: float, seed: int,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bound from a master led that no opponent can trump (``QUICK_LEAD``, where tricks are counted) prunes, and
+    changes no value: each card's and the position's, for both sides, on random endings, equal an unpruned search's."""
+    state = _endings(name, tricks, 3)[seed]
+    other = next(s for s in state.side_of if s != state.side_of[state.current_player])
+    pruned = DoubleDummy(state)
+    found = (pruned.card_values(), pruned.solve(), DoubleDummy(state, side=other).solve())
+    monkeypatch.setattr(dd_search, "QUICK_LEAD", False)
+    unpruned = DoubleDummy(state)
+    assert found == (unpruned.card_values(), unpruned.solve(), DoubleDummy(state, side=other).solve())
 
 
 @pytest.mark.parametrize("name", ["german_whist", "belote_contree"])
