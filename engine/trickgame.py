@@ -233,6 +233,25 @@ class TrickGame(State):
                                for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards", "_next_seats"))
         actions = getattr(cls, "ACTIONS", None)
         cls._loop_class = (() if actions is None else actions.plain_card,) + cls._own_hooks
+        cls._pick_move_path()
+
+    @classmethod
+    def _pick_move_path(cls) -> None:
+        """Set the class's ``_legal_ids`` and ``_apply``, which no game defines: with decision phases the base's,
+        which ask the phase in play; without, every move is the play's, listed by ``_card_ids`` (``_turn_ids`` when
+        the play has moves beside the cards) and played by the trick loop itself, with no phase to ask."""
+        for name in ("_legal_ids", "_apply"):
+            if name in vars(cls):
+                raise TypeError(f"{cls.__name__} defines {name}: a trick game's moves are its decision phases' and "
+                                "the trick loop's, and TrickGame picks the path")
+        if cls._deciding:
+            legal_ids, apply = TrickGame._legal_ids, TrickGame._apply
+        else:
+            extras = getattr(getattr(cls, "RULES", None), "extras", False) or \
+                cls._turn_extras is not TrickGame._turn_extras
+            legal_ids, apply = cls._turn_ids if extras else cls._card_ids, TrickGame._play_action
+        setattr(cls, "_legal_ids", legal_ids)  # noqa: B010 (mypy refuses an assignment to a method)
+        setattr(cls, "_apply", apply)  # noqa: B010
 
     hands: list[int]
     trump: int
