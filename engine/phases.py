@@ -130,6 +130,16 @@ class Phase(ABC, Generic[G]):
         with the rule that says so; None: the phase decides no trump."""
         return None
 
+    def leader(self, game: G) -> int | None:
+        """The seat that leads the deal's first trick when this phase decides it (an auction's declarer); None: the
+        phase does not (the dealer's left leads, ``TrickGame._first_leader``)."""
+        return None
+
+    def carry(self, game: G, position: Mapping[str, Any]) -> None:
+        """Set what the phase's keys among the game's ``CARRIED`` say of the match so far (PositionError on a bad
+        value), before a deal is dealt from a position's ``deal_deck``: the unplayed deal of a match that ended at its
+        length, and the start of a later deal (``State.deal_start_position``), when the deal depends on them."""
+
     def deal_again(self, game: G, trump: int) -> bool:
         """Loading a position, when this phase decides how the deal before the play is dealt (a second dealing
         after the taking rounds, the exchanges made): set the deal as ``deal_deck`` dealt it up to the first card

@@ -281,7 +281,12 @@ class TrickGame(State):
         """Score the finished deal and call ``_deal_over``."""
 
     def _first_leader(self) -> int:
-        """The seat that leads the first trick: the dealer's left."""
+        """The seat that leads the first trick: the phase's that decides it (``Phase.leader``), else the dealer's
+        left."""
+        for phase in self.DEAL_PHASES:
+            leader = phase.leader(self)
+            if leader is not None:
+                return leader
         return (self.dealer + 1) % self.n_players
 
     def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
@@ -315,11 +320,6 @@ class TrickGame(State):
         """Per seat, the seat that plays after it in a trick: the next seat clockwise (a game where some seats sit
         the deal out skips them)."""
         return NEXT_SEATS[self.n_players]
-
-    def _playing_seats(self) -> list[int] | None:
-        """The seats that play this deal's tricks, in turn order, when some seats sit it out (Boonaken 8.3's
-        eliminated winners); None: every seat plays."""
-        return None
 
     def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
         """Checks of a position's cards against ``deal_deck`` (PositionError), run before the tricks are replayed."""
@@ -725,7 +725,8 @@ class TrickGame(State):
         dealt = self._dealt_trump()
         if dealt is not None and trump != dealt[0]:
             raise PositionError(f"{dealt[1]}, got {p['trump']!r}")
-        order = self._playing_seats()
+        playing = sorted(set(self._next_seats()))  # (the seats some seat passes the turn to: those at the table)
+        order = playing if len(playing) < n else None
         most, size = self.RULES.tricks, self.RULES.trick_cards or (n if order is None else len(order))
         if not isinstance(p["tricks"], list) or len(p["tricks"]) > most:
             raise PositionError(f"tricks must list at most {most} finished tricks")

@@ -220,7 +220,7 @@ TRICK_MACHINERY = {"_legal_ids", "_apply"}
 # The most core names a game's own classes override (issue 29's target: 5 besides its phases and scoring), and each
 # game's count: what the engine has reached; lower them as the mixins become phases (a game may not climb back).
 MOST_OVERRIDES = 10
-OVERRIDES = {"belote": 10, "belote_contree": 10, "boonaken": 10, "botifarra": 7, "german_whist": 7, "tablanette": 6,
+OVERRIDES = {"belote": 10, "belote_contree": 10, "boonaken": 6, "botifarra": 7, "german_whist": 7, "tablanette": 6,
              "tablic": 6, "thunee": 9, "trappola": 4, "tres": 5, "two_ten_jack": 7}
 
 
