@@ -738,6 +738,7 @@ class FishingState(State):
 
     SWEEP_COUNTER = "sweeps"
     SWEEP: ClassVar[SweepRule]
+    _dealing: ClassVar[FishingDeal[Any] | None]  # (State sets it for each class: the game's FishingDeal)
     PHASES = ("play", "capture", "over")  # "capture": a capture being decided step by step
     DEAL_PHASES: ClassVar[tuple[Phase[Any], ...]] = (CAPTURE_PLAY,)
     DECK = tuple(range(52))
@@ -764,7 +765,9 @@ class FishingState(State):
 
     def _refill(self) -> None:
         """Deal new hands from the stock when every hand is empty: the dealing phase does."""
-        cast(FishingDeal[Any], self._dealing).refill(self)
+        dealing = self._dealing
+        assert dealing is not None  # (a fishing game declares a FishingDeal)
+        dealing.refill(self)
 
     def _sweep_points(self, played: int, captured: int) -> int:
         """What the capture of ``captured`` by ``played`` that emptied the table scores (``SWEEP``; 0: no sweep)."""
