@@ -13,7 +13,8 @@ exchange): it names the values of ``State.phase`` it acts in (``NAMES``) and giv
 says which seat a loaded position must have to act; a trick game asks it whenever its phase is not the play.
 
 The phases also carry what is theirs beyond the position: one of them deals (``deal``, the deal itself); a phase
-says the trump it decides and deals a loaded deal again up to the play (``trump``, ``deal_again``); what it keeps
+says the trump it decides and deals a loaded deal again up to the play (``trump``, ``deal_again``), who leads the
+first trick (``leader``) and what of the match so far a deal is dealt with (``carry``: its carried keys); what it keeps
 of its moves from the other seats (``seen_as``, ``secret_from``); and for determinization what a seat knows through
 it, what it hides, what a sample must keep of a hand, and how a sample renames its cards (``known``, ``hidden``,
 ``hand_check``, ``relabel``). The base asks only the phases that answer (tables set per class).
