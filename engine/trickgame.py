@@ -209,6 +209,8 @@ class TrickGame(State):
     _hiding: ClassVar[Mapping[str, tuple[Phase[Any], ...]]] = dict.fromkeys(HIDING, ())
     # The declared phases that add to an observation (whose ``observe`` is their own), in order (set for each class).
     _observing: ClassVar[tuple[Phase[Any], ...]] = ()
+    # The declared phases that may say who leads the first trick (whose ``leader`` is their own; set for each class).
+    _leading: ClassVar[tuple[Phase[Any], ...]] = ()
     # What shown_cards reads (set for each class): None when the observation decides (GameInfo.shown_every_move),
     # else whether the stock's top card is face up, the phases that show single face-up cards (Phase.face_up),
     # what tells the cards of other hands a seat knows, if it may know any (_known_cards, or _stock_drawn when the
@@ -220,6 +222,7 @@ class TrickGame(State):
         cls._deciding = decision_phases(cls.DEAL_PHASES)
         cls._hiding = hiding_phases(cls.DEAL_PHASES)
         cls._observing = tuple(phase for phase in cls.DEAL_PHASES if type(phase).observe is not Phase.observe)
+        cls._leading = tuple(phase for phase in cls.DEAL_PHASES if type(phase).leader is not Phase.leader)
         info = getattr(cls, "INFO", None)
         knows: Callable[[Any, int], int] | None = None
         if cls._hiding["known"] or cls._known_cards is not TrickGame._known_cards:
@@ -283,7 +286,7 @@ class TrickGame(State):
     def _first_leader(self) -> int:
         """The seat that leads the first trick: the phase's that decides it (``Phase.leader``), else the dealer's
         left."""
-        for phase in self.DEAL_PHASES:
+        for phase in self._leading:
             leader = phase.leader(self)
             if leader is not None:
                 return leader

@@ -214,7 +214,7 @@ def test_a_positions_own_keys_are_its_phases_keys(game: str) -> None:
 # phases as data), scoring, and what Python or the base sets on every class (ABC, the trick loop's hook table).
 SCORING = {"_score_deal", "_match_winners"}
 MACHINERY = {"_abc_impl", "_own_hooks", "_deciding", "_hiding", "_seeing", "_dealing", "_loop_class",
-             "_observing", "_showing"}
+             "_observing", "_showing", "_leading"}
 # What TrickGame sets on each of its classes, never a game's own (it refuses a class that defines them): the move path.
 TRICK_MACHINERY = {"_legal_ids", "_apply"}
 # The most core names a game's own classes override (issue 29's target: 5 besides its phases and scoring), and each
