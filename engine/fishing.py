@@ -642,17 +642,13 @@ F = TypeVar("F", bound="FishingState")
 
 
 class FishingDeal(Phase[F]):
-    """The phase that deals a fishing game's deal (``deal``, declared before :data:`CAPTURE_PLAY`), which also deals
-    the new hands from the stock once every hand is empty: each seat from the dealer's left, in ``packets``."""
+    """The phase that deals a fishing game's deal (``deal``, declared before :data:`CAPTURE_PLAY`), and says how
+    the new hands are dealt from the stock once every hand is empty: each seat from the dealer's left, in
+    ``packets`` (``FishingState._refill``)."""
 
     @abstractmethod
     def packets(self, game: F) -> tuple[int, ...]:
         """The cards each seat is dealt at a time, in order, for one hand."""
-
-    def refill(self, game: F) -> None:
-        """Deal new hands from the stock's top, every hand being empty."""
-        top = deal_round(game.stock, 0, game.hands, seats_from(game.dealer + 1, game.n_players), self.packets(game))
-        del game.stock[:top]
 
 
 class DealtRound(NamedTuple):
@@ -764,10 +760,11 @@ class FishingState(State):
         self.current_player = (self.dealer + 1) % self.n_players
 
     def _refill(self) -> None:
-        """Deal new hands from the stock when every hand is empty: the dealing phase does."""
+        """Deal new hands from the stock's top when every hand is empty, in the dealing phase's ``packets``."""
         dealing = self._dealing
         assert dealing is not None  # (a fishing game declares a FishingDeal)
-        dealing.refill(self)
+        top = deal_round(self.stock, 0, self.hands, seats_from(self.dealer + 1, self.n_players), dealing.packets(self))
+        del self.stock[:top]
 
     def _sweep_points(self, played: int, captured: int) -> int:
         """What the capture of ``captured`` by ``played`` that emptied the table scores (``SWEEP``; 0: no sweep)."""
