@@ -15,11 +15,12 @@ maximal unions and forbids trailing a card that can capture; Tablić by default 
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, TypeVar, cast
 
 from .cards import BIT, CARD_OF_CODE, CODES, RANK, RANK_MASK, STRING_RANK, cards_in, format_cards, mask_of, parse_card
 from .clone import LIST
+from .dealing import deal_round, seats_from
 from .determinize import Slot, in_deck_order, redeal, relabel_mask, relabeling
 from .errors import ActionLimitExceeded, IllegalAction, PositionError
 from .phases import Loading, Phase
@@ -626,6 +627,30 @@ def most_cards_bonus(pile_sizes: list[int]) -> list[int]:
     return [MOST_CARDS_BONUS if size == top else 0 for size in pile_sizes]
 
 
+class SweepRule(NamedTuple):
+    """What a sweep (a capture that empties the table) scores, as a game declares it (``FishingState.SWEEP``):
+    ``worth`` of the card played and the cards captured under the capture rules (None: 1 a sweep); the deal's last
+    play sweeps for points only when the option ``last_play`` is on (None: always); with ``at_once`` its points count
+    toward the match score as it is made (and may end the match there)."""
+
+    worth: Callable[[int, int, CaptureRules], int] | None = None
+    last_play: str | None = None
+    at_once: bool = False
+
+
+F = TypeVar("F", bound="FishingState")
+
+
+class FishingDeal(Phase[F]):
+    """The phase that deals a fishing game's deal (``deal``, declared before :data:`CAPTURE_PLAY`), and says how
+    the new hands are dealt from the stock once every hand is empty: each seat from the dealer's left, in
+    ``packets`` (``FishingState._refill``)."""
+
+    @abstractmethod
+    def packets(self, game: F) -> tuple[int, ...]:
+        """The cards each seat is dealt at a time, in order, for one hand."""
+
+
 class DealtRound(NamedTuple):
     """A round of hands as ``deal_deck`` dealt it: the cards each seat received (masks) and the stock left after."""
 
@@ -693,8 +718,8 @@ class FishingState(State):
     """The deal of a fishing game: hands, a face-up table, a stock, capture piles, sweeps and the last capture.
 
     A game subclass sets ``capture_rules`` in its ``SETTINGS``, deals the first hands and table in the phase that deals
-    (``Phase.deal``, declared before :data:`CAPTURE_PLAY`),
-    refills empty hands in ``_refill``, and says what a sweep is worth in ``_sweep``.
+    (a :class:`FishingDeal`, declared before :data:`CAPTURE_PLAY`), which refills empty hands from the stock too, and
+    declares what a sweep is worth (``SWEEP``).
     """
 
     capture_rules: CaptureRules
@@ -708,6 +733,8 @@ class FishingState(State):
     target: int  # the match target (each game sets it in its SETTINGS)
 
     SWEEP_COUNTER = "sweeps"
+    SWEEP: ClassVar[SweepRule]
+    _dealing: ClassVar[FishingDeal[Any] | None]  # (State sets it for each class: the game's FishingDeal)
     PHASES = ("play", "capture", "over")  # "capture": a capture being decided step by step
     DEAL_PHASES: ClassVar[tuple[Phase[Any], ...]] = (CAPTURE_PLAY,)
     DECK = tuple(range(52))
@@ -733,14 +760,18 @@ class FishingState(State):
         self.current_player = (self.dealer + 1) % self.n_players
 
     def _refill(self) -> None:
-        """Deal new hands from the stock when every hand is empty."""
+        """Deal new hands from the stock's top when every hand is empty, in the dealing phase's ``packets``."""
+        dealing = self._dealing
+        assert dealing is not None  # (a fishing game declares a FishingDeal)
+        top = deal_round(self.stock, 0, self.hands, seats_from(self.dealer + 1, self.n_players), dealing.packets(self))
+        del self.stock[:top]
 
-    def _sweep(self, seat: int, played: int, captured: int, last_play: bool) -> int:
-        """Points for a capture that emptied the table (0 when it does not count as a sweep)."""
-        return 0
-
-    def _sweep_scored_at_once(self) -> bool:
-        return False
+    def _sweep_points(self, played: int, captured: int) -> int:
+        """What the capture of ``captured`` by ``played`` that emptied the table scores (``SWEEP``; 0: no sweep)."""
+        rule = self.SWEEP
+        if rule.last_play is not None and not self.stock and not any(self.hands) and not self.options[rule.last_play]:
+            return 0
+        return 1 if rule.worth is None else rule.worth(played, captured, self.capture_rules)
 
     # ---- play ---------------------------------------------------------------------------------------------------
 
@@ -936,8 +967,7 @@ class FishingState(State):
             self.captured[seat] |= captured | BIT[played]
             self.last_capturer = seat
             if not self.table:
-                last_play = not self.stock and not any(self.hands)
-                points = self._sweep(seat, played, captured, last_play)
+                points = self._sweep_points(played, captured)
                 if points and self._score_sweep(seat, points):
                     return
         else:
@@ -955,7 +985,7 @@ class FishingState(State):
         side = self.side_of[seat]
         self.sweeps[side] += 1
         self.sweep_points[side] += points
-        if not self._sweep_scored_at_once():
+        if not self.SWEEP.at_once:
             return False
         self.side_scores[side] += points
         if self.side_scores[side] < self.target:
@@ -972,7 +1002,7 @@ class FishingState(State):
         sizes = [pile.bit_count() for pile in piles]
         bonus = most_cards_bonus(sizes)
         points = [card_points(pile) + bonus[side] + self.sweep_points[side] for side, pile in enumerate(piles)]
-        scored = self.sweep_points if self._sweep_scored_at_once() else None
+        scored = self.sweep_points if self.SWEEP.at_once else None
         self._deal_over(points, scored, cards=sizes, **{self.SWEEP_COUNTER: list(self.sweeps)})
 
     def side_piles(self) -> list[int]:
@@ -1060,7 +1090,7 @@ class FishingState(State):
         for side, (count, points) in enumerate(zip(self.sweeps, self.sweep_points, strict=True)):
             if (count == 0) != (points == 0):
                 raise PositionError(f"side {side}: {self.SWEEP_COUNTER} {count} worth {points} points")
-            if self._sweep_scored_at_once() and self.side_scores[side] < points:
+            if self.SWEEP.at_once and self.side_scores[side] < points:
                 raise PositionError(f"side {side}'s score {self.side_scores[side]} leaves out the {points} points of "
                                     f"its {self.SWEEP_COUNTER} (they count at once)")
             if not self.side_piles()[side] and count:

@@ -13,7 +13,8 @@ exchange): it names the values of ``State.phase`` it acts in (``NAMES``) and giv
 says which seat a loaded position must have to act; a trick game asks it whenever its phase is not the play.
 
 The phases also carry what is theirs beyond the position: one of them deals (``deal``, the deal itself); a phase
-says the trump it decides and deals a loaded deal again up to the play (``trump``, ``deal_again``); what it keeps
+says the trump it decides and deals a loaded deal again up to the play (``trump``, ``deal_again``), who leads the
+first trick (``leader``) and what of the match so far a deal is dealt with (``carry``: its carried keys); what it keeps
 of its moves from the other seats (``seen_as``, ``secret_from``); and for determinization what a seat knows through
 it, what it hides, what a sample must keep of a hand, and how a sample renames its cards (``known``, ``hidden``,
 ``hand_check``, ``relabel``). The base asks only the phases that answer (tables set per class).
@@ -129,6 +130,16 @@ class Phase(ABC, Generic[G]):
         """The trump a loaded deal must have when this phase decides it (the suit an auction took, NO_TRUMP before),
         with the rule that says so; None: the phase decides no trump."""
         return None
+
+    def leader(self, game: G) -> int | None:
+        """The seat that leads the deal's first trick when this phase decides it (an auction's declarer); None: the
+        phase does not (the dealer's left leads, ``TrickGame._first_leader``)."""
+        return None
+
+    def carry(self, game: G, position: Mapping[str, Any]) -> None:
+        """Set what the phase's keys among the game's ``CARRIED`` say of the match so far (PositionError on a bad
+        value), before a deal is dealt from a position's ``deal_deck``: the unplayed deal of a match that ended at its
+        length, and the start of a later deal (``State.deal_start_position``), when the deal depends on them."""
 
     def deal_again(self, game: G, trump: int) -> bool:
         """Loading a position, when this phase decides how the deal before the play is dealt (a second dealing

@@ -700,9 +700,21 @@ class State(ABC):
     @classmethod
     def deal_start_position(cls, position: dict[str, Any]) -> dict[str, Any]:
         """A position at the start of a later deal, made from a new match's first position given that deal's dealer,
-        deck, scores and carried keys (a replay of that deal alone): by default the same; a game whose deal depends
-        on the match so far (Boonaken 8.3: the seats still at the table) deals it again from ``deal_deck``."""
-        return position
+        deck, scores and carried keys (a replay of that deal alone): the same, unless a phase's carried keys make the
+        deal (``Phase.carry``: Boonaken 8.3's seats still at the table); then the deal is dealt again from
+        ``deal_deck`` with them."""
+        carrying = [phase for phase in cls.DEAL_PHASES if type(phase).carry is not Phase.carry]
+        if not carrying:
+            return position
+        state = cls.create(seed=position["seed"], players=position["players"], options=position["options"],
+                           first_dealer=position["dealer"], deck=position["deal_deck"])
+        for seat, score in enumerate(position["scores"]):
+            state.side_scores[state.side_of[seat]] = score
+        state.deal_index = position_count(position["deal_index"], "deal_index")
+        for phase in carrying:
+            phase.carry(state, position)
+        state._start_deal(list(state.deal_deck))
+        return {**position, **state._position_keys(), "current_player": state.current_player}
 
     @classmethod
     def from_position(cls, position: Mapping[str, Any]) -> State:
@@ -758,6 +770,8 @@ class State(ABC):
     def _load_cut_short(self, p: Mapping[str, Any]) -> None:
         """A match ended at its GameLength as a deal was dealt: that deal as dealt from ``deal_deck``, unplayed."""
         _check(self.phase == "over", "a match past its longest length (redealt) is over")
+        for phase in self.DEAL_PHASES:
+            phase.carry(self, p)
         self._start_deal(list(self.deal_deck))
         self._finish_match(leaders(self.side_scores))
         keys = self._position_keys()

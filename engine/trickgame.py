@@ -209,6 +209,8 @@ class TrickGame(State):
     _hiding: ClassVar[Mapping[str, tuple[Phase[Any], ...]]] = dict.fromkeys(HIDING, ())
     # The declared phases that add to an observation (whose ``observe`` is their own), in order (set for each class).
     _observing: ClassVar[tuple[Phase[Any], ...]] = ()
+    # The declared phases that may say who leads the first trick (whose ``leader`` is their own; set for each class).
+    _leading: ClassVar[tuple[Phase[Any], ...]] = ()
     # What shown_cards reads (set for each class): None when the observation decides (GameInfo.shown_every_move),
     # else whether the stock's top card is face up, the phases that show single face-up cards (Phase.face_up),
     # what tells the cards of other hands a seat knows, if it may know any (_known_cards, or _stock_drawn when the
@@ -220,6 +222,7 @@ class TrickGame(State):
         cls._deciding = decision_phases(cls.DEAL_PHASES)
         cls._hiding = hiding_phases(cls.DEAL_PHASES)
         cls._observing = tuple(phase for phase in cls.DEAL_PHASES if type(phase).observe is not Phase.observe)
+        cls._leading = tuple(phase for phase in cls.DEAL_PHASES if type(phase).leader is not Phase.leader)
         info = getattr(cls, "INFO", None)
         knows: Callable[[Any, int], int] | None = None
         if cls._hiding["known"] or cls._known_cards is not TrickGame._known_cards:
@@ -233,6 +236,25 @@ class TrickGame(State):
                                for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards", "_next_seats"))
         actions = getattr(cls, "ACTIONS", None)
         cls._loop_class = (() if actions is None else actions.plain_card,) + cls._own_hooks
+        cls._pick_move_path()
+
+    @classmethod
+    def _pick_move_path(cls) -> None:
+        """Set the class's ``_legal_ids`` and ``_apply``, which no game defines: with decision phases the base's,
+        which ask the phase in play; without, every move is the play's, listed by ``_card_ids`` (``_turn_ids`` when
+        the play has moves beside the cards) and played by the trick loop itself, with no phase to ask."""
+        for name in ("_legal_ids", "_apply"):
+            if name in vars(cls):
+                raise TypeError(f"{cls.__name__} defines {name}: a trick game's moves are its decision phases' and "
+                                "the trick loop's, and TrickGame picks the path")
+        if cls._deciding:
+            legal_ids, apply = TrickGame._legal_ids, TrickGame._apply
+        else:
+            extras = getattr(getattr(cls, "RULES", None), "extras", False) or \
+                cls._turn_extras is not TrickGame._turn_extras
+            legal_ids, apply = cls._turn_ids if extras else cls._card_ids, TrickGame._play_action
+        setattr(cls, "_legal_ids", legal_ids)  # noqa: B010 (mypy refuses an assignment to a method)
+        setattr(cls, "_apply", apply)  # noqa: B010
 
     hands: list[int]
     trump: int
@@ -262,7 +284,12 @@ class TrickGame(State):
         """Score the finished deal and call ``_deal_over``."""
 
     def _first_leader(self) -> int:
-        """The seat that leads the first trick: the dealer's left."""
+        """The seat that leads the first trick: the phase's that decides it (``Phase.leader``), else the dealer's
+        left."""
+        for phase in self._leading:
+            leader = phase.leader(self)
+            if leader is not None:
+                return leader
         return (self.dealer + 1) % self.n_players
 
     def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
@@ -296,11 +323,6 @@ class TrickGame(State):
         """Per seat, the seat that plays after it in a trick: the next seat clockwise (a game where some seats sit
         the deal out skips them)."""
         return NEXT_SEATS[self.n_players]
-
-    def _playing_seats(self) -> list[int] | None:
-        """The seats that play this deal's tricks, in turn order, when some seats sit it out (Boonaken 8.3's
-        eliminated winners); None: every seat plays."""
-        return None
 
     def _check_dealt(self, trump: int, hands: list[list[int]]) -> None:
         """Checks of a position's cards against ``deal_deck`` (PositionError), run before the tricks are replayed."""
@@ -706,7 +728,8 @@ class TrickGame(State):
         dealt = self._dealt_trump()
         if dealt is not None and trump != dealt[0]:
             raise PositionError(f"{dealt[1]}, got {p['trump']!r}")
-        order = self._playing_seats()
+        playing = sorted(set(self._next_seats()))  # (the seats some seat passes the turn to: those at the table)
+        order = playing if len(playing) < n else None
         most, size = self.RULES.tricks, self.RULES.trick_cards or (n if order is None else len(order))
         if not isinstance(p["tricks"], list) or len(p["tricks"]) > most:
             raise PositionError(f"tricks must list at most {most} finished tricks")

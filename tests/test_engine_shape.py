@@ -18,6 +18,7 @@ import pytest
 
 import engine
 from engine.registry import game_package
+from engine.trickgame import TrickGame
 
 ROOT = Path(engine.__file__).resolve().parent.parent
 OUTSIDE = ("envs", "services", "workers", "replay")
@@ -213,12 +214,14 @@ def test_a_positions_own_keys_are_its_phases_keys(game: str) -> None:
 # phases as data), scoring, and what Python or the base sets on every class (ABC, the trick loop's hook table).
 SCORING = {"_score_deal", "_match_winners"}
 MACHINERY = {"_abc_impl", "_own_hooks", "_deciding", "_hiding", "_seeing", "_dealing", "_loop_class",
-             "_observing", "_showing"}
+             "_observing", "_showing", "_leading"}
+# What TrickGame sets on each of its classes, never a game's own (it refuses a class that defines them): the move path.
+TRICK_MACHINERY = {"_legal_ids", "_apply"}
 # The most core names a game's own classes override (issue 29's target: 5 besides its phases and scoring), and each
 # game's count: what the engine has reached; lower them as the mixins become phases (a game may not climb back).
 MOST_OVERRIDES = 8
-OVERRIDES = {"belote": 8, "belote_contree": 8, "boonaken": 7, "botifarra": 3, "german_whist": 7, "tablanette": 6,
-             "tablic": 5, "thunee": 7, "trappola": 2, "tres": 5, "two_ten_jack": 7}
+OVERRIDES = {"belote": 8, "belote_contree": 8, "boonaken": 3, "botifarra": 3, "german_whist": 5, "tablanette": 3,
+             "tablic": 3, "thunee": 7, "trappola": 2, "tres": 3, "two_ten_jack": 5}
 
 
 def overridden_names(cls: type) -> list[str]:
@@ -229,8 +232,9 @@ def overridden_names(cls: type) -> list[str]:
            or not c.__module__.startswith(("engine.", "builtins", "abc", "typing"))]  # (or a test's own game)
     core = [c for c in cls.__mro__ if c.__module__.startswith("engine.") and c not in own]
     core_names = {name for c in core for name in vars(c)}
+    set_by_base = MACHINERY | (TRICK_MACHINERY if issubclass(cls, TrickGame) else set())
     return sorted({name for c in own for name in vars(c) if name in core_names and not name.startswith("__")
-                   and name.upper() != name and name not in SCORING | MACHINERY})
+                   and name.upper() != name and name not in SCORING | set_by_base})
 
 
 def test_each_game_overrides_few_core_names() -> None:
@@ -258,3 +262,15 @@ def test_the_override_count_sees_an_override() -> None:
     Probe.__module__ = "engine.games.probe"
     assert "_first_leader" in overridden_names(Probe)
     assert "_first_leader" not in overridden_names(engine.game_class("tres"))
+
+
+def test_a_trick_game_takes_its_move_path_from_the_base() -> None:
+    """TrickGame picks ``_legal_ids`` and ``_apply`` for each class (the trick loop's own for a game without decision
+    phases) and refuses a class that defines its own."""
+    tres = engine.game_class("tres")
+    assert tres._legal_ids is tres._card_ids and tres._apply is TrickGame._play_action
+    assert engine.game_class("belote")._legal_ids is TrickGame._legal_ids
+    with pytest.raises(TypeError, match="_legal_ids"):
+        class Own(tres):  # type: ignore[misc,valid-type]
+            def _legal_ids(self) -> list[int]:
+                return []

@@ -76,7 +76,7 @@ def test_german_whist_with_a_target_that_keeps_rising_ends_at_the_declared_lengt
     assert rebuilt.to_position() == state.to_position() and rebuilt.is_terminal
 
 
-@pytest.mark.parametrize(("game", "players"), [("belote", 4), ("belote", 3), ("belote_contree", 4)])
+@pytest.mark.parametrize(("game", "players"), [("belote", 4), ("belote", 3), ("belote_contree", 4), ("boonaken", 4)])
 def test_an_adversary_who_always_passes_cannot_make_a_match_run_forever(game: str, players: int) -> None:
     state = engine.new_match(game, seed=9, players=players)
     length = engine.game_length(game, players)

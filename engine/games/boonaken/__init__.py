@@ -33,7 +33,7 @@ from ...phases import DecisionPhase, Loading, Phase
 from ...registry import register
 from ...rng import Rng
 from ...scoring import point_table
-from ...state import GameInfo, MatchLength, position_count, position_seat
+from ...state import GameInfo, MatchLength, position_seat
 from ...trickgame import TRICK_PLAY, TrickGame, TrickRules, position_hand
 from ...tricks import NO_TRUMP, CardActions, FollowRule, Ranking, legal_mask, suit_of_code
 
@@ -195,6 +195,10 @@ class Bidding(DecisionPhase["Boonaken"]):
     def legal(self, game: Boonaken) -> list[int]:
         return _bid_ids(game.ladder, game.auction)
 
+    def leader(self, game: Boonaken) -> int:
+        """7.1: the declarer (the first misère bidder) leads."""
+        return game.declarers[0] if game.declarers else game.after[game.dealer]
+
     def apply(self, game: Boonaken, action: int) -> None:
         game._bid(ACTIONS.strings[action])
 
@@ -337,10 +341,13 @@ class Marks(Phase["Boonaken"]):
         obs["minus_marks"] = list(game.minus)
 
     def load(self, game: Boonaken, loading: Loading) -> None:
-        p = loading.position
         if game.phase not in PHASES:
             raise PositionError(f"phase must be one of {PHASES}, got {game.phase!r}")
-        game.minus = unpack_marks(p["minus_marks"], game.n_players)
+        self.carry(game, loading.position)
+
+    def carry(self, game: Boonaken, position: Mapping[str, Any]) -> None:
+        """8.3: the marks say which seats are still at the table, to be dealt to."""
+        game.minus = unpack_marks(position["minus_marks"], game.n_players)
         game._check_marks()
 
 
@@ -538,13 +545,6 @@ class Boonaken(TrickGame):
         self.after, order = _turns(self.n_players, active, self.dealer)
         return list(order)
 
-    def _first_leader(self) -> int:
-        """7.1: the declarer (the first misère bidder) leads."""
-        return self.declarers[0] if self.declarers else self.after[self.dealer]
-
-    def _playing_seats(self) -> list[int] | None:
-        return list(self.active) if len(self.active) < self.n_players else None
-
     def _next_seats(self) -> tuple[int, ...]:
         return self.after  # 8.3: absent seats do not play
 
@@ -733,23 +733,6 @@ class Boonaken(TrickGame):
         return mask_of(c for played in [*self.tricks, self.trick] for s, c in played if s == seat)
 
     # ---- positions (docs/positions/boonaken.md) -----------------------------------------------------------------
-
-    @classmethod
-    def deal_start_position(cls, position: dict[str, Any]) -> dict[str, Any]:
-        """8.3: a later deal is dealt to the seats its scores and ``minus_marks`` leave at the table."""
-        state = cls.create(seed=position["seed"], players=position["players"], options=position["options"],
-                           first_dealer=position["dealer"], deck=position["deal_deck"])
-        assert isinstance(state, Boonaken)  # (create makes one of its own class)
-        state.side_scores = list(position["scores"])
-        state.minus = unpack_marks(position["minus_marks"], state.n_players)
-        state.deal_index = position_count(position["deal_index"], "deal_index")
-        state._check_marks()  # (seats enough left at the table to deal to)
-        state._start_deal(list(state.deal_deck))
-        return {**position, **state._position_keys(), "current_player": state.current_player}
-
-    def _load_cut_short(self, p: Mapping[str, Any]) -> None:
-        self.minus = unpack_marks(p["minus_marks"], self.n_players)
-        super()._load_cut_short(p)
 
     def _check_last_table(self) -> None:
         """A finished match's last deal was dealt to the seats at the table before it: those its marks leave."""

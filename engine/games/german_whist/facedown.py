@@ -68,9 +68,6 @@ class FaceDownSlots(TrickGame):
             return ids
         return ids + [self.SLOT_IDS[slot] for slot, card in enumerate(down) if card is not None]
 
-    _legal_ids = TrickGame._turn_ids
-    _apply = TrickGame._play_action
-
     def _card_action(self, seat: int, card: int) -> int | None:
         if card in self.down[seat]:
             return self.SLOT_IDS[self.down[seat].index(card)]

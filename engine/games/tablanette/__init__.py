@@ -13,12 +13,20 @@ from typing import Any
 
 from ...cards import BIT, CODES, RANK, cards_in, mask_of
 from ...dealing import deal_round, draw_for_dealer, seats_from
-from ...fishing import ACE, DECISIONS_PER_DEAL, JACK, MAX_GROUP_CARDS, CaptureRules, FishingState
+from ...fishing import (
+    ACE,
+    DECISIONS_PER_DEAL,
+    JACK,
+    MAX_GROUP_CARDS,
+    CaptureRules,
+    FishingDeal,
+    FishingState,
+    SweepRule,
+)
 from ...options import Option
-from ...phases import Phase
 from ...registry import register
 from ...state import GameInfo, MatchLength, Partnerships
-from .rules import sweep_value
+from .rules import tablanette_value
 
 # §3.1: low draw ranks A < 2 < ... < K; high draw ranks 2 < ... < K < A.
 _LOW_DRAW = tuple(-1 if r == ACE else r for r in range(13))
@@ -50,13 +58,17 @@ def match_target(n: int, options: Mapping[str, Any]) -> int:
     return options["target"] or (251 if n == 2 or options["partnerships"] else 151)
 
 
-class Deal(Phase["Tablanette"]):
-    """The deal itself: the hands, the table and the stock, then the play."""
+class Deal(FishingDeal["Tablanette"]):
+    """The deal itself: the hands, the table and the stock, then the play; the hands again from the stock (§3.4)."""
+
+    def packets(self, game: Tablanette) -> tuple[int, ...]:
+        size: int = game.options["hand_size"]
+        return (1,) * size  # §3.4: one card at a time
 
     def deal(self, game: Tablanette, deck: list[int]) -> None:
         game._begin_fishing_deal()
         seats = seats_from(game.dealer + 1, game.n_players)
-        top = deal_round(deck, 0, game.hands, seats, (1,) * game.options["hand_size"])
+        top = deal_round(deck, 0, game.hands, seats, self.packets(game))
         slots, game.stock = deck[top:top + 4], deck[top + 4:]
         if game.capture_rules.jack_takes_all:
             game._replace_table_jacks(slots)
@@ -82,6 +94,9 @@ class Tablanette(FishingState):
         shown_until_played=True,
     )
     SWEEP_COUNTER = "tablanettes"
+    # §5.6-5.7, §6.2: a tablanette scores the cards' values (never a jack's sweep), at once: it can end the match
+    # mid-deal (§7.5)
+    SWEEP = SweepRule(tablanette_value, last_play="last_play_tablanette", at_once=True)
 
     @classmethod
     def capture_rules_for(cls, options: Mapping[str, Any]) -> CaptureRules:
@@ -124,21 +139,6 @@ class Tablanette(FishingState):
         others = sum(hand for s, hand in enumerate(self.hands) if s != seat)
         stock = mask_of(self.stock)
         obs["known_cards"] = [CODES[c] for c in cards_in(self._known_places(seat) & (stock | others))]
-
-    def _refill(self) -> None:
-        seats = seats_from(self.dealer + 1, self.n_players)
-        deal_round(self.stock, 0, self.hands, seats, (1,) * self.options["hand_size"])
-        del self.stock[: self.n_players * self.options["hand_size"]]
-
-    def _sweep_scored_at_once(self) -> bool:
-        return True  # §6.2: tablanette points count at once, and can end the match mid-deal (§7.5)
-
-    def _sweep(self, seat: int, played: int, captured: int, last_play: bool) -> int:
-        if self.capture_rules.jack_takes_all and RANK[played] == JACK:
-            return 0  # §5.6 (a): a jack's sweep is never a tablanette
-        if last_play and not self.options["last_play_tablanette"]:
-            return 0
-        return sweep_value(played, captured, self.capture_rules)
 
     def _match_winners(self) -> list[int] | None:
         """§7.6: after a deal, the highest total at or above the target wins; a shared highest total is a draw."""

@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...cards import RANK, cards_in
-from ...fishing import ACE, JACKS_MASK, CaptureRules, capture_value, turn_groups
+from ...fishing import ACE, JACK, JACKS_MASK, CaptureRules, capture_value, turn_groups
+
+
+def tablanette_value(played: int, captured_mask: int, rules: CaptureRules) -> int:
+    """What a sweep by ``played`` scores (tablanette.md §5.6 (a), §5.7): a special jack's is never a tablanette, any
+    other is worth ``sweep_value``."""
+    if rules.jack_takes_all and RANK[played] == JACK:
+        return 0
+    return sweep_value(played, captured_mask, rules)
 
 
 def sweep_value(played: int, captured_mask: int, rules: CaptureRules) -> int:

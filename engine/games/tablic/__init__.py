@@ -14,7 +14,17 @@ from typing import Any
 from ...cards import CODES, RANK
 from ...dealing import deal_round, draw_for_dealer, seats_from
 from ...errors import PositionError
-from ...fishing import ACE, CAPTURE_PLAY, DECISIONS_PER_DEAL, MAX_GROUP_CARDS, CaptureRules, FishingState, capture_value
+from ...fishing import (
+    ACE,
+    CAPTURE_PLAY,
+    DECISIONS_PER_DEAL,
+    MAX_GROUP_CARDS,
+    CaptureRules,
+    FishingDeal,
+    FishingState,
+    SweepRule,
+    capture_value,
+)
 from ...options import Option
 from ...phases import Loading, Phase
 from ...registry import register
@@ -45,8 +55,11 @@ class TablaPoints(Phase["Tablic"]):
             raise PositionError("in Tablić each tabla is worth 1: sweep_points must equal sweeps")
 
 
-class Deal(Phase["Tablic"]):
-    """The deal itself: the hands, the table and the stock, then the play."""
+class Deal(FishingDeal["Tablic"]):
+    """The deal itself: the hands, the table and the stock, then the play; the hands again from the stock (§3.5)."""
+
+    def packets(self, game: Tablic) -> tuple[int, ...]:
+        return HAND_PACKETS
 
     def deal(self, game: Tablic, deck: list[int]) -> None:
         game._begin_fishing_deal()
@@ -81,6 +94,7 @@ class Tablic(FishingState):
         shown_until_played=True,
     )
     SWEEP_COUNTER = "tablas"
+    SWEEP = SweepRule(last_play="last_play_tabla")  # §5.5: a tabla scores 1 (the deal's last play's with the option)
     DEAL_PHASES = (Deal(), CAPTURE_PLAY, TablaPoints())
 
     # Capturing is optional, so a deal may hand out no points, and equal totals play on (7.3): four times the target x
@@ -96,13 +110,6 @@ class Tablic(FishingState):
 
     SETTINGS = {"capture_rules": lambda n, o: Tablic.capture_rules_for(o), "target": "target"}
     PARTNERSHIPS = Partnerships()  # with 4 players
-
-    def _refill(self) -> None:
-        top = deal_round(self.stock, 0, self.hands, seats_from(self.dealer + 1, self.n_players), HAND_PACKETS)
-        del self.stock[:top]
-
-    def _sweep(self, seat: int, played: int, captured: int, last_play: bool) -> int:
-        return 0 if last_play and not self.options["last_play_tabla"] else 1  # §5.5
 
     def _match_winners(self) -> list[int] | None:
         """§7.3: the higher total wins once a side has reached the target; equal totals play another deal."""

@@ -129,10 +129,6 @@ class Tres(TrickGame):
         assert seat is not None  # legal actions are listed only while someone is to act
         return ACTIONS.ids(second_card_mask(self.hands[seat], self.best_card, self.best_seat != seat))  # 5.4
 
-    _legal_ids = _card_ids  # every action plays a card
-
-    _apply = TrickGame._play_action
-
     def _lacking(self, before: Sequence[tuple[int, int]], seat: int, card: int, best_seat: int, best: int) -> int:
         if len(before) < 2:
             return super()._lacking(before, seat, card, best_seat, best)

@@ -166,11 +166,6 @@ class TwoTenJack(FaceDownLead):
     # num_games deals of every card of the deck; void deals (3.6) are dealt again.
     LENGTH = MatchLength(deals=lambda n, o: o["num_games"], moves=lambda n, o: len(deck_for(n)), redeals=True)
 
-    # ---- play (5: FaceDownLead) -------------------------------------------------------------------------------
-
-    _legal_ids = FaceDownLead._card_ids  # every action plays a card
-    _apply = FaceDownLead._play_action  # (the trick loop)
-
     def _trick_taken(self, winner: int) -> None:
         won = 0
         for _s, c in self.tricks[-1]:

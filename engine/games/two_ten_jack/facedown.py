@@ -30,8 +30,8 @@ class FaceDownLead(FaceDownPlays):
     rule's trumps, 0 for none) if he holds one, else anything. A trick's winner is the card ``SPECIALS`` makes win (its
     sweeper only with ``sweep``, never in the first trick), else the best trump or card of the led suit.
 
-    A game calls ``_open_lead`` as it deals; its actions are the card plays (``_legal_ids = _card_ids``,
-    ``_apply = _play_action``: the trick loop)."""
+    A game calls ``_open_lead`` as it deals; its actions are the card plays (the trick loop's, TrickGame's path for a
+    game without decision phases)."""
 
     LEADS: ClassVar[int]
     SPECIALS: ClassVar[SpecialCards]
