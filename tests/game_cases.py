@@ -176,31 +176,34 @@ def hidden_from(position: dict, seat: int) -> set[str]:
 
 def codes_in(observation: Any) -> set[str]:
     """Every card code written anywhere in an observation: in strings, list items and dict keys, at any depth."""
-    found: set[str] = set()
+    texts: set[str] = set()
     stack = [observation]
+    pop, push, add = stack.pop, stack.extend, texts.add  # (called at every move of the generic suites: kept lean)
     while stack:
-        item = stack.pop()
+        item = pop()
         if isinstance(item, str):
-            found.update(CARD_CODE.findall(item))
+            add(item)
         elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-    return found
+            push(item)
+            push(item.values())
+        elif isinstance(item, (list, tuple)):
+            push(item)
+    # one search over the distinct strings, apart: a NUL is no card code's neighbour, as a string's ends are not
+    return set(CARD_CODE.findall("\0".join(texts)))
 
 
 def keys_in(observation: Any) -> set[str]:
     """Every dict key at any depth."""
     found: set[str] = set()
     stack = [observation]
+    pop, push = stack.pop, stack.extend
     while stack:
-        item = stack.pop()
+        item = pop()
         if isinstance(item, dict):
-            found.update(str(k) for k in item)
-            stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
+            found.update(map(str, item))
+            push(item.values())
+        elif isinstance(item, (list, tuple)):
+            push(item)
     return found
 
 
