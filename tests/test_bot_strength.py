@@ -6,7 +6,13 @@ Whist, Belote contrée and Tablanette. Few deals and small searches, so that the
 In Belote contrée pimc bids as greedy does (``bids=greedy``), so both arrangements of a deal play the same contract
 and the two policies differ in their card play only: there pimc with two samples makes contracts greedy fails and
 fails greedy's (+27.9 points a duplicate deal, 95% CI [+7.3, +48.4], against a standard deviation of about 130 points
-per duplicate deal), which takes 150 deals (about 25 s) to show; with fewer (120) the interval still reaches zero."""
+per duplicate deal), which takes 150 deals (about 25 s) to show; with fewer (120) the interval still reaches zero.
+
+The two long cases (pimc against greedy over 40 Tablanette and 150 Belote contrée deals, most of this file's time)
+measure play strength only, so they run in the integration tier (``make test``, ``make test-integration``), not in
+the unit tier's minute. The unit tier keeps pimc's edge over greedy in German Whist here, and the search's unit
+properties in tests/test_search_bots.py (a seed gives the same play; the decision depends on what the seat has seen
+only) and tests/test_bot_budgets.py."""
 
 from __future__ import annotations
 
@@ -21,8 +27,8 @@ CASES = [  # game, stronger, weaker, duplicate deals
     ("belote_contree", "greedy", "random", 8),
     ("tablanette", "greedy", "random", 10),
     ("german_whist", "pimc:samples=2", "greedy", 10),
-    ("belote_contree", "pimc:samples=2", "greedy", 150),
-    ("tablanette", "pimc:samples=2", "greedy", 40),
+    pytest.param("belote_contree", "pimc:samples=2", "greedy", 150, marks=pytest.mark.integration),
+    pytest.param("tablanette", "pimc:samples=2", "greedy", 40, marks=pytest.mark.integration),
 ]
 
 

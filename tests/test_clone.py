@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 from game_cases import (
-    EXAMPLES,
     GAME_CASES,
     MAX_STEPS_PER_DEAL,
+    PLAYOUT_EXAMPLES,
     play_randomly,
     random_steps,
     seeds,
@@ -79,7 +79,7 @@ def _match_options(game: str, players: int, data: st.DataObject) -> dict[str, An
 
 
 @pytest.mark.parametrize(("game", "players"), GAME_CASES)
-@EXAMPLES
+@PLAYOUT_EXAMPLES
 @given(seed=seeds, play_seed=seeds, data=st.data())
 def test_clones_are_independent_of_their_original(
     game: str, players: int, seed: int, play_seed: int, data: st.DataObject

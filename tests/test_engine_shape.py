@@ -54,12 +54,19 @@ def _absolute(module: str, is_package: bool, level: int, name: str | None) -> st
     return ".".join([*base, *([name] if name else [])])
 
 
+
+@cache
+def _parsed(source: str, filename: str) -> ast.Module:
+    """A module's tree, parsed once per text (the tests below read the engine twice, once with two files edited)."""
+    return ast.parse(source, filename)
+
+
 def _users() -> tuple[set[Key], dict[Key, set[tuple[str, object]]], dict[str, set[str]]]:
     """The core's definitions, who uses each (("def", key), ("entry", games/<entry>) or ("outside", module)), and
     which modules each engine/games entry imports."""
     paths = [p for folder in ("engine", *OUTSIDE) for p in (ROOT / folder).rglob("*.py") if "_pb2" not in p.name]
     modules = {_module_name(p): p for p in paths}
-    trees = {m: ast.parse(p.read_text(), str(p)) for m, p in modules.items()}
+    trees = {m: _parsed(p.read_text(), str(p)) for m, p in modules.items()}
     defs = {(m, name) for m in modules if _is_core(m) for node in trees[m].body for name in _targets(node)}
     users: dict[Key, set[tuple[str, object]]] = defaultdict(set)
     imports: dict[str, set[str]] = defaultdict(set)

@@ -134,6 +134,7 @@ ONCE = {"unknown game": "engine.errors", "unknown option": "engine.errors", "unk
         "players, not": "engine.errors", "characters long; at most": "services.app.errors"}
 
 
+@cache  # (each module parsed once for all the ONCE cases)
 def _messages(module: str) -> list[str]:
     """The texts ``module`` passes to a call (an error's message among them; docstrings and comments aside): string
     constants and the literal parts of f-strings."""

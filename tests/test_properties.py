@@ -15,6 +15,7 @@ from game_cases import (
     FEW_EXAMPLES,
     GAME_CASES,
     MAX_STEPS_PER_DEAL,
+    PLAYOUT_EXAMPLES,
     SECRET_KEYS,
     codes_in,
     conserved_cards,
@@ -86,7 +87,7 @@ def test_the_same_seed_and_actions_give_the_same_states(
     assert first.scores == second.scores
 
 
-@EXAMPLES
+@PLAYOUT_EXAMPLES
 @given(seed=seeds, play_seed=seeds, data=st.data())
 def test_positions_round_trip_at_every_step_and_play_on_identically(
     game: str, players: int, seed: int, play_seed: int, data: st.DataObject
@@ -108,8 +109,9 @@ def test_positions_round_trip_at_every_step_and_play_on_identically(
 
 def _check_round_trip(game: str, state: engine.State) -> dict:
     position = state.to_position()
-    assert json.loads(json.dumps(position)) == position, "a position holds only JSON types (lists, str keys)"
-    rebuilt = engine.from_position(game, json.loads(json.dumps(position)))
+    loaded = json.loads(json.dumps(position))
+    assert loaded == position, "a position holds only JSON types (lists, str keys)"
+    rebuilt = engine.from_position(game, loaded)
     assert rebuilt.to_position() == position
     assert rebuilt.legal_actions() == state.legal_actions()
     assert rebuilt.legal_action_ids() == state.legal_action_ids()
@@ -120,7 +122,7 @@ def _check_round_trip(game: str, state: engine.State) -> dict:
     return position
 
 
-@EXAMPLES
+@PLAYOUT_EXAMPLES
 @given(seed=seeds, play_seed=seeds, data=st.data())
 def test_observations_are_json_ready_and_hide_other_seats_cards(
     game: str, players: int, seed: int, play_seed: int, data: st.DataObject

@@ -2,7 +2,8 @@
 
 - ``unit``: the engine, codec, bots, environments and the code around them, with no I/O: no Redis, no gRPC server or
   channel, no Ray, no subprocess, no browser (``make test-fast``, ``pytest -m unit``);
-- ``integration``: a real Redis, gRPC server, Ray or ``cardtable`` process (``make test-integration``);
+- ``integration``: a real Redis, gRPC server, Ray or ``cardtable`` process, or a long statistical play-strength
+  match that measures no unit property (tests/test_bot_strength.py) (``make test-integration``);
 - ``e2e``: a browser, or a client in another language (``make test-e2e``).
 
 A test's tier is the one it is marked with itself (``@pytest.mark.integration`` in a module of unit tests), else the
