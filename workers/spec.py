@@ -95,6 +95,8 @@ class JobSpec:
         out["policies"] = list(self.policies)
         out["options"] = dict(self.options)
         out["log"] = self.log.describe()
+        if not self.bot_time_limit:  # left out unless set: a job without one stores (and shows) as it did before
+            del out["bot_time_limit"]
         return out
 
     @classmethod

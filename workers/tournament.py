@@ -59,6 +59,8 @@ class TournamentSpec:
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["policies"], out["options"] = list(self.policies), dict(self.options)
+        if not self.bot_time_limit:  # left out unless set, as in JobSpec.to_dict
+            del out["bot_time_limit"]
         return out
 
     @classmethod

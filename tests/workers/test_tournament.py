@@ -219,6 +219,11 @@ def test_a_bot_time_limit_round_trips_and_an_old_spec_loads_without_one() -> Non
     old_job = job.to_dict()
     del old_job["bot_time_limit"]
     assert JobSpec.from_dict(old_job).bot_time_limit == 0.0
+    # Without a limit, a spec stores as it did before limits (the web's pinned JSON of jobs shows it unchanged).
+    unlimited = check_tournament(TournamentSpec("german_whist", ("greedy", "pimc"), deals=4, seed=2))
+    assert "bot_time_limit" not in unlimited.to_dict() and TournamentSpec.from_dict(unlimited.to_dict()) == unlimited
+    [(_p, _a, plain_job), *_rest] = tournament_jobs(unlimited)
+    assert "bot_time_limit" not in plain_job.to_dict() and JobSpec.from_dict(plain_job.to_dict()) == plain_job
 
 
 @pytest.mark.parametrize("seconds", [-0.1, 60.5, float("nan"), float("inf"), "0.2", True])
