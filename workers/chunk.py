@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import engine
 from engine.bots import label_parts, make_policies, play_out, policy_class
 from engine.bots.plugins import CARDTABLE_PACKAGES
+from engine.budget import Budget
 from replay.record import Recorder
 
 from .counters import add_deal_counters
@@ -170,11 +171,15 @@ def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
     logged = set(logged_numbers(spec.log, spec.count, chunk)) if sink is not None else set()
     rows = _unit_rows(spec, first_state) if spec.unit_rows else None
     stride = trace_stride(spec.count)
+    # Each decision of a searching bot stops at the job's time limit (the others are not slowed by it).
+    budget = Budget(seconds=spec.bot_time_limit) if spec.bot_time_limit else None
     for number in range(chunk.first, chunk.stop):
         state = first_state if number == chunk.first else game_class.create(
             seed=match_seed(spec.seed, number), players=spec.players, options=options)
         try:
             bots = make_policies(spec.policies, spec.game, bot_seed(spec.seed, number))
+            if budget is not None:
+                bots = [bot.bound(budget) for bot in bots]
         except Exception as exc:
             raise deal_failure(spec, number, None, exc) from exc
         try:

@@ -33,6 +33,9 @@ MAX_SEED = (1 << 64) - 1
 # Chunks are cheap but not free (one task, one Redis round trip or two): aim for about this many per job.
 TARGET_CHUNKS = 64
 DEFAULT_MAX_CHUNK = 1000
+# A bot's decision may be limited to this many seconds at most (0: no limit): past a minute a job of a few hundred
+# deals takes days, and a longer search than that is asked for in work (the policies' own parameters), not time.
+MAX_BOT_TIME_LIMIT = 60.0
 
 
 class JobSpecError(ValueError):
@@ -83,12 +86,17 @@ class JobSpec:
     chunk_size: int = 0
     unit_scores: bool = False  # keep each unit's side scores in the results (tournaments pair the deals)
     unit_rows: bool = False  # a row per unit for a results file (workers.results; `cardtable simulate --results`)
+    # Seconds of wall clock each decision of a searching bot may take (engine.budget; 0: no limit). Under a limit,
+    # where a search stops depends on the machine and its load, so the results are no longer a function of the seed.
+    bot_time_limit: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["policies"] = list(self.policies)
         out["options"] = dict(self.options)
         out["log"] = self.log.describe()
+        if not self.bot_time_limit:  # left out unless set: a job without one stores (and shows) as it did before
+            del out["bot_time_limit"]
         return out
 
     @classmethod
@@ -97,7 +105,7 @@ class JobSpec:
         return cls(game=d["game"], policies=tuple(d["policies"]), count=d["count"], seed=d["seed"], unit=d["unit"],
                    players=d["players"], options=dict(d["options"]), log=LogSpec.parse(d["log"]),
                    chunk_size=d["chunk_size"], unit_scores=d.get("unit_scores", False),
-                   unit_rows=d.get("unit_rows", False))
+                   unit_rows=d.get("unit_rows", False), bot_time_limit=d.get("bot_time_limit", 0.0))
 
     def match_options(self) -> dict[str, Any]:
         """The options each match is created with: a deal job plays single-deal matches."""
@@ -115,6 +123,7 @@ def validate(spec: JobSpec) -> JobSpec:
     _check_int("count", spec.count, 1, MAX_COUNT, what=f"the number of {UNIT_PLURALS[spec.unit]}")
     _check_int("seed", spec.seed, 0, MAX_SEED)
     _check_int("chunk_size", spec.chunk_size, 0, MAX_CHUNK_SIZE, what="deals per chunk (0 picks one)")
+    check_bot_time_limit(spec.bot_time_limit)
     if spec.unit == "deal" and spec.options.get("max_deals", 1) != 1:
         raise JobSpecError("a deal job plays single deals, so max_deals cannot be set; simulate whole matches "
                            "(unit 'match') to play several deals per match")
@@ -143,6 +152,20 @@ def _check_chunks(count: int, chunk_size: int, units: str) -> None:
         raise JobSpecError(f"{count:,} {units} in chunks of {chunk_size:,} make {chunks:,} chunks, more than the "
                            f"{MAX_CHUNKS:,} a job may have: use chunks of at least {math.ceil(count / MAX_CHUNKS):,} "
                            f"{units} (or 0 to pick a size)")
+
+
+def check_bot_time_limit(seconds: Any) -> None:
+    """JobSpecError unless ``seconds`` is a number of seconds from 0 (no limit) to ``MAX_BOT_TIME_LIMIT``.
+
+    >>> check_bot_time_limit(-1)
+    Traceback (most recent call last):
+    workers.spec.JobSpecError: a bot's time limit must be from 0 (no limit) to 60 seconds a decision, not -1
+    """
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
+        raise JobSpecError(f"a bot's time limit is a number of seconds a decision, not {seconds!r}")
+    if not 0 <= seconds <= MAX_BOT_TIME_LIMIT:  # NaN fails this too
+        raise JobSpecError(f"a bot's time limit must be from 0 (no limit) to {MAX_BOT_TIME_LIMIT:g} seconds a "
+                           f"decision, not {seconds!r}")
 
 
 def _check_int(name: str, value: Any, low: int, high: int, what: str | None = None) -> None:

@@ -54,16 +54,20 @@ class TournamentSpec:
     players: int | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     chunk_size: int = 0
+    bot_time_limit: float = 0.0  # seconds a searching bot's decision may take (0: no limit; JobSpec.bot_time_limit)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["policies"], out["options"] = list(self.policies), dict(self.options)
+        if not self.bot_time_limit:  # left out unless set, as in JobSpec.to_dict
+            del out["bot_time_limit"]
         return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> TournamentSpec:
         return cls(game=d["game"], policies=tuple(d["policies"]), deals=d["deals"], seed=d["seed"],
-                   players=d["players"], options=dict(d["options"]), chunk_size=d["chunk_size"])
+                   players=d["players"], options=dict(d["options"]), chunk_size=d["chunk_size"],
+                   bot_time_limit=d.get("bot_time_limit", 0.0))  # a tournament stored before limits had none
 
 
 def check_tournament(spec: TournamentSpec) -> TournamentSpec:
@@ -84,7 +88,7 @@ def check_tournament(spec: TournamentSpec) -> TournamentSpec:
         raise JobSpecError(f"duplicate deals seat two policies on two sides or more; {spec.game} with "
                            f"{len(side_of)} players has one")
     checked = TournamentSpec(spec.game, policies, spec.deals, spec.seed, len(side_of), dict(spec.options),
-                             spec.chunk_size)
+                             spec.chunk_size, spec.bot_time_limit)
     for _pairing, _arrangement, job in tournament_jobs(checked):
         validate(job)  # the count, the seed, the options and the policies, checked as for any job
     return checked
@@ -122,7 +126,8 @@ def tournament_jobs(spec: TournamentSpec) -> list[tuple[Pairing, int, JobSpec]]:
             seats = tuple(spec.policies[pairing[pattern[side]]] for side in side_of)
             jobs.append((pairing, arrangement, JobSpec(
                 game=spec.game, policies=seats, count=spec.deals, seed=spec.seed, unit="deal", players=spec.players,
-                options=dict(spec.options), log=LogSpec("none"), chunk_size=spec.chunk_size, unit_scores=True)))
+                options=dict(spec.options), log=LogSpec("none"), chunk_size=spec.chunk_size, unit_scores=True,
+                bot_time_limit=spec.bot_time_limit)))
     return jobs
 
 

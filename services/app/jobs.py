@@ -485,7 +485,8 @@ def tournament_from_proto(message: sim_pb2.TournamentSpec, policies: PolicyAllow
         game=message.game_id, policies=tuple(policy_label_of(p.name, p.params, policies) for p in message.policies),
         deals=message.deals, seed=message.seed if message.HasField("seed") else fresh_seed(),
         players=message.players if message.HasField("players") else None,
-        options=options_from_request(message.options), chunk_size=message.chunk_size)
+        options=options_from_request(message.options), chunk_size=message.chunk_size,
+        bot_time_limit=message.bot_time_limit)
     return check_tournament(spec)
 
 
@@ -505,7 +506,7 @@ def tournament_message(record: dict[str, Any]) -> sim_pb2.Tournament:
         pairings=pairings, ratings=ratings, error=record.get("error", ""), spec=sim_pb2.TournamentSpec(
             game_id=spec.game, players=spec.players, options={k: option_value(v) for k, v in spec.options.items()},
             policies=[policy_message(label) for label in spec.policies], deals=spec.deals, seed=spec.seed,
-            chunk_size=spec.chunk_size))
+            chunk_size=spec.chunk_size, bot_time_limit=spec.bot_time_limit))
 
 
 def policy_message(label: str) -> sim_pb2.PolicySpec:

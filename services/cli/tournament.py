@@ -6,12 +6,18 @@ with its 95% interval (a least-squares fit of the pairings' margins, ranked neve
     cardtable tournament german_whist --policies random,greedy,pimc:samples=16,ismcts:iters=400 --deals 2000
     cardtable tournament belote_contree --policies greedy,pimc --deals 500 --json
     cardtable tournament tablanette --policies random,greedy --deals 1000 --plot ratings.png --address ray://HOST:10001
+    cardtable tournament german_whist --policies pimc,ismcts,greedy --deals 200 --bot-time-limit 0.2
     cardtable tournament belote_contree --resume tournament-7      # one whose command was killed: on from where it was
 
 Each pairing and arrangement is one simulation job (stored in Redis, its chunks retried, Ctrl-C cancels it and the
 tournament, exit 130); the tournament's record (its jobs and standings) is stored in Redis too. Ray and Redis are
 found as by ``cardtable simulate`` (``--address``, ``--redis-url``). ``--resume ID`` plays on a stored tournament whose
 command stopped without cancelling it (killed, or its machine gone): its finished jobs and chunks are kept.
+
+``--bot-time-limit S`` compares bots at equal time a decision: each decision of a searching bot (``pimc``,
+``ismcts``) stops after S seconds and plays the best it found; the other policies play as they do. Where a search
+stops then depends on the machine and its load, not only on the seed: the same tournament played again, or on
+another machine, may give other results.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from rich.table import Table
 
 from engine.rng import fresh_seed
 from workers.jobstore import JobRecord, JobStore, RedisAway
-from workers.spec import JobSpecError
+from workers.spec import MAX_BOT_TIME_LIMIT, JobSpecError
 from workers.tournament import TournamentSpec, cancel_tournament, check_tournament, load_tournament, new_tournament
 
 from ..app.jobs import drive_tournament
@@ -54,6 +60,10 @@ from .simulate import (
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Tournament seed (default: a fresh one).")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Tasks at a time (default: every CPU).")
 @click.option("--chunk-size", type=click.IntRange(min=0), default=0, help="Deals per Ray task (0: chosen).")
+@click.option("--bot-time-limit", type=float, default=0.0, metavar="SECONDS",
+              help="Seconds each decision of a searching bot (pimc, ismcts) may take, to compare bots at equal time "
+                   f"(0: no limit; at most {MAX_BOT_TIME_LIMIT:g}). Results then depend on the machine and its "
+                   "load, not only on the seed.")
 @address_option
 @redis_url_option
 @click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON.")
@@ -65,8 +75,8 @@ from .simulate import (
 @click.pass_context
 def tournament(ctx: click.Context, game: str, policies: str | None, deals: int | None, players: int | None,
                option_pairs: tuple[str, ...], seed: int | None, workers: int | None, chunk_size: int,
-               address: str | None, redis_url: str | None, as_json: bool, plot: Path | None, verbose: bool,
-               resume_id: str | None) -> None:
+               bot_time_limit: float, address: str | None, redis_url: str | None, as_json: bool, plot: Path | None,
+               verbose: bool, resume_id: str | None) -> None:
     """Play every pair of policies over the same deals from every seat arrangement; rate the policies."""
     spec = None
     if resume_id is None:
@@ -76,7 +86,7 @@ def tournament(ctx: click.Context, game: str, policies: str | None, deals: int |
         try:
             spec = check_tournament(TournamentSpec(
                 game, tuple(p.strip() for p in policies.split(",") if p.strip()), deals,
-                seed if seed is not None else fresh_seed(), players, options, chunk_size))
+                seed if seed is not None else fresh_seed(), players, options, chunk_size, bot_time_limit))
         except JobSpecError as exc:
             raise as_usage_error(click.UsageError, exc) from None
     console = Console(stderr=as_json, highlight=False)
@@ -94,7 +104,7 @@ def tournament(ctx: click.Context, game: str, policies: str | None, deals: int |
         tournament_id = record["tournament_id"]
         if not as_json:
             console.print(f"{tournament_id}: {game}, {len(spec.policies)} policies, {deals:,} duplicate deals per "
-                          f"pairing, seed {spec.seed}")
+                          f"pairing, seed {spec.seed}{_time_limit_note(spec)}")
             console.print(cluster)
 
         def progress(number: int, jobs: int, job: JobRecord) -> None:
@@ -123,6 +133,12 @@ def tournament(ctx: click.Context, game: str, policies: str | None, deals: int |
     console.print(standings_tables(result))
     if plot is not None:
         console.print(f"plot written to {plot}")
+
+
+def _time_limit_note(spec: TournamentSpec) -> str:
+    if not spec.bot_time_limit:
+        return ""
+    return f", {spec.bot_time_limit:g} s a decision (results depend on the machine and its load)"
 
 
 def _resumable(store: JobStore, tournament_id: str, game: str) -> dict[str, Any]:

@@ -162,3 +162,20 @@ def test_a_tournament_stored_with_openskill_ratings_still_reads_with_its_old_rat
     [rating] = tournament_message(old).ratings
     assert (rating.policy, rating.rating, rating.note) == (
         "greedy", 24.0, "an openskill rating (mu - 3 sigma), no interval")
+
+
+def test_a_bot_time_limit_goes_from_the_request_to_the_spec_and_back() -> None:
+    from services.app.allowed_policies import PolicyAllowList
+    from services.app.jobs import tournament_from_proto, tournament_message
+    from workers.spec import JobSpecError
+
+    message = _spec("greedy", "pimc")
+    message.bot_time_limit = 0.25
+    spec = tournament_from_proto(message, PolicyAllowList())
+    assert spec.bot_time_limit == 0.25
+    record = {"tournament_id": "tournament-4", "state": "running", "spec": spec.to_dict(), "jobs": []}
+    assert tournament_message(record).spec.bot_time_limit == 0.25
+    assert tournament_from_proto(_spec("greedy", "pimc"), PolicyAllowList()).bot_time_limit == 0.0  # unset: none
+    message.bot_time_limit = 90
+    with pytest.raises(JobSpecError, match="time limit"):
+        tournament_from_proto(message, PolicyAllowList())

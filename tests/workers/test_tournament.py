@@ -3,16 +3,21 @@ scores, checks of the spec, and the same results with one or two Ray workers."""
 
 from __future__ import annotations
 
+import json
+import time
+from typing import ClassVar
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from engine.budget import NO_BUDGET, Budget, BudgetSpent, Cancel, Meter
 from replay.record import decode, start_state
 from workers.chunk import play_chunk
 from workers.jobstore import JobStore
 from workers.plan import Chunk
 from workers.ratings import beats, margin_stats, rate_pairings
-from workers.spec import JobSpecError, validate
+from workers.spec import JobSpec, JobSpecError, validate
 from workers.tournament import (
     TournamentSpec,
     check_tournament,
@@ -200,3 +205,70 @@ def test_the_table_shows_the_ranked_ratings_with_intervals_beside_the_pairings()
     rating = result["ratings"][1]
     assert mine.startswith(f"2 mine {rating['rating']:+.2f} [{rating['ci95'][0]:+.2f}, {rating['ci95'][1]:+.2f}] "
                            "ranked below greedy (lost to it head to head: -1.52")
+
+
+def test_a_bot_time_limit_round_trips_and_an_old_spec_loads_without_one() -> None:
+    spec = check_tournament(TournamentSpec("german_whist", ("greedy", "pimc"), deals=4, seed=2, bot_time_limit=0.2))
+    assert TournamentSpec.from_dict(json.loads(json.dumps(spec.to_dict()))) == spec
+    assert {job.bot_time_limit for _p, _a, job in tournament_jobs(spec)} == {0.2}
+    [(_p, _a, job), *_rest] = tournament_jobs(spec)
+    assert JobSpec.from_dict(json.loads(json.dumps(job.to_dict()))) == job
+    old = spec.to_dict()
+    del old["bot_time_limit"]  # stored before tournaments had time limits
+    assert TournamentSpec.from_dict(old).bot_time_limit == 0.0
+    old_job = job.to_dict()
+    del old_job["bot_time_limit"]
+    assert JobSpec.from_dict(old_job).bot_time_limit == 0.0
+    # Without a limit, a spec stores as it did before limits (the web's pinned JSON of jobs shows it unchanged).
+    unlimited = check_tournament(TournamentSpec("german_whist", ("greedy", "pimc"), deals=4, seed=2))
+    assert "bot_time_limit" not in unlimited.to_dict() and TournamentSpec.from_dict(unlimited.to_dict()) == unlimited
+    [(_p, _a, plain_job), *_rest] = tournament_jobs(unlimited)
+    assert "bot_time_limit" not in plain_job.to_dict() and JobSpec.from_dict(plain_job.to_dict()) == plain_job
+
+
+@pytest.mark.parametrize("seconds", [-0.1, 60.5, float("nan"), float("inf"), "0.2", True])
+def test_a_bad_bot_time_limit_is_refused(seconds: object) -> None:
+    with pytest.raises(JobSpecError, match="time limit"):
+        check_tournament(TournamentSpec("german_whist", ("greedy", "pimc"), deals=4, seed=2,
+                                        bot_time_limit=seconds))  # type: ignore[arg-type]
+
+
+class _TimedMeter(Meter):
+    """A pimc decision's own account, kept: its limit, and how far past its deadline the look that stopped it came."""
+
+    made: ClassVar[list[_TimedMeter]] = []
+
+    def __init__(self, budget: Budget = NO_BUDGET, cancel: Cancel | None = None) -> None:
+        super().__init__(budget, cancel)
+        self.seconds, self.late = budget.seconds, -1.0
+        _TimedMeter.made.append(self)
+
+    def look(self) -> None:
+        try:
+            super().look()
+        except BudgetSpent:
+            if self.deadline:
+                self.late = time.monotonic() - self.deadline
+            raise
+
+
+def test_a_bot_time_limit_cuts_each_searching_decision(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pimc asks far more worlds than it can sample in 20 ms: every one of its decisions is bounded by the limit,
+    its searches are cut by it, and each cut comes within a generous bound of its deadline (a look every 1,000 work
+    units, a few ms); greedy plays as it does."""
+    import engine.bots.search
+
+    monkeypatch.setattr(engine.bots.search, "Meter", _TimedMeter)
+    monkeypatch.setattr(_TimedMeter, "made", [])
+    spec = check_tournament(TournamentSpec("german_whist", ("greedy", "pimc:samples=10000"), deals=2, seed=5,
+                                           bot_time_limit=0.02))
+    scores = {(pairing, arrangement): play_chunk(job, Chunk(0, 0, job.count)).unit_scores
+              for pairing, arrangement, job in tournament_jobs(spec)}
+    [row] = standings(spec, scores)["pairings"]
+    assert row["deals"] == 2
+    meters = _TimedMeter.made
+    assert meters and {meter.seconds for meter in meters} == {0.02}
+    cut = [meter.late for meter in meters if meter.late >= 0]
+    # About half are cut (46 of 89 here): a deal's last tricks leave few worlds, searched whole within the limit.
+    assert len(cut) >= len(meters) // 4, (len(cut), len(meters))
+    assert max(cut) < 1.0, sorted(cut)[-5:]

@@ -44,6 +44,20 @@ def test_json_standings(tournament):
     assert [row["policy"] for row in report["ratings"]] == ["greedy", "random"]
 
 
+def test_a_bot_time_limit_reaches_every_job_and_the_record(tournament, redis_client):
+    result = tournament("german_whist", "--policies", "greedy,pimc:samples=2", "--deals", "2", "--seed", "2",
+                        "--bot-time-limit", "0.5")
+    assert result.exit_code == 0, result.output
+    assert "0.5 s a decision (results depend on the machine and its load)" in result.output
+    result = tournament("german_whist", "--policies", "greedy,pimc:samples=2", "--deals", "2", "--seed", "2",
+                        "--bot-time-limit", "0.5", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["spec"]["bot_time_limit"] == 0.5
+    assert load_tournament(JobStore(redis_client), report["tournament_id"])["spec"]["bot_time_limit"] == 0.5
+    assert [JobStore(redis_client).get(job_id).spec.bot_time_limit for job_id in report["jobs"]] == [0.5, 0.5]
+
+
 def test_resume_plays_on_a_tournament_whose_driver_left(tournament, redis_url, redis_client):
     """A tournament left part way (its driver gone, as when its command was killed) is played on by ``--resume``:
     its first job kept, the standings those of the tournament played at once."""
@@ -81,6 +95,9 @@ def test_table_and_plot(tournament, tmp_path):
 @pytest.mark.parametrize(("args", "message"), [
     (["german_whist", "--policies", "random", "--deals", "4"], "at least two policies"),
     (["german_whist", "--policies", "random,greedy", "--deals", "4", "--option", "nope=1"], "nope"),
+    (["german_whist", "--policies", "random,pimc", "--deals", "4", "--bot-time-limit", "-0.5"], "time limit"),
+    (["german_whist", "--policies", "random,pimc", "--deals", "4", "--bot-time-limit", "600"], "to 60 seconds"),
+    (["german_whist", "--policies", "random,pimc", "--deals", "4", "--bot-time-limit", "fast"], "not a valid float"),
 ])
 def test_usage_errors(tournament, args, message):
     result = tournament(*args)
