@@ -210,12 +210,11 @@ def _chained_moves(parts: tuple[PlayPart[Any], ...]) -> Callable[[Any, int, list
     """One ``moves`` call for the parts that declare moves: each given what the one before made of the ids."""
     if len(parts) < 2:
         return parts[0].moves if parts else None
-    steps = tuple(part.moves for part in parts)
+    first, rest = parts[0].moves, _chained_moves(parts[1:])
+    assert rest is not None
 
     def moves(game: Any, seat: int, ids: list[int]) -> list[int]:
-        for step in steps:
-            ids = step(game, seat, ids)
-        return ids
+        return rest(game, seat, first(game, seat, ids))  # (no loop: asked at every turn)
     return moves
 
 
@@ -392,11 +391,6 @@ class TrickGame(State):
         """The seat that leads the first trick: the dealer's left."""
         return (self.dealer + 1) % self.n_players
 
-    def _extra_played(self, seat: int, action: int) -> int | None:
-        """Play ``seat``'s legal move ``action`` that is no plain card play (a move of a declared play part,
-        ``PlayPart.moves``, or of a game's own ``_card_ids``): the part that plays it plays it (``PlayPart.play``)."""
-        return self._playing.play[action](self, seat, action)
-
     def _won_by(self, trick: list[tuple[int, int]]) -> int:
         """The seat that won the full ``trick``, for a game whose winner is not the best card under ``RULES`` (special
         cards): asked when the trick is gathered, only of a game that overrides it (the loop keeps the best card as
@@ -497,8 +491,11 @@ class TrickGame(State):
             seat = self.current_player
             assert seat is not None  # legal actions are listed only while someone is to act
             ids = self._card_ids()
+            if not self.RULES.extras:
+                return ids
             extras = self._playing.moves
-            return extras(self, seat, ids) if extras is not None and self.RULES.extras else ids
+            assert extras is not None  # the rules declare moves that a part lists
+            return extras(self, seat, ids)
         return self._deciding[self.phase].legal(self)
 
     def _apply(self, action: int) -> None:
@@ -511,11 +508,10 @@ class TrickGame(State):
     def _turn_ids(self) -> list[int]:
         """The legal moves of the seat to play in the play: its card plays (``_card_ids``) with the declared parts'
         ``moves``, as the trick loop lists them."""
-        extras = self._playing.moves
-        if extras is None or not self.RULES.extras:
+        if not self.RULES.extras:
             return self._card_ids()
-        seat = self.current_player
-        assert seat is not None  # legal actions are listed only while someone is to act
+        seat, extras = self.current_player, self._playing.moves
+        assert seat is not None and extras is not None  # (extras: the rules declare moves that a part lists)
         return extras(self, seat, self._card_ids())
 
     def _card_action(self, seat: int, card: int) -> int | None:
@@ -633,8 +629,8 @@ class TrickGame(State):
                 hands[seat] = hand ^ BIT[card]
                 if keep:
                     held[seat].remove(action)
-            else:  # the game's own move: it plays it
-                card = self._extra_played(seat, action)
+            else:  # a move of a play part's (or of the game's own _card_ids): the part that plays it plays it
+                card = self._playing.play[action](self, seat, action)
                 if card is None:  # no card played: the game says who moves next
                     if stop or not self._play_holds(rules, trump, trick, hands):
                         return

@@ -154,7 +154,8 @@ def test_every_move_of_the_play_goes_through_the_trick_loop(game: str, loop: str
 @pytest.mark.parametrize("game", TRICK_GAMES)
 def test_the_trick_loop_reads_the_game_class_s_plain_cards_and_hooks(game: str) -> None:
     cls = type(engine.new_match(game, seed=0))
-    hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name) for name in ("_card_ids", "_won_by", "_next_seats"))
+    hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
+                  for name in ("_card_ids", "_won_by", "_next_seats"))
     playing = cls._playing
     assert cls._loop_class == (cls.ACTIONS.plain_card, *hooks, playing.trick_taken, playing.watching, playing.moves)
 
