@@ -37,10 +37,9 @@ from abc import abstractmethod
 from bisect import insort
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import reduce
 from itertools import accumulate
 from operator import or_
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
 from .clone import LIST, SHARED
@@ -146,7 +145,7 @@ MISDEAL_TRIES = 1000  # determinization: samples drawn before a chain looks for 
 T = TypeVar("T", bound="TrickGame")
 
 
-class PlayPart(Phase[T], Generic[T]):
+class PlayPart(Phase[T]):
     """A declared phase's part in the trick play: the game's own events of card play, which the trick loop calls (and
     only those a part of the game answers, in declared order; tables set per class). A game lists such phases in its
     ``DEAL_PHASES`` (a belote announced with its card, a face-down card, a call or a declaration before the card, what
@@ -154,7 +153,8 @@ class PlayPart(Phase[T], Generic[T]):
 
     - ``moves``: the moves of the seat to play beside (or instead of) its legal card plays, asked at every turn while
       the rules declare extras (``TrickRules.extras``); ``plays`` names the ones the part plays, ``play`` plays one;
-    - ``watched`` and ``card_played``: the plain cards whose play the part watches, and what it does after one;
+    - ``watched`` and ``card_played``: the plain cards whose play the part watches, and what it does after one (one
+      part of a game watches cards);
     - ``trick_taken``: after a trick, before the stock is drawn;
     - ``card_action`` and ``played_blind``: how a loaded position's card is played again (a face-down slot), and
       whether a card came from outside the hand (determinization reads no void from it)."""
@@ -196,12 +196,9 @@ class PlayPart(Phase[T], Generic[T]):
         return False
 
 
-# The events of PlayPart, by name: a game's parts that answer each (its own method, not PlayPart's).
-PLAY_EVENTS = ("moves", "play", "watched", "card_played", "trick_taken", "card_action", "played_blind")
-
-
 def play_parts(phases: tuple[Phase[Any], ...], name: str) -> tuple[PlayPart[Any], ...]:
-    """Of a game's ``DEAL_PHASES``, the play parts that answer the event ``name`` of ``PLAY_EVENTS``, in order."""
+    """Of a game's ``DEAL_PHASES``, the play parts that answer the event ``name`` (their own method of
+    :class:`PlayPart`'s), in order."""
     return tuple(phase for phase in phases
                  if isinstance(phase, PlayPart) and getattr(type(phase), name) is not getattr(PlayPart, name))
 
@@ -250,15 +247,9 @@ class PlayHooks:
             for action in part.plays(game):
                 assert action not in play, f"{game.__name__}: two parts play action {action}"
                 play[action] = part.play
-        watching = None
         watchers = play_parts(phases, "watched")
-        if watchers:
-            played = _chained(tuple(part.card_played for part in watchers))
-            assert played is not None
-            if len(watchers) == 1:
-                watching = (watchers[0].watched, played)
-            else:
-                watching = (lambda state: reduce(or_, (part.watched(state) for part in watchers), 0), played)
+        assert len(watchers) <= 1, f"{game.__name__}: two parts watch cards ({watchers})"
+        watching = (watchers[0].watched, watchers[0].card_played) if watchers else None
         return cls(moves=_chained_moves(play_parts(phases, "moves")), play=play, watching=watching,
                    trick_taken=_chained(tuple(part.trick_taken for part in play_parts(phases, "trick_taken"))),
                    card_action=play_parts(phases, "card_action"), played_blind=play_parts(phases, "played_blind"))
