@@ -5,14 +5,14 @@ The base runs the play of a deal: the trick in play and the finished tricks, who
 would beat him), the legal cards under the game's :class:`engine.tricks.FollowRule`, the stock drawn after each trick
 (German Whist), the tricks and card points each side won and the last trick's bonus; it writes the hands, trump and
 tricks into observations and positions, and loads them back checked: every card of the deck once, tricks played in
-turn and under the follow rule, the seat to play. A game module deals, runs its own auction, says what happens after
-a trick (``_trick_taken``) and scores the deal (``_score_deal``).
+turn and under the follow rule, the seat to play. A game module deals, runs its own auction, declares what happens
+in the play (its :class:`PlayPart` phases) and scores the deal (``_score_deal``).
 
 Card play has one path, the trick loop (``_play_cards``): ``apply_id`` plays one move of the play through it and
 ``play_to_end`` plays on in it. It calls the game only at declared events: its own legal-card rule (``_card_ids``) and
-trick winner (``_won_by``), its moves beside the plain cards (``_turn_extras``, played by ``_extra_played``: a belote,
-a face-down card, a call before the card), the cards it watches (``_event_cards``, ``_card_played``), the trick's end
-and the deal's.
+trick winner (``_won_by``), and the events its declared play parts answer (:class:`PlayPart`): moves beside the plain
+cards (``moves``, played by ``play``: a belote, a face-down card, a call before the card), the cards a part watches
+(``watched``, ``card_played``), the trick's end (``trick_taken``); then the deal's end.
 
 A game declares the rest as data: ``RULES`` (a :class:`TrickRules`), ``ACTIONS``, ``DECK``, ``STOCK_SHOWN`` (a stock,
 and how many of its top cards everyone sees), ``OBSERVED`` / ``POSITIONED`` (which of the base's ``PLAY_FACTS`` its
@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from operator import or_
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
 from .clone import LIST, SHARED
@@ -84,8 +84,9 @@ class TrickRules:
     while the stock lasts. ``trick_cards`` is the cards of a trick (0: one from each seat); seats play in turn from
     the leader, round again when a trick holds more cards than there are seats (Très: leader, follower, leader). With
     ``lead_passes`` the lead passes to the next seat every trick, whoever wins (Très 5.1); else the winner leads. With
-    ``extras`` the play has moves beside the plain card plays: the game's ``TrickGame._turn_extras`` (a belote
-    announced with its card, a face-down card, a call or a declaration before the card).
+    ``extras`` the play has moves beside the plain card plays: those its declared play parts list
+    (:meth:`PlayPart.moves`: a belote announced with its card, a face-down card, a call or a declaration before the
+    card).
 
     >>> rules = TrickRules(Ranking("AKQJT98765432"), tricks=13)
     >>> rules.follow.must_trump, rules.points is None
@@ -139,6 +140,119 @@ Showing = tuple[bool, tuple[Phase[Any], ...], Callable[[Any, int], int] | None, 
 SHOWS_NOTHING: Showing = (False, (), None, False)
 NOTHING_SHOWN = (0, 0, 0)
 MISDEAL_TRIES = 1000  # determinization: samples drawn before a chain looks for a deal that is no misdeal
+
+
+T = TypeVar("T", bound="TrickGame")
+
+
+class PlayPart(Phase[T]):
+    """A declared phase's part in the trick play: the game's own events of card play, which the trick loop calls (and
+    only those a part of the game answers, in declared order; tables set per class). A game lists such phases in its
+    ``DEAL_PHASES`` (a belote announced with its card, a face-down card, a call or a declaration before the card, what
+    a trick's end records).
+
+    - ``moves``: the moves of the seat to play beside (or instead of) its legal card plays, asked at every turn while
+      the rules declare extras (``TrickRules.extras``); ``plays`` names the ones the part plays, ``play`` plays one;
+    - ``watched`` and ``card_played``: the plain cards whose play the part watches, and what it does after one (one
+      part of a game watches cards);
+    - ``trick_taken``: after a trick, before the stock is drawn;
+    - ``card_action`` and ``played_blind``: how a loaded position's card is played again (a face-down slot), and
+      whether a card came from outside the hand (determinization reads no void from it)."""
+
+    def moves(self, game: T, seat: int, ids: list[int]) -> list[int]:
+        """The legal moves of ``seat`` given those so far (``ids``: its legal card plays, or what the parts declared
+        before this one made of them; a list never changed in place): the part adds its own or puts them in their
+        place."""
+        return ids
+
+    def plays(self, game: type[T]) -> tuple[int, ...]:
+        """The action ids this part plays (``play``): moves of its own that are no plain card play."""
+        return ()
+
+    def play(self, game: T, seat: int, action: int) -> int | None:
+        """Play ``seat``'s legal move ``action`` (one of ``plays``): return the card it puts into the trick, taken
+        from where it lay, or None when it plays no card (a call, a declaration: the seat to act moves next)."""
+        raise AssertionError(f"{type(self).__name__} lists {game.action_string(action)!r} without playing it")
+
+    def watched(self, game: T) -> int:
+        """The cards (a mask) whose plain play the part watches (``card_played``), read as the trick loop starts
+        and again after each of the game's own moves."""
+        return 0
+
+    def card_played(self, game: T, seat: int, card: int) -> None:
+        """After a watched card is put into the trick, before the trick is gathered: the part's effects (a
+        rebelote, the trump a first card names)."""
+
+    def trick_taken(self, game: T, winner: int) -> None:
+        """After a trick is gathered and its leader set, before the stock is drawn."""
+
+    def card_action(self, game: T, seat: int, card: int) -> int | None:
+        """The action that plays ``card`` for ``seat`` when the part plays it its own way (a face-down card), else
+        None."""
+        return None
+
+    def played_blind(self, game: T, seat: int, card: int) -> bool:
+        """Whether ``seat`` played ``card`` from outside its hand (German Whist's face-down slots)."""
+        return False
+
+
+def play_parts(phases: tuple[Phase[Any], ...], name: str) -> tuple[PlayPart[Any], ...]:
+    """Of a game's ``DEAL_PHASES``, the play parts that answer the event ``name`` (their own method of
+    :class:`PlayPart`'s), in order."""
+    return tuple(phase for phase in phases
+                 if isinstance(phase, PlayPart) and getattr(type(phase), name) is not getattr(PlayPart, name))
+
+
+def _chained_moves(parts: tuple[PlayPart[Any], ...]) -> Callable[[Any, int, list[int]], list[int]] | None:
+    """One ``moves`` call for the parts that declare moves: each given what the one before made of the ids."""
+    if len(parts) < 2:
+        return parts[0].moves if parts else None
+    first, rest = parts[0].moves, _chained_moves(parts[1:])
+    assert rest is not None
+
+    def moves(game: Any, seat: int, ids: list[int]) -> list[int]:
+        return rest(game, seat, first(game, seat, ids))  # (no loop: asked at every turn)
+    return moves
+
+
+def _chained(calls: tuple[Callable[..., Any], ...]) -> Callable[..., None] | None:
+    """One call for several parts' event methods, made in order (None for none)."""
+    if len(calls) < 2:
+        return calls[0] if calls else None
+
+    def each(*args: Any) -> None:
+        for call in calls:
+            call(*args)
+    return each
+
+
+@dataclass(frozen=True)
+class PlayHooks:
+    """A trick game class's play parts, by event (``TrickGame._playing``): ``moves`` and ``trick_taken`` as one call
+    each, ``watching`` as (watched, card_played), ``play`` by the action it plays, and the parts that answer
+    ``card_action`` and ``played_blind``; None or empty where no part answers."""
+
+    moves: Callable[[Any, int, list[int]], list[int]] | None = None
+    play: Mapping[int, Callable[[Any, int, int], int | None]] = field(default_factory=dict)
+    watching: tuple[Callable[[Any], int], Callable[[Any, int, int], None]] | None = None
+    trick_taken: Callable[[Any, int], None] | None = None
+    card_action: tuple[PlayPart[Any], ...] = ()
+    played_blind: tuple[PlayPart[Any], ...] = ()
+
+    @classmethod
+    def of(cls, game: type[TrickGame]) -> PlayHooks:
+        phases = game.DEAL_PHASES
+        play: dict[int, Callable[[Any, int, int], int | None]] = {}
+        for part in play_parts(phases, "play"):
+            for action in part.plays(game):
+                assert action not in play, f"{game.__name__}: two parts play action {action}"
+                play[action] = part.play
+        watchers = play_parts(phases, "watched")
+        assert len(watchers) <= 1, f"{game.__name__}: two parts watch cards ({watchers})"
+        watching = (watchers[0].watched, watchers[0].card_played) if watchers else None
+        return cls(moves=_chained_moves(play_parts(phases, "moves")), play=play, watching=watching,
+                   trick_taken=_chained(tuple(part.trick_taken for part in play_parts(phases, "trick_taken"))),
+                   card_action=play_parts(phases, "card_action"), played_blind=play_parts(phases, "played_blind"))
 
 
 class TrickPlay(Phase["TrickGame"]):
@@ -198,11 +312,15 @@ class TrickGame(State):
     COPY = {"hands": LIST, "trick": LIST, "tricks": LIST, "card_points": LIST, "tricks_won": LIST,
             "stock": SHARED, "_draws": SHARED}
     _loading = False  # a position's tricks are being replayed: the last one is not scored
-    # Which of the trick loop's hooks a game class overrides (set for each class): _card_ids, _won_by, _trick_taken,
-    # _event_cards and _next_seats, in that order; the loop calls only those.
-    _own_hooks: ClassVar[tuple[bool, ...]] = (False,) * 5
-    # What the trick loop reads of the class as it starts, in one look-up: ACTIONS.plain_card, then _own_hooks.
-    _loop_class: ClassVar[tuple[Any, ...]] = ((),) + _own_hooks
+    # Which of the trick loop's hooks a game class overrides (set for each class): _card_ids, _won_by and
+    # _next_seats, in that order; the loop calls only those.
+    _own_hooks: ClassVar[tuple[bool, ...]] = (False,) * 3
+    # The declared play parts (PlayPart) that answer each of their events (set for each class): the trick loop
+    # calls only those.
+    _playing: ClassVar[PlayHooks] = PlayHooks()
+    # What the trick loop reads of the class as it starts, in one look-up: ACTIONS.plain_card, _own_hooks, then the
+    # parts' trick_taken, (watched, card_played) and moves, each None when no part answers it.
+    _loop_class: ClassVar[tuple[Any, ...]] = ((),) + _own_hooks + (None, None, None)
     # The game's decision phases (engine.phases.DecisionPhase) by the phase they act in (set for each class).
     _deciding: ClassVar[Mapping[str, DecisionPhase[Any]]] = {}
     # The declared phases that answer determinization's known, hidden, hand_check and relabel (set for each class).
@@ -233,13 +351,15 @@ class TrickGame(State):
         cls._showing = None if info is not None and info.shown_every_move else \
             SHOWS_NOTHING if showing == SHOWS_NOTHING else showing
         cls._own_hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
-                               for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards", "_next_seats"))
+                               for name in ("_card_ids", "_won_by", "_next_seats"))
+        cls._playing = playing = PlayHooks.of(cls)
         actions = getattr(cls, "ACTIONS", None)
-        cls._loop_class = (() if actions is None else actions.plain_card,) + cls._own_hooks
-        cls._pick_move_path()
+        cls._loop_class = (() if actions is None else actions.plain_card,) + cls._own_hooks + (
+            playing.trick_taken, playing.watching, playing.moves)
+        cls._pick_move_path(playing)
 
     @classmethod
-    def _pick_move_path(cls) -> None:
+    def _pick_move_path(cls, playing: PlayHooks) -> None:
         """Set the class's ``_legal_ids`` and ``_apply``, which no game defines: with decision phases the base's,
         which ask the phase in play; without, every move is the play's, listed by ``_card_ids`` (``_turn_ids`` when
         the play has moves beside the cards) and played by the trick loop itself, with no phase to ask."""
@@ -250,8 +370,7 @@ class TrickGame(State):
         if cls._deciding:
             legal_ids, apply = TrickGame._legal_ids, TrickGame._apply
         else:
-            extras = getattr(getattr(cls, "RULES", None), "extras", False) or \
-                cls._turn_extras is not TrickGame._turn_extras
+            extras = getattr(getattr(cls, "RULES", None), "extras", False) or playing.moves is not None
             legal_ids, apply = cls._turn_ids if extras else cls._card_ids, TrickGame._play_action
         setattr(cls, "_legal_ids", legal_ids)  # noqa: B010 (mypy refuses an assignment to a method)
         setattr(cls, "_apply", apply)  # noqa: B010
@@ -267,9 +386,6 @@ class TrickGame(State):
     trick_size: int  # the cards of a trick (TrickRules.trick_cards, or one from each seat)
 
     # ---- what a game implements ---------------------------------------------------------------------------------
-
-    def _trick_taken(self, winner: int) -> None:
-        """After a trick, before the stock is drawn: the game's own bookkeeping (German Whist's face-up card)."""
 
     def double_dummy_points(self, side: int, taken: int) -> list[int] | None:
         """The deal's points per side (as ``_score_deal`` records them) if ``side`` takes ``taken`` of what the
@@ -291,27 +407,6 @@ class TrickGame(State):
             if leader is not None:
                 return leader
         return (self.dealer + 1) % self.n_players
-
-    def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
-        """The legal moves of ``seat``, the seat to play, given its legal card plays ``ids`` (a list never changed in
-        place): by default those; a game with moves of its own in the play (a belote announced with its card, a
-        face-down card, a call or a declaration before the card) adds them or puts them in their place: asked at every
-        turn while its rules declare them (``TrickRules.extras``)."""
-        return ids
-
-    def _extra_played(self, seat: int, action: int) -> int | None:
-        """Play ``seat``'s legal move ``action`` that is no plain card play (one of ``_turn_extras``, or of a game's own
-        ``_card_ids``): return the card it puts into the trick, taken from where it lay, or None when it plays no card
-        (a call, a declaration: the seat to act moves next). Only a game that lists such moves is asked."""
-        raise AssertionError(f"{self.game_id} lists {self.action_string(action)!r} without playing it")
-
-    def _event_cards(self) -> int:
-        """The cards (a mask) whose plain play the game watches (``_card_played``), read as the trick loop starts."""
-        return 0
-
-    def _card_played(self, seat: int, card: int) -> None:
-        """After a watched card (``_event_cards``) is put into the trick, before the trick is gathered: the game's own
-        effects (a rebelote, the trump a first card names)."""
 
     def _won_by(self, trick: list[tuple[int, int]]) -> int:
         """The seat that won the full ``trick``, for a game whose winner is not the best card under ``RULES`` (special
@@ -408,7 +503,11 @@ class TrickGame(State):
             seat = self.current_player
             assert seat is not None  # legal actions are listed only while someone is to act
             ids = self._card_ids()
-            return self._turn_extras(seat, ids) if self.RULES.extras else ids
+            if not self.RULES.extras:
+                return ids
+            extras = self._playing.moves
+            assert extras is not None  # the rules declare moves that a part lists
+            return extras(self, seat, ids)
         return self._deciding[self.phase].legal(self)
 
     def _apply(self, action: int) -> None:
@@ -419,16 +518,21 @@ class TrickGame(State):
             self._deciding[self.phase].apply(self, action)
 
     def _turn_ids(self) -> list[int]:
-        """The legal moves of the seat to play in the play: its card plays (``_card_ids``) with the game's
-        ``_turn_extras``, as the trick loop lists them."""
+        """The legal moves of the seat to play in the play: its card plays (``_card_ids``) with the declared parts'
+        ``moves``, as the trick loop lists them."""
         if not self.RULES.extras:
             return self._card_ids()
-        seat = self.current_player
-        assert seat is not None  # legal actions are listed only while someone is to act
-        return self._turn_extras(seat, self._card_ids())
+        seat, extras = self.current_player, self._playing.moves
+        assert seat is not None and extras is not None  # (extras: the rules declare moves that a part lists)
+        return extras(self, seat, self._card_ids())
 
     def _card_action(self, seat: int, card: int) -> int | None:
-        """The action that plays ``card`` for ``seat``, None if the seat does not hold it."""
+        """The action that plays ``card`` for ``seat`` (a part's own, ``PlayPart.card_action``, else the plain play),
+        None if the seat does not hold it."""
+        for part in self._playing.card_action:
+            action = part.card_action(self, seat, card)
+            if action is not None:
+                return action
         return self.ACTIONS.plain_id[card] if self.hands[seat] & BIT[card] else None
 
     def play_to_end(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> int:
@@ -473,23 +577,23 @@ class TrickGame(State):
     def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
                     observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
         """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
-        rule's cards, or the game's own ``_card_ids``, with its ``_turn_extras``) listed, ``choose[seat]`` picks one
+        rule's cards, or the game's own ``_card_ids``, with its parts' ``moves``) listed, ``choose[seat]`` picks one
         (``action`` -1; ``action`` >= 0: one move already chosen, checked and recorded by ``apply_id``, played alone
-        and the loop returns), it is recorded and played: a
-        plain card from the hand into the trick (the game's own moves by ``_extra_played``), the best card kept; a
-        full trick is gathered (``_trick_taken``, the stock drawn) and the deal scored after its last trick. The game
-        is called only at those events and for the cards it watches (``_card_played``); after each the loop plays on
-        while the play is as it read it (``_play_holds``), else it returns (as it does at the deal's end) and the
-        caller plays on from the state as it is. With two seats each hand's ids are kept sorted as it changes (sorting
+        and the loop returns), it is recorded and played: a plain card from the hand into the trick (a part's own
+        moves by its ``play``), the best card kept; a full trick is gathered (the parts' ``trick_taken``, the stock
+        drawn) and the deal scored after its last trick. The game is called only at those events and for the cards a
+        part watches (``card_played``); after each the loop plays on while the play is as it read it
+        (``_play_holds``), else it returns (as it does at the deal's end) and the caller plays on from the state as
+        it is. With two seats each hand's ids are kept sorted as it changes (sorting
         them is most of what listing costs: half the plays are leads)."""
         rules = self.RULES
         trump = self.trump
         beaters, beat = rules.by_trump[trump]
-        plain_card, own, winner_rule, after_trick, watching, own_next = self._loop_class
+        plain_card, own, winner_rule, own_next, after_trick, watching, moves = self._loop_class
         hands = self.hands
         trick = self.trick
         size = self.trick_size
-        watched = self._event_cards() if watching else 0
+        watched = watching[0](self) if watching is not None else 0
         after = self._next_seats() if own_next else NEXT_SEATS[self.n_players]
         stop = action >= 0
         keep = False
@@ -497,7 +601,7 @@ class TrickGame(State):
             n, actions, follow, record = self.n_players, self.ACTIONS, rules.follow, self.moves.append
             card_ids, suit_ids, plain_id = actions.ids, actions.suit_tables, actions.plain_id
             own_ids = self._card_ids if own else None
-            extras = self._turn_extras if rules.extras else None
+            extras = moves if rules.extras else None
             over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
             keep = n == 2 and own_ids is None
             held = [card_ids(hand) for hand in hands] if keep else []
@@ -526,7 +630,7 @@ class TrickGame(State):
                                           side_of[best_seat] == side_of[seat])
                         legal = held[seat][:] if keep and mask == hand else card_ids(mask)
                 if extras is not None:
-                    legal = extras(seat, legal)
+                    legal = extras(self, seat, legal)
                 self._legal = legal  # known while the seat chooses (its observation lists them)
                 action = choose[seat](legal, observe[seat])
                 if action not in legal:
@@ -537,14 +641,14 @@ class TrickGame(State):
                 hands[seat] = hand ^ BIT[card]
                 if keep:
                     held[seat].remove(action)
-            else:  # the game's own move: it plays it
-                card = self._extra_played(seat, action)
+            else:  # a move of a play part's (or of the game's own _card_ids): the part that plays it plays it
+                card = self._playing.play[action](self, seat, action)
                 if card is None:  # no card played: the game says who moves next
                     if stop or not self._play_holds(rules, trump, trick, hands):
                         return
                     next_seat = self.current_player
                     assert next_seat is not None  # (_play_holds)
-                    seat, watched = next_seat, self._event_cards() if watching else 0
+                    seat, watched = next_seat, watching[0](self) if watching is not None else 0
                     if keep:
                         held = [card_ids(hand) for hand in hands]
                     continue
@@ -559,13 +663,14 @@ class TrickGame(State):
                 self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[card]
             if watched and watched & BIT[card]:  # a watched card, or the game's own move's
                 if plain_card[action] is not None:
-                    self._card_played(seat, card)
+                    assert watching is not None  # (watched is set only by a watching part)
+                    watching[1](self, seat, card)
                     if self.current_player is None or self.trick is not trick:
                         return  # the game ended the deal (a void deal, Thunee 5.9), or the match
                 if stop or not self._play_holds(rules, trump, trick, hands):
                     stop = True  # the loop stops after this card
                 else:  # it plays on under what the game left
-                    watched = self._event_cards() if watching else 0
+                    watched = watching[0](self) if watching is not None else 0
                     if keep:
                         held = [card_ids(hand) for hand in hands]
             if played < size:
@@ -574,7 +679,7 @@ class TrickGame(State):
                     return
                 continue
             # the trick is full: gathered (its card points and the tricks won, the next leader: the winner or, with
-            # lead_passes, the next seat; the game's _trick_taken; the stock drawn in turn; the deal scored after its
+            # lead_passes, the next seat; the parts' trick_taken; the stock drawn in turn; the deal scored after its
             # last trick), and the loop plays on unless the deal is over or the game changed the phase or the rules
             if stop:  # (a single move: what the trick's end reads, read now)
                 side_of, tricks, points, draws, last = self.side_of, self.tricks, rules.points, \
@@ -591,9 +696,9 @@ class TrickGame(State):
             seat = self.current_player = after[trick[0][0]] if rules.lead_passes else winner
             trick, played = [], 0
             self.trick = trick
-            if after_trick:
+            if after_trick is not None:
                 before = hands[:] if keep else hands
-                self._trick_taken(winner)
+                after_trick(self, winner)
                 if self.current_player is None or self.tricks is not tricks:
                     return  # the game ended the deal
                 seat = self.current_player
@@ -780,8 +885,9 @@ class TrickGame(State):
             raise PositionError(f"{key}: seat {seat} plays {CODES[card]}, which deal_deck did not deal it (or it had "
                                 "played it already)")
         legal = self._card_ids()
-        if self.ACTIONS.plain_card[action] is None and self.RULES.extras:  # a card played its own way (a slot)
-            legal = self._turn_extras(seat, legal)
+        extras = self._playing.moves
+        if self.ACTIONS.plain_card[action] is None and self.RULES.extras and extras is not None:  # (a slot's card)
+            legal = extras(self, seat, legal)
         if action not in legal:
             allowed = ", ".join(self.ACTIONS.strings[a] for a in legal)
             raise PositionError(f"{key}: seat {seat} may not play {CODES[card]} there: the follow rule allows only "
@@ -944,8 +1050,10 @@ class TrickGame(State):
         return 0 if index < first else (index - first) // self.n_players + 1
 
     def _played_blind(self, seat: int, card: int) -> bool:
-        """Whether ``seat`` played ``card`` from outside its hand (German Whist's face-down cards)."""
-        return False
+        """Whether ``seat`` played ``card`` from outside its hand (a part's ``played_blind``: German Whist's
+        face-down cards)."""
+        parts = self._playing.played_blind
+        return bool(parts) and any(part.played_blind(self, seat, card) for part in parts)
 
     def _hand_check(self, seat: int, known: int) -> Callable[[list[int]], bool] | None:
         """The facts about ``seat``'s whole hand that a new deal of its unseen cards must keep, as one check (or
@@ -1065,9 +1173,10 @@ def position_hand(value: object, key: str) -> list[int]:
 FACEDOWN = "facedown:"  # the prefix of a card played face down (``facedown:7C``)
 
 
-class FaceDownCards(Phase["FaceDownPlays"]):
+class FaceDownCards(PlayPart["FaceDownPlays"]):
     """The cards a deal's play put face down (``face_down``): declared before :data:`TRICK_PLAY`, which replays the
-    deal with them played face down."""
+    deal with them played face down; in the play, it plays a card face down (``facedown:<card>``, which the game's
+    ``_card_ids`` lists)."""
 
     KEYS = ("face_down",)
 
@@ -1080,6 +1189,18 @@ class FaceDownCards(Phase["FaceDownPlays"]):
     def check(self, game: FaceDownPlays, loading: Loading) -> None:
         del game._down_given  # (the replay is over: every later card is played as its move says)
 
+    def plays(self, game: type[FaceDownPlays]) -> tuple[int, ...]:
+        return tuple(getattr(game, "DOWN_CARD", ()))  # (a game class declares DOWN_CARD)
+
+    def play(self, game: FaceDownPlays, seat: int, action: int) -> int | None:
+        card = game.DOWN_CARD[action]  # facedown:<card>
+        game.down |= BIT[card]
+        game.hands[seat] ^= BIT[card]
+        return card
+
+    def card_action(self, game: FaceDownPlays, seat: int, card: int) -> int | None:
+        return game.DOWN_ID[card] if game.hands[seat] & BIT[card] & game._down_given else None
+
 
 FACE_DOWN_CARDS = FaceDownCards()
 
@@ -1091,7 +1212,7 @@ class FaceDownPlays(TrickGame):
     is gathered.
     A sample deals the others' face-down cards of the trick in play again, none of ``DOWN_LACKS`` (what playing face
     down shows a hand lacked); positions list the deal's face-down cards under ``face_down``. A game lists them (its
-    ``_card_ids``) and says which cards win; the trick loop plays them (``_extra_played``)."""
+    ``_card_ids``) and says which cards win; the trick loop plays them (:class:`FaceDownCards`)."""
 
     DOWN_ID: ClassVar[tuple[int, ...]]  # per card, the action that plays it face down
     DOWN_CARD: ClassVar[Mapping[int, int]]  # action -> the card it plays face down
@@ -1099,12 +1220,6 @@ class FaceDownPlays(TrickGame):
     DEAL_PHASES: ClassVar[tuple[Phase[Any], ...]] = (FACE_DOWN_CARDS, TRICK_PLAY)
     _down_given = 0  # loading a position: its face_down cards, replayed face down
     down: int  # the cards played face down this deal
-
-    def _extra_played(self, seat: int, action: int) -> int | None:
-        card = self.DOWN_CARD[action]  # facedown:<card>
-        self.down |= BIT[card]
-        self.hands[seat] ^= BIT[card]
-        return card
 
     def _shown(self, seat: int, viewer: int, card: int) -> str:
         """A trick card as ``viewer`` sees it: a card played face down is hidden from the others until gathered."""
@@ -1144,8 +1259,3 @@ class FaceDownPlays(TrickGame):
             s, action = moves[k]
             if action in self.DOWN_CARD:
                 moves[k] = (s, self.DOWN_ID[new[self.DOWN_CARD[action]]])
-
-    def _card_action(self, seat: int, card: int) -> int | None:
-        if self.hands[seat] & BIT[card] & self._down_given:
-            return self.DOWN_ID[card]
-        return super()._card_action(seat, card)

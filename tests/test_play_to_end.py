@@ -3,11 +3,15 @@ moves of the generic loop (legal_action_ids, choose_id, apply_id one at a time),
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from plain_whist import PlainWhist
 
 import engine
 from engine.bots import make_policies, play_out
-from engine.trickgame import TrickGame
+from engine.registry import registered
+from engine.trickgame import PlayPart, TrickGame
 
 CASES = [(game, n) for game in engine.list_games() for n in engine.game_info(game).player_counts]
 
@@ -155,10 +159,44 @@ def test_every_move_of_the_play_goes_through_the_trick_loop(game: str, loop: str
 def test_the_trick_loop_reads_the_game_class_s_plain_cards_and_hooks(game: str) -> None:
     cls = type(engine.new_match(game, seed=0))
     hooks = tuple(getattr(cls, name) is not getattr(TrickGame, name)
-                  for name in ("_card_ids", "_won_by", "_trick_taken", "_event_cards", "_next_seats"))
-    assert cls._loop_class == (cls.ACTIONS.plain_card, *hooks)
+                  for name in ("_card_ids", "_won_by", "_next_seats"))
+    playing = cls._playing
+    assert cls._loop_class == (cls.ACTIONS.plain_card, *hooks, playing.trick_taken, playing.watching, playing.moves)
 
 
 def test_the_double_dummy_search_takes_the_games_that_declare_it() -> None:
     solvable = {game for game in TRICK_GAMES if getattr(engine.new_match(game, seed=0), "DOUBLE_DUMMY", False)}
     assert solvable == {"belote", "belote_contree", "german_whist", "thunee"}
+
+
+class _Taken(PlayPart[Any]):
+    """A play part that records each trick's winner under its name (for the test below)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def trick_taken(self, game: Any, winner: int) -> None:
+        game.events.append((self.name, len(game.tricks), winner))
+
+
+class _Watching(PlayPart[Any]):
+    def watched(self, game: Any) -> int:
+        return 1
+
+
+def test_the_trick_loop_calls_every_declared_part_at_a_tricks_end_in_declared_order() -> None:
+    class Recorded(PlainWhist):
+        DEAL_PHASES = (*PlainWhist.DEAL_PHASES, _Taken("first"), _Taken("second"))
+        events: list[tuple[str, int, int]]
+
+    with registered(Recorded) as game:
+        state = engine.new_match(game, seed=4)
+        state.events = []
+        while len(state.tricks) < 2:
+            state.apply_id(state.legal_action_ids()[0])
+    winners = state.trick_winner_seats(state.current_player)  # (the winner leads the next trick)
+    assert state.events == [("first", 1, winners[0]), ("second", 1, winners[0]),
+                             ("first", 2, winners[1]), ("second", 2, winners[1])]
+
+    with pytest.raises(AssertionError, match="two parts watch cards"):
+        type("TwoWatchers", (PlainWhist,), {"DEAL_PHASES": (*PlainWhist.DEAL_PHASES, _Watching(), _Watching())})

@@ -26,7 +26,7 @@ from ...registry import register
 from ...rng import Rng
 from ...scoring import highest_once_target_reached
 from ...state import GameInfo, MatchLength, position_count
-from ...trickgame import TRICK_PLAY
+from ...trickgame import TRICK_PLAY, PlayPart
 from ...tricks import NO_TRUMP, gather_tricks
 from ..belote_family import BELOTE_ANNOUNCED, GATHERED_PACK, NATURAL_ORDER, TRICKS, BelotePlay, belote_actions
 from .rules import MeldDeclaring, three_player_points, two_side_points
@@ -124,9 +124,10 @@ class Pot(Phase["Belote"]):
             raise PositionError("only a litige holds points in the pot (7.3; never with 3 players)")
 
 
-class Declared(Phase["Belote"]):
-    """Each seat's choice to declare its combinations or not (6.3), ``declared``: checked against the melds of the
-    replayed deal and scored as in play."""
+class Declared(PlayPart["Belote"]):
+    """Each seat's choice to declare its combinations or not (6.2, 6.3): made in the play, before the seat's first
+    card, and resolved after the first trick; in a position, ``declared``, checked against the melds of the replayed
+    deal and scored as in play."""
 
     KEYS = ("declared",)
 
@@ -146,6 +147,22 @@ class Declared(Phase["Belote"]):
 
     def check(self, game: Belote, loading: Loading) -> None:
         game._check_declared()
+
+    def moves(self, game: Belote, seat: int, ids: list[int]) -> list[int]:
+        if not game.tricks and game._must_choose_declaration():  # (after the first trick, never: a cheap test)
+            return DECLARE_IDS  # 6.2: a seat with a combination chooses first whether to declare it (no card yet)
+        return ids
+
+    def plays(self, game: type[Belote]) -> tuple[int, ...]:
+        return tuple(DECLARE_IDS)
+
+    def play(self, game: Belote, seat: int, action: int) -> int | None:
+        game.declared[seat] = ACTIONS.strings[action]
+        return None
+
+    def trick_taken(self, game: Belote, winner: int) -> None:
+        if len(game.tricks) == 1 and not game._loading:  # a loaded position's are resolved once it is checked
+            game._resolve_declarations()  # 6.3: after the first trick
 
     # determinization: the combinations declared and shown are known; each hand keeps its combinations (6.1)
 
@@ -229,21 +246,6 @@ class Belote(MeldDeclaring, BelotePlay):
         self._find_melds()
 
     # ---- actions ------------------------------------------------------------------------------------------------
-
-    def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
-        if not self.tricks and self._must_choose_declaration():  # (after the first trick, never: a cheap test)
-            return DECLARE_IDS  # 6.2: a seat with a combination chooses first whether to declare it
-        return BelotePlay._turn_extras(self, seat, ids)
-
-    def _extra_played(self, seat: int, action: int) -> int | None:
-        if action in DECLARE_IDS:
-            self.declared[seat] = ACTIONS.strings[action]
-            return None
-        return BelotePlay._extra_played(self, seat, action)
-
-    def _trick_taken(self, winner: int) -> None:
-        if len(self.tricks) == 1 and not self._loading:  # a loaded position's are resolved once it is checked
-            self._resolve_declarations()  # 6.3: after the first trick
 
     def _auction_won(self) -> None:
         rounds = self.auction

@@ -19,7 +19,7 @@ from ...phases import Loading, Phase
 from ...rng import Rng
 from ...scoring import point_table
 from ...state import Partnerships
-from ...trickgame import TrickGame, TrickRules
+from ...trickgame import PlayPart, TrickGame, TrickRules
 from ...tricks import NO_TRUMP, CardActions, FollowRule, Ranking, cut
 
 DECK_RANKS = "789TJQKA"
@@ -46,9 +46,13 @@ def belote_actions(words: list[str]) -> CardActions:
     return CardActions(suffixes=("belote",), words=words)
 
 
-class BeloteAnnounced(Phase["BelotePlay"]):
-    """The belote in a position (6.4): ``belote``, the seat that announced it (null before), checked against the
-    replayed tricks."""
+KING_QUEEN_IDS = tuple((belote_actions([]).plain_id[k], belote_actions([]).plain_id[q]) for k, q in KING_QUEEN)
+
+
+class BeloteAnnounced(PlayPart["BelotePlay"]):
+    """Belote and rebelote in the play (6.1, 6.4): a seat holding the trump king and queen may announce a belote with
+    the first of them it plays (``KH:belote``), and the other is its rebelote; in a position, ``belote``, the seat
+    that announced it (null before), checked against the replayed tricks."""
 
     KEYS = ("belote",)
 
@@ -68,6 +72,34 @@ class BeloteAnnounced(Phase["BelotePlay"]):
     def known(self, game: BelotePlay, seat: int) -> int:
         """The trump king and queen of an announced belote (6.4: its announcer holds both until played)."""
         return KQ_MASK[game.trump] if game.belote_seat is not None else 0
+
+    def moves(self, game: BelotePlay, seat: int, ids: list[int]) -> list[int]:
+        """6.4: with both in hand, each legal play of the trump king or queen may announce the belote."""
+        kq = KQ_MASK[game.trump]
+        if game.hands[seat] & kq == kq:
+            pair = KING_QUEEN_IDS[game.trump]
+            belotes = [a + BELOTE_SUFFIX for a in ids if a in pair]
+            if belotes:
+                return sorted(ids + belotes)
+        return ids
+
+    def plays(self, game: type[BelotePlay]) -> tuple[int, ...]:
+        actions = game.ACTIONS
+        return tuple(a for a in range(actions.first_word) if a % actions.width == BELOTE_SUFFIX)
+
+    def play(self, game: BelotePlay, seat: int, action: int) -> int | None:
+        card = game.ACTIONS.card_of[action]  # <card>:belote (6.4)
+        assert card is not None  # a belote is announced with a card
+        game.belote_seat = seat
+        game.hands[seat] ^= BIT[card]
+        return card
+
+    def watched(self, game: BelotePlay) -> int:
+        return 0 if game.trump == NO_TRUMP else KQ_MASK[game.trump]
+
+    def card_played(self, game: BelotePlay, seat: int, card: int) -> None:
+        if game.belote_seat == seat:
+            game.rebelote = True  # 6.2: announced automatically with the other card
 
 
 BELOTE_ANNOUNCED = BeloteAnnounced()
@@ -137,31 +169,6 @@ class BelotePlay(TrickGame):
         self._reset_tricks(hands, NO_TRUMP)
         self.belote_seat: int | None = None
         self.rebelote = False
-
-    # ---- legal cards (5.2) and belote (6.1 / 6.4) ---------------------------------------------------------------
-
-    def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
-        """6.4: a seat holding the trump king and queen may announce a belote with the first of them it plays."""
-        kq = KQ_MASK[self.trump]
-        if self.hands[seat] & kq == kq:
-            playable = self._playable(seat) & kq
-            if playable:
-                return sorted(ids + [self.ACTIONS.plain_id[c] + BELOTE_SUFFIX for c in cards_in(playable)])
-        return ids
-
-    def _extra_played(self, seat: int, action: int) -> int | None:
-        card = self.ACTIONS.card_of[action]  # <card>:belote (6.4)
-        assert card is not None  # a belote is announced with a card
-        self.belote_seat = seat
-        self.hands[seat] ^= BIT[card]
-        return card
-
-    def _event_cards(self) -> int:
-        return 0 if self.trump == NO_TRUMP else KQ_MASK[self.trump]
-
-    def _card_played(self, seat: int, card: int) -> None:
-        if self.belote_seat == seat:
-            self.rebelote = True  # 6.2: announced automatically with the other card
 
     def _cut(self, pack: list[int]) -> list[int]:
         """The pack cut at a seeded position, at least FEWEST_CUT cards from either end (3..29 of 32)."""

@@ -222,11 +222,8 @@ class GermanWhist(FaceDownSlots):
 
     # ---- determinization: the loser's draws and face-down cards are unseen, the face-up cards taken are not -------
 
-    def _played_blind(self, seat: int, card: int) -> bool:
-        if not self.options["face_down_four"]:
-            return False
-        start = 2 * self.phase1_tricks + (SLOTS if seat == self.dealer else 0)  # 8.1a: non-dealer's four first
-        return card in self.deal_deck[start:start + SLOTS]
+    def slots_dealt_at(self, seat: int) -> int:
+        return 2 * self.phase1_tricks + (SLOTS if seat == self.dealer else 0)  # 8.1a: non-dealer's four first
 
     # ---- positions (docs/positions/german_whist.md) -------------------------------------------------------------
 

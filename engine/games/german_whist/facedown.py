@@ -3,19 +3,21 @@ slots: :class:`FaceDownSlots`."""
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ...cards import CODES, SUIT, SUIT_MASK, parse_card
 from ...clone import ROWS
-from ...phases import Loading, Phase
+from ...phases import Loading
 from ...state import position_list
-from ...trickgame import TrickGame
+from ...trickgame import PlayPart, TrickGame
 
 
-class SlotCards(Phase["FaceDownSlots"]):
-    """The face-down slots in a position (8.1): ``face_down`` (each seat's slots, None once played) and
-    ``face_down_seen``; the slots' cards are handed to the trick play as piles of their own."""
+class SlotCards(PlayPart["FaceDownSlots"]):
+    """The face-down slots (8.1): in the play, a seat void in the led suit, or to lead with an empty hand, may also
+    play one (8.1c); in a position, ``face_down`` (each seat's slots, None once played) and ``face_down_seen``, the
+    slots' cards handed to the trick play as piles of their own."""
 
     KEYS = ("face_down", "face_down_seen")
 
@@ -40,6 +42,37 @@ class SlotCards(Phase["FaceDownSlots"]):
     def relabel(self, game: FaceDownSlots, new: Sequence[int]) -> None:
         game.down = [[None if c is None else new[c] for c in slots] for slots in game.down]
 
+    def moves(self, game: FaceDownSlots, seat: int, ids: list[int]) -> list[int]:
+        """8.1c: a seat void in the led suit, or to lead with an empty hand, may play a face-down card."""
+        down = game.down[seat]
+        if not down:
+            return ids
+        trick, hand = game.trick, game.hands[seat]
+        if hand & SUIT_MASK[SUIT[trick[0][1]]] if trick else hand:
+            return ids
+        return ids + [game.SLOT_IDS[slot] for slot, card in enumerate(down) if card is not None]
+
+    def plays(self, game: type[FaceDownSlots]) -> tuple[int, ...]:
+        return tuple(getattr(game, "SLOT_IDS", ()))  # (a game class declares SLOT_IDS)
+
+    def play(self, game: FaceDownSlots, seat: int, action: int) -> int | None:
+        slot = game.SLOT_IDS.index(action)  # down:<slot>
+        card = game.down[seat][slot]
+        assert card is not None  # a legal slot action names a card still face down
+        game.down[seat][slot] = None
+        return card
+
+    def card_action(self, game: FaceDownSlots, seat: int, card: int) -> int | None:
+        down = game.down[seat]
+        return game.SLOT_IDS[down.index(card)] if card in down else None
+
+    def played_blind(self, game: FaceDownSlots, seat: int, card: int) -> bool:
+        """Whether ``card`` was one of ``seat``'s face-down cards (8.1a: the non-dealer's four dealt first)."""
+        if not game.options["face_down_four"]:
+            return False
+        start = game.slots_dealt_at(seat)
+        return card in game.deal_deck[start:start + len(game.SLOT_IDS)]
+
 
 SLOT_CARDS = SlotCards()
 
@@ -58,27 +91,9 @@ class FaceDownSlots(TrickGame):
         """Whether ``seat`` may look at its face-down cards: it has some and won a trick."""
         return bool(self.down[seat]) and self.tricks_won[self.side_of[seat]] > 0
 
-    def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
-        """8.1c: a seat void in the led suit, or to lead with an empty hand, may play a face-down card."""
-        down = self.down[seat]
-        if not down:
-            return ids
-        trick, hand = self.trick, self.hands[seat]
-        if hand & SUIT_MASK[SUIT[trick[0][1]]] if trick else hand:
-            return ids
-        return ids + [self.SLOT_IDS[slot] for slot, card in enumerate(down) if card is not None]
-
-    def _card_action(self, seat: int, card: int) -> int | None:
-        if card in self.down[seat]:
-            return self.SLOT_IDS[self.down[seat].index(card)]
-        return super()._card_action(seat, card)
-
-    def _extra_played(self, seat: int, action: int) -> int | None:
-        slot = self.SLOT_IDS.index(action)  # down:<slot>
-        card = self.down[seat][slot]
-        assert card is not None  # a legal slot action names a card still face down
-        self.down[seat][slot] = None
-        return card
+    @abstractmethod
+    def slots_dealt_at(self, seat: int) -> int:
+        """Where ``seat``'s face-down cards begin in ``deal_deck``."""
 
     def _slot_codes(self, viewer: int | None) -> list[list[Any]]:
         """Each seat's slots as ``viewer`` sees them (None: all of them, as positions write them): a card's code,

@@ -33,7 +33,7 @@ from ...registry import register
 from ...rng import GOLDEN, MASK64, THRESHOLDS, Rng, outputs
 from ...scoring import PlusMinusCards, point_table, sides_at_or_over
 from ...state import GameInfo, MatchLength, Partnerships
-from ...trickgame import FULL_MASK, TRICK_PLAY, TrickGame, TrickRules, same_json
+from ...trickgame import FULL_MASK, TRICK_PLAY, PlayPart, TrickGame, TrickRules, same_json
 from ...tricks import NO_TRUMP, CardActions, Ranking, cut
 from .rules import Marriage, RaiseForRight, marriages, tiered_ranking
 
@@ -409,6 +409,57 @@ class Deal(Phase["Thunee"]):
         return slots + ([Slot(list(game.stock))] if game.stock else [])
 
 
+class Play(PlayPart["Thunee"]):
+    """Thunee's events of the card play: kanak called before a card of the last trick (6.3.1), the deal's first card
+    (5.3, 6.4.2) and each trick's end (6.1 - 6.4, 8.2)."""
+
+    def moves(self, game: Thunee, seat: int, ids: list[int]) -> list[int]:
+        return ids + [KANAK] if game._may_kanak() else ids
+
+    def plays(self, game: type[Thunee]) -> tuple[int, ...]:
+        return (KANAK,)
+
+    def play(self, game: Thunee, seat: int, action: int) -> int | None:
+        """Kanak (6.3.1): the same seat then plays its card."""
+        game.calls.append((game.n_players * len(game.tricks) + len(game.trick), seat, action))
+        game.kanak = seat
+        return None
+
+    def watched(self, game: Thunee) -> int:
+        return 0 if game.tricks or game.trick else FULL_MASK  # the deal's first card (5.3, 6.4.2)
+
+    def card_played(self, game: Thunee, seat: int, card: int) -> None:
+        """The deal's first card."""
+        if game.contract == "normal":  # 5.3: the trump card turned up, back to the trumper's hand
+            assert game.trump_card is not None and game.trumper is not None
+            game.shown = BIT[game.trump_card]
+            game._return_trump_card()
+        elif game.contract in SOLO:
+            if game.contract != "mooney":
+                game.trump = SUIT[card]  # 6.4.2, 6.5.1: the suit of the caller's first card
+            if game._void(game.side_of[seat]):  # 5.9: checked after the caller's first lead
+                game._void_deal()
+
+    def trick_taken(self, game: Thunee, winner: int) -> None:
+        game.leader = winner
+        done = len(game.tricks)
+        if game.contract in SOLO:
+            if winner != game.caller and done < game.RULES.tricks:  # 6.4.3: play stops at once (after the last
+                game._score_deal()  # trick the base scores it)
+            return
+        if game.contract == "trip":
+            if done == game.RULES.tricks - 1:  # 8.2.2: the normal order in the last trick
+                game.__dict__["RULES"] = RULES_FOR["normal", game.RULES.tricks]
+            return
+        if done in JODI_AFTER:  # 6.1.3: the winner, then his partners in turn order
+            side = game.side_of[winner]
+            n = game.n_players
+            game.queue = [s for s in ((winner + k) % n for k in range(n)) if game.side_of[s] == side]
+            game.phase, game.current_player = "jodi", winner
+            return
+        game._resume_play()
+
+
 @register
 class Thunee(TrickGame):
     RULES = RULES_FOR["normal", 6]  # per deal: RULES_FOR[contract's ranking, 24 // players]
@@ -420,7 +471,7 @@ class Thunee(TrickGame):
     POSITION_CARD_PILES = ("trump_card",)
     PHASES = ("redeal", "trip", "calling", "trump", "special", "play", "jodi", "double", "over")
     DEAL_PHASES = (Deal(), RedealQuestion(), Trip(), Calling(), TrumpCard(), SpecialCalls(), Jodi(), Double(),
-                   DealActions())
+                   DealActions(), Play())
     INFO = GameInfo(
         id="thunee",
         name="Thunee",
@@ -545,18 +596,6 @@ class Thunee(TrickGame):
         played = next(c for s, c in self.tricks[-1] if s == seat)
         return marriages(self.hands[seat] | BIT[played], self.trump, JODI, self.used)
 
-    def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
-        return ids + [KANAK] if self._may_kanak() else ids
-
-    def _extra_played(self, seat: int, action: int) -> int | None:
-        """Kanak (6.3.1): the same seat then plays its card."""
-        self.calls.append((self.n_players * len(self.tricks) + len(self.trick), seat, action))
-        self.kanak = seat
-        return None
-
-    def _event_cards(self) -> int:
-        return 0 if self.tricks or self.trick else FULL_MASK  # the deal's first card (5.3, 6.4.2)
-
     def _may_kanak(self) -> bool:
         """6.3.1: in the last trick, before a card, once a deal, not after a double nor in a lone call."""
         return (len(self.tricks) == self.RULES.tricks - 1 and self.contract == "normal" and self.kanak is None
@@ -654,38 +693,7 @@ class Thunee(TrickGame):
         if not self._ask_next():
             self._resume_play()
 
-    def _card_played(self, seat: int, card: int) -> None:
-        """The deal's first card (``_event_cards``)."""
-        if self.contract == "normal":  # 5.3: the trump card turned up, back to the trumper's hand
-            assert self.trump_card is not None and self.trumper is not None
-            self.shown = BIT[self.trump_card]
-            self._return_trump_card()
-        elif self.contract in SOLO:
-            if self.contract != "mooney":
-                self.trump = SUIT[card]  # 6.4.2, 6.5.1: the suit of the caller's first card
-            if self._void(self.side_of[seat]):  # 5.9: checked after the caller's first lead
-                self._void_deal()
-
-    # ---- after a trick (6.1 - 6.4, 8.2) ---------------------------------------------------------------------------
-
-    def _trick_taken(self, winner: int) -> None:
-        self.leader = winner
-        done = len(self.tricks)
-        if self.contract in SOLO:
-            if winner != self.caller and done < self.RULES.tricks:  # 6.4.3: play stops at once (after the last
-                self._score_deal()  # trick the base scores it)
-            return
-        if self.contract == "trip":
-            if done == self.RULES.tricks - 1:  # 8.2.2: the normal order in the last trick
-                self.__dict__["RULES"] = RULES_FOR["normal", self.RULES.tricks]
-            return
-        if done in JODI_AFTER:  # 6.1.3: the winner, then his partners in turn order
-            side = self.side_of[winner]
-            n = self.n_players
-            self.queue = [s for s in ((winner + k) % n for k in range(n)) if self.side_of[s] == side]
-            self.phase, self.current_player = "jodi", winner
-            return
-        self._resume_play()
+    # ---- after a trick (6.1 - 6.4, 8.2: Play.trick_taken) -----------------------------------------------------------
 
     def _resume_play(self) -> None:
         """After a trick (and its jodi): the winner leads, asked first about a double after winning every trick but

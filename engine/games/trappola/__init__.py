@@ -100,15 +100,6 @@ class Trappola(SetDeclaring, HandExchanges):
         self.phase, self.current_player = "play", 1 - self.dealer  # 5.1
         self._open_declarations()
 
-    # ---- legal actions and play (5, 6.3) ------------------------------------------------------------------------
-
-    def _turn_extras(self, seat: int, ids: list[int]) -> list[int]:
-        return self._with_sets(seat, ids)  # 6.3: on one's turn, before the card
-
-    def _extra_played(self, seat: int, action: int) -> int | None:
-        self._declare(seat, action)  # 6.3: the same seat then declares more or plays
-        return None
-
     # ---- scoring and the match (7) ------------------------------------------------------------------------------
 
     def trick_winners(self) -> list[tuple[int, bool]]:

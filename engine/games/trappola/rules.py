@@ -11,10 +11,10 @@ from ...cards import RANKS, mask_of
 from ...clone import LIST
 from ...declarations import RANK_MASK
 from ...errors import PositionError
-from ...phases import Loading, Phase
+from ...phases import Loading
 from ...rng import Rng
 from ...state import position_seat
-from ...trickgame import TrickGame
+from ...trickgame import PlayPart, TrickGame
 from ...tricks import CardActions
 
 SET_WORDS = {3: "three", 4: "four"}  # a set's size as the rules files write it
@@ -105,9 +105,9 @@ class SetDeclarations:
         return actions
 
 
-class Declarations(Phase["SetDeclaring"]):
-    """The sets declared (6.3) in a position, ``declarations``: each checked once the tricks are replayed
-    (``_load_declarations``)."""
+class Declarations(PlayPart["SetDeclaring"]):
+    """The sets declared (6.3): in the play, on one's turn before the card (the same seat then declares more or
+    plays); in a position, ``declarations``, each checked once the tricks are replayed (``_load_declarations``)."""
 
     KEYS = ("declarations",)
 
@@ -119,6 +119,24 @@ class Declarations(Phase["SetDeclaring"]):
 
     def check(self, game: SetDeclaring, loading: Loading) -> None:
         game._load_declarations(loading.position["declarations"])
+
+    def moves(self, game: SetDeclaring, seat: int, ids: list[int]) -> list[int]:
+        """``ids`` (the seat's card plays), then the sets it may declare now."""
+        if game.may_declare[seat]:
+            sets = rank_sets(game.hands[seat], game.SETS.values, game.declared[seat])
+            if sets:
+                return ids + sorted(game.SETS.id_of[s.rank, s.size] for s in sets)  # words follow the cards
+            game.may_declare[seat] = False
+        return ids
+
+    def plays(self, game: type[SetDeclaring]) -> tuple[int, ...]:
+        return tuple(game.SETS.of_id)
+
+    def play(self, game: SetDeclaring, seat: int, action: int) -> int | None:
+        rank, size = game.SETS.of_id[action]
+        game.declared[seat] += rank
+        game.declarations.append((seat, rank, size, len(game.tricks), len(game.moves) - 1))
+        return None
 
     def seen_as(self, game: SetDeclaring, viewer: int | None, actor: int, action: str) -> str:
         """A set of hidden rank shows the other seats its size only (``declare:three``) until the deal is scored."""
@@ -183,8 +201,8 @@ class SetDeclaring(TrickGame):
     see of a set announced by its size only (its rank once the deal is scored), samples that keep every declared set
     in its declarer's hand, and a position's declarations checked. A game sets ``declaring`` (whether sets are
     declared at all) and ``ranks_shown`` (every set shows its rank), calls ``_reset_declarations`` as it deals and
-    ``_open_declarations`` as the play begins, and ``_with_sets`` and ``_declare`` where it lists and applies
-    actions."""
+    ``_open_declarations`` as the play begins, and declares :data:`DECLARATIONS` among its phases, which lists and
+    plays the sets in the play."""
 
     SETS: ClassVar[SetDeclarations]
     COPY = {"declared": LIST, "declarations": LIST, "may_declare": LIST}
@@ -202,21 +220,6 @@ class SetDeclaring(TrickGame):
     def _open_declarations(self) -> None:
         bits = self.SETS.rank_bits
         self.may_declare = [self.declaring and bool(ranks_held_thrice(hand) & bits) for hand in self.hands]
-
-    def _with_sets(self, seat: int, ids: list[int]) -> list[int]:
-        """``ids`` (the seat's card plays), then the sets it may declare now."""
-        if self.may_declare[seat]:
-            sets = rank_sets(self.hands[seat], self.SETS.values, self.declared[seat])
-            if sets:
-                return ids + sorted(self.SETS.id_of[s.rank, s.size] for s in sets)  # words follow the cards
-            self.may_declare[seat] = False
-        return ids
-
-    def _declare(self, seat: int, action: int) -> None:
-        """``seat`` declares a set; the same seat then declares more or plays."""
-        rank, size = self.SETS.of_id[action]
-        self.declared[seat] += rank
-        self.declarations.append((seat, rank, size, len(self.tricks), len(self.moves) - 1))
 
     def declared_points(self) -> list[int]:
         """Per seat, the points of the sets it declared this deal."""

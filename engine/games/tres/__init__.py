@@ -23,7 +23,7 @@ from ...phases import Phase
 from ...registry import register
 from ...scoring import deals_to_target, target_or_deals
 from ...state import GameInfo, MatchLength
-from ...trickgame import TRICK_PLAY, TrickGame, TrickRules
+from ...trickgame import TRICK_PLAY, PlayPart, TrickGame, TrickRules
 from ...tricks import CardActions, Ranking, suit_of_code
 from .rules import TrickBonus, ranks_mask, second_card_mask
 
@@ -53,9 +53,10 @@ OPTIONS = (
 )
 
 
-class TrickPoints(Phase["Tres"]):
-    """The points the tricks made so far (7.1) and who played first (5.1), in positions (docs/positions/tres.md)
-    and every seat's observation; the replayed tricks decide them (``KEY_RULES``)."""
+class TrickPoints(PlayPart["Tres"]):
+    """The points the tricks made so far (7.1: each trick's bonus to its winner, after the trick) and who played
+    first (5.1), in positions (docs/positions/tres.md) and every seat's observation; the replayed tricks decide them
+    (``KEY_RULES``)."""
 
     KEYS = ("first_player", "points")
 
@@ -64,6 +65,10 @@ class TrickPoints(Phase["Tres"]):
 
     def observe(self, game: Tres, seat: int, obs: dict[str, Any]) -> None:
         obs.update(self.save(game), removed_card=game.options["removed_card"])  # 5.7
+
+    def trick_taken(self, game: Tres, winner: int) -> None:
+        (_s, a), (_t, b), (_u, c) = game.tricks[-1]
+        game.points[winner] += BONUS.value((a, b, c), additive=game.additive)  # 7.1
 
 
 TRICK_POINTS = TrickPoints()
@@ -138,10 +143,6 @@ class Tres(TrickGame):
         return SUIT_MASK[SUIT[best]]
 
     # ---- scoring and the match (7) ------------------------------------------------------------------------------
-
-    def _trick_taken(self, winner: int) -> None:
-        (_s, a), (_t, b), (_u, c) = self.tricks[-1]
-        self.points[winner] += BONUS.value((a, b, c), additive=self.additive)  # 7.1
 
     def _score_deal(self) -> None:
         self._deal_over(list(self.points), tricks_won=list(self.tricks_won))  # 7.2

@@ -27,7 +27,7 @@ from ...phases import Loading, Phase
 from ...registry import register
 from ...scoring import PlusMinusCards, target_or_deals
 from ...state import GameInfo, MatchLength
-from ...trickgame import FACE_DOWN_CARDS, TRICK_PLAY, TrickRules
+from ...trickgame import FACE_DOWN_CARDS, TRICK_PLAY, PlayPart, TrickRules
 from ...tricks import CLUBS, DIAMONDS, CardActions, Ranking, suit_of_code
 from .facedown import FACE_DOWN_WORDS, FaceDownLead
 from .rules import SpecialCards, best_from, even_decks, holds_none
@@ -71,17 +71,23 @@ OPTIONS = (
 )
 
 
-class Scoring(Phase["TwoTenJack"]):
-    """The score: every seat sees the cards each side took and their points (5.7, 6); a position's match scores are
-    a sum of zero-sum games (2.4), the first dealt by first_dealer. The deal's own keys are the face-down cards' and
-    the trick play's: the deck once each, the deal replayed from deal_deck as the tricks say (draws and face-down cards
-    included) and the stock left."""
+class Scoring(PlayPart["TwoTenJack"]):
+    """The score: the cards each trick's winner takes (5.6), which every seat sees with their points (5.7, 6); a
+    position's match scores are a sum of zero-sum games (2.4), the first dealt by first_dealer. The deal's own keys
+    are the face-down cards' and the trick play's: the deck once each, the deal replayed from deal_deck as the tricks
+    say (draws and face-down cards included) and the stock left."""
 
     def observe(self, game: TwoTenJack, seat: int, obs: dict[str, Any]) -> None:
         obs["taken"] = [codes_of(cards_in(pile)) for pile in game.taken]
         obs["points"] = [CARDS.pile_points(pile) for pile in game.taken]
         others = sum(hand for other, hand in enumerate(game.hands) if other != seat)  # disjoint masks
         obs["known_cards"] = codes_of(cards_in(game._known_cards(seat) & others))
+
+    def trick_taken(self, game: TwoTenJack, winner: int) -> None:
+        won = 0
+        for _s, c in game.tricks[-1]:
+            won |= BIT[c]
+        game.taken[winner] |= won  # 5.6
 
     def load(self, game: TwoTenJack, loading: Loading) -> None:
         if sum(game.side_scores):
@@ -165,12 +171,6 @@ class TwoTenJack(FaceDownLead):
     }
     # num_games deals of every card of the deck; void deals (3.6) are dealt again.
     LENGTH = MatchLength(deals=lambda n, o: o["num_games"], moves=lambda n, o: len(deck_for(n)), redeals=True)
-
-    def _trick_taken(self, winner: int) -> None:
-        won = 0
-        for _s, c in self.tricks[-1]:
-            won |= BIT[c]
-        self.taken[winner] |= won  # 5.6
 
     # ---- scoring and the match (7) ------------------------------------------------------------------------------
 
