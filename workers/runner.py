@@ -70,6 +70,8 @@ MAX_ATTEMPTS = 3
 # attempt: up to this many times per chunk (a worker that never reaches a Redis the driver reaches fails the job).
 MAX_REDIS_ATTEMPTS = 10
 POLL_SECONDS = 0.2
+# How long a job's end waits for its cancelled tasks to end, to read their errors (a task's deal stops at once).
+CANCEL_GRACE_SECONDS = 1.0
 # A task plays about this much CPU time of chunks once the job's cost per deal is known (one chunk each until then).
 TASK_SECONDS = 0.5
 # A task plays its chunk for about this long at most (a deal begun is finished), then hands the rest back to its
@@ -433,6 +435,12 @@ class _Driver:
         # complete task that was not pending") and exit, the whole process with it (seen in a server's test run).
         for ref in running:
             ray.cancel(ref)
+        # A cancelled task may still end in its own error (it raised before the cancel reached it: every task of a
+        # policy the workers cannot load does): read those that end within a moment, or Ray prints them as well.
+        ended, _ = ray.wait(running, num_returns=len(running), timeout=CANCEL_GRACE_SECONDS) if running else ([], [])
+        for ref in ended:
+            with contextlib.suppress(RayError):
+                ray.get(ref)
 
     def _finish(self, state: str, done: dict[int, ChunkResult], started: float, error: str = "") -> JobRecord:
         self._cancel_in_flight()
