@@ -39,6 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from operator import or_
+from types import FunctionType
 from typing import Any, ClassVar, TypeVar
 
 from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
@@ -357,6 +358,10 @@ class TrickGame(State):
         cls._loop_class = (() if actions is None else actions.plain_card,) + cls._own_hooks + (
             playing.trick_taken, playing.watching, playing.moves)
         cls._pick_move_path(playing)
+        inherited = getattr(cls, "action_string")  # noqa: B009
+        if actions is not None and (inherited is TrickGame.action_string or not isinstance(inherited, FunctionType)):
+            # the strings' own look-up as the method, no Python call: a seat's history names every move
+            setattr(cls, "action_string", actions.strings.__getitem__)  # noqa: B010 (mypy refuses it)
 
     @classmethod
     def _pick_move_path(cls, playing: PlayHooks) -> None:

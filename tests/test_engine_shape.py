@@ -241,7 +241,13 @@ def overridden_names(cls: type) -> list[str]:
     core_names = {name for c in core for name in vars(c)}
     set_by_base = MACHINERY | (TRICK_MACHINERY if issubclass(cls, TrickGame) else set())
     return sorted({name for c in own for name in vars(c) if name in core_names and not name.startswith("__")
-                   and name.upper() != name and name not in SCORING | set_by_base})
+                   and name.upper() != name and name not in SCORING | set_by_base and not _strings_lookup(c, name)})
+
+
+def _strings_lookup(cls: type, name: str) -> bool:
+    """Whether ``name`` is the ``action_string`` TrickGame sets on each of its classes (its strings' look-up)."""
+    return name == "action_string" and issubclass(cls, TrickGame) and "ACTIONS" in dir(cls) \
+        and vars(cls)[name] == cls.ACTIONS.strings.__getitem__
 
 
 def test_each_game_overrides_few_core_names() -> None:

@@ -41,7 +41,7 @@ from ..fishing import (
 from ..registry import game_class
 from .greedy import SortKey
 from .policy import Observation
-from .seen import Seen
+from .seen import Seen, SeenInObservation
 
 SEARCH_NODES = 400  # steps searched per legal action: enough for every turn on a table of ordinary size
 
@@ -111,10 +111,12 @@ def _key(rater: _Rater, action: str, turn: Mapping[str, Any] | None) -> SortKey:
 
 def rank_fishing(seen: Seen) -> list[SortKey]:
     """The fishing games' ranker: :func:`rank_fishing_actions` of the seat's observation."""
-    return rank_fishing_actions(seen.obs)
-
-
-def rank_fishing_actions(observation: Observation) -> list[SortKey]:
+    observation = seen.obs
     rater = _Rater(observation)
     turn = observation.get("turn")
     return [_key(rater, action, turn) for action in observation["legal_actions"]]
+
+
+def rank_fishing_actions(observation: Observation) -> list[SortKey]:
+    """:func:`rank_fishing` of an observation."""
+    return rank_fishing(SeenInObservation(observation))

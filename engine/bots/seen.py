@@ -41,12 +41,13 @@ class Seen:
     """A seat's view of the play, read from its observation ``obs`` (or from the state: :meth:`of_state`)."""
 
     __slots__ = ("_card_of", "_face_up_shown", "_history", "_legal", "_legal_ids", "_obs", "_played_at",
-                 "_played_mask", "_players", "_seat", "_state", "_tricks_shown", "legal_cards", "phase", "trick",
-                 "trump")
+                 "_played_mask", "_players", "_read", "_seat", "_state", "_tricks_shown", "legal_cards", "phase",
+                 "trick", "trump")
 
     _card_of: Callable[[int], int | None]  # the state's action table's card of an id (of_state)
     _played_mask: int  # (of_state) the cards of the finished tricks, as of _played_at: the dealing, the tricks counted
     _played_at: tuple[int, int]
+    _read: dict[str, Any]  # (SeenInObservation) the facts read so far
     # Whether a Seen read from an observation reads phase, trump, trick and legal_cards at their first use (the
     # bots' SeenInObservation) rather than at once (a class with a __getattr__ is slower at every attribute read: the
     # seat's view keeps a plain Seen).
@@ -71,7 +72,9 @@ class Seen:
         self._seat: int | None = None
         self._players: int | None = None
         self._face_up_shown = self._tricks_shown = False
-        if not self._LAZY:
+        if self._LAZY:
+            self._read = {}
+        else:
             for name, read in _OBS_FACTS.items():
                 setattr(self, name, read(obs))
 
@@ -242,20 +245,28 @@ class Seen:
 
 
 class SeenInObservation(Seen):
-    """A Seen read from an observation whose facts are read at their first use: a ranker that reads the observation
-    itself (Two-Ten-Jack's, the fishing games') parses nothing twice."""
+    """A Seen read from an observation whose facts (phase, trump, trick, legal_cards) are read at their first use
+    and kept: a ranker that reads the observation itself (Two-Ten-Jack's, the fishing games') parses nothing. (Each
+    fact is a property: a class with a ``__getattr__`` is slower at every attribute read.)"""
 
     __slots__ = ()
     _LAZY = True
 
-    def __getattr__(self, name: str) -> Any:
-        """(Called only for an attribute not set yet.) A fact read from the observation at its first use, and kept."""
-        obs = self._obs
-        if obs is None or name not in _OBS_FACTS:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        value = _OBS_FACTS[name](obs)
-        setattr(self, name, value)
+
+def _read_at_first_use(name: str) -> property:
+    """SeenInObservation's ``name``: read from the observation (``_OBS_FACTS``) at its first use, and kept."""
+    read = _OBS_FACTS[name]
+
+    def get(self: SeenInObservation) -> Any:
+        known = self._read
+        if name in known:
+            return known[name]
+        known[name] = value = read(self.obs)
         return value
+
+    def put(self: SeenInObservation, value: Any) -> None:
+        self._read[name] = value
+    return property(get, put)
 
 
 def _obs_trump(obs: Observation) -> int:
@@ -270,3 +281,7 @@ _OBS_FACTS: dict[str, Callable[[Observation], Any]] = {
     "trick": lambda obs: [(seat, CARD_OF_CODE[code]) for seat, code in obs.get("trick", ()) if code in CARD_OF_CODE],
     "legal_cards": lambda obs: [CARD_OF_CODE.get(action.split(":", 1)[0]) for action in obs.get("legal_actions", ())],
 }
+for _name in _OBS_FACTS:
+    setattr(SeenInObservation, _name, _read_at_first_use(_name))
+# (its observation is always there: ``obs`` read as the slot itself, no property call)
+setattr(SeenInObservation, "obs", Seen.__dict__["_obs"])  # noqa: B010 (mypy refuses an assignment to a property)

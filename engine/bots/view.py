@@ -32,14 +32,15 @@ class SeatObserver:
     the facts of card play a bot ranks from (:class:`engine.bots.seen.Seen`), read from the state where its
     observation shows them as the state holds them, without building the observation."""
 
-    __slots__ = ("_seen", "history", "seat", "state")
+    __slots__ = ("history", "kept", "seat", "state")
 
     def __init__(self, state: State, seat: int, history: bool = False) -> None:
         self.state = state
         self.seat = seat
         self.history = history
-        # the Seen kept from the seat's first turn on, where the state shows it; False: read from the observation
-        self._seen: Seen | Literal[False] | None = None
+        # the Seen kept from the seat's first turn on, where the state shows it (a caller at each turn may bring it
+        # there itself: ``kept.at(legal_ids)``, one call less); False: read from the observation; None: not asked yet
+        self.kept: Seen | Literal[False] | None = None
 
     def __call__(self) -> Observation:
         return self.state.observation(self.seat, history=self.history)
@@ -51,13 +52,13 @@ class SeatObserver:
         for it (made at the first turn: a policy that never asks makes none) and brought to each turn; else each is
         read from the observation. (The Seen holds the state, never the observer: no reference cycle, so a rollout's
         state is freed as soon as it is dropped, without the garbage collector.)"""
-        kept = self._seen
+        kept = self.kept
         if kept is None:
             state, info = self.state, self.state.INFO
             if not isinstance(state, TrickGame) or info.face_down or info.shown_every_move:
-                kept = self._seen = False
+                kept = self.kept = False
             else:
-                kept = self._seen = Seen.of_state(state, self.seat, self.history)
+                kept = self.kept = Seen.of_state(state, self.seat, self.history)
         if kept is False:
             return SeenInObservation(self.state.observation(self.seat, history=self.history))
         return kept.at(legal_ids)
