@@ -375,6 +375,8 @@ class TrickGame(State):
         if cls._deciding:
             legal_ids, apply = TrickGame._legal_ids, TrickGame._apply
         else:
+            # (the parts' moves too: a match's RULES, from its SETTINGS, may declare extras its class's RULES do not,
+            # German Whist's with face_down_four)
             extras = getattr(getattr(cls, "RULES", None), "extras", False) or playing.moves is not None
             legal_ids, apply = cls._turn_ids if extras else cls._card_ids, TrickGame._play_action
         setattr(cls, "_legal_ids", legal_ids)  # noqa: B010 (mypy refuses an assignment to a method)
