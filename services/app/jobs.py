@@ -474,7 +474,7 @@ def spec_from_proto(message: sim_pb2.JobSpec, policies: PolicyAllowList) -> JobS
         seed=message.seed if message.HasField("seed") else fresh_seed(), unit=_UNITS[message.unit],
         players=message.players if message.HasField("players") else None,
         options=options_from_request(message.options), log=LogSpec(mode, message.sample_size),
-        chunk_size=message.chunk_size)
+        chunk_size=message.chunk_size, bot_time_limit=message.bot_time_limit)
     return validate(spec)  # a JobSpecError refuses it (services.app.errors.STATUS_OF)
 
 
@@ -520,7 +520,7 @@ def spec_message(spec: JobSpec) -> sim_pb2.JobSpec:
         game_id=spec.game, players=spec.players, options={k: option_value(v) for k, v in spec.options.items()},
         policies=[policy_message(label) for label in spec.policies], count=spec.count,
         unit=_UNIT_ENUMS[spec.unit], seed=spec.seed, logging=_LOG_ENUMS[spec.log.mode], sample_size=spec.log.size,
-        chunk_size=spec.chunk_size)
+        chunk_size=spec.chunk_size, bot_time_limit=spec.bot_time_limit)
 
 
 def job_message(record: JobRecord, with_results: bool = True) -> sim_pb2.Job:

@@ -27,6 +27,7 @@ from ..app.results import count_of
 from .mapping import job_json, job_results_json, listed_job_json
 from .redis_url import redis_url_option
 from .render import aligned
+from .simulate import time_limit_note
 from .simulate_report import results_table
 
 
@@ -108,7 +109,7 @@ def show(ctx: click.Context, job_id: str, as_json: bool) -> None:
         ("job", record.job_id),
         ("state", record.state + (" (cancel requested)" if record.cancel_requested and not record.is_final else "")),
         ("game", f"{spec.game}, {spec.players} players, options: {options}"),
-        ("plays", f"{count_of(spec.count, spec.unit)} with seed {spec.seed}"),
+        ("plays", f"{count_of(spec.count, spec.unit)} with seed {spec.seed}{time_limit_note(spec.bot_time_limit)}"),
         ("policies", ", ".join(f"seat {seat} {label}" for seat, label in enumerate(spec.policies))),
         ("progress", f"{_progress(record)}, chunks {record.chunks_done}/{record.chunks_total}, "
                      f"{count_of(record.retries, 'retry')}"),

@@ -5,6 +5,7 @@
     cardtable simulate tablic --deals 20000 --policies greedy,random --plot tablic.png
     cardtable simulate tablanette --deals 50000 --policies greedy:epsilon=0.2,greedy
     cardtable simulate belote --deals 1000000 --policies greedy,random --results parquet:belote.parquet
+    cardtable simulate belote_contree --deals 200 --policies pimc,ismcts --bot-time-limit 0.2
 
 A policy is written with its parameters as NAME:PARAM=VALUE (more as NAME:P1=V1:P2=V2); ``cardtable policies`` lists
 the policies and their parameters. A policy of one's own is named by its import path from the current folder (or
@@ -22,6 +23,12 @@ line says so, and the command exits with 130. Ray's own log lines are shown with
 
 ``--results parquet:PATH`` also writes a row per deal (or match) into a Parquet file, for DuckDB, polars or pandas
 (:mod:`workers.results`, docs/analysis.md). The file appears when the job has succeeded, never in part.
+
+``--bot-time-limit S`` plays the searching bots (``pimc``, ``ismcts``) at S seconds a decision, as ``cardtable
+tournament`` does: each of their decisions stops after S seconds and plays the best it found; the other policies play
+as they do. Where a search stops then depends on the machine and its load, not only on the seed: the same job played
+again, or on another machine, may give other results. The limit is stored with the job (its spec's
+``bot_time_limit``); its replays hold the moves played, so they replay as any other.
 """
 
 from __future__ import annotations
@@ -43,7 +50,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressC
 from engine.rng import fresh_seed
 from replay.embedded import EmbeddedValkey
 from workers.jobstore import SUCCEEDED, JobRecord, JobStore, RedisAway
-from workers.spec import JobSpec, JobSpecError, LogSpec, validate
+from workers.spec import MAX_BOT_TIME_LIMIT, JobSpec, JobSpecError, LogSpec, validate
 
 from ..app.jobs import drive, jobs_at, join_ray, stop_here
 from ..app.results import count_of, plot_results, plural
@@ -71,6 +78,23 @@ address_option = click.option(
     help="Ray cluster to join, e.g. ray://HOST:10001 (default: $RAY_ADDRESS, else a local Ray).")
 redis_url_option = shared_redis_url_option(
     "Redis for the jobs, their results and replays (default: $REDIS_URL, else an embedded Valkey).")
+# The searching bots' time a decision (JobSpec.bot_time_limit, checked by workers.spec.validate): simulate, tournament.
+bot_time_limit_option = click.option(
+    "--bot-time-limit", type=float, default=0.0, metavar="SECONDS",
+    help="Seconds each decision of a searching bot (pimc, ismcts) may take, to compare bots at equal time "
+         f"(0: no limit; at most {MAX_BOT_TIME_LIMIT:g}). Results then depend on the machine and its "
+         "load, not only on the seed.")
+
+
+def time_limit_note(seconds: float) -> str:
+    """What the first line of a job or tournament says of its bots' time limit: nothing when it has none.
+
+    >>> time_limit_note(0.25)
+    ', 0.25 s a decision (results depend on the machine and its load)'
+    """
+    if not seconds:
+        return ""
+    return f", {seconds:g} s a decision (results depend on the machine and its load)"
 
 
 def parse_results(ctx: click.Context, param: click.Parameter, text: str | None) -> tuple[str, Path] | None:
@@ -125,6 +149,7 @@ def parse_log(ctx: click.Context, param: click.Parameter, text: str) -> LogSpec:
 @click.option("--chunk-size", type=click.IntRange(min=0), default=0, help="Deals per Ray task (0: chosen).")
 @click.option("--log", "log", default="none", callback=parse_log, show_default=True, metavar="all|none|sample:K",
               help="Which replays to store in Redis.")
+@bot_time_limit_option
 @address_option
 @redis_url_option
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON (no progress bar).")
@@ -139,12 +164,14 @@ def parse_log(ctx: click.Context, param: click.Parameter, text: str) -> LogSpec:
 @click.pass_context
 def simulate(ctx: click.Context, game: str, deals: int | None, matches: int | None, policies: str,
              players: int | None, option_pairs: tuple[str, ...], seed: int | None, workers: int | None,
-             chunk_size: int, log: LogSpec, address: str | None, redis_url: str | None, as_json: bool,
-             output: Path | None, plot: Path | None, results_to: tuple[str, Path] | None, verbose: bool) -> None:
+             chunk_size: int, log: LogSpec, bot_time_limit: float, address: str | None, redis_url: str | None,
+             as_json: bool, output: Path | None, plot: Path | None, results_to: tuple[str, Path] | None,
+             verbose: bool) -> None:
     """Simulate bot policies over many deals (or matches) on Ray and report the statistics."""
     if (deals is None) == (matches is None):
         raise click.UsageError("say how many to play: --deals N or --matches N (one of them)")
-    spec = _checked_spec(ctx, game, deals, matches, policies, players, option_pairs, seed, chunk_size, log)
+    spec = _checked_spec(ctx, game, deals, matches, policies, players, option_pairs, seed, chunk_size, log,
+                         bot_time_limit)
     spec = replace(spec, unit_rows=results_to is not None)
     console = Console(stderr=as_json, highlight=False)
     with results_file(results_to) as results, redis_url_for(redis_url) as url:
@@ -155,7 +182,8 @@ def simulate(ctx: click.Context, game: str, deals: int | None, matches: int | No
             record = store.create(spec)
             if not as_json:
                 console.print(f"[bold]{record.job_id}[/]: {count_of(spec.count, spec.unit)} of {game}, policies "
-                              f"{','.join(spec.policies)}, seed {spec.seed}, log {spec.log.describe()}")
+                              f"{','.join(spec.policies)}, seed {spec.seed}, log {spec.log.describe()}"
+                              f"{time_limit_note(spec.bot_time_limit)}")
                 console.print(cluster)
             if results is not None:
                 results.start(record)
@@ -200,12 +228,12 @@ def simulate(ctx: click.Context, game: str, deals: int | None, matches: int | No
 
 def _checked_spec(ctx: click.Context, game: str, deals: int | None, matches: int | None, policies: str,
                   players: int | None, option_pairs: tuple[str, ...], seed: int | None, chunk_size: int,
-                  log: LogSpec) -> JobSpec:
+                  log: LogSpec, bot_time_limit: float) -> JobSpec:
     options = option_pairs_param(ctx, game, option_pairs)
     spec = JobSpec(game=game, policies=tuple(p for p in policies.split(",") if p.strip()),
                    count=deals if deals is not None else matches, seed=seed if seed is not None else fresh_seed(),
                    unit="deal" if deals is not None else "match", players=players, options=options, log=log,
-                   chunk_size=chunk_size)
+                   chunk_size=chunk_size, bot_time_limit=bot_time_limit)
     try:
         return validate(spec)
     except JobSpecError as exc:

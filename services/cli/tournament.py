@@ -33,7 +33,7 @@ from rich.table import Table
 
 from engine.rng import fresh_seed
 from workers.jobstore import JobRecord, JobStore, RedisAway
-from workers.spec import MAX_BOT_TIME_LIMIT, JobSpecError
+from workers.spec import JobSpecError
 from workers.tournament import TournamentSpec, cancel_tournament, check_tournament, load_tournament, new_tournament
 
 from ..app.jobs import drive_tournament
@@ -45,8 +45,10 @@ from .simulate import (
     _reachable_jobs,
     _record_interrupted,
     address_option,
+    bot_time_limit_option,
     redis_url_for,
     redis_url_option,
+    time_limit_note,
 )
 
 
@@ -60,10 +62,7 @@ from .simulate import (
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Tournament seed (default: a fresh one).")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Tasks at a time (default: every CPU).")
 @click.option("--chunk-size", type=click.IntRange(min=0), default=0, help="Deals per Ray task (0: chosen).")
-@click.option("--bot-time-limit", type=float, default=0.0, metavar="SECONDS",
-              help="Seconds each decision of a searching bot (pimc, ismcts) may take, to compare bots at equal time "
-                   f"(0: no limit; at most {MAX_BOT_TIME_LIMIT:g}). Results then depend on the machine and its "
-                   "load, not only on the seed.")
+@bot_time_limit_option
 @address_option
 @redis_url_option
 @click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON.")
@@ -104,7 +103,7 @@ def tournament(ctx: click.Context, game: str, policies: str | None, deals: int |
         tournament_id = record["tournament_id"]
         if not as_json:
             console.print(f"{tournament_id}: {game}, {len(spec.policies)} policies, {deals:,} duplicate deals per "
-                          f"pairing, seed {spec.seed}{_time_limit_note(spec)}")
+                          f"pairing, seed {spec.seed}{time_limit_note(spec.bot_time_limit)}")
             console.print(cluster)
 
         def progress(number: int, jobs: int, job: JobRecord) -> None:
@@ -133,12 +132,6 @@ def tournament(ctx: click.Context, game: str, policies: str | None, deals: int |
     console.print(standings_tables(result))
     if plot is not None:
         console.print(f"plot written to {plot}")
-
-
-def _time_limit_note(spec: TournamentSpec) -> str:
-    if not spec.bot_time_limit:
-        return ""
-    return f", {spec.bot_time_limit:g} s a decision (results depend on the machine and its load)"
 
 
 def _resumable(store: JobStore, tournament_id: str, game: str) -> dict[str, Any]:
