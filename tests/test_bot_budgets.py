@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -63,6 +64,22 @@ def test_a_search_cut_before_it_found_anything_plays_its_rollout_policy(label: s
     rollout = make_policy(parse_policy(label)[1]["rollout"], "german_whist", seat, derive_seed(5, seat, 1))
     expected = rollout.choose_id(state.legal_action_ids(), SeatView(state, seat))
     assert decide(label, state, Budget(work=SAMPLE_WORK // 2)) == expected
+
+
+@pytest.mark.parametrize("label", BOMBS)
+def test_a_decision_whose_time_is_up_before_it_begins_plays_its_rollout_policy(
+        label: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A busy machine can keep a process waiting past a short limit between the decision's start and its first look
+    at the clock: the decision plays as a search that found nothing does, it does not fail (a job's deal once did)."""
+    import engine.budget
+
+    clock = iter(range(0, 10**6, 10))  # each reading of the decision's clock 10 s after the one before
+    monkeypatch.setattr(engine.budget, "time", SimpleNamespace(monotonic=lambda: float(next(clock)), sleep=time.sleep))
+    state = playing("german_whist")
+    seat = state.current_player
+    rollout = make_policy(parse_policy(label)[1]["rollout"], "german_whist", seat, derive_seed(5, seat, 1))
+    expected = rollout.choose_id(state.legal_action_ids(), SeatView(state, seat))
+    assert decide(label, state, Budget(seconds=1)) == expected
 
 
 def test_the_double_dummy_search_is_charged_as_it_goes_and_stops_at_the_budget() -> None:

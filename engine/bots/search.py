@@ -18,7 +18,7 @@ from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..budget import Meter
+from ..budget import BudgetSpent, Meter
 from ..options import Option
 from ..rng import derive_seed
 from ..state import State
@@ -105,7 +105,10 @@ class SearchPolicy(Policy):
             raise ValueError(f"{self.name} samples the cards seat {self.seat} has not seen: its observe must be an "
                              "engine.bots.view.SeatView (engine.bots.seat_observer builds it)")
         meter = Meter(self.budget, self.cancel)
-        meter.look()  # abandoned before it began
+        try:
+            meter.look()  # abandoned before it began (Cancelled goes on up)
+        except BudgetSpent:  # its time was up before it began (this process was made to wait): it found nothing
+            return self._rollout_choice(legal_ids, observe)
         found = self._search(legal_ids, observe, meter)
         return found if found is not None else self._rollout_choice(legal_ids, observe)
 
