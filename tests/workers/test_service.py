@@ -105,6 +105,31 @@ def test_spec_messages_round_trip_policy_parameters():
     assert dict(message.policies[0].params) == {"epsilon": "1.0"}
 
 
+def test_spec_messages_carry_the_bot_time_limit_both_ways():
+    spec = jobs.spec_from_proto(job_spec(bot_time_limit=0.25), PolicyAllowList())
+    assert spec.bot_time_limit == 0.25
+    message = jobs.spec_message(spec)
+    assert message.bot_time_limit == 0.25 and jobs.spec_from_proto(message, PolicyAllowList()) == spec
+    assert jobs.spec_from_proto(job_spec(), PolicyAllowList()).bot_time_limit == 0.0  # unset: no limit
+    assert jobs.spec_message(JobSpec.from_dict(validate(JobSpec("tablic", ("random",), 4, seed=1)).to_dict())
+                             ).bot_time_limit == 0.0  # a job stored before limits has none
+
+
+def test_a_job_with_a_bot_time_limit_is_stored_played_and_given_back_with_it(server, redis_client, test_prefix):
+    searchers = [sim_pb2.PolicySpec(name="pimc", params={"samples": "4"}),
+                 sim_pb2.PolicySpec(name="ismcts", params={"iters": "20"})]
+    submitted = server.SubmitJob(sim_pb2.SubmitJobRequest(spec=job_spec(
+        game_id="german_whist", policies=searchers, count=2, chunk_size=1, bot_time_limit=0.5))).job
+    assert submitted.spec.bot_time_limit == 0.5
+    assert JobStore(redis_client, test_prefix).get(submitted.job_id).spec.bot_time_limit == 0.5
+    final = [u.job for u in server.WatchJob(sim_pb2.WatchJobRequest(job_id=submitted.job_id), timeout=300)][-1]
+    assert final.state == sim_pb2.JOB_STATE_SUCCEEDED, final.error
+    job = server.GetJob(sim_pb2.GetJobRequest(job_id=submitted.job_id)).job
+    assert job.spec.bot_time_limit == 0.5 and job.results.units == 2
+    listed = server.ListJobs(sim_pb2.ListJobsRequest(page_size=1)).jobs
+    assert [(j.job_id, j.spec.bot_time_limit) for j in listed] == [(submitted.job_id, 0.5)]
+
+
 def test_cancel_a_running_job(server):
     job = server.SubmitJob(sim_pb2.SubmitJobRequest(spec=job_spec(
         game_id="german_whist", policies=[sim_pb2.PolicySpec(name="random")], count=1_000_000, chunk_size=2000))).job
@@ -140,6 +165,9 @@ def test_cancel_a_running_job(server):
     ({"options": {"target": common_pb2.OptionValue(string_value="high")}}, "target"),
     ({"logging": sim_pb2.REPLAY_LOGGING_SAMPLE, "sample_size": 0}, "a sample logs between 1"),
     ({"sample_size": 3}, "sample_size goes with logging REPLAY_LOGGING_SAMPLE"),
+    ({"bot_time_limit": -1}, "a bot's time limit must be from 0 (no limit) to 60 seconds a decision, not -1.0"),
+    ({"bot_time_limit": 61}, "to 60 seconds a decision, not 61.0"),
+    ({"bot_time_limit": float("inf")}, "to 60 seconds a decision, not inf"),
 ])
 def test_bad_jobs_are_invalid_arguments(server, changes, message):
     with pytest.raises(grpc.RpcError) as caught:

@@ -6,10 +6,15 @@ import json
 import re
 
 import pytest
+from timed_meter import timed_meters
 
-from engine.bots import policy_names
+import replay
+from engine.bots import policy_class, policy_names
+from replay.store import ReplayStore
 from services.cli.main import cli
+from workers.chunk import play_chunk
 from workers.jobstore import JobStore
+from workers.plan import Chunk
 
 pytestmark = pytest.mark.usefixtures("local_ray")
 
@@ -91,11 +96,84 @@ def test_table_plot_and_output_file(simulate, tmp_path, redis_client):
                                                                    "epsilon"),
     (["tablic", "--deals", "5", "--policies", "random:epsilon=0.1"], "policy 'random' has no parameter 'epsilon'"),
     (["tablic", "--deals", "5", "--policies", "greedy:epsilon"], "written greedy:param=value"),
+    (["tablic", "--deals", "5", "--policies", "pimc", "--bot-time-limit", "-0.5"],
+     "a bot's time limit must be from 0 (no limit) to 60 seconds a decision, not -0.5"),
+    (["tablic", "--deals", "5", "--policies", "pimc", "--bot-time-limit", "600"], "to 60 seconds a decision, not 600"),
+    (["tablic", "--deals", "5", "--policies", "pimc", "--bot-time-limit", "nan"], "to 60 seconds a decision, not nan"),
+    (["tablic", "--deals", "5", "--policies", "pimc", "--bot-time-limit", "fast"], "'fast' is not a valid float"),
 ])
 def test_usage_errors(simulate, args, message):
     result = simulate(*args)
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_the_help_tells_of_the_bot_time_limit(cli_runner):
+    text = " ".join(cli_runner.invoke(cli, ["simulate", "--help"]).output.split())
+    assert "--bot-time-limit SECONDS Seconds each decision of a searching bot (pimc, ismcts) may take" in text
+    assert "(0: no limit; at most 60)" in text
+
+
+@pytest.fixture
+def replays(redis_client):
+    """The replay store jobs write to; the collections made while the test ran are deleted afterwards."""
+    store = ReplayStore(redis_client)
+    before = {name for name, _ in store.collections()}
+    yield store
+    for name, _ in store.collections():
+        if name not in before:
+            store.delete_collection(name)
+
+
+SEARCHERS = "pimc:samples=10000,ismcts:iters=100000"  # far more than either can search in 20 ms a decision
+
+
+def test_a_bot_time_limit_reaches_the_job_and_its_replays_replay(simulate, cli_runner, redis_url, redis_client,
+                                                                  replays):
+    result = simulate("german_whist", "--deals", "2", "--policies", SEARCHERS, "--seed", "4", "--bot-time-limit",
+                      "0.02", "--log", "all")
+    assert result.exit_code == 0, result.output
+    assert "0.02 s a decision (results depend on the machine and its load)" in " ".join(result.output.split())
+    result = simulate("german_whist", "--deals", "2", "--policies", SEARCHERS, "--seed", "4", "--bot-time-limit",
+                      "0.02", "--log", "all", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["state"] == "succeeded" and report["spec"]["bot_time_limit"] == 0.02
+    assert JobStore(redis_client).get(report["job_id"]).spec.bot_time_limit == 0.02
+    shown = cli_runner.invoke(cli, ["jobs", "--redis-url", redis_url, "show", report["job_id"]])
+    assert "2 deals with seed 4, 0.02 s a decision" in " ".join(shown.output.split()), shown.output
+    # The replays hold the moves the clocked bots played: they replay through the engine to the job's scores.
+    decoded = [replay.decode(replays.get(f"{report['replay_collection']}/{n}")) for n in range(2)]
+    assert [r.header.policies for r in decoded] == [("pimc:samples=10000", "ismcts:iters=100000")] * 2
+    for side, result_side in enumerate(report["sides"]):
+        assert sum(r.scores[side] for r in decoded) == pytest.approx(result_side["mean"] * 2)
+    show = cli_runner.invoke(cli, ["replay", "--redis-url", redis_url, "show", f"{report['replay_collection']}/1"])
+    assert show.exit_code == 0, show.output
+
+
+def test_a_bot_time_limit_bounds_every_searching_decision_of_the_job(simulate, redis_client, monkeypatch):
+    """The job ``simulate --bot-time-limit`` stores, played by the hot loop its Ray tasks run (here in this process,
+    where each decision's account can be read): every decision of pimc and of ismcts is given the limit (their
+    Meter's deadline), and searches that ask far more than the limit allows are cut by it."""
+    result = simulate("german_whist", "--deals", "1", "--policies", SEARCHERS, "--seed", "6", "--bot-time-limit",
+                      "0.02", "--json")
+    assert result.exit_code == 0, result.output
+    spec = JobStore(redis_client).get(json.loads(result.stdout)["job_id"]).spec
+    meters, searched = timed_meters(monkeypatch), []
+    for name in ("pimc", "ismcts"):
+        cls = policy_class(name)
+
+        def spy(self, legal_ids, view, meter, _search=cls._search):
+            searched.append((self.name, meter))
+            return _search(self, legal_ids, view, meter)
+
+        monkeypatch.setattr(cls, "_search", spy)
+    assert play_chunk(spec, Chunk(0, 0, 1)).units == 1
+    assert {name for name, _meter in searched} == {"pimc", "ismcts"}
+    assert [meter for _name, meter in searched] == meters  # each search is one decision, on its own account
+    assert {meter.seconds for meter in meters} == {0.02}
+    for name in ("pimc", "ismcts"):
+        assert any(meter.late >= 0 for bot, meter in searched if bot == name), name  # cut at its deadline
 
 
 def test_bench_simulate(cli_runner, redis_url, monkeypatch):

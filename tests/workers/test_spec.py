@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from workers.plan import job_chunks
@@ -49,6 +51,15 @@ def test_round_trip_through_a_dict():
     assert JobSpec.from_dict(checked.to_dict()) == checked
 
 
+def test_a_simulation_jobs_bot_time_limit_round_trips_through_json_and_an_old_job_has_none():
+    checked = validate(spec(policies=("pimc", "ismcts:iters=50"), log=LogSpec("all"), bot_time_limit=0.25))
+    assert checked.bot_time_limit == 0.25
+    assert JobSpec.from_dict(json.loads(json.dumps(checked.to_dict()))) == checked
+    unlimited = validate(spec(policies=("pimc", "ismcts:iters=50")))
+    assert "bot_time_limit" not in unlimited.to_dict()  # stored as a job was before limits
+    assert JobSpec.from_dict(unlimited.to_dict()).bot_time_limit == 0.0
+
+
 @pytest.mark.parametrize(("changes", "message"), [
     ({"game": "poker"}, "unknown game 'poker'"),
     ({"policies": ("greedy", "genius")}, "unknown policy 'genius'"),
@@ -76,6 +87,10 @@ def test_round_trip_through_a_dict():
     ({"players": 7}, "not 7"),
     ({"log": LogSpec("sample", 0)}, "a sample logs between 1 and 100"),
     ({"log": LogSpec("sample", 101)}, "a sample logs between 1 and 100"),
+    ({"bot_time_limit": -0.5}, "a bot's time limit must be from 0 (no limit) to 60 seconds a decision, not -0.5"),
+    ({"bot_time_limit": 60.5}, "to 60 seconds a decision, not 60.5"),
+    ({"bot_time_limit": float("nan")}, "to 60 seconds a decision, not nan"),
+    ({"bot_time_limit": "0.2"}, "a bot's time limit is a number of seconds a decision, not '0.2'"),
 ])
 def test_bad_jobs_say_what_is_wrong(changes, message):
     with pytest.raises(JobSpecError) as caught:

@@ -4,14 +4,12 @@ scores, checks of the spec, and the same results with one or two Ray workers."""
 from __future__ import annotations
 
 import json
-import time
-from typing import ClassVar
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from timed_meter import timed_meters
 
-from engine.budget import NO_BUDGET, Budget, BudgetSpent, Cancel, Meter
 from replay.record import decode, start_state
 from workers.chunk import play_chunk
 from workers.jobstore import JobStore
@@ -233,40 +231,17 @@ def test_a_bad_bot_time_limit_is_refused(seconds: object) -> None:
                                         bot_time_limit=seconds))  # type: ignore[arg-type]
 
 
-class _TimedMeter(Meter):
-    """A pimc decision's own account, kept: its limit, and how far past its deadline the look that stopped it came."""
-
-    made: ClassVar[list[_TimedMeter]] = []
-
-    def __init__(self, budget: Budget = NO_BUDGET, cancel: Cancel | None = None) -> None:
-        super().__init__(budget, cancel)
-        self.seconds, self.late = budget.seconds, -1.0
-        _TimedMeter.made.append(self)
-
-    def look(self) -> None:
-        try:
-            super().look()
-        except BudgetSpent:
-            if self.deadline:
-                self.late = time.monotonic() - self.deadline
-            raise
-
-
 def test_a_bot_time_limit_cuts_each_searching_decision(monkeypatch: pytest.MonkeyPatch) -> None:
     """pimc asks far more worlds than it can sample in 20 ms: every one of its decisions is bounded by the limit,
     its searches are cut by it, and each cut comes within a generous bound of its deadline (a look every 1,000 work
     units, a few ms); greedy plays as it does."""
-    import engine.bots.search
-
-    monkeypatch.setattr(engine.bots.search, "Meter", _TimedMeter)
-    monkeypatch.setattr(_TimedMeter, "made", [])
+    meters = timed_meters(monkeypatch)
     spec = check_tournament(TournamentSpec("german_whist", ("greedy", "pimc:samples=10000"), deals=2, seed=5,
                                            bot_time_limit=0.02))
     scores = {(pairing, arrangement): play_chunk(job, Chunk(0, 0, job.count)).unit_scores
               for pairing, arrangement, job in tournament_jobs(spec)}
     [row] = standings(spec, scores)["pairings"]
     assert row["deals"] == 2
-    meters = _TimedMeter.made
     assert meters and {meter.seconds for meter in meters} == {0.02}
     cut = [meter.late for meter in meters if meter.late >= 0]
     # About half are cut (46 of 89 here): a deal's last tricks leave few worlds, searched whole within the limit.
