@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 import engine
 import replay
+from engine.cards import CODES
 from engine.search.double_dummy import DoubleDummy, taken
 from replay.analysis import BEFORE, EXACT, TOO_LARGE, analyze
 from replay.store import ReplayStore
@@ -49,6 +50,28 @@ def test_every_exact_card_is_valued_as_the_side_totals_with_best_play_from_there
         state.apply(action)
     assert report["turning_points"] == sorted((r["move"] for r in rows.values() if r.get("loss")),
                                               key=lambda n: (-rows[n]["loss"], n))
+
+
+@pytest.mark.parametrize(("game", "players"), [("german_whist", 2), ("belote_contree", 4), ("belote", 4),
+                                               ("belote", 3), ("thunee", 4)])
+def test_one_sides_searches_value_the_other_sides_cards_as_their_own_would(game: str, players: int) -> None:
+    """With two sides every position is searched for one of them (one transposition table for the deal): the other
+    side's values, the deal's whole less the first side's, are those of its own search, card for card."""
+    data = replay.record_deal(game, 7, ["greedy"] * players, players=players)
+    report = analyze(data, max_nodes=20_000)
+    header = replay.decode(data).header
+    state = engine.new_match(game, seed=header.seed, players=players, first_dealer=header.first_dealer)
+    rows = {row["move"]: row for row in report["moves"]}
+    exact = 0
+    for number, (_seat, action) in enumerate(replay.decode(data).moves, 1):
+        row = rows.get(number)
+        if row is not None and row["status"] == EXACT:
+            own = taken(state, state.side_of[row["seat"]])
+            expected = {CODES[card]: own + value for card, value in DoubleDummy(state).card_values().items()}
+            assert row["values"] == expected, (number, row)
+            exact += 1
+        state.apply(action)
+    assert exact >= 16 and max(state.side_of) + 1 == (3 if players == 3 else 2)
 
 
 def test_a_budget_too_small_marks_the_early_positions_too_large() -> None:
