@@ -24,6 +24,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -91,7 +92,7 @@ def _serve(port: int, bare: bool, ready: Any = None) -> None:
 
 
 def _clients(port: int, clients: int, seconds: float, calls: int, request_bytes: bytes, start: Any,
-             out: Any) -> None:
+             out: Any, sync: bool = False) -> None:
     import grpc
     import uvloop
 
@@ -114,9 +115,27 @@ def _clients(port: int, clients: int, seconds: float, calls: int, request_bytes:
         await asyncio.gather(*(one(time.perf_counter() + seconds, latencies) for _ in range(clients)))
         return latencies
 
+    def blocking(deadline: float, latencies: list[float]) -> None:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            act = game_service_pb2_grpc.GameServiceStub(channel).Act
+            act(request, wait_for_ready=True)
+            while (now := time.perf_counter()) < deadline and (not calls or len(latencies) < calls):
+                act(request)
+                latencies.append(time.perf_counter() - now)
+
     cpu = time.process_time()
-    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-        latencies = runner.run(main())
+    if sync:  # a thread per client, blocking calls
+        latencies: list[float] = []
+        start.wait()
+        deadline = time.perf_counter() + seconds
+        threads = [threading.Thread(target=blocking, args=(deadline, latencies)) for _ in range(clients)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    else:
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            latencies = runner.run(main())
     out.put((latencies, time.process_time() - cpu))
 
 
@@ -127,7 +146,7 @@ def _cpu_s(pid: int) -> tuple[float, float]:
 
 
 def run(clients: int, client_processes: int, seconds: float, workers: int, bare: bool, calls: int = 0,
-        server_prefix: str = "") -> dict[str, Any]:
+        server_prefix: str = "", sync_clients: bool = False) -> dict[str, Any]:
     request_bytes, answer_bytes = _canned()
     spawn = multiprocessing.get_context("spawn")
     with socket.socket() as probe:
@@ -148,7 +167,8 @@ def run(clients: int, client_processes: int, seconds: float, workers: int, bare:
     start, out = spawn.Event(), spawn.Queue()
     shares = [clients // client_processes + (n < clients % client_processes) for n in range(client_processes)]
     per_process = -(-calls // len([s for s in shares if s])) if calls else 0
-    callers = [spawn.Process(target=_clients, args=(port, share, seconds, per_process, request_bytes, start, out))
+    callers = [spawn.Process(target=_clients, args=(port, share, seconds, per_process, request_bytes, start, out,
+                                                      sync_clients))
                for share in shares if share]
     for caller in callers:
         caller.start()
@@ -168,7 +188,8 @@ def run(clients: int, client_processes: int, seconds: float, workers: int, bare:
         server.wait(60) if isinstance(server, subprocess.Popen) else server.join()
     latencies = sorted(t for lat, _ in results for t in lat)
     calls = len(latencies)
-    return {"clients": clients, "client_processes": len(callers), "server_workers": workers, "bare": bare,
+    return {"clients": clients, "client_processes": len(callers), "sync_clients": sync_clients,
+            "server_workers": workers, "bare": bare,
             "request_bytes": len(request_bytes), "answer_bytes": len(answer_bytes), "calls": calls,
             "calls_per_s": round(calls / elapsed, 1),
             "p50_ms": round(latencies[calls // 2] * 1e3, 3), "p99_ms": round(latencies[int(calls * 0.99)] * 1e3, 3),
@@ -187,13 +208,14 @@ def main() -> None:
     parser.add_argument("--bare", action="store_true", help="no interceptors nor options: grpc.aio's own floor")
     parser.add_argument("--calls", type=int, default=0, help="stop after about this many calls (0: --seconds)")
     parser.add_argument("--server-prefix", default="", help="run the server under this command (valgrind ...)")
+    parser.add_argument("--sync-clients", action="store_true", help="blocking clients, a thread each")
     parser.add_argument("--serve", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         _serve(args.serve, args.bare)
         return
     print(json.dumps(run(args.clients, args.client_processes, args.seconds, args.workers, args.bare, args.calls,
-                         args.server_prefix)))
+                         args.server_prefix, args.sync_clients)))
 
 
 if __name__ == "__main__":
