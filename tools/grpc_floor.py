@@ -7,6 +7,10 @@ of Act in ``--client-processes`` processes of their own (aio clients on uvloop),
     python tools/grpc_floor.py --bare                 # no interceptors, default options: grpc.aio's own floor
     python tools/grpc_floor.py --workers 2            # two server processes on one port (SO_REUSEPORT)
 
+    python tools/grpc_floor.py --calls 2500 --seconds 600 \
+        --server-prefix "valgrind --tool=callgrind --callgrind-out-file=/tmp/floor.2500"   # and --calls 500:
+    # the server's instructions per call = (total of 2500 calls - total of 500) / 2000, its start-up left out
+
 Prints the server's CPU per call (user + system of its processes over the run: steady on a shared machine), the
 clients' CPU per call, calls/s and latencies. The server's figure is the floor under any Act in this process model:
 ``cardtable bench --grpc`` measures the real Act against it.
