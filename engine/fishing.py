@@ -190,12 +190,6 @@ def _listed_captures(played: int, table: int, rules: CaptureRules, groups: Table
     return None if len(captures - {0}) > MAX_TURNS_LISTED else tuple(captures)
 
 
-# What turn_choices lists for a card of a rank on a table (captures depend on the played card's rank alone), by
-# (table, rank, rules): a person's view lists them after every move, and play meets the same tables again.
-_LISTED_CAPTURES: dict[tuple[int, int, CaptureRules], tuple[int, ...] | None] = {}
-_UNKNOWN: Any = object()
-
-
 def split_action(action: int) -> tuple[int, int]:
     return action & 63, action >> 6
 
@@ -910,11 +904,8 @@ class FishingState(State):
                 if not (capturing | jacks) >> played & 1:
                     choices.append(played)  # its trail alone
                     continue
-                key = (table, RANK[played], rules)
-                listed = _LISTED_CAPTURES.get(key, _UNKNOWN)
-                if listed is _UNKNOWN:
-                    groups = groups or TableGroups(table, rules)
-                    listed = _remember(_LISTED_CAPTURES, key, _listed_captures(played, table, rules, groups))
+                groups = groups or TableGroups(table, rules)
+                listed = _listed_captures(played, table, rules, groups)
                 if listed is None:
                     choices += [a for a in self.legal_action_ids() if a & 63 == played]
                 else:
