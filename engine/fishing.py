@@ -180,6 +180,16 @@ def capture_sets(played: int, table_mask: int, rules: CaptureRules, table: Table
     return unions
 
 
+def _listed_captures(played: int, table: int, rules: CaptureRules, groups: TableGroups) -> tuple[int, ...] | None:
+    """The captures of ``played`` (0: its trail) that ``turn_choices`` lists as whole turns, or None past
+    ``MAX_TURNS_LISTED`` of them (the card is then offered as its steps)."""
+    try:
+        captures = capture_sets(played, table, rules, groups, MAX_TURNS_LISTED + 1)  # (+1: the trail)
+    except ActionLimitExceeded:
+        return None
+    return None if len(captures - {0}) > MAX_TURNS_LISTED else tuple(captures)
+
+
 def split_action(action: int) -> tuple[int, int]:
     return action & 63, action >> 6
 
@@ -886,16 +896,20 @@ class FishingState(State):
         rules = self.capture_rules
         choices: list[int] = []
         if turn is None:
-            groups = TableGroups(self.table, rules)
+            table, groups = self.table, None
+            offers = self._offers  # the ranks that capture here, if the legal actions were listed on this table
+            capturing = offers[1] if offers[0] == self._capturable() else -1
+            jacks = JACKS_MASK if rules.jack_takes_all else 0
             for played in cards_in(self.hands[seat]):
-                try:
-                    captures = capture_sets(played, self.table, rules, groups, MAX_TURNS_LISTED + 1)  # (+1: the trail)
-                except ActionLimitExceeded:
-                    captures = None
-                if captures is None or len(captures - {0}) > MAX_TURNS_LISTED:
+                if not (capturing | jacks) >> played & 1:
+                    choices.append(played)  # its trail alone
+                    continue
+                groups = groups or TableGroups(table, rules)
+                listed = _listed_captures(played, table, rules, groups)
+                if listed is None:
                     choices += [a for a in self.legal_action_ids() if a & 63 == played]
                 else:
-                    choices += [played | captured << 6 for captured in captures]
+                    choices += [played | captured << 6 for captured in listed]
         else:
             captures = _completions(turn, self._capturable(), rules, MAX_TURNS_LISTED)
             if captures is None:

@@ -2,7 +2,8 @@
 
 Each client creates a Tablanette match (a person's seat against a ``random`` bot), then plays its seat with random
 legal moves through ``Act`` (the expected move number of its last view) until the match is over, then starts the
-next, until the time is up. Only Act calls are timed; any failed call counts as an error.
+next, until the time is up. Only Act calls are timed; any failed call counts as an error. The clients run in
+processes of their own (one per core by default): one process's event loop would cap the calls they make.
 
     run_grpc_bench(seconds=10, clients=16)   # -> {"act_per_s": ..., "act_p99_ms": ..., "server_cpu_us_per_act": ...}
 
@@ -18,6 +19,7 @@ embedded Valkey started for the run.
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 import random
 import signal
@@ -129,13 +131,51 @@ async def _floor(target: str, clients: int, seconds: float) -> int:
     return sum(await asyncio.gather(*(_health_checks(target, deadline) for _ in range(clients))))
 
 
-async def _load(target: str, clients: int, seconds: float) -> tuple[list[float], dict[str, int], float]:
+async def _load(target: str, seeds: list[int], seconds: float) -> tuple[list[float], dict[str, int], float]:
     latencies: list[float] = []
     tally = {"errors": 0, "matches_finished": 0}
     started = time.perf_counter()
     deadline = started + seconds
-    await asyncio.gather(*(_client(target, deadline, seed, latencies, tally) for seed in range(clients)))
+    await asyncio.gather(*(_client(target, deadline, seed, latencies, tally) for seed in seeds))
     return latencies, tally, time.perf_counter() - started
+
+
+def _client_process(target: str, seeds: list[int], seconds: float, start: Any, results: Any) -> None:
+    """One process of clients (the seeds' players) on uvloop: once ``start`` is set, plays for ``seconds``, then puts
+    its latencies, tally, elapsed seconds and CPU seconds on ``results``."""
+    from ..generated.cardtable.v1 import game_service_pb2_grpc  # noqa: F401  (imported before the clock starts)
+
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        results.put("ready")
+        start.wait()
+        cpu = time.process_time()
+        latencies, tally, elapsed = runner.run(_load(target, seeds, seconds))
+        results.put((latencies, tally, elapsed, time.process_time() - cpu))
+
+
+def _load_in_processes(target: str, clients: int, processes: int,
+                       seconds: float) -> tuple[list[float], dict[str, int], float, float]:
+    """``clients`` players spread over ``processes`` processes of their own (one process's loop would cap the calls
+    it can make, and its CPU would be counted with the bench's): latencies, tally, elapsed and their CPU seconds."""
+    spawn = multiprocessing.get_context("spawn")
+    start, results = spawn.Event(), spawn.Queue()
+    workers = [spawn.Process(target=_client_process, args=(target, list(range(n, clients, processes)), seconds,
+                                                           start, results), daemon=True) for n in range(processes)]
+    for worker in workers:
+        worker.start()
+    try:
+        for _ in workers:
+            results.get(timeout=60)  # "ready"
+        start.set()
+        done = [results.get(timeout=seconds + 60) for _ in workers]
+    finally:
+        for worker in workers:
+            worker.join(timeout=10)
+            if worker.is_alive():
+                worker.kill()
+    latencies = [t for lat, _, _, _ in done for t in lat]
+    tally = {key: sum(t[key] for _, t, _, _ in done) for key in ("errors", "matches_finished")}
+    return latencies, tally, max(e for _, _, e, _ in done), sum(c for _, _, _, c in done)
 
 
 def _process_cpu_s(pid: int) -> float:
@@ -161,27 +201,30 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def run_grpc_bench(seconds: float = 10.0, clients: int = 16, redis_url: str | None = None,
-                   workers: int = 1) -> dict[str, Any]:
+                   workers: int = 1, client_processes: int | None = None) -> dict[str, Any]:
     """Start a Redis (unless given) and a server (``workers`` processes on one port), run ``clients`` concurrent
-    players for ``seconds``, then health checks for a moment (at most 2 s)."""
+    players for ``seconds`` in ``client_processes`` processes (default: one per core, at most one per client), then
+    health checks for a moment (at most 2 s)."""
     ensure_generated()
     floor_seconds = min(2.0, seconds / 2)
+    processes = min(clients, client_processes or os.cpu_count() or 1)
     with ExitStack() as stack:
         url = stack.enter_context(_redis(redis_url))
         port, server_pid = stack.enter_context(_server(url, workers))
         target = f"127.0.0.1:{port}"
         # The clients share this machine's cores with the server: the lighter loop leaves the server more of them.
         runner = stack.enter_context(asyncio.Runner(loop_factory=uvloop.new_event_loop))
-        cpu_before = time.process_time(), _process_cpu_s(server_pid), _redis_cpu_s(url)
-        latencies, tally, elapsed = runner.run(_load(target, clients, seconds))
-        cpu_after = time.process_time(), _process_cpu_s(server_pid), _redis_cpu_s(url)
+        cpu_before = _process_cpu_s(server_pid), _redis_cpu_s(url)
+        latencies, tally, elapsed, client_cpu = _load_in_processes(target, clients, processes, seconds)
+        cpu_after = _process_cpu_s(server_pid), _redis_cpu_s(url)
         floor_calls = runner.run(_floor(target, clients, floor_seconds))
-        floor_cpu = _process_cpu_s(server_pid) - cpu_after[1]
-    client_cpu, server_cpu, redis_cpu = (after - before for after, before in zip(cpu_after, cpu_before, strict=True))
+        floor_cpu = _process_cpu_s(server_pid) - cpu_after[0]
+    server_cpu, redis_cpu = (after - before for after, before in zip(cpu_after, cpu_before, strict=True))
     per_act = 1e6 / max(1, len(latencies))
     return {
         "game": GAME,
         "clients": clients,
+        "client_processes": processes,
         "server_workers": workers,
         "seconds": round(elapsed, 3),
         "act_calls": len(latencies),

@@ -46,6 +46,8 @@ from .refusals import as_usage_error
               help="Concurrent clients of --grpc.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Server processes of --grpc sharing its port (cardtable serve --workers).")
+@click.option("--client-processes", type=click.IntRange(1, 64), default=None,
+              help="Processes the --grpc clients run in (default: one per core).")
 @click.option("--simulate", "simulate_job", is_flag=True,
               help="Time one job (German Whist unless --game; --policy), every replay logged, in one process and on "
                    "Ray with 2 workers; what a deal costs in CPU (workers, driver, Ray, Redis) and Redis bytes.")
@@ -72,14 +74,14 @@ from .refusals import as_usage_error
 @click.pass_context
 def bench(ctx: click.Context, game: str | None, players: int | None, policy: str, seconds: float, seed: int,
           option_pairs: tuple[str, ...], as_json: bool, grpc_load: bool, clients: int, workers: int,
-          simulate_job: bool, deals: int,
+          client_processes: int | None, simulate_job: bool, deals: int,
           replay_sizes: bool, count: int, clone_cost: bool, env_kind: str | None, num_envs: int, bot_speed: bool,
           positions: int,
           floor_script: Path | None) -> None:
     """Measure deals/s, moves/s and microseconds per move of bot rollouts of single deals (or, with --grpc, Act
     calls/s and latency of the gRPC server)."""
     if grpc_load:
-        _grpc_bench(seconds, clients, workers, as_json)
+        _grpc_bench(seconds, clients, workers, client_processes, as_json)
         return
     if simulate_job:
         _simulate_bench(deals, game or "german_whist", policy, as_json)
@@ -155,17 +157,19 @@ def _env_bench(kind: str, game: str, players: int | None, seconds: float, seed: 
         f"{result['protocol_steps_per_s']:,.0f} steps/s)"))
 
 
-def _grpc_bench(seconds: float, clients: int, workers: int, as_json: bool) -> None:
+def _grpc_bench(seconds: float, clients: int, workers: int, client_processes: int | None, as_json: bool) -> None:
 
     from services.bench.grpc import run_grpc_bench
 
-    result = run_grpc_bench(seconds=seconds, clients=clients, redis_url=os.environ.get("REDIS_URL"), workers=workers)
+    result = run_grpc_bench(seconds=seconds, clients=clients, redis_url=os.environ.get("REDIS_URL"), workers=workers,
+                            client_processes=client_processes)
     if as_json:
         click.echo(json.dumps(result))
         return
     cpu = result["cpu_us_per_act"]
     Console(highlight=False).print(
-        f"gRPC Act load: {result['clients']} clients, {result['game']} against a bot, {result['seconds']:.1f} s "
+        f"gRPC Act load: {result['clients']} clients ({result['client_processes']} processes), {result['game']} "
+        f"against a bot, {result['seconds']:.1f} s "
         f"({result['redis']}, {result['server_workers']} server process(es)): {result['act_calls']:,} Act calls, "
         f"{result['errors']} errors\n"
         f"  {result['act_per_s']:,.0f} Act/s   p50 {result['act_p50_ms']:.2f} ms   p99 {result['act_p99_ms']:.2f} ms\n"

@@ -58,6 +58,19 @@ def match_target(n: int, options: Mapping[str, Any]) -> int:
     return options["target"] or (251 if n == 2 or options["partnerships"] else 151)
 
 
+def _bury_table_jacks(slots: list[int], stock: list[int], middle: bool) -> list[int]:
+    """§3.6 on ``slots`` and ``stock`` (both changed): each jack in a slot goes to the bottom of the stock (the second
+    and later ones to its middle when ``middle``) and the stock's top card takes the slot; returns the jacks put back.
+    """
+    buried: list[int] = []
+    for i in range(len(slots)):
+        while RANK[slots[i]] == JACK:
+            stock.insert(len(stock) // 2 if buried and middle else len(stock), slots[i])
+            buried.append(slots[i])
+            slots[i] = stock.pop(0)
+    return buried
+
+
 class Deal(FishingDeal["Tablanette"]):
     """The deal itself: the hands, the table and the stock, then the play; the hands again from the stock (§3.4)."""
 
@@ -115,23 +128,16 @@ class Tablanette(FishingState):
     def _replace_table_jacks(self, slots: list[int]) -> list[int]:
         """§3.6: a jack dealt to the table goes back into the stock and the stock's top card takes its slot; returns
         the jacks put back."""
-        buried: list[int] = []
-        for i in range(len(slots)):
-            while RANK[slots[i]] == JACK:
-                at = len(self.stock) // 2 if buried and self.options["initial_jack"] == "middle" else len(self.stock)
-                self.stock.insert(at, slots[i])
-                buried.append(slots[i])
-                slots[i] = self.stock.pop(0)
-        return buried
+        return _bury_table_jacks(slots, self.stock, self.options["initial_jack"] == "middle")
 
     def _known_places(self, seat: int) -> int:
-        """§3.6: everyone saw where the jacks dealt to the table went into the stock, so whose hand they reach."""
+        """§3.6: everyone saw where the jacks dealt to the table went into the stock, so whose hand they reach (the
+        deal's table slots dealt again on a copy of its stock)."""
         if not self.capture_rules.jack_takes_all:
             return 0
         top = self.n_players * self.options["hand_size"]
-        probe = self.clone()
-        probe.stock = self.deal_deck[top + 4:]
-        return mask_of(probe._replace_table_jacks(self.deal_deck[top:top + 4]))
+        deck = self.deal_deck
+        return mask_of(_bury_table_jacks(deck[top:top + 4], deck[top + 4:], self.options["initial_jack"] == "middle"))
 
     def _observe(self, seat: int, obs: dict[str, Any]) -> None:
         super()._observe(seat, obs)
