@@ -183,6 +183,8 @@ class ObservationEncoder:
         # showing when played (Two-Ten-Jack's face-up stock, Tablić's bottom card) again when one is played.
         self._shown_every_move = game.INFO.shown_every_move
         self._shown_until_played = game.INFO.shown_until_played
+        # The trump as each seat knows it, read with the shown cards (Thunee's, until turned up), where the game says.
+        self._trump_seen = not self._fishing and game.trump_seen is not TrickGame.trump_seen  # type: ignore[attr-defined]
         self._trump_at = self.planes * NUM_CARDS
         self._phase_at = self._trump_at + len(SUITS) + 1
         self._phases = self.phases
@@ -381,6 +383,9 @@ class ObservationEncoder:
                 if self._shown_every_move:  # the trump as the seat knows it (Thunee's, until turned up)
                     trump = _suit_index(seen.get("trump"))
                     self._deal_bits[seat] = self._deal_bits[seat] & self._no_trump_bits | 1 << (self._trump_at + trump)
+            elif self._trump_seen:
+                trump = state.trump_seen(seat)  # (NO_TRUMP, 4, is "none")
+                self._deal_bits[seat] = self._deal_bits[seat] & self._no_trump_bits | 1 << (self._trump_at + trump)
             self._shown_any |= (shown[0] | shown[1]) << self._played_at
             self._shown_bits[seat] = shown[0] << self._face_up_at | shown[1] << self._known_at
             view[self._to_act_at + 1] = self._stock_seen[seat] = shown[2]
