@@ -222,6 +222,7 @@ class ObservationEncoder:
         self._shown_bits = [0] * n
         self._deal_bits = [0] * n
         self._fixed = [0] * n
+        self._slow_bits = [0] * n  # (the deal and shown parts' union)
         # The trick list each seat's trick bits were worked out from, and its length then: the engine appends to the
         # trick in progress and starts a new list for the next one, so only the new cards are added.
         self._trick_seen: list[list[tuple[int, int]] | None] = [None] * n
@@ -313,7 +314,9 @@ class ObservationEncoder:
             trick = state.trick
             if trick is not self._trick_seen[seat] or len(trick) != self._trick_length[seat]:
                 self._trick_part(state, trick, seat)
-            bits = state.hands[seat] | self._fixed[seat] | self._played_bits | self._own[seat]
+            bits = state.hands[seat] | self._fixed[seat] | self._played_bits
+            if self._secret:  # (a game with secret moves: the seat's own)
+                bits |= self._own[seat]
         if state.current_player == seat:
             bits |= self._to_act_bit
         return bits  # type: ignore[no-any-return]
@@ -374,7 +377,7 @@ class ObservationEncoder:
         self._trick_seen[seat] = trick
         self._trick_length[seat] = len(trick)
         self._trick_bits[seat] = bits
-        self._fixed[seat] = self._deal_bits[seat] | self._shown_bits[seat] | bits
+        self._fixed[seat] = self._slow_bits[seat] | bits
 
     def _slow_parts(self, state: Any, seat: int) -> None:
         """Work out the bits that change only between phases or deals (trump, phase, dealer) and between tricks or
@@ -405,7 +408,8 @@ class ObservationEncoder:
             self._shown_any |= (shown[0] | shown[1]) << self._played_at
             self._shown_bits[seat] = shown[0] << self._face_up_at | shown[1] << self._known_at
             view[self._to_act_at + 1] = self._stock_seen[seat] = shown[2]
-        self._fixed[seat] = self._deal_bits[seat] | self._shown_bits[seat] | self._trick_bits[seat]
+        self._slow_bits[seat] = slow = self._deal_bits[seat] | self._shown_bits[seat]
+        self._fixed[seat] = slow | self._trick_bits[seat]
 
 
 class _NamedCards(dict[int, int]):
