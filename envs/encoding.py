@@ -245,7 +245,7 @@ class ObservationEncoder:
     def moved(self, state: Any, action: int) -> None:
         """After ``action`` (an id) was applied to ``state``."""
         named = self._bit_of[action]
-        if action in self._secret:
+        if self._secret and action in self._secret:
             self._own[state.moves[-1][0]] |= named
             self._pending.append((len(state.moves) - 1, named))
         else:
