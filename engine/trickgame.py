@@ -1003,9 +1003,9 @@ class TrickGame(State):
         ``known_cards`` and ``stock_size`` (0 when not shown); None when they are read from ``observation(seat)``.
         By default derived from what the game declares: the stock's face-up top card (``STOCK_SHOWN``), each phase's
         ``face_up``, the cards of other hands ``_known_cards`` says the seat knows and the stock's size when
-        ``OBSERVED`` shows it; None for a game whose shown cards change at any move (``GameInfo.shown_every_move``:
-        the trump as the seat knows it goes with them). A game whose observation shows them otherwise gives its own,
-        equal to its observation's."""
+        ``OBSERVED`` shows it; None for a game whose shown cards change at any move (``GameInfo.shown_every_move``)
+        unless it gives its own (then with ``trump_seen``, the trump as the seat knows it). A game whose observation
+        shows them otherwise gives its own, equal to its observation's."""
         showing = self._showing
         if showing is None:
             return None
@@ -1028,6 +1028,12 @@ class TrickGame(State):
                 hands = self.hands
                 known &= sum(hands) ^ hands[seat]  # (disjoint masks: the other hands)
         return face_up, known, size
+
+    def trump_seen(self, seat: int) -> int:
+        """The trump suit as ``seat``'s observation shows it (``trump``), as numeric encoders read it beside
+        ``shown_cards``: 0..3, or NO_TRUMP for none (or none known). The deal's trump by default; a game whose trump
+        some seats do not know yet gives its own, equal to its observation's."""
+        return self.trump
 
     def _known_cards(self, seat: int) -> int:
         """Cards in other hands whose place ``seat`` knows (a turn-up taken, a declaration shown): a mask, what the

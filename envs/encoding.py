@@ -55,7 +55,11 @@ from engine.trickgame import FaceDownPlays, TrickGame
 
 FACE_UP_KEYS = ("face_up", "turn_up", "bottom_card", "removed_card")
 CARD_MASK = (1 << 6) - 1
-BULK_BITS = 16  # more changed entries than this are written with one numpy call, not one by one
+# Many changed entries below the scores (a new deal, the match's end) are written at once: cleared with one numpy call
+# and the few set entries written one by one when at most CLEAR_ONES are set (the match's end clears the played plane),
+# else all unpacked from the bits with another (an entry costs about a tenth of the unpacking, a third of the clearing).
+BULK_BITS = 16  # (no look at the set entries below this many changes)
+CLEAR_ONES = 10
 
 
 class ActionCodec:
@@ -183,6 +187,8 @@ class ObservationEncoder:
         # showing when played (Two-Ten-Jack's face-up stock, Tablić's bottom card) again when one is played.
         self._shown_every_move = game.INFO.shown_every_move
         self._shown_until_played = game.INFO.shown_until_played
+        # The trump as each seat knows it, read with the shown cards (Thunee's, until turned up), where the game says.
+        self._trump_seen = not self._fishing and game.trump_seen is not TrickGame.trump_seen  # type: ignore[attr-defined]
         self._trump_at = self.planes * NUM_CARDS
         self._phase_at = self._trump_at + len(SUITS) + 1
         self._phases = self.phases
@@ -195,24 +201,28 @@ class ObservationEncoder:
         self._bulk_entries = self._scores_at
         self._bulk_bytes = (self._to_act_at + 8) // 8
         self._above_bulk = -1 << self._scores_at
+        self._below_bulk = ~self._above_bulk
         self._trick_at = [[((other - seat) % n + 1) * NUM_CARDS for other in range(n)] for seat in range(n)]
+        self._powers = [1 << entry for entry in range(self.size)]  # (a look-up costs less than a shift of a big int)
 
     def new_match(self, state: Any) -> None:
         """Start every seat's vector afresh for ``state``, a new match."""
         if self._secret is None:
             self._secret = secret_actions(state.game_id, self.players) if self._face_down_moves else frozenset()
         n = self.players
-        # Each seat's vector is a numpy array written through a memoryview (single entries cost a fraction of numpy's
-        # item assignment); one copy per observation makes the array returned.
-        self._vectors = [np.zeros(self.size, dtype=np.float32) for _ in range(n)]
-        self._views = [memoryview(vector) for vector in self._vectors]
-        self._bits = [0] * n  # the 0/1 entries each seat's vector holds
+        if "_vectors" not in self.__dict__:  # (kept from match to match: a match's first vectors write what changed)
+            # Each seat's vector is a numpy array written through a memoryview (single entries cost a fraction of
+            # numpy's item assignment); one copy per observation makes the array returned.
+            self._vectors = [np.zeros(self.size, dtype=np.float32) for _ in range(n)]
+            self._views = [memoryview(vector) for vector in self._vectors]
+            self._bits = [0] * n  # the 0/1 entries each seat's vector holds
         # The parts of a seat's bits that change only with the trick, between tricks or phases, or between phases or
         # deals, and their union (``_fixed``).
         self._trick_bits = [0] * n
         self._shown_bits = [0] * n
         self._deal_bits = [0] * n
         self._fixed = [0] * n
+        self._slow_bits = [0] * n  # (the deal and shown parts' union)
         # The trick list each seat's trick bits were worked out from, and its length then: the engine appends to the
         # trick in progress and starts a new list for the next one, so only the new cards are added.
         self._trick_seen: list[list[tuple[int, int]] | None] = [None] * n
@@ -235,7 +245,7 @@ class ObservationEncoder:
     def moved(self, state: Any, action: int) -> None:
         """After ``action`` (an id) was applied to ``state``."""
         named = self._bit_of[action]
-        if action in self._secret:
+        if self._secret and action in self._secret:
             self._own[state.moves[-1][0]] |= named
             self._pending.append((len(state.moves) - 1, named))
         else:
@@ -288,7 +298,7 @@ class ObservationEncoder:
         """A new encoder of the same game and player count sharing this one's tables (worked out once: Boonaken's
         action table has 37,120 entries), for another match (a vector environment has one per match)."""
         twin = copy.copy(self)
-        twin.__dict__.pop("_vectors", None)  # new_match gives it its own per-match state
+        twin.__dict__.pop("_vectors", None)  # new_match gives it its own vectors and per-match state
         return twin
 
     def bits(self, state: Any, seat: int) -> int:
@@ -304,7 +314,9 @@ class ObservationEncoder:
             trick = state.trick
             if trick is not self._trick_seen[seat] or len(trick) != self._trick_length[seat]:
                 self._trick_part(state, trick, seat)
-            bits = state.hands[seat] | self._fixed[seat] | self._played_bits | self._own[seat]
+            bits = state.hands[seat] | self._fixed[seat] | self._played_bits
+            if self._secret:  # (a game with secret moves: the seat's own)
+                bits |= self._own[seat]
         if state.current_player == seat:
             bits |= self._to_act_bit
         return bits  # type: ignore[no-any-return]
@@ -320,20 +332,28 @@ class ObservationEncoder:
             self._bits[seat] = bits
             view = self._views[seat]
             if changed.bit_count() > BULK_BITS:  # a new deal or the match's end: write the planes at once
-                self._vectors[seat][: self._bulk_entries] = np.unpackbits(
-                    np.frombuffer(bits.to_bytes(self._bulk_bytes, "little"), np.uint8), count=self._bulk_entries,
-                    bitorder="little")
-                changed &= self._above_bulk
+                above = self._above_bulk
+                ones = bits & self._below_bulk
+                count = ones.bit_count()
+                if count > CLEAR_ONES:
+                    self._vectors[seat][: self._bulk_entries] = np.unpackbits(
+                        np.frombuffer(bits.to_bytes(self._bulk_bytes, "little"), np.uint8), count=self._bulk_entries,
+                        bitorder="little")
+                    changed &= above
+                elif count + 3 < (changed & self._below_bulk).bit_count():
+                    self._vectors[seat][: self._bulk_entries] = 0.0
+                    changed = changed & above | ones  # the set ones written back below
             on = changed & bits
             changed ^= on
-            while on:  # from the highest bit down (a shift and an xor a bit: fewer big ints than ``on & -on``)
+            power = self._powers
+            while on:  # from the highest bit down (an xor a bit: fewer big ints than ``on & -on``)
                 entry = on.bit_length() - 1
                 view[entry] = 1.0
-                on ^= 1 << entry
+                on ^= power[entry]
             while changed:
                 entry = changed.bit_length() - 1
                 view[entry] = 0.0
-                changed ^= 1 << entry
+                changed ^= power[entry]
         scores = state.side_scores
         if scores != self._scores[seat]:
             self._scores[seat] = list(scores)
@@ -349,14 +369,15 @@ class ObservationEncoder:
             start = 0
         bits = self._trick_bits[seat] if start else 0
         down = state.down if self._face_down_plays else 0  # shown as "facedown" (or "facedown:<card>"), no card
+        power = self._powers
         for index in range(start, len(trick)):
             other, card = trick[index]
             if not down >> card & 1:
-                bits |= 1 << (at[other] + card)
+                bits |= power[at[other] + card]
         self._trick_seen[seat] = trick
         self._trick_length[seat] = len(trick)
         self._trick_bits[seat] = bits
-        self._fixed[seat] = self._deal_bits[seat] | self._shown_bits[seat] | bits
+        self._fixed[seat] = self._slow_bits[seat] | bits
 
     def _slow_parts(self, state: Any, seat: int) -> None:
         """Work out the bits that change only between phases or deals (trump, phase, dealer) and between tricks or
@@ -381,10 +402,14 @@ class ObservationEncoder:
                 if self._shown_every_move:  # the trump as the seat knows it (Thunee's, until turned up)
                     trump = _suit_index(seen.get("trump"))
                     self._deal_bits[seat] = self._deal_bits[seat] & self._no_trump_bits | 1 << (self._trump_at + trump)
+            elif self._trump_seen:
+                trump = state.trump_seen(seat)  # (NO_TRUMP, 4, is "none")
+                self._deal_bits[seat] = self._deal_bits[seat] & self._no_trump_bits | 1 << (self._trump_at + trump)
             self._shown_any |= (shown[0] | shown[1]) << self._played_at
             self._shown_bits[seat] = shown[0] << self._face_up_at | shown[1] << self._known_at
             view[self._to_act_at + 1] = self._stock_seen[seat] = shown[2]
-        self._fixed[seat] = self._deal_bits[seat] | self._shown_bits[seat] | self._trick_bits[seat]
+        self._slow_bits[seat] = slow = self._deal_bits[seat] | self._shown_bits[seat]
+        self._fixed[seat] = slow | self._trick_bits[seat]
 
 
 class _NamedCards(dict[int, int]):

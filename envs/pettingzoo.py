@@ -19,8 +19,8 @@ last seed started. ``render()`` returns the table as text (``render_mode="ansi"`
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterable, Iterator, Mapping
+from operator import index as as_index
 from typing import Any
 
 import numpy as np
@@ -138,7 +138,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         state = self.state
         assert state is not None  # reset() comes first
         try:
-            index = operator.index(action)  # type: ignore[arg-type]  # an int or a numpy integer, never a float
+            index = as_index(action)  # type: ignore[arg-type]  # an int or a numpy integer, never a float
             action_id = index if self._id_of is None else self._id_of[index]
         except (TypeError, ValueError, KeyError):
             action_id = -1  # no action's id
@@ -149,10 +149,19 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         if self._cumulative_rewards[agent]:
             self._cumulative_rewards[agent] = 0
         self.encoder.moved(state, action_id)
-        if state.current_player is not None and state.deal_index == self._deal_index:  # the usual move
+        seat = state.current_player
+        if seat is not None and state.deal_index == self._deal_index:  # the usual move
             if self.rewards is not self._no_rewards:
                 self.rewards = self._no_rewards
-            self._select()
+            # _select(), inlined: it runs at every step
+            self.agent_selection = self.possible_agents[seat]
+            indexes: Iterable[int] = state.legal_action_ids()
+            if self._id_of is not None:
+                self._id_of = indexes = self.codec.legal_by_index(indexes)  # type: ignore[arg-type]
+            view = self._mask_view
+            view[:] = self._mask_zeros
+            for index in indexes:
+                view[index] = 1
             return
         self.rewards = dict(self._no_rewards)
         self._deal_over()

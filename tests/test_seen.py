@@ -12,9 +12,10 @@ from engine.bots import greedy as greedy_module
 from engine.bots.greedy import greedy_games, load_game_greedies
 from engine.bots.seen import Seen
 from engine.bots.view import SeatObserver
-from engine.cards import mask_of, parse_cards
+from engine.cards import SUITS, mask_of, parse_cards
 from engine.rng import Rng
 from engine.trickgame import TrickGame
+from engine.tricks import NO_TRUMP
 from envs.encoding import face_up_codes
 
 load_game_greedies()
@@ -64,7 +65,7 @@ TRICK_CASES = [(game, options) for game, options in CASES if issubclass(engine.g
 def test_the_shown_cards_are_those_the_observation_shows(game: str, options: dict[str, Any]) -> None:
     """At every move of random matches, for every seat: ``shown_cards`` (the game's, or TrickGame's from its phases
     and class data), when a game gives it, is the face-up cards, known cards and stock size of the seat's observation,
-    as the environments' encoder would read them from it."""
+    as the environments' encoder would read them from it, and ``trump_seen`` its trump."""
     rng, compared = Rng(5), 0
     for seed in range(4):
         state = engine.new_match(game, seed=seed, options={"max_deals": 2, **options})
@@ -77,6 +78,8 @@ def test_the_shown_cards_are_those_the_observation_shows(game: str, options: dic
                 assert shown == (mask_of(parse_cards(face_up_codes(seen))),
                                  mask_of(parse_cards(seen.get("known_cards", []))),
                                  seen.get("stock_size") or 0), (seat, state.to_position())
+                trump = state.trump_seen(seat)  # type: ignore[attr-defined]
+                assert (None if trump == NO_TRUMP else SUITS[trump]) == seen.get("trump"), (seat, state.to_position())
                 compared += 1
             legal = state.legal_action_ids()
             state.apply_id(legal[rng.below(len(legal))])

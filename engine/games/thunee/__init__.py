@@ -803,13 +803,25 @@ class Thunee(TrickGame):
     # ---- what a seat sees -----------------------------------------------------------------------------------------
 
     def _trump_seen_by(self, seat: int) -> str | None:
-        """The trump suit as ``seat`` knows it: the trumper's own (unless dealt blind) until it is turned up (5.3);
-        a lone caller's from his first card (6.4.2), a mooney caller's own suit."""
+        """The trump suit as ``seat`` knows it (the observation's ``trump``): see ``trump_seen``."""
+        trump = self.trump_seen(seat)
+        return None if trump == NO_TRUMP else SUITS[trump]
+
+    def trump_seen(self, seat: int) -> int:
+        """The trump suit as ``seat`` knows it (NO_TRUMP: none known): the trumper's own (unless dealt blind) until
+        it is turned up (5.3); a lone caller's from his first card (6.4.2), a mooney caller's own suit."""
         if self.trump == NO_TRUMP:
-            return None
+            return NO_TRUMP
         public = bool(self.shown) or (self.contract != "normal" and bool(self.tricks or self.trick))
         own = (seat == self.trumper and not self.by_last) if self.contract == "normal" else seat == self.caller
-        return SUITS[self.trump] if public or own else None
+        return self.trump if public or own else NO_TRUMP
+
+    def shown_cards(self, seat: int) -> tuple[int, int, int]:
+        """``known_cards`` (the public cards in other hands) and ``stock_size`` of the observation, as masks
+        (TrickGame.shown_cards); nothing lies face up (the trump card is laid face down, and back in hand once turned
+        up). With ``trump_seen``, as they change at any move."""
+        hands = self.hands
+        return 0, self._public_cards() & (sum(hands) ^ hands[seat]), len(self.stock)
 
     def _public_cards(self) -> int:
         """Cards every seat knows the place of: the turned-up trump card and the jodi cards, while in hand."""
