@@ -401,6 +401,10 @@ def test_belote_contree_bids_the_cheapest_contract_in_its_best_suit_or_passes() 
 # early only when the edge is several times what the full run needs, and otherwise plays every deal and judges them
 # all as before).
 BATCH, EARLY_Z = 200, 5.0
+# The matches themselves measure play strength, no unit property (greedy's choices have their unit tests above): they
+# run in the integration tier (tests/tiers.py), as tests/test_bot_strength.py's long cases do; the early stop and the
+# margins they are judged by are checked here, in the unit tier.
+strength = pytest.mark.integration
 
 
 def _greedy_against_random(game: str, players: int, deals: range) -> tuple[list[float], int]:
@@ -463,11 +467,13 @@ def test_a_clear_edge_stops_early_and_a_slight_one_is_judged_on_every_deal(monke
         _assert_greedy_wins_clearly("none", 2, 1000, sides=2)
 
 
+@strength
 @pytest.mark.parametrize("game", FISHING)
 def test_greedy_beats_random_over_2000_deals(game: str) -> None:
     _assert_greedy_wins_clearly(game, 2, 2000, sides=2)
 
 
+@strength
 @pytest.mark.parametrize(("game", "players", "deals"), [
     ("german_whist", 2, 1000),
     ("belote_contree", 4, 300),  # random bids and doubles wildly: greedy wins about 99% of deals
@@ -484,6 +490,7 @@ def test_greedy_beats_random_at_trick_games(game: str, players: int, deals: int)
     _assert_greedy_wins_clearly(game, players, deals, sides=2 if game == "belote_contree" else players)
 
 
+@strength
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_greedy_beats_random_at_boonaken_matches(players: int) -> None:
     # boonaken.md 8.2: a single deal rarely gives anybody a mark but the declarer, so whole matches are compared:
@@ -507,6 +514,7 @@ def test_greedy_beats_random_at_boonaken_matches(players: int) -> None:
     assert mean - 1.96 * sd / math.sqrt(matches) > 0, f"greedy's mean lead {mean:.2f}"
 
 
+@strength
 @pytest.mark.parametrize("players", [4, 6])
 def test_greedy_beats_random_at_thunee(players: int) -> None:
     # Two teams; random calls thunee and royals a third of the time each and loses them: greedy wins about 97% (4

@@ -1,7 +1,8 @@
 """The engine contract every game keeps, checked generically for every registered game and player count.
 
 Creating a match (clear errors naming what is allowed), the two action forms, illegal actions, malformed positions
-(hypothesis mutations must give engine.PositionError and nothing else) and independent clones.
+(hypothesis mutations must give engine.PositionError and nothing else). Independent clones: tests/test_clone.py (a clone
+taken every few moves and played out to the end, for every game, player count and option variant).
 """
 
 from __future__ import annotations
@@ -223,22 +224,6 @@ def test_a_finished_match_refuses_every_action(game: str, players: int) -> None:
     assert state.is_terminal
     with pytest.raises(engine.IllegalAction, match=r"the match is over\); legal actions: \[\]$"):
         state.apply("pass")
-
-
-@case
-@EXAMPLES
-@given(seed=seeds, play_seed=seeds, data=st.data())
-def test_clones_are_independent(game: str, players: int, seed: int, play_seed: int, data: st.DataObject) -> None:
-    state = start(game, players, seed, {"max_deals": 2})
-    play_randomly(state, Rng(play_seed), data.draw(st.integers(0, 60), label="steps first"))
-    clone = state.clone()
-    original = state.to_position()
-    assert clone.to_position() == original and clone.history == state.history
-    play_randomly(clone, Rng(play_seed + 1), 40)
-    assert state.to_position() == original, "playing a clone changed the original"
-    cloned_now = clone.to_position()
-    play_randomly(state, Rng(play_seed + 2), 40)
-    assert clone.to_position() == cloned_now, "playing the original changed its clone"
 
 
 # ---- malformed positions ----------------------------------------------------------------------------------------

@@ -38,6 +38,10 @@ def _play(game, bot, seat: int, rng: np.random.RandomState) -> list[float]:
     return state.returns()
 
 
+# Six deals of OpenSpiel's own ISMCTS search (its Python MCTS, random rollouts) judged by how many it wins: a search
+# through the library, in the integration tier (tests/tiers.py); the resampler's unit property (a resampled world keeps
+# what the seat knows) is checked below in the unit tier, and a plain MCTS deal too.
+@pytest.mark.integration
 def test_openspiels_ismcts_plays_deals_of_trappola_through_the_engines_determinization() -> None:
     game = pyspiel.load_game(short_name("trappola"))
     rng = np.random.RandomState(5)
