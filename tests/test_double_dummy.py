@@ -387,3 +387,35 @@ def test_a_table_shared_through_a_deal_gives_what_fresh_solvers_give(name: str) 
             assert DoubleDummy(state, side, table=table).card_values() == DoubleDummy(state, side).card_values()
         legal = state.legal_action_ids()
         state.apply_id(legal[rng.below(len(legal))])
+
+
+
+def test_the_search_runs_from_its_source_without_cython(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search's C types come from Cython's pure-Python mode; where Cython is absent (a build requirement only)
+    its source runs through the engine's shim of those names, as plain Python, to the same values and nodes."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    monkeypatch.setitem(sys.modules, "cython", None)  # import cython fails
+    source = Path(engine.__file__).parent / "search" / "dd_search.py"
+    spec = importlib.util.spec_from_file_location("engine.search._dd_search_without_cython", source)
+    assert spec is not None and spec.loader is not None
+    plain = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, plain)  # its dataclass looks itself up there
+    spec.loader.exec_module(plain)
+    assert plain.cython.__name__ == "engine._cython_shim"
+    rules, side_of = RULE_SETS["jass"]
+    for seed in range(3):
+        deck = [c for c in range(52) if c % 13 >= 5]
+        Rng(seed).shuffle(deck)
+        hands = [mask_of(deck[k * rules.tricks:(k + 1) * rules.tricks]) for k in range(len(side_of))]
+        ours, theirs = (module.Search(rules, HEARTS, side_of, 0, 0, hands, [], 0, [], [True] * rules.tricks)
+                        for module in (dd_search, plain))
+        assert (ours.solve(), ours.card_values(), ours.nodes) == (theirs.solve(), theirs.card_values(), theirs.nodes)
+
+
+def test_the_search_refuses_more_seats_than_it_holds() -> None:
+    rules = RULE_SETS["jass"][0]
+    with pytest.raises(ValueError, match="up to 8 seats"):
+        Search(rules, HEARTS, tuple(range(9)), 0, 0, [0] * 9, [], 0, [], [True] * rules.tricks)
