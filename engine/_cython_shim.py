@@ -24,7 +24,7 @@ class _CType:
         return self
 
 
-int = uint = longlong = ulonglong = char = bint = p_int = _CType()  # noqa: A001  (Cython's names, shadowed here)
+int = uint = longlong = ulonglong = char = bint = p_int = p_ulonglong = _CType()  # noqa: A001  (Cython's names, shadowed here)
 
 
 def _same(f: _F) -> _F:
@@ -32,6 +32,13 @@ def _same(f: _F) -> _F:
 
 
 cclass = cfunc = final = inline = _same
+
+
+def boundscheck(_on: bool) -> Callable[[_F], _F]:
+    return _same
+
+
+wraparound = boundscheck
 
 
 def locals(**_types: object) -> Callable[[_F], _F]:  # noqa: A001  (Cython's name)

@@ -405,14 +405,20 @@ def test_the_search_runs_from_its_source_without_cython(monkeypatch: pytest.Monk
     monkeypatch.setitem(sys.modules, spec.name, plain)  # its dataclass looks itself up there
     spec.loader.exec_module(plain)
     assert plain.cython.__name__ == "engine._cython_shim"
-    rules, side_of = RULE_SETS["jass"]
-    for seed in range(3):
-        deck = [c for c in range(52) if c % 13 >= 5]
-        Rng(seed).shuffle(deck)
-        hands = [mask_of(deck[k * rules.tricks:(k + 1) * rules.tricks]) for k in range(len(side_of))]
-        ours, theirs = (module.Search(rules, HEARTS, side_of, 0, 0, hands, [], 0, [], [True] * rules.tricks)
-                        for module in (dd_search, plain))
+    # endings large enough that the transposition table grows (it starts at 1,024 slots) and its best leads order
+    # the moves: the same nodes say the compiled search (when built) reads its table as the source does
+    sizes = []
+    for state in _endings("belote_contree", 7, 1) + _endings("german_whist", 8, 2):
+        rules = state.RULES
+        stock = list(state.stock[state.stock_top:]) if rules.draw_after_trick else []
+        counts = [state._trick_counts(k) if hasattr(state, "_trick_counts") else True for k in range(rules.tricks)]
+        seat = state.current_player
+        ours, theirs = (module.Search(rules, state.trump, state.side_of, state.side_of[seat], seat, state.hands,
+                                      state.trick, len(state.tricks), stock, counts) for module in (dd_search, plain))
         assert (ours.solve(), ours.card_values(), ours.nodes) == (theirs.solve(), theirs.card_values(), theirs.nodes)
+        assert len(ours.tt) == len(theirs.tt)
+        sizes.append(len(ours.tt))
+    assert max(sizes) > 512, sizes
 
 
 def test_the_search_refuses_more_seats_than_it_holds() -> None:

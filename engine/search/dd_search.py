@@ -26,6 +26,7 @@ weakest card lowest), so that "above in its suit", "nothing live between" and "t
 from __future__ import annotations
 
 import dataclasses
+from array import array
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, TypeVar
@@ -225,6 +226,114 @@ def _count(x: int) -> int:
     return r
 
 
+_MIX = cython.declare(cython.ulonglong, 0x9E3779B97F4A7C15)  # a 64-bit odd multiplier (the golden ratio's)
+_M64 = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)  # C's unsigned wrap-around, spelled out for Python
+_BOUND = cython.declare(cython.ulonglong, 1 << 19)  # an entry's bounds are stored plus this, in 20 bits each
+
+
+@cython.final
+@cython.cclass
+class Entries:
+    """A transposition table: what a side takes from trick starts (bounds) and the best lead there, by position.
+
+    Open addressing in one array of 64-bit words (an ``array('Q')``, a typed memoryview compiled): a slot is the
+    position's key words (a tag word, never 0 in a used slot, then the hands or the suits' rank codes) and one
+    data word; a lookup hashes the key words and probes from there. It doubles when half full."""
+
+    cython.declare(slots=cython.ulonglong[:], width=cython.int, capacity=cython.longlong, used=cython.longlong)
+
+    def __init__(self) -> None:
+        self.slots = array("Q")
+        self.width = self.capacity = self.used = 0
+
+    def __len__(self) -> int:
+        return self.used
+
+    def prepare(self, seats: int) -> None:
+        """Size the keys for ``seats`` hands (a table serves one deal: every search of it has as many)."""
+        if not self.width:
+            self.width = max(seats, 4) + 1
+            self._allocate(1 << 10)
+
+    @cython.cfunc
+    @cython.locals(capacity=cython.longlong)
+    def _allocate(self, capacity: int) -> None:
+        self.slots = array("Q", bytes(8 * capacity * (self.width + 1)))
+        self.capacity, self.used = capacity, 0
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.returns(cython.longlong)
+    @cython.locals(key=cython.p_ulonglong, h=cython.ulonglong, i=cython.longlong, base=cython.longlong,
+                   j=cython.int, width=cython.int, same=cython.bint)
+    def _slot(self, key: list[int]) -> int:
+        """The slot holding ``key`` (its ``width`` words), or ``-1 - slot`` of the empty slot where it would go."""
+        width = self.width
+        h = 0
+        for j in range(width):
+            h = (h ^ key[j]) * _MIX & _M64
+        h ^= h >> 29
+        i = h & (self.capacity - 1)
+        while True:
+            base = i * (width + 1)
+            if not self.slots[base]:
+                return -1 - i
+            same = True
+            for j in range(width):
+                if self.slots[base + j] != key[j]:
+                    same = False
+                    break
+            if same:
+                return i
+            i = (i + 1) & (self.capacity - 1)
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.returns(cython.ulonglong)
+    @cython.locals(key=cython.p_ulonglong, i=cython.longlong)
+    def _get(self, key: list[int]) -> int:
+        """The data word of ``key``, or 0 (data words are never 0)."""
+        i = self._slot(key)
+        return self.slots[i * (self.width + 1) + self.width] if i >= 0 else 0
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.locals(key=cython.p_ulonglong, data=cython.ulonglong, i=cython.longlong, j=cython.int,
+                   base=cython.longlong)
+    def _put(self, key: list[int], data: int) -> None:
+        i = self._slot(key)
+        if i < 0:
+            if 2 * (self.used + 1) > self.capacity:
+                self._grow()
+                i = self._slot(key)
+            i = -1 - i
+            base = i * (self.width + 1)
+            for j in range(self.width):
+                self.slots[base + j] = key[j]
+            self.used += 1
+        self.slots[i * (self.width + 1) + self.width] = data
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.locals(old=cython.ulonglong[:], slots=cython.longlong, i=cython.longlong, j=cython.longlong,
+                   base=cython.longlong, stride=cython.int, key=cython.ulonglong[9])
+    def _grow(self) -> None:
+        if not cython.compiled:
+            key = [0] * 9
+        old, slots, stride = self.slots, self.capacity, self.width + 1
+        self._allocate(4 * slots)
+        for i in range(slots):
+            base = i * stride
+            if old[base]:
+                for j in range(stride - 1):
+                    key[j] = old[base + j]
+                self._put(key, old[base + stride - 1])
+
+
 @cython.final
 @cython.cclass
 class Search:
@@ -246,13 +355,13 @@ class Search:
                    check_at=cython.longlong, charged=cython.longlong, _nodes=cython.longlong,
                    _max_nodes=cython.longlong)
     cython.declare(t=object, rules=object, follow=object, meter=object, trick=list, trump_points=tuple,
-                   suit_cache=list, _tt=dict)
+                   suit_cache=list, entries=Entries)
 
     @cython.locals(s=cython.int, k=cython.int, j=cython.int, c=cython.int, n=cython.int, total=cython.int)
     def __init__(self, rules: TrickRules, trump: int, side_of: Sequence[int], side: int, seat: int,
                  hands: Sequence[int], trick: Sequence[tuple[int, int]], done: int, stock: Sequence[int],
                  counts: Sequence[bool], max_nodes: int = 0, meter: Meter | None = None,
-                 table: dict[object, tuple[int, int, int]] | None = None) -> None:
+                 table: Entries | None = None) -> None:
         if not cython.compiled:
             self.hands, self.side_of, self.maxi, self.nxt = [0] * 8, [0] * 8, [0] * 8, [0] * 8
             self.beat, self.over, self.above, self.worth, self.kind, self.stock = ([0] * 52 for _ in range(6))
@@ -309,7 +418,8 @@ class Search:
         self.suit_cache: list[dict[tuple[int, ...], int]] = [{}, {}, {}, {}]
         self._max_nodes, self.meter = max_nodes, meter
         self._nodes = self.charged = 0
-        self._tt = {} if table is None else table
+        self.entries = Entries() if table is None else table
+        self.entries.prepare(n)
         self.check_at = 0
         self.points_left = self.drawn = self.live = 0
         self.lead_move = -1
@@ -330,9 +440,9 @@ class Search:
         self._max_nodes = value
 
     @property
-    def tt(self) -> dict[object, tuple[int, int, int]]:
+    def tt(self) -> Entries:
         """The transposition table."""
-        return self._tt
+        return self.entries
 
     # ---- the public searches ------------------------------------------------------------------------------------
 
@@ -463,7 +573,8 @@ class Search:
                    high=cython.int, most_left=cython.int, s=cython.int, lo=cython.int, hi=cython.int,
                    first=cython.int, a=cython.int, b=cython.int, value=cython.int, own=cython.ulonglong,
                    live_trumps=cython.ulonglong, own_trumps=cython.ulonglong, their_trumps=cython.ulonglong,
-                   mine=cython.ulonglong, against=cython.ulonglong, one=cython.ulonglong)
+                   mine=cython.ulonglong, against=cython.ulonglong, one=cython.ulonglong, entry=cython.ulonglong,
+                   best=cython.ulonglong, key=cython.ulonglong[9])
     def _boundary(self, leader: int, done: int, alpha: int, beta: int) -> int:
         """The side's take from trick ``done`` on, ``leader`` to lead (fail-soft)."""
         self._nodes += 1
@@ -510,11 +621,15 @@ class Search:
                     low = 1
             elif high > most_left - 1:
                 high = most_left - 1
-        key = self._ranked_key(leader) if self.drawn == self.nstock and self.by_ranks else self._plain_key(leader)
-        entry = self._tt.get(key)
+        if not cython.compiled:
+            key = [0] * 9
+        self._key(leader, key)
+        entry = self.entries._get(key)
         first = -1
-        if entry is not None:
-            lo, hi, first = entry
+        if entry:
+            lo = (entry & 0xFFFFF) - _BOUND
+            hi = (entry >> 20 & 0xFFFFF) - _BOUND
+            first = (entry >> 40) - 1
             if lo > low:
                 low = lo
             if hi < high:
@@ -532,34 +647,35 @@ class Search:
             low = value
         else:
             low = high = value
-        self._tt[key] = (low, high, self.lead_move)
+        best = self.lead_move + 1  # a 64-bit word: the shift would overflow a C int
+        self.entries._put(key, (low + _BOUND) | (high + _BOUND) << 20 | best << 40)
         return value
 
     @cython.cfunc
-    @cython.locals(leader=cython.int, s=cython.int)
-    def _plain_key(self, leader: int) -> tuple[int, ...]:
-        """The transposition key of a trick start: the leader and the hands."""
-        if self.n == 4:
-            return (-1 - leader, self.hands[0], self.hands[1], self.hands[2], self.hands[3])
-        if self.n == 2:
-            return (-1 - leader, self.hands[0], self.hands[1])
-        return (-1 - leader, *[self.hands[s] for s in range(self.n)])
-
-    @cython.cfunc
-    @cython.locals(leader=cython.int)
-    def _ranked_key(self, leader: int) -> tuple[int, ...]:
-        """The transposition key of a trick start with no stock left, where tricks are counted: per suit, the
-        owners of its live cards from the weakest up (and which is the free trump), whatever their ranks.
-        Positions that differ only by the ranks the played cards leave between the live ones play alike (a card's
-        suit and its order among the live cards are all the rules read), so they share one entry."""
-        return (leader, self._suit_code(0), self._suit_code(1), self._suit_code(2), self._suit_code(3))
+    @cython.locals(leader=cython.int, key=cython.p_ulonglong, s=cython.int)
+    def _key(self, leader: int, key: list[int]) -> None:
+        """The transposition key of a trick start in ``key`` (the table's width of words): the leader and the hands;
+        with no stock left, where tricks are counted, the leader and per suit the owners of its live cards from the
+        weakest up (and which is the free trump), whatever their ranks. Positions that differ only by the ranks the
+        played cards leave between the live ones play alike (a card's suit and its order among the live cards are
+        all the rules read), so they share one entry."""
+        for s in range(self.entries.width):
+            key[s] = 0
+        if self.drawn == self.nstock and self.by_ranks:
+            key[0] = leader + 257
+            for s in range(4):
+                key[s + 1] = self._suit_code(s)
+        else:
+            key[0] = leader + 1
+            for s in range(self.n):
+                key[s + 1] = self.hands[s]
 
     @cython.cfunc
     @cython.returns(cython.ulonglong)
     @cython.locals(s=cython.int, shift=cython.int, i=cython.int, owner=cython.int, union=cython.ulonglong,
                    code=cython.ulonglong)
     def _suit_code(self, s: int) -> int:
-        """A suit's code in :meth:`_ranked_key`: 4 bits per live card from the weakest up (its owner; 8 for the
+        """A suit's code in :meth:`_key`: 4 bits per live card from the weakest up (its owner; 8 for the
         free trump) after a leading 1."""
         shift = 13 * s
         if not cython.compiled:  # from source, a dict of the codes made costs less than making them
