@@ -68,6 +68,7 @@ class Tables:
     kind: tuple[int, ...]  # kind[card]: its suit and points (cards of one kind with no live card between play alike)
     follow: FollowRule  # the rule, its free trump named in the inner numbering
     plain_follow: tuple[bool, ...]  # per led suit: a hand that holds the suit plays exactly its cards of it
+    void_free: bool  # a hand void in the led suit plays any card (else: any, when it holds no trump)
 
 
 _TABLES: dict[tuple[int, int], tuple[TrickRules, Tables]] = {}
@@ -114,7 +115,8 @@ def _make_tables(rules: TrickRules, trump: int) -> Tables:
     block_points = tuple(_block_points(worth[13 * s:13 * s + 13]) for s in range(4))
     above = tuple(SUIT_MASK[SUIT[i]] & ~((2 << i) - 1) for i in range(52))
     kind = tuple(SUIT[i] << 16 | worth[i] for i in range(52))
-    return Tables(tuple(inner), tuple(card_of), beat, over, worth, block_points, above, kind, follow, plain)
+    void_free = trump == NO_TRUMP or not (follow.must_trump or follow.must_overtrump)
+    return Tables(tuple(inner), tuple(card_of), beat, over, worth, block_points, above, kind, follow, plain, void_free)
 
 
 @lru_cache(maxsize=64)
@@ -351,7 +353,7 @@ class Search:
                    nstock=cython.int, drawn=cython.int, total=cython.int, bonus=cython.int, points_left=cython.int,
                    lead_move=cython.int, free_card=cython.int, trump_shift=cython.int, max_seats=cython.ulonglong,
                    min_seats=cython.ulonglong, scored=cython.bint, lead_passes=cython.bint, by_ranks=cython.bint,
-                   quick_lead=cython.bint, live=cython.ulonglong, trump_mask=cython.ulonglong,
+                   quick_lead=cython.bint, void_free=cython.bint, live=cython.ulonglong, trump_mask=cython.ulonglong,
                    check_at=cython.longlong, charged=cython.longlong, _nodes=cython.longlong,
                    _max_nodes=cython.longlong)
     cython.declare(t=object, rules=object, follow=object, meter=object, trick=list, trump_points=tuple,
@@ -392,6 +394,7 @@ class Search:
         for s in range(4):
             self.plain_follow[s] = t.plain_follow[s]
         self.follow = follow = t.follow
+        self.void_free = t.void_free
         self.trump_mask = SUIT_MASK[trump] if trump != NO_TRUMP else 0
         self.trump_shift = 13 * trump if trump != NO_TRUMP else 0
         self.trump_points = t.block_points[trump] if trump != NO_TRUMP else t.block_points[0]
@@ -748,7 +751,11 @@ class Search:
             count = self._leads(hand, first, moves)
         else:
             same = hand & (_BLOCK << 13 * led)
-            legal = same if same and self.plain_follow[led] else self._legal(hand, led, best, best_seat, seat)
+            if same:
+                legal = same if self.plain_follow[led] else self._legal(hand, led, best, best_seat, seat)
+            else:
+                legal = hand if self.void_free or not hand & self.trump_mask else \
+                    self._legal(hand, led, best, best_seat, seat)
             if not legal & (legal - 1):  # one card to play: no choice to order or compare
                 card = _high(legal)
                 self.hands[seat] = hand ^ legal
