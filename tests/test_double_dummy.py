@@ -141,7 +141,7 @@ def test_the_quick_lead_bound_changes_no_value(name: str, tricks: float, seed: i
 @pytest.mark.parametrize("name", ["german_whist", "belote_contree"])
 def test_a_search_stopped_by_its_budget_leaves_the_solver_whole(name: str) -> None:
     """A search that runs out of nodes takes back its plays: the same solver solves the position after."""
-    state = _endings(name, 3, 1, bots="greedy")[0]
+    state = _endings(name, 5, 1, bots="greedy")[0]  # big enough to need more than 3 nodes
     solver = DoubleDummy(state, max_nodes=3)
     with pytest.raises(NodeBudgetExceeded):
         solver.solve()

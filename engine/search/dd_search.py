@@ -572,12 +572,48 @@ class Search:
 
     @cython.cfunc
     @cython.returns(cython.int)
+    @cython.locals(leader=cython.int, s=cython.int, o=cython.int, top=cython.int, run=cython.int, quick=cython.int,
+                   hand=cython.ulonglong, suit=cython.ulonglong, rest=cython.ulonglong, h=cython.ulonglong,
+                   rivals=cython.ulonglong, one=cython.ulonglong)
+    def _quick_tricks(self, leader: int) -> int:
+        """The tricks the leader is sure to cash in a row with no stock left: in each suit his run of the top live
+        cards, as far as every opponent who could trump must follow it (each holds that many of the suit, where
+        holding it means following it). Each master wins its trick and keeps him the lead; an opponent following
+        one suit discards nothing of another, and one with no trump never trumps."""
+        one = 1
+        hand = self.hands[leader]
+        rivals = self.rivals[leader * 8]
+        quick = 0
+        for s in range(4):
+            suit = _BLOCK << 13 * s
+            run = 0
+            rest = self.live & suit
+            while rest:
+                top = _high(rest)
+                if not hand >> top & 1:
+                    break
+                run += 1
+                rest ^= one << top
+            if run and s != self.trump:
+                for o in range(self.n):
+                    if rivals >> o & 1:
+                        h = self.hands[o]
+                        if h & self.trump_mask:
+                            if not self.plain_follow[s]:
+                                run = 0
+                            elif _count(h & suit) < run:
+                                run = _count(h & suit)
+            quick += run
+        return quick
+
+    @cython.cfunc
+    @cython.returns(cython.int)
     @cython.locals(leader=cython.int, done=cython.int, alpha=cython.int, beta=cython.int, low=cython.int,
                    high=cython.int, most_left=cython.int, s=cython.int, lo=cython.int, hi=cython.int,
                    first=cython.int, a=cython.int, b=cython.int, value=cython.int, own=cython.ulonglong,
                    live_trumps=cython.ulonglong, own_trumps=cython.ulonglong, their_trumps=cython.ulonglong,
                    mine=cython.ulonglong, against=cython.ulonglong, one=cython.ulonglong, entry=cython.ulonglong,
-                   best=cython.ulonglong, key=cython.ulonglong[9])
+                   best=cython.ulonglong, key=cython.ulonglong[9], quick=cython.int)
     def _boundary(self, leader: int, done: int, alpha: int, beta: int) -> int:
         """The side's take from trick ``done`` on, ``leader`` to lead (fail-soft)."""
         self._nodes += 1
@@ -618,12 +654,20 @@ class Search:
                     low = self._sure_tricks(mine, self.max_seats)
                 if against:
                     high -= self._sure_tricks(against, self.min_seats)
-        if self.quick_lead and not self.scored and self.counts[done] and self._cashes(leader):
-            if self.maxi[leader]:
-                if low < 1:
-                    low = 1
-            elif high > most_left - 1:
-                high = most_left - 1
+        if self.quick_lead and not self.scored and self.counts[done]:
+            if self.all_count[done] and self.drawn == self.nstock and not self.lead_passes:
+                quick = self._quick_tricks(leader)
+                if quick > most_left:
+                    quick = most_left
+            else:
+                quick = 1 if self._cashes(leader) else 0
+            if not quick:
+                pass
+            elif self.maxi[leader]:
+                if low < quick:
+                    low = quick
+            elif high > most_left - quick:
+                high = most_left - quick
         if not cython.compiled:
             key = [0] * 9
         self._key(leader, key)
