@@ -141,7 +141,7 @@ def test_the_quick_lead_bound_changes_no_value(name: str, tricks: float, seed: i
 @pytest.mark.parametrize("name", ["german_whist", "belote_contree"])
 def test_a_search_stopped_by_its_budget_leaves_the_solver_whole(name: str) -> None:
     """A search that runs out of nodes takes back its plays: the same solver solves the position after."""
-    state = _endings(name, 3, 1, bots="greedy")[0]
+    state = _endings(name, 5, 1, bots="greedy")[0]  # big enough to need more than 3 nodes
     solver = DoubleDummy(state, max_nodes=3)
     with pytest.raises(NodeBudgetExceeded):
         solver.solve()
@@ -387,3 +387,41 @@ def test_a_table_shared_through_a_deal_gives_what_fresh_solvers_give(name: str) 
             assert DoubleDummy(state, side, table=table).card_values() == DoubleDummy(state, side).card_values()
         legal = state.legal_action_ids()
         state.apply_id(legal[rng.below(len(legal))])
+
+
+
+def test_the_search_runs_from_its_source_without_cython(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search's C types come from Cython's pure-Python mode; where Cython is absent (a build requirement only)
+    its source runs through the engine's shim of those names, as plain Python, to the same values and nodes."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    monkeypatch.setitem(sys.modules, "cython", None)  # import cython fails
+    source = Path(engine.__file__).parent / "search" / "dd_search.py"
+    spec = importlib.util.spec_from_file_location("engine.search._dd_search_without_cython", source)
+    assert spec is not None and spec.loader is not None
+    plain = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, plain)  # its dataclass looks itself up there
+    spec.loader.exec_module(plain)
+    assert plain.cython.__name__ == "engine._cython_shim"
+    # endings large enough that the transposition table grows (it starts at 1,024 slots) and its best leads order
+    # the moves: the same nodes say the compiled search (when built) reads its table as the source does
+    sizes = []
+    for state in _endings("belote_contree", 7, 1) + _endings("german_whist", 8, 2):
+        rules = state.RULES
+        stock = list(state.stock[state.stock_top:]) if rules.draw_after_trick else []
+        counts = [state._trick_counts(k) if hasattr(state, "_trick_counts") else True for k in range(rules.tricks)]
+        seat = state.current_player
+        ours, theirs = (module.Search(rules, state.trump, state.side_of, state.side_of[seat], seat, state.hands,
+                                      state.trick, len(state.tricks), stock, counts) for module in (dd_search, plain))
+        assert (ours.solve(), ours.card_values(), ours.nodes) == (theirs.solve(), theirs.card_values(), theirs.nodes)
+        assert len(ours.tt) == len(theirs.tt)
+        sizes.append(len(ours.tt))
+    assert max(sizes) > 512, sizes
+
+
+def test_the_search_refuses_more_seats_than_it_holds() -> None:
+    rules = RULE_SETS["jass"][0]
+    with pytest.raises(ValueError, match="up to 8 seats"):
+        Search(rules, HEARTS, tuple(range(9)), 0, 0, [0] * 9, [], 0, [], [True] * rules.tricks)

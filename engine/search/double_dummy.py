@@ -33,7 +33,7 @@ from ..budget import Meter
 from ..state import State
 from ..trickgame import TrickGame
 from ..tricks import trick_winner
-from .dd_search import CHARGE_EVERY, NodeBudgetExceeded, Search
+from .dd_search import CHARGE_EVERY, Entries, NodeBudgetExceeded, Search
 
 __all__ = ["CHARGE_EVERY", "DoubleDummy", "NodeBudgetExceeded", "Table", "card_values", "cards_left",
            "nominal_nodes", "solve", "taken", "unsolvable"]
@@ -76,14 +76,14 @@ class Table:
     deal (``cardtable replay analyze`` solves each card of a deal)."""
 
     def __init__(self) -> None:
-        self._tables: dict[tuple[int, int, int], dict[object, tuple[int, int, int]]] = {}
+        self._tables: dict[tuple[int, int, int], Entries] = {}
 
-    def entries(self, state: TrickGame, side: int) -> dict[object, tuple[int, int, int]]:
+    def entries(self, state: TrickGame, side: int) -> Entries:
         """The table of ``side`` in ``state``'s deal (a new deal clears the others)."""
         key = (state.deal_index, side, state.trump)
         if key not in self._tables and any(k[0] != state.deal_index for k in self._tables):
             self._tables.clear()
-        return self._tables.setdefault(key, {})
+        return self._tables.setdefault(key, Entries())
 
 
 class DoubleDummy:
@@ -118,7 +118,7 @@ class DoubleDummy:
         return self._search.nodes
 
     @property
-    def tt(self) -> dict[object, tuple[int, int, int]]:
+    def tt(self) -> Entries:
         """The transposition table: bounds on what the side takes from a trick's start, and the best lead."""
         return self._search.tt
 
