@@ -206,7 +206,7 @@ def test_the_commands_are_listed_without_importing_them(cli_runner: CliRunner) -
               " file=sys.stderr)\n")
     fresh = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                            cwd=Path(__file__).resolve().parents[1], env={**os.environ, "COLUMNS": "80"})
-    assert fresh.stderr.strip() == "['services.cli.main']"
+    assert fresh.stderr.strip() == "['services.cli.main', 'services.cli.refusals']"
     assert sorted(cli.commands) == sorted(COMMANDS)
     for name, (where, paragraph) in COMMANDS.items():
         command = cli.commands[name]

@@ -18,6 +18,8 @@ from typing import Any
 
 import click
 
+from .refusals import EXIT_CODE
+
 # Each command by name: where it lives and the first paragraph of its help, which `cardtable --help` shows (shortened
 # as click shortens it) without importing the command's module and what that module pulls in (numpy, Redis, gRPC,
 # Ray...). A command's module is imported when the command runs or its own help is asked for; tests/test_cli.py
@@ -84,7 +86,7 @@ class _Cardtable(click.Group):
     """The command group, whose commands are imported as they are needed (:data:`COMMANDS`): a reader that goes away
     (``cardtable replay stream X | head``) ends a command quietly, Ctrl-C in a command that has nothing of its own to
     record says so in one line and exits 130 (as a shell would), and a refusal of the use cases (an unknown game,
-    Redis out of reach) is its message and :data:`services.cli.refusals.EXIT_CODE`."""
+    Redis out of reach) is its message and :data:`EXIT_CODE`."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -115,7 +117,6 @@ class _Cardtable(click.Group):
             ctx.exit(0)
         except Exception as exc:
             from ..app.errors import refusal  # the engine and its games: not for `cardtable --help`
-            from .refusals import EXIT_CODE
 
             refused = refusal(exc)
             if refused is None:
