@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -188,6 +191,30 @@ def test_help_of_every_command(cli_runner: CliRunner) -> None:
         result = cli_runner.invoke(cli, [*command, "--help"])
         _clean_exit(result, 0)
         assert "Usage:" in result.output
+
+
+@pytest.mark.integration  # a fresh interpreter: nothing imported yet
+def test_the_commands_are_listed_without_importing_them(cli_runner: CliRunner) -> None:
+    """`cardtable --help` lists every command from services.cli.main.COMMANDS, importing none of their modules, as
+    click lists the commands themselves: each entry's paragraph is its command's own."""
+    from services.cli.main import COMMANDS
+
+    script = ("import sys\nfrom click.testing import CliRunner\nfrom services.cli.main import cli\n"
+              "print(CliRunner().invoke(cli, ['--help']).output, end='')\n"
+              "heavy = ('engine', 'replay', 'workers', 'numpy', 'redis', 'grpc', 'ray', 'rich')\n"
+              "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy or m.startswith('services.cli.')),"
+              " file=sys.stderr)\n")
+    fresh = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                           cwd=Path(__file__).resolve().parents[1], env={**os.environ, "COLUMNS": "80"})
+    assert fresh.stderr.strip() == "['services.cli.main', 'services.cli.refusals']"
+    assert sorted(cli.commands) == sorted(COMMANDS)
+    for name, (where, paragraph) in COMMANDS.items():
+        command = cli.commands[name]
+        assert f"{command.callback.__module__}:{command.name}" == where
+        assert (command.help or "").split("\n\n")[0].split() == paragraph.split()
+    with_commands = cli_runner.invoke(cli, ["--help"], env={"COLUMNS": "80"})
+    _clean_exit(with_commands, 0)
+    assert fresh.stdout == with_commands.output
 
 
 

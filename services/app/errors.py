@@ -21,7 +21,6 @@ from urllib.parse import urlsplit
 
 from engine.errors import ActionLimitExceeded, UnknownGame, UnknownOption, UnknownPolicy, UnsupportedPlayers
 from engine.errors import quoted as quoted  # one home in the engine; the services quote through here
-from replay.clients import is_failover
 from workers.spec import JobSpecError
 
 # Every text a request carries is an id, a token, a name, an action or a page token: none comes near this.
@@ -128,6 +127,8 @@ def refusal(exc: BaseException, redis_url: str = "") -> Refusal | None:
     for kind, status in STATUS_OF.items():
         if isinstance(exc, kind):
             return Refusal(status, str(exc))
+    from replay.clients import is_failover  # Redis's client: not for the commands that never reach it (cardtable games)
+
     if isinstance(exc, Exception) and is_failover(exc):
         # Redis is away (down, restarting, unreachable, a cluster failing over for longer than its client waits)
         return Refusal("UNAVAILABLE", redis_unreachable(exc, redis_address(redis_url) if redis_url else ""))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.budget import Cancel, Cancelled
 from replay import Replayer, ReplayError
@@ -26,9 +26,11 @@ from replay.record import Step
 from replay.store import LIVE_COLLECTION, check_collection, parse_id
 
 from ..generated.cardtable.v1 import replay_service_pb2
-from .backends import Backends
 from .errors import DataLoss, InvalidArgument, NotFound, Unavailable, quoted
 from .paging import page_size, start_of, token_of
+
+if TYPE_CHECKING:  # the servers' backends (the match store, async Redis): `cardtable replay` reads its own store
+    from .backends import Backends
 
 DEFAULT_PAGE = 50
 MAX_PAGE = 1000

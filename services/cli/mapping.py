@@ -21,15 +21,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import engine
-from workers.jobstore import SUCCEEDED, JobRecord
 
 from ..app.convert import game_summary
-from ..app.jobs import job_message, tournament_message
 from ..app.projection import GAME_SUMMARY, JOB_TIMES, Field, Fields, Kept, Spread, from_json, mapped, word
-from ..generated.cardtable.v1.replay_service_pb2 import ReplaySummary
+
+if TYPE_CHECKING:  # the jobs' modules (Redis, and numpy for the ratings): for the commands of jobs only
+    from workers.jobstore import JobRecord
+
+    from ..generated.cardtable.v1.replay_service_pb2 import ReplaySummary
 
 _SPEC = ("the spec as the store keeps it: the message's maps do not keep the order of the options and of a policy's "
          "parameters, and it has no unit_scores or unit_rows")
@@ -89,11 +91,18 @@ SIMULATED = (
     Kept("workers", lambda done: done.workers, "the workers that played the job's chunks: no message carries them"),
     _results,
 )
+
+
+def _results_file(done: Simulated) -> str | None:
+    from workers.jobstore import SUCCEEDED
+
+    return str(done.results_path) if done.record.state == SUCCEEDED else None
+
+
 # With --results: the rows' file once the job has succeeded (None otherwise).
 SIMULATED_WITH_ROWS: Fields = (
     *SIMULATED,
-    Kept("results_file", lambda done: str(done.results_path) if done.record.state == SUCCEEDED else None,
-         "a file this command wrote: no message names it"),
+    Kept("results_file", _results_file, "a file this command wrote: no message names it"),
 )
 
 
@@ -181,22 +190,32 @@ GAME: Fields = (
 
 
 def job_json(record: JobRecord) -> dict[str, Any]:
+    from ..app.jobs import job_message
+
     return mapped(job_message(record), JOB, record)
 
 
 def listed_job_json(record: JobRecord) -> dict[str, Any]:
+    from ..app.jobs import job_message
+
     return mapped(job_message(record, with_results=False), LISTED_JOB, record)
 
 
 def job_results_json(record: JobRecord) -> dict[str, Any]:
+    from ..app.jobs import job_message
+
     return mapped(job_message(record), JOB_RESULTS, record)
 
 
 def simulated_json(done: Simulated) -> dict[str, Any]:
+    from ..app.jobs import job_message
+
     return mapped(job_message(done.record), SIMULATED if done.results_path is None else SIMULATED_WITH_ROWS, done)
 
 
 def tournament_json(record: dict[str, Any]) -> dict[str, Any]:
+    from ..app.jobs import tournament_message
+
     return mapped(tournament_message(record), TOURNAMENT, record)
 
 

@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 import click
-import redis
 from rich.console import Console
 from rich.text import Text
 
@@ -25,7 +24,6 @@ from engine.bots import Policy, greedy_games, make_policies, seat_observer
 from engine.fishing import join_turns
 from engine.rng import fresh_seed
 from replay import ReplayError
-from replay.connect import open_store
 from replay.record import Recorder
 
 from .matchargs import game_argument, option_option, option_pairs_param, players_option, seed_option, start_match
@@ -156,6 +154,10 @@ def save_replay(console: Console, start: State, state: State, policies: Sequence
     if not state.is_terminal:
         console.print("The match is unfinished, so it is not saved.")
         return
+    import redis  # Redis's client: for --save alone
+
+    from replay.connect import open_store
+
     data = match_replay(start, state, policies)
     try:
         with open_store(redis_url) as store:

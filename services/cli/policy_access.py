@@ -25,7 +25,6 @@ from services.app.allowed_policies import ALLOW_FLAG, PolicyAllowList
 
 ALLOW_POLICIES_ENV = "CARDTABLE_ALLOW_POLICIES"
 POLICY_PATH_ENV = "CARDTABLE_POLICY_PATH"
-SERVER_COMMANDS = ("serve", "web")  # they import nothing from the working folder
 F = TypeVar("F", bound=Callable[..., Any])
 
 

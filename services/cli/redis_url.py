@@ -17,10 +17,6 @@ from collections.abc import Callable
 from typing import Any
 
 import click
-import redis
-from redis.connection import parse_url
-
-from replay.clients import cluster_node_url, sync_client
 
 # How long Redis gets to answer before a command gives up on it.
 REDIS_TIMEOUT_S = 5.0
@@ -33,6 +29,11 @@ class RedisUrl(click.ParamType):
     name = "url"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        # Redis's client where a URL is given: `cardtable play` without --save, and help, go without it.
+        from redis.connection import parse_url
+
+        from replay.clients import cluster_node_url
+
         try:
             node = cluster_node_url(value)
             options = parse_url(value if node is None else node)
@@ -53,6 +54,10 @@ def redis_url_option(help: str) -> Callable[[Callable[..., Any]], Callable[..., 
 
 def check_reachable(url: str, what: str = "") -> None:
     """A one-line ClickException (``what`` before it, e.g. ``--save: ``) unless the Redis at ``url`` answers."""
+    import redis
+
+    from replay.clients import sync_client
+
     try:
         with sync_client(url, patience=0, socket_connect_timeout=REDIS_TIMEOUT_S,
                          socket_timeout=REDIS_TIMEOUT_S) as client:

@@ -15,8 +15,6 @@ from typing import Any, TypeVar
 
 import click
 
-from ..app.errors import refusal
-
 # The exit code of each refusal's status: a request that can never be served as given exits 2, as click's own usage
 # errors do; any other refusal 1.
 EXIT_CODE = {"INVALID_ARGUMENT": 2, "NOT_FOUND": 2, "PERMISSION_DENIED": 2, "FAILED_PRECONDITION": 1, "ABORTED": 1,
@@ -28,6 +26,8 @@ Usage = TypeVar("Usage", bound=click.UsageError)
 def as_usage_error(kind: type[Usage], exc: Exception, *args: Any, **kwargs: Any) -> Usage:
     """``kind`` (click.UsageError or click.BadParameter, with ``args`` and ``kwargs``: the parameter it names) saying
     ``exc``'s message unchanged; a refusal's exit code is its status's (a ValueError of no status keeps click's 2)."""
+    from ..app.errors import refusal  # the engine: not for `cardtable --help`, which reads EXIT_CODE's module
+
     error = kind(str(exc), *args, **kwargs)
     refused = refusal(exc)
     if refused is not None:

@@ -30,7 +30,6 @@ from typing import Any
 import click
 import redis
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from replay import Replayer, ReplayError, decode
 from replay.analysis import MAX_NODES
@@ -192,6 +191,8 @@ def _export_parquet(ctx: click.Context, collection: str, output: Path | None, wo
     with _store(ctx) as store:
         if not store.exists(collection):
             raise click.ClickException(f"no collection {collection!r}; {_known_collections(store)}")
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
         from ..app.replay_columns import export_collection  # pyarrow: half a second to import, for this command only
 
         columns = [TextColumn("replays"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
