@@ -78,7 +78,8 @@ def assert_serving(channel: grpc.Channel) -> None:
 
 
 @CALLS
-@pytest.mark.parametrize("policy", ["unittest.__main__:X", f"{PACKAGE}.marks:Bot", f"{PACKAGE}:Bot"])
+@pytest.mark.parametrize("policy", ["unittest.__main__:X", f"{PACKAGE}.marks:Bot", f"{PACKAGE}:Bot"],
+                         ids=["unittest.__main__:X", "planted.marks:Bot", "planted:Bot"])  # (ids alike on every worker)
 def test_an_import_path_outside_the_allowed_modules_is_refused_and_never_imported(
         call: Call, policy: str, channel: grpc.Channel, planted_policies: Path) -> None:
     assert "unittest.__main__" not in sys.modules

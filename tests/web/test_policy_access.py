@@ -59,7 +59,8 @@ def web(redis_url: str) -> Iterator[str]:
         thread.join(timeout=15)
 
 
-@pytest.mark.parametrize("policy", ["unittest.__main__:X", f"{PACKAGE}.marks:Bot"])
+@pytest.mark.parametrize("policy", ["unittest.__main__:X", f"{PACKAGE}.marks:Bot"],
+                         ids=["unittest.__main__:X", "planted.marks:Bot"])  # (one id on every xdist worker)
 def test_a_policy_outside_the_allowed_modules_is_a_400_and_never_imported(web: str, policy: str,
                                                                           planted_policies: Path) -> None:
     message = refusal(web, policy)
