@@ -11,6 +11,8 @@ the class and its bases once per class, then copies an object with one dict copy
 - :data:`ROWS`: a list of such lists;
 - :data:`DICT`: a dict of immutable values;
 - :data:`OBJECT`: an object with its own ``copy()`` (a :class:`Copyable`);
+- :data:`UNTIL_OVER`: an object with its own ``copy()`` and an ``over`` flag, after which it never changes (an
+  auction, a trump choice): copied until it is over, then shared (a clone in the play shares the deal's auction);
 - :data:`SHARED_UNTIL_WRITTEN`: an object with its own ``copy()`` and a ``shared`` flag, which a copy shares and
   marks shared: every holder copies it before it changes it (a match's :class:`engine.rng.Rng`, drawn from only as a
   deal begins: most clones never draw).
@@ -45,6 +47,10 @@ def _object(value: Any) -> Any:
     return value.copy()
 
 
+def _until_over(value: Any) -> Any:
+    return value if value.over else value.copy()
+
+
 def _shared_until_written(value: Any) -> Any:
     value.shared = True
     return value
@@ -55,6 +61,7 @@ ROWS: Copier = _rows
 DICT: Copier = dict.copy
 OBJECT: Copier = _object
 SHARED_UNTIL_WRITTEN: Copier = _shared_until_written
+UNTIL_OVER: Copier = _until_over
 
 _PLANS: dict[type, tuple[tuple[str, Copier], ...]] = {}
 
