@@ -10,7 +10,12 @@ the class and its bases once per class, then copies an object with one dict copy
 - :data:`LIST`: a list of immutable items (ints, tuples, finished tricks that nobody changes again);
 - :data:`ROWS`: a list of such lists;
 - :data:`DICT`: a dict of immutable values;
-- :data:`OBJECT`: an object with its own ``copy()`` (an :class:`engine.rng.Rng`, a :class:`Copyable`).
+- :data:`OBJECT`: an object with its own ``copy()`` (a :class:`Copyable`);
+- :data:`UNTIL_OVER`: an object with its own ``copy()`` and an ``over`` flag, after which it never changes (an
+  auction, a trump choice): copied until it is over, then shared (a clone in the play shares the deal's auction);
+- :data:`SHARED_UNTIL_WRITTEN`: an object with its own ``copy()`` and a ``shared`` flag, which a copy shares and
+  marks shared: every holder copies it before it changes it (a match's :class:`engine.rng.Rng`, drawn from only as a
+  deal begins: most clones never draw).
 
 An attribute that is not declared must hold an immutable value (None, a number, a string, a tuple, a frozen
 dataclass): ``tests/test_clone.py`` checks that of every game at many points of random matches.
@@ -35,17 +40,28 @@ SHARED: None = None
 
 
 def _rows(value: list[list[Any]]) -> list[list[Any]]:
-    return [row[:] for row in value]
+    return list(map(list.copy, value))  # (no comprehension: from source it would make a function at each call)
 
 
 def _object(value: Any) -> Any:
     return value.copy()
 
 
+def _until_over(value: Any) -> Any:
+    return value if value.over else value.copy()
+
+
+def _shared_until_written(value: Any) -> Any:
+    value.shared = True
+    return value
+
+
 LIST: Copier = list.copy
 ROWS: Copier = _rows
 DICT: Copier = dict.copy
 OBJECT: Copier = _object
+SHARED_UNTIL_WRITTEN: Copier = _shared_until_written
+UNTIL_OVER: Copier = _until_over
 
 _PLANS: dict[type, tuple[tuple[str, Copier], ...]] = {}
 

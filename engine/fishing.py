@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, TypeVar, cast
 
 from .cards import BIT, CARD_OF_CODE, CODES, RANK, RANK_MASK, STRING_RANK, cards_in, format_cards, mask_of, parse_card
-from .clone import LIST
+from .clone import LIST, SHARED
 from .dealing import deal_round, seats_from
 from .determinize import Slot, in_deck_order, redeal, relabel_mask, relabeling
 from .errors import ActionLimitExceeded, IllegalAction, PositionError
@@ -754,7 +754,8 @@ class FishingState(State):
     @abstractmethod
     def capture_rules_for(cls, options: Mapping[str, Any]) -> CaptureRules:
         """How the game captures with these (resolved) options."""
-    COPY = {"hands": LIST, "stock": LIST, "captured": LIST, "sweeps": LIST, "sweep_points": LIST}
+    # (sweeps, sweep_points: replaced whole as a sweep scores)
+    COPY = {"hands": LIST, "stock": LIST, "captured": LIST, "sweeps": SHARED, "sweep_points": SHARED}
 
     def _begin_fishing_deal(self) -> None:
         n_sides = len(self.side_scores)
@@ -997,11 +998,14 @@ class FishingState(State):
     def _score_sweep(self, seat: int, points: int) -> bool:
         """Count a sweep; True when it ended the match on the spot."""
         side = self.side_of[seat]
-        self.sweeps[side] += 1
-        self.sweep_points[side] += points
+        sweeps = self.sweeps = self.sweeps[:]
+        sweeps[side] += 1
+        swept = self.sweep_points = self.sweep_points[:]
+        swept[side] += points
         if not self.SWEEP.at_once:
             return False
-        self.side_scores[side] += points
+        scores = self.side_scores = self.side_scores[:]
+        scores[side] += points
         if self.side_scores[side] < self.target:
             return False
         self._record_deal(list(self.sweep_points), ended_match=True, **{self.SWEEP_COUNTER: list(self.sweeps)})

@@ -76,12 +76,15 @@ class Rng:
     stream is the specified one: ``state`` is the seed advanced by the draws taken, whatever was computed ahead.
     """
 
-    __slots__ = ("_origin", "_ahead", "_taken", "_sure")
+    __slots__ = ("_origin", "_ahead", "_taken", "_sure", "shared")
 
     def __init__(self, seed: int) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ValueError(f"seed must be an integer, got {seed!r}")
         self.state = seed & MASK64
+        # Held by more than one owner (a match and its clones, engine.clone.SHARED_UNTIL_WRITTEN): each copies it
+        # before it draws (State.rng).
+        self.shared = False
 
     @property
     def state(self) -> int:
@@ -100,6 +103,7 @@ class Rng:
         """An independent generator in the same state."""
         twin = Rng.__new__(Rng)
         twin._origin, twin._ahead, twin._taken, twin._sure = self._origin, self._ahead, self._taken, self._sure
+        twin.shared = False
         return twin
 
     def next_u64(self) -> int:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Self, overload
 
 from .cards import CODES, parse_deck
-from .clone import LIST, OBJECT, SHARED, Copier, copy_declared, copy_plan
+from .clone import LIST, SHARED, SHARED_UNTIL_WRITTEN, Copier, copy_declared, copy_plan
 from .dealing import seats_from
 from .errors import IllegalAction, PositionError, UnsupportedPlayers
 from .options import Option, OptionRule, resolve_options
@@ -208,8 +208,10 @@ class State(ABC):
     INFO: ClassVar[GameInfo]
     # How clone() copies each attribute (engine/clone.py); every game class declares its own attributes the same way.
     COPY: ClassVar[Mapping[str, Copier | None]] = {
-        "rng": OBJECT, "side_scores": LIST, "moves": LIST,
-        "deal_results": LIST,  # a finished deal's record is never changed
+        "_rng": SHARED_UNTIL_WRITTEN, "moves": LIST,
+        # changed only as a deal ends (or a sweep scores), each time replaced whole (a match being loaded from a
+        # position, which nobody has cloned yet, sets its own in place); a finished deal's record is never changed
+        "side_scores": SHARED, "deal_results": SHARED,
         "options": SHARED, "deal_deck": SHARED, "winners": SHARED, "length": SHARED,
         "_legal": SHARED,  # legal-id lists are never changed in place (games hand out cached tables)
     }
@@ -242,7 +244,7 @@ class State(ABC):
     length: GameLength
     dealings: int  # deals dealt, redeals included
     seed: int
-    rng: Rng
+    _rng: Rng  # the match's generator, perhaps still shared with a clone (read it as ``rng``)
     side_scores: list[int]
     deal_index: int
     deal_results: list[dict[str, Any]]
@@ -319,7 +321,7 @@ class State(ABC):
         self.n_players = players
         self.options, self.length = dict(options), length
         self.seed = seed
-        self.rng = Rng(seed)
+        self._rng = Rng(seed)
         for name, value, copy in settings:  # the game's SETTINGS, the teams and the sides
             setattr(self, name, value if copy is None else copy(value))
         self.side_scores = [0] * (max(self.side_of) + 1)
@@ -464,7 +466,8 @@ class State(ABC):
         return partners[0] if len(partners) == 1 else None
 
     def _record_deal(self, points: list[int], **counters: Any) -> None:
-        self.deal_results.append({"deal": self.deal_index, "dealer": self.dealer, "points": list(points), **counters})
+        self.deal_results = [*self.deal_results,
+                             {"deal": self.deal_index, "dealer": self.dealer, "points": list(points), **counters}]
 
     def _deal_over(self, points: list[int], scored_during_deal: list[int] | None = None, **counters: Any) -> None:
         """Record a finished deal's points (per side) and either end the match or deal the next one.
@@ -473,8 +476,9 @@ class State(ABC):
         match score as it happened (Tablanette's sweeps).
         """
         already = scored_during_deal or [0] * len(points)
+        scores = self.side_scores = self.side_scores[:]  # (shared with clones: replaced whole)
         for side, p in enumerate(points):
-            self.side_scores[side] += p - already[side]
+            scores[side] += p - already[side]
         self._record_deal(points, **counters)
         winners = self._match_winners()
         limit = self.options["max_deals"]
@@ -613,6 +617,19 @@ class State(ABC):
         # deals counted from 1, as people count them (the page, the CLI, the exports): deal_index is 0 in the first
         return f"{self.game_id} deal {self.deal_index + 1}, {self.phase}, seat {self.current_player} to act"
 
+    @property
+    def rng(self) -> Rng:
+        """The match's generator (shuffles, cuts, the first dealer), its own: one still shared with a clone or the
+        original (``clone`` shares it, marked shared) is copied first."""
+        rng = self._rng
+        if rng.shared:
+            rng = self._rng = rng.copy()
+        return rng
+
+    @rng.setter
+    def rng(self, rng: Rng) -> None:
+        self._rng = rng
+
     def clone(self) -> Self:
         """An independent copy: each mutable attribute copied once (as ``COPY`` declares), the rest shared."""
         return copy_declared(self)
@@ -681,7 +698,7 @@ class State(ABC):
             "players": self.n_players,
             "options": dict(self.options),
             "seed": self.seed,
-            "rng": self.rng.state,
+            "rng": self._rng.state,
             "first_dealer": self.first_dealer,
             "dealer": self.dealer,
             "deal_index": self.deal_index,

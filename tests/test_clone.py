@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pickle
 from typing import Any
 
 import pytest
@@ -137,3 +138,18 @@ def test_a_clone_plays_on_exactly_as_its_original_in_every_phase(game: str, play
             assert snapshot(point) == snapshot(twin), f"a clone from {point.phase} played on unlike its original"
     # random play reaches a game's auction, trump choice, exchange or captures (not every rare phase, e.g. a redeal)
     assert len(phases) > 1 or set(engine.game_info(game).phases) <= {"play", "over"}, "only the play was checked"
+
+
+@pytest.mark.parametrize(("game", "players"), GAME_CASES)
+def test_a_pickled_clone_plays_on_as_its_original(game: str, players: int) -> None:
+    """Clones travel pickled (Ray ships them to its workers): what they share with their original until one of them
+    writes (the match's RNG) arrives as their own, and the next deal is dealt alike."""
+    points = _checkpoints(game, players, 3)
+    point = points[len(points) // 2]
+    before = snapshot(point)
+    twin = pickle.loads(pickle.dumps(point.clone()))
+    assert type(twin) is type(point) and snapshot(twin) == before
+    moves = play_randomly(twin, Rng(0xC10E), 2 * MAX_STEPS_PER_DEAL)
+    assert snapshot(point) == before
+    assert play_randomly(point, Rng(0xC10E), 2 * MAX_STEPS_PER_DEAL) == moves
+    assert snapshot(point) == snapshot(twin)

@@ -12,7 +12,7 @@ from typing import Any
 
 from ...auction import ContractAuction, TakeRounds
 from ...cards import BIT, RANK_CHAR, SUITS, cards_in, make_deck, mask_of, parse_card
-from ...clone import OBJECT, SHARED
+from ...clone import SHARED, UNTIL_OVER
 from ...dealing import deal_rounds, draw_for_dealer
 from ...errors import PositionError
 from ...phases import Loading, Phase
@@ -138,7 +138,7 @@ class BelotePlay(TrickGame):
     RULES = RULES
     DOUBLE_DUMMY = True  # card points (double_dummy_points: a contract's)
     DECK = DECK
-    COPY = {"next_pack": SHARED, "auction": OBJECT}  # a gathered pack is only cut into a new list
+    COPY = {"next_pack": SHARED, "auction": UNTIL_OVER}  # a gathered pack is only cut into a new list
     next_pack: list[int] | None = None  # the gathered pack the next deal is cut from, when it is not shuffled
     auction: ContractAuction | TakeRounds  # the deal's bidding (contrée's contracts, Belote's taking rounds)
     OBSERVED = ("tricks", "card_points", "tricks_won")

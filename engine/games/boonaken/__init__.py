@@ -23,7 +23,7 @@ from typing import Any
 
 from ...auction import PASS, OutbidAuction, OutbidLadder, replay_auction
 from ...cards import BIT, CODES, SUIT, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
-from ...clone import LIST, OBJECT, SHARED
+from ...clone import LIST, SHARED, UNTIL_OVER
 from ...dealing import deal_round
 from ...declarations import carres, sequences
 from ...determinize import Slot, in_deck_order, relabel_mask, relabeling
@@ -476,7 +476,7 @@ class Boonaken(TrickGame):
     DECK = DECK
     PHASES = PHASES
     DEAL_PHASES = (Deal(), Marks(), Bidding(), Exchange(), TrumpNaming(), Roem(), DealReplay())
-    COPY = {"auction": OBJECT, "minus": LIST, "exchanges": LIST, "ladder": SHARED}
+    COPY = {"auction": UNTIL_OVER, "minus": LIST, "exchanges": LIST, "ladder": SHARED}
     _loaded_phase: str  # loading a position: the phase its auction, exchanges, trump and roem replayed to
     POSITION_CARD_PILES = ("tricks", "centre", "discards", "set_aside")  # position keys of this game that hold cards
     CARRIED = (*TrickGame.CARRIED, "minus_marks")

@@ -20,7 +20,7 @@ from typing import Any
 
 from ...auction import DELEGATE, NO_TRUMP_WORD, PASS, DoublingRounds, TrumpChoice, replay_auction
 from ...cards import BIT, SUIT, SUIT_MASK, SUITS, make_deck
-from ...clone import LIST, OBJECT
+from ...clone import LIST, UNTIL_OVER
 from ...dealing import deal_round
 from ...errors import PositionError
 from ...options import Option
@@ -187,7 +187,7 @@ class Botifarra(TrickGame):
     PHASES = ("choice", "doubling", "play", "over")
     DEAL_PHASES = (Deal(), Games(), Calls(), TRICK_PLAY)
     OBSERVED = ("tricks",)  # every card was seen as it was played (5.7)
-    COPY = {"choice": OBJECT, "doubling": OBJECT, "game_points": LIST}
+    COPY = {"choice": UNTIL_OVER, "doubling": UNTIL_OVER, "game_points": LIST}
     CARRIED = (*TrickGame.CARRIED, "game_index", "game_points_0", "game_points_1")
     INFO = GameInfo(
         id="botifarra",
