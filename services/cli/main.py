@@ -82,6 +82,7 @@ class _LazyCommands(MutableMapping[str, click.Command]):
     def __len__(self) -> int:
         return len(self._where.keys() | self._loaded.keys())
 
+
 class _Cardtable(click.Group):
     """The command group, whose commands are imported as they are needed (:data:`COMMANDS`): a reader that goes away
     (``cardtable replay stream X | head``) ends a command quietly, Ctrl-C in a command that has nothing of its own to

@@ -185,7 +185,9 @@ def test_a_job_survives_the_loss_of_a_node_with_the_results_of_one_process(two_n
     dead = [line for line in lines if line.startswith("Ray: The node with node id: ")]
     assert len(dead) == 1 and dead[0].endswith("has been marked dead because the detector has missed too many "
                                                "heartbeats from it."), err
-    assert len(lines) == len(lost) + len(dead), err
+    # Ray may also relay the killed node's raylet's own notice (its first sentence), depending on when it goes
+    terminated = [line for line in lines if line == "Ray: Raylet is terminated."]
+    assert len(terminated) <= 1 and len(lines) == len(lost) + len(dead) + len(terminated), err
 
     spec = validate(JobSpec(game="german_whist", policies=("random",), count=DEALS, seed=SEED, chunk_size=CHUNK,
                             log=LogSpec("all")))
