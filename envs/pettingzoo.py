@@ -153,15 +153,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         if seat is not None and state.deal_index == self._deal_index:  # the usual move
             if self.rewards is not self._no_rewards:
                 self.rewards = self._no_rewards
-            # _select(), inlined: it runs at every step
-            self.agent_selection = self.possible_agents[seat]
-            indexes: Iterable[int] = state.legal_action_ids()
-            if self._id_of is not None:
-                self._id_of = indexes = self.codec.legal_by_index(indexes)  # type: ignore[arg-type]
-            view = self._mask_view
-            view[:] = self._mask_zeros
-            for index in indexes:
-                view[index] = 1
+            self._select()
             return
         self.rewards = dict(self._no_rewards)
         self._deal_over()
