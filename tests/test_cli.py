@@ -193,6 +193,14 @@ def test_help_of_every_command(cli_runner: CliRunner) -> None:
         assert "Usage:" in result.output
 
 
+@pytest.mark.integration  # a process of its own
+def test_python_m_runs_the_cli() -> None:
+    """`python -m services.cli.main` is the `cardtable` command (from a checkout, as the speed commands run it)."""
+    ran = subprocess.run([sys.executable, "-m", "services.cli.main", "games", "--json"], capture_output=True,
+                         text=True, check=True, cwd=Path(__file__).resolve().parents[1])
+    assert {game["id"] for game in json.loads(ran.stdout)} == set(engine.list_games())
+
+
 @pytest.mark.integration  # a fresh interpreter: nothing imported yet
 def test_the_commands_are_listed_without_importing_them(cli_runner: CliRunner) -> None:
     """`cardtable --help` lists every command from services.cli.main.COMMANDS, importing none of their modules, as

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from tiers import TIERS, IOGuard, UnitIOError
+from tiers import BY_PATH, ROOT, TIERS, IOGuard, UnitIOError
 
 pytest_plugins = ["pytester"]
 
@@ -84,6 +84,11 @@ def test_the_guard_is_gone_after_it() -> None:
     with IOGuard().active():
         assert socket.socket.connect is not before[0]
     assert (socket.socket.connect, socket.socket.bind, _posixsubprocess.fork_exec, grpc.insecure_channel) == before
+
+
+def test_every_path_given_a_tier_exists() -> None:
+    """A folder or module moved or removed leaves no entry behind (a stale one would tier nothing, silently)."""
+    assert [path for path in BY_PATH if not (ROOT / path).exists()] == []
 
 
 @pytest.fixture

@@ -39,7 +39,6 @@ BY_PATH: dict[str, str] = {
     "services/": "unit",
     "services/bench/bots.py": "integration",  # its example loads DDS through ctypes, which runs ldconfig
     "workers/": "unit",
-    "services/bench_bots.py": "integration",  # its example loads DDS (endplay) through ctypes, which runs ldconfig
     # the suite
     "tests/": "unit",
     "tests/clients/": "e2e",

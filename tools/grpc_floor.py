@@ -6,6 +6,7 @@ of Act in ``--client-processes`` processes of their own (aio clients on uvloop),
     python tools/grpc_floor.py                        # 16 clients in 2 processes, the server's interceptors
     python tools/grpc_floor.py --bare                 # no interceptors, default options: grpc.aio's own floor
     python tools/grpc_floor.py --workers 2            # two server processes on one port (SO_REUSEPORT)
+    python tools/grpc_floor.py --sync-server          # grpc's synchronous server (a thread pool), no interceptors
 
     python tools/grpc_floor.py --calls 2500 --seconds 600 \
         --server-prefix "valgrind --tool=callgrind --callgrind-out-file=/tmp/floor.2500"   # and --calls 500:
@@ -55,7 +56,10 @@ def _canned() -> tuple[bytes, bytes]:
     return request.SerializeToString(), answer.SerializeToString()
 
 
-def _serve(port: int, bare: bool, ready: Any = None) -> None:
+def _serve(port: int, bare: bool, ready: Any = None, sync_server: bool = False) -> None:
+    if sync_server:
+        _serve_sync(port, ready)
+        return
     import grpc
     import uvloop
 
@@ -93,6 +97,35 @@ def _serve(port: int, bare: bool, ready: Any = None) -> None:
 
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         runner.run(main())
+
+
+def _serve_sync(port: int, ready: Any = None, threads: int = 16) -> None:
+    """The same canned Act on grpc's synchronous server: a pool of ``threads`` threads runs the handlers."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import grpc
+
+    from services.generated.cardtable.v1 import game_service_pb2 as pb
+    from services.generated.cardtable.v1 import game_service_pb2_grpc
+
+    answer = pb.ActResponse.FromString(_canned()[1])
+
+    class Canned(game_service_pb2_grpc.GameServiceServicer):
+        def Act(self, request: pb.ActRequest, context: grpc.ServicerContext) -> pb.ActResponse:  # noqa: N802
+            return answer
+
+    server = grpc.server(ThreadPoolExecutor(max_workers=threads), options=[("grpc.so_reuseport", 1)])
+    game_service_pb2_grpc.add_GameServiceServicer_to_server(Canned(), server)
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    server.start()
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    if ready is not None:
+        ready.set()
+    else:
+        print("serving", flush=True)
+    stop.wait()
+    server.stop(None)
 
 
 def _clients(port: int, clients: int, seconds: float, calls: int, request_bytes: bytes, start: Any,
@@ -150,7 +183,7 @@ def _cpu_s(pid: int) -> tuple[float, float]:
 
 
 def run(clients: int, client_processes: int, seconds: float, workers: int, bare: bool, calls: int = 0,
-        server_prefix: str = "", sync_clients: bool = False) -> dict[str, Any]:
+        server_prefix: str = "", sync_clients: bool = False, sync_server: bool = False) -> dict[str, Any]:
     request_bytes, answer_bytes = _canned()
     spawn = multiprocessing.get_context("spawn")
     with socket.socket() as probe:
@@ -160,11 +193,12 @@ def run(clients: int, client_processes: int, seconds: float, workers: int, bare:
     for _ in range(workers):
         if server_prefix:  # a separate program (under valgrind, say): its own stdout says when it serves
             server = subprocess.Popen([*shlex.split(server_prefix), sys.executable, __file__, "--serve", str(port),
-                                       *(["--bare"] if bare else [])], stdout=subprocess.PIPE, text=True)
+                                       *(["--bare"] if bare else []),
+                                       *(["--sync-server"] if sync_server else [])], stdout=subprocess.PIPE, text=True)
             server.stdout.readline()
         else:
             ready = spawn.Event()
-            server = spawn.Process(target=_serve, args=(port, bare, ready), daemon=True)
+            server = spawn.Process(target=_serve, args=(port, bare, ready, sync_server), daemon=True)
             server.start()
             ready.wait(30)
         servers.append(server)
@@ -193,7 +227,7 @@ def run(clients: int, client_processes: int, seconds: float, workers: int, bare:
     latencies = sorted(t for lat, _ in results for t in lat)
     calls = len(latencies)
     return {"clients": clients, "client_processes": len(callers), "sync_clients": sync_clients,
-            "server_workers": workers, "bare": bare,
+            "server_workers": workers, "bare": bare, "sync_server": sync_server,
             "request_bytes": len(request_bytes), "answer_bytes": len(answer_bytes), "calls": calls,
             "calls_per_s": round(calls / elapsed, 1),
             "p50_ms": round(latencies[calls // 2] * 1e3, 3), "p99_ms": round(latencies[int(calls * 0.99)] * 1e3, 3),
@@ -213,13 +247,15 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=0, help="stop after about this many calls (0: --seconds)")
     parser.add_argument("--server-prefix", default="", help="run the server under this command (valgrind ...)")
     parser.add_argument("--sync-clients", action="store_true", help="blocking clients, a thread each")
+    parser.add_argument("--sync-server", action="store_true",
+                        help="grpc's synchronous server (a thread pool) instead of grpc.aio, no interceptors")
     parser.add_argument("--serve", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        _serve(args.serve, args.bare)
+        _serve(args.serve, args.bare, sync_server=args.sync_server)
         return
     print(json.dumps(run(args.clients, args.client_processes, args.seconds, args.workers, args.bare, args.calls,
-                         args.server_prefix, args.sync_clients)))
+                         args.server_prefix, args.sync_clients, args.sync_server)))
 
 
 if __name__ == "__main__":

@@ -137,3 +137,7 @@ def cli(ctx: click.Context) -> None:
     if ctx.invoked_subcommand not in SERVER_COMMANDS and os.getcwd() not in sys.path:
         sys.path.append(os.getcwd())
 
+
+
+if __name__ == "__main__":  # `python -m services.cli.main`: the `cardtable` command run from a checkout
+    cli()
