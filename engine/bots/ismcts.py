@@ -61,10 +61,6 @@ class Node:
         self.reward = 0.0
         self.children: dict[Key, Node] = {}
 
-    def counts(self) -> tuple[int, int, float]:
-        """Its visits, availability count and total reward (what Python code outside the module reads)."""
-        return self.visits, self.available, self.reward
-
 
 class IsmctsPolicy(SearchPolicy):
     """Grows one tree over the seat's information sets from sampled worlds; plays the most visited move."""
