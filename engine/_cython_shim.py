@@ -64,3 +64,6 @@ def declare(**_names: object) -> None: ...
 def declare(_type: object = None, value: Any = None, **_names: object) -> Any:
     """A declaration's value: ``value`` when given, else None (the compiled build gives the C variable instead)."""
     return value
+
+
+double = _CType()  # (apart from the integer types above: a C double, for ismcts's tree)

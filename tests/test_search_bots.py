@@ -134,6 +134,41 @@ def test_a_budget_bounds_the_samples() -> None:
     assert _decide("pimc:samples=50:budget=1", state) == _decide("pimc:samples=1", state)
 
 
+
+@pytest.mark.parametrize("game", ["german_whist", "belote_contree", "tablanette", "boonaken", "two_ten_jack"])
+def test_ismcts_decides_the_same_from_its_source_without_cython(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ismcts's tree is typed in Cython's pure-Python mode (C fields and loops compiled); where Cython is absent its
+    source runs through the engine's shim of those names, as plain Python, and from the same seeds it makes the same
+    decisions, drawing as many times from its own generator and its play-outs' (against the compiled build when it
+    is built). Tablanette's capture ids take up to 60 bits; Boonaken and Two-Ten-Jack show some moves only in part
+    (their tree keys moves as the seat sees them)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    from engine.bots.ismcts import IsmctsPolicy
+
+    monkeypatch.setitem(sys.modules, "cython", None)  # import cython fails
+    source = Path(engine.__file__).parent / "bots" / "ismcts.py"
+    spec = importlib.util.spec_from_file_location("engine.bots._ismcts_without_cython", source)
+    assert spec is not None and spec.loader is not None
+    plain = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, plain)
+    spec.loader.exec_module(plain)
+    assert plain.cython.__name__ == "engine._cython_shim"
+    searched = 0
+    for k, state in enumerate(_positions(game)):
+        seat = state.current_player
+        ours, theirs = (cls(game, seat, 5 + k, {"iters": 40}) for cls in (IsmctsPolicy, plain.IsmctsPolicy))
+        legal = state.legal_action_ids()
+        assert ours.choose_id(legal, SeatView(state, seat)) == theirs.choose_id(legal, SeatView(state, seat))
+        assert ours.rng.state == theirs.rng.state
+        if ours._bots is not None:
+            searched += 1
+            assert [bot.rng.state for bot in ours._bots] == [bot.rng.state for bot in theirs._bots]
+    assert searched >= 2
+
+
 # ---- named with parameters everywhere a policy is named ------------------------------------------------------------
 
 def test_job_specs_take_search_policies_with_parameters() -> None:

@@ -19,23 +19,41 @@ True
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..budget import SAMPLE_WORK, BudgetSpent, Cost, Meter
 from ..options import Option
+from ..rng import Rng
 from ..state import State
 from .search import NOMINAL_MOVES, SearchPolicy, bids_option, last_deal, play_deal, rollout_option
 from .view import SeatView
 
+if TYPE_CHECKING:
+    from .. import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from .. import _cython_shim as cython
+
+if cython.compiled:
+    from cython.cimports.libc.math import log, sqrt  # type: ignore[import-untyped]  # C's own
+else:
+    from math import log, sqrt
+
 Key = int | tuple[int, str]  # a move as the observer sees it: the action id, or (seat, the action as shown)
+KeyFunction = Callable[[int, int], Key]
+# below every score (a score is at least 0: rewards are in 0..1)
+_NONE = cython.declare(cython.double, -1.0e308)
 
 
+@cython.final
+@cython.cclass
 class Node:
-    """A move's node: visits, availability count and the total reward of its mover's side."""
+    """A move's node: visits, availability count and the total reward of its mover's side (compiled, C fields)."""
 
-    __slots__ = ("available", "children", "reward", "visits")
+    cython.declare(visits=cython.longlong, available=cython.longlong, reward=cython.double, children=dict)
 
     def __init__(self) -> None:
         self.visits = 0
@@ -65,6 +83,7 @@ class IsmctsPolicy(SearchPolicy):
         return Cost(iters * (SAMPLE_WORK + NOMINAL_MOVES),
                     f"iters {iters:,} x ({SAMPLE_WORK} a world + {NOMINAL_MOVES} moves)", "iters")
 
+    @cython.locals(root=Node)
     def _search(self, legal_ids: Sequence[int], view: SeatView, meter: Meter) -> int | None:
         root = Node()
         try:
@@ -88,60 +107,93 @@ class IsmctsPolicy(SearchPolicy):
         except BudgetSpent:
             if not root.children:
                 return None
-        best, best_visits = legal_ids[0], -1
-        for action in legal_ids:
-            child = root.children.get(keys(self.seat, action))
-            visits = child.visits if child is not None else 0
-            if visits > best_visits:
-                best, best_visits = action, visits
-        return best
+        return _most_visited(root, legal_ids, self.seat, keys)
 
-    def _key_function(self, world: State) -> Callable[[int, int], Key]:
-        """How the observer tells moves apart: by their ids, unless the game shows some moves only in part (action
-        ids and strings are context free, so one world serves every sample)."""
+    def _key_function(self, world: State) -> KeyFunction | None:
+        """How the observer tells moves apart: by their ids (None), unless the game shows some moves only in part
+        (action ids and strings are context free, so one world serves every sample)."""
         if type(world).action_seen_by is State.action_seen_by and not world._seeing:
-            return lambda seat, action: action
+            return None
         me = self.seat
         return lambda seat, action: (seat, world.action_seen_by(me, seat, world.action_string(action)))
 
-    def _iterate(self, root: Node, world: State, keys: Callable[[int, int], Key]) -> int:
+    def _iterate(self, root: Node, world: State, keys: KeyFunction | None) -> int:
         """One iteration from ``world`` (consumed); the moves it played."""
-        deal, before = world.deal_index, len(world.deal_results)
-        node, path = root, []
-        c = self.params["exploration"]
-        while world.current_player is not None and world.deal_index == deal and len(world.deal_results) == before:
-            seat = world.current_player
-            legal = world.legal_action_ids()
-            untried = []
-            choice, choice_score = -1, -math.inf
-            for action in legal:
-                child = node.children.get(keys(seat, action))
-                if child is None:
-                    untried.append(action)
-                    continue
-                child.available += 1
-                if not untried:
-                    score = child.reward / child.visits + c * math.sqrt(math.log(child.available) / child.visits)
-                    if score > choice_score:
-                        choice, choice_score = action, score
-            if untried:
-                choice = untried[self.rng.below(len(untried))] if len(untried) > 1 else untried[0]
-                child = node.children[keys(seat, choice)] = Node()
-                child.available = 1
-                path.append((child, world.side_of[seat]))
-                world.apply_id(choice)
-                break
-            node = node.children[keys(seat, choice)]
-            path.append((node, world.side_of[seat]))
-            world.apply_id(choice)
-        moves = len(path)
+        before = len(world.deal_results)
+        nodes: list[Node] = []
+        sides: list[int] = []
+        _descend(root, world, keys, self.params["exploration"], self.rng, nodes, sides)
+        moves = len(nodes)
         if len(world.deal_results) == before:
             moves += play_deal(world, self.rollout_bots(world.players))
-        rewards = _rewards(world, before)
-        for child, side in path:
-            child.visits += 1
-            child.reward += rewards[side]
+        _back_up(nodes, sides, _rewards(world, before))
         return moves
+
+
+@cython.cfunc
+@cython.locals(root=Node, child=Node, visits=cython.longlong, best_visits=cython.longlong)
+def _most_visited(root: Node, legal_ids: Sequence[int], me: int, keys: KeyFunction | None) -> int:
+    """The most visited of ``legal_ids`` at the root (the first listed among equals)."""
+    best, best_visits = legal_ids[0], -1
+    for action in legal_ids:
+        child = root.children.get(action if keys is None else keys(me, action))
+        visits = child.visits if child is not None else 0
+        if visits > best_visits:
+            best, best_visits = action, visits
+    return best
+
+
+@cython.cfunc
+@cython.locals(root=Node, node=Node, child=Node, c=cython.double, score=cython.double, choice_score=cython.double,
+               seat=cython.int, deal=cython.int, before=cython.longlong,
+               untried=list, legal=list, children=dict, side_of=object)
+def _descend(root: Node, world: State, keys: KeyFunction | None, exploration: float, rng: Rng, nodes: list[Node],
+             sides: list[int]) -> None:
+    """The tree part of an iteration: from ``root`` down by UCB1 with availability counts, among the moves legal in
+    ``world``, to the first untried move (a random one of them, added) or the deal's end, playing them in ``world``;
+    the nodes passed into ``nodes`` and their movers' sides into ``sides``."""
+    deal, before = world.deal_index, len(world.deal_results)
+    node, c = root, exploration
+    side_of = world.side_of
+    while world.current_player is not None and world.deal_index == deal and len(world.deal_results) == before:
+        seat = world.current_player
+        legal = world.legal_action_ids()
+        children = node.children
+        untried = []
+        choice, choice_score = -1, _NONE
+        for action in legal:
+            child = children.get(action if keys is None else keys(seat, action))
+            if child is None:
+                untried.append(action)
+                continue
+            child.available += 1
+            if not untried:
+                score = child.reward / child.visits + c * sqrt(log(child.available) / child.visits)
+                if score > choice_score:
+                    choice, choice_score = action, score
+        if untried:
+            choice = untried[rng.below(len(untried))] if len(untried) > 1 else untried[0]
+            child = Node()
+            child.available = 1
+            children[choice if keys is None else keys(seat, choice)] = child
+            nodes.append(child)
+            sides.append(side_of[seat])
+            world.apply_id(choice)
+            return
+        node = children[choice if keys is None else keys(seat, choice)]
+        nodes.append(node)
+        sides.append(side_of[seat])
+        world.apply_id(choice)
+
+
+@cython.cfunc
+@cython.locals(k=cython.longlong, node=Node)
+def _back_up(nodes: list[Node], sides: list[int], rewards: list[float]) -> None:
+    """Each node visited once more, with the reward of its mover's side."""
+    for k in range(len(nodes)):
+        node = nodes[k]
+        node.visits += 1
+        node.reward += rewards[sides[k]]
 
 
 def _rewards(world: State, results_before: int) -> list[float]:
