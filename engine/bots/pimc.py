@@ -74,13 +74,13 @@ class PimcPolicy(SearchPolicy):
     param_spec = (
         Option("samples", int, 16, "worlds sampled per decision", minimum=1, maximum=10_000, noun="parameter"),
         Option("rollouts", int, 1, "play-outs per legal move and world", minimum=1, maximum=1000, noun="parameter"),
-        # 24 from measured speed (s40, compiled, the s39 solver): a decision at 24 cards solves 16 worlds of 3 ms on
-        # average in Belote contrée (45,000 nodes each, up to 150,000), 1.5 ms in German Whist; over whole deals pimc
-        # makes 59 decisions a second in contrée and 60 in German Whist, the slowest 0.3 s and 0.08 s. At 28 cards a
-        # decision takes up to 0.8 s in contrée and 0.7 s in German Whist, at 32 up to 3.4 s. docs/ratings.md: at
-        # 0.2 s a decision dd_cards=24 beats 16 (the default until s40) in both. One default whatever engine runs
-        # (the same seed plays the same match compiled or not): from source the solver is about 50 times slower,
-        # a decision at 24 cards of contrée up to several seconds (dd_cards=20 keeps it near one).
+        # 24 from measured speed (s40, compiled, the s39 solver; tools/pimc_dd_cards.py, docs/ratings.md): the largest
+        # that keeps every decision measured within 0.3 s. At 24 cards a decision solves 16 worlds of 45,000 nodes
+        # on average in Belote contrée (up to 150,000 nodes, 10 ms), of 7,500 in German Whist; at 28 the slowest
+        # decisions take 0.4-0.8 s, at 32 2-3 s. One default whatever engine runs (the same seed plays the same
+        # match compiled or not): from source the solver is about 50 times slower, a decision at 24 cards of
+        # contrée up to several seconds (dd_cards=20 keeps it near one). docs/ratings.md: against 16, the default
+        # until s40, at 0.2 s a decision.
         Option("dd_cards", int, 24, "cards left to play at which the double-dummy search takes over (0: never)",
                minimum=0, maximum=52, noun="parameter"),
         Option("budget", int, 0, "play-out moves and search nodes per decision after which no more worlds are "
