@@ -15,14 +15,12 @@ import argparse
 import json
 import os
 import statistics
-import time
 
 import engine
 from engine._native import engine_kind
-from engine.bots import make_policies, make_policy, parse_policy, seat_observer
 from engine.bots import pimc as pimc_module
-from engine.rng import derive_seed
 from engine.search.double_dummy import cards_left
+from services.bench.bots import decision_rate
 
 
 def measure(game: str, dd_cards: int, deals: int, extra: str = "", seed: int = 1) -> dict[str, object]:
@@ -36,32 +34,19 @@ def measure(game: str, dd_cards: int, deals: int, extra: str = "", seed: int = 1
             return values
 
     pimc_module.DoubleDummy = Counting  # type: ignore[misc]
+    times: list[float] = []
+    counts: list[int] = []
+    slowest = (0.0, -1)
+
+    def decided(state: engine.State, seconds: float) -> None:
+        nonlocal slowest
+        times.append(seconds)
+        counts.append(nodes[0])
+        nodes[0] = 0
+        slowest = max(slowest, (seconds, cards_left(state) if state.phase == "play" else -1))
+
     try:
-        name, params = parse_policy(f"pimc:dd_cards={dd_cards}{extra}")
-        times: list[float] = []
-        counts: list[int] = []
-        slowest = (0.0, -1)
-        for deal in range(deals):
-            state = engine.new_match(game, seed=derive_seed(seed, deal), options={"max_deals": 1})
-            bots = make_policies(["random"] * state.players, game, derive_seed(seed, deal))
-            policy = make_policy(name, game, 0, derive_seed(seed, deal, 1), params)
-            while not state.is_terminal:
-                seat = state.current_player
-                assert seat is not None
-                legal = state.legal_action_ids()
-                bot = policy if seat == 0 else bots[seat]
-                if seat == 0 and len(legal) > 1:
-                    nodes[0] = 0
-                    left = cards_left(state) if state.phase == "play" else -1
-                    started = time.perf_counter()
-                    action = bot.choose_id(legal, seat_observer(state, seat, bot))
-                    spent = time.perf_counter() - started
-                    times.append(spent)
-                    counts.append(nodes[0])
-                    slowest = max(slowest, (spent, left))
-                else:
-                    action = bot.choose_id(legal, seat_observer(state, seat, bot))
-                state.apply_id(action)
+        decision_rate(game, f"pimc:dd_cards={dd_cards}{extra}", 0.0, seed, deals=deals, on_decision=decided)
     finally:
         pimc_module.DoubleDummy = solver_class  # type: ignore[misc]
     return {"game": game, "dd_cards": dd_cards, "engine": engine_kind(), "deals": deals, "decisions": len(times),
