@@ -78,7 +78,7 @@ class PimcPolicy(SearchPolicy):
         # that keeps every decision measured within 0.3 s. At 24 cards a decision solves 16 worlds of 45,000 nodes
         # on average in Belote contrée (up to 150,000 nodes, 10 ms), of 7,500 in German Whist; at 28 the slowest
         # decisions take 0.4-0.8 s, at 32 2-3 s. One default whatever engine runs (the same seed plays the same
-        # match compiled or not): from source the solver is about 50 times slower, a decision at 24 cards of
+        # match compiled or not): from source the solver is 30-120 times slower, a decision at 24 cards of
         # contrée up to several seconds (dd_cards=20 keeps it near one). docs/ratings.md: against 16, the default
         # until s40, at 0.2 s a decision.
         Option("dd_cards", int, 24, "cards left to play at which the double-dummy search takes over (0: never)",
