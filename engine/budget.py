@@ -1,10 +1,10 @@
 """What a search may spend on one decision, and how its caller abandons one.
 
 The searching policies (``pimc``, ``ismcts``) count their work in *work units*: a move played in a searched world (a
-play-out's or a tree's), a node of the double-dummy search, and ``SAMPLE_WORK`` for each world sampled (dealing the
-unseen cards of a trick game costs about as much as a hundred moves). A :class:`Budget` bounds one decision: ``work``
-units and ``seconds`` of wall-clock time (0: no bound). A search that reaches its budget stops and plays the best it
-has found so far; one that found nothing yet plays as its rollout policy would.
+play-out's or a tree's), ``NODE_WORK`` nodes of the double-dummy search (:class:`NodeMeter`), and ``SAMPLE_WORK`` for
+each world sampled (dealing the unseen cards of a trick game costs about as much as a hundred moves). A :class:`Budget`
+bounds one decision: ``work`` units and ``seconds`` of wall-clock time (0: no bound). A search that reaches its budget
+stops and plays the best it has found so far; one that found nothing yet plays as its rollout policy would.
 
 A work budget keeps a bot's play a function of its seed: the search stops at the same unit, so the same seed plays
 the same moves on any machine. A time budget does not: where it stops depends on the machine's speed and load.
@@ -27,6 +27,10 @@ import time
 from dataclasses import dataclass
 
 SAMPLE_WORK = 100  # a sampled world, in moves: up to ~1.5 ms in the trick games, a move ~10 us
+# Double-dummy nodes a work unit: compiled, a node costs 0.15-0.5 us (5-10 million a second since the s39 solver), a
+# play-out move 10-15 us (s40, pimc decisions of Belote contree and German Whist, `engine.bots.pimc`). Until s40 a node
+# was a unit, when a node cost about what a move does: a budget then bought 30 times less search than play-outs.
+NODE_WORK = 32
 LOOK_EVERY = 1000  # units between two looks at the clock and the cancel flag (a few ms to a few tens of ms)
 
 
@@ -136,3 +140,31 @@ class Meter:
             raise Cancelled(why)
         if self.deadline and time.monotonic() >= self.deadline:
             raise BudgetSpent(f"the decision's time is up ({self.spent:,} work units spent)")
+
+
+class NodeMeter(Meter):
+    """A double-dummy search's account on a decision's meter ``of``: every ``NODE_WORK`` nodes charged here charge
+    ``of`` a work unit (``spent`` counts those units, ``nodes`` the nodes). It looks at ``of``'s clock and cancel flag
+    every ``LOOK_EVERY`` nodes, as often as when a node was a unit.
+
+    >>> meter = Meter(); nodes = NodeMeter(meter)
+    >>> nodes.charge(100); nodes.charge(100); (nodes.nodes, nodes.spent, meter.spent)
+    (200, 6, 6)
+    """
+
+    __slots__ = ("of", "nodes")
+
+    def __init__(self, of: Meter) -> None:
+        super().__init__()
+        self.of = of
+        self.nodes = 0
+
+    def charge(self, units: int) -> None:
+        """Count ``units`` more nodes."""
+        self.nodes += units
+        work = self.nodes // NODE_WORK - self.spent
+        self.spent += work
+        self.of.charge(work)
+        if self.nodes >= self._look_at:
+            self._look_at = self.nodes + LOOK_EVERY
+            self.of.look()

@@ -135,9 +135,9 @@ def test_a_parameter_sets_cost_is_reckoned_from_its_parameters() -> None:
         found = policy_class(name).work_cost(params)
         return None if found is None else found.work
 
-    assert cost(BOMB) > 10**15
-    assert cost("pimc:samples=10000:rollouts=1000:dd_cards=52:budget=1000") < 10**14  # one world past its budget
-    assert cost("pimc") < cost("pimc:samples=32") < cost("pimc:samples=32:dd_cards=20")
+    assert cost(BOMB) > 10**13
+    assert cost("pimc:samples=10000:rollouts=1000:dd_cards=52:budget=1000") < 10**10  # one world past its budget
+    assert cost("pimc:dd_cards=16") < cost("pimc") < cost("pimc:samples=32") < cost("pimc:samples=32:dd_cards=28")
     assert cost("pimc") <= 100_000 and cost("ismcts") <= 100_000
     assert cost("ismcts:iters=1000000") == 1_000_000 * (SAMPLE_WORK + 30)
     assert cost("greedy") is None and cost("random") is None

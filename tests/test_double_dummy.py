@@ -11,7 +11,7 @@ import pytest
 
 import engine
 from engine.bots import make_policies
-from engine.budget import Budget, Meter
+from engine.budget import NODE_WORK, Budget, BudgetSpent, Meter, NodeMeter
 from engine.cards import BIT, SUIT, cards_in, mask_of, parse_cards
 from engine.rng import Rng
 from engine.scoring import point_table
@@ -169,6 +169,28 @@ def test_a_meter_is_charged_the_nodes_searched() -> None:
     solver.solve()
     solver.settle()
     assert meter.spent == solver.nodes > 0
+
+
+def test_a_node_meter_charges_its_meter_a_work_unit_every_node_work_nodes() -> None:
+    """As pimc charges a decision's search: NODE_WORK nodes to a unit, the nodes left over not charged."""
+    state = _endings("belote_contree", 5, 1)[0]
+    meter = Meter(Budget(work=10**9))
+    nodes = NodeMeter(meter)
+    solver = DoubleDummy(state, meter=nodes)
+    solver.card_values()
+    solver.settle()
+    assert nodes.nodes == solver.nodes > 2 * NODE_WORK
+    assert meter.spent == nodes.spent == solver.nodes // NODE_WORK
+
+
+def test_a_node_meter_stops_the_search_at_its_meters_budget() -> None:
+    state = engine.new_match("german_whist", seed=2, first_dealer=0)  # 52 cards to play: minutes unbounded
+    meter = Meter(Budget(work=200))
+    nodes = NodeMeter(meter)
+    with pytest.raises(BudgetSpent):
+        DoubleDummy(state, meter=nodes).solve()
+    assert 200 < meter.spent <= 200 + dd_search.CHARGE_EVERY // NODE_WORK + 1
+    assert 200 * NODE_WORK < nodes.nodes <= 201 * NODE_WORK + dd_search.CHARGE_EVERY
 
 
 @pytest.mark.parametrize(("low", "high", "value"), [(0, 162, 0), (0, 162, 162), (0, 162, 77), (5, 5, 5), (0, 1, 1)])

@@ -197,3 +197,34 @@ def test_replay_headers_keep_search_policy_labels() -> None:
     state = engine.new_match("german_whist", seed=3)
     play_out(state, make_policies(labels, "german_whist", 3))
     assert [move for move in state.history] == [(s, a) for s, a in replay.moves]
+
+
+@pytest.mark.parametrize(("cards", "exact"), [(24, True), (25, False)])
+def test_pimc_searches_exactly_from_24_cards_left_by_default(monkeypatch: pytest.MonkeyPatch, cards: int,
+                                                            exact: bool) -> None:
+    """``dd_cards`` defaults to 24, from the solver's measured speed (s40; engine/bots/pimc.py, docs/ratings.md): in
+    Belote contrée the double-dummy search takes over for the last six tricks, play-outs decide before."""
+    import engine.bots.pimc as pimc
+    from engine.search.double_dummy import cards_left
+
+    solved: list[int] = []
+
+    class Counting(pimc.DoubleDummy):  # type: ignore[misc]
+        def __init__(self, state: engine.State, *args: object, **kwargs: object) -> None:
+            solved.append(cards_left(state))
+            super().__init__(state, *args, **kwargs)
+
+    monkeypatch.setattr(pimc, "DoubleDummy", Counting)
+    for seed in range(1, 20):
+        state = engine.new_match("belote_contree", seed=seed, options={"num_deals": 1})
+        bots = make_policies(["greedy"] * state.players, "belote_contree", seed)
+        while not state.is_terminal and not (state.phase == "play" and cards_left(state) == cards):
+            seat = state.current_player
+            state.apply_id(bots[seat].choose_id(state.legal_action_ids(), seat_observer(state, seat, bots[seat])))
+        if not state.is_terminal and len(state.legal_action_ids()) > 1:
+            break
+    else:
+        raise AssertionError(f"no decision at {cards} cards left")
+    assert parse_policy("pimc")[1]["dd_cards"] == 24
+    _decide("pimc:samples=2", state)
+    assert solved == ([cards] * 2 if exact else [])

@@ -7,16 +7,15 @@ scored by the deal's margin for the seat's side (:func:`engine.bots.search.deal_
 breaking ties where a contract scores the deal (a contract failed by one point or by forty scores the same: without
 it, pimc played the first card listed wherever the contract's fate looked settled); the play-outs of every action in
 a world draw the same random numbers (common random numbers), so that their differences are the actions'.
-In a trick game's card play
-with at most ``dd_cards`` cards left to play (0: never), the exact double-dummy value of each card takes over
-(:mod:`engine.search.double_dummy`: tricks or card points with best play by everyone); there an action that plays the
-same card with an announcement (belote) is worth half a point more, as announcing costs nothing. ``budget`` bounds a
-decision's work (0: none): once the play-out moves and double-dummy nodes of the samples so far reach it, no more
-samples are drawn (always at least one), so the decision stays a function of the seed. A decision bounded from
-outside (``Policy.bound``, :mod:`engine.budget`) is cut wherever its budget runs out, between play-outs and inside the
-double-dummy search too: it plays the best mean over the worlds evaluated in full. Moves outside the play of the
-cards (an auction's bids, redeal answers) are ``greedy``'s unless ``bids`` says otherwise
-(:func:`engine.bots.search.bids_option`).
+In a trick game's card play with at most ``dd_cards`` cards left to play (0: never), the exact double-dummy value of
+each card takes over (:mod:`engine.search.double_dummy`: tricks or card points with best play by everyone); there an
+action that plays the same card with an announcement (belote) is worth half a point more, as announcing costs nothing.
+``budget`` bounds a decision's work (0: none): once the work units of the samples so far reach it (play-out moves,
+double-dummy nodes ``NODE_WORK`` to a unit: :mod:`engine.budget`), no more samples are drawn (always at least one), so
+the decision stays a function of the seed. A decision bounded from outside (``Policy.bound``, :mod:`engine.budget`) is
+cut wherever its budget runs out, between play-outs and inside the double-dummy search too: it plays the best mean over
+the worlds evaluated in full. Moves outside the play of the cards (an auction's bids, redeal answers) are ``greedy``'s
+unless ``bids`` says otherwise (:func:`engine.bots.search.bids_option`).
 
 >>> import engine
 >>> from engine.bots import make_policies, play_out
@@ -31,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..budget import SAMPLE_WORK, BudgetSpent, Cost, Meter
+from ..budget import NODE_WORK, SAMPLE_WORK, BudgetSpent, Cost, Meter, NodeMeter
 from ..options import Option
 from ..search.double_dummy import DoubleDummy, cards_left, nominal_nodes, unsolvable
 from ..state import State
@@ -75,11 +74,14 @@ class PimcPolicy(SearchPolicy):
     param_spec = (
         Option("samples", int, 16, "worlds sampled per decision", minimum=1, maximum=10_000, noun="parameter"),
         Option("rollouts", int, 1, "play-outs per legal move and world", minimum=1, maximum=1000, noun="parameter"),
-        # 16 from measured speed: 16 worlds solved at 16 cards cost 16k-32k units a decision in Belote, contrée and
-        # Thunee (0.3-0.5 s here), at 20 cards 96k-178k on average (up to 258k: over the default bot budget of 100k).
-        # Still so after the relative-rank key (s37): it leaves card-point games' nodes as they were (contrée's last 5
-        # tricks: 21,049 nodes over `cardtable bench --bots`' 5 positions before and after).
-        Option("dd_cards", int, 16, "cards left to play at which the double-dummy search takes over (0: never)",
+        # 24 from measured speed (s40, compiled, the s39 solver; tools/pimc_dd_cards.py, docs/ratings.md): the largest
+        # that keeps every decision measured within 0.3 s. At 24 cards a decision solves 16 worlds of 45,000 nodes
+        # on average in Belote contrée (up to 150,000 nodes, 10 ms), of 7,500 in German Whist; at 28 the slowest
+        # decisions take 0.4-0.8 s, at 32 2-3 s. One default whatever engine runs (the same seed plays the same
+        # match compiled or not): from source the solver is 30-120 times slower, a decision at 24 cards of
+        # contrée up to several seconds (dd_cards=20 keeps it near one). docs/ratings.md: against 16, the default
+        # until s40, at 0.2 s a decision.
+        Option("dd_cards", int, 24, "cards left to play at which the double-dummy search takes over (0: never)",
                minimum=0, maximum=52, noun="parameter"),
         Option("budget", int, 0, "play-out moves and search nodes per decision after which no more worlds are "
                "sampled (0: no bound)", minimum=0, noun="parameter"),
@@ -91,10 +93,12 @@ class PimcPolicy(SearchPolicy):
     def work_cost(cls, params: Mapping[str, Any]) -> Cost:
         samples, rollouts, dd_cards = params["samples"], params["rollouts"], params["dd_cards"]
         playouts = rollouts * NOMINAL_LEGAL * NOMINAL_MOVES
-        solve = nominal_nodes(dd_cards)
+        nodes = nominal_nodes(dd_cards)
+        solve = nodes // NODE_WORK
         world = SAMPLE_WORK + max(playouts, solve)
         work = samples * world if not params["budget"] else min(samples * world, params["budget"] + world)
-        searched = f" or about {solve:,} double-dummy nodes at dd_cards={dd_cards}" if solve > playouts else ""
+        searched = (f" or about {nodes:,} double-dummy nodes at dd_cards={dd_cards}, {NODE_WORK} to a unit"
+                    if solve > playouts else "")
         reckoning = (f"samples {samples:,} x ({SAMPLE_WORK} a world + rollouts {rollouts:,} x "
                      f"{NOMINAL_LEGAL * NOMINAL_MOVES} moves{searched})")
         return Cost(work, reckoning, "samples, rollouts or dd_cards")
@@ -157,7 +161,8 @@ class PimcPolicy(SearchPolicy):
         otherwise than by the count searched (a contract made or failed: ``double_dummy_points``), the count breaking
         ties among equal margins; else the count."""
         assert isinstance(world, TrickGame)
-        solver = DoubleDummy(world, meter=meter)
+        nodes = NodeMeter(meter)
+        solver = DoubleDummy(world, meter=nodes)
         values = solver.action_values()
         solver.settle()
         width = world.ACTIONS.width
@@ -170,4 +175,4 @@ class PimcPolicy(SearchPolicy):
                 others = [p for s, p in enumerate(points) if s != side]
                 value = points[side] - sum(others) / len(others) + value * TIE_BREAK
             out.append(value + (ANNOUNCING if a % width else 0.0))
-        return out, solver.nodes
+        return out, nodes.spent

@@ -85,14 +85,17 @@ def run_bots_bench(seconds: float = 3.0, positions: int = 5, policies: Sequence[
     }
 
 
-def decision_rate(game: str, label: str, seconds: float, seed: int) -> dict[str, Any]:
-    """Decisions per second of ``label`` playing seat 0 of single-deal matches against random seats."""
+def decision_rate(game: str, label: str, seconds: float, seed: int, deals: int = 0,
+                  on_decision: Callable[[engine.State, float], None] | None = None) -> dict[str, Any]:
+    """Decisions per second of ``label`` playing seat 0 of single-deal matches against random seats: for ``seconds``
+    (at least one decision), or over ``deals`` deals whatever the time when given. ``on_decision(state, seconds)``
+    is told of each decision timed, before its move is applied (tools/pimc_dd_cards.py)."""
     name, params = parse_policy(label)
-    spent, decisions, deals = 0.0, 0, 0
-    while spent < seconds or not decisions:
-        state = engine.new_match(game, seed=derive_seed(seed, deals), options={"max_deals": 1})
-        bots = make_policies(["random"] * state.players, game, derive_seed(seed, deals))
-        policy = make_policy(name, game, 0, derive_seed(seed, deals, 1), params)
+    spent, decisions, played = 0.0, 0, 0
+    while (played < deals) if deals else (spent < seconds or not decisions):
+        state = engine.new_match(game, seed=derive_seed(seed, played), options={"max_deals": 1})
+        bots = make_policies(["random"] * state.players, game, derive_seed(seed, played))
+        policy = make_policy(name, game, 0, derive_seed(seed, played, 1), params)
         while not state.is_terminal:
             seat = state.current_player
             assert seat is not None
@@ -102,16 +105,19 @@ def decision_rate(game: str, label: str, seconds: float, seed: int) -> dict[str,
             if seat == 0 and len(legal) > 1:
                 started = time.perf_counter()
                 action = bot.choose_id(legal, observe)
-                spent += time.perf_counter() - started
+                took = time.perf_counter() - started
+                spent += took
                 decisions += 1
+                if on_decision is not None:
+                    on_decision(state, took)
             else:
                 action = bot.choose_id(legal, observe)
             state.apply_id(action)
-        deals += 1
-        if deals > 10_000:
+        played += 1
+        if played > 10_000:
             break
     return {"decisions": decisions, "seconds": round(spent, 3), "decisions_per_s": round(decisions / spent, 2)
-            if spent else None, "deals": deals}
+            if spent else None, "deals": played}
 
 
 def solve_last_tricks(game: str, options: dict[str, Any], positions: int, seed: int,

@@ -92,8 +92,8 @@ def bot_budget_options(command: Callable[..., None]) -> Callable[..., None]:
              "busy machine): where it cuts, a bot's play depends on the machine. 0: none.")(command)
     return click.option(
         "--bot-budget", type=click.IntRange(min=0), default=DEFAULT_BOT_WORK, show_default=True,
-        help="Work units a live bot's decision may spend (a move in a searched world, a double-dummy node, 100 a "
-             "sampled world): the search stops there and plays its best, the same move for the same seed on any "
+        help="Work units a live bot's decision may spend (a move in a searched world, 32 double-dummy nodes, 100 "
+             "a sampled world): the search stops there and plays its best, the same move for the same seed on any "
              f"machine. Bots asking more than {REFUSE_FACTOR} times it (live or in jobs) are refused. "
              "0: no bound.")(command)
 
