@@ -145,6 +145,7 @@ def card_tokens(action: str) -> list[int]:
 
 _MAX_SEATS = 8  # the sizes of the encoder's per-seat arrays (its C arrays' sizes are these literals)
 _MAX_PLANES = _MAX_SEATS + 5
+_PLANE = cython.declare(cython.int, NUM_CARDS)  # a card plane's entries, typed for the compiled build
 
 
 @cython.final
@@ -389,22 +390,23 @@ class ObservationEncoder:
             if not changed:
                 continue
             self._written[seat * 13 + p] = new
-            at = p * NUM_CARDS
-            if not cython.compiled:  # (from the highest changed bit down: a few big-int operations each)
+            at = p * _PLANE
+            if not cython.compiled:  # (from the highest changed bit down: a few int operations each)
                 while changed:
                     entry = changed.bit_length() - 1
                     matrix[seat, at + entry] = new >> entry & 1
                     changed ^= 1 << entry
                 continue
+            entry = 0
             while changed:  # (the lowest bit up, a byte at a time past the unchanged ones)
                 if not changed & 0xFF:
                     changed >>= 8
-                    at += 8
+                    entry += 8
                     continue
                 if changed & 1:
-                    matrix[seat, at] = (new >> (at - p * NUM_CARDS)) & 1
+                    matrix[seat, at + entry] = new >> entry & 1
                 changed >>= 1
-                at += 1
+                entry += 1
         # the one-hots: trump (a suit, or none), phase and dealer
         index, old = self._trump_at + self._trump_of[seat], self._w_trump[seat]
         if index != old:
