@@ -189,10 +189,13 @@ class ObservationEncoder:
                    _phase_of=cython.int[8], _dealer_of=cython.int[8], _deal_seen=cython.longlong[8],
                    _shown_seen=cython.longlong[8], _stock_seen=cython.double[8], _deal_of=cython.double[8],
                    _w_trump=cython.int[8], _w_phase=cython.int[8], _w_dealer=cython.int[8], _w_to_act=cython.int[8],
-                   _w_stock=cython.double[8], _w_deal=cython.double[8], _w_scores=cython.double[64],
-                   _scores_ok=cython.int[8])
-    cython.declare(_matrix=cython.float[:, ::1], _vectors=list, _powers=list, _pending=list, _bit_of=object,
-                   _secret=object, _phase=object, _dealings=object, _deal_index=object)
+                   _w_stock=cython.double[8], _w_deal=cython.double[8], _w_scores=cython.double[64])
+    cython.declare(_matrix=cython.float[:, ::1], _vectors=list, _powers=list, _pending=list, _scores_seen=list,
+                   _bit_of=object, _secret=object, _phase=object, _dealings=object, _deal_index=object,
+                   _phase_index=dict)
+    # the deal part (trump, phase, dealer, deal index) worked out once an epoch, for every seat
+    cython.declare(_deal_part_epoch=cython.longlong, _deal_trump=cython.int, _deal_phase=cython.int,
+                   _deal_dealer=cython.int, _deal_number=cython.double)
 
     @cython.locals(n=cython.int, one=object)
     def __init__(self, players: int, game_id: str, like: ObservationEncoder | None = None) -> None:
@@ -208,12 +211,13 @@ class ObservationEncoder:
             self._deal_seen, self._shown_seen = [0] * _MAX_SEATS, [0] * _MAX_SEATS
             self._stock_seen, self._deal_of = [0.0] * _MAX_SEATS, [0.0] * _MAX_SEATS
             self._w_trump, self._w_phase, self._w_dealer = [0] * _MAX_SEATS, [0] * _MAX_SEATS, [0] * _MAX_SEATS
-            self._w_to_act, self._scores_ok = [0] * _MAX_SEATS, [0] * _MAX_SEATS
+            self._w_to_act = [0] * _MAX_SEATS
             self._w_stock, self._w_deal = [0.0] * _MAX_SEATS, [0.0] * _MAX_SEATS
             self._w_scores = [0.0] * (_MAX_SEATS * _MAX_SEATS)
         self.game_id = game_id
         self.players = n = players
         self.phases = engine.game_info(game_id).phases
+        self._phase_index = {phase: index for index, phase in enumerate(self.phases)}
         self.planes = n + 5
         self.scalars = len(SUITS) + 1 + len(self.phases) + 1 + 2 * n + 3
         self.size = self.planes * NUM_CARDS + self.scalars
@@ -228,7 +232,7 @@ class ObservationEncoder:
             shared = cython.declare(ObservationEncoder, like)
             self._bit_of, self._secret = shared._bit_of, shared._secret
         elif self._fishing:
-            self._bit_of, self._secret = _NamedCards(), None
+            self._bit_of, self._secret = None, None  # (its ids say their cards: _fishing_cards)
         else:
             strings = game.ACTIONS.strings  # type: ignore[attr-defined]
             self._bit_of, self._secret = [_mask_of(card_tokens(action)) for action in strings], None
@@ -270,7 +274,8 @@ class ObservationEncoder:
         for seat in range(n):
             self._own[seat] = 0  # the cards of each seat's secret moves
             self._deal_seen[seat] = self._shown_seen[seat] = -1  # the deal and shown parts' epochs it saw
-            self._scores_ok[seat] = 0
+        self._scores_seen = [None] * n  # the score list each seat's vector shows (the engine replaces it whole)
+        self._deal_part_epoch = -1
         self._played = 0  # the cards this deal's moves named
         self._pending = []  # the secret moves (index, mask) the others' history does not show
         self._deal_epoch = self._shown_epoch = 0
@@ -278,13 +283,11 @@ class ObservationEncoder:
         self._stock_left = len(state.stock) - getattr(state, "stock_top", 0) if self._stocked else 0
         self._tricks_begun = bool(getattr(state, "tricks", ()))
         self._shown_any = 0  # every face-up or known card a seat's vector showed this match
-        if self._fishing:
-            self._bit_of.state = state
 
     @cython.locals(named=cython.ulonglong, left=cython.longlong, seat=cython.int)
     def moved(self, state: Any, action: int) -> None:
         """After ``action`` (an id) was applied to ``state``."""
-        named = self._bit_of[action]
+        named = _fishing_cards(action) if self._fishing else self._bit_of[action]
         if self._has_secret and action in self._secret:
             seat = state.moves[-1][0]
             self._own[seat] |= named
@@ -338,7 +341,7 @@ class ObservationEncoder:
         moves = state.moves
         for index in range(deal_start, len(moves)):
             actor, action = moves[index]
-            named = self._bit_of[action]
+            named = _fishing_cards(action) if self._fishing else self._bit_of[action]
             if action in self._secret and index >= secret_from:
                 self._own[actor] |= named
             else:
@@ -438,13 +441,15 @@ class ObservationEncoder:
         if value != self._w_deal[seat]:
             matrix[seat, self.to_act_at + 2] = value
             self._w_deal[seat] = value
-        n, scores, side_of = self.players, state.side_scores, state.side_of
-        for k in range(n):
-            value = scores[side_of[(seat + k) % n]]
-            if value != self._w_scores[seat * 8 + k] or not self._scores_ok[seat]:
-                matrix[seat, self.scores_at + k] = value
-                self._w_scores[seat * 8 + k] = value
-        self._scores_ok[seat] = 1
+        scores = state.side_scores
+        if scores is not self._scores_seen[seat]:  # (a new list: the engine's clones share it, never changed)
+            self._scores_seen[seat] = scores
+            n, side_of = self.players, state.side_of
+            for k in range(n):
+                value = scores[side_of[(seat + k) % n]]
+                if value != self._w_scores[seat * 8 + k]:  # (what the vector holds: 0 at first)
+                    matrix[seat, self.scores_at + k] = value
+                    self._w_scores[seat * 8 + k] = value
         return self._vectors[seat].copy()  # type: ignore[no-any-return]
 
     @cython.cfunc
@@ -480,11 +485,15 @@ class ObservationEncoder:
         from the seat's observation)."""
         if self._deal_seen[seat] != self._deal_epoch:
             self._deal_seen[seat] = self._deal_epoch
-            self._trump_of[seat] = len(SUITS) if self._fishing else state.trump  # suits 0..3, NO_TRUMP (4) is "none"
-            phases = self.phases
-            self._phase_of[seat] = phases.index(state.phase) if state.phase in phases else len(phases)
-            self._dealer_of[seat] = (state.dealer - seat + self.players) % self.players
-            self._deal_of[seat] = state.deal_index
+            if self._deal_part_epoch != self._deal_epoch:
+                self._deal_part_epoch = self._deal_epoch
+                self._deal_trump = len(SUITS) if self._fishing else state.trump  # suits 0..3, NO_TRUMP (4) is "none"
+                self._deal_phase = self._phase_index.get(state.phase, len(self.phases))
+                self._deal_dealer, self._deal_number = state.dealer, state.deal_index
+            self._trump_of[seat] = self._deal_trump
+            self._phase_of[seat] = self._deal_phase
+            self._dealer_of[seat] = (self._deal_dealer - seat + self.players) % self.players
+            self._deal_of[seat] = self._deal_number
         if self._shown_seen[seat] != self._shown_epoch:
             self._shown_seen[seat] = self._shown_epoch
             shown = None if self._fishing else state.shown_cards(seat)
@@ -502,15 +511,26 @@ class ObservationEncoder:
             self._stock_seen[seat] = shown[2]
 
 
-class _NamedCards(dict[int, int]):
-    """A fishing game's action id -> the cards its string names (``JH:6C,2D,QS`` names four) as a mask, as the
-    reference encoder reads them from the history; ``state`` writes the strings."""
+_DECISION_CARDLESS = cython.declare(cython.ulonglong, NEXT | DONE)  # the fishing ids' flags, typed
+_DECISION_ONE_CARD = cython.declare(cython.ulonglong, BEGIN | TAKE)
+_ALL_CARDS = cython.declare(cython.ulonglong, (1 << NUM_CARDS) - 1)
+_CARD_BITS = cython.declare(cython.ulonglong, CARD_MASK)
 
-    state: Any = None
 
-    def __missing__(self, action: int) -> int:
-        mask = self[action] = _mask_of(card_tokens(self.state.action_string(action)))
-        return mask
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(action=cython.ulonglong, one=cython.ulonglong)
+@cython.returns(cython.ulonglong)
+def _fishing_cards(action: int) -> int:
+    """The cards a fishing game's action id names, as the reference encoder reads them from its string (``JH:6C,2D``
+    names three, ``KS:`` and ``+3C`` one, ``next`` and ``done`` none): the card, and a whole turn's captured cards."""
+    one = 1
+    if action & _DECISION_CARDLESS:
+        return 0
+    if action & _DECISION_ONE_CARD:
+        return one << (action & _CARD_BITS)
+    return one << (action & _CARD_BITS) | (action >> 6) & _ALL_CARDS
 
 
 def secret_actions(game_id: str, players: int) -> frozenset[int]:
