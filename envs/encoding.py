@@ -188,7 +188,7 @@ class ObservationEncoder:
                    _known=cython.ulonglong[8], _own=cython.ulonglong[8], _trump_of=cython.int[8],
                    _phase_of=cython.int[8], _dealer_of=cython.int[8], _deal_seen=cython.longlong[8],
                    _shown_seen=cython.longlong[8], _stock_seen=cython.double[8], _deal_of=cython.double[8],
-                   _w_hot=cython.int[24], _w_to_act=cython.int[8], _slow_new=cython.int[8],
+                   _w_trump=cython.int[8], _w_phase=cython.int[8], _w_dealer=cython.int[8], _w_to_act=cython.int[8],
                    _w_stock=cython.double[8], _w_deal=cython.double[8], _w_scores=cython.double[64])
     cython.declare(_matrix=cython.float[:, ::1], _vectors=list, _powers=list, _pending=list, _scores_seen=list,
                    _bit_of=object, _secret=object, _phase=object, _dealings=object, _deal_index=object,
@@ -210,7 +210,7 @@ class ObservationEncoder:
             self._trump_of, self._phase_of, self._dealer_of = [0] * _MAX_SEATS, [0] * _MAX_SEATS, [0] * _MAX_SEATS
             self._deal_seen, self._shown_seen = [0] * _MAX_SEATS, [0] * _MAX_SEATS
             self._stock_seen, self._deal_of = [0.0] * _MAX_SEATS, [0.0] * _MAX_SEATS
-            self._w_hot, self._slow_new = [0] * (3 * _MAX_SEATS), [0] * _MAX_SEATS
+            self._w_trump, self._w_phase, self._w_dealer = [0] * _MAX_SEATS, [0] * _MAX_SEATS, [0] * _MAX_SEATS
             self._w_to_act = [0] * _MAX_SEATS
             self._w_stock, self._w_deal = [0.0] * _MAX_SEATS, [0.0] * _MAX_SEATS
             self._w_scores = [0.0] * (_MAX_SEATS * _MAX_SEATS)
@@ -255,7 +255,7 @@ class ObservationEncoder:
         self._powers = [one << entry for entry in range(self.size)]  # (the 0/1 entries of :meth:`bits`)
         self._vectors = None  # (made by the first match, and kept from match to match)
 
-    @cython.locals(seat=cython.int, n=cython.int, k=cython.int)
+    @cython.locals(seat=cython.int, n=cython.int)
     def new_match(self, state: Any) -> None:
         """Start every seat's vector afresh for ``state``, a new match."""
         if self._secret is None:
@@ -269,8 +269,8 @@ class ObservationEncoder:
             matrix = np.zeros((n, self.size), dtype=np.float32)
             self._matrix = memoryview(matrix)
             self._vectors = list(matrix)
-            for k in range(3 * n):
-                self._w_hot[k] = -1
+            for seat in range(n):
+                self._w_trump[seat] = self._w_phase[seat] = self._w_dealer[seat] = -1
         for seat in range(n):
             self._own[seat] = 0  # the cards of each seat's secret moves
             self._deal_seen[seat] = self._shown_seen[seat] = -1  # the deal and shown parts' epochs it saw
@@ -410,33 +410,37 @@ class ObservationEncoder:
                     matrix[seat, at + entry] = new >> entry & 1
                 changed >>= 1
                 entry += 1
+        # the one-hots: trump (a suit, or none), phase and dealer
+        index, old = self._trump_at + self._trump_of[seat], self._w_trump[seat]
+        if index != old:
+            if old >= 0:
+                matrix[seat, old] = 0.0
+            matrix[seat, index] = 1.0
+            self._w_trump[seat] = index
+        index, old = self._phase_at + self._phase_of[seat], self._w_phase[seat]
+        if index != old:
+            if old >= 0:
+                matrix[seat, old] = 0.0
+            matrix[seat, index] = 1.0
+            self._w_phase[seat] = index
+        index, old = self._dealer_at + self._dealer_of[seat], self._w_dealer[seat]
+        if index != old:
+            if old >= 0:
+                matrix[seat, old] = 0.0
+            matrix[seat, index] = 1.0
+            self._w_dealer[seat] = index
         index = 1 if state.current_player == seat else 0
         if index != self._w_to_act[seat]:
             matrix[seat, self.to_act_at] = index
             self._w_to_act[seat] = index
-        if self._slow_new[seat]:  # the one-hots (trump, phase, dealer), the stock's size and the deal index
-            self._slow_new[seat] = 0
-            for k in range(3):
-                if k == 0:
-                    index = self._trump_at + self._trump_of[seat]
-                elif k == 1:
-                    index = self._phase_at + self._phase_of[seat]
-                else:
-                    index = self._dealer_at + self._dealer_of[seat]
-                old = self._w_hot[3 * seat + k]
-                if index != old:
-                    if old >= 0:
-                        matrix[seat, old] = 0.0
-                    matrix[seat, index] = 1.0
-                    self._w_hot[3 * seat + k] = index
-            value = self._stock_seen[seat]
-            if value != self._w_stock[seat]:
-                matrix[seat, self.to_act_at + 1] = value
-                self._w_stock[seat] = value
-            value = self._deal_of[seat]
-            if value != self._w_deal[seat]:
-                matrix[seat, self.to_act_at + 2] = value
-                self._w_deal[seat] = value
+        value = self._stock_seen[seat]
+        if value != self._w_stock[seat]:
+            matrix[seat, self.to_act_at + 1] = value
+            self._w_stock[seat] = value
+        value = self._deal_of[seat]
+        if value != self._w_deal[seat]:
+            matrix[seat, self.to_act_at + 2] = value
+            self._w_deal[seat] = value
         scores = state.side_scores
         if scores is not self._scores_seen[seat]:  # (a new list: the engine's clones share it, never changed)
             self._scores_seen[seat] = scores
@@ -479,7 +483,6 @@ class ObservationEncoder:
         """Work out the parts that change only between phases or deals (trump, phase, dealer, deal index) and
         between tricks or phases (the face-up and known cards and the stock's size: the game's ``shown_cards``, else
         from the seat's observation)."""
-        self._slow_new[seat] = 1  # (for :meth:`encode`)
         if self._deal_seen[seat] != self._deal_epoch:
             self._deal_seen[seat] = self._deal_epoch
             if self._deal_part_epoch != self._deal_epoch:
