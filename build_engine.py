@@ -1,5 +1,6 @@
 """Compile the engine's own source into extension modules (``make install`` runs it): Cython in pure-Python mode,
-the same ``engine/**/*.py`` files, no second copy of the rules.
+the same ``engine/**/*.py`` files (and envs/encoding.py, ``engine/_native.py``'s ``ALSO_COMPILED``), no second copy
+of the rules.
 
     python build_engine.py            # compile what changed since the last build (by source hash)
     python build_engine.py --force    # compile every module again
@@ -53,7 +54,9 @@ def module_name(path: Path) -> str:
 
 
 def sources() -> list[Path]:
-    return sorted(p for p in (ROOT / "engine").rglob("*.py") if str(p.relative_to(ROOT)) not in NOT_COMPILED)
+    """engine/'s modules, and those beside it the engine's loader also loads compiled (``_native.ALSO_COMPILED``)."""
+    also = [_native.module_source(name, ROOT / "engine") for name in _native.ALSO_COMPILED]
+    return sorted(p for p in [*(ROOT / "engine").rglob("*.py"), *also] if str(p.relative_to(ROOT)) not in NOT_COMPILED)
 
 
 def missing_tools() -> str | None:

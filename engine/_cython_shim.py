@@ -25,6 +25,7 @@ class _CType:
 
 
 int = uint = longlong = ulonglong = char = bint = p_int = p_ulonglong = _CType()  # noqa: A001  (Cython's names, shadowed here)
+float = double = _CType()  # noqa: A001
 
 
 def _same(f: _F) -> _F:

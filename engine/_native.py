@@ -1,6 +1,7 @@
 """Which engine runs: the compiled modules that ``make install`` built from engine/'s own source, or that source.
 
-``build_engine.py`` compiles every module of ``engine/`` (Cython, pure-Python mode: the same ``.py`` files) into
+``build_engine.py`` compiles every module of ``engine/`` (Cython, pure-Python mode: the same ``.py`` files), and the
+few typed modules beside it that :data:`ALSO_COMPILED` names (the environments' observation encoder), into
 ``build/engine/<ABI>/``, outside the source tree, and writes a manifest there with the SHA-256 of each source
 file it compiled. ``install()`` (run as ``engine/__init__.py`` imports this module, before the rest of the engine)
 puts a finder in front of Python's own that loads a module's compiled form only while its ``.py`` file still has the
@@ -29,6 +30,9 @@ from types import ModuleType
 ENV = "CARDTABLE_ENGINE"
 CHOICES = ("auto", "python", "compiled")
 PACKAGE = "engine"
+# Modules outside ``engine/`` compiled with it (written for Cython's pure-Python mode like ``engine/search/dd_search``),
+# loaded as the engine's are: the PettingZoo environment's observation encoder, whose per-step work is Python otherwise.
+ALSO_COMPILED = ("envs.encoding",)
 SOURCE = Path(__file__).resolve().parent
 MANIFEST = "manifest.json"
 
@@ -46,10 +50,11 @@ def source_hash(path: Path) -> str:
 
 def module_source(name: str, source: Path = SOURCE) -> Path:
     """The ``.py`` file of an engine module in the engine's folder ``source``: ``engine.games.belote`` ->
-    ``engine/games/belote/__init__.py``."""
-    parts = name.split(".")[1:]
-    folder = source.joinpath(*parts)
-    return folder / "__init__.py" if folder.is_dir() else source.joinpath(*parts[:-1], parts[-1] + ".py")
+    ``engine/games/belote/__init__.py`` (and of a module of :data:`ALSO_COMPILED`, beside that folder)."""
+    top, *parts = name.split(".")
+    base = source if top == PACKAGE else source.parent / top
+    folder = base.joinpath(*parts)
+    return folder / "__init__.py" if folder.is_dir() else base.joinpath(*parts[:-1], parts[-1] + ".py")
 
 
 class CompiledFinder(importlib.abc.MetaPathFinder):
@@ -67,7 +72,8 @@ class CompiledFinder(importlib.abc.MetaPathFinder):
 
     def find_spec(self, fullname: str, path: Sequence[str] | None,
                   target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
-        if not fullname.startswith(PACKAGE + ".") or fullname in self.skipped or fullname == __name__:
+        if not fullname.startswith(PACKAGE + ".") and fullname not in ALSO_COMPILED or fullname in self.skipped \
+                or fullname == __name__:
             return None
         source = module_source(fullname, self.source)
         if not source.is_file():

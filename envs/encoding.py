@@ -42,9 +42,8 @@ played) is declared on its ``GameInfo`` and read from the registry.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -53,13 +52,16 @@ from engine.cards import CARD_OF_CODE, CODES, NUM_CARDS, SUITS
 from engine.fishing import BEGIN, DONE, NEXT, TAKE, FishingState
 from engine.trickgame import FaceDownPlays, TrickGame
 
+if TYPE_CHECKING:
+    from engine import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from engine import _cython_shim as cython
+
 FACE_UP_KEYS = ("face_up", "turn_up", "bottom_card", "removed_card")
 CARD_MASK = (1 << 6) - 1
-# Many changed entries below the scores (a new deal, the match's end) are written at once: cleared with one numpy call
-# and the few set entries written one by one when at most CLEAR_ONES are set (the match's end clears the played plane),
-# else all unpacked from the bits with another (an entry costs about a tenth of the unpacking, a third of the clearing).
-BULK_BITS = 16  # (no look at the set entries below this many changes)
-CLEAR_ONES = 10
 
 
 class ActionCodec:
@@ -141,46 +143,101 @@ def card_tokens(action: str) -> list[int]:
     return cards
 
 
+_MAX_SEATS = 8  # the sizes of the encoder's per-seat arrays (its C arrays' sizes are these literals)
+_MAX_PLANES = _MAX_SEATS + 5
+_PLANE = cython.declare(cython.int, NUM_CARDS)  # a card plane's entries, typed for the compiled build
+
+
+@cython.final
+@cython.cclass
 class ObservationEncoder:
     """The observation vector of each seat of a ``players``-player match of ``game_id`` (see the module's table), a
     trick game or a fishing game: read from the state's own hands and trick (masks), never from an observation dict
     built at every move, and kept up to date move by move (the tests compare it at every move of every game with the
     table worked out from the seat's observation and public history).
 
-    Every 0/1 entry of a seat's vector (the card planes, the trump, phase and dealer one-hots, "to act") is a bit of
-    one int, its ``bits``: :meth:`encode` works out the seat's bits now, and writes only the entries whose bit changed
-    since that seat's last vector (a few cards), and the scores when they changed. The environment tells it of each
-    move (:meth:`moved`, with the action id): it adds the cards the move names to the deal's played bits and notes
-    when the phase, the deal, the stock or the first trick changed; only then are the bits that depend on them worked
-    out again (trump, phase, dealer and deal; the face-up and known cards from the game's ``shown_cards``, an engine
-    hook, where it has one, else from ``state.observation(seat)``). :meth:`new_match` starts over;
-    :meth:`encode_afresh` encodes any state at once (OpenSpiel's, which it copies and samples).
+    Each card plane of a seat's vector is a 52-bit mask: :meth:`encode` works out the seat's planes now and writes
+    only the entries whose bit changed since that seat's last vector (a few cards), and the one-hots, scores, stock
+    size and deal index when they changed. The environment tells it of each move (:meth:`moved`, with the action id):
+    it adds the cards the move names to the deal's played cards and notes when the phase, the deal, the stock or the
+    first trick changed; only then are the parts that depend on them worked out again (trump, phase, dealer and deal;
+    the face-up and known cards from the game's ``shown_cards``, an engine hook, where it has one, else from
+    ``state.observation(seat)``). :meth:`new_match` starts over; :meth:`encode_afresh` encodes any state at once
+    (OpenSpiel's, which it copies and samples); :meth:`bits` gives the 0/1 entries as one int (the vector
+    environment's batches).
 
-    The fishing games' table takes the trick's place."""
+    Compiled (``build_engine.py`` compiles this module with the engine), the per-seat state is C arrays of 64-bit
+    masks and the vectors a typed float32 memoryview; run from source, the arrays are lists and the same code runs as
+    Python. The fishing games' table takes the trick's place."""
 
-    def __init__(self, players: int, game_id: str) -> None:
+    players = cython.declare(cython.int, visibility="readonly")
+    size = cython.declare(cython.int, visibility="readonly")
+    planes = cython.declare(cython.int, visibility="readonly")
+    scalars = cython.declare(cython.int, visibility="readonly")
+    scores_at = cython.declare(cython.int, visibility="readonly")  # where the scores are, then the dealer one-hot,
+    to_act_at = cython.declare(cython.int, visibility="readonly")  # "to act", the stock's size and the deal index
+    phases = cython.declare(object, visibility="readonly")
+    game_id = cython.declare(object, visibility="readonly")
+    cython.declare(_fishing=cython.bint, _stocked=cython.bint, _face_down_plays=cython.bint,
+                   _face_down_moves=cython.bint, _has_secret=cython.bint, _shown_every_move=cython.bint,
+                   _shown_until_played=cython.bint, _trump_seen=cython.bint, _tricks_begun=cython.bint,
+                   _trump_at=cython.int, _phase_at=cython.int, _dealer_at=cython.int,
+                   _deal_epoch=cython.longlong, _shown_epoch=cython.longlong, _stock_left=cython.longlong,
+                   _played=cython.ulonglong, _shown_any=cython.ulonglong)
+    cython.declare(_written=cython.ulonglong[104], _new=cython.ulonglong[13], _face_up=cython.ulonglong[8],
+                   _known=cython.ulonglong[8], _own=cython.ulonglong[8], _trump_of=cython.int[8],
+                   _phase_of=cython.int[8], _dealer_of=cython.int[8], _deal_seen=cython.longlong[8],
+                   _shown_seen=cython.longlong[8], _stock_seen=cython.double[8], _deal_of=cython.double[8],
+                   _w_trump=cython.int[8], _w_phase=cython.int[8], _w_dealer=cython.int[8], _w_to_act=cython.int[8],
+                   _w_stock=cython.double[8], _w_deal=cython.double[8], _w_scores=cython.double[64])
+    cython.declare(_matrix=cython.float[:, ::1], _vectors=list, _powers=list, _pending=list, _scores_seen=list,
+                   _bit_of=object, _secret=object, _phase=object, _dealings=object, _deal_index=object,
+                   _phase_index=dict)
+    # the deal part (trump, phase, dealer, deal index) worked out once an epoch, for every seat
+    cython.declare(_deal_part_epoch=cython.longlong, _deal_trump=cython.int, _deal_phase=cython.int,
+                   _deal_dealer=cython.int, _deal_number=cython.double)
+
+    @cython.locals(n=cython.int, one=object)
+    def __init__(self, players: int, game_id: str, like: ObservationEncoder | None = None) -> None:
         game = engine.game_class(game_id)
         if not issubclass(game, (TrickGame, FishingState)):
             raise ValueError(f"{game_id} is neither a trick game nor a fishing game: it has no observation vector")
+        if not 0 < players <= _MAX_SEATS:
+            raise ValueError(f"the observation encoder takes 1 to {_MAX_SEATS} players, not {players}")
+        if not cython.compiled:
+            self._written, self._new = [0] * (_MAX_SEATS * _MAX_PLANES), [0] * _MAX_PLANES
+            self._face_up, self._known, self._own = [0] * _MAX_SEATS, [0] * _MAX_SEATS, [0] * _MAX_SEATS
+            self._trump_of, self._phase_of, self._dealer_of = [0] * _MAX_SEATS, [0] * _MAX_SEATS, [0] * _MAX_SEATS
+            self._deal_seen, self._shown_seen = [0] * _MAX_SEATS, [0] * _MAX_SEATS
+            self._stock_seen, self._deal_of = [0.0] * _MAX_SEATS, [0.0] * _MAX_SEATS
+            self._w_trump, self._w_phase, self._w_dealer = [0] * _MAX_SEATS, [0] * _MAX_SEATS, [0] * _MAX_SEATS
+            self._w_to_act = [0] * _MAX_SEATS
+            self._w_stock, self._w_deal = [0.0] * _MAX_SEATS, [0.0] * _MAX_SEATS
+            self._w_scores = [0.0] * (_MAX_SEATS * _MAX_SEATS)
+        self.game_id = game_id
         self.players = n = players
         self.phases = engine.game_info(game_id).phases
+        self._phase_index = {phase: index for index, phase in enumerate(self.phases)}
         self.planes = n + 5
         self.scalars = len(SUITS) + 1 + len(self.phases) + 1 + 2 * n + 3
         self.size = self.planes * NUM_CARDS + self.scalars
         self._fishing = issubclass(game, FishingState)  # a table plane and no trick; its action strings name cards
         self._stocked = self._fishing or game.STOCK_SHOWN is not None  # type: ignore[attr-defined]  # it deals a stock
-        self._table_at = (n + 1) * NUM_CARDS
-        self._face_up_at, self._known_at = (n + 2) * NUM_CARDS, (n + 3) * NUM_CARDS
-        self._played_at = (n + 4) * NUM_CARDS
-        # Action id -> the cards its string names (as the reference reads the history), as bits of the played plane.
-        strings = () if self._fishing else game.ACTIONS.strings  # type: ignore[attr-defined]
-        self._bit_of: Any = (_NamedCards(self._played_at) if self._fishing else
-                             [_mask_of(card_tokens(action), self._played_at) for action in strings])
-        # The actions the other seats see without their cards (a card played face down, Boonaken's discards, Thunee's
-        # trump card laid face down): only the actor's played plane shows them, the others' once the history does.
-        # Worked out by the first match (a probe match needs a player count the game is played by).
+        # Action id -> the cards its string names (as the reference reads the history), a mask of the played plane;
+        # and the actions the other seats see without their cards (a card played face down, Boonaken's discards,
+        # Thunee's trump card laid face down): only the actor's played plane shows them, the others' once the history
+        # does. Worked out by the first match (a probe match needs a player count the game is played by); a twin
+        # shares both.
+        if like is not None:
+            shared = cython.declare(ObservationEncoder, like)
+            self._bit_of, self._secret = shared._bit_of, shared._secret
+        elif self._fishing:
+            self._bit_of, self._secret = None, None  # (its ids say their cards: _fishing_cards)
+        else:
+            strings = game.ACTIONS.strings  # type: ignore[attr-defined]
+            self._bit_of, self._secret = [_mask_of(card_tokens(action)) for action in strings], None
         self._face_down_moves = game.INFO.face_down
-        self._secret: frozenset[int] | None = None
+        self._has_secret = False
         self._face_down_plays = issubclass(game, FaceDownPlays)  # its face-down trick cards show no card
         # Face-up and known cards that change at any move (Thunee's trump turned up and its jodi cards played,
         # Boonaken's centre) are read from the seat's observation (without history) at every one; those that stop
@@ -191,87 +248,73 @@ class ObservationEncoder:
         self._trump_seen = not self._fishing and game.trump_seen is not TrickGame.trump_seen  # type: ignore[attr-defined]
         self._trump_at = self.planes * NUM_CARDS
         self._phase_at = self._trump_at + len(SUITS) + 1
-        self._phases = self.phases
-        self._scores_at = self._phase_at + len(self._phases) + 1
-        self._dealer_at = self._scores_at + n
-        self._to_act_at = self._dealer_at + n
-        self._to_act_bit = 1 << self._to_act_at
-        self._no_trump_bits = ~(((1 << (len(SUITS) + 1)) - 1) << self._trump_at)
-        # The entries below the scores, all 0/1, written from the bits at once when many changed.
-        self._bulk_entries = self._scores_at
-        self._bulk_bytes = (self._to_act_at + 8) // 8
-        self._above_bulk = -1 << self._scores_at
-        self._below_bulk = ~self._above_bulk
-        self._trick_at = [[((other - seat) % n + 1) * NUM_CARDS for other in range(n)] for seat in range(n)]
-        self._powers = [1 << entry for entry in range(self.size)]  # (a look-up costs less than a shift of a big int)
+        self.scores_at = self._phase_at + len(self.phases) + 1
+        self._dealer_at = self.scores_at + n
+        self.to_act_at = self._dealer_at + n
+        one = 1  # (an int: compiled, a C one would overflow)
+        self._powers = [one << entry for entry in range(self.size)]  # (the 0/1 entries of :meth:`bits`)
+        self._vectors = None  # (made by the first match, and kept from match to match)
 
+    @cython.locals(seat=cython.int, n=cython.int)
     def new_match(self, state: Any) -> None:
         """Start every seat's vector afresh for ``state``, a new match."""
         if self._secret is None:
             self._secret = secret_actions(state.game_id, self.players) if self._face_down_moves else frozenset()
+        self._has_secret = bool(self._secret)
         n = self.players
-        if "_vectors" not in self.__dict__:  # (kept from match to match: a match's first vectors write what changed)
-            # Each seat's vector is a numpy array written through a memoryview (single entries cost a fraction of
-            # numpy's item assignment); one copy per observation makes the array returned.
-            self._vectors = [np.zeros(self.size, dtype=np.float32) for _ in range(n)]
-            self._views = [memoryview(vector) for vector in self._vectors]
-            self._bits = [0] * n  # the 0/1 entries each seat's vector holds
-        # The parts of a seat's bits that change only with the trick, between tricks or phases, or between phases or
-        # deals, and their union (``_fixed``).
-        self._trick_bits = [0] * n
-        self._shown_bits = [0] * n
-        self._deal_bits = [0] * n
-        self._fixed = [0] * n
-        self._slow_bits = [0] * n  # (the deal and shown parts' union)
-        # The trick list each seat's trick bits were worked out from, and its length then: the engine appends to the
-        # trick in progress and starts a new list for the next one, so only the new cards are added.
-        self._trick_seen: list[list[tuple[int, int]] | None] = [None] * n
-        self._trick_length = [0] * n
-        self._scores: list[list[int] | None] = [None] * n
-        self._deal_seen = [-1] * n  # the deal part (epoch) each seat's bits were worked out for
-        self._shown_seen = [-1] * n  # and its shown part
-        self._stock_seen = [0] * n
-        self._played_bits = 0  # the cards this deal's moves named, on the played plane
-        self._own = [0] * n  # and those of each seat's secret moves
-        self._pending: list[tuple[int, int]] = []  # the secret moves (index, bits) the others' history does not show
+        if self._vectors is None:
+            # The seats' vectors, one numpy array of a row each, written through a memoryview (typed, compiled); one
+            # copy per observation makes the array returned. What each holds is kept in ``_written`` (the planes)
+            # and the ``_w_`` arrays (-1: no one-hot entry set), from match to match.
+            matrix = np.zeros((n, self.size), dtype=np.float32)
+            self._matrix = memoryview(matrix)
+            self._vectors = list(matrix)
+            for seat in range(n):
+                self._w_trump[seat] = self._w_phase[seat] = self._w_dealer[seat] = -1
+        for seat in range(n):
+            self._own[seat] = 0  # the cards of each seat's secret moves
+            self._deal_seen[seat] = self._shown_seen[seat] = -1  # the deal and shown parts' epochs it saw
+        self._scores_seen = [None] * n  # the score list each seat's vector shows (the engine replaces it whole)
+        self._deal_part_epoch = -1
+        self._played = 0  # the cards this deal's moves named
+        self._pending = []  # the secret moves (index, mask) the others' history does not show
         self._deal_epoch = self._shown_epoch = 0
         self._deal_index, self._dealings, self._phase = state.deal_index, state.dealings, state.phase
         self._stock_left = len(state.stock) - getattr(state, "stock_top", 0) if self._stocked else 0
         self._tricks_begun = bool(getattr(state, "tricks", ()))
-        self._shown_any = 0  # every face-up or known card a seat's vector showed this match, on the played plane
-        if self._fishing:
-            self._bit_of.state = state
+        self._shown_any = 0  # every face-up or known card a seat's vector showed this match
 
+    @cython.locals(named=cython.ulonglong, left=cython.longlong, seat=cython.int)
     def moved(self, state: Any, action: int) -> None:
         """After ``action`` (an id) was applied to ``state``."""
-        named = self._bit_of[action]
-        if self._secret and action in self._secret:
-            self._own[state.moves[-1][0]] |= named
+        named = _fishing_cards(action) if self._fishing else self._bit_of[action]
+        if self._has_secret and action in self._secret:
+            seat = state.moves[-1][0]
+            self._own[seat] |= named
             self._pending.append((len(state.moves) - 1, named))
         else:
-            self._played_bits |= named
+            self._played |= named
         if self._pending and state._secret_moves_start() > self._pending[0][0]:  # the history shows them now
-            self._played_bits |= _revealed(self._pending, state._secret_moves_start())
+            self._played |= _revealed(self._pending, state._secret_moves_start())
         # What the slow parts depend on: the phase and the dealing (all of it; a new deal is a new dealing), whether
         # the first trick is over (it ends declarations) and the stock's size (it shrinks after a trick of German
         # Whist, by an exchange of Trappola).
         if state.phase != self._phase or state.dealings != self._dealings:
             if state.deal_index != self._deal_index:
-                self._played_bits = 0  # a new deal
-                self._own, self._pending = [0] * self.players, []
+                self._forget_deal()  # a new deal
                 self._deal_index = state.deal_index
             if not self._fishing or state.dealings != self._dealings:  # a fishing game's capture phase shows no more
                 self._shown_epoch += 1
             self._phase, self._dealings = state.phase, state.dealings
             self._deal_epoch += 1
         if state.current_player is None:
-            self._played_bits = 0  # the match is over: the environment's last deal starts after its last move
-            self._own, self._pending = [0] * self.players, []
+            self._forget_deal()  # the match is over: the environment's last deal starts after its last move
         if self._shown_until_played and named & self._shown_any:
             self._shown_epoch += 1
         if self._fishing:
-            if len(state.stock) != self._stock_left:  # its shown facts change with the stock
-                self._stock_left = len(state.stock)
+            left = len(state.stock)
+            if left != self._stock_left:  # its shown facts change with the stock
+                self._stock_left = left
                 self._shown_epoch += 1
         elif not state.trick:  # the stock and the tricks played change only as a trick ends (or outside the play)
             left = len(state.stock) - state.stock_top if self._stocked else 0
@@ -279,6 +322,16 @@ class ObservationEncoder:
                 self._stock_left, self._tricks_begun = left, bool(state.tricks)
                 self._shown_epoch += 1
 
+    @cython.cfunc
+    @cython.locals(seat=cython.int)
+    def _forget_deal(self) -> None:
+        """The played cards, and the secret moves', forgotten (a new deal, or the match's end)."""
+        self._played = 0
+        for seat in range(self.players):
+            self._own[seat] = 0
+        self._pending = []
+
+    @cython.locals(index=cython.longlong, actor=cython.int, named=cython.ulonglong)
     def encode_afresh(self, state: Any, seat: int, deal_start: int = 0) -> np.ndarray:
         """The vector of ``seat`` for ``state`` whatever came before (the moves this encoder was told of are
         forgotten): the deal's played cards read from its moves from ``deal_start`` on (the match's moves before this
@@ -288,110 +341,159 @@ class ObservationEncoder:
         moves = state.moves
         for index in range(deal_start, len(moves)):
             actor, action = moves[index]
+            named = _fishing_cards(action) if self._fishing else self._bit_of[action]
             if action in self._secret and index >= secret_from:
-                self._own[actor] |= self._bit_of[action]
+                self._own[actor] |= named
             else:
-                self._played_bits |= self._bit_of[action]
+                self._played |= named
         return self.encode(state, seat)
 
     def twin(self) -> ObservationEncoder:
         """A new encoder of the same game and player count sharing this one's tables (worked out once: Boonaken's
         action table has 37,120 entries), for another match (a vector environment has one per match)."""
-        twin = copy.copy(self)
-        twin.__dict__.pop("_vectors", None)  # new_match gives it its own vectors and per-match state
-        return twin
+        return ObservationEncoder(self.players, self.game_id, self)
 
     def bits(self, state: Any, seat: int) -> int:
         """The seat's 0/1 entries now (the card planes, trump, phase, dealer, to act) as the bits of one int, entry
         ``i`` bit ``i``; the other entries are the scores, :meth:`stock_size` and the deal index."""
+        return self._bits(state, seat)
+
+    @cython.cfunc
+    @cython.locals(seat=cython.int, p=cython.int, word=object, bits=object, powers=list)
+    def _bits(self, state: Any, seat: int) -> Any:
+        self._fill(state, seat)
+        bits = 0
+        for p in range(self.planes):
+            word = self._new[p]
+            if word:
+                bits |= word << NUM_CARDS * p
+        powers = self._powers
+        bits |= powers[self._trump_at + self._trump_of[seat]] | powers[self._phase_at + self._phase_of[seat]]
+        bits |= powers[self._dealer_at + self._dealer_of[seat]]
+        if state.current_player == seat:
+            bits |= powers[self.to_act_at]
+        return bits
+
+    def stock_size(self, seat: int) -> float:
+        """The stock's size as the seat's last :meth:`bits` or :meth:`encode` saw it."""
+        return self._stock_seen[seat]
+
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.locals(seat=cython.int, n=cython.int, p=cython.int, k=cython.int, at=cython.int, entry=cython.int,
+                   index=cython.int, old=cython.int, new=cython.ulonglong, changed=cython.ulonglong,
+                   value=cython.double, matrix=cython.float[:, ::1], scores=object, side_of=object)
+    def encode(self, state: Any, seat: int) -> np.ndarray:
+        """The vector of ``seat`` now (a new array)."""
+        self._fill(state, seat)
+        matrix = self._matrix
+        for p in range(self.planes):
+            new = self._new[p]
+            changed = new ^ self._written[seat * 13 + p]
+            if not changed:
+                continue
+            self._written[seat * 13 + p] = new
+            at = p * _PLANE
+            if not cython.compiled:  # (from the highest changed bit down: a few int operations each)
+                while changed:
+                    entry = changed.bit_length() - 1
+                    matrix[seat, at + entry] = new >> entry & 1
+                    changed ^= 1 << entry
+                continue
+            entry = 0
+            while changed:  # (the lowest bit up, a byte at a time past the unchanged ones)
+                if not changed & 0xFF:
+                    changed >>= 8
+                    entry += 8
+                    continue
+                if changed & 1:
+                    matrix[seat, at + entry] = new >> entry & 1
+                changed >>= 1
+                entry += 1
+        # the one-hots: trump (a suit, or none), phase and dealer
+        index, old = self._trump_at + self._trump_of[seat], self._w_trump[seat]
+        if index != old:
+            if old >= 0:
+                matrix[seat, old] = 0.0
+            matrix[seat, index] = 1.0
+            self._w_trump[seat] = index
+        index, old = self._phase_at + self._phase_of[seat], self._w_phase[seat]
+        if index != old:
+            if old >= 0:
+                matrix[seat, old] = 0.0
+            matrix[seat, index] = 1.0
+            self._w_phase[seat] = index
+        index, old = self._dealer_at + self._dealer_of[seat], self._w_dealer[seat]
+        if index != old:
+            if old >= 0:
+                matrix[seat, old] = 0.0
+            matrix[seat, index] = 1.0
+            self._w_dealer[seat] = index
+        index = 1 if state.current_player == seat else 0
+        if index != self._w_to_act[seat]:
+            matrix[seat, self.to_act_at] = index
+            self._w_to_act[seat] = index
+        value = self._stock_seen[seat]
+        if value != self._w_stock[seat]:
+            matrix[seat, self.to_act_at + 1] = value
+            self._w_stock[seat] = value
+        value = self._deal_of[seat]
+        if value != self._w_deal[seat]:
+            matrix[seat, self.to_act_at + 2] = value
+            self._w_deal[seat] = value
+        scores = state.side_scores
+        if scores is not self._scores_seen[seat]:  # (a new list: the engine's clones share it, never changed)
+            self._scores_seen[seat] = scores
+            n, side_of = self.players, state.side_of
+            for k in range(n):
+                value = scores[side_of[(seat + k) % n]]
+                if value != self._w_scores[seat * 8 + k]:  # (what the vector holds: 0 at first)
+                    matrix[seat, self.scores_at + k] = value
+                    self._w_scores[seat * 8 + k] = value
+        return self._vectors[seat].copy()  # type: ignore[no-any-return]
+
+    @cython.cfunc
+    @cython.locals(seat=cython.int, n=cython.int, k=cython.int, other=cython.int, card=cython.int,
+                   down=cython.ulonglong, one=cython.ulonglong)
+    def _fill(self, state: Any, seat: int) -> None:
+        """The seat's card planes now in ``_new`` (its slow parts worked out again when they are stale)."""
         if self._shown_every_move:
             self._shown_seen[seat] = -1
         if self._deal_seen[seat] != self._deal_epoch or self._shown_seen[seat] != self._shown_epoch:
             self._slow_parts(state, seat)
+        n, one = self.players, 1
+        self._new[0] = state.hands[seat]
+        for k in range(1, n + 1):
+            self._new[k] = 0
         if self._fishing:
-            bits = state.hands[seat] | self._fixed[seat] | self._played_bits | state.table << self._table_at
+            self._new[n + 1] = state.table
         else:
-            trick = state.trick
-            if trick is not self._trick_seen[seat] or len(trick) != self._trick_length[seat]:
-                self._trick_part(state, trick, seat)
-            bits = state.hands[seat] | self._fixed[seat] | self._played_bits
-            if self._secret:  # (a game with secret moves: the seat's own)
-                bits |= self._own[seat]
-        if state.current_player == seat:
-            bits |= self._to_act_bit
-        return bits  # type: ignore[no-any-return]
+            self._new[n + 1] = 0
+            down = state.down if self._face_down_plays else 0  # shown as "facedown" (or "facedown:<card>"), no card
+            for other, card in state.trick:
+                if not down >> card & 1:
+                    self._new[(other - seat + n) % n + 1] |= one << card
+        self._new[n + 2] = self._face_up[seat]
+        self._new[n + 3] = self._known[seat]
+        self._new[n + 4] = self._played | self._own[seat]
 
-    def stock_size(self, seat: int) -> int:
-        """The stock's size as the seat's last :meth:`bits` saw it."""
-        return self._stock_seen[seat]
-
-    def encode(self, state: Any, seat: int) -> np.ndarray:
-        bits = self.bits(state, seat)
-        changed = bits ^ self._bits[seat]
-        if changed:
-            self._bits[seat] = bits
-            view = self._views[seat]
-            if changed.bit_count() > BULK_BITS:  # a new deal or the match's end: write the planes at once
-                above = self._above_bulk
-                ones = bits & self._below_bulk
-                count = ones.bit_count()
-                if count > CLEAR_ONES:
-                    self._vectors[seat][: self._bulk_entries] = np.unpackbits(
-                        np.frombuffer(bits.to_bytes(self._bulk_bytes, "little"), np.uint8), count=self._bulk_entries,
-                        bitorder="little")
-                    changed &= above
-                elif count + 3 < (changed & self._below_bulk).bit_count():
-                    self._vectors[seat][: self._bulk_entries] = 0.0
-                    changed = changed & above | ones  # the set ones written back below
-            on = changed & bits
-            changed ^= on
-            power = self._powers
-            while on:  # from the highest bit down (an xor a bit: fewer big ints than ``on & -on``)
-                entry = on.bit_length() - 1
-                view[entry] = 1.0
-                on ^= power[entry]
-            while changed:
-                entry = changed.bit_length() - 1
-                view[entry] = 0.0
-                changed ^= power[entry]
-        scores = state.side_scores
-        if scores != self._scores[seat]:
-            self._scores[seat] = list(scores)
-            n, side_of, view, at = self.players, state.side_of, self._views[seat], self._scores_at
-            for k in range(n):
-                view[at + k] = scores[side_of[(seat + k) % n]]
-        return self._vectors[seat].copy()
-
-    def _trick_part(self, state: Any, trick: list[tuple[int, int]], seat: int) -> None:
-        at = self._trick_at[seat]
-        start = self._trick_length[seat] if trick is self._trick_seen[seat] else 0
-        if start > len(trick) or self._face_down_plays:  # (a face-down card may show later: all again)
-            start = 0
-        bits = self._trick_bits[seat] if start else 0
-        down = state.down if self._face_down_plays else 0  # shown as "facedown" (or "facedown:<card>"), no card
-        power = self._powers
-        for index in range(start, len(trick)):
-            other, card = trick[index]
-            if not down >> card & 1:
-                bits |= power[at[other] + card]
-        self._trick_seen[seat] = trick
-        self._trick_length[seat] = len(trick)
-        self._trick_bits[seat] = bits
-        self._fixed[seat] = self._slow_bits[seat] | bits
-
+    @cython.cfunc
+    @cython.locals(seat=cython.int, trump=cython.int, face_up=cython.ulonglong, known=cython.ulonglong)
     def _slow_parts(self, state: Any, seat: int) -> None:
-        """Work out the bits that change only between phases or deals (trump, phase, dealer) and between tricks or
-        phases (the face-up and known cards: the game's ``shown_cards``, else from the seat's observation), and
-        write the deal index and the stock's size."""
-        view = self._views[seat]
+        """Work out the parts that change only between phases or deals (trump, phase, dealer, deal index) and
+        between tricks or phases (the face-up and known cards and the stock's size: the game's ``shown_cards``, else
+        from the seat's observation)."""
         if self._deal_seen[seat] != self._deal_epoch:
             self._deal_seen[seat] = self._deal_epoch
-            trump = len(SUITS) if self._fishing else state.trump  # suits 0..3, NO_TRUMP (4) is "none"
-            phases = self._phases
-            phase = phases.index(state.phase) if state.phase in phases else len(phases)
-            self._deal_bits[seat] = (1 << (self._trump_at + trump) | 1 << (self._phase_at + phase)
-                                     | 1 << (self._dealer_at + (state.dealer - seat) % self.players))
-            view[self._to_act_at + 2] = state.deal_index
+            if self._deal_part_epoch != self._deal_epoch:
+                self._deal_part_epoch = self._deal_epoch
+                self._deal_trump = len(SUITS) if self._fishing else state.trump  # suits 0..3, NO_TRUMP (4) is "none"
+                self._deal_phase = self._phase_index.get(state.phase, len(self.phases))
+                self._deal_dealer, self._deal_number = state.dealer, state.deal_index
+            self._trump_of[seat] = self._deal_trump
+            self._phase_of[seat] = self._deal_phase
+            self._dealer_of[seat] = (self._deal_dealer - seat + self.players) % self.players
+            self._deal_of[seat] = self._deal_number
         if self._shown_seen[seat] != self._shown_epoch:
             self._shown_seen[seat] = self._shown_epoch
             shown = None if self._fishing else state.shown_cards(seat)
@@ -400,34 +502,35 @@ class ObservationEncoder:
                 shown = (_mask_of(face_up_codes(seen)), _mask_of(seen.get("known_cards", ())),
                          seen.get("stock_size") or 0)
                 if self._shown_every_move:  # the trump as the seat knows it (Thunee's, until turned up)
-                    trump = _suit_index(seen.get("trump"))
-                    self._deal_bits[seat] = self._deal_bits[seat] & self._no_trump_bits | 1 << (self._trump_at + trump)
+                    self._trump_of[seat] = _suit_index(seen.get("trump"))
             elif self._trump_seen:
-                trump = state.trump_seen(seat)  # (NO_TRUMP, 4, is "none")
-                self._deal_bits[seat] = self._deal_bits[seat] & self._no_trump_bits | 1 << (self._trump_at + trump)
-            self._shown_any |= (shown[0] | shown[1]) << self._played_at
-            self._shown_bits[seat] = shown[0] << self._face_up_at | shown[1] << self._known_at
-            view[self._to_act_at + 1] = self._stock_seen[seat] = shown[2]
-        self._slow_bits[seat] = slow = self._deal_bits[seat] | self._shown_bits[seat]
-        self._fixed[seat] = slow | self._trick_bits[seat]
+                self._trump_of[seat] = state.trump_seen(seat)  # (NO_TRUMP, 4, is "none")
+            face_up, known = shown[0], shown[1]
+            self._shown_any |= face_up | known
+            self._face_up[seat], self._known[seat] = face_up, known
+            self._stock_seen[seat] = shown[2]
 
 
-class _NamedCards(dict[int, int]):
-    """A fishing game's action id -> the cards its string names (``JH:6C,2D,QS`` names four) as bits from ``at`` on,
-    as the reference encoder reads them from the history; ``state`` writes the strings."""
+_DECISION_CARDLESS = cython.declare(cython.ulonglong, NEXT | DONE)  # the fishing ids' flags, typed
+_DECISION_ONE_CARD = cython.declare(cython.ulonglong, BEGIN | TAKE)
+_ALL_CARDS = cython.declare(cython.ulonglong, (1 << NUM_CARDS) - 1)
+_CARD_BITS = cython.declare(cython.ulonglong, CARD_MASK)
 
-    state: Any = None
 
-    def __init__(self, at: int) -> None:
-        super().__init__()
-        self.at = at
-
-    def __missing__(self, action: int) -> int:
-        mask = 0
-        for card in card_tokens(self.state.action_string(action)):
-            mask |= 1 << (self.at + card)
-        self[action] = mask
-        return mask
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(action=cython.ulonglong, one=cython.ulonglong)
+@cython.returns(cython.ulonglong)
+def _fishing_cards(action: int) -> int:
+    """The cards a fishing game's action id names, as the reference encoder reads them from its string (``JH:6C,2D``
+    names three, ``KS:`` and ``+3C`` one, ``next`` and ``done`` none): the card, and a whole turn's captured cards."""
+    one = 1
+    if action & _DECISION_CARDLESS:
+        return 0
+    if action & _DECISION_ONE_CARD:
+        return one << (action & _CARD_BITS)
+    return one << (action & _CARD_BITS) | (action >> 6) & _ALL_CARDS
 
 
 def secret_actions(game_id: str, players: int) -> frozenset[int]:

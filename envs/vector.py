@@ -72,9 +72,9 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         self.action_space = batch_space(self.single_action_space, num_envs)
         # Where the encoder's entries are: the 0/1 ones are the bits below ``_bit_entries`` (the scores' entries among
         # them are 0 and written after), then the stock's size and the deal index.
-        self._bit_entries = encoder._to_act_at + 1
+        self._bit_entries = encoder.to_act_at + 1
         self._bit_bytes = (self._bit_entries + 7) // 8
-        self._scores_at, self._stock_at = encoder._scores_at, encoder._to_act_at + 1
+        self._scores_at, self._stock_at = encoder.scores_at, encoder.to_act_at + 1
         side_of = probe.side_of
         self._side_at = np.array([[side_of[(seat + k) % self.n] for k in range(self.n)] for seat in range(self.n)])
         self._rows = np.arange(num_envs)
@@ -159,7 +159,7 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
             add_count(len(legal))
             add_seat(seat)
             add_chunk(encoder.bits(state, seat).to_bytes(width, "little"))
-            add_stock(encoder._stock_seen[seat])
+            add_stock(encoder.stock_size(seat))
             scores = state.side_scores
             if scores != scores_seen[index]:
                 scores_seen[index] = scores.copy()

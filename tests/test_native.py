@@ -115,6 +115,18 @@ def test_a_module_new_since_the_build_runs_from_its_source_with_a_warning(tmp_pa
     assert finder.find_spec("json", None) is None
 
 
+def test_the_observation_encoder_is_compiled_with_the_engine() -> None:
+    """envs/encoding.py (typed for Cython's pure-Python mode) is built and loaded as the engine's modules are."""
+    assert _native.module_source("envs.encoding") == _native.SOURCE.parent / "envs" / "encoding.py"
+    import envs.encoding
+
+    if engine.engine_kind() == "compiled":
+        assert isinstance(envs.encoding.__spec__.loader, importlib.machinery.ExtensionFileLoader)
+        assert envs.encoding.__file__ == str(_native.SOURCE.parent / "envs" / "encoding.py")
+    if os.environ.get(_native.ENV) == "python":
+        assert not isinstance(envs.encoding.__spec__.loader, importlib.machinery.ExtensionFileLoader)
+
+
 def test_the_engine_says_what_runs() -> None:
     report = engine.engine_report()
     assert report["engine"] == engine.engine_kind() in ("compiled", "python", "mixed")
