@@ -203,7 +203,7 @@ class ObservationEncoder:
         if not issubclass(game, (TrickGame, FishingState)):
             raise ValueError(f"{game_id} is neither a trick game nor a fishing game: it has no observation vector")
         if not 0 < players <= _MAX_SEATS:
-            raise ValueError(f"the observation encoder takes 1 to {_MAX_SEATS} players, not {players}")
+            raise ValueError(f"the observation encoder has room for 1 to {_MAX_SEATS} seats; {players} asked")
         if not cython.compiled:
             self._written, self._new = [0] * (_MAX_SEATS * _MAX_PLANES), [0] * _MAX_PLANES
             self._face_up, self._known, self._own = [0] * _MAX_SEATS, [0] * _MAX_SEATS, [0] * _MAX_SEATS

@@ -1,6 +1,6 @@
 """The PettingZoo environment's step and the AEC protocol's floor step counted in instructions (callgrind), game by
-game: the loops of ``cardtable bench --env pettingzoo`` (``envs.bench.env_steps`` and ``protocol_steps``), steadier
-than its wall clock on a shared machine.
+game: the loops of ``cardtable bench --env pettingzoo`` (``services.bench.envs.env_steps`` and ``protocol_steps``),
+steadier than its wall clock on a shared machine.
 
     python tools/callgrind_env.py [--deals N] [--root CHECKOUT] [--switch-off encoder|encoder+moved] [GAME ...]
 
@@ -33,8 +33,8 @@ def play(games: list[str], deals: int, switch_off: str | None) -> None:
     import numpy as np
 
     import envs.pettingzoo
-    from envs.bench import env_steps, protocol_steps
     from envs.encoding import ObservationEncoder
+    from services.bench.envs import env_steps, protocol_steps
 
     class SwitchedOff:
         """The environment's encoder with its ``encode`` returning each seat's vector as it stands (and with

@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replay.bench import collection_memory
 from replay.embedded import EmbeddedValkey
 from replay.namespace import namespaced
 from replay.store import ReplayStore
@@ -48,6 +47,8 @@ from workers.replays import replay_sink
 from workers.runner import redis_client, run_job
 from workers.spec import JobSpec, LogSpec, validate
 from workers.stats import comparable, side_seats, summarize, total
+
+from .replays import collection_memory
 
 BENCH_WORKERS = 2
 BENCH_PREFIX = "ct:bench:sim:"

@@ -133,7 +133,7 @@ def _engine_line(result: dict[str, Any]) -> str:
 def _env_bench(kind: str, game: str, players: int | None, seconds: float, seed: int, num_envs: int,
                as_json: bool) -> None:
     try:
-        from envs.bench import run_env_bench, run_vector_bench
+        from ..bench.envs import run_env_bench, run_vector_bench
     except ImportError as exc:
         raise click.ClickException(f"the learning environments need the [pettingzoo] extra "
                                    f"(pip install 'cardtable[pettingzoo]'): {exc}") from None
@@ -227,7 +227,7 @@ def _cost_lines(result: dict[str, Any]) -> str:
 
 def _replay_bench(count: int, as_json: bool) -> None:
 
-    from replay.bench import replay_benchmark
+    from ..bench.replays import replay_benchmark
 
     result = replay_benchmark(redis_url=os.environ.get("REDIS_URL"), count=count)
     if as_json:

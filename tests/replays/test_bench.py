@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from replay.bench import replay_benchmark
+from services.bench.replays import replay_benchmark
 
 
 def test_small_benchmark(replay_redis_url: str) -> None:

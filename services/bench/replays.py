@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import engine
-
-from .connect import open_redis
-from .namespace import namespaced
-from .record import Replayer, record_deal
-from .store import BUCKET, SHARDS, ReplayStore
+from replay.connect import open_redis
+from replay.namespace import namespaced
+from replay.record import Replayer, record_deal
+from replay.store import BUCKET, SHARDS, ReplayStore
 
 BENCH_GAMES = ("german_whist", "tablanette")
 

@@ -30,9 +30,8 @@ import numpy as np
 import engine
 from engine.bots import make_policies, play_out
 from engine.rng import Rng, derive_seed
-
-from .pettingzoo import CardtableEnv
-from .vector import CardtableVectorEnv
+from envs.pettingzoo import CardtableEnv
+from envs.vector import CardtableVectorEnv
 
 DEAL = {"max_deals": 1}
 ROUNDS = 3
