@@ -24,7 +24,7 @@ class _CType:
         return self
 
 
-int = uint = longlong = ulonglong = char = bint = p_int = p_ulonglong = _CType()  # noqa: A001  (Cython's names, shadowed here)
+int = uint = longlong = ulonglong = char = bint = p_int = p_ulonglong = Py_ssize_t = _CType()  # noqa: A001  (Cython's names, shadowed here)
 float = double = _CType()  # noqa: A001
 
 
@@ -39,7 +39,7 @@ def boundscheck(_on: bool) -> Callable[[_F], _F]:
     return _same
 
 
-wraparound = boundscheck
+wraparound = cdivision = boundscheck
 
 
 def locals(**_types: object) -> Callable[[_F], _F]:  # noqa: A001  (Cython's name)
@@ -59,12 +59,15 @@ def declare(_type: object, value: _V, /) -> _V: ...
 
 
 @overload
+def declare(_type: object, /, *, visibility: str) -> Any: ...
+
+
+@overload
 def declare(**_names: object) -> None: ...
 
 
 def declare(_type: object = None, value: Any = None, **_names: object) -> Any:
-    """A declaration's value: ``value`` when given, else None (the compiled build gives the C variable instead)."""
+    """A declaration's value: ``value`` when given, else None (the compiled build gives the C variable instead; a
+    class's ``name = declare(type, visibility="public")`` is a C attribute that Python code reads and writes)."""
     return value
 
-
-double = _CType()  # (apart from the integer types above: a C double, for ismcts's tree)

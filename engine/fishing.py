@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar, cast
 
 from .cards import BIT, CARD_OF_CODE, CODES, RANK, RANK_MASK, STRING_RANK, cards_in, format_cards, mask_of, parse_card
 from .clone import LIST, SHARED
@@ -27,6 +27,14 @@ from .phases import Loading, Phase
 from .rng import Rng
 from .state import State, position_seat
 from .tricks import check_cards_once, position_cards
+
+if TYPE_CHECKING:
+    from . import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from . import _cython_shim as cython
 
 ACE, TEN, JACK, QUEEN, KING = 12, 8, 9, 10, 11
 ACE_VALUES = (1, 11)
@@ -521,6 +529,30 @@ def _lanes(limit: int) -> tuple[int, tuple[int, ...], tuple[int, ...] | None, tu
     return found
 
 
+@cython.locals(hand=cython.ulonglong, capturing=cython.ulonglong, jacks=cython.ulonglong, table=cython.ulonglong,
+               takes_all=cython.ulonglong, begin=cython.ulonglong, c=cython.int, compulsory=cython.bint)
+def _between_turns(order: tuple[int, ...], hand: int, capturing: int, compulsory: bool, jack_takes_all: bool,
+                   table: int) -> list[int]:
+    """The actions between turns of a seat holding ``hand`` (its cards ``order``, in string order), in string order:
+    each card's trail, start of a capture (the cards of ``capturing``) or (Tablanette's special jack) taking the whole
+    ``table``. Compiled, the masks are C integers."""
+    begin = BEGIN
+    if compulsory:
+        jacks = hand & JACKS_MASK if jack_takes_all else 0
+        if not jacks:
+            return [begin | c if capturing >> c & 1 else c for c in order if hand >> c & 1]
+        takes_all = table << 6  # §5.6: a jack takes the whole table, or trails to an empty one
+        return [c | takes_all if jacks >> c & 1 else begin | c if capturing >> c & 1 else c
+                for c in order if hand >> c & 1]
+    actions = []  # Tablić: a card that captures may also trail (§5.4); no special jacks
+    for c in order:
+        if hand >> c & 1:
+            actions.append(c)
+            if capturing >> c & 1:
+                actions.append(begin | c)
+    return actions
+
+
 NO_OFFERS: Offers = (0, 0, 0, 1)  # an empty table: the empty set's sum 0
 # What each table offers, by its cards | the group size limit << 52.
 _TABLE_OFFERS: dict[int, Offers] = {}
@@ -814,21 +846,7 @@ class FishingState(State):
             orders = self._sort_hands()
         # The actions between turns, in string order: each card's trail, start of a capture (the cards that capture
         # something here), or (Tablanette's special jack) taking the whole table.
-        order, capturing = orders[seat][1], offers[1]
-        if rules.compulsory:
-            jacks = hand & JACKS_MASK if rules.jack_takes_all else 0
-            if not jacks:
-                return [BEGIN | c if capturing >> c & 1 else c for c in order if hand >> c & 1]
-            takes_all = self.table << 6  # §5.6: a jack takes the whole table, or trails to an empty one
-            return [c | takes_all if jacks >> c & 1 else BEGIN | c if capturing >> c & 1 else c
-                    for c in order if hand >> c & 1]
-        actions = []  # Tablić: a card that captures may also trail (§5.4); no special jacks
-        for played in order:
-            if hand >> played & 1:
-                actions.append(played)
-                if capturing >> played & 1:
-                    actions.append(BEGIN | played)
-        return actions
+        return _between_turns(orders[seat][1], hand, offers[1], rules.compulsory, rules.jack_takes_all, self.table)
 
     # What the table offers, kept with the table it was found for: a trail adds a card to it, anything else finds it
     # again (or in _TABLE_OFFERS: random play meets most small tables again within a few thousand deals).

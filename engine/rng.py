@@ -26,7 +26,15 @@ import struct
 from collections.abc import Callable, Sequence
 from functools import cache
 from operator import mod
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from . import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from . import _cython_shim as cython
 
 MASK64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
@@ -68,54 +76,113 @@ SMALL_BOUNDS = 257
 THRESHOLDS: tuple[int, ...] = (0, *(((1 << 64) - n) % n for n in range(1, SMALL_BOUNDS)))
 
 
+# The generator's constants as C integers, for the compiled build (its draws are SplitMix64's step itself in C).
+_GOLDEN = cython.declare(cython.ulonglong, 0x9E3779B97F4A7C15)
+_MUL1 = cython.declare(cython.ulonglong, 0xBF58476D1CE4E5B9)
+_MUL2 = cython.declare(cython.ulonglong, 0x94D049BB133111EB)
+_ZERO = cython.declare(cython.ulonglong, 0)
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(z=cython.ulonglong)
+@cython.returns(cython.ulonglong)
+def _mix64(z: int) -> int:
+    """:func:`mix` on a C unsigned 64-bit integer, whose arithmetic wraps modulo 2**64 (compiled only)."""
+    z = (z ^ (z >> 30)) * _MUL1
+    z = (z ^ (z >> 27)) * _MUL2
+    return z ^ (z >> 31)
+
+
+def _rebuilt(state: int, shared: bool) -> Rng:
+    """An Rng in ``state`` (how one is pickled: by its state, whichever engine pickled it and whichever loads it)."""
+    rng = Rng(state)
+    rng.shared = shared
+    return rng
+
+
+@cython.cclass
 class Rng:
     """SplitMix64 with unbiased bounded integers and Fisher-Yates shuffling.
 
-    Draws come from batches of :func:`outputs` computed ahead (4 draws, then twice as many each time, up to
-    ``MOST_AHEAD``): a bot draws at every move, and a batch costs far less per draw than one draw at a time. The
-    stream is the specified one: ``state`` is the seed advanced by the draws taken, whatever was computed ahead.
+    Compiled, its state is a C unsigned 64-bit integer and each draw is SplitMix64's step, computed in C as it is
+    taken. From source, draws come from batches of :func:`outputs` computed ahead (4 draws, then twice as many each
+    time, up to ``MOST_AHEAD``): a bot draws at every move, and a batch costs far less per draw than one draw at a
+    time in Python. Either way the stream is the specified one: ``state`` is the seed advanced by the draws taken,
+    whatever was computed ahead.
     """
 
-    __slots__ = ("_origin", "_ahead", "_taken", "_sure", "shared")
+    cython.declare(_origin=cython.ulonglong, _taken=cython.Py_ssize_t, _sure=cython.Py_ssize_t, _ahead=tuple)
+    # Held by more than one owner (a match and its clones, engine.clone.SHARED_UNTIL_WRITTEN): each copies it
+    # before it draws (State.rng).
+    shared = cython.declare(cython.bint, visibility="public")
 
     def __init__(self, seed: int) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ValueError(f"seed must be an integer, got {seed!r}")
         self.state = seed & MASK64
-        # Held by more than one owner (a match and its clones, engine.clone.SHARED_UNTIL_WRITTEN): each copies it
-        # before it draws (State.rng).
         self.shared = False
+
+    def __reduce__(self) -> tuple[Callable[[int, bool], Rng], tuple[int, bool]]:
+        return _rebuilt, (self.state, self.shared)
 
     @property
     def state(self) -> int:
         """The generator's state: the last draw taken mixed ``state`` (the seed before any)."""
-        taken = self._taken
+        taken = self._taken  # (always 0 compiled: nothing is computed ahead)
         return self._origin if not taken else (self._origin + taken * GOLDEN) & MASK64
 
     @state.setter
     def state(self, value: int) -> None:
         self._origin = value
-        self._ahead: tuple[int, ...] = ()  # outputs of the draws after _origin, the first _taken of them taken
+        self._ahead: tuple[int, ...] = ()  # outputs of the draws after _origin, the first _taken taken (from source)
         self._taken = 0
         self._sure = 0  # the draws of _ahead before this index are all at least SURE (see pick)
 
     def copy(self) -> Rng:
         """An independent generator in the same state."""
-        twin = Rng.__new__(Rng)
+        twin = cython.declare(Rng, Rng.__new__(Rng))
         twin._origin, twin._ahead, twin._taken, twin._sure = self._origin, self._ahead, self._taken, self._sure
         twin.shared = False
         return twin
 
     def next_u64(self) -> int:
+        if cython.compiled:
+            return self._draw()
         taken = self._taken
         if taken < len(self._ahead):
             self._taken = taken + 1
             return self._ahead[taken]
         return self._compute_ahead()
 
+    @cython.cfunc
+    @cython.inline
+    @cython.exceptval(check=False)
+    @cython.returns(cython.ulonglong)
+    def _draw(self) -> int:
+        """The next draw, compiled: the state advanced and mixed in C (its source twin is ``next_u64``'s own)."""
+        self._origin += _GOLDEN
+        return _mix64(self._origin)
+
+    @cython.cfunc
+    @cython.exceptval(check=False)
+    @cython.cdivision(True)
+    @cython.locals(n=cython.ulonglong, threshold=cython.ulonglong, r=cython.ulonglong)
+    @cython.returns(cython.ulonglong)
+    def _below(self, n: int) -> int:
+        """``below(n)`` compiled, for ``n`` of at least 1: its threshold ``(2**64 - n) mod n`` in C's wrapping
+        arithmetic, then draws until one is not under it."""
+        threshold = (_ZERO - n) % n
+        while True:
+            r = self._draw()
+            if r >= threshold:
+                return r % n
+
     def _compute_ahead(self) -> int:
-        """Take the next draw from a new batch computed ahead: a generator's first batch is its one draw (a new
-        match's first-dealer draw is often the only one before the shuffle), each later batch twice the last."""
+        """Take the next draw from a new batch computed ahead (from source): a generator's first batch is its one
+        draw (a new match's first-dealer draw is often the only one before the shuffle), each later batch twice the
+        last."""
         state = self.state
         self._origin, self._taken = state, 1
         if not self._ahead:
@@ -131,6 +198,8 @@ class Rng:
         """An unbiased integer in ``[0, n)``."""
         if n <= 0:
             raise ValueError(f"below() needs a positive bound, got {n}")
+        if cython.compiled and n <= MASK64:
+            return self._below(n)
         threshold = THRESHOLDS[n] if n < SMALL_BOUNDS else ((1 << 64) - n) % n
         while True:
             taken = self._taken  # next_u64, inlined: a bot's every choice draws here
@@ -145,10 +214,11 @@ class Rng:
     def choice(self, items: Any) -> Any:
         return items[self.below(len(items))]
 
-    def pick(self, items: Sequence[Any], *_ignored: object) -> Any:
+    @cython.locals(count=cython.Py_ssize_t, taken=cython.Py_ssize_t)
+    def pick(self, items: Sequence[Any], _observe: object = None) -> Any:
         """A uniformly random one of ``items``, drawing nothing when there is only one (a random policy's choice of
-        a legal action; its hot loop calls it as the chooser ``(legal_ids, observe)``, so other arguments are
-        ignored). A draw is ``below(len(items))``, inlined: fewer than SURE items never reject a draw of at least SURE.
+        a legal action; its hot loop calls it as the chooser ``(legal_ids, observe)``, so ``observe`` is ignored).
+        A draw is ``below(len(items))``, inlined: fewer than SURE items never reject a draw of at least SURE.
 
         >>> r = Rng(42); items = list(range(10)); s = r.copy()
         >>> r.pick(items), r.state == (s.choice(items), s.state)[1], Rng(1).pick([7], None)
@@ -157,16 +227,24 @@ class Rng:
         count = len(items)
         if count == 1:
             return items[0]
+        if cython.compiled and count > 1:
+            return items[self._below(count)]
         taken = self._taken
         if taken < self._sure and count < SURE:
             self._taken = taken + 1
             return items[self._ahead[taken] % count]
         return items[self.below(count)]
 
+    @cython.locals(size=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t)
     def shuffle(self, items: list[Any]) -> None:
         """Shuffle a list in place (Fisher-Yates, from the end)."""
         size = len(items)
         if size < 2:
+            return
+        if cython.compiled:
+            for i in range(size - 1, 0, -1):
+                j = self._below(i + 1)
+                items[i], items[j] = items[j], items[i]
             return
         if size < SMALL_BOUNDS:
             state = self.state

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from operator import or_
 from types import FunctionType
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
 from .clone import LIST, SHARED
@@ -73,6 +73,14 @@ from .tricks import (
     suit_of_code,
     trick_winner,
 )
+
+if TYPE_CHECKING:
+    from . import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from . import _cython_shim as cython
 
 
 @dataclass(frozen=True)
@@ -581,6 +589,10 @@ class TrickGame(State):
             acting.apply(self, action)
             seat = self.current_player
 
+    # Compiled, the loop's seats, suits, card and counts are C integers (its tables indexed without a Python int).
+    @cython.locals(seat=cython.Py_ssize_t, played=cython.Py_ssize_t, size=cython.Py_ssize_t, led=cython.Py_ssize_t,
+                   best=cython.Py_ssize_t, best_seat=cython.Py_ssize_t, over_suit=cython.Py_ssize_t,
+                   c=cython.Py_ssize_t, stop=cython.bint, keep=cython.bint)
     def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
                     observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
         """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
@@ -614,8 +626,9 @@ class TrickGame(State):
             held = [card_ids(hand) for hand in hands] if keep else []
             side_of, tricks, points, draws, last = self.side_of, self.tricks, rules.points, rules.draw_after_trick, \
                 rules.tricks
-        seat = self.current_player
-        assert seat is not None  # the caller plays only while someone is to act
+        player = self.current_player
+        assert player is not None  # the caller plays only while someone is to act
+        seat = player
         if stop:
             hand = hands[seat]
         played = len(trick)
@@ -645,7 +658,8 @@ class TrickGame(State):
                 record((seat, action))
             card = plain_card[action]
             if card is not None:
-                hands[seat] = hand ^ BIT[card]
+                c = card
+                hands[seat] = hand ^ BIT[c]
                 if keep:
                     held[seat].remove(action)
             else:  # a move of a play part's (or of the game's own _card_ids): the part that plays it plays it
@@ -660,15 +674,16 @@ class TrickGame(State):
                         held = [card_ids(hand) for hand in hands]
                     continue
                 watched = -1  # (its card is not watched, the game saw it; the loop reads the play again below)
+                c = card
             trick.append((seat, card))
             played += 1
             if played == 1:
-                led, best, best_seat = SUIT[card], card, seat
-                self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[card]
-            elif beat[best] & BIT[card]:
-                best, best_seat = card, seat
-                self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[card]
-            if watched and watched & BIT[card]:  # a watched card, or the game's own move's
+                led, best, best_seat = SUIT[c], c, seat
+                self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[c]
+            elif beat[best] & BIT[c]:
+                best, best_seat = c, seat
+                self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[c]
+            if watched and watched & BIT[c]:  # a watched card, or the game's own move's
                 if plain_card[action] is not None:
                     assert watching is not None  # (watched is set only by a watching part)
                     watching[1](self, seat, card)

@@ -255,7 +255,12 @@ class CardActions:
         return STRING_RANK[card] * self.width + suffix
 
     def word_id(self, word: str) -> int:
-        return self.first_word + self.words.index(word)
+        """The id of a word action (an auction's legal words are listed by it: a look-up, not a search of the
+        words); a ValueError for a string that is not one of them."""
+        action = self.ids_of_string.get(word, -1)
+        if action < self.first_word:
+            raise ValueError(f"{word!r} is not a word action of this game")
+        return action
 
     def string(self, action: int) -> str:
         return self.strings[action]

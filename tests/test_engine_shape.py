@@ -121,26 +121,25 @@ def single_game_definitions() -> dict[str, str]:
             return {entry}
         return {g for g in games if f"engine.games.{entry}" in imports[g]}
 
-    found: dict[Key, set[str]] = {}
-
-    def served(key: Key, seen: frozenset[Key]) -> set[str]:
-        if key in found:
-            return found[key]
+    def served(key: Key) -> set[str]:
+        """What the definitions reached from ``key`` through their users serve: each reached once (the users it
+        reaches, not every path to them, which grows exponentially with shared helpers such as the Cython names)."""
         out: set[str] = set()
-        for kind, value in users.get(key, ()):
-            if kind == "entry":
-                out |= entry_games(str(value))
-            elif kind == "outside" or (kind == "def" and value[1] == "<module>"):  # type: ignore[index]
-                out |= {"*shared*"}
-            elif value not in seen:
-                out |= served(value, seen | {key})  # type: ignore[arg-type]
-        if not seen:
-            found[key] = out
+        todo, seen = [key], {key}
+        while todo:
+            for kind, value in users.get(todo.pop(), ()):
+                if kind == "entry":
+                    out |= entry_games(str(value))
+                elif kind == "outside" or (kind == "def" and value[1] == "<module>"):  # type: ignore[index]
+                    out |= {"*shared*"}
+                elif value not in seen:
+                    seen.add(value)  # type: ignore[arg-type]
+                    todo.append(value)  # type: ignore[arg-type]
         return out
 
     single = {}
     for key in sorted(defs):
-        serves = served(key, frozenset())
+        serves = served(key)
         if len(serves) == 1 and "*shared*" not in serves:
             single[f"{key[0]}.{key[1]}"] = next(iter(serves))
     return single

@@ -6,8 +6,11 @@ engine's generator fails here, and another language can check its port against t
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
+import pickle
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -206,3 +209,39 @@ def test_a_seed_nobody_gave_is_exact_as_a_json_number() -> None:
     seeds = [engine.new_match("tablic").seed for _ in range(20)]
     assert all(0 <= seed < 2**53 for seed in seeds) and len(set(seeds)) == 20
     assert all(float(seed) == seed for seed in seeds)
+
+
+def test_a_pickled_generator_draws_on_as_its_original() -> None:
+    """Generators travel pickled with the states that hold them (clones shipped to workers): by their state, which
+    either engine loads (the compiled one keeps it in C, the source computes draws ahead in batches)."""
+    rng = Rng(99)
+    rng.below(7), rng.pick(range(13)), rng.shuffle(list(range(52)))
+    rng.shared = True
+    twin = pickle.loads(pickle.dumps(rng))
+    assert type(twin) is Rng and twin.state == rng.state and twin.shared
+    assert [twin.next_u64() for _ in range(70)] == [rng.next_u64() for _ in range(70)]
+    assert copy.deepcopy(rng).state == rng.copy().state == rng.state
+
+
+def test_the_generator_without_cython_draws_what_the_engine_s_draws(monkeypatch: pytest.MonkeyPatch) -> None:
+    """engine.rng runs compiled where it is built (its state in C, each draw computed as it is taken) and from its
+    source elsewhere, through the engine's shim of Cython's names when Cython is absent (draws computed ahead in
+    batches): the same streams of draws, bounded draws, picks and shuffles."""
+    monkeypatch.setitem(sys.modules, "cython", None)  # import cython fails
+    source = Path(engine.__file__).parent / "rng.py"
+    spec = importlib.util.spec_from_file_location("engine._rng_without_cython", source)
+    plain = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plain)
+    assert plain.cython.__name__ == "engine._cython_shim"
+    for seed in (0, 1, 2**64 - 1, 12345):
+        ours, theirs = Rng(seed), plain.Rng(seed)
+        for k in range(300):
+            bound = 1 + k % 60 if k % 7 else 2**63 + k
+            assert (ours.below(bound), ours.pick(range(1 + k % 5), None)) == \
+                (theirs.below(bound), theirs.pick(range(1 + k % 5), None))
+            if k % 50 == 0:
+                deck, same = list(range(52)), list(range(52))
+                ours.shuffle(deck), theirs.shuffle(same)
+                assert deck == same
+            assert ours.state == theirs.state
+        assert [ours.next_u64() for _ in range(100)] == [theirs.next_u64() for _ in range(100)]
