@@ -6,8 +6,10 @@ describes the unseen cards as :class:`Slot` s (another seat's hidden hand, the u
 card) holding the real cards, with the cards each slot may not hold (voids shown by failing to follow suit, cards
 known to be elsewhere), and :func:`redeal` deals them again at random.
 
-:func:`redeal` runs a Markov chain started from a valid deal made from what is known of the slots alone
-(:func:`known_start`), not from the real deal, so that samples cannot show where the unseen cards are: it swaps two
+:func:`redeal` first deals the unseen cards freely (one shuffle) up to ``FREE_TRIES`` times and keeps the first deal
+that respects every slot's forbidden cards and check: rejection sampling, exactly uniform over the valid deals, and
+cheap where most deals are valid (the usual case). When none is, it runs a Markov chain started from a valid deal
+made from what is known of the slots alone (:func:`known_start`), not from the real deal, so that samples cannot show where the unseen cards are: it swaps two
 cards of different slots (or rotates three) whenever every slot still respects its forbidden cards and its check, so
 it never rejects a whole deal and never loops unboundedly; since every move is as likely as its reverse, the deals it
 reaches are uniform over the valid ones once the chain has mixed (a few dozen sweeps of the cards do; ``SWEEPS``).
@@ -36,6 +38,9 @@ if TYPE_CHECKING:
 
 LOW20 = (1 << 20) - 1  # (an index below 2**20 modulo n < 100 is uniform to one part in 10,000)
 SWEEPS = 12  # proposals per card: the random-transposition walk on n cards mixes in about n log n / 2 moves
+# Free deals (one shuffle of the unseen cards) redeal tries before its walk: the first valid one is a sample of
+# exactly the uniform law over the valid deals, at the cost of about one walk's sweep each (the walk costs SWEEPS)
+FREE_TRIES = 8
 
 
 @dataclass
@@ -53,7 +58,8 @@ def redeal(slots: Sequence[Slot], rng: Rng, sweeps: int = SWEEPS,
     """New contents for ``slots`` (the same sizes, each list in random order), drawn from ``rng``.
 
     The result depends on what is known of the slots (their sizes, forbidden cards and checks, and the unseen cards
-    taken together), not on where the unseen cards really are: the chain starts from a deal made from that alone
+    taken together), not on where the unseen cards really are: free deals shuffle the unseen cards in sorted order,
+    and the chain (when ``FREE_TRIES`` free deals are all invalid) starts from a deal made from that alone
     (:func:`known_start`), so a search that samples the hidden cards cannot read them through the samples. A caller
     dealing the same slots many times may pass that ``start`` (a valid deal) once computed.
     """
@@ -63,6 +69,11 @@ def redeal(slots: Sequence[Slot], rng: Rng, sweeps: int = SWEEPS,
         bad = [CODES[c] for c in slot.cards if BIT[c] & slot.forbidden]
         if bad or not _passes_check(slot, slot.cards):
             raise ValueError(f"slot {k} does not hold a valid deal to start from (forbidden: {bad})")
+    pool = sorted(card for slot in slots for card in slot.cards)  # known cards, not where they are
+    for _ in range(FREE_TRIES):  # most free deals are valid (contrée: 1 in 1.1 to 3): the first one is exactly uniform
+        contents = _deal_freely(slots, rng, pool)
+        if all(_valid(slot, cards) for slot, cards in zip(slots, contents, strict=True)):
+            return contents
     if start is None:
         start = known_start(slots) or [slot.cards for slot in slots]
     contents = [list(cards) for cards in start]
@@ -172,8 +183,9 @@ def _place(pool: Sequence[int], slots: Sequence[Slot]) -> list[list[int]] | None
     return contents
 
 
-def _deal_freely(slots: Sequence[Slot], rng: Rng) -> list[list[int]]:
-    pool = sorted(card for slot in slots for card in slot.cards)  # known cards, not where they are
+def _deal_freely(slots: Sequence[Slot], rng: Rng, cards: Sequence[int] = ()) -> list[list[int]]:
+    """The slots' cards (``cards``, sorted, when the caller has them) shuffled and dealt to the slots in turn."""
+    pool = list(cards) or sorted(card for slot in slots for card in slot.cards)  # known cards, not where they are
     rng.shuffle(pool)
     contents, top = [], 0
     for slot in slots:
@@ -184,6 +196,15 @@ def _deal_freely(slots: Sequence[Slot], rng: Rng) -> list[list[int]]:
 
 def _passes_check(slot: Slot, content: list[int]) -> bool:
     return slot.check is None or slot.check(content)
+
+
+def _valid(slot: Slot, content: list[int]) -> bool:
+    """Whether ``content`` respects the slot's forbidden cards and its check."""
+    forbidden = slot.forbidden
+    for card in content:
+        if BIT[card] & forbidden:
+            return False
+    return _passes_check(slot, content)
 
 
 def _rotate(contents: list[list[int]], slots: Sequence[Slot], places: list[tuple[int, int]]) -> None:
