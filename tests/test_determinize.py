@@ -123,6 +123,29 @@ def test_redeal_respects_forbidden_cards_and_is_uniform() -> None:
     assert all(abs(n - expected) < 0.25 * expected for n in counts.values()), counts
 
 
+def test_redeal_deals_freely_first_exactly_uniform_without_a_walk() -> None:
+    # A check most deals meet (east holds at most two clubs: 19 of the 20 splits of 2C 3C 4C 2D 3D 4D): redeal keeps
+    # the first free deal that meets it, so even with no walk at all (sweeps=0) every valid split comes as often as
+    # the others, never the chain's start alone; the hands' order is shuffled too.
+    cards = [0, 1, 2, 13, 14, 15]
+    east = Slot([0, 1, 13], check=lambda hand: sum(c < 13 for c in hand) <= 2)
+    west = Slot([2, 14, 15])
+    valid = [frozenset(h) for h in itertools.combinations(cards, 3) if sum(c < 13 for c in h) <= 2]
+    counts: Counter = Counter()
+    orders: set[tuple[int, ...]] = set()
+    rng = Rng(5)
+    runs = 3800
+    for _ in range(runs):
+        dealt = redeal([east, west], rng, sweeps=0)
+        assert sorted(dealt[0] + dealt[1]) == cards
+        counts[frozenset(dealt[0])] += 1
+        orders.add(tuple(dealt[0]))
+    assert set(counts) == set(valid)
+    expected = runs / len(valid)
+    assert all(abs(n - expected) < 0.25 * expected for n in counts.values()), counts
+    assert len(orders) > len(valid)
+
+
 def test_redeal_consistent_walks_without_favouring_a_deal() -> None:
     # A fact of the whole deal (east holds more clubs than west) with no independent deal tried: the walk (from a
     # consistent deal made from the cards alone) reaches each of the 10 consistent splits equally often, the real one
