@@ -50,7 +50,8 @@ from .pipelined_redis import PipelinedRedis
 
 KEY_PREFIX = "ct:match:"
 
-POSITION_EVERY = 8  # a checkpoint of the position at least every so many moves (and at creation and at the end)
+POSITION_EVERY = 16  # a checkpoint of the position at least every so many moves (and at creation and at the end)
+# (8 cost ~28k instructions per Act more, in building and encoding positions; a load replays up to 8 moves more)
 
 DAY_S = 86_400.0
 HOUR_S = 3600.0
