@@ -60,9 +60,16 @@ def mix(z: int) -> int:
     return z ^ (z >> 31)
 
 
+@cython.locals(c=cython.ulonglong, q=cython.ulonglong)
 def derive_seed(seed: int, *path: int) -> int:
     """A seed for an independent stream, e.g. ``derive_seed(job_seed, chunk_index)`` or ``derive_seed(seed, seat)``."""
     s = seed & MASK64
+    if cython.compiled:  # the same in C integers: a server derives a bot's seed for every move
+        c = s
+        for p in path:
+            q = p & MASK64
+            c = _mix64(c ^ _mix64(q + _GOLDEN))  # C's unsigned sum wraps modulo 2**64, as mix's mask does
+        return c
     for p in path:
         s = mix(s ^ mix(p + GOLDEN))
     return s

@@ -112,6 +112,16 @@ def test_below_rejects_a_bound_that_is_not_positive(bound: int) -> None:
         Rng(1).below(bound)
 
 
+@pytest.mark.parametrize("seed", [0, 7, -1, -(1 << 70) + 3, (1 << 64) - 1, 1 << 64, (1 << 90) + 5])
+@pytest.mark.parametrize("path", [(), (0,), (-1,), ((1 << 64) - 1,), (1 << 64, 3), (-(1 << 70), 12, (1 << 63) + 1)])
+def test_derive_seed_is_mix_as_specified_for_any_int(seed: int, path: tuple[int, ...]) -> None:
+    # the compiled build derives in C integers: any int's value modulo 2**64, as the specification's form below
+    expected = seed & ((1 << 64) - 1)
+    for p in path:
+        expected = mix(expected ^ mix(p + GOLDEN))
+    assert derive_seed(seed, *path) == expected
+
+
 def test_derive_seed_gives_distinct_streams() -> None:
     seeds = {derive_seed(7, chunk) for chunk in range(1000)} | {derive_seed(7, 0, seat) for seat in range(1000)}
     assert len(seeds) == 2000

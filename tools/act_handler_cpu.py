@@ -11,7 +11,8 @@ Under callgrind, the loop's instructions over ``acts`` are the steady figure (th
 builds the requests: the same work in any two checkouts).
 
 The match ids, tokens and seeds are fixed, so two checkouts play the same moves: ``digest`` (a hash of every answer's
-bytes and every stored record) is the same for two implementations that answer and store the same.
+bytes and every stored record) is the same for two implementations that answer and store the same; ``answers_digest``
+(of the answers alone) for two that answer the same (what the clients see) and store it differently.
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ async def _run(redis_url: str, acts: int, profile: bool) -> dict[str, Any]:
     counter = iter(range(1 << 30))
     secrets.token_hex = lambda n=8: f"{next(counter):0{2 * n}x}"  # fixed match ids and tokens: a reproducible run
     secrets.token_urlsafe = lambda n=24: f"token{next(counter)}"
-    digest = hashlib.sha256()
+    digest, answers = hashlib.sha256(), hashlib.sha256()
+    answer_bytes: list[bytes] = []
     match_ids = []
     cpu = 0.0
     done = 0
@@ -86,9 +88,12 @@ async def _run(redis_url: str, acts: int, profile: bool) -> dict[str, Any]:
             if profiler is not None:
                 profiler.disable()
             done += 1
-            digest.update(answer.SerializeToString(deterministic=True))
+            answer_bytes.append(answer.SerializeToString(deterministic=True))  # hashed after the loop
             view = answer.view
     os.getppid()
+    for data in answer_bytes:
+        digest.update(data)
+        answers.update(data)
     for match_id in match_ids:
         record, log = store._keys(match_id)[:2]
         digest.update(repr(sorted((await client.hgetall(record)).items())).encode())
@@ -99,7 +104,7 @@ async def _run(redis_url: str, acts: int, profile: bool) -> dict[str, Any]:
     if profiler is not None:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
     return {"acts": done, "matches": len(match_ids), "us_per_act": round(1e6 * cpu / done, 1),
-            "digest": digest.hexdigest()[:16]}
+            "digest": digest.hexdigest()[:16], "answers_digest": answers.hexdigest()[:16]}
 
 
 def main() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from types import SimpleNamespace
 
 import grpc
@@ -17,8 +18,8 @@ from services.app.convert import option_value, options_from_request, python_valu
 from services.app.errors import InvalidArgument, PermissionDenied
 from services.app.matches import LiveMatch, Seat
 from services.app.paging import page
-from services.app.views import public_observation
-from services.match_store import parse_moves
+from services.app.views import _MARK, full_observation, full_view, public_observation, public_view, seat_view
+from services.match_store import compact_json, parse_moves
 from services.rpc import _abort_for
 from services.web.app import api
 
@@ -30,6 +31,32 @@ def test_the_public_view_holds_only_what_every_seat_sees(game_id):
     seen = [state.observation(seat) for seat in range(state.players)]
     assert "seat" not in public and "legal_actions" not in public
     assert all(obs[key] == value for obs in seen for key, value in public.items())
+
+
+def _dumped(value):
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@pytest.mark.parametrize("game_id", engine.list_games())
+def test_each_view_is_its_body_as_json_dumps_writes_it(game_id):
+    # the views encode a match's options once per options object: the text must be the whole body's, at every move
+    state = engine.new_match(game_id, seed=5)
+    for _ in range(6):
+        if state.is_terminal:
+            break
+        for seat in range(state.players):
+            assert seat_view(state, seat, 0).json == _dumped(state.observation(seat))
+            assert seat_view(state, seat, 0).json == _dumped(state.observation(seat))  # the options' text held
+        assert public_view(state, 0).json == _dumped(public_observation(state))
+        assert full_view(state, 0).json == _dumped(full_observation(state))
+        state.apply_id(state.legal_action_ids()[0])
+
+
+def test_a_view_whose_values_hold_the_options_mark_is_encoded_whole():
+    state = engine.new_match("tablanette", seed=5)
+    state.options = {**state.options, "jack_mode": _MARK}  # as if an option's value were the mark itself
+    assert seat_view(state, 0, 0).json == _dumped(state.observation(0))
+    assert compact_json({"a": [1, "é", None, True, 1.5]}) == _dumped({"a": [1, "é", None, True, 1.5]})
 
 
 def test_api_keys_from_metadata():
