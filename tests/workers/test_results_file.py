@@ -169,7 +169,9 @@ def test_duckdb_polars_and_pandas_read_the_files_as_they_are(simulate, tmp_path)
 
 
 def test_a_chunk_played_in_time_slices_has_each_row_once(simulate, tmp_path, monkeypatch):
-    monkeypatch.setattr("workers.runner.SLICE_SECONDS", 0.05)  # a task hands back the rest of its chunk at once
+    # A task hands back the rest of its chunk after its first deal or few: 1 ms, as 45 greedy Tablanette deals take far
+    # longer than that (at 0.05 s a faster engine played a whole chunk in one slice, and nothing was sliced).
+    monkeypatch.setattr("workers.runner.SLICE_SECONDS", 0.001)
     slices: list[int] = []
     write = ResultsFile.write
     monkeypatch.setattr(ResultsFile, "write", lambda self, result: (slices.append(len(result.rows)),
