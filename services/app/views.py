@@ -25,15 +25,6 @@ _VIEWER_KEYS = frozenset({"seat", "legal_actions"})
 # Compact, and without escaping to ASCII (the faster C path): every view is encoded on every call.
 to_json = compact_json
 
-# A view's text is encoded with this in place of the match's options (a third of an observation's text, the same on
-# every move) and the options' text, encoded once, put there. ASCII (no engine value holds a NUL), so the text stays
-# one byte a character: a wider mark would make Python widen the text and narrow it again.
-_MARK = "\x00"
-_MARKED = compact_json(_MARK)
-_MAX_OPTIONS_TEXTS = 4096
-# id(state.options) -> (those options, held so that the id stays theirs; their text)
-_options_texts: dict[int, tuple[dict[str, Any], str]] = {}
-
 
 def public_observation(state: State, history: bool = True) -> dict[str, Any]:
     """The observation keys whose values are the same for every seat (``history=False``: without the history)."""
@@ -93,30 +84,10 @@ def _view(state: State, perspective: int, body: dict, move_number: int, seat: in
     out.game_over = state.is_terminal
     if state.winners:
         out.winners.extend(state.winners)
-    out.json = _body_json(state, body)
+    out.json = to_json(body)
     if state.current_player is not None:
         out.current_player = state.current_player
     return out
-
-
-def _body_json(state: State, body: dict) -> str:
-    """``to_json(body)``, the text of its "options" (a copy of ``state.options``) encoded once per options object."""
-    options = state.options
-    shown = body.get("options")
-    if type(shown) is not dict or type(options) is not dict or shown != options:
-        return to_json(body)
-    held = _options_texts.get(id(options))
-    if held is None or held[0] is not options:
-        if len(_options_texts) >= _MAX_OPTIONS_TEXTS:
-            _options_texts.clear()
-        held = _options_texts[id(options)] = (options, to_json(options))
-    body["options"] = _MARK
-    text = to_json(body)
-    body["options"] = shown
-    head, marked, tail = text.partition(_MARKED)
-    if not marked or _MARKED in tail:  # the mark in a value too: never in practice, but then the text as it is
-        return to_json(body)
-    return head + held[1] + tail
 
 
 def move_message(number: int, seat: int, action: str, deal_index: int) -> common_pb2.Move:
