@@ -49,11 +49,17 @@ def test_each_view_is_its_body_as_json_dumps_writes_it(game_id):
             assert seat_view(state, seat, 0).json == _dumped(state.observation(seat))  # the options' text held
         assert public_view(state, 0).json == _dumped(public_observation(state))
         assert full_view(state, 0).json == _dumped(full_observation(state))
+        assert compact_json(state.to_position()) == _dumped(state.to_position())  # what a checkpoint stores
         state.apply_id(state.legal_action_ids()[0])
 
 
-def test_the_compact_encoder_writes_what_json_dumps_does():
-    assert compact_json({"a": [1, "é", None, True, 1.5]}) == _dumped({"a": [1, "é", None, True, 1.5]})
+@pytest.mark.parametrize("value", [
+    {"a": [1, "é", None, True, 1.5], "b": {"c": -(2**63), "d": 2**64 - 1}, "e": "\"q\"\n\u2028"},
+    {1: "an int key", "x": [2**70, -(2**65)]},  # beyond orjson: the C encoder writes these
+    [(1, 2), "tuple"],
+])
+def test_the_compact_encoder_writes_what_json_dumps_does(value):
+    assert compact_json(value) == _dumped(value)
 
 
 def test_api_keys_from_metadata():
