@@ -88,6 +88,7 @@ test-fast: $(STAMP) $(STUBS)
 # (CARDTABLE_ENGINE=python), so both engines play every pinned match; `make test-compiled` runs it under the compiled
 # engine only (CARDTABLE_ENGINE=compiled: every module compiled and current, or an error).
 ENGINE_TIER := tests/games/test_trick_transcripts.py tests/replays/test_fixtures.py tests/test_play_to_end.py \
+	tests/test_reference_cycles.py \
 	tests/test_clone.py tests/test_native.py
 test-compiled: install
 	CARDTABLE_ENGINE=compiled $(BIN)/pytest $(ENGINE_TIER)

@@ -108,49 +108,52 @@ class TableGroups:
         for c in cards:
             self.by_rank.setdefault(RANK[c], []).append(BIT[c])
         self.by_sum: dict[int, list[int]] = {}
-        lows = [LOW_VALUE[c] for c in cards]
-        limit = rules.max_sum_cards or len(cards)
-        n = len(cards)
-        by_sum = self.by_sum
-
-        def extend(start: int, mask: int, size: int, low: int, aces: int) -> None:
-            if size >= 2:
-                for v in range(low, min(low + 10 * aces, MAX_VALUE) + 1, 10):
-                    by_sum.setdefault(v, []).append(mask)
-            if size == limit:
-                return
-            for i in range(start, n):
-                total = low + lows[i]
-                if total <= MAX_VALUE:
-                    extend(i + 1, mask | BIT[cards[i]], size + 1, total, aces + (RANK[cards[i]] == ACE))
-
-        extend(0, 0, 0, 0, 0)
+        _extend_sums(self.by_sum, cards, [LOW_VALUE[c] for c in cards], rules.max_sum_cards or len(cards), 0, 0, 0,
+                     0, 0)
 
     def groups(self, played: int, v: int) -> list[int]:
         return self.by_rank.get(RANK[played], []) + self.by_sum.get(v, [])
 
 
+def _extend_sums(by_sum: dict[int, list[int]], cards: list[int], lows: list[int], limit: int, start: int, mask: int,
+                 size: int, low: int, aces: int) -> None:
+    """Add to ``by_sum`` every set of 2 to ``limit`` of ``cards`` (from index ``start`` on, joined to ``mask``) under
+    each value it can add up to. A module function, not a closure: a recursive closure is a reference cycle that
+    only the garbage collector frees, on every turn."""
+    if size >= 2:
+        for v in range(low, min(low + 10 * aces, MAX_VALUE) + 1, 10):
+            by_sum.setdefault(v, []).append(mask)
+    if size == limit:
+        return
+    for i in range(start, len(cards)):
+        total = low + lows[i]
+        if total <= MAX_VALUE:
+            _extend_sums(by_sum, cards, lows, limit, i + 1, mask | BIT[cards[i]], size + 1, total,
+                         aces + (RANK[cards[i]] == ACE))
+
+
 def _maximal_unions(groups: list[int], limit: int = MAX_CAPTURE_CHOICES) -> set[int]:
     """Unions of every maximal set of pairwise-disjoint groups (tablanette.md §5.4)."""
     unions: set[int] = set()
-    budget = [MAX_CAPTURE_CHOICES * 20]
-
-    def pick(i: int, used: int) -> None:
-        budget[0] -= 1
-        if budget[0] < 0:
-            _too_many(len(groups), MAX_CAPTURE_CHOICES)
-        if i == len(groups):
-            if all(g & used for g in groups):
-                unions.add(used)
-                if len(unions) > limit:
-                    _too_many(len(groups), limit)
-            return
-        if not groups[i] & used:
-            pick(i + 1, used | groups[i])
-        pick(i + 1, used)
-
-    pick(0, 0)
+    _pick_unions(groups, limit, unions, [MAX_CAPTURE_CHOICES * 20], 0, 0)
     return unions
+
+
+def _pick_unions(groups: list[int], limit: int, unions: set[int], budget: list[int], i: int, used: int) -> None:
+    """:func:`_maximal_unions` from group ``i`` on, ``used`` the union so far (a module function: see
+    :func:`_extend_sums`)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        _too_many(len(groups), MAX_CAPTURE_CHOICES)
+    if i == len(groups):
+        if all(g & used for g in groups):
+            unions.add(used)
+            if len(unions) > limit:
+                _too_many(len(groups), limit)
+        return
+    if not groups[i] & used:
+        _pick_unions(groups, limit, unions, budget, i + 1, used | groups[i])
+    _pick_unions(groups, limit, unions, budget, i + 1, used)
 
 
 def _all_unions(groups: list[int], limit: int = MAX_CAPTURE_CHOICES) -> set[int]:
