@@ -375,7 +375,7 @@ def in_deck_order(deck: Sequence[int]) -> Callable[[Iterable[int]], list[int]]:
 
 
 # Compiled, the loops' indices are C integers (a sample relabels twice or more: its check and its deal).
-@cython.locals(new=list, k=cython.Py_ssize_t, i=cython.Py_ssize_t)
+@cython.locals(new=list, k=cython.Py_ssize_t, i=cython.Py_ssize_t, old=cython.Py_ssize_t)
 def relabeling(slots: Sequence[Slot], dealt: Sequence[Sequence[int]]) -> list[int]:
     """The card each card becomes (``new[card]``, itself when not in a slot) when ``slots`` are dealt ``dealt``."""
     new = list(range(len(BIT)))
@@ -386,7 +386,8 @@ def relabeling(slots: Sequence[Slot], dealt: Sequence[Sequence[int]]) -> list[in
         if len(olds) != len(cards):
             raise ValueError(f"slot {k} holds {len(olds)} cards, dealt {len(cards)}")
         for i in range(len(olds)):
-            new[olds[i]] = cards[i]
+            old = olds[i]
+            new[old] = cards[i]
     return new
 
 
