@@ -211,6 +211,10 @@ def _passes_check(slot: Slot, content: list[int]) -> bool:
     return slot.check is None or slot.check(content)
 
 
+# Compiled, the masks are C integers and the odds a C double (the same divisions of small integers as Python's).
+@cython.locals(unseen=cython.ulonglong, one=cython.ulonglong, forbidden=cython.ulonglong, card=cython.Py_ssize_t,
+               n=cython.Py_ssize_t, allowed=cython.Py_ssize_t, k=cython.Py_ssize_t, i=cython.Py_ssize_t,
+               odds=cython.double)
 def _free_odds(slots: Sequence[Slot], pool: Sequence[int]) -> float:
     """About what share of the free deals of ``pool`` respect the slots' forbidden cards (as if each slot's were
     dealt independently), from what is known of the slots alone.
@@ -219,18 +223,31 @@ def _free_odds(slots: Sequence[Slot], pool: Sequence[int]) -> float:
     >>> round(_free_odds([Slot([0, 1, 39], forbidden=SUIT_MASK[3]), Slot([2, 13, 40])], [0, 1, 2, 13, 39, 40]), 3)
     0.2
     """
-    if not any(slot.forbidden for slot in slots):
-        return 1.0
-    unseen = 0
+    unseen, one = 0, 1
     for card in pool:
-        unseen |= BIT[card]
+        unseen |= one << card
     n, odds = len(pool), 1.0
-    for slot in slots:
-        if slot.forbidden:
-            allowed = n - (unseen & slot.forbidden).bit_count()
-            for i in range(len(slot.cards)):
+    for k in range(len(slots)):
+        forbidden = slots[k].forbidden
+        if forbidden:
+            allowed = n - _bits(unseen & forbidden)
+            for i in range(len(slots[k].cards)):
                 odds *= max(allowed - i, 0) / (n - i)
     return odds
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(mask=cython.ulonglong, count=cython.Py_ssize_t)
+@cython.returns(cython.Py_ssize_t)
+def _bits(mask: int) -> int:
+    """How many cards a mask holds (a few: a loop per card)."""
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
 
 
 @cython.locals(k=cython.Py_ssize_t)
