@@ -35,7 +35,13 @@ from .cards import BIT, CODES, cards_in
 from .rng import Rng
 
 if TYPE_CHECKING:
+    from . import _cython_shim as cython
     from .state import State
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from . import _cython_shim as cython
 
 LOW20 = (1 << 20) - 1  # (an index below 2**20 modulo n < 100 is uniform to one part in 10,000)
 SWEEPS = 12  # proposals per card: the random-transposition walk on n cards mixes in about n log n / 2 moves
@@ -68,7 +74,7 @@ def redeal(slots: Sequence[Slot], rng: Rng, sweeps: int = SWEEPS,
     (:func:`known_start`), so a search that samples the hidden cards cannot read them through the samples. A caller
     dealing the same slots many times may pass that ``start`` (a valid deal) once computed.
     """
-    if not any(slot.forbidden or slot.check is not None for slot in slots):
+    if not _constrained(slots):
         return _deal_freely(slots, rng)  # nothing is known of the unseen cards: one shuffle is exactly uniform
     for k, slot in enumerate(slots):
         bad = [CODES[c] for c in slot.cards if BIT[c] & slot.forbidden]
@@ -79,7 +85,7 @@ def redeal(slots: Sequence[Slot], rng: Rng, sweeps: int = SWEEPS,
     # forbidden cards alone leave few valid (German Whist's voids late in the play: 1 in 400 there)
     for _ in range(FREE_TRIES if _free_odds(slots, pool) >= FREE_LEAST else 0):
         contents = _deal_freely(slots, rng, pool)
-        if all(_valid(slot, cards) for slot, cards in zip(slots, contents, strict=True)):
+        if _all_valid(slots, contents):
             return contents
     if start is None:
         start = known_start(slots) or [slot.cards for slot in slots]
@@ -205,6 +211,10 @@ def _passes_check(slot: Slot, content: list[int]) -> bool:
     return slot.check is None or slot.check(content)
 
 
+# Compiled, the masks are C integers and the odds a C double (the same divisions of small integers as Python's).
+@cython.locals(unseen=cython.ulonglong, one=cython.ulonglong, forbidden=cython.ulonglong, card=cython.Py_ssize_t,
+               n=cython.Py_ssize_t, allowed=cython.Py_ssize_t, k=cython.Py_ssize_t, i=cython.Py_ssize_t,
+               odds=cython.double)
 def _free_odds(slots: Sequence[Slot], pool: Sequence[int]) -> float:
     """About what share of the free deals of ``pool`` respect the slots' forbidden cards (as if each slot's were
     dealt independently), from what is known of the slots alone.
@@ -213,27 +223,61 @@ def _free_odds(slots: Sequence[Slot], pool: Sequence[int]) -> float:
     >>> round(_free_odds([Slot([0, 1, 39], forbidden=SUIT_MASK[3]), Slot([2, 13, 40])], [0, 1, 2, 13, 39, 40]), 3)
     0.2
     """
-    if not any(slot.forbidden for slot in slots):
-        return 1.0
-    unseen = 0
+    unseen, one = 0, 1
     for card in pool:
-        unseen |= BIT[card]
+        unseen |= one << card
     n, odds = len(pool), 1.0
-    for slot in slots:
-        if slot.forbidden:
-            allowed = n - (unseen & slot.forbidden).bit_count()
-            for i in range(len(slot.cards)):
+    for k in range(len(slots)):
+        forbidden = slots[k].forbidden
+        if forbidden:
+            allowed = n - _bits(unseen & forbidden)
+            for i in range(len(slots[k].cards)):
                 odds *= max(allowed - i, 0) / (n - i)
     return odds
 
 
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(mask=cython.ulonglong, count=cython.Py_ssize_t)
+@cython.returns(cython.Py_ssize_t)
+def _bits(mask: int) -> int:
+    """How many cards a mask holds (a few: a loop per card)."""
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
+
+
+@cython.locals(k=cython.Py_ssize_t)
+def _constrained(slots: Sequence[Slot]) -> bool:
+    """Whether some slot has forbidden cards or a check."""
+    for k in range(len(slots)):  # noqa: SIM110  (any() of a generator: a generator object a call, compiled too)
+        if slots[k].forbidden or slots[k].check is not None:
+            return True
+    return False
+
+
+@cython.locals(k=cython.Py_ssize_t)
+def _all_valid(slots: Sequence[Slot], contents: list[list[int]]) -> bool:
+    """Whether every slot's content respects its forbidden cards and its check (the slots in order)."""
+    for k in range(len(slots)):  # noqa: SIM110  (as in _constrained)
+        if not _valid(slots[k], contents[k]):
+            return False
+    return True
+
+
+# Compiled, the forbidden cards are a C mask (a card mask fits 64 bits) and each card a C integer.
+@cython.locals(forbidden=cython.ulonglong, card=cython.Py_ssize_t, i=cython.Py_ssize_t)
 def _valid(slot: Slot, content: list[int]) -> bool:
     """Whether ``content`` respects the slot's forbidden cards and its check."""
     forbidden = slot.forbidden
-    for card in content:
-        if BIT[card] & forbidden:
+    for i in range(len(content)):
+        card = content[i]
+        if forbidden >> card & 1:
             return False
-    return _passes_check(slot, content)
+    return slot.check is None or slot.check(content)
 
 
 def _rotate(contents: list[list[int]], slots: Sequence[Slot], places: list[tuple[int, int]]) -> None:
@@ -347,17 +391,36 @@ def in_deck_order(deck: Sequence[int]) -> Callable[[Iterable[int]], list[int]]:
     return lambda cards: sorted(cards, key=place.__getitem__)
 
 
+# Compiled, the loops' indices are C integers (a sample relabels twice or more: its check and its deal).
+@cython.locals(new=list, k=cython.Py_ssize_t, i=cython.Py_ssize_t, old=cython.Py_ssize_t)
 def relabeling(slots: Sequence[Slot], dealt: Sequence[Sequence[int]]) -> list[int]:
     """The card each card becomes (``new[card]``, itself when not in a slot) when ``slots`` are dealt ``dealt``."""
     new = list(range(len(BIT)))
-    for slot, cards in zip(slots, dealt, strict=True):
-        for old, card in zip(slot.cards, cards, strict=True):
-            new[old] = card
+    if len(slots) != len(dealt):
+        raise ValueError(f"{len(dealt)} contents for {len(slots)} slots")
+    for k in range(len(slots)):
+        olds, cards = slots[k].cards, dealt[k]
+        if len(olds) != len(cards):
+            raise ValueError(f"slot {k} holds {len(olds)} cards, dealt {len(cards)}")
+        for i in range(len(olds)):
+            old = olds[i]
+            new[old] = cards[i]
     return new
 
 
+@cython.locals(rest=cython.ulonglong, out=cython.ulonglong, one=cython.ulonglong, card=cython.Py_ssize_t,
+               target=cython.Py_ssize_t)
 def relabel_mask(mask: int, new: Sequence[int]) -> int:
     """A card mask with every card replaced by ``new[card]``."""
+    if cython.compiled:  # the same in C integers (a card mask fits 64 bits): no list of the cards, no Python ints
+        rest, out, one, card = mask, 0, 1, 0
+        while rest:
+            if rest & 1:
+                target = new[card]
+                out |= one << target
+            rest >>= 1
+            card += 1
+        return out
     out = 0
     for card in cards_in(mask):
         out |= BIT[new[card]]

@@ -22,13 +22,21 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..options import Option
 from ..registry import game_package, list_games
 from .policy import Observation, Observe, Policy
 from .seen import Seen, SeenInObservation
 from .view import SeatObserver
+
+if TYPE_CHECKING:
+    from .. import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from .. import _cython_shim as cython
 
 SortKey = tuple[int, ...]  # compared as tuples: the greatest is the best action (bools count as 0 and 1)
 # One key per legal action, in the order of the seat's legal actions, from what the seat has seen.
@@ -122,7 +130,20 @@ class GreedyPolicy(Policy):
     def _best_index(self, observation: Observation) -> int:
         return self._best_of(self._rank(SeenInObservation(observation)))
 
+    @cython.locals(i=cython.Py_ssize_t, index=cython.Py_ssize_t, ties=cython.Py_ssize_t)
     def _best_of(self, keys: Sequence[SortKey]) -> int:
+        if cython.compiled:  # the same in one pass over the keys (max, count and index are three, each a call)
+            best, index, ties = keys[0], 0, 1
+            for i in range(1, len(keys)):
+                key = keys[i]
+                if key > best:
+                    best, index, ties = key, i, 1
+                elif key == best:
+                    ties += 1
+            if ties == 1:
+                return index
+            tied = [i for i in range(len(keys)) if keys[i] == best]
+            return tied[self.rng.below(len(tied))]
         best = max(keys)
         if keys.count(best) == 1:  # (the common case, without a Python loop)
             return keys.index(best)

@@ -44,7 +44,7 @@ class Seen:
                  "_played_mask", "_players", "_read", "_seat", "_state", "_tricks_shown", "legal_cards", "phase",
                  "trick", "trump")
 
-    _card_of: Callable[[int], int | None]  # the state's action table's card of an id (of_state)
+    _card_of: tuple[int | None, ...]  # the state's action table's card of each id (of_state)
     _played_mask: int  # (of_state) the cards of the finished tricks, as of _played_at: the dealing, the tricks counted
     _played_at: tuple[int, int]
     _read: dict[str, Any]  # (SeenInObservation) the facts read so far
@@ -87,7 +87,7 @@ class Seen:
         seen = cls.__new__(cls)
         seen._state, seen._seat, seen._players, seen._history = state, seat, state.n_players, history
         seen._face_up_shown, seen._tricks_shown = "face_up" in state.OBSERVED, "tricks" in state.OBSERVED
-        seen._card_of = state.ACTIONS.card_of.__getitem__
+        seen._card_of = state.ACTIONS.card_of
         seen._played_mask, seen._played_at = 0, (-1, 0)
         return seen.at(())
 
@@ -98,7 +98,8 @@ class Seen:
         self._obs = self._legal = None
         self._legal_ids = legal_ids
         self.trick, self.trump, self.phase = state.trick, state.trump, state.phase
-        self.legal_cards = list(map(self._card_of, legal_ids))
+        card_of = self._card_of
+        self.legal_cards = [card_of[a] for a in legal_ids]
         return self
 
     @property
