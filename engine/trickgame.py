@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 from abc import abstractmethod
-from bisect import insort
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -592,7 +591,7 @@ class TrickGame(State):
     # Compiled, the loop's seats, suits, card and counts are C integers (its tables indexed without a Python int).
     @cython.locals(seat=cython.Py_ssize_t, played=cython.Py_ssize_t, size=cython.Py_ssize_t, led=cython.Py_ssize_t,
                    best=cython.Py_ssize_t, best_seat=cython.Py_ssize_t, over_suit=cython.Py_ssize_t,
-                   c=cython.Py_ssize_t, stop=cython.bint, keep=cython.bint)
+                   c=cython.Py_ssize_t, stop=cython.bint)
     def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
                     observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
         """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
@@ -603,8 +602,7 @@ class TrickGame(State):
         drawn) and the deal scored after its last trick. The game is called only at those events and for the cards a
         part watches (``card_played``); after each the loop plays on while the play is as it read it
         (``_play_holds``), else it returns (as it does at the deal's end) and the caller plays on from the state as
-        it is. With two seats each hand's ids are kept sorted as it changes (sorting
-        them is most of what listing costs: half the plays are leads)."""
+        it is."""
         rules = self.RULES
         trump = self.trump
         beaters, beat = rules.by_trump[trump]
@@ -615,15 +613,12 @@ class TrickGame(State):
         watched = watching[0](self) if watching is not None else 0
         after = self._next_seats() if own_next else NEXT_SEATS[self.n_players]
         stop = action >= 0
-        keep = False
         if not stop:  # what choosing takes: each turn's legal moves
-            n, actions, follow, record = self.n_players, self.ACTIONS, rules.follow, self.moves.append
-            card_ids, suit_ids, plain_id = actions.ids, actions.suit_tables, actions.plain_id
+            actions, follow, record = self.ACTIONS, rules.follow, self.moves.append
+            card_ids, suit_ids = actions.ids, actions.suit_tables
             own_ids = self._card_ids if own else None
             extras = moves if rules.extras else None
             over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
-            keep = n == 2 and own_ids is None
-            held = [card_ids(hand) for hand in hands] if keep else []
             side_of, tricks, points, draws, last = self.side_of, self.tricks, rules.points, rules.draw_after_trick, \
                 rules.tricks
         player = self.current_player
@@ -640,7 +635,7 @@ class TrickGame(State):
                 if own_ids is not None:
                     legal = own_ids()
                 elif not played:
-                    legal = held[seat][:] if keep else card_ids(hand)
+                    legal = card_ids(hand)
                 else:
                     same = hand & SUIT_MASK[led]
                     if same and led != over_suit:
@@ -648,7 +643,7 @@ class TrickGame(State):
                     else:
                         mask = legal_mask(follow, hand, led, trump, self.overtrumps,
                                           side_of[best_seat] == side_of[seat])
-                        legal = held[seat][:] if keep and mask == hand else card_ids(mask)
+                        legal = card_ids(mask)
                 if extras is not None:
                     legal = extras(self, seat, legal)
                 self._legal = legal  # known while the seat chooses (its observation lists them)
@@ -660,8 +655,6 @@ class TrickGame(State):
             if card is not None:
                 c = card
                 hands[seat] = hand ^ BIT[c]
-                if keep:
-                    held[seat].remove(action)
             else:  # a move of a play part's (or of the game's own _card_ids): the part that plays it plays it
                 card = self._playing.play[action](self, seat, action)
                 if card is None:  # no card played: the game says who moves next
@@ -670,8 +663,6 @@ class TrickGame(State):
                     next_seat = self.current_player
                     assert next_seat is not None  # (_play_holds)
                     seat, watched = next_seat, watching[0](self) if watching is not None else 0
-                    if keep:
-                        held = [card_ids(hand) for hand in hands]
                     continue
                 watched = -1  # (its card is not watched, the game saw it; the loop reads the play again below)
                 c = card
@@ -693,8 +684,6 @@ class TrickGame(State):
                     stop = True  # the loop stops after this card
                 else:  # it plays on under what the game left
                     watched = watching[0](self) if watching is not None else 0
-                    if keep:
-                        held = [card_ids(hand) for hand in hands]
             if played < size:
                 seat = self.current_player = after[seat]
                 if stop:
@@ -719,7 +708,6 @@ class TrickGame(State):
             trick, played = [], 0
             self.trick = trick
             if after_trick is not None:
-                before = hands[:] if keep else hands
                 after_trick(self, winner)
                 if self.current_player is None or self.tricks is not tricks:
                     return  # the game ended the deal
@@ -728,8 +716,6 @@ class TrickGame(State):
                     pass
                 elif self.phase != "play" or self.RULES is not rules or self.trump != trump:
                     stop = True
-                elif keep and hands != before:
-                    held = [card_ids(hand) for hand in hands]  # (a game that changes hands: its lists again)
             if draws and self.stock_top < len(self.stock):  # each seat from the winner on, while any
                 top, stock, seats = self.stock_top, self.stock, len(hands)
                 end = len(stock)
@@ -738,8 +724,6 @@ class TrickGame(State):
                         break
                     drawn, to = stock[top], (winner + k) % seats
                     hands[to] |= BIT[drawn]
-                    if keep:
-                        insort(held[to], plain_id[drawn])
                     top += 1
                 self.stock_top = top
             if len(tricks) == last:
