@@ -612,7 +612,10 @@ class TrickGame(State):
     # Compiled, the loop's seats, suits, card and counts are C integers (its tables indexed without a Python int).
     @cython.locals(seat=cython.Py_ssize_t, played=cython.Py_ssize_t, size=cython.Py_ssize_t, led=cython.Py_ssize_t,
                    best=cython.Py_ssize_t, best_seat=cython.Py_ssize_t, over_suit=cython.Py_ssize_t,
-                   c=cython.Py_ssize_t, stop=cython.bint, blind=cython.bint, quiet=cython.bint)
+                   c=cython.Py_ssize_t, stop=cython.bint, blind=cython.bint, quiet=cython.bint, unsaved=cython.bint,
+                   winner=cython.Py_ssize_t, side=cython.Py_ssize_t, total=cython.Py_ssize_t, top=cython.Py_ssize_t,
+                   end=cython.Py_ssize_t, seats=cython.Py_ssize_t, k=cython.Py_ssize_t, drawn=cython.Py_ssize_t,
+                   to=cython.Py_ssize_t)
     def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
                     observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
         """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
@@ -626,8 +629,8 @@ class TrickGame(State):
         it is. While every seat's choice is the generator's own draw (``Rng.pick``, the random policy's chooser: it
         reads neither the observation nor the state) the legal moves are not written to the state (``_legal``, which
         an observation lists); if besides no part of the game is called during a trick, the loop is quiet: the
-        trick's best card and the seat to play are written only as the trick is gathered (or before the game is
-        called), not at every card."""
+        trick's best card and the seat to play are written only before the game is called (a watched card, the
+        trick's winner or end, the deal's score) and as the loop returns, not at every card."""
         rules = self.RULES
         trump = self.trump
         beaters, beat = rules.by_trump[trump]
@@ -638,7 +641,7 @@ class TrickGame(State):
         watched = watching[0](self) if watching is not None else 0
         after = self._next_seats() if own_next else NEXT_SEATS[self.n_players]
         stop = action >= 0
-        blind = quiet = False
+        blind = quiet = unsaved = False
         if not stop:  # what choosing takes: each turn's legal moves
             actions, follow, record = self.ACTIONS, rules.follow, self.moves.append
             ranked, suit_ids = actions.string_tables, actions.suit_tables
@@ -682,7 +685,7 @@ class TrickGame(State):
                         self._legal = legal
                     if quiet:
                         self.current_player = seat
-                        if played:
+                        if unsaved:
                             self.best_card, self.best_seat, self.overtrumps = best, best_seat, beaters[best]
                     raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
                 record((seat, action))
@@ -705,15 +708,19 @@ class TrickGame(State):
             played += 1
             if played == 1:
                 led, best, best_seat = SUIT[c], c, seat
-                if not quiet:
+                if quiet:
+                    unsaved = True
+                else:
                     self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[c]
             elif beat[best] & BIT[c]:
                 best, best_seat = c, seat
-                if not quiet:
+                if quiet:
+                    unsaved = True
+                else:
                     self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[c]
             if watched and watched & BIT[c]:  # a watched card, or the game's own move's
                 if quiet:  # (the game reads the state as the trick stands)
-                    self.current_player = seat
+                    self.current_player, unsaved = seat, False
                     self.best_card, self.best_seat, self.overtrumps = best, best_seat, beaters[best]
                 if plain_card[action] is not None:
                     assert watching is not None  # (watched is set only by a watching part)
@@ -735,8 +742,9 @@ class TrickGame(State):
             # the trick is full: gathered (its card points and the tricks won, the next leader: the winner or, with
             # lead_passes, the next seat; the parts' trick_taken; the stock drawn in turn; the deal scored after its
             # last trick), and the loop plays on unless the deal is over or the game changed the phase or the rules
-            if quiet:  # (the trick as it ended, as the loop writes it at every card when not quiet)
-                self.current_player = seat
+            if quiet and (winner_rule or after_trick is not None or stop or len(tricks) + 1 == last):
+                # (the trick as it ended, as the loop writes it at every card when not quiet: the game reads it now)
+                self.current_player, unsaved = seat, False
                 self.best_card, self.best_seat, self.overtrumps = best, best_seat, beaters[best]
             if stop:  # (a single move: what the trick's end reads, read now)
                 side_of, tricks, points, draws, last = self.side_of, self.tricks, rules.points, \
