@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 from abc import abstractmethod
-from bisect import insort
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -61,6 +60,7 @@ from .state import Chooser, State, position_seat
 from .tricks import (
     FOLLOW_SUIT,
     NO_TRUMP,
+    STRING_SPREAD,
     CardActions,
     FollowRule,
     Ranking,
@@ -127,6 +127,20 @@ FULL_MASK = (1 << 52) - 1
 NEXT_SEATS = tuple(tuple((seat + 1) % n for seat in range(n)) for n in range(9))  # [n][seat]: the seat after it
 
 
+@cython.cfunc
+@cython.locals(h=cython.ulonglong, r=cython.ulonglong)
+def _ids_of(mask: int, ranked: tuple[tuple[list[int], ...], ...]) -> list[int]:
+    """``CardActions.ids(mask)`` for the trick loop (``ranked``: the actions' ``string_tables``), with no Python call
+    compiled: the plain play ids of the cards of ``mask``, in order, a new list."""
+    s, h = STRING_SPREAD, mask
+    r = s[0][h & 0x1FFF] | s[1][(h >> 13) & 0x1FFF] | s[2][(h >> 26) & 0x1FFF] | s[3][h >> 39]
+    ids = ranked[0][r & 0x1FFF] + ranked[1][(r >> 13) & 0x1FFF]
+    if r >> 26:
+        ids += ranked[2][(r >> 26) & 0x1FFF]
+        ids += ranked[3][r >> 39]
+    return ids
+
+
 def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, trump: int, over: int,
                partner_winning: bool) -> list[int]:
     """The legal card plays (ids, in string order) of ``hand`` to a trick led in suit ``led`` under the rule
@@ -142,6 +156,12 @@ def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, tr
     if same and not (led == trump and follow.must_overtrump):
         return actions.suit_tables[led][same >> (13 * led)]  # suit_ids, inlined: following suit (a shared list)
     return actions.ids(legal_mask(follow, hand, led, trump, over, partner_winning))
+
+
+def _draws_only(chooser: Chooser) -> bool:
+    """Whether a seat's chooser is a generator's own ``pick`` (the random policy's): it reads neither its observation
+    nor the state, so the trick loop may play quietly (``TrickGame._play_cards``)."""
+    return isinstance(getattr(chooser, "__self__", None), Rng) and getattr(chooser, "__name__", "") == "pick"
 
 
 # shown_cards: a class whose observations show no card beside the hand and trick, and no stock size
@@ -592,7 +612,10 @@ class TrickGame(State):
     # Compiled, the loop's seats, suits, card and counts are C integers (its tables indexed without a Python int).
     @cython.locals(seat=cython.Py_ssize_t, played=cython.Py_ssize_t, size=cython.Py_ssize_t, led=cython.Py_ssize_t,
                    best=cython.Py_ssize_t, best_seat=cython.Py_ssize_t, over_suit=cython.Py_ssize_t,
-                   c=cython.Py_ssize_t, stop=cython.bint, keep=cython.bint)
+                   c=cython.Py_ssize_t, stop=cython.bint, blind=cython.bint, quiet=cython.bint, unsaved=cython.bint,
+                   winner=cython.Py_ssize_t, side=cython.Py_ssize_t, total=cython.Py_ssize_t, top=cython.Py_ssize_t,
+                   end=cython.Py_ssize_t, seats=cython.Py_ssize_t, k=cython.Py_ssize_t, drawn=cython.Py_ssize_t,
+                   to=cython.Py_ssize_t)
     def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
                     observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
         """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
@@ -603,8 +626,11 @@ class TrickGame(State):
         drawn) and the deal scored after its last trick. The game is called only at those events and for the cards a
         part watches (``card_played``); after each the loop plays on while the play is as it read it
         (``_play_holds``), else it returns (as it does at the deal's end) and the caller plays on from the state as
-        it is. With two seats each hand's ids are kept sorted as it changes (sorting
-        them is most of what listing costs: half the plays are leads)."""
+        it is. While every seat's choice is the generator's own draw (``Rng.pick``, the random policy's chooser: it
+        reads neither the observation nor the state) the legal moves are not written to the state (``_legal``, which
+        an observation lists); if besides no part of the game is called during a trick, the loop is quiet: the
+        trick's best card and the seat to play are written only before the game is called (a watched card, the
+        trick's winner or end, the deal's score) and as the loop returns, not at every card."""
         rules = self.RULES
         trump = self.trump
         beaters, beat = rules.by_trump[trump]
@@ -615,17 +641,17 @@ class TrickGame(State):
         watched = watching[0](self) if watching is not None else 0
         after = self._next_seats() if own_next else NEXT_SEATS[self.n_players]
         stop = action >= 0
-        keep = False
+        blind = quiet = unsaved = False
         if not stop:  # what choosing takes: each turn's legal moves
-            n, actions, follow, record = self.n_players, self.ACTIONS, rules.follow, self.moves.append
-            card_ids, suit_ids, plain_id = actions.ids, actions.suit_tables, actions.plain_id
+            actions, follow, record = self.ACTIONS, rules.follow, self.moves.append
+            ranked, suit_ids = actions.string_tables, actions.suit_tables
             own_ids = self._card_ids if own else None
             extras = moves if rules.extras else None
             over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
-            keep = n == 2 and own_ids is None
-            held = [card_ids(hand) for hand in hands] if keep else []
             side_of, tricks, points, draws, last = self.side_of, self.tricks, rules.points, rules.draw_after_trick, \
                 rules.tricks
+            blind = all(map(_draws_only, choose))
+            quiet = blind and own_ids is None and extras is None
         player = self.current_player
         assert player is not None  # the caller plays only while someone is to act
         seat = player
@@ -640,28 +666,33 @@ class TrickGame(State):
                 if own_ids is not None:
                     legal = own_ids()
                 elif not played:
-                    legal = held[seat][:] if keep else card_ids(hand)
+                    legal = _ids_of(hand, ranked)
                 else:
                     same = hand & SUIT_MASK[led]
                     if same and led != over_suit:
                         legal = suit_ids[led][same >> 13 * led]
                     else:
-                        mask = legal_mask(follow, hand, led, trump, self.overtrumps,
+                        mask = legal_mask(follow, hand, led, trump, beaters[best],
                                           side_of[best_seat] == side_of[seat])
-                        legal = held[seat][:] if keep and mask == hand else card_ids(mask)
+                        legal = _ids_of(mask, ranked)
                 if extras is not None:
                     legal = extras(self, seat, legal)
-                self._legal = legal  # known while the seat chooses (its observation lists them)
+                if not blind:
+                    self._legal = legal  # known while the seat chooses (its observation lists them)
                 action = choose[seat](legal, observe[seat])
                 if action not in legal:
+                    if blind:
+                        self._legal = legal
+                    if quiet:
+                        self.current_player = seat
+                        if unsaved:
+                            self.best_card, self.best_seat, self.overtrumps = best, best_seat, beaters[best]
                     raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
                 record((seat, action))
             card = plain_card[action]
             if card is not None:
                 c = card
                 hands[seat] = hand ^ BIT[c]
-                if keep:
-                    held[seat].remove(action)
             else:  # a move of a play part's (or of the game's own _card_ids): the part that plays it plays it
                 card = self._playing.play[action](self, seat, action)
                 if card is None:  # no card played: the game says who moves next
@@ -670,8 +701,6 @@ class TrickGame(State):
                     next_seat = self.current_player
                     assert next_seat is not None  # (_play_holds)
                     seat, watched = next_seat, watching[0](self) if watching is not None else 0
-                    if keep:
-                        held = [card_ids(hand) for hand in hands]
                     continue
                 watched = -1  # (its card is not watched, the game saw it; the loop reads the play again below)
                 c = card
@@ -679,11 +708,20 @@ class TrickGame(State):
             played += 1
             if played == 1:
                 led, best, best_seat = SUIT[c], c, seat
-                self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[c]
+                if quiet:
+                    unsaved = True
+                else:
+                    self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[c]
             elif beat[best] & BIT[c]:
                 best, best_seat = c, seat
-                self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[c]
+                if quiet:
+                    unsaved = True
+                else:
+                    self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[c]
             if watched and watched & BIT[c]:  # a watched card, or the game's own move's
+                if quiet:  # (the game reads the state as the trick stands)
+                    self.current_player, unsaved = seat, False
+                    self.best_card, self.best_seat, self.overtrumps = best, best_seat, beaters[best]
                 if plain_card[action] is not None:
                     assert watching is not None  # (watched is set only by a watching part)
                     watching[1](self, seat, card)
@@ -693,9 +731,10 @@ class TrickGame(State):
                     stop = True  # the loop stops after this card
                 else:  # it plays on under what the game left
                     watched = watching[0](self) if watching is not None else 0
-                    if keep:
-                        held = [card_ids(hand) for hand in hands]
             if played < size:
+                if quiet and not stop:
+                    seat = after[seat]
+                    continue
                 seat = self.current_player = after[seat]
                 if stop:
                     return
@@ -703,6 +742,10 @@ class TrickGame(State):
             # the trick is full: gathered (its card points and the tricks won, the next leader: the winner or, with
             # lead_passes, the next seat; the parts' trick_taken; the stock drawn in turn; the deal scored after its
             # last trick), and the loop plays on unless the deal is over or the game changed the phase or the rules
+            if quiet and (winner_rule or after_trick is not None or stop or len(tricks) + 1 == last):
+                # (the trick as it ended, as the loop writes it at every card when not quiet: the game reads it now)
+                self.current_player, unsaved = seat, False
+                self.best_card, self.best_seat, self.overtrumps = best, best_seat, beaters[best]
             if stop:  # (a single move: what the trick's end reads, read now)
                 side_of, tricks, points, draws, last = self.side_of, self.tricks, rules.points, \
                     rules.draw_after_trick, rules.tricks
@@ -719,7 +762,6 @@ class TrickGame(State):
             trick, played = [], 0
             self.trick = trick
             if after_trick is not None:
-                before = hands[:] if keep else hands
                 after_trick(self, winner)
                 if self.current_player is None or self.tricks is not tricks:
                     return  # the game ended the deal
@@ -728,8 +770,6 @@ class TrickGame(State):
                     pass
                 elif self.phase != "play" or self.RULES is not rules or self.trump != trump:
                     stop = True
-                elif keep and hands != before:
-                    held = [card_ids(hand) for hand in hands]  # (a game that changes hands: its lists again)
             if draws and self.stock_top < len(self.stock):  # each seat from the winner on, while any
                 top, stock, seats = self.stock_top, self.stock, len(hands)
                 end = len(stock)
@@ -738,8 +778,6 @@ class TrickGame(State):
                         break
                     drawn, to = stock[top], (winner + k) % seats
                     hands[to] |= BIT[drawn]
-                    if keep:
-                        insort(held[to], plain_id[drawn])
                     top += 1
                 self.stock_top = top
             if len(tricks) == last:

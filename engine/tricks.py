@@ -30,10 +30,19 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain
 from operator import itemgetter
+from typing import TYPE_CHECKING
 
 from .cards import BIT, CODES, RANKS, STRING_RANK, SUIT, SUIT_MASK, SUITS, mask_of, parse_card
 from .errors import PositionError
 from .state import position_seat
+
+if TYPE_CHECKING:
+    from . import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from . import _cython_shim as cython
 
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 NO_TRUMP = 4  # the trump index of a deal without trumps: no card is a trump
@@ -250,6 +259,7 @@ class CardActions:
         self.plain_card: tuple[int | None, ...] = tuple(
             card if a % self.width == 0 else None for a, card in enumerate(self.card_of))
         self.suit_tables = _suit_tables(self.width)  # per suit, the sorted ids of each 13-bit rank mask
+        self.string_tables = _string_tables(self.width)  # per 13 string ranks, the ids of each 13-bit mask of them
 
     def card_id(self, card: int, suffix: int = 0) -> int:
         return STRING_RANK[card] * self.width + suffix
@@ -265,13 +275,16 @@ class CardActions:
     def string(self, action: int) -> str:
         return self.strings[action]
 
+    @cython.locals(m=cython.ulonglong, ranks=cython.ulonglong)
     def ids(self, mask: int) -> list[int]:
-        """The plain play ids of the cards of ``mask``, sorted (so in string order)."""
-        t = self.suit_tables
-        ids = t[0][mask & 0x1FFF] + t[1][(mask >> 13) & 0x1FFF]  # a new list, extended and sorted in place
-        ids += t[2][(mask >> 26) & 0x1FFF]
-        ids += t[3][mask >> 39]
-        ids.sort()
+        """The plain play ids of the cards of ``mask``, sorted (so in string order): the mask's cards by string rank
+        (``STRING_SPREAD``), whose four 13-rank blocks list their ids in order, no sort."""
+        s, m = STRING_SPREAD, mask  # (compiled, C integers index the tables)
+        ranks = s[0][m & 0x1FFF] | s[1][(m >> 13) & 0x1FFF] | s[2][(m >> 26) & 0x1FFF] | s[3][m >> 39]
+        t = self.string_tables
+        ids = t[0][ranks & 0x1FFF] + t[1][(ranks >> 13) & 0x1FFF]  # a new list, extended in place
+        ids += t[2][(ranks >> 26) & 0x1FFF]
+        ids += t[3][ranks >> 39]
         return ids
 
     def suit_ids(self, mask: int, suit: int) -> list[int]:
@@ -295,6 +308,34 @@ def _suit_tables(width: int) -> tuple[tuple[list[int], ...], ...]:
             tables.append(tuple(table))
         _TABLES[width] = tuple(tables)
     return _TABLES[width]
+
+
+# STRING_SPREAD[suit][ranks]: the cards of ``suit`` with those ranks (a 13-bit mask) as a mask of string ranks (bit
+# STRING_RANK[card]), which CardActions.ids reads in order.
+def _spread(suit: int) -> tuple[int, ...]:
+    spread = [0]
+    for m in range(1, 1 << 13):  # (each mask from the one without its lowest bit)
+        spread.append(spread[m & (m - 1)] | 1 << STRING_RANK[13 * suit + (m & -m).bit_length() - 1])
+    return tuple(spread)
+
+
+STRING_SPREAD: tuple[tuple[int, ...], ...] = tuple(_spread(suit) for suit in range(4))
+_STRING_TABLES: dict[int, tuple[tuple[list[int], ...], ...]] = {}
+
+
+def _string_tables(width: int) -> tuple[tuple[list[int], ...], ...]:
+    """Per block of 13 string ranks, for each 13-bit mask of them, the plain ids of those cards in order (shared by
+    games of one width)."""
+    if width not in _STRING_TABLES:
+        tables = []
+        for block in range(4):
+            table: list[list[int]] = [[]]
+            for m in range(1, 1 << 13):  # (each list from the one without its highest bit)
+                high = m.bit_length() - 1
+                table.append([*table[m ^ 1 << high], (13 * block + high) * width])
+            tables.append(tuple(table))
+        _STRING_TABLES[width] = tuple(tables)
+    return _STRING_TABLES[width]
 
 
 def suit_of_code(letter: str) -> int:

@@ -200,3 +200,26 @@ def test_the_trick_loop_calls_every_declared_part_at_a_tricks_end_in_declared_or
 
     with pytest.raises(AssertionError, match="two parts watch cards"):
         type("TwoWatchers", (PlainWhist,), {"DEAL_PHASES": (*PlainWhist.DEAL_PHASES, _Watching(), _Watching())})
+
+
+TRICK_CASES = [(game, n) for game, n in CASES if isinstance(engine.new_match(game, seed=0, players=n), TrickGame)]
+
+
+@pytest.mark.parametrize(("game", "players"), TRICK_CASES, ids=[f"{g}-{n}p" for g, n in TRICK_CASES])
+def test_the_quiet_loop_leaves_what_the_loop_writes_at_every_card(game: str, players: int) -> None:
+    """With the generators' own picks as choosers the trick loop writes the trick's records only as a trick ends:
+    the same moves, and the same records, as with choosers that may read the state (entered mid-trick too)."""
+    from engine.rng import Rng
+
+    keys = ("best_card", "best_seat", "overtrumps", "current_player", "trick", "tricks", "hands", "moves")
+    for seed in range(6):
+        state = engine.new_match(game, seed=seed, players=players, options={"max_deals": 1})
+        for _ in range(seed * 3):  # (into the deal: an auction, or a trick begun)
+            if state.current_player is not None:
+                state.apply_id(state.legal_action_ids()[0])
+        quiet, loud = state.clone(), state.clone()
+        quiet_moves = quiet.play_to_end([Rng(seed + k).pick for k in range(players)], [dict] * players)
+        picks = [Rng(seed + k).pick for k in range(players)]
+        loud_moves = loud.play_to_end([lambda ids, observe, pick=pick: pick(ids) for pick in picks], [dict] * players)
+        assert quiet_moves == loud_moves and quiet.to_position() == loud.to_position()
+        assert {k: vars(quiet).get(k) for k in keys} == {k: vars(loud).get(k) for k in keys}
