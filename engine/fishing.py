@@ -485,6 +485,8 @@ def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules, group
 
 def _offers_with(offers: Offers, added: int, limit: int) -> Offers:
     """What the table of ``offers`` offers with the cards ``added``: each card's values shift the sums by size."""
+    if limit <= _SMALL_LIMIT:
+        return _small_offers(offers[0], added, offers[3], limit)
     table, _, _, reach = offers
     table |= added
     lanes, fit, again, folds = _LANES.get(limit) or _lanes(limit)
@@ -509,6 +511,93 @@ def _offers_with(offers: Offers, added: int, limit: int) -> Offers:
     return table, ranks * RANK_MASK, sums, reach
 
 
+# ---- C integers when compiled ---------------------------------------------------------------------------------------
+
+_SMALL_LIMIT = 3  # the largest group size limit whose sums by size (limit + 1 lanes of LANE bits) fit 64 bits
+_LANE = cython.declare(cython.int, LANE)
+_SUMS = cython.declare(cython.ulonglong, SUM_BITS)
+_RANKS4 = cython.declare(cython.ulonglong, RANK_MASK)
+_JACKS = cython.declare(cython.ulonglong, JACKS_MASK)
+_ACE = cython.declare(cython.int, ACE)
+_ACE_HIGH = cython.declare(cython.int, ACE_VALUES[1])
+# LOW_VALUE by rank, 4 bits each (rank r at bits 4r), and the 13 ranks in string order ("2C" < ... < "9S" < "AC" <
+# "JC" < "KC" < "QC" < "TC"), 4 bits each: C integers where tuples would be Python objects.
+_LOW_BY_RANK = cython.declare(cython.ulonglong, sum(LOW_VALUE[r] << 4 * r for r in range(13)))
+_STRING_RANKS = cython.declare(cython.ulonglong, sum(r << 4 * i for i, r in enumerate(
+    sorted(range(13), key=STRING_RANK.__getitem__))))
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(x=cython.ulonglong, r=cython.int)
+@cython.returns(cython.int)
+def _high(x: int) -> int:
+    """The highest set bit of ``x`` (-1 for none)."""
+    if not cython.compiled:
+        return x.bit_length() - 1
+    if not x:
+        return -1
+    r = 0
+    if x >> 32:
+        x >>= 32
+        r += 32
+    if x >> 16:
+        x >>= 16
+        r += 16
+    if x >> 8:
+        x >>= 8
+        r += 8
+    if x >> 4:
+        x >>= 4
+        r += 4
+    if x >> 2:
+        x >>= 2
+        r += 2
+    if x >> 1:
+        r += 1
+    return r
+
+
+@cython.cfunc
+@cython.locals(table=cython.ulonglong, added=cython.ulonglong, reach=cython.ulonglong, limit=cython.int,
+               ones=cython.ulonglong, lanes=cython.ulonglong, grown=cython.ulonglong, low=cython.ulonglong,
+               card=cython.int, rank=cython.int, value=cython.int, ace=cython.int, count=cython.int, k=cython.int,
+               _k=cython.int, sums=cython.ulonglong, ranks=cython.ulonglong)
+def _small_offers(table: int, added: int, reach: int, limit: int) -> Offers:
+    """``_offers_with`` for a group size limit up to ``_SMALL_LIMIT`` (or none: lanes 0, 1 and 2+), whose lanes fit
+    64 bits: C integers when compiled."""
+    table |= added
+    count = limit + 1 if limit else 3
+    ones = 1
+    for _k in range(1, count):
+        ones = ones << _LANE | 1
+    lanes = ones * _SUMS
+    while added:
+        low = added & (~added + 1)
+        added ^= low
+        card = _high(low)
+        rank = card % 13
+        value = _LOW_BY_RANK >> (4 * rank) & 15
+        grown = (reach & (_SUMS >> value) * ones) << (_LANE + value)
+        if rank == _ACE:
+            ace = _ACE_HIGH
+            grown |= (reach & (_SUMS >> ace) * ones) << (_LANE + ace)
+            if not limit:
+                grown |= (reach & (_SUMS >> ace) << 2 * _LANE) << ace
+        if not limit:
+            grown |= (reach & (_SUMS >> value) << 2 * _LANE) << value
+        reach |= grown & lanes
+    sums = 0
+    for k in range(2, count):
+        sums |= reach >> (_LANE * k)
+    sums &= _SUMS
+    # the ranks that capture: those on the table, and those of the values of sums (2..10, then J Q K; an ace 1 or 11)
+    ranks = ((table | table >> 13 | table >> 26 | table >> 39) & 0x1FFF | sums >> 2 & 0x1FF | sums >> 3 & 0xE00
+             | ((sums >> 1 | sums >> 11) & 1) << _ACE)
+    return table, ranks * _RANKS4, sums, reach
+
+
 _LANES: dict[int, tuple[int, tuple[int, ...], tuple[int, ...] | None, tuple[int, ...]]] = {}
 
 
@@ -530,32 +619,53 @@ def _lanes(limit: int) -> tuple[int, tuple[int, ...], tuple[int, ...] | None, tu
 
 
 @cython.locals(hand=cython.ulonglong, capturing=cython.ulonglong, jacks=cython.ulonglong, table=cython.ulonglong,
-               takes_all=cython.ulonglong, begin=cython.ulonglong, c=cython.int, compulsory=cython.bint)
-def _between_turns(order: tuple[int, ...], hand: int, capturing: int, compulsory: bool, jack_takes_all: bool,
-                   table: int) -> list[int]:
-    """The actions between turns of a seat holding ``hand`` (its cards ``order``, in string order), in string order:
-    each card's trail, start of a capture (the cards of ``capturing``) or (Tablanette's special jack) taking the whole
-    ``table``. Compiled, the masks are C integers."""
+               takes_all=cython.ulonglong, begin=cython.ulonglong, c=cython.int, i=cython.int, r=cython.int,
+               compulsory=cython.bint, jack_takes_all=cython.bint)
+def _between_turns(hand: int, capturing: int, compulsory: bool, jack_takes_all: bool, table: int) -> list[int]:
+    """The actions between turns of a seat holding ``hand``, in string order: each card's trail, start of a capture
+    (the cards of ``capturing``) or (Tablanette's special jack) taking the whole ``table``. Compiled, the masks are C
+    integers."""
+    actions = []
     begin = BEGIN
-    if compulsory:
-        jacks = hand & JACKS_MASK if jack_takes_all else 0
-        if not jacks:
-            return [begin | c if capturing >> c & 1 else c for c in order if hand >> c & 1]
-        takes_all = table << 6  # §5.6: a jack takes the whole table, or trails to an empty one
-        return [c | takes_all if jacks >> c & 1 else begin | c if capturing >> c & 1 else c
-                for c in order if hand >> c & 1]
-    actions = []  # Tablić: a card that captures may also trail (§5.4); no special jacks
-    for c in order:
-        if hand >> c & 1:
-            actions.append(c)
-            if capturing >> c & 1:
-                actions.append(begin | c)
+    jacks = hand & _JACKS if compulsory and jack_takes_all else 0
+    takes_all = table << 6  # §5.6: a jack takes the whole table, or trails to an empty one
+    for i in range(13):
+        r = _STRING_RANKS >> (4 * i) & 15
+        if not hand >> r & _RANKS4:
+            continue
+        for c in range(r, 52, 13):  # the suits in string order (C D H S)
+            if not hand >> c & 1:
+                continue
+            if jacks >> c & 1:
+                actions.append(c | takes_all)
+            elif compulsory:
+                actions.append(begin | c if capturing >> c & 1 else c)
+            else:  # Tablić: a card that captures may also trail (§5.4); no special jacks
+                actions.append(c)
+                if capturing >> c & 1:
+                    actions.append(begin | c)
     return actions
 
 
 NO_OFFERS: Offers = (0, 0, 0, 1)  # an empty table: the empty set's sum 0
 # What each table offers, by its cards | the group size limit << 52.
 _TABLE_OFFERS: dict[int, Offers] = {}
+
+
+def _table_offers(offers: Offers, table: int, limit: int) -> Offers:
+    """What ``table`` offers, from ``offers`` found for another table: a trail adds a card to it, anything else finds
+    it again. Past ``_SMALL_LIMIT`` the sums by size are Python integers wider than 64 bits, and found tables are
+    remembered (random play meets most small tables again within a few thousand deals); below it finding them is
+    cheaper than a look-up."""
+    if offers[0] & ~table:
+        offers = NO_OFFERS
+    if limit <= _SMALL_LIMIT:
+        return _small_offers(offers[0], table & ~offers[0], offers[3], limit)
+    key = table | limit << 52
+    found = _TABLE_OFFERS.get(key)
+    if found is None:
+        found = _remember(_TABLE_OFFERS, key, _offers_with(offers, table & ~offers[0], limit))
+    return found
 
 
 def _turn_path(turn: Turn, target: int, table: int, rules: CaptureRules) -> list[int] | None:
@@ -834,39 +944,14 @@ class FishingState(State):
         assert seat is not None  # legal actions are listed only while someone is to act
         offers = self._offers
         if offers[0] != table:
-            key = table | rules.max_sum_cards << 52
-            found = _TABLE_OFFERS.get(key)
-            if found is None:  # a trail added a card to the table offers were found for, or they start again
-                if offers[0] & ~table:
-                    offers = NO_OFFERS
-                found = _remember(_TABLE_OFFERS, key, _offers_with(offers, table & ~offers[0], rules.max_sum_cards))
-            offers = self._offers = found
-        hand, orders = self.hands[seat], self._hand_orders
-        if len(orders) <= seat or hand & ~orders[seat][0]:
-            orders = self._sort_hands()
+            offers = self._offers = _table_offers(offers, table, rules.max_sum_cards)
         # The actions between turns, in string order: each card's trail, start of a capture (the cards that capture
         # something here), or (Tablanette's special jack) taking the whole table.
-        return _between_turns(orders[seat][1], hand, offers[1], rules.compulsory, rules.jack_takes_all, self.table)
+        return _between_turns(self.hands[seat], offers[1], rules.compulsory, rules.jack_takes_all, self.table)
 
-    # What the table offers, kept with the table it was found for: a trail adds a card to it, anything else finds it
-    # again (or in _TABLE_OFFERS: random play meets most small tables again within a few thousand deals).
+    # What the table offers, kept with the table it was found for (``_table_offers``).
     _offers: Offers = (-1, 0, 0, 0)
     _groups: tuple[int, int, Groups] = (-1, -1, ())
-    # Each seat's hand as it was last sorted, and its cards in string order: a hand only loses cards until the next.
-    _hand_orders: tuple[tuple[int, tuple[int, ...]], ...] = ()
-
-    def _sort_hands(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
-        key, orders = STRING_RANK.__getitem__, []
-        for hand in self.hands:
-            cards, rest = [], hand
-            while rest:
-                low = rest & -rest
-                cards.append(low.bit_length() - 1)
-                rest ^= low
-            cards.sort(key=key)
-            orders.append((hand, tuple(cards)))
-        self._hand_orders = found = tuple(orders)
-        return found
 
     def _groups_of(self, capturable: int, played: int) -> Groups:
         """The groups that ``played`` can take from the table, found when the capture begins."""
