@@ -234,12 +234,79 @@ _VALUED_BELOW: tuple[int, ...] = tuple(sum(BIT[c] for c in range(52) if LOW_VALU
 Turn = tuple[int, int, int, int]
 
 
-def _shifted(sums: int, card: int) -> int:
-    out = 0
-    for v in _VALUES_12[card]:
-        out |= sums << v
-    return out & SUM_BITS
+# ---- C integers when compiled ---------------------------------------------------------------------------------------
 
+_SMALL_LIMIT = 3  # the largest group size limit whose sums by size (limit + 1 lanes of LANE bits) fit 64 bits
+_LANE = cython.declare(cython.int, MAX_VALUE + 1)  # LANE
+_SUMS = cython.declare(cython.ulonglong, SUM_BITS)
+_RANKS4 = cython.declare(cython.ulonglong, RANK_MASK)
+_JACKS = cython.declare(cython.ulonglong, JACKS_MASK)
+_ACE = cython.declare(cython.int, ACE)
+_ACE_HIGH = cython.declare(cython.int, ACE_VALUES[1])
+# LOW_VALUE by rank, 4 bits each (rank r at bits 4r), and the 13 ranks in string order ("2C" < ... < "9S" < "AC" <
+# "JC" < "KC" < "QC" < "TC"), 4 bits each: C integers where tuples would be Python objects.
+_LOW_BY_RANK = cython.declare(cython.ulonglong, sum(LOW_VALUE[r] << 4 * r for r in range(13)))
+_STRING_RANKS = cython.declare(cython.ulonglong, sum(r << 4 * i for i, r in enumerate(
+    sorted(range(13), key=STRING_RANK.__getitem__))))
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(x=cython.ulonglong, r=cython.int)
+@cython.returns(cython.int)
+def _high(x: int) -> int:
+    """The highest set bit of ``x`` (-1 for none)."""
+    if not cython.compiled:
+        return x.bit_length() - 1
+    if not x:
+        return -1
+    r = 0
+    if x >> 32:
+        x >>= 32
+        r += 32
+    if x >> 16:
+        x >>= 16
+        r += 16
+    if x >> 8:
+        x >>= 8
+        r += 8
+    if x >> 4:
+        x >>= 4
+        r += 4
+    if x >> 2:
+        x >>= 2
+        r += 2
+    if x >> 1:
+        r += 1
+    return r
+
+_ONE = cython.declare(cython.ulonglong, 1)
+_TAKE = cython.declare(cython.ulonglong, TAKE)
+_NEXT = cython.declare(cython.ulonglong, NEXT)
+_DONE = cython.declare(cython.ulonglong, DONE)
+# The 13 ranks by their smallest capture value (LOW_VALUE: A 2 .. T J Q K), 4 bits each.
+_VALUE_RANKS = cython.declare(cython.ulonglong, sum(r << 4 * i for i, r in enumerate(
+    sorted(range(13), key=LOW_VALUE.__getitem__))))
+
+
+def _shifted(sums: int, card: int) -> int:
+    """The sums (bits) ``sums`` with ``card`` added (its values: an ace 1 or 11, a jack 12)."""
+    return _shift(sums, card)
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(sums=cython.ulonglong, card=cython.int, rank=cython.int, out=cython.ulonglong)
+@cython.returns(cython.ulonglong)
+def _shift(sums: int, card: int) -> int:
+    """``_shifted`` in C integers when compiled."""
+    rank = card % 13
+    out = sums << (_LOW_BY_RANK >> (4 * rank) & 15)
+    if rank == _ACE:
+        out |= sums << _ACE_HIGH
+    return out & _SUMS
 
 # What a table offers depends on nothing but its cards: a search meets the same tables again and again.
 _CACHE_SIZE = 100_000  # entries per cache (a few MB); a full cache starts again empty
@@ -300,31 +367,36 @@ def group_values(played: int, mask: int, rules: CaptureRules) -> int:
     return (VALUE_BITS[played] if ranked else 0) | (sums & VALUE_BITS[played])
 
 
+@cython.locals(mask=cython.ulonglong, v=cython.int, rank=cython.int, limit=cython.int, low=cython.ulonglong,
+               rest=cython.ulonglong, first=cython.int)
 def _partitions(mask: int, v: int, rank: int, limit: int) -> bool:
     """Whether the cards of ``mask`` split into disjoint groups for value ``v`` of a played card of ``rank``."""
     if not mask:
         return True
-    low = mask & -mask
-    first, rest = low.bit_length() - 1, mask ^ low
-    if RANK[first] == rank and _partitions(rest, v, rank, limit):
+    low = mask & (~mask + 1)
+    first, rest = _high(low), mask ^ low
+    if first % 13 == rank and _partitions(rest, v, rank, limit):
         return True
-    return _grow(cards_in(rest), rest, v, rank, limit, 0, 0, _shifted(1, first), 1)
+    return _grow(rest, rest, v, rank, limit, 0, _shift(1, first), 1)
 
 
-def _grow(others: list[int], rest: int, v: int, rank: int, limit: int, i: int, chosen: int, sums: int,
-          size: int) -> bool:
-    """``_partitions``' search for the group of the lowest card: grown by cards of ``others[i:]`` (so far ``size``
-    cards, ``chosen`` of ``rest`` and the sums ``sums`` they make), until it makes ``v`` and the rest of ``rest``
-    splits too. (A function of its own, not a closure that calls itself: that would be a reference cycle, left to
-    the garbage collector at every call.)"""
+@cython.locals(others=cython.ulonglong, rest=cython.ulonglong, v=cython.int, rank=cython.int, limit=cython.int,
+               chosen=cython.ulonglong, sums=cython.ulonglong, size=cython.int, low=cython.ulonglong,
+               more=cython.ulonglong)
+def _grow(others: int, rest: int, v: int, rank: int, limit: int, chosen: int, sums: int, size: int) -> bool:
+    """``_partitions``' search for the group of the lowest card: grown by the cards of ``others`` (so far ``size``
+    cards, ``chosen`` of ``rest`` and the sums ``sums`` they make), lowest first, until it makes ``v`` and the rest of
+    ``rest`` splits too. (A function of its own, not a closure that calls itself: that would be a reference cycle,
+    left to the garbage collector at every call.)"""
     if size >= 2 and sums >> v & 1 and _partitions(rest & ~chosen, v, rank, limit):
         return True
     if limit and size == limit:
         return False
-    for j in range(i, len(others)):
-        card = others[j]
-        more = _shifted(sums, card)
-        if more and _grow(others, rest, v, rank, limit, j + 1, chosen | BIT[card], more, size + 1):
+    while others:
+        low = others & (~others + 1)
+        others ^= low
+        more = _shift(sums, _high(low))
+        if more and _grow(others, rest, v, rank, limit, chosen | low, more, size + 1):
             return True
     return False
 
@@ -335,7 +407,11 @@ def turn_values(played: int, taken: int, rules: CaptureRules) -> int:
     values = VALUE_BITS[played]
     if values & (values - 1) == 0:
         return values
-    return sum(1 << v for v in ACE_VALUES if _partitions(taken, v, RANK[played], rules.max_sum_cards))
+    found = 0
+    for v in ACE_VALUES:
+        if _partitions(taken, v, RANK[played], rules.max_sum_cards):
+            found |= 1 << v
+    return found
 
 
 def start_turn(played: int) -> Turn:
@@ -384,53 +460,86 @@ def _known_groups(table: int, played: int, limit: int) -> Groups:
     return found
 
 
+@cython.locals(table=cython.ulonglong, played=cython.int, limit=cython.int, sums=cython.ulonglong,
+               values=cython.ulonglong, top=cython.int, within=cython.ulonglong, rest=cython.ulonglong,
+               low=cython.ulonglong, bit=cython.ulonglong, mask=cython.ulonglong, reached=cython.ulonglong,
+               more=cython.ulonglong, value=cython.int, ace=cython.int, size=cython.int, last=cython.int, i=cython.int,
+               r=cython.int, card=cython.int)
 def turn_groups(table: int, played: int, limit: int, sums: int = SUM_BITS) -> Groups:
     """Every group (§5.3) that ``played`` can take from the capturable ``table`` cards, with the values (bits) of
     ``played`` it is a group for: found once per capture, each step of it then only filters them. ``sums``: the
     sums of the table's sum groups if known (none of the played card's values among them: no sum group to look for).
+    Compiled, the masks are C integers.
     """
     values = VALUE_BITS[played]
-    top = values.bit_length() - 1
-    within = (2 << top) - 1  # a sum past the played card's highest value never comes back
+    top = _high(values)
+    within = (_ONE << (top + 1)) - 1  # a sum past the played card's highest value never comes back
     groups = []
-    rest = table & RANK_MASK << RANK[played]
+    rest = table & _RANKS4 << (played % 13)
     while rest:
-        low = rest & -rest
+        low = rest & (~rest + 1)
         rest ^= low
         groups.append((low, values))
     rest = table & _VALUED_BELOW[top]  # another card adds at least 1
     if not rest & (rest - 1) or not sums & values:
         return tuple(groups)
-    cards = cards_in(rest)
-    # lowest values first: a subset that a card takes past the highest value is past it with every later card
-    cards.sort(key=LOW_VALUE.__getitem__)
-    last = limit - 1 if limit else len(cards)  # the most cards a subset may hold and still grow
+    last = limit - 1 if limit else _count(rest)  # the most cards a subset may hold and still grow
     growing: list[tuple[int, int, int]] = []  # subsets that may grow: (mask, sums (bits), size)
-    for card in cards:
-        bit, value, ace = BIT[card], LOW_VALUE[card], ACE_HIGH[card]
-        kept: list[tuple[int, int, int]] = []
-        keep = kept.append
-        for subset in growing:
-            mask, reached, size = subset
-            more = (reached << value | reached << ace) & within if ace else reached << value & within
-            if not more:
+    # lowest values first (ranks A 2 .. K, each rank's cards in order): a subset that a card takes past the highest
+    # value is past it with every later card
+    for i in range(13):
+        r = _VALUE_RANKS >> (4 * i) & 15
+        if not rest >> r & _RANKS4:
+            continue
+        value = _LOW_BY_RANK >> (4 * r) & 15
+        ace = _ACE_HIGH if r == _ACE else 0
+        for card in range(r, 52, 13):
+            if not rest >> card & 1:
                 continue
-            keep(subset)
-            if more & values:
-                groups.append((mask | bit, more & values))
-            if size < last:
-                keep((mask | bit, more, size + 1))
-        if last:
-            keep((bit, (1 << value | 1 << ace) & within if ace else 1 << value, 1))
-        growing = kept
+            bit = _ONE << card
+            kept: list[tuple[int, int, int]] = []
+            for subset in growing:
+                mask, reached, size = subset
+                more = (reached << value | reached << ace) & within if ace else reached << value & within
+                if not more:
+                    continue
+                kept.append(subset)
+                if more & values:
+                    groups.append((mask | bit, more & values))
+                if size < last:
+                    kept.append((mask | bit, more, size + 1))
+            if last:
+                kept.append((bit, (_ONE << value | _ONE << ace) & within if ace else _ONE << value, 1))
+            growing = kept
     return tuple(groups)
 
 
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(x=cython.ulonglong, r=cython.int)
+@cython.returns(cython.int)
+def _count(x: int) -> int:
+    """The set bits of ``x``."""
+    if not cython.compiled:
+        return x.bit_count()
+    r = 0
+    while x:
+        x &= x - 1
+        r += 1
+    return r
+
+
+@cython.locals(played=cython.int, values=cython.ulonglong, taken=cython.ulonglong, group=cython.ulonglong,
+               table=cython.ulonglong, free=cython.ulonglong, below=cython.ulonglong, takes=cython.ulonglong,
+               left=cython.ulonglong, complete=cython.ulonglong, g=cython.ulonglong, bits=cython.ulonglong,
+               rest=cython.ulonglong, i=cython.int, r=cython.int, c=cython.int)
 def _turn_options(turn: Turn, table: int, rules: CaptureRules, groups: Groups) -> list[int]:
-    """The decisions of ``turn`` in string order: the cards to take ("+3C"), then ``done``, then ``next``."""
+    """The decisions of ``turn`` in string order: the cards to take ("+3C"), then ``done``, then ``next``. Compiled,
+    the masks are C integers."""
     played, values, taken, group = turn
     free = table & ~taken & ~group
-    below = (2 << (group.bit_length() - 1)) - 1 if group else 0
+    below = (_ONE << (_high(group) + 1)) - 1 if group else 0
     takes = left = complete = 0
     for g, bits in groups:
         if g & taken:
@@ -441,32 +550,42 @@ def _turn_options(turn: Turn, table: int, rules: CaptureRules, groups: Groups) -
             complete = bits
         if bits & values and g & below == group and g != group:
             rest = g & ~below
-            takes |= rest & -rest
+            takes |= rest & (~rest + 1)
+    options = []
     if takes & (takes - 1):
-        options = [TAKE | card for card in sorted(cards_in(takes), key=STRING_RANK.__getitem__)]
-    else:
-        options = [TAKE | takes.bit_length() - 1] if takes else []
+        for i in range(13):  # string order
+            r = _STRING_RANKS >> (4 * i) & 15
+            if takes >> r & _RANKS4:
+                for c in range(r, 52, 13):
+                    if takes >> c & 1:
+                        options.append(_TAKE | c)
+    elif takes:
+        options.append(_TAKE | _high(takes))
     if group:
         if not complete & values:
             return options
         values = turn_values(played, taken | group, rules)
     if (group or taken) and (not rules.compulsory or values & ~left):
-        options.append(DONE)
+        options.append(_DONE)
     if group and values & left:
-        options.append(NEXT)
+        options.append(_NEXT)
     return options
 
 
+@cython.locals(played=cython.int, values=cython.ulonglong, taken=cython.ulonglong, group=cython.ulonglong,
+               decision=cython.ulonglong, table=cython.ulonglong, card=cython.int, below=cython.ulonglong,
+               free=cython.ulonglong, complete=cython.ulonglong, left=cython.ulonglong, g=cython.ulonglong,
+               bits=cython.ulonglong)
 def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules, groups: Groups) -> tuple[Turn, bool]:
     played, values, taken, group = turn
-    if decision & (NEXT | DONE):
+    if decision & (_NEXT | _DONE):
         if group:
             taken |= group
             values = turn_values(played, taken, rules)
-        return (played, values, taken, 0), bool(decision & DONE)
+        return (played, values, taken, 0), bool(decision & _DONE)
     card = decision & 63
-    group |= BIT[card]
-    below = (2 << card) - 1
+    group |= _ONE << card
+    below = (_ONE << (card + 1)) - 1
     free = table & ~taken & ~group  # the table left if the group closes now
     complete = left = 0
     for g, bits in groups:
@@ -509,54 +628,6 @@ def _offers_with(offers: Offers, added: int, limit: int) -> Offers:
     ranks = ((table | table >> 13 | table >> 26 | table >> 39) & 0x1FFF | sums >> 2 & 0x1FF | sums >> 3 & 0xE00
              | ((sums >> 1 | sums >> 11) & 1) << ACE)
     return table, ranks * RANK_MASK, sums, reach
-
-
-# ---- C integers when compiled ---------------------------------------------------------------------------------------
-
-_SMALL_LIMIT = 3  # the largest group size limit whose sums by size (limit + 1 lanes of LANE bits) fit 64 bits
-_LANE = cython.declare(cython.int, LANE)
-_SUMS = cython.declare(cython.ulonglong, SUM_BITS)
-_RANKS4 = cython.declare(cython.ulonglong, RANK_MASK)
-_JACKS = cython.declare(cython.ulonglong, JACKS_MASK)
-_ACE = cython.declare(cython.int, ACE)
-_ACE_HIGH = cython.declare(cython.int, ACE_VALUES[1])
-# LOW_VALUE by rank, 4 bits each (rank r at bits 4r), and the 13 ranks in string order ("2C" < ... < "9S" < "AC" <
-# "JC" < "KC" < "QC" < "TC"), 4 bits each: C integers where tuples would be Python objects.
-_LOW_BY_RANK = cython.declare(cython.ulonglong, sum(LOW_VALUE[r] << 4 * r for r in range(13)))
-_STRING_RANKS = cython.declare(cython.ulonglong, sum(r << 4 * i for i, r in enumerate(
-    sorted(range(13), key=STRING_RANK.__getitem__))))
-
-
-@cython.cfunc
-@cython.inline
-@cython.exceptval(check=False)
-@cython.locals(x=cython.ulonglong, r=cython.int)
-@cython.returns(cython.int)
-def _high(x: int) -> int:
-    """The highest set bit of ``x`` (-1 for none)."""
-    if not cython.compiled:
-        return x.bit_length() - 1
-    if not x:
-        return -1
-    r = 0
-    if x >> 32:
-        x >>= 32
-        r += 32
-    if x >> 16:
-        x >>= 16
-        r += 16
-    if x >> 8:
-        x >>= 8
-        r += 8
-    if x >> 4:
-        x >>= 4
-        r += 4
-    if x >> 2:
-        x >>= 2
-        r += 2
-    if x >> 1:
-        r += 1
-    return r
 
 
 @cython.cfunc
