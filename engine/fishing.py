@@ -367,6 +367,7 @@ def group_values(played: int, mask: int, rules: CaptureRules) -> int:
     return (VALUE_BITS[played] if ranked else 0) | (sums & VALUE_BITS[played])
 
 
+@cython.cfunc
 @cython.locals(mask=cython.ulonglong, v=cython.int, rank=cython.int, limit=cython.int, low=cython.ulonglong,
                rest=cython.ulonglong, first=cython.int)
 def _partitions(mask: int, v: int, rank: int, limit: int) -> bool:
@@ -380,6 +381,7 @@ def _partitions(mask: int, v: int, rank: int, limit: int) -> bool:
     return _grow(rest, rest, v, rank, limit, 0, _shift(1, first), 1)
 
 
+@cython.cfunc
 @cython.locals(others=cython.ulonglong, rest=cython.ulonglong, v=cython.int, rank=cython.int, limit=cython.int,
                chosen=cython.ulonglong, sums=cython.ulonglong, size=cython.int, low=cython.ulonglong,
                more=cython.ulonglong)
@@ -530,6 +532,7 @@ def _count(x: int) -> int:
     return r
 
 
+@cython.cfunc
 @cython.locals(played=cython.int, values=cython.ulonglong, taken=cython.ulonglong, group=cython.ulonglong,
                table=cython.ulonglong, free=cython.ulonglong, below=cython.ulonglong, takes=cython.ulonglong,
                left=cython.ulonglong, complete=cython.ulonglong, g=cython.ulonglong, bits=cython.ulonglong,
@@ -572,6 +575,7 @@ def _turn_options(turn: Turn, table: int, rules: CaptureRules, groups: Groups) -
     return options
 
 
+@cython.cfunc
 @cython.locals(played=cython.int, values=cython.ulonglong, taken=cython.ulonglong, group=cython.ulonglong,
                decision=cython.ulonglong, table=cython.ulonglong, card=cython.int, below=cython.ulonglong,
                free=cython.ulonglong, complete=cython.ulonglong, left=cython.ulonglong, g=cython.ulonglong,
@@ -689,6 +693,7 @@ def _lanes(limit: int) -> tuple[int, tuple[int, ...], tuple[int, ...] | None, tu
     return found
 
 
+@cython.cfunc
 @cython.locals(hand=cython.ulonglong, capturing=cython.ulonglong, jacks=cython.ulonglong, table=cython.ulonglong,
                takes_all=cython.ulonglong, begin=cython.ulonglong, c=cython.int, i=cython.int, r=cython.int,
                compulsory=cython.bint, jack_takes_all=cython.bint)
@@ -723,6 +728,7 @@ NO_OFFERS: Offers = (0, 0, 0, 1)  # an empty table: the empty set's sum 0
 _TABLE_OFFERS: dict[int, Offers] = {}
 
 
+@cython.cfunc
 def _table_offers(offers: Offers, table: int, limit: int) -> Offers:
     """What ``table`` offers, from ``offers`` found for another table: a trail adds a card to it, anything else finds
     it again. Past ``_SMALL_LIMIT`` the sums by size are Python integers wider than 64 bits, and found tables are
@@ -1003,9 +1009,11 @@ class FishingState(State):
         """The table cards that a capture may take (§5.6 (c): not Tablanette's special jacks)."""
         return self.table & ~JACKS_MASK if self.capture_rules.jack_takes_all else self.table
 
+    @cython.locals(table=cython.ulonglong)
     def _legal_ids(self) -> list[int]:
         rules = self.capture_rules
-        table = self.table & ~JACKS_MASK if rules.jack_takes_all else self.table
+        jack_takes_all, limit, compulsory = rules  # (unpacked: fewer attribute look-ups in the hot loop)
+        table = self.table & ~_JACKS if jack_takes_all else self.table
         turn = self.turn
         if turn is not None:
             known = self._groups
@@ -1015,10 +1023,10 @@ class FishingState(State):
         assert seat is not None  # legal actions are listed only while someone is to act
         offers = self._offers
         if offers[0] != table:
-            offers = self._offers = _table_offers(offers, table, rules.max_sum_cards)
+            offers = self._offers = _table_offers(offers, table, limit)
         # The actions between turns, in string order: each card's trail, start of a capture (the cards that capture
         # something here), or (Tablanette's special jack) taking the whole table.
-        return _between_turns(self.hands[seat], offers[1], rules.compulsory, rules.jack_takes_all, self.table)
+        return _between_turns(self.hands[seat], offers[1], compulsory, jack_takes_all, self.table)
 
     # What the table offers, kept with the table it was found for (``_table_offers``).
     _offers: Offers = (-1, 0, 0, 0)
@@ -1123,45 +1131,48 @@ class FishingState(State):
             raise IllegalAction(action, self.legal_actions(), self._where(), turns=self.turn_choices())
         return path
 
+    @cython.locals(action=cython.ulonglong, seat=cython.int, played=cython.int, captured=cython.ulonglong,
+                   table=cython.ulonglong, ended=cython.bint)
     def _apply(self, action: int) -> None:
-        seat = self.current_player
-        assert seat is not None  # State.apply_id applies only a legal action
+        player = self.current_player
+        assert player is not None  # State.apply_id applies only a legal action
+        seat, hands = player, self.hands
         if action & DECISION_BITS:
             if action & BEGIN:
                 played = action & 63
-                self.hands[seat] &= ~BIT[played]
+                hands[seat] &= ~(_ONE << played)
                 self.turn = (played, VALUE_BITS[played], 0, 0)  # start_turn(played)
                 self.phase = "capture"
                 return
             turn = self.turn
             assert turn is not None  # a decision after the first is made inside a turn
             rules = self.capture_rules
-            table = self.table & ~JACKS_MASK if rules.jack_takes_all else self.table
+            table = self.table & ~_JACKS if rules.jack_takes_all else self.table
             known = self._groups
             groups = known[2] if known[0] == table and known[1] == turn[0] else self._groups_of(table, turn[0])
-            self.turn, ended = _turn_step(turn, action, table, rules, groups)
+            turn, ended = _turn_step(turn, action, table, rules, groups)
             if not ended:
+                self.turn = turn
                 return
-            played, _, captured, _ = self.turn
+            played, _, captured, _ = turn
             self.turn = None
             self.phase = "play"
         else:
             played, captured = action & 63, action >> 6
-            self.hands[seat] &= ~BIT[played]
-        self._end_turn(seat, played, captured)
-
-    def _end_turn(self, seat: int, played: int, captured: int) -> None:
+            hands[seat] &= ~(_ONE << played)
+        # the turn ends
         if captured:
-            self.table &= ~captured
-            self.captured[seat] |= captured | BIT[played]
+            table = self.table & ~captured
+            self.table = table
+            self.captured[seat] |= captured | _ONE << played
             self.last_capturer = seat
-            if not self.table:
+            if not table:
                 points = self._sweep_points(played, captured)
                 if points and self._score_sweep(seat, points):
                     return
         else:
-            self.table |= BIT[played]
-        if any(self.hands):
+            self.table |= _ONE << played
+        if any(hands):
             self.current_player = (seat + 1) % self.n_players
         elif self.stock:
             self._refill()
