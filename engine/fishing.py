@@ -458,21 +458,26 @@ def _known_groups(table: int, played: int, limit: int) -> Groups:
     key = (table, RANK[played], limit)
     found = _GROUPS.get(key)
     if found is None:
-        found = _remember(_GROUPS, key, turn_groups(table, played, limit))
+        found = _remember(_GROUPS, key, _turn_groups(table, played, limit, SUM_BITS))
     return found
 
 
-@cython.locals(table=cython.ulonglong, played=cython.int, limit=cython.int, sums=cython.ulonglong,
-               values=cython.ulonglong, top=cython.int, within=cython.ulonglong, rest=cython.ulonglong,
-               low=cython.ulonglong, bit=cython.ulonglong, mask=cython.ulonglong, reached=cython.ulonglong,
-               more=cython.ulonglong, value=cython.int, ace=cython.int, size=cython.int, last=cython.int, i=cython.int,
-               r=cython.int, card=cython.int)
 def turn_groups(table: int, played: int, limit: int, sums: int = SUM_BITS) -> Groups:
     """Every group (§5.3) that ``played`` can take from the capturable ``table`` cards, with the values (bits) of
     ``played`` it is a group for: found once per capture, each step of it then only filters them. ``sums``: the
     sums of the table's sum groups if known (none of the played card's values among them: no sum group to look for).
     Compiled, the masks are C integers.
     """
+    return _turn_groups(table, played, limit, sums)
+
+
+@cython.cfunc
+@cython.locals(table=cython.ulonglong, played=cython.int, limit=cython.int, sums=cython.ulonglong,
+               values=cython.ulonglong, top=cython.int, within=cython.ulonglong, rest=cython.ulonglong,
+               low=cython.ulonglong, bit=cython.ulonglong, mask=cython.ulonglong, reached=cython.ulonglong,
+               more=cython.ulonglong, value=cython.int, ace=cython.int, size=cython.int, last=cython.int, i=cython.int,
+               r=cython.int, card=cython.int)
+def _turn_groups(table: int, played: int, limit: int, sums: int) -> Groups:
     values = VALUE_BITS[played]
     top = _high(values)
     within = (_ONE << (top + 1)) - 1  # a sum past the played card's highest value never comes back
@@ -628,21 +633,18 @@ def _offers_with(offers: Offers, added: int, limit: int) -> Offers:
     for fold in folds:
         sums |= sums >> fold
     sums &= SUM_BITS
-    # the ranks that capture: those on the table, and those of the values of sums (2..10, then J Q K; an ace 1 or 11)
-    ranks = ((table | table >> 13 | table >> 26 | table >> 39) & 0x1FFF | sums >> 2 & 0x1FF | sums >> 3 & 0xE00
-             | ((sums >> 1 | sums >> 11) & 1) << ACE)
-    return table, ranks * RANK_MASK, sums, reach
+    return table, _capturing(table, sums), sums, reach
 
 
 @cython.cfunc
-@cython.locals(table=cython.ulonglong, added=cython.ulonglong, reach=cython.ulonglong, limit=cython.int,
-               ones=cython.ulonglong, lanes=cython.ulonglong, grown=cython.ulonglong, low=cython.ulonglong,
-               card=cython.int, rank=cython.int, value=cython.int, ace=cython.int, count=cython.int, k=cython.int,
-               _k=cython.int, sums=cython.ulonglong, ranks=cython.ulonglong)
-def _small_offers(table: int, added: int, reach: int, limit: int) -> Offers:
-    """``_offers_with`` for a group size limit up to ``_SMALL_LIMIT`` (or none: lanes 0, 1 and 2+), whose lanes fit
-    64 bits: C integers when compiled."""
-    table |= added
+@cython.exceptval(check=False)
+@cython.locals(added=cython.ulonglong, reach=cython.ulonglong, limit=cython.int, ones=cython.ulonglong,
+               lanes=cython.ulonglong, grown=cython.ulonglong, low=cython.ulonglong, rank=cython.int, value=cython.int,
+               ace=cython.int, count=cython.int, _k=cython.int)
+@cython.returns(cython.ulonglong)
+def _small_reach(added: int, reach: int, limit: int) -> int:
+    """The sums by size ``reach`` (see ``Offers``) with the cards ``added``, for a group size limit up to
+    ``_SMALL_LIMIT`` (or none: lanes 0, 1 and 2+), whose lanes fit 64 bits: C integers when compiled."""
     count = limit + 1 if limit else 3
     ones = 1
     for _k in range(1, count):
@@ -651,8 +653,7 @@ def _small_offers(table: int, added: int, reach: int, limit: int) -> Offers:
     while added:
         low = added & (~added + 1)
         added ^= low
-        card = _high(low)
-        rank = card % 13
+        rank = _high(low) % 13
         value = _LOW_BY_RANK >> (4 * rank) & 15
         grown = (reach & (_SUMS >> value) * ones) << (_LANE + value)
         if rank == _ACE:
@@ -663,14 +664,44 @@ def _small_offers(table: int, added: int, reach: int, limit: int) -> Offers:
         if not limit:
             grown |= (reach & (_SUMS >> value) << 2 * _LANE) << value
         reach |= grown & lanes
+    return reach
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(reach=cython.ulonglong, limit=cython.int, sums=cython.ulonglong, k=cython.int)
+@cython.returns(cython.ulonglong)
+def _small_sums(reach: int, limit: int) -> int:
+    """The sums (bits) of two cards or more in ``_small_reach``'s lanes."""
     sums = 0
-    for k in range(2, count):
+    for k in range(2, limit + 1 if limit else 3):
         sums |= reach >> (_LANE * k)
-    sums &= _SUMS
-    # the ranks that capture: those on the table, and those of the values of sums (2..10, then J Q K; an ace 1 or 11)
+    return sums & _SUMS
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(table=cython.ulonglong, sums=cython.ulonglong, ranks=cython.ulonglong)
+@cython.returns(cython.ulonglong)
+def _capturing(table: int, sums: int) -> int:
+    """The cards that capture on ``table`` whose sum groups make ``sums``: the ranks on the table, and those of the
+    values of sums (2..10, then J Q K; an ace 1 or 11)."""
     ranks = ((table | table >> 13 | table >> 26 | table >> 39) & 0x1FFF | sums >> 2 & 0x1FF | sums >> 3 & 0xE00
              | ((sums >> 1 | sums >> 11) & 1) << _ACE)
-    return table, ranks * _RANKS4, sums, reach
+    return ranks * _RANKS4
+
+
+@cython.cfunc
+@cython.locals(table=cython.ulonglong, added=cython.ulonglong, reach=cython.ulonglong, limit=cython.int,
+               sums=cython.ulonglong)
+def _small_offers(table: int, added: int, reach: int, limit: int) -> Offers:
+    """``_offers_with`` for a group size limit up to ``_SMALL_LIMIT`` (or none)."""
+    reach = _small_reach(added, reach, limit)
+    table |= added
+    sums = _small_sums(reach, limit)
+    return table, _capturing(table, sums), sums, reach
 
 
 _LANES: dict[int, tuple[int, tuple[int, ...], tuple[int, ...] | None, tuple[int, ...]]] = {}
@@ -731,18 +762,45 @@ _TABLE_OFFERS: dict[int, Offers] = {}
 @cython.cfunc
 def _table_offers(offers: Offers, table: int, limit: int) -> Offers:
     """What ``table`` offers, from ``offers`` found for another table: a trail adds a card to it, anything else finds
-    it again. Past ``_SMALL_LIMIT`` the sums by size are Python integers wider than 64 bits, and found tables are
-    remembered (random play meets most small tables again within a few thousand deals); below it finding them is
-    cheaper than a look-up."""
+    it again (or in _TABLE_OFFERS: random play meets most small tables again within a few thousand deals)."""
     if offers[0] & ~table:
         offers = NO_OFFERS
-    if limit <= _SMALL_LIMIT:
-        return _small_offers(offers[0], table & ~offers[0], offers[3], limit)
     key = table | limit << 52
     found = _TABLE_OFFERS.get(key)
     if found is None:
         found = _remember(_TABLE_OFFERS, key, _offers_with(offers, table & ~offers[0], limit))
     return found
+
+
+@cython.cfunc
+@cython.locals(table=cython.ulonglong, limit=cython.int)
+def _capturing_cards(state: FishingState, table: int, limit: int) -> int:
+    """The cards that capture something on the capturable ``table`` of ``state``: up to ``_SMALL_LIMIT`` found
+    again each time in C integers (cheaper than keeping them); past it the table's offers are kept on the state with
+    the table they were found for (``FishingState._offers``)."""
+    if limit <= _SMALL_LIMIT:
+        return _capturing(table, _small_sums(_small_reach(table, 1, limit), limit))
+    offers = state._offers
+    if offers[0] != table:
+        offers = state._offers = _table_offers(offers, table, limit)
+    return offers[1]
+
+
+@cython.cfunc
+@cython.locals(capturable=cython.ulonglong, played=cython.int, limit=cython.int, sums=cython.ulonglong)
+def _groups_for(state: FishingState, capturable: int, played: int) -> Groups:
+    """The groups that ``played`` can take from the capturable table of ``state``, found when the capture begins
+    and kept on the state for its steps (``FishingState._groups``)."""
+    found = state._groups
+    if found[0] != capturable or found[1] != played:
+        limit = state.capture_rules.max_sum_cards
+        if limit <= _SMALL_LIMIT:
+            sums = _small_sums(_small_reach(capturable, 1, limit), limit)
+        else:
+            offers = state._offers
+            sums = offers[2] if offers[0] == capturable else SUM_BITS
+        found = state._groups = (capturable, played, _turn_groups(capturable, played, limit, sums))
+    return found[2]
 
 
 def _turn_path(turn: Turn, target: int, table: int, rules: CaptureRules) -> list[int] | None:
@@ -1017,30 +1075,19 @@ class FishingState(State):
         turn = self.turn
         if turn is not None:
             known = self._groups
-            groups = known[2] if known[0] == table and known[1] == turn[0] else self._groups_of(table, turn[0])
+            groups = known[2] if known[0] == table and known[1] == turn[0] else _groups_for(self, table, turn[0])
             return _turn_options(turn, table, rules, groups)
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
-        offers = self._offers
-        if offers[0] != table:
-            offers = self._offers = _table_offers(offers, table, limit)
         # The actions between turns, in string order: each card's trail, start of a capture (the cards that capture
         # something here), or (Tablanette's special jack) taking the whole table.
-        return _between_turns(self.hands[seat], offers[1], compulsory, jack_takes_all, self.table)
+        return _between_turns(self.hands[seat], _capturing_cards(self, table, limit), compulsory, jack_takes_all,
+                              self.table)
 
-    # What the table offers, kept with the table it was found for (``_table_offers``).
+    # What the table offers, kept with the table it was found for (``_capturing_cards``), and the groups a card
+    # played to it can take (``_groups_for``).
     _offers: Offers = (-1, 0, 0, 0)
     _groups: tuple[int, int, Groups] = (-1, -1, ())
-
-    def _groups_of(self, capturable: int, played: int) -> Groups:
-        """The groups that ``played`` can take from the table, found when the capture begins."""
-        found = self._groups
-        if found[0] != capturable or found[1] != played:
-            offers = self._offers
-            sums = offers[2] if offers[0] == capturable else SUM_BITS
-            found = self._groups = (capturable, played,
-                                    turn_groups(capturable, played, self.capture_rules.max_sum_cards, sums))
-        return found[2]
 
     def action_string(self, action: int) -> str:
         return capture_action_string(action)
@@ -1080,8 +1127,7 @@ class FishingState(State):
         choices: list[int] = []
         if turn is None:
             table, groups = self.table, None
-            offers = self._offers  # the ranks that capture here, if the legal actions were listed on this table
-            capturing = offers[1] if offers[0] == self._capturable() else -1
+            capturing = _capturing_cards(self, self._capturable(), rules.max_sum_cards)
             jacks = JACKS_MASK if rules.jack_takes_all else 0
             for played in cards_in(self.hands[seat]):
                 if not (capturing | jacks) >> played & 1:
@@ -1149,7 +1195,7 @@ class FishingState(State):
             rules = self.capture_rules
             table = self.table & ~_JACKS if rules.jack_takes_all else self.table
             known = self._groups
-            groups = known[2] if known[0] == table and known[1] == turn[0] else self._groups_of(table, turn[0])
+            groups = known[2] if known[0] == table and known[1] == turn[0] else _groups_for(self, table, turn[0])
             turn, ended = _turn_step(turn, action, table, rules, groups)
             if not ended:
                 self.turn = turn
