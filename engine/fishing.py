@@ -1067,11 +1067,12 @@ class FishingState(State):
         """The table cards that a capture may take (§5.6 (c): not Tablanette's special jacks)."""
         return self.table & ~JACKS_MASK if self.capture_rules.jack_takes_all else self.table
 
-    @cython.locals(table=cython.ulonglong)
+    @cython.locals(whole=cython.ulonglong, table=cython.ulonglong)
     def _legal_ids(self) -> list[int]:
         rules = self.capture_rules
         jack_takes_all, limit, compulsory = rules  # (unpacked: fewer attribute look-ups in the hot loop)
-        table = self.table & ~_JACKS if jack_takes_all else self.table
+        whole = self.table
+        table = whole & ~_JACKS if jack_takes_all else whole
         turn = self.turn
         if turn is not None:
             known = self._groups
@@ -1082,7 +1083,7 @@ class FishingState(State):
         # The actions between turns, in string order: each card's trail, start of a capture (the cards that capture
         # something here), or (Tablanette's special jack) taking the whole table.
         return _between_turns(self.hands[seat], _capturing_cards(self, table, limit), compulsory, jack_takes_all,
-                              self.table)
+                              whole)
 
     # What the table offers, kept with the table it was found for (``_capturing_cards``), and the groups a card
     # played to it can take (``_groups_for``).
@@ -1178,7 +1179,7 @@ class FishingState(State):
         return path
 
     @cython.locals(action=cython.ulonglong, seat=cython.int, played=cython.int, captured=cython.ulonglong,
-                   table=cython.ulonglong, ended=cython.bint)
+                   table=cython.ulonglong, ended=cython.bint, hand=cython.ulonglong)
     def _apply(self, action: int) -> None:
         player = self.current_player
         assert player is not None  # State.apply_id applies only a legal action
@@ -1218,9 +1219,11 @@ class FishingState(State):
                     return
         else:
             self.table |= _ONE << played
-        if any(hands):
-            self.current_player = (seat + 1) % self.n_players
-        elif self.stock:
+        for hand in hands:
+            if hand:
+                self.current_player = (seat + 1) % self.n_players
+                return
+        if self.stock:
             self._refill()
             self.current_player = (self.dealer + 1) % self.n_players
         else:
