@@ -458,7 +458,7 @@ def _known_groups(table: int, played: int, limit: int) -> Groups:
     key = (table, RANK[played], limit)
     found = _GROUPS.get(key)
     if found is None:
-        found = _remember(_GROUPS, key, _turn_groups(table, played, limit, SUM_BITS))
+        found = _remember(_GROUPS, key, turn_groups(table, played, limit))
     return found
 
 
