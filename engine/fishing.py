@@ -474,14 +474,13 @@ def turn_groups(table: int, played: int, limit: int, sums: int = SUM_BITS) -> Gr
 @cython.cfunc
 @cython.locals(table=cython.ulonglong, played=cython.int, limit=cython.int, sums=cython.ulonglong,
                values=cython.ulonglong, top=cython.int, within=cython.ulonglong, rest=cython.ulonglong,
-               low=cython.ulonglong, bit=cython.ulonglong, mask=cython.ulonglong, reached=cython.ulonglong,
-               more=cython.ulonglong, value=cython.int, ace=cython.int, size=cython.int, last=cython.int, i=cython.int,
-               r=cython.int, card=cython.int)
+               low=cython.ulonglong, order=cython.ulonglong, last=cython.int, i=cython.int, r=cython.int,
+               card=cython.int)
 def _turn_groups(table: int, played: int, limit: int, sums: int) -> Groups:
     values = VALUE_BITS[played]
     top = _high(values)
     within = (_ONE << (top + 1)) - 1  # a sum past the played card's highest value never comes back
-    groups = []
+    groups: list[tuple[int, int]] = []
     rest = table & _RANKS4 << (played % 13)
     while rest:
         low = rest & (~rest + 1)
@@ -491,34 +490,45 @@ def _turn_groups(table: int, played: int, limit: int, sums: int) -> Groups:
     if not rest & (rest - 1) or not sums & values:
         return tuple(groups)
     last = limit - 1 if limit else _count(rest)  # the most cards a subset may hold and still grow
-    growing: list[tuple[int, int, int]] = []  # subsets that may grow: (mask, sums (bits), size)
-    # lowest values first (ranks A 2 .. K, each rank's cards in order): a subset that a card takes past the highest
-    # value is past it with every later card
+    if not last:
+        return tuple(groups)
+    # The cards by lowest value (ranks A 2 .. K, each rank's cards in order) as bit 4 i + suit for the i-th rank: a
+    # subset that a card takes past the highest value is past it with every later card.
+    order = 0
     for i in range(13):
         r = _VALUE_RANKS >> (4 * i) & 15
-        if not rest >> r & _RANKS4:
-            continue
-        value = _LOW_BY_RANK >> (4 * r) & 15
-        ace = _ACE_HIGH if r == _ACE else 0
         for card in range(r, 52, 13):
-            if not rest >> card & 1:
-                continue
-            bit = _ONE << card
-            kept: list[tuple[int, int, int]] = []
-            for subset in growing:
-                mask, reached, size = subset
-                more = (reached << value | reached << ace) & within if ace else reached << value & within
-                if not more:
-                    continue
-                kept.append(subset)
-                if more & values:
-                    groups.append((mask | bit, more & values))
-                if size < last:
-                    kept.append((mask | bit, more, size + 1))
-            if last:
-                kept.append((bit, (_ONE << value | _ONE << ace) & within if ace else _ONE << value, 1))
-            growing = kept
+            if rest >> card & 1:
+                order |= _ONE << (4 * i + card // 13)
+    _sum_groups(groups, order, 0, 1, 0, last, values, within)
     return tuple(groups)
+
+
+@cython.cfunc
+@cython.locals(order=cython.ulonglong, mask=cython.ulonglong, reached=cython.ulonglong, size=cython.int,
+               last=cython.int, values=cython.ulonglong, within=cython.ulonglong, low=cython.ulonglong,
+               more=cython.ulonglong, bit=cython.ulonglong, at=cython.int, rank=cython.int, value=cython.int)
+def _sum_groups(groups: list[tuple[int, int]], order: int, mask: int, reached: int, size: int, last: int, values: int,
+                within: int) -> None:
+    """``_turn_groups``' sum groups: the subset ``mask`` of ``size`` cards, whose sums are ``reached``, grown by each
+    card of ``order`` (see there) in turn, while it can still grow: a group where the sums meet ``values``."""
+    while order:
+        low = order & (~order + 1)
+        order ^= low
+        at = _high(low)
+        rank = _VALUE_RANKS >> (4 * (at >> 2)) & 15
+        bit = _ONE << (rank + 13 * (at & 3))
+        value = _LOW_BY_RANK >> (4 * rank) & 15
+        more = reached << value
+        if rank == _ACE:
+            more |= reached << _ACE_HIGH
+        more &= within
+        if not more:
+            return  # every later card is worth as much or more
+        if size and more & values:
+            groups.append((mask | bit, more & values))
+        if size < last:
+            _sum_groups(groups, order, mask | bit, more, size + 1, last, values, within)
 
 
 @cython.cfunc
