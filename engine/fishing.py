@@ -1197,7 +1197,8 @@ class FishingState(State):
         if action & DECISION_BITS:
             if action & BEGIN:
                 played = action & 63
-                hands[seat] &= ~(_ONE << played)
+                hand = hands[seat]
+                hands[seat] = hand & ~(_ONE << played)
                 self.turn = (played, VALUE_BITS[played], 0, 0)  # start_turn(played)
                 self.phase = "capture"
                 return
@@ -1216,10 +1217,12 @@ class FishingState(State):
             self.phase = "play"
         else:
             played, captured = action & 63, action >> 6
-            hands[seat] &= ~(_ONE << played)
+            hand = hands[seat]
+            hands[seat] = hand & ~(_ONE << played)
         # the turn ends
+        table = self.table
         if captured:
-            table = self.table & ~captured
+            table &= ~captured
             self.table = table
             self.captured[seat] |= captured | _ONE << played
             self.last_capturer = seat
@@ -1228,7 +1231,7 @@ class FishingState(State):
                 if points and self._score_sweep(seat, points):
                     return
         else:
-            self.table |= _ONE << played
+            self.table = table | _ONE << played
         for hand in hands:
             if hand:
                 self.current_player = (seat + 1) % self.n_players
