@@ -785,10 +785,11 @@ def _table_offers(offers: Offers, table: int, limit: int) -> Offers:
 @cython.cfunc
 @cython.locals(table=cython.ulonglong, limit=cython.int)
 def _capturing_cards(state: FishingState, table: int, limit: int) -> int:
-    """The cards that capture something on the capturable ``table`` of ``state``: up to ``_SMALL_LIMIT`` found
-    again each time in C integers (cheaper than keeping them); past it the table's offers are kept on the state with
-    the table they were found for (``FishingState._offers``)."""
-    if limit <= _SMALL_LIMIT:
+    """The cards that capture something on the capturable ``table`` of ``state``: compiled and up to
+    ``_SMALL_LIMIT``, found again each time in C integers (cheaper than keeping them); otherwise the table's offers
+    are kept on the state with the table they were found for (``FishingState._offers``: cheaper for the
+    interpreter)."""
+    if cython.compiled and limit <= _SMALL_LIMIT:
         return _capturing(table, _small_sums(_small_reach(table, 1, limit), limit))
     offers = state._offers
     if offers[0] != table:
@@ -804,7 +805,7 @@ def _groups_for(state: FishingState, capturable: int, played: int) -> Groups:
     found = state._groups
     if found[0] != capturable or found[1] != played:
         limit = state.capture_rules.max_sum_cards
-        if limit <= _SMALL_LIMIT:
+        if cython.compiled and limit <= _SMALL_LIMIT:
             sums = _small_sums(_small_reach(capturable, 1, limit), limit)
         else:
             offers = state._offers
