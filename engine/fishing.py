@@ -237,12 +237,79 @@ _VALUED_BELOW: tuple[int, ...] = tuple(sum(BIT[c] for c in range(52) if LOW_VALU
 Turn = tuple[int, int, int, int]
 
 
-def _shifted(sums: int, card: int) -> int:
-    out = 0
-    for v in _VALUES_12[card]:
-        out |= sums << v
-    return out & SUM_BITS
+# ---- C integers when compiled ---------------------------------------------------------------------------------------
 
+_SMALL_LIMIT = 3  # the largest group size limit whose sums by size (limit + 1 lanes of LANE bits) fit 64 bits
+_LANE = cython.declare(cython.int, MAX_VALUE + 1)  # LANE
+_SUMS = cython.declare(cython.ulonglong, SUM_BITS)
+_RANKS4 = cython.declare(cython.ulonglong, RANK_MASK)
+_JACKS = cython.declare(cython.ulonglong, JACKS_MASK)
+_ACE = cython.declare(cython.int, ACE)
+_ACE_HIGH = cython.declare(cython.int, ACE_VALUES[1])
+# LOW_VALUE by rank, 4 bits each (rank r at bits 4r), and the 13 ranks in string order ("2C" < ... < "9S" < "AC" <
+# "JC" < "KC" < "QC" < "TC"), 4 bits each: C integers where tuples would be Python objects.
+_LOW_BY_RANK = cython.declare(cython.ulonglong, sum(LOW_VALUE[r] << 4 * r for r in range(13)))
+_STRING_RANKS = cython.declare(cython.ulonglong, sum(r << 4 * i for i, r in enumerate(
+    sorted(range(13), key=STRING_RANK.__getitem__))))
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(x=cython.ulonglong, r=cython.int)
+@cython.returns(cython.int)
+def _high(x: int) -> int:
+    """The highest set bit of ``x`` (-1 for none)."""
+    if not cython.compiled:
+        return x.bit_length() - 1
+    if not x:
+        return -1
+    r = 0
+    if x >> 32:
+        x >>= 32
+        r += 32
+    if x >> 16:
+        x >>= 16
+        r += 16
+    if x >> 8:
+        x >>= 8
+        r += 8
+    if x >> 4:
+        x >>= 4
+        r += 4
+    if x >> 2:
+        x >>= 2
+        r += 2
+    if x >> 1:
+        r += 1
+    return r
+
+_ONE = cython.declare(cython.ulonglong, 1)
+_TAKE = cython.declare(cython.ulonglong, TAKE)
+_NEXT = cython.declare(cython.ulonglong, NEXT)
+_DONE = cython.declare(cython.ulonglong, DONE)
+# The 13 ranks by their smallest capture value (LOW_VALUE: A 2 .. T J Q K), 4 bits each.
+_VALUE_RANKS = cython.declare(cython.ulonglong, sum(r << 4 * i for i, r in enumerate(
+    sorted(range(13), key=LOW_VALUE.__getitem__))))
+
+
+def _shifted(sums: int, card: int) -> int:
+    """The sums (bits) ``sums`` with ``card`` added (its values: an ace 1 or 11, a jack 12)."""
+    return _shift(sums, card)
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(sums=cython.ulonglong, card=cython.int, rank=cython.int, out=cython.ulonglong)
+@cython.returns(cython.ulonglong)
+def _shift(sums: int, card: int) -> int:
+    """``_shifted`` in C integers when compiled."""
+    rank = card % 13
+    out = sums << (_LOW_BY_RANK >> (4 * rank) & 15)
+    if rank == _ACE:
+        out |= sums << _ACE_HIGH
+    return out & _SUMS
 
 # What a table offers depends on nothing but its cards: a search meets the same tables again and again.
 _CACHE_SIZE = 100_000  # entries per cache (a few MB); a full cache starts again empty
@@ -303,31 +370,38 @@ def group_values(played: int, mask: int, rules: CaptureRules) -> int:
     return (VALUE_BITS[played] if ranked else 0) | (sums & VALUE_BITS[played])
 
 
+@cython.cfunc
+@cython.locals(mask=cython.ulonglong, v=cython.int, rank=cython.int, limit=cython.int, low=cython.ulonglong,
+               rest=cython.ulonglong, first=cython.int)
 def _partitions(mask: int, v: int, rank: int, limit: int) -> bool:
     """Whether the cards of ``mask`` split into disjoint groups for value ``v`` of a played card of ``rank``."""
     if not mask:
         return True
-    low = mask & -mask
-    first, rest = low.bit_length() - 1, mask ^ low
-    if RANK[first] == rank and _partitions(rest, v, rank, limit):
+    low = mask & (~mask + 1)
+    first, rest = _high(low), mask ^ low
+    if first % 13 == rank and _partitions(rest, v, rank, limit):
         return True
-    return _grow(cards_in(rest), rest, v, rank, limit, 0, 0, _shifted(1, first), 1)
+    return _grow(rest, rest, v, rank, limit, 0, _shift(1, first), 1)
 
 
-def _grow(others: list[int], rest: int, v: int, rank: int, limit: int, i: int, chosen: int, sums: int,
-          size: int) -> bool:
-    """``_partitions``' search for the group of the lowest card: grown by cards of ``others[i:]`` (so far ``size``
-    cards, ``chosen`` of ``rest`` and the sums ``sums`` they make), until it makes ``v`` and the rest of ``rest``
-    splits too. (A function of its own, not a closure that calls itself: that would be a reference cycle, left to
-    the garbage collector at every call.)"""
+@cython.cfunc
+@cython.locals(others=cython.ulonglong, rest=cython.ulonglong, v=cython.int, rank=cython.int, limit=cython.int,
+               chosen=cython.ulonglong, sums=cython.ulonglong, size=cython.int, low=cython.ulonglong,
+               more=cython.ulonglong)
+def _grow(others: int, rest: int, v: int, rank: int, limit: int, chosen: int, sums: int, size: int) -> bool:
+    """``_partitions``' search for the group of the lowest card: grown by the cards of ``others`` (so far ``size``
+    cards, ``chosen`` of ``rest`` and the sums ``sums`` they make), lowest first, until it makes ``v`` and the rest of
+    ``rest`` splits too. (A function of its own, not a closure that calls itself: that would be a reference cycle,
+    left to the garbage collector at every call.)"""
     if size >= 2 and sums >> v & 1 and _partitions(rest & ~chosen, v, rank, limit):
         return True
     if limit and size == limit:
         return False
-    for j in range(i, len(others)):
-        card = others[j]
-        more = _shifted(sums, card)
-        if more and _grow(others, rest, v, rank, limit, j + 1, chosen | BIT[card], more, size + 1):
+    while others:
+        low = others & (~others + 1)
+        others ^= low
+        more = _shift(sums, _high(low))
+        if more and _grow(others, rest, v, rank, limit, chosen | low, more, size + 1):
             return True
     return False
 
@@ -338,7 +412,11 @@ def turn_values(played: int, taken: int, rules: CaptureRules) -> int:
     values = VALUE_BITS[played]
     if values & (values - 1) == 0:
         return values
-    return sum(1 << v for v in ACE_VALUES if _partitions(taken, v, RANK[played], rules.max_sum_cards))
+    found = 0
+    for v in ACE_VALUES:
+        if _partitions(taken, v, RANK[played], rules.max_sum_cards):
+            found |= 1 << v
+    return found
 
 
 def start_turn(played: int) -> Turn:
@@ -391,49 +469,98 @@ def turn_groups(table: int, played: int, limit: int, sums: int = SUM_BITS) -> Gr
     """Every group (§5.3) that ``played`` can take from the capturable ``table`` cards, with the values (bits) of
     ``played`` it is a group for: found once per capture, each step of it then only filters them. ``sums``: the
     sums of the table's sum groups if known (none of the played card's values among them: no sum group to look for).
+    Compiled, the masks are C integers.
     """
+    return _turn_groups(table, played, limit, sums)
+
+
+@cython.cfunc
+@cython.locals(table=cython.ulonglong, played=cython.int, limit=cython.int, sums=cython.ulonglong,
+               values=cython.ulonglong, top=cython.int, within=cython.ulonglong, rest=cython.ulonglong,
+               low=cython.ulonglong, order=cython.ulonglong, last=cython.int, i=cython.int, r=cython.int,
+               card=cython.int)
+def _turn_groups(table: int, played: int, limit: int, sums: int) -> Groups:
     values = VALUE_BITS[played]
-    top = values.bit_length() - 1
-    within = (2 << top) - 1  # a sum past the played card's highest value never comes back
-    groups = []
-    rest = table & RANK_MASK << RANK[played]
+    top = _high(values)
+    within = (_ONE << (top + 1)) - 1  # a sum past the played card's highest value never comes back
+    groups: list[tuple[int, int]] = []
+    rest = table & _RANKS4 << (played % 13)
     while rest:
-        low = rest & -rest
+        low = rest & (~rest + 1)
         rest ^= low
         groups.append((low, values))
     rest = table & _VALUED_BELOW[top]  # another card adds at least 1
     if not rest & (rest - 1) or not sums & values:
         return tuple(groups)
-    cards = cards_in(rest)
-    # lowest values first: a subset that a card takes past the highest value is past it with every later card
-    cards.sort(key=LOW_VALUE.__getitem__)
-    last = limit - 1 if limit else len(cards)  # the most cards a subset may hold and still grow
-    growing: list[tuple[int, int, int]] = []  # subsets that may grow: (mask, sums (bits), size)
-    for card in cards:
-        bit, value, ace = BIT[card], LOW_VALUE[card], ACE_HIGH[card]
-        kept: list[tuple[int, int, int]] = []
-        keep = kept.append
-        for subset in growing:
-            mask, reached, size = subset
-            more = (reached << value | reached << ace) & within if ace else reached << value & within
-            if not more:
-                continue
-            keep(subset)
-            if more & values:
-                groups.append((mask | bit, more & values))
-            if size < last:
-                keep((mask | bit, more, size + 1))
-        if last:
-            keep((bit, (1 << value | 1 << ace) & within if ace else 1 << value, 1))
-        growing = kept
+    last = limit - 1 if limit else _count(rest)  # the most cards a subset may hold and still grow
+    if not last:
+        return tuple(groups)
+    # The cards by lowest value (ranks A 2 .. K, each rank's cards in order) as bit 4 i + suit for the i-th rank: a
+    # subset that a card takes past the highest value is past it with every later card.
+    order = 0
+    for i in range(13):
+        r = _VALUE_RANKS >> (4 * i) & 15
+        for card in range(r, 52, 13):
+            if rest >> card & 1:
+                order |= _ONE << (4 * i + card // 13)
+    _sum_groups(groups, order, 0, 1, 0, last, values, within)
     return tuple(groups)
 
 
+@cython.cfunc
+@cython.locals(order=cython.ulonglong, mask=cython.ulonglong, reached=cython.ulonglong, size=cython.int,
+               last=cython.int, values=cython.ulonglong, within=cython.ulonglong, low=cython.ulonglong,
+               more=cython.ulonglong, bit=cython.ulonglong, at=cython.int, rank=cython.int, value=cython.int)
+def _sum_groups(groups: list[tuple[int, int]], order: int, mask: int, reached: int, size: int, last: int, values: int,
+                within: int) -> None:
+    """``_turn_groups``' sum groups: the subset ``mask`` of ``size`` cards, whose sums are ``reached``, grown by each
+    card of ``order`` (see there) in turn, while it can still grow: a group where the sums meet ``values``."""
+    while order:
+        low = order & (~order + 1)
+        order ^= low
+        at = _high(low)
+        rank = _VALUE_RANKS >> (4 * (at >> 2)) & 15
+        bit = _ONE << (rank + 13 * (at & 3))
+        value = _LOW_BY_RANK >> (4 * rank) & 15
+        more = reached << value
+        if rank == _ACE:
+            more |= reached << _ACE_HIGH
+        more &= within
+        if not more:
+            return  # every later card is worth as much or more
+        if size and more & values:
+            groups.append((mask | bit, more & values))
+        if size < last:
+            _sum_groups(groups, order, mask | bit, more, size + 1, last, values, within)
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(x=cython.ulonglong, r=cython.int)
+@cython.returns(cython.int)
+def _count(x: int) -> int:
+    """The set bits of ``x``."""
+    if not cython.compiled:
+        return x.bit_count()
+    r = 0
+    while x:
+        x &= x - 1
+        r += 1
+    return r
+
+
+@cython.cfunc
+@cython.locals(played=cython.int, values=cython.ulonglong, taken=cython.ulonglong, group=cython.ulonglong,
+               table=cython.ulonglong, free=cython.ulonglong, below=cython.ulonglong, takes=cython.ulonglong,
+               left=cython.ulonglong, complete=cython.ulonglong, g=cython.ulonglong, bits=cython.ulonglong,
+               rest=cython.ulonglong, i=cython.int, r=cython.int, c=cython.int)
 def _turn_options(turn: Turn, table: int, rules: CaptureRules, groups: Groups) -> list[int]:
-    """The decisions of ``turn`` in string order: the cards to take ("+3C"), then ``done``, then ``next``."""
+    """The decisions of ``turn`` in string order: the cards to take ("+3C"), then ``done``, then ``next``. Compiled,
+    the masks are C integers."""
     played, values, taken, group = turn
     free = table & ~taken & ~group
-    below = (2 << (group.bit_length() - 1)) - 1 if group else 0
+    below = (_ONE << (_high(group) + 1)) - 1 if group else 0
     takes = left = complete = 0
     for g, bits in groups:
         if g & taken:
@@ -444,32 +571,43 @@ def _turn_options(turn: Turn, table: int, rules: CaptureRules, groups: Groups) -
             complete = bits
         if bits & values and g & below == group and g != group:
             rest = g & ~below
-            takes |= rest & -rest
+            takes |= rest & (~rest + 1)
+    options = []
     if takes & (takes - 1):
-        options = [TAKE | card for card in sorted(cards_in(takes), key=STRING_RANK.__getitem__)]
-    else:
-        options = [TAKE | takes.bit_length() - 1] if takes else []
+        for i in range(13):  # string order
+            r = _STRING_RANKS >> (4 * i) & 15
+            if takes >> r & _RANKS4:
+                for c in range(r, 52, 13):
+                    if takes >> c & 1:
+                        options.append(_TAKE | c)
+    elif takes:
+        options.append(_TAKE | _high(takes))
     if group:
         if not complete & values:
             return options
         values = turn_values(played, taken | group, rules)
     if (group or taken) and (not rules.compulsory or values & ~left):
-        options.append(DONE)
+        options.append(_DONE)
     if group and values & left:
-        options.append(NEXT)
+        options.append(_NEXT)
     return options
 
 
+@cython.cfunc
+@cython.locals(played=cython.int, values=cython.ulonglong, taken=cython.ulonglong, group=cython.ulonglong,
+               decision=cython.ulonglong, table=cython.ulonglong, card=cython.int, below=cython.ulonglong,
+               free=cython.ulonglong, complete=cython.ulonglong, left=cython.ulonglong, g=cython.ulonglong,
+               bits=cython.ulonglong)
 def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules, groups: Groups) -> tuple[Turn, bool]:
     played, values, taken, group = turn
-    if decision & (NEXT | DONE):
+    if decision & (_NEXT | _DONE):
         if group:
             taken |= group
             values = turn_values(played, taken, rules)
-        return (played, values, taken, 0), bool(decision & DONE)
+        return (played, values, taken, 0), bool(decision & _DONE)
     card = decision & 63
-    group |= BIT[card]
-    below = (2 << card) - 1
+    group |= _ONE << card
+    below = (_ONE << (card + 1)) - 1
     free = table & ~taken & ~group  # the table left if the group closes now
     complete = left = 0
     for g, bits in groups:
@@ -488,6 +626,8 @@ def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules, group
 
 def _offers_with(offers: Offers, added: int, limit: int) -> Offers:
     """What the table of ``offers`` offers with the cards ``added``: each card's values shift the sums by size."""
+    if limit <= _SMALL_LIMIT:
+        return _small_offers(offers[0], added, offers[3], limit)
     table, _, _, reach = offers
     table |= added
     lanes, fit, again, folds = _LANES.get(limit) or _lanes(limit)
@@ -506,10 +646,75 @@ def _offers_with(offers: Offers, added: int, limit: int) -> Offers:
     for fold in folds:
         sums |= sums >> fold
     sums &= SUM_BITS
-    # the ranks that capture: those on the table, and those of the values of sums (2..10, then J Q K; an ace 1 or 11)
+    return table, _capturing(table, sums), sums, reach
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.locals(added=cython.ulonglong, reach=cython.ulonglong, limit=cython.int, ones=cython.ulonglong,
+               lanes=cython.ulonglong, grown=cython.ulonglong, low=cython.ulonglong, rank=cython.int, value=cython.int,
+               ace=cython.int, count=cython.int, _k=cython.int)
+@cython.returns(cython.ulonglong)
+def _small_reach(added: int, reach: int, limit: int) -> int:
+    """The sums by size ``reach`` (see ``Offers``) with the cards ``added``, for a group size limit up to
+    ``_SMALL_LIMIT`` (or none: lanes 0, 1 and 2+), whose lanes fit 64 bits: C integers when compiled."""
+    count = limit + 1 if limit else 3
+    ones = 1
+    for _k in range(1, count):
+        ones = ones << _LANE | 1
+    lanes = ones * _SUMS
+    while added:
+        low = added & (~added + 1)
+        added ^= low
+        rank = _high(low) % 13
+        value = _LOW_BY_RANK >> (4 * rank) & 15
+        grown = (reach & (_SUMS >> value) * ones) << (_LANE + value)
+        if rank == _ACE:
+            ace = _ACE_HIGH
+            grown |= (reach & (_SUMS >> ace) * ones) << (_LANE + ace)
+            if not limit:
+                grown |= (reach & (_SUMS >> ace) << 2 * _LANE) << ace
+        if not limit:
+            grown |= (reach & (_SUMS >> value) << 2 * _LANE) << value
+        reach |= grown & lanes
+    return reach
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(reach=cython.ulonglong, limit=cython.int, sums=cython.ulonglong, k=cython.int)
+@cython.returns(cython.ulonglong)
+def _small_sums(reach: int, limit: int) -> int:
+    """The sums (bits) of two cards or more in ``_small_reach``'s lanes."""
+    sums = 0
+    for k in range(2, limit + 1 if limit else 3):
+        sums |= reach >> (_LANE * k)
+    return sums & _SUMS
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(table=cython.ulonglong, sums=cython.ulonglong, ranks=cython.ulonglong)
+@cython.returns(cython.ulonglong)
+def _capturing(table: int, sums: int) -> int:
+    """The cards that capture on ``table`` whose sum groups make ``sums``: the ranks on the table, and those of the
+    values of sums (2..10, then J Q K; an ace 1 or 11)."""
     ranks = ((table | table >> 13 | table >> 26 | table >> 39) & 0x1FFF | sums >> 2 & 0x1FF | sums >> 3 & 0xE00
-             | ((sums >> 1 | sums >> 11) & 1) << ACE)
-    return table, ranks * RANK_MASK, sums, reach
+             | ((sums >> 1 | sums >> 11) & 1) << _ACE)
+    return ranks * _RANKS4
+
+
+@cython.cfunc
+@cython.locals(table=cython.ulonglong, added=cython.ulonglong, reach=cython.ulonglong, limit=cython.int,
+               sums=cython.ulonglong)
+def _small_offers(table: int, added: int, reach: int, limit: int) -> Offers:
+    """``_offers_with`` for a group size limit up to ``_SMALL_LIMIT`` (or none)."""
+    reach = _small_reach(added, reach, limit)
+    table |= added
+    sums = _small_sums(reach, limit)
+    return table, _capturing(table, sums), sums, reach
 
 
 _LANES: dict[int, tuple[int, tuple[int, ...], tuple[int, ...] | None, tuple[int, ...]]] = {}
@@ -532,33 +737,84 @@ def _lanes(limit: int) -> tuple[int, tuple[int, ...], tuple[int, ...] | None, tu
     return found
 
 
+@cython.cfunc
 @cython.locals(hand=cython.ulonglong, capturing=cython.ulonglong, jacks=cython.ulonglong, table=cython.ulonglong,
-               takes_all=cython.ulonglong, begin=cython.ulonglong, c=cython.int, compulsory=cython.bint)
-def _between_turns(order: tuple[int, ...], hand: int, capturing: int, compulsory: bool, jack_takes_all: bool,
-                   table: int) -> list[int]:
-    """The actions between turns of a seat holding ``hand`` (its cards ``order``, in string order), in string order:
-    each card's trail, start of a capture (the cards of ``capturing``) or (Tablanette's special jack) taking the whole
-    ``table``. Compiled, the masks are C integers."""
+               takes_all=cython.ulonglong, begin=cython.ulonglong, c=cython.int, i=cython.int, r=cython.int,
+               compulsory=cython.bint, jack_takes_all=cython.bint)
+def _between_turns(hand: int, capturing: int, compulsory: bool, jack_takes_all: bool, table: int) -> list[int]:
+    """The actions between turns of a seat holding ``hand``, in string order: each card's trail, start of a capture
+    (the cards of ``capturing``) or (Tablanette's special jack) taking the whole ``table``. Compiled, the masks are C
+    integers."""
+    actions = []
     begin = BEGIN
-    if compulsory:
-        jacks = hand & JACKS_MASK if jack_takes_all else 0
-        if not jacks:
-            return [begin | c if capturing >> c & 1 else c for c in order if hand >> c & 1]
-        takes_all = table << 6  # §5.6: a jack takes the whole table, or trails to an empty one
-        return [c | takes_all if jacks >> c & 1 else begin | c if capturing >> c & 1 else c
-                for c in order if hand >> c & 1]
-    actions = []  # Tablić: a card that captures may also trail (§5.4); no special jacks
-    for c in order:
-        if hand >> c & 1:
-            actions.append(c)
-            if capturing >> c & 1:
-                actions.append(begin | c)
+    jacks = hand & _JACKS if compulsory and jack_takes_all else 0
+    takes_all = table << 6  # §5.6: a jack takes the whole table, or trails to an empty one
+    for i in range(13):
+        r = _STRING_RANKS >> (4 * i) & 15
+        if not hand >> r & _RANKS4:
+            continue
+        for c in range(r, 52, 13):  # the suits in string order (C D H S)
+            if not hand >> c & 1:
+                continue
+            if jacks >> c & 1:
+                actions.append(c | takes_all)
+            elif compulsory:
+                actions.append(begin | c if capturing >> c & 1 else c)
+            else:  # Tablić: a card that captures may also trail (§5.4); no special jacks
+                actions.append(c)
+                if capturing >> c & 1:
+                    actions.append(begin | c)
     return actions
 
 
 NO_OFFERS: Offers = (0, 0, 0, 1)  # an empty table: the empty set's sum 0
 # What each table offers, by its cards | the group size limit << 52.
 _TABLE_OFFERS: dict[int, Offers] = {}
+
+
+@cython.cfunc
+def _table_offers(offers: Offers, table: int, limit: int) -> Offers:
+    """What ``table`` offers, from ``offers`` found for another table: a trail adds a card to it, anything else finds
+    it again (or in _TABLE_OFFERS: random play meets most small tables again within a few thousand deals)."""
+    if offers[0] & ~table:
+        offers = NO_OFFERS
+    key = table | limit << 52
+    found = _TABLE_OFFERS.get(key)
+    if found is None:
+        found = _remember(_TABLE_OFFERS, key, _offers_with(offers, table & ~offers[0], limit))
+    return found
+
+
+@cython.cfunc
+@cython.locals(table=cython.ulonglong, limit=cython.int)
+def _capturing_cards(state: FishingState, table: int, limit: int) -> int:
+    """The cards that capture something on the capturable ``table`` of ``state``: compiled and up to
+    ``_SMALL_LIMIT``, found again each time in C integers (cheaper than keeping them); otherwise the table's offers
+    are kept on the state with the table they were found for (``FishingState._offers``: cheaper for the
+    interpreter)."""
+    if cython.compiled and limit <= _SMALL_LIMIT:
+        return _capturing(table, _small_sums(_small_reach(table, 1, limit), limit))
+    offers = state._offers
+    if offers[0] != table:
+        offers = state._offers = _table_offers(offers, table, limit)
+    return offers[1]
+
+
+@cython.cfunc
+@cython.locals(capturable=cython.ulonglong, played=cython.int, limit=cython.int, sums=cython.ulonglong)
+def _groups_for(state: FishingState, capturable: int, played: int) -> Groups:
+    """The groups that ``played`` can take from the capturable table of ``state``, found when the capture begins
+    and kept on the state for its steps (``FishingState._groups``)."""
+    found = state._groups
+    if found[0] != capturable or found[1] != played:
+        limit = state.capture_rules.max_sum_cards
+        if cython.compiled and limit <= _SMALL_LIMIT:
+            sums = _small_sums(_small_reach(capturable, 1, limit), limit)
+        else:
+            offers = state._offers
+            sums = offers[2] if offers[0] == capturable else SUM_BITS
+        found = state._groups = (capturable, played, _turn_groups(capturable, played, limit, sums))
+    return found[2]
 
 
 def _turn_path(turn: Turn, target: int, table: int, rules: CaptureRules) -> list[int] | None:
@@ -825,61 +1081,28 @@ class FishingState(State):
         """The table cards that a capture may take (§5.6 (c): not Tablanette's special jacks)."""
         return self.table & ~JACKS_MASK if self.capture_rules.jack_takes_all else self.table
 
+    @cython.locals(whole=cython.ulonglong, table=cython.ulonglong)
     def _legal_ids(self) -> list[int]:
         rules = self.capture_rules
-        table = self.table & ~JACKS_MASK if rules.jack_takes_all else self.table
+        jack_takes_all, limit, compulsory = rules  # (unpacked: fewer attribute look-ups in the hot loop)
+        whole = self.table
+        table = whole & ~_JACKS if jack_takes_all else whole
         turn = self.turn
         if turn is not None:
             known = self._groups
-            groups = known[2] if known[0] == table and known[1] == turn[0] else self._groups_of(table, turn[0])
+            groups = known[2] if known[0] == table and known[1] == turn[0] else _groups_for(self, table, turn[0])
             return _turn_options(turn, table, rules, groups)
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
-        offers = self._offers
-        if offers[0] != table:
-            key = table | rules.max_sum_cards << 52
-            found = _TABLE_OFFERS.get(key)
-            if found is None:  # a trail added a card to the table offers were found for, or they start again
-                if offers[0] & ~table:
-                    offers = NO_OFFERS
-                found = _remember(_TABLE_OFFERS, key, _offers_with(offers, table & ~offers[0], rules.max_sum_cards))
-            offers = self._offers = found
-        hand, orders = self.hands[seat], self._hand_orders
-        if len(orders) <= seat or hand & ~orders[seat][0]:
-            orders = self._sort_hands()
         # The actions between turns, in string order: each card's trail, start of a capture (the cards that capture
         # something here), or (Tablanette's special jack) taking the whole table.
-        return _between_turns(orders[seat][1], hand, offers[1], rules.compulsory, rules.jack_takes_all, self.table)
+        return _between_turns(self.hands[seat], _capturing_cards(self, table, limit), compulsory, jack_takes_all,
+                              whole)
 
-    # What the table offers, kept with the table it was found for: a trail adds a card to it, anything else finds it
-    # again (or in _TABLE_OFFERS: random play meets most small tables again within a few thousand deals).
+    # What the table offers, kept with the table it was found for (``_capturing_cards``), and the groups a card
+    # played to it can take (``_groups_for``).
     _offers: Offers = (-1, 0, 0, 0)
     _groups: tuple[int, int, Groups] = (-1, -1, ())
-    # Each seat's hand as it was last sorted, and its cards in string order: a hand only loses cards until the next.
-    _hand_orders: tuple[tuple[int, tuple[int, ...]], ...] = ()
-
-    def _sort_hands(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
-        key, orders = STRING_RANK.__getitem__, []
-        for hand in self.hands:
-            cards, rest = [], hand
-            while rest:
-                low = rest & -rest
-                cards.append(low.bit_length() - 1)
-                rest ^= low
-            cards.sort(key=key)
-            orders.append((hand, tuple(cards)))
-        self._hand_orders = found = tuple(orders)
-        return found
-
-    def _groups_of(self, capturable: int, played: int) -> Groups:
-        """The groups that ``played`` can take from the table, found when the capture begins."""
-        found = self._groups
-        if found[0] != capturable or found[1] != played:
-            offers = self._offers
-            sums = offers[2] if offers[0] == capturable else SUM_BITS
-            found = self._groups = (capturable, played,
-                                    turn_groups(capturable, played, self.capture_rules.max_sum_cards, sums))
-        return found[2]
 
     def action_string(self, action: int) -> str:
         return capture_action_string(action)
@@ -919,8 +1142,7 @@ class FishingState(State):
         choices: list[int] = []
         if turn is None:
             table, groups = self.table, None
-            offers = self._offers  # the ranks that capture here, if the legal actions were listed on this table
-            capturing = offers[1] if offers[0] == self._capturable() else -1
+            capturing = _capturing_cards(self, self._capturable(), rules.max_sum_cards)
             jacks = JACKS_MASK if rules.jack_takes_all else 0
             for played in cards_in(self.hands[seat]):
                 if not (capturing | jacks) >> played & 1:
@@ -970,47 +1192,55 @@ class FishingState(State):
             raise IllegalAction(action, self.legal_actions(), self._where(), turns=self.turn_choices())
         return path
 
+    @cython.locals(action=cython.ulonglong, seat=cython.int, played=cython.int, captured=cython.ulonglong,
+                   table=cython.ulonglong, ended=cython.bint, hand=cython.ulonglong)
     def _apply(self, action: int) -> None:
-        seat = self.current_player
-        assert seat is not None  # State.apply_id applies only a legal action
+        player = self.current_player
+        assert player is not None  # State.apply_id applies only a legal action
+        seat, hands = player, self.hands
         if action & DECISION_BITS:
             if action & BEGIN:
                 played = action & 63
-                self.hands[seat] &= ~BIT[played]
+                hand = hands[seat]
+                hands[seat] = hand & ~(_ONE << played)
                 self.turn = (played, VALUE_BITS[played], 0, 0)  # start_turn(played)
                 self.phase = "capture"
                 return
             turn = self.turn
             assert turn is not None  # a decision after the first is made inside a turn
             rules = self.capture_rules
-            table = self.table & ~JACKS_MASK if rules.jack_takes_all else self.table
+            table = self.table & ~_JACKS if rules.jack_takes_all else self.table
             known = self._groups
-            groups = known[2] if known[0] == table and known[1] == turn[0] else self._groups_of(table, turn[0])
-            self.turn, ended = _turn_step(turn, action, table, rules, groups)
+            groups = known[2] if known[0] == table and known[1] == turn[0] else _groups_for(self, table, turn[0])
+            turn, ended = _turn_step(turn, action, table, rules, groups)
             if not ended:
+                self.turn = turn
                 return
-            played, _, captured, _ = self.turn
+            played, _, captured, _ = turn
             self.turn = None
             self.phase = "play"
         else:
             played, captured = action & 63, action >> 6
-            self.hands[seat] &= ~BIT[played]
-        self._end_turn(seat, played, captured)
-
-    def _end_turn(self, seat: int, played: int, captured: int) -> None:
+            hand = hands[seat]
+            hands[seat] = hand & ~(_ONE << played)
+        # the turn ends
+        table = self.table
         if captured:
-            self.table &= ~captured
-            self.captured[seat] |= captured | BIT[played]
+            table &= ~captured
+            self.table = table
+            self.captured[seat] |= captured | _ONE << played
             self.last_capturer = seat
-            if not self.table:
+            if not table:
                 points = self._sweep_points(played, captured)
                 if points and self._score_sweep(seat, points):
                     return
         else:
-            self.table |= BIT[played]
-        if any(self.hands):
-            self.current_player = (seat + 1) % self.n_players
-        elif self.stock:
+            self.table = table | _ONE << played
+        for hand in hands:
+            if hand:
+                self.current_player = (seat + 1) % self.n_players
+                return
+        if self.stock:
             self._refill()
             self.current_player = (self.dealer + 1) % self.n_players
         else:
