@@ -1,6 +1,7 @@
 """The gRPC ``Act`` handler's own CPU per call, in-process (no network, no gRPC server): a GameServicer over the Redis
 at ``--redis-url`` (its database flushed first: give it one of its own), Tablanette matches of a person's seat
-against a ``random`` bot as ``cardtable bench --grpc`` plays them, the person's moves random legal ones.
+against a ``random`` bot as ``cardtable bench --grpc`` plays them, the person's moves random legal ones, its heap
+settled as the server's (``services.server.settle_heap``).
 
     CARDTABLE_ENGINE=python python tools/act_handler_cpu.py --acts 3000            # µs of CPU per Act
     CARDTABLE_ENGINE=python python tools/act_handler_cpu.py --acts 3000 --profile  # and cProfile's top functions
@@ -51,11 +52,13 @@ async def _run(redis_url: str, acts: int, profile: bool) -> dict[str, Any]:
     from services.game_service import GameServicer
     from services.generated.cardtable.v1 import game_service_pb2 as pb
     from services.match_store import MatchStore
+    from services.server import settle_heap
 
     client = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
     await client.flushdb()
     store = MatchStore(client, prefix="ct:bench:")
     servicer = GameServicer(store)
+    settle_heap()  # as the server does once it serves
     context = _Context()
     rng = random.Random(7)
     counter = iter(range(1 << 30))

@@ -147,3 +147,22 @@ def test_a_seat_token_found_right_once_is_judged_the_same_again():
             LiveMatch(match.match_id, match.meta, match.state, match.version).authorize(seat, token)
     match.authorize(1, tokens[1])
     match.authorize(0, tokens[0])
+
+
+def test_the_server_settles_its_heap_with_the_engine_s_tables_built():
+    # what the engine builds on first use (the trick games' id tables) is built before gc.freeze: no collection walks
+    # it while calls wait
+    import gc
+
+    import engine.tricks
+    from services.server import settle_heap
+
+    try:
+        settle_heap()
+        tables = [table for tables in (engine.tricks._TABLES, engine.tricks._STRING_TABLES)
+                  for suits in tables.values() for table in suits]
+        collected = {id(thing) for thing in gc.get_objects()}
+        assert tables and not any(id(table) in collected for table in tables)
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
