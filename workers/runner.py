@@ -30,9 +30,10 @@ at most (a searching bot's decision under way is abandoned: :mod:`workers.chunk`
 begins. The driver waits ``STOP_GRACE_SECONDS`` at most for them to end, to read their errors. (Ray 2.60's
 ``ray.cancel`` of a task whose reply is on its way makes the driver fail a check, "Tried to complete task that was
 not pending", and exit: the whole process.) A driver that gave up waiting for Redis (``RedisAway``) cannot set its
-mark: a task of it that cannot reach Redis either waits for it at its next look as long as the driver did
-(``REDIS_PATIENCE_S``), then fails; one that can (Redis came back, or only the driver lost it) plays on to the end of
-its slice (``SLICE_SECONDS``). Either way what it played is dropped: the next driver plays those chunks again.
+mark: a task of it that cannot reach Redis either waits for it at its next look as long as the driver did (the
+driver's patience, ``REDIS_PATIENCE_S`` by default, goes with each task), then fails; one that can (Redis came back,
+or only the driver lost it) plays on to the end of its slice (``SLICE_SECONDS``). Either way what it played is
+dropped: the next driver plays those chunks again.
 
 >>> connect_ray()                                  # doctest: +SKIP
 >>> record = run_job(store, job_id, redis_url)     # doctest: +SKIP
@@ -112,17 +113,19 @@ def redis_client(url: str) -> Client:
 
 @ray.remote(num_cpus=1, max_retries=0)
 def play_chunk_task(spec_dict: dict[str, Any], chunks: list[Chunk], job_id: str, redis_url: str, prefix: str,
-                    replay_prefix: str, max_seconds: float | None = None, mark: str = "") -> list[ChunkResult]:
+                    replay_prefix: str, max_seconds: float | None = None, mark: str = "",
+                    patience: float | None = None) -> list[ChunkResult]:
     """A Ray task: play ``chunks`` one after the other (one may be the rest of a chunk: it starts past its plan's
     first deal) for at most about ``max_seconds`` in all, streaming progress (and replays) to Redis; stops early if
     the job is cancelled or over, or the driver whose tasks carry ``mark`` ended or left it. The results of the
     chunks it began, in order: the last may hold fewer deals than its chunk (out of time, or stopped); a chunk not
     begun has none. A deal that cannot be played ends the task: with the results before it, unless it is in the first
-    chunk: then it raises, and the driver learns which chunk fails."""
+    chunk: then it raises, and the driver learns which chunk fails. It waits for Redis through an outage for
+    ``patience`` seconds at most (its driver's: by default ``REDIS_PATIENCE_S``), then fails."""
     spec = JobSpec.from_dict(spec_dict)
     plan = job_chunks(spec)
     client = redis_client(redis_url)
-    store = PatientStore(JobStore(client, prefix, replay_prefix))  # progress reports ride out a Redis restart
+    store = PatientStore(JobStore(client, prefix, replay_prefix), patience)  # reports ride out a Redis restart
     worker = f"{ray.get_runtime_context().get_node_id()[:12]}:{os.getpid()}"
     if store.note_workers(job_id, [chunk.index for chunk in chunks], worker, mark):  # stopped before it began
         return [ChunkResult(chunks[0].index, chunks[0].first, stopped=True)]
@@ -310,7 +313,7 @@ class _Driver:
         while granted and pending:
             chunks = pending.take(self._group_size(pending))
             ref = self.task.remote(self.spec_dict, chunks, self.job_id, self.redis_url, self.store.prefix,
-                                   self.store.replay_prefix, SLICE_SECONDS, self.mark)
+                                   self.store.replay_prefix, SLICE_SECONDS, self.mark, self.store.patience)
             self.in_flight[ref] = chunks
             granted -= 1
         self.share.give_back(granted)
