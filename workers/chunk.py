@@ -25,15 +25,19 @@ from typing import Any, Protocol
 import engine
 from engine.bots import label_parts, make_policies, play_out, policy_class
 from engine.bots.plugins import CARDTABLE_PACKAGES
-from engine.budget import Budget
+from engine.budget import Budget, Cancel, Cancelled
 from replay.record import Recorder
 
 from .counters import add_deal_counters
 from .plan import Chunk, bot_seed, logged_numbers, match_seed, trace_stride
 from .spec import JobSpec
 
-# How many deals are played between two progress reports (and replay flushes, and cancel checks).
+# How many deals are played between two progress reports (and replay flushes, and looks whether to stop)...
 REPORT_EVERY = 250
+# ...or how long at most, when the deals are slow: a deal that ends this long after the last report reports, and a
+# searching bot's decision (pimc, ismcts) under way then asks whether to stop, and is abandoned if so (the deal is not
+# counted). A job's end so stops its tasks within about this long (see workers.runner).
+LOOK_SECONDS = 0.2
 
 
 class ReplaySink(Protocol):
@@ -44,7 +48,8 @@ class ReplaySink(Protocol):
     def flush(self) -> None: ...
 
 
-# Called with the number of deals done so far in the chunk; returning True stops the chunk (the job was cancelled).
+# Called with the number of deals done so far in the chunk; returning True stops the chunk (the job was cancelled, or
+# its driver ended or left it).
 OnProgress = Callable[[int], bool]
 
 
@@ -154,11 +159,49 @@ class ChunkResult:
         )
 
 
+class _Watch(Cancel):
+    """Whether a chunk should stop, asked of its ``on_progress`` at each report; and the cancel flag of its bots'
+    decisions: a searching bot's meter looks at it every few milliseconds (see :mod:`engine.budget`), and a look
+    ``LOOK_SECONDS`` after the last report asks again (reporting the same deals), so that a slow deal stops too."""
+
+    __slots__ = ("ask", "reported", "next_look", "error")
+
+    def __init__(self, ask: OnProgress) -> None:
+        super().__init__()
+        self.ask = ask
+        self.reported = 0
+        self.next_look = time.perf_counter() + LOOK_SECONDS
+        self.error: Exception | None = None  # what a look from within a decision raised (raised again by play_chunk)
+
+    def due(self) -> bool:
+        return time.perf_counter() >= self.next_look
+
+    def report(self, done: int) -> bool:
+        """Report ``done`` deals (their replays written); True when the chunk should stop."""
+        self.reported = done
+        self.next_look = time.perf_counter() + LOOK_SECONDS
+        if self.ask(done):
+            self.reason = "the job's tasks were told to stop"
+        return bool(self.reason)
+
+    @property
+    def why(self) -> str:
+        if not self.reason and self.error is None and self.due():
+            try:
+                self.report(self.reported)
+            except Exception as exc:  # noqa: BLE001  (a Redis outage, say: not the policy's fault, nor the deal's)
+                self.error = exc
+                self.reason = f"the chunk's progress report failed: {exc!r}"
+        return self.reason
+
+
 def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
                on_progress: OnProgress | None = None, max_seconds: float | None = None) -> ChunkResult:
     """Play the chunk's deals (or matches) of a validated job; replays of the logged ones go to ``sink``. With
     ``max_seconds``, no deal is begun past that time: the result then holds the first deals only (``units``
     fewer than the chunk's), and the rest of the chunk can be played apart, the two results adding up to the chunk's.
+    ``on_progress`` is called every ``REPORT_EVERY`` deals, or ``LOOK_SECONDS``, whichever comes first, and at the
+    end; when it says to stop, the result holds the deals played (``stopped``; a deal under way is not counted).
     """
     started, cpu_started = time.perf_counter(), time.process_time()
     until = started + max_seconds if max_seconds is not None else float("inf")
@@ -173,13 +216,14 @@ def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
     stride = trace_stride(spec.count)
     # Each decision of a searching bot stops at the job's time limit (the others are not slowed by it).
     budget = Budget(seconds=spec.bot_time_limit) if spec.bot_time_limit else None
+    watch = _Watch(on_progress) if on_progress is not None else None
     for number in range(chunk.first, chunk.stop):
         state = first_state if number == chunk.first else game_class.create(
             seed=match_seed(spec.seed, number), players=spec.players, options=options)
         try:
             bots = make_policies(spec.policies, spec.game, bot_seed(spec.seed, number))
-            if budget is not None:
-                bots = [bot.bound(budget) for bot in bots]
+            if budget is not None or watch is not None:
+                bots = [bot.bound(budget if budget is not None else bot.budget, watch) for bot in bots]
         except Exception as exc:
             raise deal_failure(spec, number, None, exc) from exc
         try:
@@ -190,6 +234,11 @@ def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
                 result.replays += 1
             else:
                 moves = play_out(state, bots)
+        except Cancelled:  # a decision asked whether to stop (see _Watch): the deal under way is dropped
+            if watch is not None and watch.error is not None:
+                raise watch.error from None
+            result.stopped = True
+            break
         except Exception as exc:  # a policy's bug, or an engine's: either way, say where to look
             raise deal_failure(spec, number, state, exc) from exc
         result.moves += moves
@@ -200,10 +249,10 @@ def play_chunk(spec: JobSpec, chunk: Chunk, sink: ReplaySink | None = None,
             result.unit_scores.append(list(state.side_scores))
         done = number - chunk.first + 1
         out_of_time = done < chunk.count and time.perf_counter() >= until
-        if done % REPORT_EVERY == 0 or done == chunk.count or out_of_time:
+        if done % REPORT_EVERY == 0 or done == chunk.count or out_of_time or (watch is not None and watch.due()):
             if sink is not None:
                 sink.flush()
-            if on_progress is not None and on_progress(done) and done < chunk.count:
+            if watch is not None and watch.report(done) and done < chunk.count:
                 result.stopped = True
                 break
         if out_of_time:

@@ -12,16 +12,18 @@ Keys (``P`` is the prefix, ``ct:sim:`` by default; ``{...}`` a Redis Cluster has
     P job:{<id>}:chunks     hash: chunk index -> chunk result (JSON)
     P job:{<id>}:progress   hash: chunk index -> deals done in that chunk so far (overwritten by a retry)
     P job:{<id>}:workers    hash: chunk index -> the worker playing (or that played) it, "node:pid"
+    P job:{<id>}:stopped    set with a time to live: the marks of the drivers that ended or left the job, whose tasks
+                            must stop (see JobStore.stop_tasks)
     P job:{<id>}:driver     string with a time to live: the driver running the job (renewed while it runs); a
                             tournament's driver holds ``P job:{tournament-<n>}:driver``, in its record's slot
     P drivers               hash: process -> "<jobs it drives> <until, ms>" (the processes sharing the cluster)
 
-A job's updates that go together (a chunk's result with its deal count, a progress report with the cancel flag, a
-retry's count with the progress it forgets, the reads of :meth:`JobStore.get`) are one MULTI/EXEC in the job's slot,
-on a Redis Cluster as on one server. Jobs stored before the keys had a tag (``P job:<id>``, ``P job:<id>:chunks``...)
-keep those keys: they are read and written as they are (a finished job's results stay readable); the store tells the
-two apart by which record exists. Their leases, live state of 15 s, take the tagged key (one version of drivers runs
-at a time).
+A job's updates that go together (a chunk's result with its deal count, a progress report with the cancel flag, the
+job's state and its driver's stop mark, a retry's count with the progress it forgets, the reads of
+:meth:`JobStore.get`) are one MULTI/EXEC in the job's slot, on a Redis Cluster as on one server. Jobs stored before
+the keys had a tag (``P job:<id>``, ``P job:<id>:chunks``...) keep those keys: they are read and written as they are
+(a finished job's results stay readable); the store tells the two apart by which record exists. Their leases, live
+state of 15 s, take the tagged key (one version of drivers runs at a time).
 
 >>> store = JobStore(redis.Redis())  # doctest: +SKIP
 >>> record = store.create(validate(JobSpec("tablic", ("greedy", "random"), 1000, seed=1)))  # doctest: +SKIP
@@ -52,6 +54,9 @@ FINAL_STATES = frozenset({SUCCEEDED, FAILED, CANCELLED})
 DRIVER_LEASE_SECONDS = 15
 # A process's count of the jobs it drives holds this long unless it says it again (see JobStore.jobs_elsewhere).
 PROCESS_JOBS_SECONDS = 5
+# A driver's stop mark (JobStore.stop_tasks) outlives its tasks: each plays a slice of at most a few seconds
+# (workers.runner.SLICE_SECONDS) and waits for Redis for at most REDIS_PATIENCE_S; the rest is for a task still queued.
+STOP_MARK_SECONDS = 120
 
 # A driver renews and releases its lease only while no other driver holds it (compare-and-set): one that stalled past
 # its lease, while another took the job over, must not extend or delete the new driver's. KEYS: the lease. ARGV: the
@@ -178,6 +183,9 @@ class JobStore:
     def _driver(self, job_id: str) -> str:
         return f"{self.prefix}job:{{{job_id}}}:driver"
 
+    def _stopped(self, job_id: str) -> str:
+        return f"{self.prefix}job:{self._tag(job_id)}:stopped"
+
     def _transaction(self, job_id: str) -> Any:
         """A MULTI/EXEC pipeline for commands on the job's keys (one slot on a cluster); on a cluster, a job stored
         before the tags has its keys in several slots: its pipeline is no transaction then (each write may be
@@ -254,15 +262,36 @@ class JobStore:
         raw = self.redis.hgetall(self._chunks(job_id))
         return {int(k): ChunkResult.from_dict(json.loads(v)) for k, v in raw.items()}
 
-    def report_progress(self, job_id: str, chunk_index: int, units_done: int) -> bool:
-        """Note how far a running chunk is (one round trip); returns True when the job should stop."""
+    def report_progress(self, job_id: str, chunk_index: int, units_done: int, mark: str = "") -> bool:
+        """Note how far a running chunk is (one round trip); returns True when its task should stop: the job was
+        asked to stop or is over, or the driver whose tasks carry ``mark`` ended or left it (:meth:`stop_tasks`)."""
         pipe = self._transaction(job_id)
         pipe.hset(self._progress(job_id), str(chunk_index), units_done)
-        pipe.hexists(self._job(job_id), "cancel")
-        return bool(pipe.execute()[1])
+        return self._told_to_stop(pipe, job_id, mark)
 
-    def note_workers(self, job_id: str, chunk_indexes: list[int], worker: str) -> None:
-        self.redis.hset(self._workers(job_id), mapping=dict.fromkeys(map(str, chunk_indexes), worker))
+    def note_workers(self, job_id: str, chunk_indexes: list[int], worker: str, mark: str = "") -> bool:
+        """Note which worker plays the chunks (one round trip); returns True when its task should stop (as
+        :meth:`report_progress` says)."""
+        pipe = self._transaction(job_id)
+        pipe.hset(self._workers(job_id), mapping=dict.fromkeys(map(str, chunk_indexes), worker))
+        return self._told_to_stop(pipe, job_id, mark)
+
+    def _told_to_stop(self, pipe: Any, job_id: str, mark: str) -> bool:
+        """Run ``pipe`` (one write first) with the reads that say whether a task of the job should stop."""
+        pipe.hmget(self._job(job_id), ["cancel", "state"])
+        if mark:
+            pipe.sismember(self._stopped(job_id), mark)
+        replies = pipe.execute()
+        cancel, state = replies[1]
+        return cancel is not None or (state is not None and _str(state) in FINAL_STATES) or bool(mark and replies[2])
+
+    def stop_tasks(self, job_id: str, mark: str) -> None:
+        """Tell the job's tasks that carry ``mark`` (those of one driver) to stop: each does at its next look (see
+        :mod:`workers.chunk`), or at once if it has not begun. The mark lasts ``STOP_MARK_SECONDS``."""
+        pipe = self._transaction(job_id)
+        pipe.sadd(self._stopped(job_id), mark)
+        pipe.expire(self._stopped(job_id), STOP_MARK_SECONDS)
+        pipe.execute()
 
     def workers(self, job_id: str) -> dict[int, str]:
         """Chunk index -> the worker that last started it ("node:pid")."""
@@ -356,7 +385,8 @@ class JobStore:
     def delete(self, job_id: str) -> None:
         # Off the list first (another slot): the list never names a job that has no record.
         self.redis.zrem(f"{self.prefix}jobs", job_id)
-        self.redis.delete(self._job(job_id), self._chunks(job_id), self._progress(job_id), self._workers(job_id))
+        self.redis.delete(self._job(job_id), self._chunks(job_id), self._progress(job_id), self._workers(job_id),
+                          self._stopped(job_id))
         self.redis.delete(self._driver(job_id))  # the lease's key has the tag even for a job stored before the tags
         self._tags.pop(job_id, None)
 

@@ -23,6 +23,18 @@ failed with the results of the chunks that finished and an error naming the poli
 A policy that cannot be loaded on the workers (:class:`workers.chunk.PolicyUnavailable`), or a runtime environment
 (the policies' code) that Ray cannot set up there, fails the whole job at once, in one line that says why.
 
+A driver never cancels a task through Ray: when it ends the job (cancelled, failed, interrupted) or leaves it (it
+stepped aside, its process stops), it sets its stop mark in Redis (:meth:`workers.jobstore.JobStore.stop_tasks`) and
+its tasks stop themselves at their next look, which comes with their progress reports, every ``LOOK_SECONDS`` of play
+at most (a searching bot's decision under way is abandoned: :mod:`workers.chunk`); a task not begun yet stops as it
+begins. The driver waits ``STOP_GRACE_SECONDS`` at most for them to end, to read their errors. (Ray 2.60's
+``ray.cancel`` of a task whose reply is on its way makes the driver fail a check, "Tried to complete task that was
+not pending", and exit: the whole process.) A driver that gave up waiting for Redis (``RedisAway``) cannot set its
+mark: a task of it that cannot reach Redis either waits for it at its next look as long as the driver did (the
+driver's patience, ``REDIS_PATIENCE_S`` by default, goes with each task), then fails; one that can (Redis came back,
+or only the driver lost it) plays on to the end of its slice (``SLICE_SECONDS``). Either way what it played is
+dropped: the next driver plays those chunks again.
+
 >>> connect_ray()                                  # doctest: +SKIP
 >>> record = run_job(store, job_id, redis_url)     # doctest: +SKIP
 """
@@ -33,6 +45,7 @@ import contextlib
 import logging
 import math
 import os
+import secrets
 import socket
 import threading
 import time
@@ -41,7 +54,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import ray
-from ray.exceptions import RayError, RuntimeEnvSetupError, TaskCancelledError
+from ray.exceptions import RayError, RuntimeEnvSetupError
 
 from replay.clients import Client, is_failover
 from replay.connect import sync_client
@@ -70,8 +83,10 @@ MAX_ATTEMPTS = 3
 # attempt: up to this many times per chunk (a worker that never reaches a Redis the driver reaches fails the job).
 MAX_REDIS_ATTEMPTS = 10
 POLL_SECONDS = 0.2
-# How long a job's end waits for its cancelled tasks to end, to read their errors (a task's deal stops at once).
-CANCEL_GRACE_SECONDS = 1.0
+# How long a job's end waits for its tasks to stop, to read their errors: each looks whether to stop at least every
+# LOOK_SECONDS of play (workers.chunk); one that plays on past this (a long deal of a policy that does not search)
+# ends on its own, its result dropped.
+STOP_GRACE_SECONDS = 2.0
 # A task plays about this much CPU time of chunks once the job's cost per deal is known (one chunk each until then).
 TASK_SECONDS = 0.5
 # A task plays its chunk for about this long at most (a deal begun is finished), then hands the rest back to its
@@ -98,18 +113,22 @@ def redis_client(url: str) -> Client:
 
 @ray.remote(num_cpus=1, max_retries=0)
 def play_chunk_task(spec_dict: dict[str, Any], chunks: list[Chunk], job_id: str, redis_url: str, prefix: str,
-                    replay_prefix: str, max_seconds: float | None = None) -> list[ChunkResult]:
+                    replay_prefix: str, max_seconds: float | None = None, mark: str = "",
+                    patience: float | None = None) -> list[ChunkResult]:
     """A Ray task: play ``chunks`` one after the other (one may be the rest of a chunk: it starts past its plan's
     first deal) for at most about ``max_seconds`` in all, streaming progress (and replays) to Redis; stops early if
-    the job is cancelled. The results of the chunks it began, in order: the last may hold fewer deals than its chunk
-    (out of time, or stopped); a chunk not begun has none. A deal that cannot be played ends the task: with the
-    results before it, unless it is in the first chunk: then it raises, and the driver learns which chunk fails."""
+    the job is cancelled or over, or the driver whose tasks carry ``mark`` ended or left it. The results of the
+    chunks it began, in order: the last may hold fewer deals than its chunk (out of time, or stopped); a chunk not
+    begun has none. A deal that cannot be played ends the task: with the results before it, unless it is in the first
+    chunk: then it raises, and the driver learns which chunk fails. It waits for Redis through an outage for
+    ``patience`` seconds at most (its driver's: by default ``REDIS_PATIENCE_S``), then fails."""
     spec = JobSpec.from_dict(spec_dict)
     plan = job_chunks(spec)
     client = redis_client(redis_url)
-    store = PatientStore(JobStore(client, prefix, replay_prefix))  # progress reports ride out a Redis restart
+    store = PatientStore(JobStore(client, prefix, replay_prefix), patience)  # reports ride out a Redis restart
     worker = f"{ray.get_runtime_context().get_node_id()[:12]}:{os.getpid()}"
-    store.note_workers(job_id, [chunk.index for chunk in chunks], worker)
+    if store.note_workers(job_id, [chunk.index for chunk in chunks], worker, mark):  # stopped before it began
+        return [ChunkResult(chunks[0].index, chunks[0].first, stopped=True)]
     sink = replay_sink(client, replay_collection(job_id), replay_prefix) if spec.log.mode != "none" else None
     until = None if max_seconds is None else time.perf_counter() + max_seconds
     results: list[ChunkResult] = []
@@ -119,7 +138,7 @@ def play_chunk_task(spec_dict: dict[str, Any], chunks: list[Chunk], job_id: str,
             break
         before = chunk.first - plan[chunk.index].first  # deals of the chunk played by earlier slices
         try:
-            result = play_chunk(spec, chunk, sink, _reporter(store, job_id, chunk.index, before), left)
+            result = play_chunk(spec, chunk, sink, _reporter(store, job_id, chunk.index, before, mark), left)
         except DealFailed:
             if not results:
                 raise
@@ -131,8 +150,8 @@ def play_chunk_task(spec_dict: dict[str, Any], chunks: list[Chunk], job_id: str,
     return results
 
 
-def _reporter(store: PatientStore, job_id: str, index: int, before: int) -> Callable[[int], bool]:
-    return lambda done: bool(store.report_progress(job_id, index, before + done))
+def _reporter(store: PatientStore, job_id: str, index: int, before: int, mark: str) -> Callable[[int], bool]:
+    return lambda done: bool(store.report_progress(job_id, index, before + done, mark))
 
 
 def run_job(store: JobStore | PatientStore, job_id: str, redis_url: str, max_workers: int = 0,
@@ -143,8 +162,8 @@ def run_job(store: JobStore | PatientStore, job_id: str, redis_url: str, max_wor
     tasks take their turns in ``slots`` (by default the process's :data:`SLOTS`) with the other jobs' that run.
 
     The driver rides out a Redis outage (its calls wait, see :class:`workers.jobstore.PatientStore`); when Redis stays
-    away longer, its tasks stop and :class:`workers.jobstore.RedisAway` is raised: the job is left as it is (its lease
-    lapses), for the next driver to resume.
+    away longer, :class:`workers.jobstore.RedisAway` is raised: the job is left as it is (its lease lapses), for the
+    next driver to resume, and its tasks stop on their own (see the module).
 
     ``on_chunk`` gets each chunk's result once, as it is stored (with its units' rows when the spec keeps them:
     :mod:`workers.results`); the rows go no further."""
@@ -215,6 +234,7 @@ class _Driver:
         self.next_beat = 0.0  # when the driver next renews its lease and looks at the cancel flag
         self.share: Share  # the job's slots while it runs
         self.driver = f"{socket.gethostname()}:{os.getpid()}:{id(self)}"
+        self.mark = secrets.token_hex(8)  # this driver's tasks carry it: its stop mark stops them (_stop_in_flight)
         self.task = play_chunk_task
 
     def run(self) -> JobRecord:
@@ -226,8 +246,8 @@ class _Driver:
         self.share = self.slots.join()
         try:
             record = self._run()
-        except RedisAway:  # no word from Redis: stop our tasks and leave the job (and our lease, to lapse) as it is
-            self._cancel_in_flight()
+        except RedisAway:  # no word from Redis: leave the job (and our lease, to lapse) as it is; our tasks stop alone
+            self._stop_in_flight(mark=False)
             raise
         except BaseException:
             with contextlib.suppress(RedisAway):
@@ -293,7 +313,7 @@ class _Driver:
         while granted and pending:
             chunks = pending.take(self._group_size(pending))
             ref = self.task.remote(self.spec_dict, chunks, self.job_id, self.redis_url, self.store.prefix,
-                                   self.store.replay_prefix, SLICE_SECONDS)
+                                   self.store.replay_prefix, SLICE_SECONDS, self.mark, self.store.patience)
             self.in_flight[ref] = chunks
             granted -= 1
         self.share.give_back(granted)
@@ -321,8 +341,6 @@ class _Driver:
         self.share.give_back(1)
         try:
             results: list[ChunkResult] = ray.get(ref)
-        except TaskCancelledError:
-            return ""
         except RuntimeEnvSetupError as exc:  # the same on every try: the job cannot run there
             return f"the workers could not set up the job's runtime environment: {ray_reason(exc)}"
         except RayError as exc:
@@ -333,7 +351,7 @@ class _Driver:
         for chunk, result in zip(chunks, results, strict=False):
             self.played_units += result.units
             self.played_cpu += result.cpu_seconds
-            if result.stopped:  # cancelled half-way: the job is about to end as cancelled
+            if result.stopped:  # cancelled half-way (or before it began): the job is about to end as cancelled
                 self.next_beat = 0.0
                 break
             if not 0 < result.units <= chunk.count:
@@ -417,33 +435,29 @@ class _Driver:
     def _step_aside(self) -> JobRecord:
         """Leave the job as it is, to another driver: one that took it over (our lease lapsed while we stalled), or
         the next one when this process stops. Our tasks stop; the state stays, and so does a lease no longer ours."""
-        self._cancel_in_flight()
+        self._stop_in_flight()
         return self.store.get(self.job_id)
 
-    def _cancel_in_flight(self) -> None:
+    def _stop_in_flight(self, mark: bool = True) -> None:
+        """Stop this driver's tasks (``mark``: by its stop mark in Redis; without, where Redis is away, they stop on
+        their own: see the module) and wait a moment for them to end. Never through Ray (``ray.cancel``): see the
+        module."""
         refs = list(self.in_flight)
         self.share.give_back(len(refs))
         self.in_flight.clear()
         if not refs:
             return
-        finished, running = ray.wait(refs, num_returns=len(refs), timeout=0)
-        for ref in finished:  # read, or Ray prints the failures of those that failed as "unhandled errors" at exit
-            with contextlib.suppress(RayError):
-                ray.get(ref)
-        # Not forced: a task is interrupted where it is (a deal's Python loop), its worker lives on. Killing the
-        # worker (force=True) of a task whose reply is on its way makes Ray 2.60's driver fail a check ("Tried to
-        # complete task that was not pending") and exit, the whole process with it (seen in a server's test run).
-        for ref in running:
-            ray.cancel(ref)
-        # A cancelled task may still end in its own error (it raised before the cancel reached it: every task of a
-        # policy the workers cannot load does): read those that end within a moment, or Ray prints them as well.
-        ended, _ = ray.wait(running, num_returns=len(running), timeout=CANCEL_GRACE_SECONDS) if running else ([], [])
+        if mark:
+            self.store.stop_tasks(self.job_id, self.mark)
+        # Read the tasks that end within a moment, or Ray prints the failures of those that failed as "unhandled
+        # errors" (every task of a policy the workers cannot load fails so).
+        ended, _ = ray.wait(refs, num_returns=len(refs), timeout=STOP_GRACE_SECONDS)
         for ref in ended:
             with contextlib.suppress(RayError):
                 ray.get(ref)
 
     def _finish(self, state: str, done: dict[int, ChunkResult], started: float, error: str = "") -> JobRecord:
-        self._cancel_in_flight()
+        self._stop_in_flight()
         fields: dict[str, Any] = {"finished": time.time()}
         if error:
             fields["error"] = error

@@ -11,6 +11,7 @@ import pytest
 import engine
 import replay
 from engine.bots import make_policies, make_policy
+from workers import chunk as chunk_module
 from workers.chunk import ChunkResult, play_chunk
 from workers.plan import Chunk, bot_seed, match_seed, plan_chunks
 from workers.spec import JobSpec, LogSpec, validate
@@ -121,7 +122,8 @@ def test_game_counters_come_from_the_deal_results():
     assert tablanettes["counters"]["tablanettes[0]"] > tablanettes["counters"]["tablanettes[1]"]
 
 
-def test_a_chunk_stops_when_progress_says_so():
+def test_a_chunk_stops_when_progress_says_so(monkeypatch):
+    monkeypatch.setattr(chunk_module, "LOOK_SECONDS", math.inf)  # the reports of fast deals: every REPORT_EVERY
     spec = validate(JobSpec(game="german_whist", policies=("random",), count=1000, seed=1))
     reports = []
 
@@ -131,6 +133,49 @@ def test_a_chunk_stops_when_progress_says_so():
 
     result = play_chunk(spec, plan_chunks(1000, 1000)[0], on_progress=stop_after_first)
     assert result.stopped and result.units == reports[0] == 250
+
+
+def test_slow_deals_report_every_look_seconds_and_flush_their_replays_first(monkeypatch):
+    """Deals slower than LOOK_SECONDS (0 here: every deal is) report after each deal, their replays written first."""
+    monkeypatch.setattr(chunk_module, "LOOK_SECONDS", 0.0)
+    spec = validate(JobSpec(game="tablanette", policies=("greedy", "random"), count=5, seed=9, log=LogSpec("all")))
+    sink, reports = ListSink(), []
+
+    def report(done: int) -> bool:
+        reports.append((done, sink.flushes))
+        return False
+
+    result = play_chunk(spec, plan_chunks(5, 5)[0], sink, report)
+    assert (result.units, result.stopped) == (5, False)
+    assert reports == [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5)]
+    whole = ListSink()
+    play_chunk(spec, plan_chunks(5, 5)[0], whole)
+    assert sink.replays == whole.replays
+
+
+def test_a_searching_bots_decision_asks_whether_to_stop_and_its_deal_is_dropped(monkeypatch):
+    """A deal of a searching bot can take seconds: its decisions look whether to stop (every LOOK_SECONDS, 0 here),
+    and the deal under way is dropped when told to; what the look raises (Redis away) is raised as it is, not as the
+    deal's failure."""
+    monkeypatch.setattr(chunk_module, "LOOK_SECONDS", 0.0)
+    spec = validate(JobSpec(game="german_whist", policies=("pimc:samples=2", "random"), count=3, seed=4))
+    reports = []
+
+    def stop(done: int) -> bool:
+        reports.append(done)
+        return True
+
+    result = play_chunk(spec, plan_chunks(3, 3)[0], on_progress=stop)
+    assert (result.stopped, result.units, result.moves, reports) == (True, 0, 0, [0])
+
+    def away(done: int) -> bool:
+        raise ConnectionError("Redis is away")
+
+    with pytest.raises(ConnectionError, match="Redis is away"):
+        play_chunk(spec, plan_chunks(3, 3)[0], on_progress=away)
+    looked, plain = (play_chunk(spec, plan_chunks(3, 3)[0], on_progress=on_progress).to_dict()
+                     | {"seconds": 0, "cpu_seconds": 0} for on_progress in (lambda done: False, None))
+    assert looked == plain  # the same play, looked at or not
 
 
 def test_a_chunk_out_of_time_stops_after_the_deal_it_began_and_its_rest_adds_up_to_the_whole():

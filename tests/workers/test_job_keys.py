@@ -11,7 +11,7 @@ import pytest
 
 from replay.clients import is_cluster
 from workers.chunk import play_chunk
-from workers.jobstore import CANCELLED, QUEUED, SUCCEEDED, JobStore
+from workers.jobstore import CANCELLED, FAILED, QUEUED, STOP_MARK_SECONDS, SUCCEEDED, JobStore
 from workers.plan import Chunk, job_chunks
 from workers.spec import JobSpec, validate
 from workers.tournament import TournamentSpec, load_tournament, new_tournament, save_tournament
@@ -64,6 +64,25 @@ def test_a_jobs_keys_share_its_tag_and_its_updates_are_transactions(job_store: J
     job_store.delete(job_id)
     assert keys_of(job_store, job_id) == []
     assert job_store.list(10) == ([], None)
+
+
+def test_a_drivers_stop_mark_stops_its_tasks_alone_and_lapses(job_store: JobStore) -> None:
+    """A task learns in the round trip it makes anyway (at its start, at each progress report) whether to stop: its
+    driver's stop mark is set (another driver's tasks play on), the job was asked to stop, or it is over."""
+    job_id = job_store.create(whist()).job_id
+    assert not job_store.note_workers(job_id, [0], "node:1", "mark-a")
+    job_store.stop_tasks(job_id, "mark-a")
+    assert job_store.note_workers(job_id, [0], "node:1", "mark-a")
+    assert job_store.report_progress(job_id, 0, 5, "mark-a")
+    assert not job_store.report_progress(job_id, 1, 5, "mark-b") and not job_store.report_progress(job_id, 1, 5)
+    stopped = f"{job_store.prefix}job:{{{job_id}}}:stopped"
+    assert 0 < job_store.redis.ttl(stopped) <= STOP_MARK_SECONDS
+    assert slot(job_store, stopped) == slot(job_store, f"{job_store.prefix}job:{{{job_id}}}")
+    assert job_store.get(job_id).units_done == 10  # the reports were noted all the same
+    job_store.set_state(job_id, FAILED, finished=1.0)
+    assert job_store.report_progress(job_id, 1, 6, "mark-b")  # a job over stops every task, whatever its mark
+    job_store.delete(job_id)
+    assert keys_of(job_store, job_id) == []
 
 
 def test_cancel_ends_a_queued_job_in_one_step(job_store: JobStore) -> None:

@@ -184,6 +184,92 @@ def test_cancel_stops_the_job_and_keeps_what_was_played(job_store, redis_url):
     assert cancelled.results["units"] % 2000 == 0  # only whole chunks count
 
 
+class _Submitted:
+    """The driver's task (a remote function), keeping every task submitted: its reference and its first chunk."""
+
+    def __init__(self, task) -> None:
+        self.task = task
+        self.refs = []
+        self.first_chunks = []
+
+    def remote(self, spec_dict, chunks, *rest):
+        ref = self.task.remote(spec_dict, chunks, *rest)
+        self.refs.append(ref)
+        self.first_chunks.append(chunks[0].index)
+        return ref
+
+
+JOB_ENDS = ["cancelled", "a chunk failed", "stepped aside", "interrupted"]
+
+
+@pytest.mark.parametrize("end", JOB_ENDS)
+def test_a_jobs_end_stops_its_running_tasks_without_ray_cancel(job_store, redis_url, monkeypatch, end):
+    """Ray 2.60's driver fails a check and exits, the whole process ("Tried to complete task that was not pending"),
+    when ``ray.cancel`` of a running task races its reply: a job's end (a cancel, a chunk that fails the job, a driver
+    that steps aside, Ctrl-C) stops its tasks through Redis instead, never calling ray.cancel. Deals of seconds
+    (pimc) in chunks of a minute or more, slices of ten minutes: the tasks end within the deadline because they
+    were told to stop (their results say so), from within a decision, or as they begin (the third task, queued)."""
+    import ray
+
+    cancels = []
+    monkeypatch.setattr(ray, "cancel", lambda ref, **options: cancels.append(ref))
+    monkeypatch.setattr(runner, "SLICE_SECONDS", 600.0)
+    monkeypatch.setattr(runner, "MAX_ATTEMPTS", 1)
+    fail = end == "a chunk failed"
+
+    @ray.remote(num_cpus=1, max_retries=0)
+    def noted(spec_dict, chunks, job_id, url, prefix, *rest):  # the task; chunk 0 fails once another task has begun
+        from replay.clients import sync_client
+        client = sync_client(url)
+        client.rpush(f"{prefix}test-begun:{job_id}", chunks[0].index)
+        if fail and chunks[0].index == 0:
+            assert client.blpop([f"{prefix}test-begun-signal:{job_id}"], timeout=120), "no other task began"
+            raise RuntimeError("chunk 0 breaks")
+        client.rpush(f"{prefix}test-begun-signal:{job_id}", chunks[0].index)
+        return runner.play_chunk_task._function(spec_dict, chunks, job_id, url, prefix, *rest)
+
+    submitted = _Submitted(noted)
+    monkeypatch.setattr(runner, "play_chunk_task", submitted)
+    spec = validate(JobSpec(game="german_whist", policies=("pimc:samples=200", "random"), count=60, seed=3,
+                            chunk_size=20))
+    job_id = job_store.create(spec).job_id
+    leave, ended = threading.Event(), []
+
+    def end_it(record) -> None:  # at a beat of the driver, once both running tasks report from within a deal
+        if ended or fail or job_store.redis.hlen(job_store._progress(job_id)) < 2:
+            return
+        ended.append(job_store.redis.lrange(f"{job_store.prefix}test-begun:{job_id}", 0, -1))
+        if end == "cancelled":
+            job_store.request_cancel(job_id)
+        elif end == "stepped aside":
+            leave.set()
+        else:
+            raise KeyboardInterrupt
+
+    if end == "interrupted":
+        with pytest.raises(KeyboardInterrupt):
+            run_job(job_store, job_id, redis_url, on_update=end_it, leave=leave)
+        record = job_store.get(job_id)
+    else:
+        record = run_job(job_store, job_id, redis_url, on_update=end_it, leave=leave)
+    expected = {"cancelled": CANCELLED, "a chunk failed": FAILED, "stepped aside": "running",
+                "interrupted": CANCELLED}[end]
+    assert record.state == expected, record.error
+    assert fail or len(ended[0]) >= 2  # both tasks were running when the job ended
+    assert len(submitted.refs) >= 3  # the third waited for a CPU
+    _, running = ray.wait(submitted.refs, num_returns=len(submitted.refs), timeout=60)
+    assert running == []
+    if fail:
+        assert "chunk 0 breaks" in record.error
+    for ref, first in zip(submitted.refs, submitted.first_chunks, strict=True):
+        if fail and first == 0:
+            with pytest.raises(ray.exceptions.RayTaskError, match="chunk 0 breaks"):
+                ray.get(ref)
+        else:  # told to stop: no task ran its chunk to the end
+            assert [result.stopped for result in ray.get(ref)] == [True]
+    assert cancels == []
+
+
 def test_a_resumed_job_plays_only_the_missing_chunks(job_store, redis_url):
     from workers.chunk import play_chunk
 
