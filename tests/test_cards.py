@@ -93,6 +93,17 @@ def test_masks_round_trip(cards: set[int]) -> None:
     assert cards_in(mask) == sorted(cards)
 
 
+def test_masks_beyond_the_cards_work_as_python_s_integers() -> None:
+    # compiled, mask_of and cards_in run on C integers for cards 0-63 and on Python's beyond, as from source
+    assert mask_of(iter([1, 70, 3])) == 1 << 1 | 1 << 70 | 1 << 3
+    assert cards_in(1 << 70 | 1 << 63 | 2) == [1, 63, 70]
+    assert mask_of([]) == 0 and cards_in(0) == []
+    with pytest.raises(ValueError, match="negative"):
+        mask_of([2, -1])
+    with pytest.raises(ValueError, match="non-negative"):
+        cards_in(-4)
+
+
 @pytest.mark.parametrize(
     ("ranks", "size", "first", "last"),
     [
