@@ -115,21 +115,30 @@ class TableGroups:
         return self.by_rank.get(RANK[played], []) + self.by_sum.get(v, [])
 
 
+@cython.cfunc
+@cython.locals(limit=cython.int, start=cython.int, mask=cython.ulonglong, size=cython.int, low=cython.int,
+               aces=cython.int, i=cython.int, total=cython.int, card=cython.int, v=cython.int, top=cython.int,
+               one=cython.ulonglong)
 def _extend_sums(by_sum: dict[int, list[int]], cards: list[int], lows: list[int], limit: int, start: int, mask: int,
                  size: int, low: int, aces: int) -> None:
     """Add to ``by_sum`` every set of 2 to ``limit`` of ``cards`` (from index ``start`` on, joined to ``mask``) under
-    each value it can add up to. A module function, not a closure: a recursive closure is a reference cycle that
-    only the garbage collector frees, on every turn."""
+    each value it can add up to (compiled: C integers). A module function, not a closure: a recursive closure is a
+    reference cycle that only the garbage collector frees, on every turn."""
     if size >= 2:
-        for v in range(low, min(low + 10 * aces, MAX_VALUE) + 1, 10):
+        top = min(low + 10 * aces, MAX_VALUE)
+        v = low
+        while v <= top:
             by_sum.setdefault(v, []).append(mask)
+            v += 10
     if size == limit:
         return
+    one = 1
     for i in range(start, len(cards)):
         total = low + lows[i]
         if total <= MAX_VALUE:
-            _extend_sums(by_sum, cards, lows, limit, i + 1, mask | BIT[cards[i]], size + 1, total,
-                         aces + (RANK[cards[i]] == ACE))
+            card = cards[i]
+            _extend_sums(by_sum, cards, lows, limit, i + 1, mask | one << card, size + 1, total,
+                         aces + (card % 13 == ACE))
 
 
 def _maximal_unions(groups: list[int], limit: int = MAX_CAPTURE_CHOICES) -> set[int]:
