@@ -144,25 +144,35 @@ def _extend_sums(by_sum: dict[int, list[int]], cards: list[int], lows: list[int]
 def _maximal_unions(groups: list[int], limit: int = MAX_CAPTURE_CHOICES) -> set[int]:
     """Unions of every maximal set of pairwise-disjoint groups (tablanette.md §5.4)."""
     unions: set[int] = set()
-    _pick_unions(groups, limit, unions, [MAX_CAPTURE_CHOICES * 20], 0, 0)
+    _pick_unions(groups, limit, unions, MAX_CAPTURE_CHOICES * 20, 0, 0)
     return unions
 
 
-def _pick_unions(groups: list[int], limit: int, unions: set[int], budget: list[int], i: int, used: int) -> None:
-    """:func:`_maximal_unions` from group ``i`` on, ``used`` the union so far (a module function: see
-    :func:`_extend_sums`)."""
-    budget[0] -= 1
-    if budget[0] < 0:
+@cython.cfunc
+@cython.exceptval(-1)
+@cython.returns(cython.longlong)
+@cython.locals(limit=cython.int, budget=cython.longlong, i=cython.int, used=cython.ulonglong, g=cython.ulonglong,
+               j=cython.int, n=cython.int)
+def _pick_unions(groups: list[int], limit: int, unions: set[int], budget: int, i: int, used: int) -> int:
+    """:func:`_maximal_unions` from group ``i`` on, ``used`` the union so far, ``budget`` the calls it may still make
+    (returned less those it made); compiled, C integers (a module function: see :func:`_extend_sums`)."""
+    budget -= 1
+    if budget < 0:
         _too_many(len(groups), MAX_CAPTURE_CHOICES)
-    if i == len(groups):
-        if all(g & used for g in groups):
-            unions.add(used)
-            if len(unions) > limit:
-                _too_many(len(groups), limit)
-        return
-    if not groups[i] & used:
-        _pick_unions(groups, limit, unions, budget, i + 1, used | groups[i])
-    _pick_unions(groups, limit, unions, budget, i + 1, used)
+    n = len(groups)
+    if i == n:
+        for j in range(n):
+            g = groups[j]
+            if not g & used:
+                return budget
+        unions.add(used)
+        if len(unions) > limit:
+            _too_many(n, limit)
+        return budget
+    g = groups[i]
+    if not g & used:
+        budget = _pick_unions(groups, limit, unions, budget, i + 1, used | g)
+    return _pick_unions(groups, limit, unions, budget, i + 1, used)
 
 
 def _all_unions(groups: list[int], limit: int = MAX_CAPTURE_CHOICES) -> set[int]:
