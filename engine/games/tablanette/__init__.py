@@ -142,7 +142,10 @@ class Tablanette(FishingState):
     def _observe(self, seat: int, obs: dict[str, Any]) -> None:
         super()._observe(seat, obs)
         # §3.6: the jacks the table showed and the stock took back, while in the stock or in another seat's hand
-        others = sum(hand for s, hand in enumerate(self.hands) if s != seat)
+        others = 0
+        for s, hand in enumerate(self.hands):
+            if s != seat:
+                others |= hand
         stock = mask_of(self.stock)
         obs["known_cards"] = [CODES[c] for c in cards_in(self._known_places(seat) & (stock | others))]
 
