@@ -141,8 +141,6 @@ def compact_json(value: Any) -> str:
         return "".join(_compact_encoder(value, 0))
 
 
-_to_json = compact_json
-
 
 @dataclass(frozen=True)
 class Retention:
@@ -202,7 +200,7 @@ class MatchStore:
                      finished: bool = False) -> bool:
         """Store a new match with the moves already played (bots first to act); False if the id is taken.
         ``finished``: those moves ended the match (its keys then expire as a finished match's)."""
-        args = ["", self.retention.expiry_ms(finished), _to_json(position), _to_json(meta),
+        args = ["", self.retention.expiry_ms(finished), compact_json(position), compact_json(meta),
                 *(_entry(m) for m in moves)]
         if await self._run(self._commit, self._keys(match_id), args) != 1:
             return False
@@ -216,8 +214,8 @@ class MatchStore:
         """Append ``moves``, only if the match is still at ``expected_version``; ``finished``: these moves ended the
         match. ``position()`` (the position after the moves) is asked for only where a checkpoint falls."""
         checkpoint = finished or expected_version // POSITION_EVERY != (expected_version + len(moves)) // POSITION_EVERY
-        args = [str(expected_version), self.retention.expiry_ms(finished), _to_json(position()) if checkpoint else "",
-                *(_entry(m) for m in moves)]
+        encoded = compact_json(position()) if checkpoint else ""
+        args = [str(expected_version), self.retention.expiry_ms(finished), encoded, *(_entry(m) for m in moves)]
         if await self._run(self._commit, self._keys(match_id), args) != 1:
             return False
         if finished:

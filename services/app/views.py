@@ -22,9 +22,6 @@ from .matches import BOT, LiveMatch, Played
 # Keys that name the viewer rather than the match.
 _VIEWER_KEYS = frozenset({"seat", "legal_actions"})
 
-# Compact, and without escaping to ASCII (the faster C path): every view is encoded on every call.
-to_json = compact_json
-
 
 def public_observation(state: State, history: bool = True) -> dict[str, Any]:
     """The observation keys whose values are the same for every seat (``history=False``: without the history)."""
@@ -84,7 +81,7 @@ def _view(state: State, perspective: int, body: dict, move_number: int, seat: in
     out.game_over = state.is_terminal
     if state.winners:
         out.winners.extend(state.winners)
-    out.json = to_json(body)
+    out.json = compact_json(body)  # every view is encoded on every call
     if state.current_player is not None:
         out.current_player = state.current_player
     return out
