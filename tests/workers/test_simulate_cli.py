@@ -189,7 +189,7 @@ def test_bench_simulate(cli_runner, redis_url, monkeypatch):
     assert report["identical_results"] and report["replays_logged_per_run"] == [400]
     assert len(report["ray_runs_deals_per_s"]) == len(report["single_process_runs_deals_per_s"]) == 2
     assert report["single_process_deals_per_s"] > 0 and report["ray_deals_per_s"] > 0
-    assert 0 < report["machine_parallel_capacity"] <= 2.5
+    assert report["machine_parallel_capacity"] > 0  # a ratio of two timings: its size is the machine's, not the code's
     cpu = report["cpu_us_per_deal"]  # measured, so only their signs and sources are known in advance
     assert cpu["single_process"] > 0 and cpu["workers"] > 0 and cpu["driver"] > 0 and cpu["redis"] >= 0
     assert report["driver_to_workers"] == pytest.approx(cpu["driver"] / cpu["workers"], rel=0.01)
