@@ -10,7 +10,8 @@ import engine
 from engine.bots import SeatView, make_policies, make_policy, parse_policy, play_out, policy_label, seat_observer
 from engine.rng import Rng
 
-LABELS = ["pimc:samples=3:dd_cards=8", "pimc:samples=2:dd_cards=0:rollouts=2", "ismcts:iters=24"]
+LABELS = ["pimc:samples=3:dd_cards=8", "pimc:samples=2:dd_cards=0:rollouts=2", "ismcts:iters=24",
+          "ismcts:iters=12:dd_cards=12"]
 GAMES = {  # game, options, the decision points looked at (moves into the deal)
     "german_whist": ({}, (3, 20, 40)),
     "belote_contree": ({"num_deals": 1}, (6, 18, 30)),

@@ -22,10 +22,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..budget import SAMPLE_WORK, BudgetSpent, Cost, Meter
+from ..budget import NODE_WORK, SAMPLE_WORK, BudgetSpent, Cost, Meter
 from ..options import Option
 from ..rng import Rng
+from ..search.double_dummy import Table, nominal_nodes
 from ..state import State
+from .exact import exact_from, play_exactly
 from .search import NOMINAL_MOVES, SearchPolicy, bids_option, last_deal, play_deal, rollout_option
 from .view import SeatView
 
@@ -74,18 +76,28 @@ class IsmctsPolicy(SearchPolicy):
         Option("exploration", float, 0.7, "the UCB1 exploration constant", minimum=0.0, maximum=10.0,
                noun="parameter"),
         rollout_option("random"),
+        Option("dd_cards", int, 0, "cards left to play from which a trick game's play-out goes on by best play with "
+               "every hand known (double dummy) instead of by the rollout policy (0: never)", minimum=0,
+               maximum=64, noun="parameter"),
         bids_option(),
     )
 
     @classmethod
     def work_cost(cls, params: Mapping[str, Any]) -> Cost:
-        iters = params["iters"]
-        return Cost(iters * (SAMPLE_WORK + NOMINAL_MOVES),
-                    f"iters {iters:,} x ({SAMPLE_WORK} a world + {NOMINAL_MOVES} moves)", "iters")
+        iters, dd_cards = params["iters"], params["dd_cards"]
+        if not dd_cards:
+            return Cost(iters * (SAMPLE_WORK + NOMINAL_MOVES),
+                        f"iters {iters:,} x ({SAMPLE_WORK} a world + {NOMINAL_MOVES} moves)", "iters")
+        # an exact play-out: a search at each of its moves, the first the largest (later ones find its table)
+        exact = 2 * -(-nominal_nodes(dd_cards) // NODE_WORK)
+        return Cost(iters * (SAMPLE_WORK + NOMINAL_MOVES + exact),
+                    f"iters {iters:,} x ({SAMPLE_WORK} a world + {NOMINAL_MOVES} moves + {exact:,} for an exact "
+                    f"play-out from {dd_cards} cards)", "iters or dd_cards")
 
     @cython.locals(root=Node)
     def _search(self, legal_ids: Sequence[int], view: SeatView, meter: Meter) -> int | None:
         root = Node()
+        table = Table()  # the exact play-outs' searches of this decision share it (engine.bots.exact)
         try:
             meter.charge(SAMPLE_WORK)
         except BudgetSpent:
@@ -103,7 +115,7 @@ class IsmctsPolicy(SearchPolicy):
                     sample = last_deal(view.sample(self.rng))
                 else:
                     sample = world
-                meter.charge(self._iterate(root, sample, keys))
+                meter.charge(self._iterate(root, sample, keys, meter, table))
         except BudgetSpent:
             if not root.children:
                 return None
@@ -117,13 +129,16 @@ class IsmctsPolicy(SearchPolicy):
         me = self.seat
         return lambda seat, action: (seat, world.action_seen_by(me, seat, world.action_string(action)))
 
-    def _iterate(self, root: Node, world: State, keys: KeyFunction | None) -> int:
-        """One iteration from ``world`` (consumed); the moves it played."""
+    def _iterate(self, root: Node, world: State, keys: KeyFunction | None, meter: Meter, table: Table) -> int:
+        """One iteration from ``world`` (consumed); the moves it played (an exact play-out's searches charge
+        ``meter`` themselves)."""
         before = len(world.deal_results)
         nodes: list[Node] = []
         sides: list[int] = []
         _descend(root, world, keys, self.params["exploration"], self.rng, nodes, sides)
         moves = len(nodes)
+        if len(world.deal_results) == before and exact_from(world, self.params["dd_cards"]):
+            moves += play_exactly(world, table, meter)
         if len(world.deal_results) == before:
             moves += play_deal(world, self.rollout_bots(world.players))
         _back_up(nodes, sides, _rewards(world, before))
