@@ -63,7 +63,6 @@ class Tables:
     beat: tuple[int, ...]  # beat[best]: the cards that take the trick from ``best``
     over: tuple[int, ...]  # over[best]: the trumps that beat ``best`` (the follow rule's ``over``)
     points: tuple[int, ...]
-    block_points: tuple[tuple[int, ...], ...]  # block_points[suit][bits]: the points of those cards of the suit
     above: tuple[int, ...]  # above[card]: the cards above it in its suit
     kind: tuple[int, ...]  # kind[card]: its suit and points (cards of one kind with no live card between play alike)
     follow: FollowRule  # the rule, its free trump named in the inner numbering
@@ -112,22 +111,10 @@ def _make_tables(rules: TrickRules, trump: int) -> Tables:
         follow = dataclasses.replace(follow, free_trump=RANKS[free])
     plain = tuple(not ((led == trump and (follow.must_overtrump or follow.free_trump)) or
                        (led != trump and trump != NO_TRUMP and follow.trump_with_suit)) for led in range(4))
-    block_points = tuple(_block_points(worth[13 * s:13 * s + 13]) for s in range(4))
     above = tuple(SUIT_MASK[SUIT[i]] & ~((2 << i) - 1) for i in range(52))
     kind = tuple(SUIT[i] << 16 | worth[i] for i in range(52))
     void_free = trump == NO_TRUMP or not (follow.must_trump or follow.must_overtrump)
-    return Tables(tuple(inner), tuple(card_of), beat, over, worth, block_points, above, kind, follow, plain, void_free)
-
-
-@lru_cache(maxsize=64)
-def _block_points(worths: tuple[int, ...]) -> tuple[int, ...]:
-    """For a suit's 13 cards worth ``worths`` (weakest first), the points of each mask of them (kept by the worths:
-    the games and trumps share a few suits' worths, and a table is 8192 long)."""
-    points = [0] * (BLOCK + 1)
-    for bits in range(1, BLOCK + 1):
-        low = bits & -bits
-        points[bits] = points[bits ^ low] + worths[low.bit_length() - 1]
-    return tuple(points)
+    return Tables(tuple(inner), tuple(card_of), beat, over, worth, above, kind, follow, plain, void_free)
 
 
 @lru_cache(maxsize=64)
@@ -178,6 +165,8 @@ _INFINITY = cython.declare(cython.int, 1 << 30)
 _FAR = cython.declare(cython.longlong, 0x4000000000000000)  # no node budget
 _MAX_SEATS = 8  # the sizes of the search's per-seat arrays (its C arrays' sizes are this literal)
 _MAX_TRICKS = 63
+_LEGAL_SLOTS = 1024  # the legal cards kept (the sizes of their C arrays are this literal)
+_LEGAL_SHIFT = cython.declare(cython.int, 54)  # a hash's top 10 bits pick a slot
 
 
 @cython.cfunc
@@ -348,15 +337,16 @@ class Search:
                    above=cython.ulonglong[52], worth=cython.int[52], kind=cython.int[52], stock=cython.int[52],
                    side_of=cython.int[8], maxi=cython.char[8], nxt=cython.int[8], rivals=cython.ulonglong[64],
                    counts=cython.char[64], tricks_left=cython.int[64], all_count=cython.char[64],
-                   plain_follow=cython.char[4])
+                   plain_follow=cython.char[4], legal_hand=cython.ulonglong[1024], legal_out=cython.ulonglong[1024],
+                   legal_context=cython.int[1024])
     cython.declare(n=cython.int, side=cython.int, trump=cython.int, seat=cython.int, done=cython.int,
                    nstock=cython.int, drawn=cython.int, total=cython.int, bonus=cython.int, points_left=cython.int,
-                   lead_move=cython.int, free_card=cython.int, trump_shift=cython.int, max_seats=cython.ulonglong,
+                   lead_move=cython.int, free_card=cython.int, max_seats=cython.ulonglong,
                    min_seats=cython.ulonglong, scored=cython.bint, lead_passes=cython.bint, by_ranks=cython.bint,
                    quick_lead=cython.bint, void_free=cython.bint, live=cython.ulonglong, trump_mask=cython.ulonglong,
                    check_at=cython.longlong, charged=cython.longlong, _nodes=cython.longlong,
                    _max_nodes=cython.longlong)
-    cython.declare(t=object, rules=object, follow=object, meter=object, trick=list, trump_points=tuple,
+    cython.declare(t=object, rules=object, follow=object, meter=object, trick=list,
                    suit_cache=list, entries=Entries)
 
     @cython.locals(s=cython.int, k=cython.int, j=cython.int, c=cython.int, n=cython.int, total=cython.int)
@@ -369,6 +359,7 @@ class Search:
             self.beat, self.over, self.above, self.worth, self.kind, self.stock = ([0] * 52 for _ in range(6))
             self.rivals, self.counts, self.tricks_left, self.all_count = ([0] * 64 for _ in range(4))
             self.plain_follow = [0] * 4
+            self.legal_hand, self.legal_out, self.legal_context = ([0] * _LEGAL_SLOTS for _ in range(3))
         n, total = len(side_of), rules.tricks
         if n > _MAX_SEATS or total > _MAX_TRICKS or len(stock) > 52:
             raise ValueError(f"the double-dummy search takes up to {_MAX_SEATS} seats and {_MAX_TRICKS} tricks")
@@ -396,8 +387,6 @@ class Search:
         self.follow = follow = t.follow
         self.void_free = t.void_free
         self.trump_mask = SUIT_MASK[trump] if trump != NO_TRUMP else 0
-        self.trump_shift = 13 * trump if trump != NO_TRUMP else 0
-        self.trump_points = t.block_points[trump] if trump != NO_TRUMP else t.block_points[0]
         self.scored = rules.points is not None
         self.bonus = rules.last_trick
         self.lead_passes = rules.lead_passes
@@ -507,9 +496,7 @@ class Search:
         self.live = m
         self.points_left = 0
         if self.scored:
-            for s in range(4):
-                self.points_left += self.t.block_points[s][m >> (13 * s) & _BLOCK]
-            self.points_left += self.bonus
+            self.points_left = self._points_of(m) + self.bonus
         self.drawn = 0
         self.check_at = self._next_check()
         self.lead_move = -1
@@ -531,6 +518,20 @@ class Search:
         self.check_at = self._next_check()
 
     # ---- the search ---------------------------------------------------------------------------------------------
+
+    @cython.cfunc
+    @cython.returns(cython.int)
+    @cython.locals(cards=cython.ulonglong, total=cython.int, card=cython.int, one=cython.ulonglong)
+    def _points_of(self, cards: int) -> int:
+        """The card points of ``cards`` (a mask; the sure trumps are a few cards, a table by suit cost more to build
+        than the searches of an ending spent reading it)."""
+        one = 1
+        total = 0
+        while cards:
+            card = _high(cards)
+            total += self.worth[card]
+            cards ^= one << card
+        return total
 
     @cython.cfunc
     @cython.returns(cython.int)
@@ -646,9 +647,9 @@ class Search:
             against = their_trumps & ~((one << (_high(live_trumps ^ their_trumps) + 1)) - 1)
             if self.scored:
                 if mine:
-                    low = self.trump_points[mine >> self.trump_shift]
+                    low = self._points_of(mine)
                 if against:
-                    high -= self.trump_points[against >> self.trump_shift]
+                    high -= self._points_of(against)
             elif self.all_count[done]:
                 if mine:
                     low = self._sure_tricks(mine, self.max_seats)
@@ -766,10 +767,18 @@ class Search:
 
     @cython.cfunc
     @cython.returns(cython.ulonglong)
-    @cython.locals(hand=cython.ulonglong, led=cython.int, best=cython.int, best_seat=cython.int, seat=cython.int)
+    @cython.locals(hand=cython.ulonglong, led=cython.int, best=cython.int, best_seat=cython.int, seat=cython.int,
+                   context=cython.int, i=cython.int, legal=cython.ulonglong)
     def _legal(self, hand: int, led: int, best: int, best_seat: int, seat: int) -> int:
-        legal: int = legal_mask(self.follow, hand, led, self.trump, self.over[best],
-                                self.side_of[best_seat] == self.side_of[seat])
+        """The rules' legal cards (``legal_mask``), kept by their arguments in a small table: a search asks for the
+        same hands in the same tricks again and again, and a call to the rules costs many times a look-up."""
+        context = (led | best << 2 | (self.side_of[best_seat] == self.side_of[seat]) << 8) + 1
+        i = ((hand ^ context) * _MIX & _M64) >> _LEGAL_SHIFT
+        if self.legal_hand[i] == hand and self.legal_context[i] == context:
+            return self.legal_out[i]
+        legal = legal_mask(self.follow, hand, led, self.trump, self.over[best],
+                           self.side_of[best_seat] == self.side_of[seat])
+        self.legal_hand[i], self.legal_context[i], self.legal_out[i] = hand, context, legal
         return legal
 
     @cython.cfunc
