@@ -94,16 +94,9 @@ def _make_tables(rules: TrickRules, trump: int) -> Tables:
     for i, c in enumerate(card_of):
         inner[c] = i
 
-    def renumber(mask: int) -> int:
-        out = 0
-        while mask:
-            low = mask & -mask
-            out |= BIT[inner[low.bit_length() - 1]]
-            mask ^= low
-        return out
-
-    beat = tuple(renumber(rules.ranking.beat[trump][c]) for c in card_of)
-    over = tuple(renumber(rules.beaters[trump][c]) for c in card_of)
+    renumbered = tuple(inner)
+    beat = tuple(_inner_mask(renumbered, rules.ranking.beat[trump][c]) for c in card_of)
+    over = tuple(_inner_mask(renumbered, rules.beaters[trump][c]) for c in card_of)
     worth = tuple(points[c] for c in card_of)
     follow = rules.follow
     if follow.free_trump and trump != NO_TRUMP:
@@ -346,8 +339,7 @@ class Search:
                    quick_lead=cython.bint, void_free=cython.bint, live=cython.ulonglong, trump_mask=cython.ulonglong,
                    check_at=cython.longlong, charged=cython.longlong, _nodes=cython.longlong,
                    _max_nodes=cython.longlong)
-    cython.declare(t=object, rules=object, follow=object, meter=object, trick=list,
-                   suit_cache=list, entries=Entries)
+    cython.declare(t=object, rules=object, follow=object, meter=object, trick=list, entries=Entries)
 
     @cython.locals(s=cython.int, k=cython.int, j=cython.int, c=cython.int, n=cython.int, total=cython.int)
     def __init__(self, rules: TrickRules, trump: int, side_of: Sequence[int], side: int, seat: int,
@@ -406,8 +398,6 @@ class Search:
         # nodes at 24 cards and cost 11% more instructions (callgrind); on bridge endings it saves a fifth of them.
         self.by_ranks = not self.scored
         self.quick_lead = QUICK_LEAD
-        # the suits' rank codes, kept when run from source
-        self.suit_cache: list[dict[tuple[int, ...], int]] = [{}, {}, {}, {}]
         self._max_nodes, self.meter = max_nodes, meter
         self._nodes = self.charged = 0
         self.entries = Entries() if table is None else table
@@ -627,61 +617,58 @@ class Search:
         high = most_left = self.points_left if self.scored else self.tricks_left[done]
         if high <= alpha:
             return high
-        if self.trump_mask:
-            own = 0
-            for s in range(self.n):
-                if self.max_seats >> s & 1:
-                    own |= self.hands[s]
-            # each side's sure trumps: above every other live trump, they win their trick whenever played (a plain
-            # card may be discarded, a trump never loses to a lower card); the stock's trumps are the others'
-            live_trumps = self.live & self.trump_mask
-            own_trumps = own & self.trump_mask
-            if self.drawn == self.nstock:
-                their_trumps = live_trumps ^ own_trumps
-            else:
-                their_trumps = 0
-                for s in range(self.n):
-                    if self.min_seats >> s & 1:
-                        their_trumps |= self.hands[s] & self.trump_mask
-            mine = own_trumps & ~((one << (_high(live_trumps ^ own_trumps) + 1)) - 1)
-            against = their_trumps & ~((one << (_high(live_trumps ^ their_trumps) + 1)) - 1)
-            if self.scored:
-                if mine:
-                    low = self._points_of(mine)
-                if against:
-                    high -= self._points_of(against)
-            elif self.all_count[done]:
-                if mine:
-                    low = self._sure_tricks(mine, self.max_seats)
-                if against:
-                    high -= self._sure_tricks(against, self.min_seats)
-        if self.quick_lead and not self.scored and self.counts[done]:
-            if self.all_count[done] and self.drawn == self.nstock and not self.lead_passes:
-                quick = self._quick_tricks(leader)
-                if quick > most_left:
-                    quick = most_left
-            else:
-                quick = 1 if self._cashes(leader) else 0
-            if not quick:
-                pass
-            elif self.maxi[leader]:
-                if low < quick:
-                    low = quick
-            elif high > most_left - quick:
-                high = most_left - quick
         if not cython.compiled:
             key = [0] * 9
         self._key(leader, key)
         entry = self.entries._get(key)
         first = -1
-        if entry:
-            lo = (entry & 0xFFFFF) - _BOUND
-            hi = (entry >> 20 & 0xFFFFF) - _BOUND
+        if entry:  # its bounds hold the quick ones below (the same for every position of the key) and the searches'
+            low = (entry & 0xFFFFF) - _BOUND
+            high = (entry >> 20 & 0xFFFFF) - _BOUND
             first = (entry >> 40) - 1
-            if lo > low:
-                low = lo
-            if hi < high:
-                high = hi
+        else:
+            if self.trump_mask:
+                own = 0
+                for s in range(self.n):
+                    if self.max_seats >> s & 1:
+                        own |= self.hands[s]
+                # each side's sure trumps: above every other live trump, they win their trick whenever played (a plain
+                # card may be discarded, a trump never loses to a lower card); the stock's trumps are the others'
+                live_trumps = self.live & self.trump_mask
+                own_trumps = own & self.trump_mask
+                if self.drawn == self.nstock:
+                    their_trumps = live_trumps ^ own_trumps
+                else:
+                    their_trumps = 0
+                    for s in range(self.n):
+                        if self.min_seats >> s & 1:
+                            their_trumps |= self.hands[s] & self.trump_mask
+                mine = own_trumps & ~((one << (_high(live_trumps ^ own_trumps) + 1)) - 1)
+                against = their_trumps & ~((one << (_high(live_trumps ^ their_trumps) + 1)) - 1)
+                if self.scored:
+                    if mine:
+                        low = self._points_of(mine)
+                    if against:
+                        high -= self._points_of(against)
+                elif self.all_count[done]:
+                    if mine:
+                        low = self._sure_tricks(mine, self.max_seats)
+                    if against:
+                        high -= self._sure_tricks(against, self.min_seats)
+            if self.quick_lead and not self.scored and self.counts[done]:
+                if self.all_count[done] and self.drawn == self.nstock and not self.lead_passes:
+                    quick = self._quick_tricks(leader)
+                    if quick > most_left:
+                        quick = most_left
+                else:
+                    quick = 1 if self._cashes(leader) else 0
+                if not quick:
+                    pass
+                elif self.maxi[leader]:
+                    if low < quick:
+                        low = quick
+                elif high > most_left - quick:
+                    high = most_left - quick
         if high <= alpha:
             return high
         if low >= beta or low == high:
@@ -700,51 +687,55 @@ class Search:
         return value
 
     @cython.cfunc
-    @cython.locals(leader=cython.int, key=cython.p_ulonglong, s=cython.int)
+    @cython.exceptval(check=False)
+    @cython.locals(leader=cython.int, key=cython.p_ulonglong, s=cython.int, o=cython.int, shift=cython.int,
+                   h=cython.ulonglong, union=cython.ulonglong, b0=cython.ulonglong, b1=cython.ulonglong,
+                   b2=cython.ulonglong, free=cython.ulonglong, rest=cython.ulonglong, low=cython.ulonglong,
+                   bit=cython.ulonglong, code=cython.ulonglong, one=cython.ulonglong)
     def _key(self, leader: int, key: list[int]) -> None:
         """The transposition key of a trick start in ``key`` (the table's width of words): the leader and the hands;
         with no stock left, where tricks are counted, the leader and per suit the owners of its live cards from the
-        weakest up (and which is the free trump), whatever their ranks. Positions that differ only by the ranks the
-        played cards leave between the live ones play alike (a card's suit and its order among the live cards are
-        all the rules read), so they share one entry."""
+        weakest up (4 bits a card after a leading 1: the owner, and 8 for the free trump), whatever their ranks.
+        Positions that differ only by the ranks the played cards leave between the live ones play alike (a card's
+        suit and its order among the live cards are all the rules read), so they share one entry."""
         for s in range(self.entries.width):
             key[s] = 0
         if self.drawn == self.nstock and self.by_ranks:
+            one = 1
             key[0] = leader + 257
+            union = b0 = b1 = b2 = 0  # the cards of the seats whose number has bit 0, 1 or 2 set
+            for o in range(self.n):
+                h = self.hands[o]
+                union |= h
+                if o & 1:
+                    b0 |= h
+                if o & 2:
+                    b1 |= h
+                if o & 4:
+                    b2 |= h
+            free = one << self.free_card if self.free_card >= 0 else 0
             for s in range(4):
-                key[s + 1] = self._suit_code(s)
+                shift = 13 * s
+                rest = union >> shift & _BLOCK
+                code = 1
+                while rest:
+                    low = rest & (~rest + 1)
+                    rest ^= low
+                    bit = low << shift
+                    code <<= 4
+                    if b0 & bit:
+                        code |= 1
+                    if b1 & bit:
+                        code |= 2
+                    if b2 & bit:
+                        code |= 4
+                    if free & bit:
+                        code |= 8
+                key[s + 1] = code
         else:
             key[0] = leader + 1
             for s in range(self.n):
                 key[s + 1] = self.hands[s]
-
-    @cython.cfunc
-    @cython.returns(cython.ulonglong)
-    @cython.locals(s=cython.int, shift=cython.int, i=cython.int, owner=cython.int, union=cython.ulonglong,
-                   code=cython.ulonglong)
-    def _suit_code(self, s: int) -> int:
-        """A suit's code in :meth:`_key`: 4 bits per live card from the weakest up (its owner; 8 for the
-        free trump) after a leading 1."""
-        shift = 13 * s
-        if not cython.compiled:  # from source, a dict of the codes made costs less than making them
-            blocks = tuple([self.hands[o] >> shift & BLOCK for o in range(self.n)])
-            known: int | None = self.suit_cache[s].get(blocks)
-            if known is not None:
-                return known
-        union = 0
-        for owner in range(self.n):
-            union |= self.hands[owner]
-        union = union >> shift & _BLOCK
-        code = 1
-        for i in range(13):
-            if union >> i & 1:
-                owner = 0
-                while not self.hands[owner] >> (shift + i) & 1:
-                    owner += 1
-                code = code << 4 | (8 if shift + i == self.free_card else 0) | owner
-        if not cython.compiled:
-            self.suit_cache[s][blocks] = code
-        return code
 
     @cython.cfunc
     @cython.returns(cython.int)
@@ -1096,10 +1087,13 @@ class Search:
         return self.points_left if self.scored else self.tricks_left[self.done]
 
 
+@cython.locals(mask=cython.ulonglong, out=cython.ulonglong, card=cython.int, one=cython.ulonglong)
 def _inner_mask(inner: tuple[int, ...], mask: int) -> int:
+    """``mask`` (cards in the game's numbering) in the search's numbering ``inner``."""
+    one = 1
     out = 0
     while mask:
-        low = mask & -mask
-        out |= BIT[inner[low.bit_length() - 1]]
-        mask ^= low
+        card = _high(mask)
+        out |= one << inner[card]
+        mask ^= one << card
     return out
