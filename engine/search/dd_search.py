@@ -1053,23 +1053,42 @@ class Search:
         if self.nstock or self.total - self.done < GUESS_TRICKS:
             return None
         seat, k, led, best, best_seat, cards, points = self._root()
-        leader = self.trick[0][0] if k else seat
-        played: list[tuple[int, int]] = []
+        return self._first_line(seat, k, led, best, best_seat, cards, points, self.trick[0][0] if k else seat)
+
+    @cython.cfunc
+    @cython.returns(cython.int)
+    @cython.locals(seat=cython.int, k=cython.int, led=cython.int, best=cython.int, best_seat=cython.int,
+                   cards=cython.ulonglong, points=cython.int, leader=cython.int, done=cython.int, j=cython.int,
+                   s=cython.int, card=cython.int, gain=cython.int, hand=cython.ulonglong, legal=cython.ulonglong,
+                   start_live=cython.ulonglong, saved=cython.ulonglong[8], one=cython.ulonglong, moves=cython.int[52])
+    def _first_line(self, seat: int, k: int, led: int, best: int, best_seat: int, cards: int, points: int,
+                    leader: int) -> int:
+        """:meth:`_estimate`'s line from the position's trick (``seat`` plays its ``k``-th card), the hands and the
+        live cards put back."""
+        if not cython.compiled:
+            saved, moves = [0] * 8, [0] * 52
+        one = 1
+        for s in range(self.n):
+            saved[s] = self.hands[s]
         start_live, gain = self.live, 0
         for done in range(self.done, self.total):
             for j in range(k, self.n):
                 hand = self.hands[seat]
                 if j == 0:
-                    card = self._ordered(seat, 0, 0, -1, -1)[1][0]
+                    self._leads(hand, -1, moves)
+                    card = moves[0] & 63
                     led, best, best_seat = card // 13, card, seat
                 else:
-                    legal, searched = self._ordered(seat, j, led, best, best_seat)
-                    card = searched[0] if legal & (legal - 1) else legal.bit_length() - 1
-                    if self.beat[best] & BIT[card]:
+                    legal = self._legal(hand, led, best, best_seat, seat)
+                    if legal & (legal - 1):
+                        self._follows(legal, best, best_seat, seat, j, led, moves)
+                        card = moves[0] & 63
+                    else:
+                        card = _high(legal)
+                    if self.beat[best] >> card & 1:
                         best, best_seat = card, seat
-                self.hands[seat] = hand ^ BIT[card]
-                played.append((seat, card))
-                cards |= BIT[card]
+                self.hands[seat] = hand ^ one << card
+                cards |= one << card
                 points += self.worth[card]
                 seat = self.nxt[seat]
             if self.maxi[best_seat] and self.counts[done]:
@@ -1077,8 +1096,8 @@ class Search:
             self.live ^= cards
             leader = seat = self.nxt[leader] if self.lead_passes else best_seat
             k, cards, points = 0, 0, 0
-        for s, c in played:
-            self.hands[s] |= BIT[c]
+        for s in range(self.n):
+            self.hands[s] = saved[s]
         self.live = start_live
         return gain
 
