@@ -242,7 +242,7 @@ class Entries:
     @cython.cfunc
     @cython.locals(capacity=cython.longlong)
     def _allocate(self, capacity: int) -> None:
-        self.slots = array("Q", bytes(8 * capacity * (self.width + 1)))
+        self.slots = array("Q", [0]) * (capacity * (self.width + 1))  # (from bytes: 30 times slower, page faults)
         self.capacity, self.used = capacity, 0
 
     @cython.cfunc
