@@ -459,15 +459,18 @@ class Search:
             self._reset()
 
     def _card_values(self) -> dict[int, int]:
-        """Each run of equivalent cards searched once, from the last card's value as the first guess."""
+        """Each run of equivalent cards searched once, from the last card's value as the first guess (the first card
+        from :meth:`solve`'s guess: the line it starts is the one that card starts)."""
         values: dict[int, int] = {}
-        guess = None
+        guess = self._estimate()
+        steps = 0 if guess is None else MTD_STEPS
         for card, equal in self._root_moves():
 
             def test(alpha: int, beta: int, card: int = card) -> int:
                 return self._after(card, alpha, beta)
 
-            guess = exact_value(test, 0, self._most(), guess)
+            guess = exact_value(test, 0, self._most(), guess, steps)
+            steps = 0
             for c in equal:
                 values[self.t.card_of[c]] = guess
         return values
