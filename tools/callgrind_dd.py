@@ -4,9 +4,11 @@ timings on a shared machine, and comparable across commits (``--root`` runs anot
     python tools/callgrind_dd.py [--root CHECKOUT] [--positions N] [--no-callgrind] [CASE ...]
 
 The endings are ``cardtable bench --bots``'s (services/bench/bots.py ``solve_last_tricks``): random play from seed 1's
-deals to the start of the trick that many tricks from the end. Each case prints one JSON line: the values solved
-(``DoubleDummy.solve()``, the side to play), the nodes, and the instructions of the solves alone (between two
-``os.getppid()`` calls, as tools/callgrind_engine.py measures; the tables a trump needs are built inside, once).
+deals to the start of the trick that many tricks from the end; the bridge cases are the bench's endings that DDS
+solves too (``bridge_against_dds``: 4 hands of 8 cards, North to lead, no trump or spades). Each case prints one JSON
+line: the values solved (``DoubleDummy.solve()``, the side to play; North-South's tricks in bridge), the nodes, and the
+instructions of the solves alone (between two ``os.getppid()`` calls, as tools/callgrind_engine.py measures; the
+tables a trump needs are built inside, once).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ CASES: dict[str, tuple[str, dict[str, int], int, int]] = {
     "belote_contree:6": ("belote_contree", {"num_deals": 1}, 6, 3),
     "german_whist:8": ("german_whist", {}, 8, 5),
     "german_whist:6": ("german_whist", {}, 6, 5),
+    "bridge:no_trump": ("bridge", {}, 8, 5),
+    "bridge:spades": ("bridge", {}, 8, 5),
 }
 
 
@@ -39,6 +43,9 @@ def solve(labels: list[str], positions: int, marks: bool) -> None:
 
     for label in labels:
         game, options, tricks, default = CASES[label]
+        if game == "bridge":
+            solve_bridge(label, positions or default, marks)
+            continue
         states = []
         for k in range(positions or default):
             state = engine.new_match(game, seed=derive_seed(1, 7, k), options=options)
@@ -60,6 +67,28 @@ def solve(labels: list[str], positions: int, marks: bool) -> None:
         if marks:
             os.getppid()
         print(json.dumps({"case": label, "values": values, "nodes": nodes, "seconds": round(seconds, 3)}), flush=True)
+
+
+def solve_bridge(label: str, positions: int, marks: bool) -> None:
+    """The bench's bridge endings of ``label``'s trump (``bridge:no_trump``, ``bridge:spades``), solved for North."""
+    from engine.rng import derive_seed
+    from engine.search.dd_search import Search
+    from services.bench.bots import BRIDGE, BRIDGE_TRUMPS, LAST_TRICKS, PARTNERS, bridge_ending
+
+    trump = BRIDGE_TRUMPS[label.split(":")[1]]
+    deals = [bridge_ending(derive_seed(1, 11, k)) for k in range(positions)]
+    if marks:
+        os.getppid()
+    started = time.perf_counter()
+    values, nodes = [], 0
+    for hands in deals:
+        search = Search(BRIDGE, trump, PARTNERS, 0, 0, hands, [], 0, [], [True] * LAST_TRICKS)
+        values.append(search.solve())
+        nodes += search.nodes
+    seconds = time.perf_counter() - started
+    if marks:
+        os.getppid()
+    print(json.dumps({"case": label, "values": values, "nodes": nodes, "seconds": round(seconds, 3)}), flush=True)
 
 
 def main() -> None:

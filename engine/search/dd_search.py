@@ -63,7 +63,6 @@ class Tables:
     beat: tuple[int, ...]  # beat[best]: the cards that take the trick from ``best``
     over: tuple[int, ...]  # over[best]: the trumps that beat ``best`` (the follow rule's ``over``)
     points: tuple[int, ...]
-    block_points: tuple[tuple[int, ...], ...]  # block_points[suit][bits]: the points of those cards of the suit
     above: tuple[int, ...]  # above[card]: the cards above it in its suit
     kind: tuple[int, ...]  # kind[card]: its suit and points (cards of one kind with no live card between play alike)
     follow: FollowRule  # the rule, its free trump named in the inner numbering
@@ -95,16 +94,9 @@ def _make_tables(rules: TrickRules, trump: int) -> Tables:
     for i, c in enumerate(card_of):
         inner[c] = i
 
-    def renumber(mask: int) -> int:
-        out = 0
-        while mask:
-            low = mask & -mask
-            out |= BIT[inner[low.bit_length() - 1]]
-            mask ^= low
-        return out
-
-    beat = tuple(renumber(rules.ranking.beat[trump][c]) for c in card_of)
-    over = tuple(renumber(rules.beaters[trump][c]) for c in card_of)
+    renumbered = tuple(inner)
+    beat = tuple(_inner_mask(renumbered, rules.ranking.beat[trump][c]) for c in card_of)
+    over = tuple(_inner_mask(renumbered, rules.beaters[trump][c]) for c in card_of)
     worth = tuple(points[c] for c in card_of)
     follow = rules.follow
     if follow.free_trump and trump != NO_TRUMP:
@@ -112,22 +104,10 @@ def _make_tables(rules: TrickRules, trump: int) -> Tables:
         follow = dataclasses.replace(follow, free_trump=RANKS[free])
     plain = tuple(not ((led == trump and (follow.must_overtrump or follow.free_trump)) or
                        (led != trump and trump != NO_TRUMP and follow.trump_with_suit)) for led in range(4))
-    block_points = tuple(_block_points(worth[13 * s:13 * s + 13]) for s in range(4))
     above = tuple(SUIT_MASK[SUIT[i]] & ~((2 << i) - 1) for i in range(52))
     kind = tuple(SUIT[i] << 16 | worth[i] for i in range(52))
     void_free = trump == NO_TRUMP or not (follow.must_trump or follow.must_overtrump)
-    return Tables(tuple(inner), tuple(card_of), beat, over, worth, block_points, above, kind, follow, plain, void_free)
-
-
-@lru_cache(maxsize=64)
-def _block_points(worths: tuple[int, ...]) -> tuple[int, ...]:
-    """For a suit's 13 cards worth ``worths`` (weakest first), the points of each mask of them (kept by the worths:
-    the games and trumps share a few suits' worths, and a table is 8192 long)."""
-    points = [0] * (BLOCK + 1)
-    for bits in range(1, BLOCK + 1):
-        low = bits & -bits
-        points[bits] = points[bits ^ low] + worths[low.bit_length() - 1]
-    return tuple(points)
+    return Tables(tuple(inner), tuple(card_of), beat, over, worth, above, kind, follow, plain, void_free)
 
 
 @lru_cache(maxsize=64)
@@ -178,6 +158,8 @@ _INFINITY = cython.declare(cython.int, 1 << 30)
 _FAR = cython.declare(cython.longlong, 0x4000000000000000)  # no node budget
 _MAX_SEATS = 8  # the sizes of the search's per-seat arrays (its C arrays' sizes are this literal)
 _MAX_TRICKS = 63
+_LEGAL_SLOTS = 1024  # the legal cards kept (the sizes of their C arrays are this literal)
+_LEGAL_SHIFT = cython.declare(cython.int, 54)  # a hash's top 10 bits pick a slot
 
 
 @cython.cfunc
@@ -260,7 +242,7 @@ class Entries:
     @cython.cfunc
     @cython.locals(capacity=cython.longlong)
     def _allocate(self, capacity: int) -> None:
-        self.slots = array("Q", bytes(8 * capacity * (self.width + 1)))
+        self.slots = array("Q", [0]) * (capacity * (self.width + 1))  # (from bytes: 30 times slower, page faults)
         self.capacity, self.used = capacity, 0
 
     @cython.cfunc
@@ -348,16 +330,16 @@ class Search:
                    above=cython.ulonglong[52], worth=cython.int[52], kind=cython.int[52], stock=cython.int[52],
                    side_of=cython.int[8], maxi=cython.char[8], nxt=cython.int[8], rivals=cython.ulonglong[64],
                    counts=cython.char[64], tricks_left=cython.int[64], all_count=cython.char[64],
-                   plain_follow=cython.char[4])
+                   plain_follow=cython.char[4], legal_hand=cython.ulonglong[1024], legal_out=cython.ulonglong[1024],
+                   legal_context=cython.int[1024])
     cython.declare(n=cython.int, side=cython.int, trump=cython.int, seat=cython.int, done=cython.int,
                    nstock=cython.int, drawn=cython.int, total=cython.int, bonus=cython.int, points_left=cython.int,
-                   lead_move=cython.int, free_card=cython.int, trump_shift=cython.int, max_seats=cython.ulonglong,
+                   lead_move=cython.int, free_card=cython.int, max_seats=cython.ulonglong,
                    min_seats=cython.ulonglong, scored=cython.bint, lead_passes=cython.bint, by_ranks=cython.bint,
                    quick_lead=cython.bint, void_free=cython.bint, live=cython.ulonglong, trump_mask=cython.ulonglong,
                    check_at=cython.longlong, charged=cython.longlong, _nodes=cython.longlong,
                    _max_nodes=cython.longlong)
-    cython.declare(t=object, rules=object, follow=object, meter=object, trick=list, trump_points=tuple,
-                   suit_cache=list, entries=Entries)
+    cython.declare(t=object, rules=object, follow=object, meter=object, trick=list, entries=Entries)
 
     @cython.locals(s=cython.int, k=cython.int, j=cython.int, c=cython.int, n=cython.int, total=cython.int)
     def __init__(self, rules: TrickRules, trump: int, side_of: Sequence[int], side: int, seat: int,
@@ -369,6 +351,7 @@ class Search:
             self.beat, self.over, self.above, self.worth, self.kind, self.stock = ([0] * 52 for _ in range(6))
             self.rivals, self.counts, self.tricks_left, self.all_count = ([0] * 64 for _ in range(4))
             self.plain_follow = [0] * 4
+            self.legal_hand, self.legal_out, self.legal_context = ([0] * _LEGAL_SLOTS for _ in range(3))
         n, total = len(side_of), rules.tricks
         if n > _MAX_SEATS or total > _MAX_TRICKS or len(stock) > 52:
             raise ValueError(f"the double-dummy search takes up to {_MAX_SEATS} seats and {_MAX_TRICKS} tricks")
@@ -396,8 +379,6 @@ class Search:
         self.follow = follow = t.follow
         self.void_free = t.void_free
         self.trump_mask = SUIT_MASK[trump] if trump != NO_TRUMP else 0
-        self.trump_shift = 13 * trump if trump != NO_TRUMP else 0
-        self.trump_points = t.block_points[trump] if trump != NO_TRUMP else t.block_points[0]
         self.scored = rules.points is not None
         self.bonus = rules.last_trick
         self.lead_passes = rules.lead_passes
@@ -417,8 +398,6 @@ class Search:
         # nodes at 24 cards and cost 11% more instructions (callgrind); on bridge endings it saves a fifth of them.
         self.by_ranks = not self.scored
         self.quick_lead = QUICK_LEAD
-        # the suits' rank codes, kept when run from source
-        self.suit_cache: list[dict[tuple[int, ...], int]] = [{}, {}, {}, {}]
         self._max_nodes, self.meter = max_nodes, meter
         self._nodes = self.charged = 0
         self.entries = Entries() if table is None else table
@@ -480,15 +459,18 @@ class Search:
             self._reset()
 
     def _card_values(self) -> dict[int, int]:
-        """Each run of equivalent cards searched once, from the last card's value as the first guess."""
+        """Each run of equivalent cards searched once, from the last card's value as the first guess (the first card
+        from :meth:`solve`'s guess: the line it starts is the one that card starts)."""
         values: dict[int, int] = {}
-        guess = None
+        guess = self._estimate()
+        steps = 0 if guess is None else MTD_STEPS
         for card, equal in self._root_moves():
 
             def test(alpha: int, beta: int, card: int = card) -> int:
                 return self._after(card, alpha, beta)
 
-            guess = exact_value(test, 0, self._most(), guess)
+            guess = exact_value(test, 0, self._most(), guess, steps)
+            steps = 0
             for c in equal:
                 values[self.t.card_of[c]] = guess
         return values
@@ -507,9 +489,7 @@ class Search:
         self.live = m
         self.points_left = 0
         if self.scored:
-            for s in range(4):
-                self.points_left += self.t.block_points[s][m >> (13 * s) & _BLOCK]
-            self.points_left += self.bonus
+            self.points_left = self._points_of(m) + self.bonus
         self.drawn = 0
         self.check_at = self._next_check()
         self.lead_move = -1
@@ -531,6 +511,20 @@ class Search:
         self.check_at = self._next_check()
 
     # ---- the search ---------------------------------------------------------------------------------------------
+
+    @cython.cfunc
+    @cython.returns(cython.int)
+    @cython.locals(cards=cython.ulonglong, total=cython.int, card=cython.int, one=cython.ulonglong)
+    def _points_of(self, cards: int) -> int:
+        """The card points of ``cards`` (a mask; the sure trumps are a few cards, a table by suit cost more to build
+        than the searches of an ending spent reading it)."""
+        one = 1
+        total = 0
+        while cards:
+            card = _high(cards)
+            total += self.worth[card]
+            cards ^= one << card
+        return total
 
     @cython.cfunc
     @cython.returns(cython.int)
@@ -626,61 +620,58 @@ class Search:
         high = most_left = self.points_left if self.scored else self.tricks_left[done]
         if high <= alpha:
             return high
-        if self.trump_mask:
-            own = 0
-            for s in range(self.n):
-                if self.max_seats >> s & 1:
-                    own |= self.hands[s]
-            # each side's sure trumps: above every other live trump, they win their trick whenever played (a plain
-            # card may be discarded, a trump never loses to a lower card); the stock's trumps are the others'
-            live_trumps = self.live & self.trump_mask
-            own_trumps = own & self.trump_mask
-            if self.drawn == self.nstock:
-                their_trumps = live_trumps ^ own_trumps
-            else:
-                their_trumps = 0
-                for s in range(self.n):
-                    if self.min_seats >> s & 1:
-                        their_trumps |= self.hands[s] & self.trump_mask
-            mine = own_trumps & ~((one << (_high(live_trumps ^ own_trumps) + 1)) - 1)
-            against = their_trumps & ~((one << (_high(live_trumps ^ their_trumps) + 1)) - 1)
-            if self.scored:
-                if mine:
-                    low = self.trump_points[mine >> self.trump_shift]
-                if against:
-                    high -= self.trump_points[against >> self.trump_shift]
-            elif self.all_count[done]:
-                if mine:
-                    low = self._sure_tricks(mine, self.max_seats)
-                if against:
-                    high -= self._sure_tricks(against, self.min_seats)
-        if self.quick_lead and not self.scored and self.counts[done]:
-            if self.all_count[done] and self.drawn == self.nstock and not self.lead_passes:
-                quick = self._quick_tricks(leader)
-                if quick > most_left:
-                    quick = most_left
-            else:
-                quick = 1 if self._cashes(leader) else 0
-            if not quick:
-                pass
-            elif self.maxi[leader]:
-                if low < quick:
-                    low = quick
-            elif high > most_left - quick:
-                high = most_left - quick
         if not cython.compiled:
             key = [0] * 9
         self._key(leader, key)
         entry = self.entries._get(key)
         first = -1
-        if entry:
-            lo = (entry & 0xFFFFF) - _BOUND
-            hi = (entry >> 20 & 0xFFFFF) - _BOUND
+        if entry:  # its bounds hold the quick ones below (the same for every position of the key) and the searches'
+            low = (entry & 0xFFFFF) - _BOUND
+            high = (entry >> 20 & 0xFFFFF) - _BOUND
             first = (entry >> 40) - 1
-            if lo > low:
-                low = lo
-            if hi < high:
-                high = hi
+        else:
+            if self.trump_mask:
+                own = 0
+                for s in range(self.n):
+                    if self.max_seats >> s & 1:
+                        own |= self.hands[s]
+                # each side's sure trumps: above every other live trump, they win their trick whenever played (a plain
+                # card may be discarded, a trump never loses to a lower card); the stock's trumps are the others'
+                live_trumps = self.live & self.trump_mask
+                own_trumps = own & self.trump_mask
+                if self.drawn == self.nstock:
+                    their_trumps = live_trumps ^ own_trumps
+                else:
+                    their_trumps = 0
+                    for s in range(self.n):
+                        if self.min_seats >> s & 1:
+                            their_trumps |= self.hands[s] & self.trump_mask
+                mine = own_trumps & ~((one << (_high(live_trumps ^ own_trumps) + 1)) - 1)
+                against = their_trumps & ~((one << (_high(live_trumps ^ their_trumps) + 1)) - 1)
+                if self.scored:
+                    if mine:
+                        low = self._points_of(mine)
+                    if against:
+                        high -= self._points_of(against)
+                elif self.all_count[done]:
+                    if mine:
+                        low = self._sure_tricks(mine, self.max_seats)
+                    if against:
+                        high -= self._sure_tricks(against, self.min_seats)
+            if self.quick_lead and not self.scored and self.counts[done]:
+                if self.all_count[done] and self.drawn == self.nstock and not self.lead_passes:
+                    quick = self._quick_tricks(leader)
+                    if quick > most_left:
+                        quick = most_left
+                else:
+                    quick = 1 if self._cashes(leader) else 0
+                if not quick:
+                    pass
+                elif self.maxi[leader]:
+                    if low < quick:
+                        low = quick
+                elif high > most_left - quick:
+                    high = most_left - quick
         if high <= alpha:
             return high
         if low >= beta or low == high:
@@ -699,51 +690,55 @@ class Search:
         return value
 
     @cython.cfunc
-    @cython.locals(leader=cython.int, key=cython.p_ulonglong, s=cython.int)
+    @cython.exceptval(check=False)
+    @cython.locals(leader=cython.int, key=cython.p_ulonglong, s=cython.int, o=cython.int, shift=cython.int,
+                   h=cython.ulonglong, union=cython.ulonglong, b0=cython.ulonglong, b1=cython.ulonglong,
+                   b2=cython.ulonglong, free=cython.ulonglong, rest=cython.ulonglong, low=cython.ulonglong,
+                   bit=cython.ulonglong, code=cython.ulonglong, one=cython.ulonglong)
     def _key(self, leader: int, key: list[int]) -> None:
         """The transposition key of a trick start in ``key`` (the table's width of words): the leader and the hands;
         with no stock left, where tricks are counted, the leader and per suit the owners of its live cards from the
-        weakest up (and which is the free trump), whatever their ranks. Positions that differ only by the ranks the
-        played cards leave between the live ones play alike (a card's suit and its order among the live cards are
-        all the rules read), so they share one entry."""
+        weakest up (4 bits a card after a leading 1: the owner, and 8 for the free trump), whatever their ranks.
+        Positions that differ only by the ranks the played cards leave between the live ones play alike (a card's
+        suit and its order among the live cards are all the rules read), so they share one entry."""
         for s in range(self.entries.width):
             key[s] = 0
         if self.drawn == self.nstock and self.by_ranks:
+            one = 1
             key[0] = leader + 257
+            union = b0 = b1 = b2 = 0  # the cards of the seats whose number has bit 0, 1 or 2 set
+            for o in range(self.n):
+                h = self.hands[o]
+                union |= h
+                if o & 1:
+                    b0 |= h
+                if o & 2:
+                    b1 |= h
+                if o & 4:
+                    b2 |= h
+            free = one << self.free_card if self.free_card >= 0 else 0
             for s in range(4):
-                key[s + 1] = self._suit_code(s)
+                shift = 13 * s
+                rest = union >> shift & _BLOCK
+                code = 1
+                while rest:
+                    low = rest & (~rest + 1)
+                    rest ^= low
+                    bit = low << shift
+                    code <<= 4
+                    if b0 & bit:
+                        code |= 1
+                    if b1 & bit:
+                        code |= 2
+                    if b2 & bit:
+                        code |= 4
+                    if free & bit:
+                        code |= 8
+                key[s + 1] = code
         else:
             key[0] = leader + 1
             for s in range(self.n):
                 key[s + 1] = self.hands[s]
-
-    @cython.cfunc
-    @cython.returns(cython.ulonglong)
-    @cython.locals(s=cython.int, shift=cython.int, i=cython.int, owner=cython.int, union=cython.ulonglong,
-                   code=cython.ulonglong)
-    def _suit_code(self, s: int) -> int:
-        """A suit's code in :meth:`_key`: 4 bits per live card from the weakest up (its owner; 8 for the
-        free trump) after a leading 1."""
-        shift = 13 * s
-        if not cython.compiled:  # from source, a dict of the codes made costs less than making them
-            blocks = tuple([self.hands[o] >> shift & BLOCK for o in range(self.n)])
-            known: int | None = self.suit_cache[s].get(blocks)
-            if known is not None:
-                return known
-        union = 0
-        for owner in range(self.n):
-            union |= self.hands[owner]
-        union = union >> shift & _BLOCK
-        code = 1
-        for i in range(13):
-            if union >> i & 1:
-                owner = 0
-                while not self.hands[owner] >> (shift + i) & 1:
-                    owner += 1
-                code = code << 4 | (8 if shift + i == self.free_card else 0) | owner
-        if not cython.compiled:
-            self.suit_cache[s][blocks] = code
-        return code
 
     @cython.cfunc
     @cython.returns(cython.int)
@@ -766,10 +761,18 @@ class Search:
 
     @cython.cfunc
     @cython.returns(cython.ulonglong)
-    @cython.locals(hand=cython.ulonglong, led=cython.int, best=cython.int, best_seat=cython.int, seat=cython.int)
+    @cython.locals(hand=cython.ulonglong, led=cython.int, best=cython.int, best_seat=cython.int, seat=cython.int,
+                   context=cython.int, i=cython.int, legal=cython.ulonglong)
     def _legal(self, hand: int, led: int, best: int, best_seat: int, seat: int) -> int:
-        legal: int = legal_mask(self.follow, hand, led, self.trump, self.over[best],
-                                self.side_of[best_seat] == self.side_of[seat])
+        """The rules' legal cards (``legal_mask``), kept by their arguments in a small table: a search asks for the
+        same hands in the same tricks again and again, and a call to the rules costs many times a look-up."""
+        context = (led | best << 2 | (self.side_of[best_seat] == self.side_of[seat]) << 8) + 1
+        i = ((hand ^ context) * _MIX & _M64) >> _LEGAL_SHIFT
+        if self.legal_hand[i] == hand and self.legal_context[i] == context:
+            return self.legal_out[i]
+        legal = legal_mask(self.follow, hand, led, self.trump, self.over[best],
+                           self.side_of[best_seat] == self.side_of[seat])
+        self.legal_hand[i], self.legal_context[i], self.legal_out[i] = hand, context, legal
         return legal
 
     @cython.cfunc
@@ -1053,23 +1056,42 @@ class Search:
         if self.nstock or self.total - self.done < GUESS_TRICKS:
             return None
         seat, k, led, best, best_seat, cards, points = self._root()
-        leader = self.trick[0][0] if k else seat
-        played: list[tuple[int, int]] = []
+        return self._first_line(seat, k, led, best, best_seat, cards, points, self.trick[0][0] if k else seat)
+
+    @cython.cfunc
+    @cython.returns(cython.int)
+    @cython.locals(seat=cython.int, k=cython.int, led=cython.int, best=cython.int, best_seat=cython.int,
+                   cards=cython.ulonglong, points=cython.int, leader=cython.int, done=cython.int, j=cython.int,
+                   s=cython.int, card=cython.int, gain=cython.int, hand=cython.ulonglong, legal=cython.ulonglong,
+                   start_live=cython.ulonglong, saved=cython.ulonglong[8], one=cython.ulonglong, moves=cython.int[52])
+    def _first_line(self, seat: int, k: int, led: int, best: int, best_seat: int, cards: int, points: int,
+                    leader: int) -> int:
+        """:meth:`_estimate`'s line from the position's trick (``seat`` plays its ``k``-th card), the hands and the
+        live cards put back."""
+        if not cython.compiled:
+            saved, moves = [0] * 8, [0] * 52
+        one = 1
+        for s in range(self.n):
+            saved[s] = self.hands[s]
         start_live, gain = self.live, 0
         for done in range(self.done, self.total):
             for j in range(k, self.n):
                 hand = self.hands[seat]
                 if j == 0:
-                    card = self._ordered(seat, 0, 0, -1, -1)[1][0]
+                    self._leads(hand, -1, moves)
+                    card = moves[0] & 63
                     led, best, best_seat = card // 13, card, seat
                 else:
-                    legal, searched = self._ordered(seat, j, led, best, best_seat)
-                    card = searched[0] if legal & (legal - 1) else legal.bit_length() - 1
-                    if self.beat[best] & BIT[card]:
+                    legal = self._legal(hand, led, best, best_seat, seat)
+                    if legal & (legal - 1):
+                        self._follows(legal, best, best_seat, seat, j, led, moves)
+                        card = moves[0] & 63
+                    else:
+                        card = _high(legal)
+                    if self.beat[best] >> card & 1:
                         best, best_seat = card, seat
-                self.hands[seat] = hand ^ BIT[card]
-                played.append((seat, card))
-                cards |= BIT[card]
+                self.hands[seat] = hand ^ one << card
+                cards |= one << card
                 points += self.worth[card]
                 seat = self.nxt[seat]
             if self.maxi[best_seat] and self.counts[done]:
@@ -1077,8 +1099,8 @@ class Search:
             self.live ^= cards
             leader = seat = self.nxt[leader] if self.lead_passes else best_seat
             k, cards, points = 0, 0, 0
-        for s, c in played:
-            self.hands[s] |= BIT[c]
+        for s in range(self.n):
+            self.hands[s] = saved[s]
         self.live = start_live
         return gain
 
@@ -1087,10 +1109,13 @@ class Search:
         return self.points_left if self.scored else self.tricks_left[self.done]
 
 
+@cython.locals(mask=cython.ulonglong, out=cython.ulonglong, card=cython.int, one=cython.ulonglong)
 def _inner_mask(inner: tuple[int, ...], mask: int) -> int:
+    """``mask`` (cards in the game's numbering) in the search's numbering ``inner``."""
+    one = 1
     out = 0
     while mask:
-        low = mask & -mask
-        out |= BIT[inner[low.bit_length() - 1]]
-        mask ^= low
+        card = _high(mask)
+        out |= one << inner[card]
+        mask ^= one << card
     return out
