@@ -127,14 +127,20 @@ FULL_MASK = (1 << 52) - 1
 NEXT_SEATS = tuple(tuple((seat + 1) % n for seat in range(n)) for n in range(9))  # [n][seat]: the seat after it
 
 
+_ONE = cython.declare(cython.ulonglong, 1)  # (compiled, a card's bit is _ONE << card: a C shift, no table)
+
+
 @cython.cfunc
-@cython.locals(h=cython.ulonglong, r=cython.ulonglong)
+@cython.locals(mask=cython.ulonglong, ranked=tuple, s=tuple, r=cython.ulonglong, a=cython.ulonglong,
+               b=cython.ulonglong, c=cython.ulonglong, d=cython.ulonglong)
 def _ids_of(mask: int, ranked: tuple[tuple[list[int], ...], ...]) -> list[int]:
     """``CardActions.ids(mask)`` for the trick loop (``ranked``: the actions' ``string_tables``), with no Python call
-    compiled: the plain play ids of the cards of ``mask``, in order, a new list."""
-    s, h = STRING_SPREAD, mask
-    r = s[0][h & 0x1FFF] | s[1][(h >> 13) & 0x1FFF] | s[2][(h >> 26) & 0x1FFF] | s[3][h >> 39]
-    ids = ranked[0][r & 0x1FFF] + ranked[1][(r >> 13) & 0x1FFF]
+    compiled: the plain play ids of the cards of ``mask``, in order, a new list (its string ranks ORed in C)."""
+    s = STRING_SPREAD
+    a, b = s[0][mask & 0x1FFF], s[1][(mask >> 13) & 0x1FFF]
+    c, d = s[2][(mask >> 26) & 0x1FFF], s[3][mask >> 39]
+    r = a | b | c | d
+    ids: list[int] = ranked[0][r & 0x1FFF] + ranked[1][(r >> 13) & 0x1FFF]
     if r >> 26:
         ids += ranked[2][(r >> 26) & 0x1FFF]
         ids += ranked[3][r >> 39]
@@ -693,7 +699,8 @@ class TrickGame(State, TrickCore):
 
     # Compiled, the loop's seats, suits, card and counts are C integers (its tables indexed without a Python int), and
     # the state's fields it reads and writes are TrickCore's struct fields (``me``: ``self``, typed).
-    @cython.locals(me=TrickCore, seat=cython.Py_ssize_t, played=cython.Py_ssize_t, size=cython.Py_ssize_t,
+    @cython.locals(me=TrickCore, hand=cython.ulonglong, same=cython.ulonglong, beats_best=cython.ulonglong,
+                   seat=cython.Py_ssize_t, played=cython.Py_ssize_t, size=cython.Py_ssize_t,
                    led=cython.Py_ssize_t, best=cython.Py_ssize_t, best_seat=cython.Py_ssize_t,
                    over_suit=cython.Py_ssize_t, c=cython.Py_ssize_t, stop=cython.bint, blind=cython.bint,
                    quiet=cython.bint, unsaved=cython.bint,
@@ -745,6 +752,7 @@ class TrickGame(State, TrickCore):
         played = len(trick)
         if trick:
             led, best, best_seat = SUIT[trick[0][1]], me.best_card, me.best_seat
+            beats_best = beat[best]
         while True:
             if not stop:  # the seat's turn: its legal moves (follow_ids, with the hand's ids at hand), its choice
                 hand = hands[seat]
@@ -753,9 +761,9 @@ class TrickGame(State, TrickCore):
                 elif not played:
                     legal = _ids_of(hand, ranked)
                 else:
-                    same = hand & SUIT_MASK[led]
+                    same = (hand >> 13 * led) & 0x1FFF  # the hand's ranks in the led suit
                     if same and led != over_suit:
-                        legal = suit_ids[led][same >> 13 * led]
+                        legal = suit_ids[led][same]
                     else:
                         mask = legal_mask(follow, hand, led, trump, beaters[best],
                                           side_of[best_seat] == side_of[seat])
@@ -777,7 +785,7 @@ class TrickGame(State, TrickCore):
             card = plain_card[action]
             if card is not None:
                 c = card
-                hands[seat] = hand ^ BIT[c]
+                hands[seat] = hand ^ (_ONE << c)
             else:  # a move of a play part's (or of the game's own _card_ids): the part that plays it plays it
                 card = self._playing.play[action](self, seat, action)
                 if card is None:  # no card played: the game says who moves next
@@ -793,12 +801,14 @@ class TrickGame(State, TrickCore):
             played += 1
             if played == 1:
                 led, best, best_seat = SUIT[c], c, seat
+                beats_best = beat[c]
                 if quiet:
                     unsaved = True
                 else:
                     me.best_card, me.best_seat, me.overtrumps = card, seat, beaters[c]
-            elif beat[best] & BIT[c]:
+            elif (beats_best >> c) & 1:
                 best, best_seat = c, seat
+                beats_best = beat[c]
                 if quiet:
                     unsaved = True
                 else:
