@@ -147,6 +147,7 @@ def _ids_of(mask: int, ranked: tuple[tuple[list[int], ...], ...]) -> list[int]:
     return ids
 
 
+@cython.locals(hand=cython.ulonglong, led=cython.Py_ssize_t, trump=cython.Py_ssize_t, same=cython.ulonglong)
 def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, trump: int, over: int,
                partner_winning: bool) -> list[int]:
     """The legal card plays (ids, in string order) of ``hand`` to a trick led in suit ``led`` under the rule
@@ -158,10 +159,10 @@ def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, tr
     >>> [acts.string(a) for a in follow_ids(acts, FOLLOW_SUIT, hand, HEARTS, SPADES, 0, False)]
     ['2H', 'KH']
     """
-    same = hand & SUIT_MASK[led]
+    same = (hand >> 13 * led) & 0x1FFF  # the hand's ranks in the led suit
     if same and not (led == trump and follow.must_overtrump):
-        return actions.suit_tables[led][same >> (13 * led)]  # suit_ids, inlined: following suit (a shared list)
-    return actions.ids(legal_mask(follow, hand, led, trump, over, partner_winning))
+        return actions.suit_tables[led][same]  # suit_ids, inlined: following suit (a shared list)
+    return _ids_of(legal_mask(follow, hand, led, trump, over, partner_winning), actions.string_tables)
 
 
 def _draws_only(chooser: Chooser) -> bool:
@@ -602,7 +603,7 @@ class TrickGame(State, TrickCore):
         assert seat is not None  # legal actions are listed only while someone is to act
         trick, hand = me.trick, me.hands[seat]
         if not trick:
-            return self.ACTIONS.ids(hand)
+            return _ids_of(hand, self.ACTIONS.string_tables)  # (ACTIONS.ids, with no Python call compiled)
         side_of = me.side_of
         return follow_ids(self.ACTIONS, self.RULES.follow, hand, SUIT[trick[0][1]], me.trump, me.overtrumps,
                           side_of[me.best_seat] == side_of[seat])
