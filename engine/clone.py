@@ -84,17 +84,42 @@ def copy_plan(cls: type) -> tuple[tuple[str, Copier], ...]:
     return plan
 
 
+# Per class: its declared copies of the attributes held in the instance's __dict__, and of its typed fields (a
+# compiled TrickCore's ``FIELDS``, copied by its ``_copy_fields``; None for a class without any).
+_SPLIT: dict[type, tuple[tuple[tuple[str, Copier], ...], tuple[Copier | None, ...] | None]] = {}
+
+
+def _split_plan(cls: type) -> tuple[tuple[tuple[str, Copier], ...], tuple[Copier | None, ...] | None]:
+    fields: tuple[str, ...] = getattr(cls, "FIELDS", ())
+    how = declared(cls)
+    split = (tuple((name, copy) for name, copy in copy_plan(cls) if name not in fields),
+             tuple(how.get(name) for name in fields) if fields else None)
+    _SPLIT[cls] = split
+    return split
+
+
 def copy_declared(obj: T) -> T:
     """A copy of ``obj``: its attributes shared, then each declared mutable one (when not None) copied once."""
     cls = type(obj)
-    new = object.__new__(cls)
+    in_dict, fields = _SPLIT.get(cls) or _split_plan(cls)
+    if fields is None:
+        new = object.__new__(cls)
+    else:  # (a compiled TrickCore: its fields copied by it, the rest from its __dict__)
+        new = cls.__new__(cls)
+        obj._copy_fields(new, fields)  # type: ignore[attr-defined]
     attrs = obj.__dict__.copy()
-    for name, how in _PLANS.get(cls) or copy_plan(cls):
+    for name, how in in_dict:
         value = attrs.get(name)
         if value is not None:
             attrs[name] = how(value)
     new.__dict__ = attrs
     return new
+
+
+def fields_of(obj: object) -> dict[str, Any]:
+    """Every attribute of ``obj``: its ``__dict__`` with, compiled, a TrickCore's typed fields (``vars`` shows the
+    first alone)."""
+    return {**{name: getattr(obj, name) for name in getattr(type(obj), "FIELDS", ())}, **vars(obj)}
 
 
 class Copyable:

@@ -42,7 +42,7 @@ from types import FunctionType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
-from .clone import LIST, SHARED
+from .clone import LIST, SHARED, Copier
 from .determinize import Slot, in_deck_order, known_start, redeal_consistent, relabel_mask, relabeling
 from .errors import IllegalAction, PositionError
 from .phases import (
@@ -127,20 +127,27 @@ FULL_MASK = (1 << 52) - 1
 NEXT_SEATS = tuple(tuple((seat + 1) % n for seat in range(n)) for n in range(9))  # [n][seat]: the seat after it
 
 
+_ONE = cython.declare(cython.ulonglong, 1)  # (compiled, a card's bit is _ONE << card: a C shift, no table)
+
+
 @cython.cfunc
-@cython.locals(h=cython.ulonglong, r=cython.ulonglong)
+@cython.locals(mask=cython.ulonglong, ranked=tuple, s=tuple, r=cython.ulonglong, a=cython.ulonglong,
+               b=cython.ulonglong, c=cython.ulonglong, d=cython.ulonglong)
 def _ids_of(mask: int, ranked: tuple[tuple[list[int], ...], ...]) -> list[int]:
     """``CardActions.ids(mask)`` for the trick loop (``ranked``: the actions' ``string_tables``), with no Python call
-    compiled: the plain play ids of the cards of ``mask``, in order, a new list."""
-    s, h = STRING_SPREAD, mask
-    r = s[0][h & 0x1FFF] | s[1][(h >> 13) & 0x1FFF] | s[2][(h >> 26) & 0x1FFF] | s[3][h >> 39]
-    ids = ranked[0][r & 0x1FFF] + ranked[1][(r >> 13) & 0x1FFF]
+    compiled: the plain play ids of the cards of ``mask``, in order, a new list (its string ranks ORed in C)."""
+    s = STRING_SPREAD
+    a, b = s[0][mask & 0x1FFF], s[1][(mask >> 13) & 0x1FFF]
+    c, d = s[2][(mask >> 26) & 0x1FFF], s[3][mask >> 39]
+    r = a | b | c | d
+    ids: list[int] = ranked[0][r & 0x1FFF] + ranked[1][(r >> 13) & 0x1FFF]
     if r >> 26:
         ids += ranked[2][(r >> 26) & 0x1FFF]
         ids += ranked[3][r >> 39]
     return ids
 
 
+@cython.locals(hand=cython.ulonglong, led=cython.Py_ssize_t, trump=cython.Py_ssize_t, same=cython.ulonglong)
 def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, trump: int, over: int,
                partner_winning: bool) -> list[int]:
     """The legal card plays (ids, in string order) of ``hand`` to a trick led in suit ``led`` under the rule
@@ -152,10 +159,10 @@ def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, tr
     >>> [acts.string(a) for a in follow_ids(acts, FOLLOW_SUIT, hand, HEARTS, SPADES, 0, False)]
     ['2H', 'KH']
     """
-    same = hand & SUIT_MASK[led]
+    same = (hand >> 13 * led) & 0x1FFF  # the hand's ranks in the led suit
     if same and not (led == trump and follow.must_overtrump):
-        return actions.suit_tables[led][same >> (13 * led)]  # suit_ids, inlined: following suit (a shared list)
-    return actions.ids(legal_mask(follow, hand, led, trump, over, partner_winning))
+        return actions.suit_tables[led][same]  # suit_ids, inlined: following suit (a shared list)
+    return _ids_of(legal_mask(follow, hand, led, trump, over, partner_winning), actions.string_tables)
 
 
 def _draws_only(chooser: Chooser) -> bool:
@@ -314,7 +321,69 @@ class TrickPlay(Phase["TrickGame"]):
 TRICK_PLAY = TrickPlay()
 
 
-class TrickGame(State):
+@cython.cfunc
+def _copied(value: Any, how: Copier | None) -> Any:
+    return value if how is None or value is None else how(value)
+
+
+@cython.cclass
+class TrickCore:
+    """What the trick loop reads and writes at every move, as fixed fields of a C struct in the compiled build (a
+    trick game's base, beside :class:`engine.state.State`): the seat to act, the phase, the moves and legal ids, the
+    hands, trump, the trick in play and who is winning it, the finished tricks and what each side took. Compiled, the
+    loop reaches them without a dictionary look-up and ``clone`` copies them field by field (``_copy_fields``); from
+    source this is a plain class and they are ordinary instance attributes. Python code reads and writes them as
+    attributes either way (an attribute not set yet reads None when compiled)."""
+
+    current_player = cython.declare(object, visibility="public")
+    phase = cython.declare(object, visibility="public")
+    moves = cython.declare(object, visibility="public")
+    _legal = cython.declare(object, visibility="public")
+    n_players = cython.declare(object, visibility="public")
+    side_of = cython.declare(object, visibility="public")
+    hands = cython.declare(object, visibility="public")
+    trump = cython.declare(object, visibility="public")
+    trick = cython.declare(object, visibility="public")
+    tricks = cython.declare(object, visibility="public")
+    trick_size = cython.declare(object, visibility="public")
+    best_seat = cython.declare(object, visibility="public")
+    best_card = cython.declare(object, visibility="public")
+    overtrumps = cython.declare(object, visibility="public")
+    card_points = cython.declare(object, visibility="public")
+    tricks_won = cython.declare(object, visibility="public")
+    last_trick_side = cython.declare(object, visibility="public")
+
+    # The fields, in _copy_fields' order, for engine.clone (compiled; from source they are in the instance's
+    # __dict__ and copied with it).
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "current_player", "phase", "moves", "_legal", "n_players", "side_of", "hands", "trump", "trick", "tricks",
+        "trick_size", "best_seat", "best_card", "overtrumps", "card_points", "tricks_won", "last_trick_side",
+    ) if cython.compiled else ()
+
+    def _copy_fields(self, new: TrickCore, copiers: tuple[Copier | None, ...]) -> None:
+        """Give ``new`` these fields, each copied as ``copiers`` (aligned with FIELDS: a class's COPY) says."""
+        twin = cython.declare(TrickCore, new)
+        c = copiers
+        twin.current_player = _copied(self.current_player, c[0])
+        twin.phase = _copied(self.phase, c[1])
+        twin.moves = _copied(self.moves, c[2])
+        twin._legal = _copied(self._legal, c[3])
+        twin.n_players = _copied(self.n_players, c[4])
+        twin.side_of = _copied(self.side_of, c[5])
+        twin.hands = _copied(self.hands, c[6])
+        twin.trump = _copied(self.trump, c[7])
+        twin.trick = _copied(self.trick, c[8])
+        twin.tricks = _copied(self.tricks, c[9])
+        twin.trick_size = _copied(self.trick_size, c[10])
+        twin.best_seat = _copied(self.best_seat, c[11])
+        twin.best_card = _copied(self.best_card, c[12])
+        twin.overtrumps = _copied(self.overtrumps, c[13])
+        twin.card_points = _copied(self.card_points, c[14])
+        twin.tricks_won = _copied(self.tricks_won, c[15])
+        twin.last_trick_side = _copied(self.last_trick_side, c[16])
+
+
+class TrickGame(State, TrickCore):
     """A deal played in tricks under ``RULES``; card plays are ``ACTIONS`` ids."""
 
     RULES: ClassVar[TrickRules]
@@ -412,6 +481,12 @@ class TrickGame(State):
 
     hands: list[int]
     trump: int
+    # (set as a deal's play begins, _reset_tricks: TrickCore's fields)
+    best_seat: int
+    best_card: int
+    overtrumps: int
+    card_points: list[int]
+    tricks_won: list[int]
     stock: list[int]
     stock_top: int = 0  # a stock that is only ever replaced whole (Belote's) is read from its first card
     # With STOCK_DRAWN_SHOWN: a stock and the cards drawn from it by each stock_top k (the mask of stock[:k]) for
@@ -520,22 +595,26 @@ class TrickGame(State):
         partner_winning = self.side_of[self.best_seat] == self.side_of[seat]
         return legal_mask(self.RULES.follow, hand, SUIT[self.trick[0][1]], self.trump, self.overtrumps, partner_winning)
 
+    @cython.locals(me=TrickCore)
     def _card_ids(self) -> list[int]:
         """The legal card plays of the seat to play (all of them while a game asks for nothing else first)."""
-        seat = self.current_player
+        me = self
+        seat = me.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
-        trick, hand = self.trick, self.hands[seat]
+        trick, hand = me.trick, me.hands[seat]
         if not trick:
-            return self.ACTIONS.ids(hand)
-        side_of = self.side_of
-        return follow_ids(self.ACTIONS, self.RULES.follow, hand, SUIT[trick[0][1]], self.trump, self.overtrumps,
-                          side_of[self.best_seat] == side_of[seat])
+            return _ids_of(hand, self.ACTIONS.string_tables)  # (ACTIONS.ids, with no Python call compiled)
+        side_of = me.side_of
+        return follow_ids(self.ACTIONS, self.RULES.follow, hand, SUIT[trick[0][1]], me.trump, me.overtrumps,
+                          side_of[me.best_seat] == side_of[seat])
 
+    @cython.locals(me=TrickCore)
     def _legal_ids(self) -> list[int]:
         """In the play the trick loop's moves (``_turn_ids``, inlined: one call less per move), else those of the
         decision phase in play."""
-        if self.phase == "play":
-            seat = self.current_player
+        me = self
+        if me.phase == "play":
+            seat = me.current_player
             assert seat is not None  # legal actions are listed only while someone is to act
             ids = self._card_ids()
             if not self.RULES.extras:
@@ -543,33 +622,40 @@ class TrickGame(State):
             extras = self._playing.moves
             assert extras is not None  # the rules declare moves that a part lists
             return extras(self, seat, ids)
-        return self._deciding[self.phase].legal(self)
+        return self._deciding[me.phase].legal(self)
 
+    @cython.locals(me=TrickCore)
     def _apply(self, action: int) -> None:
         """In the play the trick loop's move (``_play_action``), else the decision phase's."""
-        if self.phase == "play":
+        me = self
+        if me.phase == "play":
             self._play_action(action)
         else:
-            self._deciding[self.phase].apply(self, action)
+            self._deciding[me.phase].apply(self, action)
 
+    @cython.locals(me=TrickCore)
     def _turn_ids(self) -> list[int]:
         """The legal moves of the seat to play in the play: its card plays (``_card_ids``) with the declared parts'
         ``moves``, as the trick loop lists them."""
+        me = self
         if not self.RULES.extras:
             return self._card_ids()
-        seat, extras = self.current_player, self._playing.moves
+        seat, extras = me.current_player, self._playing.moves
         assert seat is not None and extras is not None  # (extras: the rules declare moves that a part lists)
         return extras(self, seat, self._card_ids())
 
+    @cython.locals(me=TrickCore)
     def _card_action(self, seat: int, card: int) -> int | None:
         """The action that plays ``card`` for ``seat`` (a part's own, ``PlayPart.card_action``, else the plain play),
         None if the seat does not hold it."""
+        me = self
         for part in self._playing.card_action:
             action = part.card_action(self, seat, card)
             if action is not None:
                 return action
-        return self.ACTIONS.plain_id[card] if self.hands[seat] & BIT[card] else None
+        return self.ACTIONS.plain_id[card] if me.hands[seat] & BIT[card] else None
 
+    @cython.locals(me=TrickCore)
     def play_to_end(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> int:
         """``State.play_to_end`` with the turns of the play taken by the trick loop (``_play_cards``), through which
         ``apply_id`` plays a card too, and the other phases' moves by their decision phases (``_decide``).
@@ -579,40 +665,46 @@ class TrickGame(State):
         >>> state.play_to_end([lambda ids, observe: ids[-1]] * 2, [lambda: {}] * 2), state.is_terminal
         (52, True)
         """
-        start = len(self.moves)
-        while self.current_player is not None:
-            if self.phase == "play":
+        me = self
+        start = len(me.moves)
+        while me.current_player is not None:
+            if me.phase == "play":
                 self._play_cards(-1, choose, observe)
-                self._legal = None  # (the loop leaves the last turn's)
+                me._legal = None  # (the loop leaves the last turn's)
             else:
                 self._decide(choose, observe)
-        self._legal = None
-        return len(self.moves) - start
+        me._legal = None
+        return len(me.moves) - start
 
+    @cython.locals(me=TrickCore)
     def _decide(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> None:
         """``play_to_end``'s moves outside the play (an auction, a trump choice, an exchange) until the play begins or
         the match ends: each listed and applied by the decision phase in play itself, as ``_legal_ids`` and ``_apply``
         would (without their call in between), checked and recorded as ``apply_id`` does."""
-        deciding, record = self._deciding, self.moves.append
-        seat = self.current_player
+        me = self
+        deciding, record = self._deciding, me.moves.append
+        seat = me.current_player
         while seat is not None:
-            phase = self.phase
+            phase = me.phase
             if phase == "play":
                 return
             acting = deciding[phase]
-            self._legal = legal = acting.legal(self)  # known while the seat chooses (its observation lists them)
+            me._legal = legal = acting.legal(self)  # known while the seat chooses (its observation lists them)
             action = choose[seat](legal, observe[seat])
             if action not in legal:
                 raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
             record((seat, action))
-            self._legal = None
+            me._legal = None
             acting.apply(self, action)
-            seat = self.current_player
+            seat = me.current_player
 
-    # Compiled, the loop's seats, suits, card and counts are C integers (its tables indexed without a Python int).
-    @cython.locals(seat=cython.Py_ssize_t, played=cython.Py_ssize_t, size=cython.Py_ssize_t, led=cython.Py_ssize_t,
-                   best=cython.Py_ssize_t, best_seat=cython.Py_ssize_t, over_suit=cython.Py_ssize_t,
-                   c=cython.Py_ssize_t, stop=cython.bint, blind=cython.bint, quiet=cython.bint, unsaved=cython.bint,
+    # Compiled, the loop's seats, suits, card and counts are C integers (its tables indexed without a Python int), and
+    # the state's fields it reads and writes are TrickCore's struct fields (``me``: ``self``, typed).
+    @cython.locals(me=TrickCore, hand=cython.ulonglong, same=cython.ulonglong, beats_best=cython.ulonglong,
+                   seat=cython.Py_ssize_t, played=cython.Py_ssize_t, size=cython.Py_ssize_t,
+                   led=cython.Py_ssize_t, best=cython.Py_ssize_t, best_seat=cython.Py_ssize_t,
+                   over_suit=cython.Py_ssize_t, c=cython.Py_ssize_t, stop=cython.bint, blind=cython.bint,
+                   quiet=cython.bint, unsaved=cython.bint,
                    winner=cython.Py_ssize_t, side=cython.Py_ssize_t, total=cython.Py_ssize_t, top=cython.Py_ssize_t,
                    end=cython.Py_ssize_t, seats=cython.Py_ssize_t, k=cython.Py_ssize_t, drawn=cython.Py_ssize_t,
                    to=cython.Py_ssize_t)
@@ -631,35 +723,37 @@ class TrickGame(State):
         an observation lists); if besides no part of the game is called during a trick, the loop is quiet: the
         trick's best card and the seat to play are written only before the game is called (a watched card, the
         trick's winner or end, the deal's score) and as the loop returns, not at every card."""
+        me = self
         rules = self.RULES
-        trump = self.trump
+        trump = me.trump
         beaters, beat = rules.by_trump[trump]
         plain_card, own, winner_rule, own_next, after_trick, watching, moves = self._loop_class
-        hands = self.hands
-        trick = self.trick
-        size = self.trick_size
+        hands = me.hands
+        trick = me.trick
+        size = me.trick_size
         watched = watching[0](self) if watching is not None else 0
-        after = self._next_seats() if own_next else NEXT_SEATS[self.n_players]
+        after = self._next_seats() if own_next else NEXT_SEATS[me.n_players]
         stop = action >= 0
         blind = quiet = unsaved = False
         if not stop:  # what choosing takes: each turn's legal moves
-            actions, follow, record = self.ACTIONS, rules.follow, self.moves.append
+            actions, follow, record = self.ACTIONS, rules.follow, me.moves.append
             ranked, suit_ids = actions.string_tables, actions.suit_tables
             own_ids = self._card_ids if own else None
             extras = moves if rules.extras else None
             over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
-            side_of, tricks, points, draws, last = self.side_of, self.tricks, rules.points, rules.draw_after_trick, \
+            side_of, tricks, points, draws, last = me.side_of, me.tricks, rules.points, rules.draw_after_trick, \
                 rules.tricks
             blind = all(map(_draws_only, choose))
             quiet = blind and own_ids is None and extras is None
-        player = self.current_player
+        player = me.current_player
         assert player is not None  # the caller plays only while someone is to act
         seat = player
         if stop:
             hand = hands[seat]
         played = len(trick)
         if trick:
-            led, best, best_seat = SUIT[trick[0][1]], self.best_card, self.best_seat
+            led, best, best_seat = SUIT[trick[0][1]], me.best_card, me.best_seat
+            beats_best = beat[best]
         while True:
             if not stop:  # the seat's turn: its legal moves (follow_ids, with the hand's ids at hand), its choice
                 hand = hands[seat]
@@ -668,9 +762,9 @@ class TrickGame(State):
                 elif not played:
                     legal = _ids_of(hand, ranked)
                 else:
-                    same = hand & SUIT_MASK[led]
+                    same = (hand >> 13 * led) & 0x1FFF  # the hand's ranks in the led suit
                     if same and led != over_suit:
-                        legal = suit_ids[led][same >> 13 * led]
+                        legal = suit_ids[led][same]
                     else:
                         mask = legal_mask(follow, hand, led, trump, beaters[best],
                                           side_of[best_seat] == side_of[seat])
@@ -678,27 +772,27 @@ class TrickGame(State):
                 if extras is not None:
                     legal = extras(self, seat, legal)
                 if not blind:
-                    self._legal = legal  # known while the seat chooses (its observation lists them)
+                    me._legal = legal  # known while the seat chooses (its observation lists them)
                 action = choose[seat](legal, observe[seat])
                 if action not in legal:
                     if blind:
-                        self._legal = legal
+                        me._legal = legal
                     if quiet:
-                        self.current_player = seat
+                        me.current_player = seat
                         if unsaved:
-                            self.best_card, self.best_seat, self.overtrumps = best, best_seat, beaters[best]
+                            me.best_card, me.best_seat, me.overtrumps = best, best_seat, beaters[best]
                     raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
                 record((seat, action))
             card = plain_card[action]
             if card is not None:
                 c = card
-                hands[seat] = hand ^ BIT[c]
+                hands[seat] = hand ^ (_ONE << c)
             else:  # a move of a play part's (or of the game's own _card_ids): the part that plays it plays it
                 card = self._playing.play[action](self, seat, action)
                 if card is None:  # no card played: the game says who moves next
                     if stop or not self._play_holds(rules, trump, trick, hands):
                         return
-                    next_seat = self.current_player
+                    next_seat = me.current_player
                     assert next_seat is not None  # (_play_holds)
                     seat, watched = next_seat, watching[0](self) if watching is not None else 0
                     continue
@@ -708,24 +802,26 @@ class TrickGame(State):
             played += 1
             if played == 1:
                 led, best, best_seat = SUIT[c], c, seat
+                beats_best = beat[c]
                 if quiet:
                     unsaved = True
                 else:
-                    self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[c]
-            elif beat[best] & BIT[c]:
+                    me.best_card, me.best_seat, me.overtrumps = card, seat, beaters[c]
+            elif (beats_best >> c) & 1:
                 best, best_seat = c, seat
+                beats_best = beat[c]
                 if quiet:
                     unsaved = True
                 else:
-                    self.best_card, self.best_seat, self.overtrumps = card, seat, beaters[c]
+                    me.best_card, me.best_seat, me.overtrumps = card, seat, beaters[c]
             if watched and watched & BIT[c]:  # a watched card, or the game's own move's
                 if quiet:  # (the game reads the state as the trick stands)
-                    self.current_player, unsaved = seat, False
-                    self.best_card, self.best_seat, self.overtrumps = best, best_seat, beaters[best]
+                    me.current_player, unsaved = seat, False
+                    me.best_card, me.best_seat, me.overtrumps = best, best_seat, beaters[best]
                 if plain_card[action] is not None:
                     assert watching is not None  # (watched is set only by a watching part)
                     watching[1](self, seat, card)
-                    if self.current_player is None or self.trick is not trick:
+                    if me.current_player is None or me.trick is not trick:
                         return  # the game ended the deal (a void deal, Thunee 5.9), or the match
                 if stop or not self._play_holds(rules, trump, trick, hands):
                     stop = True  # the loop stops after this card
@@ -735,7 +831,7 @@ class TrickGame(State):
                 if quiet and not stop:
                     seat = after[seat]
                     continue
-                seat = self.current_player = after[seat]
+                seat = me.current_player = after[seat]
                 if stop:
                     return
                 continue
@@ -744,31 +840,31 @@ class TrickGame(State):
             # last trick), and the loop plays on unless the deal is over or the game changed the phase or the rules
             if quiet and (winner_rule or after_trick is not None or stop or len(tricks) + 1 == last):
                 # (the trick as it ended, as the loop writes it at every card when not quiet: the game reads it now)
-                self.current_player, unsaved = seat, False
-                self.best_card, self.best_seat, self.overtrumps = best, best_seat, beaters[best]
+                me.current_player, unsaved = seat, False
+                me.best_card, me.best_seat, me.overtrumps = best, best_seat, beaters[best]
             if stop:  # (a single move: what the trick's end reads, read now)
-                side_of, tricks, points, draws, last = self.side_of, self.tricks, rules.points, \
+                side_of, tricks, points, draws, last = me.side_of, me.tricks, rules.points, \
                     rules.draw_after_trick, rules.tricks
             winner = self._won_by(trick) if winner_rule else best_seat
             side = side_of[winner]
             if points is not None:
-                total, worth = 0, points[self.trump]
+                total, worth = 0, points[me.trump]
                 for _s, c in trick:
                     total += worth[c]
-                self.card_points[side] += total
-            self.tricks_won[side] += 1
+                me.card_points[side] += total
+            me.tricks_won[side] += 1
             tricks.append(trick)
-            seat = self.current_player = after[trick[0][0]] if rules.lead_passes else winner
+            seat = me.current_player = after[trick[0][0]] if rules.lead_passes else winner
             trick, played = [], 0
-            self.trick = trick
+            me.trick = trick
             if after_trick is not None:
                 after_trick(self, winner)
-                if self.current_player is None or self.tricks is not tricks:
+                if me.current_player is None or me.tricks is not tricks:
                     return  # the game ended the deal
-                seat = self.current_player
+                seat = me.current_player
                 if stop:
                     pass
-                elif self.phase != "play" or self.RULES is not rules or self.trump != trump:
+                elif me.phase != "play" or self.RULES is not rules or me.trump != trump:
                     stop = True
             if draws and self.stock_top < len(self.stock):  # each seat from the winner on, while any
                 top, stock, seats = self.stock_top, self.stock, len(hands)
@@ -781,7 +877,7 @@ class TrickGame(State):
                     top += 1
                 self.stock_top = top
             if len(tricks) == last:
-                self.last_trick_side = side
+                me.last_trick_side = side
                 if not self._loading:
                     self._score_deal()
                 return
@@ -792,11 +888,13 @@ class TrickGame(State):
     # move, the loop itself (no call in between).
     _play_action = _play_cards
 
+    @cython.locals(me=TrickCore)
     def _play_holds(self, rules: TrickRules, trump: int, trick: list[tuple[int, int]], hands: list[int]) -> bool:
         """After the game's own move or a watched card, whether the trick loop may play on with what it read as it
         started: the deal's play goes on under the same rules and trump, with the same trick and hands."""
-        return self.current_player is not None and self.phase == "play" and self.RULES is rules and \
-            self.trump == trump and self.trick is trick and self.hands is hands
+        me = self
+        return me.current_player is not None and me.phase == "play" and self.RULES is rules and \
+            me.trump == trump and me.trick is trick and me.hands is hands
 
     def trick_totals(self) -> list[int]:
         """Each side's card points plus the last-trick bonus."""

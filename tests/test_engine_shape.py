@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import engine
+from engine.clone import fields_of
 from engine.registry import game_package
 from engine.trickgame import TrickGame
 
@@ -182,7 +183,7 @@ def test_a_new_match_and_its_position_reloaded_hold_the_same_attributes(game: st
                 if not name.isupper() and not str(kind).startswith("ClassVar")}
     state = engine.new_match(game, seed=3)
     again = engine.from_position(game, state.to_position())
-    assert declared <= set(vars(state)) and declared <= set(vars(again))
+    assert declared <= set(fields_of(state)) and declared <= set(fields_of(again))
     assert again.to_position() == state.to_position()
 
 

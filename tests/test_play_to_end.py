@@ -10,6 +10,7 @@ from plain_whist import PlainWhist
 
 import engine
 from engine.bots import make_policies, play_out
+from engine.clone import fields_of
 from engine.registry import registered
 from engine.trickgame import PlayPart, TrickGame
 
@@ -70,7 +71,7 @@ def test_the_fused_trick_plays_match_the_generic_loop_under_options(game: str, p
 def _plain_attributes(state: engine.State) -> dict:
     """The state's attributes held in plain values (numbers, strings, lists, dicts, tuples, None)."""
     plain = (int, str, float, list, dict, tuple, type(None))
-    return {key: value for key, value in vars(state).items() if isinstance(value, plain) and key != "_legal"}
+    return {key: value for key, value in fields_of(state).items() if isinstance(value, plain) and key != "_legal"}
 
 
 def test_the_fused_loop_plays_on_from_the_middle_of_a_trick() -> None:
@@ -222,4 +223,4 @@ def test_the_quiet_loop_leaves_what_the_loop_writes_at_every_card(game: str, pla
         picks = [Rng(seed + k).pick for k in range(players)]
         loud_moves = loud.play_to_end([lambda ids, observe, pick=pick: pick(ids) for pick in picks], [dict] * players)
         assert quiet_moves == loud_moves and quiet.to_position() == loud.to_position()
-        assert {k: vars(quiet).get(k) for k in keys} == {k: vars(loud).get(k) for k in keys}
+        assert {k: fields_of(quiet).get(k) for k in keys} == {k: fields_of(loud).get(k) for k in keys}

@@ -375,6 +375,8 @@ class Deal(Phase["Thunee"]):
 
         sample = sample_of(redeal_consistent(slots, rng, lambda contents: sample_of(contents) is not None))
         assert sample is not None  # redeal_consistent returns a deal the check accepted
+        for name in getattr(type(sample), "FIELDS", ()):  # (compiled, TrickCore's typed fields: not in __dict__)
+            setattr(game, name, getattr(sample, name))
         game.__dict__.update(sample.__dict__)
         return True
 
