@@ -552,17 +552,18 @@ class SeatMoves:
         self._ids = np.zeros(codec.size if codec.fishing else 1, dtype=np.int64)
         self._legal: list[int] = []  # the legal ids the mask shows
 
-    @cython.locals(index=cython.longlong)
-    def action_id(self, index: int) -> int:
-        """The action id of a legal index, else -1 (no action's id)."""
-        if not 0 <= index < self._size or not self._mask[index]:
-            return -1
-        return int(self._ids[index]) if self._fishing else index
-
-    def play(self, state: Any, action: int) -> None:
-        """``state.apply_id(action)`` (IllegalAction if it is not legal), and the encoder told of the move."""
+    @cython.locals(index=cython.longlong, action=cython.longlong)
+    def play(self, state: Any, index: int) -> None:
+        """The move of legal index ``index`` (IllegalAction if it is not one, and nothing changes; OverflowError
+        compiled, for an index beyond 64 bits), the encoder told of it, and the next seat's mask."""
+        action = -1  # (no action's id)
+        if 0 <= index < self._size and self._mask[index]:
+            action = self._ids[index] if self._fishing else index
+            if not cython.compiled:
+                action = int(action)  # (a numpy integer, from source)
         state.apply_id(action)
         self._encoder._moved(state, action)
+        self.select(state)
 
     @cython.boundscheck(False)
     @cython.wraparound(False)

@@ -99,7 +99,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self._select()
 
     def _select(self) -> None:
-        """The seat to act and its mask, after a move."""
+        """The seat to act and its mask, at the match's start (a move's are worked out with it)."""
         state = self.state
         assert state is not None and state.current_player is not None  # only while the match goes on
         self.agent_selection = self.possible_agents[state.current_player]
@@ -130,12 +130,14 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         state = self.state
         assert state is not None  # reset() comes first
         try:
-            action_id = self._moves.action_id(as_index(action))  # type: ignore[arg-type]  # an int or a numpy integer
-        except (TypeError, ValueError, OverflowError):
-            action_id = -1  # no action's id
+            index = as_index(action)  # type: ignore[arg-type]  # an int or a numpy integer, never a float
+        except TypeError:
+            index = -1  # no action's index
         try:
-            self._moves.play(state, action_id)  # apply_id (which checks that it is legal), and the encoder told
-        except engine.IllegalAction:
+            # The move (apply_id checks that it is legal, and changes nothing if not), the encoder told of it, the
+            # next seat's mask.
+            self._moves.play(state, index)
+        except (engine.IllegalAction, OverflowError):
             raise engine.IllegalAction(f"action index {action!r}", state.legal_actions(), state._where()) from None
         if self._cumulative_rewards[agent]:
             self._cumulative_rewards[agent] = 0
@@ -143,15 +145,14 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         if seat is not None and state.deal_index == self._deal_index:  # the usual move
             if self.rewards is not self._no_rewards:
                 self.rewards = self._no_rewards
-            self._select()
+            self.agent_selection = self.possible_agents[seat]
             return
         self.rewards = dict(self._no_rewards)
         self._deal_over()
-        if state.current_player is None:
+        if seat is None:
             self.terminations = dict.fromkeys(self.agents, True)
-            self._moves.clear()
         else:
-            self._select()
+            self.agent_selection = self.possible_agents[seat]
         self._accumulate_rewards()
 
     def _deal_over(self) -> None:
