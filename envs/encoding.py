@@ -42,7 +42,7 @@ played) is declared on its ``GameInfo`` and read from the registry.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -87,18 +87,7 @@ class ActionCodec:
         return cls(game_id, len(actions.strings), False)
 
     def index(self, action: int) -> int:
-        if not self.fishing:
-            return action
-        if action & DONE:
-            return 4 * NUM_CARDS + 1
-        if action & NEXT:
-            return 4 * NUM_CARDS
-        card = action & CARD_MASK
-        if action & TAKE:
-            return 3 * NUM_CARDS + card
-        if action & BEGIN:
-            return 2 * NUM_CARDS + card
-        return (NUM_CARDS if action >> 6 else 0) + card  # a jack taking the table, or a trail
+        return _fishing_index(action) if self.fishing else action
 
     def index_string(self, index: int) -> str:
         """The action an index stands for, in the rules' notation (``"KS:"``, ``"+4C"``; a jack taking the whole
@@ -163,8 +152,8 @@ class ObservationEncoder:
     first trick changed; only then are the parts that depend on them worked out again (trump, phase, dealer and deal;
     the face-up and known cards from the game's ``shown_cards``, an engine hook, where it has one, else from
     ``state.observation(seat)``). :meth:`new_match` starts over; :meth:`encode_afresh` encodes any state at once
-    (OpenSpiel's, which it copies and samples); :meth:`bits` gives the 0/1 entries as one int (the vector
-    environment's batches).
+    (OpenSpiel's, which it copies and samples). The vector environment's rows (:class:`Rows`) copy the seat's
+    vector out of the encoder's own, as :meth:`encode` does.
 
     Compiled (``build_engine.py`` compiles this module with the engine), the per-seat state is C arrays of 64-bit
     masks and the vectors a typed float32 memoryview; run from source, the arrays are lists and the same code runs as
@@ -190,14 +179,14 @@ class ObservationEncoder:
                    _shown_seen=cython.longlong[8], _stock_seen=cython.double[8], _deal_of=cython.double[8],
                    _w_trump=cython.int[8], _w_phase=cython.int[8], _w_dealer=cython.int[8], _w_to_act=cython.int[8],
                    _w_stock=cython.double[8], _w_deal=cython.double[8], _w_scores=cython.double[64])
-    cython.declare(_matrix=cython.float[:, ::1], _vectors=list, _powers=list, _pending=list, _scores_seen=list,
+    cython.declare(_matrix=cython.float[:, ::1], _vectors=list, _pending=list, _scores_seen=list,
                    _bit_of=object, _secret=object, _phase=object, _dealings=object, _deal_index=object,
                    _phase_index=dict)
     # the deal part (trump, phase, dealer, deal index) worked out once an epoch, for every seat
     cython.declare(_deal_part_epoch=cython.longlong, _deal_trump=cython.int, _deal_phase=cython.int,
                    _deal_dealer=cython.int, _deal_number=cython.double)
 
-    @cython.locals(n=cython.int, one=object)
+    @cython.locals(n=cython.int)
     def __init__(self, players: int, game_id: str, like: ObservationEncoder | None = None) -> None:
         game = engine.game_class(game_id)
         if not issubclass(game, (TrickGame, FishingState)):
@@ -251,8 +240,6 @@ class ObservationEncoder:
         self.scores_at = self._phase_at + len(self.phases) + 1
         self._dealer_at = self.scores_at + n
         self.to_act_at = self._dealer_at + n
-        one = 1  # (an int: compiled, a C one would overflow)
-        self._powers = [one << entry for entry in range(self.size)]  # (the 0/1 entries of :meth:`bits`)
         self._vectors = None  # (made by the first match, and kept from match to match)
 
     @cython.locals(seat=cython.int, n=cython.int)
@@ -284,9 +271,13 @@ class ObservationEncoder:
         self._tricks_begun = bool(getattr(state, "tricks", ()))
         self._shown_any = 0  # every face-up or known card a seat's vector showed this match
 
-    @cython.locals(named=cython.ulonglong, left=cython.longlong, seat=cython.int)
     def moved(self, state: Any, action: int) -> None:
         """After ``action`` (an id) was applied to ``state``."""
+        self._moved(state, action)
+
+    @cython.cfunc
+    @cython.locals(named=cython.ulonglong, left=cython.longlong, seat=cython.int)
+    def _moved(self, state: Any, action: Any) -> None:
         named = _fishing_cards(action) if self._fishing else self._bit_of[action]
         if self._has_secret and action in self._secret:
             seat = state.moves[-1][0]
@@ -353,38 +344,20 @@ class ObservationEncoder:
         action table has 37,120 entries), for another match (a vector environment has one per match)."""
         return ObservationEncoder(self.players, self.game_id, self)
 
-    def bits(self, state: Any, seat: int) -> int:
-        """The seat's 0/1 entries now (the card planes, trump, phase, dealer, to act) as the bits of one int, entry
-        ``i`` bit ``i``; the other entries are the scores, :meth:`stock_size` and the deal index."""
-        return self._bits(state, seat)
+    @cython.locals(seat=cython.int)
+    def encode(self, state: Any, seat: int) -> np.ndarray:
+        """The vector of ``seat`` now (a new array)."""
+        self._update(state, seat)
+        return self._vectors[seat].copy()  # type: ignore[no-any-return]
 
     @cython.cfunc
-    @cython.locals(seat=cython.int, p=cython.int, word=object, bits=object, powers=list)
-    def _bits(self, state: Any, seat: int) -> Any:
-        self._fill(state, seat)
-        bits = 0
-        for p in range(self.planes):
-            word = self._new[p]
-            if word:
-                bits |= word << NUM_CARDS * p
-        powers = self._powers
-        bits |= powers[self._trump_at + self._trump_of[seat]] | powers[self._phase_at + self._phase_of[seat]]
-        bits |= powers[self._dealer_at + self._dealer_of[seat]]
-        if state.current_player == seat:
-            bits |= powers[self.to_act_at]
-        return bits
-
-    def stock_size(self, seat: int) -> float:
-        """The stock's size as the seat's last :meth:`bits` or :meth:`encode` saw it."""
-        return self._stock_seen[seat]
-
     @cython.boundscheck(False)
     @cython.wraparound(False)
     @cython.locals(seat=cython.int, n=cython.int, p=cython.int, k=cython.int, at=cython.int, entry=cython.int,
                    index=cython.int, old=cython.int, new=cython.ulonglong, changed=cython.ulonglong,
                    value=cython.double, matrix=cython.float[:, ::1], scores=object, side_of=object)
-    def encode(self, state: Any, seat: int) -> np.ndarray:
-        """The vector of ``seat`` now (a new array)."""
+    def _update(self, state: Any, seat: int) -> None:
+        """The seat's vector (its row of the encoder's matrix) brought up to date: only what changed is written."""
         self._fill(state, seat)
         matrix = self._matrix
         for p in range(self.planes):
@@ -450,7 +423,6 @@ class ObservationEncoder:
                 if value != self._w_scores[seat * 8 + k]:  # (what the vector holds: 0 at first)
                     matrix[seat, self.scores_at + k] = value
                     self._w_scores[seat * 8 + k] = value
-        return self._vectors[seat].copy()  # type: ignore[no-any-return]
 
     @cython.cfunc
     @cython.locals(seat=cython.int, n=cython.int, k=cython.int, other=cython.int, card=cython.int,
@@ -531,6 +503,209 @@ def _fishing_cards(action: int) -> int:
     if action & _DECISION_ONE_CARD:
         return one << (action & _CARD_BITS)
     return one << (action & _CARD_BITS) | (action >> 6) & _ALL_CARDS
+
+
+_DONE = cython.declare(cython.ulonglong, DONE)
+_NEXT = cython.declare(cython.ulonglong, NEXT)
+_TAKE = cython.declare(cython.ulonglong, TAKE)
+_BEGIN = cython.declare(cython.ulonglong, BEGIN)
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(action=cython.ulonglong, card=cython.longlong)
+@cython.returns(cython.longlong)
+def _fishing_index(action: int) -> int:
+    """A fishing game's action index (:class:`ActionCodec`) of its action id."""
+    if action & _DONE:
+        return 4 * _PLANE + 1
+    if action & _NEXT:
+        return 4 * _PLANE
+    card = action & _CARD_BITS
+    if action & _TAKE:
+        return 3 * _PLANE + card
+    if action & _BEGIN:
+        return 2 * _PLANE + card
+    return (_PLANE if action >> 6 else 0) + card  # a jack taking the table, or a trail
+
+
+# ---- the PettingZoo environment's moves (envs/pettingzoo.py), compiled with this module -------------------------
+
+@cython.final
+@cython.cclass
+class SeatMoves:
+    """The action mask of the seat to act in one match (``mask``, int8, 1 for each legal index; all 0 once it is
+    over) and its moves: a legal index played and the encoder told of it, then the next seat's mask, in C where the
+    build compiles this module. A fishing game's legal index -> id is kept beside the mask (a trick game's index is
+    its id)."""
+
+    mask = cython.declare(object, visibility="readonly")
+    cython.declare(_fishing=cython.bint, _size=cython.longlong, _ids=cython.longlong[::1], _legal=list,
+                   _encoder=ObservationEncoder)
+    cython.declare(_mask=cython.schar[::1])  # type: ignore[attr-defined]  # (int8: Cython's signed char)
+
+    def __init__(self, codec: ActionCodec, encoder: ObservationEncoder) -> None:
+        self._fishing, self._size, self._encoder = codec.fishing, codec.size, encoder
+        self.mask = np.zeros(codec.size, dtype=np.int8)
+        self._mask = self.mask
+        self._ids = np.zeros(codec.size if codec.fishing else 1, dtype=np.int64)
+        self._legal: list[int] = []  # the legal ids the mask shows
+
+    @cython.locals(index=cython.longlong, action=cython.longlong)
+    def play(self, state: Any, index: int) -> None:
+        """The move of legal index ``index`` (IllegalAction if it is not one, and nothing changes; OverflowError
+        compiled, for an index beyond 64 bits), the encoder told of it, and the next seat's mask."""
+        action = -1  # (no action's id)
+        if 0 <= index < self._size and self._mask[index]:
+            action = self._ids[index] if self._fishing else index
+            if not cython.compiled:
+                action = int(action)  # (a numpy integer, from source)
+        state.apply_id(action)
+        self._encoder._moved(state, action)
+        self.select(state)
+
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.locals(k=cython.Py_ssize_t, action=cython.longlong, index=cython.longlong, legal=list)
+    def select(self, state: Any) -> None:
+        """The mask of the seat to act in ``state`` (all 0 when none is)."""
+        self.clear()
+        legal = [] if state.current_player is None else state.legal_action_ids()
+        for k in range(len(legal)):
+            action = legal[k]
+            if self._fishing:
+                index = _fishing_index(action)
+                self._ids[index] = action
+            else:
+                index = action
+            self._mask[index] = 1
+        self._legal = legal
+
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.locals(k=cython.Py_ssize_t, action=cython.longlong)
+    def clear(self) -> None:
+        """The mask all 0 (its legal entries cleared: Boonaken's has 37,120)."""
+        for k in range(len(self._legal)):
+            action = self._legal[k]
+            self._mask[_fishing_index(action) if self._fishing else action] = 0
+        self._legal = []
+
+
+# ---- the vector environment's rows (envs/vector.py): its per-match loop, compiled with this module -----------------
+
+@cython.cclass
+class Rows:
+    """The batch arrays of a vector environment's matches, and its step's per-match loop (compiled with the encoder):
+    each match's seat to act, its observation (the encoder's vector of that seat, as :meth:`ObservationEncoder.encode`
+    gives it) and its action mask; the legal indexes of every match one after the other in ``legal`` (match ``i``'s
+    from ``legal_starts[i]``, ``legal_counts[i]`` of them); a fishing game's index -> id of each match's legal moves
+    in ``ids`` (a trick game's index is its id)."""
+
+    observations = cython.declare(object, visibility="readonly")
+    masks = cython.declare(object, visibility="readonly")
+    current_player = cython.declare(object, visibility="readonly")
+    legal = cython.declare(object, visibility="readonly")
+    legal_starts = cython.declare(object, visibility="readonly")
+    legal_counts = cython.declare(object, visibility="readonly")
+    cython.declare(_masks=cython.schar[:, ::1])  # type: ignore[attr-defined]  # (int8: Cython's signed char)
+    cython.declare(_fishing=cython.bint, _rows=cython.float[:, ::1],
+                   _seats=cython.longlong[::1], _legal=cython.longlong[::1], _starts=cython.longlong[::1],
+                   _counts=cython.longlong[::1], _ids=cython.longlong[:, ::1])
+
+    def __init__(self, num_envs: int, size: int, actions: int, fishing: bool) -> None:
+        self._fishing = fishing
+        self.observations = np.zeros((num_envs, size), dtype=np.float32)
+        self.masks = np.zeros((num_envs, actions), dtype=np.int8)
+        self.current_player = np.zeros(num_envs, dtype=np.int64)
+        self.legal = np.zeros(16 * num_envs, dtype=np.int64)
+        self.legal_starts = np.zeros(num_envs, dtype=np.int64)
+        self.legal_counts = np.zeros(num_envs, dtype=np.int64)
+        ids = np.zeros((num_envs, actions) if fishing else (1, 1), dtype=np.int64)
+        self._rows, self._masks, self._seats, self._ids = self.observations, self.masks, self.current_player, ids
+        self._legal, self._starts, self._counts = self.legal, self.legal_starts, self.legal_counts
+
+    def observe(self, states: list[Any], encoders: list[ObservationEncoder]) -> None:
+        """Every match's row afresh."""
+        self._clear_masks()
+        self._observe_all(states, encoders, None, None, None, None)
+
+    def step(self, states: list[Any], encoders: list[ObservationEncoder], chosen: list[int], deal_index: list[int],
+             ended: Callable[[int], None]) -> None:
+        """Each match's chosen index played (all legal: the caller checked them; a fishing game's mapped back to its
+        id) and its encoder told of the move, ``ended(i)`` called where match ``i``'s deal or match ended (it
+        rewards the match and starts the next one), then its row: one match at a time, while its state is at hand."""
+        self._clear_masks()
+        self._observe_all(states, encoders, chosen, deal_index, ended, True)
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.locals(i=cython.Py_ssize_t, k=cython.Py_ssize_t)
+    def _clear_masks(self) -> None:
+        """The last step's legal entries cleared (not the whole rows: Boonaken's have 37,120 entries)."""
+        if not cython.compiled:
+            self.masks[np.repeat(np.arange(len(self.masks)), self.legal_counts),
+                       self.legal[:int(self.legal_counts.sum())]] = 0
+            return
+        for i in range(self._seats.shape[0]):
+            for k in range(self._starts[i], self._starts[i] + self._counts[i]):
+                self._masks[i, self._legal[k]] = 0
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.locals(i=cython.Py_ssize_t, k=cython.Py_ssize_t, j=cython.Py_ssize_t, at=cython.Py_ssize_t,
+                   count=cython.Py_ssize_t, seat=cython.int, action=cython.longlong, index=cython.longlong,
+                   fishing=cython.bint, encoder=ObservationEncoder, legal=list, vector=cython.float[:, ::1],
+                   row=cython.float[:, ::1])
+    def _observe_all(self, states: list[Any], encoders: list[ObservationEncoder], chosen: Any, deal_index: Any,
+                     ended: Any, move: Any) -> None:
+        fishing = self._fishing
+        at = 0
+        for i in range(len(states)):
+            state = states[i]
+            encoder = encoders[i]
+            if move is not None:
+                action = chosen[i]
+                if fishing:
+                    action = self._ids[i, action]
+                    if not cython.compiled:
+                        action = int(action)  # (a numpy integer, from source)
+                state.apply_id(action)
+                if state.current_player is None:  # the match is over: a new one in its place
+                    ended(i)
+                    state = states[i]
+                else:
+                    encoder._moved(state, action)
+                    if state.deal_index != deal_index[i]:
+                        ended(i)
+            seat = state.current_player
+            legal = state.legal_action_ids()
+            count = len(legal)
+            if at + count > self._legal.shape[0]:
+                self.legal = np.concatenate([self.legal, np.zeros(max(at + count, self._legal.shape[0]),
+                                                                  dtype=np.int64)])
+                self._legal = self.legal
+            for k in range(count):
+                action = legal[k]
+                index = _fishing_index(action) if fishing else action
+                self._legal[at + k] = index
+                self._masks[i, index] = 1
+                if fishing:
+                    self._ids[i, index] = action
+            self._starts[i], self._counts[i] = at, count
+            at += count
+            self._seats[i] = seat
+            encoder._update(state, seat)
+            if cython.compiled:  # (entry by entry: a memoryview slice's copy costs more than the row)
+                vector = encoder._matrix
+                row = self._rows
+                for j in range(vector.shape[1]):  # type: ignore[index]
+                    row[i, j] = vector[seat, j]
+            else:
+                self.observations[i] = encoder._vectors[seat]  # type: ignore[index]
 
 
 def secret_actions(game_id: str, players: int) -> frozenset[int]:

@@ -30,7 +30,7 @@ from pettingzoo import AECEnv
 import engine
 from engine.rng import Rng, fresh_seed
 
-from .encoding import ActionCodec, ObservationEncoder
+from .encoding import ActionCodec, ObservationEncoder, SeatMoves
 from .text import render_text
 
 RENDER_MODES = ("ansi", "human")
@@ -62,13 +62,11 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self._action_space = spaces.Discrete(self.codec.size)
         self._seeds: Rng | None = None
         self.state: engine.State | None = None
-        # The acting seat's mask, kept up to date move by move (a copy goes out with each observation) and all 0 for
-        # the others; a trick game's index is its action id, a fishing game's maps back through ``_id_of``.
-        self._mask = np.zeros(self.codec.size, dtype=np.int8)
-        self._mask_view = memoryview(self._mask).cast("B")
-        self._mask_zeros = bytes(self.codec.size)
+        # The acting seat's mask and moves, kept up to date move by move (a copy of the mask goes out with each
+        # observation; the others' masks are all 0).
+        self._moves = SeatMoves(self.codec, self.encoder)
+        self._mask = self._moves.mask
         self._no_mask = np.zeros(self.codec.size, dtype=np.int8)
-        self._id_of: dict[int, int] | None = {} if self.codec.fishing else None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_space
@@ -101,17 +99,11 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self._select()
 
     def _select(self) -> None:
-        """The seat to act and its mask, after a move."""
+        """The seat to act and its mask, at the match's start (a move's are worked out with it)."""
         state = self.state
         assert state is not None and state.current_player is not None  # only while the match goes on
         self.agent_selection = self.possible_agents[state.current_player]
-        indexes: Iterable[int] = state.legal_action_ids()  # a trick game's: its action ids
-        if self._id_of is not None:
-            self._id_of = indexes = self.codec.legal_by_index(indexes)  # type: ignore[arg-type]
-        view = self._mask_view
-        view[:] = self._mask_zeros
-        for index in indexes:
-            view[index] = 1
+        self._moves.select(state)
 
     def agent_iter(self, max_iter: int = 2**63) -> Iterable[str]:
         """PettingZoo's agent loop (``AECEnv.agent_iter``: the agent to act while any agent is left, at most
@@ -139,28 +131,28 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         assert state is not None  # reset() comes first
         try:
             index = as_index(action)  # type: ignore[arg-type]  # an int or a numpy integer, never a float
-            action_id = index if self._id_of is None else self._id_of[index]
-        except (TypeError, ValueError, KeyError):
-            action_id = -1  # no action's id
+        except TypeError:
+            index = -1  # no action's index
         try:
-            state.apply_id(action_id)  # which checks that it is legal, and changes nothing if not
-        except engine.IllegalAction:
+            # The move (apply_id checks that it is legal, and changes nothing if not), the encoder told of it, the
+            # next seat's mask.
+            self._moves.play(state, index)
+        except (engine.IllegalAction, OverflowError):
             raise engine.IllegalAction(f"action index {action!r}", state.legal_actions(), state._where()) from None
         if self._cumulative_rewards[agent]:
             self._cumulative_rewards[agent] = 0
-        self.encoder.moved(state, action_id)
         seat = state.current_player
         if seat is not None and state.deal_index == self._deal_index:  # the usual move
             if self.rewards is not self._no_rewards:
                 self.rewards = self._no_rewards
-            self._select()
+            self.agent_selection = self.possible_agents[seat]
             return
         self.rewards = dict(self._no_rewards)
         self._deal_over()
-        if state.current_player is None:
+        if seat is None:
             self.terminations = dict.fromkeys(self.agents, True)
         else:
-            self._select()
+            self.agent_selection = self.possible_agents[seat]
         self._accumulate_rewards()
 
     def _deal_over(self) -> None:

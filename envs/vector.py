@@ -29,7 +29,7 @@ from gymnasium.vector.utils import batch_space
 import engine
 from engine.rng import Rng, fresh_seed
 
-from .encoding import ActionCodec, ObservationEncoder
+from .encoding import ActionCodec, ObservationEncoder, Rows
 
 
 class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
@@ -70,34 +70,19 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.single_action_space = spaces.Discrete(self.codec.size)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        # Where the encoder's entries are: the 0/1 ones are the bits below ``_bit_entries`` (the scores' entries among
-        # them are 0 and written after), then the stock's size and the deal index.
-        self._bit_entries = encoder.to_act_at + 1
-        self._bit_bytes = (self._bit_entries + 7) // 8
-        self._scores_at, self._stock_at = encoder.scores_at, encoder.to_act_at + 1
-        side_of = probe.side_of
-        self._side_at = np.array([[side_of[(seat + k) % self.n] for k in range(self.n)] for seat in range(self.n)])
-        self._rows = np.arange(num_envs)
-        self._observations = np.zeros((num_envs, encoder.size), dtype=np.float32)
-        self._masks = np.zeros((num_envs, self.codec.size), dtype=np.int8)
+        # The batch's observations, masks, seats to act and legal indexes, written match by match (compiled).
+        self._batch = Rows(num_envs, encoder.size, self.codec.size, self.codec.fishing)
+        self._observations, self._masks = self._batch.observations, self._batch.masks
+        self.current_player = self._batch.current_player
         self._rewards = np.zeros((num_envs, self.n), dtype=np.float32)
         self._terminations = np.zeros(num_envs, dtype=bool)
         self._truncations = np.zeros(num_envs, dtype=bool)
-        self.current_player = np.zeros(num_envs, dtype=np.int64)
-        self._side_scores = np.zeros((num_envs, max(side_of) + 1), dtype=np.float32)
-        self._deal_indexes = np.zeros(num_envs, dtype=np.float32)
-        # Each match's state, seed stream, deal and the scores at its start; a fishing game's index -> id of the
-        # legal moves; the legal indexes of every match as one array (match by match) and where each match's start.
+        self._rows = np.arange(num_envs)
+        # Each match's state, seed stream, deal and the scores at its start.
         self.states: list[engine.State] = []
         self._seeds: list[Rng | None] = [None] * num_envs
         self._deal_index = [0] * num_envs
-        self._scores_seen: list[list[int]] = [[] for _ in range(num_envs)]
         self._scores_at_deal_start: list[list[int]] = [[] for _ in range(num_envs)]
-        self._id_of: list[dict[int, int]] | None = [{} for _ in range(num_envs)] if self.codec.fishing else None
-        self._legal = np.zeros(0, dtype=np.int64)
-        self._legal_rows = np.zeros(0, dtype=np.int64)
-        self._legal_counts = np.zeros(num_envs, dtype=np.int64)
-        self._legal_starts = np.zeros(num_envs, dtype=np.int64)
         self._rewarded = False  # whether the rewards or terminations hold anything
 
     # ---- Gymnasium's vector API ----------------------------------------------------------------------------------
@@ -124,47 +109,12 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
 
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         chosen = self._checked(actions)
-        states, encoders, id_of, codec = self.states, self._encoders, self._id_of, self.codec
-        deal_index, rewards, terminations = self._deal_index, self._rewards, self._terminations
-        side_scores, scores_seen, width = self._side_scores, self._scores_seen, self._bit_bytes
+        rewards, terminations = self._rewards, self._terminations
         if self._rewarded:  # the last step's rewards and ends (the buffers, whatever was handed out)
             rewards.fill(0)
             terminations.fill(False)
             self._rewarded = False
-        seats, chunks, stock, counts, legal_all = [], [], [], [], []
-        add_seat, add_chunk, add_stock, add_count = seats.append, chunks.append, stock.append, counts.append
-        # One pass over the matches: the move, the deal's or the match's end, then the next seat's view (_observe's).
-        for index, state, encoder, action in zip(range(self.num_envs), states, encoders, chosen, strict=True):
-            if id_of is not None:
-                action = id_of[index][action]
-            state.apply_id(action)
-            if state.current_player is None:  # the match is over: its last rewards, and the next match
-                self._deal_over(index)
-                terminations[index] = True
-                stream = self._seeds[index]
-                assert stream is not None  # reset() seeded every match
-                self._start(index, stream.next_u64())
-                state = states[index]
-            else:
-                encoder.moved(state, action)
-                if state.deal_index != deal_index[index]:
-                    self._deal_over(index)
-            seat = state.current_player
-            legal = state.legal_action_ids()
-            if id_of is not None:
-                id_of[index] = by_index = codec.legal_by_index(legal)
-                legal_all += by_index
-            else:
-                legal_all += legal
-            add_count(len(legal))
-            add_seat(seat)
-            add_chunk(encoder.bits(state, seat).to_bytes(width, "little"))
-            add_stock(encoder.stock_size(seat))
-            scores = state.side_scores
-            if scores != scores_seen[index]:
-                scores_seen[index] = scores.copy()
-                side_scores[index] = scores
-        self._write(seats, chunks, stock, counts, legal_all)
+        self._batch.step(self.states, self._encoders, chosen, self._deal_index, self._ended)
         copy = self.copy
         return (self._observations_out(), rewards.copy() if copy else rewards,
                 terminations.copy() if copy else terminations,
@@ -178,11 +128,14 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A legal action index for every match, uniformly at random (without reading the masks: Boonaken's have
         37,120 entries)."""
-        return self._legal[self._legal_starts + (rng.random(self.num_envs) * self._legal_counts).astype(np.int64)]
+        batch = self._batch
+        return batch.legal[batch.legal_starts  # type: ignore[no-any-return]
+                           + (rng.random(self.num_envs) * batch.legal_counts).astype(np.int64)]
 
     def legal_indexes(self, index: int) -> np.ndarray:
         """The legal action indexes of match ``index`` now."""
-        return self._legal[self._legal_rows == index]
+        start = int(self._batch.legal_starts[index])
+        return self._batch.legal[start:start + int(self._batch.legal_counts[index])].copy()  # type: ignore[no-any-return]
 
     # ---- the matches -------------------------------------------------------------------------------------------
 
@@ -191,8 +144,16 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         self.states[index] = state
         self._encoders[index].new_match(state)
         self._deal_index[index] = state.deal_index
-        self._deal_indexes[index] = state.deal_index
         self._scores_at_deal_start[index] = list(state.scores)
+
+    def _ended(self, index: int) -> None:
+        """Match ``index``'s deal ended: its rewards, and the next match if it was the match's last deal."""
+        self._deal_over(index)
+        if self.states[index].current_player is None:
+            self._terminations[index] = True
+            stream = self._seeds[index]
+            assert stream is not None  # reset() seeded every match
+            self._start(index, stream.next_u64())
 
     def _deal_over(self, index: int) -> None:
         """Each seat's reward: the points its side scored in the deal that just ended."""
@@ -202,7 +163,6 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         self._scores_at_deal_start[index] = list(scores)
         self._rewarded = True
         self._deal_index[index] = state.deal_index
-        self._deal_indexes[index] = state.deal_index
 
     def _checked(self, actions: Any) -> list[int]:
         """The action indexes as ints, once every one is an integer legal in its match (else nothing moves)."""
@@ -221,42 +181,7 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
 
     def _observe(self) -> None:
         """Every match's seat to act, its observation and its mask, written into the batch's arrays."""
-        seats, chunks, stock, counts, legal_all = [], [], [], [], []
-        for index, state in enumerate(self.states):
-            encoder, seat = self._encoders[index], state.current_player
-            legal = state.legal_action_ids()
-            if self._id_of is not None:
-                self._id_of[index] = by_index = self.codec.legal_by_index(legal)
-                legal_all += by_index
-            else:
-                legal_all += legal
-            counts.append(len(legal))
-            seats.append(seat)
-            chunks.append(encoder.bits(state, seat).to_bytes(self._bit_bytes, "little"))
-            stock.append(encoder.stock_size(seat))
-            self._scores_seen[index] = state.side_scores.copy()
-            self._side_scores[index] = state.side_scores
-        self._write(seats, chunks, stock, counts, legal_all)
-
-    def _write(self, seats: list[int], chunks: list[bytes], stock: list[int], counts: list[int],
-               legal: list[int]) -> None:
-        """The batch's arrays from each match's seat to act, its 0/1 entries (bytes), stock size and legal indexes."""
-        self.current_player[:] = seats
-        observations = self._observations
-        observations[:, :self._bit_entries] = np.unpackbits(
-            np.frombuffer(b"".join(chunks), dtype=np.uint8).reshape(self.num_envs, self._bit_bytes), axis=1,
-            count=self._bit_entries, bitorder="little")
-        observations[:, self._scores_at:self._scores_at + self.n] = self._side_scores[
-            self._rows[:, None], self._side_at[self.current_player]]
-        observations[:, self._stock_at] = stock
-        observations[:, self._stock_at + 1] = self._deal_indexes
-        masks = self._masks
-        masks[self._legal_rows, self._legal] = 0  # the last step's legal entries, not the whole (wide) array
-        self._legal_counts[:] = counts
-        self._legal_starts[1:] = np.cumsum(counts[:-1])
-        self._legal_rows = np.repeat(self._rows, self._legal_counts)
-        self._legal = np.array(legal, dtype=np.int64)
-        masks[self._legal_rows, self._legal] = 1
+        self._batch.observe(self.states, self._encoders)
 
     def _observations_out(self) -> dict[str, np.ndarray]:
         if self.copy:

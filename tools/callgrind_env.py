@@ -3,6 +3,7 @@ game: the loops of ``cardtable bench --env pettingzoo`` (``services.bench.envs.e
 steadier than its wall clock on a shared machine.
 
     python tools/callgrind_env.py [--deals N] [--root CHECKOUT] [--switch-off encoder|encoder+moved] [GAME ...]
+    python tools/callgrind_env.py --vector [--deals N] [--steps S] [--num-envs M] [--root CHECKOUT] [GAME ...]
 
 It runs itself under ``valgrind --tool=callgrind`` (PYTHONHASHSEED=0, CARDTABLE_ENGINE=python unless set) and prints
 one JSON line per game: the instructions per step of N seeded one-deal matches of each loop, played between two
@@ -10,6 +11,11 @@ one JSON line per game: the instructions per step of N seeded one-deal matches o
 ``ratio``, the protocol's instructions per step over the environment's (the instruction count's
 ``env_steps_per_s / protocol_steps_per_s``). ``--switch-off encoder`` returns each seat's vector as it stands instead
 of encoding (what the encoder costs), ``encoder+moved`` also tells it of no move.
+
+``--vector`` counts ``cardtable bench --env vector``'s loops instead: the engine's step loop (N single deals, as above)
+and S steps of the vector environment's M single-deal matches (random legal actions from ``sample_actions``, copies
+returned, after 5 steps), and prints the instructions per engine move, per match step of the vector environment, and
+``env_to_engine``, their ratio (the instruction count's ``env_steps_per_s / engine_moves_per_s``).
 """
 
 from __future__ import annotations
@@ -70,16 +76,52 @@ def play(games: list[str], deals: int, switch_off: str | None) -> None:
             print(steps, flush=True)
 
 
+def play_vector(games: list[str], deals: int, steps: int, num_envs: int) -> None:
+    """The measured regions of ``--vector`` (in the child, under callgrind); prints the moves each region played."""
+    import numpy as np
+
+    from envs.vector import CardtableVectorEnv
+    from services.bench.envs import DEAL, engine_steps
+
+    for game in games:
+        loop = engine_steps(game, None, 1)
+        loop(0)
+        gc.collect()
+        moves = 0
+        os.getppid()
+        for k in range(1, deals + 1):
+            moves += loop(k)
+        os.getppid()
+        print(moves, flush=True)
+        venv = CardtableVectorEnv(game, num_envs, None, options=DEAL)
+        venv.reset(seed=1)
+        rng = np.random.default_rng(1)
+        for _ in range(5):
+            venv.step(venv.sample_actions(rng))
+        gc.collect()
+        os.getppid()
+        for _ in range(steps):
+            venv.step(venv.sample_actions(rng))
+        os.getppid()
+        print(steps * num_envs, flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("games", nargs="*", default=list(GAMES))
     ap.add_argument("--deals", type=int, default=5)
     ap.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent)
     ap.add_argument("--switch-off", choices=("encoder", "encoder+moved"), default=None)
+    ap.add_argument("--vector", action="store_true", help="the vector environment's step against the engine's move")
+    ap.add_argument("--steps", type=int, default=40, help="--vector: the vector environment's steps counted")
+    ap.add_argument("--num-envs", type=int, default=64, help="--vector: its matches")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        play(args.games, args.deals, args.switch_off)
+        if args.vector:
+            play_vector(args.games, args.deals, args.steps, args.num_envs)
+        else:
+            play(args.games, args.deals, args.switch_off)
         return
     root = args.root.resolve()
     env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(root)}
@@ -89,6 +131,8 @@ def main() -> None:
         child = [sys.executable, __file__, "--child", "--deals", str(args.deals), *args.games]
         if args.switch_off:
             child += ["--switch-off", args.switch_off]
+        if args.vector:
+            child += ["--vector", "--steps", str(args.steps), "--num-envs", str(args.num_envs)]
         run = subprocess.run(["valgrind", "--tool=callgrind", "--dump-before=os_getppid",
                               f"--callgrind-out-file={out}", *child],
                              env=env, cwd=root, check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -101,6 +145,13 @@ def main() -> None:
                 found = re.search(r"^(?:summary|totals): (\d+)", Path(f"{out}.{2 * k + 2}").read_text(), re.M)
                 assert found, f"no totals in {out}.{2 * k + 2}"
                 per_step.append(int(found.group(1)) / steps[k])
+            if args.vector:
+                print(json.dumps({"game": game, "engine": env["CARDTABLE_ENGINE"], "deals": args.deals,
+                                  "steps": args.steps, "num_envs": args.num_envs,
+                                  "engine_instr_per_move": round(per_step[0]),
+                                  "env_instr_per_step": round(per_step[1]),
+                                  "env_to_engine": round(per_step[0] / per_step[1], 3)}), flush=True)
+                continue
             print(json.dumps({"game": game, "engine": env["CARDTABLE_ENGINE"], "deals": args.deals,
                               "protocol_instr_per_step": round(per_step[0]), "env_instr_per_step": round(per_step[1]),
                               "ratio": round(per_step[0] / per_step[1], 3)}), flush=True)
