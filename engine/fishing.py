@@ -1053,6 +1053,9 @@ class FishingState(State):
     target: int  # the match target (each game sets it in its SETTINGS)
 
     SWEEP_COUNTER = "sweeps"
+    # The observation key that shows a seat, face up, the cards of known place (``_known_places``) while they are
+    # still hidden, in the stock or a hand (Tablić's ``bottom_card``, one card), or None: they are known cards only.
+    KNOWN_FACE_UP: ClassVar[str | None] = None
     SWEEP: ClassVar[SweepRule]
     _dealing: ClassVar[FishingDeal[Any] | None]  # (State sets it for each class: the game's FishingDeal)
     PHASES = ("play", "capture", "over")  # "capture": a capture being decided step by step
@@ -1331,8 +1334,26 @@ class FishingState(State):
         obs["captured_counts"] = [pile.bit_count() for pile in self.captured]
         obs["last_capturer"] = self.last_capturer
         obs[self.SWEEP_COUNTER] = list(self.sweeps)
-        obs["known_cards"] = []
+        face_up, known, _ = self.shown_cards(seat)
+        obs["known_cards"] = [CODES[c] for c in cards_in(known)]
         obs["turn"] = self._turn_keys()
+        if face_up:
+            shown = [CODES[c] for c in cards_in(face_up)]
+            obs[cast(str, self.KNOWN_FACE_UP)] = shown[0] if len(shown) == 1 else shown
+
+    def shown_cards(self, seat: int) -> tuple[int, int, int]:
+        """What ``seat``'s observation shows beside its hand and the table, as masks for numeric encoders (envs/, as
+        ``TrickGame.shown_cards``): the cards of known place still hidden shown face up (``KNOWN_FACE_UP``), those in
+        the stock or another seat's hand (``known_cards``) and ``stock_size``."""
+        face_up = known = 0
+        places = self._known_places(seat)
+        if places:
+            hands, stock = self.hands, mask_of(self.stock)
+            held = sum(hands)  # (disjoint masks)
+            known = places & (stock | (held ^ hands[seat]))
+            if self.KNOWN_FACE_UP is not None:
+                face_up = places & (stock | held)
+        return face_up, known, len(self.stock)
 
     def _turn_keys(self) -> dict[str, Any] | None:
         """The capture being decided (phase ``capture``): the card played, the cards of the groups taken so far and

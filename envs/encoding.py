@@ -150,10 +150,10 @@ class ObservationEncoder:
     size and deal index when they changed. The environment tells it of each move (:meth:`moved`, with the action id):
     it adds the cards the move names to the deal's played cards and notes when the phase, the deal, the stock or the
     first trick changed; only then are the parts that depend on them worked out again (trump, phase, dealer and deal;
-    the face-up and known cards from the game's ``shown_cards``, an engine hook, where it has one, else from
-    ``state.observation(seat)``). :meth:`new_match` starts over; :meth:`encode_afresh` encodes any state at once
-    (OpenSpiel's, which it copies and samples). The vector environment's rows (:class:`Rows`) copy the seat's
-    vector out of the encoder's own, as :meth:`encode` does.
+    the face-up and known cards from the game's ``shown_cards``, an engine hook (every fishing game's; a trick game's
+    unless its observation decides), else from ``state.observation(seat)``). :meth:`new_match` starts over;
+    :meth:`encode_afresh` encodes any state at once (OpenSpiel's, which it copies and samples). The vector
+    environment's rows (:class:`Rows`) copy the seat's vector out of the encoder's own, as :meth:`encode` does.
 
     Compiled (``build_engine.py`` compiles this module with the engine), the per-seat state is C arrays of 64-bit
     masks and the vectors a typed float32 memoryview; run from source, the arrays are lists and the same code runs as
@@ -468,7 +468,7 @@ class ObservationEncoder:
             self._deal_of[seat] = self._deal_number
         if self._shown_seen[seat] != self._shown_epoch:
             self._shown_seen[seat] = self._shown_epoch
-            shown = None if self._fishing else state.shown_cards(seat)
+            shown = state.shown_cards(seat)  # (FishingState's or TrickGame's; None: read the observation)
             if shown is None:
                 seen = state.observation(seat, history=False)
                 shown = (_mask_of(face_up_codes(seen)), _mask_of(seen.get("known_cards", ())),

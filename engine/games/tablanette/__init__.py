@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...cards import BIT, CODES, RANK, cards_in, mask_of
+from ...cards import BIT, RANK, mask_of
 from ...dealing import deal_round, draw_for_dealer, seats_from
 from ...fishing import (
     ACE,
@@ -132,22 +132,13 @@ class Tablanette(FishingState):
 
     def _known_places(self, seat: int) -> int:
         """§3.6: everyone saw where the jacks dealt to the table went into the stock, so whose hand they reach (the
-        deal's table slots dealt again on a copy of its stock)."""
+        deal's table slots dealt again on a copy of its stock): the observation's ``known_cards`` while in the stock
+        or another seat's hand (FishingState.shown_cards)."""
         if not self.capture_rules.jack_takes_all:
             return 0
         top = self.n_players * self.options["hand_size"]
         deck = self.deal_deck
         return mask_of(_bury_table_jacks(deck[top:top + 4], deck[top + 4:], self.options["initial_jack"] == "middle"))
-
-    def _observe(self, seat: int, obs: dict[str, Any]) -> None:
-        super()._observe(seat, obs)
-        # §3.6: the jacks the table showed and the stock took back, while in the stock or in another seat's hand
-        others = 0
-        for s, hand in enumerate(self.hands):
-            if s != seat:
-                others |= hand
-        stock = mask_of(self.stock)
-        obs["known_cards"] = [CODES[c] for c in cards_in(self._known_places(seat) & (stock | others))]
 
     def _match_winners(self) -> list[int] | None:
         """§7.6: after a deal, the highest total at or above the target wins; a shared highest total is a draw."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...cards import CODES, RANK
+from ...cards import RANK
 from ...dealing import deal_round, draw_for_dealer, seats_from
 from ...errors import PositionError
 from ...fishing import (
@@ -94,6 +94,7 @@ class Tablic(FishingState):
         shown_until_played=True,
     )
     SWEEP_COUNTER = "tablas"
+    KNOWN_FACE_UP = "bottom_card"  # §3.4: shown while in the stock or the dealer's hand
     SWEEP = SweepRule(last_play="last_play_tabla")  # §5.5: a tabla scores 1 (the deal's last play's with the option)
     DEAL_PHASES = (Deal(), CAPTURE_PLAY, TablaPoints())
 
@@ -121,16 +122,8 @@ class Tablic(FishingState):
         return self.deal_deck[-1]
 
     def _known_places(self, seat: int) -> int:
-        """§3.4: a seat shown the bottom card knows it is the stock's last card, then the dealer's."""
+        """§3.4: a seat shown the bottom card knows it is the stock's last card, then the dealer's (the observation's
+        ``bottom_card`` while there, and ``known_cards`` while in the stock or another seat's hand:
+        FishingState.shown_cards)."""
         shown = self.options["cut_mode"] == "knock" or seat == self.dealer
         return 1 << self.bottom_card if shown else 0
-
-    def _observe(self, seat: int, obs: dict[str, Any]) -> None:
-        super()._observe(seat, obs)
-        bottom = self.bottom_card
-        shown = self.options["cut_mode"] == "knock" or seat == self.dealer
-        still_hidden = bottom in self.stock or (self.hands[self.dealer] >> bottom) & 1
-        if shown and still_hidden:
-            obs["bottom_card"] = CODES[bottom]
-            if seat != self.dealer or bottom in self.stock:
-                obs["known_cards"] = [CODES[bottom]]

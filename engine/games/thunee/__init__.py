@@ -812,18 +812,21 @@ class Thunee(TrickGame):
     def trump_seen(self, seat: int) -> int:
         """The trump suit as ``seat`` knows it (NO_TRUMP: none known): the trumper's own (unless dealt blind) until
         it is turned up (5.3); a lone caller's from his first card (6.4.2), a mooney caller's own suit."""
-        if self.trump == NO_TRUMP:
+        trump, contract = self.trump, self.contract  # (each read once: the encoders ask at every move)
+        if trump == NO_TRUMP:
             return NO_TRUMP
-        public = bool(self.shown) or (self.contract != "normal" and bool(self.tricks or self.trick))
-        own = (seat == self.trumper and not self.by_last) if self.contract == "normal" else seat == self.caller
-        return self.trump if public or own else NO_TRUMP
+        if self.shown or (contract != "normal" and (self.tricks or self.trick)):  # public
+            return trump
+        own = (seat == self.trumper and not self.by_last) if contract == "normal" else seat == self.caller
+        return trump if own else NO_TRUMP
 
     def shown_cards(self, seat: int) -> tuple[int, int, int]:
         """``known_cards`` (the public cards in other hands) and ``stock_size`` of the observation, as masks
         (TrickGame.shown_cards); nothing lies face up (the trump card is laid face down, and back in hand once turned
         up). With ``trump_seen``, as they change at any move."""
         hands = self.hands
-        return 0, self._public_cards() & (sum(hands) ^ hands[seat]), len(self.stock)
+        public = self.shown | self.used  # (_public_cards, inline: the encoders ask at every move)
+        return 0, public & (sum(hands) ^ hands[seat]), len(self.stock)
 
     def _public_cards(self) -> int:
         """Cards every seat knows the place of: the turned-up trump card and the jodi cards, while in hand."""
