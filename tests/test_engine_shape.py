@@ -229,8 +229,8 @@ TRICK_MACHINERY = {"_legal_ids", "_apply"}
 # `shown_cards` and `trump_seen` (its trump and known cards change at any move), which spare the encoders building an
 # observation a step (PettingZoo env step 227k -> 136k instructions).
 MOST_OVERRIDES = 5
-OVERRIDES = {"belote": 3, "belote_contree": 4, "boonaken": 3, "botifarra": 3, "german_whist": 1, "tablanette": 3,
-             "tablic": 3, "thunee": 4, "trappola": 0, "tres": 2, "two_ten_jack": 4}
+OVERRIDES = {"belote": 3, "belote_contree": 4, "boonaken": 3, "botifarra": 3, "german_whist": 1, "tablanette": 2,
+             "tablic": 2, "thunee": 4, "trappola": 0, "tres": 2, "two_ten_jack": 4}
 
 
 def overridden_names(cls: type) -> list[str]:
