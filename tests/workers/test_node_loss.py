@@ -182,9 +182,11 @@ def test_a_job_survives_the_loss_of_a_node_with_the_results_of_one_process(two_n
     lost = [line for line in lines if " was lost (NodeDiedError: " in line]  # a line per task lost, of its chunks
     assert sum(chunks_named(line) for line in lost) == report["retries"] >= 1, err
     assert all(re.search(r"; playing (it|them) again, attempt 2 of 3$", line) for line in lost), err
+    # Ray's notice of the dead node, relayed when its log monitor passes it on in time (a loaded machine's run of
+    # fresh1, s42, ended without it): at most once, never anything else of Ray's
     dead = [line for line in lines if line.startswith("Ray: The node with node id: ")]
-    assert len(dead) == 1 and dead[0].endswith("has been marked dead because the detector has missed too many "
-                                               "heartbeats from it."), err
+    assert len(dead) <= 1 and all(line.endswith("has been marked dead because the detector has missed too many "
+                                                 "heartbeats from it.") for line in dead), err
     # Ray may also relay the killed node's raylet's own notice (its first sentence), depending on when it goes
     terminated = [line for line in lines if line == "Ray: Raylet is terminated."]
     assert len(terminated) <= 1 and len(lines) == len(lost) + len(dead) + len(terminated), err
