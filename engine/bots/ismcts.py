@@ -78,7 +78,7 @@ class IsmctsPolicy(SearchPolicy):
         rollout_option("random"),
         Option("dd_cards", int, 0, "cards left to play from which a trick game's play-out goes on by best play with "
                "every hand known (double dummy) instead of by the rollout policy (0: never)", minimum=0,
-               maximum=64, noun="parameter"),
+               maximum=52, noun="parameter"),
         bids_option(),
     )
 

@@ -127,19 +127,40 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def test_the_watchdog_of_a_killed_owner_stops_the_server_nobody_uses(tmp_path: Path) -> None:
-    owner = subprocess.Popen([sys.executable, "-c", OWNER, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+def _killed_owner(script: str, folder: Path) -> int:
+    """The pid of the server that ``script`` (an owner saying its URL) started on ``folder``, five replays written to
+    it before the owner was killed with SIGKILL."""
+    owner = subprocess.Popen([sys.executable, "-c", script, str(folder)], stdout=subprocess.PIPE, text=True)
     url = owner.stdout.readline().strip()
-    [pid] = _servers_on(tmp_path / "valkey")
+    [pid] = _servers_on(folder / "valkey")
     ReplayStore(redis.Redis.from_url(url)).put_many("before", enumerate(REPLAYS[:5]))
     owner.kill()
     owner.wait()
     owner.stdout.close()
-    _gone([pid], "the server outlived its killed owner")  # stopped gracefully: its data is all there
+    return pid
+
+
+def _stopped_by_its_watchdog(pid: int, folder: Path, message: str) -> None:
+    """The server ``pid`` on ``folder`` stops; killed if it does not."""
+    try:
+        _gone([pid], message)
+    finally:
+        for leftover in _servers_on(folder / "valkey"):
+            os.kill(leftover, signal.SIGKILL)
+
+
+def _data_kept(folder: Path) -> None:
+    """The replays written before the owner's death are there (the server was stopped gracefully)."""
+    with EmbeddedValkey(folder) as valkey:
+        assert ReplayStore(redis.Redis.from_url(valkey.url)).get("before/4") == REPLAYS[4]
+
+
+def test_the_watchdog_of_a_killed_owner_stops_the_server_nobody_uses(tmp_path: Path) -> None:
+    pid = _killed_owner(OWNER, tmp_path)
+    _stopped_by_its_watchdog(pid, tmp_path, "the server outlived its killed owner")
     url_file = tmp_path / "valkey" / "url"
     wait_until(lambda: not url_file.exists(), 30, "the watchdog left the stopped server's address behind")
-    with EmbeddedValkey(tmp_path) as valkey:
-        assert ReplayStore(redis.Redis.from_url(valkey.url)).get("before/4") == REPLAYS[4]
+    _data_kept(tmp_path)
 
 
 # An owner whose files outlive it a moment: a child forked without exec shares its lock on ``users`` (as a thread
@@ -152,21 +173,9 @@ LINGERING_OWNER = ("import os, sys, time; from replay.embedded import EmbeddedVa
 
 
 def test_the_watchdog_waits_for_what_still_holds_a_killed_owners_lock(tmp_path: Path) -> None:
-    owner = subprocess.Popen([sys.executable, "-c", LINGERING_OWNER, str(tmp_path)], stdout=subprocess.PIPE,
-                             text=True)
-    url = owner.stdout.readline().strip()
-    [pid] = _servers_on(tmp_path / "valkey")
-    ReplayStore(redis.Redis.from_url(url)).put_many("before", enumerate(REPLAYS[:5]))
-    owner.kill()
-    owner.wait()
-    owner.stdout.close()
-    try:
-        _gone([pid], "the server outlived its killed owner whose lock went a moment later")
-    finally:
-        for leftover in _servers_on(tmp_path / "valkey"):
-            os.kill(leftover, signal.SIGKILL)
-    with EmbeddedValkey(tmp_path) as valkey:
-        assert ReplayStore(redis.Redis.from_url(valkey.url)).get("before/4") == REPLAYS[4]
+    pid = _killed_owner(LINGERING_OWNER, tmp_path)
+    _stopped_by_its_watchdog(pid, tmp_path, "the server outlived its killed owner whose lock went a moment later")
+    _data_kept(tmp_path)
 
 
 def test_the_watchdog_of_a_killed_owner_leaves_the_server_to_another_user(tmp_path: Path) -> None:
