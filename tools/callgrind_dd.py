@@ -21,7 +21,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 # label: (game, options, tricks from the end, positions by default)
 CASES: dict[str, tuple[str, dict[str, int], int, int]] = {
@@ -55,18 +57,7 @@ def solve(labels: list[str], positions: int, marks: bool) -> None:
                 assert seat is not None
                 state.apply_id(bots[seat].choose_id(state.legal_action_ids(), seat_observer(state, seat, bots[seat])))
             states.append(state)
-        if marks:
-            os.getppid()
-        started = time.perf_counter()
-        values, nodes = [], 0
-        for state in states:
-            solver = DoubleDummy(state)
-            values.append(solver.solve())
-            nodes += solver.nodes
-        seconds = time.perf_counter() - started
-        if marks:
-            os.getppid()
-        print(json.dumps({"case": label, "values": values, "nodes": nodes, "seconds": round(seconds, 3)}), flush=True)
+        _solve_timed(label, DoubleDummy, states, marks)
 
 
 def solve_bridge(label: str, positions: int, marks: bool) -> None:
@@ -77,14 +68,21 @@ def solve_bridge(label: str, positions: int, marks: bool) -> None:
 
     trump = BRIDGE_TRUMPS[label.split(":")[1]]
     deals = [bridge_ending(derive_seed(1, 11, k)) for k in range(positions)]
+    _solve_timed(label, lambda hands: Search(BRIDGE, trump, PARTNERS, 0, 0, hands, [], 0, [], [True] * LAST_TRICKS),
+                 deals, marks)
+
+
+def _solve_timed(label: str, search: Callable[[Any], Any], positions: list[Any], marks: bool) -> None:
+    """Make ``search(position)`` for each position and solve it (``marks``: ``os.getppid()`` around the solves, the
+    searches made inside); print the case's JSON line: the values, nodes and seconds."""
     if marks:
         os.getppid()
     started = time.perf_counter()
     values, nodes = [], 0
-    for hands in deals:
-        search = Search(BRIDGE, trump, PARTNERS, 0, 0, hands, [], 0, [], [True] * LAST_TRICKS)
-        values.append(search.solve())
-        nodes += search.nodes
+    for position in positions:
+        solver = search(position)
+        values.append(solver.solve())
+        nodes += solver.nodes
     seconds = time.perf_counter() - started
     if marks:
         os.getppid()

@@ -28,6 +28,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 GAMES = ("belote", "belote_contree", "boonaken", "botifarra", "german_whist", "tablanette", "tablic", "thunee",
@@ -65,15 +66,20 @@ def play(games: list[str], deals: int, switch_off: str | None) -> None:
         envs.pettingzoo.ObservationEncoder = SwitchedOff  # type: ignore[misc,assignment]
     for game in games:
         for make in (protocol_steps, env_steps):
-            loop = make(game, None, 1)
-            loop(0)
-            gc.collect()
-            steps = 0
-            os.getppid()
-            for k in range(1, deals + 1):
-                steps += loop(k)
-            os.getppid()
-            print(steps, flush=True)
+            print(_measured(make(game, None, 1), deals), flush=True)
+
+
+def _measured(loop: Callable[[int], int], deals: int) -> int:
+    """``loop``'s steps over ``deals`` deals (1 to ``deals``) between two ``os.getppid()`` marks, after a warm-up deal
+    (0) and a full garbage collection outside them."""
+    loop(0)
+    gc.collect()
+    steps = 0
+    os.getppid()
+    for k in range(1, deals + 1):
+        steps += loop(k)
+    os.getppid()
+    return steps
 
 
 def play_vector(games: list[str], deals: int, steps: int, num_envs: int) -> None:
@@ -84,15 +90,7 @@ def play_vector(games: list[str], deals: int, steps: int, num_envs: int) -> None
     from services.bench.envs import DEAL, engine_steps
 
     for game in games:
-        loop = engine_steps(game, None, 1)
-        loop(0)
-        gc.collect()
-        moves = 0
-        os.getppid()
-        for k in range(1, deals + 1):
-            moves += loop(k)
-        os.getppid()
-        print(moves, flush=True)
+        print(_measured(engine_steps(game, None, 1), deals), flush=True)
         venv = CardtableVectorEnv(game, num_envs, None, options=DEAL)
         venv.reset(seed=1)
         rng = np.random.default_rng(1)

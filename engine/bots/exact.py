@@ -47,10 +47,11 @@ def play_exactly(state: State, table: Table, meter: Meter) -> int:
             state.apply_id(legal[0])
             moves += 1
             continue
-        if unsolvable(state) is not None:
-            break
         nodes = NodeMeter(meter)
-        solver = DoubleDummy(state, meter=nodes, table=table)
+        try:
+            solver = DoubleDummy(state, meter=nodes, table=table)
+        except ValueError:  # no longer a position the solver takes (unsolvable says why)
+            break
         values = solver.action_values()
         solver.settle()
         best, best_value = legal[0], -1.0
