@@ -28,6 +28,7 @@ from engine.budget import Budget, Cancel
 from engine.state import State
 
 from ..lifecycle import abandonable, follow_parent
+from ..logs import logged_process
 from ..match_store import MatchStore, Move
 from .budgets import DEFAULT_BOT_BUDGET
 from .errors import Aborted, InvalidArgument, NotFound, ServiceError, quoted
@@ -247,7 +248,9 @@ def start_replay_builder() -> ProcessPoolExecutor:
     """This process's replay worker, started (in the background) on first call."""
     global _replay_builders
     if _replay_builders is None:
+        level = logging.getLevelName(logging.getLogger("cardtable").getEffectiveLevel())
         _replay_builders = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                               initializer=_replay_builder_started, initargs=(os.getpid(),))
+                                               initializer=logged_process,
+                                               initargs=(level, f"{__name__}:_replay_builder_started", os.getpid()))
         _replay_builders.submit(int)  # starts the worker now rather than when the first match ends
     return _replay_builders

@@ -59,6 +59,10 @@ class _LazyCommands(MutableMapping[str, click.Command]):
 
     def __getitem__(self, name: str) -> click.Command:
         if name not in self._loaded:
+            if name in SERVER_COMMANDS:  # their log is JSON lines, set up once the options are read
+                from ..logs import hold_warnings
+
+                hold_warnings()
             module, attr = self._where[name].split(":")
             command = getattr(importlib.import_module(module), attr)
             if not isinstance(command, click.Command):

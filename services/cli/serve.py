@@ -143,6 +143,9 @@ def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_
     keys = read_api_keys(api_key_file) if api_key_file is not None else ApiKeys.of(api_key)
     check_exposure(host, keys, allow_unauthenticated)
     ensure_generated()
+    from services.logs import configure_logging
+
+    configure_logging(log_level)
     if workers > 1:
         config_args = ["--grace", str(grace), "--log-level", log_level, "--retention", str(retention),
                        "--abandon-after", str(abandon_after), "--max-watchers", str(max_watchers),
@@ -158,11 +161,9 @@ def serve(host: str, port: int, redis_url: str | None, api_key: str | None, api_
         _run_workers(workers, config_args, host, port, redis_url, api_key, grace)
         return
     from engine.budget import Budget
-    from services.logs import configure_logging
     from services.match_store import Retention
     from services.server import ServerConfig, run
 
-    configure_logging(log_level)
     if (parent := os.environ.pop(_PARENT_VARIABLE, "")).isdigit():  # one of --workers: it stops with the parent
         from services.lifecycle import follow_parent
 
