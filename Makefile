@@ -82,13 +82,14 @@ test: install
 test-fast: $(STAMP) $(STUBS)
 	$(PYTEST) $(UNIT_TIER)
 
-# The engine tier: the pinned transcripts and replay fixtures, the rollout loop and clones of every game, and
+# The engine tier: the pinned transcripts and replay fixtures, the rollout loop and clones of every game, the engine's
+# shape (from source every attribute a match sets is seen; compiled, a TrickCore field never set reads None), and
 # tests/test_native.py (the same matches in both engines, in two processes). `make test` runs the suite on the engine
 # `make install` built (compiled where a C compiler is), then this tier's unit tests from the Python source
 # (CARDTABLE_ENGINE=python), so both engines play every pinned match; `make test-compiled` runs it under the compiled
 # engine only (CARDTABLE_ENGINE=compiled: every module compiled and current, or an error).
 ENGINE_TIER := tests/games/test_trick_transcripts.py tests/replays/test_fixtures.py tests/test_play_to_end.py \
-	tests/test_reference_cycles.py \
+	tests/test_reference_cycles.py tests/test_engine_shape.py \
 	tests/test_clone.py tests/test_native.py
 test-compiled: install
 	CARDTABLE_ENGINE=compiled $(BIN)/pytest $(ENGINE_TIER)
