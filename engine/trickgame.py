@@ -147,6 +147,21 @@ def _ids_of(mask: int, ranked: tuple[tuple[list[int], ...], ...]) -> list[int]:
     return ids
 
 
+@cython.cfunc
+@cython.inline
+@cython.returns(cython.bint)
+@cython.locals(items=list, k=cython.Py_ssize_t)
+def _listed(action: object, legal: Sequence[int]) -> bool:
+    """``action in legal``. Compiled, the list is first scanned by identity in C: a policy returns one of the ints
+    listed, which Python's ``in`` finds only after comparing each int before it as a number."""
+    if cython.compiled and type(legal) is list:
+        items = cython.cast(list, legal)
+        for k in range(len(items)):
+            if items[k] is action:
+                return True
+    return action in legal
+
+
 @cython.locals(hand=cython.ulonglong, led=cython.Py_ssize_t, trump=cython.Py_ssize_t, same=cython.ulonglong)
 def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, trump: int, over: int,
                partner_winning: bool) -> list[int]:
@@ -691,7 +706,7 @@ class TrickGame(State, TrickCore):
             acting = deciding[phase]
             me._legal = legal = acting.legal(self)  # known while the seat chooses (its observation lists them)
             action = choose[seat](legal, observe[seat])
-            if action not in legal:
+            if not _listed(action, legal):
                 raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
             record((seat, action))
             me._legal = None
@@ -774,7 +789,7 @@ class TrickGame(State, TrickCore):
                 if not blind:
                     me._legal = legal  # known while the seat chooses (its observation lists them)
                 action = choose[seat](legal, observe[seat])
-                if action not in legal:
+                if not _listed(action, legal):
                     if blind:
                         me._legal = legal
                     if quiet:
