@@ -155,7 +155,7 @@ def _listed(action: object, legal: Sequence[int]) -> bool:
     """``action in legal``. Compiled, the list is first scanned by identity in C: a policy returns one of the ints
     listed, which Python's ``in`` finds only after comparing each int before it as a number."""
     if cython.compiled and type(legal) is list:
-        items = cython.cast(list, legal)
+        items = legal  # (a list: checked above)
         for k in range(len(items)):
             if items[k] is action:
                 return True
