@@ -9,11 +9,11 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from grpc_harness import ROOT, ServerProcess
+from waiting import wait_until
 
 from engine import _native
 
@@ -43,10 +43,8 @@ def test_a_servers_warnings_and_its_replay_workers_are_json_log_lines(tmp_path: 
     tree = _tree_with_an_edited_engine(tmp_path)
     server = ServerProcess("--redis-url", redis_url, cwd=tmp_path,  # (a server takes its working folder off its path)
                            env={"PYTHONPATH": str(tree), "CARDTABLE_ENGINE": None, "RAY_ADDRESS": None})
-    with server:
-        deadline = time.monotonic() + 60  # the replay worker imports the engine as it starts, after the server
-        while len(_warnings_about(server.log_lines, EDITED)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
+    with server:  # (the replay worker imports the engine as it starts, after the server)
+        wait_until(lambda: len(_warnings_about(server.log_lines, EDITED)) >= 2, 60, "two warnings were not logged")
     assert [line for line in server.log_lines if "text" in line] == []  # every line was JSON
     warned = _warnings_about(server.log_lines, EDITED)
     assert len(warned) == 2, server.log_lines  # the server's, and its replay worker's
