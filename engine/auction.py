@@ -109,7 +109,8 @@ class ContractAuction(Copyable):
 
     def key(self) -> tuple[int | None, int, bool]:
         """Everything the legal actions depend on (for a game's cache of legal-id lists)."""
-        own = self.bidder is not None and self.same_side(self.bidder, self.turn)
+        bidder, turn = self.bidder, self.turn
+        own = bidder is not None and (bidder == turn or self.partnerships and (bidder - turn) % 2 == 0)  # same_side
         return self.level, self.doubled, own
 
     def legal_words(self) -> list[str]:
@@ -130,18 +131,20 @@ class ContractAuction(Copyable):
         seat = self.turn
         self.actions.append((seat, word))
         if word == PASS:
-            self.passes += 1
-            if self.bidder is None and self.passes == self.n:
-                self.over = self.thrown_in = True
-            elif self.bidder is not None and self.passes == self.ladder.passes_to_end:
+            passes = self.passes = self.passes + 1
+            if self.bidder is None:
+                if passes == self.n:
+                    self.over = self.thrown_in = True
+            elif passes == self.ladder.passes_to_end:
                 self.over = True
-        elif word in self.ladder.doubles:
-            self.doubled += 1
-            self.passes = 0
         else:
-            self.level, self.suit = self.ladder.parse_bid(word)
-            self.bidder = seat
-            self.doubled = 0  # a new bid cancels the doubles of the previous one
+            bid = self.ladder._bids.get(word)  # (parse_bid's table: a double is no bid)
+            if bid is None:
+                self.doubled += 1
+            else:
+                self.level, self.suit = bid
+                self.bidder = seat
+                self.doubled = 0  # a new bid cancels the doubles of the previous one
             self.passes = 0
         self.turn = (seat + 1) % self.n
 
