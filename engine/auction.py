@@ -88,10 +88,12 @@ class ContractAuction(Copyable):
     Partnerships are seats of equal parity when ``partnerships`` (4 players: {0,2} and {1,3}).
     """
 
-    COPY = {"actions": LIST, "ladder": SHARED}
+    COPY = {"actions": LIST, "ladder": SHARED, "ids": SHARED}
 
-    def __init__(self, ladder: BidLadder, players: int, first: int, partnerships: bool = True) -> None:
+    def __init__(self, ladder: BidLadder, players: int, first: int, partnerships: bool = True,
+                 ids: LegalWordIds | None = None) -> None:
         self.ladder = ladder
+        self.ids = ids  # the game's legal-id lists of this ladder's words (legal_ids), if it plays by ids
         self.n = players
         self.partnerships = partnerships
         self.turn = first
@@ -112,6 +114,14 @@ class ContractAuction(Copyable):
         bidder, turn = self.bidder, self.turn
         own = bidder is not None and (bidder == turn or self.partnerships and (bidder - turn) % 2 == 0)  # same_side
         return self.level, self.doubled, own
+
+    def legal_ids(self) -> list[int]:
+        """The legal actions as the action ids of the ``ids`` given (a shared list: never change it in place)."""
+        table = self.ids
+        assert table is not None, "an auction lists legal ids only with the game's ids"
+        key = self.key()
+        ids = table.known.get(key)
+        return ids if ids is not None else table.of(key, self)
 
     def legal_words(self) -> list[str]:
         """The legal actions of the player to bid (rules-file order: pass, bids upward, doubles)."""
