@@ -343,7 +343,7 @@ class DoublingRounds(Copyable):
             self._ask(seat)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # (a ladder is the same ladder only as itself: a game's key, hashed by identity)
 class OutbidLadder:
     """An outbidding auction's bids as data, weakest first (Boonaken 5.1): a bid must be stronger than the highest
     so far, except that a ``joinable`` bid that is highest may be made again by another player, who then holds it too
