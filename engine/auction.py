@@ -88,10 +88,12 @@ class ContractAuction(Copyable):
     Partnerships are seats of equal parity when ``partnerships`` (4 players: {0,2} and {1,3}).
     """
 
-    COPY = {"actions": LIST, "ladder": SHARED}
+    COPY = {"actions": LIST, "ladder": SHARED, "ids": SHARED}
 
-    def __init__(self, ladder: BidLadder, players: int, first: int, partnerships: bool = True) -> None:
+    def __init__(self, ladder: BidLadder, players: int, first: int, partnerships: bool = True,
+                 ids: LegalWordIds | None = None) -> None:
         self.ladder = ladder
+        self.ids = ids  # the game's legal-id lists of this ladder's words (legal_ids), if it plays by ids
         self.n = players
         self.partnerships = partnerships
         self.turn = first
@@ -109,8 +111,17 @@ class ContractAuction(Copyable):
 
     def key(self) -> tuple[int | None, int, bool]:
         """Everything the legal actions depend on (for a game's cache of legal-id lists)."""
-        own = self.bidder is not None and self.same_side(self.bidder, self.turn)
+        bidder, turn = self.bidder, self.turn
+        own = bidder is not None and (bidder == turn or self.partnerships and (bidder - turn) % 2 == 0)  # same_side
         return self.level, self.doubled, own
+
+    def legal_ids(self) -> list[int]:
+        """The legal actions as the action ids of the ``ids`` given (a shared list: never change it in place)."""
+        table = self.ids
+        assert table is not None, "an auction lists legal ids only with the game's ids"
+        key = self.key()
+        ids = table.known.get(key)
+        return ids if ids is not None else table.of(key, self)
 
     def legal_words(self) -> list[str]:
         """The legal actions of the player to bid (rules-file order: pass, bids upward, doubles)."""
@@ -130,18 +141,20 @@ class ContractAuction(Copyable):
         seat = self.turn
         self.actions.append((seat, word))
         if word == PASS:
-            self.passes += 1
-            if self.bidder is None and self.passes == self.n:
-                self.over = self.thrown_in = True
-            elif self.bidder is not None and self.passes == self.ladder.passes_to_end:
+            passes = self.passes = self.passes + 1
+            if self.bidder is None:
+                if passes == self.n:
+                    self.over = self.thrown_in = True
+            elif passes == self.ladder.passes_to_end:
                 self.over = True
-        elif word in self.ladder.doubles:
-            self.doubled += 1
-            self.passes = 0
         else:
-            self.level, self.suit = self.ladder.parse_bid(word)
-            self.bidder = seat
-            self.doubled = 0  # a new bid cancels the doubles of the previous one
+            bid = self.ladder._bids.get(word)  # (parse_bid's table: a double is no bid)
+            if bid is None:
+                self.doubled += 1
+            else:
+                self.level, self.suit = bid
+                self.bidder = seat
+                self.doubled = 0  # a new bid cancels the doubles of the previous one
             self.passes = 0
         self.turn = (seat + 1) % self.n
 
@@ -330,7 +343,7 @@ class DoublingRounds(Copyable):
             self._ask(seat)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # (a ladder is the same ladder only as itself: a game's key, hashed by identity)
 class OutbidLadder:
     """An outbidding auction's bids as data, weakest first (Boonaken 5.1): a bid must be stronger than the highest
     so far, except that a ``joinable`` bid that is highest may be made again by another player, who then holds it too

@@ -11,10 +11,21 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .cards import BIT, make_deck, mask_of
 from .rng import Rng
+
+if TYPE_CHECKING:
+    from . import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from . import _cython_shim as cython
+
+MOST_SEATS = 8  # the seats a compiled dealing keeps its hands for in C (more: Python's integers, as from source)
+_ONE = cython.declare(cython.ulonglong, 1)
 
 
 def draw_for_dealer(rng: Rng, n: int, strength: Callable[[int], int], lowest_deals: bool,
@@ -72,8 +83,10 @@ def deal_masks(deck: Sequence[int], order: Sequence[int], rounds: tuple[int | tu
     >>> masks[1] == mask_of([0, 1, 2, 12, 13, 20, 21, 22]), used
     (True, 32)
     """
-    places, used = _places(len(order), rounds)
     masks = [0] * (max(order) + 1)
+    if cython.compiled and len(order) <= MOST_SEATS:
+        return masks, _dealt(deck, start, masks, order, rounds)
+    places, used = _places(len(order), rounds)
     cards = deck[start:] if start else deck
     for seat, place in zip(order, places, strict=True):
         masks[seat] = sum(map(BIT.__getitem__, place(cards)))  # dealt cards are distinct: sum is or
@@ -96,6 +109,8 @@ def deal_round(deck: list[int], top: int, hands: list[int], order: Sequence[int]
     ``packets=(1,) * 6`` deals six cards singly; ``(3, 3)`` deals two packets of three. Returns the new top.
     """
     n = len(order)
+    if cython.compiled and n <= MOST_SEATS:
+        return _dealt(deck, top, hands, order, packets)
     if packets.count(1) == len(packets):  # cards singly: seat j of ``order`` gets every n-th card from top + j
         end = top + n * len(packets)
         for j, seat in enumerate(order):
@@ -106,6 +121,36 @@ def deal_round(deck: list[int], top: int, hands: list[int], order: Sequence[int]
             hands[seat] |= mask_of(deck[top:top + size])
             top += size
     return top
+
+
+@cython.cfunc
+@cython.locals(n=cython.Py_ssize_t, length=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t,
+               k=cython.Py_ssize_t, c=cython.Py_ssize_t, dealt=cython.ulonglong[8])
+def _dealt(deck: Sequence[int], top: int, hands: list[int], order: Sequence[int],
+           rounds: Iterable[int | Sequence[int]]) -> int:
+    """:func:`deal_round` and :func:`deal_masks` compiled, for at most MOST_SEATS seats: ``deck[top:]`` dealt in
+    ``rounds`` (a packet size for every seat of ``order``, or one size per seat) into the hand masks ``hands``, each
+    seat's cards gathered as a C integer; returns the new top."""
+    if not cython.compiled:  # (it runs compiled only; from source the same steps on a list)
+        dealt = [0] * MOST_SEATS
+    n, length = len(order), len(deck)
+    for j in range(n):
+        dealt[j] = 0
+    i = top
+    for size in rounds:
+        for j in range(n):
+            k = size if isinstance(size, int) else size[j]
+            while k > 0:
+                if i < length:  # (a short deck deals what it holds, as the slices from source do)
+                    c = deck[i]
+                    if c < 0 or c > 63:
+                        raise ValueError(f"not a card: {c}")
+                    dealt[j] |= _ONE << c
+                i += 1
+                k -= 1
+    for j in range(n):
+        hands[order[j]] |= dealt[j]
+    return i
 
 
 def seats_from(first: int, n: int) -> list[int]:

@@ -242,13 +242,19 @@ class Rng:
             return items[self._ahead[taken] % count]
         return items[self.below(count)]
 
-    @cython.locals(size=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t)
+    @cython.locals(size=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, cards=list)
     def shuffle(self, items: list[Any]) -> None:
         """Shuffle a list in place (Fisher-Yates, from the end)."""
         size = len(items)
         if size < 2:
             return
         if cython.compiled:
+            if type(items) is list:  # (a typed list: its items swapped in place without a Python call)
+                cards = items
+                for i in range(size - 1, 0, -1):
+                    j = self._below(i + 1)
+                    cards[i], cards[j] = cards[j], cards[i]
+                return
             for i in range(size - 1, 0, -1):
                 j = self._below(i + 1)
                 items[i], items[j] = items[j], items[i]

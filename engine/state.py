@@ -281,10 +281,10 @@ class State(ABC):
         first_dealer: int | None = None,
         deck: list[str] | None = None,
     ) -> State:
-        if options is not None and not isinstance(options, Mapping):
+        if options is not None and type(options) is not dict and not isinstance(options, Mapping):
             raise ValueError(f"options must be a mapping of option names to values, got {type(options).__name__}")
-        options = dict(options or {})
-        alias = options.pop("num_players", None)
+        options = dict(options) if options else {}
+        alias = options.pop("num_players", None) if "num_players" in options else None
         if "players" in options:  # (the options table of boonaken.md and thunee.md names it ``players``)
             named = options.pop("players")
             if alias is not None and named is not None and named != alias:

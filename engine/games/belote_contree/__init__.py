@@ -46,7 +46,7 @@ WEAK_HAND = 10  # 3.8: at most 10 plain-valued points
 PLAIN_POINTS = PileValues(POINTS[NO_TRUMP])  # 3.8: every card valued as a plain card
 PACKETS = (3, 2, 3)  # 3.6
 ACTIONS = belote_actions([*LADDERS[max(NUMERIC_BIDS)].words(), "redeal", "keep"])
-AUCTION_IDS = LegalWordIds(ACTIONS).of
+LADDER_IDS = {top: LegalWordIds(ACTIONS) for top in NUMERIC_BIDS}  # each ladder's legal-id lists
 REDEAL_IDS = [ACTIONS.word_id("keep"), ACTIONS.word_id("redeal")]  # 3.8, in string order (a shared list)
 
 OPTIONS = (
@@ -97,6 +97,13 @@ def contract_points(contract: Contract, attack: int, cards: list[int], belote: l
     return points, made
 
 
+def new_auction(game: BeloteContree, first: int) -> ContractAuction:
+    """A deal's auction (4), from ``first``: with its ladder (option max_numeric_bid, 4.2), also the game's."""
+    top = game.options["max_numeric_bid"]
+    game.ladder = LADDERS[top]
+    return ContractAuction(game.ladder, 4, first, ids=LADDER_IDS[top])
+
+
 class ContractBidding(DecisionPhase["BeloteContree"]):
     """The bidding in a position: ``auction`` replayed (4), and before it the weak hands still to be asked about a
     redeal (3.8), ``redeal_queue``, which must be those of the deal not yet asked, in order."""
@@ -105,9 +112,7 @@ class ContractBidding(DecisionPhase["BeloteContree"]):
     NAMES = ("redeal", "auction")
 
     def legal(self, game: BeloteContree) -> list[int]:
-        if game.phase == "auction":
-            return AUCTION_IDS((game.ladder.values[-1], *game.auction.key()), game.auction)
-        return REDEAL_IDS
+        return game.auction.legal_ids() if game.phase == "auction" else REDEAL_IDS
 
     def apply(self, game: BeloteContree, action: int) -> None:
         if game.phase == "auction":
@@ -127,8 +132,7 @@ class ContractBidding(DecisionPhase["BeloteContree"]):
 
     def load(self, game: BeloteContree, loading: Loading) -> None:
         p = loading.position
-        game.ladder = LADDERS[game.options["max_numeric_bid"]]
-        game.auction = ContractAuction(game.ladder, 4, game.seats_from_dealer()[0])
+        game.auction = new_auction(game, game.seats_from_dealer()[0])
         replay_auction(game.auction, p["auction"])
         queue = position_list(p["redeal_queue"], "redeal_queue")
         game.redeal_queue = [position_seat(s, "redeal_queue", 4) for s in queue]
@@ -173,8 +177,7 @@ class Deal(Phase["BeloteContree"]):
         order = game.seats_from_dealer()
         hands, _ = deal_masks(deck, order, PACKETS)  # 3.6
         game._reset_play(hands)
-        game.ladder = LADDERS[game.options["max_numeric_bid"]]
-        game.auction = ContractAuction(game.ladder, 4, order[0])
+        game.auction = new_auction(game, order[0])
         game.contract = None
         game.redeal_queue = [s for s in order if game._weak(s)] if game.options["weak_hand_redeal"] else []
         game._open_deal()

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from itertools import combinations
 from math import comb
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...auction import PASS, OutbidAuction, OutbidLadder, replay_auction
 from ...cards import BIT, CODES, SUIT, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
@@ -36,6 +36,14 @@ from ...scoring import point_table
 from ...state import GameInfo, MatchLength, position_seat
 from ...trickgame import TRICK_PLAY, TrickGame, TrickRules, position_hand
 from ...tricks import NO_TRUMP, CardActions, FollowRule, Ranking, legal_mask, suit_of_code
+
+if TYPE_CHECKING:
+    from ... import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from ... import _cython_shim as cython
 
 DECK = tuple(make_deck("789TJQKA"))  # 1.3
 NATURAL_ORDER = "AKQJT987"  # 3.1: sequences, also in trumps
@@ -159,11 +167,43 @@ def _discard_ids(pool: int, size: int) -> list[int]:
     """6.1: every set of ``size`` cards of ``pool`` (a hand and the centre) as a discard action, in string order."""
     cards = cards_in(pool)
     by_rank = DISCARD_BY_RANK[size]
+    # (compiled, the sets' ranks summed in C; from source, the combinations' table looked up)
+    return sorted(_discards_in_c(cards, size, by_rank) if cython.compiled else _discards(cards, size, by_rank))
+
+
+def _discards(cards: list[int], size: int, by_rank: array[int]) -> list[int]:
+    """``_discard_ids`` before the sort: the discard of each of PLACES' sets of places in ``cards``."""
     if size == 2:
         first, second = ([part[c] for c in cards] for part in RANK_PART[:2])
-        return sorted([by_rank[first[a] + second[b]] for a, b in PLACES[2]])
+        return [by_rank[first[a] + second[b]] for a, b in PLACES[2]]
     first, second, third, fourth = ([part[c] for c in cards] for part in RANK_PART)
-    return sorted([by_rank[first[a] + second[b] + third[c] + fourth[d]] for a, b, c, d in PLACES[4]])
+    return [by_rank[first[a] + second[b] + third[c] + fourth[d]] for a, b, c, d in PLACES[4]]
+
+
+@cython.cfunc
+@cython.locals(n=cython.Py_ssize_t, k=cython.Py_ssize_t, a=cython.Py_ssize_t, b=cython.Py_ssize_t,
+               c=cython.Py_ssize_t, d=cython.Py_ssize_t, ranks=cython.int[:], first=cython.longlong[16],
+               second=cython.longlong[16], third=cython.longlong[16], fourth=cython.longlong[16])
+def _discards_in_c(cards: list[int], size: int, by_rank: array[int]) -> list[int]:
+    """:func:`_discards` compiled: the same sets (PLACES' of the first HAND + ``size`` cards), their ranks summed
+    in C."""
+    if not cython.compiled:  # (it runs compiled only; from source the same steps on lists)
+        first, second, third, fourth = [0] * 16, [0] * 16, [0] * 16, [0] * 16
+    n = HAND + size
+    ranks = by_rank
+    for k in range(n):
+        first[k], second[k] = RANK_PART[0][cards[k]], RANK_PART[1][cards[k]]
+        third[k], fourth[k] = RANK_PART[2][cards[k]], RANK_PART[3][cards[k]]
+    ids = []
+    for a in range(n):
+        for b in range(a + 1, n):
+            if size == 2:
+                ids.append(ranks[first[a] + second[b]])
+                continue
+            for c in range(b + 1, n):
+                for d in range(c + 1, n):
+                    ids.append(ranks[first[a] + second[b] + third[c] + fourth[d]])
+    return ids
 
 
 def _any_of(cards: int, count: int, rng: Rng) -> int:

@@ -19,7 +19,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from functools import cache
 from operator import mod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...auction import PASS
 from ...cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
@@ -36,6 +36,14 @@ from ...state import GameInfo, MatchLength, Partnerships
 from ...trickgame import FULL_MASK, TRICK_PLAY, PlayPart, TrickGame, TrickRules, same_json
 from ...tricks import NO_TRUMP, CardActions, Ranking, cut
 from .rules import Marriage, RaiseForRight, marriages, tiered_ranking
+
+if TYPE_CHECKING:
+    from ... import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from ... import _cython_shim as cython
 
 DECK = tuple(make_deck("9TJQKA"))  # 1.3
 RANKINGS = {
@@ -348,8 +356,9 @@ class Deal(Phase["Thunee"]):
         its deck remembered (``_deck_after``)."""
         rng = game.rng
         start = rng.state
-        draws = outputs(start, 2 * SHUFFLE_DRAWS + 1)
-        if min(draws) < len(DECK) or draws[-1] < CUT_THRESHOLD:  # a draw below() would reject: the plain way
+        draws = _batch(start, 2 * SHUFFLE_DRAWS + 1)
+        # a draw below() would reject (or, compiled, no batch was drawn): the plain way
+        if draws is None or min(draws) < len(DECK) or draws[-1] < CUT_THRESHOLD:
             pack = list(DECK)
             rng.shuffle(pack)
         else:
@@ -530,8 +539,8 @@ class Thunee(TrickGame):
             rng.state = known[1]
             return list(known[0])
         start = rng.state
-        draws = outputs(start, SHUFFLE_DRAWS + 1)
-        if min(draws) < len(DECK) or draws[-1] < CUT_THRESHOLD:
+        draws = _batch(start, SHUFFLE_DRAWS + 1)
+        if draws is None or min(draws) < len(DECK) or draws[-1] < CUT_THRESHOLD:
             deck = super()._shuffled_deck()
             return cut(deck, 1 + rng.below(len(deck) - 1))
         rng.state = (start + (SHUFFLE_DRAWS + 1) * GOLDEN) & MASK64
@@ -889,6 +898,12 @@ FISHER_YATES = tuple(range(len(DECK) - 1, 0, -1)), range(len(DECK), 1, -1)  # Rn
 # The deck the next shuffle and cut give from an RNG state (a pure function of it): the first deal's, computed with
 # the first-dealer draw. One entry at most.
 _DECK_AFTER: dict[int, tuple[list[int], int]] = {}
+
+
+def _batch(state: int, count: int) -> tuple[int, ...] | None:
+    """The next ``count`` draws from ``state``, computed at once (``outputs``) from source; compiled, None: each draw
+    is SplitMix64's step in C (``Rng``), cheaper than a batch of Python integers, so the plain way is taken."""
+    return None if cython.compiled else outputs(state, count)
 
 
 def _shuffled(draws: Sequence[int]) -> list[int]:
