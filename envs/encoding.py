@@ -631,13 +631,48 @@ class Rows:
         self._clear_masks()
         self._observe_all(states, encoders, None, None, None, None)
 
-    def step(self, states: list[Any], encoders: list[ObservationEncoder], chosen: list[int], deal_index: list[int],
+    def step(self, states: list[Any], encoders: list[ObservationEncoder], chosen: np.ndarray, deal_index: list[int],
              ended: Callable[[int], None]) -> None:
-        """Each match's chosen index played (all legal: the caller checked them; a fishing game's mapped back to its
-        id) and its encoder told of the move, ``ended(i)`` called where match ``i``'s deal or match ended (it
-        rewards the match and starts the next one), then its row: one match at a time, while its state is at hand."""
+        """Each match's chosen index (``chosen``, int64, all legal: :meth:`first_illegal` said so; a fishing game's
+        mapped back to its id) played and its encoder told of the move, ``ended(i)`` called where match ``i``'s deal
+        or match ended (it rewards the match and starts the next one), then its row: one match at a time, while its
+        state is at hand."""
         self._clear_masks()
         self._observe_all(states, encoders, chosen, deal_index, ended, True)
+
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.locals(i=cython.Py_ssize_t, index=cython.longlong, size=cython.longlong, indexes=cython.longlong[::1])
+    def first_illegal(self, chosen: np.ndarray) -> int:
+        """The first match whose index in ``chosen`` (int64, one a match) is not legal there, or -1: one loop in C
+        (a step's numpy checks cost more than the loop, 64 matches of a few moves)."""
+        if not cython.compiled:
+            inside = (chosen >= 0) & (chosen < self.masks.shape[1])
+            legal = inside & (self.masks[np.arange(len(chosen)), np.where(inside, chosen, 0)] == 1)
+            return int(np.flatnonzero(~legal)[0]) if not legal.all() else -1
+        indexes = chosen
+        size = self._masks.shape[1]
+        for i in range(indexes.shape[0]):
+            index = indexes[i]
+            if index < 0 or index >= size or self._masks[i, index] == 0:
+                return i
+        return -1
+
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.locals(i=cython.Py_ssize_t, k=cython.longlong, draws=cython.double[::1], picks=cython.longlong[::1])
+    def sample(self, uniforms: np.ndarray) -> np.ndarray:
+        """A legal index per match: of match ``i``'s legal indexes, number ``floor(uniforms[i] * count)``
+        (``uniforms`` float64 in [0, 1), one a match)."""
+        if not cython.compiled:
+            return self.legal[self.legal_starts  # type: ignore[no-any-return]
+                              + (uniforms * self.legal_counts).astype(np.int64)]
+        chosen = np.empty(self._seats.shape[0], dtype=np.int64)
+        draws, picks = uniforms, chosen
+        for i in range(picks.shape[0]):
+            k = cython.cast(cython.longlong, draws[i] * self._counts[i])  # (the floor: the number is at least 0)
+            picks[i] = self._legal[self._starts[i] + k]
+        return chosen
 
     @cython.cfunc
     @cython.boundscheck(False)
@@ -659,20 +694,21 @@ class Rows:
     @cython.locals(i=cython.Py_ssize_t, k=cython.Py_ssize_t, j=cython.Py_ssize_t, at=cython.Py_ssize_t,
                    count=cython.Py_ssize_t, seat=cython.int, action=cython.longlong, index=cython.longlong,
                    fishing=cython.bint, encoder=ObservationEncoder, legal=list, vector=cython.float[:, ::1],
-                   row=cython.float[:, ::1])
+                   row=cython.float[:, ::1], indexes=cython.longlong[::1])
     def _observe_all(self, states: list[Any], encoders: list[ObservationEncoder], chosen: Any, deal_index: Any,
                      ended: Any, move: Any) -> None:
         fishing = self._fishing
         at = 0
+        indexes = chosen
         for i in range(len(states)):
             state = states[i]
             encoder = encoders[i]
             if move is not None:
-                action = chosen[i]
+                action = indexes[i]
                 if fishing:
                     action = self._ids[i, action]
-                    if not cython.compiled:
-                        action = int(action)  # (a numpy integer, from source)
+                if not cython.compiled:
+                    action = int(action)  # (a numpy integer, from source)
                 state.apply_id(action)
                 if state.current_player is None:  # the match is over: a new one in its place
                     ended(i)

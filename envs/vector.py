@@ -77,7 +77,6 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         self._rewards = np.zeros((num_envs, self.n), dtype=np.float32)
         self._terminations = np.zeros(num_envs, dtype=bool)
         self._truncations = np.zeros(num_envs, dtype=bool)
-        self._rows = np.arange(num_envs)
         # Each match's state, seed stream, deal and the scores at its start.
         self.states: list[engine.State] = []
         self._seeds: list[Rng | None] = [None] * num_envs
@@ -128,9 +127,7 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A legal action index for every match, uniformly at random (without reading the masks: Boonaken's have
         37,120 entries)."""
-        batch = self._batch
-        return batch.legal[batch.legal_starts  # type: ignore[no-any-return]
-                           + (rng.random(self.num_envs) * batch.legal_counts).astype(np.int64)]
+        return self._batch.sample(rng.random(self.num_envs))
 
     def legal_indexes(self, index: int) -> np.ndarray:
         """The legal action indexes of match ``index`` now."""
@@ -164,20 +161,20 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         self._rewarded = True
         self._deal_index[index] = state.deal_index
 
-    def _checked(self, actions: Any) -> list[int]:
-        """The action indexes as ints, once every one is an integer legal in its match (else nothing moves)."""
-        chosen = np.asarray(actions)
-        if chosen.shape != (self.num_envs,) or chosen.dtype.kind not in "iu":
+    def _checked(self, actions: Any) -> np.ndarray:
+        """The action indexes as int64, once every one is an integer legal in its match (else nothing moves)."""
+        given = np.asarray(actions)
+        if given.shape != (self.num_envs,) or given.dtype.kind not in "iu":
             raise ValueError(f"step takes an integer array of {self.num_envs} action indexes, not "
-                             f"{chosen.dtype} {chosen.shape}")
-        if chosen.min() < 0 or chosen.max() >= self.codec.size or not self._masks[self._rows, chosen].all():
-            inside = (chosen >= 0) & (chosen < self.codec.size)
-            legal = inside & (self._masks[self._rows, np.where(inside, chosen, 0)] == 1)
-            index = int(np.flatnonzero(~legal)[0])
+                             f"{given.dtype} {given.shape}")
+        # (the same array when it is one already; a uint64 above int64's range wraps to a negative index, refused)
+        chosen = np.ascontiguousarray(given, dtype=np.int64)
+        index = self._batch.first_illegal(chosen)
+        if index >= 0:
             state = self.states[index]
-            raise engine.IllegalAction(f"action index {int(chosen[index])} in match {index}", state.legal_actions(),
+            raise engine.IllegalAction(f"action index {int(given[index])} in match {index}", state.legal_actions(),
                                        state._where())
-        return chosen.tolist()  # type: ignore[no-any-return]
+        return chosen
 
     def _observe(self) -> None:
         """Every match's seat to act, its observation and its mask, written into the batch's arrays."""
