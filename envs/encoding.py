@@ -601,7 +601,11 @@ class Rows:
     each match's seat to act, its observation (the encoder's vector of that seat, as :meth:`ObservationEncoder.encode`
     gives it) and its action mask; the legal indexes of every match one after the other in ``legal`` (match ``i``'s
     from ``legal_starts[i]``, ``legal_counts[i]`` of them); a fishing game's index -> id of each match's legal moves
-    in ``ids`` (a trick game's index is its id)."""
+    in ``ids`` (a trick game's index is its id).
+
+    ``fresh``: every step writes new arrays of observations, masks and seats to act (the last step's are left to
+    whoever holds them: the environment's copies, without copying), else the same arrays again (the mask's last
+    entries cleared)."""
 
     observations = cython.declare(object, visibility="readonly")
     masks = cython.declare(object, visibility="readonly")
@@ -610,12 +614,12 @@ class Rows:
     legal_starts = cython.declare(object, visibility="readonly")
     legal_counts = cython.declare(object, visibility="readonly")
     cython.declare(_masks=cython.schar[:, ::1])  # type: ignore[attr-defined]  # (int8: Cython's signed char)
-    cython.declare(_fishing=cython.bint, _rows=cython.float[:, ::1],
+    cython.declare(_fishing=cython.bint, _fresh=cython.bint, _rows=cython.float[:, ::1],
                    _seats=cython.longlong[::1], _legal=cython.longlong[::1], _starts=cython.longlong[::1],
                    _counts=cython.longlong[::1], _ids=cython.longlong[:, ::1])
 
-    def __init__(self, num_envs: int, size: int, actions: int, fishing: bool) -> None:
-        self._fishing = fishing
+    def __init__(self, num_envs: int, size: int, actions: int, fishing: bool, fresh: bool) -> None:
+        self._fishing, self._fresh = fishing, fresh
         self.observations = np.zeros((num_envs, size), dtype=np.float32)
         self.masks = np.zeros((num_envs, actions), dtype=np.int8)
         self.current_player = np.zeros(num_envs, dtype=np.int64)
@@ -628,7 +632,7 @@ class Rows:
 
     def observe(self, states: list[Any], encoders: list[ObservationEncoder]) -> None:
         """Every match's row afresh."""
-        self._clear_masks()
+        self._begin()
         self._observe_all(states, encoders, None, None, None, None)
 
     def step(self, states: list[Any], encoders: list[ObservationEncoder], chosen: np.ndarray, deal_index: list[int],
@@ -637,24 +641,28 @@ class Rows:
         mapped back to its id) played and its encoder told of the move, ``ended(i)`` called where match ``i``'s deal
         or match ended (it rewards the match and starts the next one), then its row: one match at a time, while its
         state is at hand."""
-        self._clear_masks()
+        self._begin()
         self._observe_all(states, encoders, chosen, deal_index, ended, True)
 
     @cython.boundscheck(False)
     @cython.wraparound(False)
-    @cython.locals(i=cython.Py_ssize_t, index=cython.longlong, size=cython.longlong, indexes=cython.longlong[::1])
+    @cython.locals(i=cython.Py_ssize_t, k=cython.Py_ssize_t, index=cython.longlong, indexes=cython.longlong[::1])
     def first_illegal(self, chosen: np.ndarray) -> int:
-        """The first match whose index in ``chosen`` (int64, one a match) is not legal there, or -1: one loop in C
-        (a step's numpy checks cost more than the loop, 64 matches of a few moves)."""
+        """The first match whose index in ``chosen`` (int64, one a match) is not among its legal ones, or -1: one loop
+        in C (a step's numpy checks cost more than the loop over 64 matches of a few moves), read from the legal
+        indexes, not the masks (handed out, whoever holds them may write in them)."""
         if not cython.compiled:
-            inside = (chosen >= 0) & (chosen < self.masks.shape[1])
-            legal = inside & (self.masks[np.arange(len(chosen)), np.where(inside, chosen, 0)] == 1)
-            return int(np.flatnonzero(~legal)[0]) if not legal.all() else -1
+            owner = np.repeat(np.arange(len(chosen)), self.legal_counts)
+            found = np.zeros(len(chosen), dtype=bool)
+            found[owner[self.legal[:len(owner)] == chosen[owner]]] = True
+            return int(np.flatnonzero(~found)[0]) if not found.all() else -1
         indexes = chosen
-        size = self._masks.shape[1]
         for i in range(indexes.shape[0]):
             index = indexes[i]
-            if index < 0 or index >= size or self._masks[i, index] == 0:
+            for k in range(self._starts[i], self._starts[i] + self._counts[i]):
+                if self._legal[k] == index:
+                    break
+            else:
                 return i
         return -1
 
@@ -673,6 +681,17 @@ class Rows:
             k = cython.cast(cython.longlong, draws[i] * self._counts[i])  # (the floor: the number is at least 0)
             picks[i] = self._legal[self._starts[i] + k]
         return chosen
+
+    @cython.cfunc
+    def _begin(self) -> None:
+        """New arrays for this step's rows (``fresh``), else the last step's masks cleared."""
+        if not self._fresh:
+            self._clear_masks()
+            return
+        self.observations = np.empty_like(self.observations)  # (every row is written whole)
+        self.masks = np.zeros_like(self.masks)
+        self.current_player = np.empty_like(self.current_player)
+        self._rows, self._masks, self._seats = self.observations, self.masks, self.current_player
 
     @cython.cfunc
     @cython.boundscheck(False)

@@ -47,7 +47,7 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
       players)``: at the end of a deal, the points each seat's side scored in it (as the PettingZoo environment's),
       else 0. ``terminations`` is True where a match ended (it has been started again); nothing truncates.
     - Arrays returned are copies unless ``copy=False`` (then they are this environment's buffers, rewritten by the
-      next step).
+      next step): new arrays each step, written once and then left to the caller, not the buffers copied.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -71,9 +71,8 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         self.single_action_space = spaces.Discrete(self.codec.size)
         self.action_space = batch_space(self.single_action_space, num_envs)
         # The batch's observations, masks, seats to act and legal indexes, written match by match (compiled).
-        self._batch = Rows(num_envs, encoder.size, self.codec.size, self.codec.fishing)
-        self._observations, self._masks = self._batch.observations, self._batch.masks
-        self.current_player = self._batch.current_player
+        # (copies: new arrays written at each step, which the environment never touches again, not its own copied)
+        self._batch = Rows(num_envs, encoder.size, self.codec.size, self.codec.fishing, fresh=copy)
         self._rewards = np.zeros((num_envs, self.n), dtype=np.float32)
         self._terminations = np.zeros(num_envs, dtype=bool)
         self._truncations = np.zeros(num_envs, dtype=bool)
@@ -180,11 +179,14 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         """Every match's seat to act, its observation and its mask, written into the batch's arrays."""
         self._batch.observe(self.states, self._encoders)
 
+    @property
+    def current_player(self) -> np.ndarray:
+        """The seat to act in each match."""
+        return self._batch.current_player  # type: ignore[no-any-return]
+
     def _observations_out(self) -> dict[str, np.ndarray]:
-        if self.copy:
-            return {"observation": self._observations.copy(), "action_mask": self._masks.copy()}
-        return {"observation": self._observations, "action_mask": self._masks}
+        return {"observation": self._batch.observations, "action_mask": self._batch.masks}
 
     def _infos(self) -> dict[str, Any]:
-        return {"current_player": self.current_player.copy() if self.copy else self.current_player}
+        return {"current_player": self._batch.current_player}
 
