@@ -60,6 +60,9 @@ else:
     except ImportError:  # Cython is a build requirement only
         from engine import _cython_shim as cython
 
+if cython.compiled:
+    from cython.cimports.libc.string import memcpy  # type: ignore[import-untyped]  # C's own
+
 FACE_UP_KEYS = ("face_up", "turn_up", "bottom_card", "removed_card")
 CARD_MASK = (1 << 6) - 1
 
@@ -601,7 +604,11 @@ class Rows:
     each match's seat to act, its observation (the encoder's vector of that seat, as :meth:`ObservationEncoder.encode`
     gives it) and its action mask; the legal indexes of every match one after the other in ``legal`` (match ``i``'s
     from ``legal_starts[i]``, ``legal_counts[i]`` of them); a fishing game's index -> id of each match's legal moves
-    in ``ids`` (a trick game's index is its id)."""
+    in ``ids`` (a trick game's index is its id).
+
+    ``fresh``: every step writes new arrays of observations, masks and seats to act (the last step's are left to
+    whoever holds them: the environment's copies, without copying), else the same arrays again (the mask's last
+    entries cleared)."""
 
     observations = cython.declare(object, visibility="readonly")
     masks = cython.declare(object, visibility="readonly")
@@ -610,12 +617,13 @@ class Rows:
     legal_starts = cython.declare(object, visibility="readonly")
     legal_counts = cython.declare(object, visibility="readonly")
     cython.declare(_masks=cython.schar[:, ::1])  # type: ignore[attr-defined]  # (int8: Cython's signed char)
-    cython.declare(_fishing=cython.bint, _rows=cython.float[:, ::1],
+    cython.declare(_fishing=cython.bint, _fresh=cython.bint, _rows=cython.float[:, ::1],
                    _seats=cython.longlong[::1], _legal=cython.longlong[::1], _starts=cython.longlong[::1],
-                   _counts=cython.longlong[::1], _ids=cython.longlong[:, ::1])
+                   _counts=cython.longlong[::1], _ids=cython.longlong[:, ::1], _played=cython.longlong[::1])
 
-    def __init__(self, num_envs: int, size: int, actions: int, fishing: bool) -> None:
-        self._fishing = fishing
+    def __init__(self, num_envs: int, size: int, actions: int, fishing: bool, fresh: bool) -> None:
+        self._played = np.zeros(num_envs, dtype=np.int64)
+        self._fishing, self._fresh = fishing, fresh
         self.observations = np.zeros((num_envs, size), dtype=np.float32)
         self.masks = np.zeros((num_envs, actions), dtype=np.int8)
         self.current_player = np.zeros(num_envs, dtype=np.int64)
@@ -628,16 +636,67 @@ class Rows:
 
     def observe(self, states: list[Any], encoders: list[ObservationEncoder]) -> None:
         """Every match's row afresh."""
-        self._clear_masks()
+        self._begin()
         self._observe_all(states, encoders, None, None, None, None)
 
-    def step(self, states: list[Any], encoders: list[ObservationEncoder], chosen: list[int], deal_index: list[int],
+    def step(self, states: list[Any], encoders: list[ObservationEncoder], chosen: np.ndarray, deal_index: list[int],
              ended: Callable[[int], None]) -> None:
-        """Each match's chosen index played (all legal: the caller checked them; a fishing game's mapped back to its
-        id) and its encoder told of the move, ``ended(i)`` called where match ``i``'s deal or match ended (it
-        rewards the match and starts the next one), then its row: one match at a time, while its state is at hand."""
-        self._clear_masks()
+        """Each match's chosen index (``chosen``, int64, all legal: :meth:`first_illegal` said so; a fishing game's
+        mapped back to its id) played, ``ended(i)`` called where match ``i``'s deal or match ended (it rewards the
+        match and starts the next one), its legal moves and mask written; then, in a second pass, each encoder told of
+        its match's move and its row written. (Two passes, the engine's code then the encoder's: one pass alternating
+        between them missed the instruction cache twice as often, for the same instructions.)"""
+        self._begin()
         self._observe_all(states, encoders, chosen, deal_index, ended, True)
+
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.locals(i=cython.Py_ssize_t, k=cython.Py_ssize_t, index=cython.longlong, indexes=cython.longlong[::1])
+    def first_illegal(self, chosen: np.ndarray) -> int:
+        """The first match whose index in ``chosen`` (int64, one a match) is not among its legal ones, or -1: one loop
+        in C (a step's numpy checks cost more than the loop over 64 matches of a few moves), read from the legal
+        indexes, not the masks (handed out, whoever holds them may write in them)."""
+        if not cython.compiled:
+            owner = np.repeat(np.arange(len(chosen)), self.legal_counts)
+            found = np.zeros(len(chosen), dtype=bool)
+            found[owner[self.legal[:len(owner)] == chosen[owner]]] = True
+            return int(np.flatnonzero(~found)[0]) if not found.all() else -1
+        indexes = chosen
+        for i in range(indexes.shape[0]):
+            index = indexes[i]
+            for k in range(self._starts[i], self._starts[i] + self._counts[i]):
+                if self._legal[k] == index:
+                    break
+            else:
+                return i
+        return -1
+
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.locals(i=cython.Py_ssize_t, k=cython.longlong, draws=cython.double[::1], picks=cython.longlong[::1])
+    def sample(self, uniforms: np.ndarray) -> np.ndarray:
+        """A legal index per match: of match ``i``'s legal indexes, number ``floor(uniforms[i] * count)``
+        (``uniforms`` float64 in [0, 1), one a match)."""
+        if not cython.compiled:
+            return self.legal[self.legal_starts  # type: ignore[no-any-return]
+                              + (uniforms * self.legal_counts).astype(np.int64)]
+        chosen = np.empty(self._seats.shape[0], dtype=np.int64)
+        draws, picks = uniforms, chosen
+        for i in range(picks.shape[0]):
+            k = cython.cast(cython.longlong, draws[i] * self._counts[i])  # (the floor: the number is at least 0)
+            picks[i] = self._legal[self._starts[i] + k]
+        return chosen
+
+    @cython.cfunc
+    def _begin(self) -> None:
+        """New arrays for this step's rows (``fresh``), else the last step's masks cleared."""
+        if not self._fresh:
+            self._clear_masks()
+            return
+        self.observations = np.empty_like(self.observations)  # (every row is written whole)
+        self.masks = np.zeros_like(self.masks)
+        self.current_player = np.empty_like(self.current_player)
+        self._rows, self._masks, self._seats = self.observations, self.masks, self.current_player
 
     @cython.cfunc
     @cython.boundscheck(False)
@@ -656,29 +715,31 @@ class Rows:
     @cython.cfunc
     @cython.boundscheck(False)
     @cython.wraparound(False)
-    @cython.locals(i=cython.Py_ssize_t, k=cython.Py_ssize_t, j=cython.Py_ssize_t, at=cython.Py_ssize_t,
+    @cython.locals(i=cython.Py_ssize_t, k=cython.Py_ssize_t, at=cython.Py_ssize_t,
                    count=cython.Py_ssize_t, seat=cython.int, action=cython.longlong, index=cython.longlong,
                    fishing=cython.bint, encoder=ObservationEncoder, legal=list, vector=cython.float[:, ::1],
-                   row=cython.float[:, ::1])
+                   row=cython.float[:, ::1], indexes=cython.longlong[::1], played=cython.longlong[::1])
     def _observe_all(self, states: list[Any], encoders: list[ObservationEncoder], chosen: Any, deal_index: Any,
                      ended: Any, move: Any) -> None:
         fishing = self._fishing
         at = 0
+        indexes = chosen
+        played = self._played
         for i in range(len(states)):
             state = states[i]
-            encoder = encoders[i]
+            played[i] = -1
             if move is not None:
-                action = chosen[i]
+                action = indexes[i]
                 if fishing:
                     action = self._ids[i, action]
-                    if not cython.compiled:
-                        action = int(action)  # (a numpy integer, from source)
+                if not cython.compiled:
+                    action = int(action)  # (a numpy integer, from source)
                 state.apply_id(action)
                 if state.current_player is None:  # the match is over: a new one in its place
                     ended(i)
                     state = states[i]
                 else:
-                    encoder._moved(state, action)
+                    played[i] = action
                     if state.deal_index != deal_index[i]:
                         ended(i)
             seat = state.current_player
@@ -698,12 +759,20 @@ class Rows:
             self._starts[i], self._counts[i] = at, count
             at += count
             self._seats[i] = seat
+        for i in range(len(states)):
+            state = states[i]
+            encoder = encoders[i]
+            seat, action = self._seats[i], played[i]
+            if not cython.compiled:
+                seat, action = int(seat), int(action)  # (numpy integers, from source)
+            if action >= 0:
+                encoder._moved(state, action)
             encoder._update(state, seat)
-            if cython.compiled:  # (entry by entry: a memoryview slice's copy costs more than the row)
+            if cython.compiled:  # (one memcpy: a memoryview slice's copy costs more than the row)
                 vector = encoder._matrix
                 row = self._rows
-                for j in range(vector.shape[1]):  # type: ignore[index]
-                    row[i, j] = vector[seat, j]
+                memcpy(cython.address(row[i, 0]), cython.address(vector[seat, 0]),
+                       vector.shape[1] * cython.sizeof(cython.float))  # type: ignore[index]
             else:
                 self.observations[i] = encoder._vectors[seat]  # type: ignore[index]
 

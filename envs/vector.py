@@ -47,7 +47,7 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
       players)``: at the end of a deal, the points each seat's side scored in it (as the PettingZoo environment's),
       else 0. ``terminations`` is True where a match ended (it has been started again); nothing truncates.
     - Arrays returned are copies unless ``copy=False`` (then they are this environment's buffers, rewritten by the
-      next step).
+      next step): new arrays each step, written once and then left to the caller, not the buffers copied.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -71,13 +71,11 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         self.single_action_space = spaces.Discrete(self.codec.size)
         self.action_space = batch_space(self.single_action_space, num_envs)
         # The batch's observations, masks, seats to act and legal indexes, written match by match (compiled).
-        self._batch = Rows(num_envs, encoder.size, self.codec.size, self.codec.fishing)
-        self._observations, self._masks = self._batch.observations, self._batch.masks
-        self.current_player = self._batch.current_player
+        # (copies: new arrays written at each step, which the environment never touches again, not its own copied)
+        self._batch = Rows(num_envs, encoder.size, self.codec.size, self.codec.fishing, fresh=copy)
         self._rewards = np.zeros((num_envs, self.n), dtype=np.float32)
         self._terminations = np.zeros(num_envs, dtype=bool)
         self._truncations = np.zeros(num_envs, dtype=bool)
-        self._rows = np.arange(num_envs)
         # Each match's state, seed stream, deal and the scores at its start.
         self.states: list[engine.State] = []
         self._seeds: list[Rng | None] = [None] * num_envs
@@ -128,9 +126,7 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A legal action index for every match, uniformly at random (without reading the masks: Boonaken's have
         37,120 entries)."""
-        batch = self._batch
-        return batch.legal[batch.legal_starts  # type: ignore[no-any-return]
-                           + (rng.random(self.num_envs) * batch.legal_counts).astype(np.int64)]
+        return self._batch.sample(rng.random(self.num_envs))
 
     def legal_indexes(self, index: int) -> np.ndarray:
         """The legal action indexes of match ``index`` now."""
@@ -164,30 +160,33 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         self._rewarded = True
         self._deal_index[index] = state.deal_index
 
-    def _checked(self, actions: Any) -> list[int]:
-        """The action indexes as ints, once every one is an integer legal in its match (else nothing moves)."""
-        chosen = np.asarray(actions)
-        if chosen.shape != (self.num_envs,) or chosen.dtype.kind not in "iu":
+    def _checked(self, actions: Any) -> np.ndarray:
+        """The action indexes as int64, once every one is an integer legal in its match (else nothing moves)."""
+        given = np.asarray(actions)
+        if given.shape != (self.num_envs,) or given.dtype.kind not in "iu":
             raise ValueError(f"step takes an integer array of {self.num_envs} action indexes, not "
-                             f"{chosen.dtype} {chosen.shape}")
-        if chosen.min() < 0 or chosen.max() >= self.codec.size or not self._masks[self._rows, chosen].all():
-            inside = (chosen >= 0) & (chosen < self.codec.size)
-            legal = inside & (self._masks[self._rows, np.where(inside, chosen, 0)] == 1)
-            index = int(np.flatnonzero(~legal)[0])
+                             f"{given.dtype} {given.shape}")
+        # (the same array when it is one already; a uint64 above int64's range wraps to a negative index, refused)
+        chosen = np.ascontiguousarray(given, dtype=np.int64)
+        index = self._batch.first_illegal(chosen)
+        if index >= 0:
             state = self.states[index]
-            raise engine.IllegalAction(f"action index {int(chosen[index])} in match {index}", state.legal_actions(),
+            raise engine.IllegalAction(f"action index {int(given[index])} in match {index}", state.legal_actions(),
                                        state._where())
-        return chosen.tolist()  # type: ignore[no-any-return]
+        return chosen
 
     def _observe(self) -> None:
         """Every match's seat to act, its observation and its mask, written into the batch's arrays."""
         self._batch.observe(self.states, self._encoders)
 
+    @property
+    def current_player(self) -> np.ndarray:
+        """The seat to act in each match."""
+        return self._batch.current_player  # type: ignore[no-any-return]
+
     def _observations_out(self) -> dict[str, np.ndarray]:
-        if self.copy:
-            return {"observation": self._observations.copy(), "action_mask": self._masks.copy()}
-        return {"observation": self._observations, "action_mask": self._masks}
+        return {"observation": self._batch.observations, "action_mask": self._batch.masks}
 
     def _infos(self) -> dict[str, Any]:
-        return {"current_player": self.current_player.copy() if self.copy else self.current_player}
+        return {"current_player": self._batch.current_player}
 

@@ -16,6 +16,12 @@ of encoding (what the encoder costs), ``encoder+moved`` also tells it of no move
 and S steps of the vector environment's M single-deal matches (random legal actions from ``sample_actions``, copies
 returned, after 5 steps), and prints the instructions per engine move, per match step of the vector environment, and
 ``env_to_engine``, their ratio (the instruction count's ``env_steps_per_s / engine_moves_per_s``).
+
+What the count does not weigh (docs/environments.md, session 43): the region starts after a full collection, and 40
+steps see none of the full collections that 64 matches in play bring about (German Whist's and Two-Ten-Jack's take
+8-14% of their wall clock: ``cardtable bench --env vector`` reports the share); a new zeroed array is valgrind's own
+``calloc`` here, zeroed instruction by instruction (Boonaken's 2.4 MB masks a step: about 29,000 instructions a match
+step that glibc does not spend); cache misses (``--cache-sim=yes`` shows them, not what they cost).
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@ one run, and the wrapper's cost worked out from them (figures are reported, neve
 
 from __future__ import annotations
 
+import gc
 import json
 
 import pytest
@@ -29,6 +30,7 @@ def test_the_env_bench_reports_both_rates_and_the_wrappers_cost(cli_runner) -> N
 
 
 def test_the_vector_bench_reports_the_envs_steps_beside_the_engines_moves(cli_runner) -> None:
+    callbacks = list(gc.callbacks)
     result = cli_runner.invoke(cli, ["bench", "--env", "vector", "--game", "tablanette", "--num-envs", "8",
                                      "--seconds", "0.3", "--json"])
     assert result.exit_code == 0, result.output
@@ -36,6 +38,8 @@ def test_the_vector_bench_reports_the_envs_steps_beside_the_engines_moves(cli_ru
     assert report["game"] == "tablanette" and report["env"] == "vector" and report["num_envs"] == 8
     env, engine_rate = report["env_steps_per_s"], report["engine_moves_per_s"]
     assert env > 0 and engine_rate > 0 and report["env_to_engine"] == pytest.approx(env / engine_rate, abs=0.01)
+    assert 0 <= report["env_gc_share"] < 1 and 0 <= report["engine_gc_share"] < 1
+    assert gc.callbacks == callbacks  # (the bench's collector clock is gone)
     text = cli_runner.invoke(cli, ["bench", "--env", "vector", "--game", "belote", "--num-envs", "4",
                                    "--seconds", "0.2"])
     assert text.exit_code == 0 and "vector env, 4 matches a step: " in text.output \

@@ -160,9 +160,20 @@ def test_spaces_and_copies() -> None:
     observations, _infos = venv.reset(seed=1)
     assert venv.observation_space.contains(observations)
     assert observations["observation"].dtype == np.float32 and observations["action_mask"].dtype == np.int8
-    first = observations["observation"].copy()
-    venv.step(venv.sample_actions(np.random.default_rng(1)))
-    np.testing.assert_array_equal(observations["observation"], first)  # a copy, not the buffer
+    held = {key: array.copy() for key, array in observations.items()}
+    rng = np.random.default_rng(1)
+    later, _rewards, _ends, _cut, infos = venv.step(venv.sample_actions(rng))
+    for key, array in observations.items():  # copies, never written again
+        np.testing.assert_array_equal(array, held[key])
+    seats = infos["current_player"].copy()
+    masks = later["action_mask"].copy()
+    later["action_mask"][:] = 1 - later["action_mask"]  # the caller's to write in: the environment reads its own
+    infos["current_player"][:] = 3 - infos["current_player"]
+    illegal = np.array([int(np.flatnonzero(masks[0] == 0)[0]), int(np.flatnonzero(masks[1])[0])])
+    with pytest.raises(engine.IllegalAction, match=f"action index {illegal[0]} in match 0"):
+        venv.step(illegal)
+    assert all(masks[i, action] for i, action in enumerate(venv.sample_actions(rng)))
+    assert [state.current_player for state in venv.states] == seats.tolist()
     shared = CardtableVectorEnv("belote", 2, players=4, copy=False)
     buffers, _infos = shared.reset(seed=1)
     after, *_rest = shared.step(shared.sample_actions(np.random.default_rng(1)))
