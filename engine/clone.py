@@ -32,15 +32,27 @@ dataclass): ``tests/test_clone.py`` checks that of every game at many points of 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+if TYPE_CHECKING:
+    from . import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from . import _cython_shim as cython
 
 Copier = Callable[[Any], Any]
 
 SHARED: None = None
 
 
+@cython.locals(rows=list, row=list)
 def _rows(value: list[list[Any]]) -> list[list[Any]]:
-    return list(map(list.copy, value))  # (no comprehension: from source it would make a function at each call)
+    rows = []
+    for row in value:
+        rows.append(row[:])  # (compiled: one C slice of each row, no Python call)
+    return rows
 
 
 def _object(value: Any) -> Any:
@@ -98,6 +110,7 @@ def _split_plan(cls: type) -> tuple[tuple[tuple[str, Copier], ...], tuple[Copier
     return split
 
 
+@cython.locals(attrs=dict, items=list)
 def copy_declared(obj: T) -> T:
     """A copy of ``obj``: its attributes shared, then each declared mutable one (when not None) copied once."""
     cls = type(obj)
@@ -107,11 +120,16 @@ def copy_declared(obj: T) -> T:
     else:  # (a compiled TrickCore: its fields copied by it, the rest from its __dict__)
         new = cls.__new__(cls)
         obj._copy_fields(new, fields)  # type: ignore[attr-defined]
-    attrs = obj.__dict__.copy()
+    attrs = obj.__dict__
+    attrs = attrs.copy()
     for name, how in in_dict:
         value = attrs.get(name)
         if value is not None:
-            attrs[name] = how(value)
+            if how is LIST:  # (compiled: a C slice, no Python call)
+                items = value
+                attrs[name] = items[:]
+            else:
+                attrs[name] = how(value)
     new.__dict__ = attrs
     return new
 
