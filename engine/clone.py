@@ -15,7 +15,7 @@ the class and its bases once per class, then copies an object with one dict copy
   auction, a trump choice): copied until it is over, then shared (a clone in the play shares the deal's auction);
 - :data:`SHARED_UNTIL_WRITTEN`: an object with its own ``copy()`` and a ``shared`` flag, which a copy shares and
   marks shared: every holder copies it before it changes it (a match's :class:`engine.rng.Rng`, drawn from only as a
-  deal begins: most clones never draw).
+  deal begins: most clones never draw; a :class:`CopiedOnWrite`, such as Thunee's calling).
 
 An attribute that is not declared must hold an immutable value (None, a number, a string, a tuple, a frozen
 dataclass): ``tests/test_clone.py`` checks that of every game at many points of random matches.
@@ -78,6 +78,7 @@ UNTIL_OVER: Copier = _until_over
 _PLANS: dict[type, tuple[tuple[str, Copier], ...]] = {}
 
 T = TypeVar("T")
+C = TypeVar("C", bound="CopiedOnWrite")
 
 
 def declared(cls: type) -> dict[str, Copier | None]:
@@ -98,7 +99,7 @@ def copy_plan(cls: type) -> tuple[tuple[str, Copier], ...]:
 
 # Per class: its declared copies of the attributes held in the instance's __dict__, and of its typed fields (a
 # compiled TrickCore's ``FIELDS``, copied by its ``_copy_fields``; None for a class without any).
-_SPLIT: dict[type, tuple[tuple[tuple[str, Copier], ...], tuple[Copier | None, ...] | None]] = {}
+_SPLIT: dict[type, tuple[tuple[tuple[str, Copier], ...], tuple[Copier | None, ...] | None]] = cython.declare(dict, {})
 
 
 def _split_plan(cls: type) -> tuple[tuple[tuple[str, Copier], ...], tuple[Copier | None, ...] | None]:
@@ -110,26 +111,35 @@ def _split_plan(cls: type) -> tuple[tuple[tuple[str, Copier], ...], tuple[Copier
     return split
 
 
-@cython.locals(attrs=dict, items=list)
+@cython.cfunc
+@cython.locals(items=list)
+def _copied(value: Any, how: Copier) -> Any:
+    """``how(value)``; compiled, the common copiers without a Python call."""
+    if how is LIST:
+        items = value
+        return items[:]
+    if how is SHARED_UNTIL_WRITTEN:
+        value.shared = True
+        return value
+    if how is UNTIL_OVER:
+        return value if value.over else value.copy()
+    return how(value)
+
+
+@cython.locals(cls=type, attrs=dict)
 def copy_declared(obj: T) -> T:
     """A copy of ``obj``: its attributes shared, then each declared mutable one (when not None) copied once."""
     cls = type(obj)
     in_dict, fields = _SPLIT.get(cls) or _split_plan(cls)
-    if fields is None:
-        new = object.__new__(cls)
-    else:  # (a compiled TrickCore: its fields copied by it, the rest from its __dict__)
-        new = cls.__new__(cls)
+    new = cls.__new__(cls)  # (compiled: the type's own allocator, called in C)
+    if fields is not None:  # (a compiled TrickCore: its fields copied by it, the rest from its __dict__)
         obj._copy_fields(new, fields)  # type: ignore[attr-defined]
     attrs = obj.__dict__
     attrs = attrs.copy()
     for name, how in in_dict:
         value = attrs.get(name)
         if value is not None:
-            if how is LIST:  # (compiled: a C slice, no Python call)
-                items = value
-                attrs[name] = items[:]
-            else:
-                attrs[name] = how(value)
+            attrs[name] = _copied(value, how)
     new.__dict__ = attrs
     return new
 
@@ -147,3 +157,15 @@ class Copyable:
 
     def copy(self: T) -> T:
         return copy_declared(self)
+
+
+class CopiedOnWrite(Copyable):
+    """A :class:`Copyable` declared :data:`SHARED_UNTIL_WRITTEN` by its holders: a clone shares it, marked shared,
+    and a holder changes only a copy of its own (``if obj.shared: obj = holder.obj = obj.copy()``)."""
+
+    shared = False  # held by more than one state: copy it before changing it
+
+    def copy(self: C) -> C:
+        twin = copy_declared(self)
+        twin.shared = False
+        return twin

@@ -23,7 +23,7 @@ from typing import Any
 
 from ...auction import PASS
 from ...cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
-from ...clone import LIST, SHARED, UNTIL_OVER
+from ...clone import LIST, SHARED, SHARED_UNTIL_WRITTEN
 from ...dealing import deal_round, seats_from
 from ...determinize import Slot, in_deck_order, redeal_consistent, relabeling
 from ...errors import PositionError
@@ -469,7 +469,7 @@ class Thunee(TrickGame):
     ACTIONS = ACTIONS
     DECK = DECK
     # (the stock is only ever replaced whole)
-    COPY = {"queue": LIST, "auction": UNTIL_OVER, "jodis": LIST, "calls": LIST, "stock": SHARED}
+    COPY = {"queue": LIST, "auction": SHARED_UNTIL_WRITTEN, "jodis": LIST, "calls": LIST, "stock": SHARED}
     POSITION_CARD_PILES = ("trump_card",)
     PHASES = ("redeal", "trip", "calling", "trump", "special", "play", "jodi", "double", "over")
     DEAL_PHASES = (Deal(), RedealQuestion(), Trip(), Calling(), TrumpCard(), SpecialCalls(), Jodi(), Double(),
@@ -631,6 +631,8 @@ class Thunee(TrickGame):
     def _speak(self, word: str) -> None:
         auction = self.auction
         assert auction is not None  # calling
+        if auction.shared:  # (still a clone's too)
+            auction = self.auction = auction.copy()
         auction.apply(word)
         self.trumper, self.call = auction.holder, auction.call
         if auction.over:  # 4.4, 4.5: the trumper lays a trump card face down

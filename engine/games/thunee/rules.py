@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 from ...auction import PASS
 from ...cards import BIT, CODES, RANKS, card_of
-from ...clone import SHARED, Copyable
+from ...clone import SHARED, CopiedOnWrite
 from ...tricks import Ranking
 
 
-class RaiseForRight(Copyable):
+class RaiseForRight(CopiedOnWrite):
     """Calling to take a right away from its holder (Thunee's trump, thunee.md 4): ``holder`` has it at call 0;
     only the holder's opponents speak, in seat order from the holder's next seat (his partners pass without
     speaking), each ``pass`` or ``call:<N>`` with N the next of ``calls`` above the standing call (with ``jump``, any
