@@ -8,14 +8,13 @@ the class and its bases once per class, then copies an object with one dict copy
 - :data:`SHARED`: never copied: immutable, or only ever replaced whole (``self.stock = self.stock[3:]``), never
   changed in place;
 - :data:`LIST`: a list of immutable items (ints, tuples, finished tricks that nobody changes again);
-- :data:`ROWS`: a list of such lists;
 - :data:`DICT`: a dict of immutable values;
 - :data:`OBJECT`: an object with its own ``copy()`` (a :class:`Copyable`);
 - :data:`UNTIL_OVER`: an object with its own ``copy()`` and an ``over`` flag, after which it never changes (an
   auction, a trump choice): copied until it is over, then shared (a clone in the play shares the deal's auction);
 - :data:`SHARED_UNTIL_WRITTEN`: an object with its own ``copy()`` and a ``shared`` flag, which a copy shares and
   marks shared: every holder copies it before it changes it (a match's :class:`engine.rng.Rng`, drawn from only as a
-  deal begins: most clones never draw; a :class:`CopiedOnWrite`, such as Thunee's calling).
+  deal begins: most clones never draw; Thunee's calling).
 
 An attribute that is not declared must hold an immutable value (None, a number, a string, a tuple, a frozen
 dataclass): ``tests/test_clone.py`` checks that of every game at many points of random matches.
@@ -47,14 +46,6 @@ Copier = Callable[[Any], Any]
 SHARED: None = None
 
 
-@cython.locals(rows=list, row=list)
-def _rows(value: list[list[Any]]) -> list[list[Any]]:
-    rows = []
-    for row in value:
-        rows.append(row[:])  # (compiled: one C slice of each row, no Python call)
-    return rows
-
-
 def _object(value: Any) -> Any:
     return value.copy()
 
@@ -69,7 +60,6 @@ def _shared_until_written(value: Any) -> Any:
 
 
 LIST: Copier = list.copy
-ROWS: Copier = _rows
 DICT: Copier = dict.copy
 OBJECT: Copier = _object
 SHARED_UNTIL_WRITTEN: Copier = _shared_until_written
@@ -78,7 +68,6 @@ UNTIL_OVER: Copier = _until_over
 _PLANS: dict[type, tuple[tuple[str, Copier], ...]] = {}
 
 T = TypeVar("T")
-C = TypeVar("C", bound="CopiedOnWrite")
 
 
 def declared(cls: type) -> dict[str, Copier | None]:
@@ -157,15 +146,3 @@ class Copyable:
 
     def copy(self: T) -> T:
         return copy_declared(self)
-
-
-class CopiedOnWrite(Copyable):
-    """A :class:`Copyable` declared :data:`SHARED_UNTIL_WRITTEN` by its holders: a clone shares it, marked shared,
-    and a holder changes only a copy of its own (``if obj.shared: obj = holder.obj = obj.copy()``)."""
-
-    shared = False  # held by more than one state: copy it before changing it
-
-    def copy(self: C) -> C:
-        twin = copy_declared(self)
-        twin.shared = False
-        return twin

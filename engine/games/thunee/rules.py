@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 from ...auction import PASS
 from ...cards import BIT, CODES, RANKS, card_of
-from ...clone import SHARED, CopiedOnWrite
+from ...clone import SHARED, Copyable, copy_declared
 from ...tricks import Ranking
 
 
-class RaiseForRight(CopiedOnWrite):
+class RaiseForRight(Copyable):
     """Calling to take a right away from its holder (Thunee's trump, thunee.md 4): ``holder`` has it at call 0;
     only the holder's opponents speak, in seat order from the holder's next seat (his partners pass without
     speaking), each ``pass`` or ``call:<N>`` with N the next of ``calls`` above the standing call (with ``jump``, any
@@ -28,6 +28,9 @@ class RaiseForRight(CopiedOnWrite):
     """
 
     COPY = {"calls": SHARED, "sides": SHARED}  # the rest are ints and bools
+    # Its holders declare it SHARED_UNTIL_WRITTEN (engine.clone): a clone shares it, marked shared, and the holder
+    # that speaks next speaks in a copy of its own (``copy``).
+    shared = False
 
     def __init__(self, calls: tuple[int, ...], sides: tuple[int, ...], holder: int, passes_to_end: int,
                  jump: bool = False) -> None:
@@ -39,6 +42,11 @@ class RaiseForRight(CopiedOnWrite):
         self.passes_to_end = passes_to_end
         self.over = False
         self.turn = self._next_speaker(holder)
+
+    def copy(self) -> RaiseForRight:
+        twin = copy_declared(self)
+        twin.shared = False
+        return twin
 
     def _next_speaker(self, seat: int) -> int:
         """The first opponent of the holder after ``seat``."""
