@@ -826,8 +826,10 @@ class Thunee(TrickGame):
         """``known_cards`` (the public cards in other hands) and ``stock_size`` of the observation, as masks
         (TrickGame.shown_cards); nothing lies face up (the trump card is laid face down, and back in hand once turned
         up). With ``trump_seen``, as they change at any move."""
-        hands = self.hands
         public = self.shown | self.used  # (_public_cards, inline: the encoders ask at every move)
+        if not public:  # (most moves: no trump card turned up, no jodi called)
+            return 0, 0, len(self.stock)
+        hands = self.hands
         return 0, public & (sum(hands) ^ hands[seat]), len(self.stock)
 
     def _public_cards(self) -> int:
