@@ -468,8 +468,8 @@ class Thunee(TrickGame):
     DOUBLE_DUMMY = True  # card points
     ACTIONS = ACTIONS
     DECK = DECK
-    # (the stock is only ever replaced whole)
-    COPY = {"queue": LIST, "auction": SHARED_UNTIL_WRITTEN, "jodis": LIST, "calls": LIST, "stock": SHARED}
+    # (the stock, the queue and the jodis are only ever replaced whole)
+    COPY = {"queue": SHARED, "auction": SHARED_UNTIL_WRITTEN, "jodis": SHARED, "calls": LIST, "stock": SHARED}
     POSITION_CARD_PILES = ("trump_card",)
     PHASES = ("redeal", "trip", "calling", "trump", "special", "play", "jodi", "double", "over")
     DEAL_PHASES = (Deal(), RedealQuestion(), Trip(), Calling(), TrumpCard(), SpecialCalls(), Jodi(), Double(),
@@ -614,10 +614,10 @@ class Thunee(TrickGame):
 
     def _ask_next(self) -> bool:
         """The seat asked has answered: the next of ``queue`` is asked; False when every seat has answered."""
-        self.queue.pop(0)
-        if self.queue:
-            self.current_player = self.queue[0]
-        return bool(self.queue)
+        queue = self.queue = self.queue[1:]
+        if queue:
+            self.current_player = queue[0]
+        return bool(queue)
 
     def _answer_trip(self, seat: int, action: int) -> None:
         if action == PASS_ID:
@@ -692,7 +692,7 @@ class Thunee(TrickGame):
         if action != PASS_ID:  # 6.1.3: any number of jodi, then pass
             jodi = next(m for m in self._jodis_open(seat) if m.cards == JODI_CARDS[action])
             self.used |= mask_of(jodi.cards)
-            self.jodis.append((seat, jodi.cards, jodi.value, len(self.tricks)))
+            self.jodis = [*self.jodis, (seat, jodi.cards, jodi.value, len(self.tricks))]
             return
         if not self._ask_next():
             self._resume_play()
