@@ -8,14 +8,13 @@ the class and its bases once per class, then copies an object with one dict copy
 - :data:`SHARED`: never copied: immutable, or only ever replaced whole (``self.stock = self.stock[3:]``), never
   changed in place;
 - :data:`LIST`: a list of immutable items (ints, tuples, finished tricks that nobody changes again);
-- :data:`ROWS`: a list of such lists;
 - :data:`DICT`: a dict of immutable values;
 - :data:`OBJECT`: an object with its own ``copy()`` (a :class:`Copyable`);
 - :data:`UNTIL_OVER`: an object with its own ``copy()`` and an ``over`` flag, after which it never changes (an
   auction, a trump choice): copied until it is over, then shared (a clone in the play shares the deal's auction);
 - :data:`SHARED_UNTIL_WRITTEN`: an object with its own ``copy()`` and a ``shared`` flag, which a copy shares and
   marks shared: every holder copies it before it changes it (a match's :class:`engine.rng.Rng`, drawn from only as a
-  deal begins: most clones never draw).
+  deal begins: most clones never draw; Thunee's calling).
 
 An attribute that is not declared must hold an immutable value (None, a number, a string, a tuple, a frozen
 dataclass): ``tests/test_clone.py`` checks that of every game at many points of random matches.
@@ -32,15 +31,19 @@ dataclass): ``tests/test_clone.py`` checks that of every game at many points of 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+if TYPE_CHECKING:
+    from . import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from . import _cython_shim as cython
 
 Copier = Callable[[Any], Any]
 
 SHARED: None = None
-
-
-def _rows(value: list[list[Any]]) -> list[list[Any]]:
-    return list(map(list.copy, value))  # (no comprehension: from source it would make a function at each call)
 
 
 def _object(value: Any) -> Any:
@@ -57,7 +60,6 @@ def _shared_until_written(value: Any) -> Any:
 
 
 LIST: Copier = list.copy
-ROWS: Copier = _rows
 DICT: Copier = dict.copy
 OBJECT: Copier = _object
 SHARED_UNTIL_WRITTEN: Copier = _shared_until_written
@@ -86,7 +88,7 @@ def copy_plan(cls: type) -> tuple[tuple[str, Copier], ...]:
 
 # Per class: its declared copies of the attributes held in the instance's __dict__, and of its typed fields (a
 # compiled TrickCore's ``FIELDS``, copied by its ``_copy_fields``; None for a class without any).
-_SPLIT: dict[type, tuple[tuple[tuple[str, Copier], ...], tuple[Copier | None, ...] | None]] = {}
+_SPLIT: dict[type, tuple[tuple[tuple[str, Copier], ...], tuple[Copier | None, ...] | None]] = cython.declare(dict, {})
 
 
 def _split_plan(cls: type) -> tuple[tuple[tuple[str, Copier], ...], tuple[Copier | None, ...] | None]:
@@ -98,20 +100,36 @@ def _split_plan(cls: type) -> tuple[tuple[tuple[str, Copier], ...], tuple[Copier
     return split
 
 
+@cython.cfunc
+@cython.locals(items=list)
+def _copied(value: Any, how: Copier) -> Any:
+    """``how(value)``; compiled, the common copiers without a Python call."""
+    if how is LIST:
+        items = value
+        return items[:]
+    if how is SHARED_UNTIL_WRITTEN:
+        value.shared = True
+        return value
+    if how is UNTIL_OVER:
+        return value if value.over else value.copy()
+    return how(value)
+
+
+@cython.locals(cls=type, attrs=dict)
 def copy_declared(obj: T) -> T:
     """A copy of ``obj``: its attributes shared, then each declared mutable one (when not None) copied once."""
     cls = type(obj)
     in_dict, fields = _SPLIT.get(cls) or _split_plan(cls)
-    if fields is None:
-        new = object.__new__(cls)
-    else:  # (a compiled TrickCore: its fields copied by it, the rest from its __dict__)
-        new = cls.__new__(cls)
+    new = cls.__new__(cls)  # (compiled: the type's own allocator, called in C)
+    if fields is not None:  # (a compiled TrickCore: its fields copied by it, the rest from its __dict__)
         obj._copy_fields(new, fields)  # type: ignore[attr-defined]
-    attrs = obj.__dict__.copy()
+    attrs = obj.__dict__
+    attrs = attrs.copy()
+    compiled = cython.compiled  # (from source: no extra call per attribute)
     for name, how in in_dict:
         value = attrs.get(name)
         if value is not None:
-            attrs[name] = how(value)
+            attrs[name] = _copied(value, how) if compiled else how(value)
     new.__dict__ = attrs
     return new
 

@@ -337,8 +337,14 @@ TRICK_PLAY = TrickPlay()
 
 
 @cython.cfunc
+@cython.locals(items=list)
 def _copied(value: Any, how: Copier | None) -> Any:
-    return value if how is None or value is None else how(value)
+    if how is None or value is None:
+        return value
+    if how is LIST:  # (compiled: a C slice, no Python call)
+        items = value
+        return items[:]
+    return how(value)
 
 
 @cython.cclass
@@ -375,6 +381,7 @@ class TrickCore:
         "trick_size", "best_seat", "best_card", "overtrumps", "card_points", "tricks_won", "last_trick_side",
     ) if cython.compiled else ()
 
+    @cython.locals(c=tuple)
     def _copy_fields(self, new: TrickCore, copiers: tuple[Copier | None, ...]) -> None:
         """Give ``new`` these fields, each copied as ``copiers`` (aligned with FIELDS: a class's COPY) says."""
         twin = cython.declare(TrickCore, new)

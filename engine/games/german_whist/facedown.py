@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ...cards import CODES, SUIT, SUIT_MASK, parse_card
-from ...clone import ROWS
+from ...clone import SHARED
 from ...phases import Loading
 from ...state import position_list
 from ...trickgame import PlayPart, TrickGame
@@ -57,9 +57,12 @@ class SlotCards(PlayPart["FaceDownSlots"]):
 
     def play(self, game: FaceDownSlots, seat: int, action: int) -> int | None:
         slot = game.SLOT_IDS.index(action)  # down:<slot>
-        card = game.down[seat][slot]
+        down = game.down[:]
+        slots = down[seat] = down[seat][:]
+        card = slots[slot]
         assert card is not None  # a legal slot action names a card still face down
-        game.down[seat][slot] = None
+        slots[slot] = None
+        game.down = down
         return card
 
     def card_action(self, game: FaceDownSlots, seat: int, card: int) -> int | None:
@@ -84,7 +87,7 @@ class FaceDownSlots(TrickGame):
     positions write them as ``_slot_codes`` gives them; samples deal the unseen ones again."""
 
     SLOT_IDS: ClassVar[tuple[int, ...]]  # the action of each slot, in order
-    COPY = {"down": ROWS}
+    COPY = {"down": SHARED}  # (replaced whole when a slot is played)
     down: list[list[int | None]]
 
     def down_seen(self, seat: int) -> bool:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...auction import PASS
 from ...cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
-from ...clone import LIST, SHARED, UNTIL_OVER
+from ...clone import LIST, SHARED, SHARED_UNTIL_WRITTEN
 from ...dealing import deal_round, seats_from
 from ...determinize import Slot, in_deck_order, redeal_consistent, relabeling
 from ...errors import PositionError
@@ -477,8 +477,8 @@ class Thunee(TrickGame):
     DOUBLE_DUMMY = True  # card points
     ACTIONS = ACTIONS
     DECK = DECK
-    # (the stock is only ever replaced whole)
-    COPY = {"queue": LIST, "auction": UNTIL_OVER, "jodis": LIST, "calls": LIST, "stock": SHARED}
+    # (the stock, the queue and the jodis are only ever replaced whole)
+    COPY = {"queue": SHARED, "auction": SHARED_UNTIL_WRITTEN, "jodis": SHARED, "calls": LIST, "stock": SHARED}
     POSITION_CARD_PILES = ("trump_card",)
     PHASES = ("redeal", "trip", "calling", "trump", "special", "play", "jodi", "double", "over")
     DEAL_PHASES = (Deal(), RedealQuestion(), Trip(), Calling(), TrumpCard(), SpecialCalls(), Jodi(), Double(),
@@ -623,10 +623,10 @@ class Thunee(TrickGame):
 
     def _ask_next(self) -> bool:
         """The seat asked has answered: the next of ``queue`` is asked; False when every seat has answered."""
-        self.queue.pop(0)
-        if self.queue:
-            self.current_player = self.queue[0]
-        return bool(self.queue)
+        queue = self.queue = self.queue[1:]
+        if queue:
+            self.current_player = queue[0]
+        return bool(queue)
 
     def _answer_trip(self, seat: int, action: int) -> None:
         if action == PASS_ID:
@@ -640,6 +640,8 @@ class Thunee(TrickGame):
     def _speak(self, word: str) -> None:
         auction = self.auction
         assert auction is not None  # calling
+        if auction.shared:  # (still a clone's too)
+            auction = self.auction = auction.copy()
         auction.apply(word)
         self.trumper, self.call = auction.holder, auction.call
         if auction.over:  # 4.4, 4.5: the trumper lays a trump card face down
@@ -699,7 +701,7 @@ class Thunee(TrickGame):
         if action != PASS_ID:  # 6.1.3: any number of jodi, then pass
             jodi = next(m for m in self._jodis_open(seat) if m.cards == JODI_CARDS[action])
             self.used |= mask_of(jodi.cards)
-            self.jodis.append((seat, jodi.cards, jodi.value, len(self.tricks)))
+            self.jodis = [*self.jodis, (seat, jodi.cards, jodi.value, len(self.tricks))]
             return
         if not self._ask_next():
             self._resume_play()
@@ -833,8 +835,10 @@ class Thunee(TrickGame):
         """``known_cards`` (the public cards in other hands) and ``stock_size`` of the observation, as masks
         (TrickGame.shown_cards); nothing lies face up (the trump card is laid face down, and back in hand once turned
         up). With ``trump_seen``, as they change at any move."""
-        hands = self.hands
         public = self.shown | self.used  # (_public_cards, inline: the encoders ask at every move)
+        if not public:  # (most moves: no trump card turned up, no jodi called)
+            return 0, 0, len(self.stock)
+        hands = self.hands
         return 0, public & (sum(hands) ^ hands[seat]), len(self.stock)
 
     def _public_cards(self) -> int:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ...auction import PASS
 from ...cards import BIT, CODES, RANKS, card_of
-from ...clone import SHARED, Copyable
+from ...clone import SHARED, Copyable, copy_declared
 from ...tricks import Ranking
 
 
@@ -28,6 +28,9 @@ class RaiseForRight(Copyable):
     """
 
     COPY = {"calls": SHARED, "sides": SHARED}  # the rest are ints and bools
+    # Its holders declare it SHARED_UNTIL_WRITTEN (engine.clone): a clone shares it, marked shared, and the holder
+    # that speaks next speaks in a copy of its own (``copy``).
+    shared = False
 
     def __init__(self, calls: tuple[int, ...], sides: tuple[int, ...], holder: int, passes_to_end: int,
                  jump: bool = False) -> None:
@@ -39,6 +42,11 @@ class RaiseForRight(Copyable):
         self.passes_to_end = passes_to_end
         self.over = False
         self.turn = self._next_speaker(holder)
+
+    def copy(self) -> RaiseForRight:
+        twin = copy_declared(self)
+        twin.shared = False
+        return twin
 
     def _next_speaker(self, seat: int) -> int:
         """The first opponent of the holder after ``seat``."""

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ...cards import cards_in, codes_of, mask_of
-from ...clone import LIST, ROWS
+from ...clone import SHARED
 from ...errors import PositionError
 from ...phases import DecisionPhase, Loading
 from ...state import position_list, position_seat
@@ -44,7 +44,7 @@ class HandExchanges(TrickGame):
     EXCHANGE_RULE: ClassVar[str]  # who decides when, as a position's error cites it
     KEEP: ClassVar[int]  # the action ids of EXCHANGE_WORDS
     REDEAL: ClassVar[int]
-    COPY = {"dead": ROWS, "exchanges": LIST}
+    COPY = {"dead": SHARED, "exchanges": SHARED}  # (each replaced whole when it changes, in the exchanges only)
     dead: list[list[list[int]]]  # per seat, the hands it laid dead, in order (shown to all)
     exchanges: list[tuple[int, int]]  # (seat, KEEP or REDEAL) in order
     # A position being loaded (EXCHANGES): its exchanges and dead hands, replayed and compared.
@@ -74,10 +74,12 @@ class HandExchanges(TrickGame):
     def _exchange(self, seat: int, action: int) -> None:
         """``seat`` keeps its hand or exchanges it (then decides again while enough stock cards remain); the turn then
         passes to the next seat, the play beginning after the dealer's."""
-        self.exchanges.append((seat, action))
+        self.exchanges = [*self.exchanges, (seat, action)]
         size = self.EXCHANGED
         if action == self.REDEAL:
-            self.dead[seat].append(cards_in(self.hands[seat]))
+            dead = self.dead[:]
+            dead[seat] = [*dead[seat], cards_in(self.hands[seat])]
+            self.dead = dead
             top = self.stock_top
             self.hands[seat] = mask_of(self.stock[top:top + size])
             self.stock_top = top + size

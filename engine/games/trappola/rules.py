@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ...cards import RANKS, mask_of
-from ...clone import LIST
+from ...clone import SHARED
 from ...declarations import RANK_MASK
 from ...errors import PositionError
 from ...phases import Loading
@@ -126,7 +126,9 @@ class Declarations(PlayPart["SetDeclaring"]):
             sets = rank_sets(game.hands[seat], game.SETS.values, game.declared[seat])
             if sets:
                 return ids + sorted(game.SETS.id_of[s.rank, s.size] for s in sets)  # words follow the cards
-            game.may_declare[seat] = False
+            may = game.may_declare[:]
+            may[seat] = False
+            game.may_declare = may
         return ids
 
     def plays(self, game: type[SetDeclaring]) -> tuple[int, ...]:
@@ -134,8 +136,7 @@ class Declarations(PlayPart["SetDeclaring"]):
 
     def play(self, game: SetDeclaring, seat: int, action: int) -> int | None:
         rank, size = game.SETS.of_id[action]
-        game.declared[seat] += rank
-        game.declarations.append((seat, rank, size, len(game.tricks), len(game.moves) - 1))
+        game._note_set(seat, rank, size, len(game.tricks), len(game.moves) - 1)
         return None
 
     def seen_as(self, game: SetDeclaring, viewer: int | None, actor: int, action: str) -> str:
@@ -176,20 +177,22 @@ class Declarations(PlayPart["SetDeclaring"]):
     def sampled(self, game: SetDeclaring, seat: int, rng: Rng) -> None:
         """Once the unseen cards are dealt again, give each other seat's sets of hidden rank ranks its new hand held
         (one of the fits at random), in the declarations and in this deal's moves."""
+        declarations, declared = game.declarations[:], game.declared[:]
         for other in range(game.n_players):
-            mine = [i for i, d in enumerate(game.declarations) if d[0] == other != seat and game._secret_rank(d[1])]
+            mine = [i for i, d in enumerate(declarations) if d[0] == other != seat and game._secret_rank(d[1])]
             if not mine:
                 continue
             hand = game.hands[other]
-            held = [hand | game._played_since(other, game.declarations[i][3]) for i in mine]
-            fits = hidden_set_ranks(held, [game.declarations[i][2] for i in mine], game._hidden_ranks())
+            held = [hand | game._played_since(other, declarations[i][3]) for i in mine]
+            fits = hidden_set_ranks(held, [declarations[i][2] for i in mine], game._hidden_ranks())
             ranks = fits[rng.below(len(fits))]
             for i, rank in zip(mine, ranks, strict=True):
-                s, _old, size, k, move = game.declarations[i]
-                game.declarations[i] = (s, rank, size, k, move)
+                s, _old, size, k, move = declarations[i]
+                declarations[i] = (s, rank, size, k, move)
                 if move >= 0:
                     game.moves[move] = (s, game.SETS.id_of[rank, size])
-            game.declared[other] = "".join(d[1] for d in game.declarations if d[0] == other)
+            declared[other] = "".join(d[1] for d in declarations if d[0] == other)
+        game.declarations, game.declared = declarations, declared
 
 
 DECLARATIONS = Declarations()
@@ -205,7 +208,7 @@ class SetDeclaring(TrickGame):
     plays the sets in the play."""
 
     SETS: ClassVar[SetDeclarations]
-    COPY = {"declared": LIST, "declarations": LIST, "may_declare": LIST}
+    COPY = {"declared": SHARED, "declarations": SHARED, "may_declare": SHARED}  # each replaced whole when it changes
     declaring = True
     ranks_shown = False
     declared: list[str]  # per seat, the ranks it has declared this deal
@@ -220,6 +223,14 @@ class SetDeclaring(TrickGame):
     def _open_declarations(self) -> None:
         bits = self.SETS.rank_bits
         self.may_declare = [self.declaring and bool(ranks_held_thrice(hand) & bits) for hand in self.hands]
+
+    def _note_set(self, seat: int, rank: str, size: int, trick: int, move: int) -> None:
+        """``seat`` declared a set of ``size`` cards of ``rank`` in ``trick`` (``move``: its index in moves, -1 for a
+        loaded position's)."""
+        declared = self.declared[:]
+        declared[seat] += rank
+        self.declared = declared
+        self.declarations = [*self.declarations, (seat, rank, size, trick, move)]
 
     def declared_points(self) -> list[int]:
         """Per seat, the points of the sets it declared this deal."""
@@ -270,8 +281,7 @@ class SetDeclaring(TrickGame):
                 raise PositionError(f"{key}: seat {seat} did not hold {item[1]} in trick {k}")
             if rank in self.declared[seat]:
                 raise PositionError(f"{key}: seat {seat} declares rank {rank} twice")
-            self.declared[seat] += rank
-            self.declarations.append((seat, rank, size, k, -1))
+            self._note_set(seat, rank, size, k, -1)
 
 
 @dataclass(frozen=True)
