@@ -10,7 +10,8 @@ one JSON line per game: the instructions per step of N seeded one-deal matches o
 ``os.getppid()`` calls (``--dump-before=os_getppid``) after a warm-up match and a full garbage collection, and
 ``ratio``, the protocol's instructions per step over the environment's (the instruction count's
 ``env_steps_per_s / protocol_steps_per_s``). ``--switch-off encoder`` returns each seat's vector as it stands instead
-of encoding (what the encoder costs), ``encoder+moved`` also tells it of no move.
+of encoding (what the encoder costs), ``encoder+moved`` also tells it of no move (from source only: compiled, the
+encoder is a typed field that no stand-in can fill).
 
 ``--vector`` counts ``cardtable bench --env vector``'s loops instead: the engine's step loop (N single deals, as above)
 and S steps of the vector environment's M single-deal matches (random legal actions from ``sample_actions``, copies
@@ -64,6 +65,8 @@ def play(games: list[str], deals: int, switch_off: str | None) -> None:
         def moved(self, state: object, action: int) -> None:
             if switch_off != "encoder+moved":
                 self.encoder.moved(state, action)
+
+        _moved = moved  # (SeatMoves tells its encoder of a move by this name)
 
         def encode(self, state: object, seat: int) -> np.ndarray:
             return self.vectors[seat].copy()
@@ -130,6 +133,10 @@ def main() -> None:
     root = args.root.resolve()
     env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(root)}
     env.setdefault("CARDTABLE_ENGINE", "python")
+    if args.switch_off and env["CARDTABLE_ENGINE"] != "python":
+        # compiled, SeatMoves holds its encoder as a typed ObservationEncoder: a stand-in class cannot take its place
+        ap.error("--switch-off replaces the encoder's class, which only the engine's source allows: "
+                 "run it with CARDTABLE_ENGINE=python")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "env.out"
         child = [sys.executable, __file__, "--child", "--deals", str(args.deals), *args.games]
