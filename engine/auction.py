@@ -23,9 +23,24 @@ from .clone import LIST, SHARED, Copyable
 from .errors import PositionError
 
 if TYPE_CHECKING:
+    from . import _cython_shim as cython
     from .tricks import CardActions
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from . import _cython_shim as cython
 
 PASS = "pass"
+
+
+@cython.cfunc
+@cython.inline
+@cython.returns(cython.bint)
+@cython.locals(a=cython.Py_ssize_t, b=cython.Py_ssize_t, partnerships=cython.bint)
+def _same_side(a: int, b: int, partnerships: bool) -> bool:
+    """Whether seats ``a`` and ``b`` bid for one side: the same seat, or partners (seats of equal parity)."""
+    return a == b or (partnerships and (a - b) % 2 == 0)
 
 
 @dataclass(frozen=True)
@@ -107,12 +122,12 @@ class ContractAuction(Copyable):
         self.thrown_in = False
 
     def same_side(self, a: int, b: int) -> bool:
-        return a == b or (self.partnerships and (a - b) % 2 == 0)
+        return _same_side(a, b, self.partnerships)
 
     def key(self) -> tuple[int | None, int, bool]:
         """Everything the legal actions depend on (for a game's cache of legal-id lists)."""
-        bidder, turn = self.bidder, self.turn
-        own = bidder is not None and (bidder == turn or self.partnerships and (bidder - turn) % 2 == 0)  # same_side
+        bidder = self.bidder
+        own = bidder is not None and _same_side(bidder, self.turn, self.partnerships)
         return self.level, self.doubled, own
 
     def legal_ids(self) -> list[int]:
