@@ -159,35 +159,23 @@ def _bid_ids(ladder: OutbidLadder, auction: OutbidAuction) -> list[int]:
 RANK_PART = tuple(tuple(comb(DECK.index(c), k + 1) if c in DECK else 0 for c in range(52)) for k in range(4))
 DISCARD_BY_RANK = {size: array("i", [WORD_ID[word] for word in words])  # (contiguous: read at random)
                    for size, words in _DISCARDS_BY_RANK.items()}
-# The places of a pool of 8 or 10 cards (6 in hand and the centre's 2 or 4) that a discard of 2 or 4 takes.
-PLACES = {size: tuple(combinations(range(HAND + size), size)) for size in (2, 4)}
 
 
 def _discard_ids(pool: int, size: int) -> list[int]:
     """6.1: every set of ``size`` cards of ``pool`` (a hand and the centre) as a discard action, in string order."""
     cards = cards_in(pool)
     by_rank = DISCARD_BY_RANK[size]
-    # (compiled, the sets' ranks summed in C; from source, the combinations' table looked up)
-    return sorted(_discards_in_c(cards, size, by_rank) if cython.compiled else _discards(cards, size, by_rank))
-
-
-def _discards(cards: list[int], size: int, by_rank: array[int]) -> list[int]:
-    """``_discard_ids`` before the sort: the discard of each of PLACES' sets of places in ``cards``."""
-    if size == 2:
-        first, second = ([part[c] for c in cards] for part in RANK_PART[:2])
-        return [by_rank[first[a] + second[b]] for a, b in PLACES[2]]
-    first, second, third, fourth = ([part[c] for c in cards] for part in RANK_PART)
-    return [by_rank[first[a] + second[b] + third[c] + fourth[d]] for a, b, c, d in PLACES[4]]
+    return sorted(_discards(cards, size, by_rank))
 
 
 @cython.cfunc
 @cython.locals(n=cython.Py_ssize_t, k=cython.Py_ssize_t, a=cython.Py_ssize_t, b=cython.Py_ssize_t,
                c=cython.Py_ssize_t, d=cython.Py_ssize_t, ranks=cython.int[:], first=cython.longlong[16],
                second=cython.longlong[16], third=cython.longlong[16], fourth=cython.longlong[16])
-def _discards_in_c(cards: list[int], size: int, by_rank: array[int]) -> list[int]:
-    """:func:`_discards` compiled: the same sets (PLACES' of the first HAND + ``size`` cards), their ranks summed
-    in C."""
-    if not cython.compiled:  # (it runs compiled only; from source the same steps on lists)
+def _discards(cards: list[int], size: int, by_rank: array[int]) -> list[int]:
+    """``_discard_ids`` before the sort: the discard of each set of ``size`` of the first HAND + ``size`` cards, in
+    the order of ``combinations`` (compiled, their ranks summed in C)."""
+    if not cython.compiled:  # (from source, the rank parts in lists; compiled, in C arrays)
         first, second, third, fourth = [0] * 16, [0] * 16, [0] * 16, [0] * 16
     n = HAND + size
     ranks = by_rank
