@@ -11,8 +11,10 @@ policy's hot-loop path ``choose_id``, the chosen id checked and applied), the sa
 
 from __future__ import annotations
 
+import gc
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -61,6 +63,7 @@ def run_bench(game: str, players: int | None, policy: str, seconds: float, seed:
 FLOOR_SCRIPT = Path("shared", "bench", "whist_floor.py")
 CLONE_STATES = 20  # mid-deal states per game, from as many seeds
 CLONES_PER_STATE = 500
+CLONE_ROUNDS = 5  # rounds of a game's clones, the median reported
 
 
 def find_floor() -> Path | None:
@@ -92,12 +95,26 @@ def mid_deal_states(game: str, count: int) -> list[engine.State]:
     return states
 
 
-def us_per_clone(states: list[engine.State], clones_per_state: int) -> float:
-    started = time.perf_counter()
-    for state in states:
-        for _ in range(clones_per_state):
-            state.clone()
-    return (time.perf_counter() - started) / (len(states) * clones_per_state) * 1e6
+def us_per_clone(states: list[engine.State], clones_per_state: int, rounds: int = CLONE_ROUNDS) -> float:
+    """Microseconds a clone, each dropped at once: the median of ``rounds`` rounds of ``clones_per_state / rounds``
+    clones of each state, each round timed as ``timeit`` times, with the collector off (one timing of a game's
+    70 ms, or a full collection falling inside it, gave that game 1.5 times another run's figure)."""
+    per_round = max(1, clones_per_state // rounds)
+    gc.collect()
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        timings = []
+        for _ in range(rounds):
+            started = time.perf_counter()
+            for state in states:
+                for _ in range(per_round):
+                    state.clone()
+            timings.append((time.perf_counter() - started) / (len(states) * per_round) * 1e6)
+        return statistics.median(timings)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def run_clone_bench(floor: Path, floor_seconds: float = 2.0) -> dict[str, Any]:
