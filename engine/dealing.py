@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
-from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .cards import BIT, make_deck, mask_of
+from .cards import make_deck, mask_of
 from .rng import Rng
 
 if TYPE_CHECKING:
@@ -76,31 +75,17 @@ def deal_rounds(deck: Sequence[int], order: Sequence[int], rounds: Iterable[int 
 
 def deal_masks(deck: Sequence[int], order: Sequence[int], rounds: tuple[int | tuple[int, ...], ...],
                start: int = 0) -> tuple[list[int], int]:
-    """:func:`deal_rounds` into hand bit masks (one per seat 0..max(order)), with the next index: each seat's cards
-    are read from the places of the deck that the rounds give it, found once per number of seats and rounds.
+    """:func:`deal_rounds` into hand bit masks (one per seat 0..max(order)), with the next index.
 
     >>> masks, used = deal_masks(list(range(32)), seats_from(1, 4), (3, 2, 3))
     >>> masks[1] == mask_of([0, 1, 2, 12, 13, 20, 21, 22]), used
     (True, 32)
     """
     masks = [0] * (max(order) + 1)
-    if cython.compiled and len(order) <= MOST_SEATS:
+    if len(order) <= MOST_SEATS:
         return masks, _dealt(deck, start, masks, order, rounds)
-    places, used = _places(len(order), rounds)
-    cards = deck[start:] if start else deck
-    for seat, place in zip(order, places, strict=True):
-        masks[seat] = sum(map(BIT.__getitem__, place(cards)))  # dealt cards are distinct: sum is or
-    return masks, start + used
-
-
-@cache
-def _places(n: int, rounds: tuple[int | tuple[int, ...], ...]) -> tuple[tuple[Callable[[Sequence[int]], Any], ...],
-                                                                        int]:
-    """Per position in the order of dealing, a getter of the cards the rounds deal it (a tuple), and the cards
-    dealt."""
-    hands, used = deal_rounds(range(10_000), range(n), rounds)
-    return tuple(itemgetter(*hand) if len(hand) > 1 else lambda deck, hand=tuple(hand): tuple(deck[i] for i in hand)
-                 for hand in hands), used
+    hands, used = deal_rounds(deck, order, rounds, start)
+    return [mask_of(hand) for hand in hands], used
 
 
 def deal_round(deck: list[int], top: int, hands: list[int], order: Sequence[int], packets: Sequence[int]) -> int:
@@ -108,18 +93,11 @@ def deal_round(deck: list[int], top: int, hands: list[int], order: Sequence[int]
 
     ``packets=(1,) * 6`` deals six cards singly; ``(3, 3)`` deals two packets of three. Returns the new top.
     """
-    n = len(order)
-    if cython.compiled and n <= MOST_SEATS:
+    if len(order) <= MOST_SEATS:
         return _dealt(deck, top, hands, order, packets)
-    if packets.count(1) == len(packets):  # cards singly: seat j of ``order`` gets every n-th card from top + j
-        end = top + n * len(packets)
-        for j, seat in enumerate(order):
-            hands[seat] |= sum([BIT[c] for c in deck[top + j:end:n]])  # (distinct cards: their bits add up)
-        return end
-    for size in packets:
-        for seat in order:
-            hands[seat] |= mask_of(deck[top:top + size])
-            top += size
+    dealt, top = deal_rounds(deck, order, packets, top)
+    for seat in order:
+        hands[seat] |= mask_of(dealt[seat])
     return top
 
 
@@ -128,10 +106,10 @@ def deal_round(deck: list[int], top: int, hands: list[int], order: Sequence[int]
                k=cython.Py_ssize_t, c=cython.Py_ssize_t, dealt=cython.ulonglong[8])
 def _dealt(deck: Sequence[int], top: int, hands: list[int], order: Sequence[int],
            rounds: Iterable[int | Sequence[int]]) -> int:
-    """:func:`deal_round` and :func:`deal_masks` compiled, for at most MOST_SEATS seats: ``deck[top:]`` dealt in
-    ``rounds`` (a packet size for every seat of ``order``, or one size per seat) into the hand masks ``hands``, each
-    seat's cards gathered as a C integer; returns the new top."""
-    if not cython.compiled:  # (it runs compiled only; from source the same steps on a list)
+    """:func:`deal_round` and :func:`deal_masks` for at most MOST_SEATS seats: ``deck[top:]`` dealt in ``rounds`` (a
+    packet size for every seat of ``order``, or one size per seat) into the hand masks ``hands``, each seat's cards
+    gathered in a C integer when compiled; returns the new top."""
+    if not cython.compiled:  # (compiled, a C array)
         dealt = [0] * MOST_SEATS
     n, length = len(order), len(deck)
     for j in range(n):

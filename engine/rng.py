@@ -249,15 +249,10 @@ class Rng:
         if size < 2:
             return
         if cython.compiled:
-            if type(items) is list:  # (a typed list: its items swapped in place without a Python call)
-                cards = items
-                for i in range(size - 1, 0, -1):
-                    j = self._below(i + 1)
-                    cards[i], cards[j] = cards[j], cards[i]
-                return
+            cards = items  # (a typed list, so a TypeError for anything else: its items swapped without a call)
             for i in range(size - 1, 0, -1):
                 j = self._below(i + 1)
-                items[i], items[j] = items[j], items[i]
+                cards[i], cards[j] = cards[j], cards[i]
             return
         if size < SMALL_BOUNDS:
             state = self.state
