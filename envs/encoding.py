@@ -183,7 +183,7 @@ class ObservationEncoder:
                    _w_trump=cython.int[8], _w_phase=cython.int[8], _w_dealer=cython.int[8], _w_to_act=cython.int[8],
                    _w_stock=cython.double[8], _w_deal=cython.double[8], _w_scores=cython.double[64])
     cython.declare(_matrix=cython.float[:, ::1], _vectors=list, _pending=list, _scores_seen=list,
-                   _bit_of=object, _secret=object, _phase=object, _dealings=object, _deal_index=object,
+                   _bit_of=object, _secret=object, _plain_card=object, _phase=object, _dealings=object, _deal_index=object,
                    _phase_index=dict)
     # the deal part (trump, phase, dealer, deal index) worked out once an epoch, for every seat
     cython.declare(_deal_part_epoch=cython.longlong, _deal_trump=cython.int, _deal_phase=cython.int,
@@ -235,6 +235,10 @@ class ObservationEncoder:
         # Boonaken's centre) are read from the seat's observation (without history) at every one; those that stop
         # showing when played (Two-Ten-Jack's face-up stock, Tablić's bottom card) again when one is played.
         self._shown_every_move = game.INFO.shown_every_move
+        # A trick game's plain card plays (id -> card, None for the other moves): of those, only the deal's first card
+        # and a card its vectors showed change what a game whose shown cards change at any move shows (the rest of its
+        # moves, words and suffixed plays, are asked about again).
+        self._plain_card = None if self._fishing else game.ACTIONS.plain_card  # type: ignore[attr-defined]
         self._shown_until_played = game.INFO.shown_until_played
         # The trump as each seat knows it, read with the shown cards (Thunee's, until turned up), where the game says.
         self._trump_seen = not self._fishing and game.trump_seen is not TrickGame.trump_seen  # type: ignore[attr-defined]
@@ -305,6 +309,9 @@ class ObservationEncoder:
             self._forget_deal()  # the match is over: the environment's last deal starts after its last move
         if self._shown_until_played and named & self._shown_any:
             self._shown_epoch += 1
+        elif self._shown_every_move and (self._plain_card[action] is None or named & self._shown_any
+                                         or not state.tricks and len(state.trick) == 1):
+            self._shown_epoch += 1  # a word, a suffixed play, a card shown or the deal's first card
         if self._fishing:
             left = len(state.stock)
             if left != self._stock_left:  # its shown facts change with the stock
@@ -432,8 +439,6 @@ class ObservationEncoder:
                    down=cython.ulonglong, one=cython.ulonglong)
     def _fill(self, state: Any, seat: int) -> None:
         """The seat's card planes now in ``_new`` (its slow parts worked out again when they are stale)."""
-        if self._shown_every_move:
-            self._shown_seen[seat] = -1
         if self._deal_seen[seat] != self._deal_epoch or self._shown_seen[seat] != self._shown_epoch:
             self._slow_parts(state, seat)
         n, one = self.players, 1
