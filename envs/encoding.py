@@ -550,15 +550,25 @@ class SeatMoves:
 
     mask = cython.declare(object, visibility="readonly")
     cython.declare(_fishing=cython.bint, _size=cython.longlong, _ids=cython.longlong[::1], _legal=list,
-                   _encoder=ObservationEncoder)
+                   _encoder=ObservationEncoder, _no_mask=object)
     cython.declare(_mask=cython.schar[::1])  # type: ignore[attr-defined]  # (int8: Cython's signed char)
 
     def __init__(self, codec: ActionCodec, encoder: ObservationEncoder) -> None:
         self._fishing, self._size, self._encoder = codec.fishing, codec.size, encoder
         self.mask = np.zeros(codec.size, dtype=np.int8)
         self._mask = self.mask
+        self._no_mask = np.zeros(codec.size, dtype=np.int8)  # (the mask of a seat not to act)
         self._ids = np.zeros(codec.size if codec.fishing else 1, dtype=np.int64)
         self._legal: list[int] = []  # the legal ids the mask shows
+
+    @cython.locals(seat=cython.int)
+    def observation(self, state: Any, seat: int) -> dict[str, np.ndarray]:
+        """PettingZoo's observation of ``seat``: its vector now (:meth:`ObservationEncoder.encode`, a new array) and a
+        copy of the mask if it is the seat to act, else of an all-0 one."""
+        self._encoder._update(state, seat)
+        acting = state.current_player == seat  # (None once the match is over)
+        return {"observation": self._encoder._vectors[seat].copy(),
+                "action_mask": (self.mask if acting else self._no_mask).copy()}
 
     @cython.locals(index=cython.longlong, action=cython.longlong)
     def play(self, state: Any, index: int) -> None:

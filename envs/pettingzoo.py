@@ -113,12 +113,8 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
         """``AECEnv.last``: the observation, cumulative reward, termination, truncation and info of the agent to act."""
         agent = self.agent_selection
-        observation = None
-        if observe:  # observe(agent), inlined: it runs at every step
-            state = self.state
-            assert state is not None  # reset() comes first
-            mask = self._mask if state.current_player is not None else self._no_mask
-            observation = {"observation": self.encoder.encode(state, self._seat_of[agent]), "action_mask": mask.copy()}
+        # (observe(agent): the agent selected is the seat to act while the match goes on; reset() comes first)
+        observation = self._moves.observation(self.state, self._seat_of[agent]) if observe else None
         return (observation, self._cumulative_rewards[agent], self.terminations[agent], self.truncations[agent],
                 self.infos[agent])
 
