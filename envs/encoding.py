@@ -183,7 +183,8 @@ class ObservationEncoder:
                    _w_trump=cython.int[8], _w_phase=cython.int[8], _w_dealer=cython.int[8], _w_to_act=cython.int[8],
                    _w_stock=cython.double[8], _w_deal=cython.double[8], _w_scores=cython.double[64])
     cython.declare(_matrix=cython.float[:, ::1], _vectors=list, _pending=list, _scores_seen=list,
-                   _bit_of=object, _secret=object, _plain_card=object, _phase=object, _dealings=object, _deal_index=object,
+                   _bit_of=object, _secret=object, _plain_card=object, _phase=object, _dealings=object,
+                   _deal_index=object, _state_type=object, _shown_of=object, _trump_seen_of=object,
                    _phase_index=dict)
     # the deal part (trump, phase, dealer, deal index) worked out once an epoch, for every seat
     cython.declare(_deal_part_epoch=cython.longlong, _deal_trump=cython.int, _deal_phase=cython.int,
@@ -248,6 +249,7 @@ class ObservationEncoder:
         self._dealer_at = self.scores_at + n
         self.to_act_at = self._dealer_at + n
         self._vectors = None  # (made by the first match, and kept from match to match)
+        self._state_type = None  # the class whose shown_cards and trump_seen are _shown_of and _trump_seen_of
 
     @cython.locals(seat=cython.int, n=cython.int)
     def new_match(self, state: Any) -> None:
@@ -476,7 +478,10 @@ class ObservationEncoder:
             self._deal_of[seat] = self._deal_number
         if self._shown_seen[seat] != self._shown_epoch:
             self._shown_seen[seat] = self._shown_epoch
-            shown = state.shown_cards(seat)  # (FishingState's or TrickGame's; None: read the observation)
+            if type(state) is not self._state_type:  # (the class's functions called: no method look-up a step)
+                self._state_type = cls = type(state)
+                self._shown_of, self._trump_seen_of = cls.shown_cards, getattr(cls, "trump_seen", None)
+            shown = self._shown_of(state, seat)  # (FishingState's or TrickGame's; None: read the observation)
             if shown is None:
                 seen = state.observation(seat, history=False)
                 shown = (_mask_of(face_up_codes(seen)), _mask_of(seen.get("known_cards", ())),
@@ -484,7 +489,7 @@ class ObservationEncoder:
                 if self._shown_every_move:  # the trump as the seat knows it (Thunee's, until turned up)
                     self._trump_of[seat] = _suit_index(seen.get("trump"))
             elif self._trump_seen:
-                self._trump_of[seat] = state.trump_seen(seat)  # (NO_TRUMP, 4, is "none")
+                self._trump_of[seat] = self._trump_seen_of(state, seat)  # (NO_TRUMP, 4, is "none")
             face_up, known = shown[0], shown[1]
             self._shown_any |= face_up | known
             self._face_up[seat], self._known[seat] = face_up, known
