@@ -183,7 +183,8 @@ class ObservationEncoder:
                    _w_trump=cython.int[8], _w_phase=cython.int[8], _w_dealer=cython.int[8], _w_to_act=cython.int[8],
                    _w_stock=cython.double[8], _w_deal=cython.double[8], _w_scores=cython.double[64])
     cython.declare(_matrix=cython.float[:, ::1], _vectors=list, _pending=list, _scores_seen=list,
-                   _bit_of=object, _secret=object, _phase=object, _dealings=object, _deal_index=object,
+                   _bit_of=object, _secret=object, _plain_card=object, _phase=object, _dealings=object,
+                   _deal_index=object, _state_type=object, _shown_of=object, _trump_seen_of=object,
                    _phase_index=dict)
     # the deal part (trump, phase, dealer, deal index) worked out once an epoch, for every seat
     cython.declare(_deal_part_epoch=cython.longlong, _deal_trump=cython.int, _deal_phase=cython.int,
@@ -235,6 +236,10 @@ class ObservationEncoder:
         # Boonaken's centre) are read from the seat's observation (without history) at every one; those that stop
         # showing when played (Two-Ten-Jack's face-up stock, Tablić's bottom card) again when one is played.
         self._shown_every_move = game.INFO.shown_every_move
+        # A trick game's plain card plays (id -> card, None for the other moves): of those, only the deal's first card
+        # and a card its vectors showed change what a game whose shown cards change at any move shows (the rest of its
+        # moves, words and suffixed plays, are asked about again).
+        self._plain_card = None if self._fishing else game.ACTIONS.plain_card  # type: ignore[attr-defined]
         self._shown_until_played = game.INFO.shown_until_played
         # The trump as each seat knows it, read with the shown cards (Thunee's, until turned up), where the game says.
         self._trump_seen = not self._fishing and game.trump_seen is not TrickGame.trump_seen  # type: ignore[attr-defined]
@@ -244,6 +249,7 @@ class ObservationEncoder:
         self._dealer_at = self.scores_at + n
         self.to_act_at = self._dealer_at + n
         self._vectors = None  # (made by the first match, and kept from match to match)
+        self._state_type = None  # the class whose shown_cards and trump_seen are _shown_of and _trump_seen_of
 
     @cython.locals(seat=cython.int, n=cython.int)
     def new_match(self, state: Any) -> None:
@@ -305,6 +311,9 @@ class ObservationEncoder:
             self._forget_deal()  # the match is over: the environment's last deal starts after its last move
         if self._shown_until_played and named & self._shown_any:
             self._shown_epoch += 1
+        elif self._shown_every_move and (self._plain_card[action] is None or named & self._shown_any
+                                         or not state.tricks and len(state.trick) == 1):
+            self._shown_epoch += 1  # a word, a suffixed play, a card shown or the deal's first card
         if self._fishing:
             left = len(state.stock)
             if left != self._stock_left:  # its shown facts change with the stock
@@ -432,8 +441,6 @@ class ObservationEncoder:
                    down=cython.ulonglong, one=cython.ulonglong)
     def _fill(self, state: Any, seat: int) -> None:
         """The seat's card planes now in ``_new`` (its slow parts worked out again when they are stale)."""
-        if self._shown_every_move:
-            self._shown_seen[seat] = -1
         if self._deal_seen[seat] != self._deal_epoch or self._shown_seen[seat] != self._shown_epoch:
             self._slow_parts(state, seat)
         n, one = self.players, 1
@@ -471,7 +478,10 @@ class ObservationEncoder:
             self._deal_of[seat] = self._deal_number
         if self._shown_seen[seat] != self._shown_epoch:
             self._shown_seen[seat] = self._shown_epoch
-            shown = state.shown_cards(seat)  # (FishingState's or TrickGame's; None: read the observation)
+            if type(state) is not self._state_type:  # (the class's functions called: no method look-up a step)
+                self._state_type = cls = type(state)
+                self._shown_of, self._trump_seen_of = cls.shown_cards, getattr(cls, "trump_seen", None)
+            shown = self._shown_of(state, seat)  # (FishingState's or TrickGame's; None: read the observation)
             if shown is None:
                 seen = state.observation(seat, history=False)
                 shown = (_mask_of(face_up_codes(seen)), _mask_of(seen.get("known_cards", ())),
@@ -479,7 +489,7 @@ class ObservationEncoder:
                 if self._shown_every_move:  # the trump as the seat knows it (Thunee's, until turned up)
                     self._trump_of[seat] = _suit_index(seen.get("trump"))
             elif self._trump_seen:
-                self._trump_of[seat] = state.trump_seen(seat)  # (NO_TRUMP, 4, is "none")
+                self._trump_of[seat] = self._trump_seen_of(state, seat)  # (NO_TRUMP, 4, is "none")
             face_up, known = shown[0], shown[1]
             self._shown_any |= face_up | known
             self._face_up[seat], self._known[seat] = face_up, known
@@ -545,15 +555,25 @@ class SeatMoves:
 
     mask = cython.declare(object, visibility="readonly")
     cython.declare(_fishing=cython.bint, _size=cython.longlong, _ids=cython.longlong[::1], _legal=list,
-                   _encoder=ObservationEncoder)
+                   _encoder=ObservationEncoder, _no_mask=object)
     cython.declare(_mask=cython.schar[::1])  # type: ignore[attr-defined]  # (int8: Cython's signed char)
 
     def __init__(self, codec: ActionCodec, encoder: ObservationEncoder) -> None:
         self._fishing, self._size, self._encoder = codec.fishing, codec.size, encoder
         self.mask = np.zeros(codec.size, dtype=np.int8)
         self._mask = self.mask
+        self._no_mask = np.zeros(codec.size, dtype=np.int8)  # (the mask of a seat not to act)
         self._ids = np.zeros(codec.size if codec.fishing else 1, dtype=np.int64)
         self._legal: list[int] = []  # the legal ids the mask shows
+
+    @cython.locals(seat=cython.int)
+    def observation(self, state: Any, seat: int) -> dict[str, np.ndarray]:
+        """PettingZoo's observation of ``seat``: its vector now (:meth:`ObservationEncoder.encode`, a new array) and a
+        copy of the mask if it is the seat to act, else of an all-0 one."""
+        self._encoder._update(state, seat)
+        acting = state.current_player == seat  # (None once the match is over)
+        return {"observation": self._encoder._vectors[seat].copy(),
+                "action_mask": (self.mask if acting else self._no_mask).copy()}
 
     @cython.locals(index=cython.longlong, action=cython.longlong)
     def play(self, state: Any, index: int) -> None:

@@ -113,12 +113,8 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
         """``AECEnv.last``: the observation, cumulative reward, termination, truncation and info of the agent to act."""
         agent = self.agent_selection
-        observation = None
-        if observe:  # observe(agent), inlined: it runs at every step
-            state = self.state
-            assert state is not None  # reset() comes first
-            mask = self._mask if state.current_player is not None else self._no_mask
-            observation = {"observation": self.encoder.encode(state, self._seat_of[agent]), "action_mask": mask.copy()}
+        # (observe(agent): the agent selected is the seat to act while the match goes on; reset() comes first)
+        observation = self._moves.observation(self.state, self._seat_of[agent]) if observe else None
         return (observation, self._cumulative_rewards[agent], self.terminations[agent], self.truncations[agent],
                 self.infos[agent])
 
@@ -154,6 +150,32 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         else:
             self.agent_selection = self.possible_agents[seat]
         self._accumulate_rewards()
+
+    def _was_dead_step(self, action: Any) -> None:
+        """``AECEnv._was_dead_step``, the step of an agent the match's end terminated: the same changes (the agent
+        removed from ``agents`` and its dicts, the next dead agent selected, then the agent that was to act once none
+        is left, the rewards cleared) without looking for the dead agents among those left: here every agent ends at
+        once, with the match, so every one left is dead (PettingZoo's own search cost the match's last steps as much
+        as ten steps of play in Thunee)."""
+        if action is not None:
+            raise ValueError("when an agent is dead, the only valid action is None")
+        agent = self.agent_selection
+        del self.terminations[agent], self.truncations[agent], self.rewards[agent], self._cumulative_rewards[agent]
+        del self.infos[agent]
+        agents = self.agents
+        agents.remove(agent)
+        skip = getattr(self, "_skip_agent_selection", None)
+        if agents:
+            if skip is None:
+                self._skip_agent_selection = agent
+            self.agent_selection = agents[0]
+        else:
+            if skip is not None:
+                self.agent_selection = skip
+            self._skip_agent_selection = None
+        rewards = self.rewards
+        for name in rewards:
+            rewards[name] = 0
 
     def _deal_over(self) -> None:
         """Each seat's reward: the points its side scored in the deal that just ended."""
