@@ -729,7 +729,7 @@ class TrickGame(State, TrickCore):
                    quiet=cython.bint, unsaved=cython.bint,
                    winner=cython.Py_ssize_t, side=cython.Py_ssize_t, total=cython.Py_ssize_t, top=cython.Py_ssize_t,
                    end=cython.Py_ssize_t, seats=cython.Py_ssize_t, k=cython.Py_ssize_t, drawn=cython.Py_ssize_t,
-                   to=cython.Py_ssize_t)
+                   to=cython.Py_ssize_t, passes=cython.bint, recorded=list)
     def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
                     observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
         """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
@@ -757,8 +757,9 @@ class TrickGame(State, TrickCore):
         after = self._next_seats() if own_next else NEXT_SEATS[me.n_players]
         stop = action >= 0
         blind = quiet = unsaved = False
+        passes = rules.lead_passes
         if not stop:  # what choosing takes: each turn's legal moves
-            actions, follow, record = self.ACTIONS, rules.follow, me.moves.append
+            actions, follow, recorded = self.ACTIONS, rules.follow, me.moves  # (compiled: a C append to a typed list)
             ranked, suit_ids = actions.string_tables, actions.suit_tables
             own_ids = self._card_ids if own else None
             extras = moves if rules.extras else None
@@ -804,7 +805,7 @@ class TrickGame(State, TrickCore):
                         if unsaved:
                             me.best_card, me.best_seat, me.overtrumps = best, best_seat, beaters[best]
                     raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
-                record((seat, action))
+                recorded.append((seat, action))
             card = plain_card[action]
             if card is not None:
                 c = card
@@ -876,7 +877,7 @@ class TrickGame(State, TrickCore):
                 me.card_points[side] += total
             me.tricks_won[side] += 1
             tricks.append(trick)
-            seat = me.current_player = after[trick[0][0]] if rules.lead_passes else winner
+            seat = me.current_player = after[trick[0][0]] if passes else winner
             trick, played = [], 0
             me.trick = trick
             if after_trick is not None:
@@ -888,16 +889,17 @@ class TrickGame(State, TrickCore):
                     pass
                 elif me.phase != "play" or self.RULES is not rules or me.trump != trump:
                     stop = True
-            if draws and self.stock_top < len(self.stock):  # each seat from the winner on, while any
+            if draws:  # each seat from the winner on, while the stock lasts
                 top, stock, seats = self.stock_top, self.stock, len(hands)
                 end = len(stock)
-                for k in range(seats):
-                    if top == end:
-                        break
-                    drawn, to = stock[top], (winner + k) % seats
-                    hands[to] |= BIT[drawn]
-                    top += 1
-                self.stock_top = top
+                if top < end:
+                    for k in range(seats):
+                        if top == end:
+                            break
+                        drawn, to = stock[top], (winner + k) % seats
+                        hands[to] |= BIT[drawn]
+                        top += 1
+                    self.stock_top = top
             if len(tricks) == last:
                 me.last_trick_side = side
                 if not self._loading:
