@@ -304,6 +304,8 @@ def _high(x: int) -> int:
     return r
 
 _ONE = cython.declare(cython.ulonglong, 1)
+_BEGIN = cython.declare(cython.ulonglong, BEGIN)
+_DECISION = cython.declare(cython.ulonglong, DECISION_BITS)
 _TAKE = cython.declare(cython.ulonglong, TAKE)
 _NEXT = cython.declare(cython.ulonglong, NEXT)
 _DONE = cython.declare(cython.ulonglong, DONE)
@@ -1288,8 +1290,8 @@ class FishingState(State, FishingCore):
         player = me.current_player
         assert player is not None  # State.apply_id applies only a legal action
         seat, hands = player, me.hands
-        if action & DECISION_BITS:
-            if action & BEGIN:
+        if action & _DECISION:  # (compiled: C constants, the action not boxed to test its bits)
+            if action & _BEGIN:
                 played = action & 63
                 hand = hands[seat]
                 hands[seat] = hand & ~(_ONE << played)

@@ -56,7 +56,7 @@ from .phases import (
     hiding_phases,
 )
 from .rng import Rng
-from .state import Chooser, State, position_seat
+from .state import Chooser, State, draws_only, position_seat
 from .tricks import (
     FOLLOW_SUIT,
     NO_TRUMP,
@@ -178,12 +178,6 @@ def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, tr
     if same and not (led == trump and follow.must_overtrump):
         return actions.suit_tables[led][same]  # suit_ids, inlined: following suit (a shared list)
     return _ids_of(legal_mask(follow, hand, led, trump, over, partner_winning), actions.string_tables)
-
-
-def _draws_only(chooser: Chooser) -> bool:
-    """Whether a seat's chooser is a generator's own ``pick`` (the random policy's): it reads neither its observation
-    nor the state, so the trick loop may play quietly (``TrickGame._play_cards``)."""
-    return isinstance(getattr(chooser, "__self__", None), Rng) and getattr(chooser, "__name__", "") == "pick"
 
 
 # shown_cards: a class whose observations show no card beside the hand and trick, and no stock size
@@ -766,7 +760,7 @@ class TrickGame(State, TrickCore):
             over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
             side_of, tricks, points, draws, last = me.side_of, me.tricks, rules.points, rules.draw_after_trick, \
                 rules.tricks
-            blind = all(map(_draws_only, choose))
+            blind = all(map(draws_only, choose))
             quiet = blind and own_ids is None and extras is None
         player = me.current_player
         assert player is not None  # the caller plays only while someone is to act
