@@ -132,7 +132,7 @@ _ONE = cython.declare(cython.ulonglong, 1)  # (compiled, a card's bit is _ONE <<
 
 @cython.cfunc
 @cython.locals(mask=cython.ulonglong, ranked=tuple, s=tuple, r=cython.ulonglong, a=cython.ulonglong,
-               b=cython.ulonglong, c=cython.ulonglong, d=cython.ulonglong)
+               b=cython.ulonglong, c=cython.ulonglong, d=cython.ulonglong, ids=list)
 def _ids_of(mask: int, ranked: tuple[tuple[list[int], ...], ...]) -> list[int]:
     """``CardActions.ids(mask)`` for the trick loop (``ranked``: the actions' ``string_tables``), with no Python call
     compiled: the plain play ids of the cards of ``mask``, in order, a new list (its string ranks ORed in C)."""
@@ -140,10 +140,10 @@ def _ids_of(mask: int, ranked: tuple[tuple[list[int], ...], ...]) -> list[int]:
     a, b = s[0][mask & 0x1FFF], s[1][(mask >> 13) & 0x1FFF]
     c, d = s[2][(mask >> 26) & 0x1FFF], s[3][mask >> 39]
     r = a | b | c | d
-    ids: list[int] = ranked[0][r & 0x1FFF] + ranked[1][(r >> 13) & 0x1FFF]
-    if r >> 26:
-        ids += ranked[2][(r >> 26) & 0x1FFF]
-        ids += ranked[3][r >> 39]
+    ids = ranked[0][r & 0x1FFF] + ranked[1][(r >> 13) & 0x1FFF]
+    if r >> 26:  # (compiled: extended in C, the list typed)
+        ids.extend(ranked[2][(r >> 26) & 0x1FFF])
+        ids.extend(ranked[3][r >> 39])
     return ids
 
 
@@ -723,7 +723,7 @@ class TrickGame(State, TrickCore):
                    quiet=cython.bint, unsaved=cython.bint,
                    winner=cython.Py_ssize_t, side=cython.Py_ssize_t, total=cython.Py_ssize_t, top=cython.Py_ssize_t,
                    end=cython.Py_ssize_t, seats=cython.Py_ssize_t, k=cython.Py_ssize_t, drawn=cython.Py_ssize_t,
-                   to=cython.Py_ssize_t, passes=cython.bint, recorded=list)
+                   to=cython.Py_ssize_t, passes=cython.bint, recorded=list, held=cython.ulonglong)
     def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
                     observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
         """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
@@ -891,7 +891,8 @@ class TrickGame(State, TrickCore):
                         if top == end:
                             break
                         drawn, to = stock[top], (winner + k) % seats
-                        hands[to] |= BIT[drawn]
+                        held = hands[to]
+                        hands[to] = held | _ONE << drawn
                         top += 1
                     self.stock_top = top
             if len(tricks) == last:
