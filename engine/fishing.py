@@ -807,6 +807,72 @@ def _table_offers(offers: Offers, table: int, limit: int) -> Offers:
 
 
 @cython.cfunc
+@cython.locals(items=list)
+def _field_copy(value: Any, how: Copier | None) -> Any:
+    """A field's copy as ``engine.clone`` makes it (``how``: its declared copier); compiled, a list's without a Python
+    call."""
+    if how is None or value is None:
+        return value
+    if how is LIST:
+        items = value
+        return items[:]
+    return how(value)
+
+
+@cython.cclass
+class FishingCore:
+    """What a fishing game's moves read and write at every move, as fixed fields of a C struct in the compiled build
+    (a fishing game's base beside :class:`engine.state.State`, as :class:`engine.trickgame.TrickCore` is a trick
+    game's): the seat to act, the phase, the moves and legal ids, the hands, table, stock, capture piles, the last
+    capturer, the capture being decided and the capture rules. Compiled, ``_apply`` and ``_legal_ids`` reach them
+    without a dictionary look-up and ``clone`` copies them field by field (``_copy_fields``); from source this is a
+    plain class and they are ordinary instance attributes (an attribute not set yet reads None when compiled)."""
+
+    current_player = cython.declare(object, visibility="public")
+    phase = cython.declare(object, visibility="public")
+    moves = cython.declare(object, visibility="public")
+    _legal = cython.declare(object, visibility="public")
+    n_players = cython.declare(object, visibility="public")
+    dealer = cython.declare(object, visibility="public")
+    hands = cython.declare(object, visibility="public")
+    table = cython.declare(object, visibility="public")
+    stock = cython.declare(object, visibility="public")
+    captured = cython.declare(object, visibility="public")
+    last_capturer = cython.declare(object, visibility="public")
+    turn = cython.declare(object, visibility="public")
+    capture_rules = cython.declare(object, visibility="public")
+    # the groups a card played to the table can take, kept with the table and card they were found for (_groups_for)
+    _groups = cython.declare(object, visibility="public")
+
+    # The fields, in _copy_fields' order, for engine.clone (compiled; from source they are in the instance's
+    # __dict__ and copied with it).
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "current_player", "phase", "moves", "_legal", "n_players", "dealer", "hands", "table", "stock", "captured",
+        "last_capturer", "turn", "capture_rules", "_groups",
+    ) if cython.compiled else ()
+
+    @cython.locals(c=tuple)
+    def _copy_fields(self, new: FishingCore, copiers: tuple[Copier | None, ...]) -> None:
+        """Give ``new`` these fields, each copied as ``copiers`` (aligned with FIELDS: a class's COPY) says."""
+        twin = cython.declare(FishingCore, new)
+        c = copiers
+        twin.current_player = _field_copy(self.current_player, c[0])
+        twin.phase = _field_copy(self.phase, c[1])
+        twin.moves = _field_copy(self.moves, c[2])
+        twin._legal = _field_copy(self._legal, c[3])
+        twin.n_players = _field_copy(self.n_players, c[4])
+        twin.dealer = _field_copy(self.dealer, c[5])
+        twin.hands = _field_copy(self.hands, c[6])
+        twin.table = _field_copy(self.table, c[7])
+        twin.stock = _field_copy(self.stock, c[8])
+        twin.captured = _field_copy(self.captured, c[9])
+        twin.last_capturer = _field_copy(self.last_capturer, c[10])
+        twin.turn = _field_copy(self.turn, c[11])
+        twin.capture_rules = _field_copy(self.capture_rules, c[12])
+        twin._groups = _field_copy(self._groups, c[13])
+
+
+@cython.cfunc
 @cython.locals(table=cython.ulonglong, limit=cython.int)
 def _capturing_cards(state: FishingState, table: int, limit: int) -> int:
     """The cards that capture something on the capturable ``table`` of ``state``: compiled and up to
@@ -822,19 +888,21 @@ def _capturing_cards(state: FishingState, table: int, limit: int) -> int:
 
 
 @cython.cfunc
-@cython.locals(capturable=cython.ulonglong, played=cython.int, limit=cython.int, sums=cython.ulonglong)
+@cython.locals(me=FishingCore, capturable=cython.ulonglong, played=cython.int, limit=cython.int,
+               sums=cython.ulonglong)
 def _groups_for(state: FishingState, capturable: int, played: int) -> Groups:
     """The groups that ``played`` can take from the capturable table of ``state``, found when the capture begins
-    and kept on the state for its steps (``FishingState._groups``)."""
-    found = state._groups
-    if found[0] != capturable or found[1] != played:
-        limit = state.capture_rules.max_sum_cards
+    and kept on the state for its steps (``FishingCore._groups``)."""
+    me = state
+    found: tuple[int, int, Groups] | None = me._groups
+    if found is None or found[0] != capturable or found[1] != played:
+        limit = me.capture_rules.max_sum_cards
         if cython.compiled and limit <= _SMALL_LIMIT:
             sums = _small_sums(_small_reach(capturable, 1, limit), limit)
         else:
             offers = state._offers
             sums = offers[2] if offers[0] == capturable else SUM_BITS
-        found = state._groups = (capturable, played, _turn_groups(capturable, played, limit, sums))
+        found = me._groups = (capturable, played, _turn_groups(capturable, played, limit, sums))
     return found[2]
 
 
@@ -1036,69 +1104,6 @@ class CapturePlay(Phase["FishingState"]):
 CAPTURE_PLAY = CapturePlay()
 
 
-@cython.cfunc
-@cython.locals(items=list)
-def _field_copy(value: Any, how: Copier | None) -> Any:
-    """A field's copy as ``engine.clone`` makes it (``how``: its declared copier); compiled, a list's without a Python
-    call."""
-    if how is None or value is None:
-        return value
-    if how is LIST:
-        items = value
-        return items[:]
-    return how(value)
-
-
-@cython.cclass
-class FishingCore:
-    """What a fishing game's moves read and write at every move, as fixed fields of a C struct in the compiled build
-    (a fishing game's base beside :class:`engine.state.State`, as :class:`engine.trickgame.TrickCore` is a trick
-    game's): the seat to act, the phase, the moves and legal ids, the hands, table, stock, capture piles, the last
-    capturer, the capture being decided and the capture rules. Compiled, ``_apply`` and ``_legal_ids`` reach them
-    without a dictionary look-up and ``clone`` copies them field by field (``_copy_fields``); from source this is a
-    plain class and they are ordinary instance attributes (an attribute not set yet reads None when compiled)."""
-
-    current_player = cython.declare(object, visibility="public")
-    phase = cython.declare(object, visibility="public")
-    moves = cython.declare(object, visibility="public")
-    _legal = cython.declare(object, visibility="public")
-    n_players = cython.declare(object, visibility="public")
-    dealer = cython.declare(object, visibility="public")
-    hands = cython.declare(object, visibility="public")
-    table = cython.declare(object, visibility="public")
-    stock = cython.declare(object, visibility="public")
-    captured = cython.declare(object, visibility="public")
-    last_capturer = cython.declare(object, visibility="public")
-    turn = cython.declare(object, visibility="public")
-    capture_rules = cython.declare(object, visibility="public")
-
-    # The fields, in _copy_fields' order, for engine.clone (compiled; from source they are in the instance's
-    # __dict__ and copied with it).
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        "current_player", "phase", "moves", "_legal", "n_players", "dealer", "hands", "table", "stock", "captured",
-        "last_capturer", "turn", "capture_rules",
-    ) if cython.compiled else ()
-
-    @cython.locals(c=tuple)
-    def _copy_fields(self, new: FishingCore, copiers: tuple[Copier | None, ...]) -> None:
-        """Give ``new`` these fields, each copied as ``copiers`` (aligned with FIELDS: a class's COPY) says."""
-        twin = cython.declare(FishingCore, new)
-        c = copiers
-        twin.current_player = _field_copy(self.current_player, c[0])
-        twin.phase = _field_copy(self.phase, c[1])
-        twin.moves = _field_copy(self.moves, c[2])
-        twin._legal = _field_copy(self._legal, c[3])
-        twin.n_players = _field_copy(self.n_players, c[4])
-        twin.dealer = _field_copy(self.dealer, c[5])
-        twin.hands = _field_copy(self.hands, c[6])
-        twin.table = _field_copy(self.table, c[7])
-        twin.stock = _field_copy(self.stock, c[8])
-        twin.captured = _field_copy(self.captured, c[9])
-        twin.last_capturer = _field_copy(self.last_capturer, c[10])
-        twin.turn = _field_copy(self.turn, c[11])
-        twin.capture_rules = _field_copy(self.capture_rules, c[12])
-
-
 class FishingState(State, FishingCore):
     """The deal of a fishing game: hands, a face-up table, a stock, capture piles, sweeps and the last capture.
 
@@ -1170,18 +1175,18 @@ class FishingState(State, FishingCore):
 
     # Compiled, the state's fields that a move reads and writes are FishingCore's struct fields (``me``: ``self``,
     # typed).
-    @cython.locals(me=FishingCore, whole=cython.ulonglong, table=cython.ulonglong)
+    @cython.locals(me=FishingCore, whole=cython.ulonglong, table=cython.ulonglong, fields=tuple)
     def _legal_ids(self) -> list[int]:
         me = self
         rules = me.capture_rules
-        jack_takes_all, limit, compulsory = rules  # (unpacked: fewer attribute look-ups in the hot loop)
+        # (unpacked: fewer attribute look-ups in the hot loop; compiled, a named tuple's fields read as a tuple's, in C)
+        fields = cython.cast(tuple, rules)
+        jack_takes_all, limit, compulsory = fields
         whole = me.table
         table = whole & ~_JACKS if jack_takes_all else whole
         turn = me.turn
         if turn is not None:
-            known = self._groups
-            groups = known[2] if known[0] == table and known[1] == turn[0] else _groups_for(self, table, turn[0])
-            return _turn_options(turn, table, rules, groups)
+            return _turn_options(turn, table, rules, _groups_for(self, table, turn[0]))
         seat = me.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
         # The actions between turns, in string order: each card's trail, start of a capture (the cards that capture
@@ -1189,10 +1194,9 @@ class FishingState(State, FishingCore):
         return _between_turns(me.hands[seat], _capturing_cards(self, table, limit), compulsory, jack_takes_all,
                               whole)
 
-    # What the table offers, kept with the table it was found for (``_capturing_cards``), and the groups a card
-    # played to it can take (``_groups_for``).
+    # What the table offers, kept with the table it was found for (``_capturing_cards``; the groups a card played to
+    # it can take are FishingCore's ``_groups``).
     _offers: Offers = (-1, 0, 0, 0)
-    _groups: tuple[int, int, Groups] = (-1, -1, ())
 
     def action_string(self, action: int) -> str:
         return capture_action_string(action)
@@ -1302,9 +1306,7 @@ class FishingState(State, FishingCore):
             assert turn is not None  # a decision after the first is made inside a turn
             rules = me.capture_rules
             table = me.table & ~_JACKS if rules.jack_takes_all else me.table
-            known = self._groups
-            groups = known[2] if known[0] == table and known[1] == turn[0] else _groups_for(self, table, turn[0])
-            turn, ended = _turn_step(turn, action, table, rules, groups)
+            turn, ended = _turn_step(turn, action, table, rules, _groups_for(self, table, turn[0]))
             if not ended:
                 me.turn = turn
                 return
