@@ -579,7 +579,7 @@ class State(ABC):
         self._legal = None
         self._apply(action)
 
-    @cython.locals(recorded=list, blind=cython.bint, moves=cython.Py_ssize_t)
+    @cython.locals(recorded=list, blind=cython.bint, moves=cython.Py_ssize_t, seat=cython.Py_ssize_t)
     def play_to_end(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> int:
         """Play the match to its end, ``choose[seat](legal_ids, observe[seat])`` picking each move of ``seat`` (a
         policy's ``choose_id``); return the number of moves. The engine's own rollout loop (bots' ``play_out``,
@@ -599,10 +599,11 @@ class State(ABC):
         moves = 0
         self._legal = None
         while True:
-            seat = self.current_player
-            if seat is None:
+            player = self.current_player
+            if player is None:
                 self._legal = None
                 return moves
+            seat = player  # (compiled: a C integer, the seat's chooser and observer found without a Python index)
             legal = legal_ids()
             if not blind:
                 self._legal = legal  # known while the seat chooses (its observation lists them)
