@@ -723,7 +723,8 @@ class TrickGame(State, TrickCore):
                    quiet=cython.bint, unsaved=cython.bint,
                    winner=cython.Py_ssize_t, side=cython.Py_ssize_t, total=cython.Py_ssize_t, top=cython.Py_ssize_t,
                    end=cython.Py_ssize_t, seats=cython.Py_ssize_t, k=cython.Py_ssize_t, drawn=cython.Py_ssize_t,
-                   to=cython.Py_ssize_t, passes=cython.bint, recorded=list, held=cython.ulonglong)
+                   to=cython.Py_ssize_t, passes=cython.bint, recorded=list, held=cython.ulonglong,
+                   stocked=cython.bint)
     def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
                     observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
         """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
@@ -751,6 +752,9 @@ class TrickGame(State, TrickCore):
         after = self._next_seats() if own_next else NEXT_SEATS[me.n_players]
         stop = action >= 0
         blind = quiet = unsaved = False
+        # whether ``stock`` and ``top`` hold the state's stock and stock_top: read at the first draw and again after
+        # any call into the game (which may replace the stock), kept between draws while none is made
+        stocked = False
         passes = rules.lead_passes
         if not stop:  # what choosing takes: each turn's legal moves
             actions, follow, recorded = self.ACTIONS, rules.follow, me.moves  # (compiled: a C append to a typed list)
@@ -776,6 +780,7 @@ class TrickGame(State, TrickCore):
                 hand = hands[seat]
                 if own_ids is not None:
                     legal = own_ids()
+                    stocked = False
                 elif not played:
                     legal = _ids_of(hand, ranked)
                 else:
@@ -788,9 +793,12 @@ class TrickGame(State, TrickCore):
                         legal = _ids_of(mask, ranked)
                 if extras is not None:
                     legal = extras(self, seat, legal)
+                    stocked = False
                 if not blind:
                     me._legal = legal  # known while the seat chooses (its observation lists them)
                 action = choose[seat](legal, observe[seat])
+                if not blind:  # (a policy reads the state, through its observation)
+                    stocked = False
                 if not _listed(action, legal):
                     if blind:
                         me._legal = legal
@@ -806,6 +814,7 @@ class TrickGame(State, TrickCore):
                 hands[seat] = hand ^ (_ONE << c)
             else:  # a move of a play part's (or of the game's own _card_ids): the part that plays it plays it
                 card = self._playing.play[action](self, seat, action)
+                stocked = False
                 if card is None:  # no card played: the game says who moves next
                     if stop or not self._play_holds(rules, trump, trick, hands):
                         return
@@ -838,6 +847,7 @@ class TrickGame(State, TrickCore):
                 if plain_card[action] is not None:
                     assert watching is not None  # (watched is set only by a watching part)
                     watching[1](self, seat, card)
+                    stocked = False
                     if me.current_player is None or me.trick is not trick:
                         return  # the game ended the deal (a void deal, Thunee 5.9), or the match
                 if stop or not self._play_holds(rules, trump, trick, hands):
@@ -876,6 +886,7 @@ class TrickGame(State, TrickCore):
             me.trick = trick
             if after_trick is not None:
                 after_trick(self, winner)
+                stocked = False
                 if me.current_player is None or me.tricks is not tricks:
                     return  # the game ended the deal
                 seat = me.current_player
@@ -884,9 +895,11 @@ class TrickGame(State, TrickCore):
                 elif me.phase != "play" or self.RULES is not rules or me.trump != trump:
                     stop = True
             if draws:  # each seat from the winner on, while the stock lasts
-                top, stock, seats = self.stock_top, self.stock, len(hands)
+                if not stocked:
+                    top, stock, stocked = self.stock_top, self.stock, True
                 end = len(stock)
                 if top < end:
+                    seats = len(hands)
                     for k in range(seats):
                         if top == end:
                             break
