@@ -54,6 +54,11 @@ def exceptval(_value: object = None, *, check: bool = True) -> Callable[[_F], _F
     return _same
 
 
+def cast(_type: object, value: _V, /) -> _V:
+    """``value`` itself (compiled: a C cast, unchecked)."""
+    return value
+
+
 @overload
 def declare(_type: object, value: _V, /) -> _V: ...
 

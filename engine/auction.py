@@ -97,6 +97,15 @@ class Contract:
         return {"value": self.value, "suit": self.suit, "declarer": self.declarer, "multiplier": self.multiplier}
 
 
+@cython.cfunc
+def _key(auction: ContractAuction) -> tuple[int | None, int, bool]:
+    """``ContractAuction.key()``: the highest bid's level, the doubles on it, whether the seat to speak is on the
+    bidder's side."""
+    bidder = auction.bidder
+    own = bidder is not None and _same_side(bidder, auction.turn, auction.partnerships)
+    return auction.level, auction.doubled, own
+
+
 class ContractAuction(Copyable):
     """A bidding sequence in seat order: passes, ever higher bids, doubles; three passes (by default) end it.
 
@@ -126,15 +135,13 @@ class ContractAuction(Copyable):
 
     def key(self) -> tuple[int | None, int, bool]:
         """Everything the legal actions depend on (for a game's cache of legal-id lists)."""
-        bidder = self.bidder
-        own = bidder is not None and _same_side(bidder, self.turn, self.partnerships)
-        return self.level, self.doubled, own
+        return _key(self)
 
     def legal_ids(self) -> list[int]:
         """The legal actions as the action ids of the ``ids`` given (a shared list: never change it in place)."""
         table = self.ids
         assert table is not None, "an auction lists legal ids only with the game's ids"
-        key = self.key()
+        key = _key(self)  # (compiled: a C call, not a method's)
         ids = table.known.get(key)
         return ids if ids is not None else table.of(key, self)
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar, cast
 
 from .cards import BIT, CARD_OF_CODE, CODES, RANK, RANK_MASK, STRING_RANK, cards_in, format_cards, mask_of, parse_card
-from .clone import LIST, SHARED
+from .clone import LIST, SHARED, Copier
 from .dealing import deal_round, seats_from
 from .determinize import Slot, in_deck_order, redeal, relabel_mask, relabeling
 from .errors import ActionLimitExceeded, IllegalAction, PositionError
@@ -304,6 +304,8 @@ def _high(x: int) -> int:
     return r
 
 _ONE = cython.declare(cython.ulonglong, 1)
+_BEGIN = cython.declare(cython.ulonglong, BEGIN)
+_DECISION = cython.declare(cython.ulonglong, DECISION_BITS)
 _TAKE = cython.declare(cython.ulonglong, TAKE)
 _NEXT = cython.declare(cython.ulonglong, NEXT)
 _DONE = cython.declare(cython.ulonglong, DONE)
@@ -805,6 +807,72 @@ def _table_offers(offers: Offers, table: int, limit: int) -> Offers:
 
 
 @cython.cfunc
+@cython.locals(items=list)
+def _field_copy(value: Any, how: Copier | None) -> Any:
+    """A field's copy as ``engine.clone`` makes it (``how``: its declared copier); compiled, a list's without a Python
+    call."""
+    if how is None or value is None:
+        return value
+    if how is LIST:
+        items = value
+        return items[:]
+    return how(value)
+
+
+@cython.cclass
+class FishingCore:
+    """What a fishing game's moves read and write at every move, as fixed fields of a C struct in the compiled build
+    (a fishing game's base beside :class:`engine.state.State`, as :class:`engine.trickgame.TrickCore` is a trick
+    game's): the seat to act, the phase, the moves and legal ids, the hands, table, stock, capture piles, the last
+    capturer, the capture being decided and the capture rules. Compiled, ``_apply`` and ``_legal_ids`` reach them
+    without a dictionary look-up and ``clone`` copies them field by field (``_copy_fields``); from source this is a
+    plain class and they are ordinary instance attributes (an attribute not set yet reads None when compiled)."""
+
+    current_player = cython.declare(object, visibility="public")
+    phase = cython.declare(object, visibility="public")
+    moves = cython.declare(object, visibility="public")
+    _legal = cython.declare(object, visibility="public")
+    n_players = cython.declare(object, visibility="public")
+    dealer = cython.declare(object, visibility="public")
+    hands = cython.declare(object, visibility="public")
+    table = cython.declare(object, visibility="public")
+    stock = cython.declare(object, visibility="public")
+    captured = cython.declare(object, visibility="public")
+    last_capturer = cython.declare(object, visibility="public")
+    turn = cython.declare(object, visibility="public")
+    capture_rules = cython.declare(object, visibility="public")
+    # the groups a card played to the table can take, kept with the table and card they were found for (_groups_for)
+    _groups = cython.declare(object, visibility="public")
+
+    # The fields, in _copy_fields' order, for engine.clone (compiled; from source they are in the instance's
+    # __dict__ and copied with it).
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "current_player", "phase", "moves", "_legal", "n_players", "dealer", "hands", "table", "stock", "captured",
+        "last_capturer", "turn", "capture_rules", "_groups",
+    ) if cython.compiled else ()
+
+    @cython.locals(c=tuple)
+    def _copy_fields(self, new: FishingCore, copiers: tuple[Copier | None, ...]) -> None:
+        """Give ``new`` these fields, each copied as ``copiers`` (aligned with FIELDS: a class's COPY) says."""
+        twin = cython.declare(FishingCore, new)
+        c = copiers
+        twin.current_player = _field_copy(self.current_player, c[0])
+        twin.phase = _field_copy(self.phase, c[1])
+        twin.moves = _field_copy(self.moves, c[2])
+        twin._legal = _field_copy(self._legal, c[3])
+        twin.n_players = _field_copy(self.n_players, c[4])
+        twin.dealer = _field_copy(self.dealer, c[5])
+        twin.hands = _field_copy(self.hands, c[6])
+        twin.table = _field_copy(self.table, c[7])
+        twin.stock = _field_copy(self.stock, c[8])
+        twin.captured = _field_copy(self.captured, c[9])
+        twin.last_capturer = _field_copy(self.last_capturer, c[10])
+        twin.turn = _field_copy(self.turn, c[11])
+        twin.capture_rules = _field_copy(self.capture_rules, c[12])
+        twin._groups = _field_copy(self._groups, c[13])
+
+
+@cython.cfunc
 @cython.locals(table=cython.ulonglong, limit=cython.int)
 def _capturing_cards(state: FishingState, table: int, limit: int) -> int:
     """The cards that capture something on the capturable ``table`` of ``state``: compiled and up to
@@ -820,19 +888,21 @@ def _capturing_cards(state: FishingState, table: int, limit: int) -> int:
 
 
 @cython.cfunc
-@cython.locals(capturable=cython.ulonglong, played=cython.int, limit=cython.int, sums=cython.ulonglong)
+@cython.locals(me=FishingCore, capturable=cython.ulonglong, played=cython.int, limit=cython.int,
+               sums=cython.ulonglong)
 def _groups_for(state: FishingState, capturable: int, played: int) -> Groups:
     """The groups that ``played`` can take from the capturable table of ``state``, found when the capture begins
-    and kept on the state for its steps (``FishingState._groups``)."""
-    found = state._groups
-    if found[0] != capturable or found[1] != played:
-        limit = state.capture_rules.max_sum_cards
+    and kept on the state for its steps (``FishingCore._groups``)."""
+    me = state
+    found: tuple[int, int, Groups] | None = me._groups
+    if found is None or found[0] != capturable or found[1] != played:
+        limit = me.capture_rules.max_sum_cards
         if cython.compiled and limit <= _SMALL_LIMIT:
             sums = _small_sums(_small_reach(capturable, 1, limit), limit)
         else:
             offers = state._offers
             sums = offers[2] if offers[0] == capturable else SUM_BITS
-        found = state._groups = (capturable, played, _turn_groups(capturable, played, limit, sums))
+        found = me._groups = (capturable, played, _turn_groups(capturable, played, limit, sums))
     return found[2]
 
 
@@ -1034,7 +1104,7 @@ class CapturePlay(Phase["FishingState"]):
 CAPTURE_PLAY = CapturePlay()
 
 
-class FishingState(State):
+class FishingState(State, FishingCore):
     """The deal of a fishing game: hands, a face-up table, a stock, capture piles, sweeps and the last capture.
 
     A game subclass sets ``capture_rules`` in its ``SETTINGS``, deals the first hands and table in the phase that deals
@@ -1103,28 +1173,30 @@ class FishingState(State):
         """The table cards that a capture may take (§5.6 (c): not Tablanette's special jacks)."""
         return self.table & ~JACKS_MASK if self.capture_rules.jack_takes_all else self.table
 
-    @cython.locals(whole=cython.ulonglong, table=cython.ulonglong)
+    # Compiled, the state's fields that a move reads and writes are FishingCore's struct fields (``me``: ``self``,
+    # typed).
+    @cython.locals(me=FishingCore, whole=cython.ulonglong, table=cython.ulonglong, fields=tuple)
     def _legal_ids(self) -> list[int]:
-        rules = self.capture_rules
-        jack_takes_all, limit, compulsory = rules  # (unpacked: fewer attribute look-ups in the hot loop)
-        whole = self.table
+        me = self
+        rules = me.capture_rules
+        # (unpacked: fewer attribute look-ups in the hot loop; compiled, a named tuple's fields read as a tuple's, in C)
+        fields = cython.cast(tuple, rules)
+        jack_takes_all, limit, compulsory = fields
+        whole = me.table
         table = whole & ~_JACKS if jack_takes_all else whole
-        turn = self.turn
+        turn = me.turn
         if turn is not None:
-            known = self._groups
-            groups = known[2] if known[0] == table and known[1] == turn[0] else _groups_for(self, table, turn[0])
-            return _turn_options(turn, table, rules, groups)
-        seat = self.current_player
+            return _turn_options(turn, table, rules, _groups_for(self, table, turn[0]))
+        seat = me.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
         # The actions between turns, in string order: each card's trail, start of a capture (the cards that capture
         # something here), or (Tablanette's special jack) taking the whole table.
-        return _between_turns(self.hands[seat], _capturing_cards(self, table, limit), compulsory, jack_takes_all,
+        return _between_turns(me.hands[seat], _capturing_cards(self, table, limit), compulsory, jack_takes_all,
                               whole)
 
-    # What the table offers, kept with the table it was found for (``_capturing_cards``), and the groups a card
-    # played to it can take (``_groups_for``).
+    # What the table offers, kept with the table it was found for (``_capturing_cards``; the groups a card played to
+    # it can take are FishingCore's ``_groups``).
     _offers: Offers = (-1, 0, 0, 0)
-    _groups: tuple[int, int, Groups] = (-1, -1, ())
 
     def action_string(self, action: int) -> str:
         return capture_action_string(action)
@@ -1214,57 +1286,59 @@ class FishingState(State):
             raise IllegalAction(action, self.legal_actions(), self._where(), turns=self.turn_choices())
         return path
 
-    @cython.locals(action=cython.ulonglong, seat=cython.int, played=cython.int, captured=cython.ulonglong,
-                   table=cython.ulonglong, ended=cython.bint, hand=cython.ulonglong)
+    @cython.locals(me=FishingCore, action=cython.ulonglong, seat=cython.int, played=cython.int,
+                   captured=cython.ulonglong, table=cython.ulonglong, ended=cython.bint, hand=cython.ulonglong,
+                   pile=cython.ulonglong)
     def _apply(self, action: int) -> None:
-        player = self.current_player
+        me = self
+        player = me.current_player
         assert player is not None  # State.apply_id applies only a legal action
-        seat, hands = player, self.hands
-        if action & DECISION_BITS:
-            if action & BEGIN:
+        seat, hands = player, me.hands
+        if action & _DECISION:  # (compiled: C constants, the action not boxed to test its bits)
+            if action & _BEGIN:
                 played = action & 63
                 hand = hands[seat]
                 hands[seat] = hand & ~(_ONE << played)
-                self.turn = (played, VALUE_BITS[played], 0, 0)  # start_turn(played)
-                self.phase = "capture"
+                me.turn = (played, VALUE_BITS[played], 0, 0)  # start_turn(played)
+                me.phase = "capture"
                 return
-            turn = self.turn
+            turn = me.turn
             assert turn is not None  # a decision after the first is made inside a turn
-            rules = self.capture_rules
-            table = self.table & ~_JACKS if rules.jack_takes_all else self.table
-            known = self._groups
-            groups = known[2] if known[0] == table and known[1] == turn[0] else _groups_for(self, table, turn[0])
-            turn, ended = _turn_step(turn, action, table, rules, groups)
+            rules = me.capture_rules
+            table = me.table & ~_JACKS if rules.jack_takes_all else me.table
+            turn, ended = _turn_step(turn, action, table, rules, _groups_for(self, table, turn[0]))
             if not ended:
-                self.turn = turn
+                me.turn = turn
                 return
             played, _, captured, _ = turn
-            self.turn = None
-            self.phase = "play"
+            me.turn = None
+            me.phase = "play"
         else:
             played, captured = action & 63, action >> 6
             hand = hands[seat]
             hands[seat] = hand & ~(_ONE << played)
         # the turn ends
-        table = self.table
+        table = me.table
         if captured:
             table &= ~captured
-            self.table = table
-            self.captured[seat] |= captured | _ONE << played
-            self.last_capturer = seat
+            me.table = table
+            piles = me.captured
+            pile = piles[seat]
+            piles[seat] = pile | captured | _ONE << played
+            me.last_capturer = seat
             if not table:
                 points = self._sweep_points(played, captured)
                 if points and self._score_sweep(seat, points):
                     return
         else:
-            self.table = table | _ONE << played
+            me.table = table | _ONE << played
         for hand in hands:
             if hand:
-                self.current_player = (seat + 1) % self.n_players
+                me.current_player = (seat + 1) % me.n_players
                 return
-        if self.stock:
+        if me.stock:
             self._refill()
-            self.current_player = (self.dealer + 1) % self.n_players
+            me.current_player = (me.dealer + 1) % me.n_players
         else:
             self._end_deal()
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, Self, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, overload
 
 from .cards import CODES, parse_deck
 from .clone import LIST, SHARED, SHARED_UNTIL_WRITTEN, Copier, copy_declared, copy_plan
@@ -27,8 +27,23 @@ from .phases import Phase, dealing_phase, load_phases, save_phases, seeing_phase
 from .rng import Rng, fresh_seed
 from .scoring import leaders
 
+if TYPE_CHECKING:
+    from . import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from . import _cython_shim as cython
+
 # Picks a move: (the legal action ids, a function returning the observation of the seat to act) -> an action id.
 Chooser = Callable[[Sequence[int], Callable[[], dict[str, Any]]], int]
+
+
+def draws_only(chooser: Chooser) -> bool:
+    """Whether a seat's chooser is a generator's own ``pick`` (the random policy's): it reads neither its observation
+    nor the state, so a rollout loop need not write the legal moves to the state for it (``State.play_to_end``,
+    ``TrickGame._play_cards``)."""
+    return isinstance(getattr(chooser, "__self__", None), Rng) and getattr(chooser, "__name__", "") == "pick"
 
 MAX_DEALS = Option(
     "max_deals", int, 0, "stop the match after this many deals (0 = play to the game's own end)", minimum=0
@@ -564,6 +579,7 @@ class State(ABC):
         self._legal = None
         self._apply(action)
 
+    @cython.locals(recorded=list, blind=cython.bint, moves=cython.Py_ssize_t, seat=cython.Py_ssize_t)
     def play_to_end(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> int:
         """Play the match to its end, ``choose[seat](legal_ids, observe[seat])`` picking each move of ``seat`` (a
         policy's ``choose_id``); return the number of moves. The engine's own rollout loop (bots' ``play_out``,
@@ -576,19 +592,28 @@ class State(ABC):
         >>> state.play_to_end([lambda ids, observe: ids[0]] * 2, [lambda: {}] * 2), state.is_terminal
         (52, True)
         """
-        legal_ids, apply, record = self._legal_ids, self._apply, self.moves.append
+        legal_ids, apply, recorded = self._legal_ids, self._apply, self.moves  # (compiled: a C append, typed)
+        # While every seat's choice is the generator's own draw (it reads neither the observation nor the state), the
+        # legal moves are not written to the state (``_legal``, which an observation lists) but where a choice fails.
+        blind = all(map(draws_only, choose))
         moves = 0
+        self._legal = None
         while True:
-            seat = self.current_player
-            if seat is None:
+            player = self.current_player
+            if player is None:
                 self._legal = None
                 return moves
-            self._legal = legal = legal_ids()  # known while the seat chooses (its observation lists them)
+            seat = player  # (compiled: a C integer, the seat's chooser and observer found without a Python index)
+            legal = legal_ids()
+            if not blind:
+                self._legal = legal  # known while the seat chooses (its observation lists them)
             action = choose[seat](legal, observe[seat])
             if action not in legal:
+                self._legal = legal
                 raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
-            record((seat, action))
-            self._legal = None
+            recorded.append((seat, action))
+            if not blind:
+                self._legal = None
             apply(action)
             moves += 1
 

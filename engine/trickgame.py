@@ -56,7 +56,7 @@ from .phases import (
     hiding_phases,
 )
 from .rng import Rng
-from .state import Chooser, State, position_seat
+from .state import Chooser, State, draws_only, position_seat
 from .tricks import (
     FOLLOW_SUIT,
     NO_TRUMP,
@@ -132,7 +132,7 @@ _ONE = cython.declare(cython.ulonglong, 1)  # (compiled, a card's bit is _ONE <<
 
 @cython.cfunc
 @cython.locals(mask=cython.ulonglong, ranked=tuple, s=tuple, r=cython.ulonglong, a=cython.ulonglong,
-               b=cython.ulonglong, c=cython.ulonglong, d=cython.ulonglong)
+               b=cython.ulonglong, c=cython.ulonglong, d=cython.ulonglong, ids=list)
 def _ids_of(mask: int, ranked: tuple[tuple[list[int], ...], ...]) -> list[int]:
     """``CardActions.ids(mask)`` for the trick loop (``ranked``: the actions' ``string_tables``), with no Python call
     compiled: the plain play ids of the cards of ``mask``, in order, a new list (its string ranks ORed in C)."""
@@ -140,10 +140,10 @@ def _ids_of(mask: int, ranked: tuple[tuple[list[int], ...], ...]) -> list[int]:
     a, b = s[0][mask & 0x1FFF], s[1][(mask >> 13) & 0x1FFF]
     c, d = s[2][(mask >> 26) & 0x1FFF], s[3][mask >> 39]
     r = a | b | c | d
-    ids: list[int] = ranked[0][r & 0x1FFF] + ranked[1][(r >> 13) & 0x1FFF]
-    if r >> 26:
-        ids += ranked[2][(r >> 26) & 0x1FFF]
-        ids += ranked[3][r >> 39]
+    ids = ranked[0][r & 0x1FFF] + ranked[1][(r >> 13) & 0x1FFF]
+    if r >> 26:  # (compiled: extended in C, the list typed)
+        ids.extend(ranked[2][(r >> 26) & 0x1FFF])
+        ids.extend(ranked[3][r >> 39])
     return ids
 
 
@@ -178,12 +178,6 @@ def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, tr
     if same and not (led == trump and follow.must_overtrump):
         return actions.suit_tables[led][same]  # suit_ids, inlined: following suit (a shared list)
     return _ids_of(legal_mask(follow, hand, led, trump, over, partner_winning), actions.string_tables)
-
-
-def _draws_only(chooser: Chooser) -> bool:
-    """Whether a seat's chooser is a generator's own ``pick`` (the random policy's): it reads neither its observation
-    nor the state, so the trick loop may play quietly (``TrickGame._play_cards``)."""
-    return isinstance(getattr(chooser, "__self__", None), Rng) and getattr(chooser, "__name__", "") == "pick"
 
 
 # shown_cards: a class whose observations show no card beside the hand and trick, and no stock size
@@ -729,7 +723,8 @@ class TrickGame(State, TrickCore):
                    quiet=cython.bint, unsaved=cython.bint,
                    winner=cython.Py_ssize_t, side=cython.Py_ssize_t, total=cython.Py_ssize_t, top=cython.Py_ssize_t,
                    end=cython.Py_ssize_t, seats=cython.Py_ssize_t, k=cython.Py_ssize_t, drawn=cython.Py_ssize_t,
-                   to=cython.Py_ssize_t)
+                   to=cython.Py_ssize_t, passes=cython.bint, recorded=list, held=cython.ulonglong,
+                   stocked=cython.bint)
     def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
                     observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
         """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
@@ -757,15 +752,19 @@ class TrickGame(State, TrickCore):
         after = self._next_seats() if own_next else NEXT_SEATS[me.n_players]
         stop = action >= 0
         blind = quiet = unsaved = False
+        # whether ``stock`` and ``top`` hold the state's stock and stock_top: read at the first draw and again after
+        # any call into the game (which may replace the stock), kept between draws while none is made
+        stocked = False
+        passes = rules.lead_passes
         if not stop:  # what choosing takes: each turn's legal moves
-            actions, follow, record = self.ACTIONS, rules.follow, me.moves.append
+            actions, follow, recorded = self.ACTIONS, rules.follow, me.moves  # (compiled: a C append to a typed list)
             ranked, suit_ids = actions.string_tables, actions.suit_tables
             own_ids = self._card_ids if own else None
             extras = moves if rules.extras else None
             over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
             side_of, tricks, points, draws, last = me.side_of, me.tricks, rules.points, rules.draw_after_trick, \
                 rules.tricks
-            blind = all(map(_draws_only, choose))
+            blind = all(map(draws_only, choose))
             quiet = blind and own_ids is None and extras is None
         player = me.current_player
         assert player is not None  # the caller plays only while someone is to act
@@ -781,6 +780,7 @@ class TrickGame(State, TrickCore):
                 hand = hands[seat]
                 if own_ids is not None:
                     legal = own_ids()
+                    stocked = False
                 elif not played:
                     legal = _ids_of(hand, ranked)
                 else:
@@ -793,9 +793,12 @@ class TrickGame(State, TrickCore):
                         legal = _ids_of(mask, ranked)
                 if extras is not None:
                     legal = extras(self, seat, legal)
+                    stocked = False
                 if not blind:
                     me._legal = legal  # known while the seat chooses (its observation lists them)
                 action = choose[seat](legal, observe[seat])
+                if not blind:  # (a policy reads the state, through its observation)
+                    stocked = False
                 if not _listed(action, legal):
                     if blind:
                         me._legal = legal
@@ -804,13 +807,14 @@ class TrickGame(State, TrickCore):
                         if unsaved:
                             me.best_card, me.best_seat, me.overtrumps = best, best_seat, beaters[best]
                     raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
-                record((seat, action))
+                recorded.append((seat, action))
             card = plain_card[action]
             if card is not None:
                 c = card
                 hands[seat] = hand ^ (_ONE << c)
             else:  # a move of a play part's (or of the game's own _card_ids): the part that plays it plays it
                 card = self._playing.play[action](self, seat, action)
+                stocked = False
                 if card is None:  # no card played: the game says who moves next
                     if stop or not self._play_holds(rules, trump, trick, hands):
                         return
@@ -843,6 +847,7 @@ class TrickGame(State, TrickCore):
                 if plain_card[action] is not None:
                     assert watching is not None  # (watched is set only by a watching part)
                     watching[1](self, seat, card)
+                    stocked = False
                     if me.current_player is None or me.trick is not trick:
                         return  # the game ended the deal (a void deal, Thunee 5.9), or the match
                 if stop or not self._play_holds(rules, trump, trick, hands):
@@ -876,11 +881,12 @@ class TrickGame(State, TrickCore):
                 me.card_points[side] += total
             me.tricks_won[side] += 1
             tricks.append(trick)
-            seat = me.current_player = after[trick[0][0]] if rules.lead_passes else winner
+            seat = me.current_player = after[trick[0][0]] if passes else winner
             trick, played = [], 0
             me.trick = trick
             if after_trick is not None:
                 after_trick(self, winner)
+                stocked = False
                 if me.current_player is None or me.tricks is not tricks:
                     return  # the game ended the deal
                 seat = me.current_player
@@ -888,16 +894,20 @@ class TrickGame(State, TrickCore):
                     pass
                 elif me.phase != "play" or self.RULES is not rules or me.trump != trump:
                     stop = True
-            if draws and self.stock_top < len(self.stock):  # each seat from the winner on, while any
-                top, stock, seats = self.stock_top, self.stock, len(hands)
+            if draws:  # each seat from the winner on, while the stock lasts
+                if not stocked:
+                    top, stock, stocked = self.stock_top, self.stock, True
                 end = len(stock)
-                for k in range(seats):
-                    if top == end:
-                        break
-                    drawn, to = stock[top], (winner + k) % seats
-                    hands[to] |= BIT[drawn]
-                    top += 1
-                self.stock_top = top
+                if top < end:
+                    seats = len(hands)
+                    for k in range(seats):
+                        if top == end:
+                            break
+                        drawn, to = stock[top], (winner + k) % seats
+                        held = hands[to]
+                        hands[to] = held | _ONE << drawn
+                        top += 1
+                    self.stock_top = top
             if len(tricks) == last:
                 me.last_trick_side = side
                 if not self._loading:

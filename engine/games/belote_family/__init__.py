@@ -8,7 +8,7 @@ subclasses :class:`BelotePlay`, deals, runs its own auction and scores; the play
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...auction import ContractAuction, TakeRounds
 from ...cards import BIT, RANK_CHAR, SUITS, cards_in, make_deck, mask_of, parse_card
@@ -21,6 +21,14 @@ from ...scoring import point_table
 from ...state import Partnerships
 from ...trickgame import PlayPart, TrickGame, TrickRules
 from ...tricks import NO_TRUMP, CardActions, FollowRule, Ranking, cut
+
+if TYPE_CHECKING:
+    from ... import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from ... import _cython_shim as cython
 
 DECK_RANKS = "789TJQKA"
 DECK = tuple(make_deck(DECK_RANKS))
@@ -73,10 +81,12 @@ class BeloteAnnounced(PlayPart["BelotePlay"]):
         """The trump king and queen of an announced belote (6.4: its announcer holds both until played)."""
         return KQ_MASK[game.trump] if game.belote_seat is not None else 0
 
+    @cython.locals(kq=cython.ulonglong, hand=cython.ulonglong)
     def moves(self, game: BelotePlay, seat: int, ids: list[int]) -> list[int]:
         """6.4: with both in hand, each legal play of the trump king or queen may announce the belote."""
         kq = KQ_MASK[game.trump]
-        if game.hands[seat] & kq == kq:
+        hand = game.hands[seat]  # (compiled: the masks tested in C)
+        if hand & kq == kq:
             pair = KING_QUEEN_IDS[game.trump]
             belotes = [a + BELOTE_SUFFIX for a in ids if a in pair]
             if belotes:
