@@ -39,8 +39,9 @@ else:
         from .. import _cython_shim as cython
 
 SortKey = tuple[int, ...]  # compared as tuples: the greatest is the best action (bools count as 0 and 1)
-# One key per legal action, in the order of the seat's legal actions, from what the seat has seen.
-Ranker = Callable[[Seen], Sequence[SortKey]]
+# One key per legal action, in the order of the seat's legal actions, from what the seat has seen: all SortKeys, or
+# all ints (what a tuple would say packed in one int, ``kind * KIND + value`` say: one C comparison, no tuple made).
+Ranker = Callable[[Seen], Sequence[SortKey] | Sequence[int]]
 
 _RANKERS: dict[str, Ranker] = {}
 
@@ -131,7 +132,7 @@ class GreedyPolicy(Policy):
         return self._best_of(self._rank(SeenInObservation(observation)))
 
     @cython.locals(i=cython.Py_ssize_t, index=cython.Py_ssize_t, ties=cython.Py_ssize_t)
-    def _best_of(self, keys: Sequence[SortKey]) -> int:
+    def _best_of(self, keys: Sequence[Any]) -> int:  # (a Ranker's keys: all SortKeys, or all ints)
         if cython.compiled:  # the same in one pass over the keys (max, count and index are three, each a call)
             best, index, ties = keys[0], 0, 1
             for i in range(1, len(keys)):
