@@ -31,7 +31,13 @@ from ..tricks import NO_TRUMP, beats
 from .policy import Observation
 
 if TYPE_CHECKING:
+    from .. import _cython_shim as cython
     from ..trickgame import TrickGame
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from .. import _cython_shim as cython
 
 
 NONE_LEFT = -(1 << 30)  # Seen.highest_unseen of a suit the seat has seen every card of: below every power
@@ -91,6 +97,7 @@ class Seen:
         seen._played_mask, seen._played_at = 0, (-1, 0)
         return seen.at(())
 
+    @cython.locals(card_of=tuple, i=cython.Py_ssize_t, a=cython.Py_ssize_t)
     def at(self, legal_ids: Sequence[int]) -> Seen:
         """This view (of :meth:`of_state`) now, the seat being to act with ``legal_ids``: good until the next."""
         state = self._state
@@ -99,7 +106,11 @@ class Seen:
         self._legal_ids = legal_ids
         self.trick, self.trump, self.phase = state.trick, state.trump, state.phase
         card_of = self._card_of
-        self.legal_cards = [card_of[a] for a in legal_ids]
+        cards = []
+        for i in range(len(legal_ids)):  # (compiled: a C loop, the action table a tuple indexed by a C int)
+            a = legal_ids[i]
+            cards.append(card_of[a])
+        self.legal_cards = cards
         return self
 
     @property
@@ -201,17 +212,29 @@ class Seen:
         state = self._state
         if state is None or not self._tricks_shown:
             return None
-        mask = state.hands[self.seat] | self._played_cards()
+        seat = self._seat  # (of_state knows it)
+        assert seat is not None
+        mask = state.hands[seat] | self._played_cards()
         for _seat, card in state.trick:
             mask |= 1 << card
         for code in also:
             mask |= 1 << CARD_OF_CODE[code]
         return mask
 
+    @cython.locals(seen_cards=cython.ulonglong, card=cython.Py_ssize_t, suit=cython.Py_ssize_t)
     def highest_unseen(self, deck: Iterable[int], power: Sequence[int], also: Iterable[str] = ()) -> list[int]:
         """Per suit, the highest ``power`` of the cards of ``deck`` the seat has not seen (:meth:`unseen`), NONE_LEFT
         where it has seen them all: a card is master of its suit when its power is at least its suit's."""
         highest = [NONE_LEFT] * 4
+        mask = self._seen_mask(also)
+        if mask is not None:  # (the same cards as unseen's, without making their set)
+            seen_cards = mask
+            for card in deck:
+                if not seen_cards >> card & 1:
+                    suit = SUIT[card]
+                    if power[card] > highest[suit]:
+                        highest[suit] = power[card]
+            return highest
         for card in self.unseen(deck, also):
             suit = SUIT[card]
             if power[card] > highest[suit]:
