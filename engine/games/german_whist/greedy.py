@@ -5,7 +5,7 @@ the pair ``(kind, value)`` would be (one C comparison compiled, no tuple made).
 
 >>> obs = {"seat": 0, "players": 2, "phase": "play", "legal_actions": ["2C", "AC"], "trump": "H", "trick": [],
 ...        "face_up": "AH"}
->>> [divmod(key, KIND) for key in rank_german_whist(Seen(obs))]
+>>> [divmod(key, 1 << 10) for key in rank_german_whist(Seen(obs))]
 [(1, 1), (1, 13)]
 """
 
@@ -28,12 +28,13 @@ else:
         from ... import _cython_shim as cython
 
 WHIST_POWER = RANKING.power
-KIND = 1 << 10  # a key's kind weighs more than any value (powers reach 113, less 50 for a trump: |value| < 512)
+# a key's kind weighs more than any value (powers reach 113, less 50 for a trump: |value| < 512)
+KIND = cython.declare(cython.Py_ssize_t, 1 << 10)
 
 
 @register_greedy("german_whist")
 @cython.locals(trump=cython.Py_ssize_t, lead=cython.Py_ssize_t, c=cython.Py_ssize_t, p=cython.Py_ssize_t,
-               worth_winning=cython.bint)
+               worth_winning=cython.bint, power=tuple)
 def rank_german_whist(seen: Seen) -> list[int]:
     """Phase 1: fight for a face-up card worth having (a trump or a ten and up), else duck; phase 2: win cheaply.
 
