@@ -40,6 +40,7 @@ else:
         from .. import _cython_shim as cython
 
 
+_ONE = cython.declare(cython.ulonglong, 1)  # (a C 1 compiled: shifted by a card, a 64-bit mask's bit)
 NONE_LEFT = -(1 << 30)  # Seen.highest_unseen of a suit the seat has seen every card of: below every power
 
 
@@ -166,11 +167,13 @@ class Seen:
         return self._obs
 
     @property
+    @cython.locals(i=cython.Py_ssize_t)
     def legal(self) -> list[str]:
         """The seat's legal actions (empty when it is not to act)."""
         if self._legal is None:
             if self._state is not None:
-                self._legal = list(map(self._state.ACTIONS.strings.__getitem__, self._legal_ids))
+                strings, ids = self._state.ACTIONS.strings, self._legal_ids
+                self._legal = [strings[ids[i]] for i in range(len(ids))]
             else:
                 self._legal = self.obs["legal_actions"]
         return self._legal
@@ -191,21 +194,25 @@ class Seen:
             return self._state.tricks
         return [[(seat, CARD_OF_CODE[code]) for seat, code in played] for played in self.obs["tricks"]]
 
+    @cython.cfunc
+    @cython.locals(played=cython.ulonglong, card=cython.Py_ssize_t, counted=cython.Py_ssize_t, n=cython.Py_ssize_t,
+                   k=cython.Py_ssize_t)
     def _played_cards(self) -> int:
         """The cards of the deal's finished tricks, as a mask (of :meth:`of_state`), brought up to date trick by trick
         (the state only moves on)."""
         state = self._state
         assert state is not None
         tricks, (dealing, counted) = state.tricks, self._played_at
-        if dealing != state.dealings or counted > len(tricks):  # another deal
+        n = len(tricks)
+        if dealing != state.dealings or counted > n:  # another deal
             self._played_mask, dealing, counted = 0, state.dealings, 0
-        if counted < len(tricks):  # add the tricks finished since
+        if counted < n:  # add the tricks finished since
             played = self._played_mask
-            for trick in tricks[counted:]:
-                for _seat, card in trick:
-                    played |= 1 << card
+            for k in range(counted, n):
+                for _seat, card in tricks[k]:
+                    played |= _ONE << card
             self._played_mask = played
-        self._played_at = (dealing, len(tricks))
+        self._played_at = (dealing, n)
         return self._played_mask
 
     def tricks_played(self) -> int:
@@ -240,6 +247,8 @@ class Seen:
         seen.update(CARD_OF_CODE[code] for code in also)
         return set(deck) - seen
 
+    @cython.cfunc
+    @cython.locals(mask=cython.ulonglong, card=cython.Py_ssize_t)
     def _seen_mask(self, also: Iterable[str]) -> int | None:
         """(of_state, where the tricks are shown) The cards the seat has seen as a mask: its hand, the cards played
         this deal and ``also``; None for a Seen read from an observation."""
@@ -250,12 +259,11 @@ class Seen:
         assert seat is not None
         mask = state.hands[seat] | self._played_cards()
         for _seat, card in state.trick:
-            mask |= 1 << card
+            mask |= _ONE << card
         for code in also:
-            mask |= 1 << CARD_OF_CODE[code]
+            mask |= _ONE << CARD_OF_CODE[code]
         return mask
 
-    @cython.locals(seen_cards=cython.ulonglong, card=cython.Py_ssize_t, suit=cython.Py_ssize_t)
     def highest_unseen(self, deck: Iterable[int], power: Sequence[int], also: Iterable[str] = ()) -> list[int]:
         """Per suit, the highest ``power`` of the cards of ``deck`` the seat has not seen (:meth:`unseen`), NONE_LEFT
         where it has seen them all: a card is master of its suit when its power is at least its suit's."""

@@ -62,7 +62,7 @@ def _lead_key(card: int, trump: int, highest: list[int], announce: bool) -> int:
 
 
 @cython.locals(trump=cython.Py_ssize_t, c=cython.Py_ssize_t, best=cython.Py_ssize_t, seat=cython.Py_ssize_t,
-               partner_winning=cython.bint, announce=cython.bint, is_trump=cython.bint)
+               partner_winning=cython.bint, announce=cython.bint, is_trump=cython.bint, action=str)
 def rank_belote_play(seen: Seen) -> list[int]:
     """Each legal play's key (a card, or a card that announces the belote: ``KH:belote``)."""
     trump, trick = seen.trump, seen.trick
