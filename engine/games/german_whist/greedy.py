@@ -34,7 +34,8 @@ KIND = cython.declare(cython.Py_ssize_t, 1 << 10)
 
 @register_greedy("german_whist")
 @cython.locals(trump=cython.Py_ssize_t, lead=cython.Py_ssize_t, c=cython.Py_ssize_t, p=cython.Py_ssize_t,
-               worth_winning=cython.bint, power=tuple)
+               worth_winning=cython.bint, power=tuple, i=cython.Py_ssize_t,
+               n=cython.Py_ssize_t, keys=list)
 def rank_german_whist(seen: Seen) -> list[int]:
     """Phase 1: fight for a face-up card worth having (a trump or a ten and up), else duck; phase 2: win cheaply.
 
@@ -44,17 +45,19 @@ def rank_german_whist(seen: Seen) -> list[int]:
     lead = trick[0][1] if trick else -1
     power = WHIST_POWER[trump]
     worth_winning = face_up is None or SUIT[face_up] == trump or power[face_up] >= 10
-    keys: list[int] = []
-    for card in seen.legal_cards:
+    cards = seen.legal_cards
+    n = len(cards)
+    keys = [0] * n  # (0, 0) for a face-down card
+    for i in range(n):
+        card = cards[i]
         if card is None:
-            keys.append(0)  # (0, 0)
             continue
         c = card
         p = power[c]
         if lead < 0:
-            keys.append(KIND + (p if worth_winning else -p))  # (1, +-power)
+            keys[i] = KIND + (p if worth_winning else -p)  # (1, +-power)
         elif worth_winning and beats(c, lead, trump, power):
-            keys.append(2 * KIND - p)  # (2, -power): the cheapest winner
+            keys[i] = 2 * KIND - p  # (2, -power): the cheapest winner
         else:
-            keys.append(KIND - p - (50 if SUIT[c] == trump else 0))  # (1, ...): the cheapest discard, trumps kept
+            keys[i] = KIND - p - (50 if SUIT[c] == trump else 0)  # (1, ...): the cheapest discard, trumps kept
     return keys
