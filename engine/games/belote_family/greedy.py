@@ -50,7 +50,9 @@ def _packed(announce: bool, kind: int, a: int, b: int) -> int:
     return ((((announce << 2 | kind) << FIELD) | (a + HALF)) << FIELD) | (b + HALF)
 
 
-@cython.locals(card=cython.Py_ssize_t, trump=cython.Py_ssize_t, suit=cython.Py_ssize_t)
+@cython.cfunc
+@cython.locals(card=cython.Py_ssize_t, trump=cython.Py_ssize_t, suit=cython.Py_ssize_t, announce=cython.bint)
+@cython.returns(cython.longlong)
 def _lead_key(card: int, trump: int, highest: list[int], announce: bool) -> int:
     """Lead a master (no unseen card of its suit beats it: ``highest``, the best unseen power per suit), trumps first
     to draw them, then the richest; otherwise the cheapest card, keeping tens whose ace is still out."""
