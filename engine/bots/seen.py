@@ -265,6 +265,7 @@ class Seen:
             mask |= _ONE << CARD_OF_CODE[code]
         return mask
 
+    @cython.locals(seen_cards=cython.ulonglong, card=cython.Py_ssize_t, suit=cython.Py_ssize_t)
     def highest_unseen(self, deck: Iterable[int], power: Sequence[int], also: Iterable[str] = ()) -> list[int]:
         """Per suit, the highest ``power`` of the cards of ``deck`` the seat has not seen (:meth:`unseen`), NONE_LEFT
         where it has seen them all: a card is master of its suit when its power is at least its suit's."""

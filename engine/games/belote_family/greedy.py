@@ -64,33 +64,38 @@ def _lead_key(card: int, trump: int, highest: list[int], announce: bool) -> int:
 
 
 @cython.locals(trump=cython.Py_ssize_t, c=cython.Py_ssize_t, best=cython.Py_ssize_t, seat=cython.Py_ssize_t,
-               partner_winning=cython.bint, announce=cython.bint, is_trump=cython.bint, action=str)
+               partner_winning=cython.bint, announce=cython.bint, is_trump=cython.bint, action=str,
+               i=cython.Py_ssize_t, n=cython.Py_ssize_t, keys=list)
 def rank_belote_play(seen: Seen) -> list[int]:
     """Each legal play's key (a card, or a card that announces the belote: ``KH:belote``)."""
     trump, trick = seen.trump, seen.trick
     power, points = POWER[trump], POINTS[trump]
-    keys: list[int] = []
-    plays = zip(seen.legal_cards, seen.legal, strict=True)
+    cards, actions = seen.legal_cards, seen.legal
+    n = len(cards)
+    if len(actions) != n:
+        raise ValueError(f"{n} legal cards for {len(actions)} legal actions")
+    keys = [0] * n
     if not trick:
         highest = seen.highest_unseen(BELOTE_DECK, power)
-        for card, action in plays:
+        for i in range(n):
+            card, action = cards[i], actions[i]
             assert card is not None
-            # 6.1: announce it (20 points)
-            keys.append(_lead_key(card, trump, highest, action.endswith(":belote")))
+            keys[i] = _lead_key(card, trump, highest, action.endswith(":belote"))  # 6.1: announce it (20 points)
         return keys
     seat, best = seen.winning(trump, power)
     partner_winning = seen.players == 4 and seat == (seen.seat + 2) % 4
-    for card, action in plays:
+    for i in range(n):
+        card, action = cards[i], actions[i]
         assert card is not None
         c = card
         announce = action.endswith(":belote")
         is_trump = SUIT[c] == trump
         if partner_winning:
-            keys.append(_packed(announce, 1, points[c] - (30 if is_trump else 0), 0))  # give points, keep trumps
+            keys[i] = _packed(announce, 1, points[c] - (30 if is_trump else 0), 0)  # give points, keep trumps
         elif beats(c, best, trump, power):
-            keys.append(_packed(announce, 2, -power[c], -points[c]))  # the cheapest card that wins
+            keys[i] = _packed(announce, 2, -power[c], -points[c])  # the cheapest card that wins
         else:
-            keys.append(_packed(announce, 0, -points[c] - (20 if is_trump else 0), -power[c]))
+            keys[i] = _packed(announce, 0, -points[c] - (20 if is_trump else 0), -power[c])
     return keys
 
 
