@@ -132,7 +132,7 @@ class Seen:
         self._played_mask, self._played_at = 0, (-1, 0)
         return self.at(())
 
-    @cython.locals(card_of=tuple, i=cython.Py_ssize_t, a=cython.Py_ssize_t, n=cython.Py_ssize_t, cards=list)
+    @cython.locals(card_of=tuple, a=cython.Py_ssize_t)
     def at(self, legal_ids: Sequence[int]) -> Seen:
         """This view (of :meth:`of_state`) now, the seat being to act with ``legal_ids``: good until the next."""
         state = self._state
@@ -141,12 +141,7 @@ class Seen:
         self._legal_ids = legal_ids
         self._trick, self._trump, self._phase = state.trick, state.trump, state.phase
         card_of = self._card_of
-        n = len(legal_ids)
-        cards: list[int | None] = [None] * n
-        for i in range(n):  # (compiled: a C loop, the action table a tuple indexed by a C int)
-            a = legal_ids[i]
-            cards[i] = card_of[a]
-        self._legal_cards = cards
+        self._legal_cards = [card_of[a] for a in legal_ids]  # (compiled: the table a tuple indexed by a C int)
         return self
 
     @property

@@ -77,15 +77,15 @@ def rank_belote_play(seen: Seen) -> list[int]:
     keys = [0] * n
     if not trick:
         highest = seen.highest_unseen(BELOTE_DECK, power)
-        for i in range(n):
-            card, action = cards[i], actions[i]
+        for i, card in enumerate(cards):
+            action = actions[i]
             assert card is not None
             keys[i] = _lead_key(card, trump, highest, action.endswith(":belote"))  # 6.1: announce it (20 points)
         return keys
     seat, best = seen.winning(trump, power)
     partner_winning = seen.players == 4 and seat == (seen.seat + 2) % 4
-    for i in range(n):
-        card, action = cards[i], actions[i]
+    for i, card in enumerate(cards):
+        action = actions[i]
         assert card is not None
         c = card
         announce = action.endswith(":belote")

@@ -48,8 +48,7 @@ def rank_german_whist(seen: Seen) -> list[int]:
     cards = seen.legal_cards
     n = len(cards)
     keys = [0] * n  # (0, 0) for a face-down card
-    for i in range(n):
-        card = cards[i]
+    for i, card in enumerate(cards):
         if card is None:
             continue
         c = card
