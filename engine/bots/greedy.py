@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..options import Option
 from ..registry import game_package, list_games
+from ..rng import Rng
 from .policy import Observation, Observe, Policy
 from .seen import Seen, SeenInObservation
 from .view import SeatObserver
@@ -39,8 +40,9 @@ else:
         from .. import _cython_shim as cython
 
 SortKey = tuple[int, ...]  # compared as tuples: the greatest is the best action (bools count as 0 and 1)
-# One key per legal action, in the order of the seat's legal actions, from what the seat has seen.
-Ranker = Callable[[Seen], Sequence[SortKey]]
+# One key per legal action, in the order of the seat's legal actions, from what the seat has seen: all SortKeys, or
+# all ints (what a tuple would say packed in one int, ``kind * KIND + value`` say: one C comparison, no tuple made).
+Ranker = Callable[[Seen], Sequence[SortKey] | Sequence[int]]
 
 _RANKERS: dict[str, Ranker] = {}
 
@@ -119,7 +121,7 @@ class GreedyPolicy(Policy):
             return legal_ids[self.rng.below(count)]
         if isinstance(observe, SeatObserver):
             kept = observe.kept  # (brought to this turn here: one call less a move)
-            return legal_ids[self._best_of(self._rank(kept.at(legal_ids) if kept else observe.seen(legal_ids)))]
+            return legal_ids[_greatest(self._rank(kept.at(legal_ids) if kept else observe.seen(legal_ids)), self.rng)]
         return legal_ids[self._best_index(observe())]
 
     def _choose_index(self, observation: Observation) -> int:
@@ -130,22 +132,28 @@ class GreedyPolicy(Policy):
     def _best_index(self, observation: Observation) -> int:
         return self._best_of(self._rank(SeenInObservation(observation)))
 
-    @cython.locals(i=cython.Py_ssize_t, index=cython.Py_ssize_t, ties=cython.Py_ssize_t)
-    def _best_of(self, keys: Sequence[SortKey]) -> int:
-        if cython.compiled:  # the same in one pass over the keys (max, count and index are three, each a call)
-            best, index, ties = keys[0], 0, 1
-            for i in range(1, len(keys)):
-                key = keys[i]
-                if key > best:
-                    best, index, ties = key, i, 1
-                elif key == best:
-                    ties += 1
-            if ties == 1:
-                return index
-            tied = [i for i in range(len(keys)) if keys[i] == best]
-            return tied[self.rng.below(len(tied))]
-        best = max(keys)
-        if keys.count(best) == 1:  # (the common case, without a Python loop)
-            return keys.index(best)
-        best_indexes = [i for i, key in enumerate(keys) if key == best]
-        return best_indexes[self.rng.below(len(best_indexes))]
+    def _best_of(self, keys: Sequence[Any]) -> int:  # (a Ranker's keys: all SortKeys, or all ints)
+        return _greatest(keys, self.rng)
+
+
+@cython.cfunc
+@cython.locals(i=cython.Py_ssize_t, index=cython.Py_ssize_t, ties=cython.Py_ssize_t, count=cython.Py_ssize_t)
+def _greatest(keys: Sequence[Any], rng: Rng) -> int:
+    """The index of the greatest of ``keys``, ties broken by ``rng``."""
+    if cython.compiled:  # the same in one pass over the keys (max, count and index are three, each a call)
+        best, index, ties, count = keys[0], 0, 1, len(keys)
+        for i in range(1, count):
+            key = keys[i]
+            if key > best:
+                best, index, ties = key, i, 1
+            elif key == best:
+                ties += 1
+        if ties == 1:
+            return index
+        tied = [i for i in range(count) if keys[i] == best]
+        return tied[rng.below(len(tied))]
+    best = max(keys)
+    if keys.count(best) == 1:  # (the common case, without a Python loop)
+        return keys.index(best)
+    best_indexes = [i for i, key in enumerate(keys) if key == best]
+    return best_indexes[rng.below(len(best_indexes))]

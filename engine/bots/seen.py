@@ -24,44 +24,42 @@ such game, and on samples of what the seat has not seen), without building the o
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from ..cards import CARD_OF_CODE, SUIT, SUITS, cards_in
 from ..tricks import NO_TRUMP, beats
 from .policy import Observation
 
 if TYPE_CHECKING:
+    from .. import _cython_shim as cython
     from ..trickgame import TrickGame
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from .. import _cython_shim as cython
 
 
+_ONE = cython.declare(cython.ulonglong, 1)  # (a C 1 compiled: shifted by a card, a 64-bit mask's bit)
 NONE_LEFT = -(1 << 30)  # Seen.highest_unseen of a suit the seat has seen every card of: below every power
 
 
+@cython.cclass
 class Seen:
-    """A seat's view of the play, read from its observation ``obs`` (or from the state: :meth:`of_state`)."""
+    """A seat's view of the play, read from its observation ``obs`` (or from the state: :meth:`of_state`).
 
-    __slots__ = ("_card_of", "_face_up_shown", "_history", "_legal", "_legal_ids", "_obs", "_played_at",
-                 "_played_mask", "_players", "_read", "_seat", "_state", "_tricks_shown", "legal_cards", "phase",
-                 "trick", "trump")
+    Compiled, its fields are a C struct's (:meth:`at` sets them at each turn without a dictionary or descriptor look-up)
+    and its facts (phase, trump, trick, legal_cards) are properties over them; a :class:`SeenInObservation` reads each
+    fact from the observation at its first use."""
 
-    _card_of: tuple[int | None, ...]  # the state's action table's card of each id (of_state)
-    _played_mask: int  # (of_state) the cards of the finished tricks, as of _played_at: the dealing, the tricks counted
-    _played_at: tuple[int, int]
-    _read: dict[str, Any]  # (SeenInObservation) the facts read so far
+    cython.declare(_obs=object, _history=cython.bint, _state=object, _legal_ids=object, _legal=object, _seat=object,
+                   _players=object, _face_up_shown=cython.bint, _tricks_shown=cython.bint, _card_of=tuple,
+                   _played_mask=object, _played_at=object, _read=object, _phase=object, _trump=object, _trick=object,
+                   _legal_cards=object)
+
     # Whether a Seen read from an observation reads phase, trump, trick and legal_cards at their first use (the
-    # bots' SeenInObservation) rather than at once (a class with a __getattr__ is slower at every attribute read: the
-    # seat's view keeps a plain Seen).
-    _LAZY: ClassVar[bool] = False
-
-    phase: str | None
-    """The deal's phase."""
-    trump: int
-    """The trump suit the seat sees, NO_TRUMP when there is none (or none shown)."""
-    trick: list[tuple[int, int]]
-    """The cards of the trick in play the seat sees, (seat, card) in the order played (none played face down)."""
-    legal_cards: list[int | None]
-    """The card each legal action plays (``KH`` and ``KH:belote`` play the king of hearts), None for the rest (words,
-    and German Whist's face-down ``down:<slot>`` cards, which the seat does not know)."""
+    # bots' SeenInObservation) rather than at once.
+    _LAZY = False
 
     def __init__(self, obs: Observation) -> None:
         self._obs: Observation | None = obs
@@ -72,11 +70,50 @@ class Seen:
         self._seat: int | None = None
         self._players: int | None = None
         self._face_up_shown = self._tricks_shown = False
+        self._card_of: tuple[int | None, ...] = ()
+        self._played_mask = 0  # (of_state) the cards of the finished tricks, as of _played_at: the dealing, the tricks
+        self._played_at = (-1, 0)
+        self._read: dict[str, Any] | None = None  # (SeenInObservation) the facts read so far
+        self._phase: str | None = None
+        self._trump = NO_TRUMP
+        self._trick: list[tuple[int, int]] = []
+        self._legal_cards: list[int | None] = []
         if self._LAZY:
             self._read = {}
         else:
-            for name, read in _OBS_FACTS.items():
-                setattr(self, name, read(obs))
+            self._phase, self._trump = _OBS_FACTS["phase"](obs), _OBS_FACTS["trump"](obs)
+            self._trick, self._legal_cards = _OBS_FACTS["trick"](obs), _OBS_FACTS["legal_cards"](obs)
+
+    def _fact(self, name: str) -> Any:
+        """(SeenInObservation) The fact ``name``, read from the observation at its first use and kept."""
+        known = self._read
+        assert known is not None
+        if name in known:
+            return known[name]
+        known[name] = value = _OBS_FACTS[name](self.obs)
+        return value
+
+    @property
+    def phase(self) -> str | None:
+        """The deal's phase."""
+        return self._phase if self._read is None else self._fact("phase")
+
+    @property
+    def trump(self) -> int:
+        """The trump suit the seat sees, NO_TRUMP when there is none (or none shown)."""
+        return self._trump if self._read is None else self._fact("trump")
+
+    @property
+    def trick(self) -> list[tuple[int, int]]:
+        """The cards of the trick in play the seat sees, (seat, card) in the order played (none played face
+        down)."""
+        return self._trick if self._read is None else self._fact("trick")
+
+    @property
+    def legal_cards(self) -> list[int | None]:
+        """The card each legal action plays (``KH`` and ``KH:belote`` play the king of hearts), None for the rest
+        (words, and German Whist's face-down ``down:<slot>`` cards, which the seat does not know)."""
+        return self._legal_cards if self._read is None else self._fact("legal_cards")
 
     @classmethod
     def of_state(cls, state: TrickGame, seat: int, history: bool = False) -> Seen:
@@ -84,22 +121,27 @@ class Seen:
         for ``obs``), read from ``state``: only for a trick game that shows the seat its hand, the trump, the trick
         and the tricks played as it holds them (no card played face down). The seat's view keeps it
         (:class:`engine.bots.view.SeatObserver`), and :meth:`at` brings it to each of the seat's turns."""
-        seen = cls.__new__(cls)
-        seen._state, seen._seat, seen._players, seen._history = state, seat, state.n_players, history
-        seen._face_up_shown, seen._tricks_shown = "face_up" in state.OBSERVED, "tricks" in state.OBSERVED
-        seen._card_of = state.ACTIONS.card_of
-        seen._played_mask, seen._played_at = 0, (-1, 0)
-        return seen.at(())
+        return cls.__new__(cls)._of_state(state, seat, history)
 
+    def _of_state(self, state: TrickGame, seat: int, history: bool) -> Seen:
+        self._obs = self._legal = self._read = None
+        self._phase, self._trump, self._trick, self._legal_cards = None, NO_TRUMP, [], []
+        self._state, self._seat, self._players, self._history = state, seat, state.n_players, history
+        self._face_up_shown, self._tricks_shown = "face_up" in state.OBSERVED, "tricks" in state.OBSERVED
+        self._card_of = state.ACTIONS.card_of
+        self._played_mask, self._played_at = 0, (-1, 0)
+        return self.at(())
+
+    @cython.locals(card_of=tuple, a=cython.Py_ssize_t)
     def at(self, legal_ids: Sequence[int]) -> Seen:
         """This view (of :meth:`of_state`) now, the seat being to act with ``legal_ids``: good until the next."""
         state = self._state
         assert state is not None
         self._obs = self._legal = None
         self._legal_ids = legal_ids
-        self.trick, self.trump, self.phase = state.trick, state.trump, state.phase
+        self._trick, self._trump, self._phase = state.trick, state.trump, state.phase
         card_of = self._card_of
-        self.legal_cards = [card_of[a] for a in legal_ids]
+        self._legal_cards = [card_of[a] for a in legal_ids]  # (compiled: the table a tuple indexed by a C int)
         return self
 
     @property
@@ -121,11 +163,13 @@ class Seen:
         return self._obs
 
     @property
+    @cython.locals(i=cython.Py_ssize_t)
     def legal(self) -> list[str]:
         """The seat's legal actions (empty when it is not to act)."""
         if self._legal is None:
             if self._state is not None:
-                self._legal = list(map(self._state.ACTIONS.strings.__getitem__, self._legal_ids))
+                strings, ids = self._state.ACTIONS.strings, self._legal_ids
+                self._legal = [strings[ids[i]] for i in range(len(ids))]
             else:
                 self._legal = self.obs["legal_actions"]
         return self._legal
@@ -146,21 +190,25 @@ class Seen:
             return self._state.tricks
         return [[(seat, CARD_OF_CODE[code]) for seat, code in played] for played in self.obs["tricks"]]
 
+    @cython.cfunc
+    @cython.locals(played=cython.ulonglong, card=cython.Py_ssize_t, counted=cython.Py_ssize_t, n=cython.Py_ssize_t,
+                   k=cython.Py_ssize_t)
     def _played_cards(self) -> int:
         """The cards of the deal's finished tricks, as a mask (of :meth:`of_state`), brought up to date trick by trick
         (the state only moves on)."""
         state = self._state
         assert state is not None
         tricks, (dealing, counted) = state.tricks, self._played_at
-        if dealing != state.dealings or counted > len(tricks):  # another deal
+        n = len(tricks)
+        if dealing != state.dealings or counted > n:  # another deal
             self._played_mask, dealing, counted = 0, state.dealings, 0
-        if counted < len(tricks):  # add the tricks finished since
+        if counted < n:  # add the tricks finished since
             played = self._played_mask
-            for trick in tricks[counted:]:
-                for _seat, card in trick:
-                    played |= 1 << card
+            for k in range(counted, n):
+                for _seat, card in tricks[k]:
+                    played |= _ONE << card
             self._played_mask = played
-        self._played_at = (dealing, len(tricks))
+        self._played_at = (dealing, n)
         return self._played_mask
 
     def tricks_played(self) -> int:
@@ -195,23 +243,37 @@ class Seen:
         seen.update(CARD_OF_CODE[code] for code in also)
         return set(deck) - seen
 
+    @cython.cfunc
+    @cython.locals(mask=cython.ulonglong, card=cython.Py_ssize_t)
     def _seen_mask(self, also: Iterable[str]) -> int | None:
         """(of_state, where the tricks are shown) The cards the seat has seen as a mask: its hand, the cards played
         this deal and ``also``; None for a Seen read from an observation."""
         state = self._state
         if state is None or not self._tricks_shown:
             return None
-        mask = state.hands[self.seat] | self._played_cards()
+        seat = self._seat  # (of_state knows it)
+        assert seat is not None
+        mask = state.hands[seat] | self._played_cards()
         for _seat, card in state.trick:
-            mask |= 1 << card
+            mask |= _ONE << card
         for code in also:
-            mask |= 1 << CARD_OF_CODE[code]
+            mask |= _ONE << CARD_OF_CODE[code]
         return mask
 
+    @cython.locals(seen_cards=cython.ulonglong, card=cython.Py_ssize_t, suit=cython.Py_ssize_t)
     def highest_unseen(self, deck: Iterable[int], power: Sequence[int], also: Iterable[str] = ()) -> list[int]:
         """Per suit, the highest ``power`` of the cards of ``deck`` the seat has not seen (:meth:`unseen`), NONE_LEFT
         where it has seen them all: a card is master of its suit when its power is at least its suit's."""
         highest = [NONE_LEFT] * 4
+        mask = self._seen_mask(also)
+        if mask is not None:  # (the same cards as unseen's, without making their set)
+            seen_cards = mask
+            for card in deck:
+                if not seen_cards >> card & 1:
+                    suit = SUIT[card]
+                    if power[card] > highest[suit]:
+                        highest[suit] = power[card]
+            return highest
         for card in self.unseen(deck, also):
             suit = SUIT[card]
             if power[card] > highest[suit]:
@@ -247,27 +309,9 @@ class Seen:
 
 class SeenInObservation(Seen):
     """A Seen read from an observation whose facts (phase, trump, trick, legal_cards) are read at their first use
-    and kept: a ranker that reads the observation itself (Two-Ten-Jack's, the fishing games') parses nothing. (Each
-    fact is a property: a class with a ``__getattr__`` is slower at every attribute read.)"""
+    and kept: a ranker that reads the observation itself (Two-Ten-Jack's, the fishing games') parses nothing."""
 
-    __slots__ = ()
     _LAZY = True
-
-
-def _read_at_first_use(name: str) -> property:
-    """SeenInObservation's ``name``: read from the observation (``_OBS_FACTS``) at its first use, and kept."""
-    read = _OBS_FACTS[name]
-
-    def get(self: SeenInObservation) -> Any:
-        known = self._read
-        if name in known:
-            return known[name]
-        known[name] = value = read(self.obs)
-        return value
-
-    def put(self: SeenInObservation, value: Any) -> None:
-        self._read[name] = value
-    return property(get, put)
 
 
 def _obs_trump(obs: Observation) -> int:
@@ -282,7 +326,3 @@ _OBS_FACTS: dict[str, Callable[[Observation], Any]] = {
     "trick": lambda obs: [(seat, CARD_OF_CODE[code]) for seat, code in obs.get("trick", ()) if code in CARD_OF_CODE],
     "legal_cards": lambda obs: [CARD_OF_CODE.get(action.split(":", 1)[0]) for action in obs.get("legal_actions", ())],
 }
-for _name in _OBS_FACTS:
-    setattr(SeenInObservation, _name, _read_at_first_use(_name))
-# (its observation is always there: ``obs`` read as the slot itself, no property call)
-setattr(SeenInObservation, "obs", Seen.__dict__["_obs"])  # noqa: B010 (mypy refuses an assignment to a property)

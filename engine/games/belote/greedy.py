@@ -21,7 +21,7 @@ def taking_value(hand: list[int], turn_up: int, suit: int, players: int) -> int:
 
 
 @register_greedy("belote")
-def rank_belote(seen: Seen) -> Sequence[SortKey]:
+def rank_belote(seen: Seen) -> Sequence[SortKey] | Sequence[int]:
     """Declare every combination (6.2); take the turn-up or name a suit when the hand is strong enough (4.1-4.2)."""
     play = seen.phase == "play"
     if play and None not in seen.legal_cards:  # cards only, no declaration

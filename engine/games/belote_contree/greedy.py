@@ -14,12 +14,12 @@ PARTNER_SHARE = 40  # what a partner brings to the pair's contract, in points
 
 
 @register_greedy("belote_contree")
-def rank_belote_contree(seen: Seen) -> Sequence[SortKey]:
+def rank_belote_contree(seen: Seen) -> Sequence[SortKey] | Sequence[int]:
     """Redeal a weak hand (3.8); bid the cheapest contract in the best suit that the pair can make (4.2); play."""
-    legal = seen.legal
     phase = seen.phase
     if phase == "play":
         return rank_belote_play(seen)
+    legal = seen.legal
     if phase == "redeal":
         return [(action == "redeal",) for action in legal]
     hand = seen.hand()

@@ -11,13 +11,20 @@ The rankers see only what the seat to act has seen (:class:`engine.bots.seen.See
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from ...bots.greedy import SortKey
 from ...bots.seen import Seen
 from ...cards import SUIT, make_deck
 from ...tricks import beats
 from . import DECK_RANKS, POINTS, RANKING
+
+if TYPE_CHECKING:
+    from ... import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from ... import _cython_shim as cython
 
 POWER = RANKING.power
 TRUMP_LENGTH_BONUS = 8  # what a hand is worth for the taker: a premium per trump held (trump_value)
@@ -27,40 +34,68 @@ BELOTE_DECK = tuple(make_deck(DECK_RANKS))
 # ---- the Belote games: the play of the tricks ---------------------------------------------------------------------
 
 
-def _lead_key(card: int, trump: int, highest: list[int]) -> SortKey:
+# A play's key is one int ordered as the tuple ``(announce, kind, a, b)`` would be (``b`` 0 where the tuple has none:
+# every key of one turn has the same shape within a kind), in fields of FIELD bits, ``a`` and ``b`` offset by HALF
+# (powers reach 108 and points 20: |a|, |b| < HALF); one C comparison compiled, no tuple made.
+FIELD = cython.declare(cython.int, 10)
+HALF = cython.declare(cython.longlong, 1 << 9)  # 1 << (FIELD - 1)
+
+
+@cython.cfunc
+@cython.inline
+@cython.locals(announce=cython.bint, kind=cython.longlong, a=cython.longlong, b=cython.longlong)
+@cython.returns(cython.longlong)
+def _packed(announce: bool, kind: int, a: int, b: int) -> int:
+    """The key of the tuple ``(announce, kind, a, b)``."""
+    return ((((announce << 2 | kind) << FIELD) | (a + HALF)) << FIELD) | (b + HALF)
+
+
+@cython.cfunc
+@cython.locals(card=cython.Py_ssize_t, trump=cython.Py_ssize_t, suit=cython.Py_ssize_t, announce=cython.bint)
+@cython.returns(cython.longlong)
+def _lead_key(card: int, trump: int, highest: list[int], announce: bool) -> int:
     """Lead a master (no unseen card of its suit beats it: ``highest``, the best unseen power per suit), trumps first
     to draw them, then the richest; otherwise the cheapest card, keeping tens whose ace is still out."""
     power, points = POWER[trump], POINTS[trump]
     suit = SUIT[card]
     if highest[suit] <= power[card]:
-        return (2, suit == trump, points[card])
-    return (1, -points[card] - (20 if suit == trump else 0), -power[card])
+        return _packed(announce, 2, suit == trump, points[card])
+    return _packed(announce, 1, -points[card] - (20 if suit == trump else 0), -power[card])
 
 
-def rank_belote_play(seen: Seen) -> Sequence[SortKey]:
+@cython.locals(trump=cython.Py_ssize_t, c=cython.Py_ssize_t, best=cython.Py_ssize_t, seat=cython.Py_ssize_t,
+               partner_winning=cython.bint, announce=cython.bint, is_trump=cython.bint, action=str,
+               i=cython.Py_ssize_t, n=cython.Py_ssize_t, keys=list)
+def rank_belote_play(seen: Seen) -> list[int]:
     """Each legal play's key (a card, or a card that announces the belote: ``KH:belote``)."""
     trump, trick = seen.trump, seen.trick
     power, points = POWER[trump], POINTS[trump]
-    keys: list[SortKey] = []
-    plays = zip(seen.legal_cards, seen.legal, strict=True)
+    cards, actions = seen.legal_cards, seen.legal
+    n = len(cards)
+    if len(actions) != n:
+        raise ValueError(f"{n} legal cards for {len(actions)} legal actions")
+    keys = [0] * n
     if not trick:
         highest = seen.highest_unseen(BELOTE_DECK, power)
-        for card, action in plays:
+        for i, card in enumerate(cards):
+            action = actions[i]
             assert card is not None
-            keys.append((action.endswith(":belote"), *_lead_key(card, trump, highest)))  # 6.1: announce it (20 points)
+            keys[i] = _lead_key(card, trump, highest, action.endswith(":belote"))  # 6.1: announce it (20 points)
         return keys
     seat, best = seen.winning(trump, power)
     partner_winning = seen.players == 4 and seat == (seen.seat + 2) % 4
-    for card, action in plays:
+    for i, card in enumerate(cards):
+        action = actions[i]
         assert card is not None
+        c = card
         announce = action.endswith(":belote")
-        is_trump = SUIT[card] == trump
+        is_trump = SUIT[c] == trump
         if partner_winning:
-            keys.append((announce, 1, points[card] - (30 if is_trump else 0)))  # give points, keep trumps
-        elif beats(card, best, trump, power):
-            keys.append((announce, 2, -power[card], -points[card]))  # the cheapest card that wins
+            keys[i] = _packed(announce, 1, points[c] - (30 if is_trump else 0), 0)  # give points, keep trumps
+        elif beats(c, best, trump, power):
+            keys[i] = _packed(announce, 2, -power[c], -points[c])  # the cheapest card that wins
         else:
-            keys.append((announce, 0, -points[card] - (20 if is_trump else 0), -power[card]))
+            keys[i] = _packed(announce, 0, -points[c] - (20 if is_trump else 0), -power[c])
     return keys
 
 

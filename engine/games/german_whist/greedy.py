@@ -1,42 +1,62 @@
 """Greedy for German Whist: one sort key per legal action, best highest (german_whist.md 5.3-5.5).
 
+A key is one int, ``kind * KIND + value`` (``value`` within +-KIND/2: a power and its trump handicap), ordered as
+the pair ``(kind, value)`` would be (one C comparison compiled, no tuple made).
+
 >>> obs = {"seat": 0, "players": 2, "phase": "play", "legal_actions": ["2C", "AC"], "trump": "H", "trick": [],
 ...        "face_up": "AH"}
->>> rank_german_whist(Seen(obs))
+>>> [divmod(key, 1 << 10) for key in rank_german_whist(Seen(obs))]
 [(1, 1), (1, 13)]
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from ...bots.greedy import SortKey, register_greedy
+from ...bots.greedy import register_greedy
 from ...bots.seen import Seen
 from ...cards import SUIT
 from ...tricks import beats
 from . import RANKING
 
+if TYPE_CHECKING:
+    from ... import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from ... import _cython_shim as cython
+
 WHIST_POWER = RANKING.power
+# a key's kind weighs more than any value (powers reach 113, less 50 for a trump: |value| < 512)
+KIND = cython.declare(cython.Py_ssize_t, 1 << 10)
 
 
 @register_greedy("german_whist")
-def rank_german_whist(seen: Seen) -> Sequence[SortKey]:
+@cython.locals(trump=cython.Py_ssize_t, lead=cython.Py_ssize_t, c=cython.Py_ssize_t, p=cython.Py_ssize_t,
+               worth_winning=cython.bint, power=tuple, i=cython.Py_ssize_t,
+               n=cython.Py_ssize_t, keys=list)
+def rank_german_whist(seen: Seen) -> list[int]:
     """Phase 1: fight for a face-up card worth having (a trump or a ten and up), else duck; phase 2: win cheaply.
 
     A ``down:<slot>`` card (face_down_four) is unknown, so it ranks below every hand card.
     """
     trump, face_up, trick = seen.trump, seen.face_up(), seen.trick
-    lead = trick[0][1] if trick else None
+    lead = trick[0][1] if trick else -1
     power = WHIST_POWER[trump]
     worth_winning = face_up is None or SUIT[face_up] == trump or power[face_up] >= 10
-    keys: list[SortKey] = []
-    for card in seen.legal_cards:
+    cards = seen.legal_cards
+    n = len(cards)
+    keys = [0] * n  # (0, 0) for a face-down card
+    for i, card in enumerate(cards):
         if card is None:
-            keys.append((0, 0))
-        elif lead is None:
-            keys.append((1, power[card] if worth_winning else -power[card]))
-        elif worth_winning and beats(card, lead, trump, power):
-            keys.append((2, -power[card]))  # the cheapest winner
+            continue
+        c = card
+        p = power[c]
+        if lead < 0:
+            keys[i] = KIND + (p if worth_winning else -p)  # (1, +-power)
+        elif worth_winning and beats(c, lead, trump, power):
+            keys[i] = 2 * KIND - p  # (2, -power): the cheapest winner
         else:
-            keys.append((1, -power[card] - (50 if SUIT[card] == trump else 0)))  # the cheapest discard, trumps kept
+            keys[i] = KIND - p - (50 if SUIT[c] == trump else 0)  # (1, ...): the cheapest discard, trumps kept
     return keys
