@@ -61,9 +61,12 @@ class BidLadder:
     passes_to_end: int = 3
     levels: tuple[int | str, ...] = field(init=False)
     _bids: dict[str, tuple[int, str]] = field(init=False, repr=False, compare=False)  # bid word -> (level, suit)
+    _bid_words: tuple[str, ...] = field(init=False, repr=False, compare=False)  # every bid word, level by level
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "levels", (*self.values, *self.specials))
+        object.__setattr__(self, "_bid_words", tuple(self.bid_word(level, s) for level in range(len(self.levels))
+                                                     for s in self.suits))
         object.__setattr__(self, "_bids", {self.bid_word(level, s): (level, s) for level in range(len(self.levels))
                                            for s in self.suits})
 
@@ -72,8 +75,7 @@ class BidLadder:
 
     def words(self) -> list[str]:
         """Every action string this auction can produce."""
-        bids = [self.bid_word(level, s) for level in range(len(self.levels)) for s in self.suits]
-        return [PASS, *bids, *self.doubles]
+        return [PASS, *self._bid_words, *self.doubles]
 
     def parse_bid(self, word: str) -> tuple[int, str]:
         """``"bid:90:H"`` -> (level index, suit)."""
@@ -148,9 +150,8 @@ class ContractAuction(Copyable):
     def legal_words(self) -> list[str]:
         """The legal actions of the player to bid (rules-file order: pass, bids upward, doubles)."""
         ladder = self.ladder
-        words = [PASS]
         start = 0 if self.level is None else self.level + 1
-        words += [ladder.bid_word(level, s) for level in range(start, len(ladder.levels)) for s in ladder.suits]
+        words = [PASS, *ladder._bid_words[start * len(ladder.suits):]]  # the bids above the highest, upward
         if self.bidder is not None and self.doubled < len(ladder.doubles):
             # contre by the bidder's opponents, surcontre by the bidder's side, alternately
             by_own_side = self.doubled % 2 == 1
@@ -257,7 +258,8 @@ class LegalWordIds:
     def of(self, key: Any, auction: ContractAuction | TakeRounds) -> list[int]:
         ids = self.known.get(key)
         if ids is None:
-            ids = self.known[key] = sorted(self.actions.word_id(w) for w in auction.legal_words())
+            word_id = self.actions.word_id
+            ids = self.known[key] = sorted([word_id(w) for w in auction.legal_words()])
         return ids
 
 

@@ -48,7 +48,7 @@ def draw_for_dealer(rng: Rng, n: int, strength: Callable[[int], int], lowest_dea
         drawn = [strength(drawn_from[top + i]) for i in range(len(contenders))]
         top += len(contenders)
         best = min(drawn) if lowest_deals else max(drawn)
-        contenders = [seat for seat, s in zip(contenders, drawn, strict=True) if s == best]
+        contenders = [contenders[i] for i, s in enumerate(drawn) if s == best]  # (drawn: one per contender)
         if fresh_pack_for_ties and len(contenders) > 1:
             drawn_from, top = list(cards), 0
             rng.shuffle(drawn_from)
@@ -67,7 +67,10 @@ def deal_rounds(deck: Sequence[int], order: Sequence[int], rounds: Iterable[int 
     i = start
     for size in rounds:
         sizes = [size] * len(order) if isinstance(size, int) else size
-        for seat, k in zip(order, sizes, strict=True):
+        if len(sizes) != len(order):
+            raise ValueError(f"a round of {len(sizes)} packets for {len(order)} seats")
+        for j, seat in enumerate(order):
+            k = sizes[j]
             hands[seat].extend(deck[i:i + k])
             i += k
     return hands, i

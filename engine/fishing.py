@@ -1355,7 +1355,7 @@ class FishingState(State, FishingCore):
         scores[side] += points
         if self.side_scores[side] < self.target:
             return False
-        self._record_deal(list(self.sweep_points), ended_match=True, **{self.SWEEP_COUNTER: list(self.sweeps)})
+        self._record_deal(list(self.sweep_points), {"ended_match": True, self.SWEEP_COUNTER: list(self.sweeps)})
         self._finish_match([side])
         return True
 

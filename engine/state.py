@@ -480,7 +480,7 @@ class State(ABC):
         partners = [other for other in range(self.n_players) if self.partners(seat, other)]
         return partners[0] if len(partners) == 1 else None
 
-    def _record_deal(self, points: list[int], **counters: Any) -> None:
+    def _record_deal(self, points: list[int], counters: dict[str, Any]) -> None:
         self.deal_results = [*self.deal_results,
                              {"deal": self.deal_index, "dealer": self.dealer, "points": list(points), **counters}]
 
@@ -490,11 +490,14 @@ class State(ABC):
         ``points`` is the whole deal's score per side; ``scored_during_deal`` is the part of it already added to the
         match score as it happened (Tablanette's sweeps).
         """
-        already = scored_during_deal or [0] * len(points)
         scores = self.side_scores = self.side_scores[:]  # (shared with clones: replaced whole)
-        for side, p in enumerate(points):
-            scores[side] += p - already[side]
-        self._record_deal(points, **counters)
+        if scored_during_deal:
+            for side, p in enumerate(points):
+                scores[side] += p - scored_during_deal[side]
+        else:
+            for side, p in enumerate(points):
+                scores[side] += p
+        self._record_deal(points, counters)
         winners = self._match_winners()
         limit = self.options["max_deals"]
         if winners is None and ((limit and self.deal_index + 1 >= limit) or self.dealings >= self.length.deals):

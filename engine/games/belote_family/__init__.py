@@ -219,7 +219,8 @@ class BelotePlay(TrickGame):
 
     def belote_points(self) -> list[int]:
         """Per side, the belote's 20 (6.1 / 6.4) or 0."""
-        return [BELOTE_POINTS if side == self.belote_side() else 0 for side in range(len(self.card_points))]
+        belote_side = self.belote_side()
+        return [BELOTE_POINTS if side == belote_side else 0 for side in range(len(self.card_points))]
 
     def capot_side(self) -> int | None:
         """The side that won all 8 tricks (a capot), if one did."""
