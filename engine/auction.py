@@ -17,9 +17,9 @@ to its action ids once.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
-from .clone import LIST, SHARED, Copyable
+from .clone import LIST, SHARED, Copier, Copyable
 from .errors import PositionError
 
 if TYPE_CHECKING:
@@ -82,9 +82,9 @@ class BidLadder:
         return self._bids[word]
 
 
-@dataclass(frozen=True)
-class Contract:
-    """The outcome of a contract auction: the bid (a number or a special word), trump suit, declarer, multiplier."""
+class Contract(NamedTuple):
+    """The outcome of a contract auction: the bid (a number or a special word), trump suit, declarer, multiplier (a
+    named tuple: made once per deal without a frozen dataclass's attribute-by-attribute set-up)."""
 
     value: int | str
     suit: str
@@ -100,7 +100,66 @@ class Contract:
 
 
 @cython.cfunc
-def _key(auction: ContractAuction) -> tuple[int | None, int, bool]:
+@cython.locals(items=list)
+def _field_copy(value: Any, how: Copier | None) -> Any:
+    if how is None or value is None:
+        return value
+    if how is LIST:  # (compiled: a C slice, no Python call)
+        items = value
+        return items[:]
+    return how(value)
+
+
+@cython.cclass
+class AuctionCore:
+    """A :class:`ContractAuction`'s state, as fixed fields of a C struct in the compiled build (as
+    :class:`engine.trickgame.TrickCore` is a trick game's): compiled, its bids are listed and applied without a
+    dictionary look-up and ``copy`` copies the fields one by one (``_copy_fields``); from source this is a plain class
+    and they are ordinary instance attributes (an attribute not set yet reads None when compiled)."""
+
+    ladder = cython.declare(object, visibility="public")
+    ids = cython.declare(object, visibility="public")
+    n = cython.declare(object, visibility="public")
+    partnerships = cython.declare(object, visibility="public")
+    turn = cython.declare(object, visibility="public")
+    level = cython.declare(object, visibility="public")
+    suit = cython.declare(object, visibility="public")
+    bidder = cython.declare(object, visibility="public")
+    doubled = cython.declare(object, visibility="public")
+    passes = cython.declare(object, visibility="public")
+    actions = cython.declare(object, visibility="public")
+    over = cython.declare(object, visibility="public")
+    thrown_in = cython.declare(object, visibility="public")
+
+    # The fields, in _copy_fields' order, for engine.clone (compiled; from source they are in the instance's
+    # __dict__ and copied with it).
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "ladder", "ids", "n", "partnerships", "turn", "level", "suit", "bidder", "doubled", "passes", "actions", "over",
+        "thrown_in",
+    ) if cython.compiled else ()
+
+    @cython.locals(c=tuple)
+    def _copy_fields(self, new: AuctionCore, copiers: tuple[Copier | None, ...]) -> None:
+        """Give ``new`` these fields, each copied as ``copiers`` (aligned with FIELDS: a class's COPY) says."""
+        twin = cython.declare(AuctionCore, new)
+        c = copiers
+        twin.ladder = _field_copy(self.ladder, c[0])
+        twin.ids = _field_copy(self.ids, c[1])
+        twin.n = _field_copy(self.n, c[2])
+        twin.partnerships = _field_copy(self.partnerships, c[3])
+        twin.turn = _field_copy(self.turn, c[4])
+        twin.level = _field_copy(self.level, c[5])
+        twin.suit = _field_copy(self.suit, c[6])
+        twin.bidder = _field_copy(self.bidder, c[7])
+        twin.doubled = _field_copy(self.doubled, c[8])
+        twin.passes = _field_copy(self.passes, c[9])
+        twin.actions = _field_copy(self.actions, c[10])
+        twin.over = _field_copy(self.over, c[11])
+        twin.thrown_in = _field_copy(self.thrown_in, c[12])
+
+
+@cython.cfunc
+def _key(auction: AuctionCore) -> tuple[int | None, int, bool]:
     """``ContractAuction.key()``: the highest bid's level, the doubles on it, whether the seat to speak is on the
     bidder's side."""
     bidder = auction.bidder
@@ -108,7 +167,7 @@ def _key(auction: ContractAuction) -> tuple[int | None, int, bool]:
     return auction.level, auction.doubled, own
 
 
-class ContractAuction(Copyable):
+class ContractAuction(Copyable, AuctionCore):
     """A bidding sequence in seat order: passes, ever higher bids, doubles; three passes (by default) end it.
 
     Partnerships are seats of equal parity when ``partnerships`` (4 players: {0,2} and {1,3}).
@@ -123,12 +182,12 @@ class ContractAuction(Copyable):
         self.n = players
         self.partnerships = partnerships
         self.turn = first
-        self.level: int | None = None  # index of the highest bid in ladder.levels
-        self.suit: str | None = None
-        self.bidder: int | None = None
+        self.level = None  # index of the highest bid in ladder.levels (int | None)
+        self.suit = None  # its suit (str | None)
+        self.bidder = None  # its bidder (int | None)
         self.doubled = 0  # how many doubles stand on the highest bid
         self.passes = 0  # consecutive passes
-        self.actions: list[tuple[int, str]] = []
+        self.actions = []  # (seat, word) pairs
         self.over = False
         self.thrown_in = False
 
@@ -139,11 +198,13 @@ class ContractAuction(Copyable):
         """Everything the legal actions depend on (for a game's cache of legal-id lists)."""
         return _key(self)
 
+    @cython.locals(me=AuctionCore)
     def legal_ids(self) -> list[int]:
         """The legal actions as the action ids of the ``ids`` given (a shared list: never change it in place)."""
-        table = self.ids
+        me = self  # (compiled: its fields read from the C struct)
+        table: LegalWordIds | None = me.ids
         assert table is not None, "an auction lists legal ids only with the game's ids"
-        key = _key(self)  # (compiled: a C call, not a method's)
+        key = _key(me)  # (compiled: a C call, not a method's)
         ids = table.known.get(key)
         return ids if ids is not None else table.of(key, self)
 
@@ -159,33 +220,37 @@ class ContractAuction(Copyable):
                 words.append(ladder.doubles[self.doubled])
         return words
 
+    @cython.locals(me=AuctionCore)
     def apply(self, word: str) -> None:
         """Record the action of the player to bid (the caller has checked it is legal)."""
-        seat = self.turn
-        self.actions.append((seat, word))
+        me = self  # (compiled: its fields read and written in the C struct)
+        seat = me.turn
+        me.actions.append((seat, word))
         if word == PASS:
-            passes = self.passes = self.passes + 1
-            if self.bidder is None:
-                if passes == self.n:
-                    self.over = self.thrown_in = True
-            elif passes == self.ladder.passes_to_end:
-                self.over = True
+            passes = me.passes = me.passes + 1
+            if me.bidder is None:
+                if passes == me.n:
+                    me.over = me.thrown_in = True
+            elif passes == me.ladder.passes_to_end:
+                me.over = True
         else:
-            bid = self.ladder._bids.get(word)  # (parse_bid's table: a double is no bid)
+            bid = me.ladder._bids.get(word)  # (parse_bid's table: a double is no bid)
             if bid is None:
-                self.doubled += 1
+                me.doubled += 1
             else:
-                self.level, self.suit = bid
-                self.bidder = seat
-                self.doubled = 0  # a new bid cancels the doubles of the previous one
-            self.passes = 0
-        self.turn = (seat + 1) % self.n
+                me.level, me.suit = bid
+                me.bidder = seat
+                me.doubled = 0  # a new bid cancels the doubles of the previous one
+            me.passes = 0
+        me.turn = (seat + 1) % me.n
 
+    @cython.locals(me=AuctionCore)
     def contract(self) -> Contract | None:
-        if self.bidder is None:
+        me = self
+        if me.bidder is None:
             return None
-        assert self.level is not None and self.suit is not None  # set with the bidder
-        return Contract(self.ladder.levels[self.level], self.suit, self.bidder, 2 ** self.doubled)
+        assert me.level is not None and me.suit is not None  # set with the bidder
+        return Contract(me.ladder.levels[me.level], me.suit, me.bidder, 2 ** me.doubled)
 
 
 class TakeRounds(Copyable):
