@@ -159,6 +159,7 @@ class AuctionCore:
 
 
 @cython.cfunc
+@cython.locals(own=cython.bint)
 def _key(auction: AuctionCore) -> tuple[int | None, int, bool]:
     """``ContractAuction.key()``: the highest bid's level, the doubles on it, whether the seat to speak is on the
     bidder's side."""

@@ -179,7 +179,7 @@ class Deal(Phase["BeloteContree"]):
         game._reset_play(hands)
         game.auction = new_auction(game, order[0])
         game.contract = None
-        game.redeal_queue = [s for s in order if game._weak(s)] if game.options["weak_hand_redeal"] else []
+        game.redeal_queue = [s for s in order if _weak(hands[s])] if game.options["weak_hand_redeal"] else []
         game._open_deal()
 
 
