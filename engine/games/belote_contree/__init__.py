@@ -101,7 +101,7 @@ def new_auction(game: BeloteContree, first: int) -> ContractAuction:
     """A deal's auction (4), from ``first``: with its ladder (option max_numeric_bid, 4.2), also the game's."""
     top = game.options["max_numeric_bid"]
     game.ladder = LADDERS[top]
-    return ContractAuction(game.ladder, 4, first, ids=LADDER_IDS[top])
+    return ContractAuction(game.ladder, 4, first, True, LADDER_IDS[top])  # (partnerships, ids: no keyword call)
 
 
 class ContractBidding(DecisionPhase["BeloteContree"]):
