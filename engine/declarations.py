@@ -15,15 +15,15 @@ sortable strength keys, so "the single best declaration" is a ``max``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from .cards import BIT, RANKS, SUITS, card_of
 
 
-@dataclass(frozen=True)
-class Meld:
-    """A carré (four of a rank) or a sequence (run in one suit of the natural order)."""
+class Meld(NamedTuple):
+    """A carré (four of a rank) or a sequence (run in one suit of the natural order); a named tuple (found in dealt
+    hands at every deal: made without a frozen dataclass's attribute-by-attribute set-up)."""
 
     kind: str  # "carre" or "sequence"
     top: str  # the rank letter of the carré, or of the sequence's highest card
