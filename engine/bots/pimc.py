@@ -134,8 +134,8 @@ class PimcPolicy(SearchPolicy):
         values, moves = [], 0
         streams = [bot.rng.state for bot in bots]
         for action in legal_ids:
-            for bot, stream in zip(bots, streams, strict=True):
-                bot.rng.state = stream  # every move's play-outs draw the same numbers: their differences count
+            for k in range(len(bots)):  # (an index loop: zip(..., strict=True) is a keyword call, compiled too)
+                bots[k].rng.state = streams[k]  # every move's play-outs draw the same numbers: their differences count
             total = 0.0
             for _ in range(rollouts):
                 line = world.clone()
