@@ -77,12 +77,16 @@ def redeal(slots: Sequence[Slot], rng: Rng, sweeps: int = SWEEPS,
     """
     if not _constrained(slots):
         return _deal_freely(slots, rng)  # nothing is known of the unseen cards: one shuffle is exactly uniform
-    if start is None:  # (with a start, the real cards are never one: a search's samples check them once, not each)
-        for k, slot in enumerate(slots):
+    for k in range(len(slots)):
+        slot = slots[k]
+        # (the check, which may cost more than a deal, only where the real cards may become the start)
+        if not _respects(slot.cards, slot.forbidden) or start is None and not _passes_check(slot, slot.cards):
             bad = [CODES[c] for c in slot.cards if BIT[c] & slot.forbidden]
-            if bad or not _passes_check(slot, slot.cards):
-                raise ValueError(f"slot {k} does not hold a valid deal to start from (forbidden: {bad})")
-    pool = sorted(card for slot in slots for card in slot.cards)  # known cards, not where they are
+            raise ValueError(f"slot {k} does not hold a valid deal to start from (forbidden: {bad})")
+    pool: list[int] = []  # known cards, not where they are
+    for slot in slots:  # (a loop, not a generator: a search deals the same slots at every sample)
+        pool += slot.cards
+    pool.sort()
     # most free deals are valid (contrée: 1 in 1.1 to 3): the first one is exactly uniform; not tried where the
     # forbidden cards alone leave few valid (German Whist's voids late in the play: 1 in 400 there)
     for _ in range(FREE_TRIES if _free_odds(slots, pool) >= FREE_LEAST else 0):
@@ -326,16 +330,22 @@ def _all_valid(slots: Sequence[Slot], contents: list[list[int]]) -> bool:
     return True
 
 
-# Compiled, the forbidden cards are a C mask (a card mask fits 64 bits) and each card a C integer.
-@cython.locals(forbidden=cython.ulonglong, card=cython.Py_ssize_t, i=cython.Py_ssize_t)
 def _valid(slot: Slot, content: list[int]) -> bool:
     """Whether ``content`` respects the slot's forbidden cards and its check."""
-    forbidden = slot.forbidden
+    return _respects(content, slot.forbidden) and (slot.check is None or slot.check(content))
+
+
+# Compiled, the forbidden cards are a C mask (a card mask fits 64 bits) and each card a C integer.
+@cython.cfunc
+@cython.locals(forbidden=cython.ulonglong, card=cython.Py_ssize_t, i=cython.Py_ssize_t)
+@cython.returns(cython.bint)
+def _respects(content: list[int], forbidden: int) -> bool:
+    """Whether ``content`` holds none of the ``forbidden`` cards."""
     for i in range(len(content)):
         card = content[i]
         if forbidden >> card & 1:
             return False
-    return slot.check is None or slot.check(content)
+    return True
 
 
 WHOLE_TRIES = 16  # independent deals tried by redeal_consistent before it walks from the real deal
@@ -368,7 +378,7 @@ def redeal_consistent(slots: Sequence[Slot], rng: Rng, consistent: Callable[[lis
     if start is None:
         start = known_start(slots) or [slot.cards for slot in slots]  # (made once: it can take many tries)
     for _ in range(tries):
-        contents = redeal(slots, rng, start=start)
+        contents = redeal(slots, rng, SWEEPS, start)  # (positional: a keyword call costs more, compiled too)
         if consistent(contents):
             return contents
     real = [list(slot.cards) for slot in slots]
@@ -382,7 +392,7 @@ def redeal_consistent(slots: Sequence[Slot], rng: Rng, consistent: Callable[[lis
     for _ in range(sweeps * n):
         r = rng.next_u64()  # as in redeal: two places (a third one time in four), 20 bits each
         if r % GLOBAL_MOVE == 0:
-            proposal = redeal(slots, rng, start=start)
+            proposal = redeal(slots, rng, SWEEPS, start)
             if consistent(proposal):
                 contents = proposal
             continue
@@ -403,7 +413,7 @@ def _consistent_start(slots: Sequence[Slot], start: Sequence[Sequence[int]],
     from what is known of the slots alone, as :func:`known_start` is (None if none of the tries is)."""
     stream = Rng(len(start))
     for _ in range(CONSISTENT_START_TRIES):
-        contents = redeal(slots, stream, start=start)
+        contents = redeal(slots, stream, SWEEPS, start)
         if consistent(contents):
             return contents
     return None
