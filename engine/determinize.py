@@ -260,7 +260,11 @@ def _place(pool: Sequence[int], slots: Sequence[Slot]) -> list[list[int]] | None
 
 def _deal_freely(slots: Sequence[Slot], rng: Rng, cards: Sequence[int] = ()) -> list[list[int]]:
     """The slots' cards (``cards``, sorted, when the caller has them) shuffled and dealt to the slots in turn."""
-    pool = list(cards) or sorted(card for slot in slots for card in slot.cards)  # known cards, not where they are
+    pool = list(cards)
+    if not pool:  # the known cards, not where they are (a loop, not a generator: a search deals at every sample)
+        for slot in slots:
+            pool += slot.cards
+        pool.sort()
     rng.shuffle(pool)
     contents, top = [], 0
     for slot in slots:
@@ -450,11 +454,13 @@ def in_deck_order(deck: Sequence[int]) -> Callable[[Iterable[int]], list[int]]:
     return lambda cards: sorted(cards, key=place.__getitem__)
 
 
+_IDENTITY = list(range(len(BIT)))  # every card itself: relabeling's start
+
 # Compiled, the loops' indices are C integers (a sample relabels twice or more: its check and its deal).
 @cython.locals(new=list, k=cython.Py_ssize_t, i=cython.Py_ssize_t, old=cython.Py_ssize_t)
 def relabeling(slots: Sequence[Slot], dealt: Sequence[Sequence[int]]) -> list[int]:
     """The card each card becomes (``new[card]``, itself when not in a slot) when ``slots`` are dealt ``dealt``."""
-    new = list(range(len(BIT)))
+    new = list(_IDENTITY)  # (a copy: no range object, no int conversions)
     if len(slots) != len(dealt):
         raise ValueError(f"{len(dealt)} contents for {len(slots)} slots")
     for k in range(len(slots)):

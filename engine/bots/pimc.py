@@ -61,8 +61,12 @@ def count_margin(line: TrickGame, side: int) -> float:
     """``side``'s count in a played-out trick game (card points with the last trick's bonus) less the others'
     mean."""
     totals = line.trick_totals()
-    others = [t for s, t in enumerate(totals) if s != side]
-    return totals[side] - sum(others) / len(others)
+    others, count = 0, 0
+    for s in range(len(totals)):  # (a loop, not a list and sum(): it runs after every play-out)
+        if s != side:
+            others += totals[s]
+            count += 1
+    return totals[side] - others / count
 
 
 class PimcPolicy(SearchPolicy):
