@@ -72,15 +72,21 @@ def redeal(slots: Sequence[Slot], rng: Rng, sweeps: int = SWEEPS,
     taken together), not on where the unseen cards really are: free deals shuffle the unseen cards in sorted order,
     and the chain (when ``FREE_TRIES`` free deals are all invalid) starts from a deal made from that alone
     (:func:`known_start`), so a search that samples the hidden cards cannot read them through the samples. A caller
-    dealing the same slots many times may pass that ``start`` (a valid deal) once computed.
+    dealing the same slots many times may pass that ``start`` (a valid deal) once computed; without one, the slots'
+    real cards, the start of last resort, must respect their own rules (ValueError if not).
     """
     if not _constrained(slots):
         return _deal_freely(slots, rng)  # nothing is known of the unseen cards: one shuffle is exactly uniform
-    for k, slot in enumerate(slots):
-        bad = [CODES[c] for c in slot.cards if BIT[c] & slot.forbidden]
-        if bad or not _passes_check(slot, slot.cards):
+    for k in range(len(slots)):
+        slot = slots[k]
+        # (the check, which may cost more than a deal, only where the real cards may become the start)
+        if not _respects(slot.cards, slot.forbidden) or start is None and not _passes_check(slot, slot.cards):
+            bad = [CODES[c] for c in slot.cards if BIT[c] & slot.forbidden]
             raise ValueError(f"slot {k} does not hold a valid deal to start from (forbidden: {bad})")
-    pool = sorted(card for slot in slots for card in slot.cards)  # known cards, not where they are
+    pool: list[int] = []  # known cards, not where they are
+    for slot in slots:  # (a loop, not a generator: a search deals the same slots at every sample)
+        pool += slot.cards
+    pool.sort()
     # most free deals are valid (contrée: 1 in 1.1 to 3): the first one is exactly uniform; not tried where the
     # forbidden cards alone leave few valid (German Whist's voids late in the play: 1 in 400 there)
     for _ in range(FREE_TRIES if _free_odds(slots, pool) >= FREE_LEAST else 0):
@@ -90,19 +96,75 @@ def redeal(slots: Sequence[Slot], rng: Rng, sweeps: int = SWEEPS,
     if start is None:
         start = known_start(slots) or [slot.cards for slot in slots]
     contents = [list(cards) for cards in start]
-    places = [(k, i) for k, cards in enumerate(contents) for i in range(len(cards))]
-    n = len(places)
-    if len({k for k, _ in places}) > 1:
-        for _ in range(sweeps * n):
-            r = rng.next_u64()  # one draw per proposal: two places (and a third one time in four), 20 bits each
-            chosen = [places[(r & LOW20) % n], places[(r >> 20 & LOW20) % n]]
-            if r >> 62 == 0:
-                chosen.append(places[(r >> 40 & LOW20) % n])
-            if len({k for k, _ in chosen}) == len(chosen):
-                _rotate(contents, slots, chosen)
+    if len(contents) > 1:
+        _walk(contents, slots, rng, sweeps)
     for cards in contents:
         rng.shuffle(cards)
     return contents
+
+
+# Compiled, the walk's draws, places and masks are C integers: a proposal costs no tuple, list or set.
+@cython.locals(owner=list, index=list, forbidden=list, n=cython.Py_ssize_t, p=cython.Py_ssize_t, k=cython.Py_ssize_t,
+               i=cython.Py_ssize_t, _step=cython.Py_ssize_t, steps=cython.Py_ssize_t, r=cython.ulonglong,
+               a=cython.Py_ssize_t, b=cython.Py_ssize_t, c=cython.Py_ssize_t, ka=cython.Py_ssize_t,
+               kb=cython.Py_ssize_t, kc=cython.Py_ssize_t, checked=cython.bint)
+def _walk(contents: list[list[int]], slots: Sequence[Slot], rng: Rng, sweeps: int) -> None:
+    """redeal's chain on ``contents`` (a valid deal of two or more slots): ``sweeps`` proposals per card, each of two
+    places (a third one time in four, from one draw, 20 bits each) in as many different slots, whose cards move on
+    by one place (:func:`_swap`, :func:`_rotate3`) when every slot then respects its forbidden cards and its check."""
+    owner: list[int] = []  # each place's slot and its index there, in slot order
+    index: list[int] = []
+    for k in range(len(contents)):
+        for i in range(len(contents[k])):
+            owner.append(k)
+            index.append(i)
+    n = len(owner)
+    if n == 0 or owner[0] == owner[n - 1]:  # (every place in one slot: no proposal is of different slots)
+        return
+    forbidden = [slot.forbidden for slot in slots]
+    checked = not all(slot.check is None for slot in slots)
+    steps = sweeps * n
+    for _step in range(steps):
+        r = rng.next_u64()
+        a = (r & LOW20) % n
+        b = (r >> 20 & LOW20) % n
+        ka, kb = owner[a], owner[b]
+        if r >> 62 == 0:
+            c = (r >> 40 & LOW20) % n
+            kc = owner[c]
+            if ka == kb or kc == ka or kc == kb:  # noqa: SIM109  (C integers: no tuple)
+                continue
+            _rotate3(contents, slots, forbidden, checked, ka, index[a], kb, index[b], kc, index[c])
+        elif ka != kb:
+            _swap(contents, slots, forbidden, checked, ka, index[a], kb, index[b])
+
+
+@cython.cfunc
+@cython.locals(x=cython.Py_ssize_t, y=cython.Py_ssize_t)
+def _swap(contents: list[list[int]], slots: Sequence[Slot], forbidden: list[int], checked: bool, ka: int, ia: int,
+          kb: int, ib: int) -> None:
+    """Swap the cards of two places of different slots, unless a slot would then break its rules."""
+    x, y = contents[ka][ia], contents[kb][ib]
+    if forbidden[ka] >> y & 1 or forbidden[kb] >> x & 1:
+        return
+    contents[ka][ia], contents[kb][ib] = y, x
+    if checked and not (_passes_check(slots[ka], contents[ka]) and _passes_check(slots[kb], contents[kb])):
+        contents[ka][ia], contents[kb][ib] = x, y
+
+
+@cython.cfunc
+@cython.locals(x=cython.Py_ssize_t, y=cython.Py_ssize_t, z=cython.Py_ssize_t)
+def _rotate3(contents: list[list[int]], slots: Sequence[Slot], forbidden: list[int], checked: bool, ka: int, ia: int,
+             kb: int, ib: int, kc: int, ic: int) -> None:
+    """Move the cards of three places of different slots on by one (a's to b, b's to c, c's to a), unless a slot
+    would then break its rules."""
+    x, y, z = contents[ka][ia], contents[kb][ib], contents[kc][ic]
+    if forbidden[ka] >> z & 1 or forbidden[kb] >> x & 1 or forbidden[kc] >> y & 1:
+        return
+    contents[ka][ia], contents[kb][ib], contents[kc][ic] = z, x, y
+    if checked and not (_passes_check(slots[ka], contents[ka]) and _passes_check(slots[kb], contents[kb])
+                        and _passes_check(slots[kc], contents[kc])):
+        contents[ka][ia], contents[kb][ib], contents[kc][ic] = x, y, z
 
 
 START_TRIES = 64  # shuffles of the known cards tried for a start that passes the slots' checks
@@ -198,7 +260,11 @@ def _place(pool: Sequence[int], slots: Sequence[Slot]) -> list[list[int]] | None
 
 def _deal_freely(slots: Sequence[Slot], rng: Rng, cards: Sequence[int] = ()) -> list[list[int]]:
     """The slots' cards (``cards``, sorted, when the caller has them) shuffled and dealt to the slots in turn."""
-    pool = list(cards) or sorted(card for slot in slots for card in slot.cards)  # known cards, not where they are
+    pool = list(cards)
+    if not pool:  # the known cards, not where they are (a loop, not a generator: a search deals at every sample)
+        for slot in slots:
+            pool += slot.cards
+        pool.sort()
     rng.shuffle(pool)
     contents, top = [], 0
     for slot in slots:
@@ -268,30 +334,22 @@ def _all_valid(slots: Sequence[Slot], contents: list[list[int]]) -> bool:
     return True
 
 
-# Compiled, the forbidden cards are a C mask (a card mask fits 64 bits) and each card a C integer.
-@cython.locals(forbidden=cython.ulonglong, card=cython.Py_ssize_t, i=cython.Py_ssize_t)
 def _valid(slot: Slot, content: list[int]) -> bool:
     """Whether ``content`` respects the slot's forbidden cards and its check."""
-    forbidden = slot.forbidden
+    return _respects(content, slot.forbidden) and (slot.check is None or slot.check(content))
+
+
+# Compiled, the forbidden cards are a C mask (a card mask fits 64 bits) and each card a C integer.
+@cython.cfunc
+@cython.locals(forbidden=cython.ulonglong, card=cython.Py_ssize_t, i=cython.Py_ssize_t)
+@cython.returns(cython.bint)
+def _respects(content: list[int], forbidden: int) -> bool:
+    """Whether ``content`` holds none of the ``forbidden`` cards."""
     for i in range(len(content)):
         card = content[i]
         if forbidden >> card & 1:
             return False
-    return slot.check is None or slot.check(content)
-
-
-def _rotate(contents: list[list[int]], slots: Sequence[Slot], places: list[tuple[int, int]]) -> None:
-    """Move each chosen card to the next chosen place (a swap for two), unless a slot would then break its rules."""
-    moved = [contents[k][i] for k, i in places]
-    moved = moved[-1:] + moved[:-1]
-    if any(BIT[card] & slots[k].forbidden for (k, _), card in zip(places, moved, strict=True)):
-        return
-    before = [contents[k][i] for k, i in places]
-    for (k, i), card in zip(places, moved, strict=True):
-        contents[k][i] = card
-    if not all(_passes_check(slots[k], contents[k]) for k, _ in places):
-        for (k, i), card in zip(places, before, strict=True):
-            contents[k][i] = card
+    return True
 
 
 WHOLE_TRIES = 16  # independent deals tried by redeal_consistent before it walks from the real deal
@@ -324,7 +382,7 @@ def redeal_consistent(slots: Sequence[Slot], rng: Rng, consistent: Callable[[lis
     if start is None:
         start = known_start(slots) or [slot.cards for slot in slots]  # (made once: it can take many tries)
     for _ in range(tries):
-        contents = redeal(slots, rng, start=start)
+        contents = redeal(slots, rng, SWEEPS, start)  # (positional: a keyword call costs more, compiled too)
         if consistent(contents):
             return contents
     real = [list(slot.cards) for slot in slots]
@@ -338,7 +396,7 @@ def redeal_consistent(slots: Sequence[Slot], rng: Rng, consistent: Callable[[lis
     for _ in range(sweeps * n):
         r = rng.next_u64()  # as in redeal: two places (a third one time in four), 20 bits each
         if r % GLOBAL_MOVE == 0:
-            proposal = redeal(slots, rng, start=start)
+            proposal = redeal(slots, rng, SWEEPS, start)
             if consistent(proposal):
                 contents = proposal
             continue
@@ -359,24 +417,29 @@ def _consistent_start(slots: Sequence[Slot], start: Sequence[Sequence[int]],
     from what is known of the slots alone, as :func:`known_start` is (None if none of the tries is)."""
     stream = Rng(len(start))
     for _ in range(CONSISTENT_START_TRIES):
-        contents = redeal(slots, stream, start=start)
+        contents = redeal(slots, stream, SWEEPS, start)
         if consistent(contents):
             return contents
     return None
 
 
+@cython.locals(j=cython.Py_ssize_t, m=cython.Py_ssize_t, k=cython.Py_ssize_t, before=list, moved=list)
 def _rotate_consistent(contents: list[list[int]], slots: Sequence[Slot], places: list[tuple[int, int]],
                        consistent: Callable[[list[list[int]]], bool]) -> None:
     """Move each chosen card to the next chosen place, unless a slot's rules or ``consistent`` then fail."""
+    m = len(places)
     before = [contents[k][i] for k, i in places]
     moved = before[-1:] + before[:-1]
-    if any(BIT[card] & slots[k].forbidden for (k, _), card in zip(places, moved, strict=True)):
-        return
-    for (k, i), card in zip(places, moved, strict=True):
-        contents[k][i] = card
+    for j in range(m):  # (index loops: zip(..., strict=True) is a keyword call, compiled too)
+        if BIT[moved[j]] & slots[places[j][0]].forbidden:
+            return
+    for j in range(m):
+        k, i = places[j]
+        contents[k][i] = moved[j]
     if not (all(_passes_check(slots[k], contents[k]) for k, _ in places) and consistent(contents)):
-        for (k, i), card in zip(places, before, strict=True):
-            contents[k][i] = card
+        for j in range(m):
+            k, i = places[j]
+            contents[k][i] = before[j]
 
 
 def in_deck_order(deck: Sequence[int]) -> Callable[[Iterable[int]], list[int]]:
@@ -391,11 +454,13 @@ def in_deck_order(deck: Sequence[int]) -> Callable[[Iterable[int]], list[int]]:
     return lambda cards: sorted(cards, key=place.__getitem__)
 
 
+_IDENTITY = list(range(len(BIT)))  # every card itself: relabeling's start
+
 # Compiled, the loops' indices are C integers (a sample relabels twice or more: its check and its deal).
 @cython.locals(new=list, k=cython.Py_ssize_t, i=cython.Py_ssize_t, old=cython.Py_ssize_t)
 def relabeling(slots: Sequence[Slot], dealt: Sequence[Sequence[int]]) -> list[int]:
     """The card each card becomes (``new[card]``, itself when not in a slot) when ``slots`` are dealt ``dealt``."""
-    new = list(range(len(BIT)))
+    new = list(_IDENTITY)  # (a copy: no range object, no int conversions)
     if len(slots) != len(dealt):
         raise ValueError(f"{len(dealt)} contents for {len(slots)} slots")
     for k in range(len(slots)):

@@ -211,15 +211,23 @@ def _back_up(nodes: list[Node], sides: list[int], rewards: list[float]) -> None:
         node.reward += rewards[sides[k]]
 
 
+@cython.locals(n=cython.Py_ssize_t, side=cython.Py_ssize_t, s=cython.Py_ssize_t, count=cython.Py_ssize_t)
 def _rewards(world: State, results_before: int) -> list[float]:
     """Each side's reward in 0..1 for the deal recorded after ``results_before`` results (0.5 each if none)."""
-    sides = max(world.side_of) + 1
     if len(world.deal_results) <= results_before:
-        return [0.5] * sides
+        return [0.5] * (max(world.side_of) + 1)
     points = world.deal_results[results_before]["points"]
-    scale = 2 * max(1, sum(abs(p) for p in points))
+    n = len(points)
+    total = 0  # (loops, not generators and lists: this runs at every iteration)
+    for s in range(n):
+        total += abs(points[s])
+    scale = 2 * max(1, total)
     rewards = []
-    for side, own in enumerate(points):
-        others = [p for s, p in enumerate(points) if s != side]
-        rewards.append(0.5 + (own - sum(others) / len(others)) / scale)
+    for side in range(n):
+        others, count = 0, 0
+        for s in range(n):
+            if s != side:
+                others += points[s]
+                count += 1
+        rewards.append(0.5 + (points[side] - others / count) / scale)
     return rewards

@@ -61,8 +61,12 @@ def count_margin(line: TrickGame, side: int) -> float:
     """``side``'s count in a played-out trick game (card points with the last trick's bonus) less the others'
     mean."""
     totals = line.trick_totals()
-    others = [t for s, t in enumerate(totals) if s != side]
-    return totals[side] - sum(others) / len(others)
+    others, count = 0, 0
+    for s in range(len(totals)):  # (a loop, not a list and sum(): it runs after every play-out)
+        if s != side:
+            others += totals[s]
+            count += 1
+    return totals[side] - others / count
 
 
 class PimcPolicy(SearchPolicy):
@@ -134,8 +138,8 @@ class PimcPolicy(SearchPolicy):
         values, moves = [], 0
         streams = [bot.rng.state for bot in bots]
         for action in legal_ids:
-            for bot, stream in zip(bots, streams, strict=True):
-                bot.rng.state = stream  # every move's play-outs draw the same numbers: their differences count
+            for k in range(len(bots)):  # (an index loop: zip(..., strict=True) is a keyword call, compiled too)
+                bots[k].rng.state = streams[k]  # every move's play-outs draw the same numbers: their differences count
             total = 0.0
             for _ in range(rollouts):
                 line = world.clone()

@@ -14,9 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..state import State
-from .policy import Policy
+from ..state import State, draws_only
+from .policy import Observation, Policy
 from .view import seat_observer
+
+
+def _unobserved() -> Observation:
+    """The ``observe`` of a seat whose chooser draws only (``engine.state.draws_only``): never called."""
+    raise AssertionError("a chooser that draws only asked for its observation")
+
 
 # Called before each move is applied, with the seat to act and the action int it chose.
 OnMove = Callable[[int, int], None]
@@ -37,9 +43,12 @@ def play_out(state: State, policies: Sequence[Policy], ordinals: list[tuple[int,
     start_deal = state.deal_index
     legal_action_ids = state.legal_action_ids
     apply_id = state.apply_id
-    observers = [seat_observer(state, seat, policy) for seat, policy in enumerate(policies)]
     if ordinals is None and on_move is None and not deal_only:  # a plain rollout: the engine's own loop
-        return state.play_to_end([policy.chooser() for policy in policies], observers)
+        choosers = [policy.chooser() for policy in policies]
+        if all(map(draws_only, choosers)):  # random seats: no observation is asked for, none is made
+            return state.play_to_end(choosers, [_unobserved] * len(choosers))
+        return state.play_to_end(choosers, [seat_observer(state, seat, policy) for seat, policy in enumerate(policies)])
+    observers = [seat_observer(state, seat, policy) for seat, policy in enumerate(policies)]
     while True:
         seat = state.current_player
         if seat is None or deal_only and state.deal_index != start_deal:

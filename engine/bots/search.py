@@ -52,8 +52,12 @@ def deal_margin(state: State, side: int, results_before: int) -> float:
     if len(state.deal_results) <= results_before:
         return 0.0
     points = state.deal_results[results_before]["points"]
-    others = [p for s, p in enumerate(points) if s != side]
-    return float(points[side] - sum(others) / len(others))
+    others, count = 0, 0
+    for s in range(len(points)):  # (a loop, not a list and sum(): it runs after every play-out)
+        if s != side:
+            others += points[s]
+            count += 1
+    return float(points[side] - others / count)
 
 
 def last_deal(world: State) -> State:

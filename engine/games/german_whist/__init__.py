@@ -176,8 +176,9 @@ class GermanWhist(FaceDownSlots):
         else:  # 7.2
             points = counted
         # 7.4b: both reach the target in force: it is raised by 10 (unless fixed), checked again after the next deal
-        raised = (self.target != 0 and not self._target_fixed()
-                  and all(score + p >= self.target for score, p in zip(self.side_scores, points, strict=True)))
+        scores, target = self.side_scores, self.target  # (no zip(..., strict=True): a keyword call, compiled too)
+        raised = (target != 0 and not self._target_fixed()
+                  and scores[0] + points[0] >= target and scores[1] + points[1] >= target)
         self._deal_over(points, counted_tricks=counted, phase1_tricks=won[0])
         if raised:
             self.target += 10
