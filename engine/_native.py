@@ -3,10 +3,11 @@
 ``build_engine.py`` compiles every module of ``engine/`` (Cython, pure-Python mode: the same ``.py`` files), and the
 few typed modules beside it that :data:`ALSO_COMPILED` names (the environments' observation encoder), into
 ``build/engine/<ABI>/``, outside the source tree, and writes a manifest there with the SHA-256 of each source
-file it compiled. ``install()`` (run as ``engine/__init__.py`` imports this module, before the rest of the engine)
-puts a finder in front of Python's own that loads a module's compiled form only while its ``.py`` file still has the
-hash it was compiled from. An edited module runs from its source with a warning naming it (``make install`` compiles
-it again), so a stale build never runs old rules.
+file it compiled (with its ``.pxd``, if it has one, and what that cimports: :func:`source_hash`). ``install()`` (run
+as ``engine/__init__.py`` imports this module, before the rest of the engine) puts a finder in front of Python's own
+that loads a module's compiled form only while its source still has the hash it was compiled from. An edited module
+runs from its source with a warning naming it (``make install`` compiles it again), so a stale build never runs old
+rules.
 
 ``CARDTABLE_ENGINE`` chooses: ``python`` runs the source alone; ``compiled`` requires every compiled module (an
 ImportError names the missing or stale ones); unset or ``auto`` loads what is built and current.
