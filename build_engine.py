@@ -6,10 +6,11 @@ of the rules.
     python build_engine.py --force    # compile every module again
     python build_engine.py --clean    # remove the build: the engine runs from its source
 
-The modules go to ``build/engine/<ABI>/`` with a manifest of each source file's SHA-256; ``engine/_native.py`` loads
-a compiled module only while its source still has that hash (see there). Without a C compiler, Python's headers or
-Cython, it says what is missing and leaves the engine to run from its source (exit status 0: that is a supported
-install, not a failure). A module the compiler refuses is listed in the manifest with the reason and runs from source.
+The modules go to ``build/engine/<ABI>/`` with a manifest of each source file's SHA-256 (with its ``.pxd``, if any);
+``engine/_native.py`` loads a compiled module only while its source still has that hash (see there). Without a C
+compiler, Python's headers or Cython, it says what is missing and leaves the engine to run from its source (exit
+status 0: that is a supported install, not a failure). A module the compiler refuses is listed in the manifest with
+the reason and runs from source.
 """
 
 from __future__ import annotations

@@ -3,10 +3,11 @@
 ``build_engine.py`` compiles every module of ``engine/`` (Cython, pure-Python mode: the same ``.py`` files), and the
 few typed modules beside it that :data:`ALSO_COMPILED` names (the environments' observation encoder), into
 ``build/engine/<ABI>/``, outside the source tree, and writes a manifest there with the SHA-256 of each source
-file it compiled. ``install()`` (run as ``engine/__init__.py`` imports this module, before the rest of the engine)
-puts a finder in front of Python's own that loads a module's compiled form only while its ``.py`` file still has the
-hash it was compiled from. An edited module runs from its source with a warning naming it (``make install`` compiles
-it again), so a stale build never runs old rules.
+file it compiled (with its ``.pxd``, if it has one, and what that cimports: :func:`source_hash`). ``install()`` (run
+as ``engine/__init__.py`` imports this module, before the rest of the engine) puts a finder in front of Python's own
+that loads a module's compiled form only while its source still has the hash it was compiled from. An edited module
+runs from its source with a warning naming it (``make install`` compiles it again), so a stale build never runs old
+rules.
 
 ``CARDTABLE_ENGINE`` chooses: ``python`` runs the source alone; ``compiled`` requires every compiled module (an
 ImportError names the missing or stale ones); unset or ``auto`` loads what is built and current.
@@ -20,6 +21,7 @@ import importlib.abc
 import importlib.machinery
 import json
 import os
+import re
 import sys
 import sysconfig
 import warnings
@@ -44,8 +46,49 @@ def build_dir(root: Path | None = None) -> Path:
     return (root or SOURCE.parent) / "build" / "engine" / abi
 
 
-def source_hash(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def source_hash(path: Path, source: Path = SOURCE) -> str:
+    """The SHA-256 of what a module's compiled form was built from: its ``.py`` file alone, or, when a ``.pxd`` file
+    beside it declares C types for Cython, also that ``.pxd`` and the ``.py`` and ``.pxd`` files of every engine
+    module it cimports (transitively): the compiled module calls theirs at C level, so it is stale, and runs from
+    source, whenever one of them changed (a compiled module never loads beside a cimported one running from source)."""
+    files = build_inputs(path, source)
+    if len(files) == 1:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    digest = hashlib.sha256()
+    for file in files:
+        data = file.read_bytes()
+        digest.update(f"{file.relative_to(source.parent)}:{len(data)}:".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+_CIMPORT = re.compile(r"^\s*(?:from\s+(\.*[\w.]*)\s+cimport\b|cimport\s+([\w.]+))", re.MULTILINE)
+
+
+def build_inputs(path: Path, source: Path = SOURCE) -> list[Path]:
+    """The files a module's compiled form depends on (see :func:`source_hash`): its ``.py``, then its ``.pxd`` and
+    the ``.py`` and ``.pxd`` of the engine modules that ``.pxd`` cimports, and of those they cimport."""
+    files, todo = [path], [path]
+    while todo:
+        pxd = todo.pop().with_suffix(".pxd")
+        if not pxd.is_file() or pxd in files:
+            continue
+        files.append(pxd)
+        package = pxd.parent  # a relative cimport's first dot
+        for relative, absolute in _CIMPORT.findall(pxd.read_text()):
+            name = absolute or relative
+            if name.startswith("."):
+                dots = len(name) - len(name.lstrip("."))
+                base = package.parents[dots - 2] if dots > 1 else package
+                parts = (*base.relative_to(source.parent).parts, *filter(None, name[dots:].split(".")))
+                name = ".".join(parts)
+            if name.split(".")[0] != PACKAGE and name not in ALSO_COMPILED:
+                continue  # Cython's own declarations (libc, cpython, cython)
+            module = module_source(name, source)
+            if module.is_file() and module not in files:
+                files.append(module)
+                todo.append(module)
+    return files
 
 
 def module_source(name: str, source: Path = SOURCE) -> Path:
@@ -79,7 +122,7 @@ class CompiledFinder(importlib.abc.MetaPathFinder):
         if not source.is_file():
             return None  # not a module of the engine's source: Python's own finders say what it is
         entry = self.modules.get(fullname)
-        if entry is None or source_hash(source) != entry["sha256"]:
+        if entry is None or source_hash(source, self.source) != entry["sha256"]:
             self._from_source(fullname, "is new since the build" if entry is None else "was edited since the build")
             return None
         binary = self.folder / entry["file"]

@@ -45,6 +45,7 @@ else:
 
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 NO_TRUMP = 4  # the trump index of a deal without trumps: no card is a trump
+_SUIT_BITS = cython.declare(cython.ulonglong, 0x1FFF)  # a suit's 13 cards from its first: SUIT_MASK[s] >> 13 * s
 SUIT_CARDS = tuple(range(13 * suit, 13 * suit + 13) for suit in range(4))  # [suit]: its cards
 
 # Canonical card of each position in the plain string order of the codes ("2C" < "2D" < ... < "TS").
@@ -128,7 +129,7 @@ class Ranking:
 
 def beats(card: int, best: int, trump: int, power: Sequence[int]) -> bool:
     """Whether ``card`` takes the trick from ``best`` (the card winning it so far); ``power = ranking.power[trump]``."""
-    return power[card] > power[best] and (SUIT[card] == SUIT[best] or SUIT[card] == trump)
+    return power[card] > power[best] and (card // 13 == best // 13 or card // 13 == trump)  # (``SUIT[c]`` is c // 13)
 
 
 def trick_winner(cards: Sequence[int], trump: int, ranking: Ranking) -> int:
@@ -185,33 +186,38 @@ class FollowRule:
 FOLLOW_SUIT = FollowRule()
 
 
+@cython.locals(suit=cython.int, same=cython.ulonglong, trump_cards=cython.ulonglong, trumps=cython.ulonglong,
+               trumping=cython.ulonglong)
 def legal_mask(rule: FollowRule, hand: int, led: int | None, trump: int, over: int, partner_winning: bool) -> int:
     """The cards of ``hand`` (a mask) that may be played.
 
     ``led`` is the led suit (None for the leader), ``over`` the trumps that beat the best trump in the trick
     (:func:`beaters_mask`), ``partner_winning`` whether the player's partner is winning the trick now.
+    (``_SUIT_BITS << 13 * s`` is ``SUIT_MASK[s]``, computed: compiled, in C with tricks.pxd's C types.)
     """
     if led is None:
         return hand
-    same = hand & SUIT_MASK[led]
+    suit = led
+    same = hand & (_SUIT_BITS << 13 * suit)
     if same:
-        if led == trump:
+        if suit == trump:
             if rule.free_trump and same == BIT[13 * trump + RANKS.index(rule.free_trump)]:
                 return hand
             if rule.must_overtrump:
                 return (same & over) or same
         elif rule.trump_with_suit and trump != NO_TRUMP:
-            return same | (hand & SUIT_MASK[trump])
+            return same | (hand & (_SUIT_BITS << 13 * trump))
         return same
     if trump == NO_TRUMP:
         return hand
-    trumps = hand & SUIT_MASK[trump]
+    trump_cards = _SUIT_BITS << 13 * trump
+    trumps = hand & trump_cards
     if not trumps:
         return hand
     trumping = ((trumps & over) or trumps) if rule.must_overtrump else trumps
     if rule.must_trump and not (rule.partner_exempts and partner_winning):
         return trumping
-    return (hand & ~SUIT_MASK[trump]) | trumping
+    return (hand & ~trump_cards) | trumping
 
 
 # ---- card actions -----------------------------------------------------------------------------------------------

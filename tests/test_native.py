@@ -103,6 +103,27 @@ def test_a_module_edited_after_the_build_runs_from_its_source_with_a_warning(tmp
         strict.find_spec(module, None)
 
 
+def test_a_declarations_file_is_part_of_its_modules_and_of_those_that_cimport_it(tmp_path: Path) -> None:
+    """A ``.pxd`` beside a module (Cython's C declarations) is hashed with it, and with every module whose own
+    ``.pxd`` cimports it: editing engine/tricks.pxd, or engine/tricks.py, leaves engine.trickgame (which calls
+    tricks' functions in C) stale as well, never compiled beside a changed or source-run engine.tricks."""
+    inputs = [p.relative_to(ROOT).as_posix() for p in _native.build_inputs(_native.module_source("engine.trickgame"))]
+    assert inputs[:2] == ["engine/trickgame.py", "engine/trickgame.pxd"]
+    assert {"engine/tricks.py", "engine/tricks.pxd"} <= set(inputs)
+    assert _native.build_inputs(_native.module_source("engine.rng")) == [_native.module_source("engine.rng")]
+    manifest = _manifest()
+    for edited in ("tricks.pxd", "tricks.py"):
+        source = _source_copy(tmp_path / edited)
+        finder = _native.CompiledFinder(_native.build_dir(), manifest["modules"], manifest["skipped"], strict=False,
+                                        source=source)
+        assert finder.find_spec("engine.trickgame", None) is not None
+        (source / edited).write_text((source / edited).read_text() + "\n# edited\n")
+        with pytest.warns(RuntimeWarning, match="was edited since the build"):
+            assert finder.find_spec("engine.trickgame", None) is None
+            assert finder.find_spec("engine.tricks", None) is None
+        assert finder.find_spec("engine.rng", None) is not None
+
+
 def test_a_module_new_since_the_build_runs_from_its_source_with_a_warning(tmp_path: Path) -> None:
     manifest = _manifest()
     source = _source_copy(tmp_path)
