@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
-from .clone import LIST, SHARED, Copier, Copyable
+from .clone import LIST, SHARED, Copier, Copyable, field_copy
 from .errors import PositionError
 
 if TYPE_CHECKING:
@@ -99,17 +99,6 @@ class Contract(NamedTuple):
         return {"value": self.value, "suit": self.suit, "declarer": self.declarer, "multiplier": self.multiplier}
 
 
-@cython.cfunc
-@cython.locals(items=list)
-def _field_copy(value: Any, how: Copier | None) -> Any:
-    if how is None or value is None:
-        return value
-    if how is LIST:  # (compiled: a C slice, no Python call)
-        items = value
-        return items[:]
-    return how(value)
-
-
 @cython.cclass
 class AuctionCore:
     """A :class:`ContractAuction`'s state, as fixed fields of a C struct in the compiled build (as
@@ -143,19 +132,19 @@ class AuctionCore:
         """Give ``new`` these fields, each copied as ``copiers`` (aligned with FIELDS: a class's COPY) says."""
         twin = cython.declare(AuctionCore, new)
         c = copiers
-        twin.ladder = _field_copy(self.ladder, c[0])
-        twin.ids = _field_copy(self.ids, c[1])
-        twin.n = _field_copy(self.n, c[2])
-        twin.partnerships = _field_copy(self.partnerships, c[3])
-        twin.turn = _field_copy(self.turn, c[4])
-        twin.level = _field_copy(self.level, c[5])
-        twin.suit = _field_copy(self.suit, c[6])
-        twin.bidder = _field_copy(self.bidder, c[7])
-        twin.doubled = _field_copy(self.doubled, c[8])
-        twin.passes = _field_copy(self.passes, c[9])
-        twin.actions = _field_copy(self.actions, c[10])
-        twin.over = _field_copy(self.over, c[11])
-        twin.thrown_in = _field_copy(self.thrown_in, c[12])
+        twin.ladder = field_copy(self.ladder, c[0])
+        twin.ids = field_copy(self.ids, c[1])
+        twin.n = field_copy(self.n, c[2])
+        twin.partnerships = field_copy(self.partnerships, c[3])
+        twin.turn = field_copy(self.turn, c[4])
+        twin.level = field_copy(self.level, c[5])
+        twin.suit = field_copy(self.suit, c[6])
+        twin.bidder = field_copy(self.bidder, c[7])
+        twin.doubled = field_copy(self.doubled, c[8])
+        twin.passes = field_copy(self.passes, c[9])
+        twin.actions = field_copy(self.actions, c[10])
+        twin.over = field_copy(self.over, c[11])
+        twin.thrown_in = field_copy(self.thrown_in, c[12])
 
 
 @cython.cfunc

@@ -100,10 +100,13 @@ def _split_plan(cls: type) -> tuple[tuple[tuple[str, Copier], ...], tuple[Copier
     return split
 
 
-@cython.cfunc
 @cython.locals(items=list)
-def _copied(value: Any, how: Copier) -> Any:
-    """``how(value)``; compiled, the common copiers without a Python call."""
+def field_copy(value: Any, how: Copier | None) -> Any:
+    """``value`` copied as ``how`` says (None: shared as it is, as is a None value); compiled, the common copiers
+    without a Python call. The copy of a class's typed fields (``_copy_fields`` of the C classes of engine/trickgame.py,
+    fishing.py and auction.py) calls it in C (engine/clone.pxd)."""
+    if how is None or value is None:
+        return value
     if how is LIST:
         items = value
         return items[:]
@@ -129,7 +132,7 @@ def copy_declared(obj: T) -> T:
     for name, how in in_dict:
         value = attrs.get(name)
         if value is not None:
-            attrs[name] = _copied(value, how) if compiled else how(value)
+            attrs[name] = field_copy(value, how) if compiled else how(value)
     new.__dict__ = attrs
     return new
 

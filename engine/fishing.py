@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar, cast
 
 from .cards import BIT, CARD_OF_CODE, CODES, RANK, RANK_MASK, STRING_RANK, cards_in, format_cards, mask_of, parse_card
-from .clone import LIST, SHARED, Copier
+from .clone import LIST, SHARED, Copier, field_copy
 from .dealing import deal_round, seats_from
 from .determinize import Slot, in_deck_order, redeal, relabel_mask, relabeling
 from .errors import ActionLimitExceeded, IllegalAction, PositionError
@@ -806,19 +806,6 @@ def _table_offers(offers: Offers, table: int, limit: int) -> Offers:
     return found
 
 
-@cython.cfunc
-@cython.locals(items=list)
-def _field_copy(value: Any, how: Copier | None) -> Any:
-    """A field's copy as ``engine.clone`` makes it (``how``: its declared copier); compiled, a list's without a Python
-    call."""
-    if how is None or value is None:
-        return value
-    if how is LIST:
-        items = value
-        return items[:]
-    return how(value)
-
-
 @cython.cclass
 class FishingCore:
     """What a fishing game's moves read and write at every move, as fixed fields of a C struct in the compiled build
@@ -856,20 +843,20 @@ class FishingCore:
         """Give ``new`` these fields, each copied as ``copiers`` (aligned with FIELDS: a class's COPY) says."""
         twin = cython.declare(FishingCore, new)
         c = copiers
-        twin.current_player = _field_copy(self.current_player, c[0])
-        twin.phase = _field_copy(self.phase, c[1])
-        twin.moves = _field_copy(self.moves, c[2])
-        twin._legal = _field_copy(self._legal, c[3])
-        twin.n_players = _field_copy(self.n_players, c[4])
-        twin.dealer = _field_copy(self.dealer, c[5])
-        twin.hands = _field_copy(self.hands, c[6])
-        twin.table = _field_copy(self.table, c[7])
-        twin.stock = _field_copy(self.stock, c[8])
-        twin.captured = _field_copy(self.captured, c[9])
-        twin.last_capturer = _field_copy(self.last_capturer, c[10])
-        twin.turn = _field_copy(self.turn, c[11])
-        twin.capture_rules = _field_copy(self.capture_rules, c[12])
-        twin._groups = _field_copy(self._groups, c[13])
+        twin.current_player = field_copy(self.current_player, c[0])
+        twin.phase = field_copy(self.phase, c[1])
+        twin.moves = field_copy(self.moves, c[2])
+        twin._legal = field_copy(self._legal, c[3])
+        twin.n_players = field_copy(self.n_players, c[4])
+        twin.dealer = field_copy(self.dealer, c[5])
+        twin.hands = field_copy(self.hands, c[6])
+        twin.table = field_copy(self.table, c[7])
+        twin.stock = field_copy(self.stock, c[8])
+        twin.captured = field_copy(self.captured, c[9])
+        twin.last_capturer = field_copy(self.last_capturer, c[10])
+        twin.turn = field_copy(self.turn, c[11])
+        twin.capture_rules = field_copy(self.capture_rules, c[12])
+        twin._groups = field_copy(self._groups, c[13])
 
 
 @cython.cfunc

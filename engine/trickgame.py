@@ -42,7 +42,7 @@ from types import FunctionType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
-from .clone import LIST, SHARED, Copier
+from .clone import LIST, SHARED, Copier, field_copy
 from .determinize import Slot, in_deck_order, known_start, redeal_consistent, relabel_mask, relabeling
 from .errors import IllegalAction, PositionError
 from .phases import (
@@ -330,17 +330,6 @@ class TrickPlay(Phase["TrickGame"]):
 TRICK_PLAY = TrickPlay()
 
 
-@cython.cfunc
-@cython.locals(items=list)
-def _copied(value: Any, how: Copier | None) -> Any:
-    if how is None or value is None:
-        return value
-    if how is LIST:  # (compiled: a C slice, no Python call)
-        items = value
-        return items[:]
-    return how(value)
-
-
 @cython.cclass
 class TrickCore:
     """What the trick loop reads and writes at every move, as fixed fields of a C struct in the compiled build (a
@@ -380,23 +369,23 @@ class TrickCore:
         """Give ``new`` these fields, each copied as ``copiers`` (aligned with FIELDS: a class's COPY) says."""
         twin = cython.declare(TrickCore, new)
         c = copiers
-        twin.current_player = _copied(self.current_player, c[0])
-        twin.phase = _copied(self.phase, c[1])
-        twin.moves = _copied(self.moves, c[2])
-        twin._legal = _copied(self._legal, c[3])
-        twin.n_players = _copied(self.n_players, c[4])
-        twin.side_of = _copied(self.side_of, c[5])
-        twin.hands = _copied(self.hands, c[6])
-        twin.trump = _copied(self.trump, c[7])
-        twin.trick = _copied(self.trick, c[8])
-        twin.tricks = _copied(self.tricks, c[9])
-        twin.trick_size = _copied(self.trick_size, c[10])
-        twin.best_seat = _copied(self.best_seat, c[11])
-        twin.best_card = _copied(self.best_card, c[12])
-        twin.overtrumps = _copied(self.overtrumps, c[13])
-        twin.card_points = _copied(self.card_points, c[14])
-        twin.tricks_won = _copied(self.tricks_won, c[15])
-        twin.last_trick_side = _copied(self.last_trick_side, c[16])
+        twin.current_player = field_copy(self.current_player, c[0])
+        twin.phase = field_copy(self.phase, c[1])
+        twin.moves = field_copy(self.moves, c[2])
+        twin._legal = field_copy(self._legal, c[3])
+        twin.n_players = field_copy(self.n_players, c[4])
+        twin.side_of = field_copy(self.side_of, c[5])
+        twin.hands = field_copy(self.hands, c[6])
+        twin.trump = field_copy(self.trump, c[7])
+        twin.trick = field_copy(self.trick, c[8])
+        twin.tricks = field_copy(self.tricks, c[9])
+        twin.trick_size = field_copy(self.trick_size, c[10])
+        twin.best_seat = field_copy(self.best_seat, c[11])
+        twin.best_card = field_copy(self.best_card, c[12])
+        twin.overtrumps = field_copy(self.overtrumps, c[13])
+        twin.card_points = field_copy(self.card_points, c[14])
+        twin.tricks_won = field_copy(self.tricks_won, c[15])
+        twin.last_trick_side = field_copy(self.last_trick_side, c[16])
 
 
 class TrickGame(State, TrickCore):

@@ -1,0 +1,4 @@
+# Cython's declarations for engine/auction.py (see engine/tricks.pxd): its C class's field copy calls the clone's field
+# copier in C.
+
+from engine.clone cimport field_copy
