@@ -36,6 +36,7 @@ import shutil
 import socket
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -137,23 +138,38 @@ def connect_ray(address: str | None = None, cpus: int | None = None, verbose: bo
 notices = logging.getLogger("cardtable.ray")
 
 
+REPEAT_WINDOW_S = 60.0
+
+
 def route_ray_notices() -> None:
     """Send the notices Ray's driver receives from the cluster (its ``ray_listen_error_messages`` thread: a node
     marked dead, a worker killed, each a paragraph of advice) to :data:`notices` as one warning line each, their first
     sentence (the whole text at DEBUG), instead of Ray's print to standard output. Ray's thread looks its printer up by
     name at each notice, so the replacement takes effect for a driver already joined; the worker log lines that
-    ``verbose`` shows are printed by another handler, bound at ``ray.init``, and stay as they are."""
+    ``verbose`` shows are printed by another handler, bound at ``ray.init``, and stay as they are.
+
+    A notice whose whole text repeats one of the last :data:`REPEAT_WINDOW_S` seconds goes to DEBUG only: each of a
+    node's agents (the dashboard's and the runtime environment's) watches its raylet and publishes the same "Raylet is
+    terminated" paragraph when it dies, so one lost node would otherwise say it once or twice, by timing."""
     from ray._private import worker
 
     printer = worker.print_to_stdstream
     if getattr(printer, "routes_notices", False):
         return
+    said: dict[str, float] = {}  # a notice's whole text -> when it was last logged as a warning
 
     def to_log(data: dict[str, Any], ignore_prefix: bool) -> None:
         if data.get("pid") != "raylet" or data.get("is_err"):
             printer(data, ignore_prefix)
             return
         for message in data.get("lines", []):
+            now = time.monotonic()
+            for text in [text for text, when in said.items() if now - when > REPEAT_WINDOW_S]:
+                del said[text]
+            if message in said:
+                notices.debug("Ray's notice again (said %.1f s ago): %s", now - said[message], message)
+                continue
+            said[message] = now
             notices.warning("Ray: %s", first_sentence(message))
             notices.debug("Ray's notice in full: %s", message)
 

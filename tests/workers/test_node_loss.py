@@ -187,7 +187,8 @@ def test_a_job_survives_the_loss_of_a_node_with_the_results_of_one_process(two_n
     dead = [line for line in lines if line.startswith("Ray: The node with node id: ")]
     assert len(dead) <= 1 and all(line.endswith("has been marked dead because the detector has missed too many "
                                                  "heartbeats from it.") for line in dead), err
-    # Ray may also relay the killed node's raylet's own notice (its first sentence), depending on when it goes
+    # Ray may also relay the killed node's raylet's own notice (its first sentence), depending on when it goes; each of
+    # the node's two agents publishes it (fresh CI of s44 printed it twice), the driver says it once
     terminated = [line for line in lines if line == "Ray: Raylet is terminated."]
     assert len(terminated) <= 1 and len(lines) == len(lost) + len(dead) + len(terminated), err
 
@@ -208,6 +209,11 @@ NOTICE = ("The node with node id: a71863cb3fae and address: 127.0.0.1 and node n
           "unexpectedly (OOM, etc.) \n\t(2) raylet has lagging heartbeats due to slow network or busy workload.")
 
 
+TERMINATED = ("Raylet is terminated. Termination is unexpected. Possible reasons include: (1) SIGKILL by the user or "
+              "system OOM killer, (2) Invalid memory access from Raylet causing SIGSEGV or SIGBUS, (3) Other "
+              "termination signals. Last 20 lines of the Raylet logs:\n    [raylet] ...")
+
+
 def test_rays_notices_go_to_the_log_in_one_line_and_other_lines_as_before(monkeypatch, caplog):
     from ray._private import worker
 
@@ -219,9 +225,34 @@ def test_rays_notices_go_to_the_log_in_one_line_and_other_lines_as_before(monkey
     with caplog.at_level(logging.DEBUG, logger="cardtable.ray"):
         worker.print_to_stdstream({"lines": [NOTICE], "pid": "raylet", "is_err": False}, ignore_prefix=False)
         worker.print_to_stdstream(line, ignore_prefix=False)
+        # a node's two agents each publish "Raylet is terminated": the second copy goes to DEBUG only
+        for _ in range(2):
+            worker.print_to_stdstream({"lines": [TERMINATED], "pid": "raylet", "is_err": False}, ignore_prefix=False)
     assert printed == [line]
-    assert [(record.levelname, record.getMessage()) for record in caplog.records] == [
+    records = [(record.levelname, record.getMessage()) for record in caplog.records]
+    assert records[:5] == [
         ("WARNING", "Ray: The node with node id: a71863cb3fae and address: 127.0.0.1 and node name: 127.0.0.1 has "
                     "been marked dead because the detector has missed too many heartbeats from it."),
         ("DEBUG", f"Ray's notice in full: {NOTICE}"),
+        ("WARNING", "Ray: Raylet is terminated."),
+        ("DEBUG", f"Ray's notice in full: {TERMINATED}"),
+        ("DEBUG", records[4][1]),
     ]
+    assert len(records) == 5 and re.fullmatch(r"Ray's notice again \(said \d+\.\d s ago\): Raylet is terminated\. .*",
+                                               records[4][1], re.S)
+
+
+def test_a_notice_repeated_after_the_window_is_said_again(monkeypatch, caplog):
+    from ray._private import worker
+
+    from workers import cluster
+
+    monkeypatch.setattr(worker, "print_to_stdstream", lambda data, ignore_prefix: None)
+    clock = [1000.0]
+    monkeypatch.setattr(cluster.time, "monotonic", lambda: clock[0])
+    route_ray_notices()
+    with caplog.at_level(logging.WARNING, logger="cardtable.ray"):
+        for step in (0.0, 30.0, cluster.REPEAT_WINDOW_S + 1):
+            clock[0] += step
+            worker.print_to_stdstream({"lines": [TERMINATED], "pid": "raylet", "is_err": False}, ignore_prefix=False)
+    assert [record.getMessage() for record in caplog.records] == ["Ray: Raylet is terminated."] * 2
