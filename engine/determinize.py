@@ -64,6 +64,7 @@ class Slot:
     check: Callable[[list[int]], bool] | None = None
 
 
+@cython.locals(plan="_Plan")
 def redeal(slots: Sequence[Slot], rng: Rng, sweeps: int = SWEEPS,
            start: Sequence[Sequence[int]] | None = None) -> list[list[int]]:
     """New contents for ``slots`` (the same sizes, each list in random order), drawn from ``rng``.
@@ -74,32 +75,110 @@ def redeal(slots: Sequence[Slot], rng: Rng, sweeps: int = SWEEPS,
     (:func:`known_start`), so a search that samples the hidden cards cannot read them through the samples. A caller
     dealing the same slots many times may pass that ``start`` (a valid deal) once computed; without one, the slots'
     real cards, the start of last resort, must respect their own rules (ValueError if not).
+
+    What every deal of the same ``slots`` and ``start`` shares (the sorted unseen cards, the slots' sizes and masks,
+    whether free deals are worth trying) is worked out once and kept for the next call with the same two objects
+    (:func:`_plan_of`): a caller changing a slot in place between two calls must pass a new list of slots.
     """
-    if not _constrained(slots):
-        return _deal_freely(slots, rng)  # nothing is known of the unseen cards: one shuffle is exactly uniform
-    for k in range(len(slots)):
-        slot = slots[k]
-        # (the check, which may cost more than a deal, only where the real cards may become the start)
-        if not _respects(slot.cards, slot.forbidden) or start is None and not _passes_check(slot, slot.cards):
-            bad = [CODES[c] for c in slot.cards if BIT[c] & slot.forbidden]
-            raise ValueError(f"slot {k} does not hold a valid deal to start from (forbidden: {bad})")
-    pool: list[int] = []  # known cards, not where they are
-    for slot in slots:  # (a loop, not a generator: a search deals the same slots at every sample)
-        pool += slot.cards
-    pool.sort()
-    # most free deals are valid (contrée: 1 in 1.1 to 3): the first one is exactly uniform; not tried where the
-    # forbidden cards alone leave few valid (German Whist's voids late in the play: 1 in 400 there)
-    for _ in range(FREE_TRIES if _free_odds(slots, pool) >= FREE_LEAST else 0):
-        contents = _deal_freely(slots, rng, pool)
-        if _all_valid(slots, contents):
+    plan = _plan_of(slots, start)
+    # nothing known of the unseen cards: one free deal, exactly uniform; else most free deals are valid (contrée: 1 in
+    # 1.1 to 3): the first one is exactly uniform; not tried where the forbidden cards alone leave few valid (German
+    # Whist's voids late in the play: 1 in 400 there)
+    for _ in range(plan.tries):
+        contents = _free_deal(plan, rng)
+        if contents is not None:
             return contents
     if start is None:
-        start = known_start(slots) or [slot.cards for slot in slots]
+        if plan.known is None:
+            plan.known = known_start(slots) or [slot.cards for slot in slots]
+        start = plan.known
     contents = [list(cards) for cards in start]
     if len(contents) > 1:
         _walk(contents, slots, rng, sweeps)
     for cards in contents:
         rng.shuffle(cards)
+    return contents
+
+
+@cython.final
+@cython.cclass
+class _Plan:
+    """What every deal of one list of slots shares (compiled, C fields): the unseen cards sorted (``pool``), each
+    slot's size, forbidden cards and check, whether any slot has a check (``checked``), the free deals worth trying
+    (``tries``: one, always valid, where nothing is known) and, once needed, the walk's start made from what is known
+    (``known``)."""
+
+    cython.declare(slots=object, start=object, pool=list, sizes=list, forbidden=list, checks=list, known=object,
+                   checked=cython.bint, tries=cython.Py_ssize_t)
+
+    def __init__(self, slots: Sequence[Slot], start: Sequence[Sequence[int]] | None) -> None:
+        self.slots, self.start = slots, start
+        self.known: list[list[int]] | None = None
+        self.checked = any(slot.check is not None for slot in slots)
+        self.sizes: list[int] = [len(slot.cards) for slot in slots]
+        self.forbidden: list[int] = [slot.forbidden for slot in slots]
+        self.checks: list[Callable[[list[int]], bool] | None] = [slot.check for slot in slots]
+        pool: list[int] = []  # known cards, not where they are
+        for slot in slots:
+            pool += slot.cards
+        pool.sort()
+        self.pool = pool
+        self.tries = 1
+        if _constrained(slots):
+            for k in range(len(slots)):
+                slot = slots[k]
+                # (the check, which may cost more than a deal, only where the real cards may become the start)
+                if not _respects(slot.cards, slot.forbidden) or start is None and not _passes_check(slot, slot.cards):
+                    bad = [CODES[c] for c in slot.cards if BIT[c] & slot.forbidden]
+                    raise ValueError(f"slot {k} does not hold a valid deal to start from (forbidden: {bad})")
+            self.tries = FREE_TRIES if _free_odds(slots, pool) >= FREE_LEAST else 0
+
+
+_last_plan: _Plan | None = None  # the plan of the slots last dealt (a search deals the same slots at every sample)
+
+
+@cython.locals(plan=_Plan)
+def _plan_of(slots: Sequence[Slot], start: Sequence[Sequence[int]] | None) -> _Plan:
+    """The plan of ``slots`` and ``start``: the last one made, when it was made for these two objects."""
+    global _last_plan
+    plan = _last_plan
+    if plan is None or plan.slots is not slots or plan.start is not start:
+        plan = _Plan(slots, start)
+        _last_plan = plan
+    return plan
+
+
+@cython.locals(plan=_Plan, pool=list, sizes=list, forbidden=list, checks=list, contents=list, mask=cython.ulonglong,
+               card=cython.Py_ssize_t, k=cython.Py_ssize_t, i=cython.Py_ssize_t, top=cython.Py_ssize_t,
+               size=cython.Py_ssize_t)
+def _free_deal(plan: _Plan, rng: Rng) -> list[list[int]] | None:
+    """One free deal (the unseen cards shuffled and dealt to the slots in turn), if every slot's content respects its
+    forbidden cards and its check, else None. Compiled, the forbidden cards are tested in C before any list is made."""
+    pool = list(plan.pool)
+    rng.shuffle(pool)
+    sizes, forbidden = plan.sizes, plan.forbidden
+    top = 0
+    for k in range(len(sizes)):
+        size = sizes[k]
+        mask = forbidden[k]
+        if mask:
+            for i in range(top, top + size):
+                card = pool[i]
+                if mask >> card & 1:
+                    return None
+        top += size
+    contents = []
+    top = 0
+    for k in range(len(sizes)):
+        size = sizes[k]
+        contents.append(pool[top:top + size])
+        top += size
+    if plan.checked:
+        checks = plan.checks
+        for k in range(len(checks)):
+            check = checks[k]
+            if check is not None and not check(contents[k]):
+                return None
     return contents
 
 
@@ -258,21 +337,6 @@ def _place(pool: Sequence[int], slots: Sequence[Slot]) -> list[list[int]] | None
     return contents
 
 
-def _deal_freely(slots: Sequence[Slot], rng: Rng, cards: Sequence[int] = ()) -> list[list[int]]:
-    """The slots' cards (``cards``, sorted, when the caller has them) shuffled and dealt to the slots in turn."""
-    pool = list(cards)
-    if not pool:  # the known cards, not where they are (a loop, not a generator: a search deals at every sample)
-        for slot in slots:
-            pool += slot.cards
-        pool.sort()
-    rng.shuffle(pool)
-    contents, top = [], 0
-    for slot in slots:
-        contents.append(pool[top:top + len(slot.cards)])
-        top += len(slot.cards)
-    return contents
-
-
 def _passes_check(slot: Slot, content: list[int]) -> bool:
     return slot.check is None or slot.check(content)
 
@@ -323,20 +387,6 @@ def _constrained(slots: Sequence[Slot]) -> bool:
         if slots[k].forbidden or slots[k].check is not None:
             return True
     return False
-
-
-@cython.locals(k=cython.Py_ssize_t)
-def _all_valid(slots: Sequence[Slot], contents: list[list[int]]) -> bool:
-    """Whether every slot's content respects its forbidden cards and its check (the slots in order)."""
-    for k in range(len(slots)):  # noqa: SIM110  (as in _constrained)
-        if not _valid(slots[k], contents[k]):
-            return False
-    return True
-
-
-def _valid(slot: Slot, content: list[int]) -> bool:
-    """Whether ``content`` respects the slot's forbidden cards and its check."""
-    return _respects(content, slot.forbidden) and (slot.check is None or slot.check(content))
 
 
 # Compiled, the forbidden cards are a C mask (a card mask fits 64 bits) and each card a C integer.

@@ -60,10 +60,19 @@ def deal_margin(state: State, side: int, results_before: int) -> float:
     return float(points[side] - others / count)
 
 
+_last_options: tuple[dict[str, Any], int, dict[str, Any]] | None = None  # last_deal's last: options, deals, made
+
+
 def last_deal(world: State) -> State:
     """``world`` (a sample, the searcher's own) made to end its match with the current deal, so that play-outs of
-    it take the engine's fused loop (``State.play_to_end``) and stop where the deal is scored."""
-    world.options = {**world.options, "max_deals": world.deal_index + 1}
+    it take the engine's fused loop (``State.play_to_end``) and stop where the deal is scored. (Options are shared
+    between a state and its clones, never changed in place: the samples of one position share the options made for
+    the first.)"""
+    global _last_options
+    options, deals, last = world.options, world.deal_index + 1, _last_options
+    if last is None or last[0] is not options or last[1] != deals:
+        last = _last_options = (options, deals, {**options, "max_deals": deals})
+    world.options = last[2]
     return world
 
 
