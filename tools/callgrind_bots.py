@@ -100,6 +100,8 @@ def main() -> None:
         return
     root = args.root.resolve()
     with tempfile.TemporaryDirectory() as tmp:
+        if args.keep:
+            args.keep.mkdir(parents=True, exist_ok=True)
         out = Path(args.keep or tmp) / "bots.out"
         env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(root)}
         env.setdefault("CARDTABLE_ENGINE", "python")
