@@ -172,6 +172,29 @@ def test_redeal_consistent_walks_without_favouring_a_deal() -> None:
         redeal_consistent([west, east], rng, more_clubs, tries=0)
 
 
+def test_redeal_deals_a_kept_list_of_slots_as_a_new_one() -> None:
+    # redeal keeps what one list of slots shares for the next call with that list: the same list dealt again and again
+    # gives the deals that a new list of the same slots gives each time, from the same stream (free deals, checks and
+    # the walk alike); another list is another plan (here east's new void must be respected at once).
+    cards = [0, 1, 2, 13, 14, 15, 39, 40, 41]  # 2C 3C 4C 2D 3D 4D 2S 3S 4S
+    east = Slot([0, 1, 39], forbidden=SUIT_MASK[1], check=lambda hand: sum(c < 13 for c in hand) <= 2)
+    west, north = Slot([2, 13, 40]), Slot([14, 15, 41], check=lambda hand: any(c >= 39 for c in hand))
+    kept = [east, west, north]
+    kept_rng, fresh_rng = Rng(8), Rng(8)
+    for sweeps in (12, 0, 12):  # (sweeps=0: a walk that does not move, should the free deals fail)
+        for _ in range(300):
+            dealt = redeal(kept, kept_rng, sweeps)
+            assert dealt == redeal([east, west, north], fresh_rng, sweeps)
+            assert sorted(sum(dealt, [])) == cards and not any(13 <= c < 26 for c in dealt[0])
+    spadeless = Slot([0, 1, 39], forbidden=SUIT_MASK[1] | SUIT_MASK[3])
+    with pytest.raises(ValueError, match="slot 0"):  # its real cards break the new void: a new plan says so
+        redeal([spadeless, west, north], Rng(1))
+    north.forbidden |= SUIT_MASK[0]  # changed in place: a new list of the slots must be passed
+    for seed in range(100):
+        dealt = redeal(list(kept), Rng(seed))
+        assert not any(c < 13 for c in dealt[2]) and not any(13 <= c < 26 for c in dealt[0])
+
+
 def test_redeal_refuses_a_start_that_breaks_its_own_rules() -> None:
     with pytest.raises(ValueError, match="slot 0"):
         redeal([Slot([39], forbidden=SUIT_MASK[3]), Slot([0])], Rng(1))
