@@ -334,6 +334,26 @@ def test_a_start_for_checks_few_deals_meet_is_found_without_the_real_deal() -> N
     play_and_check_blind(state, 12663392048017480143)
 
 
+def test_a_mooney_callers_hand_is_drawn_of_his_suit_with_its_jack() -> None:
+    # Found by a random run. thunee.md 8.2.3: seat 3 called mooney (four hearts with JH), which every seat knows; at
+    # random a six-player deal rarely gives a hand one suit, so no drawn deal met it, the chain started from the real
+    # deal and seat 5's samples followed the real face-down trump card. Now the caller's hand is drawn of hearts, JH
+    # kept where it is.
+    options = {"royals": False, "call_jump": False, "last_card_trump": False, "six_trip": False, "six_mooney": True,
+               "max_deals": 2}
+    state = engine.new_match("thunee", seed=0, players=6, options=options)
+    play_and_check_blind(state.clone(), 63222)
+    play = Rng(63222)
+    while state.deal_index < 1 or state.phase != "play" or len(state.trick) < 4:
+        state.apply_id(play.choice(state.legal_action_ids()))
+    assert (state.contract, state.caller) == ("mooney", 3) and state.trick[0] == (3, parse_card("TH"))
+    jack = parse_card("JH")
+    for seat in (0, 1, 2, 4, 5):
+        for k in range(20):
+            hand = engine.determinize(state, seat, Rng(k)).hands[3]
+            assert hand & ~SUIT_MASK[jack // 13] == 0 and hand & (1 << jack), (seat, cards_in(hand))
+
+
 def test_a_seat_asked_about_a_redeal_does_not_see_whether_the_later_seats_are_weak() -> None:
     # belote_contree.md 3.8: the seats after the one asked now are asked later; whether they are weak is unseen, so
     # deals that differ only there (two cards of the deck traded) give the asked seat the same samples.

@@ -59,6 +59,7 @@ CALLS = (*range(10, 101, 10), 104)  # 4.2
 JODI = {"KQ": (20, 40), "JKQ": (30, 50)}  # 6.1.1: (plain, trump)
 JODI_AFTER = (1, 3)  # 6.1.2: after tricks 1 and 3
 BLACK_JACKS = (parse_card("JC"), parse_card("JS"))  # 3.1
+JACK = parse_card("JC") % 13  # the jack's place within its suit's 13 card ids
 FIRST_ROUND = {4: 16, 6: 18}  # 3.3, 8.2.1: cards dealt before the calling
 ROUNDS = {n: ((1,) * (dealt // n), (1,) * ((len(DECK) - dealt) // n)) for n, dealt in FIRST_ROUND.items()}  # singly
 # The seats from each dealer's left (3.3), in the order they are dealt to and asked.
@@ -396,6 +397,12 @@ class Deal(Phase["Thunee"]):
         if seat == game.trumper and game.trump_card is not None and not game.by_last:
             known |= BIT[game.trump_card]
         lacks, ordered = game._shown_lacking(), in_deck_order(game.deal_deck)
+        if game.contract == "mooney" and game.caller is not None and game.caller != seat:
+            # 8.2.3: the caller's hand was of the trump suit alone, its jack among it, which every seat knows: drawn
+            # for, not found by rejection (a six-player deal meets it rarely at random, and the chain would then start
+            # from the real deal)
+            lacks[game.caller].append((0, FULL_MASK & ~SUIT_MASK[game.trump]))
+            known |= game.hands[game.caller] & BIT[13 * game.trump + JACK]
         first_round = game._first_round_cards()
         eligible = game._redeal_eligibility()
         limit = game.options["redeal_max_points"]
@@ -598,7 +605,7 @@ class Thunee(TrickGame):
     def _mooney_suit(self, seat: int) -> int | None:
         held = self._held(seat)
         for suit in range(4):
-            if held & ~SUIT_MASK[suit] == 0 and held & BIT[13 * suit + 9]:  # 8.2.3: one suit, its jack among them
+            if held & ~SUIT_MASK[suit] == 0 and held & BIT[13 * suit + JACK]:  # 8.2.3: one suit, its jack among them
                 return suit
         return None
 
