@@ -148,6 +148,29 @@ def _ids_of(mask: int, ranked: tuple[tuple[list[int], ...], ...]) -> list[int]:
 
 
 @cython.cfunc
+@cython.locals(mask=cython.ulonglong, ranked=tuple, s=tuple, r=cython.ulonglong, w=cython.ulonglong,
+               x=cython.ulonglong, y=cython.ulonglong, z=cython.ulonglong, rng=Rng, a=list, b=list, c=list, d=list,
+               k=cython.Py_ssize_t)
+def _picked_id(mask: int, ranked: tuple[tuple[list[int], ...], ...], rng: Rng) -> int:
+    """``rng.pick(_ids_of(mask, ranked))`` without the list: the random policy's choice among the plain play ids of
+    the cards of ``mask``, the same draw and the same id (its index found in the four suits' lists in turn)."""
+    s = STRING_SPREAD
+    w, x = s[0][mask & 0x1FFF], s[1][(mask >> 13) & 0x1FFF]
+    y, z = s[2][(mask >> 26) & 0x1FFF], s[3][mask >> 39]
+    r = w | x | y | z
+    a, b = ranked[0][r & 0x1FFF], ranked[1][(r >> 13) & 0x1FFF]
+    c, d = ranked[2][(r >> 26) & 0x1FFF], ranked[3][r >> 39]
+    k = rng.pick_index(len(a) + len(b) + len(c) + len(d))
+    if k < len(a):
+        return a[k]
+    k -= len(a)
+    if k < len(b):
+        return b[k]
+    k -= len(b)
+    return c[k] if k < len(c) else d[k - len(c)]
+
+
+@cython.cfunc
 @cython.inline
 @cython.returns(cython.bint)
 @cython.locals(items=list, k=cython.Py_ssize_t)
@@ -709,11 +732,12 @@ class TrickGame(State, TrickCore):
                    seat=cython.Py_ssize_t, played=cython.Py_ssize_t, size=cython.Py_ssize_t,
                    led=cython.Py_ssize_t, best=cython.Py_ssize_t, best_seat=cython.Py_ssize_t,
                    over_suit=cython.Py_ssize_t, c=cython.Py_ssize_t, stop=cython.bint, blind=cython.bint,
-                   quiet=cython.bint, unsaved=cython.bint,
+                   quiet=cython.bint,
                    winner=cython.Py_ssize_t, side=cython.Py_ssize_t, total=cython.Py_ssize_t, top=cython.Py_ssize_t,
                    end=cython.Py_ssize_t, seats=cython.Py_ssize_t, k=cython.Py_ssize_t, drawn=cython.Py_ssize_t,
                    to=cython.Py_ssize_t, passes=cython.bint, recorded=list, held=cython.ulonglong,
-                   stocked=cython.bint)
+                   stocked=cython.bint, mask=cython.ulonglong, watched=cython.longlong, rngs=list, rng=Rng,
+                   picked=cython.bint)
     def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
                     observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
         """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
@@ -725,10 +749,12 @@ class TrickGame(State, TrickCore):
         part watches (``card_played``); after each the loop plays on while the play is as it read it
         (``_play_holds``), else it returns (as it does at the deal's end) and the caller plays on from the state as
         it is. While every seat's choice is the generator's own draw (``Rng.pick``, the random policy's chooser: it
-        reads neither the observation nor the state) the legal moves are not written to the state (``_legal``, which
-        an observation lists); if besides no part of the game is called during a trick, the loop is quiet: the
-        trick's best card and the seat to play are written only before the game is called (a watched card, the
-        trick's winner or end, the deal's score) and as the loop returns, not at every card."""
+        reads neither the observation nor the state) the loop draws it itself (``Rng.pick_index``, the same draw) and
+        the legal moves are not written to the state (``_legal``, which an observation lists); if besides no part of
+        the game is called during a trick, the loop is quiet: the card is drawn from the follow rule's mask with no
+        list of ids made (``_picked_id``), and the trick's best card and the seat to play are written only before the
+        game is called (a watched card, the trick's winner or end, the deal's score) and as the loop returns, not at
+        every card."""
         me = self
         rules = self.RULES
         trump = me.trump
@@ -740,7 +766,7 @@ class TrickGame(State, TrickCore):
         watched = watching[0](self) if watching is not None else 0
         after = self._next_seats() if own_next else NEXT_SEATS[me.n_players]
         stop = action >= 0
-        blind = quiet = unsaved = False
+        blind = quiet = False
         # whether ``stock`` and ``top`` hold the state's stock and stock_top: read at the first draw and again after
         # any call into the game (which may replace the stock), kept between draws while none is made
         stocked = False
@@ -754,6 +780,8 @@ class TrickGame(State, TrickCore):
             side_of, tricks, points, draws, last = me.side_of, me.tricks, rules.points, rules.draw_after_trick, \
                 rules.tricks
             blind = all(map(draws_only, choose))
+            # each seat's generator (its pick's __self__, which mypy does not know a Chooser has): it draws
+            rngs = [getattr(chooser, "__self__") for chooser in choose] if blind else []  # noqa: B009
             quiet = blind and own_ids is None and extras is None
         player = me.current_player
         assert player is not None  # the caller plays only while someone is to act
@@ -767,11 +795,16 @@ class TrickGame(State, TrickCore):
         while True:
             if not stop:  # the seat's turn: its legal moves (follow_ids, with the hand's ids at hand), its choice
                 hand = hands[seat]
+                picked = False  # (quiet: a card drawn from the follow rule's mask, with no list of ids made)
                 if own_ids is not None:
                     legal = own_ids()
                     stocked = False
                 elif not played:
-                    legal = _ids_of(hand, ranked)
+                    if quiet:
+                        rng = rngs[seat]
+                        action, picked = _picked_id(hand, ranked, rng), True
+                    else:
+                        legal = _ids_of(hand, ranked)
                 else:
                     same = (hand >> 13 * led) & 0x1FFF  # the hand's ranks in the led suit
                     if same and led != over_suit:
@@ -779,23 +812,24 @@ class TrickGame(State, TrickCore):
                     else:
                         mask = legal_mask(follow, hand, led, trump, beaters[best],
                                           side_of[best_seat] == side_of[seat])
-                        legal = _ids_of(mask, ranked)
-                if extras is not None:
-                    legal = extras(self, seat, legal)
-                    stocked = False
-                if not blind:
-                    me._legal = legal  # known while the seat chooses (its observation lists them)
-                action = choose[seat](legal, observe[seat])
-                if not blind:  # (a policy reads the state, through its observation)
-                    stocked = False
-                if not _listed(action, legal):
-                    if blind:
-                        me._legal = legal
-                    if quiet:
-                        me.current_player = seat
-                        if unsaved:
-                            me.best_card, me.best_seat, me.overtrumps = best, best_seat, beaters[best]
-                    raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
+                        if quiet:
+                            rng = rngs[seat]
+                            action, picked = _picked_id(mask, ranked, rng), True
+                        else:
+                            legal = _ids_of(mask, ranked)
+                if not picked:
+                    if extras is not None:
+                        legal = extras(self, seat, legal)
+                        stocked = False
+                    if blind:  # the seat's generator picks (Rng.pick, its chooser: compiled, with no Python call)
+                        rng = rngs[seat]
+                        action = legal[rng.pick_index(len(legal))]
+                    else:
+                        me._legal = legal  # known while the seat chooses (its observation lists them)
+                        action = choose[seat](legal, observe[seat])
+                        stocked = False  # (a policy reads the state, through its observation)
+                        if not _listed(action, legal):
+                            raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
                 recorded.append((seat, action))
             card = plain_card[action]
             if card is not None:
@@ -818,20 +852,16 @@ class TrickGame(State, TrickCore):
             if played == 1:
                 led, best, best_seat = SUIT[c], c, seat
                 beats_best = beat[c]
-                if quiet:
-                    unsaved = True
-                else:
+                if not quiet:
                     me.best_card, me.best_seat, me.overtrumps = card, seat, beaters[c]
             elif (beats_best >> c) & 1:
                 best, best_seat = c, seat
                 beats_best = beat[c]
-                if quiet:
-                    unsaved = True
-                else:
+                if not quiet:
                     me.best_card, me.best_seat, me.overtrumps = card, seat, beaters[c]
-            if watched and watched & BIT[c]:  # a watched card, or the game's own move's
+            if watched and (watched >> c) & 1:  # a watched card, or the game's own move's (-1)
                 if quiet:  # (the game reads the state as the trick stands)
-                    me.current_player, unsaved = seat, False
+                    me.current_player = seat
                     me.best_card, me.best_seat, me.overtrumps = best, best_seat, beaters[best]
                 if plain_card[action] is not None:
                     assert watching is not None  # (watched is set only by a watching part)
@@ -856,7 +886,7 @@ class TrickGame(State, TrickCore):
             # last trick), and the loop plays on unless the deal is over or the game changed the phase or the rules
             if quiet and (winner_rule or after_trick is not None or stop or len(tricks) + 1 == last):
                 # (the trick as it ended, as the loop writes it at every card when not quiet: the game reads it now)
-                me.current_player, unsaved = seat, False
+                me.current_player = seat
                 me.best_card, me.best_seat, me.overtrumps = best, best_seat, beaters[best]
             if stop:  # (a single move: what the trick's end reads, read now)
                 side_of, tricks, points, draws, last = me.side_of, me.tricks, rules.points, \
