@@ -233,6 +233,12 @@ class PlayPart(Phase[T]):
         place."""
         return ids
 
+    def moving(self, game: T) -> int:
+        """The cards (a mask) one of which a hand must hold for ``moves`` to change its ids (-1: any hand, always
+        asked): the trick loop asks ``moves`` only of such a hand. Read as the loop starts and again after each call
+        into the game's parts (``play``, ``card_played``, ``trick_taken``)."""
+        return -1
+
     def plays(self, game: type[T]) -> tuple[int, ...]:
         """The action ids this part plays (``play``): moves of its own that are no plain card play."""
         return ()
@@ -283,6 +289,23 @@ def _chained_moves(parts: tuple[PlayPart[Any], ...]) -> Callable[[Any, int, list
     return moves
 
 
+def _any_moving(parts: tuple[PlayPart[Any], ...]) -> Callable[[Any], int] | None:
+    """One ``moving`` call for the parts that declare moves: the cards of them all; None when a part declares none
+    (it is asked always, and the loop makes no call to learn it)."""
+    if not parts or any(type(part).moving is PlayPart.moving for part in parts):
+        return None
+    if len(parts) == 1:
+        return parts[0].moving
+    calls = tuple(part.moving for part in parts)
+
+    def moving(game: Any) -> int:
+        cards = 0
+        for call in calls:
+            cards |= call(game)
+        return cards
+    return moving
+
+
 def _chained(calls: tuple[Callable[..., Any], ...]) -> Callable[..., None] | None:
     """One call for several parts' event methods, made in order (None for none)."""
     if len(calls) < 2:
@@ -298,9 +321,11 @@ def _chained(calls: tuple[Callable[..., Any], ...]) -> Callable[..., None] | Non
 class PlayHooks:
     """A trick game class's play parts, by event (``TrickGame._playing``): ``moves`` and ``trick_taken`` as one call
     each, ``watching`` as (watched, card_played), ``play`` by the action it plays, and the parts that answer
-    ``card_action`` and ``played_blind``; None or empty where no part answers."""
+    ``card_action`` and ``played_blind``; None or empty where no part answers. ``moving``: the cards that call for
+    ``moves`` (``PlayPart.moving``, of every part that lists moves; None: always asked)."""
 
     moves: Callable[[Any, int, list[int]], list[int]] | None = None
+    moving: Callable[[Any], int] | None = None
     play: Mapping[int, Callable[[Any, int, int], int | None]] = field(default_factory=dict)
     watching: tuple[Callable[[Any], int], Callable[[Any, int, int], None]] | None = None
     trick_taken: Callable[[Any, int], None] | None = None
@@ -318,7 +343,8 @@ class PlayHooks:
         watchers = play_parts(phases, "watched")
         assert len(watchers) <= 1, f"{game.__name__}: two parts watch cards ({watchers})"
         watching = (watchers[0].watched, watchers[0].card_played) if watchers else None
-        return cls(moves=_chained_moves(play_parts(phases, "moves")), play=play, watching=watching,
+        movers = play_parts(phases, "moves")
+        return cls(moves=_chained_moves(movers), moving=_any_moving(movers), play=play, watching=watching,
                    trick_taken=_chained(tuple(part.trick_taken for part in play_parts(phases, "trick_taken"))),
                    card_action=play_parts(phases, "card_action"), played_blind=play_parts(phases, "played_blind"))
 
@@ -737,7 +763,7 @@ class TrickGame(State, TrickCore):
                    end=cython.Py_ssize_t, seats=cython.Py_ssize_t, k=cython.Py_ssize_t, drawn=cython.Py_ssize_t,
                    to=cython.Py_ssize_t, passes=cython.bint, recorded=list, held=cython.ulonglong,
                    stocked=cython.bint, mask=cython.ulonglong, watched=cython.longlong, rngs=list, rng=Rng,
-                   picked=cython.bint)
+                   picked=cython.bint, moving=cython.longlong)
     def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
                     observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
         """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
@@ -767,6 +793,7 @@ class TrickGame(State, TrickCore):
         after = self._next_seats() if own_next else NEXT_SEATS[me.n_players]
         stop = action >= 0
         blind = quiet = False
+        moving_of, moving = None, -1
         # whether ``stock`` and ``top`` hold the state's stock and stock_top: read at the first draw and again after
         # any call into the game (which may replace the stock), kept between draws while none is made
         stocked = False
@@ -776,6 +803,9 @@ class TrickGame(State, TrickCore):
             ranked, suit_ids = actions.string_tables, actions.suit_tables
             own_ids = self._card_ids if own else None
             extras = moves if rules.extras else None
+            # with extras, the cards that call for them (PlayPart.moving): read again after each call into a part
+            moving_of = None if extras is None else self._playing.moving
+            moving = -1 if moving_of is None else moving_of(self)
             over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
             side_of, tricks, points, draws, last = me.side_of, me.tricks, rules.points, rules.draw_after_trick, \
                 rules.tricks
@@ -818,7 +848,7 @@ class TrickGame(State, TrickCore):
                         else:
                             legal = _ids_of(mask, ranked)
                 if not picked:
-                    if extras is not None:
+                    if extras is not None and (moving < 0 or hand & moving):
                         legal = extras(self, seat, legal)
                         stocked = False
                     if blind:  # the seat's generator picks (Rng.pick, its chooser: compiled, with no Python call)
@@ -838,6 +868,8 @@ class TrickGame(State, TrickCore):
             else:  # a move of a play part's (or of the game's own _card_ids): the part that plays it plays it
                 card = self._playing.play[action](self, seat, action)
                 stocked = False
+                if moving_of is not None:
+                    moving = moving_of(self)
                 if card is None:  # no card played: the game says who moves next
                     if stop or not self._play_holds(rules, trump, trick, hands):
                         return
@@ -867,6 +899,8 @@ class TrickGame(State, TrickCore):
                     assert watching is not None  # (watched is set only by a watching part)
                     watching[1](self, seat, card)
                     stocked = False
+                    if moving_of is not None:
+                        moving = moving_of(self)
                     if me.current_player is None or me.trick is not trick:
                         return  # the game ended the deal (a void deal, Thunee 5.9), or the match
                 if stop or not self._play_holds(rules, trump, trick, hands):
@@ -906,6 +940,8 @@ class TrickGame(State, TrickCore):
             if after_trick is not None:
                 after_trick(self, winner)
                 stocked = False
+                if moving_of is not None:
+                    moving = moving_of(self)
                 if me.current_player is None or me.tricks is not tricks:
                     return  # the game ended the deal
                 seat = me.current_player
