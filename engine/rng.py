@@ -120,10 +120,9 @@ class Rng:
     whatever was computed ahead.
     """
 
-    cython.declare(_origin=cython.ulonglong, _taken=cython.Py_ssize_t, _sure=cython.Py_ssize_t, _ahead=tuple)
-    # Held by more than one owner (a match and its clones, engine.clone.SHARED_UNTIL_WRITTEN): each copies it
-    # before it draws (State.rng).
-    shared = cython.declare(cython.bint, visibility="public")
+    # (its fields are declared in engine/rng.pxd: _origin, _taken, _sure, _ahead and ``shared``, whether it is held
+    # by more than one owner (a match and its clones, engine.clone.SHARED_UNTIL_WRITTEN): each copies it before it
+    # draws (State.rng))
 
     def __init__(self, seed: int) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):
@@ -164,7 +163,6 @@ class Rng:
         return self._compute_ahead()
 
     @cython.cfunc
-    @cython.inline
     @cython.exceptval(check=False)
     @cython.returns(cython.ulonglong)
     def _draw(self) -> int:
@@ -221,26 +219,37 @@ class Rng:
     def choice(self, items: Any) -> Any:
         return items[self.below(len(items))]
 
-    @cython.locals(count=cython.Py_ssize_t, taken=cython.Py_ssize_t)
     def pick(self, items: Sequence[Any], _observe: object = None) -> Any:
         """A uniformly random one of ``items``, drawing nothing when there is only one (a random policy's choice of
         a legal action; its hot loop calls it as the chooser ``(legal_ids, observe)``, so ``observe`` is ignored).
-        A draw is ``below(len(items))``, inlined: fewer than SURE items never reject a draw of at least SURE.
+        The draw is ``pick_index``'s: ``below(len(items))``, inlined (fewer than SURE items never reject a draw of at
+        least SURE).
 
         >>> r = Rng(42); items = list(range(10)); s = r.copy()
         >>> r.pick(items), r.state == (s.choice(items), s.state)[1], Rng(1).pick([7], None)
         (3, True, 7)
         """
-        count = len(items)
+        return items[self.pick_index(len(items))]
+
+    @cython.locals(count=cython.Py_ssize_t, taken=cython.Py_ssize_t)
+    def pick_index(self, count: int) -> int:
+        """The index of ``pick``'s choice among ``count`` items (at least 1): 0 with no draw for a single item, else
+        ``below(count)`` (compiled, a C method: the trick loop draws a random policy's card with it, without the
+        list of its legal moves).
+
+        >>> r = Rng(42); s = r.copy()
+        >>> [r.pick_index(10), r.pick_index(1)] == [s.pick(range(10)), 0], r.state == s.state
+        (True, True)
+        """
         if count == 1:
-            return items[0]
+            return 0
         if cython.compiled and count > 1:
-            return items[self._below(count)]
+            return self._below(count)
         taken = self._taken
         if taken < self._sure and count < SURE:
             self._taken = taken + 1
-            return items[self._ahead[taken] % count]
-        return items[self.below(count)]
+            return self._ahead[taken] % count
+        return self.below(count)
 
     @cython.locals(size=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, cards=list)
     def shuffle(self, items: list[Any]) -> None:

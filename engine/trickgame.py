@@ -148,6 +148,29 @@ def _ids_of(mask: int, ranked: tuple[tuple[list[int], ...], ...]) -> list[int]:
 
 
 @cython.cfunc
+@cython.locals(mask=cython.ulonglong, ranked=tuple, s=tuple, r=cython.ulonglong, w=cython.ulonglong,
+               x=cython.ulonglong, y=cython.ulonglong, z=cython.ulonglong, rng=Rng, a=list, b=list, c=list, d=list,
+               k=cython.Py_ssize_t)
+def _picked_id(mask: int, ranked: tuple[tuple[list[int], ...], ...], rng: Rng) -> int:
+    """``rng.pick(_ids_of(mask, ranked))`` without the list: the random policy's choice among the plain play ids of
+    the cards of ``mask``, the same draw and the same id (its index found in the four suits' lists in turn)."""
+    s = STRING_SPREAD
+    w, x = s[0][mask & 0x1FFF], s[1][(mask >> 13) & 0x1FFF]
+    y, z = s[2][(mask >> 26) & 0x1FFF], s[3][mask >> 39]
+    r = w | x | y | z
+    a, b = ranked[0][r & 0x1FFF], ranked[1][(r >> 13) & 0x1FFF]
+    c, d = ranked[2][(r >> 26) & 0x1FFF], ranked[3][r >> 39]
+    k = rng.pick_index(len(a) + len(b) + len(c) + len(d))
+    if k < len(a):
+        return a[k]
+    k -= len(a)
+    if k < len(b):
+        return b[k]
+    k -= len(b)
+    return c[k] if k < len(c) else d[k - len(c)]
+
+
+@cython.cfunc
 @cython.inline
 @cython.returns(cython.bint)
 @cython.locals(items=list, k=cython.Py_ssize_t)
@@ -210,6 +233,12 @@ class PlayPart(Phase[T]):
         place."""
         return ids
 
+    def moving(self, game: T) -> int:
+        """The cards (a mask) one of which a hand must hold for ``moves`` to change its ids (-1: any hand, always
+        asked): the trick loop asks ``moves`` only of such a hand. Read as the loop starts and again after each call
+        into the game's parts (``play``, ``card_played``, ``trick_taken``)."""
+        return -1
+
     def plays(self, game: type[T]) -> tuple[int, ...]:
         """The action ids this part plays (``play``): moves of its own that are no plain card play."""
         return ()
@@ -260,6 +289,23 @@ def _chained_moves(parts: tuple[PlayPart[Any], ...]) -> Callable[[Any, int, list
     return moves
 
 
+def _any_moving(parts: tuple[PlayPart[Any], ...]) -> Callable[[Any], int] | None:
+    """One ``moving`` call for the parts that declare moves: the cards of them all; None when a part declares none
+    (it is asked always, and the loop makes no call to learn it)."""
+    if not parts or any(type(part).moving is PlayPart.moving for part in parts):
+        return None
+    if len(parts) == 1:
+        return parts[0].moving
+    calls = tuple(part.moving for part in parts)
+
+    def moving(game: Any) -> int:
+        cards = 0
+        for call in calls:
+            cards |= call(game)
+        return cards
+    return moving
+
+
 def _chained(calls: tuple[Callable[..., Any], ...]) -> Callable[..., None] | None:
     """One call for several parts' event methods, made in order (None for none)."""
     if len(calls) < 2:
@@ -275,9 +321,11 @@ def _chained(calls: tuple[Callable[..., Any], ...]) -> Callable[..., None] | Non
 class PlayHooks:
     """A trick game class's play parts, by event (``TrickGame._playing``): ``moves`` and ``trick_taken`` as one call
     each, ``watching`` as (watched, card_played), ``play`` by the action it plays, and the parts that answer
-    ``card_action`` and ``played_blind``; None or empty where no part answers."""
+    ``card_action`` and ``played_blind``; None or empty where no part answers. ``moving``: the cards that call for
+    ``moves`` (``PlayPart.moving``, of every part that lists moves; None: always asked)."""
 
     moves: Callable[[Any, int, list[int]], list[int]] | None = None
+    moving: Callable[[Any], int] | None = None
     play: Mapping[int, Callable[[Any, int, int], int | None]] = field(default_factory=dict)
     watching: tuple[Callable[[Any], int], Callable[[Any, int, int], None]] | None = None
     trick_taken: Callable[[Any, int], None] | None = None
@@ -295,7 +343,8 @@ class PlayHooks:
         watchers = play_parts(phases, "watched")
         assert len(watchers) <= 1, f"{game.__name__}: two parts watch cards ({watchers})"
         watching = (watchers[0].watched, watchers[0].card_played) if watchers else None
-        return cls(moves=_chained_moves(play_parts(phases, "moves")), play=play, watching=watching,
+        movers = play_parts(phases, "moves")
+        return cls(moves=_chained_moves(movers), moving=_any_moving(movers), play=play, watching=watching,
                    trick_taken=_chained(tuple(part.trick_taken for part in play_parts(phases, "trick_taken"))),
                    card_action=play_parts(phases, "card_action"), played_blind=play_parts(phases, "played_blind"))
 
@@ -709,11 +758,12 @@ class TrickGame(State, TrickCore):
                    seat=cython.Py_ssize_t, played=cython.Py_ssize_t, size=cython.Py_ssize_t,
                    led=cython.Py_ssize_t, best=cython.Py_ssize_t, best_seat=cython.Py_ssize_t,
                    over_suit=cython.Py_ssize_t, c=cython.Py_ssize_t, stop=cython.bint, blind=cython.bint,
-                   quiet=cython.bint, unsaved=cython.bint,
+                   quiet=cython.bint,
                    winner=cython.Py_ssize_t, side=cython.Py_ssize_t, total=cython.Py_ssize_t, top=cython.Py_ssize_t,
                    end=cython.Py_ssize_t, seats=cython.Py_ssize_t, k=cython.Py_ssize_t, drawn=cython.Py_ssize_t,
                    to=cython.Py_ssize_t, passes=cython.bint, recorded=list, held=cython.ulonglong,
-                   stocked=cython.bint)
+                   stocked=cython.bint, mask=cython.ulonglong, watched=cython.longlong, rngs=list, rng=Rng,
+                   picked=cython.bint, moving=cython.longlong)
     def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
                     observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
         """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
@@ -725,10 +775,12 @@ class TrickGame(State, TrickCore):
         part watches (``card_played``); after each the loop plays on while the play is as it read it
         (``_play_holds``), else it returns (as it does at the deal's end) and the caller plays on from the state as
         it is. While every seat's choice is the generator's own draw (``Rng.pick``, the random policy's chooser: it
-        reads neither the observation nor the state) the legal moves are not written to the state (``_legal``, which
-        an observation lists); if besides no part of the game is called during a trick, the loop is quiet: the
-        trick's best card and the seat to play are written only before the game is called (a watched card, the
-        trick's winner or end, the deal's score) and as the loop returns, not at every card."""
+        reads neither the observation nor the state) the loop draws it itself (``Rng.pick_index``, the same draw) and
+        the legal moves are not written to the state (``_legal``, which an observation lists); if besides no part of
+        the game is called during a trick, the loop is quiet: the card is drawn from the follow rule's mask with no
+        list of ids made (``_picked_id``), and the trick's best card and the seat to play are written only before the
+        game is called (a watched card, the trick's winner or end, the deal's score) and as the loop returns, not at
+        every card."""
         me = self
         rules = self.RULES
         trump = me.trump
@@ -740,7 +792,8 @@ class TrickGame(State, TrickCore):
         watched = watching[0](self) if watching is not None else 0
         after = self._next_seats() if own_next else NEXT_SEATS[me.n_players]
         stop = action >= 0
-        blind = quiet = unsaved = False
+        blind = quiet = False
+        moving_of, moving = None, -1
         # whether ``stock`` and ``top`` hold the state's stock and stock_top: read at the first draw and again after
         # any call into the game (which may replace the stock), kept between draws while none is made
         stocked = False
@@ -750,10 +803,15 @@ class TrickGame(State, TrickCore):
             ranked, suit_ids = actions.string_tables, actions.suit_tables
             own_ids = self._card_ids if own else None
             extras = moves if rules.extras else None
+            # with extras, the cards that call for them (PlayPart.moving): read again after each call into a part
+            moving_of = None if extras is None else self._playing.moving
+            moving = -1 if moving_of is None else moving_of(self)
             over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
             side_of, tricks, points, draws, last = me.side_of, me.tricks, rules.points, rules.draw_after_trick, \
                 rules.tricks
             blind = all(map(draws_only, choose))
+            # each seat's generator (its pick's __self__, which mypy does not know a Chooser has): it draws
+            rngs = [getattr(chooser, "__self__") for chooser in choose] if blind else []  # noqa: B009
             quiet = blind and own_ids is None and extras is None
         player = me.current_player
         assert player is not None  # the caller plays only while someone is to act
@@ -767,11 +825,16 @@ class TrickGame(State, TrickCore):
         while True:
             if not stop:  # the seat's turn: its legal moves (follow_ids, with the hand's ids at hand), its choice
                 hand = hands[seat]
+                picked = False  # (quiet: a card drawn from the follow rule's mask, with no list of ids made)
                 if own_ids is not None:
                     legal = own_ids()
                     stocked = False
                 elif not played:
-                    legal = _ids_of(hand, ranked)
+                    if quiet:
+                        rng = rngs[seat]
+                        action, picked = _picked_id(hand, ranked, rng), True
+                    else:
+                        legal = _ids_of(hand, ranked)
                 else:
                     same = (hand >> 13 * led) & 0x1FFF  # the hand's ranks in the led suit
                     if same and led != over_suit:
@@ -779,23 +842,24 @@ class TrickGame(State, TrickCore):
                     else:
                         mask = legal_mask(follow, hand, led, trump, beaters[best],
                                           side_of[best_seat] == side_of[seat])
-                        legal = _ids_of(mask, ranked)
-                if extras is not None:
-                    legal = extras(self, seat, legal)
-                    stocked = False
-                if not blind:
-                    me._legal = legal  # known while the seat chooses (its observation lists them)
-                action = choose[seat](legal, observe[seat])
-                if not blind:  # (a policy reads the state, through its observation)
-                    stocked = False
-                if not _listed(action, legal):
-                    if blind:
-                        me._legal = legal
-                    if quiet:
-                        me.current_player = seat
-                        if unsaved:
-                            me.best_card, me.best_seat, me.overtrumps = best, best_seat, beaters[best]
-                    raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
+                        if quiet:
+                            rng = rngs[seat]
+                            action, picked = _picked_id(mask, ranked, rng), True
+                        else:
+                            legal = _ids_of(mask, ranked)
+                if not picked:
+                    if extras is not None and (moving < 0 or hand & moving):
+                        legal = extras(self, seat, legal)
+                        stocked = False
+                    if blind:  # the seat's generator picks (Rng.pick, its chooser: compiled, with no Python call)
+                        rng = rngs[seat]
+                        action = legal[rng.pick_index(len(legal))]
+                    else:
+                        me._legal = legal  # known while the seat chooses (its observation lists them)
+                        action = choose[seat](legal, observe[seat])
+                        stocked = False  # (a policy reads the state, through its observation)
+                        if not _listed(action, legal):
+                            raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
                 recorded.append((seat, action))
             card = plain_card[action]
             if card is not None:
@@ -804,6 +868,8 @@ class TrickGame(State, TrickCore):
             else:  # a move of a play part's (or of the game's own _card_ids): the part that plays it plays it
                 card = self._playing.play[action](self, seat, action)
                 stocked = False
+                if moving_of is not None:
+                    moving = moving_of(self)
                 if card is None:  # no card played: the game says who moves next
                     if stop or not self._play_holds(rules, trump, trick, hands):
                         return
@@ -818,25 +884,23 @@ class TrickGame(State, TrickCore):
             if played == 1:
                 led, best, best_seat = SUIT[c], c, seat
                 beats_best = beat[c]
-                if quiet:
-                    unsaved = True
-                else:
+                if not quiet:
                     me.best_card, me.best_seat, me.overtrumps = card, seat, beaters[c]
             elif (beats_best >> c) & 1:
                 best, best_seat = c, seat
                 beats_best = beat[c]
-                if quiet:
-                    unsaved = True
-                else:
+                if not quiet:
                     me.best_card, me.best_seat, me.overtrumps = card, seat, beaters[c]
-            if watched and watched & BIT[c]:  # a watched card, or the game's own move's
+            if watched and (watched >> c) & 1:  # a watched card, or the game's own move's (-1)
                 if quiet:  # (the game reads the state as the trick stands)
-                    me.current_player, unsaved = seat, False
+                    me.current_player = seat
                     me.best_card, me.best_seat, me.overtrumps = best, best_seat, beaters[best]
                 if plain_card[action] is not None:
                     assert watching is not None  # (watched is set only by a watching part)
                     watching[1](self, seat, card)
                     stocked = False
+                    if moving_of is not None:
+                        moving = moving_of(self)
                     if me.current_player is None or me.trick is not trick:
                         return  # the game ended the deal (a void deal, Thunee 5.9), or the match
                 if stop or not self._play_holds(rules, trump, trick, hands):
@@ -856,7 +920,7 @@ class TrickGame(State, TrickCore):
             # last trick), and the loop plays on unless the deal is over or the game changed the phase or the rules
             if quiet and (winner_rule or after_trick is not None or stop or len(tricks) + 1 == last):
                 # (the trick as it ended, as the loop writes it at every card when not quiet: the game reads it now)
-                me.current_player, unsaved = seat, False
+                me.current_player = seat
                 me.best_card, me.best_seat, me.overtrumps = best, best_seat, beaters[best]
             if stop:  # (a single move: what the trick's end reads, read now)
                 side_of, tricks, points, draws, last = me.side_of, me.tricks, rules.points, \
@@ -876,6 +940,8 @@ class TrickGame(State, TrickCore):
             if after_trick is not None:
                 after_trick(self, winner)
                 stocked = False
+                if moving_of is not None:
+                    moving = moving_of(self)
                 if me.current_player is None or me.tricks is not tricks:
                     return  # the game ended the deal
                 seat = me.current_player

@@ -278,17 +278,23 @@ class CardActions:
         return self.strings[action]
 
     @cython.locals(m=cython.ulonglong, ranks=cython.ulonglong)
+    @cython.locals(m=cython.ulonglong, ranks=cython.ulonglong, a=cython.ulonglong, b=cython.ulonglong,
+                   c=cython.ulonglong, d=cython.ulonglong, s=tuple, t=tuple, ids=list)
     def ids(self, mask: int) -> list[int]:
         """The plain play ids of the cards of ``mask``, sorted (so in string order): the mask's cards by string rank
-        (``STRING_SPREAD``), whose four 13-rank blocks list their ids in order, no sort."""
-        s, m = STRING_SPREAD, mask  # (compiled, C integers index the tables)
-        ranks = s[0][m & 0x1FFF] | s[1][(m >> 13) & 0x1FFF] | s[2][(m >> 26) & 0x1FFF] | s[3][m >> 39]
+        (``STRING_SPREAD``), whose four 13-rank blocks list their ids in order, no sort. (Compiled, the masks are C
+        integers and index the tables as such.)"""
+        s, m = STRING_SPREAD, mask
+        a, b = s[0][m & 0x1FFF], s[1][(m >> 13) & 0x1FFF]
+        c, d = s[2][(m >> 26) & 0x1FFF], s[3][m >> 39]
+        ranks = a | b | c | d
         t = self.string_tables
         ids = t[0][ranks & 0x1FFF] + t[1][(ranks >> 13) & 0x1FFF]  # a new list, extended in place
         ids += t[2][(ranks >> 26) & 0x1FFF]
         ids += t[3][ranks >> 39]
         return ids
 
+    @cython.locals(mask=cython.ulonglong, suit=cython.Py_ssize_t)
     def suit_ids(self, mask: int, suit: int) -> list[int]:
         """Like :meth:`ids` for a mask that holds cards of ``suit`` only (one table look-up)."""
         return self.suit_tables[suit][mask >> (13 * suit)]

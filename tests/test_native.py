@@ -110,7 +110,7 @@ def test_a_declarations_file_is_part_of_its_modules_and_of_those_that_cimport_it
     inputs = [p.relative_to(ROOT).as_posix() for p in _native.build_inputs(_native.module_source("engine.trickgame"))]
     assert inputs[:2] == ["engine/trickgame.py", "engine/trickgame.pxd"]
     assert {"engine/tricks.py", "engine/tricks.pxd"} <= set(inputs)
-    assert _native.build_inputs(_native.module_source("engine.rng")) == [_native.module_source("engine.rng")]
+    assert _native.build_inputs(_native.module_source("engine.cards")) == [_native.module_source("engine.cards")]
     manifest = _manifest()
     for edited in ("tricks.pxd", "tricks.py"):
         source = _source_copy(tmp_path / edited)

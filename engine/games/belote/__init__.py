@@ -153,6 +153,9 @@ class Declared(PlayPart["Belote"]):
             return DECLARE_IDS  # 6.2: a seat with a combination chooses first whether to declare it (no card yet)
         return ids
 
+    def moving(self, game: Belote) -> int:
+        return -1 if not game.tricks else 0  # 6.2: only before the first trick is gathered (read again after it)
+
     def plays(self, game: type[Belote]) -> tuple[int, ...]:
         return tuple(DECLARE_IDS)
 

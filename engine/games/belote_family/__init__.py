@@ -93,6 +93,10 @@ class BeloteAnnounced(PlayPart["BelotePlay"]):
                 return sorted(ids + belotes)
         return ids
 
+    def moving(self, game: BelotePlay) -> int:
+        """Only a hand with the trump king or queen may have a belote to announce."""
+        return 0 if game.trump == NO_TRUMP else KQ_MASK[game.trump]
+
     def plays(self, game: type[BelotePlay]) -> tuple[int, ...]:
         actions = game.ACTIONS
         return tuple(a for a in range(actions.first_word) if a % actions.width == BELOTE_SUFFIX)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...auction import DELEGATE, NO_TRUMP_WORD, PASS, DoublingRounds, TrumpChoice, replay_auction
 from ...cards import BIT, SUIT, SUIT_MASK, SUITS, make_deck
@@ -31,6 +31,14 @@ from ...state import GameInfo, MatchLength, Partnerships
 from ...trickgame import TRICK_PLAY, TrickGame, TrickRules
 from ...tricks import NO_TRUMP, CardActions, Ranking
 from .rules import MustWinRule, draw_by_suit, over_half
+
+if TYPE_CHECKING:
+    from ... import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from ... import _cython_shim as cython
 
 DECK = tuple(make_deck("23456789JQKA"))  # 1.3: the four tens removed
 RANKING = Ranking("9AKQJ8765432")  # 2.1: the same order in every suit, trump included
@@ -278,13 +286,16 @@ class Botifarra(TrickGame):
 
     # ---- legal actions and play (5) -----------------------------------------------------------------------------
 
+    @cython.locals(cards=cython.ulonglong, led=cython.Py_ssize_t, suit=cython.ulonglong)
     def _card_ids(self) -> list[int]:
         seat = self.current_player
         assert seat is not None  # legal actions are listed only while someone is to act
-        cards = self._playable(seat)
-        if self.trick:
-            led = SUIT[self.trick[0][1]]
-            if not cards & ~SUIT_MASK[led]:
+        cards = self._playable(seat)  # (compiled, the masks are C integers)
+        trick = self.trick
+        if trick:
+            led = SUIT[trick[0][1]]
+            suit = SUIT_MASK[led]
+            if not cards & ~suit:
                 return ACTIONS.suit_ids(cards, led)  # following suit: a shared list, no sorting
         return ACTIONS.ids(cards)
 

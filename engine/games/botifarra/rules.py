@@ -5,10 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from ...cards import RANKS, SUIT, SUIT_MASK
+from ...cards import RANKS, SUIT
 from ...rng import Rng
 from ...tricks import Ranking
+
+if TYPE_CHECKING:
+    from ... import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from ... import _cython_shim as cython
 
 
 def draw_by_suit(rng: Rng, pack: Sequence[int]) -> int:
@@ -58,32 +67,45 @@ class MustWinRule:
         object.__setattr__(self, "low_plain", _lowest_table(self.ranking.plain))
         object.__setattr__(self, "low_trump", _lowest_table(self.ranking.trump))
 
+    @cython.locals(cards=cython.ulonglong, trump=cython.Py_ssize_t, low=cython.ulonglong, suit=cython.Py_ssize_t,
+                   ranks=cython.ulonglong, lowest=cython.ulonglong, table=tuple)
     def lowest_cards(self, cards: int, trump: int) -> int:
-        """The lowest card (a mask) of each suit present in ``cards``, by the ranking (the trump order in trumps)."""
+        """The lowest card (a mask) of each suit present in ``cards``, by the ranking (the trump order in trumps).
+        (Compiled, the masks are C integers.)"""
         low = 0
         for suit in range(4):
             ranks = (cards >> (13 * suit)) & 0x1FFF
             if ranks:
-                low |= (self.low_trump if suit == trump else self.low_plain)[ranks] << (13 * suit)
+                table = self.low_trump if suit == trump else self.low_plain
+                lowest = table[ranks]
+                low |= lowest << (13 * suit)
         return low
 
+    @cython.locals(hand=cython.ulonglong, led=cython.Py_ssize_t, trump=cython.Py_ssize_t, best=cython.Py_ssize_t,
+                   same=cython.ulonglong, allowed=cython.ulonglong, beaters=cython.ulonglong, low=cython.ulonglong,
+                   loads=cython.ulonglong, lowest=cython.ulonglong, table=tuple)
     def legal(self, hand: int, led: int, trump: int, best: int, partner_winning: bool, second: bool) -> int:
         """The cards of ``hand`` (a mask) that may be played to a trick led in suit ``led`` and won so far by
-        ``best``; ``second``: the player is the trick's second."""
-        same = hand & SUIT_MASK[led]
+        ``best``; ``second``: the player is the trick's second. (Compiled, the masks are C integers.)"""
+        same = ((hand >> 13 * led) & 0x1FFF) << 13 * led  # the led suit's cards
         allowed = same or hand
-        beaters = allowed & self.beat[trump][best]
+        table = self.beat[trump]
+        beaters = table[best]
+        beaters &= allowed
         if beaters and not partner_winning:
             return beaters
         if not self.lowest:
             return allowed
         if same:  # one suit: its lowest card, one look-up
-            low = (self.low_trump if led == trump else self.low_plain)[same >> (13 * led)] << (13 * led)
+            table = self.low_trump if led == trump else self.low_plain
+            lowest = table[same >> (13 * led)]
+            low = lowest << (13 * led)
         else:
             low = self.lowest_cards(hand, trump)
+        loads = self.loads
         if partner_winning:
-            return beaters | low | (allowed & self.loads)
-        return low | (allowed & self.loads) if second else low
+            return beaters | low | (allowed & loads)
+        return low | (allowed & loads) if second else low
 
 
 _LOWEST: dict[str, tuple[int, ...]] = {}
