@@ -598,14 +598,24 @@ class SeatMoves:
                 action = int(action)  # (a numpy integer, from source)
         state.apply_id(action)
         self._encoder._moved(state, action)
-        self.select(state)
+        self._select(state)
 
+    def select(self, state: Any) -> None:
+        """The mask of the seat to act in ``state`` (all 0 when none is)."""
+        self._select(state)
+
+    def clear(self) -> None:
+        """The mask all 0 (its legal entries cleared: Boonaken's has 37,120)."""
+        self._clear()
+        self._legal = []
+
+    @cython.cfunc
     @cython.boundscheck(False)
     @cython.wraparound(False)
     @cython.locals(k=cython.Py_ssize_t, action=cython.longlong, index=cython.longlong, legal=list)
-    def select(self, state: Any) -> None:
-        """The mask of the seat to act in ``state`` (all 0 when none is)."""
-        self.clear()
+    def _select(self, state: Any) -> None:
+        """``select``, a C call from ``play``."""
+        self._clear()
         legal = [] if state.current_player is None else state.legal_action_ids()
         for k in range(len(legal)):
             action = legal[k]
@@ -617,15 +627,15 @@ class SeatMoves:
             self._mask[index] = 1
         self._legal = legal
 
+    @cython.cfunc
     @cython.boundscheck(False)
     @cython.wraparound(False)
     @cython.locals(k=cython.Py_ssize_t, action=cython.longlong)
-    def clear(self) -> None:
-        """The mask all 0 (its legal entries cleared: Boonaken's has 37,120)."""
+    def _clear(self) -> None:
+        """The mask's legal entries cleared (``_legal`` left as it is)."""
         for k in range(len(self._legal)):
             action = self._legal[k]
             self._mask[_fishing_index(action) if self._fishing else action] = 0
-        self._legal = []
 
 
 # ---- the vector environment's rows (envs/vector.py): its per-match loop, compiled with this module -----------------
