@@ -185,7 +185,7 @@ class ObservationEncoder:
     cython.declare(_matrix=cython.float[:, ::1], _vectors=list, _pending=list, _scores_seen=list,
                    _bit_of=object, _secret=object, _plain_card=object, _phase=object, _dealings=object,
                    _deal_index=object, _state_type=object, _shown_of=object, _trump_seen_of=object,
-                   _phase_index=dict)
+                   _phase_index=dict, _quiet_phases=frozenset)
     # the deal part (trump, phase, dealer, deal index) worked out once an epoch, for every seat
     cython.declare(_deal_part_epoch=cython.longlong, _deal_trump=cython.int, _deal_phase=cython.int,
                    _deal_dealer=cython.int, _deal_number=cython.double)
@@ -236,6 +236,8 @@ class ObservationEncoder:
         # Boonaken's centre) are read from the seat's observation (without history) at every one; those that stop
         # showing when played (Two-Ten-Jack's face-up stock, Tablić's bottom card) again when one is played.
         self._shown_every_move = game.INFO.shown_every_move
+        # Of those, the phases whose words change nothing shown while the phase goes on (Thunee's calling).
+        self._quiet_phases = frozenset(getattr(game, "QUIET_WORD_PHASES", ()))
         # A trick game's plain card plays (id -> card, None for the other moves): of those, only the deal's first card
         # and a card its vectors showed change what a game whose shown cards change at any move shows (the rest of its
         # moves, words and suffixed plays, are asked about again).
@@ -285,7 +287,8 @@ class ObservationEncoder:
         self._moved(state, action)
 
     @cython.cfunc
-    @cython.locals(named=cython.ulonglong, left=cython.longlong, seat=cython.int)
+    @cython.locals(named=cython.ulonglong, left=cython.longlong, seat=cython.int, quiet=cython.bint,
+                   start=cython.longlong)
     def _moved(self, state: Any, action: Any) -> None:
         named = _fishing_cards(action) if self._fishing else self._bit_of[action]
         if self._has_secret and action in self._secret:
@@ -294,12 +297,12 @@ class ObservationEncoder:
             self._pending.append((len(state.moves) - 1, named))
         else:
             self._played |= named
-        if self._pending and state._secret_moves_start() > self._pending[0][0]:  # the history shows them now
-            self._played |= _revealed(self._pending, state._secret_moves_start())
         # What the slow parts depend on: the phase and the dealing (all of it; a new deal is a new dealing), whether
         # the first trick is over (it ends declarations) and the stock's size (it shrinks after a trick of German
         # Whist, by an exchange of Trappola).
+        quiet = True  # the phase and the dealing go on
         if state.phase != self._phase or state.dealings != self._dealings:
+            quiet = False
             if state.deal_index != self._deal_index:
                 self._forget_deal()  # a new deal
                 self._deal_index = state.deal_index
@@ -307,13 +310,21 @@ class ObservationEncoder:
                 self._shown_epoch += 1
             self._phase, self._dealings = state.phase, state.dealings
             self._deal_epoch += 1
+        # The history shows a secret move once the phases say so (Two-Ten-Jack's face-down card when its trick is
+        # gathered; Thunee's trump card never): asked as a trick ends or the phase or dealing changes, the only moves
+        # after which it does in any game (tests/envs check the vectors at every move of every game).
+        if self._pending and (not quiet or not state.trick):
+            start = state._secret_moves_start()
+            if start > self._pending[0][0]:
+                self._played |= _revealed(self._pending, start)
         if state.current_player is None:
             self._forget_deal()  # the match is over: the environment's last deal starts after its last move
         if self._shown_until_played and named & self._shown_any:
             self._shown_epoch += 1
-        elif self._shown_every_move and (self._plain_card[action] is None or named & self._shown_any
-                                         or not state.tricks and len(state.trick) == 1):
-            self._shown_epoch += 1  # a word, a suffixed play, a card shown or the deal's first card
+        elif self._shown_every_move and (
+                self._plain_card[action] is None and not (quiet and self._phase in self._quiet_phases)
+                or named & self._shown_any or not state.tricks and len(state.trick) == 1):
+            self._shown_epoch += 1  # a word (but a quiet phase's), a suffixed play, a card shown, the deal's first card
         if self._fishing:
             left = len(state.stock)
             if left != self._stock_left:  # its shown facts change with the stock
@@ -332,7 +343,8 @@ class ObservationEncoder:
         self._played = 0
         for seat in range(self.players):
             self._own[seat] = 0
-        self._pending = []
+        if self._pending:  # (a new list only when one was in use: fewer objects for the garbage collector)
+            self._pending = []
 
     @cython.locals(index=cython.longlong, actor=cython.int, named=cython.ulonglong)
     def encode_afresh(self, state: Any, seat: int, deal_start: int = 0) -> np.ndarray:
@@ -586,14 +598,24 @@ class SeatMoves:
                 action = int(action)  # (a numpy integer, from source)
         state.apply_id(action)
         self._encoder._moved(state, action)
-        self.select(state)
+        self._select(state)
 
+    def select(self, state: Any) -> None:
+        """The mask of the seat to act in ``state`` (all 0 when none is)."""
+        self._select(state)
+
+    def clear(self) -> None:
+        """The mask all 0 (its legal entries cleared: Boonaken's has 37,120)."""
+        self._clear()
+        self._legal = []
+
+    @cython.cfunc
     @cython.boundscheck(False)
     @cython.wraparound(False)
     @cython.locals(k=cython.Py_ssize_t, action=cython.longlong, index=cython.longlong, legal=list)
-    def select(self, state: Any) -> None:
-        """The mask of the seat to act in ``state`` (all 0 when none is)."""
-        self.clear()
+    def _select(self, state: Any) -> None:
+        """``select``, a C call from ``play``."""
+        self._clear()
         legal = [] if state.current_player is None else state.legal_action_ids()
         for k in range(len(legal)):
             action = legal[k]
@@ -605,15 +627,15 @@ class SeatMoves:
             self._mask[index] = 1
         self._legal = legal
 
+    @cython.cfunc
     @cython.boundscheck(False)
     @cython.wraparound(False)
     @cython.locals(k=cython.Py_ssize_t, action=cython.longlong)
-    def clear(self) -> None:
-        """The mask all 0 (its legal entries cleared: Boonaken's has 37,120)."""
+    def _clear(self) -> None:
+        """The mask's legal entries cleared (``_legal`` left as it is)."""
         for k in range(len(self._legal)):
             action = self._legal[k]
             self._mask[_fishing_index(action) if self._fishing else action] = 0
-        self._legal = []
 
 
 # ---- the vector environment's rows (envs/vector.py): its per-match loop, compiled with this module -----------------

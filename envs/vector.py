@@ -140,7 +140,7 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         self.states[index] = state
         self._encoders[index].new_match(state)
         self._deal_index[index] = state.deal_index
-        self._scores_at_deal_start[index] = list(state.scores)
+        self._scores_at_deal_start[index] = state.scores  # (a new list at each read)
 
     def _ended(self, index: int) -> None:
         """Match ``index``'s deal ended: its rewards, and the next match if it was the match's last deal."""
@@ -156,7 +156,7 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
         state = self.states[index]
         scores, before = state.scores, self._scores_at_deal_start[index]
         self._rewards[index] = [now - then for now, then in zip(scores, before, strict=True)]
-        self._scores_at_deal_start[index] = list(scores)
+        self._scores_at_deal_start[index] = scores
         self._rewarded = True
         self._deal_index[index] = state.deal_index
 

@@ -2,7 +2,8 @@
 game: the loops of ``cardtable bench --env pettingzoo`` (``services.bench.envs.env_steps`` and ``protocol_steps``),
 steadier than its wall clock on a shared machine.
 
-    python tools/callgrind_env.py [--deals N] [--root CHECKOUT] [--switch-off encoder|encoder+moved] [GAME ...]
+    python tools/callgrind_env.py [--deals N] [--root CHECKOUT] [--switch-off encoder|encoder+moved] [--keep DIR]
+                                  [GAME ...]
     python tools/callgrind_env.py --vector [--deals N] [--steps S] [--num-envs M] [--root CHECKOUT] [GAME ...]
 
 It runs itself under ``valgrind --tool=callgrind`` (PYTHONHASHSEED=0, CARDTABLE_ENGINE=python unless set) and prints
@@ -12,6 +13,9 @@ one JSON line per game: the instructions per step of N seeded one-deal matches o
 ``env_steps_per_s / protocol_steps_per_s``). ``--switch-off encoder`` returns each seat's vector as it stands instead
 of encoding (what the encoder costs), ``encoder+moved`` also tells it of no move (from source only: compiled, the
 encoder is a typed field that no stand-in can fill).
+
+``--keep DIR`` keeps callgrind's dumps there (``env.out.2``, the first game's floor region, ``env.out.4`` its
+environment's, then 6, 8, ... for the next games') for ``callgrind_annotate --inclusive=yes``.
 
 ``--vector`` counts ``cardtable bench --env vector``'s loops instead: the engine's step loop (N single deals, as above)
 and S steps of the vector environment's M single-deal matches (random legal actions from ``sample_actions``, copies
@@ -122,6 +126,7 @@ def main() -> None:
     ap.add_argument("--vector", action="store_true", help="the vector environment's step against the engine's move")
     ap.add_argument("--steps", type=int, default=40, help="--vector: the vector environment's steps counted")
     ap.add_argument("--num-envs", type=int, default=64, help="--vector: its matches")
+    ap.add_argument("--keep", type=Path, default=None, help="keep callgrind's dumps in this directory")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -138,7 +143,9 @@ def main() -> None:
         ap.error("--switch-off replaces the encoder's class, which only the engine's source allows: "
                  "run it with CARDTABLE_ENGINE=python")
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "env.out"
+        if args.keep:
+            args.keep.mkdir(parents=True, exist_ok=True)
+        out = (args.keep.resolve() if args.keep else Path(tmp)) / "env.out"
         child = [sys.executable, __file__, "--child", "--deals", str(args.deals), *args.games]
         if args.switch_off:
             child += ["--switch-off", args.switch_off]

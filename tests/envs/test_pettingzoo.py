@@ -225,3 +225,27 @@ def test_the_incremental_encoding_is_a_fresh_encoding_at_every_step(game: str) -
         for seat in range(env.n):
             np.testing.assert_array_equal(env.encode(seat), fresh.encode_afresh(env.state, seat, env._deal_start))
     assert len(steps) > 20
+
+
+@pytest.mark.parametrize("game", [g for g in engine.list_games()
+                                  if getattr(engine.game_class(g), "QUIET_WORD_PHASES", ())])
+def test_a_quiet_phases_words_change_nothing_shown_while_it_goes_on(game: str) -> None:
+    """A game's ``QUIET_WORD_PHASES`` (Thunee's): a word of one of them that leaves the phase and the dealing as they
+    were changes no seat's ``shown_cards`` or ``trump_seen`` (the encoder asks them again only when it ended the
+    phase), over random matches of every player count; and such words are played (the claim is tested)."""
+    quiet, words = engine.game_class(game).QUIET_WORD_PHASES, 0
+    for players in engine.game_info(game).player_counts:
+        for seed in range(60):
+            state = engine.new_match(game, seed=seed, players=players, options={"max_deals": 2})
+            rng = Rng(seed + 1)
+            while state.current_player is not None:
+                shown = [(state.shown_cards(seat), state.trump_seen(seat)) for seat in range(players)]
+                phase, dealings = state.phase, state.dealings
+                legal = state.legal_action_ids()
+                action = legal[rng.below(len(legal))]
+                state.apply_id(action)
+                if (phase in quiet and state.phase == phase and state.dealings == dealings
+                        and state.ACTIONS.plain_card[action] is None):
+                    words += 1
+                    assert [(state.shown_cards(seat), state.trump_seen(seat)) for seat in range(players)] == shown
+    assert words > 1000

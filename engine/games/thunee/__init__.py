@@ -19,7 +19,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from functools import cache
 from operator import mod
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...auction import PASS
 from ...cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
@@ -502,6 +502,11 @@ class Thunee(TrickGame):
         deck_size=len(DECK),
         face_down=True, shown_every_move=True,
     )
+    # The phases whose words, while the phase goes on, change nothing ``shown_cards`` and ``trump_seen`` answer: a
+    # bid or pass of the calling (no trump yet: it is laid after), a seat's answer that passes the question on (the
+    # redeal question, the special calls); the others end the phase. Numeric encoders (envs/encoding.py) ask the two
+    # again after such a word only when it ended its phase (tests/envs/test_pettingzoo.py checks the claim).
+    QUIET_WORD_PHASES: ClassVar[frozenset[str]] = frozenset({"redeal", "trip", "calling", "special", "double"})
 
     # What a deal holds besides the trick base's hands and tricks.
     stock: list[int]  # the cards of the second round while undealt (3.6)
