@@ -121,7 +121,8 @@ class GreedyPolicy(Policy):
             return legal_ids[self.rng.below(count)]
         if isinstance(observe, SeatObserver):
             kept = observe.kept  # (brought to this turn here: one call less a move)
-            return legal_ids[_greatest(self._rank(kept.at(legal_ids) if kept else observe.seen(legal_ids)), self.rng)]
+            seen = cython.cast(Seen, kept).at(legal_ids) if isinstance(kept, Seen) else observe.seen(legal_ids)
+            return legal_ids[_greatest(self._rank(seen), self.rng)]
         return legal_ids[self._best_index(observe())]
 
     def _choose_index(self, observation: Observation) -> int:
@@ -137,9 +138,27 @@ class GreedyPolicy(Policy):
 
 
 @cython.cfunc
-@cython.locals(i=cython.Py_ssize_t, index=cython.Py_ssize_t, ties=cython.Py_ssize_t, count=cython.Py_ssize_t)
+@cython.locals(i=cython.Py_ssize_t, index=cython.Py_ssize_t, ties=cython.Py_ssize_t, count=cython.Py_ssize_t,
+               ints=list, top=cython.longlong, k=cython.longlong)
 def _greatest(keys: Sequence[Any], rng: Rng) -> int:
     """The index of the greatest of ``keys``, ties broken by ``rng``."""
+    if cython.compiled and type(keys) is list and type(keys[0]) is int:  # a list of ints: compared as C integers
+        ints = keys
+        top, index, ties, count = ints[0], 0, 1, len(ints)
+        for i in range(1, count):
+            k = ints[i]
+            if k > top:
+                top, index, ties = k, i, 1
+            elif k == top:
+                ties += 1
+        if ties == 1:
+            return index
+        ties = rng.below(ties)  # the ties-th of the tied keys, in order
+        for i in range(count):
+            if ints[i] == top:
+                if ties == 0:
+                    return i
+                ties -= 1
     if cython.compiled:  # the same in one pass over the keys (max, count and index are three, each a call)
         best, index, ties, count = keys[0], 0, 1, len(keys)
         for i in range(1, count):

@@ -52,10 +52,7 @@ class Seen:
     and its facts (phase, trump, trick, legal_cards) are properties over them; a :class:`SeenInObservation` reads each
     fact from the observation at its first use."""
 
-    cython.declare(_obs=object, _history=cython.bint, _state=object, _legal_ids=object, _legal=object, _seat=object,
-                   _players=object, _face_up_shown=cython.bint, _tricks_shown=cython.bint, _card_of=tuple,
-                   _played_mask=object, _played_at=object, _read=object, _phase=object, _trump=object, _trick=object,
-                   _legal_cards=object)
+    # (compiled, the fields are declared in seen.pxd)
 
     # Whether a Seen read from an observation reads phase, trump, trick and legal_cards at their first use (the
     # bots' SeenInObservation) rather than at once.
@@ -71,13 +68,15 @@ class Seen:
         self._players: int | None = None
         self._face_up_shown = self._tricks_shown = False
         self._card_of: tuple[int | None, ...] = ()
+        self._suffixes: tuple[str, ...] = ()  # (of_state) the game's card suffixes, by an action id modulo _width
+        self._width = 1
         self._played_mask = 0  # (of_state) the cards of the finished tricks, as of _played_at: the dealing, the tricks
         self._played_at = (-1, 0)
         self._read: dict[str, Any] | None = None  # (SeenInObservation) the facts read so far
         self._phase: str | None = None
         self._trump = NO_TRUMP
         self._trick: list[tuple[int, int]] = []
-        self._legal_cards: list[int | None] = []
+        self._legal_cards: list[int | None] | None = []
         if self._LAZY:
             self._read = {}
         else:
@@ -96,6 +95,8 @@ class Seen:
     @property
     def phase(self) -> str | None:
         """The deal's phase."""
+        if self._state is not None:
+            return self._state.phase
         return self._phase if self._read is None else self._fact("phase")
 
     @property
@@ -113,7 +114,7 @@ class Seen:
     def legal_cards(self) -> list[int | None]:
         """The card each legal action plays (``KH`` and ``KH:belote`` play the king of hearts), None for the rest
         (words, and German Whist's face-down ``down:<slot>`` cards, which the seat does not know)."""
-        return self._legal_cards if self._read is None else self._fact("legal_cards")
+        return self.cards()
 
     @classmethod
     def of_state(cls, state: TrickGame, seat: int, history: bool = False) -> Seen:
@@ -129,20 +130,71 @@ class Seen:
         self._state, self._seat, self._players, self._history = state, seat, state.n_players, history
         self._face_up_shown, self._tricks_shown = "face_up" in state.OBSERVED, "tricks" in state.OBSERVED
         self._card_of = state.ACTIONS.card_of
+        self._suffixes, self._width = state.ACTIONS.suffixes, state.ACTIONS.width
         self._played_mask, self._played_at = 0, (-1, 0)
         return self.at(())
 
-    @cython.locals(card_of=tuple, a=cython.Py_ssize_t)
     def at(self, legal_ids: Sequence[int]) -> Seen:
         """This view (of :meth:`of_state`) now, the seat being to act with ``legal_ids``: good until the next."""
         state = self._state
         assert state is not None
         self._obs = self._legal = None
         self._legal_ids = legal_ids
-        self._trick, self._trump, self._phase = state.trick, state.trump, state.phase
-        card_of = self._card_of
-        self._legal_cards = [card_of[a] for a in legal_ids]  # (compiled: the table a tuple indexed by a C int)
+        self._trick, self._trump = state.trick, state.trump  # (the phase is read from the state when asked)
+        self._legal_cards = None  # (made at its first use: cards)
         return self
+
+    # The facts a ranker reads at every turn, as C methods (seen.pxd): a ranker compiled with Seen cimported calls
+    # them in C; they read what the properties above give.
+
+    def trump_suit(self) -> int:
+        """The trump suit (:attr:`trump`)."""
+        return self._trump if self._read is None else self._fact("trump")
+
+    def lead_card(self) -> int:
+        """The card led to the trick in play, -1 when none is played yet."""
+        trick = self._trick if self._read is None else self._fact("trick")
+        return trick[0][1] if trick else -1
+
+    @cython.locals(top=cython.Py_ssize_t)
+    def face_up_card(self) -> int:
+        """The stock's face-up card (:meth:`face_up`), -1 when there is none."""
+        state = self._state
+        if state is not None and self._face_up_shown:
+            stock, top = state.stock, state.stock_top
+            return stock[top] if top < len(stock) else -1
+        card = self.face_up()
+        return -1 if card is None else card
+
+    def legal_count(self) -> int:
+        """How many legal actions the seat has."""
+        if self._read is None and self._legal_cards is None:
+            return len(self._legal_ids)
+        return len(self.cards())
+
+    @cython.locals(a=cython.Py_ssize_t)
+    def card_at(self, i: int) -> int:
+        """The card the ``i``-th legal action plays (:attr:`legal_cards`), -1 for none: read from the action's id
+        where the seat's turn is read from the state (no list made)."""
+        if self._read is None and self._legal_cards is None:
+            a = self._legal_ids[i]
+            card = self._card_of[a]
+        else:
+            card = self.cards()[i]
+        return -1 if card is None else card
+
+    @cython.locals(card_of=tuple, i=cython.Py_ssize_t, n=cython.Py_ssize_t, cards=list)
+    def cards(self) -> list[int | None]:
+        """The card each legal action plays (:attr:`legal_cards`)."""
+        if self._read is not None:
+            return self._fact("legal_cards")  # type: ignore[no-any-return]
+        cards = self._legal_cards
+        if cards is None:
+            card_of, ids = self._card_of, self._legal_ids
+            n = len(ids)
+            cards = [card_of[ids[i]] for i in range(n)]  # (compiled: the table a tuple indexed by a C int)
+            self._legal_cards = cards
+        return cards
 
     @property
     def seat(self) -> int:
@@ -183,6 +235,14 @@ class Seen:
             if beats(card, best, trump, power):
                 best_seat, best = seat, card
         return best_seat, best
+
+    @cython.locals(a=cython.Py_ssize_t)
+    def plays_with(self, i: int, suffix: str) -> bool:
+        """Whether the ``i``-th legal action plays its card with ``suffix`` (``:belote``: ``KH:belote``)."""
+        if self._state is not None:
+            a = self._legal_ids[i]
+            return self._card_of[a] is not None and self._suffixes[a % self._width] == suffix
+        return self.legal[i].endswith(suffix)
 
     def _played(self) -> Iterable[Sequence[tuple[int, int]]]:
         """The finished tricks of the deal the observation shows, as (seat, card) in the order played."""
