@@ -77,6 +77,35 @@ def greedy_games() -> list[str]:
     return sorted(game for game in _RANKERS if game in games)
 
 
+KEYS_MOST = cython.declare(cython.Py_ssize_t, 128)  # the most legal actions a Keyer ranks (its keys in greedy.pxd)
+
+
+@cython.cclass
+class Keyer:
+    """A ranker whose keys are C integers (compiled): :meth:`rank` writes one key per legal action in ``keys``, in
+    the order of the seat's legal actions, and returns their count; called, it is a Ranker (the keys as a list).
+    GreedyPolicy compiled reads ``keys`` in C: no Python call, list or int per decision."""
+
+    def __init__(self) -> None:
+        if not cython.compiled:  # (compiled, a C array of KEYS_MOST: greedy.pxd)
+            self.keys = [0] * KEYS_MOST
+
+    def rank(self, seen: Seen) -> int:
+        """Write each legal action's key in ``keys``; return how many (at most KEYS_MOST: :meth:`room`)."""
+        raise NotImplementedError
+
+    def room(self, count: int) -> int:
+        """``count``, checked to fit in ``keys``."""
+        if count > KEYS_MOST:
+            raise ValueError(f"{count} legal actions: a Keyer ranks at most {KEYS_MOST}")
+        return count
+
+    @cython.locals(i=cython.Py_ssize_t, n=cython.Py_ssize_t)
+    def __call__(self, seen: Seen) -> list[int]:
+        n = self.rank(seen)
+        return [self.keys[i] for i in range(n)]
+
+
 EPSILON = Option("epsilon", float, 0.0, "probability of playing a uniformly random legal move instead of the best",
                  minimum=0.0, maximum=1.0, noun="parameter")
 # A 53-bit draw u explores when u < epsilon * 2**53 (Python compares the int and the float exactly).
@@ -122,7 +151,11 @@ class GreedyPolicy(Policy):
         if isinstance(observe, SeatObserver):
             kept = observe.kept  # (brought to this turn here: one call less a move)
             seen = cython.cast(Seen, kept).at(legal_ids) if isinstance(kept, Seen) else observe.seen(legal_ids)
-            return legal_ids[_greatest(self._rank(seen), self.rng)]
+            rank = self._rank
+            if isinstance(rank, Keyer):  # (its keys read as C integers where they are written)
+                keyer = cython.cast(Keyer, rank)
+                return legal_ids[_greatest_key(keyer, keyer.rank(seen), self.rng)]
+            return legal_ids[_greatest(rank(seen), self.rng)]
         return legal_ids[self._best_index(observe())]
 
     def _choose_index(self, observation: Observation) -> int:
@@ -135,6 +168,30 @@ class GreedyPolicy(Policy):
 
     def _best_of(self, keys: Sequence[Any]) -> int:  # (a Ranker's keys: all SortKeys, or all ints)
         return _greatest(keys, self.rng)
+
+
+@cython.cfunc
+@cython.locals(keyer=Keyer, count=cython.Py_ssize_t, i=cython.Py_ssize_t, index=cython.Py_ssize_t,
+               ties=cython.Py_ssize_t, top=cython.longlong, k=cython.longlong)
+def _greatest_key(keyer: Keyer, count: int, rng: Rng) -> int:
+    """The index of the greatest of ``keyer``'s first ``count`` keys, ties broken by ``rng`` as :func:`_greatest`
+    breaks them."""
+    top, index, ties = keyer.keys[0], 0, 1
+    for i in range(1, count):
+        k = keyer.keys[i]
+        if k > top:
+            top, index, ties = k, i, 1
+        elif k == top:
+            ties += 1
+    if ties == 1:
+        return index
+    ties = rng.below(ties)  # the ties-th of the tied keys, in order
+    for i in range(count):
+        if keyer.keys[i] == top:
+            if ties == 0:
+                return i
+            ties -= 1
+    raise AssertionError("a tied key not found")
 
 
 @cython.cfunc

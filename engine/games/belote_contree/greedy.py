@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ...bots.greedy import SortKey, register_greedy
+from ...bots.greedy import Keyer, register_greedy
 from ...bots.seen import Seen
 from ...cards import SUITS
-from ..belote_family.greedy import rank_belote_play, trump_value
+from ..belote_family.greedy import key_belote_play, trump_value
 
 if TYPE_CHECKING:
     from ... import _cython_shim as cython
@@ -39,32 +38,41 @@ def _bid(action: str) -> tuple[int, int]:
     return found
 
 
-@register_greedy("belote_contree")
-@cython.locals(s=cython.int, suit=cython.int, value=cython.int, best=cython.int, reach=cython.int, points=cython.int,
-               i=cython.Py_ssize_t, n=cython.Py_ssize_t, keys=list, legal=list)
-def rank_belote_contree(seen: Seen) -> Sequence[SortKey] | Sequence[int]:
-    """Redeal a weak hand (3.8); bid the cheapest contract in the best suit that the pair can make (4.2); play."""
-    phase = seen.phase
-    if phase == "play":
-        return rank_belote_play(seen)
-    legal = seen.legal
-    n = len(legal)
-    if phase == "redeal":
-        return [int(legal[i] == "redeal") for i in range(n)]
-    hand = seen.hand()
-    suit, best = 0, trump_value(hand, 0)
-    for s in range(1, 4):
-        value = trump_value(hand, s)
-        if value > best:  # (the first of the best suits)
-            suit, best = s, value
-    reach = (best + PARTNER_SHARE) // 10 * 10
-    keys = [0] * n  # (0, 0): any other word
-    for i in range(n):
-        action = legal[i]
-        if action == "pass":
-            keys[i] = KIND  # (1, 0)
-        else:
-            points, s = _bid(action)
-            if s == suit and 0 <= points <= reach:
-                keys[i] = 2 * KIND - points  # (2, -points)
-    return keys
+@cython.cclass
+class BeloteContreeGreedy(Keyer):
+    """Belote contrée's ranker (:data:`rank_belote_contree`)."""
+
+    @cython.locals(s=cython.int, suit=cython.int, value=cython.int, best=cython.int, reach=cython.int,
+                   points=cython.int, i=cython.Py_ssize_t, n=cython.Py_ssize_t, legal=list)
+    def rank(self, seen: Seen) -> int:
+        """Redeal a weak hand (3.8); bid the cheapest contract in the best suit that the pair can make (4.2);
+        play."""
+        phase = seen.phase
+        if phase == "play":
+            return key_belote_play(self, seen)
+        legal = seen.legal
+        n = self.room(len(legal))
+        if phase == "redeal":
+            for i in range(n):
+                self.keys[i] = legal[i] == "redeal"
+            return n
+        hand = seen.hand()
+        suit, best = 0, trump_value(hand, 0)
+        for s in range(1, 4):
+            value = trump_value(hand, s)
+            if value > best:  # (the first of the best suits)
+                suit, best = s, value
+        reach = (best + PARTNER_SHARE) // 10 * 10
+        for i in range(n):
+            action = legal[i]
+            self.keys[i] = 0  # (0, 0): any other word
+            if action == "pass":
+                self.keys[i] = KIND  # (1, 0)
+            else:
+                points, s = _bid(action)
+                if s == suit and 0 <= points <= reach:
+                    self.keys[i] = 2 * KIND - points  # (2, -points)
+        return n
+
+
+rank_belote_contree = register_greedy("belote_contree")(BeloteContreeGreedy())

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...bots.greedy import Keyer
 from ...bots.seen import Seen
 from ...cards import SUIT, make_deck
 from ...tricks import beats
@@ -65,22 +66,22 @@ def _lead_key(card: int, trump: int, highest: list[int], announce: bool) -> int:
     return _packed(announce, 1, -points[card] - (20 if suit == trump else 0), -power[card])
 
 
-@cython.locals(seen=Seen, trump=cython.int, c=cython.int, best=cython.int, seat=cython.int,
+@cython.locals(keyer=Keyer, seen=Seen, trump=cython.int, c=cython.int, best=cython.int, seat=cython.int,
                partner_winning=cython.bint, announce=cython.bint, is_trump=cython.bint, i=cython.Py_ssize_t,
-               n=cython.Py_ssize_t, keys=list, power=tuple, points=tuple)
-def rank_belote_play(seen: Seen) -> list[int]:
-    """Each legal play's key (a card, or a card that announces the belote: ``KH:belote``)."""
+               n=cython.Py_ssize_t, power=tuple, points=tuple, p=cython.int, worth=cython.int)
+def key_belote_play(keyer: Keyer, seen: Seen) -> int:
+    """Write each legal play's key (a card, or a card that announces the belote: ``KH:belote``) in ``keyer``'s keys;
+    return how many."""
     trump = seen.trump_suit()
     power, points = POWER[trump], POINTS[trump]
-    n = seen.legal_count()
-    keys = [0] * n
+    n = keyer.room(seen.legal_count())
     if seen.lead_card() < 0:
         highest = seen.highest_unseen(BELOTE_DECK, power)
         for i in range(n):
             c = seen.card_at(i)
             assert c >= 0
-            keys[i] = _lead_key(c, trump, highest, seen.plays_with(i, BELOTE))  # 6.1: announce it (20 points)
-        return keys
+            keyer.keys[i] = _lead_key(c, trump, highest, seen.plays_with(i, BELOTE))  # 6.1: announce it (20 points)
+        return n
     seat, best = seen.winning(trump, power)
     partner_winning = seen.players == 4 and seat == (seen.seat + 2) % 4
     for i in range(n):
@@ -88,13 +89,25 @@ def rank_belote_play(seen: Seen) -> list[int]:
         assert c >= 0
         announce = seen.plays_with(i, BELOTE)
         is_trump = _SUIT[c] == trump
+        p, worth = power[c], points[c]
         if partner_winning:
-            keys[i] = _packed(announce, 1, points[c] - (30 if is_trump else 0), 0)  # give points, keep trumps
+            keyer.keys[i] = _packed(announce, 1, worth - (30 if is_trump else 0), 0)  # give points, keep trumps
         elif beats(c, best, trump, power):
-            keys[i] = _packed(announce, 2, -power[c], -points[c])  # the cheapest card that wins
+            keyer.keys[i] = _packed(announce, 2, -p, -worth)  # the cheapest card that wins
         else:
-            keys[i] = _packed(announce, 0, -points[c] - (20 if is_trump else 0), -power[c])
-    return keys
+            keyer.keys[i] = _packed(announce, 0, -worth - (20 if is_trump else 0), -p)
+    return n
+
+
+@cython.cclass
+class BelotePlayGreedy(Keyer):
+    """The Belote games' ranker of the play of the tricks (:data:`rank_belote_play`)."""
+
+    def rank(self, seen: Seen) -> int:
+        return key_belote_play(self, seen)
+
+
+rank_belote_play = BelotePlayGreedy()  # each legal play's key, as a list (a Ranker)
 
 
 @cython.locals(points=tuple, total=cython.int, c=cython.int, t=cython.int)
