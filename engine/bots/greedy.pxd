@@ -7,3 +7,8 @@ cdef class Keyer:
     cdef long long keys[128]  # KEYS_MOST
     cpdef Py_ssize_t rank(self, Seen seen) except -1
     cpdef Py_ssize_t room(self, Py_ssize_t count) except -1
+
+cdef class GreedyChooser:
+    cdef object policy, rng, rank, observer
+    cdef Keyer keyer
+    cdef Seen seen

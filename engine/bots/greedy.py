@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..options import Option
 from ..registry import game_package, list_games
 from ..rng import Rng
+from ..state import Chooser
 from .policy import Observation, Observe, Policy
 from .seen import Seen, SeenInObservation
 from .view import SeatObserver
@@ -142,6 +143,11 @@ class GreedyPolicy(Policy):
             return True
         return bool(self.rng.next_u64() >> 11 < self._explore_below)
 
+    def chooser(self) -> Chooser:
+        # compiled, the same choices and draws with the policy's facts in C fields (GreedyChooser); epsilon-greedy
+        # and from source, choose_id itself
+        return GreedyChooser(self) if cython.compiled and not self.epsilon else self.choose_id
+
     def choose_id(self, legal_ids: Sequence[int], observe: Observe) -> int:
         count = len(legal_ids)
         if count == 1:
@@ -168,6 +174,36 @@ class GreedyPolicy(Policy):
 
     def _best_of(self, keys: Sequence[Any]) -> int:  # (a Ranker's keys: all SortKeys, or all ints)
         return _greatest(keys, self.rng)
+
+
+@cython.cclass
+class GreedyChooser:
+    """A GreedyPolicy's choice as a rollout loop asks for it (:meth:`GreedyPolicy.chooser`, epsilon 0): its
+    ``choose_id``, with the ranker, the RNG and the seat's Seen (kept from its first turn of the loop, where the seat's
+    observer keeps one) in C fields."""
+
+    # (compiled, the fields are declared in greedy.pxd)
+
+    def __init__(self, policy: GreedyPolicy) -> None:
+        self.policy, self.rng, self.rank = policy, policy.rng, policy._rank
+        self.keyer = policy._rank if isinstance(policy._rank, Keyer) else None
+        self.observer: SeatObserver | None = None
+        self.seen: Seen | None = None
+
+    @cython.locals(keyer=Keyer)
+    def __call__(self, legal_ids: Sequence[int], observe: Observe) -> int:
+        if len(legal_ids) == 1:
+            return legal_ids[0]
+        if observe is not self.observer or self.seen is None:  # (a turn whose observer keeps no Seen yet)
+            action: int = self.policy.choose_id(legal_ids, observe)
+            if isinstance(observe, SeatObserver) and isinstance(observe.kept, Seen):
+                self.observer, self.seen = observe, observe.kept
+            return action
+        seen = self.seen.at(legal_ids)
+        keyer = self.keyer
+        if keyer is not None:
+            return legal_ids[_greatest_key(keyer, keyer.rank(seen), self.rng)]
+        return legal_ids[_greatest(self.rank(seen), self.rng)]
 
 
 @cython.cfunc
