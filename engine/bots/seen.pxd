@@ -2,6 +2,8 @@
 # facts a ranker reads at every turn (trump, the trick's lead, the face-up card, the legal cards) are C methods that
 # a ranker whose own .pxd cimports Seen calls without a Python call.
 
+from engine.tricks cimport beats
+
 cdef class Seen:
     cdef object _obs, _state, _legal_ids, _legal, _seat, _players, _played_mask, _played_at, _read, _phase, _trick
     cdef object _legal_cards
@@ -17,5 +19,7 @@ cdef class Seen:
     cdef Py_ssize_t legal_count(self) except -1
     cdef int card_at(self, Py_ssize_t i) except -2
     cdef bint plays_with(self, Py_ssize_t i, str suffix) except -1
+    cpdef list highest_unseen(self, object deck, object power, object also=*)
+    cpdef tuple winning(self, int trump, object power)
     cdef object _played_cards(self)
     cdef object _seen_mask(self, object also)

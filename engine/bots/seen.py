@@ -41,6 +41,7 @@ else:
 
 
 _ONE = cython.declare(cython.ulonglong, 1)  # (a C 1 compiled: shifted by a card, a 64-bit mask's bit)
+_SUIT = cython.declare(tuple, SUIT)  # (compiled: a C reference to the table)
 NONE_LEFT = -(1 << 30)  # Seen.highest_unseen of a suit the seat has seen every card of: below every power
 
 
@@ -128,9 +129,9 @@ class Seen:
         self._obs = self._legal = self._read = None
         self._phase, self._trump, self._trick, self._legal_cards = None, NO_TRUMP, [], []
         self._state, self._seat, self._players, self._history = state, seat, state.n_players, history
-        self._face_up_shown, self._tricks_shown = "face_up" in state.OBSERVED, "tricks" in state.OBSERVED
-        self._card_of = state.ACTIONS.card_of
-        self._suffixes, self._width = state.ACTIONS.suffixes, state.ACTIONS.width
+        observed, actions = state.OBSERVED, state.ACTIONS
+        self._face_up_shown, self._tricks_shown = "face_up" in observed, "tricks" in observed
+        self._card_of, self._suffixes, self._width = actions.card_of, actions.suffixes, actions.width
         self._played_mask, self._played_at = 0, (-1, 0)
         return self.at(())
 
@@ -172,12 +173,16 @@ class Seen:
             return len(self._legal_ids)
         return len(self.cards())
 
-    @cython.locals(a=cython.Py_ssize_t)
+    @cython.locals(a=cython.Py_ssize_t, ids=list)
     def card_at(self, i: int) -> int:
         """The card the ``i``-th legal action plays (:attr:`legal_cards`), -1 for none: read from the action's id
         where the seat's turn is read from the state (no list made)."""
         if self._read is None and self._legal_cards is None:
-            a = self._legal_ids[i]
+            if type(self._legal_ids) is list:  # (the rollout loops' legal ids: compiled, a C read of the list)
+                ids = self._legal_ids
+                a = ids[i]
+            else:
+                a = self._legal_ids[i]
             card = self._card_of[a]
         else:
             card = self.cards()[i]
@@ -229,7 +234,7 @@ class Seen:
     def winning(self, trump: int, power: Sequence[int]) -> tuple[int, int]:
         """The seat and card winning the trick in play so far (it holds a card): the best trump, else the best card
         of the led suit, ``power`` ranking the cards under ``trump``."""
-        trick = self.trick
+        trick = self._trick if self._read is None else self._fact("trick")
         best_seat, best = trick[0]
         for seat, card in trick[1:]:
             if beats(card, best, trump, power):
@@ -320,7 +325,8 @@ class Seen:
             mask |= _ONE << CARD_OF_CODE[code]
         return mask
 
-    @cython.locals(seen_cards=cython.ulonglong, card=cython.Py_ssize_t, suit=cython.Py_ssize_t)
+    @cython.locals(seen_cards=cython.ulonglong, card=cython.Py_ssize_t, suit=cython.Py_ssize_t, p=cython.int,
+                   k=cython.Py_ssize_t, cards=tuple, powers=tuple)
     def highest_unseen(self, deck: Iterable[int], power: Sequence[int], also: Iterable[str] = ()) -> list[int]:
         """Per suit, the highest ``power`` of the cards of ``deck`` the seat has not seen (:meth:`unseen`), NONE_LEFT
         where it has seen them all: a card is master of its suit when its power is at least its suit's."""
@@ -328,6 +334,15 @@ class Seen:
         mask = self._seen_mask(also)
         if mask is not None:  # (the same cards as unseen's, without making their set)
             seen_cards = mask
+            if type(deck) is tuple and type(power) is tuple:  # (compiled: C reads of the tables)
+                cards, powers = deck, power
+                for k in range(len(cards)):
+                    card = cards[k]
+                    if not seen_cards >> card & 1:
+                        suit, p = _SUIT[card], powers[card]
+                        if p > highest[suit]:
+                            highest[suit] = p
+                return highest
             for card in deck:
                 if not seen_cards >> card & 1:
                     suit = SUIT[card]
