@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..options import Option
 from ..registry import game_package, list_games
 from ..rng import Rng
+from ..state import Chooser
 from .policy import Observation, Observe, Policy
 from .seen import Seen, SeenInObservation
 from .view import SeatObserver
@@ -77,6 +78,35 @@ def greedy_games() -> list[str]:
     return sorted(game for game in _RANKERS if game in games)
 
 
+KEYS_MOST = cython.declare(cython.Py_ssize_t, 128)  # the most legal actions a Keyer ranks (its keys in greedy.pxd)
+
+
+@cython.cclass
+class Keyer:
+    """A ranker whose keys are C integers (compiled): :meth:`rank` writes one key per legal action in ``keys``, in
+    the order of the seat's legal actions, and returns their count; called, it is a Ranker (the keys as a list).
+    GreedyPolicy compiled reads ``keys`` in C: no Python call, list or int per decision."""
+
+    def __init__(self) -> None:
+        if not cython.compiled:  # (compiled, a C array of KEYS_MOST: greedy.pxd)
+            self.keys = [0] * KEYS_MOST
+
+    def rank(self, seen: Seen) -> int:
+        """Write each legal action's key in ``keys``; return how many (at most KEYS_MOST: :meth:`room`)."""
+        raise NotImplementedError
+
+    def room(self, count: int) -> int:
+        """``count``, checked to fit in ``keys``."""
+        if count > KEYS_MOST:
+            raise ValueError(f"{count} legal actions: a Keyer ranks at most {KEYS_MOST}")
+        return count
+
+    @cython.locals(i=cython.Py_ssize_t, n=cython.Py_ssize_t)
+    def __call__(self, seen: Seen) -> list[int]:
+        n = self.rank(seen)
+        return [self.keys[i] for i in range(n)]
+
+
 EPSILON = Option("epsilon", float, 0.0, "probability of playing a uniformly random legal move instead of the best",
                  minimum=0.0, maximum=1.0, noun="parameter")
 # A 53-bit draw u explores when u < epsilon * 2**53 (Python compares the int and the float exactly).
@@ -113,6 +143,11 @@ class GreedyPolicy(Policy):
             return True
         return bool(self.rng.next_u64() >> 11 < self._explore_below)
 
+    def chooser(self) -> Chooser:
+        # compiled, the same choices and draws with the policy's facts in C fields (GreedyChooser); epsilon-greedy
+        # and from source, choose_id itself
+        return GreedyChooser(self) if cython.compiled and not self.epsilon else self.choose_id
+
     def choose_id(self, legal_ids: Sequence[int], observe: Observe) -> int:
         count = len(legal_ids)
         if count == 1:
@@ -121,7 +156,12 @@ class GreedyPolicy(Policy):
             return legal_ids[self.rng.below(count)]
         if isinstance(observe, SeatObserver):
             kept = observe.kept  # (brought to this turn here: one call less a move)
-            return legal_ids[_greatest(self._rank(kept.at(legal_ids) if kept else observe.seen(legal_ids)), self.rng)]
+            seen = cython.cast(Seen, kept).at(legal_ids) if isinstance(kept, Seen) else observe.seen(legal_ids)
+            rank = self._rank
+            if isinstance(rank, Keyer):  # (its keys read as C integers where they are written)
+                keyer = cython.cast(Keyer, rank)
+                return legal_ids[_greatest_key(keyer, keyer.rank(seen), self.rng)]
+            return legal_ids[_greatest(rank(seen), self.rng)]
         return legal_ids[self._best_index(observe())]
 
     def _choose_index(self, observation: Observation) -> int:
@@ -136,10 +176,82 @@ class GreedyPolicy(Policy):
         return _greatest(keys, self.rng)
 
 
+@cython.cclass
+class GreedyChooser:
+    """A GreedyPolicy's choice as a rollout loop asks for it (:meth:`GreedyPolicy.chooser`, epsilon 0): its
+    ``choose_id``, with the ranker, the RNG and the seat's Seen (kept from its first turn of the loop, where the seat's
+    observer keeps one) in C fields."""
+
+    # (compiled, the fields are declared in greedy.pxd)
+
+    def __init__(self, policy: GreedyPolicy) -> None:
+        self.policy, self.rng, self.rank = policy, policy.rng, policy._rank
+        self.keyer = policy._rank if isinstance(policy._rank, Keyer) else None
+        self.observer: SeatObserver | None = None
+        self.seen: Seen | None = None
+
+    @cython.locals(keyer=Keyer)
+    def __call__(self, legal_ids: Sequence[int], observe: Observe) -> int:
+        if len(legal_ids) == 1:
+            return legal_ids[0]
+        if observe is not self.observer or self.seen is None:  # (a turn whose observer keeps no Seen yet)
+            action: int = self.policy.choose_id(legal_ids, observe)
+            if isinstance(observe, SeatObserver) and isinstance(observe.kept, Seen):
+                self.observer, self.seen = observe, observe.kept
+            return action
+        seen = self.seen.at(legal_ids)
+        keyer = self.keyer
+        if keyer is not None:
+            return legal_ids[_greatest_key(keyer, keyer.rank(seen), self.rng)]
+        return legal_ids[_greatest(self.rank(seen), self.rng)]
+
+
 @cython.cfunc
-@cython.locals(i=cython.Py_ssize_t, index=cython.Py_ssize_t, ties=cython.Py_ssize_t, count=cython.Py_ssize_t)
+@cython.locals(keyer=Keyer, count=cython.Py_ssize_t, i=cython.Py_ssize_t, index=cython.Py_ssize_t,
+               ties=cython.Py_ssize_t, top=cython.longlong, k=cython.longlong)
+def _greatest_key(keyer: Keyer, count: int, rng: Rng) -> int:
+    """The index of the greatest of ``keyer``'s first ``count`` keys, ties broken by ``rng`` as :func:`_greatest`
+    breaks them."""
+    top, index, ties = keyer.keys[0], 0, 1
+    for i in range(1, count):
+        k = keyer.keys[i]
+        if k > top:
+            top, index, ties = k, i, 1
+        elif k == top:
+            ties += 1
+    if ties == 1:
+        return index
+    ties = rng.below(ties)  # the ties-th of the tied keys, in order
+    for i in range(count):
+        if keyer.keys[i] == top:
+            if ties == 0:
+                return i
+            ties -= 1
+    raise AssertionError("a tied key not found")
+
+
+@cython.cfunc
+@cython.locals(i=cython.Py_ssize_t, index=cython.Py_ssize_t, ties=cython.Py_ssize_t, count=cython.Py_ssize_t,
+               ints=list, top=cython.longlong, k=cython.longlong)
 def _greatest(keys: Sequence[Any], rng: Rng) -> int:
     """The index of the greatest of ``keys``, ties broken by ``rng``."""
+    if cython.compiled and type(keys) is list and type(keys[0]) is int:  # a list of ints: compared as C integers
+        ints = keys
+        top, index, ties, count = ints[0], 0, 1, len(ints)
+        for i in range(1, count):
+            k = ints[i]
+            if k > top:
+                top, index, ties = k, i, 1
+            elif k == top:
+                ties += 1
+        if ties == 1:
+            return index
+        ties = rng.below(ties)  # the ties-th of the tied keys, in order
+        for i in range(count):
+            if ints[i] == top:
+                if ties == 0:
+                    return i
+                ties -= 1
     if cython.compiled:  # the same in one pass over the keys (max, count and index are three, each a call)
         best, index, ties, count = keys[0], 0, 1, len(keys)
         for i in range(1, count):

@@ -41,6 +41,7 @@ else:
 
 
 _ONE = cython.declare(cython.ulonglong, 1)  # (a C 1 compiled: shifted by a card, a 64-bit mask's bit)
+_SUIT = cython.declare(tuple, SUIT)  # (compiled: a C reference to the table)
 NONE_LEFT = -(1 << 30)  # Seen.highest_unseen of a suit the seat has seen every card of: below every power
 
 
@@ -52,10 +53,7 @@ class Seen:
     and its facts (phase, trump, trick, legal_cards) are properties over them; a :class:`SeenInObservation` reads each
     fact from the observation at its first use."""
 
-    cython.declare(_obs=object, _history=cython.bint, _state=object, _legal_ids=object, _legal=object, _seat=object,
-                   _players=object, _face_up_shown=cython.bint, _tricks_shown=cython.bint, _card_of=tuple,
-                   _played_mask=object, _played_at=object, _read=object, _phase=object, _trump=object, _trick=object,
-                   _legal_cards=object)
+    # (compiled, the fields are declared in seen.pxd)
 
     # Whether a Seen read from an observation reads phase, trump, trick and legal_cards at their first use (the
     # bots' SeenInObservation) rather than at once.
@@ -71,13 +69,15 @@ class Seen:
         self._players: int | None = None
         self._face_up_shown = self._tricks_shown = False
         self._card_of: tuple[int | None, ...] = ()
+        self._suffixes: tuple[str, ...] = ()  # (of_state) the game's card suffixes, by an action id modulo _width
+        self._width = 1
         self._played_mask = 0  # (of_state) the cards of the finished tricks, as of _played_at: the dealing, the tricks
         self._played_at = (-1, 0)
         self._read: dict[str, Any] | None = None  # (SeenInObservation) the facts read so far
         self._phase: str | None = None
         self._trump = NO_TRUMP
         self._trick: list[tuple[int, int]] = []
-        self._legal_cards: list[int | None] = []
+        self._legal_cards: list[int | None] | None = []
         if self._LAZY:
             self._read = {}
         else:
@@ -96,6 +96,8 @@ class Seen:
     @property
     def phase(self) -> str | None:
         """The deal's phase."""
+        if self._state is not None:
+            return self._state.phase
         return self._phase if self._read is None else self._fact("phase")
 
     @property
@@ -113,7 +115,7 @@ class Seen:
     def legal_cards(self) -> list[int | None]:
         """The card each legal action plays (``KH`` and ``KH:belote`` play the king of hearts), None for the rest
         (words, and German Whist's face-down ``down:<slot>`` cards, which the seat does not know)."""
-        return self._legal_cards if self._read is None else self._fact("legal_cards")
+        return self.cards()
 
     @classmethod
     def of_state(cls, state: TrickGame, seat: int, history: bool = False) -> Seen:
@@ -127,22 +129,77 @@ class Seen:
         self._obs = self._legal = self._read = None
         self._phase, self._trump, self._trick, self._legal_cards = None, NO_TRUMP, [], []
         self._state, self._seat, self._players, self._history = state, seat, state.n_players, history
-        self._face_up_shown, self._tricks_shown = "face_up" in state.OBSERVED, "tricks" in state.OBSERVED
-        self._card_of = state.ACTIONS.card_of
+        observed, actions = state.OBSERVED, state.ACTIONS
+        self._face_up_shown, self._tricks_shown = "face_up" in observed, "tricks" in observed
+        self._card_of, self._suffixes, self._width = actions.card_of, actions.suffixes, actions.width
         self._played_mask, self._played_at = 0, (-1, 0)
         return self.at(())
 
-    @cython.locals(card_of=tuple, a=cython.Py_ssize_t)
     def at(self, legal_ids: Sequence[int]) -> Seen:
         """This view (of :meth:`of_state`) now, the seat being to act with ``legal_ids``: good until the next."""
         state = self._state
         assert state is not None
         self._obs = self._legal = None
         self._legal_ids = legal_ids
-        self._trick, self._trump, self._phase = state.trick, state.trump, state.phase
-        card_of = self._card_of
-        self._legal_cards = [card_of[a] for a in legal_ids]  # (compiled: the table a tuple indexed by a C int)
+        self._trick, self._trump = state.trick, state.trump  # (the phase is read from the state when asked)
+        self._legal_cards = None  # (made at its first use: cards)
         return self
+
+    # The facts a ranker reads at every turn, as C methods (seen.pxd): a ranker compiled with Seen cimported calls
+    # them in C; they read what the properties above give.
+
+    def trump_suit(self) -> int:
+        """The trump suit (:attr:`trump`)."""
+        return self._trump if self._read is None else self._fact("trump")
+
+    def lead_card(self) -> int:
+        """The card led to the trick in play, -1 when none is played yet."""
+        trick = self._trick if self._read is None else self._fact("trick")
+        return trick[0][1] if trick else -1
+
+    @cython.locals(top=cython.Py_ssize_t)
+    def face_up_card(self) -> int:
+        """The stock's face-up card (:meth:`face_up`), -1 when there is none."""
+        state = self._state
+        if state is not None and self._face_up_shown:
+            stock, top = state.stock, state.stock_top
+            return stock[top] if top < len(stock) else -1
+        card = self.face_up()
+        return -1 if card is None else card
+
+    def legal_count(self) -> int:
+        """How many legal actions the seat has."""
+        if self._read is None and self._legal_cards is None:
+            return len(self._legal_ids)
+        return len(self.cards())
+
+    @cython.locals(a=cython.Py_ssize_t, ids=list)
+    def card_at(self, i: int) -> int:
+        """The card the ``i``-th legal action plays (:attr:`legal_cards`), -1 for none: read from the action's id
+        where the seat's turn is read from the state (no list made)."""
+        if self._read is None and self._legal_cards is None:
+            if type(self._legal_ids) is list:  # (the rollout loops' legal ids: compiled, a C read of the list)
+                ids = self._legal_ids
+                a = ids[i]
+            else:
+                a = self._legal_ids[i]
+            card = self._card_of[a]
+        else:
+            card = self.cards()[i]
+        return -1 if card is None else card
+
+    @cython.locals(card_of=tuple, i=cython.Py_ssize_t, n=cython.Py_ssize_t, cards=list)
+    def cards(self) -> list[int | None]:
+        """The card each legal action plays (:attr:`legal_cards`)."""
+        if self._read is not None:
+            return self._fact("legal_cards")  # type: ignore[no-any-return]
+        cards = self._legal_cards
+        if cards is None:
+            card_of, ids = self._card_of, self._legal_ids
+            n = len(ids)
+            cards = [card_of[ids[i]] for i in range(n)]  # (compiled: the table a tuple indexed by a C int)
+            self._legal_cards = cards
+        return cards
 
     @property
     def seat(self) -> int:
@@ -177,12 +234,20 @@ class Seen:
     def winning(self, trump: int, power: Sequence[int]) -> tuple[int, int]:
         """The seat and card winning the trick in play so far (it holds a card): the best trump, else the best card
         of the led suit, ``power`` ranking the cards under ``trump``."""
-        trick = self.trick
+        trick = self._trick if self._read is None else self._fact("trick")
         best_seat, best = trick[0]
         for seat, card in trick[1:]:
             if beats(card, best, trump, power):
                 best_seat, best = seat, card
         return best_seat, best
+
+    @cython.locals(a=cython.Py_ssize_t)
+    def plays_with(self, i: int, suffix: str) -> bool:
+        """Whether the ``i``-th legal action plays its card with ``suffix`` (``:belote``: ``KH:belote``)."""
+        if self._state is not None:
+            a = self._legal_ids[i]
+            return self._card_of[a] is not None and self._suffixes[a % self._width] == suffix
+        return self.legal[i].endswith(suffix)
 
     def _played(self) -> Iterable[Sequence[tuple[int, int]]]:
         """The finished tricks of the deal the observation shows, as (seat, card) in the order played."""
@@ -260,7 +325,8 @@ class Seen:
             mask |= _ONE << CARD_OF_CODE[code]
         return mask
 
-    @cython.locals(seen_cards=cython.ulonglong, card=cython.Py_ssize_t, suit=cython.Py_ssize_t)
+    @cython.locals(seen_cards=cython.ulonglong, card=cython.Py_ssize_t, suit=cython.Py_ssize_t, p=cython.int,
+                   k=cython.Py_ssize_t, cards=tuple, powers=tuple)
     def highest_unseen(self, deck: Iterable[int], power: Sequence[int], also: Iterable[str] = ()) -> list[int]:
         """Per suit, the highest ``power`` of the cards of ``deck`` the seat has not seen (:meth:`unseen`), NONE_LEFT
         where it has seen them all: a card is master of its suit when its power is at least its suit's."""
@@ -268,6 +334,15 @@ class Seen:
         mask = self._seen_mask(also)
         if mask is not None:  # (the same cards as unseen's, without making their set)
             seen_cards = mask
+            if type(deck) is tuple and type(power) is tuple:  # (compiled: C reads of the tables)
+                cards, powers = deck, power
+                for k in range(len(cards)):
+                    card = cards[k]
+                    if not seen_cards >> card & 1:
+                        suit, p = _SUIT[card], powers[card]
+                        if p > highest[suit]:
+                            highest[suit] = p
+                return highest
             for card in deck:
                 if not seen_cards >> card & 1:
                     suit = SUIT[card]

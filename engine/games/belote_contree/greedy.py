@@ -3,35 +3,76 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from ...bots.greedy import SortKey, register_greedy
+from ...bots.greedy import Keyer, register_greedy
 from ...bots.seen import Seen
 from ...cards import SUITS
-from ..belote_family.greedy import rank_belote_play, trump_value
+from ..belote_family.greedy import key_belote_play, trump_value
+
+if TYPE_CHECKING:
+    from ... import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from ... import _cython_shim as cython
 
 PARTNER_SHARE = 40  # what a partner brings to the pair's contract, in points
 
 
-@register_greedy("belote_contree")
-def rank_belote_contree(seen: Seen) -> Sequence[SortKey] | Sequence[int]:
-    """Redeal a weak hand (3.8); bid the cheapest contract in the best suit that the pair can make (4.2); play."""
-    phase = seen.phase
-    if phase == "play":
-        return rank_belote_play(seen)
-    legal = seen.legal
-    if phase == "redeal":
-        return [(action == "redeal",) for action in legal]
-    hand = seen.hand()
-    suit = max(range(4), key=lambda s: trump_value(hand, s))
-    reach = (trump_value(hand, suit) + PARTNER_SHARE) // 10 * 10
-    keys = []
-    for action in legal:
+# An auction key is one int ordered as the tuple ``(kind, value)`` would be (|value| < KIND: a contract's points).
+KIND = cython.declare(cython.Py_ssize_t, 1 << 10)
+# Per auction word, what it bids: (its contract's points, its suit's index), (-1, -1) for any other word.
+_BIDS: dict[str, tuple[int, int]] = {}
+
+
+def _bid(action: str) -> tuple[int, int]:
+    """What ``action`` bids (kept in _BIDS: each word is split once)."""
+    found = _BIDS.get(action)
+    if found is None:
         parts = action.split(":")
-        if action == "pass":
-            keys.append((1, 0))
-        elif parts[0] == "bid" and parts[1].isdigit() and parts[2] == SUITS[suit] and int(parts[1]) <= reach:
-            keys.append((2, -int(parts[1])))
-        else:
-            keys.append((0, 0))
-    return keys
+        found = (int(parts[1]), SUITS.index(parts[2])) if parts[0] == "bid" and parts[1].isdigit() and \
+            len(parts[2]) == 1 and parts[2] in SUITS else (-1, -1)
+        _BIDS[action] = found
+    return found
+
+
+@cython.cclass
+class BeloteContreeGreedy(Keyer):
+    """Belote contrée's ranker (:data:`rank_belote_contree`)."""
+
+    @cython.locals(s=cython.int, suit=cython.int, value=cython.int, best=cython.int, reach=cython.int,
+                   points=cython.int, i=cython.Py_ssize_t, n=cython.Py_ssize_t, legal=list)
+    def rank(self, seen: Seen) -> int:
+        """Redeal a weak hand (3.8); bid the cheapest contract in the best suit that the pair can make (4.2);
+        play."""
+        phase = seen.phase
+        if phase == "play":
+            return key_belote_play(self, seen)
+        legal = seen.legal
+        n = self.room(len(legal))
+        if phase == "redeal":
+            for i in range(n):
+                self.keys[i] = legal[i] == "redeal"
+            return n
+        hand = seen.hand()
+        suit, best = 0, trump_value(hand, 0)
+        for s in range(1, 4):
+            value = trump_value(hand, s)
+            if value > best:  # (the first of the best suits)
+                suit, best = s, value
+        reach = (best + PARTNER_SHARE) // 10 * 10
+        for i in range(n):
+            action = legal[i]
+            self.keys[i] = 0  # (0, 0): any other word
+            if action == "pass":
+                self.keys[i] = KIND  # (1, 0)
+            else:
+                points, s = _bid(action)
+                if s == suit and 0 <= points <= reach:
+                    self.keys[i] = 2 * KIND - points  # (2, -points)
+        return n
+
+
+rank_belote_contree = register_greedy("belote_contree")(BeloteContreeGreedy())

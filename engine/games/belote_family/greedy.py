@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...bots.greedy import Keyer
 from ...bots.seen import Seen
 from ...cards import SUIT, make_deck
 from ...tricks import beats
@@ -26,7 +27,9 @@ else:
     except ImportError:  # Cython is a build requirement only
         from ... import _cython_shim as cython
 
-POWER = RANKING.power
+POWER = cython.declare(tuple, RANKING.power)
+_SUIT = cython.declare(tuple, SUIT)  # (compiled: a C reference to the table, no global look-up)
+BELOTE = cython.declare(str, ":belote")  # the suffix of a card played with the belote announced
 TRUMP_LENGTH_BONUS = 8  # what a hand is worth for the taker: a premium per trump held (trump_value)
 BELOTE_DECK = tuple(make_deck(DECK_RANKS))
 
@@ -63,43 +66,54 @@ def _lead_key(card: int, trump: int, highest: list[int], announce: bool) -> int:
     return _packed(announce, 1, -points[card] - (20 if suit == trump else 0), -power[card])
 
 
-@cython.locals(trump=cython.Py_ssize_t, c=cython.Py_ssize_t, best=cython.Py_ssize_t, seat=cython.Py_ssize_t,
-               partner_winning=cython.bint, announce=cython.bint, is_trump=cython.bint, action=str,
-               i=cython.Py_ssize_t, n=cython.Py_ssize_t, keys=list)
-def rank_belote_play(seen: Seen) -> list[int]:
-    """Each legal play's key (a card, or a card that announces the belote: ``KH:belote``)."""
-    trump, trick = seen.trump, seen.trick
+@cython.locals(keyer=Keyer, seen=Seen, trump=cython.int, c=cython.int, best=cython.int, seat=cython.int,
+               partner_winning=cython.bint, announce=cython.bint, is_trump=cython.bint, i=cython.Py_ssize_t,
+               n=cython.Py_ssize_t, power=tuple, points=tuple, p=cython.int, worth=cython.int)
+def key_belote_play(keyer: Keyer, seen: Seen) -> int:
+    """Write each legal play's key (a card, or a card that announces the belote: ``KH:belote``) in ``keyer``'s keys;
+    return how many."""
+    trump = seen.trump_suit()
     power, points = POWER[trump], POINTS[trump]
-    cards, actions = seen.legal_cards, seen.legal
-    n = len(cards)
-    if len(actions) != n:
-        raise ValueError(f"{n} legal cards for {len(actions)} legal actions")
-    keys = [0] * n
-    if not trick:
+    n = keyer.room(seen.legal_count())
+    if seen.lead_card() < 0:
         highest = seen.highest_unseen(BELOTE_DECK, power)
-        for i, card in enumerate(cards):
-            action = actions[i]
-            assert card is not None
-            keys[i] = _lead_key(card, trump, highest, action.endswith(":belote"))  # 6.1: announce it (20 points)
-        return keys
+        for i in range(n):
+            c = seen.card_at(i)
+            assert c >= 0
+            keyer.keys[i] = _lead_key(c, trump, highest, seen.plays_with(i, BELOTE))  # 6.1: announce it (20 points)
+        return n
     seat, best = seen.winning(trump, power)
     partner_winning = seen.players == 4 and seat == (seen.seat + 2) % 4
-    for i, card in enumerate(cards):
-        action = actions[i]
-        assert card is not None
-        c = card
-        announce = action.endswith(":belote")
-        is_trump = SUIT[c] == trump
+    for i in range(n):
+        c = seen.card_at(i)
+        assert c >= 0
+        announce = seen.plays_with(i, BELOTE)
+        is_trump = _SUIT[c] == trump
+        p, worth = power[c], points[c]
         if partner_winning:
-            keys[i] = _packed(announce, 1, points[c] - (30 if is_trump else 0), 0)  # give points, keep trumps
+            keyer.keys[i] = _packed(announce, 1, worth - (30 if is_trump else 0), 0)  # give points, keep trumps
         elif beats(c, best, trump, power):
-            keys[i] = _packed(announce, 2, -power[c], -points[c])  # the cheapest card that wins
+            keyer.keys[i] = _packed(announce, 2, -p, -worth)  # the cheapest card that wins
         else:
-            keys[i] = _packed(announce, 0, -points[c] - (20 if is_trump else 0), -power[c])
-    return keys
+            keyer.keys[i] = _packed(announce, 0, -worth - (20 if is_trump else 0), -p)
+    return n
 
 
+@cython.cclass
+class BelotePlayGreedy(Keyer):
+    """The Belote games' ranker of the play of the tricks (:data:`rank_belote_play`)."""
+
+    def rank(self, seen: Seen) -> int:
+        return key_belote_play(self, seen)
+
+
+rank_belote_play = BelotePlayGreedy()  # each legal play's key, as a list (a Ranker)
+
+
+@cython.locals(points=tuple, total=cython.int, c=cython.int, t=cython.int)
 def trump_value(hand: list[int], trump: int) -> int:
     """A hand's worth with ``trump``: its card points plus a premium for each trump held."""
-    points = POINTS[trump]
-    return sum(points[c] for c in hand) + TRUMP_LENGTH_BONUS * sum(SUIT[c] == trump for c in hand)
+    points, t, total = POINTS[trump], trump, 0
+    for c in hand:
+        total += points[c] + (TRUMP_LENGTH_BONUS if _SUIT[c] == t else 0)
+    return total

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...bots.greedy import register_greedy
+from ...bots.greedy import Keyer, register_greedy
 from ...bots.seen import Seen
 from ...cards import SUIT
 from ...tricks import beats
@@ -27,36 +27,38 @@ else:
     except ImportError:  # Cython is a build requirement only
         from ... import _cython_shim as cython
 
-WHIST_POWER = RANKING.power
+WHIST_POWER = cython.declare(tuple, RANKING.power)
+_SUIT = cython.declare(tuple, SUIT)  # (compiled: a C reference to the table, no global look-up)
 # a key's kind weighs more than any value (powers reach 113, less 50 for a trump: |value| < 512)
 KIND = cython.declare(cython.Py_ssize_t, 1 << 10)
 
 
-@register_greedy("german_whist")
-@cython.locals(trump=cython.Py_ssize_t, lead=cython.Py_ssize_t, c=cython.Py_ssize_t, p=cython.Py_ssize_t,
-               worth_winning=cython.bint, power=tuple, i=cython.Py_ssize_t,
-               n=cython.Py_ssize_t, keys=list)
-def rank_german_whist(seen: Seen) -> list[int]:
-    """Phase 1: fight for a face-up card worth having (a trump or a ten and up), else duck; phase 2: win cheaply.
+@cython.cclass
+class GermanWhistGreedy(Keyer):
+    """German Whist's ranker (:data:`rank_german_whist`)."""
 
-    A ``down:<slot>`` card (face_down_four) is unknown, so it ranks below every hand card.
-    """
-    trump, face_up, trick = seen.trump, seen.face_up(), seen.trick
-    lead = trick[0][1] if trick else -1
-    power = WHIST_POWER[trump]
-    worth_winning = face_up is None or SUIT[face_up] == trump or power[face_up] >= 10
-    cards = seen.legal_cards
-    n = len(cards)
-    keys = [0] * n  # (0, 0) for a face-down card
-    for i, card in enumerate(cards):
-        if card is None:
-            continue
-        c = card
-        p = power[c]
-        if lead < 0:
-            keys[i] = KIND + (p if worth_winning else -p)  # (1, +-power)
-        elif worth_winning and beats(c, lead, trump, power):
-            keys[i] = 2 * KIND - p  # (2, -power): the cheapest winner
-        else:
-            keys[i] = KIND - p - (50 if SUIT[c] == trump else 0)  # (1, ...): the cheapest discard, trumps kept
-    return keys
+    @cython.locals(trump=cython.int, lead=cython.int, face_up=cython.int, c=cython.int, p=cython.int,
+                   worth_winning=cython.bint, power=tuple, i=cython.Py_ssize_t, n=cython.Py_ssize_t, suit=cython.int)
+    def rank(self, seen: Seen) -> int:
+        """Phase 1: fight for a face-up card worth having (a trump or a ten and up), else duck; phase 2: win
+        cheaply. A ``down:<slot>`` card (face_down_four) is unknown, so it ranks below every hand card."""
+        trump, face_up, lead = seen.trump_suit(), seen.face_up_card(), seen.lead_card()
+        power = WHIST_POWER[trump]
+        worth_winning = face_up < 0 or _SUIT[face_up] == trump or power[face_up] >= 10
+        n = self.room(seen.legal_count())
+        for i in range(n):
+            c = seen.card_at(i)
+            if c < 0:
+                self.keys[i] = 0  # (0, 0) for a face-down card
+                continue
+            p, suit = power[c], _SUIT[c]
+            if lead < 0:
+                self.keys[i] = KIND + (p if worth_winning else -p)  # (1, +-power)
+            elif worth_winning and beats(c, lead, trump, power):
+                self.keys[i] = 2 * KIND - p  # (2, -power): the cheapest winner
+            else:  # (1, ...): the cheapest discard, trumps kept
+                self.keys[i] = KIND - p - (50 if suit == trump else 0)
+        return n
+
+
+rank_german_whist = register_greedy("german_whist")(GermanWhistGreedy())
