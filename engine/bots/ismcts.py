@@ -140,7 +140,7 @@ class IsmctsPolicy(SearchPolicy):
         if len(world.deal_results) == before and exact_from(world, self.params["dd_cards"]):
             moves += play_exactly(world, table, meter)
         if len(world.deal_results) == before:
-            moves += play_deal(world, self.rollout_bots(world.players))
+            moves += play_deal(world, self.playouts(world.players))
         _back_up(nodes, sides, _rewards(world, before))
         return moves
 

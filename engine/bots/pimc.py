@@ -132,7 +132,8 @@ class PimcPolicy(SearchPolicy):
         if self._double_dummy(world):
             return self._solved(world, legal_ids, meter)
         side = world.side_of[self.seat]
-        bots = self.rollout_bots(world.players)
+        playouts = self.playouts(world.players)
+        bots = playouts.bots
         rollouts = self.params["rollouts"]
         counted = contract_scored(world, side)  # a contract failed by any amount scores the same: the count breaks ties
         values, moves = [], 0
@@ -145,7 +146,7 @@ class PimcPolicy(SearchPolicy):
                 line = world.clone()
                 before = len(line.deal_results)
                 line.apply_id(action)
-                played = 1 + play_deal(line, bots)
+                played = 1 + play_deal(line, playouts)
                 meter.charge(played)
                 moves += played
                 total += deal_margin(line, side, before)

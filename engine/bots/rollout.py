@@ -19,7 +19,7 @@ from .policy import Observation, Policy
 from .view import seat_observer
 
 
-def _unobserved() -> Observation:
+def unobserved() -> Observation:
     """The ``observe`` of a seat whose chooser draws only (``engine.state.draws_only``): never called."""
     raise AssertionError("a chooser that draws only asked for its observation")
 
@@ -46,7 +46,7 @@ def play_out(state: State, policies: Sequence[Policy], ordinals: list[tuple[int,
     if ordinals is None and on_move is None and not deal_only:  # a plain rollout: the engine's own loop
         choosers = [policy.chooser() for policy in policies]
         if all(map(draws_only, choosers)):  # random seats: no observation is asked for, none is made
-            return state.play_to_end(choosers, [_unobserved] * len(choosers))
+            return state.play_to_end(choosers, [unobserved] * len(choosers))
         return state.play_to_end(choosers, [seat_observer(state, seat, policy) for seat, policy in enumerate(policies)])
     observers = [seat_observer(state, seat, policy) for seat, policy in enumerate(policies)]
     while True:

@@ -16,15 +16,23 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..budget import BudgetSpent, Meter
 from ..options import Option
 from ..rng import derive_seed
-from ..state import State
+from ..state import State, draws_only
 from .policy import Observation, Observe, Policy
-from .rollout import play_out
-from .view import SeatView
+from .rollout import unobserved
+from .view import SeatObserver, SeatView, seat_observer
+
+if TYPE_CHECKING:
+    from .. import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from .. import _cython_shim as cython
 
 ROLLOUT_POLICIES = ("greedy", "random")
 PLAY_PHASES = ("play", "capture")  # the phases of the play of the cards (trick games; fishing games' captures)
@@ -76,11 +84,43 @@ def last_deal(world: State) -> State:
     return world
 
 
-def play_deal(state: State, bots: Sequence[Policy]) -> int:
-    """Play ``state`` (a :func:`last_deal`) to its end with ``bots``; the moves played."""
-    if state.is_terminal:
-        return 0
-    return play_out(state, bots)
+class Playouts:
+    """Rollout bots (one per seat) made ready once to play the play-outs of a search, each to the end of its match
+    (a :func:`last_deal`): their choosers, and their observers, each made at the first play-out and brought to each
+    next one's state (``SeatObserver.rebind``) rather than made again, with the Seen it keeps. The moves are those of
+    :func:`engine.bots.rollout.play_out` with these bots: a play-out's observer gives the facts a new one would."""
+
+    __slots__ = ("blind", "bots", "choosers", "kind", "observers")
+
+    def __init__(self, bots: Sequence[Policy]) -> None:
+        self.bots = bots
+        self.choosers = [bot.chooser() for bot in bots]
+        self.blind = all(map(draws_only, self.choosers))  # random seats: no observation is asked for, none is made
+        self.observers: list[SeatObserver] = []
+        self.kind: type | None = None  # the class of the states the observers were made for
+
+    @cython.locals(k=cython.Py_ssize_t, observers=list)
+    def play(self, state: State) -> int:
+        """Play ``state`` to the end of its match; the moves played."""
+        if state.is_terminal:
+            return 0
+        if self.blind:
+            return state.play_to_end(self.choosers, [unobserved] * len(self.choosers))
+        observers = self.observers
+        if type(state) is not self.kind:
+            self.kind = type(state)
+            self.choosers = [bot.chooser() for bot in self.bots]  # (a chooser may hold the observer it saw)
+            observers = self.observers = [cast(SeatObserver, seat_observer(state, seat, bot))
+                                          for seat, bot in enumerate(self.bots)]
+        else:
+            for k in range(len(observers)):
+                observers[k].rebind(state)
+        return state.play_to_end(self.choosers, observers)
+
+
+def play_deal(state: State, playouts: Playouts) -> int:
+    """Play ``state`` (a :func:`last_deal`) to its end with ``playouts``' bots; the moves played."""
+    return playouts.play(state)
 
 
 class SearchPolicy(Policy):
@@ -96,6 +136,7 @@ class SearchPolicy(Policy):
             raise ValueError(f"{self.name}'s rollout policy {rollout!r} does not play {game_id!r}")
         self._rollout_seed = derive_seed(seed, seat, 1)
         self._bots: list[Policy] | None = None
+        self._playouts: Playouts | None = None
         self._fallback: Policy | None = None
         bids = self.params["bids"]
         # seeded as that policy would be in this seat: it bids exactly as it would (duplicate deals then see the
@@ -107,7 +148,15 @@ class SearchPolicy(Policy):
         if self._bots is None or len(self._bots) != players:
             from .registry import make_policies  # (the registry imports this module's policies)
             self._bots = make_policies([self.params["rollout"]] * players, self.game_id, self._rollout_seed)
+            self._playouts = None
         return self._bots
+
+    def playouts(self, players: int) -> Playouts:
+        """The rollout bots (:meth:`rollout_bots`) made ready to play play-outs (made once with them)."""
+        bots = self.rollout_bots(players)
+        if self._playouts is None:
+            self._playouts = Playouts(bots)
+        return self._playouts
 
     def choose_id(self, legal_ids: Sequence[int], observe: Observe) -> int:
         if len(legal_ids) == 1:

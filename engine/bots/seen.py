@@ -135,6 +135,13 @@ class Seen:
         self._played_mask, self._played_at = 0, (-1, 0)
         return self.at(())
 
+    def rebind(self, state: TrickGame) -> None:
+        """This view (of :meth:`of_state`) now of ``state``, a state of the same game, for the same seat: as
+        ``of_state`` would make it."""
+        seat = self._seat
+        assert seat is not None
+        self._of_state(state, seat, self._history)
+
     def at(self, legal_ids: Sequence[int]) -> Seen:
         """This view (of :meth:`of_state`) now, the seat being to act with ``legal_ids``: good until the next."""
         state = self._state

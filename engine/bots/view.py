@@ -17,7 +17,7 @@ depend only on what the seat knows). :func:`seat_observer` builds the right ``ob
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ..determinize import determinize
 from ..rng import Rng
@@ -25,6 +25,20 @@ from ..state import State
 from ..trickgame import TrickGame
 from .policy import Observation, Observe, Policy
 from .seen import Seen, SeenInObservation
+
+_KEEPS_SEEN: dict[type, bool] = {}  # keeps_seen's answer per state class
+
+
+def keeps_seen(state: State) -> bool:
+    """Whether the observers of ``state`` keep one Seen read from the state (:meth:`SeatObserver.seen`): a trick game
+    that plays no card face down and whose shown cards do not change at every move. Decided once per class (its
+    ``INFO``, a class's): the check of an abstract base class is dear, and every play-out's observers ask."""
+    cls = type(state)
+    keeps = _KEEPS_SEEN.get(cls)
+    if keeps is None:
+        info = cls.INFO
+        keeps = _KEEPS_SEEN[cls] = isinstance(state, TrickGame) and not info.face_down and not info.shown_every_move
+    return keeps
 
 
 class SeatObserver:
@@ -54,14 +68,23 @@ class SeatObserver:
         state is freed as soon as it is dropped, without the garbage collector.)"""
         kept = self.kept
         if kept is None:
-            state, info = self.state, self.state.INFO
-            if not isinstance(state, TrickGame) or info.face_down or info.shown_every_move:
+            state = self.state
+            if not keeps_seen(state):
                 kept = self.kept = False
-            else:
-                kept = self.kept = Seen.of_state(state, self.seat, self.history)
+            else:  # (a TrickGame: keeps_seen said so, without a check of the abstract class at each call)
+                kept = self.kept = Seen.of_state(cast(TrickGame, state), self.seat, self.history)
         if kept is False:
             return SeenInObservation(self.state.observation(self.seat, history=self.history))
         return kept.at(legal_ids)
+
+    def rebind(self, state: State) -> None:
+        """This observer now of ``state``, a state of the same class as its own (a search's next play-out): the Seen
+        it keeps is brought to ``state`` in place, so that a chooser that holds it (``GreedyChooser``) holds it still,
+        and the seat's facts are those a new observer of ``state`` would give."""
+        self.state = state
+        kept = self.kept
+        if kept is not None and kept is not False:
+            kept.rebind(cast(TrickGame, state))
 
 
 class SeatView(SeatObserver):
@@ -73,6 +96,10 @@ class SeatView(SeatObserver):
         super().__init__(state, seat)
         self._memo: dict[str, Any] = {}
         self._memo_at: tuple[int, int] | None = None
+
+    def rebind(self, state: State) -> None:
+        super().rebind(state)
+        self._memo, self._memo_at = {}, None  # (samples of another state)
 
     def fixed(self) -> bool:
         """Whether every sample is the same deal: the seat can work out all it has not seen (a trick game's
