@@ -333,29 +333,34 @@ class Seen:
         return mask
 
     @cython.locals(seen_cards=cython.ulonglong, card=cython.Py_ssize_t, suit=cython.Py_ssize_t, p=cython.int,
-                   k=cython.Py_ssize_t, cards=tuple, powers=tuple)
+                   k=cython.Py_ssize_t, cards=tuple, powers=tuple, top=cython.int[4])
     def highest_unseen(self, deck: Iterable[int], power: Sequence[int], also: Iterable[str] = ()) -> list[int]:
         """Per suit, the highest ``power`` of the cards of ``deck`` the seat has not seen (:meth:`unseen`), NONE_LEFT
         where it has seen them all: a card is master of its suit when its power is at least its suit's."""
-        highest = [NONE_LEFT] * 4
         mask = self._seen_mask(also)
         if mask is not None:  # (the same cards as unseen's, without making their set)
             seen_cards = mask
-            if type(deck) is tuple and type(power) is tuple:  # (compiled: C reads of the tables)
+            if type(deck) is tuple and type(power) is tuple:  # (compiled: C reads of the tables, a C array's maxima)
+                if not cython.compiled:
+                    top = [0] * 4
+                for suit in range(4):
+                    top[suit] = NONE_LEFT
                 cards, powers = deck, power
                 for k in range(len(cards)):
                     card = cards[k]
                     if not seen_cards >> card & 1:
                         suit, p = _SUIT[card], powers[card]
-                        if p > highest[suit]:
-                            highest[suit] = p
-                return highest
+                        if p > top[suit]:
+                            top[suit] = p
+                return [top[0], top[1], top[2], top[3]]
+            highest = [NONE_LEFT] * 4
             for card in deck:
                 if not seen_cards >> card & 1:
                     suit = SUIT[card]
                     if power[card] > highest[suit]:
                         highest[suit] = power[card]
             return highest
+        highest = [NONE_LEFT] * 4
         for card in self.unseen(deck, also):
             suit = SUIT[card]
             if power[card] > highest[suit]:
