@@ -229,3 +229,20 @@ def test_pimc_searches_exactly_from_24_cards_left_by_default(monkeypatch: pytest
     assert parse_policy("pimc")[1]["dd_cards"] == 24
     _decide("pimc:samples=2", state)
     assert solved == ([cards] * 2 if exact else [])
+
+
+@pytest.mark.parametrize("rollout", ["greedy", "random"])
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_playouts_play_as_fresh_bots_do(game: str, rollout: str) -> None:
+    """A search's Playouts (observers and their Seen rebound from one play-out's state to the next) play each
+    play-out as play_out does with observers made for it, from the same seeds."""
+    from engine.bots.search import Playouts, last_deal
+
+    positions = [last_deal(state) for state in _positions(game)]
+    players = positions[0].players
+    playouts = Playouts(make_policies([rollout] * players, game, 7))
+    fresh = make_policies([rollout] * players, game, 7)
+    for state in positions * 2:
+        kept, made = state.clone(), state.clone()
+        assert playouts.play(kept) == play_out(made, fresh)
+        assert kept.moves == made.moves and kept.is_terminal
