@@ -3,6 +3,7 @@
 A key is one int, ``kind * KIND + value`` (``value`` within +-KIND/2: a power and its trump handicap), ordered as
 the pair ``(kind, value)`` would be (one C comparison compiled, no tuple made).
 
+>>> from engine.bots.seen import Seen  # (compiled, the module's Seen is a C type cimported in greedy.pxd)
 >>> obs = {"seat": 0, "players": 2, "phase": "play", "legal_actions": ["2C", "AC"], "trump": "H", "trick": [],
 ...        "face_up": "AH"}
 >>> [divmod(key, 1 << 10) for key in rank_german_whist(Seen(obs))]
