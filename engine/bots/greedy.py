@@ -144,9 +144,9 @@ class GreedyPolicy(Policy):
         return bool(self.rng.next_u64() >> 11 < self._explore_below)
 
     def chooser(self) -> Chooser:
-        # compiled, the same choices and draws with the policy's facts in C fields (GreedyChooser); epsilon-greedy
-        # and from source, choose_id itself
-        return GreedyChooser(self) if cython.compiled and not self.epsilon else self.choose_id
+        # the same choices and draws with the policy's facts in fields (compiled, C fields: GreedyChooser);
+        # epsilon-greedy, choose_id itself
+        return self.choose_id if self.epsilon else GreedyChooser(self)
 
     def choose_id(self, legal_ids: Sequence[int], observe: Observe) -> int:
         count = len(legal_ids)
@@ -231,41 +231,23 @@ def _greatest_key(keyer: Keyer, count: int, rng: Rng) -> int:
 
 
 @cython.cfunc
-@cython.locals(i=cython.Py_ssize_t, index=cython.Py_ssize_t, ties=cython.Py_ssize_t, count=cython.Py_ssize_t,
-               ints=list, top=cython.longlong, k=cython.longlong)
+@cython.locals(i=cython.Py_ssize_t, index=cython.Py_ssize_t, ties=cython.Py_ssize_t, count=cython.Py_ssize_t)
 def _greatest(keys: Sequence[Any], rng: Rng) -> int:
-    """The index of the greatest of ``keys``, ties broken by ``rng``."""
-    if cython.compiled and type(keys) is list and type(keys[0]) is int:  # a list of ints: compared as C integers
-        ints = keys
-        top, index, ties, count = ints[0], 0, 1, len(ints)
-        for i in range(1, count):
-            k = ints[i]
-            if k > top:
-                top, index, ties = k, i, 1
-            elif k == top:
-                ties += 1
-        if ties == 1:
-            return index
-        ties = rng.below(ties)  # the ties-th of the tied keys, in order
-        for i in range(count):
-            if ints[i] == top:
-                if ties == 0:
-                    return i
-                ties -= 1
-    if cython.compiled:  # the same in one pass over the keys (max, count and index are three, each a call)
-        best, index, ties, count = keys[0], 0, 1, len(keys)
-        for i in range(1, count):
-            key = keys[i]
-            if key > best:
-                best, index, ties = key, i, 1
-            elif key == best:
-                ties += 1
-        if ties == 1:
-            return index
-        tied = [i for i in range(count) if keys[i] == best]
-        return tied[rng.below(len(tied))]
-    best = max(keys)
-    if keys.count(best) == 1:  # (the common case, without a Python loop)
-        return keys.index(best)
-    best_indexes = [i for i, key in enumerate(keys) if key == best]
-    return best_indexes[rng.below(len(best_indexes))]
+    """The index of the greatest of ``keys``, ties broken by ``rng`` (the ties-th of the tied keys, in order, for a
+    draw of ``rng.below(ties)``): one pass, then a second only among ties."""
+    best, index, ties, count = keys[0], 0, 1, len(keys)
+    for i in range(1, count):
+        key = keys[i]
+        if key > best:
+            best, index, ties = key, i, 1
+        elif key == best:
+            ties += 1
+    if ties == 1:
+        return index
+    ties = rng.below(ties)
+    for i in range(count):
+        if keys[i] == best:
+            if ties == 0:
+                return i
+            ties -= 1
+    raise AssertionError("a tied key not found")
