@@ -43,7 +43,17 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
 from .clone import LIST, SHARED, Copier, field_copy
-from .determinize import Slot, in_deck_order, known_start, redeal_consistent, relabel_mask, relabeling
+from .determinize import (
+    SWEEPS,
+    WHOLE_SWEEPS,
+    Slot,
+    in_deck_order,
+    known_start,
+    redeal,
+    redeal_consistent,
+    relabel_mask,
+    relabeling,
+)
 from .errors import IllegalAction, PositionError
 from .phases import (
     HIDING,
@@ -1150,13 +1160,22 @@ class TrickGame(State, TrickCore):
         redoes what it keeps of the hands (``Phase.sampled``)."""
         if memo is None:
             memo = {}
-        if not any(phase.sample(self, seat, rng, memo) for phase in self._hiding["sample"]):
+        sampled = False
+        for phase in self._hiding["sample"]:  # (a loop, not any() of a generator: no generator object, compiled too)
+            if phase.sample(self, seat, rng, memo):
+                sampled = True
+                break
+        if not sampled:
             if "slots" not in memo:
                 memo["slots"] = slots = self._unseen_slots(seat)
                 memo["start"] = known_start(slots) or [slot.cards for slot in slots]
-            slots = memo["slots"]
-            contents = redeal_consistent(slots, rng, lambda dealt: self._misdeal(relabeling(slots, dealt)) is None,
-                                         tries=MISDEAL_TRIES, start=memo["start"])
+                memo["misdeals"] = self._misdeals()
+            slots, start = memo["slots"], memo["start"]
+            if memo["misdeals"]:
+                contents = redeal_consistent(slots, rng, lambda dealt: self._misdeal(relabeling(slots, dealt)) is None,
+                                             MISDEAL_TRIES, WHOLE_SWEEPS, start)
+            else:  # every deal is accepted: redeal_consistent's first draw, without its check
+                contents = redeal(slots, rng, SWEEPS, start)
             self._redealt(seat, slots, contents, rng)
         for phase in self._hiding["sampled"]:
             phase.sampled(self, seat, rng)
@@ -1168,6 +1187,13 @@ class TrickGame(State, TrickCore):
             if phase.redealt(self, seat, slots, contents, rng):
                 return
         self._relabel(relabeling(slots, contents))
+
+    def _misdeals(self) -> bool:
+        """Whether some deal is a ``_misdeal`` (a game or its dealing phase says what makes one): else every sample
+        is accepted as it is drawn."""
+        dealing = self._dealing
+        return type(self)._misdeal is not TrickGame._misdeal or (
+            dealing is not None and type(dealing).misdeal is not Phase.misdeal)
 
     def unseen_fixed(self, seat: int) -> bool:
         """Whether everything ``seat`` has not seen is known by elimination: all of it in one other hand, none in a
@@ -1334,7 +1360,16 @@ class TrickGame(State, TrickCore):
         cards it played, with the unseen cards a sample deals it (Belote's combinations, contrée's weak hand)."""
         played = self._played_since(seat)
         held, dealt = (self.hands[seat] & known) | played, fact(self.hands[seat] | played)
-        return lambda cards: fact(held | mask_of(cards)) == dealt
+
+        # (run once per slot per sample: compiled, the hand is made in a C mask, no call; a card mask fits 64 bits)
+        @cython.locals(hand=cython.ulonglong, one=cython.ulonglong, card=cython.Py_ssize_t)
+        def keeps(cards: list[int]) -> bool:
+            hand, one = held, 1
+            for card in cards:
+                hand |= one << card
+            return fact(hand) == dealt
+
+        return keeps
 
     def _hidden_piles(self, seat: int) -> list[list[int]]:
         """Unseen cards outside the hands (an undealt stock, face-down cards): by default the stock under the cards
@@ -1344,20 +1379,29 @@ class TrickGame(State, TrickCore):
             piles += phase.hidden(self, seat)
         return piles
 
+    # Compiled, the relabeling is a list read at C indices: a sample relabels the whole deck.
+    @cython.locals(me=TrickCore, names=list, deck=list, card=cython.Py_ssize_t)
     def _relabel(self, new: Sequence[int]) -> None:
         """Put ``new[card]`` wherever the deal holds ``card`` (hands, deal_deck, the stock, then each phase's own piles:
         its ``relabel``)."""
-        self.hands = [relabel_mask(hand, new) for hand in self.hands]
-        self.deal_deck = [new[c] for c in self.deal_deck]
+        me = self
+        names = new if isinstance(new, list) else list(new)
+        me.hands = [relabel_mask(hand, names) for hand in me.hands]
+        deck = self.deal_deck
+        self.deal_deck = [names[card] for card in deck]
         if self.STOCK_SHOWN is not None:
-            self.stock = [new[c] for c in self.stock]
+            deck = self.stock
+            self.stock = [names[card] for card in deck]
         for phase in self._hiding["relabel"]:
             phase.relabel(self, new)
 
-    def trick_winner_seats(self, last_winner: int) -> list[int]:
+    def trick_winner_seats(self, last_winner: int, first: int | None = None) -> list[int]:
         """The seat that won each finished trick where the winner leads the next: the next trick's leader, and for
-        the last one ``last_winner`` (the game's record of who leads next)."""
-        return [trick[0][0] for trick in self.tricks[1:]] + ([last_winner] if self.tricks else [])
+        the last one ``last_winner`` (the game's record of who leads next); of the ``first`` tricks only, if given."""
+        tricks = self.tricks
+        if first is not None and len(tricks) > first:  # (the first tricks' leaders alone: no list of every trick)
+            return [trick[0][0] for trick in tricks[1:first + 1]]
+        return [trick[0][0] for trick in tricks[1:]] + ([last_winner] if tricks else [])
 
     def _replay_actions(self, actions: object, key: str, over: Callable[[], bool]) -> None:
         """A position's ``key``, [seat, action] pairs in order, played again from the deal as dealt: each must be the

@@ -125,11 +125,14 @@ class GatheredPack(Phase["BelotePlay"]):
     fits everything shown."""
 
     def sample(self, game: BelotePlay, seat: int, rng: Rng, memo: dict[str, Any]) -> bool:
-        pack = game._gathered_pack()
-        if pack is None:
-            return False
         fits = memo.get("fits")
         if fits is None:
+            if "fits" in memo:  # (the position's deal was not cut from a pack it shows, as found at its first sample)
+                return False
+            pack = game._gathered_pack()
+            if pack is None:
+                memo["fits"] = None
+                return False
             cuts = (cut(pack, c) for c in range(FEWEST_CUT, len(pack) - FEWEST_CUT + 1))
             fits = memo["fits"] = [deck for deck in cuts if game._dealt_from(deck, seat) is not None]
         deck = fits[rng.below(len(fits))]
@@ -223,8 +226,10 @@ class BelotePlay(TrickGame):
 
     def belote_points(self) -> list[int]:
         """Per side, the belote's 20 (6.1 / 6.4) or 0."""
-        belote_side = self.belote_side()
-        return [BELOTE_POINTS if side == belote_side else 0 for side in range(len(self.card_points))]
+        points = [0] * len(self.card_points)  # (no comprehension: every rollout's deal is scored)
+        if self.belote_seat is not None:
+            points[self.side_of[self.belote_seat]] = BELOTE_POINTS
+        return points
 
     def capot_side(self) -> int | None:
         """The side that won all 8 tricks (a capot), if one did."""

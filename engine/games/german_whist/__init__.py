@@ -143,7 +143,7 @@ class GermanWhist(FaceDownSlots):
     def _phase1_winners(self) -> list[int]:
         """The winner of each finished phase-1 trick (5.5), who leads the next trick."""
         leader = self.trick[0][0] if self.trick else self.current_player  # (None: the match is over, phase 2 too)
-        return self.trick_winner_seats(-1 if leader is None else leader)[:self.phase1_tricks]
+        return self.trick_winner_seats(-1 if leader is None else leader, self.phase1_tricks)
 
     def taken_face_up(self) -> list[tuple[int, int]]:
         """(seat, card) for each face-up stock card taken: 5.5, by the winner of each phase-1 trick."""
