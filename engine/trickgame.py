@@ -73,6 +73,7 @@ from .tricks import (
     STRING_SPREAD,
     CardActions,
     FollowRule,
+    IdTables,
     Ranking,
     beaters_mask,
     check_cards_once,
@@ -143,14 +144,15 @@ _ONE = cython.declare(cython.ulonglong, 1)  # (compiled, a card's bit is _ONE <<
 @cython.cfunc
 @cython.locals(mask=cython.ulonglong, ranked=tuple, s=tuple, r=cython.ulonglong, a=cython.ulonglong,
                b=cython.ulonglong, c=cython.ulonglong, d=cython.ulonglong, ids=list)
-def _ids_of(mask: int, ranked: tuple[tuple[list[int], ...], ...]) -> list[int]:
+def _ids_of(mask: int, ranked: IdTables) -> list[int]:
     """``CardActions.ids(mask)`` for the trick loop (``ranked``: the actions' ``string_tables``), with no Python call
     compiled: the plain play ids of the cards of ``mask``, in order, a new list (its string ranks ORed in C)."""
     s = STRING_SPREAD
     a, b = s[0][mask & 0x1FFF], s[1][(mask >> 13) & 0x1FFF]
     c, d = s[2][(mask >> 26) & 0x1FFF], s[3][mask >> 39]
     r = a | b | c | d
-    ids = ranked[0][r & 0x1FFF] + ranked[1][(r >> 13) & 0x1FFF]
+    ids = list(ranked[0][r & 0x1FFF])
+    ids.extend(ranked[1][(r >> 13) & 0x1FFF])
     if r >> 26:  # (compiled: extended in C, the list typed)
         ids.extend(ranked[2][(r >> 26) & 0x1FFF])
         ids.extend(ranked[3][r >> 39])
@@ -159,9 +161,9 @@ def _ids_of(mask: int, ranked: tuple[tuple[list[int], ...], ...]) -> list[int]:
 
 @cython.cfunc
 @cython.locals(mask=cython.ulonglong, ranked=tuple, s=tuple, r=cython.ulonglong, w=cython.ulonglong,
-               x=cython.ulonglong, y=cython.ulonglong, z=cython.ulonglong, rng=Rng, a=list, b=list, c=list, d=list,
-               k=cython.Py_ssize_t)
-def _picked_id(mask: int, ranked: tuple[tuple[list[int], ...], ...], rng: Rng) -> int:
+               x=cython.ulonglong, y=cython.ulonglong, z=cython.ulonglong, rng=Rng, a=tuple, b=tuple, c=tuple,
+               d=tuple, k=cython.Py_ssize_t)
+def _picked_id(mask: int, ranked: IdTables, rng: Rng) -> int:
     """``rng.pick(_ids_of(mask, ranked))`` without the list: the random policy's choice among the plain play ids of
     the cards of ``mask``, the same draw and the same id (its index found in the four suits' lists in turn)."""
     s = STRING_SPREAD
@@ -209,7 +211,7 @@ def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, tr
     """
     same = (hand >> 13 * led) & 0x1FFF  # the hand's ranks in the led suit
     if same and not (led == trump and follow.must_overtrump):
-        return actions.suit_tables[led][same]  # suit_ids, inlined: following suit (a shared list)
+        return list(actions.suit_tables[led][same])  # suit_ids, inlined: following suit
     return _ids_of(legal_mask(follow, hand, led, trump, over, partner_winning), actions.string_tables)
 
 
@@ -773,7 +775,7 @@ class TrickGame(State, TrickCore):
                    end=cython.Py_ssize_t, seats=cython.Py_ssize_t, k=cython.Py_ssize_t, drawn=cython.Py_ssize_t,
                    to=cython.Py_ssize_t, passes=cython.bint, recorded=list, held=cython.ulonglong,
                    stocked=cython.bint, mask=cython.ulonglong, watched=cython.longlong, rngs=list, rng=Rng,
-                   picked=cython.bint, moving=cython.longlong)
+                   picked=cython.bint, moving=cython.longlong, row=tuple)
     def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
                     observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
         """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
@@ -847,8 +849,13 @@ class TrickGame(State, TrickCore):
                         legal = _ids_of(hand, ranked)
                 else:
                     same = (hand >> 13 * led) & 0x1FFF  # the hand's ranks in the led suit
-                    if same and led != over_suit:
-                        legal = suit_ids[led][same]
+                    if same and led != over_suit:  # following suit: the table's entry (a tuple), listed
+                        row = suit_ids[led][same]
+                        if quiet:  # (drawn from as it is)
+                            rng = rngs[seat]
+                            action, picked = row[rng.pick_index(len(row))], True
+                        else:
+                            legal = list(row)
                     else:
                         mask = legal_mask(follow, hand, led, trump, beaters[best],
                                           side_of[best_seat] == side_of[seat])

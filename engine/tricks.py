@@ -289,30 +289,34 @@ class CardActions:
         c, d = s[2][(m >> 26) & 0x1FFF], s[3][m >> 39]
         ranks = a | b | c | d
         t = self.string_tables
-        ids = t[0][ranks & 0x1FFF] + t[1][(ranks >> 13) & 0x1FFF]  # a new list, extended in place
+        ids = list(t[0][ranks & 0x1FFF])  # a new list, extended in place
+        ids += t[1][(ranks >> 13) & 0x1FFF]
         ids += t[2][(ranks >> 26) & 0x1FFF]
         ids += t[3][ranks >> 39]
         return ids
 
     @cython.locals(mask=cython.ulonglong, suit=cython.Py_ssize_t)
     def suit_ids(self, mask: int, suit: int) -> list[int]:
-        """Like :meth:`ids` for a mask that holds cards of ``suit`` only (one table look-up)."""
-        return self.suit_tables[suit][mask >> (13 * suit)]
+        """Like :meth:`ids` for a mask that holds cards of ``suit`` only (one table look-up, a new list)."""
+        return list(self.suit_tables[suit][mask >> (13 * suit)])
 
 
-_TABLES: dict[int, tuple[tuple[list[int], ...], ...]] = {}
+# The id tables are tuples of ints, which the garbage collector stops tracking: as lists, their 65,536 entries a width
+# were most of the objects each full collection walked (issue 30).
+IdTables = tuple[tuple[tuple[int, ...], ...], ...]
+_TABLES: dict[int, IdTables] = {}
 
 
-def _suit_tables(width: int) -> tuple[tuple[list[int], ...], ...]:
+def _suit_tables(width: int) -> IdTables:
     """Per suit, for each 13-bit rank mask, the sorted plain ids of those cards (shared by games of one width)."""
     if width not in _TABLES:
         tables = []
         for suit in range(4):
             ids = [STRING_RANK[13 * suit + r] * width for r in range(13)]
-            table: list[list[int]] = [[]]
+            table: list[tuple[int, ...]] = [()]
             for m in range(1, 1 << 13):
                 low = (m & -m).bit_length() - 1
-                table.append(sorted([*table[m & (m - 1)], ids[low]]))
+                table.append(tuple(sorted([*table[m & (m - 1)], ids[low]])))
             tables.append(tuple(table))
         _TABLES[width] = tuple(tables)
     return _TABLES[width]
@@ -328,19 +332,19 @@ def _spread(suit: int) -> tuple[int, ...]:
 
 
 STRING_SPREAD: tuple[tuple[int, ...], ...] = tuple(_spread(suit) for suit in range(4))
-_STRING_TABLES: dict[int, tuple[tuple[list[int], ...], ...]] = {}
+_STRING_TABLES: dict[int, IdTables] = {}
 
 
-def _string_tables(width: int) -> tuple[tuple[list[int], ...], ...]:
+def _string_tables(width: int) -> IdTables:
     """Per block of 13 string ranks, for each 13-bit mask of them, the plain ids of those cards in order (shared by
     games of one width)."""
     if width not in _STRING_TABLES:
         tables = []
         for block in range(4):
-            table: list[list[int]] = [[]]
-            for m in range(1, 1 << 13):  # (each list from the one without its highest bit)
+            table: list[tuple[int, ...]] = [()]
+            for m in range(1, 1 << 13):  # (each entry from the one without its highest bit)
                 high = m.bit_length() - 1
-                table.append([*table[m ^ 1 << high], (13 * block + high) * width])
+                table.append((*table[m ^ 1 << high], (13 * block + high) * width))
             tables.append(tuple(table))
         _STRING_TABLES[width] = tuple(tables)
     return _STRING_TABLES[width]

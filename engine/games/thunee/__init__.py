@@ -434,6 +434,11 @@ class Play(PlayPart["Thunee"]):
     def moves(self, game: Thunee, seat: int, ids: list[int]) -> list[int]:
         return ids + [KANAK] if game._may_kanak() else ids
 
+    def moving(self, game: Thunee) -> int:
+        """Any hand while kanak may be called, else none: what _may_kanak reads changes only as a trick is taken, by
+        a call into this part or with the phase (the trick loop reads this again after each)."""
+        return -1 if game._may_kanak() else 0
+
     def plays(self, game: type[Thunee]) -> tuple[int, ...]:
         return (KANAK,)
 
