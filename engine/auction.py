@@ -148,10 +148,10 @@ class AuctionCore:
 
 
 @cython.cfunc
-@cython.locals(own=cython.bint)
+@cython.locals(auction=AuctionCore, own=cython.bint)
 def _key(auction: AuctionCore) -> tuple[int | None, int, bool]:
     """``ContractAuction.key()``: the highest bid's level, the doubles on it, whether the seat to speak is on the
-    bidder's side."""
+    bidder's side (compiled, the fields read from the C struct: an annotation alone types nothing here)."""
     bidder = auction.bidder
     own = bidder is not None and _same_side(bidder, auction.turn, auction.partnerships)
     return auction.level, auction.doubled, own
@@ -188,14 +188,15 @@ class ContractAuction(Copyable, AuctionCore):
         """Everything the legal actions depend on (for a game's cache of legal-id lists)."""
         return _key(self)
 
-    @cython.locals(me=AuctionCore)
+    @cython.locals(me=AuctionCore, known=dict)
     def legal_ids(self) -> list[int]:
         """The legal actions as the action ids of the ``ids`` given (a shared list: never change it in place)."""
         me = self  # (compiled: its fields read from the C struct)
         table: LegalWordIds | None = me.ids
         assert table is not None, "an auction lists legal ids only with the game's ids"
         key = _key(me)  # (compiled: a C call, not a method's)
-        ids = table.known.get(key)
+        known = table.known  # (compiled: a C dict look-up, not a method call)
+        ids = known.get(key)
         return ids if ids is not None else table.of(key, self)
 
     def legal_words(self) -> list[str]:
@@ -210,7 +211,7 @@ class ContractAuction(Copyable, AuctionCore):
                 words.append(ladder.doubles[self.doubled])
         return words
 
-    @cython.locals(me=AuctionCore)
+    @cython.locals(me=AuctionCore, seat=cython.Py_ssize_t)
     def apply(self, word: str) -> None:
         """Record the action of the player to bid (the caller has checked it is legal)."""
         me = self  # (compiled: its fields read and written in the C struct)

@@ -355,7 +355,8 @@ class State(ABC):
         key: tuple[Any, ...] | None = None
         known = None
         try:
-            key = (cls, players, *((k, type(v), v) for k, v in sorted(given.items())))
+            # (no options given, as in most rollouts: the same key without a generator's set-up)
+            key = (cls, players, *((k, type(v), v) for k, v in sorted(given.items()))) if given else (cls, players)
             known = _SETTINGS.get(key)
         except TypeError:  # a value that is no option value (unhashable): resolve_options names it
             key = None
@@ -443,14 +444,13 @@ class State(ABC):
     # ---- the match ----------------------------------------------------------------------------------------------
 
     def _begin_deal(self, deck: list[int] | None) -> None:
-        self.dealings += 1
-        if deck is None:
-            deck = self._shuffled_deck()
-        self.deal_deck = list(deck)
+        dealings = self.dealings = self.dealings + 1
+        # deal_deck is a copy of a given deck; a shuffled one is the match's own already
+        self.deal_deck = self._shuffled_deck() if deck is None else list(deck)
         self._legal = None
         self.dealing_start = len(self.moves)
-        self._start_deal(list(deck))
-        if self.cut_short:
+        self._start_deal(list(self.deal_deck))
+        if dealings > self.length.deals:  # (cut_short, without a property's call)
             self._finish_match(leaders(self.side_scores))
 
     @property
@@ -509,9 +509,11 @@ class State(ABC):
         self.dealer = self._next_dealer()
         self._begin_deal(None)
 
+    @cython.locals(seat=cython.Py_ssize_t)
     def _finish_match(self, winning_sides: list[int]) -> None:
         assert winning_sides or self.NO_WINNER_POSSIBLE, "only a game that declares NO_WINNER_POSSIBLE ends unwon"
-        self.winners = [seat for seat in range(self.n_players) if self.side_of[seat] in winning_sides]
+        side_of = self.side_of  # (read once, not at each seat)
+        self.winners = [seat for seat in range(len(side_of)) if side_of[seat] in winning_sides]
         self.current_player = None
         self.phase = "over"
         self._legal = None

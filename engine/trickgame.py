@@ -548,11 +548,14 @@ class TrickGame(State, TrickCore):
     hands: list[int]
     trump: int
     # (set as a deal's play begins, _reset_tricks: TrickCore's fields)
+    trick: list[tuple[int, int]]
+    tricks: list[list[tuple[int, int]]]
     best_seat: int
     best_card: int
     overtrumps: int
     card_points: list[int]
     tricks_won: list[int]
+    last_trick_side: int | None
     stock: list[int]
     stock_top: int = 0  # a stock that is only ever replaced whole (Belote's) is read from its first card
     # With STOCK_DRAWN_SHOWN: a stock and the cards drawn from it by each stock_top k (the mask of stock[:k]) for
@@ -639,19 +642,21 @@ class TrickGame(State, TrickCore):
 
     # ---- the trick loop -----------------------------------------------------------------------------------------
 
+    @cython.locals(me=TrickCore, sides=cython.Py_ssize_t)
     def _reset_tricks(self, hands: list[int], trump: int) -> None:
         """A deal's play begins: ``hands`` (masks) and ``trump`` (NO_TRUMP until it is named)."""
-        self.hands = hands
-        self.trump = trump
-        self.trick_size = self.RULES.trick_cards or self.n_players
-        self.trick: list[tuple[int, int]] = []
-        self.tricks: list[list[tuple[int, int]]] = []
-        self.best_seat = self.best_card = -1
-        self.overtrumps = 0  # the trumps that beat best_card (every trump while it is a plain card)
-        sides = max(self.side_of) + 1
-        self.card_points = [0] * sides
-        self.tricks_won = [0] * sides
-        self.last_trick_side: int | None = None
+        me = self  # (compiled: TrickCore's fields written in the C struct)
+        me.hands = hands
+        me.trump = trump
+        me.trick_size = self.RULES.trick_cards or me.n_players
+        me.trick = []
+        me.tricks = []
+        me.best_seat = me.best_card = -1
+        me.overtrumps = 0  # the trumps that beat best_card (every trump while it is a plain card)
+        sides = max(me.side_of) + 1
+        me.card_points = [0] * sides
+        me.tricks_won = [0] * sides
+        me.last_trick_side = None
 
     def _playable(self, seat: int) -> int:
         """The cards of ``seat``'s hand (a mask) that the follow rule lets it play now."""
