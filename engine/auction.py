@@ -211,16 +211,17 @@ class ContractAuction(Copyable, AuctionCore):
                 words.append(ladder.doubles[self.doubled])
         return words
 
-    @cython.locals(me=AuctionCore, seat=cython.Py_ssize_t)
+    @cython.locals(me=AuctionCore, seat=cython.Py_ssize_t, n=cython.Py_ssize_t)
     def apply(self, word: str) -> None:
         """Record the action of the player to bid (the caller has checked it is legal)."""
         me = self  # (compiled: its fields read and written in the C struct)
         seat = me.turn
+        n = me.n
         me.actions.append((seat, word))
         if word == PASS:
             passes = me.passes = me.passes + 1
             if me.bidder is None:
-                if passes == me.n:
+                if passes == n:
                     me.over = me.thrown_in = True
             elif passes == me.ladder.passes_to_end:
                 me.over = True
@@ -233,7 +234,7 @@ class ContractAuction(Copyable, AuctionCore):
                 me.bidder = seat
                 me.doubled = 0  # a new bid cancels the doubles of the previous one
             me.passes = 0
-        me.turn = (seat + 1) % me.n
+        me.turn = (seat + 1) % n
 
     @cython.locals(me=AuctionCore)
     def contract(self) -> Contract | None:

@@ -484,6 +484,7 @@ class State(ABC):
         self.deal_results = [*self.deal_results,
                              {"deal": self.deal_index, "dealer": self.dealer, "points": list(points), **counters}]
 
+    @cython.locals(side=cython.Py_ssize_t)
     def _deal_over(self, points: list[int], scored_during_deal: list[int] | None = None, **counters: Any) -> None:
         """Record a finished deal's points (per side) and either end the match or deal the next one.
 
@@ -499,9 +500,10 @@ class State(ABC):
                 scores[side] += p
         self._record_deal(points, counters)
         winners = self._match_winners()
-        limit = self.options["max_deals"]
-        if winners is None and ((limit and self.deal_index + 1 >= limit) or self.dealings >= self.length.deals):
-            winners = leaders(self.side_scores)
+        if winners is None:  # (the options and the length read only while the game's own end has not come)
+            limit = self.options["max_deals"]
+            if (limit and self.deal_index + 1 >= limit) or self.dealings >= self.length.deals:
+                winners = leaders(self.side_scores)
         if winners is not None:
             self._finish_match(winners)
             return

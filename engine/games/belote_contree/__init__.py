@@ -255,12 +255,12 @@ class BeloteContree(BelotePlay):
         attack = self.side_of[contract.declarer]
         belote = self.belote_points()
         totals = self.trick_totals()
-        points, made = contract_points(contract, attack, totals, belote, self.tricks_won,
-                                       self.options["contre_scoring"])
+        tricks_won = self.tricks_won
+        points, made = contract_points(contract, attack, totals, belote, tricks_won, self.options["contre_scoring"])
         self.next_pack = gather_tricks(self.tricks)  # 3.4
         self._deal_over(points, contract=contract.word(), declarer=contract.declarer,
                         multiplier=contract.multiplier, made=made, card_points=totals,
-                        belote=self.belote_seat, capot=TRICKS in self.tricks_won)
+                        belote=self.belote_seat, capot=TRICKS in tricks_won)
 
     def double_dummy_points(self, side: int, taken: int) -> list[int] | None:
         """7.2 - 7.4 with ``side`` taking ``taken`` of the card points left (the last trick's bonus included) and the
