@@ -23,6 +23,7 @@ from .clone import LIST, SHARED, SHARED_UNTIL_WRITTEN, Copier, copy_declared, co
 from .dealing import seats_from
 from .errors import IllegalAction, PositionError, UnsupportedPlayers
 from .options import Option, OptionRule, resolve_options
+from .pairs import pair
 from .phases import Phase, dealing_phase, load_phases, save_phases, seeing_phases
 from .rng import Rng, fresh_seed
 from .scoring import leaders
@@ -582,7 +583,7 @@ class State(ABC):
             raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
         seat = self.current_player
         assert seat is not None  # a legal action has a seat to play it
-        self.moves.append((seat, action))
+        self.moves.append(pair(seat, action))
         self._legal = None
         self._apply(action)
 
@@ -618,7 +619,7 @@ class State(ABC):
             if action not in legal:
                 self._legal = legal
                 raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
-            recorded.append((seat, action))
+            recorded.append(pair(seat, action))
             if not blind:
                 self._legal = None
             apply(action)

@@ -5,3 +5,4 @@
 from engine.clone cimport field_copy
 from engine.tricks cimport legal_mask
 from engine.rng cimport Rng
+from engine.pairs cimport pair

@@ -55,6 +55,7 @@ from .determinize import (
     relabeling,
 )
 from .errors import IllegalAction, PositionError
+from .pairs import pair
 from .phases import (
     HIDING,
     DecisionPhase,
@@ -764,7 +765,7 @@ class TrickGame(State, TrickCore):
             action = choose[seat](legal, observe[seat])
             if not _listed(action, legal):
                 raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
-            record((seat, action))
+            record(pair(seat, action))
             me._legal = None
             acting.apply(self, action)
             seat = me.current_player
@@ -882,7 +883,7 @@ class TrickGame(State, TrickCore):
                         stocked = False  # (a policy reads the state, through its observation)
                         if not _listed(action, legal):
                             raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
-                recorded.append((seat, action))
+                recorded.append(pair(seat, action))
             card = plain_card[action]
             if card is not None:
                 c = card
@@ -901,7 +902,7 @@ class TrickGame(State, TrickCore):
                     continue
                 watched = -1  # (its card is not watched, the game saw it; the loop reads the play again below)
                 c = card
-            trick.append((seat, card))
+            trick.append(pair(seat, card))
             played += 1
             if played == 1:
                 led, best, best_seat = SUIT[c], c, seat

@@ -13,9 +13,9 @@ only phase-2 tricks score (7.1). Option ``face_down_four`` plays the seed's 11 +
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...cards import BIT, CODES, SUIT, make_deck, mask_of
+from ...cards import CODES, SUIT, make_deck, mask_of
 from ...dealing import deal_round, deal_rounds
 from ...errors import PositionError
 from ...options import Option
@@ -26,6 +26,16 @@ from ...state import GameInfo, MatchLength, position_count
 from ...trickgame import TRICK_PLAY, TrickRules
 from ...tricks import CardActions, Ranking
 from .facedown import SLOT_CARDS, FaceDownSlots
+
+if TYPE_CHECKING:
+    from ... import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from ... import _cython_shim as cython
+
+_ONE = cython.declare(cython.ulonglong, 1)  # (compiled, a card's bit is _ONE << card: a C shift, no table)
 
 RANKING = Ranking("AKQJT98765432")  # 2.1: the same order in trump and plain suits
 SLOTS = 4
@@ -201,6 +211,8 @@ class GermanWhist(FaceDownSlots):
 
     # ---- what a seat sees (5.8) ---------------------------------------------------------------------------------
 
+    @cython.locals(tricks=list, known=cython.ulonglong, k=cython.Py_ssize_t, count=cython.Py_ssize_t,
+                   upto=cython.Py_ssize_t, top=cython.Py_ssize_t, card=cython.int)
     def shown_cards(self, seat: int) -> tuple[int, int, int]:
         """``face_up``, ``known_cards`` and ``stock_size`` of the observation, as masks (TrickGame.shown_cards)."""
         stock, top, tricks = self.stock, self.stock_top, self.tricks
@@ -210,11 +222,13 @@ class GermanWhist(FaceDownSlots):
         # who took stock[2k], leads trick k + 1; the last finished trick's winner leads the one in progress.
         count = len(tricks)
         upto = min(count, self.phase1_tricks)
-        for k, after in enumerate(tricks[1:upto + 1]):
-            if after[0][0] != seat:
-                known |= BIT[stock[2 * k]]
+        for k in range(min(upto, count - 1)):
+            if tricks[k + 1][0][0] != seat:
+                card = stock[2 * k]
+                known |= _ONE << card
         if upto == count and upto and (self.trick[0][0] if self.trick else self.current_player) != seat:
-            known |= BIT[stock[2 * upto - 2]]
+            card = stock[2 * upto - 2]
+            known |= _ONE << card
         return face_up, known, len(stock) - top
 
     def _won_dict(self) -> dict[str, Any]:
