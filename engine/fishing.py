@@ -430,13 +430,24 @@ def _grow(others: int, rest: int, v: int, rank: int, limit: int, chosen: int, su
 def turn_values(played: int, taken: int, rules: CaptureRules) -> int:
     """The values (bits) of ``played`` for which the cards ``taken`` split into groups: an ace's 1 or 11 is decided
     only by what it takes."""
-    values = VALUE_BITS[played]
-    if values & (values - 1) == 0:
-        return values
+    return _turn_values(played, taken, rules.max_sum_cards)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.locals(played=cython.int, taken=cython.ulonglong, limit=cython.int, rank=cython.int, found=cython.ulonglong)
+@cython.returns(cython.ulonglong)
+def _turn_values(played: int, taken: int, limit: int) -> int:
+    """:func:`turn_values` with the group size limit, in C integers when compiled (VALUE_BITS from the packed
+    constants: a jack 12)."""
+    rank = played % 13
+    if rank != _ACE:
+        return _ONE << (_LOW_BY_RANK >> (4 * rank) & 15)
     found = 0
-    for v in ACE_VALUES:
-        if _partitions(taken, v, RANK[played], rules.max_sum_cards):
-            found |= 1 << v
+    if _partitions(taken, 1, rank, limit):
+        found |= _ONE << 1
+    if _partitions(taken, _ACE_HIGH, rank, limit):
+        found |= _ONE << _ACE_HIGH
     return found
 
 
@@ -606,7 +617,7 @@ def _turn_options(turn: Turn, table: int, rules: CaptureRules, groups: Groups) -
     if group:
         if not complete & values:
             return options
-        values = turn_values(played, taken | group, rules)
+        values = _turn_values(played, taken | group, cython.cast(tuple, rules)[1])
     if (group or taken) and (not rules.compulsory or values & ~left):
         options.append(_DONE)
     if group and values & left:
@@ -624,7 +635,7 @@ def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules, group
     if decision & (_NEXT | _DONE):
         if group:
             taken |= group
-            values = turn_values(played, taken, rules)
+            values = _turn_values(played, taken, cython.cast(tuple, rules)[1])
         return (played, values, taken, 0), bool(decision & _DONE)
     card = decision & 63
     group |= _ONE << card
@@ -641,7 +652,7 @@ def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules, group
     if not complete & values:
         return (played, values, taken, group), False
     taken |= group
-    values = turn_values(played, taken, rules)
+    values = _turn_values(played, taken, cython.cast(tuple, rules)[1])
     return (played, values, taken, 0), not values & left
 
 
@@ -876,21 +887,25 @@ def _capturing_cards(state: FishingState, table: int, limit: int) -> int:
 
 @cython.cfunc
 @cython.locals(me=FishingCore, capturable=cython.ulonglong, played=cython.int, limit=cython.int,
-               sums=cython.ulonglong)
+               sums=cython.ulonglong, kept_table=cython.ulonglong, kept_card=cython.int)
 def _groups_for(state: FishingState, capturable: int, played: int) -> Groups:
     """The groups that ``played`` can take from the capturable table of ``state``, found when the capture begins
     and kept on the state for its steps (``FishingCore._groups``)."""
     me = state
     found: tuple[int, int, Groups] | None = me._groups
-    if found is None or found[0] != capturable or found[1] != played:
-        limit = me.capture_rules.max_sum_cards
-        if cython.compiled and limit <= _SMALL_LIMIT:
-            sums = _small_sums(_small_reach(capturable, 1, limit), limit)
-        else:
-            offers = state._offers
-            sums = offers[2] if offers[0] == capturable else SUM_BITS
-        found = me._groups = (capturable, played, _turn_groups(capturable, played, limit, sums))
-    return found[2]
+    if found is not None:
+        kept_table, kept_card = found[0], found[1]  # (compiled: compared as C integers, not boxed)
+        if kept_table == capturable and kept_card == played:
+            return found[2]
+    limit = me.capture_rules.max_sum_cards
+    if cython.compiled and limit <= _SMALL_LIMIT:
+        sums = _small_sums(_small_reach(capturable, 1, limit), limit)
+    else:
+        offers = state._offers
+        sums = offers[2] if offers[0] == capturable else SUM_BITS
+    groups = _turn_groups(capturable, played, limit, sums)
+    me._groups = (capturable, played, groups)
+    return groups
 
 
 def _turn_path(turn: Turn, target: int, table: int, rules: CaptureRules) -> list[int] | None:
