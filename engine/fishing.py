@@ -304,6 +304,9 @@ def _high(x: int) -> int:
     return r
 
 _ONE = cython.declare(cython.ulonglong, 1)
+_GROUP_CARDS = cython.declare(cython.ulonglong, (1 << 52) - 1)  # GROUP_CARDS, LOW_GROUP, HIGH_GROUP (Groups)
+_LOW_GROUP = cython.declare(cython.ulonglong, 1 << 52)
+_HIGH_GROUP = cython.declare(cython.ulonglong, 1 << 53)
 _BEGIN = cython.declare(cython.ulonglong, BEGIN)
 _DECISION = cython.declare(cython.ulonglong, DECISION_BITS)
 _TAKE = cython.declare(cython.ulonglong, TAKE)
@@ -434,6 +437,19 @@ def turn_values(played: int, taken: int, rules: CaptureRules) -> int:
 
 
 @cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(played=cython.int, rank=cython.int)
+@cython.returns(cython.ulonglong)
+def _values_of(played: int) -> int:
+    """VALUE_BITS[played] from the packed constants (C integers when compiled)."""
+    rank = played % 13
+    if rank == _ACE:
+        return _ONE << 1 | _ONE << _ACE_HIGH
+    return _ONE << (_LOW_BY_RANK >> (4 * rank) & 15)
+
+
+@cython.cfunc
 @cython.exceptval(check=False)
 @cython.locals(played=cython.int, taken=cython.ulonglong, limit=cython.int, rank=cython.int, found=cython.ulonglong)
 @cython.returns(cython.ulonglong)
@@ -455,8 +471,15 @@ def start_turn(played: int) -> Turn:
     return (played, VALUE_BITS[played], 0, 0)
 
 
-# The groups a played card can take from a table: (mask, the values (bits) of the played card it is a group for).
-Groups = tuple[tuple[int, int], ...]
+# The groups a played card can take from a table (``turn_groups``): (mask, the values (bits) of the played card it is a
+# group for).
+GroupPairs = tuple[tuple[int, int], ...]
+# The same groups as the engine keeps them, one integer each: the mask, and at bit 52 (53) whether it is a group for
+# the played card's lowest (other) value: an ace's 1 (11), any other card's one value. One integer, not a tuple of
+# two: compiled, one unboxing per group read and one allocation per group found.
+Groups = tuple[int, ...]
+GROUP_CARDS = (1 << 52) - 1
+LOW_GROUP, HIGH_GROUP = 1 << 52, 1 << 53
 # What a table offers the cards played to it: (the capturable table cards, the cards (a mask) that capture something
 # there, the sums (bits) of the table's sum groups, the sums by size of the table's subsets to add a trail to). The
 # sums by size are lanes of LANE bits: lane k the sums of k cards, k = 0..limit; with no limit, lane 2 those of two
@@ -493,17 +516,46 @@ def _known_groups(table: int, played: int, limit: int) -> Groups:
     key = (table, RANK[played], limit)
     found = _GROUPS.get(key)
     if found is None:
-        found = _remember(_GROUPS, key, turn_groups(table, played, limit))
+        found = _remember(_GROUPS, key, _turn_groups(table, played, limit, SUM_BITS))
     return found
 
 
-def turn_groups(table: int, played: int, limit: int, sums: int = SUM_BITS) -> Groups:
+def turn_groups(table: int, played: int, limit: int, sums: int = SUM_BITS) -> GroupPairs:
     """Every group (§5.3) that ``played`` can take from the capturable ``table`` cards, with the values (bits) of
     ``played`` it is a group for: found once per capture, each step of it then only filters them. ``sums``: the
     sums of the table's sum groups if known (none of the played card's values among them: no sum group to look for).
     Compiled, the masks are C integers.
     """
-    return _turn_groups(table, played, limit, sums)
+    values = VALUE_BITS[played]
+    return tuple((g & GROUP_CARDS, _group_values(g, values)) for g in _turn_groups(table, played, limit, sums))
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(group=cython.ulonglong, values=cython.ulonglong, low=cython.ulonglong, found=cython.ulonglong)
+@cython.returns(cython.ulonglong)
+def _group_values(group: int, values: int) -> int:
+    """The values (bits) of the played card, whose values are ``values``, that a kept group (``Groups``) is for."""
+    low = values & (~values + 1)
+    found = 0
+    if group >> 52 & 1:
+        found = low
+    if group >> 53 & 1:
+        found |= values ^ low
+    return found
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(values=cython.ulonglong, low=cython.ulonglong, found=cython.ulonglong)
+@cython.returns(cython.ulonglong)
+def _group_flags(values: int, found: int) -> int:
+    """The bits 52-53 of a kept group (``Groups``) for the values ``found`` of a played card whose values are
+    ``values``."""
+    low = values & (~values + 1)
+    return (_LOW_GROUP if found & low else 0) | (_HIGH_GROUP if found & (values ^ low) else 0)
 
 
 @cython.cfunc
@@ -515,12 +567,12 @@ def _turn_groups(table: int, played: int, limit: int, sums: int) -> Groups:
     values = VALUE_BITS[played]
     top = _high(values)
     within = (_ONE << (top + 1)) - 1  # a sum past the played card's highest value never comes back
-    groups: list[tuple[int, int]] = []
+    groups: list[int] = []
     rest = table & _RANKS4 << (played % 13)
     while rest:
         low = rest & (~rest + 1)
         rest ^= low
-        groups.append((low, values))
+        groups.append(low | _group_flags(values, values))
     rest = table & _VALUED_BELOW[top]  # another card adds at least 1
     if not rest & (rest - 1) or not sums & values:
         return tuple(groups)
@@ -543,7 +595,7 @@ def _turn_groups(table: int, played: int, limit: int, sums: int) -> Groups:
 @cython.locals(order=cython.ulonglong, mask=cython.ulonglong, reached=cython.ulonglong, size=cython.int,
                last=cython.int, values=cython.ulonglong, within=cython.ulonglong, low=cython.ulonglong,
                more=cython.ulonglong, bit=cython.ulonglong, at=cython.int, rank=cython.int, value=cython.int)
-def _sum_groups(groups: list[tuple[int, int]], order: int, mask: int, reached: int, size: int, last: int, values: int,
+def _sum_groups(groups: list[int], order: int, mask: int, reached: int, size: int, last: int, values: int,
                 within: int) -> None:
     """``_turn_groups``' sum groups: the subset ``mask`` of ``size`` cards, whose sums are ``reached``, grown by each
     card of ``order`` (see there) in turn, while it can still grow: a group where the sums meet ``values``."""
@@ -561,7 +613,7 @@ def _sum_groups(groups: list[tuple[int, int]], order: int, mask: int, reached: i
         if not more:
             return  # every later card is worth as much or more
         if size and more & values:
-            groups.append((mask | bit, more & values))
+            groups.append(mask | bit | _group_flags(values, more))
         if size < last:
             _sum_groups(groups, order, mask | bit, more, size + 1, last, values, within)
 
@@ -586,7 +638,8 @@ def _count(x: int) -> int:
 @cython.locals(played=cython.int, values=cython.ulonglong, taken=cython.ulonglong, group=cython.ulonglong,
                table=cython.ulonglong, free=cython.ulonglong, below=cython.ulonglong, takes=cython.ulonglong,
                left=cython.ulonglong, complete=cython.ulonglong, g=cython.ulonglong, bits=cython.ulonglong,
-               rest=cython.ulonglong, i=cython.int, r=cython.int, c=cython.int)
+               rest=cython.ulonglong, i=cython.int, r=cython.int, c=cython.int, kept=cython.ulonglong,
+               full=cython.ulonglong)
 def _turn_options(turn: Turn, table: int, rules: CaptureRules, groups: Groups) -> list[int]:
     """The decisions of ``turn`` in string order: the cards to take ("+3C"), then ``done``, then ``next``. Compiled,
     the masks are C integers."""
@@ -594,7 +647,10 @@ def _turn_options(turn: Turn, table: int, rules: CaptureRules, groups: Groups) -
     free = table & ~taken & ~group
     below = (_ONE << (_high(group) + 1)) - 1 if group else 0
     takes = left = complete = 0
-    for g, bits in groups:
+    full = _values_of(played)
+    for kept in groups:
+        g = kept & _GROUP_CARDS
+        bits = _group_values(kept, full)
         if g & taken:
             continue
         if not g & ~free:
@@ -629,7 +685,7 @@ def _turn_options(turn: Turn, table: int, rules: CaptureRules, groups: Groups) -
 @cython.locals(played=cython.int, values=cython.ulonglong, taken=cython.ulonglong, group=cython.ulonglong,
                decision=cython.ulonglong, table=cython.ulonglong, card=cython.int, below=cython.ulonglong,
                free=cython.ulonglong, complete=cython.ulonglong, left=cython.ulonglong, g=cython.ulonglong,
-               bits=cython.ulonglong)
+               bits=cython.ulonglong, kept=cython.ulonglong, full=cython.ulonglong)
 def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules, groups: Groups) -> tuple[Turn, bool]:
     played, values, taken, group = turn
     if decision & (_NEXT | _DONE):
@@ -642,7 +698,10 @@ def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules, group
     below = (_ONE << (card + 1)) - 1
     free = table & ~taken & ~group  # the table left if the group closes now
     complete = left = 0
-    for g, bits in groups:
+    full = _values_of(played)
+    for kept in groups:
+        g = kept & _GROUP_CARDS
+        bits = _group_values(kept, full)
         if g == group:
             complete = bits
         elif not g & ~free:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...cards import RANK
-from ...fishing import ACE, JACK, JACKS_MASK, CaptureRules, Groups, capture_value, turn_groups
+from ...fishing import ACE, JACK, JACKS_MASK, CaptureRules, GroupPairs, capture_value, turn_groups
 
 if TYPE_CHECKING:
     from ... import _cython_shim as cython
@@ -45,7 +45,7 @@ def sweep_value(played: int, captured_mask: int, rules: CaptureRules) -> int:
 @cython.returns(cython.int)
 @cython.locals(mask=cython.ulonglong, v=cython.int, ace=cython.bint, lowest=cython.ulonglong, g=cython.ulonglong,
                values=cython.ulonglong, best=cython.int, rest=cython.int, worth=cython.int)
-def _best_partition(mask: int, groups: Groups, v: int, ace: bool) -> int:
+def _best_partition(mask: int, groups: GroupPairs, v: int, ace: bool) -> int:
     """The largest total worth of groups for value ``v`` (of ``groups``: ``turn_groups``') that partition ``mask``
     exactly, or -1 if none does: a group is worth ``v``, a single card (a rank match) 11 when an ace takes it.
     Compiled, C integers."""
