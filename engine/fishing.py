@@ -304,7 +304,7 @@ def _high(x: int) -> int:
     return r
 
 _ONE = cython.declare(cython.ulonglong, 1)
-_GROUP_CARDS = cython.declare(cython.ulonglong, (1 << 52) - 1)  # GROUP_CARDS, LOW_GROUP, HIGH_GROUP (Groups)
+_GROUP_CARDS = cython.declare(cython.ulonglong, (1 << 52) - 1)  # a kept group's cards and values (Groups)
 _LOW_GROUP = cython.declare(cython.ulonglong, 1 << 52)
 _HIGH_GROUP = cython.declare(cython.ulonglong, 1 << 53)
 _BEGIN = cython.declare(cython.ulonglong, BEGIN)
@@ -471,15 +471,11 @@ def start_turn(played: int) -> Turn:
     return (played, VALUE_BITS[played], 0, 0)
 
 
-# The groups a played card can take from a table (``turn_groups``): (mask, the values (bits) of the played card it is a
-# group for).
-GroupPairs = tuple[tuple[int, int], ...]
-# The same groups as the engine keeps them, one integer each: the mask, and at bit 52 (53) whether it is a group for
-# the played card's lowest (other) value: an ace's 1 (11), any other card's one value. One integer, not a tuple of
-# two: compiled, one unboxing per group read and one allocation per group found.
+# The groups a played card can take from a table (``turn_groups``), one integer each: the group's cards (a mask, bits
+# 0-51), and at bit 52 (53) whether it is a group for the played card's first (second) value of ``capture_value``: an
+# ace's 1 (11), any other card's one value. One integer, not a (mask, values) tuple: compiled, one unboxing per group
+# read and one allocation per group found.
 Groups = tuple[int, ...]
-GROUP_CARDS = (1 << 52) - 1
-LOW_GROUP, HIGH_GROUP = 1 << 52, 1 << 53
 # What a table offers the cards played to it: (the capturable table cards, the cards (a mask) that capture something
 # there, the sums (bits) of the table's sum groups, the sums by size of the table's subsets to add a trail to). The
 # sums by size are lanes of LANE bits: lane k the sums of k cards, k = 0..limit; with no limit, lane 2 those of two
@@ -516,18 +512,17 @@ def _known_groups(table: int, played: int, limit: int) -> Groups:
     key = (table, RANK[played], limit)
     found = _GROUPS.get(key)
     if found is None:
-        found = _remember(_GROUPS, key, _turn_groups(table, played, limit, SUM_BITS))
+        found = _remember(_GROUPS, key, turn_groups(table, played, limit))
     return found
 
 
-def turn_groups(table: int, played: int, limit: int, sums: int = SUM_BITS) -> GroupPairs:
+def turn_groups(table: int, played: int, limit: int, sums: int = SUM_BITS) -> Groups:
     """Every group (§5.3) that ``played`` can take from the capturable ``table`` cards, with the values (bits) of
     ``played`` it is a group for: found once per capture, each step of it then only filters them. ``sums``: the
     sums of the table's sum groups if known (none of the played card's values among them: no sum group to look for).
     Compiled, the masks are C integers.
     """
-    values = VALUE_BITS[played]
-    return tuple((g & GROUP_CARDS, _group_values(g, values)) for g in _turn_groups(table, played, limit, sums))
+    return _turn_groups(table, played, limit, sums)
 
 
 @cython.cfunc
@@ -743,8 +738,8 @@ def _offers_with(offers: Offers, added: int, limit: int) -> Offers:
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.locals(added=cython.ulonglong, reach=cython.ulonglong, limit=cython.int, ones=cython.ulonglong,
-               lanes=cython.ulonglong, grown=cython.ulonglong, low=cython.ulonglong, rank=cython.int, value=cython.int,
-               ace=cython.int, count=cython.int, _k=cython.int)
+               lanes=cython.ulonglong, grown=cython.ulonglong, rank=cython.int, value=cython.int, ace=cython.int,
+               count=cython.int, _k=cython.int, copies=cython.int)
 @cython.returns(cython.ulonglong)
 def _small_reach(added: int, reach: int, limit: int) -> int:
     """The sums by size ``reach`` (see ``Offers``) with the cards ``added``, for a group size limit up to
@@ -754,20 +749,22 @@ def _small_reach(added: int, reach: int, limit: int) -> int:
     for _k in range(1, count):
         ones = ones << _LANE | 1
     lanes = ones * _SUMS
-    while added:
-        low = added & (~added + 1)
-        added ^= low
-        rank = _high(low) % 13
+    for rank in range(13):  # rank by rank (the cards' order changes nothing): no search for each card's rank
+        copies = _count(added >> rank & _RANKS4)
+        if not copies:
+            continue
         value = _LOW_BY_RANK >> (4 * rank) & 15
-        grown = (reach & (_SUMS >> value) * ones) << (_LANE + value)
-        if rank == _ACE:
-            ace = _ACE_HIGH
-            grown |= (reach & (_SUMS >> ace) * ones) << (_LANE + ace)
+        while copies:
+            copies -= 1
+            grown = (reach & (_SUMS >> value) * ones) << (_LANE + value)
+            if rank == _ACE:
+                ace = _ACE_HIGH
+                grown |= (reach & (_SUMS >> ace) * ones) << (_LANE + ace)
+                if not limit:
+                    grown |= (reach & (_SUMS >> ace) << 2 * _LANE) << ace
             if not limit:
-                grown |= (reach & (_SUMS >> ace) << 2 * _LANE) << ace
-        if not limit:
-            grown |= (reach & (_SUMS >> value) << 2 * _LANE) << value
-        reach |= grown & lanes
+                grown |= (reach & (_SUMS >> value) << 2 * _LANE) << value
+            reach |= grown & lanes
     return reach
 
 
