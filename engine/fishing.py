@@ -304,6 +304,9 @@ def _high(x: int) -> int:
     return r
 
 _ONE = cython.declare(cython.ulonglong, 1)
+_GROUP_CARDS = cython.declare(cython.ulonglong, (1 << 52) - 1)  # a kept group's cards and values (Groups)
+_LOW_GROUP = cython.declare(cython.ulonglong, 1 << 52)
+_HIGH_GROUP = cython.declare(cython.ulonglong, 1 << 53)
 _BEGIN = cython.declare(cython.ulonglong, BEGIN)
 _DECISION = cython.declare(cython.ulonglong, DECISION_BITS)
 _TAKE = cython.declare(cython.ulonglong, TAKE)
@@ -430,13 +433,37 @@ def _grow(others: int, rest: int, v: int, rank: int, limit: int, chosen: int, su
 def turn_values(played: int, taken: int, rules: CaptureRules) -> int:
     """The values (bits) of ``played`` for which the cards ``taken`` split into groups: an ace's 1 or 11 is decided
     only by what it takes."""
-    values = VALUE_BITS[played]
-    if values & (values - 1) == 0:
-        return values
+    return _turn_values(played, taken, rules.max_sum_cards)
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(played=cython.int, rank=cython.int)
+@cython.returns(cython.ulonglong)
+def _values_of(played: int) -> int:
+    """VALUE_BITS[played] from the packed constants (C integers when compiled)."""
+    rank = played % 13
+    if rank == _ACE:
+        return _ONE << 1 | _ONE << _ACE_HIGH
+    return _ONE << (_LOW_BY_RANK >> (4 * rank) & 15)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+@cython.locals(played=cython.int, taken=cython.ulonglong, limit=cython.int, rank=cython.int, found=cython.ulonglong)
+@cython.returns(cython.ulonglong)
+def _turn_values(played: int, taken: int, limit: int) -> int:
+    """:func:`turn_values` with the group size limit, in C integers when compiled (VALUE_BITS from the packed
+    constants: a jack 12)."""
+    rank = played % 13
+    if rank != _ACE:
+        return _ONE << (_LOW_BY_RANK >> (4 * rank) & 15)
     found = 0
-    for v in ACE_VALUES:
-        if _partitions(taken, v, RANK[played], rules.max_sum_cards):
-            found |= 1 << v
+    if _partitions(taken, 1, rank, limit):
+        found |= _ONE << 1
+    if _partitions(taken, _ACE_HIGH, rank, limit):
+        found |= _ONE << _ACE_HIGH
     return found
 
 
@@ -444,8 +471,11 @@ def start_turn(played: int) -> Turn:
     return (played, VALUE_BITS[played], 0, 0)
 
 
-# The groups a played card can take from a table: (mask, the values (bits) of the played card it is a group for).
-Groups = tuple[tuple[int, int], ...]
+# The groups a played card can take from a table (``turn_groups``), one integer each: the group's cards (a mask, bits
+# 0-51), and at bit 52 (53) whether it is a group for the played card's first (second) value of ``capture_value``: an
+# ace's 1 (11), any other card's one value. One integer, not a (mask, values) tuple: compiled, one unboxing per group
+# read and one allocation per group found.
+Groups = tuple[int, ...]
 # What a table offers the cards played to it: (the capturable table cards, the cards (a mask) that capture something
 # there, the sums (bits) of the table's sum groups, the sums by size of the table's subsets to add a trail to). The
 # sums by size are lanes of LANE bits: lane k the sums of k cards, k = 0..limit; with no limit, lane 2 those of two
@@ -496,6 +526,34 @@ def turn_groups(table: int, played: int, limit: int, sums: int = SUM_BITS) -> Gr
 
 
 @cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(group=cython.ulonglong, values=cython.ulonglong, low=cython.ulonglong, found=cython.ulonglong)
+@cython.returns(cython.ulonglong)
+def _group_values(group: int, values: int) -> int:
+    """The values (bits) of the played card, whose values are ``values``, that a kept group (``Groups``) is for."""
+    low = values & (~values + 1)
+    found = 0
+    if group >> 52 & 1:
+        found = low
+    if group >> 53 & 1:
+        found |= values ^ low
+    return found
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+@cython.locals(values=cython.ulonglong, low=cython.ulonglong, found=cython.ulonglong)
+@cython.returns(cython.ulonglong)
+def _group_flags(values: int, found: int) -> int:
+    """The bits 52-53 of a kept group (``Groups``) for the values ``found`` of a played card whose values are
+    ``values``."""
+    low = values & (~values + 1)
+    return (_LOW_GROUP if found & low else 0) | (_HIGH_GROUP if found & (values ^ low) else 0)
+
+
+@cython.cfunc
 @cython.locals(table=cython.ulonglong, played=cython.int, limit=cython.int, sums=cython.ulonglong,
                values=cython.ulonglong, top=cython.int, within=cython.ulonglong, rest=cython.ulonglong,
                low=cython.ulonglong, order=cython.ulonglong, last=cython.int, i=cython.int, r=cython.int,
@@ -504,12 +562,12 @@ def _turn_groups(table: int, played: int, limit: int, sums: int) -> Groups:
     values = VALUE_BITS[played]
     top = _high(values)
     within = (_ONE << (top + 1)) - 1  # a sum past the played card's highest value never comes back
-    groups: list[tuple[int, int]] = []
+    groups: list[int] = []
     rest = table & _RANKS4 << (played % 13)
     while rest:
         low = rest & (~rest + 1)
         rest ^= low
-        groups.append((low, values))
+        groups.append(low | _group_flags(values, values))
     rest = table & _VALUED_BELOW[top]  # another card adds at least 1
     if not rest & (rest - 1) or not sums & values:
         return tuple(groups)
@@ -532,7 +590,7 @@ def _turn_groups(table: int, played: int, limit: int, sums: int) -> Groups:
 @cython.locals(order=cython.ulonglong, mask=cython.ulonglong, reached=cython.ulonglong, size=cython.int,
                last=cython.int, values=cython.ulonglong, within=cython.ulonglong, low=cython.ulonglong,
                more=cython.ulonglong, bit=cython.ulonglong, at=cython.int, rank=cython.int, value=cython.int)
-def _sum_groups(groups: list[tuple[int, int]], order: int, mask: int, reached: int, size: int, last: int, values: int,
+def _sum_groups(groups: list[int], order: int, mask: int, reached: int, size: int, last: int, values: int,
                 within: int) -> None:
     """``_turn_groups``' sum groups: the subset ``mask`` of ``size`` cards, whose sums are ``reached``, grown by each
     card of ``order`` (see there) in turn, while it can still grow: a group where the sums meet ``values``."""
@@ -550,7 +608,7 @@ def _sum_groups(groups: list[tuple[int, int]], order: int, mask: int, reached: i
         if not more:
             return  # every later card is worth as much or more
         if size and more & values:
-            groups.append((mask | bit, more & values))
+            groups.append(mask | bit | _group_flags(values, more))
         if size < last:
             _sum_groups(groups, order, mask | bit, more, size + 1, last, values, within)
 
@@ -575,7 +633,8 @@ def _count(x: int) -> int:
 @cython.locals(played=cython.int, values=cython.ulonglong, taken=cython.ulonglong, group=cython.ulonglong,
                table=cython.ulonglong, free=cython.ulonglong, below=cython.ulonglong, takes=cython.ulonglong,
                left=cython.ulonglong, complete=cython.ulonglong, g=cython.ulonglong, bits=cython.ulonglong,
-               rest=cython.ulonglong, i=cython.int, r=cython.int, c=cython.int)
+               rest=cython.ulonglong, i=cython.int, r=cython.int, c=cython.int, kept=cython.ulonglong,
+               full=cython.ulonglong)
 def _turn_options(turn: Turn, table: int, rules: CaptureRules, groups: Groups) -> list[int]:
     """The decisions of ``turn`` in string order: the cards to take ("+3C"), then ``done``, then ``next``. Compiled,
     the masks are C integers."""
@@ -583,7 +642,10 @@ def _turn_options(turn: Turn, table: int, rules: CaptureRules, groups: Groups) -
     free = table & ~taken & ~group
     below = (_ONE << (_high(group) + 1)) - 1 if group else 0
     takes = left = complete = 0
-    for g, bits in groups:
+    full = _values_of(played)
+    for kept in groups:
+        g = kept & _GROUP_CARDS
+        bits = _group_values(kept, full)
         if g & taken:
             continue
         if not g & ~free:
@@ -606,7 +668,7 @@ def _turn_options(turn: Turn, table: int, rules: CaptureRules, groups: Groups) -
     if group:
         if not complete & values:
             return options
-        values = turn_values(played, taken | group, rules)
+        values = _turn_values(played, taken | group, cython.cast(tuple, rules)[1])
     if (group or taken) and (not rules.compulsory or values & ~left):
         options.append(_DONE)
     if group and values & left:
@@ -618,20 +680,23 @@ def _turn_options(turn: Turn, table: int, rules: CaptureRules, groups: Groups) -
 @cython.locals(played=cython.int, values=cython.ulonglong, taken=cython.ulonglong, group=cython.ulonglong,
                decision=cython.ulonglong, table=cython.ulonglong, card=cython.int, below=cython.ulonglong,
                free=cython.ulonglong, complete=cython.ulonglong, left=cython.ulonglong, g=cython.ulonglong,
-               bits=cython.ulonglong)
+               bits=cython.ulonglong, kept=cython.ulonglong, full=cython.ulonglong)
 def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules, groups: Groups) -> tuple[Turn, bool]:
     played, values, taken, group = turn
     if decision & (_NEXT | _DONE):
         if group:
             taken |= group
-            values = turn_values(played, taken, rules)
+            values = _turn_values(played, taken, cython.cast(tuple, rules)[1])
         return (played, values, taken, 0), bool(decision & _DONE)
     card = decision & 63
     group |= _ONE << card
     below = (_ONE << (card + 1)) - 1
     free = table & ~taken & ~group  # the table left if the group closes now
     complete = left = 0
-    for g, bits in groups:
+    full = _values_of(played)
+    for kept in groups:
+        g = kept & _GROUP_CARDS
+        bits = _group_values(kept, full)
         if g == group:
             complete = bits
         elif not g & ~free:
@@ -641,7 +706,7 @@ def _turn_step(turn: Turn, decision: int, table: int, rules: CaptureRules, group
     if not complete & values:
         return (played, values, taken, group), False
     taken |= group
-    values = turn_values(played, taken, rules)
+    values = _turn_values(played, taken, cython.cast(tuple, rules)[1])
     return (played, values, taken, 0), not values & left
 
 
@@ -673,8 +738,8 @@ def _offers_with(offers: Offers, added: int, limit: int) -> Offers:
 @cython.cfunc
 @cython.exceptval(check=False)
 @cython.locals(added=cython.ulonglong, reach=cython.ulonglong, limit=cython.int, ones=cython.ulonglong,
-               lanes=cython.ulonglong, grown=cython.ulonglong, low=cython.ulonglong, rank=cython.int, value=cython.int,
-               ace=cython.int, count=cython.int, _k=cython.int)
+               lanes=cython.ulonglong, grown=cython.ulonglong, rank=cython.int, value=cython.int, ace=cython.int,
+               count=cython.int, _k=cython.int, copies=cython.int)
 @cython.returns(cython.ulonglong)
 def _small_reach(added: int, reach: int, limit: int) -> int:
     """The sums by size ``reach`` (see ``Offers``) with the cards ``added``, for a group size limit up to
@@ -684,20 +749,22 @@ def _small_reach(added: int, reach: int, limit: int) -> int:
     for _k in range(1, count):
         ones = ones << _LANE | 1
     lanes = ones * _SUMS
-    while added:
-        low = added & (~added + 1)
-        added ^= low
-        rank = _high(low) % 13
+    for rank in range(13):  # rank by rank (the cards' order changes nothing): no search for each card's rank
+        copies = _count(added >> rank & _RANKS4)
+        if not copies:
+            continue
         value = _LOW_BY_RANK >> (4 * rank) & 15
-        grown = (reach & (_SUMS >> value) * ones) << (_LANE + value)
-        if rank == _ACE:
-            ace = _ACE_HIGH
-            grown |= (reach & (_SUMS >> ace) * ones) << (_LANE + ace)
+        while copies:
+            copies -= 1
+            grown = (reach & (_SUMS >> value) * ones) << (_LANE + value)
+            if rank == _ACE:
+                ace = _ACE_HIGH
+                grown |= (reach & (_SUMS >> ace) * ones) << (_LANE + ace)
+                if not limit:
+                    grown |= (reach & (_SUMS >> ace) << 2 * _LANE) << ace
             if not limit:
-                grown |= (reach & (_SUMS >> ace) << 2 * _LANE) << ace
-        if not limit:
-            grown |= (reach & (_SUMS >> value) << 2 * _LANE) << value
-        reach |= grown & lanes
+                grown |= (reach & (_SUMS >> value) << 2 * _LANE) << value
+            reach |= grown & lanes
     return reach
 
 
@@ -876,21 +943,25 @@ def _capturing_cards(state: FishingState, table: int, limit: int) -> int:
 
 @cython.cfunc
 @cython.locals(me=FishingCore, capturable=cython.ulonglong, played=cython.int, limit=cython.int,
-               sums=cython.ulonglong)
+               sums=cython.ulonglong, kept_table=cython.ulonglong, kept_card=cython.int)
 def _groups_for(state: FishingState, capturable: int, played: int) -> Groups:
     """The groups that ``played`` can take from the capturable table of ``state``, found when the capture begins
     and kept on the state for its steps (``FishingCore._groups``)."""
     me = state
     found: tuple[int, int, Groups] | None = me._groups
-    if found is None or found[0] != capturable or found[1] != played:
-        limit = me.capture_rules.max_sum_cards
-        if cython.compiled and limit <= _SMALL_LIMIT:
-            sums = _small_sums(_small_reach(capturable, 1, limit), limit)
-        else:
-            offers = state._offers
-            sums = offers[2] if offers[0] == capturable else SUM_BITS
-        found = me._groups = (capturable, played, _turn_groups(capturable, played, limit, sums))
-    return found[2]
+    if found is not None:
+        kept_table, kept_card = found[0], found[1]  # (compiled: compared as C integers, not boxed)
+        if kept_table == capturable and kept_card == played:
+            return found[2]
+    limit = me.capture_rules.max_sum_cards
+    if cython.compiled and limit <= _SMALL_LIMIT:
+        sums = _small_sums(_small_reach(capturable, 1, limit), limit)
+    else:
+        offers = state._offers
+        sums = offers[2] if offers[0] == capturable else SUM_BITS
+    groups = _turn_groups(capturable, played, limit, sums)
+    me._groups = (capturable, played, groups)
+    return groups
 
 
 def _turn_path(turn: Turn, target: int, table: int, rules: CaptureRules) -> list[int] | None:

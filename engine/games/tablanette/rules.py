@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from ...cards import RANK, cards_in
-from ...fishing import ACE, JACK, JACKS_MASK, CaptureRules, capture_value, turn_groups
+from ...cards import RANK
+from ...fishing import ACE, JACK, JACKS_MASK, CaptureRules, Groups, capture_value, turn_groups
+
+if TYPE_CHECKING:
+    from ... import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from ... import _cython_shim as cython
 
 
 def tablanette_value(played: int, captured_mask: int, rules: CaptureRules) -> int:
@@ -25,27 +33,32 @@ def sweep_value(played: int, captured_mask: int, rules: CaptureRules) -> int:
     valued = captured_mask & ~JACKS_MASK if rules.jack_takes_all else captured_mask  # §5.6 (c): no special jacks
     found = turn_groups(valued, played, rules.max_sum_cards)
     best = 0
-    for v in capture_value(RANK[played], rules.jack_value):
-        groups = [g for g, values in found if values >> v & 1]
-        worth = {g: (11 if RANK[played] == ACE else v) if g.bit_count() == 1 and RANK[cards_in(g)[0]] == RANK[played]
-                 else v for g in groups}
-        total = _best_partition(captured_mask, groups, worth)
-        if total is not None:
+    for i, v in enumerate(capture_value(RANK[played], rules.jack_value)):
+        total = _best_partition(captured_mask, found, 52 + i, v, RANK[played] == ACE)
+        if total >= 0:
             best = max(best, v + total)
     return best
 
 
-def _best_partition(mask: int, groups: list[int], worth: Mapping[int, int]) -> int | None:
-    """The largest total worth of groups that partition ``mask`` exactly, or None if none does."""
+@cython.cfunc
+@cython.exceptval(-2)
+@cython.returns(cython.int)
+@cython.locals(mask=cython.ulonglong, flag=cython.int, v=cython.int, ace=cython.bint, lowest=cython.ulonglong,
+               g=cython.ulonglong, kept=cython.ulonglong, best=cython.int, rest=cython.int, worth=cython.int)
+def _best_partition(mask: int, groups: Groups, flag: int, v: int, ace: bool) -> int:
+    """The largest total worth of groups for value ``v`` (those of ``groups``, ``turn_groups``', with bit ``flag``)
+    that partition ``mask`` exactly, or -1 if none does: a group is worth ``v``, a single card (a rank match) 11 when
+    an ace takes it. Compiled, C integers."""
     if not mask:
         return 0
-    lowest = mask & -mask
-    best = None
-    for g in groups:
-        if g & lowest and g & mask == g:
-            rest = _best_partition(mask & ~g, groups, worth)
-            if rest is not None and (best is None or worth[g] + rest > best):
-                best = worth[g] + rest
+    lowest = mask & (~mask + 1)
+    best = -1
+    for kept in groups:
+        g = kept & 0xFFFFFFFFFFFFF  # its cards (bits 0-51)
+        if kept >> flag & 1 and g & lowest and g & mask == g:
+            rest = _best_partition(mask & ~g, groups, flag, v, ace)
+            if rest >= 0:
+                worth = 11 if ace and not g & (g - 1) else v
+                if worth + rest > best:
+                    best = worth + rest
     return best
-
-
