@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from operator import or_
 from types import FunctionType
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 from .cards import BIT, CODES, SUIT, SUIT_MASK, SUITS, cards_in, codes_of, mask_of, parse_card
 from .clone import LIST, SHARED, Copier, field_copy
@@ -67,7 +67,7 @@ from .phases import (
     hiding_phases,
 )
 from .rng import Rng
-from .state import Chooser, State, draws_only, position_seat
+from .state import Chooser, Resolved, State, draws_only, position_seat
 from .tricks import (
     FOLLOW_SUIT,
     NO_TRUMP,
@@ -392,6 +392,13 @@ class TrickPlay(Phase["TrickGame"]):
 TRICK_PLAY = TrickPlay()
 
 
+_TRICK_FIELDS = (
+    "current_player", "phase", "moves", "_legal", "n_players", "side_of", "hands", "trump", "trick", "tricks",
+    "trick_size", "best_seat", "best_card", "overtrumps", "card_points", "tricks_won", "last_trick_side", "stock",
+    "stock_top",
+)
+
+
 @cython.cclass
 class TrickCore:
     """What the trick loop reads and writes at every move, as fixed fields of a C struct in the compiled build (a
@@ -401,30 +408,32 @@ class TrickCore:
     source this is a plain class and they are ordinary instance attributes. Python code reads and writes them as
     attributes either way (an attribute not set yet reads None when compiled)."""
 
-    current_player = cython.declare(object, visibility="public")
-    phase = cython.declare(object, visibility="public")
-    moves = cython.declare(object, visibility="public")
-    _legal = cython.declare(object, visibility="public")
-    n_players = cython.declare(object, visibility="public")
-    side_of = cython.declare(object, visibility="public")
-    hands = cython.declare(object, visibility="public")
-    trump = cython.declare(object, visibility="public")
-    trick = cython.declare(object, visibility="public")
-    tricks = cython.declare(object, visibility="public")
-    trick_size = cython.declare(object, visibility="public")
-    best_seat = cython.declare(object, visibility="public")
-    best_card = cython.declare(object, visibility="public")
-    overtrumps = cython.declare(object, visibility="public")
-    card_points = cython.declare(object, visibility="public")
-    tricks_won = cython.declare(object, visibility="public")
-    last_trick_side = cython.declare(object, visibility="public")
+    # The fields are declared in engine/trickgame.pxd (so that other compiled modules that cimport TrickCore read
+    # them as C struct fields); these annotations are for mypy alone (annotation_typing is off), and from source each
+    # field reads None until it is set, as compiled (after the class).
+    current_player: Any
+    phase: Any
+    moves: Any
+    _legal: Any
+    n_players: Any
+    side_of: Any
+    hands: Any
+    trump: Any
+    trick: Any
+    tricks: Any
+    trick_size: Any
+    best_seat: Any
+    best_card: Any
+    overtrumps: Any
+    card_points: Any
+    tricks_won: Any
+    last_trick_side: Any
+    stock: Any
+    stock_top: Any
 
     # The fields, in _copy_fields' order, for engine.clone (compiled; from source they are in the instance's
     # __dict__ and copied with it).
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        "current_player", "phase", "moves", "_legal", "n_players", "side_of", "hands", "trump", "trick", "tricks",
-        "trick_size", "best_seat", "best_card", "overtrumps", "card_points", "tricks_won", "last_trick_side",
-    ) if cython.compiled else ()
+    FIELDS: ClassVar[tuple[str, ...]] = _TRICK_FIELDS if cython.compiled else ()
 
     @cython.locals(c=tuple)
     def _copy_fields(self, new: TrickCore, copiers: tuple[Copier | None, ...]) -> None:
@@ -448,6 +457,13 @@ class TrickCore:
         twin.card_points = field_copy(self.card_points, c[14])
         twin.tricks_won = field_copy(self.tricks_won, c[15])
         twin.last_trick_side = field_copy(self.last_trick_side, c[16])
+        twin.stock = field_copy(self.stock, c[17])
+        twin.stock_top = field_copy(self.stock_top, c[18])
+
+
+if not cython.compiled:
+    for _name in _TRICK_FIELDS:
+        setattr(TrickCore, _name, None)
 
 
 class TrickGame(State, TrickCore):
@@ -528,6 +544,12 @@ class TrickGame(State, TrickCore):
             setattr(cls, "action_string", actions.strings.__getitem__)  # noqa: B010 (mypy refuses it)
 
     @classmethod
+    def _new_match(cls, players: int, resolved: Resolved, seed: int) -> Self:
+        self = super()._new_match(players, resolved, seed)
+        self.stock_top = 0  # (a TrickCore field: no class-level default)
+        return self
+
+    @classmethod
     def _pick_move_path(cls, playing: PlayHooks) -> None:
         """Set the class's ``_legal_ids`` and ``_apply``, which no game defines: with decision phases the base's,
         which ask the phase in play; without, every move is the play's, listed by ``_card_ids`` (``_turn_ids`` when
@@ -558,7 +580,8 @@ class TrickGame(State, TrickCore):
     tricks_won: list[int]
     last_trick_side: int | None
     stock: list[int]
-    stock_top: int = 0  # a stock that is only ever replaced whole (Belote's) is read from its first card
+    stock_top: int  # (0 from the match's start, _new_match: a stock only ever replaced whole, Belote's, is read
+    # from its first card)
     # With STOCK_DRAWN_SHOWN: a stock and the cards drawn from it by each stock_top k (the mask of stock[:k]) for
     # _known_cards, read at almost every observation: worked out once for each stock it reads (a deal's, a loaded
     # position's, a sample's relabelled one), never by the trick loop.
@@ -974,7 +997,7 @@ class TrickGame(State, TrickCore):
                     stop = True
             if draws:  # each seat from the winner on, while the stock lasts
                 if not stocked:
-                    top, stock, stocked = self.stock_top, self.stock, True
+                    top, stock, stocked = me.stock_top, me.stock, True
                 end = len(stock)
                 if top < end:
                     seats = len(hands)
@@ -985,7 +1008,7 @@ class TrickGame(State, TrickCore):
                         held = hands[to]
                         hands[to] = held | _ONE << drawn
                         top += 1
-                    self.stock_top = top
+                    me.stock_top = top
             if len(tricks) == last:
                 me.last_trick_side = side
                 if not self._loading:

@@ -1,16 +1,20 @@
 # Cython's declarations for engine/bots/seen.py (see engine/tricks.pxd): a Seen's fields are a C struct's, and the
 # facts a ranker reads at every turn (trump, the trick's lead, the face-up card, the legal cards) are C methods that
-# a ranker whose own .pxd cimports Seen calls without a Python call.
+# a ranker whose own .pxd cimports Seen calls without a Python call. The state it reads (of_state) is a TrickCore,
+# whose fields (the trick, trump, hands, tricks, phase) it reads as C struct fields.
 
 from engine.tricks cimport beats
+from engine.trickgame cimport TrickCore
 
 cdef class Seen:
-    cdef object _obs, _state, _legal_ids, _legal, _seat, _players, _played_mask, _played_at, _read, _phase, _trick
+    cdef TrickCore _state
+    cdef object _obs, _legal_ids, _legal, _seat, _players, _played_mask, _played_at, _read, _phase, _trick
     cdef object _legal_cards
     cdef bint _history, _face_up_shown, _tricks_shown
     cdef int _trump
     cdef tuple _card_of, _suffixes
     cdef Py_ssize_t _width
+    cdef Seen _bind(self, TrickCore state)
     cpdef Seen at(self, object legal_ids)
     cdef int trump_suit(self) except -2
     cdef int lead_card(self) except -2

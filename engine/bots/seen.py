@@ -126,21 +126,29 @@ class Seen:
         return cls.__new__(cls)._of_state(state, seat, history)
 
     def _of_state(self, state: TrickGame, seat: int, history: bool) -> Seen:
-        self._obs = self._legal = self._read = None
-        self._phase, self._trump, self._trick, self._legal_cards = None, NO_TRUMP, [], []
-        self._state, self._seat, self._players, self._history = state, seat, state.n_players, history
+        self._seat, self._history = seat, history
         observed, actions = state.OBSERVED, state.ACTIONS
         self._face_up_shown, self._tricks_shown = "face_up" in observed, "tricks" in observed
         self._card_of, self._suffixes, self._width = actions.card_of, actions.suffixes, actions.width
+        return self._bind(state)
+
+    def _bind(self, state: TrickGame) -> Seen:
+        """This view of ``state``, whose class (its observed facts, its actions) it has read already."""
+        self._obs = self._legal = self._read = None
+        self._phase, self._trump, self._trick, self._legal_cards = None, NO_TRUMP, [], []
+        self._state, self._players = state, state.n_players
         self._played_mask, self._played_at = 0, (-1, 0)
         return self.at(())
 
     def rebind(self, state: TrickGame) -> None:
         """This view (of :meth:`of_state`) now of ``state``, a state of the same game, for the same seat: as
-        ``of_state`` would make it."""
+        ``of_state`` would make it (the class's facts read again only for another class)."""
         seat = self._seat
         assert seat is not None
-        self._of_state(state, seat, self._history)
+        if type(state) is type(self._state):
+            self._bind(state)
+        else:
+            self._of_state(state, seat, self._history)
 
     def at(self, legal_ids: Sequence[int]) -> Seen:
         """This view (of :meth:`of_state`) now, the seat being to act with ``legal_ids``: good until the next."""
