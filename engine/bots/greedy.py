@@ -138,13 +138,24 @@ class FunctionKeyer(Keyer):
         return n
 
 
+@cython.cfunc
+@cython.locals(n=cython.Py_ssize_t, a=cython.longlong, b=cython.longlong, c=cython.longlong, d=cython.longlong)
+@cython.returns(cython.longlong)
 def _packed(key: SortKey | int) -> int:
     """A RankFunction's key as a Keyer's: a SortKey packed by :func:`key_of`, an int as it is."""
     if not isinstance(key, tuple):
         return key
-    if not 0 < len(key) <= KEY_FIELDS or min(key) <= -HALF or max(key) >= HALF:
-        raise ValueError(f"a sort key of 1 to {KEY_FIELDS} ints within +-{HALF} (exclusive): {key!r}")
-    return key_of(*key)
+    n = len(key)
+    if not 0 < n <= KEY_FIELDS:
+        raise ValueError(f"a sort key of 1 to {KEY_FIELDS} ints: {key!r}")
+    a = key[0]
+    b = key[1] if n > 1 else NO_FIELD
+    c = key[2] if n > 2 else NO_FIELD
+    d = key[3] if n > 3 else NO_FIELD
+    if not (-HALF < a < HALF and (n < 2 or -HALF < b < HALF) and (n < 3 or -HALF < c < HALF)
+            and (n < 4 or -HALF < d < HALF)):
+        raise ValueError(f"a sort key of ints within +-{HALF} (exclusive): {key!r}")
+    return key_of(a, b, c, d)
 
 
 Ranker = Keyer | RankFunction
