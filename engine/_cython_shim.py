@@ -24,8 +24,12 @@ class _CType:
         return self
 
 
-int = uint = longlong = ulonglong = char = bint = p_int = p_ulonglong = Py_ssize_t = _CType()  # noqa: A001  (Cython's names, shadowed here)
+int = uint = longlong = ulonglong = char = bint = p_int = p_ulonglong = p_longlong = Py_ssize_t = _CType()  # noqa: A001  (Cython's names, shadowed here)
 float = double = _CType()  # noqa: A001
+
+
+def sizeof(_type: object) -> Any:
+    raise NotImplementedError("sizeof: C types only (compiled)")
 
 
 def _same(f: _F) -> _F:

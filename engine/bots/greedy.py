@@ -40,20 +40,137 @@ else:
     except ImportError:  # Cython is a build requirement only
         from .. import _cython_shim as cython
 
+if cython.compiled:
+    from cython.cimports.libc.stdlib import free, realloc  # type: ignore[import-untyped]  # C's own
+
 SortKey = tuple[int, ...]  # compared as tuples: the greatest is the best action (bools count as 0 and 1)
 # One key per legal action, in the order of the seat's legal actions, from what the seat has seen: all SortKeys, or
-# all ints (what a tuple would say packed in one int, ``kind * KIND + value`` say: one C comparison, no tuple made).
-Ranker = Callable[[Seen], Sequence[SortKey] | Sequence[int]]
+# all ints (what a tuple would say packed in one int, ``kind * KIND + value`` say).
+RankFunction = Callable[[Seen], Sequence[SortKey] | Sequence[int]]
 
-_RANKERS: dict[str, Ranker] = {}
+# key_of packs a tuple of at most KEY_FIELDS ints, each within +-HALF, in fields of FIELD bits (a field holds its
+# value + HALF; a field the tuple has not holds 0, below every value, as a shorter tuple compares below a longer one
+# it begins).
+FIELD = cython.declare(cython.int, 12)
+HALF = cython.declare(cython.longlong, 1 << 11)
+KEY_FIELDS = 4
+NO_FIELD = cython.declare(cython.longlong, -(1 << 11))  # (-HALF: a field the tuple has not)
+
+
+@cython.locals(a=cython.longlong, b=cython.longlong, c=cython.longlong, d=cython.longlong)
+@cython.returns(cython.longlong)
+def key_of(a: int, b: int = NO_FIELD, c: int = NO_FIELD, d: int = NO_FIELD) -> int:
+    """The tuple ``(a, b, c, d)`` (or ``(a,)``, ``(a, b)``, ``(a, b, c)``) as one int in the same order: one C
+    comparison compiled, no tuple made. Each value lies within +-HALF (exclusive).
+
+    >>> key_of(1, -3) > key_of(1, -4, 9) > key_of(1, -4) > key_of(0, 500, 500, 500)
+    True
+    >>> fields(key_of(2, True, -7))
+    (2, 1, -7)
+    """
+    return (((((a + HALF) << FIELD | (b + HALF)) << FIELD) | (c + HALF)) << FIELD) | (d + HALF)
+
+
+def fields(key: int) -> SortKey:
+    """The tuple :func:`key_of` packed in ``key`` (its fields read back, those it had not dropped)."""
+    values = [(key >> (FIELD * (KEY_FIELDS - 1 - i)) & ((1 << FIELD) - 1)) - HALF for i in range(KEY_FIELDS)]
+    while values[-1] == NO_FIELD:
+        values.pop()
+    return tuple(values)
+
+
+@cython.cclass
+class Keyer:
+    """A ranker whose keys are C integers (compiled): :meth:`rank` writes one key per legal action in ``keys``, in
+    the order of the seat's legal actions, and returns their count; called, it returns the keys as a list.
+    GreedyPolicy reads ``keys`` (compiled, in C: no Python call, list or int per decision)."""
+
+    def __init__(self) -> None:
+        if not cython.compiled:  # (compiled, a C array grown by room: greedy.pxd; NULL and 0 at first)
+            self.keys: list[int] = []
+            self.size = 0
+
+    def __dealloc__(self) -> None:
+        if cython.compiled:
+            free(self.keys)
+
+    def rank(self, seen: Seen) -> int:
+        """Write each legal action's key in ``keys`` (made room for by :meth:`room`); return how many."""
+        raise NotImplementedError
+
+    @cython.locals(grown=cython.p_longlong)
+    def room(self, count: int) -> int:
+        """``count``, once ``keys`` holds that many."""
+        if count > self.size:
+            if cython.compiled:
+                grown = cython.cast(cython.p_longlong, realloc(self.keys, count * cython.sizeof(cython.longlong)))
+                if not grown:
+                    raise MemoryError()
+                self.keys = grown
+            else:
+                self.keys.extend([0] * (count - self.size))
+            self.size = count
+        return count
+
+    @cython.locals(i=cython.Py_ssize_t, n=cython.Py_ssize_t)
+    def __call__(self, seen: Seen) -> list[int]:
+        n = self.rank(seen)
+        return [self.keys[i] for i in range(n)]
+
+
+@cython.cclass
+class FunctionKeyer(Keyer):
+    """A :data:`RankFunction` (a game's ranker written as a function of the Seen) as a Keyer: its SortKeys packed by
+    :func:`key_of`, its ints as they are."""
+
+    function: RankFunction
+
+    def __init__(self, function: RankFunction) -> None:
+        super().__init__()
+        self.function = function
+
+    @cython.locals(i=cython.Py_ssize_t, n=cython.Py_ssize_t)
+    def rank(self, seen: Seen) -> int:
+        keys = self.function(seen)
+        n = self.room(len(keys))
+        for i in range(n):
+            self.keys[i] = _packed(keys[i])
+        return n
+
+
+@cython.cfunc
+@cython.locals(n=cython.Py_ssize_t, a=cython.longlong, b=cython.longlong, c=cython.longlong, d=cython.longlong)
+@cython.returns(cython.longlong)
+def _packed(key: SortKey | int) -> int:
+    """A RankFunction's key as a Keyer's: a SortKey packed by :func:`key_of`, an int as it is."""
+    if not isinstance(key, tuple):
+        return key
+    n = len(key)
+    if not 0 < n <= KEY_FIELDS:
+        raise ValueError(f"a sort key of 1 to {KEY_FIELDS} ints: {key!r}")
+    a = key[0]
+    b = key[1] if n > 1 else NO_FIELD
+    c = key[2] if n > 2 else NO_FIELD
+    d = key[3] if n > 3 else NO_FIELD
+    if not (-HALF < a < HALF and (n < 2 or -HALF < b < HALF) and (n < 3 or -HALF < c < HALF)
+            and (n < 4 or -HALF < d < HALF)):
+        raise ValueError(f"a sort key of ints within +-{HALF} (exclusive): {key!r}")
+    return key_of(a, b, c, d)
+
+
+Ranker = Keyer | RankFunction
+
+_RANKERS: dict[str, Keyer] = {}
 
 
 def register_greedy(*game_ids: str) -> Callable[[Ranker], Ranker]:
-    """Decorator: ``@register_greedy("tres")`` in ``engine/games/tres/greedy.py`` makes the ranker Très' greedy."""
+    """Decorator: ``@register_greedy("tres")`` in ``engine/games/tres/greedy.py`` makes the ranker Très' greedy (a
+    :class:`Keyer`, or a :data:`RankFunction`, which greedy ranks with as a :class:`FunctionKeyer`)."""
 
     def register(ranker: Ranker) -> Ranker:
+        keyer = ranker if isinstance(ranker, Keyer) else FunctionKeyer(ranker)
         for game_id in game_ids:
-            _RANKERS[game_id] = ranker
+            _RANKERS[game_id] = keyer
         return ranker
 
     return register
@@ -76,35 +193,6 @@ def greedy_games() -> list[str]:
     load_game_greedies()
     games = set(list_games())
     return sorted(game for game in _RANKERS if game in games)
-
-
-KEYS_MOST = cython.declare(cython.Py_ssize_t, 128)  # the most legal actions a Keyer ranks (its keys in greedy.pxd)
-
-
-@cython.cclass
-class Keyer:
-    """A ranker whose keys are C integers (compiled): :meth:`rank` writes one key per legal action in ``keys``, in
-    the order of the seat's legal actions, and returns their count; called, it is a Ranker (the keys as a list).
-    GreedyPolicy compiled reads ``keys`` in C: no Python call, list or int per decision."""
-
-    def __init__(self) -> None:
-        if not cython.compiled:  # (compiled, a C array of KEYS_MOST: greedy.pxd)
-            self.keys = [0] * KEYS_MOST
-
-    def rank(self, seen: Seen) -> int:
-        """Write each legal action's key in ``keys``; return how many (at most KEYS_MOST: :meth:`room`)."""
-        raise NotImplementedError
-
-    def room(self, count: int) -> int:
-        """``count``, checked to fit in ``keys``."""
-        if count > KEYS_MOST:
-            raise ValueError(f"{count} legal actions: a Keyer ranks at most {KEYS_MOST}")
-        return count
-
-    @cython.locals(i=cython.Py_ssize_t, n=cython.Py_ssize_t)
-    def __call__(self, seen: Seen) -> list[int]:
-        n = self.rank(seen)
-        return [self.keys[i] for i in range(n)]
 
 
 EPSILON = Option("epsilon", float, 0.0, "probability of playing a uniformly random legal move instead of the best",
@@ -148,6 +236,7 @@ class GreedyPolicy(Policy):
         # epsilon-greedy, choose_id itself
         return self.choose_id if self.epsilon else GreedyChooser(self)
 
+    @cython.locals(keyer=Keyer)
     def choose_id(self, legal_ids: Sequence[int], observe: Observe) -> int:
         count = len(legal_ids)
         if count == 1:
@@ -157,11 +246,8 @@ class GreedyPolicy(Policy):
         if isinstance(observe, SeatObserver):
             kept = observe.kept  # (brought to this turn here: one call less a move)
             seen = cython.cast(Seen, kept).at(legal_ids) if isinstance(kept, Seen) else observe.seen(legal_ids)
-            rank = self._rank
-            if isinstance(rank, Keyer):  # (its keys read as C integers where they are written)
-                keyer = cython.cast(Keyer, rank)
-                return legal_ids[_greatest_key(keyer, keyer.rank(seen), self.rng)]
-            return legal_ids[_greatest(rank(seen), self.rng)]
+            keyer = self._rank
+            return legal_ids[_greatest_key(keyer, keyer.rank(seen), self.rng)]
         return legal_ids[self._best_index(observe())]
 
     def _choose_index(self, observation: Observation) -> int:
@@ -169,11 +255,10 @@ class GreedyPolicy(Policy):
             return self.rng.below(len(observation["legal_actions"]))
         return self._best_index(observation)
 
+    @cython.locals(keyer=Keyer)
     def _best_index(self, observation: Observation) -> int:
-        return self._best_of(self._rank(SeenInObservation(observation)))
-
-    def _best_of(self, keys: Sequence[Any]) -> int:  # (a Ranker's keys: all SortKeys, or all ints)
-        return _greatest(keys, self.rng)
+        keyer = self._rank
+        return _greatest_key(keyer, keyer.rank(SeenInObservation(observation)), self.rng)
 
 
 @cython.cclass
@@ -185,8 +270,7 @@ class GreedyChooser:
     # (compiled, the fields are declared in greedy.pxd)
 
     def __init__(self, policy: GreedyPolicy) -> None:
-        self.policy, self.rng, self.rank = policy, policy.rng, policy._rank
-        self.keyer = policy._rank if isinstance(policy._rank, Keyer) else None
+        self.policy, self.rng, self.keyer = policy, policy.rng, policy._rank
         self.observer: SeatObserver | None = None
         self.seen: Seen | None = None
 
@@ -199,19 +283,16 @@ class GreedyChooser:
             if isinstance(observe, SeatObserver) and isinstance(observe.kept, Seen):
                 self.observer, self.seen = observe, observe.kept
             return action
-        seen = self.seen.at(legal_ids)
         keyer = self.keyer
-        if keyer is not None:
-            return legal_ids[_greatest_key(keyer, keyer.rank(seen), self.rng)]
-        return legal_ids[_greatest(self.rank(seen), self.rng)]
+        return legal_ids[_greatest_key(keyer, keyer.rank(self.seen.at(legal_ids)), self.rng)]
 
 
 @cython.cfunc
 @cython.locals(keyer=Keyer, count=cython.Py_ssize_t, i=cython.Py_ssize_t, index=cython.Py_ssize_t,
                ties=cython.Py_ssize_t, top=cython.longlong, k=cython.longlong)
 def _greatest_key(keyer: Keyer, count: int, rng: Rng) -> int:
-    """The index of the greatest of ``keyer``'s first ``count`` keys, ties broken by ``rng`` as :func:`_greatest`
-    breaks them."""
+    """The index of the greatest of ``keyer``'s first ``count`` keys, ties broken by ``rng`` (the ties-th of the tied
+    keys, in order, for a draw of ``rng.below(ties)``): one pass, then a second only among ties."""
     top, index, ties = keyer.keys[0], 0, 1
     for i in range(1, count):
         k = keyer.keys[i]
@@ -229,25 +310,3 @@ def _greatest_key(keyer: Keyer, count: int, rng: Rng) -> int:
             ties -= 1
     raise AssertionError("a tied key not found")
 
-
-@cython.cfunc
-@cython.locals(i=cython.Py_ssize_t, index=cython.Py_ssize_t, ties=cython.Py_ssize_t, count=cython.Py_ssize_t)
-def _greatest(keys: Sequence[Any], rng: Rng) -> int:
-    """The index of the greatest of ``keys``, ties broken by ``rng`` (the ties-th of the tied keys, in order, for a
-    draw of ``rng.below(ties)``): one pass, then a second only among ties."""
-    best, index, ties, count = keys[0], 0, 1, len(keys)
-    for i in range(1, count):
-        key = keys[i]
-        if key > best:
-            best, index, ties = key, i, 1
-        elif key == best:
-            ties += 1
-    if ties == 1:
-        return index
-    ties = rng.below(ties)
-    for i in range(count):
-        if keys[i] == best:
-            if ties == 0:
-                return i
-            ties -= 1
-    raise AssertionError("a tied key not found")

@@ -13,43 +13,70 @@ One sort key per legal action (higher is better), from the observation of the se
 
 >>> obs = {"game": "boonaken", "phase": "play", "players": 3, "seat": 1, "declarers": [0], "contract": "misere",
 ...        "trump": None, "trick": [[0, "9H"]], "legal_actions": ["7H", "KH"]}
->>> rank_boonaken(Seen(obs))  # duck under the misère declarer's nine
+>>> from engine.bots.greedy import fields  # (a key is a tuple packed in one int: key_of)
+>>> from engine.bots.seen import Seen  # (compiled, the module's Seen is a C type cimported in greedy.pxd)
+>>> [fields(key) for key in rank_boonaken(Seen(obs))]  # duck under the misère declarer's nine
 [(1, -1), (0, 7)]
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from ...bots.greedy import SortKey, register_greedy
+from ...bots.greedy import Keyer, key_of, register_greedy
 from ...bots.policy import Observation
 from ...bots.seen import Seen
 from ...cards import CARD_OF_CODE, SUIT, SUITS, parse_cards
 from ...tricks import NO_TRUMP, beats
 from . import POINTS, RANKING, roem_of
 
+if TYPE_CHECKING:
+    from ... import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from ... import _cython_shim as cython
+
 TOP_TRUMPS = "J9AK"  # trumps that usually win their trick
 CAPTURE = 4  # about what each other player's card in a won trick is worth
 HIGH_PLAIN = "AKQJT"  # cards a misère hand cannot keep
 
 
-@register_greedy("boonaken")
-def rank_boonaken(seen: Seen) -> Sequence[SortKey]:
-    obs = seen.obs
-    legal = obs["legal_actions"]
+@cython.cclass
+class BoonakenGreedy(Keyer):
+    """Boonaken's ranker (:data:`rank_boonaken`): each key :func:`key_of` a tuple."""
+
+    @cython.locals(i=cython.Py_ssize_t, n=cython.Py_ssize_t, legal=list)
+    def rank(self, seen: Seen) -> int:
+        obs = seen.obs
+        legal = obs["legal_actions"]
+        n = self.room(len(legal))
+        if obs["phase"] == "play":
+            _rank_cards(self, seen, legal)
+            return n
+        choice = _choice(obs)
+        for i in range(n):
+            self.keys[i] = key_of(legal[i] == choice)
+        return n
+
+
+rank_boonaken = register_greedy("boonaken")(BoonakenGreedy())
+
+
+def _choice(obs: Observation) -> str:
+    """The one action a phase before the play takes (its key 1, the others' 0)."""
+    legal: list[str] = obs["legal_actions"]
     phase = obs["phase"]
-    if phase == "play":
-        return _rank_cards(seen)
     if phase == "bidding":
-        choice = _bid(obs)
-    elif phase == "exchange":
-        choice = _discard(obs)
-    elif phase == "trump":
+        return _bid(obs)
+    if phase == "exchange":
+        return _discard(obs)
+    if phase == "trump":
         hand = _mask(obs["hand"])
-        choice = max(legal, key=lambda a: _worth(hand, SUITS.index(a[-1]), obs))
-    else:
-        choice = max(legal, key=lambda a: int(a.split(":")[1]))  # 7.3: declare every point of roem held
-    return [(int(action == choice),) for action in legal]
+        return max(legal, key=lambda a: _worth(hand, SUITS.index(a[-1]), obs))
+    return max(legal, key=lambda a: int(a.split(":")[1]))  # 7.3: declare every point of roem held
 
 
 def _mask(codes: Sequence[str]) -> int:
@@ -120,42 +147,50 @@ def _discard(obs: Observation) -> str:
     return max(legal, key=kept_value)
 
 
-def _rank_cards(seen: Seen) -> list[SortKey]:
+@cython.cfunc
+@cython.locals(keyer=Keyer, seen=Seen, i=cython.Py_ssize_t, trump=cython.int, card=cython.int, best=cython.int,
+               cheap=cython.int, worth=cython.int, trick_points=cython.int, wins=cython.bint, declaring=cython.bint,
+               misere=cython.bint, power=tuple, points=tuple, legal=list)
+def _rank_cards(keyer: Keyer, seen: Seen, legal: list[str]) -> None:
     obs = seen.obs
     trump = NO_TRUMP if obs["trump"] is None else SUITS.index(obs["trump"])
-    power, points = RANKING.power[trump], POINTS[trump]
-    declarers, contract, me = obs["declarers"], obs["contract"], obs["seat"]
+    power, points = tuple(RANKING.power[trump]), tuple(POINTS[trump])
+    declarers, contract = obs["declarers"], obs["contract"]
+    declaring, misere = obs["seat"] in declarers, contract == "misere"
     trick = seen.trick
-    keys = []
+    best_seat, best, trick_points = -1, -1, 0
     if trick:  # the trick's facts, once for every card
         best_seat, best = seen.winning(trump, power)
-        trick_points = sum(points[c] for _s, c in trick)
-    for action in obs["legal_actions"]:
-        card = CARD_OF_CODE[action]
+        for _s, card in trick:
+            trick_points += points[card]
+    for i in range(len(legal)):
+        card = CARD_OF_CODE[legal[i]]
         cheap = -power[card] - points[card]
         if not trick:
-            keys.append(_lead(card, me in declarers, contract, power))
+            keyer.keys[i] = _lead(card, declaring, misere, power)
             continue
         wins = beats(card, best, trump, power)
-        if contract == "misere":
-            if me in declarers:
-                keys.append((int(not wins), power[card] if not wins else -power[card]))
+        if misere:
+            if declaring:
+                keyer.keys[i] = key_of(not wins, power[card] if not wins else -power[card])
             elif best_seat in declarers:
-                keys.append((int(not wins), -power[card] if not wins else power[card]))  # duck under it
+                keyer.keys[i] = key_of(not wins, -power[card] if not wins else power[card])  # duck under it
             else:
-                keys.append((0, power[card]))  # get rid of high cards
+                keyer.keys[i] = key_of(0, power[card])  # get rid of high cards
             continue
         worth = trick_points + points[card]
-        if me in declarers or best_seat in declarers:
-            keys.append((int(wins), worth + cheap if wins else -points[card]))  # take it cheaply
+        if declaring or best_seat in declarers:
+            keyer.keys[i] = key_of(wins, worth + cheap if wins else -points[card])  # take it cheaply
         else:
-            keys.append((0, -points[card] - power[card]))  # another opponent holds it: keep strength
-    return keys
+            keyer.keys[i] = key_of(0, -points[card] - power[card])  # another opponent holds it: keep strength
 
 
-def _lead(card: int, declaring: bool, contract: str, power: Sequence[int]) -> SortKey:
-    if contract == "misere":
-        return (0, -power[card])  # a low lead
+@cython.cfunc
+@cython.locals(card=cython.int, declaring=cython.bint, misere=cython.bint, power=tuple)
+@cython.returns(cython.longlong)
+def _lead(card: int, declaring: bool, misere: bool, power: tuple[int, ...]) -> int:
+    if misere:
+        return key_of(0, -power[card])  # a low lead
     if declaring:
-        return (0, power[card])  # a winner first
-    return (0, -power[card])
+        return key_of(0, power[card])  # a winner first
+    return key_of(0, -power[card])

@@ -17,13 +17,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from ...bots.greedy import SortKey, register_greedy
+from ...bots.greedy import Keyer, key_of, register_greedy
 from ...bots.seen import Seen
 from ...cards import RANK_CHAR, SUIT, SUITS
 from ...tricks import NO_TRUMP, beats
 from . import DECK, POINTS, RANKING
+
+if TYPE_CHECKING:
+    from ... import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from ... import _cython_shim as cython
 
 PLAIN_POINTS = POINTS[NO_TRUMP]
 NAME_SUIT_AT = 5  # the dealer names a suit he holds this many cards of (else delegates)
@@ -49,58 +57,82 @@ def _strength(hand: list[int], trump: int) -> int:
     return len(trumps) + sum(RANK_CHAR[c] in "9A" for c in trumps)
 
 
-def _rank_choice(legal: Sequence[str], hand: list[int]) -> list[SortKey]:
-    best = max(range(4), key=lambda s: _suit_value(hand, s))
+@cython.cfunc
+@cython.locals(keyer=Keyer, i=cython.Py_ssize_t, best=cython.int, suit=cython.int, botifarra=cython.bint,
+               strong=cython.bint)
+def _rank_choice(keyer: Keyer, legal: list[str], hand: list[int]) -> None:
+    best, value = 0, _suit_value(hand, 0)  # the first suit of the greatest value
+    for suit in range(1, 4):
+        if _suit_value(hand, suit) > value:
+            best, value = suit, _suit_value(hand, suit)
     botifarra = _manillas(hand) >= BOTIFARRA_AT
     strong = botifarra or _suit_value(hand, best)[0] >= NAME_SUIT_AT
-    keys: list[SortKey] = []
-    for action in legal:
+    for i in range(len(legal)):
+        action = legal[i]
         if action == "delegate":
-            keys.append((0 if strong else 3,))
+            keyer.keys[i] = key_of(0 if strong else 3)
         elif action == "trump:none":
-            keys.append((1 + botifarra,))
+            keyer.keys[i] = key_of(1 + botifarra)
         else:
-            keys.append((1 + (SUITS.index(action[-1]) == best and not botifarra),))
-    return keys
+            keyer.keys[i] = key_of(1 + (SUITS.index(action[-1]) == best and not botifarra))
 
 
-def _rank_play(seen: Seen, hand: list[int]) -> list[SortKey]:
+@cython.cfunc
+@cython.locals(keyer=Keyer, seen=Seen, i=cython.Py_ssize_t, trump=cython.int, card=cython.int, c=cython.int,
+               best=cython.int, length=cython.int, master=cython.bint, partner_winning=cython.bint,
+               last=cython.bint, is_trump=cython.bint, n=cython.Py_ssize_t, power=tuple, highest=list)
+def _rank_play(keyer: Keyer, seen: Seen, hand: list[int]) -> None:
     trump, trick = seen.trump, seen.trick
-    power = RANKING.power[trump]
-    cards = seen.legal_cards
+    power = tuple(RANKING.power[trump])
+    n = seen.legal_count()
     if not trick:
         highest = seen.highest_unseen(DECK, power)
-        keys: list[SortKey] = []
-        for card in cards:
-            assert card is not None
+        for i in range(n):
+            card = seen.card_at(i)
+            assert card >= 0
             master = highest[SUIT[card]] <= power[card]
-            length = sum(SUIT[c] == SUIT[card] for c in hand)
-            keys.append((1, PLAIN_POINTS[card]) if master else (0, length - 20 * (SUIT[card] == trump),
-                                                               -PLAIN_POINTS[card], -power[card]))
-        return keys
+            length = 0
+            for c in hand:
+                length += SUIT[c] == SUIT[card]
+            keyer.keys[i] = key_of(1, PLAIN_POINTS[card]) if master else key_of(
+                0, length - 20 * (SUIT[card] == trump), -PLAIN_POINTS[card], -power[card])
+        return
     seat, best = seen.winning(trump, power)
     partner_winning = seat == seen.partner()
     last = len(trick) == 3
-    keys = []
-    for card in cards:
-        assert card is not None
+    for i in range(n):
+        card = seen.card_at(i)
+        assert card >= 0
         is_trump = SUIT[card] == trump
         if partner_winning:
-            keys.append((1, PLAIN_POINTS[card] - 10 * is_trump, -power[card]))
+            keyer.keys[i] = key_of(1, PLAIN_POINTS[card] - 10 * is_trump, -power[card])
         elif beats(card, best, trump, power):
-            keys.append((2, -power[card] if last else power[card], PLAIN_POINTS[card]))
+            keyer.keys[i] = key_of(2, -power[card] if last else power[card], PLAIN_POINTS[card])
         else:
-            keys.append((0, -PLAIN_POINTS[card] - 10 * is_trump, -power[card]))
-    return keys
+            keyer.keys[i] = key_of(0, -PLAIN_POINTS[card] - 10 * is_trump, -power[card])
 
 
-@register_greedy("botifarra")
-def rank_botifarra(seen: Seen) -> Sequence[SortKey]:
-    hand = seen.hand()
-    phase = seen.phase
-    if phase == "choice":
-        return _rank_choice(seen.legal, hand)
-    if phase == "doubling":
-        strong = _strength(hand, seen.trump) >= DOUBLE_AT
-        return [((action != "pass") == strong,) for action in seen.legal]
-    return _rank_play(seen, hand)
+@cython.cclass
+class BotifarraGreedy(Keyer):
+    """Botifarra's ranker (:data:`rank_botifarra`): each key :func:`key_of` a tuple."""
+
+    @cython.locals(i=cython.Py_ssize_t, n=cython.Py_ssize_t, strong=cython.bint, legal=list)
+    def rank(self, seen: Seen) -> int:
+        hand = seen.hand()
+        phase = seen.phase
+        if phase == "choice" or phase == "doubling":
+            legal = seen.legal
+            n = self.room(len(legal))
+            if phase == "choice":
+                _rank_choice(self, legal, hand)
+            else:
+                strong = _strength(hand, seen.trump) >= DOUBLE_AT
+                for i in range(n):
+                    self.keys[i] = key_of((legal[i] != "pass") == strong)
+            return n
+        n = self.room(seen.legal_count())
+        _rank_play(self, seen, hand)
+        return n
+
+
+rank_botifarra = register_greedy("botifarra")(BotifarraGreedy())

@@ -11,75 +11,104 @@
 >>> obs = {"game": "thunee", "seat": 3, "players": 4, "phase": "play", "trump": "H", "contract": "normal",
 ...        "hand": ["9S", "AS", "QH"], "trick": [[0, "TS"], [1, "KS"], [2, "JS"]],
 ...        "legal_actions": ["9S", "AS"]}
->>> rank_thunee(Seen(obs))  # seat 3's partner 1 does not win the trick, and no spade beats the jack: lose the 11
+>>> from engine.bots.greedy import fields  # (a key is a tuple packed in one int: key_of)
+>>> from engine.bots.seen import Seen  # (compiled, the module's Seen is a C type cimported in greedy.pxd)
+>>> [fields(key) for key in rank_thunee(Seen(obs))]  # partner 1 does not win, no spade beats the jack: lose the 11
 [(0, -20, -5), (0, -11, -4)]
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from ...bots.greedy import SortKey, register_greedy
+from ...bots.greedy import Keyer, key_of, register_greedy
 from ...bots.policy import Observation
 from ...bots.seen import Seen
 from ...cards import CARD_OF_CODE, SUIT, SUITS
 from ...tricks import NO_TRUMP, beats
 from . import CARD_POINTS, RANKINGS
 
+if TYPE_CHECKING:
+    from ... import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from ... import _cython_shim as cython
+
 PASSING = {"pass": 1, "keep": 0, "redeal": 2, "mooney": 3, "trip": 0, "thunee": 0, "royals": 0, "double": 0,
            "kanak": -1}
 
 
-@register_greedy("thunee")
-def rank_thunee(seen: Seen) -> Sequence[SortKey]:
-    obs = seen.obs
-    legal = obs["legal_actions"]
-    if obs["phase"] == "trump":
-        return [_trump_key(obs, action) for action in legal]
-    if obs["phase"] == "play":
-        return _card_keys(seen, legal)
-    return [_word_key(action) for action in legal]
+@cython.cclass
+class ThuneeGreedy(Keyer):
+    """Thunee's ranker (:data:`rank_thunee`): each key :func:`key_of` a tuple."""
+
+    @cython.locals(i=cython.Py_ssize_t, n=cython.Py_ssize_t, legal=list)
+    def rank(self, seen: Seen) -> int:
+        obs = seen.obs
+        legal = obs["legal_actions"]
+        n = self.room(len(legal))
+        if obs["phase"] == "play":
+            _card_keys(self, seen, legal)
+        elif obs["phase"] == "trump":
+            for i in range(n):
+                self.keys[i] = _trump_key(obs, legal[i])
+        else:
+            for i in range(n):
+                self.keys[i] = _word_key(legal[i])
+        return n
 
 
-def _word_key(action: str) -> SortKey:
+rank_thunee = register_greedy("thunee")(ThuneeGreedy())
+
+
+@cython.cfunc
+@cython.returns(cython.longlong)
+def _word_key(action: str) -> int:
     if action.startswith("jodi:"):
-        return (4, len(action))  # before the pass, the three-card jodi first
+        return key_of(4, len(action))  # before the pass, the three-card jodi first
     if action.startswith("call:"):
-        return (0,)
-    return (PASSING[action],)
+        return key_of(0)
+    return key_of(PASSING[action])
 
 
-def _trump_key(obs: Observation, action: str) -> SortKey:
+@cython.cfunc
+@cython.returns(cython.longlong)
+def _trump_key(obs: Observation, action: str) -> int:
     if action == "trump:last":
-        return (-1,)
+        return key_of(-1)
     card = CARD_OF_CODE[action.split(":")[1]]
     hand = [CARD_OF_CODE[c] for c in obs["hand"]]
     suit = [c for c in hand if SUIT[c] == SUIT[card]]
     power = RANKINGS["normal"].power[NO_TRUMP]
-    return (len(suit), sum(CARD_POINTS[c] for c in suit), -power[card])
+    return key_of(len(suit), sum(CARD_POINTS[c] for c in suit), -power[card])
 
 
-def _card_keys(seen: Seen, legal: Sequence[str]) -> list[SortKey]:
+@cython.cfunc
+@cython.locals(keyer=Keyer, i=cython.Py_ssize_t, trump=cython.int, card=cython.int, best=cython.int,
+               last=cython.bint, partner_winning=cython.bint, power=tuple, trick=list)
+def _card_keys(keyer: Keyer, seen: Seen, legal: list[str]) -> None:
     obs = seen.obs
     trump = NO_TRUMP if obs["trump"] is None else SUITS.index(obs["trump"])
     power = RANKINGS["royals" if obs["contract"] == "royals" else "normal"].power[trump]
     trick = seen.trick
+    best, last, partner_winning = -1, False, False
     if trick:  # the trick's facts, once for every card
         best_seat, best = seen.winning(trump, power)
         last = len(trick) == obs["players"] - 1
         partner_winning = best_seat % 2 == obs["seat"] % 2
-    keys: list[SortKey] = []
-    for action in legal:
+    for i in range(len(legal)):
+        action = legal[i]
         if action not in CARD_OF_CODE:
-            keys.append((-10,))
+            keyer.keys[i] = key_of(-10)
             continue
         card = CARD_OF_CODE[action]
         if not trick:
-            keys.append((1, SUIT[card] != trump, power[card]))
+            keyer.keys[i] = key_of(1, SUIT[card] != trump, power[card])
         elif partner_winning:
-            keys.append((1, CARD_POINTS[card] if last else -power[card]))
+            keyer.keys[i] = key_of(1, CARD_POINTS[card] if last else -power[card])
         elif beats(card, best, trump, power):
-            keys.append((1, -power[card]))
+            keyer.keys[i] = key_of(1, -power[card])
         else:
-            keys.append((0, -CARD_POINTS[card], -power[card]))
-    return keys
+            keyer.keys[i] = key_of(0, -CARD_POINTS[card], -power[card])
