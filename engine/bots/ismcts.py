@@ -28,6 +28,7 @@ from ..rng import Rng
 from ..search.double_dummy import Table, nominal_nodes
 from ..state import State
 from .exact import exact_from, play_exactly
+from .inference import infer_option, infer_sample
 from .search import NOMINAL_MOVES, SearchPolicy, bids_option, last_deal, play_deal, rollout_option
 from .view import SeatView
 
@@ -80,6 +81,7 @@ class IsmctsPolicy(SearchPolicy):
                "every hand known (double dummy) instead of by the rollout policy (0: never)", minimum=0,
                maximum=52, noun="parameter"),
         bids_option(),
+        infer_option(0),
     )
 
     @classmethod
@@ -102,7 +104,8 @@ class IsmctsPolicy(SearchPolicy):
             meter.charge(SAMPLE_WORK)
         except BudgetSpent:
             return None
-        world = last_deal(view.sample(self.rng))
+        infer = self.params["infer"]
+        world = last_deal(infer_sample(view, self.rng, infer))
         keys = self._key_function(world)
         fixed = view.fixed()  # every sample the same deal: copies of the first will do
         iters = self.params["iters"]
@@ -112,7 +115,7 @@ class IsmctsPolicy(SearchPolicy):
                     sample = world.clone() if k + 1 < iters else world
                 elif k:
                     meter.charge(SAMPLE_WORK)
-                    sample = last_deal(view.sample(self.rng))
+                    sample = last_deal(infer_sample(view, self.rng, infer))
                 else:
                     sample = world
                 meter.charge(self._iterate(root, sample, keys, meter, table))

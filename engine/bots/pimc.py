@@ -35,6 +35,7 @@ from ..options import Option
 from ..search.double_dummy import DoubleDummy, cards_left, nominal_nodes, unsolvable
 from ..state import State
 from ..trickgame import TrickGame
+from .inference import infer_option, infer_sample
 from .search import (
     NOMINAL_LEGAL,
     NOMINAL_MOVES,
@@ -91,6 +92,7 @@ class PimcPolicy(SearchPolicy):
                "sampled (0: no bound)", minimum=0, noun="parameter"),
         rollout_option("greedy"),
         bids_option(),
+        infer_option(0),
     )
 
     @classmethod
@@ -113,7 +115,7 @@ class PimcPolicy(SearchPolicy):
         try:
             for _ in range(1 if view.fixed() else self.params["samples"]):
                 meter.charge(SAMPLE_WORK)
-                world = last_deal(view.sample(self.rng))
+                world = last_deal(infer_sample(view, self.rng, self.params["infer"]))
                 values, cost = self._evaluate(world, legal_ids, meter)
                 for i, value in enumerate(values):
                     totals[i] += value
