@@ -88,10 +88,11 @@ def _deal_start(world: State) -> State | None:
     return start
 
 
-def misfits(world: State, moves: Sequence[int]) -> int:
+def misfits(world: State, moves: Sequence[int], bound: int = 1 << 30) -> int:
     """How far the moves at ``moves`` (indices in ``world.moves``, as :func:`bids_to_fit` gives) are from greedy's
     with the hands of ``world``: for each, how many legal moves greedy rates above the one made (0: every move is one
-    greedy rates best); -1 if the deal cannot be replayed."""
+    greedy rates best); -1 if the deal cannot be replayed. Once the count reaches ``bound`` it is returned as it is
+    (a world no better than one already drawn)."""
     replay = _deal_start(world)
     if replay is None:
         return -1
@@ -111,6 +112,8 @@ def misfits(world: State, moves: Sequence[int]) -> int:
             for key in keys:  # (a bid further from greedy's misfits more: a pass where it would bid 90 or 120)
                 if key > made:
                     count += 1
+            if count >= bound:
+                return count
         replay.apply_id(action)
     return count
 
@@ -133,7 +136,7 @@ def infer_sample(view: SeatView, rng: Rng, tries: int) -> State:
         if least <= 0:
             break
         world = view.sample(rng)
-        count = misfits(world, moves)
+        count = misfits(world, moves, least)
         if 0 <= count < least:
             best, least = world, count
     return best
