@@ -135,3 +135,39 @@ def test_games_without_bids_to_fit_sample_as_before(game: str) -> None:
     view = SeatView(state, seat)
     world = infer_sample(view, Rng(5), 8)
     assert world.observation(seat) == state.observation(seat)
+
+
+@pytest.mark.parametrize("game", ["belote", "botifarra", "boonaken"])
+def test_other_auctions_are_read_and_the_real_deal_fits_them(game: str) -> None:
+    fitted = 0
+    for seed in (1, 2, 3):
+        state = engine.new_match(game, seed=seed)
+        bots = make_policies(["greedy"] * state.players, game, seed=seed)
+        while state.phase != "play" or len(state.moves) - state.dealing_start < 4:
+            seat = state.current_player
+            assert seat is not None
+            state.apply_id(bots[seat].choose_id(state.legal_action_ids(), seat_observer(state, seat, bots[seat])))
+        seat = state.current_player
+        assert seat is not None
+        view = SeatView(state, seat)
+        moves = bids_to_fit(view.sample(Rng(1)), seat)  # (none where a move was hidden from the seat: Boonaken's)
+        fitted += bool(moves)
+        assert misfits(state, moves) == 0
+        world = infer_sample(view, Rng(2), 8)
+        assert world.observation(seat) == state.observation(seat)
+    assert fitted
+
+
+def test_an_auction_with_a_move_hidden_from_the_seat_is_not_replayed() -> None:
+    """Thunee's trumper lays its trump card face down: a sample's moves would show it, so nothing is fitted."""
+    state = engine.new_match("thunee", seed=1)
+    bots = make_policies(["greedy"] * 4, "thunee", seed=1)
+    while state.phase != "play" or len(state.moves) - state.dealing_start < 8:
+        seat = state.current_player
+        assert seat is not None
+        state.apply_id(bots[seat].choose_id(state.legal_action_ids(), seat_observer(state, seat, bots[seat])))
+    seat = state.current_player
+    assert seat is not None
+    hidden = [m for m in state.moves if state.action_seen_by(seat, m[0], state.action_string(m[1])) !=
+              state.action_string(m[1])]
+    assert hidden and bids_to_fit(SeatView(state, seat).sample(Rng(1)), seat) == []

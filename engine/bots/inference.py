@@ -48,7 +48,8 @@ def bids_to_fit(world: State, seat: int) -> list[int]:
     """The indices in ``world.moves`` of the moves of the current dealing that other seats than ``seat`` made
     outside the play of the cards with a choice (what a sample's hands should explain), read from ``world`` (a
     sample: which moves had a choice there is public); empty for a game that is not a trick game or has no greedy
-    heuristic, or where the dealing cannot be replayed (a position loaded in the middle of it)."""
+    heuristic, or where the dealing cannot be replayed to the world's hands (a position loaded in the middle of it;
+    a game whose deal depends on more than its deck and dealer)."""
     if not isinstance(world, TrickGame) or world.is_terminal:
         return []
     if world.game_id not in _RANKERS:
@@ -66,32 +67,34 @@ def bids_to_fit(world: State, seat: int) -> list[int]:
         legal = replay.legal_action_ids()
         if replay.current_player != mover or action not in legal:
             return []  # (not this dealing's first moves: a loaded position's)
+        word = world.action_string(action)
+        if world.action_seen_by(seat, mover, word) != word:
+            return []  # a move the seat did not see (Thunee's trump card, chosen face down): not replayed
         if mover != seat and len(legal) > 1:
             out.append(i)
         replay.apply_id(action)
+    # the replay must hold the world's hands (one whose deal depends on more than its deck and dealer does not)
+    for s in range(world.players):
+        if replay.hands[s] != world.hands[s] | world._played_since(s):
+            return []
     return out
 
 
-def _deal_start(world: State) -> State | None:
-    """The world's current dealing as it was dealt (its ``deal_deck`` from its dealer), or None if the game cannot
-    be made again so (its hands then differ from the world's: a game whose deal depends on more than its deck)."""
+def _deal_start(world: State) -> TrickGame | None:
+    """The world's current dealing as it was dealt (its ``deal_deck`` from its dealer), or None if the game cannot be
+    made so."""
     try:
         start = type(world).create(seed=world.seed, players=world.players, options=world.options,
                                    first_dealer=world.dealer, deck=[CODES[c] for c in world.deal_deck])
     except ValueError:
         return None
-    if not isinstance(start, TrickGame) or not isinstance(world, TrickGame):
-        return None
-    for s in range(world.players):
-        if start.hands[s] != world.hands[s] | world._played_since(s):
-            return None
-    return start
+    return start if isinstance(start, TrickGame) else None
 
 
 def misfits(world: State, moves: Sequence[int], bound: int = 1 << 30) -> int:
     """How far the moves at ``moves`` (indices in ``world.moves``, as :func:`bids_to_fit` gives) are from greedy's
     with the hands of ``world``: for each, how many legal moves greedy rates above the one made (0: every move is one
-    greedy rates best); -1 if the deal cannot be replayed. Once the count reaches ``bound`` it is returned as it is
+    greedy rates best); -1 if the deal cannot be replayed (a move made not legal there). Once the count reaches ``bound`` it is returned as it is
     (a world no better than one already drawn)."""
     replay = _deal_start(world)
     if replay is None:
@@ -106,6 +109,8 @@ def misfits(world: State, moves: Sequence[int], bound: int = 1 << 30) -> int:
         if i == moves[k]:
             k += 1
             legal = replay.legal_action_ids()
+            if action not in legal:
+                return -1  # (a world where the move could not have been made: the first draw's facts kept it out)
             seen: Seen = SeatObserver(replay, mover).seen(legal)
             keys: list[Any] = list(rank(seen))  # (all ints, or all tuples)
             made = keys[legal.index(action)]
