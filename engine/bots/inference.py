@@ -94,8 +94,8 @@ def _deal_start(world: State) -> TrickGame | None:
 def misfits(world: State, moves: Sequence[int], bound: int = 1 << 30) -> int:
     """How far the moves at ``moves`` (indices in ``world.moves``, as :func:`bids_to_fit` gives) are from greedy's
     with the hands of ``world``: for each, how many legal moves greedy rates above the one made (0: every move is one
-    greedy rates best); -1 if the deal cannot be replayed (a move made not legal there). Once the count reaches ``bound`` it is returned as it is
-    (a world no better than one already drawn)."""
+    greedy rates best); -1 if the deal cannot be replayed (a move made not legal there). Once the count reaches
+    ``bound`` it is returned as it is (a world no better than one already drawn)."""
     replay = _deal_start(world)
     if replay is None:
         return -1
