@@ -171,3 +171,12 @@ def test_an_auction_with_a_move_hidden_from_the_seat_is_not_replayed() -> None:
     hidden = [m for m in state.moves if state.action_seen_by(seat, m[0], state.action_string(m[1])) !=
               state.action_string(m[1])]
     assert hidden and bids_to_fit(SeatView(state, seat).sample(Rng(1)), seat) == []
+
+
+@pytest.mark.parametrize("name", ["pimc", "ismcts"])
+def test_inference_draws_count_in_a_decisions_work(name: str) -> None:
+    from engine.bots.registry import policy_class
+    cls = policy_class(name)
+    plain = cls.work_cost(cls.resolve_params({"infer": 0}))
+    inferred = cls.work_cost(cls.resolve_params({"infer": 8}))
+    assert plain is not None and inferred is not None and inferred.work > plain.work

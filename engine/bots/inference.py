@@ -128,7 +128,7 @@ def infer_sample(view: SeatView, rng: Rng, tries: int) -> State:
     seats' bids: the first of up to ``tries`` draws that greedy's bids fit, else the one that misfits least (the first
     among equals)."""
     best = view.sample(rng)
-    if tries <= 1:
+    if tries <= 1 or view.fixed():
         return best
     memo = view._memo  # (one per position: the moves to fit are worked out once)
     moves = memo.get("bids")

@@ -98,24 +98,27 @@ class PimcPolicy(SearchPolicy):
     @classmethod
     def work_cost(cls, params: Mapping[str, Any]) -> Cost:
         samples, rollouts, dd_cards = params["samples"], params["rollouts"], params["dd_cards"]
+        sample = SAMPLE_WORK * max(1, params["infer"])  # (each draw of auction inference a sample's work)
         playouts = rollouts * NOMINAL_LEGAL * NOMINAL_MOVES
         nodes = nominal_nodes(dd_cards)
         solve = nodes // NODE_WORK
-        world = SAMPLE_WORK + max(playouts, solve)
+        world = sample + max(playouts, solve)
         work = samples * world if not params["budget"] else min(samples * world, params["budget"] + world)
         searched = (f" or about {nodes:,} double-dummy nodes at dd_cards={dd_cards}, {NODE_WORK} to a unit"
                     if solve > playouts else "")
-        reckoning = (f"samples {samples:,} x ({SAMPLE_WORK} a world + rollouts {rollouts:,} x "
+        reckoning = (f"samples {samples:,} x ({sample} a world + rollouts {rollouts:,} x "
                      f"{NOMINAL_LEGAL * NOMINAL_MOVES} moves{searched})")
         return Cost(work, reckoning, "samples, rollouts or dd_cards")
 
     def _search(self, legal_ids: Sequence[int], view: SeatView, meter: Meter) -> int | None:
         totals = [0.0] * len(legal_ids)
         budget, spent, worlds = self.params["budget"], 0, 0
+        infer = self.params["infer"]
+        sample = SAMPLE_WORK * max(1, infer)  # (the most draws auction inference makes)
         try:
             for _ in range(1 if view.fixed() else self.params["samples"]):
-                meter.charge(SAMPLE_WORK)
-                world = last_deal(infer_sample(view, self.rng, self.params["infer"]))
+                meter.charge(sample)
+                world = last_deal(infer_sample(view, self.rng, infer))
                 values, cost = self._evaluate(world, legal_ids, meter)
                 for i, value in enumerate(values):
                     totals[i] += value
