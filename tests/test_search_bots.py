@@ -111,7 +111,8 @@ def test_a_seed_gives_the_same_play(label: str) -> None:
 
 def test_search_policies_take_their_parameters_by_label() -> None:
     assert parse_policy("pimc:samples=8:dd_cards=0") == (
-        "pimc", {"samples": 8, "rollouts": 1, "dd_cards": 0, "budget": 0, "rollout": "greedy", "bids": "greedy"})
+        "pimc", {"samples": 8, "rollouts": 1, "dd_cards": 0, "budget": 0, "rollout": "greedy", "bids": "greedy",
+                 "infer": 8})
     assert policy_label("ismcts", {"iters": 400}) == "ismcts"
     assert policy_label("ismcts", {"iters": 50, "rollout": "greedy"}) == "ismcts:iters=50:rollout=greedy"
     with pytest.raises(ValueError, match="samples. = 0 is out of range"):

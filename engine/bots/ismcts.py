@@ -28,6 +28,7 @@ from ..rng import Rng
 from ..search.double_dummy import Table, nominal_nodes
 from ..state import State
 from .exact import exact_from, play_exactly
+from .inference import infer_option, infer_sample
 from .search import NOMINAL_MOVES, SearchPolicy, bids_option, last_deal, play_deal, rollout_option
 from .view import SeatView
 
@@ -80,29 +81,33 @@ class IsmctsPolicy(SearchPolicy):
                "every hand known (double dummy) instead of by the rollout policy (0: never)", minimum=0,
                maximum=52, noun="parameter"),
         bids_option(),
+        infer_option(0),
     )
 
     @classmethod
     def work_cost(cls, params: Mapping[str, Any]) -> Cost:
         iters, dd_cards = params["iters"], params["dd_cards"]
+        sample = SAMPLE_WORK * max(1, params["infer"])  # (each draw of auction inference a sample's work)
         if not dd_cards:
-            return Cost(iters * (SAMPLE_WORK + NOMINAL_MOVES),
-                        f"iters {iters:,} x ({SAMPLE_WORK} a world + {NOMINAL_MOVES} moves)", "iters")
+            return Cost(iters * (sample + NOMINAL_MOVES),
+                        f"iters {iters:,} x ({sample} a world + {NOMINAL_MOVES} moves)", "iters")
         # an exact play-out: a search at each of its moves, the first the largest (later ones find its table)
         exact = 2 * -(-nominal_nodes(dd_cards) // NODE_WORK)
-        return Cost(iters * (SAMPLE_WORK + NOMINAL_MOVES + exact),
-                    f"iters {iters:,} x ({SAMPLE_WORK} a world + {NOMINAL_MOVES} moves + {exact:,} for an exact "
+        return Cost(iters * (sample + NOMINAL_MOVES + exact),
+                    f"iters {iters:,} x ({sample} a world + {NOMINAL_MOVES} moves + {exact:,} for an exact "
                     f"play-out from {dd_cards} cards)", "iters or dd_cards")
 
     @cython.locals(root=Node)
     def _search(self, legal_ids: Sequence[int], view: SeatView, meter: Meter) -> int | None:
         root = Node()
         table = Table()  # the exact play-outs' searches of this decision share it (engine.bots.exact)
+        infer = self.params["infer"]
+        draw = SAMPLE_WORK * max(1, infer)  # (the most draws auction inference makes)
         try:
-            meter.charge(SAMPLE_WORK)
+            meter.charge(draw)
         except BudgetSpent:
             return None
-        world = last_deal(view.sample(self.rng))
+        world = last_deal(infer_sample(view, self.rng, infer))
         keys = self._key_function(world)
         fixed = view.fixed()  # every sample the same deal: copies of the first will do
         iters = self.params["iters"]
@@ -111,8 +116,8 @@ class IsmctsPolicy(SearchPolicy):
                 if fixed:
                     sample = world.clone() if k + 1 < iters else world
                 elif k:
-                    meter.charge(SAMPLE_WORK)
-                    sample = last_deal(view.sample(self.rng))
+                    meter.charge(draw)
+                    sample = last_deal(infer_sample(view, self.rng, infer))
                 else:
                     sample = world
                 meter.charge(self._iterate(root, sample, keys, meter, table))

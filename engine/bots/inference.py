@@ -1,0 +1,154 @@
+"""Auction inference: samples of the unseen cards that fit the bids the other seats made.
+
+:func:`engine.determinize` deals the unseen cards within the hard facts of play (voids, known cards) and nothing
+more: a world where the seat that bid 100 in hearts holds no heart honour is as likely as any. Strong card-game
+programs (bridge's and belote's PIMC bots) draw their worlds consistent with the auction. Here a searching policy
+(``pimc``, ``ismcts``: their ``infer`` option) assumes every other seat bids as ``greedy`` does (the bidder the bots
+themselves use by default, ``bids=greedy``, and colver's agent too, ``envs.colver``): a world in which greedy, holding
+that world's hand, would not have made a bid that was made is unlikely. :func:`infer_sample` draws up to ``tries``
+worlds (:meth:`engine.bots.view.SeatView.sample`, so every hard fact holds) and keeps the first that fits every
+bid, else the one that misfits the least (the first among equals): a bounded number of draws from the policy's own
+RNG, so the decision stays a function of the seed. (Worlds that fit a whole auction exactly are too rare to wait for:
+session 43 found 2 in 440.)
+
+A world's fit is checked by replaying its deal from the start (:func:`misfits`): the game made anew from the world's
+``deal_deck`` and dealer, each move of the current dealing applied in turn, and at each move another seat made
+outside the play of the cards (bids, contre, redeal answers) with a choice, greedy's keys for that seat's hand in that
+world: a move made fits if greedy rates none of the legal moves above it, and misfits by one for each it rates above
+it (a pass where greedy would have bid the cheapest of five bids within its reach misfits by five, where it would have
+bid one, by one). Games without a greedy heuristic, or with no such move, are
+sampled as without inference.
+
+>>> import engine
+>>> from engine.bots import make_policies, play_out
+>>> state = engine.new_match("belote_contree", seed=4, first_dealer=0)
+>>> bots = make_policies(["pimc:samples=2:dd_cards=8:infer=4", "greedy"] * 2, "belote_contree", seed=1)
+>>> play_out(state, bots) > 0 and state.is_terminal
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..cards import CODES
+from ..options import Option
+from ..rng import Rng
+from ..state import State
+from ..trickgame import TrickGame
+from .greedy import _RANKERS, load_game_greedies
+from .seen import Seen
+from .view import SeatObserver, SeatView
+
+PLAY_PHASES = ("play", "capture")  # (engine.bots.search's: the play of the cards, which inference does not read)
+
+
+def bids_to_fit(world: State, seat: int) -> list[int]:
+    """The indices in ``world.moves`` of the moves of the current dealing that other seats than ``seat`` made
+    outside the play of the cards with a choice (what a sample's hands should explain), read from ``world`` (a
+    sample: which moves had a choice there is public); empty for a game that is not a trick game or has no greedy
+    heuristic, or where the dealing cannot be replayed to the world's hands (a position loaded in the middle of it;
+    a game whose deal depends on more than its deck and dealer)."""
+    if not isinstance(world, TrickGame) or world.is_terminal:
+        return []
+    if world.game_id not in _RANKERS:
+        load_game_greedies()
+        if world.game_id not in _RANKERS:
+            return []
+    replay = _deal_start(world)
+    if replay is None:
+        return []
+    out = []
+    for i in range(world.dealing_start, len(world.moves)):
+        if replay.phase in PLAY_PHASES:
+            break
+        mover, action = world.moves[i]
+        legal = replay.legal_action_ids()
+        if replay.current_player != mover or action not in legal:
+            return []  # (not this dealing's first moves: a loaded position's)
+        word = world.action_string(action)
+        if world.action_seen_by(seat, mover, word) != word:
+            return []  # a move the seat did not see (Thunee's trump card, chosen face down): not replayed
+        if mover != seat and len(legal) > 1:
+            out.append(i)
+        replay.apply_id(action)
+    # the replay must hold the world's hands (one whose deal depends on more than its deck and dealer does not)
+    for s in range(world.players):
+        if replay.hands[s] != world.hands[s] | world._played_since(s):
+            return []
+    return out
+
+
+def _deal_start(world: State) -> TrickGame | None:
+    """The world's current dealing as it was dealt (its ``deal_deck`` from its dealer), or None if the game cannot be
+    made so."""
+    try:
+        start = type(world).create(seed=world.seed, players=world.players, options=world.options,
+                                   first_dealer=world.dealer, deck=[CODES[c] for c in world.deal_deck])
+    except ValueError:
+        return None
+    return start if isinstance(start, TrickGame) else None
+
+
+def misfits(world: State, moves: Sequence[int], bound: int = 1 << 30) -> int:
+    """How far the moves at ``moves`` (indices in ``world.moves``, as :func:`bids_to_fit` gives) are from greedy's
+    with the hands of ``world``: for each, how many legal moves greedy rates above the one made (0: every move is one
+    greedy rates best); -1 if the deal cannot be replayed (a move made not legal there). Once the count reaches
+    ``bound`` it is returned as it is (a world no better than one already drawn)."""
+    replay = _deal_start(world)
+    if replay is None:
+        return -1
+    rank = _RANKERS[world.game_id]
+    count, k = 0, 0
+    history = world.moves
+    for i in range(world.dealing_start, len(history)):
+        if k == len(moves):
+            break
+        mover, action = history[i]
+        if i == moves[k]:
+            k += 1
+            legal = replay.legal_action_ids()
+            if action not in legal:
+                return -1  # (a world where the move could not have been made: the first draw's facts kept it out)
+            seen: Seen = SeatObserver(replay, mover).seen(legal)
+            keys: list[Any] = list(rank(seen))  # (all ints, or all tuples)
+            made = keys[legal.index(action)]
+            for key in keys:  # (a bid further from greedy's misfits more: a pass where it would bid 90 or 120)
+                if key > made:
+                    count += 1
+            if count >= bound:
+                return count
+        replay.apply_id(action)
+    return count
+
+
+def infer_sample(view: SeatView, rng: Rng, tries: int) -> State:
+    """A sample of ``view`` (:meth:`~engine.bots.view.SeatView.sample`'s hard facts hold) that fits the other
+    seats' bids: the first of up to ``tries`` draws that greedy's bids fit, else the one that misfits least (the first
+    among equals)."""
+    best = view.sample(rng)
+    if tries <= 1 or view.fixed():
+        return best
+    memo = view._memo  # (one per position: the moves to fit are worked out once)
+    moves = memo.get("bids")
+    if moves is None:
+        moves = memo["bids"] = bids_to_fit(best, view.seat)
+    if not moves:
+        return best
+    least = misfits(best, moves)
+    for _ in range(tries - 1):
+        if least <= 0:
+            break
+        world = view.sample(rng)
+        count = misfits(world, moves, least)
+        if 0 <= count < least:
+            best, least = world, count
+    return best
+
+
+def infer_option(default: int) -> Option:
+    """A searching policy's ``infer``: draws per sample among which the one that best fits the bids is kept."""
+    return Option("infer", int, default, "worlds drawn per sample, the first that fits the other seats' bids as "
+                  "greedy would make them kept (else the one that misfits least): auction inference (0 or 1: none)",
+                  minimum=0, maximum=1000, noun="parameter")
