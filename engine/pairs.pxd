@@ -3,4 +3,4 @@
 cdef Py_ssize_t SEATS, IDS
 cdef tuple PAIRS
 
-cpdef tuple pair(Py_ssize_t seat, Py_ssize_t x)
+cpdef tuple pair(Py_ssize_t seat, object x)

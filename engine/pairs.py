@@ -8,19 +8,32 @@ walked every match's state each time.
 
 >>> pair(1, 40) is pair(1, 40), pair(1, 40)
 (True, (1, 40))
->>> pair(0, 37000)
-(0, 37000)
+>>> pair(0, 37000), pair(1, 1 << 70)
+((0, 37000), (1, 1180591620717411303424))
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from . import _cython_shim as cython
+else:
+    try:
+        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
+    except ImportError:  # Cython is a build requirement only
+        from . import _cython_shim as cython
 
 SEATS = 6  # the most seats of any game (Thunee's six)
 IDS = 256  # pairs of ids below this are shared: every card and every action of the trick games but Boonaken's discards
 PAIRS: tuple[tuple[int, int], ...] = tuple((seat, x) for seat in range(SEATS) for x in range(IDS))
 
 
+@cython.locals(i=cython.Py_ssize_t)
 def pair(seat: int, x: int) -> tuple[int, int]:
-    """``(seat, x)``, the shared tuple where there is one."""
-    if 0 <= seat < SEATS and 0 <= x < IDS:
-        return PAIRS[seat * IDS + x]
-    return (int(seat), int(x))
+    """``(seat, x)``, the shared tuple where there is one (an id of the fishing games, a mask of the cards a capture
+    takes, can be far beyond a C integer: it is compared as the Python int it is)."""
+    if 0 <= seat < SEATS and type(x) is int and 0 <= x < 256:  # (IDS, written out: compiled, a C comparison)
+        i = x
+        return PAIRS[seat * IDS + i]
+    return (seat, x)
