@@ -476,7 +476,8 @@ class ObservationEncoder:
         self._new[n + 4] = self._played | self._own[seat]
 
     @cython.cfunc
-    @cython.locals(seat=cython.int, trump=cython.int, face_up=cython.ulonglong, known=cython.ulonglong)
+    @cython.locals(seat=cython.int, trump=cython.int, face_up=cython.ulonglong, known=cython.ulonglong,
+                   stock=cython.longlong)
     def _slow_parts(self, state: Any, seat: int) -> None:
         """Work out the parts that change only between phases or deals (trump, phase, dealer, deal index) and
         between tricks or phases (the face-up and known cards and the stock's size: the game's ``shown_cards``, else
@@ -509,7 +510,8 @@ class ObservationEncoder:
             face_up, known = shown[0], shown[1]
             self._shown_any |= face_up | known
             self._face_up[seat], self._known[seat] = face_up, known
-            self._stock_seen[seat] = shown[2]
+            stock = shown[2]  # (an int: as a C integer first, not through Python's float conversion)
+            self._stock_seen[seat] = stock
 
 
 _DECISION_CARDLESS = cython.declare(cython.ulonglong, NEXT | DONE)  # the fishing ids' flags, typed
