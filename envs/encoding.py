@@ -284,12 +284,13 @@ class ObservationEncoder:
 
     def moved(self, state: Any, action: int) -> None:
         """After ``action`` (an id) was applied to ``state``."""
-        self._moved(state, action)
+        self._moved(state, action, state.current_player is None)
 
     @cython.cfunc
     @cython.locals(named=cython.ulonglong, left=cython.longlong, seat=cython.int, quiet=cython.bint,
-                   start=cython.longlong)
-    def _moved(self, state: Any, action: Any) -> None:
+                   start=cython.longlong, over=cython.bint, begun=cython.bint)
+    def _moved(self, state: Any, action: Any, over: bool) -> None:
+        """``moved``; ``over``: the match is over (``state.current_player is None``, which the caller has read)."""
         named = _fishing_cards(action) if self._fishing else self._bit_of[action]
         if self._has_secret and action in self._secret:
             seat = state.moves[-1][0]
@@ -317,7 +318,7 @@ class ObservationEncoder:
             start = state._secret_moves_start()
             if start > self._pending[0][0]:
                 self._played |= _revealed(self._pending, start)
-        if state.current_player is None:
+        if over:
             self._forget_deal()  # the match is over: the environment's last deal starts after its last move
         if self._shown_until_played and named & self._shown_any:
             self._shown_epoch += 1
@@ -332,8 +333,9 @@ class ObservationEncoder:
                 self._shown_epoch += 1
         elif not state.trick:  # the stock and the tricks played change only as a trick ends (or outside the play)
             left = len(state.stock) - state.stock_top if self._stocked else 0
-            if left != self._stock_left or bool(state.tricks) != self._tricks_begun:
-                self._stock_left, self._tricks_begun = left, bool(state.tricks)
+            begun = bool(state.tricks)
+            if left != self._stock_left or begun != self._tricks_begun:
+                self._stock_left, self._tricks_begun = left, begun
                 self._shown_epoch += 1
 
     @cython.cfunc
@@ -371,7 +373,7 @@ class ObservationEncoder:
     @cython.locals(seat=cython.int)
     def encode(self, state: Any, seat: int) -> np.ndarray:
         """The vector of ``seat`` now (a new array)."""
-        self._update(state, seat)
+        self._update(state, seat, state.current_player == seat)
         return self._vectors[seat].copy()  # type: ignore[no-any-return]
 
     @cython.cfunc
@@ -379,9 +381,11 @@ class ObservationEncoder:
     @cython.wraparound(False)
     @cython.locals(seat=cython.int, n=cython.int, p=cython.int, k=cython.int, at=cython.int, entry=cython.int,
                    index=cython.int, old=cython.int, new=cython.ulonglong, changed=cython.ulonglong,
-                   value=cython.double, matrix=cython.float[:, ::1], scores=object, side_of=object)
-    def _update(self, state: Any, seat: int) -> None:
-        """The seat's vector (its row of the encoder's matrix) brought up to date: only what changed is written."""
+                   value=cython.double, matrix=cython.float[:, ::1], scores=object, side_of=object,
+                   acting=cython.bint)
+    def _update(self, state: Any, seat: int, acting: bool) -> None:
+        """The seat's vector (its row of the encoder's matrix) brought up to date: only what changed is written.
+        ``acting``: the seat is to act (``state.current_player == seat``, which every caller has read)."""
         self._fill(state, seat)
         matrix = self._matrix
         for p in range(self.planes):
@@ -426,7 +430,7 @@ class ObservationEncoder:
                 matrix[seat, old] = 0.0
             matrix[seat, index] = 1.0
             self._w_dealer[seat] = index
-        index = 1 if state.current_player == seat else 0
+        index = 1 if acting else 0
         if index != self._w_to_act[seat]:
             matrix[seat, self.to_act_at] = index
             self._w_to_act[seat] = index
@@ -472,7 +476,8 @@ class ObservationEncoder:
         self._new[n + 4] = self._played | self._own[seat]
 
     @cython.cfunc
-    @cython.locals(seat=cython.int, trump=cython.int, face_up=cython.ulonglong, known=cython.ulonglong)
+    @cython.locals(seat=cython.int, trump=cython.int, face_up=cython.ulonglong, known=cython.ulonglong,
+                   stock=cython.longlong)
     def _slow_parts(self, state: Any, seat: int) -> None:
         """Work out the parts that change only between phases or deals (trump, phase, dealer, deal index) and
         between tricks or phases (the face-up and known cards and the stock's size: the game's ``shown_cards``, else
@@ -505,7 +510,8 @@ class ObservationEncoder:
             face_up, known = shown[0], shown[1]
             self._shown_any |= face_up | known
             self._face_up[seat], self._known[seat] = face_up, known
-            self._stock_seen[seat] = shown[2]
+            stock = shown[2]  # (an int: as a C integer first, not through Python's float conversion)
+            self._stock_seen[seat] = stock
 
 
 _DECISION_CARDLESS = cython.declare(cython.ulonglong, NEXT | DONE)  # the fishing ids' flags, typed
@@ -582,8 +588,8 @@ class SeatMoves:
     def observation(self, state: Any, seat: int) -> dict[str, np.ndarray]:
         """PettingZoo's observation of ``seat``: its vector now (:meth:`ObservationEncoder.encode`, a new array) and a
         copy of the mask if it is the seat to act, else of an all-0 one."""
-        self._encoder._update(state, seat)
         acting = state.current_player == seat  # (None once the match is over)
+        self._encoder._update(state, seat, acting)
         return {"observation": self._encoder._vectors[seat].copy(),
                 "action_mask": (self.mask if acting else self._no_mask).copy()}
 
@@ -597,12 +603,13 @@ class SeatMoves:
             if not cython.compiled:
                 action = int(action)  # (a numpy integer, from source)
         state.apply_id(action)
-        self._encoder._moved(state, action)
-        self._select(state)
+        to_act = state.current_player
+        self._encoder._moved(state, action, to_act is None)
+        self._select(state, to_act)
 
     def select(self, state: Any) -> None:
         """The mask of the seat to act in ``state`` (all 0 when none is)."""
-        self._select(state)
+        self._select(state, state.current_player)
 
     def clear(self) -> None:
         """The mask all 0 (its legal entries cleared: Boonaken's has 37,120)."""
@@ -613,10 +620,10 @@ class SeatMoves:
     @cython.boundscheck(False)
     @cython.wraparound(False)
     @cython.locals(k=cython.Py_ssize_t, action=cython.longlong, index=cython.longlong, legal=list)
-    def _select(self, state: Any) -> None:
-        """``select``, a C call from ``play``."""
+    def _select(self, state: Any, to_act: Any) -> None:
+        """``select``, a C call from ``play`` (``to_act``: ``state.current_player``)."""
         self._clear()
-        legal = [] if state.current_player is None else state.legal_action_ids()
+        legal = [] if to_act is None else state.legal_action_ids()
         for k in range(len(legal)):
             action = legal[k]
             if self._fishing:
@@ -759,8 +766,8 @@ class Rows:
     @cython.wraparound(False)
     @cython.locals(i=cython.Py_ssize_t, k=cython.Py_ssize_t, at=cython.Py_ssize_t,
                    count=cython.Py_ssize_t, seat=cython.int, action=cython.longlong, index=cython.longlong,
-                   fishing=cython.bint, encoder=ObservationEncoder, legal=list, vector=cython.float[:, ::1],
-                   row=cython.float[:, ::1], indexes=cython.longlong[::1], played=cython.longlong[::1])
+                   fishing=cython.bint, encoder=ObservationEncoder, legal=list, indexes=cython.longlong[::1],
+                   played=cython.longlong[::1])
     def _observe_all(self, states: list[Any], encoders: list[ObservationEncoder], chosen: Any, deal_index: Any,
                      ended: Any, move: Any) -> None:
         fishing = self._fishing
@@ -807,14 +814,13 @@ class Rows:
             seat, action = self._seats[i], played[i]
             if not cython.compiled:
                 seat, action = int(seat), int(action)  # (numpy integers, from source)
-            if action >= 0:
-                encoder._moved(state, action)
-            encoder._update(state, seat)
-            if cython.compiled:  # (one memcpy: a memoryview slice's copy costs more than the row)
-                vector = encoder._matrix
-                row = self._rows
-                memcpy(cython.address(row[i, 0]), cython.address(vector[seat, 0]),
-                       vector.shape[1] * cython.sizeof(cython.float))  # type: ignore[index]
+            if action >= 0:  # (a match that goes on: one that ended was replaced, and played nothing)
+                encoder._moved(state, action, False)
+            encoder._update(state, seat, True)  # (the row is the seat to act's)
+            if cython.compiled:  # (one memcpy: a memoryview slice's copy costs more than the row; the views are
+                # indexed as fields, not taken into locals: each such local takes a reference to its view)
+                memcpy(cython.address(self._rows[i, 0]), cython.address(encoder._matrix[seat, 0]),
+                       encoder._matrix.shape[1] * cython.sizeof(cython.float))  # type: ignore[index]
             else:
                 self.observations[i] = encoder._vectors[seat]  # type: ignore[index]
 
