@@ -29,9 +29,10 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..budget import SAMPLE_WORK
 from ..cards import CODES
 from ..options import Option
 from ..rng import Rng
@@ -123,10 +124,11 @@ def misfits(world: State, moves: Sequence[int], bound: int = 1 << 30) -> int:
     return count
 
 
-def infer_sample(view: SeatView, rng: Rng, tries: int) -> State:
+def infer_sample(view: SeatView, rng: Rng, tries: int, charge: Callable[[int], None] | None = None) -> State:
     """A sample of ``view`` (:meth:`~engine.bots.view.SeatView.sample`'s hard facts hold) that fits the other
     seats' bids: the first of up to ``tries`` draws that greedy's bids fit, else the one that misfits least (the first
-    among equals)."""
+    among equals). ``charge``, if given, is charged a sample's work for each draw after the first (a search's budget:
+    what it raises ends the search there), so that a game with no bids to fit costs one draw, as without inference."""
     best = view.sample(rng)
     if tries <= 1 or view.fixed():
         return best
@@ -140,6 +142,8 @@ def infer_sample(view: SeatView, rng: Rng, tries: int) -> State:
     for _ in range(tries - 1):
         if least <= 0:
             break
+        if charge is not None:
+            charge(SAMPLE_WORK)
         world = view.sample(rng)
         count = misfits(world, moves, least)
         if 0 <= count < least:

@@ -102,12 +102,11 @@ class IsmctsPolicy(SearchPolicy):
         root = Node()
         table = Table()  # the exact play-outs' searches of this decision share it (engine.bots.exact)
         infer = self.params["infer"]
-        draw = SAMPLE_WORK * max(1, infer)  # (the most draws auction inference makes)
         try:
-            meter.charge(draw)
+            meter.charge(SAMPLE_WORK)  # (and each further draw of auction inference, as it is made)
+            world = last_deal(infer_sample(view, self.rng, infer, meter.charge))
         except BudgetSpent:
             return None
-        world = last_deal(infer_sample(view, self.rng, infer))
         keys = self._key_function(world)
         fixed = view.fixed()  # every sample the same deal: copies of the first will do
         iters = self.params["iters"]
@@ -116,8 +115,8 @@ class IsmctsPolicy(SearchPolicy):
                 if fixed:
                     sample = world.clone() if k + 1 < iters else world
                 elif k:
-                    meter.charge(draw)
-                    sample = last_deal(infer_sample(view, self.rng, infer))
+                    meter.charge(SAMPLE_WORK)
+                    sample = last_deal(infer_sample(view, self.rng, infer, meter.charge))
                 else:
                     sample = world
                 meter.charge(self._iterate(root, sample, keys, meter, table))

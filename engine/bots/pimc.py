@@ -118,11 +118,10 @@ class PimcPolicy(SearchPolicy):
         totals = [0.0] * len(legal_ids)
         budget, spent, worlds = self.params["budget"], 0, 0
         infer = self.params["infer"]
-        sample = SAMPLE_WORK * max(1, infer)  # (the most draws auction inference makes)
         try:
             for _ in range(1 if view.fixed() else self.params["samples"]):
-                meter.charge(sample)
-                world = last_deal(infer_sample(view, self.rng, infer))
+                meter.charge(SAMPLE_WORK)  # (and each further draw of auction inference, as it is made)
+                world = last_deal(infer_sample(view, self.rng, infer, meter.charge))
                 values, cost = self._evaluate(world, legal_ids, meter)
                 for i, value in enumerate(values):
                     totals[i] += value

@@ -39,7 +39,7 @@ def test_a_bot_asking_far_past_the_budget_is_refused_where_it_is_named(games, ch
     limit = f"more than {REFUSE_FACTOR * DEFAULT_BOT_WORK:,}, {REFUSE_FACTOR} times this server's bot budget of " \
             f"{DEFAULT_BOT_WORK:,} (--bot-budget); lower samples, rollouts or dd_cards"
     live = refusal(games.CreateGame, game_pb2.CreateGameRequest(game_id="german_whist", seats=[PERSON, bot(BOMB)]))
-    assert live.startswith(f"seat 1: {BOMB} asks about 19,811,165,900,000 work units a decision (samples 10,000")
+    assert live.startswith(f"seat 1: {BOMB} asks about 19,811,172,900,000 work units a decision (samples 10,000")
     assert limit in live
     params = game_pb2.SeatSpec(kind=game_pb2.SEAT_KIND_BOT, policy="ismcts", params={"iters": "1000000"})
     assert "lower iters" in refusal(games.CreateGame, game_pb2.CreateGameRequest(game_id="german_whist",
