@@ -8,6 +8,8 @@ nothing (``compiled`` is False), so the module runs as the Python it is.
 
 from __future__ import annotations
 
+import builtins
+import ctypes
 from collections.abc import Callable
 from typing import Any, TypeVar, overload
 
@@ -18,18 +20,32 @@ compiled: bool = False
 
 
 class _CType:
-    """A C type's name: ``ulonglong[8]`` (an array of it) names one too."""
+    """A C type's name and its size in bytes (``sizeof``, as this platform's C has it): ``ulonglong[8]`` (an array
+    of it) names one too."""
 
-    def __getitem__(self, size: object) -> _CType:
-        return self
+    def __init__(self, size: builtins.int) -> None:
+        self.size = size
+
+    def __getitem__(self, count: object) -> _CType:
+        return _CType(self.size * count) if isinstance(count, builtins.int) else self
 
 
-int = uint = longlong = ulonglong = char = bint = p_int = p_ulonglong = p_longlong = Py_ssize_t = _CType()  # noqa: A001  (Cython's names, shadowed here)
-float = double = _CType()  # noqa: A001
+int = bint = _CType(ctypes.sizeof(ctypes.c_int))  # noqa: A001  (Cython's names, shadowed here)
+uint = _CType(ctypes.sizeof(ctypes.c_uint))
+longlong, ulonglong = _CType(ctypes.sizeof(ctypes.c_longlong)), _CType(ctypes.sizeof(ctypes.c_ulonglong))
+char = _CType(1)
+p_int = p_ulonglong = p_longlong = _CType(ctypes.sizeof(ctypes.c_void_p))
+Py_ssize_t = _CType(ctypes.sizeof(ctypes.c_ssize_t))
+float, double = _CType(ctypes.sizeof(ctypes.c_float)), _CType(ctypes.sizeof(ctypes.c_double))  # noqa: A001
 
 
-def sizeof(_type: object) -> Any:
-    raise NotImplementedError("sizeof: C types only (compiled)")
+def sizeof(c_type: _CType) -> builtins.int:
+    """The size of ``c_type`` in bytes.
+
+    >>> sizeof(longlong), sizeof(ulonglong[4])
+    (8, 32)
+    """
+    return c_type.size
 
 
 def _same(f: _F) -> _F:

@@ -3,6 +3,9 @@ every hard fact of play, drawn from the seed alone; the ``infer`` option of pimc
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 import engine
@@ -122,17 +125,24 @@ def test_a_decision_with_inference_is_a_function_of_the_seed(label: str) -> None
     assert decisions[0] == decisions[1]
 
 
-@pytest.mark.parametrize("game", ["german_whist", "belote", "botifarra"])
-def test_games_without_bids_to_fit_sample_as_before(game: str) -> None:
-    state = engine.new_match(game, seed=2)
-    bots = make_policies(["random"] * state.players, game, seed=2)
-    for _ in range(12):
+def _played(state: engine.State, bots: list[Any], going: Callable[[engine.State, int], bool]) -> SeatView:
+    """The view of the seat to act once ``bots`` have played ``state`` while ``going(state, moves played so far)``."""
+    moves = 0
+    while going(state, moves):
         seat = state.current_player
         assert seat is not None
         state.apply_id(bots[seat].choose_id(state.legal_action_ids(), seat_observer(state, seat, bots[seat])))
+        moves += 1
     seat = state.current_player
     assert seat is not None
-    view = SeatView(state, seat)
+    return SeatView(state, seat)
+
+
+@pytest.mark.parametrize("game", ["german_whist", "belote", "botifarra"])
+def test_games_without_bids_to_fit_sample_as_before(game: str) -> None:
+    state = engine.new_match(game, seed=2)
+    view = _played(state, make_policies(["random"] * state.players, game, seed=2), lambda _, moves: moves < 12)
+    seat = view.seat
     world = infer_sample(view, Rng(5), 8)
     assert world.observation(seat) == state.observation(seat)
 
@@ -142,14 +152,9 @@ def test_other_auctions_are_read_and_the_real_deal_fits_them(game: str) -> None:
     fitted = 0
     for seed in (1, 2, 3):
         state = engine.new_match(game, seed=seed)
-        bots = make_policies(["greedy"] * state.players, game, seed=seed)
-        while state.phase != "play" or len(state.moves) - state.dealing_start < 4:
-            seat = state.current_player
-            assert seat is not None
-            state.apply_id(bots[seat].choose_id(state.legal_action_ids(), seat_observer(state, seat, bots[seat])))
-        seat = state.current_player
-        assert seat is not None
-        view = SeatView(state, seat)
+        view = _played(state, make_policies(["greedy"] * state.players, game, seed=seed),
+                       lambda played, _: played.phase != "play" or len(played.moves) - played.dealing_start < 4)
+        seat = view.seat
         moves = bids_to_fit(view.sample(Rng(1)), seat)  # (none where a move was hidden from the seat: Boonaken's)
         fitted += bool(moves)
         assert misfits(state, moves) == 0
