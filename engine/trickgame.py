@@ -75,6 +75,7 @@ from .tricks import (
     CardActions,
     FollowRule,
     IdTables,
+    MustWinRule,
     Ranking,
     beaters_mask,
     check_cards_once,
@@ -99,10 +100,11 @@ else:
 class TrickRules:
     """A trick game's play as data.
 
-    ``ranking`` orders the cards (plain and trump), ``follow`` is the legal-card rule, ``tricks`` the tricks of a
-    deal; ``points[trump][card]`` is what a won card is worth (None: only tricks count) and ``last_trick`` the bonus
-    of the last trick's winner; with ``draw_after_trick`` each seat takes a stock card after a trick, winner first,
-    while the stock lasts. ``trick_cards`` is the cards of a trick (0: one from each seat); seats play in turn from
+    ``ranking`` orders the cards (plain and trump), ``follow`` is the legal-card rule (``must_win``, when given, the
+    Manille family's in its place: Botifarra's), ``tricks`` the tricks of a deal; ``points[trump][card]`` is what a
+    won card is worth (None: only tricks count) and ``last_trick`` the bonus of the last trick's winner; with
+    ``draw_after_trick`` each seat takes a stock card after a trick, winner first, while the stock lasts.
+    ``trick_cards`` is the cards of a trick (0: one from each seat); seats play in turn from
     the leader, round again when a trick holds more cards than there are seats (Très: leader, follower, leader). With
     ``lead_passes`` the lead passes to the next seat every trick, whoever wins (Très 5.1); else the winner leads. With
     ``extras`` the play has moves beside the plain card plays: those its declared play parts list
@@ -123,6 +125,7 @@ class TrickRules:
     trick_cards: int = 0
     lead_passes: bool = False
     extras: bool = False
+    must_win: MustWinRule | None = None
     # beaters[trump][card]: the trumps that beat ``card`` when it is the best trump of a trick (every trump for a
     # plain card); the must-overtrump rule reads it.
     beaters: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
@@ -684,11 +687,15 @@ class TrickGame(State, TrickCore):
 
     def _playable(self, seat: int) -> int:
         """The cards of ``seat``'s hand (a mask) that the follow rule lets it play now."""
-        hand = self.hands[seat]
-        if not self.trick:
+        hand, trick, rules = self.hands[seat], self.trick, self.RULES
+        if not trick:
             return hand
+        if rules.must_win is not None:  # (partners: teams, who differ from the sides where partners score apart)
+            teams = self.teams
+            return rules.must_win.legal(hand, SUIT[trick[0][1]], self.trump, self.best_card,
+                                        teams[self.best_seat] == teams[seat], len(trick) == 1)
         partner_winning = self.side_of[self.best_seat] == self.side_of[seat]
-        return legal_mask(self.RULES.follow, hand, SUIT[self.trick[0][1]], self.trump, self.overtrumps, partner_winning)
+        return legal_mask(rules.follow, hand, SUIT[trick[0][1]], self.trump, self.overtrumps, partner_winning)
 
     @cython.locals(me=TrickCore)
     def _card_ids(self) -> list[int]:
@@ -699,6 +706,8 @@ class TrickGame(State, TrickCore):
         trick, hand = me.trick, me.hands[seat]
         if not trick:
             return _ids_of(hand, self.ACTIONS.string_tables)  # (ACTIONS.ids, with no Python call compiled)
+        if self.RULES.must_win is not None:
+            return _ids_of(self._playable(seat), self.ACTIONS.string_tables)
         side_of = me.side_of
         return follow_ids(self.ACTIONS, self.RULES.follow, hand, SUIT[trick[0][1]], me.trump, me.overtrumps,
                           side_of[me.best_seat] == side_of[seat])
@@ -848,6 +857,9 @@ class TrickGame(State, TrickCore):
             moving_of = None if extras is None else self._playing.moving
             moving = -1 if moving_of is None else moving_of(self)
             over_suit = trump if follow.must_overtrump else -1  # the led suit whose cards are not all legal to follow
+            # the Manille family's rule in place of follow's (no suit followed freely; partners by their teams)
+            win_rule = rules.must_win
+            teams = self.teams if win_rule is not None else me.side_of
             side_of, tricks, points, draws, last = me.side_of, me.tricks, rules.points, rules.draw_after_trick, \
                 rules.tricks
             blind = all(map(draws_only, choose))
@@ -878,7 +890,7 @@ class TrickGame(State, TrickCore):
                         legal = _ids_of(hand, ranked)
                 else:
                     same = (hand >> 13 * led) & 0x1FFF  # the hand's ranks in the led suit
-                    if same and led != over_suit:  # following suit: the table's entry (a tuple), listed
+                    if same and led != over_suit and win_rule is None:  # following suit: the table's entry, listed
                         row = suit_ids[led][same]
                         if quiet:  # (drawn from as it is)
                             rng = rngs[seat]
@@ -886,8 +898,11 @@ class TrickGame(State, TrickCore):
                         else:
                             legal = list(row)
                     else:
-                        mask = legal_mask(follow, hand, led, trump, beaters[best],
-                                          side_of[best_seat] == side_of[seat])
+                        if win_rule is None:
+                            mask = legal_mask(follow, hand, led, trump, beaters[best],
+                                              side_of[best_seat] == side_of[seat])
+                        else:
+                            mask = win_rule.legal(hand, led, trump, best, teams[best_seat] == teams[seat], played == 1)
                         if quiet:
                             rng = rngs[seat]
                             action, picked = _picked_id(mask, ranked, rng), True

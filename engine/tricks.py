@@ -7,8 +7,8 @@ A game states its rules as data and calls these small functions (dealing in pack
   ``bid:80:H``) so that sorting action ids sorts their strings, and turns a hand mask into the sorted id list;
 - :class:`Ranking` holds a game's rank order in plain and trump suits; :func:`beats` and :func:`trick_winner` use it;
 - :class:`FollowRule` states the legal-card rule (must follow, must trump, must overtrump, the partner exception) and
-  :func:`legal_mask` applies it to a hand mask (a game with a rule of its own keeps it in its package: Très' second
-  card, Botifarra's must-win);
+  :func:`legal_mask` applies it to a hand mask; :class:`MustWinRule` is the Manille family's (Botifarra's: win the
+  trick if you can, else play low), and a game with a rule of its own keeps it in its package (Très' second card);
 - :func:`gather_tricks` and :func:`cut` handle undealt packs (a stock drawn after tricks: the trick loop,
   ``engine.trickgame``).
 
@@ -26,7 +26,7 @@ Cards are the canonical ints of :mod:`engine.cards`; hands and sets of cards are
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
 from typing import TYPE_CHECKING
@@ -218,6 +218,93 @@ def legal_mask(rule: FollowRule, hand: int, led: int | None, trump: int, over: i
     if rule.must_trump and not (rule.partner_exempts and partner_winning):
         return trumping
     return (hand & ~trump_cards) | trumping
+
+
+@dataclass(frozen=True)
+class MustWinRule:
+    """The Manille family's legal-card rule (Botifarra 5.5, 5.6) as data (a game's ``TrickRules.must_win``, in place
+    of its :class:`FollowRule`): follow suit when able (else any card may be played), and while the partner is not
+    winning the trick, play a card that wins it now when one can (trumping or overtrumping when void, never
+    undertrumping).
+
+    With ``lowest`` a card that does not win must be the lowest its player holds in its suit (void: of any suit),
+    except that a card of ``loads`` (the point cards) may be played instead by the trick's second player or while
+    the partner is winning, who may also overtake him; without ``lowest`` any card that follows suit may be played
+    then.
+
+    >>> from engine.cards import cards_in, codes_of, mask_of, parse_card, parse_cards
+    >>> from engine.tricks import CLUBS, HEARTS
+    >>> rule = MustWinRule(Ranking("9AKQJ8765432"), lowest=True, loads=mask_of(parse_cards(["JC", "QC", "KC"])))
+    >>> hand = mask_of(parse_cards(["2C", "7C", "JC", "QC", "9D"]))
+    >>> codes_of(cards_in(rule.legal(hand, CLUBS, HEARTS, parse_card("AC"), partner_winning=False, second=True)))
+    ['2C', 'JC', 'QC']
+    """
+
+    ranking: Ranking
+    lowest: bool = True
+    loads: int = 0
+    # beat[trump][best]: every card that takes the trick from ``best`` (higher of its suit, or any trump over a plain
+    # card); low_plain / low_trump: for each 13-bit rank mask, its lowest rank's bit in the plain / trump order
+    beat: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
+    low_plain: tuple[int, ...] = field(init=False, repr=False)
+    low_trump: tuple[int, ...] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "beat", self.ranking.beat)
+        object.__setattr__(self, "low_plain", _lowest_table(self.ranking.plain))
+        object.__setattr__(self, "low_trump", _lowest_table(self.ranking.trump))
+
+    @cython.locals(cards=cython.ulonglong, trump=cython.Py_ssize_t, low=cython.ulonglong, suit=cython.Py_ssize_t,
+                   ranks=cython.ulonglong, lowest=cython.ulonglong, table=tuple)
+    def lowest_cards(self, cards: int, trump: int) -> int:
+        """The lowest card (a mask) of each suit present in ``cards``, by the ranking (the trump order in trumps).
+        (Compiled, the masks are C integers.)"""
+        low = 0
+        for suit in range(4):
+            ranks = (cards >> (13 * suit)) & 0x1FFF
+            if ranks:
+                table = self.low_trump if suit == trump else self.low_plain
+                lowest = table[ranks]
+                low |= lowest << (13 * suit)
+        return low
+
+    @cython.locals(hand=cython.ulonglong, led=cython.Py_ssize_t, trump=cython.Py_ssize_t, best=cython.Py_ssize_t,
+                   same=cython.ulonglong, allowed=cython.ulonglong, beaters=cython.ulonglong, low=cython.ulonglong,
+                   loads=cython.ulonglong, lowest=cython.ulonglong, table=tuple)
+    def legal(self, hand: int, led: int, trump: int, best: int, partner_winning: bool, second: bool) -> int:
+        """The cards of ``hand`` (a mask) that may be played to a trick led in suit ``led`` and won so far by
+        ``best``; ``second``: the player is the trick's second. (Compiled, the masks are C integers.)"""
+        same = ((hand >> 13 * led) & 0x1FFF) << 13 * led  # the led suit's cards
+        allowed = same or hand
+        table = self.beat[trump]
+        beaters = table[best]
+        beaters &= allowed
+        if beaters and not partner_winning:
+            return beaters
+        if not self.lowest:
+            return allowed
+        if same:  # one suit: its lowest card, one look-up
+            table = self.low_trump if led == trump else self.low_plain
+            lowest = table[same >> (13 * led)]
+            low = lowest << (13 * led)
+        else:
+            low = self.lowest_cards(hand, trump)
+        loads = self.loads
+        if partner_winning:
+            return beaters | low | (allowed & loads)
+        return low | (allowed & loads) if second else low
+
+
+_LOWEST: dict[str, tuple[int, ...]] = {}
+
+
+def _lowest_table(order: str) -> tuple[int, ...]:
+    """For each 13-bit rank mask, the bit of its lowest rank in ``order`` (high to low; unlisted ranks lowest)."""
+    if order not in _LOWEST:
+        rising = [RANKS.index(r) for r in reversed(order)]
+        rising = [r for r in range(13) if RANKS[r] not in order] + rising
+        _LOWEST[order] = (0, *(1 << next(r for r in rising if m >> r & 1) for m in range(1, 1 << 13)))
+    return _LOWEST[order]
 
 
 # ---- card actions -----------------------------------------------------------------------------------------------

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...auction import DELEGATE, NO_TRUMP_WORD, PASS, DoublingRounds, TrumpChoice, replay_auction
-from ...cards import BIT, SUIT, SUIT_MASK, SUITS, make_deck
+from ...cards import BIT, SUIT, SUITS, make_deck
 from ...clone import LIST, UNTIL_OVER
 from ...dealing import deal_round
 from ...errors import PositionError
@@ -29,16 +29,8 @@ from ...registry import register
 from ...scoring import highest_once_target_reached, leaders, point_table
 from ...state import GameInfo, MatchLength, Partnerships
 from ...trickgame import TRICK_PLAY, TrickGame, TrickRules
-from ...tricks import NO_TRUMP, CardActions, Ranking
-from .rules import MustWinRule, draw_by_suit, over_half
-
-if TYPE_CHECKING:
-    from ... import _cython_shim as cython
-else:
-    try:
-        import cython  # compiled: Cython's own (C types); from source: its plain-Python module
-    except ImportError:  # Cython is a build requirement only
-        from ... import _cython_shim as cython
+from ...tricks import NO_TRUMP, CardActions, MustWinRule, Ranking
+from .rules import draw_by_suit, over_half
 
 DECK = tuple(make_deck("23456789JQKA"))  # 1.3: the four tens removed
 RANKING = Ranking("9AKQJ8765432")  # 2.1: the same order in every suit, trump included
@@ -46,9 +38,11 @@ POINTS = point_table({"9": 5, "A": 4, "K": 3, "Q": 2, "J": 1})  # 2.2
 POINT_CARDS = sum(BIT[c] for c in DECK if POINTS[NO_TRUMP][c])  # 2.5
 TRICKS = 12
 HALF = 36  # 2.3: 60 card points and 12 trick points
-RULES = TrickRules(RANKING, tricks=TRICKS, points=POINTS)  # 5.3 (the legal cards: PLAY_RULES)
 PLAY_RULES = {"seed": MustWinRule(RANKING, lowest=True, loads=POINT_CARDS),  # 5.5
               "relaxed": MustWinRule(RANKING, lowest=False)}  # 5.6
+# 5.3; the legal cards by the option play_rules (the trick loop applies the rule)
+RULES_OF = {name: TrickRules(RANKING, tricks=TRICKS, points=POINTS, must_win=rule) for name, rule in PLAY_RULES.items()}
+RULES = RULES_OF["seed"]
 DOUBLE_WORDS = ("contro", "recontro", "santvicenc")  # 4.4
 MAX_LEVEL = {"none": 0, "contro": 1, "recontro": 2, "santvicenc": 3}  # option max_double
 DOUBLE_VALUES = {"2-4-8": (1, 2, 4, 8), "2-3-4": (1, 2, 3, 4)}  # option double_values: per level said
@@ -208,7 +202,6 @@ class Botifarra(TrickGame):
     )
 
     rotation: bool  # option three_game_rotation
-    rule: MustWinRule  # option play_rules
     max_level: int  # option max_double: how many doubling words may be said (4.4)
     values: tuple[int, ...]  # option double_values: the multiplier per doubling level (7.2)
     game = 0  # the index of the game in play (0 without three_game_rotation)
@@ -216,7 +209,7 @@ class Botifarra(TrickGame):
     choice: TrumpChoice
     doubling: DoublingRounds | None  # None until trump is named, and with max_double none
 
-    SETTINGS = {"rotation": "three_game_rotation", "rule": ("play_rules", PLAY_RULES),
+    SETTINGS = {"rotation": "three_game_rotation", "RULES": ("play_rules", RULES_OF),
                 "max_level": ("max_double", MAX_LEVEL), "values": ("double_values", DOUBLE_VALUES),
                 "game_points": lambda n, o: [0, 0]}
     # 1.2: fixed partnerships (``teams``: the game in play's, PAIRINGS); with three_game_rotation each player keeps
@@ -286,32 +279,13 @@ class Botifarra(TrickGame):
 
     # ---- legal actions and play (5) -----------------------------------------------------------------------------
 
-    @cython.locals(cards=cython.ulonglong, led=cython.Py_ssize_t, suit=cython.ulonglong)
-    def _card_ids(self) -> list[int]:
-        seat = self.current_player
-        assert seat is not None  # legal actions are listed only while someone is to act
-        cards = self._playable(seat)  # (compiled, the masks are C integers)
-        trick = self.trick
-        if trick:
-            led = SUIT[trick[0][1]]
-            suit = SUIT_MASK[led]
-            if not cards & ~suit:
-                return ACTIONS.suit_ids(cards, led)  # following suit: a shared list, no sorting
-        return ACTIONS.ids(cards)
-
-    def _playable(self, seat: int) -> int:
-        """5.4 - 5.6: the cards ``seat`` may play now."""
-        hand, trick = self.hands[seat], self.trick
-        if not trick:
-            return hand
-        partner_winning = self.teams[self.best_seat] == self.teams[seat]
-        return self.rule.legal(hand, SUIT[trick[0][1]], self.trump, self.best_card, partner_winning, len(trick) == 1)
-
     def _lacking(self, before: Sequence[tuple[int, int]], seat: int, card: int, best_seat: int, best: int) -> int:
         """Any card that, held with ``card``, would have made its play illegal: a card of the led suit, one that
         wins the trick, or a lower one of its suit where the lowest was due (5.5)."""
         led, partner, second = SUIT[before[0][1]], self.teams[best_seat] == self.teams[seat], len(before) == 1
-        legal, lacking = self.rule.legal, 0
+        rule = self.RULES.must_win
+        assert rule is not None  # (every match's RULES: RULES_OF)
+        legal, lacking = rule.legal, 0
         for x in DECK:
             if not legal(BIT[card] | BIT[x], led, self.trump, best, partner, second) & BIT[card]:
                 lacking |= BIT[x]
