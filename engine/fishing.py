@@ -873,6 +873,12 @@ def _table_offers(offers: Offers, table: int, limit: int) -> Offers:
     return found
 
 
+_FISHING_FIELDS = (
+    "current_player", "phase", "moves", "_legal", "n_players", "dealer", "hands", "table", "stock", "captured",
+    "last_capturer", "turn", "capture_rules", "_groups",
+)
+
+
 @cython.cclass
 class FishingCore:
     """What a fishing game's moves read and write at every move, as fixed fields of a C struct in the compiled build
@@ -882,28 +888,28 @@ class FishingCore:
     without a dictionary look-up and ``clone`` copies them field by field (``_copy_fields``); from source this is a
     plain class and they are ordinary instance attributes (an attribute not set yet reads None when compiled)."""
 
-    current_player = cython.declare(object, visibility="public")
-    phase = cython.declare(object, visibility="public")
-    moves = cython.declare(object, visibility="public")
-    _legal = cython.declare(object, visibility="public")
-    n_players = cython.declare(object, visibility="public")
-    dealer = cython.declare(object, visibility="public")
-    hands = cython.declare(object, visibility="public")
-    table = cython.declare(object, visibility="public")
-    stock = cython.declare(object, visibility="public")
-    captured = cython.declare(object, visibility="public")
-    last_capturer = cython.declare(object, visibility="public")
-    turn = cython.declare(object, visibility="public")
-    capture_rules = cython.declare(object, visibility="public")
+    # The fields are declared in engine/fishing.pxd (so that other compiled modules that cimport FishingCore, the
+    # environments' encoder, read them as C struct fields); these annotations are for mypy alone (annotation_typing is
+    # off), and from source each field reads None until it is set, as compiled (after the class).
+    current_player: Any
+    phase: Any
+    moves: Any
+    _legal: Any
+    n_players: Any
+    dealer: Any
+    hands: Any
+    table: Any
+    stock: Any
+    captured: Any
+    last_capturer: Any
+    turn: Any
+    capture_rules: Any
     # the groups a card played to the table can take, kept with the table and card they were found for (_groups_for)
-    _groups = cython.declare(object, visibility="public")
+    _groups: Any
 
     # The fields, in _copy_fields' order, for engine.clone (compiled; from source they are in the instance's
     # __dict__ and copied with it).
-    FIELDS: ClassVar[tuple[str, ...]] = (
-        "current_player", "phase", "moves", "_legal", "n_players", "dealer", "hands", "table", "stock", "captured",
-        "last_capturer", "turn", "capture_rules", "_groups",
-    ) if cython.compiled else ()
+    FIELDS: ClassVar[tuple[str, ...]] = _FISHING_FIELDS if cython.compiled else ()
 
     @cython.locals(c=tuple)
     def _copy_fields(self, new: FishingCore, copiers: tuple[Copier | None, ...]) -> None:
@@ -924,6 +930,11 @@ class FishingCore:
         twin.turn = field_copy(self.turn, c[11])
         twin.capture_rules = field_copy(self.capture_rules, c[12])
         twin._groups = field_copy(self._groups, c[13])
+
+
+if not cython.compiled:
+    for _name in _FISHING_FIELDS:
+        setattr(FishingCore, _name, None)
 
 
 @cython.cfunc

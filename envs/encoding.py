@@ -49,8 +49,8 @@ import numpy as np
 
 import engine
 from engine.cards import CARD_OF_CODE, CODES, NUM_CARDS, SUITS
-from engine.fishing import BEGIN, DONE, NEXT, TAKE, FishingState
-from engine.trickgame import FaceDownPlays, TrickGame
+from engine.fishing import BEGIN, DONE, NEXT, TAKE, FishingCore, FishingState
+from engine.trickgame import FaceDownPlays, TrickCore, TrickGame
 
 if TYPE_CHECKING:
     from engine import _cython_shim as cython
@@ -172,8 +172,8 @@ class ObservationEncoder:
     game_id = cython.declare(object, visibility="readonly")
     cython.declare(_fishing=cython.bint, _stocked=cython.bint, _face_down_plays=cython.bint,
                    _face_down_moves=cython.bint, _has_secret=cython.bint, _shown_every_move=cython.bint,
-                   _shown_until_played=cython.bint, _trump_seen=cython.bint, _tricks_begun=cython.bint,
-                   _trump_at=cython.int, _phase_at=cython.int, _dealer_at=cython.int,
+                   _shown_until_played=cython.bint, _quiet_plays=cython.bint, _trump_seen=cython.bint,
+                   _tricks_begun=cython.bint, _trump_at=cython.int, _phase_at=cython.int, _dealer_at=cython.int,
                    _deal_epoch=cython.longlong, _shown_epoch=cython.longlong, _stock_left=cython.longlong,
                    _played=cython.ulonglong, _shown_any=cython.ulonglong)
     cython.declare(_written=cython.ulonglong[104], _new=cython.ulonglong[13], _face_up=cython.ulonglong[8],
@@ -238,6 +238,8 @@ class ObservationEncoder:
         self._shown_every_move = game.INFO.shown_every_move
         # Of those, the phases whose words change nothing shown while the phase goes on (Thunee's calling).
         self._quiet_phases = frozenset(getattr(game, "QUIET_WORD_PHASES", ()))
+        # Whether its plain card plays change nothing shown either (Boonaken's: its shown cards are the centre's).
+        self._quiet_plays = bool(getattr(game, "QUIET_CARD_PLAYS", False))
         # A trick game's plain card plays (id -> card, None for the other moves): of those, only the deal's first card
         # and a card its vectors showed change what a game whose shown cards change at any move shows (the rest of its
         # moves, words and suffixed plays, are asked about again).
@@ -288,33 +290,43 @@ class ObservationEncoder:
 
     @cython.cfunc
     @cython.locals(named=cython.ulonglong, left=cython.longlong, seat=cython.int, quiet=cython.bint,
-                   start=cython.longlong, over=cython.bint, begun=cython.bint)
+                   start=cython.longlong, over=cython.bint, begun=cython.bint, trick=TrickCore, fishing=FishingCore)
     def _moved(self, state: Any, action: Any, over: bool) -> None:
         """``moved``; ``over``: the match is over (``state.current_player is None``, which the caller has read)."""
-        named = _fishing_cards(action) if self._fishing else self._bit_of[action]
-        if self._has_secret and action in self._secret:
-            seat = state.moves[-1][0]
+        # The state's per-move fields are read through its core (C struct fields, compiled): ``trick`` is a trick
+        # game's, ``fishing`` a fishing game's.
+        trick, fishing = None, None
+        if self._fishing:
+            fishing = state
+            named = _fishing_cards(action)
+            phase = fishing.phase
+        else:
+            trick = state
+            named = self._bit_of[action]
+            phase = trick.phase
+        if self._has_secret and action in self._secret:  # (a trick game's)
+            seat = trick.moves[-1][0]
             self._own[seat] |= named
-            self._pending.append((len(state.moves) - 1, named))
+            self._pending.append((len(trick.moves) - 1, named))
         else:
             self._played |= named
         # What the slow parts depend on: the phase and the dealing (all of it; a new deal is a new dealing), whether
         # the first trick is over (it ends declarations) and the stock's size (it shrinks after a trick of German
         # Whist, by an exchange of Trappola).
         quiet = True  # the phase and the dealing go on
-        if state.phase != self._phase or state.dealings != self._dealings:
+        if phase != self._phase or state.dealings != self._dealings:
             quiet = False
             if state.deal_index != self._deal_index:
                 self._forget_deal()  # a new deal
                 self._deal_index = state.deal_index
             if not self._fishing or state.dealings != self._dealings:  # a fishing game's capture phase shows no more
                 self._shown_epoch += 1
-            self._phase, self._dealings = state.phase, state.dealings
+            self._phase, self._dealings = phase, state.dealings
             self._deal_epoch += 1
         # The history shows a secret move once the phases say so (Two-Ten-Jack's face-down card when its trick is
         # gathered; Thunee's trump card never): asked as a trick ends or the phase or dealing changes, the only moves
         # after which it does in any game (tests/envs check the vectors at every move of every game).
-        if self._pending and (not quiet or not state.trick):
+        if self._pending and (not quiet or not trick.trick):
             start = state._secret_moves_start()
             if start > self._pending[0][0]:
                 self._played |= _revealed(self._pending, start)
@@ -324,16 +336,16 @@ class ObservationEncoder:
             self._shown_epoch += 1
         elif self._shown_every_move and (
                 self._plain_card[action] is None and not (quiet and self._phase in self._quiet_phases)
-                or named & self._shown_any or not state.tricks and len(state.trick) == 1):
+                or not self._quiet_plays and (named & self._shown_any or not trick.tricks and len(trick.trick) == 1)):
             self._shown_epoch += 1  # a word (but a quiet phase's), a suffixed play, a card shown, the deal's first card
         if self._fishing:
-            left = len(state.stock)
+            left = len(fishing.stock)
             if left != self._stock_left:  # its shown facts change with the stock
                 self._stock_left = left
                 self._shown_epoch += 1
-        elif not state.trick:  # the stock and the tricks played change only as a trick ends (or outside the play)
-            left = len(state.stock) - state.stock_top if self._stocked else 0
-            begun = bool(state.tricks)
+        elif not trick.trick:  # the stock and the tricks played change only as a trick ends (or outside the play)
+            left = len(trick.stock) - trick.stock_top if self._stocked else 0
+            begun = bool(trick.tricks)
             if left != self._stock_left or begun != self._tricks_begun:
                 self._stock_left, self._tricks_begun = left, begun
                 self._shown_epoch += 1
@@ -454,21 +466,24 @@ class ObservationEncoder:
 
     @cython.cfunc
     @cython.locals(seat=cython.int, n=cython.int, k=cython.int, other=cython.int, card=cython.int,
-                   down=cython.ulonglong, one=cython.ulonglong)
+                   down=cython.ulonglong, one=cython.ulonglong, trick=TrickCore, fishing=FishingCore)
     def _fill(self, state: Any, seat: int) -> None:
         """The seat's card planes now in ``_new`` (its slow parts worked out again when they are stale)."""
         if self._deal_seen[seat] != self._deal_epoch or self._shown_seen[seat] != self._shown_epoch:
             self._slow_parts(state, seat)
         n, one = self.players, 1
-        self._new[0] = state.hands[seat]
         for k in range(1, n + 1):
             self._new[k] = 0
-        if self._fishing:
-            self._new[n + 1] = state.table
+        if self._fishing:  # (the core's C struct fields, compiled)
+            fishing = state
+            self._new[0] = fishing.hands[seat]
+            self._new[n + 1] = fishing.table
         else:
+            trick = state
+            self._new[0] = trick.hands[seat]
             self._new[n + 1] = 0
             down = state.down if self._face_down_plays else 0  # shown as "facedown" (or "facedown:<card>"), no card
-            for other, card in state.trick:
+            for other, card in trick.trick:
                 if not down >> card & 1:
                     self._new[(other - seat + n) % n + 1] |= one << card
         self._new[n + 2] = self._face_up[seat]
@@ -559,6 +574,18 @@ def _fishing_index(action: int) -> int:
     if action & _BEGIN:
         return 2 * _PLANE + card
     return (_PLANE if action >> 6 else 0) + card  # a jack taking the table, or a trail
+
+
+@cython.cfunc
+@cython.inline
+@cython.locals(fishing=cython.bint, trick=TrickCore, fishing_core=FishingCore)
+def _to_act(state: Any, fishing: bool) -> Any:
+    """``state.current_player``, read as its core's C struct field (compiled): a fishing game's or a trick game's."""
+    if fishing:
+        fishing_core = state
+        return fishing_core.current_player
+    trick = state
+    return trick.current_player
 
 
 # ---- the PettingZoo environment's moves (envs/pettingzoo.py), compiled with this module -------------------------
@@ -784,14 +811,18 @@ class Rows:
                 if not cython.compiled:
                     action = int(action)  # (a numpy integer, from source)
                 state.apply_id(action)
-                if state.current_player is None:  # the match is over: a new one in its place
+                to_act = _to_act(state, fishing)
+                if to_act is None:  # the match is over: a new one in its place
                     ended(i)
                     state = states[i]
+                    to_act = _to_act(state, fishing)
                 else:
                     played[i] = action
                     if state.deal_index != deal_index[i]:
-                        ended(i)
-            seat = state.current_player
+                        ended(i)  # (the deal's rewards: the match goes on, its seat to act as it was)
+            else:
+                to_act = _to_act(state, fishing)
+            seat = to_act
             legal = state.legal_action_ids()
             count = len(legal)
             if at + count > self._legal.shape[0]:

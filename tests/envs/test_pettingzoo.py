@@ -249,3 +249,26 @@ def test_a_quiet_phases_words_change_nothing_shown_while_it_goes_on(game: str) -
                     words += 1
                     assert [(state.shown_cards(seat), state.trump_seen(seat)) for seat in range(players)] == shown
     assert words > 1000
+
+
+@pytest.mark.parametrize("game", [g for g in engine.list_games()
+                                  if getattr(engine.game_class(g), "QUIET_CARD_PLAYS", False)])
+def test_quiet_card_plays_change_nothing_shown(game: str) -> None:
+    """A game's ``QUIET_CARD_PLAYS`` (Boonaken's): a plain card play that leaves the phase and the dealing as they
+    were changes no seat's ``shown_cards`` or ``trump_seen`` (the encoder asks them again only after another move),
+    over random matches of every player count; and such plays are made (the claim is tested)."""
+    plays = 0
+    for players in engine.game_info(game).player_counts:
+        for seed in range(40):
+            state = engine.new_match(game, seed=seed, players=players, options={"max_deals": 2})
+            rng = Rng(seed + 1)
+            while state.current_player is not None:
+                shown = [(state.shown_cards(seat), state.trump_seen(seat)) for seat in range(players)]
+                phase, dealings = state.phase, state.dealings
+                legal = state.legal_action_ids()
+                action = legal[rng.below(len(legal))]
+                state.apply_id(action)
+                if state.phase == phase and state.dealings == dealings and state.ACTIONS.plain_card[action] is not None:
+                    plays += 1
+                    assert [(state.shown_cards(seat), state.trump_seen(seat)) for seat in range(players)] == shown
+    assert plays > 1000

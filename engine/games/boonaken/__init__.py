@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from itertools import combinations
 from math import comb
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...auction import PASS, OutbidAuction, OutbidLadder, replay_auction
 from ...cards import BIT, CODES, SUIT, SUITS, cards_in, codes_of, make_deck, mask_of, parse_card
@@ -522,6 +522,11 @@ class Boonaken(TrickGame):
                                  "no numeric bid: no multiple of bid_step {bid_step} lies in min_bid..max_bid "
                                  "({min_bid}..{max_bid})"),),
     )
+    # What ``shown_cards`` answers (the face-up centre pair and each seat's ``_seen``) changes only with the phase, the
+    # dealing and the exchanges: not at a bid that leaves the bidding going on, nor at any card play. Numeric encoders
+    # (envs/encoding.py) ask it again only after the other moves (tests/envs/test_pettingzoo.py checks both claims).
+    QUIET_WORD_PHASES: ClassVar[frozenset[str]] = frozenset({"bidding"})
+    QUIET_CARD_PLAYS: ClassVar[bool] = True
 
     minus: list[int]  # per seat, its - marks (its score is its + marks less its - marks)
     active: tuple[int, ...]  # the seats at the table this deal, in seat order (8.3)
