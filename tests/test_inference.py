@@ -10,7 +10,7 @@ import pytest
 
 import engine
 from engine.bots import SeatView, make_policies, make_policy, seat_observer
-from engine.bots.inference import bids_to_fit, infer_sample, misfits
+from engine.bots.inference import auction_stations, bids_to_fit, infer_sample, misfits, misfits_at
 from engine.rng import Rng
 
 
@@ -44,6 +44,36 @@ def test_the_real_deal_fits_greedys_bids() -> None:
     for view in _views(8):
         moves = bids_to_fit(view.sample(Rng(1)), view.seat)
         assert misfits(view.state, moves) == 0
+
+
+def test_draws_scored_at_the_kept_auction_states_count_as_a_replay_does() -> None:
+    """misfits_at (each draw's hands given to the states kept once a position) gives misfits' count (each draw's
+    dealing replayed), bound or not, and the real deal fits there too."""
+    counts = set()
+    for view in _views(6):
+        first = view.sample(Rng(0))
+        moves = bids_to_fit(first, view.seat)
+        stations = auction_stations(first, moves)
+        assert stations is not None and len(stations) == len(moves)
+        assert misfits_at(view.state, stations) == 0
+        for k in range(8):
+            world = view.sample(Rng(50 + k))
+            for bound in (1 << 30, 1, 3):
+                count = misfits_at(world, stations, bound)
+                assert count == misfits(world, moves, bound)
+                counts.add(count)
+    assert len(counts) > 3  # (worlds that fit and misfit by various counts: the comparison can fail)
+
+
+def test_a_game_that_deals_after_its_auction_replays_each_draw() -> None:
+    """Belote deals its second round after the taking: a hand at a bid is not the hand at the end, so no states are
+    kept and each draw's dealing is replayed."""
+    state = engine.new_match("belote", seed=1)
+    view = _played(state, make_policies(["greedy"] * 4, "belote", seed=1),
+                   lambda played, _: played.phase != "play" or len(played.moves) - played.dealing_start < 4)
+    first = view.sample(Rng(1))
+    moves = bids_to_fit(first, view.seat)
+    assert moves and auction_stations(first, moves) is None
 
 
 def test_inferred_samples_keep_every_hard_fact() -> None:

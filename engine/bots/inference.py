@@ -11,13 +11,17 @@ bid, else the one that misfits the least (the first among equals): a bounded num
 RNG, so the decision stays a function of the seed. (Worlds that fit a whole auction exactly are too rare to wait for:
 session 43 found 2 in 440.)
 
-A world's fit is checked by replaying its deal from the start (:func:`misfits`): the game made anew from the world's
-``deal_deck`` and dealer, each move of the current dealing applied in turn, and at each move another seat made
-outside the play of the cards (bids, contre, redeal answers) with a choice, greedy's keys for that seat's hand in that
-world: a move made fits if greedy rates none of the legal moves above it, and misfits by one for each it rates above
-it (a pass where greedy would have bid the cheapest of five bids within its reach misfits by five, where it would have
-bid one, by one). Games without a greedy heuristic, or with no such move, are
-sampled as without inference.
+A world's fit is read at each move another seat made outside the play of the cards (bids, contre, redeal answers)
+with a choice: greedy's keys for that seat's hand in that world, a move made fitting if greedy rates none of the
+legal moves above it and misfitting by one for each it rates above it (a pass where greedy would have bid the
+cheapest of five bids within its reach misfits by five, where it would have bid one, by one) (:func:`misfits`).
+Every world of a position passes through the same auction positions (the sample keeps the hard facts: who was asked
+about a redeal, what was bid), only the hands differ; so the dealing is replayed once a position, from its first
+draw, into one state at each move to fit (:func:`auction_stations`), and each draw is scored by giving those states
+its hands (:func:`misfits_at`): in Belote contrée a draw costs a fifth of the replay it took. A game that deals
+cards after its auction (Belote's second round), where a hand at a bid is not the hand at the end, replays each
+draw's dealing from its ``deal_deck`` and dealer (:func:`misfits`). Games without a greedy heuristic, or with no such
+move, are sampled as without inference.
 
 >>> import engine
 >>> from engine.bots import make_policies, play_out
@@ -33,7 +37,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..budget import SAMPLE_WORK
-from ..cards import CODES
+from ..cards import BIT, CODES
 from ..options import Option
 from ..rng import Rng
 from ..state import State
@@ -96,7 +100,8 @@ def misfits(world: State, moves: Sequence[int], bound: int = 1 << 30) -> int:
     """How far the moves at ``moves`` (indices in ``world.moves``, as :func:`bids_to_fit` gives) are from greedy's
     with the hands of ``world``: for each, how many legal moves greedy rates above the one made (0: every move is one
     greedy rates best); -1 if the deal cannot be replayed (a move made not legal there). Once the count reaches
-    ``bound`` it is returned as it is (a world no better than one already drawn)."""
+    ``bound`` it is returned as it is (a world no better than one already drawn). The world's dealing is replayed
+    from its start (what :func:`misfits_at` does once a position)."""
     replay = _deal_start(world)
     if replay is None:
         return -1
@@ -109,18 +114,88 @@ def misfits(world: State, moves: Sequence[int], bound: int = 1 << 30) -> int:
         mover, action = history[i]
         if i == moves[k]:
             k += 1
-            legal = replay.legal_action_ids()
-            if action not in legal:
+            above = _rated_above(replay, SeatObserver(replay, mover), action, rank)
+            if above < 0:
                 return -1  # (a world where the move could not have been made: the first draw's facts kept it out)
-            seen: Seen = SeatObserver(replay, mover).seen(legal)
-            keys: list[Any] = list(rank(seen))  # (all ints, or all tuples)
-            made = keys[legal.index(action)]
-            for key in keys:  # (a bid further from greedy's misfits more: a pass where it would bid 90 or 120)
-                if key > made:
-                    count += 1
+            count += above
             if count >= bound:
                 return count
         replay.apply_id(action)
+    return count
+
+
+def _rated_above(state: State, observer: SeatObserver, action: int, rank: Callable[[Seen], Any]) -> int:
+    """How many of ``state``'s legal moves greedy (``rank``) rates above ``action`` for the seat to act there
+    (``observer``'s, of ``state``); -1 if ``action`` is not legal there."""
+    legal = state.legal_action_ids()
+    if action not in legal:
+        return -1
+    seen: Seen = observer.seen(legal)
+    keys: list[Any] = list(rank(seen))  # (all ints, or all tuples)
+    made = keys[legal.index(action)]
+    count = 0
+    for key in keys:  # (a bid further from greedy's misfits more: a pass where it would bid 90 or 120)
+        if key > made:
+            count += 1
+    return count
+
+
+def _hands_held(world: TrickGame) -> list[int]:
+    """Each seat's cards (masks) as dealt this dealing, if no card left its hand but by being played (its hand and
+    what it played: ``world.hands[s] | world._played_since(s)`` for every seat, in one pass over the tricks)."""
+    held = list(world.hands)
+    for played in world.tricks:
+        for s, card in played:
+            held[s] |= BIT[card]
+    for s, card in world.trick:
+        held[s] |= BIT[card]
+    return held
+
+
+def auction_stations(world: State, moves: Sequence[int]) -> list[tuple[TrickGame, SeatObserver, int]] | None:
+    """The dealing of ``world`` replayed once, a state kept at each of ``moves`` (indices in ``world.moves``, as
+    :func:`bids_to_fit` gives) with the observer of the seat that made the move there (its Seen kept: read from the
+    state, so good for any hands the state is given) and the move: what :func:`misfits_at` scores
+    every draw of the position against. None where a hand at one of the moves is not that seat's hand at the end
+    (cards dealt after the auction, or exchanged): each draw's dealing is then replayed (:func:`misfits`)."""
+    replay = _deal_start(world)
+    if replay is None or not isinstance(world, TrickGame):
+        return None
+    held = _hands_held(world)
+    stations = []
+    k = 0
+    history = world.moves
+    for i in range(world.dealing_start, len(history)):
+        if k == len(moves):
+            break
+        mover, action = history[i]
+        if i == moves[k]:
+            k += 1
+            if replay.hands != held:
+                return None
+            station = replay.clone()
+            assert isinstance(station, TrickGame)  # (a clone is of its state's class)
+            stations.append((station, SeatObserver(station, mover), action))
+        replay.apply_id(action)
+    return stations
+
+
+def misfits_at(world: State, stations: Sequence[tuple[TrickGame, SeatObserver, int]], bound: int = 1 << 30) -> int:
+    """:func:`misfits` of ``world`` read at ``stations`` (:func:`auction_stations` of a world of the same position),
+    each given the hands of ``world``: the same count, without replaying its dealing."""
+    assert isinstance(world, TrickGame)  # (stations are made only for trick games)
+    rank = _RANKERS[world.game_id]
+    held = _hands_held(world)
+    count = 0
+    for station, observer, action in stations:
+        station.hands = held  # (read, never written, by the legal moves and greedy's keys)
+        station._legal = None
+        above = _rated_above(station, observer, action, rank)
+        if above < 0:
+            return -1
+        count += above
+        if count >= bound:
+            return count
     return count
 
 
@@ -132,20 +207,23 @@ def infer_sample(view: SeatView, rng: Rng, tries: int, charge: Callable[[int], N
     best = view.sample(rng)
     if tries <= 1 or view.fixed():
         return best
-    memo = view._memo  # (one per position: the moves to fit are worked out once)
+    memo = view._memo  # (one per position: the moves to fit, and the states to score them at, worked out once)
     moves = memo.get("bids")
     if moves is None:
         moves = memo["bids"] = bids_to_fit(best, view.seat)
+        if moves:
+            memo["stations"] = auction_stations(best, moves)
     if not moves:
         return best
-    least = misfits(best, moves)
+    stations = memo["stations"]
+    least = misfits(best, moves) if stations is None else misfits_at(best, stations)
     for _ in range(tries - 1):
         if least <= 0:
             break
         if charge is not None:
             charge(SAMPLE_WORK)
         world = view.sample(rng)
-        count = misfits(world, moves, least)
+        count = misfits(world, moves, least) if stations is None else misfits_at(world, stations, least)
         if 0 <= count < least:
             best, least = world, count
     return best

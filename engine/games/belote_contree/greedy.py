@@ -69,7 +69,8 @@ class BeloteContreeGreedy(Keyer):
             if action == "pass":
                 self.keys[i] = KIND  # (1, 0)
             else:
-                points, s = _bid(action)
+                found = cython.cast(dict, _BIDS).get(action)  # (a C dict look-up: greedy's keys for each draw of
+                points, s = _bid(action) if found is None else found  # auction inference, bots/inference.py)
                 if s == suit and 0 <= points <= reach:
                     self.keys[i] = 2 * KIND - points  # (2, -points)
         return n
