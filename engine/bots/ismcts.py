@@ -164,8 +164,8 @@ def _most_visited(root: Node, legal_ids: Sequence[int], me: int, keys: KeyFuncti
 
 @cython.cfunc
 @cython.locals(root=Node, node=Node, child=Node, c=cython.double, score=cython.double, choice_score=cython.double,
-               seat=cython.int, deal=cython.int, before=cython.longlong,
-               untried=list, legal=list, children=dict, side_of=object)
+               seat=cython.Py_ssize_t, deal=cython.Py_ssize_t, before=cython.Py_ssize_t, k=cython.Py_ssize_t,
+               untried=list, legal=list, children=dict, side_of=tuple, rng=Rng)
 def _descend(root: Node, world: State, keys: KeyFunction | None, exploration: float, rng: Rng, nodes: list[Node],
              sides: list[int]) -> None:
     """The tree part of an iteration: from ``root`` down by UCB1 with availability counts, among the moves legal in
@@ -174,13 +174,18 @@ def _descend(root: Node, world: State, keys: KeyFunction | None, exploration: fl
     deal, before = world.deal_index, len(world.deal_results)
     node, c = root, exploration
     side_of = world.side_of
-    while world.current_player is not None and world.deal_index == deal and len(world.deal_results) == before:
-        seat = world.current_player
-        legal = world.legal_action_ids()
+    legal_action_ids, apply_id = world.legal_action_ids, world.apply_id  # (looked up once, not at each move)
+    while True:
+        player = world.current_player
+        if player is None or world.deal_index != deal or len(world.deal_results) != before:
+            return
+        seat = player
+        legal = legal_action_ids()
         children = node.children
         untried = []
         choice, choice_score = -1, _NONE
-        for action in legal:
+        for k in range(len(legal)):
+            action = legal[k]
             child = children.get(action if keys is None else keys(seat, action))
             if child is None:
                 untried.append(action)
@@ -191,18 +196,18 @@ def _descend(root: Node, world: State, keys: KeyFunction | None, exploration: fl
                 if score > choice_score:
                     choice, choice_score = action, score
         if untried:
-            choice = untried[rng.below(len(untried))] if len(untried) > 1 else untried[0]
+            choice = untried[rng.pick_index(len(untried))]  # (no draw for one: below(n) for more)
             child = Node()
             child.available = 1
             children[choice if keys is None else keys(seat, choice)] = child
             nodes.append(child)
             sides.append(side_of[seat])
-            world.apply_id(choice)
+            apply_id(choice)
             return
         node = children[choice if keys is None else keys(seat, choice)]
         nodes.append(node)
         sides.append(side_of[seat])
-        world.apply_id(choice)
+        apply_id(choice)
 
 
 @cython.cfunc
@@ -215,17 +220,21 @@ def _back_up(nodes: list[Node], sides: list[int], rewards: list[float]) -> None:
         node.reward += rewards[sides[k]]
 
 
-@cython.locals(n=cython.Py_ssize_t, side=cython.Py_ssize_t, s=cython.Py_ssize_t, count=cython.Py_ssize_t)
+@cython.cfunc
+@cython.locals(n=cython.Py_ssize_t, side=cython.Py_ssize_t, s=cython.Py_ssize_t, count=cython.Py_ssize_t,
+               points=list, total=cython.double, others=cython.double, scale=cython.double)
 def _rewards(world: State, results_before: int) -> list[float]:
     """Each side's reward in 0..1 for the deal recorded after ``results_before`` results (0.5 each if none)."""
     if len(world.deal_results) <= results_before:
         return [0.5] * (max(world.side_of) + 1)
     points = world.deal_results[results_before]["points"]
     n = len(points)
-    total = 0  # (loops, not generators and lists: this runs at every iteration)
+    # (loops, not generators and lists: this runs at every iteration; compiled, the sums are C doubles, exact for
+    # points of a deal, and each quotient is the one Python's int division gives)
+    total = 0
     for s in range(n):
         total += abs(points[s])
-    scale = 2 * max(1, total)
+    scale = 2 * max(1.0, total)
     rewards = []
     for side in range(n):
         others, count = 0, 0
