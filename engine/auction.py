@@ -343,7 +343,7 @@ class TrumpChoice(Copyable):
                  delegate: bool = True) -> None:
         self.turn = chooser
         self.partner = partner
-        self.words = tuple(f"trump:{s}" for s in suits) + ((f"trump:{NO_TRUMP_WORD}",) if no_trump else ())
+        self.words = _trump_words(suits, no_trump)
         self.may_delegate = delegate
         self.actions: list[tuple[int, str]] = []
         self.maker: int | None = None
@@ -371,6 +371,18 @@ class TrumpChoice(Copyable):
         self.maker, self.trump, self.over = seat, word.split(":", 1)[1], True
 
 
+_TRUMP_WORDS: dict[tuple[str, bool], tuple[str, ...]] = {}
+
+
+def _trump_words(suits: str, no_trump: bool) -> tuple[str, ...]:
+    """A TrumpChoice's words (made once for each set of suits: a choice is made at every deal)."""
+    words = _TRUMP_WORDS.get((suits, no_trump))
+    if words is None:
+        words = _TRUMP_WORDS[(suits, no_trump)] = \
+            tuple(f"trump:{s}" for s in suits) + ((f"trump:{NO_TRUMP_WORD}",) if no_trump else ())
+    return words
+
+
 class DoublingRounds(Copyable):
     """A contract doubled in rounds (Botifarra 4.4): the opponents of the last speaker (at first the ``maker``), in
     play order from the seat after him, are asked in turn to say the next word of ``words`` or ``pass``; the first
@@ -396,9 +408,17 @@ class DoublingRounds(Copyable):
         self.thrown_in = False  # a contract is played, doubled or not
         self._ask(maker)
 
+    @cython.locals(last=cython.Py_ssize_t, n=cython.Py_ssize_t, k=cython.Py_ssize_t, seat=cython.Py_ssize_t,
+                   asked=list)
     def _ask(self, last: int) -> None:
-        n = len(self.sides)
-        self.asked = tuple(s for s in ((last + k) % n for k in range(1, n)) if self.sides[s] != self.sides[last])
+        sides = self.sides
+        n, side = len(sides), sides[last]
+        asked = []  # (a loop, not a generator: compiled, one is made at every word said)
+        for k in range(1, n):
+            seat = (last + k) % n
+            if sides[seat] != side:
+                asked.append(seat)
+        self.asked = tuple(asked)
         self.passes = 0
         self.turn = self.asked[0]
 

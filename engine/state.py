@@ -478,8 +478,11 @@ class State(ABC):
 
     def partner_of(self, seat: int) -> int | None:
         """The seat's partner, the one other seat on its side (None without partnerships)."""
-        partners = [other for other in range(self.n_players) if self.partners(seat, other)]
-        return partners[0] if len(partners) == 1 else None
+        teams, found, count = self.teams, None, 0  # (a loop: compiled, no comprehension's call per seat)
+        for other in range(len(teams)):
+            if other != seat and teams[other] == teams[seat]:
+                found, count = other, count + 1
+        return found if count == 1 else None
 
     def _record_deal(self, points: list[int], counters: dict[str, Any]) -> None:
         self.deal_results = [*self.deal_results,

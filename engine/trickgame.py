@@ -706,10 +706,11 @@ class TrickGame(State, TrickCore):
         trick, hand = me.trick, me.hands[seat]
         if not trick:
             return _ids_of(hand, self.ACTIONS.string_tables)  # (ACTIONS.ids, with no Python call compiled)
-        if self.RULES.must_win is not None:
+        rules = self.RULES
+        if rules.must_win is not None:
             return _ids_of(self._playable(seat), self.ACTIONS.string_tables)
         side_of = me.side_of
-        return follow_ids(self.ACTIONS, self.RULES.follow, hand, SUIT[trick[0][1]], me.trump, me.overtrumps,
+        return follow_ids(self.ACTIONS, rules.follow, hand, SUIT[trick[0][1]], me.trump, me.overtrumps,
                           side_of[me.best_seat] == side_of[seat])
 
     @cython.locals(me=TrickCore)
@@ -780,23 +781,32 @@ class TrickGame(State, TrickCore):
         me._legal = None
         return len(me.moves) - start
 
-    @cython.locals(me=TrickCore)
+    @cython.locals(me=TrickCore, rng=Rng)
     def _decide(self, choose: Sequence[Chooser], observe: Sequence[Callable[[], dict[str, Any]]]) -> None:
         """``play_to_end``'s moves outside the play (an auction, a trump choice, an exchange) until the play begins or
         the match ends: each listed and applied by the decision phase in play itself, as ``_legal_ids`` and ``_apply``
-        would (without their call in between), checked and recorded as ``apply_id`` does."""
+        would (without their call in between), checked and recorded as ``apply_id`` does. A seat whose choice is its
+        generator's own draw (``Rng.pick``, as in the trick loop) is drawn for here (``pick_index``: compiled, a C
+        call), not called."""
         me = self
         deciding, record = self._deciding, me.moves.append
         seat = me.current_player
+        # each seat's generator when its chooser is that generator's pick, else None
+        rngs = [getattr(chooser, "__self__") if draws_only(chooser) else None for chooser in choose]  # noqa: B009
         while seat is not None:
             phase = me.phase
             if phase == "play":
                 return
             acting = deciding[phase]
             me._legal = legal = acting.legal(self)  # known while the seat chooses (its observation lists them)
-            action = choose[seat](legal, observe[seat])
-            if not _listed(action, legal):
-                raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
+            drawing = rngs[seat]
+            if drawing is not None:  # (drawn from the list: legal)
+                rng = drawing
+                action = legal[rng.pick_index(len(legal))]
+            else:
+                action = choose[seat](legal, observe[seat])
+                if not _listed(action, legal):
+                    raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
             record(pair(seat, action))
             me._legal = None
             acting.apply(self, action)
@@ -813,7 +823,7 @@ class TrickGame(State, TrickCore):
                    end=cython.Py_ssize_t, seats=cython.Py_ssize_t, k=cython.Py_ssize_t, drawn=cython.Py_ssize_t,
                    to=cython.Py_ssize_t, passes=cython.bint, recorded=list, held=cython.ulonglong,
                    stocked=cython.bint, mask=cython.ulonglong, watched=cython.longlong, rngs=list, rng=Rng,
-                   picked=cython.bint, moving=cython.longlong, row=tuple)
+                   picked=cython.bint, moving=cython.longlong, row=tuple, draw=cython.bint)
     def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
                     observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
         """The trick loop, the one path of card play. From the seat to play, each turn: its legal moves (the follow
@@ -828,9 +838,10 @@ class TrickGame(State, TrickCore):
         reads neither the observation nor the state) the loop draws it itself (``Rng.pick_index``, the same draw) and
         the legal moves are not written to the state (``_legal``, which an observation lists); if besides no part of
         the game is called during a trick, the loop is quiet: the card is drawn from the follow rule's mask with no
-        list of ids made (``_picked_id``), and the trick's best card and the seat to play are written only before the
-        game is called (a watched card, the trick's winner or end, the deal's score) and as the loop returns, not at
-        every card."""
+        list of ids made (``_picked_id``; so is a blind seat's card when its hand holds none of the cards that call
+        for the parts' moves, ``PlayPart.moving``), and the trick's best card and the seat to play are written only
+        before the game is called (a watched card, the trick's winner or end, the deal's score) and as the loop
+        returns, not at every card."""
         me = self
         rules = self.RULES
         trump = me.trump
@@ -878,12 +889,14 @@ class TrickGame(State, TrickCore):
         while True:
             if not stop:  # the seat's turn: its legal moves (follow_ids, with the hand's ids at hand), its choice
                 hand = hands[seat]
-                picked = False  # (quiet: a card drawn from the follow rule's mask, with no list of ids made)
+                picked = False  # (draw: a card drawn from the follow rule's mask, with no list of ids made)
+                # drawn so when the loop is quiet, or blind with no part's moves for this hand (PlayPart.moving)
+                draw = quiet or (blind and own_ids is None and moving >= 0 and not hand & moving)
                 if own_ids is not None:
                     legal = own_ids()
                     stocked = False
                 elif not played:
-                    if quiet:
+                    if draw:
                         rng = rngs[seat]
                         action, picked = _picked_id(hand, ranked, rng), True
                     else:
@@ -892,7 +905,7 @@ class TrickGame(State, TrickCore):
                     same = (hand >> 13 * led) & 0x1FFF  # the hand's ranks in the led suit
                     if same and led != over_suit and win_rule is None:  # following suit: the table's entry, listed
                         row = suit_ids[led][same]
-                        if quiet:  # (drawn from as it is)
+                        if draw:  # (drawn from as it is)
                             rng = rngs[seat]
                             action, picked = row[rng.pick_index(len(row))], True
                         else:
@@ -903,7 +916,7 @@ class TrickGame(State, TrickCore):
                                               side_of[best_seat] == side_of[seat])
                         else:
                             mask = win_rule.legal(hand, led, trump, best, teams[best_seat] == teams[seat], played == 1)
-                        if quiet:
+                        if draw:
                             rng = rngs[seat]
                             action, picked = _picked_id(mask, ranked, rng), True
                         else:

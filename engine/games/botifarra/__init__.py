@@ -295,19 +295,22 @@ class Botifarra(TrickGame):
 
     def deal_points(self) -> list[int]:
         """7.1: each team's card points and tricks so far (they add up to 72 after the 12th trick)."""
-        points = [0, 0]
-        for side, (cards, tricks) in enumerate(zip(self.card_points, self.tricks_won, strict=True)):
-            points[self.teams[self.side_of.index(side)]] += cards + tricks
+        points, teams, side_of = [0, 0], self.teams, self.side_of
+        cards, tricks = self.card_points, self.tricks_won
+        for side in range(len(cards)):  # (a loop on indices: every rollout's deal is scored)
+            points[teams[side_of.index(side)]] += cards[side] + tricks[side]
         return points
 
     def _score_deal(self) -> None:
         points = self.deal_points()
-        score = over_half(points, HALF, self.multiplier)  # 7.2, 7.3
-        assert self.maker is not None and self.choice.trump is not None  # a deal is played under a named trump
+        choice, level, multiplier = self.choice, self.level, self.multiplier  # (each read once)
+        score = over_half(points, HALF, multiplier)  # 7.2, 7.3
+        maker = choice.maker
+        assert maker is not None and choice.trump is not None  # a deal is played under a named trump
         counters: dict[str, Any] = {
-            "trump": self.choice.trump, "maker": self.maker, "delegated": self.choice.delegated,
-            "doubling": DOUBLE_WORDS[self.level - 1] if self.level else "none", "multiplier": self.multiplier,
-            "deal_points": points, "made": points[self.teams[self.maker]] > HALF,
+            "trump": choice.trump, "maker": maker, "delegated": choice.delegated,
+            "doubling": DOUBLE_WORDS[level - 1] if level else "none", "multiplier": multiplier,
+            "deal_points": points, "made": points[self.teams[maker]] > HALF,
         }
         for team in (0, 1):
             self.game_points[team] += score[team]
