@@ -164,7 +164,7 @@ def _most_visited(root: Node, legal_ids: Sequence[int], me: int, keys: KeyFuncti
 
 @cython.cfunc
 @cython.locals(root=Node, node=Node, child=Node, c=cython.double, score=cython.double, choice_score=cython.double,
-               seat=cython.Py_ssize_t, deal=cython.Py_ssize_t, before=cython.Py_ssize_t, k=cython.Py_ssize_t,
+               seat=cython.Py_ssize_t, deal=cython.Py_ssize_t, before=cython.Py_ssize_t,
                untried=list, legal=list, children=dict, side_of=tuple, rng=Rng)
 def _descend(root: Node, world: State, keys: KeyFunction | None, exploration: float, rng: Rng, nodes: list[Node],
              sides: list[int]) -> None:
@@ -184,8 +184,7 @@ def _descend(root: Node, world: State, keys: KeyFunction | None, exploration: fl
         children = node.children
         untried = []
         choice, choice_score = -1, _NONE
-        for k in range(len(legal)):
-            action = legal[k]
+        for action in legal:
             child = children.get(action if keys is None else keys(seat, action))
             if child is None:
                 untried.append(action)
