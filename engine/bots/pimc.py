@@ -146,6 +146,7 @@ class PimcPolicy(SearchPolicy):
         counted = contract_scored(world, side)  # a contract failed by any amount scores the same: the count breaks ties
         values, moves = [], 0
         streams = [bot.rng.state for bot in bots]
+        world.legal_action_ids()  # (listed once: each clone below copies the list, its apply_id lists none again)
         for action in legal_ids:
             for k in range(len(bots)):  # (an index loop: zip(..., strict=True) is a keyword call, compiled too)
                 bots[k].rng.state = streams[k]  # every move's play-outs draw the same numbers: their differences count

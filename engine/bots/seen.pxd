@@ -8,11 +8,14 @@ from engine.trickgame cimport TrickCore
 
 cdef class Seen:
     cdef TrickCore _state
-    cdef object _obs, _legal_ids, _legal, _seat, _players, _played_mask, _played_at, _read, _phase, _trick
+    cdef object _obs, _legal_ids, _legal, _seat, _players, _played_dealing, _read, _phase, _trick
+    cdef unsigned long long _played_mask
+    cdef Py_ssize_t _played_count
     cdef object _legal_cards
     cdef bint _history, _face_up_shown, _tricks_shown
     cdef int _trump
     cdef tuple _card_of, _suffixes
+    cdef tuple _card_int
     cdef Py_ssize_t _width
     cdef Seen _bind(self, TrickCore state)
     cpdef Seen at(self, object legal_ids)

@@ -69,10 +69,11 @@ class Seen:
         self._players: int | None = None
         self._face_up_shown = self._tricks_shown = False
         self._card_of: tuple[int | None, ...] = ()
+        self._card_int: tuple[int, ...] = ()  # (of_state) the card of each action id, -1 for none (card_ints)
         self._suffixes: tuple[str, ...] = ()  # (of_state) the game's card suffixes, by an action id modulo _width
         self._width = 1
-        self._played_mask = 0  # (of_state) the cards of the finished tricks, as of _played_at: the dealing, the tricks
-        self._played_at = (-1, 0)
+        # (of_state) the cards of the finished tricks, as of the dealing _played_dealing and its first _played_count
+        self._played_mask, self._played_dealing, self._played_count = 0, -1, 0
         self._read: dict[str, Any] | None = None  # (SeenInObservation) the facts read so far
         self._phase: str | None = None
         self._trump = NO_TRUMP
@@ -130,6 +131,7 @@ class Seen:
         observed, actions = state.OBSERVED, state.ACTIONS
         self._face_up_shown, self._tricks_shown = "face_up" in observed, "tricks" in observed
         self._card_of, self._suffixes, self._width = actions.card_of, actions.suffixes, actions.width
+        self._card_int = card_ints(actions.card_of)
         return self._bind(state)
 
     def _bind(self, state: TrickGame) -> Seen:
@@ -137,7 +139,7 @@ class Seen:
         self._obs = self._legal = self._read = None
         self._phase, self._trump, self._trick, self._legal_cards = None, NO_TRUMP, [], []
         self._state, self._players = state, state.n_players
-        self._played_mask, self._played_at = 0, (-1, 0)
+        self._played_mask, self._played_dealing, self._played_count = 0, -1, 0
         return self.at(())
 
     def rebind(self, state: TrickGame) -> None:
@@ -188,19 +190,21 @@ class Seen:
             return len(self._legal_ids)
         return len(self.cards())
 
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
     @cython.locals(a=cython.Py_ssize_t, ids=list)
     def card_at(self, i: int) -> int:
         """The card the ``i``-th legal action plays (:attr:`legal_cards`), -1 for none: read from the action's id
-        where the seat's turn is read from the state (no list made)."""
+        where the seat's turn is read from the state (no list made). (``i`` is below :meth:`legal_count`: compiled,
+        no index is checked.)"""
         if self._read is None and self._legal_cards is None:
             if type(self._legal_ids) is list:  # (the rollout loops' legal ids: compiled, a C read of the list)
                 ids = self._legal_ids
                 a = ids[i]
             else:
                 a = self._legal_ids[i]
-            card = self._card_of[a]
-        else:
-            card = self.cards()[i]
+            return self._card_int[a]  # (compiled: a C read of the tuple, no test of None)
+        card = self.cards()[i]
         return -1 if card is None else card
 
     @cython.locals(card_of=tuple, i=cython.Py_ssize_t, n=cython.Py_ssize_t, cards=list)
@@ -246,12 +250,14 @@ class Seen:
                 self._legal = self.obs["legal_actions"]
         return self._legal
 
+    @cython.locals(k=cython.Py_ssize_t, card=cython.int, best=cython.int)
     def winning(self, trump: int, power: Sequence[int]) -> tuple[int, int]:
         """The seat and card winning the trick in play so far (it holds a card): the best trump, else the best card
         of the led suit, ``power`` ranking the cards under ``trump``."""
         trick = self._trick if self._read is None else self._fact("trick")
         best_seat, best = trick[0]
-        for seat, card in trick[1:]:
+        for k in range(1, len(trick)):  # (an index loop: no slice of the trick)
+            seat, card = trick[k]
             if beats(card, best, trump, power):
                 best_seat, best = seat, card
         return best_seat, best
@@ -261,7 +267,7 @@ class Seen:
         """Whether the ``i``-th legal action plays its card with ``suffix`` (``:belote``: ``KH:belote``)."""
         if self._state is not None:
             a = self._legal_ids[i]
-            return self._card_of[a] is not None and self._suffixes[a % self._width] == suffix
+            return self._card_int[a] >= 0 and self._suffixes[a % self._width] == suffix
         return self.legal[i].endswith(suffix)
 
     def _played(self) -> Iterable[Sequence[tuple[int, int]]]:
@@ -275,20 +281,22 @@ class Seen:
                    k=cython.Py_ssize_t)
     def _played_cards(self) -> int:
         """The cards of the deal's finished tricks, as a mask (of :meth:`of_state`), brought up to date trick by trick
-        (the state only moves on)."""
+        (the state only moves on). (Compiled, the mask and the count are C fields: no tuple, no int object.)"""
         state = self._state
         assert state is not None
-        tricks, (dealing, counted) = state.tricks, self._played_at
+        tricks, dealing = state.tricks, state.dealings
         n = len(tricks)
-        if dealing != state.dealings or counted > n:  # another deal
-            self._played_mask, dealing, counted = 0, state.dealings, 0
+        counted = self._played_count
+        if dealing != self._played_dealing or counted > n:  # another deal
+            self._played_mask, self._played_dealing, counted = 0, dealing, 0
         if counted < n:  # add the tricks finished since
             played = self._played_mask
             for k in range(counted, n):
-                for _seat, card in tricks[k]:
+                for seat_card in tricks[k]:  # (no unpacking of each (seat, card): compiled, a C read of it)
+                    card = seat_card[1]
                     played |= _ONE << card
             self._played_mask = played
-        self._played_at = (dealing, n)
+        self._played_count = n
         return self._played_mask
 
     def tricks_played(self) -> int:
@@ -400,6 +408,24 @@ class Seen:
         code = self.obs.get("face_up")
         return CARD_OF_CODE[code] if isinstance(code, str) else None
 
+
+
+_CARD_INTS: dict[int, tuple[tuple[int | None, ...], tuple[int, ...]]] = {}  # card_ints's, by card_of's identity
+
+
+def card_ints(card_of: tuple[int | None, ...]) -> tuple[int, ...]:
+    """The card each action id plays, -1 for none (a word): what Seen.card_at reads, one look-up without a test of
+    None (made once per game's actions, kept by the identity of their ``card_of``).
+
+    >>> card_ints((0, 51, None))
+    (0, 51, -1)
+    """
+    kept = _CARD_INTS.get(id(card_of))
+    if kept is not None and kept[0] is card_of:
+        return kept[1]
+    table = tuple(-1 if card is None else card for card in card_of)
+    _CARD_INTS[id(card_of)] = (card_of, table)
+    return table
 
 
 class SeenInObservation(Seen):

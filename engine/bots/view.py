@@ -103,17 +103,26 @@ class SeatView(SeatObserver):
 
     def fixed(self) -> bool:
         """Whether every sample is the same deal: the seat can work out all it has not seen (a trick game's
-        ``unseen_fixed``); a search then needs one."""
-        state = self.state
-        return isinstance(state, TrickGame) and state.current_player is not None and state.unseen_fixed(self.seat)
+        ``unseen_fixed``); a search then needs one. (Worked out once per position: a search asks at each sample.)"""
+        memo = self._position_memo()
+        fixed = memo.get("fixed")
+        if fixed is None:
+            state = self.state
+            fixed = memo["fixed"] = isinstance(state, TrickGame) and state.current_player is not None and \
+                state.unseen_fixed(self.seat)
+        return bool(fixed)
 
     def sample(self, rng: Rng) -> State:
         """A state this seat cannot tell from the real one, the unseen cards dealt from ``rng``."""
+        return determinize(self.state, self.seat, rng, self._position_memo())
+
+    def _position_memo(self) -> dict[str, Any]:
+        """What the samples of the state's current position share (a new dict once the state has moved on)."""
         state = self.state
         at = (state.deal_index, len(state.moves))  # the position: the state only moves on
         if at != self._memo_at:
             self._memo, self._memo_at = {}, at
-        return determinize(state, self.seat, rng, self._memo)
+        return self._memo
 
 
 def seat_observer(state: State, seat: int, policy: Policy) -> Observe:
