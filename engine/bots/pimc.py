@@ -94,8 +94,8 @@ class PimcPolicy(SearchPolicy):
         bids_option(),
         # 8 from measurement (s46, docs/ratings.md "Auction inference"): pimc:samples=8:dd_cards=16:infer=8 beat
         # the same without inference by +14.2 [+7.2, +21.3] points a deal over 1,000 duplicate contrée deals
-        # (pimc:infer=8 against pimc at the other defaults: +6.3 [-6.3, +18.8] over 300); a draw costs about
-        # 0.2 ms compiled where there are bids to fit, nothing where there are none
+        # (pimc:infer=8 against pimc at the other defaults: +6.3 [-6.3, +18.8] over 300); a draw and its fit cost
+        # about 160k instructions compiled in contrée (s47), nothing where there are no bids to fit
         infer_option(8),
     )
 
