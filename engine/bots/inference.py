@@ -33,7 +33,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..budget import SAMPLE_WORK
@@ -106,22 +106,30 @@ def misfits(world: State, moves: Sequence[int], bound: int = 1 << 30) -> int:
     if replay is None:
         return -1
     rank = _RANKERS[world.game_id]
-    count, k = 0, 0
+    count = 0
+    for mover, action in _replayed_to(replay, world, moves):
+        above = _rated_above(replay, SeatObserver(replay, mover), action, rank)
+        if above < 0:
+            return -1  # (a world where the move could not have been made: the first draw's facts kept it out)
+        count += above
+        if count >= bound:
+            return count
+    return count
+
+
+def _replayed_to(replay: State, world: State, moves: Sequence[int]) -> Iterator[tuple[int, int]]:
+    """``world``'s dealing replayed on ``replay`` (a state at its start), stopping before each of ``moves`` (indices
+    in ``world.moves``) to yield its mover and move; each move is applied once the caller asks for the next."""
+    k = 0
     history = world.moves
     for i in range(world.dealing_start, len(history)):
         if k == len(moves):
-            break
+            return
         mover, action = history[i]
         if i == moves[k]:
             k += 1
-            above = _rated_above(replay, SeatObserver(replay, mover), action, rank)
-            if above < 0:
-                return -1  # (a world where the move could not have been made: the first draw's facts kept it out)
-            count += above
-            if count >= bound:
-                return count
+            yield mover, action
         replay.apply_id(action)
-    return count
 
 
 def _rated_above(state: State, observer: SeatObserver, action: int, rank: Callable[[Seen], Any]) -> int:
@@ -163,20 +171,12 @@ def auction_stations(world: State, moves: Sequence[int]) -> list[tuple[TrickGame
         return None
     held = _hands_held(world)
     stations = []
-    k = 0
-    history = world.moves
-    for i in range(world.dealing_start, len(history)):
-        if k == len(moves):
-            break
-        mover, action = history[i]
-        if i == moves[k]:
-            k += 1
-            if replay.hands != held:
-                return None
-            station = replay.clone()
-            assert isinstance(station, TrickGame)  # (a clone is of its state's class)
-            stations.append((station, SeatObserver(station, mover), action))
-        replay.apply_id(action)
+    for mover, action in _replayed_to(replay, world, moves):
+        if replay.hands != held:
+            return None
+        station = replay.clone()
+        assert isinstance(station, TrickGame)  # (a clone is of its state's class)
+        stations.append((station, SeatObserver(station, mover), action))
     return stations
 
 

@@ -4,6 +4,7 @@ and what the environment promises beyond them (masks, the encoding, rewards per 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -234,20 +235,11 @@ def test_a_quiet_phases_words_change_nothing_shown_while_it_goes_on(game: str) -
     were changes no seat's ``shown_cards`` or ``trump_seen`` (the encoder asks them again only when it ended the
     phase), over random matches of every player count; and such words are played (the claim is tested)."""
     quiet, words = engine.game_class(game).QUIET_WORD_PHASES, 0
-    for players in engine.game_info(game).player_counts:
-        for seed in range(60):
-            state = engine.new_match(game, seed=seed, players=players, options={"max_deals": 2})
-            rng = Rng(seed + 1)
-            while state.current_player is not None:
-                shown = [(state.shown_cards(seat), state.trump_seen(seat)) for seat in range(players)]
-                phase, dealings = state.phase, state.dealings
-                legal = state.legal_action_ids()
-                action = legal[rng.below(len(legal))]
-                state.apply_id(action)
-                if (phase in quiet and state.phase == phase and state.dealings == dealings
-                        and state.ACTIONS.plain_card[action] is None):
-                    words += 1
-                    assert [(state.shown_cards(seat), state.trump_seen(seat)) for seat in range(players)] == shown
+    for state, action, shown, phase, dealings in _random_moves(game, seeds=60):
+        if (phase in quiet and state.phase == phase and state.dealings == dealings
+                and state.ACTIONS.plain_card[action] is None):
+            words += 1
+            assert _shown(state) == shown
     assert words > 1000
 
 
@@ -258,17 +250,31 @@ def test_quiet_card_plays_change_nothing_shown(game: str) -> None:
     were changes no seat's ``shown_cards`` or ``trump_seen`` (the encoder asks them again only after another move),
     over random matches of every player count; and such plays are made (the claim is tested)."""
     plays = 0
+    for state, action, shown, phase, dealings in _random_moves(game, seeds=40):
+        if state.phase == phase and state.dealings == dealings and state.ACTIONS.plain_card[action] is not None:
+            plays += 1
+            assert _shown(state) == shown
+    assert plays > 1000
+
+
+Shown = list[tuple[object, object]]  # each seat's shown_cards and trump_seen
+
+
+def _shown(state: engine.State) -> Shown:
+    return [(state.shown_cards(seat), state.trump_seen(seat)) for seat in range(state.players)]
+
+
+def _random_moves(game: str, seeds: int) -> Iterator[tuple[engine.State, int, Shown, object, int]]:
+    """Random matches of ``game`` (two deals, every player count, ``seeds`` seeds each): after every move, the state,
+    the move, and what every seat was shown, the phase and the dealings count before it."""
     for players in engine.game_info(game).player_counts:
-        for seed in range(40):
+        for seed in range(seeds):
             state = engine.new_match(game, seed=seed, players=players, options={"max_deals": 2})
             rng = Rng(seed + 1)
             while state.current_player is not None:
-                shown = [(state.shown_cards(seat), state.trump_seen(seat)) for seat in range(players)]
+                shown = _shown(state)
                 phase, dealings = state.phase, state.dealings
                 legal = state.legal_action_ids()
                 action = legal[rng.below(len(legal))]
                 state.apply_id(action)
-                if state.phase == phase and state.dealings == dealings and state.ACTIONS.plain_card[action] is not None:
-                    plays += 1
-                    assert [(state.shown_cards(seat), state.trump_seen(seat)) for seat in range(players)] == shown
-    assert plays > 1000
+                yield state, action, shown, phase, dealings
