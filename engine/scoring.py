@@ -34,17 +34,46 @@ def point_table(plain: Mapping[str, int], trump: Mapping[str, int] | None = None
     )
 
 
+# The match-end rules below run at every deal's end (every play-out of a search ends one): loops on indices, so that
+# compiled they make no generator or builtin call; they read a scores sequence as given (Python integers).
+
+
+@cython.locals(side=cython.Py_ssize_t, reached=list)
 def sides_at_or_over(scores: Sequence[int], target: int) -> list[int]:
-    """The sides whose cumulative score has reached ``target``."""
-    return [side for side, s in enumerate(scores) if s >= target]
+    """The sides whose cumulative score has reached ``target``.
+
+    >>> sides_at_or_over([1010, 990, 1000], 1000)
+    [0, 2]
+    """
+    reached = []
+    for side in range(len(scores)):
+        if scores[side] >= target:
+            reached.append(side)
+    return reached
 
 
+@cython.locals(side=cython.Py_ssize_t, n=cython.Py_ssize_t, top_sides=list)
 def leaders(scores: Sequence[int]) -> list[int]:
-    """The sides with the highest score (more than one on a tie)."""
-    top = max(scores)
-    return [side for side, s in enumerate(scores) if s == top]
+    """The sides with the highest score (more than one on a tie).
+
+    >>> leaders([3, 7, 7]), leaders([5])
+    ([1, 2], [0])
+    """
+    n = len(scores)
+    if n == 0:
+        raise ValueError("leaders() of no scores")  # (as max() of an empty sequence)
+    top = scores[0]
+    for side in range(1, n):
+        if scores[side] > top:
+            top = scores[side]
+    top_sides = []
+    for side in range(n):
+        if scores[side] == top:
+            top_sides.append(side)
+    return top_sides
 
 
+@cython.locals(top=list)
 def single_leader(scores: Sequence[int]) -> list[int] | None:
     """The side with the highest score, alone; None while the highest scores are tied (play goes on)."""
     top = leaders(scores)

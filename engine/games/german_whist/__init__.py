@@ -161,11 +161,22 @@ class GermanWhist(FaceDownSlots):
 
     # ---- scoring and the match (7) ------------------------------------------------------------------------------
 
+    @cython.locals(first=cython.Py_ssize_t, k=cython.Py_ssize_t, zero=cython.Py_ssize_t, one=cython.Py_ssize_t)
     def won(self) -> list[list[int]]:
         """The tricks each seat won, per phase: [phase 1 (while the stock lasts), phase 2]."""
-        winners = self._phase1_winners()
-        first = [winners.count(0), winners.count(1)]
-        return [first, [self.tricks_won[s] - first[s] for s in (0, 1)]]
+        tricks, first, tricks_won = self.tricks, self.phase1_tricks, self.tricks_won
+        if len(tricks) <= first:  # phase 1 still on: its last trick's winner is the leader now
+            winners = self._phase1_winners()
+            zero, one = winners.count(0), winners.count(1)
+        else:  # (every deal's end: each phase-1 trick's winner led the next trick, counted without a list of them)
+            zero = one = 0
+            for k in range(1, first + 1):
+                seat = tricks[k][0][0]
+                if seat == 0:
+                    zero += 1
+                elif seat == 1:
+                    one += 1
+        return [[zero, one], [tricks_won[0] - zero, tricks_won[1] - one]]
 
     def counted_tricks(self, won: list[list[int]] | None = None) -> list[int]:
         """Each seat's counted tricks so far: phase 2 only, or all tricks with ``score_all_tricks`` (7.1); ``won``:
