@@ -485,8 +485,7 @@ class State(ABC):
         return found if count == 1 else None
 
     def _record_deal(self, points: list[int], counters: dict[str, Any]) -> None:
-        self.deal_results = [*self.deal_results,
-                             {"deal": self.deal_index, "dealer": self.dealer, "points": list(points), **counters}]
+        _record(self, points, counters)
 
     @cython.locals(side=cython.Py_ssize_t)
     def _deal_over(self, points: list[int], scored_during_deal: list[int] | None = None, **counters: Any) -> None:
@@ -502,27 +501,21 @@ class State(ABC):
         else:
             for side, p in enumerate(points):
                 scores[side] += p
-        self._record_deal(points, counters)
+        _record(self, points, counters)  # (_record_deal's and _finish_match's C functions: no method look-up)
         winners = self._match_winners()
         if winners is None:  # (the options and the length read only while the game's own end has not come)
             limit = self.options["max_deals"]
             if (limit and self.deal_index + 1 >= limit) or self.dealings >= self.length.deals:
                 winners = leaders(self.side_scores)
         if winners is not None:
-            self._finish_match(winners)
+            _finish(self, winners)
             return
         self.deal_index += 1
         self.dealer = self._next_dealer()
         self._begin_deal(None)
 
-    @cython.locals(seat=cython.Py_ssize_t)
     def _finish_match(self, winning_sides: list[int]) -> None:
-        assert winning_sides or self.NO_WINNER_POSSIBLE, "only a game that declares NO_WINNER_POSSIBLE ends unwon"
-        side_of = self.side_of  # (read once, not at each seat)
-        self.winners = [seat for seat in range(len(side_of)) if side_of[seat] in winning_sides]
-        self.current_player = None
-        self.phase = "over"
-        self._legal = None
+        _finish(self, winning_sides)
 
     # ---- the public contract ------------------------------------------------------------------------------------
 
@@ -830,6 +823,29 @@ class State(ABC):
         keys = self._position_keys()
         _check(keys == {key: p.get(key) for key in keys}, "a match that ended at its longest length holds the deal "
                "dealt from deal_deck, unplayed")
+
+
+# The deal's end, run at the end of every play-out of a search: State._record_deal and State._finish_match, which
+# no game overrides, as C functions when compiled (State._deal_over calls them without a method's look-up).
+
+
+@cython.cfunc
+def _record(state: State, points: list[int], counters: dict[str, Any]) -> None:
+    """Append the finished deal's record to ``deal_results`` (shared with clones: replaced whole)."""
+    state.deal_results = [*state.deal_results,
+                          {"deal": state.deal_index, "dealer": state.dealer, "points": list(points), **counters}]
+
+
+@cython.cfunc
+@cython.locals(seat=cython.Py_ssize_t)
+def _finish(state: State, winning_sides: list[int]) -> None:
+    """End the match: the winners are the seats of ``winning_sides``."""
+    assert winning_sides or state.NO_WINNER_POSSIBLE, "only a game that declares NO_WINNER_POSSIBLE ends unwon"
+    side_of = state.side_of  # (read once, not at each seat)
+    state.winners = [seat for seat in range(len(side_of)) if side_of[seat] in winning_sides]
+    state.current_player = None
+    state.phase = "over"
+    state._legal = None
 
 
 def _int(p: Mapping[str, Any], key: str) -> int:
