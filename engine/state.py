@@ -190,6 +190,19 @@ class Partnerships:
 Setting = str | tuple[str, Mapping[Any, Any] | Callable[[Any], Any]] | Callable[[int, Mapping[str, Any]], Any]
 
 
+@cython.locals(items=list, k=cython.Py_ssize_t)
+def listed(action: object, legal: Sequence[int]) -> bool:
+    """``action in legal`` (``apply_id``'s and the trick loop's check of a chosen move). Compiled, a list is first
+    scanned by identity in C: a policy returns one of the ints listed, which Python's ``in`` finds only after comparing
+    each int before it as a number."""
+    if cython.compiled and type(legal) is list:
+        items = legal  # (a list: checked above)
+        for k in range(len(items)):
+            if items[k] is action:
+                return True
+    return action in legal
+
+
 def derive(setting: Setting, players: int, options: Mapping[str, Any]) -> Any:
     """The value of one setting.
 
@@ -575,7 +588,7 @@ class State(ABC):
         legal = self._legal
         if legal is None:
             legal = self.legal_action_ids()
-        if action not in legal:
+        if not listed(action, legal):
             raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
         seat = self.current_player
         assert seat is not None  # a legal action has a seat to play it

@@ -67,7 +67,7 @@ from .phases import (
     hiding_phases,
 )
 from .rng import Rng
-from .state import Chooser, Resolved, State, draws_only, position_seat
+from .state import Chooser, Resolved, State, draws_only, listed, position_seat
 from .tricks import (
     FOLLOW_SUIT,
     NO_TRUMP,
@@ -186,22 +186,6 @@ def _picked_id(mask: int, ranked: IdTables, rng: Rng) -> int:
     return c[k] if k < len(c) else d[k - len(c)]
 
 
-@cython.cfunc
-@cython.inline
-@cython.returns(cython.bint)
-@cython.locals(items=list, k=cython.Py_ssize_t)
-def _listed(action: object, legal: Sequence[int]) -> bool:
-    """``action in legal``. Compiled, the list is first scanned by identity in C: a policy returns one of the ints
-    listed, which Python's ``in`` finds only after comparing each int before it as a number."""
-    if cython.compiled and type(legal) is list:
-        items = legal  # (a list: checked above)
-        for k in range(len(items)):
-            if items[k] is action:
-                return True
-    return action in legal
-
-
-@cython.locals(hand=cython.ulonglong, led=cython.Py_ssize_t, trump=cython.Py_ssize_t, same=cython.ulonglong)
 def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, trump: int, over: int,
                partner_winning: bool) -> list[int]:
     """The legal card plays (ids, in string order) of ``hand`` to a trick led in suit ``led`` under the rule
@@ -213,6 +197,15 @@ def follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, tr
     >>> [acts.string(a) for a in follow_ids(acts, FOLLOW_SUIT, hand, HEARTS, SPADES, 0, False)]
     ['2H', 'KH']
     """
+    return _follow_ids(actions, follow, hand, led, trump, over, partner_winning)
+
+
+@cython.cfunc
+@cython.locals(hand=cython.ulonglong, led=cython.Py_ssize_t, trump=cython.Py_ssize_t, same=cython.ulonglong,
+               partner_winning=cython.bint)
+def _follow_ids(actions: CardActions, follow: FollowRule, hand: int, led: int, trump: int, over: int,
+                partner_winning: bool) -> list[int]:
+    """``follow_ids``, a C call for the trick machinery (``_card_ids``)."""
     same = (hand >> 13 * led) & 0x1FFF  # the hand's ranks in the led suit
     if same and not (led == trump and follow.must_overtrump):
         return list(actions.suit_tables[led][same])  # suit_ids, inlined: following suit
@@ -697,21 +690,9 @@ class TrickGame(State, TrickCore):
         partner_winning = self.side_of[self.best_seat] == self.side_of[seat]
         return legal_mask(rules.follow, hand, SUIT[trick[0][1]], self.trump, self.overtrumps, partner_winning)
 
-    @cython.locals(me=TrickCore)
     def _card_ids(self) -> list[int]:
         """The legal card plays of the seat to play (all of them while a game asks for nothing else first)."""
-        me = self
-        seat = me.current_player
-        assert seat is not None  # legal actions are listed only while someone is to act
-        trick, hand = me.trick, me.hands[seat]
-        if not trick:
-            return _ids_of(hand, self.ACTIONS.string_tables)  # (ACTIONS.ids, with no Python call compiled)
-        rules = self.RULES
-        if rules.must_win is not None:
-            return _ids_of(self._playable(seat), self.ACTIONS.string_tables)
-        side_of = me.side_of
-        return follow_ids(self.ACTIONS, rules.follow, hand, SUIT[trick[0][1]], me.trump, me.overtrumps,
-                          side_of[me.best_seat] == side_of[seat])
+        return _rule_card_ids(self)
 
     @cython.locals(me=TrickCore)
     def _legal_ids(self) -> list[int]:
@@ -721,7 +702,7 @@ class TrickGame(State, TrickCore):
         if me.phase == "play":
             seat = me.current_player
             assert seat is not None  # legal actions are listed only while someone is to act
-            ids = self._card_ids()
+            ids = self._card_ids() if self._own_hooks[0] else _rule_card_ids(self)  # (the base's: a C call)
             if not self.RULES.extras:
                 return ids
             extras = self._playing.moves
@@ -743,11 +724,12 @@ class TrickGame(State, TrickCore):
         """The legal moves of the seat to play in the play: its card plays (``_card_ids``) with the declared parts'
         ``moves``, as the trick loop lists them."""
         me = self
+        ids = self._card_ids() if self._own_hooks[0] else _rule_card_ids(self)  # (the base's: a C call)
         if not self.RULES.extras:
-            return self._card_ids()
+            return ids
         seat, extras = me.current_player, self._playing.moves
         assert seat is not None and extras is not None  # (extras: the rules declare moves that a part lists)
-        return extras(self, seat, self._card_ids())
+        return extras(self, seat, ids)
 
     @cython.locals(me=TrickCore)
     def _card_action(self, seat: int, card: int) -> int | None:
@@ -805,7 +787,7 @@ class TrickGame(State, TrickCore):
                 action = legal[rng.pick_index(len(legal))]
             else:
                 action = choose[seat](legal, observe[seat])
-                if not _listed(action, legal):
+                if not listed(action, legal):
                     raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
             record(pair(seat, action))
             me._legal = None
@@ -819,10 +801,8 @@ class TrickGame(State, TrickCore):
                    led=cython.Py_ssize_t, best=cython.Py_ssize_t, best_seat=cython.Py_ssize_t,
                    over_suit=cython.Py_ssize_t, c=cython.Py_ssize_t, stop=cython.bint, blind=cython.bint,
                    quiet=cython.bint,
-                   winner=cython.Py_ssize_t, side=cython.Py_ssize_t, total=cython.Py_ssize_t, top=cython.Py_ssize_t,
-                   end=cython.Py_ssize_t, seats=cython.Py_ssize_t, k=cython.Py_ssize_t, drawn=cython.Py_ssize_t,
-                   to=cython.Py_ssize_t, passes=cython.bint, recorded=list, held=cython.ulonglong,
-                   stocked=cython.bint, mask=cython.ulonglong, watched=cython.longlong, rngs=list, rng=Rng,
+                   winner=cython.Py_ssize_t, last=cython.Py_ssize_t, recorded=list,
+                   mask=cython.ulonglong, watched=cython.longlong, rngs=list, rng=Rng,
                    picked=cython.bint, moving=cython.longlong, row=tuple, draw=cython.bint)
     def _play_cards(self, action: int, choose: Sequence[Chooser] = (),
                     observe: Sequence[Callable[[], dict[str, Any]]] = ()) -> None:
@@ -855,10 +835,6 @@ class TrickGame(State, TrickCore):
         stop = action >= 0
         blind = quiet = False
         moving_of, moving = None, -1
-        # whether ``stock`` and ``top`` hold the state's stock and stock_top: read at the first draw and again after
-        # any call into the game (which may replace the stock), kept between draws while none is made
-        stocked = False
-        passes = rules.lead_passes
         if not stop:  # what choosing takes: each turn's legal moves
             actions, follow, recorded = self.ACTIONS, rules.follow, me.moves  # (compiled: a C append to a typed list)
             ranked, suit_ids = actions.string_tables, actions.suit_tables
@@ -871,8 +847,7 @@ class TrickGame(State, TrickCore):
             # the Manille family's rule in place of follow's (no suit followed freely; partners by their teams)
             win_rule = rules.must_win
             teams = self.teams if win_rule is not None else me.side_of
-            side_of, tricks, points, draws, last = me.side_of, me.tricks, rules.points, rules.draw_after_trick, \
-                rules.tricks
+            side_of, last = me.side_of, rules.tricks
             blind = all(map(draws_only, choose))
             # each seat's generator (its pick's __self__, which mypy does not know a Chooser has): it draws
             rngs = [getattr(chooser, "__self__") for chooser in choose] if blind else []  # noqa: B009
@@ -894,7 +869,6 @@ class TrickGame(State, TrickCore):
                 draw = quiet or (blind and own_ids is None and moving >= 0 and not hand & moving)
                 if own_ids is not None:
                     legal = own_ids()
-                    stocked = False
                 elif not played:
                     if draw:
                         rng = rngs[seat]
@@ -924,15 +898,13 @@ class TrickGame(State, TrickCore):
                 if not picked:
                     if extras is not None and (moving < 0 or hand & moving):
                         legal = extras(self, seat, legal)
-                        stocked = False
                     if blind:  # the seat's generator picks (Rng.pick, its chooser: compiled, with no Python call)
                         rng = rngs[seat]
                         action = legal[rng.pick_index(len(legal))]
                     else:
                         me._legal = legal  # known while the seat chooses (its observation lists them)
                         action = choose[seat](legal, observe[seat])
-                        stocked = False  # (a policy reads the state, through its observation)
-                        if not _listed(action, legal):
+                        if not listed(action, legal):
                             raise IllegalAction(self._describe_id(action), self.legal_actions(), self._where())
                 recorded.append(pair(seat, action))
             card = plain_card[action]
@@ -941,7 +913,6 @@ class TrickGame(State, TrickCore):
                 hands[seat] = hand ^ (_ONE << c)
             else:  # a move of a play part's (or of the game's own _card_ids): the part that plays it plays it
                 card = self._playing.play[action](self, seat, action)
-                stocked = False
                 if moving_of is not None:
                     moving = moving_of(self)
                 if card is None:  # no card played: the game says who moves next
@@ -972,7 +943,6 @@ class TrickGame(State, TrickCore):
                 if plain_card[action] is not None:
                     assert watching is not None  # (watched is set only by a watching part)
                     watching[1](self, seat, card)
-                    stocked = False
                     if moving_of is not None:
                         moving = moving_of(self)
                     if me.current_player is None or me.trick is not trick:
@@ -989,65 +959,53 @@ class TrickGame(State, TrickCore):
                 if stop:
                     return
                 continue
-            # the trick is full: gathered (its card points and the tricks won, the next leader: the winner or, with
-            # lead_passes, the next seat; the parts' trick_taken; the stock drawn in turn; the deal scored after its
-            # last trick), and the loop plays on unless the deal is over or the game changed the phase or the rules
-            if quiet and (winner_rule or after_trick is not None or stop or len(tricks) + 1 == last):
+            # the trick is full: gathered (_gathered, the step apply_id's single card takes too), and the loop plays on
+            # unless the deal is over or the game changed the phase, the rules or the trump
+            if quiet and (winner_rule or after_trick is not None or stop or len(me.tricks) + 1 == last):
                 # (the trick as it ended, as the loop writes it at every card when not quiet: the game reads it now)
                 me.current_player = seat
                 me.best_card, me.best_seat, me.overtrumps = best, best_seat, beaters[best]
-            if stop:  # (a single move: what the trick's end reads, read now)
-                side_of, tricks, points, draws, last = me.side_of, me.tricks, rules.points, \
-                    rules.draw_after_trick, rules.tricks
             winner = self._won_by(trick) if winner_rule else best_seat
-            side = side_of[winner]
-            if points is not None:
-                total, worth = 0, points[me.trump]
-                for _s, c in trick:
-                    total += worth[c]
-                me.card_points[side] += total
-            me.tricks_won[side] += 1
-            tricks.append(trick)
-            seat = me.current_player = after[trick[0][0]] if passes else winner
-            trick, played = [], 0
-            me.trick = trick
-            if after_trick is not None:
-                after_trick(self, winner)
-                stocked = False
-                if moving_of is not None:
-                    moving = moving_of(self)
-                if me.current_player is None or me.tricks is not tricks:
-                    return  # the game ended the deal
-                seat = me.current_player
-                if stop:
-                    pass
-                elif me.phase != "play" or self.RULES is not rules or me.trump != trump:
-                    stop = True
-            if draws:  # each seat from the winner on, while the stock lasts
-                if not stocked:
-                    top, stock, stocked = me.stock_top, me.stock, True
-                end = len(stock)
-                if top < end:
-                    seats = len(hands)
-                    for k in range(seats):
-                        if top == end:
-                            break
-                        drawn, to = stock[top], (winner + k) % seats
-                        held = hands[to]
-                        hands[to] = held | _ONE << drawn
-                        top += 1
-                    me.stock_top = top
-            if len(tricks) == last:
-                me.last_trick_side = side
-                if not self._loading:
-                    self._score_deal()
+            seat = _gathered(self, rules, trick, winner, after, after_trick)
+            if seat < 0 or stop:
                 return
-            if stop:
-                return
+            trick, played = me.trick, 0
+            if after_trick is not None and moving_of is not None:
+                moving = moving_of(self)
 
-    # Play the legal move ``action`` of the seat to play, checked and recorded (``apply_id``): the trick loop's one
-    # move, the loop itself (no call in between).
-    _play_action = _play_cards
+    @cython.locals(me=TrickCore, seat=cython.Py_ssize_t, c=cython.Py_ssize_t, played=cython.Py_ssize_t,
+                   hand=cython.ulonglong, hands=list, trick=list, beat=tuple, beaters=tuple, after=tuple,
+                   winner=cython.Py_ssize_t)
+    def _play_action(self, action: int) -> None:
+        """Play the legal move ``action`` of the seat to play, checked and recorded (``apply_id``). A plain card that
+        no part watches, in a game whose seats play in turn, takes the trick loop's step alone, with none of the
+        loop's set-up: the card from the hand into the trick, the best card kept, the seat after it to play or, the
+        trick full, the trick gathered by the loop's own ``_gathered``. Any other move (a part's, a watched card's)
+        is played by the loop itself (``_play_cards``)."""
+        me = self
+        plain_card, _own, winner_rule, own_next, after_trick, watching, _moves = self._loop_class
+        card = plain_card[action]
+        if card is None or own_next or (watching is not None and (watching[0](self) >> card) & 1):
+            self._play_cards(action)
+            return
+        player = me.current_player
+        assert player is not None  # (a legal move has a seat to play it)
+        seat, c = player, card
+        hands, trick = me.hands, me.trick
+        hand = hands[seat]
+        hands[seat] = hand ^ (_ONE << c)
+        trick.append(pair(seat, card))
+        played = len(trick)
+        rules = self.RULES
+        beaters, beat = rules.by_trump[me.trump]
+        if played == 1 or (beat[me.best_card] >> c) & 1:  # (the loop's test, its beats_best read from the state)
+            me.best_card, me.best_seat, me.overtrumps = card, seat, beaters[c]
+        after = NEXT_SEATS[me.n_players]
+        if played < me.trick_size:
+            me.current_player = after[seat]
+            return
+        winner = self._won_by(trick) if winner_rule else me.best_seat
+        _gathered(self, rules, trick, winner, after, after_trick)
 
     @cython.locals(me=TrickCore)
     def _play_holds(self, rules: TrickRules, trump: int, trick: list[tuple[int, int]], hands: list[int]) -> bool:
@@ -1501,6 +1459,85 @@ PLAY_FACTS: dict[str, tuple[Callable[[TrickGame], Any], str]] = {
     "stock": (TrickGame._stock_codes, "stock is what the deal has not dealt or drawn of deal_deck, in order"),
     "stock_size": (lambda game: len(game.stock) - game.stock_top, "stock_size counts the stock's cards"),
 }
+
+
+@cython.cfunc
+@cython.locals(me=TrickCore, seat=cython.Py_ssize_t, hand=cython.ulonglong)
+def _rule_card_ids(game: TrickGame) -> list[int]:
+    """``TrickGame._card_ids``: the legal card plays of the seat to play under the game's follow rule (or its
+    ``must_win`` rule), a C call for ``_turn_ids`` and ``_legal_ids`` where the game keeps the base's."""
+    me = game
+    player = me.current_player
+    assert player is not None  # legal actions are listed only while someone is to act
+    seat = player
+    trick, hand = me.trick, me.hands[seat]
+    if not trick:
+        return _ids_of(hand, game.ACTIONS.string_tables)  # (ACTIONS.ids, with no Python call compiled)
+    rules = game.RULES
+    if rules.must_win is not None:
+        return _ids_of(game._playable(seat), game.ACTIONS.string_tables)
+    side_of = me.side_of
+    return _follow_ids(game.ACTIONS, rules.follow, hand, SUIT[trick[0][1]], me.trump, me.overtrumps,
+                       side_of[me.best_seat] == side_of[seat])
+
+
+@cython.cfunc
+@cython.returns(cython.Py_ssize_t)
+@cython.locals(me=TrickCore, winner=cython.Py_ssize_t, side=cython.Py_ssize_t, total=cython.Py_ssize_t,
+               c=cython.Py_ssize_t, seat=cython.Py_ssize_t, trump=cython.Py_ssize_t, top=cython.Py_ssize_t,
+               end=cython.Py_ssize_t, seats=cython.Py_ssize_t, k=cython.Py_ssize_t, drawn=cython.Py_ssize_t,
+               to=cython.Py_ssize_t, held=cython.ulonglong, tricks=list, hands=list, worth=tuple,
+               stop=cython.bint)
+def _gathered(game: TrickGame, rules: TrickRules, trick: list[tuple[int, int]], winner: int, after: Sequence[int],
+              after_trick: Callable[[Any, int], None] | None) -> int:
+    """The trick loop's step at a full ``trick`` won by ``winner``, taken by the loop and by ``apply_id``'s single
+    card (``TrickGame._play_action``) alike: the trick's card points and the trick to the winner's side, the next
+    leader (the winner or, with lead_passes, the seat ``after`` the trick's leader), a new trick in play, the parts'
+    ``after_trick``, the stock drawn in turn from the winner while it lasts, the deal scored after its last trick.
+    The seat to play on, or -1 when the play stops here: the deal is over, or the game ended it or changed the play
+    (its phase, rules or trump)."""
+    me = game
+    side = me.side_of[winner]
+    points = rules.points
+    if points is not None:
+        total, worth = 0, points[me.trump]
+        for _s, c in trick:
+            total += worth[c]
+        me.card_points[side] += total
+    me.tricks_won[side] += 1
+    tricks = me.tricks
+    tricks.append(trick)
+    seat = after[trick[0][0]] if rules.lead_passes else winner
+    me.current_player = seat
+    me.trick = []
+    stop = False
+    if after_trick is not None:
+        trump = me.trump
+        after_trick(game, winner)
+        if me.current_player is None or me.tricks is not tricks:
+            return -1  # the game ended the deal
+        seat = me.current_player
+        stop = me.phase != "play" or game.RULES is not rules or me.trump != trump
+    if rules.draw_after_trick:  # each seat from the winner on, while the stock lasts
+        top, stock = me.stock_top, me.stock
+        end = len(stock)
+        if top < end:
+            hands = me.hands
+            seats = len(hands)
+            for k in range(seats):
+                if top == end:
+                    break
+                drawn, to = stock[top], (winner + k) % seats
+                held = hands[to]
+                hands[to] = held | _ONE << drawn
+                top += 1
+            me.stock_top = top
+    if len(tricks) == rules.tricks:
+        me.last_trick_side = side
+        if not game._loading:
+            game._score_deal()
+        return -1
+    return -1 if stop else seat
 
 
 def _ordinal(n: int) -> str:

@@ -121,18 +121,20 @@ TRICK_GAMES = [game for game in engine.list_games() if isinstance(engine.new_mat
 @pytest.mark.parametrize("loop", ["apply_id", "play_to_end"])
 def test_every_move_of_the_play_goes_through_the_trick_loop(game: str, loop: str, monkeypatch) -> None:
     # one card-play path: a move chosen in phase 'play' (a card, a belote, a face-down card, a call before the card)
-    # is recorded and played inside TrickGame._play_cards, by apply_id and by play_to_end alike
+    # is recorded and played inside TrickGame._play_cards, by play_to_end, and by apply_id through _play_action (a
+    # plain card by the loop's own step, _gathered at a full trick; anything else by the loop itself)
     inside = []
-    loop_body = TrickGame._play_cards
-    assert TrickGame._play_action is loop_body  # apply_id's card play is the loop itself
+    loop_body = TrickGame._play_cards if loop == "play_to_end" else TrickGame._play_action
 
     def counted(self, action, choose=(), observe=()):
         before = len(self.moves) - (action >= 0)  # apply_id records its move first
-        loop_body(self, action, choose, observe)
+        if loop == "play_to_end":
+            loop_body(self, action, choose, observe)
+        else:
+            loop_body(self, action)
         inside.append(len(self.moves) - before)
 
-    monkeypatch.setattr(TrickGame, "_play_cards", counted)
-    monkeypatch.setattr(TrickGame, "_play_action", counted)
+    monkeypatch.setattr(TrickGame, "_play_cards" if loop == "play_to_end" else "_play_action", counted)
     for cls in type(engine.new_match(game, seed=0)).__mro__:  # a game's `_apply = TrickGame._play_action`
         if cls.__dict__.get("_apply") is loop_body:
             monkeypatch.setattr(cls, "_apply", counted)
