@@ -274,7 +274,7 @@ class GreedyChooser:
         self.observer: SeatObserver | None = None
         self.seen: Seen | None = None
 
-    @cython.locals(keyer=Keyer)
+    @cython.locals(keyer=Keyer, ids=list, index=cython.Py_ssize_t)
     def __call__(self, legal_ids: Sequence[int], observe: Observe) -> int:
         if len(legal_ids) == 1:
             return legal_ids[0]
@@ -284,7 +284,11 @@ class GreedyChooser:
                 self.observer, self.seen = observe, observe.kept
             return action
         keyer = self.keyer
-        return legal_ids[_greatest_key(keyer, keyer.rank(self.seen.at(legal_ids)), self.rng)]
+        index = _greatest_key(keyer, keyer.rank(self.seen.at(legal_ids)), self.rng)
+        if type(legal_ids) is list:  # (the trick loop's ids: compiled, a C read of the list)
+            ids = legal_ids
+            return ids[index]  # type: ignore[no-any-return]
+        return legal_ids[index]
 
 
 @cython.cfunc

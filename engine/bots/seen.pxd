@@ -15,7 +15,10 @@ cdef class Seen:
     cdef bint _history, _face_up_shown, _tricks_shown
     cdef int _trump
     cdef tuple _card_of, _suffixes
-    cdef tuple _card_int
+    cdef tuple _card_int, _strings
+    cdef int *_cards_c  # (_card_int as a C array, of _cards_size ints)
+    cdef Py_ssize_t _cards_size
+    cdef Py_ssize_t _card_array(self) except -1
     cdef Py_ssize_t _width
     cdef Seen _bind(self, TrickCore state)
     cpdef Seen at(self, object legal_ids)
@@ -23,6 +26,10 @@ cdef class Seen:
     cdef int lead_card(self) except -2
     cdef int face_up_card(self) except -2
     cdef list cards(self)
+    cdef object current_phase(self)
+    cdef Py_ssize_t legal_id(self, Py_ssize_t i) except -2
+    cdef tuple words(self)
+    cpdef list hand(self)
     cdef Py_ssize_t legal_count(self) except -1
     cdef int card_at(self, Py_ssize_t i) except -2
     cdef bint plays_with(self, Py_ssize_t i, str suffix) except -1

@@ -39,6 +39,9 @@ else:
     except ImportError:  # Cython is a build requirement only
         from .. import _cython_shim as cython
 
+if cython.compiled:
+    from cython.cimports.libc.stdlib import free, realloc  # type: ignore[import-untyped]  # C's own
+
 
 _ONE = cython.declare(cython.ulonglong, 1)  # (a C 1 compiled: shifted by a card, a 64-bit mask's bit)
 _SUIT = cython.declare(tuple, SUIT)  # (compiled: a C reference to the table)
@@ -70,6 +73,10 @@ class Seen:
         self._face_up_shown = self._tricks_shown = False
         self._card_of: tuple[int | None, ...] = ()
         self._card_int: tuple[int, ...] = ()  # (of_state) the card of each action id, -1 for none (card_ints)
+        self._strings: tuple[str, ...] = ()  # (of_state) the game's actions' strings, by action id
+        if not cython.compiled:  # (compiled, _card_int as a C array: seen.pxd; NULL and 0 at first)
+            self._cards_c: tuple[int, ...] = ()
+            self._cards_size = 0
         self._suffixes: tuple[str, ...] = ()  # (of_state) the game's card suffixes, by an action id modulo _width
         self._width = 1
         # (of_state) the cards of the finished tricks, as of the dealing _played_dealing and its first _played_count
@@ -97,6 +104,10 @@ class Seen:
     @property
     def phase(self) -> str | None:
         """The deal's phase."""
+        return self.current_phase()
+
+    def current_phase(self) -> str | None:
+        """The deal's phase (:attr:`phase`, a C method: seen.pxd)."""
         if self._state is not None:
             return self._state.phase
         return self._phase if self._read is None else self._fact("phase")
@@ -131,8 +142,31 @@ class Seen:
         observed, actions = state.OBSERVED, state.ACTIONS
         self._face_up_shown, self._tricks_shown = "face_up" in observed, "tricks" in observed
         self._card_of, self._suffixes, self._width = actions.card_of, actions.suffixes, actions.width
+        self._strings = actions.strings
         self._card_int = card_ints(actions.card_of)
+        self._card_array()
         return self._bind(state)
+
+    def __dealloc__(self) -> None:
+        if cython.compiled:
+            free(self._cards_c)
+
+    @cython.locals(grown=cython.p_int, k=cython.Py_ssize_t, n=cython.Py_ssize_t, table=tuple)
+    def _card_array(self) -> int:
+        """``_cards_c``: ``_card_int`` as a C array compiled (what card_at reads: one C read, no int object)."""
+        table = self._card_int
+        n = len(table)
+        if cython.compiled:
+            if n > self._cards_size:
+                grown = cython.cast(cython.p_int, realloc(self._cards_c, n * cython.sizeof(cython.int)))
+                if not grown:
+                    raise MemoryError()
+                self._cards_c, self._cards_size = grown, n
+            for k in range(n):
+                self._cards_c[k] = table[k]  # type: ignore[index]
+        else:
+            self._cards_c, self._cards_size = table, n
+        return n
 
     def _bind(self, state: TrickGame) -> Seen:
         """This view of ``state``, whose class (its observed facts, its actions) it has read already."""
@@ -203,9 +237,22 @@ class Seen:
                 a = ids[i]
             else:
                 a = self._legal_ids[i]
-            return self._card_int[a]  # (compiled: a C read of the tuple, no test of None)
+            return self._cards_c[a]  # (compiled: a C read of a C array)
         card = self.cards()[i]
         return -1 if card is None else card
+
+    def legal_id(self, i: int) -> int:
+        """The action id of the ``i``-th legal action where the seat's turn is read from the state (of_state; its
+        string is ``words()[legal_id(i)]``), -1 for a Seen read from an observation (whose :attr:`legal` are
+        strings only). (``i`` is below :meth:`legal_count`.)"""
+        if self._state is None:
+            return -1
+        return self._legal_ids[i]
+
+    def words(self) -> tuple[str, ...]:
+        """(of_state) The game's actions' strings, by action id (:meth:`legal_id`); empty for a Seen read from an
+        observation."""
+        return self._strings
 
     @cython.locals(card_of=tuple, i=cython.Py_ssize_t, n=cython.Py_ssize_t, cards=list)
     def cards(self) -> list[int | None]:
@@ -267,7 +314,7 @@ class Seen:
         """Whether the ``i``-th legal action plays its card with ``suffix`` (``:belote``: ``KH:belote``)."""
         if self._state is not None:
             a = self._legal_ids[i]
-            return self._card_int[a] >= 0 and self._suffixes[a % self._width] == suffix
+            return self._cards_c[a] >= 0 and self._suffixes[a % self._width] == suffix
         return self.legal[i].endswith(suffix)
 
     def _played(self) -> Iterable[Sequence[tuple[int, int]]]:

@@ -42,17 +42,36 @@ def _bid(action: str) -> tuple[int, int]:
 class BeloteContreeGreedy(Keyer):
     """Belote contrée's ranker (:data:`rank_belote_contree`)."""
 
+    # (compiled, the fields are declared in greedy.pxd) what each action id bids, for the actions' strings _words
+    # (a Seen read from the state: its words()): _points[id], _suits[id] as _bid gives them, _passes[id] for "pass"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._words: tuple[str, ...] = ()
+        self._points: list[int] = []
+        self._suits: list[int] = []
+        self._passes: list[bool] = []
+
+    @cython.locals(word=str)
+    def _read_words(self, words: tuple[str, ...]) -> None:
+        """What each of ``words`` (the actions' strings, by action id) bids: _points, _suits, _passes."""
+        bids = [_bid(word) for word in words]
+        self._points, self._suits = [points for points, _suit in bids], [suit for _points, suit in bids]
+        self._passes = [word == "pass" for word in words]
+        self._words = words
+
     @cython.locals(s=cython.int, suit=cython.int, value=cython.int, best=cython.int, reach=cython.int,
-                   points=cython.int, i=cython.Py_ssize_t, n=cython.Py_ssize_t, legal=list)
+                   points=cython.int, i=cython.Py_ssize_t, n=cython.Py_ssize_t, a=cython.Py_ssize_t, legal=list,
+                   words=tuple, passes=list, bid_points=list, suits=list)
     def rank(self, seen: Seen) -> int:
         """Redeal a weak hand (3.8); bid the cheapest contract in the best suit that the pair can make (4.2);
         play."""
-        phase = seen.phase
+        phase = seen.current_phase()
         if phase == "play":
             return key_belote_play(self, seen)
-        legal = seen.legal
-        n = self.room(len(legal))
+        n = self.room(seen.legal_count())
         if phase == "redeal":
+            legal = seen.legal
             for i in range(n):
                 self.keys[i] = legal[i] == "redeal"
             return n
@@ -63,14 +82,29 @@ class BeloteContreeGreedy(Keyer):
             if value > best:  # (the first of the best suits)
                 suit, best = s, value
         reach = (best + PARTNER_SHARE) // 10 * 10
+        if n and seen.legal_id(0) >= 0:  # (read from the state: each action's bid read by its id, no string made)
+            words = seen.words()
+            if words is not self._words:
+                self._read_words(words)
+            passes, bid_points, suits = self._passes, self._points, self._suits
+            for i in range(n):
+                a = seen.legal_id(i)
+                self.keys[i] = 0  # (0, 0): any other word
+                if passes[a]:
+                    self.keys[i] = KIND  # (1, 0)
+                else:
+                    points, s = bid_points[a], suits[a]
+                    if s == suit and 0 <= points <= reach:
+                        self.keys[i] = 2 * KIND - points  # (2, -points)
+            return n
+        legal = seen.legal
         for i in range(n):
             action = legal[i]
             self.keys[i] = 0  # (0, 0): any other word
             if action == "pass":
                 self.keys[i] = KIND  # (1, 0)
             else:
-                found = cython.cast(dict, _BIDS).get(action)  # (a C dict look-up: greedy's keys for each draw of
-                points, s = _bid(action) if found is None else found  # auction inference, bots/inference.py)
+                points, s = _bid(action)
                 if s == suit and 0 <= points <= reach:
                     self.keys[i] = 2 * KIND - points  # (2, -points)
         return n

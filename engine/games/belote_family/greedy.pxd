@@ -7,6 +7,7 @@ from engine.bots.seen cimport Seen
 from engine.tricks cimport beats
 
 cpdef Py_ssize_t key_belote_play(Keyer keyer, Seen seen) except -1
+cpdef int trump_value(list hand, int trump) except? -1
 
 cdef class BelotePlayGreedy(Keyer):
     cpdef Py_ssize_t rank(self, Seen seen) except -1

@@ -6,4 +6,6 @@ from engine.bots.seen cimport Seen
 from engine.tricks cimport beats
 
 cdef class GermanWhistGreedy(Keyer):
+    cdef int _power[5][52]  # (CARDS: greedy.py's)
+    cdef int _suit[52]
     cpdef Py_ssize_t rank(self, Seen seen) except -1
