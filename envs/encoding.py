@@ -750,14 +750,19 @@ class Rows:
         self.current_player = np.zeros(num_envs, dtype=np.int64)
         ids = np.zeros((num_envs, actions) if fishing else (1, 1), dtype=np.int64)
         self._rows, self._seats, self._ids = self.observations, self.current_player, ids
+        self._buffer = None  # type: ignore[assignment]
         self._spare = [MaskBuffer(num_envs, actions)]
         self._use(self._spare[0])
 
     @cython.cfunc
     def _use(self, buffer: MaskBuffer) -> None:
-        """``buffer``'s masks and legal indexes the batch's."""
+        """``buffer``'s masks and legal indexes the batch's (the typed views taken again only for another buffer: the
+        one let go at every step is written again, mostly)."""
+        self.masks = buffer.view
+        if buffer is self._buffer:
+            return
         self._buffer = buffer
-        self.masks, self._masks = buffer.view, buffer.writable
+        self._masks = buffer.writable
         self.legal, self.legal_starts, self.legal_counts = buffer.legal, buffer.starts, buffer.counts
         self._legal, self._starts, self._counts = self.legal, self.legal_starts, self.legal_counts
 
