@@ -45,6 +45,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import sys
+
 import numpy as np
 
 import engine
@@ -675,6 +677,46 @@ class SeatMoves:
 # ---- the vector environment's rows (envs/vector.py): its per-match loop, compiled with this module -----------------
 
 @cython.cclass
+class MaskBuffer:
+    """One buffer of a batch's action masks: ``view``, the read-only array handed out, and ``writable``, an array of
+    the same memory (a ``bytearray``) that only the batch writes in; ``legal``, ``starts`` and ``counts``, the legal
+    indexes written in it, match by match (:class:`Rows`), the entries to clear before it is written again.
+
+    An array made from ``view`` (a slice, a reshape, ``np.asarray``, a ``memoryview``) holds a reference to ``view``
+    (numpy's views of an array over a foreign buffer keep that array as their base), so ``view``'s reference count
+    says whether anyone outside the batch still holds the buffer (:meth:`held`)."""
+
+    view = cython.declare(object, visibility="readonly")
+    writable = cython.declare(object, visibility="readonly")
+    legal = cython.declare(object, visibility="public")
+    starts = cython.declare(object, visibility="readonly")
+    counts = cython.declare(object, visibility="readonly")
+    _refs = cython.declare(cython.Py_ssize_t)
+
+    def __init__(self, num_envs: int, actions: int) -> None:
+        memory = bytearray(num_envs * actions)  # (zeroed)
+        self.writable = np.ndarray((num_envs, actions), dtype=np.int8, buffer=memory)
+        view = np.ndarray((num_envs, actions), dtype=np.int8, buffer=memory)
+        view.flags.writeable = False
+        self.view = view
+        self.legal = np.zeros(16 * num_envs, dtype=np.int64)
+        self.starts = np.zeros(num_envs, dtype=np.int64)
+        self.counts = np.zeros(num_envs, dtype=np.int64)
+        del view
+        self._refs = self._references()  # the batch's own: this buffer's field
+
+    def _references(self) -> int:
+        return sys.getrefcount(self.view)  # type: ignore[no-any-return]
+
+    def held(self) -> bool:
+        """Whether anything beyond this buffer refers to its ``view`` (the batch's ``masks`` field, a caller)."""
+        return self._references() > self._refs
+
+
+SPARE_MASKS = 4  # the mask buffers a fresh batch keeps for reuse once their callers let them go
+
+
+@cython.cclass
 class Rows:
     """The batch arrays of a vector environment's matches, and its step's per-match loop (compiled with the encoder):
     each match's seat to act, its observation (the encoder's vector of that seat, as :meth:`ObservationEncoder.encode`
@@ -682,9 +724,11 @@ class Rows:
     from ``legal_starts[i]``, ``legal_counts[i]`` of them); a fishing game's index -> id of each match's legal moves
     in ``ids`` (a trick game's index is its id).
 
-    ``fresh``: every step writes new arrays of observations, masks and seats to act (the last step's are left to
-    whoever holds them: the environment's copies, without copying), else the same arrays again (the mask's last
-    entries cleared)."""
+    ``fresh``: every step writes new arrays of observations and seats to act (the last step's are left to whoever holds
+    them: the environment's copies, without copying), else the same arrays again. The masks are read-only arrays
+    (:class:`MaskBuffer`): a step writes them in a buffer that nobody outside holds, its last legal entries cleared (a
+    full row is not written: Boonaken's have 37,120 entries), a new buffer only when the caller holds every one of
+    the ``SPARE_MASKS`` kept (``fresh``; else the one buffer, whoever holds it)."""
 
     observations = cython.declare(object, visibility="readonly")
     masks = cython.declare(object, visibility="readonly")
@@ -695,19 +739,31 @@ class Rows:
     cython.declare(_masks=cython.schar[:, ::1])  # type: ignore[attr-defined]  # (int8: Cython's signed char)
     cython.declare(_fishing=cython.bint, _fresh=cython.bint, _rows=cython.float[:, ::1],
                    _seats=cython.longlong[::1], _legal=cython.longlong[::1], _starts=cython.longlong[::1],
-                   _counts=cython.longlong[::1], _ids=cython.longlong[:, ::1], _played=cython.longlong[::1])
+                   _counts=cython.longlong[::1], _ids=cython.longlong[:, ::1], _played=cython.longlong[::1],
+                   _buffer=MaskBuffer, _spare=list, _shape=tuple)
 
     def __init__(self, num_envs: int, size: int, actions: int, fishing: bool, fresh: bool) -> None:
         self._played = np.zeros(num_envs, dtype=np.int64)
         self._fishing, self._fresh = fishing, fresh
+        self._shape = (num_envs, actions)
         self.observations = np.zeros((num_envs, size), dtype=np.float32)
-        self.masks = np.zeros((num_envs, actions), dtype=np.int8)
         self.current_player = np.zeros(num_envs, dtype=np.int64)
-        self.legal = np.zeros(16 * num_envs, dtype=np.int64)
-        self.legal_starts = np.zeros(num_envs, dtype=np.int64)
-        self.legal_counts = np.zeros(num_envs, dtype=np.int64)
         ids = np.zeros((num_envs, actions) if fishing else (1, 1), dtype=np.int64)
-        self._rows, self._masks, self._seats, self._ids = self.observations, self.masks, self.current_player, ids
+        self._rows, self._seats, self._ids = self.observations, self.current_player, ids
+        self._buffer = None  # type: ignore[assignment]
+        self._spare = [MaskBuffer(num_envs, actions)]
+        self._use(self._spare[0])
+
+    @cython.cfunc
+    def _use(self, buffer: MaskBuffer) -> None:
+        """``buffer``'s masks and legal indexes the batch's (the typed views taken again only for another buffer: the
+        one let go at every step is written again, mostly)."""
+        self.masks = buffer.view
+        if buffer is self._buffer:
+            return
+        self._buffer = buffer
+        self._masks = buffer.writable
+        self.legal, self.legal_starts, self.legal_counts = buffer.legal, buffer.starts, buffer.counts
         self._legal, self._starts, self._counts = self.legal, self.legal_starts, self.legal_counts
 
     def observe(self, states: list[Any], encoders: list[ObservationEncoder]) -> None:
@@ -731,7 +787,7 @@ class Rows:
     def first_illegal(self, chosen: np.ndarray) -> int:
         """The first match whose index in ``chosen`` (int64, one a match) is not among its legal ones, or -1: one loop
         in C (a step's numpy checks cost more than the loop over 64 matches of a few moves), read from the legal
-        indexes, not the masks (handed out, whoever holds them may write in them)."""
+        indexes."""
         if not cython.compiled:
             owner = np.repeat(np.arange(len(chosen)), self.legal_counts)
             found = np.zeros(len(chosen), dtype=bool)
@@ -764,25 +820,39 @@ class Rows:
         return chosen
 
     @cython.cfunc
+    @cython.locals(buffer=MaskBuffer, k=cython.Py_ssize_t)
     def _begin(self) -> None:
-        """New arrays for this step's rows (``fresh``), else the last step's masks cleared."""
-        if not self._fresh:
-            self._clear_masks()
-            return
-        self.observations = np.empty_like(self.observations)  # (every row is written whole)
-        self.masks = np.zeros_like(self.masks)
-        self.current_player = np.empty_like(self.current_player)
-        self._rows, self._masks, self._seats = self.observations, self.masks, self.current_player
+        """New arrays for this step's rows (``fresh``), and a mask buffer that nobody outside holds, its last legal
+        entries cleared (``fresh``; else the one buffer)."""
+        buffer = self._buffer
+        if self._fresh:
+            self.observations = np.empty_like(self.observations)  # (every row is written whole)
+            self.current_player = np.empty_like(self.current_player)
+            self._rows, self._seats = self.observations, self.current_player
+            self.masks = None  # (the batch's own reference to the last step's masks, not a caller's)
+            buffer = None
+            for k in range(len(self._spare)):
+                if not cython.cast(MaskBuffer, self._spare[k]).held():
+                    buffer = self._spare[k]
+                    break
+            if buffer is None:  # the caller holds every one: a new buffer (zeroed), the oldest let go
+                buffer = MaskBuffer(self._shape[0], self._shape[1])
+                if len(self._spare) >= SPARE_MASKS:
+                    del self._spare[0]
+                self._spare.append(buffer)
+        self._use(buffer)
+        self._clear_masks()
 
     @cython.cfunc
     @cython.boundscheck(False)
     @cython.wraparound(False)
     @cython.locals(i=cython.Py_ssize_t, k=cython.Py_ssize_t)
     def _clear_masks(self) -> None:
-        """The last step's legal entries cleared (not the whole rows: Boonaken's have 37,120 entries)."""
+        """The legal entries last written in the batch's mask buffer cleared (not the whole rows)."""
         if not cython.compiled:
-            self.masks[np.repeat(np.arange(len(self.masks)), self.legal_counts),
-                       self.legal[:int(self.legal_counts.sum())]] = 0
+            writable = self._buffer.writable
+            writable[np.repeat(np.arange(len(writable)), self.legal_counts),
+                     self.legal[:int(self.legal_counts.sum())]] = 0
             return
         for i in range(self._seats.shape[0]):
             for k in range(self._starts[i], self._starts[i] + self._counts[i]):
@@ -828,6 +898,7 @@ class Rows:
             if at + count > self._legal.shape[0]:
                 self.legal = np.concatenate([self.legal, np.zeros(max(at + count, self._legal.shape[0]),
                                                                   dtype=np.int64)])
+                self._buffer.legal = self.legal
                 self._legal = self.legal
             for k in range(count):
                 action = legal[k]

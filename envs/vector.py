@@ -47,7 +47,11 @@ class CardtableVectorEnv(VectorEnv):  # type: ignore[misc]
       players)``: at the end of a deal, the points each seat's side scored in it (as the PettingZoo environment's),
       else 0. ``terminations`` is True where a match ended (it has been started again); nothing truncates.
     - Arrays returned are copies unless ``copy=False`` (then they are this environment's buffers, rewritten by the
-      next step): new arrays each step, written once and then left to the caller, not the buffers copied.
+      next step): new arrays each step, written once and then left to the caller, not the buffers copied. The action
+      masks are read-only (``mask.copy()`` to write in one): a step writes its masks in a buffer that nobody holds any
+      more (no array made from it is alive), clearing only the last legal entries written there, and in a new zeroed
+      one only when the caller holds every buffer kept (Boonaken's masks are 64 x 37,120 bytes: zeroing new ones at
+      every step cost more than a third of its step). A mask handed out never changes while anyone holds it.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}

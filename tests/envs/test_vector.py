@@ -153,6 +153,31 @@ def test_bad_actions_are_refused_and_move_no_match() -> None:
     assert all(len(state.moves) == 1 for state in venv.states)
 
 
+@pytest.mark.parametrize("game", ["boonaken", "tablic"])
+def test_masks_reused_once_let_go(game: str) -> None:
+    """A step writes its masks in a buffer that no caller holds (a slice of one holds it), and only there: every mask
+    handed out shows its step's legal indexes for as long as anyone holds it, and one let go is written again."""
+    venv = CardtableVectorEnv(game, 3, options={"max_deals": 1})
+    rng = np.random.default_rng(5)
+    observations, _infos = venv.reset(seed=5)
+    kept: list[tuple[np.ndarray, np.ndarray]] = []
+    bases: dict[int, object] = {}  # each buffer's memory, by identity (held: the ids stay apart; not the masks)
+    for step in range(60):
+        masks = observations["action_mask"]
+        legal = [venv.legal_indexes(i) for i in range(3)]
+        for i in range(3):
+            assert np.flatnonzero(masks[i]).tolist() == sorted(legal[i].tolist())
+        bases[id(masks.base)] = masks.base
+        if step % 7 == 0:  # held: the array, or a row of it
+            held = masks if step % 14 == 0 else masks[1]
+            kept.append((held, held.copy()))
+        del masks
+        observations, *_rest = venv.step(venv.sample_actions(rng))
+    for held, then in kept:
+        np.testing.assert_array_equal(held, then)
+    assert len(bases) <= 6 + len(kept)  # the buffers let go were written again, not new ones made at every step
+
+
 def test_spaces_and_copies() -> None:
     venv = CardtableVectorEnv("belote", 2, players=4)
     assert venv.single_action_space == spaces.Discrete(venv.codec.size)
@@ -167,7 +192,9 @@ def test_spaces_and_copies() -> None:
         np.testing.assert_array_equal(array, held[key])
     seats = infos["current_player"].copy()
     masks = later["action_mask"].copy()
-    later["action_mask"][:] = 1 - later["action_mask"]  # the caller's to write in: the environment reads its own
+    with pytest.raises(ValueError, match="read-only"):  # the masks are read-only (reused once let go)
+        later["action_mask"][0, 0] = 1
+    later["observation"][:] = -1  # the observations and seats are the caller's to write in
     infos["current_player"][:] = 3 - infos["current_player"]
     illegal = np.array([int(np.flatnonzero(masks[0] == 0)[0]), int(np.flatnonzero(masks[1])[0])])
     with pytest.raises(engine.IllegalAction, match=f"action index {illegal[0]} in match 0"):
@@ -177,7 +204,8 @@ def test_spaces_and_copies() -> None:
     shared = CardtableVectorEnv("belote", 2, players=4, copy=False)
     buffers, _infos = shared.reset(seed=1)
     after, *_rest = shared.step(shared.sample_actions(np.random.default_rng(1)))
-    assert after["observation"] is buffers["observation"]
+    assert after["observation"] is buffers["observation"] and after["action_mask"] is buffers["action_mask"]
+    assert not after["action_mask"].flags.writeable
     with pytest.raises(ValueError, match="num_envs must be at least 1"):
         CardtableVectorEnv("belote", 0)
     with pytest.raises(ValueError, match="reset takes one seed or 2, not 3"):
