@@ -82,6 +82,9 @@ class IsmctsPolicy(SearchPolicy):
                maximum=52, noun="parameter"),
         bids_option(),
         infer_option(0),
+        Option("pool", int, 0, "worlds kept for the decision: the first iterations draw them (each with `infer`), "
+               "the later ones play clones of them in turn (0: a world drawn for every iteration)", minimum=0,
+               maximum=100_000, noun="parameter"),
     )
 
     @classmethod
@@ -109,16 +112,21 @@ class IsmctsPolicy(SearchPolicy):
             return None
         keys = self._key_function(world)
         fixed = view.fixed()  # every sample the same deal: copies of the first will do
-        iters = self.params["iters"]
+        iters, size = self.params["iters"], self.params["pool"]
+        pool: list[State] = []  # (the worlds kept, when ``pool`` asks for them: clones, as an iteration consumes its own)
         try:
             for k in range(iters):
                 if fixed:
                     sample = world.clone() if k + 1 < iters else world
+                elif size and k >= size:
+                    sample = pool[k % size].clone()
                 elif k:
                     meter.charge(SAMPLE_WORK)
                     sample = last_deal(infer_sample(view, self.rng, infer, meter.charge))
                 else:
                     sample = world
+                if size and len(pool) < size and not fixed:
+                    pool.append(sample.clone())
                 meter.charge(self._iterate(root, sample, keys, meter, table))
         except BudgetSpent:
             if not root.children:
