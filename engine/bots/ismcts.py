@@ -27,8 +27,10 @@ from ..options import Option
 from ..rng import Rng
 from ..search.double_dummy import Table, nominal_nodes
 from ..state import State
+from ..trickgame import TrickGame
 from .exact import exact_from, play_exactly
 from .inference import infer_option, infer_sample
+from .pimc import contract_scored
 from .search import NOMINAL_MOVES, SearchPolicy, bids_option, last_deal, play_deal, rollout_option
 from .view import SeatView
 
@@ -85,6 +87,10 @@ class IsmctsPolicy(SearchPolicy):
         Option("pool", int, 0, "worlds kept for the decision: the first iterations draw them (each with `infer`), "
                "the later ones play clones of them in turn (0: a world drawn for every iteration)", minimum=0,
                maximum=100_000, noun="parameter"),
+        Option("count", float, 0.0, "where a contract scores the deal (a contract failed by one point or by forty "
+               "scores the same), each side's points in a play-out's reward raised by this many times its count "
+               "(card points and the last trick's bonus) (0: the deal's points alone)", minimum=0.0, maximum=10.0,
+               noun="parameter"),
     )
 
     @classmethod
@@ -111,9 +117,10 @@ class IsmctsPolicy(SearchPolicy):
         except BudgetSpent:
             return None
         keys = self._key_function(world)
+        count = self.params["count"] if contract_scored(world, world.side_of[self.seat]) else 0.0
         fixed = view.fixed()  # every sample the same deal: copies of the first will do
         iters, size = self.params["iters"], self.params["pool"]
-        pool: list[State] = []  # (the worlds kept, when ``pool`` asks for them: clones, as an iteration consumes its own)
+        pool: list[State] = []  # (the worlds kept, if ``pool``: clones, as an iteration consumes its own)
         try:
             for k in range(iters):
                 if fixed:
@@ -127,7 +134,7 @@ class IsmctsPolicy(SearchPolicy):
                     sample = world
                 if size and len(pool) < size and not fixed:
                     pool.append(sample.clone())
-                meter.charge(self._iterate(root, sample, keys, meter, table))
+                meter.charge(self._iterate(root, sample, keys, meter, table, count))
         except BudgetSpent:
             if not root.children:
                 return None
@@ -141,9 +148,10 @@ class IsmctsPolicy(SearchPolicy):
         me = self.seat
         return lambda seat, action: (seat, world.action_seen_by(me, seat, world.action_string(action)))
 
-    def _iterate(self, root: Node, world: State, keys: KeyFunction | None, meter: Meter, table: Table) -> int:
+    def _iterate(self, root: Node, world: State, keys: KeyFunction | None, meter: Meter, table: Table,
+                 count: float = 0.0) -> int:
         """One iteration from ``world`` (consumed); the moves it played (an exact play-out's searches charge
-        ``meter`` themselves)."""
+        ``meter`` themselves). ``count``: the weight of each side's count in its points (:func:`_rewards`)."""
         before = len(world.deal_results)
         nodes: list[Node] = []
         sides: list[int] = []
@@ -153,7 +161,7 @@ class IsmctsPolicy(SearchPolicy):
             moves += play_exactly(world, table, meter)
         if len(world.deal_results) == before:
             moves += play_deal(world, self.playouts(world.players))
-        _back_up(nodes, sides, _rewards(world, before))
+        _back_up(nodes, sides, _rewards(world, before, count))
         return moves
 
 
@@ -229,13 +237,19 @@ def _back_up(nodes: list[Node], sides: list[int], rewards: list[float]) -> None:
 
 @cython.cfunc
 @cython.locals(n=cython.Py_ssize_t, side=cython.Py_ssize_t, s=cython.Py_ssize_t, count=cython.Py_ssize_t,
-               points=list, total=cython.double, others=cython.double, scale=cython.double)
-def _rewards(world: State, results_before: int) -> list[float]:
-    """Each side's reward in 0..1 for the deal recorded after ``results_before`` results (0.5 each if none)."""
+               points=list, total=cython.double, others=cython.double, scale=cython.double, weight=cython.double)
+def _rewards(world: State, results_before: int, weight: float = 0.0) -> list[float]:
+    """Each side's reward in 0..1 for the deal recorded after ``results_before`` results (0.5 each if none), each
+    side's points raised by ``weight`` times its count (a trick game's card points with the last trick's bonus) if
+    ``weight``."""
     if len(world.deal_results) <= results_before:
         return [0.5] * (max(world.side_of) + 1)
     points = world.deal_results[results_before]["points"]
     n = len(points)
+    if weight:
+        assert isinstance(world, TrickGame)  # (contract_scored: a trick game)
+        totals = world.trick_totals()
+        points = [points[s] + weight * totals[s] for s in range(n)]
     # (loops, not generators and lists: this runs at every iteration; compiled, the sums are C doubles, exact for
     # points of a deal, and each quotient is the one Python's int division gives)
     total = 0
