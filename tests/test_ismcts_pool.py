@@ -81,3 +81,15 @@ def test_a_pooled_match_plays_to_its_end() -> None:
     state = engine.new_match("german_whist", seed=4, first_dealer=0)
     assert play_out(state, make_policies(["ismcts:iters=30:pool=5", "random"], "german_whist", seed=1)) > 0
     assert state.is_terminal
+
+
+def test_count_weighs_the_card_points_where_a_contract_scores_the_deal() -> None:
+    """contrée (a contract made or failed): the count in the rewards moves some decision; German Whist (tricks
+    scored as they are): none."""
+    contree = [_contree_in_play(3, cards) for cards in (1, 9, 17)]
+    assert any(_decide("ismcts:iters=500:count=0.5", s) != _decide("ismcts:iters=500", s) for s in contree)
+    assert all(_decide("ismcts:iters=500:count=0", s) == _decide("ismcts:iters=500", s) for s in contree)
+    state = engine.new_match("german_whist", seed=4, first_dealer=0)
+    for _ in range(30):
+        assert _decide("ismcts:iters=60:count=2", state) == _decide("ismcts:iters=60", state)
+        state.apply_id(state.legal_action_ids()[0])
