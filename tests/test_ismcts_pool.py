@@ -93,3 +93,11 @@ def test_count_weighs_the_card_points_where_a_contract_scores_the_deal() -> None
     for _ in range(30):
         assert _decide("ismcts:iters=60:count=2", state) == _decide("ismcts:iters=60", state)
         state.apply_id(state.legal_action_ids()[0])
+
+
+def test_a_pools_cost_counts_its_draws_once() -> None:
+    """The work reckoned for a decision: a pool's worlds drawn once, not one a iteration."""
+    from engine.bots.ismcts import NOMINAL_MOVES, SAMPLE_WORK, IsmctsPolicy
+    plain = IsmctsPolicy.work_cost(parse_policy("ismcts:iters=1000:infer=8")[1]).work
+    pooled = IsmctsPolicy.work_cost(parse_policy("ismcts:iters=1000:infer=8:pool=64")[1]).work
+    assert pooled == 64 * 8 * SAMPLE_WORK + 1000 * NOMINAL_MOVES < plain == 1000 * (8 * SAMPLE_WORK + NOMINAL_MOVES)

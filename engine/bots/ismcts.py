@@ -6,7 +6,9 @@ the seat cannot tell from the real one (its SeatView), descends the tree choosin
 by UCB1 with availability counts (a child's exploration term counts the iterations in which it could have been
 chosen, not its parent's visits), adds one untried move, plays the deal out with the ``rollout`` policy and backs up,
 for the side of each move's player, the deal's margin scaled into 0..1 (``0.5 + margin / (2 * points in the deal)``).
-The decision is the most visited legal move at the root (the first listed among equals). A decision bounded from
+With ``pool`` the first iterations' worlds are kept and the later iterations play clones of them in turn; with
+``count`` a side's count weighs in its reward where a contract scores the deal. The decision is the most visited
+legal move at the root (the first listed among equals). A decision bounded from
 outside (``Policy.bound``, :mod:`engine.budget`) stops after the iteration that spends its budget. Moves outside the
 play of the cards are ``greedy``'s unless ``bids`` says otherwise (:func:`engine.bots.search.bids_option`).
 
@@ -97,6 +99,12 @@ class IsmctsPolicy(SearchPolicy):
     def work_cost(cls, params: Mapping[str, Any]) -> Cost:
         iters, dd_cards = params["iters"], params["dd_cards"]
         sample = SAMPLE_WORK * max(1, params["infer"])  # (each draw of auction inference a sample's work)
+        pool = params.get("pool", 0)
+        if pool and pool < iters:  # (the worlds drawn once; a clone of one, far less than a draw, counted as nothing)
+            drawn = pool * sample
+            plays = NOMINAL_MOVES if not dd_cards else NOMINAL_MOVES + 2 * -(-nominal_nodes(dd_cards) // NODE_WORK)
+            return Cost(drawn + iters * plays, f"pool {pool:,} x {sample} a world + iters {iters:,} x {plays:,} "
+                        "moves and searches", "iters, pool or dd_cards")
         if not dd_cards:
             return Cost(iters * (sample + NOMINAL_MOVES),
                         f"iters {iters:,} x ({sample} a world + {NOMINAL_MOVES} moves)", "iters")
