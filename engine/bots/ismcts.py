@@ -6,7 +6,9 @@ the seat cannot tell from the real one (its SeatView), descends the tree choosin
 by UCB1 with availability counts (a child's exploration term counts the iterations in which it could have been
 chosen, not its parent's visits), adds one untried move, plays the deal out with the ``rollout`` policy and backs up,
 for the side of each move's player, the deal's margin scaled into 0..1 (``0.5 + margin / (2 * points in the deal)``).
-The decision is the most visited legal move at the root (the first listed among equals). A decision bounded from
+With ``pool`` the first iterations' worlds are kept and the later iterations play clones of them in turn; with
+``count`` a side's count weighs in its reward where a contract scores the deal. The decision is the most visited
+legal move at the root (the first listed among equals). A decision bounded from
 outside (``Policy.bound``, :mod:`engine.budget`) stops after the iteration that spends its budget. Moves outside the
 play of the cards are ``greedy``'s unless ``bids`` says otherwise (:func:`engine.bots.search.bids_option`).
 
@@ -27,8 +29,10 @@ from ..options import Option
 from ..rng import Rng
 from ..search.double_dummy import Table, nominal_nodes
 from ..state import State
+from ..trickgame import TrickGame
 from .exact import exact_from, play_exactly
 from .inference import infer_option, infer_sample
+from .pimc import contract_scored
 from .search import NOMINAL_MOVES, SearchPolicy, bids_option, last_deal, play_deal, rollout_option
 from .view import SeatView
 
@@ -82,12 +86,25 @@ class IsmctsPolicy(SearchPolicy):
                maximum=52, noun="parameter"),
         bids_option(),
         infer_option(0),
+        Option("pool", int, 0, "worlds kept for the decision: the first iterations draw them (each with `infer`), "
+               "the later ones play clones of them in turn (0: a world drawn for every iteration)", minimum=0,
+               maximum=100_000, noun="parameter"),
+        Option("count", float, 0.0, "where a contract scores the deal (a contract failed by one point or by forty "
+               "scores the same), each side's points in a play-out's reward raised by this many times its count "
+               "(card points and the last trick's bonus) (0: the deal's points alone)", minimum=0.0, maximum=10.0,
+               noun="parameter"),
     )
 
     @classmethod
     def work_cost(cls, params: Mapping[str, Any]) -> Cost:
         iters, dd_cards = params["iters"], params["dd_cards"]
         sample = SAMPLE_WORK * max(1, params["infer"])  # (each draw of auction inference a sample's work)
+        pool = params.get("pool", 0)
+        if pool and pool < iters:  # (the worlds drawn once; a clone of one, far less than a draw, counted as nothing)
+            drawn = pool * sample
+            plays = NOMINAL_MOVES if not dd_cards else NOMINAL_MOVES + 2 * -(-nominal_nodes(dd_cards) // NODE_WORK)
+            return Cost(drawn + iters * plays, f"pool {pool:,} x {sample} a world + iters {iters:,} x {plays:,} "
+                        "moves and searches", "iters, pool or dd_cards")
         if not dd_cards:
             return Cost(iters * (sample + NOMINAL_MOVES),
                         f"iters {iters:,} x ({sample} a world + {NOMINAL_MOVES} moves)", "iters")
@@ -108,18 +125,24 @@ class IsmctsPolicy(SearchPolicy):
         except BudgetSpent:
             return None
         keys = self._key_function(world)
+        count = self.params["count"] if contract_scored(world, world.side_of[self.seat]) else 0.0
         fixed = view.fixed()  # every sample the same deal: copies of the first will do
-        iters = self.params["iters"]
+        iters, size = self.params["iters"], self.params["pool"]
+        pool: list[State] = []  # (the worlds kept, if ``pool``: clones, as an iteration consumes its own)
         try:
             for k in range(iters):
                 if fixed:
                     sample = world.clone() if k + 1 < iters else world
+                elif size and k >= size:
+                    sample = pool[k % size].clone()
                 elif k:
                     meter.charge(SAMPLE_WORK)
                     sample = last_deal(infer_sample(view, self.rng, infer, meter.charge))
                 else:
                     sample = world
-                meter.charge(self._iterate(root, sample, keys, meter, table))
+                if size and len(pool) < size and not fixed:
+                    pool.append(sample.clone())
+                meter.charge(self._iterate(root, sample, keys, meter, table, count))
         except BudgetSpent:
             if not root.children:
                 return None
@@ -133,9 +156,10 @@ class IsmctsPolicy(SearchPolicy):
         me = self.seat
         return lambda seat, action: (seat, world.action_seen_by(me, seat, world.action_string(action)))
 
-    def _iterate(self, root: Node, world: State, keys: KeyFunction | None, meter: Meter, table: Table) -> int:
+    def _iterate(self, root: Node, world: State, keys: KeyFunction | None, meter: Meter, table: Table,
+                 count: float = 0.0) -> int:
         """One iteration from ``world`` (consumed); the moves it played (an exact play-out's searches charge
-        ``meter`` themselves)."""
+        ``meter`` themselves). ``count``: the weight of each side's count in its points (:func:`_rewards`)."""
         before = len(world.deal_results)
         nodes: list[Node] = []
         sides: list[int] = []
@@ -145,7 +169,7 @@ class IsmctsPolicy(SearchPolicy):
             moves += play_exactly(world, table, meter)
         if len(world.deal_results) == before:
             moves += play_deal(world, self.playouts(world.players))
-        _back_up(nodes, sides, _rewards(world, before))
+        _back_up(nodes, sides, _rewards(world, before, count))
         return moves
 
 
@@ -221,13 +245,19 @@ def _back_up(nodes: list[Node], sides: list[int], rewards: list[float]) -> None:
 
 @cython.cfunc
 @cython.locals(n=cython.Py_ssize_t, side=cython.Py_ssize_t, s=cython.Py_ssize_t, count=cython.Py_ssize_t,
-               points=list, total=cython.double, others=cython.double, scale=cython.double)
-def _rewards(world: State, results_before: int) -> list[float]:
-    """Each side's reward in 0..1 for the deal recorded after ``results_before`` results (0.5 each if none)."""
+               points=list, total=cython.double, others=cython.double, scale=cython.double, weight=cython.double)
+def _rewards(world: State, results_before: int, weight: float = 0.0) -> list[float]:
+    """Each side's reward in 0..1 for the deal recorded after ``results_before`` results (0.5 each if none), each
+    side's points raised by ``weight`` times its count (a trick game's card points with the last trick's bonus) if
+    ``weight``."""
     if len(world.deal_results) <= results_before:
         return [0.5] * (max(world.side_of) + 1)
     points = world.deal_results[results_before]["points"]
     n = len(points)
+    if weight:
+        assert isinstance(world, TrickGame)  # (contract_scored: a trick game)
+        totals = world.trick_totals()
+        points = [points[s] + weight * totals[s] for s in range(n)]
     # (loops, not generators and lists: this runs at every iteration; compiled, the sums are C doubles, exact for
     # points of a deal, and each quotient is the one Python's int division gives)
     total = 0
