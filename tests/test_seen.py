@@ -3,7 +3,7 @@ play-outs, as from the seat's observation, at every move of every game, and tell
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -85,3 +85,31 @@ def test_the_shown_cards_are_those_the_observation_shows(game: str, options: dic
             state.apply_id(legal[rng.below(len(legal))])
     if not engine.game_info(game).shown_every_move:
         assert compared > 100  # (a game whose shown cards change at any move is read from its observation)
+
+
+def test_a_view_rebound_to_another_game_reads_that_games_actions() -> None:
+    """A Seen of the state (of_state) rebound to a state of another game reads that game's actions again (each
+    action id's card, its string): at every move of a contrée deal, the facts and greedy keys of a new view of it, and
+    back on German Whist those of German Whist's."""
+    rank = greedy_module._RANKERS
+    rng = Rng(5)
+    contree = engine.new_match("belote_contree", seed=2, options={"max_deals": 1})
+    whist = engine.new_match("german_whist", seed=2, options={"max_deals": 1})
+    compared = 0
+    while not contree.is_terminal and compared < 40:
+        seat, legal = contree.current_player, contree.legal_action_ids()
+        assert seat is not None
+        seen = Seen.of_state(cast(TrickGame, whist), seat)
+        seen.rebind(cast(TrickGame, contree))
+        rebound, fresh = seen.at(legal), Seen.of_state(cast(TrickGame, contree), seat).at(legal)
+        assert facts(rebound) == facts(fresh) and list(rank["belote_contree"](rebound)) == list(
+            rank["belote_contree"](fresh)), contree.to_position()
+        if whist.current_player == seat:
+            seen.rebind(cast(TrickGame, whist))
+            ids = whist.legal_action_ids()
+            back = seen.at(ids)
+            assert list(rank["german_whist"](back)) == list(
+                rank["german_whist"](Seen.of_state(cast(TrickGame, whist), seat).at(ids)))
+        compared += 1
+        contree.apply_id(legal[rng.below(len(legal))])
+    assert compared == 40
