@@ -42,10 +42,9 @@ played) is declared on its ``GameInfo`` and read from the registry.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
-
-import sys
 
 import numpy as np
 
