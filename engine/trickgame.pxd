@@ -12,3 +12,6 @@ cdef class TrickCore:
     cdef public object current_player, phase, moves, _legal, n_players, side_of, hands, trump, trick, tricks
     cdef public object trick_size, best_seat, best_card, overtrumps, card_points, tricks_won, last_trick_side
     cdef public object stock, stock_top
+
+# s48-det: a sample's renaming of the cards, C calls into engine/determinize.py
+from engine.determinize cimport relabeling, relabel_cards, relabel_masks
