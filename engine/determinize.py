@@ -137,6 +137,7 @@ class _Plan:
 _last_plan: _Plan | None = None  # the plan of the slots last dealt (a search deals the same slots at every sample)
 
 
+@cython.cfunc
 @cython.locals(plan=_Plan)
 def _plan_of(slots: Sequence[Slot], start: Sequence[Sequence[int]] | None) -> _Plan:
     """The plan of ``slots`` and ``start``: the last one made, when it was made for these two objects."""
@@ -148,6 +149,7 @@ def _plan_of(slots: Sequence[Slot], start: Sequence[Sequence[int]] | None) -> _P
     return plan
 
 
+@cython.cfunc
 @cython.locals(plan=_Plan, pool=list, sizes=list, forbidden=list, checks=list, contents=list, mask=cython.ulonglong,
                card=cython.Py_ssize_t, k=cython.Py_ssize_t, i=cython.Py_ssize_t, top=cython.Py_ssize_t,
                size=cython.Py_ssize_t)
