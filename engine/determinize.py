@@ -137,6 +137,7 @@ class _Plan:
 _last_plan: _Plan | None = None  # the plan of the slots last dealt (a search deals the same slots at every sample)
 
 
+@cython.cfunc
 @cython.locals(plan=_Plan)
 def _plan_of(slots: Sequence[Slot], start: Sequence[Sequence[int]] | None) -> _Plan:
     """The plan of ``slots`` and ``start``: the last one made, when it was made for these two objects."""
@@ -148,6 +149,7 @@ def _plan_of(slots: Sequence[Slot], start: Sequence[Sequence[int]] | None) -> _P
     return plan
 
 
+@cython.cfunc
 @cython.locals(plan=_Plan, pool=list, sizes=list, forbidden=list, checks=list, contents=list, mask=cython.ulonglong,
                card=cython.Py_ssize_t, k=cython.Py_ssize_t, i=cython.Py_ssize_t, top=cython.Py_ssize_t,
                size=cython.Py_ssize_t)
@@ -506,32 +508,44 @@ def in_deck_order(deck: Sequence[int]) -> Callable[[Iterable[int]], list[int]]:
 
 _IDENTITY = list(range(len(BIT)))  # every card itself: relabeling's start
 
-# Compiled, the loops' indices are C integers (a sample relabels twice or more: its check and its deal).
-@cython.locals(new=list, k=cython.Py_ssize_t, i=cython.Py_ssize_t, old=cython.Py_ssize_t)
+
+# Compiled, the loops' indices are C integers and the slots' lists typed (a sample relabels twice or more: its check
+# and its deal).
+@cython.locals(new=list, olds=list, cards=list, k=cython.Py_ssize_t, i=cython.Py_ssize_t, old=cython.Py_ssize_t,
+               size=cython.Py_ssize_t)
 def relabeling(slots: Sequence[Slot], dealt: Sequence[Sequence[int]]) -> list[int]:
     """The card each card becomes (``new[card]``, itself when not in a slot) when ``slots`` are dealt ``dealt``."""
     new = list(_IDENTITY)  # (a copy: no range object, no int conversions)
     if len(slots) != len(dealt):
         raise ValueError(f"{len(dealt)} contents for {len(slots)} slots")
     for k in range(len(slots)):
-        olds, cards = slots[k].cards, dealt[k]
-        if len(olds) != len(cards):
-            raise ValueError(f"slot {k} holds {len(olds)} cards, dealt {len(cards)}")
-        for i in range(len(olds)):
+        olds, cards = list_of(slots[k].cards), list_of(dealt[k])
+        size = len(olds)
+        if size != len(cards):
+            raise ValueError(f"slot {k} holds {size} cards, dealt {len(cards)}")
+        for i in range(size):
             old = olds[i]
             new[old] = cards[i]
     return new
 
 
+@cython.cfunc
+@cython.inline
+def list_of(cards: Sequence[int]) -> list[int]:
+    """``cards`` as a list (itself when it is one)."""
+    return cards if isinstance(cards, list) else list(cards)
+
+
 @cython.locals(rest=cython.ulonglong, out=cython.ulonglong, one=cython.ulonglong, card=cython.Py_ssize_t,
-               target=cython.Py_ssize_t)
+               target=cython.Py_ssize_t, names=list)
 def relabel_mask(mask: int, new: Sequence[int]) -> int:
     """A card mask with every card replaced by ``new[card]``."""
     if cython.compiled:  # the same in C integers (a card mask fits 64 bits): no list of the cards, no Python ints
+        names = list_of(new)
         rest, out, one, card = mask, 0, 1, 0
         while rest:
             if rest & 1:
-                target = new[card]
+                target = names[card]
                 out |= one << target
             rest >>= 1
             card += 1
@@ -539,6 +553,28 @@ def relabel_mask(mask: int, new: Sequence[int]) -> int:
     out = 0
     for card in cards_in(mask):
         out |= BIT[new[card]]
+    return out
+
+
+@cython.locals(out=list, k=cython.Py_ssize_t)
+def relabel_masks(masks: list[int], new: list[int]) -> list[int]:
+    """Each of ``masks`` relabeled (:func:`relabel_mask`): a state's hands, in one call."""
+    out = []
+    for k in range(len(masks)):
+        out.append(relabel_mask(masks[k], new))
+    return out
+
+
+# Compiled, each card and its new name are C integers: only the places whose card changes are written.
+@cython.locals(out=list, i=cython.Py_ssize_t, card=cython.Py_ssize_t, target=cython.Py_ssize_t)
+def relabel_cards(cards: list[int], new: list[int]) -> list[int]:
+    """A new list of ``cards`` with every card replaced by ``new[card]`` (a deck, a stock)."""
+    out = list(cards)
+    for i in range(len(cards)):
+        card = cards[i]
+        target = new[card]
+        if target != card:
+            out[i] = new[card]
     return out
 
 

@@ -15,3 +15,6 @@ cdef class TrickCore:
 
 # s48-apply: the check of a chosen move (engine/state.pxd)
 from engine.state cimport listed
+
+# s48-det: a sample's renaming of the cards, C calls into engine/determinize.py
+from engine.determinize cimport relabeling, relabel_cards, relabel_masks

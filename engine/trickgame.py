@@ -51,7 +51,8 @@ from .determinize import (
     known_start,
     redeal,
     redeal_consistent,
-    relabel_mask,
+    relabel_cards,
+    relabel_masks,
     relabeling,
 )
 from .errors import IllegalAction, PositionError
@@ -1401,19 +1402,18 @@ class TrickGame(State, TrickCore):
             piles += phase.hidden(self, seat)
         return piles
 
-    # Compiled, the relabeling is a list read at C indices: a sample relabels the whole deck.
-    @cython.locals(me=TrickCore, names=list, deck=list, card=cython.Py_ssize_t)
+    # Compiled, the relabeling is C calls that read it at C indices (engine/determinize.pxd): a sample relabels the
+    # whole deck.
+    @cython.locals(me=TrickCore, names=list)
     def _relabel(self, new: Sequence[int]) -> None:
         """Put ``new[card]`` wherever the deal holds ``card`` (hands, deal_deck, the stock, then each phase's own piles:
         its ``relabel``)."""
         me = self
         names = new if isinstance(new, list) else list(new)
-        me.hands = [relabel_mask(hand, names) for hand in me.hands]
-        deck = self.deal_deck
-        self.deal_deck = [names[card] for card in deck]
+        me.hands = relabel_masks(me.hands, names)
+        self.deal_deck = relabel_cards(self.deal_deck, names)
         if self.STOCK_SHOWN is not None:
-            deck = self.stock
-            self.stock = [names[card] for card in deck]
+            me.stock = relabel_cards(me.stock, names)
         for phase in self._hiding["relabel"]:
             phase.relabel(self, new)
 

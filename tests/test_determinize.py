@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine.cards import CODES, SUIT_MASK, cards_in, parse_card
-from engine.determinize import Slot, redeal, redeal_consistent
+from engine.determinize import Slot, redeal, redeal_consistent, relabel_cards, relabel_mask, relabel_masks, relabeling
 from engine.rng import Rng
 from engine.tricks import cut
 
@@ -193,6 +193,30 @@ def test_redeal_deals_a_kept_list_of_slots_as_a_new_one() -> None:
     for seed in range(100):
         dealt = redeal(list(kept), Rng(seed))
         assert not any(c < 13 for c in dealt[2]) and not any(13 <= c < 26 for c in dealt[0])
+
+
+def test_a_relabeling_renames_each_card_of_hands_and_piles_and_nothing_else() -> None:
+    # The C loops a sample relabels with (relabel_masks, relabel_cards: typed lists, only changed places written) give
+    # what renaming each card one by one gives, on full and partial decks and on hands of the top cards (bit 51).
+    rng = Rng(11)
+    for _ in range(200):
+        deck = list(range(52))
+        rng.shuffle(deck)
+        hands = [sum(1 << c for c in deck[k * 13:k * 13 + 13]) for k in range(4)]
+        slots = [Slot(sorted(deck[k * 13:k * 13 + 13])[: 5 + k]) for k in range(1, 4)]
+        dealt = [list(slot.cards) for slot in slots]
+        pool = sum(dealt, [])
+        rng.shuffle(pool)
+        dealt = [pool[:6], pool[6:13], pool[13:]]
+        new = relabeling(slots, dealt)
+        assert sorted(new) == list(range(52)) and all(new[c] == c for c in deck[:13])
+        assert relabel_cards(deck, new) == [new[c] for c in deck]
+        assert relabel_cards(deck[20:30], new) == [new[c] for c in deck[20:30]]
+        masks = relabel_masks(hands, new)
+        assert masks == [relabel_mask(hand, new) for hand in hands] == [
+            sum(1 << new[c] for c in cards_in(hand)) for hand in hands]
+    with pytest.raises(ValueError, match="slot 0 holds 2 cards, dealt 1"):
+        relabeling([Slot([0, 1])], [[1]])
 
 
 def test_redeal_refuses_a_start_that_breaks_its_own_rules() -> None:
