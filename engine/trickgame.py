@@ -132,11 +132,14 @@ class TrickRules:
     beaters: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
     # by_trump[trump]: (beaters[trump], ranking.beat[trump]), what the trick loop reads as it starts
     by_trump: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = field(init=False, repr=False)
+    # (points, lead_passes, draw_after_trick, tricks): what a full trick's gathering reads (_gathered), in one look-up
+    gathering: tuple[tuple[tuple[int, ...], ...] | None, bool, bool, int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "beaters", tuple(
             tuple(beaters_mask(self.ranking, t, c if SUIT[c] == t else None) for c in range(52)) for t in range(5)))
         object.__setattr__(self, "by_trump", tuple((self.beaters[t], self.ranking.beat[t]) for t in range(5)))
+        object.__setattr__(self, "gathering", (self.points, self.lead_passes, self.draw_after_trick, self.tricks))
 
 
 FULL_MASK = (1 << 52) - 1
@@ -1487,7 +1490,7 @@ def _rule_card_ids(game: TrickGame) -> list[int]:
                c=cython.Py_ssize_t, seat=cython.Py_ssize_t, trump=cython.Py_ssize_t, top=cython.Py_ssize_t,
                end=cython.Py_ssize_t, seats=cython.Py_ssize_t, k=cython.Py_ssize_t, drawn=cython.Py_ssize_t,
                to=cython.Py_ssize_t, held=cython.ulonglong, tricks=list, hands=list, worth=tuple,
-               stop=cython.bint)
+               stop=cython.bint, passes=cython.bint, draws=cython.bint, last=cython.Py_ssize_t)
 def _gathered(game: TrickGame, rules: TrickRules, trick: list[tuple[int, int]], winner: int, after: Sequence[int],
               after_trick: Callable[[Any, int], None] | None) -> int:
     """The trick loop's step at a full ``trick`` won by ``winner``, taken by the loop and by ``apply_id``'s single
@@ -1498,7 +1501,7 @@ def _gathered(game: TrickGame, rules: TrickRules, trick: list[tuple[int, int]], 
     (its phase, rules or trump)."""
     me = game
     side = me.side_of[winner]
-    points = rules.points
+    points, passes, draws, last = rules.gathering
     if points is not None:
         total, worth = 0, points[me.trump]
         for _s, c in trick:
@@ -1507,7 +1510,7 @@ def _gathered(game: TrickGame, rules: TrickRules, trick: list[tuple[int, int]], 
     me.tricks_won[side] += 1
     tricks = me.tricks
     tricks.append(trick)
-    seat = after[trick[0][0]] if rules.lead_passes else winner
+    seat = after[trick[0][0]] if passes else winner
     me.current_player = seat
     me.trick = []
     stop = False
@@ -1518,7 +1521,7 @@ def _gathered(game: TrickGame, rules: TrickRules, trick: list[tuple[int, int]], 
             return -1  # the game ended the deal
         seat = me.current_player
         stop = me.phase != "play" or game.RULES is not rules or me.trump != trump
-    if rules.draw_after_trick:  # each seat from the winner on, while the stock lasts
+    if draws:  # each seat from the winner on, while the stock lasts
         top, stock = me.stock_top, me.stock
         end = len(stock)
         if top < end:
@@ -1532,7 +1535,7 @@ def _gathered(game: TrickGame, rules: TrickRules, trick: list[tuple[int, int]], 
                 hands[to] = held | _ONE << drawn
                 top += 1
             me.stock_top = top
-    if len(tricks) == rules.tricks:
+    if len(tricks) == last:
         me.last_trick_side = side
         if not game._loading:
             game._score_deal()
