@@ -62,7 +62,8 @@ class BeloteContreeGreedy(Keyer):
 
     @cython.locals(s=cython.int, suit=cython.int, value=cython.int, best=cython.int, reach=cython.int,
                    points=cython.int, i=cython.Py_ssize_t, n=cython.Py_ssize_t, a=cython.Py_ssize_t, legal=list,
-                   words=tuple, passes=list, bid_points=list, suits=list)
+                   words=tuple, passes=list, bid_points=list, suits=list,
+                   by_id=cython.bint, passing=cython.bint)
     def rank(self, seen: Seen) -> int:
         """Redeal a weak hand (3.8); bid the cheapest contract in the best suit that the pair can make (4.2);
         play."""
@@ -82,31 +83,28 @@ class BeloteContreeGreedy(Keyer):
             if value > best:  # (the first of the best suits)
                 suit, best = s, value
         reach = (best + PARTNER_SHARE) // 10 * 10
-        if n and seen.legal_id(0) >= 0:  # (read from the state: each action's bid read by its id, no string made)
+        by_id = n > 0 and seen.legal_id(0) >= 0  # (read from the state: each action's bid read by its id, no string)
+        if by_id:
             words = seen.words()
             if words is not self._words:
                 self._read_words(words)
             passes, bid_points, suits = self._passes, self._points, self._suits
-            for i in range(n):
-                a = seen.legal_id(i)
-                self.keys[i] = 0  # (0, 0): any other word
-                if passes[a]:
-                    self.keys[i] = KIND  # (1, 0)
-                else:
-                    points, s = bid_points[a], suits[a]
-                    if s == suit and 0 <= points <= reach:
-                        self.keys[i] = 2 * KIND - points  # (2, -points)
-            return n
-        legal = seen.legal
+        else:
+            legal = seen.legal
         for i in range(n):
-            action = legal[i]
-            self.keys[i] = 0  # (0, 0): any other word
-            if action == "pass":
-                self.keys[i] = KIND  # (1, 0)
+            if by_id:
+                a = seen.legal_id(i)
+                passing, points, s = passes[a], bid_points[a], suits[a]
             else:
+                action = legal[i]
+                passing = action == "pass"
                 points, s = _bid(action)
-                if s == suit and 0 <= points <= reach:
-                    self.keys[i] = 2 * KIND - points  # (2, -points)
+            if passing:
+                self.keys[i] = KIND  # (1, 0)
+            elif s == suit and 0 <= points <= reach:
+                self.keys[i] = 2 * KIND - points  # (2, -points)
+            else:
+                self.keys[i] = 0  # (0, 0): any other word
         return n
 
 
